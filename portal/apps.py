@@ -1,0 +1,10 @@
+"""The portal app's configuration."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class PortalConfig(AppConfig):
+    name = "portal"
+    verbose_name = _("GPU procurement")
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,382 @@
+"""Evaluations (one procurement decision), their members, candidates, answers and scores."""
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from .choices import (
+    AnswerType,
+    BillingModel,
+    Currency,
+    Dimension,
+    EvaluationStatus,
+    MlpsLevel,
+    Role,
+    VerificationStatus,
+    WorkloadProfile,
+)
+from .vendors import Offering
+
+WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
+
+
+def _weight(dimension: str):
+    return models.DecimalField(
+        format_lazy(_("weight: {dimension}"), dimension=dimension),
+        max_digits=7,
+        decimal_places=3,
+        default=Decimal("1"),
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+
+
+class ChecklistItem(models.Model):
+    """One point of the ten-point checklist, in English and Simplified Chinese."""
+
+    number = models.PositiveSmallIntegerField(_("number"), unique=True)
+    key = models.SlugField(_("key"), max_length=50, unique=True)
+    title_en = models.CharField(_("title (English)"), max_length=200)
+    title_zh = models.CharField(_("title (Chinese)"), max_length=200)
+    help_en = models.TextField(_("guidance (English)"), blank=True)
+    help_zh = models.TextField(_("guidance (Chinese)"), blank=True)
+    answer_type = models.CharField(_("answer type"), max_length=10, choices=AnswerType.choices)
+    choices = models.JSONField(_("answer choices"), default=list, blank=True)
+    dimensions = models.JSONField(
+        _("dimensions fed"), default=list, help_text=_("Dimensions this item feeds.")
+    )
+    evidence_kinds = models.JSONField(
+        _("evidence kinds"), default=list, blank=True, help_text=_("Evidence that can verify it.")
+    )
+
+    class Meta:
+        ordering = ["number"]
+        verbose_name = _("checklist item")
+        verbose_name_plural = _("checklist items")
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.title_en}"
+
+    def clean(self) -> None:
+        unknown = set(self.dimensions or []) - set(Dimension.values)
+        if unknown:
+            raise ValidationError(
+                {"dimensions": _("Unknown dimensions: %(d)s") % {"d": ", ".join(sorted(unknown))}}
+            )
+
+
+class Evaluation(models.Model):
+    """One procurement decision: the workload, its requirements and how candidates are weighed."""
+
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    workload_profile = models.CharField(
+        _("workload profile"), max_length=20, choices=WorkloadProfile.choices
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=EvaluationStatus.choices, default=EvaluationStatus.DRAFT
+    )
+
+    # Requirements (must-haves)
+    required_total_gpus = models.PositiveIntegerField(
+        _("total GPUs required"), validators=[MinValueValidator(1)]
+    )
+    required_gpu_memory_gib = models.PositiveIntegerField(
+        _("GPU memory required (GiB)"), default=0
+    )
+    duration_days = models.PositiveIntegerField(
+        _("duration (days)"), validators=[MinValueValidator(1)]
+    )
+    expected_idle_days = models.PositiveIntegerField(_("expected idle days"), default=0)
+    budget_total = models.DecimalField(
+        _("maximum budget"),
+        max_digits=16,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    budget_currency = models.CharField(
+        _("budget currency"), max_length=3, choices=Currency.choices, default=Currency.CNY
+    )
+    required_mlps_level = models.PositiveSmallIntegerField(
+        _("MLPS level required"), choices=MlpsLevel.choices, default=MlpsLevel.NONE
+    )
+    require_xinchuang = models.BooleanField(_("Xinchuang required"), default=False)
+    min_busbw_fraction = models.DecimalField(
+        _("minimum measured bus-bandwidth fraction"),
+        max_digits=4,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
+        help_text=_("For example 0.80: measured all-reduce bus bandwidth ÷ expected."),
+    )
+
+    weight_stability = _weight(_("stability"))
+    weight_network = _weight(_("network"))
+    weight_storage = _weight(_("storage"))
+    weight_security = _weight(_("security"))
+    weight_cost = _weight(_("cost"))
+    weight_support = _weight(_("support"))
+
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="evaluations"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords(excluded_fields=["updated_at"])
+
+    class Meta:
+        ordering = ["-created_at", "name"]
+        verbose_name = _("evaluation")
+        verbose_name_plural = _("evaluations")
+        constraints = [
+            *[
+                models.CheckConstraint(condition=Q(**{f"{f}__gte": 0}), name=f"eval_{f}_ge_0")
+                for f in WEIGHT_FIELDS
+            ],
+            models.CheckConstraint(
+                condition=Q(weight_stability__gt=0)
+                | Q(weight_network__gt=0)
+                | Q(weight_storage__gt=0)
+                | Q(weight_security__gt=0)
+                | Q(weight_cost__gt=0)
+                | Q(weight_support__gt=0),
+                name="eval_some_weight_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(expected_idle_days__lte=F("duration_days")),
+                name="eval_idle_within_duration",
+            ),
+            models.CheckConstraint(
+                condition=Q(required_total_gpus__gte=1), name="eval_total_gpus_ge_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(workload_profile__in=[c.value for c in WorkloadProfile]),
+                name="eval_profile_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def weights(self) -> dict[str, Decimal]:
+        return {d.value: getattr(self, f"weight_{d.value}") for d in Dimension}
+
+    def clean(self) -> None:
+        errors = {}
+        if all((getattr(self, f) or 0) <= 0 for f in WEIGHT_FIELDS):
+            errors["weight_stability"] = _(
+                "At least one weight must be positive: all six weights are zero."
+            )
+        if (
+            self.duration_days is not None
+            and self.expected_idle_days is not None
+            and self.expected_idle_days > self.duration_days
+        ):
+            errors["expected_idle_days"] = _(
+                "Idle days (%(idle)s) cannot exceed the duration (%(days)s days)."
+            ) % {"idle": self.expected_idle_days, "days": self.duration_days}
+        if errors:
+            raise ValidationError(errors)
+
+
+class Membership(models.Model):
+    """A user's role in one evaluation; all access to an evaluation goes through this row."""
+
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.CASCADE, related_name="memberships"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(_("role"), max_length=20, choices=Role.choices)
+
+    class Meta:
+        ordering = ["evaluation", "role", "user"]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "user"], name="one_role_per_member"),
+            models.CheckConstraint(
+                condition=Q(role__in=[c.value for c in Role]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.get_role_display()} · {self.evaluation}"
+
+
+class Candidate(models.Model):
+    """An offering inside an evaluation, with the price quoted for it and the node count."""
+
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.CASCADE, related_name="candidates"
+    )
+    offering = models.ForeignKey(Offering, on_delete=models.PROTECT, related_name="candidacies")
+    node_count = models.PositiveIntegerField(_("node count"), validators=[MinValueValidator(1)])
+    quoted_billing_model = models.CharField(
+        _("quoted billing model"), max_length=10, choices=BillingModel.choices, blank=True
+    )
+    quoted_price_per_gpu = models.DecimalField(
+        _("quoted price per GPU"),
+        max_digits=14,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text=_("Overrides the list price of the quoted billing model."),
+    )
+    notes = models.TextField(_("notes"), blank=True)
+    knockouts = models.JSONField(
+        _("knockouts"), default=list, blank=True, editable=False,
+        help_text=_("Must-haves this candidate fails, from the last scoring run."),
+    )
+    scored_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    history = HistoricalRecords(excluded_fields=["knockouts", "scored_at"])
+
+    class Meta:
+        ordering = ["evaluation", "offering__vendor__name", "offering__name"]
+        verbose_name = _("candidate")
+        verbose_name_plural = _("candidates")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "offering"], name="one_candidate_per_offering"
+            ),
+            models.CheckConstraint(condition=Q(node_count__gte=1), name="candidate_nodes_ge_1"),
+            models.CheckConstraint(
+                condition=(Q(quoted_billing_model="") & Q(quoted_price_per_gpu__isnull=True))
+                | (~Q(quoted_billing_model="") & Q(quoted_price_per_gpu__gte=0)),
+                name="candidate_quote_complete",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.offering)
+
+    @property
+    def disqualified(self) -> bool:
+        return bool(self.knockouts)
+
+    @property
+    def total_gpus(self) -> int:
+        return self.node_count * self.offering.gpus_per_node
+
+    def clean(self) -> None:
+        if bool(self.quoted_billing_model) != (self.quoted_price_per_gpu is not None):
+            raise ValidationError(
+                {"quoted_price_per_gpu": _("A quote needs both a billing model and a price.")}
+            )
+
+
+class Answer(models.Model):
+    """A candidate's answer to one checklist item: the claim and how far evidence bears it out."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="answers")
+    item = models.ForeignKey(ChecklistItem, on_delete=models.PROTECT, related_name="answers")
+    claim = models.TextField(_("claim"), blank=True)
+    value = models.JSONField(_("typed value"), null=True, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    status = models.CharField(
+        _("verification status"),
+        max_length=15,
+        choices=VerificationStatus.choices,
+        default=VerificationStatus.UNANSWERED,
+    )
+    verification_note = models.TextField(_("verification note"), blank=True)
+    evidence_ref = models.CharField(_("evidence reference"), max_length=300, blank=True)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords(excluded_fields=["updated_at"])
+
+    class Meta:
+        ordering = ["candidate", "item__number"]
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
+        constraints = [
+            models.UniqueConstraint(fields=["candidate", "item"], name="one_answer_per_item"),
+            models.CheckConstraint(
+                condition=Q(status__in=[c.value for c in VerificationStatus]),
+                name="answer_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.candidate} · {self.item.number}"
+
+
+class Score(models.Model):
+    """A candidate's score on one dimension, with the contributions that explain it."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="scores")
+    dimension = models.CharField(_("dimension"), max_length=10, choices=Dimension.choices)
+    value = models.FloatField(
+        _("score"), validators=[MinValueValidator(0.0), MaxValueValidator(100.0)]
+    )
+    contributions = models.JSONField(_("contributions"), default=list)
+    rubric_version = models.CharField(_("rubric version"), max_length=20)
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["candidate", "dimension"]
+        verbose_name = _("score")
+        verbose_name_plural = _("scores")
+        constraints = [
+            models.UniqueConstraint(fields=["candidate", "dimension"], name="one_score_per_dim"),
+            models.CheckConstraint(
+                condition=Q(value__gte=0) & Q(value__lte=100), name="score_0_100"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.candidate} · {self.dimension}: {self.value:.1f}"
+
+
+class DecisionRecord(models.Model):
+    """The recorded decision of an evaluation. Written once; never edited or deleted."""
+
+    evaluation = models.OneToOneField(
+        Evaluation, on_delete=models.PROTECT, related_name="decision"
+    )
+    candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(auto_now_add=True)
+    rationale = models.TextField(_("rationale"))
+    snapshot = models.JSONField(
+        _("snapshot"), default=dict, help_text=_("Scores, weights and evidence hashes at decision.")
+    )
+
+    class Meta:
+        verbose_name = _("decision record")
+        verbose_name_plural = _("decision records")
+
+    def __str__(self) -> str:
+        return f"{self.evaluation}: {self.candidate}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValidationError(_("A recorded decision cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(_("A recorded decision cannot be deleted."))

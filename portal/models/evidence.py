@@ -1,0 +1,158 @@
+"""Evidence: upload tokens, the raw uploads as received and the measurements parsed from them."""
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from .choices import UploadStatus
+from .evaluations import Candidate, Evaluation
+
+TOKEN_PREFIX = "gpt_"
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class UploadTokenQuerySet(models.QuerySet):
+    def usable(self):
+        return self.filter(revoked_at__isnull=True, expires_at__gt=timezone.now())
+
+
+class UploadToken(models.Model):
+    """A bearer token scoped to one candidate of one evaluation; only its hash is stored."""
+
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.CASCADE, related_name="upload_tokens"
+    )
+    candidate = models.ForeignKey(
+        Candidate, on_delete=models.CASCADE, related_name="upload_tokens"
+    )
+    node_name = models.CharField(_("node name"), max_length=200, blank=True)
+    label = models.CharField(_("label"), max_length=200, blank=True)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    token_prefix = models.CharField(max_length=12, editable=False)
+    nonce = models.CharField(max_length=64, editable=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires at"))
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    history = HistoricalRecords(excluded_fields=["last_used_at"])
+
+    objects = UploadTokenQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("upload token")
+        verbose_name_plural = _("upload tokens")
+
+    def __str__(self) -> str:
+        return f"{self.token_prefix}… ({self.candidate})"
+
+    @staticmethod
+    def generate() -> str:
+        return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+    @property
+    def is_usable(self) -> bool:
+        return self.revoked_at is None and self.expires_at > timezone.now()
+
+
+def upload_path(instance: "EvidenceUpload", filename: str) -> str:
+    # The stored name never derives from the client's file name: only from the content hash.
+    return f"evidence/{instance.candidate_id}/{instance.sha256}"
+
+
+class EvidenceUpload(models.Model):
+    """A raw file or bundle exactly as received, and the state of its import."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="uploads")
+    file = models.FileField(_("file"), upload_to=upload_path, max_length=300)
+    original_name = models.CharField(_("original name"), max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"))
+    node_name = models.CharField(_("node name"), max_length=200, blank=True)
+    status = models.CharField(
+        _("status"), max_length=12, choices=UploadStatus.choices, default=UploadStatus.QUEUED
+    )
+    error = models.TextField(_("error"), blank=True)
+    report = models.JSONField(_("per-file report"), default=list, blank=True)
+    parser_version = models.CharField(_("parser version"), max_length=20, blank=True)
+    token = models.ForeignKey(
+        UploadToken, on_delete=models.SET_NULL, null=True, blank=True, related_name="uploads"
+    )
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("evidence upload")
+        verbose_name_plural = _("evidence uploads")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["candidate", "sha256"], name="one_upload_per_content"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[c.value for c in UploadStatus]), name="upload_status_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="upload_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.get_status_display()})"
+
+
+class Measurement(models.Model):
+    """One parsed fact: a number with its unit, from one file of one upload, on one node."""
+
+    upload = models.ForeignKey(
+        EvidenceUpload, on_delete=models.CASCADE, related_name="measurements"
+    )
+    candidate = models.ForeignKey(
+        Candidate, on_delete=models.CASCADE, related_name="measurements"
+    )
+    kind = models.CharField(_("evidence kind"), max_length=30)
+    metric = models.CharField(_("metric"), max_length=80)
+    value = models.FloatField(_("value"))
+    unit = models.CharField(_("unit"), max_length=30, blank=True)
+    node_name = models.CharField(_("node"), max_length=200, blank=True)
+    source_file = models.CharField(_("source file"), max_length=255, blank=True)
+    line = models.PositiveIntegerField(_("line"), null=True, blank=True)
+    details = models.JSONField(_("details"), default=dict, blank=True)
+
+    class Meta:
+        ordering = ["upload", "kind", "metric"]
+        verbose_name = _("measurement")
+        verbose_name_plural = _("measurements")
+        indexes = [models.Index(fields=["candidate", "kind"], name="measurement_cand_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}.{self.metric} = {self.value:g} {self.unit}"
+
+
+class WorkerHeartbeat(models.Model):
+    """The last time each Celery worker host reported in; shown on the health endpoint."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("worker heartbeat")
+        verbose_name_plural = _("worker heartbeats")
+
+    def __str__(self) -> str:
+        return f"{self.hostname} @ {self.seen_at:%Y-%m-%d %H:%M:%S}"

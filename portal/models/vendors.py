@@ -1,0 +1,347 @@
+"""Vendors and their offerings: what each vendor claims to deliver and at what price."""
+
+from decimal import Decimal
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
+
+from .choices import (
+    BillingModel,
+    Currency,
+    DataWipePolicy,
+    DeliveryForm,
+    Fabric,
+    FormFactor,
+    MlpsLevel,
+    NetworkIsolation,
+    NvlinkTopology,
+    SupportTier,
+)
+
+NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
+
+
+def _money(verbose_name, **kwargs):
+    return models.DecimalField(
+        verbose_name,
+        max_digits=14,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=NON_NEGATIVE,
+        **kwargs,
+    )
+
+
+class Vendor(models.Model):
+    name = models.CharField(_("name"), max_length=200, unique=True)
+    website = models.URLField(_("website"), blank=True)
+    contact_name = models.CharField(_("contact name"), max_length=200, blank=True)
+    contact_email = models.EmailField(_("contact e-mail"), blank=True)
+    contact_phone = models.CharField(_("contact phone"), max_length=50, blank=True)
+    regions = models.CharField(
+        _("regions"), max_length=300, blank=True, help_text=_("Comma-separated regions served.")
+    )
+    mlps_level = models.PositiveSmallIntegerField(
+        _("MLPS level"),
+        choices=MlpsLevel.choices,
+        default=MlpsLevel.NONE,
+        help_text=_("Multi-Level Protection Scheme (等保) certification level."),
+    )
+    xinchuang = models.BooleanField(_("Xinchuang compliant"), default=False)
+    iso27001 = models.BooleanField(_("ISO 27001 certified"), default=False)
+    other_certifications = models.CharField(_("other certifications"), max_length=300, blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("vendor")
+        verbose_name_plural = _("vendors")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(mlps_level__gte=0) & Q(mlps_level__lte=4), name="vendor_mlps_level_0_4"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Offering(models.Model):
+    """One vendor product. Every attribute here is a claim until evidence verifies it."""
+
+    vendor = models.ForeignKey(
+        Vendor, on_delete=models.PROTECT, related_name="offerings", verbose_name=_("vendor")
+    )
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+    delivery_form = models.CharField(
+        _("delivery form"), max_length=20, choices=DeliveryForm.choices
+    )
+
+    # GPUs
+    gpu_model = models.CharField(_("GPU model"), max_length=100)
+    gpu_form_factor = models.CharField(
+        _("GPU form factor"), max_length=10, choices=FormFactor.choices
+    )
+    gpus_per_node = models.PositiveSmallIntegerField(
+        _("GPUs per node"), validators=[MinValueValidator(1), MaxValueValidator(64)]
+    )
+    gpu_memory_gib = models.PositiveIntegerField(
+        _("GPU memory (GiB)"), validators=[MinValueValidator(1)]
+    )
+    nvlink_topology = models.CharField(
+        _("NVLink topology"), max_length=20, choices=NvlinkTopology.choices
+    )
+    mig_vgpu_profile = models.CharField(
+        _("MIG / vGPU profile"),
+        max_length=50,
+        blank=True,
+        help_text=_("For example 3g.40gb or A100-8C; empty for whole GPUs."),
+    )
+    logical_cpus_per_node = models.PositiveIntegerField(
+        _("logical CPUs per node"), null=True, blank=True
+    )
+
+    # Network
+    fabric = models.CharField(_("fabric"), max_length=20, choices=Fabric.choices)
+    fabric_rate_gbit_s = models.PositiveIntegerField(
+        _("rate per port (Gbit/s)"), default=0, help_text=_("HDR = 200, NDR = 400.")
+    )
+    nics_per_node = models.PositiveSmallIntegerField(_("compute NICs (rails) per node"), default=0)
+    oversubscription_ratio = models.DecimalField(
+        _("oversubscription ratio"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("1"),
+        validators=[MinValueValidator(Decimal("1"))],
+        help_text=_("1 = non-blocking fat-tree; 2 = 2:1."),
+    )
+    cross_rack_latency_us = models.DecimalField(
+        _("cross-rack latency (µs)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+    )
+
+    # Storage
+    nvme_capacity_tib = models.DecimalField(
+        _("local NVMe capacity (TiB)"),
+        max_digits=8,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=NON_NEGATIVE,
+    )
+    nvme_read_gbyte_s = models.DecimalField(
+        _("NVMe read (GB/s)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+    )
+    nvme_write_gbyte_s = models.DecimalField(
+        _("NVMe write (GB/s)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+    )
+    distributed_fs = models.CharField(
+        _("distributed file system"),
+        max_length=100,
+        blank=True,
+        help_text=_("Lustre, GPFS, CephFS…; empty if none."),
+    )
+    distributed_fs_bandwidth_gbyte_s = models.DecimalField(
+        _("distributed FS aggregate bandwidth (GB/s)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+    )
+    data_preloading = models.BooleanField(_("data preloading / caching"), default=False)
+
+    # Location and control
+    region = models.CharField(_("region / data centre"), max_length=100, blank=True)
+    rtt_ms = models.DecimalField(
+        _("RTT from our site (ms)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=NON_NEGATIVE,
+    )
+    oob_management = models.BooleanField(_("out-of-band management (IPMI/BMC)"), default=False)
+    provisioning_time_min = models.PositiveIntegerField(_("provisioning time (min)"), default=0)
+    root_access = models.BooleanField(_("root access"), default=False)
+    custom_image = models.BooleanField(_("custom OS image"), default=False)
+    driver_control = models.BooleanField(_("driver version control"), default=False)
+    nccl_tuning_control = models.BooleanField(_("control over NCCL tuning"), default=False)
+
+    # Stability: GPU health monitoring
+    monitors_pcie_errors = models.BooleanField(_("monitors PCIe link errors"), default=False)
+    monitors_ecc = models.BooleanField(_("alerts on ECC errors"), default=False)
+    monitors_thermal = models.BooleanField(
+        _("temperature/power monitoring with throttling protection"), default=False
+    )
+
+    # Security
+    encryption_at_rest = models.BooleanField(_("encryption at rest"), default=False)
+    encryption_in_transit = models.BooleanField(_("encryption in transit"), default=False)
+    mfa = models.BooleanField(_("multi-factor authentication"), default=False)
+    audit_logs = models.BooleanField(_("operation audit logs"), default=False)
+    network_isolation = models.CharField(
+        _("network isolation"),
+        max_length=20,
+        choices=NetworkIsolation.choices,
+        default=NetworkIsolation.NONE,
+    )
+    data_wipe_policy = models.CharField(
+        _("data-wipe policy"),
+        max_length=20,
+        choices=DataWipePolicy.choices,
+        default=DataWipePolicy.NONE,
+    )
+
+    # Costs beyond the GPU price, per month for the whole deployment unless stated
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=Currency.choices, default=Currency.CNY
+    )
+    spot_preemption_risk_pct = models.DecimalField(
+        _("spot preemption risk (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+    storage_cost_month = _money(_("storage cost per month"))
+    network_egress_cost_month = _money(_("network egress cost per month"))
+    support_cost_month = _money(_("support cost per month"))
+    licence_cost_gpu_month = _money(_("licence cost per GPU-month (vGPU)"))
+    setup_fee = _money(_("one-off setup fee"))
+    setup_days = models.PositiveIntegerField(
+        _("setup days paid before use"), default=0
+    )
+
+    # SLA and support
+    sla_availability_pct = models.DecimalField(
+        _("SLA availability (%)"),
+        max_digits=6,
+        decimal_places=3,
+        default=Decimal("99.000"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+    sla_response_time_min = models.PositiveIntegerField(
+        _("hardware-fault response time (min)"), default=240
+    )
+    sla_credit_pct = models.DecimalField(
+        _("SLA credit on breach (% of monthly fee)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+    )
+    sla_compensation = models.TextField(_("compensation terms"), blank=True)
+    hardware_replacement_hours = models.PositiveIntegerField(
+        _("hardware replacement (hours)"), null=True, blank=True
+    )
+    support_24x7 = models.BooleanField(_("7×24 support"), default=False)
+    support_tier = models.CharField(
+        _("support tier"),
+        max_length=20,
+        choices=SupportTier.choices,
+        default=SupportTier.TICKET_QUEUE,
+    )
+    poc_window_days = models.PositiveIntegerField(_("POC window (days)"), default=0)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["vendor__name", "name"]
+        verbose_name = _("offering")
+        verbose_name_plural = _("offerings")
+        constraints = [
+            models.UniqueConstraint(fields=["vendor", "name"], name="offering_unique_per_vendor"),
+            models.CheckConstraint(condition=Q(gpus_per_node__gte=1), name="offering_gpus_ge_1"),
+            models.CheckConstraint(
+                condition=Q(gpu_memory_gib__gte=1), name="offering_gpu_memory_ge_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(oversubscription_ratio__gte=1), name="offering_oversubscription_ge_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(sla_availability_pct__gte=0) & Q(sla_availability_pct__lte=100),
+                name="offering_sla_pct_0_100",
+            ),
+            models.CheckConstraint(
+                condition=Q(storage_cost_month__gte=0)
+                & Q(network_egress_cost_month__gte=0)
+                & Q(support_cost_month__gte=0)
+                & Q(licence_cost_gpu_month__gte=0)
+                & Q(setup_fee__gte=0),
+                name="offering_costs_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(delivery_form__in=[c.value for c in DeliveryForm]),
+                name="offering_delivery_form_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(fabric__in=[c.value for c in Fabric]), name="offering_fabric_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(gpu_form_factor__in=[c.value for c in FormFactor]),
+                name="offering_form_factor_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.vendor.name} · {self.name}"
+
+
+class OfferingPrice(models.Model):
+    """The list price of one billing model of an offering, per GPU and billing unit."""
+
+    offering = models.ForeignKey(
+        Offering, on_delete=models.CASCADE, related_name="prices", verbose_name=_("offering")
+    )
+    billing_model = models.CharField(
+        _("billing model"), max_length=10, choices=BillingModel.choices
+    )
+    price_per_gpu = models.DecimalField(
+        _("price per GPU"),
+        max_digits=14,
+        decimal_places=4,
+        validators=NON_NEGATIVE,
+        help_text=_("Per GPU-hour (hourly, spot), per GPU-month (monthly), per GPU-year (yearly)."),
+    )
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["offering", "billing_model"]
+        verbose_name = _("offering price")
+        verbose_name_plural = _("offering prices")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["offering", "billing_model"], name="price_one_per_billing_model"
+            ),
+            models.CheckConstraint(
+                condition=Q(price_per_gpu__gte=0), name="price_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(billing_model__in=[c.value for c in BillingModel]),
+                name="price_billing_model_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering} · {self.get_billing_model_display()}: {self.price_per_gpu}"

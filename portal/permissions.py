@@ -1,0 +1,16 @@
+"""Role checks on top of membership: who may edit, upload, decide or only view an evaluation."""
+
+from django.core.exceptions import PermissionDenied
+
+from .models import Membership, Role
+
+CAN_EDIT = frozenset({Role.PROCUREMENT})
+CAN_UPLOAD = frozenset({Role.ENGINEER, Role.PROCUREMENT})
+CAN_DECIDE = frozenset({Role.MANAGER})
+CAN_VIEW = frozenset(Role)
+
+
+def require_role(membership: Membership, allowed: frozenset[Role]) -> None:
+    """Raise PermissionDenied (403) when the member's role is not among ``allowed``."""
+    if membership.role not in allowed:
+        raise PermissionDenied("Your role in this evaluation does not allow this action.")

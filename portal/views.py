@@ -1,0 +1,47 @@
+"""Server-rendered pages. Views stay thin: a selector reads, a service writes, a template shows."""
+
+from django.contrib.auth.decorators import login_required
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from . import selectors
+from .models import ChecklistItem, WorkerHeartbeat
+
+
+@login_required
+def evaluation_list(request: HttpRequest) -> HttpResponse:
+    evaluations = selectors.evaluation_list(user=request.user)
+    return render(request, "portal/evaluation_list.html", {"evaluations": evaluations})
+
+
+@login_required
+def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = selectors.evaluation_get(user=request.user, pk=pk)
+    candidates = selectors.candidate_list(user=request.user, evaluation=evaluation)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidates": candidates,
+        "checklist_size": ChecklistItem.objects.count(),
+    }
+    return render(request, "portal/evaluation_detail.html", context)
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness for load balancers and compose: the database answers; the worker's last beat."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    last = WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
+    return JsonResponse(
+        {
+            "status": "ok",
+            "time": timezone.now().isoformat(),
+            "last_worker_heartbeat": last.isoformat() if last else None,
+        }
+    )

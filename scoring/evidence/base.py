@@ -1,0 +1,94 @@
+"""Shared types of the evidence parsers: the parse result, the typed error and text helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Bumped whenever any parser changes what it extracts; recorded on every import so that
+# uploads parsed by an older version can be found and re-imported.
+PARSER_VERSION = "1.0.0"
+
+KINDS = (
+    "nccl_tests",
+    "nvidia_smi_topo",
+    "nvidia_smi_nvlink",
+    "nvidia_smi",
+    "nvidia_smi_query",
+    "ibstat",
+    "lspci",
+    "cpu_info",
+    "dmi",
+    "virt",
+    "fio",
+    "perftest",
+    "dcgm_diag",
+)
+UNKNOWN = "unknown"
+
+
+class EvidenceError(Exception):
+    """Base class of every error raised while reading evidence."""
+
+
+class EvidenceParseError(EvidenceError):
+    """A file could not be parsed. ``line`` is 1-based, or None when no single line is at fault."""
+
+    def __init__(self, reason: str, *, line: int | None = None, kind: str | None = None):
+        self.reason = reason
+        self.line = line
+        self.kind = kind
+        where = f"line {line}: " if line is not None else ""
+        prefix = f"{kind}: " if kind else ""
+        super().__init__(f"{prefix}{where}{reason}")
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """What one parser extracted from one file.
+
+    ``metrics`` holds the key figures under the names documented in the README (JSON-safe
+    values only: str, int, float, bool, None, lists and dicts of those). ``facts`` lists the
+    individual measured values the portal stores as Measurements: (metric, value, unit, line).
+    ``warnings`` lists what was missing or odd but did not stop the parse (truncated output…).
+    """
+
+    kind: str
+    metrics: dict[str, Any]
+    facts: tuple[Fact, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One measured number with its unit and the 1-based line it was read from."""
+
+    metric: str
+    value: float
+    unit: str
+    line: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def decode_text(data: bytes, *, kind: str | None = None) -> str:
+    """Decode a tool's output: UTF-8 (with or without BOM) or UTF-16 with a BOM.
+
+    Binary content (NUL bytes in a UTF-8 stream, or undecodable bytes) raises
+    EvidenceParseError instead of producing mojibake.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise EvidenceParseError(f"invalid UTF-16 text ({exc.reason})", kind=kind) from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if b"\x00" in data[:65536]:
+        raise EvidenceParseError("binary content (NUL bytes), not a text output", kind=kind)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise EvidenceParseError(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x})", line=line, kind=kind
+        ) from exc

@@ -1,0 +1,76 @@
+"""The registry of evidence kinds: content-based kind detection and dispatch to one parser.
+
+Adding a kind: write a module with ``KIND``, ``detect(text) -> int`` and
+``parse(text) -> ParseResult``, add it to ``_MODULES`` below, add samples and tests.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from . import (
+    cpu_info,
+    dcgm,
+    dmi,
+    fio,
+    ibstat,
+    lspci,
+    nccl,
+    nvidia_smi,
+    nvidia_smi_query,
+    nvlink,
+    perftest,
+    topo,
+    virt,
+)
+from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_text
+
+# Order breaks ties between equally confident detectors: the more specific formats first.
+_MODULES: tuple[ModuleType, ...] = (
+    nccl,
+    topo,
+    nvlink,
+    dcgm,
+    nvidia_smi_query,
+    nvidia_smi,
+    ibstat,
+    perftest,
+    fio,
+    lspci,
+    dmi,
+    cpu_info,
+    virt,
+)
+PARSERS: dict[str, ModuleType] = {m.KIND: m for m in _MODULES}
+
+
+def detect_kind(text: str) -> str:
+    """Return the kind whose detector is most confident about ``text``, or ``"unknown"``."""
+    best_kind, best_score = UNKNOWN, 0
+    for module in _MODULES:
+        score = module.detect(text)
+        if score > best_score:
+            best_kind, best_score = module.KIND, score
+    return best_kind
+
+
+def parse_text(text: str, kind: str | None = None) -> ParseResult:
+    """Parse one tool output; ``kind`` is detected from the content when not given."""
+    if not text.strip():
+        raise EvidenceParseError("the file is empty", kind=kind)
+    if kind is None:
+        kind = detect_kind(text)
+    if kind == UNKNOWN:
+        raise EvidenceParseError(
+            "not the output of a supported tool (kinds: " + ", ".join(PARSERS) + ")"
+        )
+    try:
+        module = PARSERS[kind]
+    except KeyError:
+        raise EvidenceParseError(f"unsupported evidence kind {kind!r}") from None
+    return module.parse(text)
+
+
+def parse_bytes(data: bytes, kind: str | None = None) -> ParseResult:
+    """Decode (UTF-8 or UTF-16 with BOM) and parse one file's bytes."""
+    return parse_text(decode_text(data, kind=kind), kind)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The one check script, the same locally and in CI: lint, format, migrations, the import
+# contract of scoring/, then the whole test suite. Expects the services to be up (scripts/test.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+export PATH="$PWD/.venv/bin:$PATH"
+
+log "ruff check"
+ruff check .
+log "ruff format --check"
+ruff format --check .
+log "makemigrations --check"
+DJANGO_SETTINGS_MODULE=tests.settings python manage.py makemigrations --check --dry-run -v1
+log "scoring/ imports nothing from Django or the portal"
+python -m scoring.contract
+log "pytest"
+python -m pytest "$@"

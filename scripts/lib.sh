@@ -1,0 +1,94 @@
+# Shared shell helpers of scripts/run.sh and scripts/test.sh (sourced, not run).
+# Each ensure_* checks first and installs or starts only what is missing.
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root to run: $*"; fi
+}
+
+apt_install() {
+  # Package lists may be empty on a fresh machine: update once, only when an install fails.
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 \
+    || { as_root apt-get update -qq >/dev/null && \
+         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
+}
+
+pick_python() {
+  for py in python3.13 python3.12 python3.11 python3; do
+    if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+      echo "$py"; return 0
+    fi
+  done
+  die "Python 3.11 or newer is required"
+}
+
+# ensure_venv REQUIREMENTS_FILE: create .venv when missing and install the pinned requirements
+# (skipped when the requirements have not changed since the last install).
+ensure_venv() {
+  local req="$1" py stamp
+  if [ ! -x .venv/bin/python ]; then
+    py=$(pick_python)
+    log "creating the virtualenv with $py"
+    "$py" -m venv .venv 2>/dev/null || { apt_install python3-venv && "$py" -m venv .venv; } \
+      || die "could not create .venv"
+  fi
+  stamp=".venv/.installed-$(cat requirements*.txt | sha256sum | cut -c1-16)-$(basename "$req")"
+  if [ ! -f "$stamp" ]; then
+    log "installing $req"
+    .venv/bin/python -m pip install -qq --upgrade pip >/dev/null 2>&1 || true
+    .venv/bin/python -m pip install -qq -r "$req" || die "pip install -r $req failed"
+    touch "$stamp"
+  fi
+}
+
+ensure_postgres() {
+  if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then return 0; fi
+  log "starting PostgreSQL"
+  if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
+    apt_install postgresql postgresql-client || die "could not install PostgreSQL"
+  fi
+  local ver
+  for ver in $(ls /etc/postgresql); do
+    as_root pg_ctlcluster --skip-systemctl-redirect "$ver" main start 2>/dev/null || true
+  done
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  pg_isready -q -h 127.0.0.1 -p 5432 || die "PostgreSQL is not answering on 127.0.0.1:5432"
+  # Where local auth is not trust, give the postgres role the password the tests use.
+  if ! psql -h 127.0.0.1 -U postgres -c 'select 1' >/dev/null 2>&1; then
+    as_root runuser -u postgres -- psql -qc "ALTER ROLE postgres PASSWORD 'postgres'" >/dev/null
+  fi
+}
+
+redis_ping() {
+  if command -v redis-cli >/dev/null; then
+    [ "$(redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null)" = "PONG" ]
+  else
+    .venv/bin/python -c 'import redis; redis.Redis(host="127.0.0.1", port=6379).ping()' 2>/dev/null
+  fi
+}
+
+ensure_redis() {
+  if redis_ping; then return 0; fi
+  log "starting Redis"
+  command -v redis-server >/dev/null || apt_install redis-server || die "could not install Redis"
+  # Exits 0 even when the port is taken: PING afterwards decides.
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir /tmp --logfile /tmp/gpuportal-redis.log >/dev/null
+  for _ in $(seq 1 20); do redis_ping && return 0; sleep 0.5; done
+  die "Redis is not answering on 127.0.0.1:6379"
+}
+
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  log "installing Debian's chromium (for the browser tests)"
+  apt_install chromium || die "could not install chromium"
+}
+
+ensure_gettext() {
+  command -v msgfmt >/dev/null && return 0
+  log "installing gettext (message catalogues)"
+  apt_install gettext || die "could not install gettext"
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run the portal on its embedded defaults: SQLite, Celery tasks run in process, demo data.
+# Needs no PostgreSQL or Redis. Safe to run again: nothing is duplicated.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+ensure_venv requirements.txt
+export DEBUG="${DEBUG:-1}"
+PORT="${PORT:-8000}"
+
+log "migrating the database"
+.venv/bin/python manage.py migrate --noinput -v0
+log "loading the checklist and the demo data"
+.venv/bin/python manage.py setup_demo
+echo
+echo "The portal is at http://127.0.0.1:${PORT}/  (stop it with Ctrl-C)"
+echo
+exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT}"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Run the whole test suite against real PostgreSQL and Redis, a real Celery worker and headless
+# Chromium, installing or starting whatever is missing. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+ensure_venv requirements-dev.txt
+ensure_postgres
+ensure_redis
+ensure_chromium
+exec bash scripts/check.sh "$@"

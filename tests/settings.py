@@ -1,0 +1,20 @@
+"""Settings for the test suite: the production settings module on real PostgreSQL and Redis."""
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/gpuportal")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "0")
+os.environ.setdefault("STATIC_MANIFEST", "0")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
+os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
+os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
+os.environ.setdefault("CONN_MAX_AGE", "0")
+os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="gpuportal-media-"))
+
+from portal.settings import *  # noqa: E402, F403
+
+# Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
