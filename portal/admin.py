@@ -146,7 +146,14 @@ class DecisionRecordAdmin(admin.ModelAdmin):
     """Decisions are recorded through the portal and can never be changed here."""
 
     list_display = ["evaluation", "candidate", "decided_by", "decided_at"]
-    readonly_fields = ["evaluation", "candidate", "decided_by", "decided_at", "rationale", "snapshot"]
+    readonly_fields = [
+        "evaluation",
+        "candidate",
+        "decided_by",
+        "decided_at",
+        "rationale",
+        "snapshot",
+    ]
 
     def has_add_permission(self, request):
         return False

@@ -3,7 +3,7 @@
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from .models import Candidate, Evaluation, Membership, Role, Score, VerificationStatus
+from .models import Candidate, Evaluation, Membership, Score, VerificationStatus
 
 
 def evaluation_list(*, user) -> QuerySet[Evaluation]:

@@ -26,7 +26,7 @@ if not SECRET_KEY:
             "local development server."
         )
     # Only ever used with DEBUG on, i.e. on a developer's own machine.
-    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-0123456789"
+    SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-0123456789"  # noqa: S105
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

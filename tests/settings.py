@@ -14,7 +14,7 @@ os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 os.environ.setdefault("CONN_MAX_AGE", "0")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="gpuportal-media-"))
 
-from portal.settings import *  # noqa: E402, F403
+from portal.settings import *  # noqa: F403
 
 # Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -87,9 +87,7 @@ class Evaluation(models.Model):
     required_total_gpus = models.PositiveIntegerField(
         _("total GPUs required"), validators=[MinValueValidator(1)]
     )
-    required_gpu_memory_gib = models.PositiveIntegerField(
-        _("GPU memory required (GiB)"), default=0
-    )
+    required_gpu_memory_gib = models.PositiveIntegerField(_("GPU memory required (GiB)"), default=0)
     duration_days = models.PositiveIntegerField(
         _("duration (days)"), validators=[MinValueValidator(1)]
     )
@@ -199,9 +197,7 @@ class Evaluation(models.Model):
 class Membership(models.Model):
     """A user's role in one evaluation; all access to an evaluation goes through this row."""
 
-    evaluation = models.ForeignKey(
-        Evaluation, on_delete=models.CASCADE, related_name="memberships"
-    )
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
@@ -225,9 +221,7 @@ class Membership(models.Model):
 class Candidate(models.Model):
     """An offering inside an evaluation, with the price quoted for it and the node count."""
 
-    evaluation = models.ForeignKey(
-        Evaluation, on_delete=models.CASCADE, related_name="candidates"
-    )
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="candidates")
     offering = models.ForeignKey(Offering, on_delete=models.PROTECT, related_name="candidacies")
     node_count = models.PositiveIntegerField(_("node count"), validators=[MinValueValidator(1)])
     quoted_billing_model = models.CharField(
@@ -244,7 +238,10 @@ class Candidate(models.Model):
     )
     notes = models.TextField(_("notes"), blank=True)
     knockouts = models.JSONField(
-        _("knockouts"), default=list, blank=True, editable=False,
+        _("knockouts"),
+        default=list,
+        blank=True,
+        editable=False,
         help_text=_("Must-haves this candidate fails, from the last scoring run."),
     )
     scored_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -262,7 +259,11 @@ class Candidate(models.Model):
             models.CheckConstraint(condition=Q(node_count__gte=1), name="candidate_nodes_ge_1"),
             models.CheckConstraint(
                 condition=(Q(quoted_billing_model="") & Q(quoted_price_per_gpu__isnull=True))
-                | (~Q(quoted_billing_model="") & Q(quoted_price_per_gpu__gte=0)),
+                | (
+                    ~Q(quoted_billing_model="")
+                    & Q(quoted_price_per_gpu__isnull=False)
+                    & Q(quoted_price_per_gpu__gte=0)
+                ),
                 name="candidate_quote_complete",
             ),
         ]
@@ -353,9 +354,7 @@ class Score(models.Model):
 class DecisionRecord(models.Model):
     """The recorded decision of an evaluation. Written once; never edited or deleted."""
 
-    evaluation = models.OneToOneField(
-        Evaluation, on_delete=models.PROTECT, related_name="decision"
-    )
+    evaluation = models.OneToOneField(Evaluation, on_delete=models.PROTECT, related_name="decision")
     candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"

@@ -13,7 +13,7 @@ from simple_history.models import HistoricalRecords
 from .choices import UploadStatus
 from .evaluations import Candidate, Evaluation
 
-TOKEN_PREFIX = "gpt_"
+TOKEN_PREFIX = "gpt_"  # noqa: S105 - a public marker that makes leaked tokens greppable
 
 
 def hash_token(raw: str) -> str:
@@ -31,9 +31,7 @@ class UploadToken(models.Model):
     evaluation = models.ForeignKey(
         Evaluation, on_delete=models.CASCADE, related_name="upload_tokens"
     )
-    candidate = models.ForeignKey(
-        Candidate, on_delete=models.CASCADE, related_name="upload_tokens"
-    )
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="upload_tokens")
     node_name = models.CharField(_("node name"), max_length=200, blank=True)
     label = models.CharField(_("label"), max_length=200, blank=True)
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
@@ -103,9 +101,7 @@ class EvidenceUpload(models.Model):
         verbose_name = _("evidence upload")
         verbose_name_plural = _("evidence uploads")
         constraints = [
-            models.UniqueConstraint(
-                fields=["candidate", "sha256"], name="one_upload_per_content"
-            ),
+            models.UniqueConstraint(fields=["candidate", "sha256"], name="one_upload_per_content"),
             models.CheckConstraint(
                 condition=Q(status__in=[c.value for c in UploadStatus]), name="upload_status_valid"
             ),
@@ -122,9 +118,7 @@ class Measurement(models.Model):
     upload = models.ForeignKey(
         EvidenceUpload, on_delete=models.CASCADE, related_name="measurements"
     )
-    candidate = models.ForeignKey(
-        Candidate, on_delete=models.CASCADE, related_name="measurements"
-    )
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="measurements")
     kind = models.CharField(_("evidence kind"), max_length=30)
     metric = models.CharField(_("metric"), max_length=80)
     value = models.FloatField(_("value"))

@@ -227,9 +227,7 @@ class Offering(models.Model):
     support_cost_month = _money(_("support cost per month"))
     licence_cost_gpu_month = _money(_("licence cost per GPU-month (vGPU)"))
     setup_fee = _money(_("one-off setup fee"))
-    setup_days = models.PositiveIntegerField(
-        _("setup days paid before use"), default=0
-    )
+    setup_days = models.PositiveIntegerField(_("setup days paid before use"), default=0)
 
     # SLA and support
     sla_availability_pct = models.DecimalField(
@@ -243,7 +241,7 @@ class Offering(models.Model):
         _("hardware-fault response time (min)"), default=240
     )
     sla_credit_pct = models.DecimalField(
-        _("SLA credit on breach (% of monthly fee)"),
+        _("SLA credit on breach (percent of monthly fee)"),
         max_digits=5,
         decimal_places=2,
         default=Decimal("0"),
@@ -334,9 +332,7 @@ class OfferingPrice(models.Model):
             models.UniqueConstraint(
                 fields=["offering", "billing_model"], name="price_one_per_billing_model"
             ),
-            models.CheckConstraint(
-                condition=Q(price_per_gpu__gte=0), name="price_non_negative"
-            ),
+            models.CheckConstraint(condition=Q(price_per_gpu__gte=0), name="price_non_negative"),
             models.CheckConstraint(
                 condition=Q(billing_model__in=[c.value for c in BillingModel]),
                 name="price_billing_model_valid",

@@ -1,0 +1,90 @@
+"""Suite-wide fixtures: a real Celery worker process on the real Redis broker and test database."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _database_url(settings_dict) -> str:
+    user = settings_dict.get("USER") or "postgres"
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{password}" if password else user
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{auth}@{host}:{port}/{settings_dict['NAME']}"
+
+
+class WorkerProcess:
+    """A ``celery worker`` subprocess bound to the test database; restartable for fault tests."""
+
+    def __init__(self, env: dict[str, str], log_path: Path):
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout_s: float = 30.0) -> None:
+        from portal.celery import app
+
+        log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process lifetime
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "portal", "worker",
+                "--pool", "prefork", "--concurrency", "2",
+                "--without-mingle", "--without-gossip", "--loglevel", "INFO",
+                "--hostname", f"test-worker-{os.getpid()}@%h",
+            ],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the worker exited early; see {self.log_path}")
+            if app.control.ping(timeout=0.5):
+                return
+        raise RuntimeError(f"the worker did not answer a ping in {timeout_s}s; see {self.log_path}")
+
+    def stop(self, sig: int | None = None) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        if sig is None:
+            self.process.terminate()
+        else:
+            # Signal the whole group: prefork children must die with their parent.
+            os.killpg(os.getpgid(self.process.pid), sig)
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A real worker process consuming from Redis and writing to the test database.
+
+    The broker must be reachable: a missing Redis fails the tests that use this, never skips them.
+    """
+    from django.db import connection
+
+    from portal.celery import app
+
+    with django_db_blocker.unblock():
+        name = connection.settings_dict["NAME"]
+        env = dict(os.environ)
+        env.update(
+            DJANGO_SETTINGS_MODULE="tests.settings",
+            DATABASE_URL=_database_url({**connection.settings_dict, "NAME": name}),
+        )
+    app.control.purge()
+    worker = WorkerProcess(env, tmp_path_factory.mktemp("worker") / "worker.log")
+    worker.start()
+    yield worker
+    worker.stop()
