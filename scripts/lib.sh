@@ -18,7 +18,7 @@ apt_install() {
 
 pick_python() {
   for py in python3.13 python3.12 python3.11 python3; do
-    if command -v "$py" >/dev/null && "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
       echo "$py"; return 0
     fi
   done

@@ -1,0 +1,112 @@
+"""Admin forms validate with clear messages next to the field."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from portal.models import Evaluation, Offering
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client):
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
+    client.force_login(admin)
+    return client
+
+
+def _offering_post(vendor, **overrides):
+    data = {
+        "vendor": vendor.pk,
+        "name": "Broken offering",
+        "delivery_form": "bare_metal",
+        "gpu_model": "H100",
+        "gpu_form_factor": "sxm",
+        "gpus_per_node": 8,
+        "gpu_memory_gib": 80,
+        "nvlink_topology": "full_mesh",
+        "fabric": "infiniband",
+        "fabric_rate_gbit_s": 400,
+        "nics_per_node": 8,
+        "oversubscription_ratio": "1",
+        "nvme_capacity_tib": "10",
+        "provisioning_time_min": 15,
+        "network_isolation": "none",
+        "data_wipe_policy": "none",
+        "currency": "CNY",
+        "spot_preemption_risk_pct": "0",
+        "storage_cost_month": "0",
+        "network_egress_cost_month": "0",
+        "support_cost_month": "0",
+        "licence_cost_gpu_month": "0",
+        "setup_fee": "0",
+        "setup_days": 0,
+        "sla_availability_pct": "99.9",
+        "sla_response_time_min": 30,
+        "sla_credit_pct": "0",
+        "support_tier": "ticket_queue",
+        "poc_window_days": 0,
+        "prices-TOTAL_FORMS": 1,
+        "prices-INITIAL_FORMS": 0,
+        "prices-0-billing_model": "hourly",
+        "prices-0-price_per_gpu": "10",
+    }
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"gpus_per_node": 0}, "gpus_per_node", "greater than or equal to 1"),
+        ({"delivery_form": "mainframe"}, "delivery_form", "Select a valid choice"),
+        ({"prices-0-price_per_gpu": "-5"}, "price_per_gpu", "greater than or equal to 0"),
+        ({"setup_fee": "-1"}, "setup_fee", "greater than or equal to 0"),
+    ],
+)
+def test_offering_admin_refuses_bad_input_next_to_the_field(
+    admin_client, vendor, overrides, field, message
+):
+    response = admin_client.post(
+        reverse("admin:portal_offering_add"), _offering_post(vendor, **overrides)
+    )
+    assert response.status_code == 200
+    assert not Offering.objects.filter(name="Broken offering").exists()
+    html = response.content.decode()
+    assert message in html
+    # The message sits in the row of its field.
+    assert f"field-{field}" in html.split(message)[0][-2000:]
+
+
+def test_offering_admin_accepts_a_valid_offering(admin_client, vendor):
+    response = admin_client.post(reverse("admin:portal_offering_add"), _offering_post(vendor))
+    assert response.status_code == 302
+    offering = Offering.objects.get(name="Broken offering")
+    assert offering.prices.get().price_per_gpu == 10
+
+
+def test_evaluation_admin_refuses_all_zero_weights(admin_client):
+    data = {
+        "name": "Zero weights",
+        "workload_profile": "pretraining",
+        "status": "draft",
+        "required_total_gpus": 8,
+        "required_gpu_memory_gib": 80,
+        "duration_days": 30,
+        "expected_idle_days": 0,
+        "budget_currency": "CNY",
+        "required_mlps_level": 0,
+        **{
+            f"weight_{d}": "0"
+            for d in ("stability", "network", "storage", "security", "cost", "support")
+        },
+        "memberships-TOTAL_FORMS": 0,
+        "memberships-INITIAL_FORMS": 0,
+        "candidates-TOTAL_FORMS": 0,
+        "candidates-INITIAL_FORMS": 0,
+    }
+    response = admin_client.post(reverse("admin:portal_evaluation_add"), data)
+    assert response.status_code == 200
+    assert "At least one weight must be positive" in response.content.decode()
+    assert not Evaluation.objects.filter(name="Zero weights").exists()
