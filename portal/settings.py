@@ -174,6 +174,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "portal.tasks.worker_heartbeat_task", "schedule": 60.0},
+    "evidence-sweep": {"task": "portal.tasks.evidence_sweep_task", "schedule": 60.0},
 }
 
 REST_FRAMEWORK = {

@@ -3,9 +3,11 @@
 import socket
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from .models import WorkerHeartbeat
+from .services.evidence import evidence_import, evidence_sweep
 
 
 @shared_task(name="portal.tasks.worker_heartbeat_task")
@@ -16,3 +18,26 @@ def worker_heartbeat_task() -> str:
         hostname=hostname, defaults={"seen_at": timezone.now()}
     )
     return hostname
+
+
+@shared_task(
+    name="portal.tasks.evidence_import_task",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=5,
+)
+def evidence_import_task(self, upload_id: int) -> str | None:
+    """Import one upload. Database outages are retried; a parse failure is a result."""
+    upload = evidence_import(upload_id=upload_id, task_id=self.request.id or "")
+    return upload.status if upload else None
+
+
+@shared_task(name="portal.tasks.evidence_sweep_task")
+def evidence_sweep_task() -> int:
+    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing."""
+    return len(evidence_sweep())

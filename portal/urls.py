@@ -17,6 +17,7 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/v1/", include("portal.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("healthz/", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),

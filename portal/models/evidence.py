@@ -92,6 +92,10 @@ class EvidenceUpload(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    # Who holds the import: the Celery task id (a redelivered message keeps it) and a fresh
+    # token per claim, checked under a row lock before anything is written.
+    task_id = models.CharField(max_length=64, blank=True, editable=False)
+    claim_token = models.CharField(max_length=32, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -1,13 +1,16 @@
 """Personas and data for the portal tests: a member per role, an outsider, one evaluation."""
 
 import io
+import json
+import tarfile
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from portal.models import Evaluation, Membership, Offering, Role, Vendor
+from portal.models import Candidate, Evaluation, Membership, Offering, Role, Vendor
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -71,3 +74,52 @@ def demo(db):
     out = io.StringIO()
     call_command("setup_demo", stdout=out)
     return out.getvalue()
+
+
+SAMPLES = Path(__file__).resolve().parent / "samples"
+
+
+def sample_bytes(name: str) -> bytes:
+    return (SAMPLES / name).read_bytes()
+
+
+def make_bundle(files: dict[str, bytes], *, hostname: str = "gpu-node-01", nonce=None) -> bytes:
+    """A collector-style tar.gz: manifest.json plus one member per output."""
+    manifest = {
+        "schema_version": 1,
+        "collector_version": "1.0.0",
+        "hostname": hostname,
+        "started_at": "2026-11-30T08:00:00Z",
+        "finished_at": "2026-11-30T08:02:00Z",
+        "nonce": nonce,
+        "commands": [
+            {
+                "name": name.rsplit(".", 1)[0],
+                "argv": [name.rsplit(".", 1)[0]],
+                "output": name,
+                "exit_code": 0,
+                "duration_s": 0.5,
+            }
+            for name in files
+        ],
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in [("manifest.json", json.dumps(manifest).encode()), *files.items()]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def candidate(evaluation, offering) -> Candidate:
+    return Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=2)
+
+
+@pytest.fixture
+def upload_token(candidate, members):
+    from portal.services.tokens import upload_token_create
+
+    token, raw = upload_token_create(candidate=candidate, created_by=members["procurement"])
+    return token, raw

@@ -1,0 +1,198 @@
+"""Evidence endpoints: upload (bearer upload token or a member's session), status and nonce."""
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from rest_framework import exceptions, serializers, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .. import selectors
+from ..models import Candidate, EvidenceUpload, UploadToken
+from ..permissions import CAN_UPLOAD, CAN_VIEW
+from ..services.evidence import UploadTooLarge, evidence_submit
+from .authentication import UploadTokenAuthentication
+from .uploads import MaxSizeUploadHandler
+
+# Multipart framing around the file: boundaries, headers and the small text fields.
+MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
+
+
+class UploadInSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=False)
+    node_name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    candidate = serializers.IntegerField(required=False, help_text="Session uploads only.")
+
+
+class UploadOutSerializer(serializers.ModelSerializer):
+    status_url = serializers.SerializerMethodField()
+    duplicate = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EvidenceUpload
+        fields = [
+            "id",
+            "status",
+            "status_url",
+            "duplicate",
+            "original_name",
+            "sha256",
+            "size_bytes",
+            "node_name",
+            "error",
+            "parser_version",
+            "report",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+    def get_status_url(self, obj) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("api-evidence-detail", args=[obj.pk])
+        )
+
+    def get_duplicate(self, obj) -> bool:
+        return bool(self.context.get("duplicate", False))
+
+
+def _limit() -> int:
+    return settings.EVIDENCE_MAX_UPLOAD_BYTES
+
+
+def _too_large_message() -> str:
+    return _("The upload is larger than the limit of %(limit)s bytes.") % {"limit": _limit()}
+
+
+class EvidenceUploadView(APIView):
+    """POST a file or collector bundle; 202 with the status URL, 200 if already received."""
+
+    authentication_classes = [
+        UploadTokenAuthentication,
+        SessionAuthentication,
+        TokenAuthentication,
+    ]
+    permission_classes = []  # decided per request below: a token or a member's role
+    parser_classes = [MultiPartParser, FormParser]
+
+    def initial(self, request, *args, **kwargs):
+        # Refuse an oversized body before any of it is read: first by its declared length,
+        # then, for a body that lies or is chunked, while it streams in.
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared > _limit() + MULTIPART_OVERHEAD_BYTES:
+            raise PayloadTooLarge(_too_large_message())
+        self.size_handler = MaxSizeUploadHandler(request._request, limit=_limit())
+        request._request.upload_handlers = [
+            self.size_handler,
+            *request._request.upload_handlers,
+        ]
+        super().initial(request, *args, **kwargs)
+
+    def _candidate(self, request, candidate_id) -> tuple[Candidate, UploadToken | None]:
+        if isinstance(request.auth, UploadToken):
+            token = request.auth
+            if candidate_id not in (None, token.candidate_id):
+                raise exceptions.PermissionDenied(
+                    _("This upload token belongs to another candidate.")
+                )
+            return token.candidate, token
+        if not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated(
+                _("Send an upload token (Authorization: Bearer …) or log in.")
+            )
+        if candidate_id is None:
+            raise exceptions.ValidationError({"candidate": [_("This field is required.")]})
+        candidate = Candidate.objects.select_related("evaluation").filter(pk=candidate_id).first()
+        if candidate is None:
+            raise Http404
+        membership = selectors.membership_get(user=request.user, evaluation=candidate.evaluation)
+        if membership is None:
+            raise Http404
+        if membership.role not in CAN_UPLOAD:
+            raise exceptions.PermissionDenied(_("Your role does not allow uploading evidence."))
+        return candidate, None
+
+    def post(self, request):
+        try:
+            data = request.data
+        except Exception:
+            if self.size_handler.exceeded:
+                raise PayloadTooLarge(_too_large_message()) from None
+            raise
+        if self.size_handler.exceeded:
+            raise PayloadTooLarge(_too_large_message())
+        unknown = set(data.keys()) - set(UploadInSerializer().fields)
+        if unknown:
+            raise exceptions.ValidationError(
+                {name: [_("Unknown field.")] for name in sorted(unknown)}
+            )
+        incoming = UploadInSerializer(data=data)
+        incoming.is_valid(raise_exception=True)
+        candidate, token = self._candidate(request, incoming.validated_data.get("candidate"))
+        try:
+            upload, created = evidence_submit(
+                candidate=candidate,
+                uploaded_file=incoming.validated_data["file"],
+                node_name=incoming.validated_data.get("node_name", ""),
+                token=token,
+                user=request.user,
+            )
+        except UploadTooLarge as exc:
+            raise PayloadTooLarge(exc.message_dict["file"][0]) from exc
+        except ValidationError as exc:
+            raise exceptions.ValidationError(exc.message_dict) from exc
+        out = UploadOutSerializer(
+            upload, context={"request": request, "duplicate": not created}
+        ).data
+        return Response(out, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+
+
+class EvidenceDetailView(APIView):
+    """The state of one upload: for its upload token, or for members of its evaluation."""
+
+    authentication_classes = [
+        UploadTokenAuthentication,
+        SessionAuthentication,
+        TokenAuthentication,
+    ]
+    permission_classes = []
+
+    def get(self, request, pk: int):
+        upload = get_object_or_404(EvidenceUpload.objects.select_related("candidate"), pk=pk)
+        if isinstance(request.auth, UploadToken):
+            if request.auth.candidate_id != upload.candidate_id:
+                raise Http404
+        elif request.user.is_authenticated:
+            membership = selectors.membership_get(
+                user=request.user, evaluation=upload.candidate.evaluation
+            )
+            if membership is None or membership.role not in CAN_VIEW:
+                raise Http404
+        else:
+            raise exceptions.NotAuthenticated()
+        return Response(UploadOutSerializer(upload, context={"request": request}).data)
+
+
+class EvidenceNonceView(APIView):
+    """The nonce the collector embeds in its manifest; upload tokens only."""
+
+    authentication_classes = [UploadTokenAuthentication]
+    permission_classes = []
+
+    def get(self, request):
+        if not isinstance(request.auth, UploadToken):
+            raise exceptions.NotAuthenticated(_("Send an upload token."))
+        return Response({"nonce": request.auth.nonce, "candidate": request.auth.candidate_id})

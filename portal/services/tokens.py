@@ -1,0 +1,74 @@
+"""Upload tokens: created by procurement, shown once, stored hashed, expiring and revocable."""
+
+import secrets
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..models import Candidate, UploadToken, hash_token
+
+MAX_TOKEN_LIFETIME = timedelta(days=90)
+
+
+class TokenError(Exception):
+    """The bearer token is unknown, expired or revoked; the message says which."""
+
+
+@transaction.atomic
+def upload_token_create(
+    *,
+    candidate: Candidate,
+    created_by,
+    expires_in: timedelta = timedelta(days=7),
+    node_name: str = "",
+    label: str = "",
+) -> tuple[UploadToken, str]:
+    """Create a token for one candidate; returns the row and the raw token (never stored)."""
+    if expires_in <= timedelta(0):
+        raise ValidationError({"expires_in": _("The expiry must be in the future.")})
+    if expires_in > MAX_TOKEN_LIFETIME:
+        raise ValidationError(
+            {"expires_in": _("Upload tokens live at most %(days)s days.") % {"days": 90}}
+        )
+    raw = UploadToken.generate()
+    token = UploadToken.objects.create(
+        evaluation=candidate.evaluation,
+        candidate=candidate,
+        node_name=node_name,
+        label=label,
+        token_hash=hash_token(raw),
+        token_prefix=raw[:10],
+        nonce=secrets.token_hex(16),
+        created_by=created_by,
+        expires_at=timezone.now() + expires_in,
+    )
+    return token, raw
+
+
+def upload_token_revoke(*, token: UploadToken) -> UploadToken:
+    """Revoke a token at once; idempotent (the first revocation time is kept)."""
+    UploadToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    token.refresh_from_db()
+    return token
+
+
+def upload_token_authenticate(raw: str) -> UploadToken:
+    """The usable token matching ``raw``, or TokenError saying why it cannot be used."""
+    token = (
+        UploadToken.objects.select_related("candidate__offering__vendor", "evaluation")
+        .filter(token_hash=hash_token(raw))
+        .first()
+    )
+    if token is None:
+        raise TokenError(_("Unknown upload token."))
+    if token.revoked_at is not None:
+        raise TokenError(_("This upload token has been revoked."))
+    if token.expires_at <= timezone.now():
+        raise TokenError(_("This upload token expired on %(when)s.") % {"when": token.expires_at})
+    UploadToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    return token

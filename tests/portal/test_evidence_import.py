@@ -1,0 +1,190 @@
+"""The import service: parse, replace measurements in one transaction, fail clearly, sweep."""
+
+import io
+import json
+import tarfile
+from datetime import timedelta
+
+import pytest
+import redis
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from portal.celery import app as celery_app
+from portal.models import EvidenceUpload, Measurement, UploadStatus
+from portal.services.evidence import (
+    evidence_import,
+    evidence_reimport_all,
+    evidence_submit,
+    evidence_sweep,
+)
+from scoring.evidence import PARSER_VERSION
+
+from .conftest import make_bundle, sample_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+def _submit(candidate, data: bytes, name: str = "upload.bin") -> EvidenceUpload:
+    upload, created = evidence_submit(
+        candidate=candidate, uploaded_file=SimpleUploadedFile(name, data)
+    )
+    assert created
+    return upload
+
+
+def test_a_loose_nccl_file_becomes_measurements(candidate):
+    upload = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "all_reduce.txt")
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.DONE, upload.error
+    assert upload.parser_version == PARSER_VERSION
+    assert upload.report[0]["kind"] == "nccl_tests"
+    peak = Measurement.objects.get(upload=upload, metric="peak_busbw_gbyte_s")
+    assert peak.value == pytest.approx(232.2, abs=0.5)
+    assert peak.unit == "GB/s"
+    assert peak.kind == "nccl_tests"
+
+
+def test_a_bundle_is_imported_member_by_member_with_the_manifest_hostname(candidate):
+    bundle = make_bundle(
+        {
+            "nccl-all-reduce.txt": sample_bytes("nccl-a100-8gpu.txt"),
+            "ibstat.txt": sample_bytes("ibstat-roce-some-down.txt"),
+            "lspci.txt": sample_bytes("lspci-kvm-vm.txt"),
+        },
+        hostname="poc-node-7",
+    )
+    upload = _submit(candidate, bundle, "bundle.tar.gz")
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.DONE, upload.error
+    kinds = {r["file"]: r["kind"] for r in upload.report}
+    assert kinds == {
+        "nccl-all-reduce.txt": "nccl_tests",
+        "ibstat.txt": "ibstat",
+        "lspci.txt": "lspci",
+    }
+    nodes = set(Measurement.objects.filter(upload=upload).values_list("node_name", flat=True))
+    assert nodes == {"poc-node-7"}
+
+
+def test_importing_again_replaces_and_never_duplicates(candidate):
+    upload = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"))
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    first = Measurement.objects.filter(upload=upload).count()
+    assert first > 0
+    assert evidence_reimport_all() == 1
+    evidence_import(upload_id=upload.pk, task_id="t2")
+    assert Measurement.objects.filter(upload=upload).count() == first
+
+
+def test_a_finished_upload_is_not_claimed_again(candidate):
+    upload = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"))
+    assert evidence_import(upload_id=upload.pk, task_id="t1") is not None
+    assert evidence_import(upload_id=upload.pk, task_id="t1") is None
+    upload.refresh_from_db()
+    assert upload.attempts == 1
+
+
+def test_garbage_fails_with_a_message_and_no_rows(candidate):
+    upload = _submit(candidate, b"hello, this is not the output of any GPU tool\n" * 10)
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.FAILED
+    assert "not the output of a supported tool" in upload.error
+    assert not Measurement.objects.exists()
+
+
+def test_binary_content_fails_clearly(candidate):
+    upload = _submit(candidate, bytes(range(256)) * 100)
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.FAILED
+    assert "binary" in upload.error or "not UTF-8" in upload.error
+
+
+def _tar_with(member: tarfile.TarInfo, data: bytes = b"") -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.addfile(member, io.BytesIO(data) if data else None)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("member", "reason"),
+    [
+        (lambda: _named("../../etc/passwd", b"root:x:0:0"), ".."),
+        (lambda: _named("/etc/passwd", b"root:x:0:0"), "/"),
+        (lambda: _link("nvidia-smi.txt", "/etc/shadow"), "link"),
+    ],
+)
+def test_a_hostile_bundle_is_rejected_whole(candidate, member, reason, settings, tmp_path):
+    info, data = member()
+    upload = _submit(candidate, _tar_with(info, data), "bundle.tar.gz")
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.FAILED
+    assert reason in upload.error
+    assert not Measurement.objects.exists()
+
+
+def _named(name: str, data: bytes):
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    return info, data
+
+
+def _link(name: str, target: str):
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.SYMTYPE
+    info.linkname = target
+    return info, b""
+
+
+def _queued_import_ids() -> list[int]:
+    """Upload ids of the import messages waiting in the real Redis broker."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    ids = []
+    for raw in client.lrange("celery", 0, -1):
+        headers = json.loads(raw)["headers"]
+        if headers["task"] == "portal.tasks.evidence_import_task":
+            ids.append(int(headers["argsrepr"].strip("(),")))
+    return ids
+
+
+@pytest.fixture
+def empty_queue():
+    celery_app.control.purge()
+    yield
+    celery_app.control.purge()
+
+
+def test_the_sweeper_requeues_forgotten_and_stuck_uploads(candidate, empty_queue):
+    forgotten = _submit(candidate, b"first file")
+    stuck = _submit(candidate, b"second file")
+    fresh = _submit(candidate, b"third file")
+    long_ago = timezone.now() - timedelta(hours=1)
+    EvidenceUpload.objects.filter(pk=forgotten.pk).update(created_at=long_ago)
+    EvidenceUpload.objects.filter(pk=stuck.pk).update(
+        status=UploadStatus.PROCESSING, started_at=long_ago, created_at=long_ago, attempts=1
+    )
+    assert sorted(evidence_sweep()) == sorted([forgotten.pk, stuck.pk])
+    assert sorted(_queued_import_ids()) == sorted([forgotten.pk, stuck.pk])
+    assert fresh.pk not in _queued_import_ids()
+    stuck.refresh_from_db()
+    assert stuck.status == UploadStatus.QUEUED
+
+
+def test_the_sweeper_gives_up_after_repeated_attempts(candidate, empty_queue):
+    upload = _submit(candidate, b"a file that keeps killing workers")
+    long_ago = timezone.now() - timedelta(hours=1)
+    EvidenceUpload.objects.filter(pk=upload.pk).update(
+        status=UploadStatus.PROCESSING, started_at=long_ago, attempts=5
+    )
+    evidence_sweep()
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.FAILED
+    assert "abandoned after 5 attempts" in upload.error
+    assert _queued_import_ids() == []
