@@ -30,9 +30,27 @@ class WorkerProcess:
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
 
-    def start(self, timeout_s: float = 30.0) -> None:
-        from portal.celery import app
+    def ping(self) -> list:
+        from celery import Celery
 
+        probe = Celery(broker=self.env["CELERY_BROKER_URL"])
+        try:
+            return probe.control.ping(timeout=0.5)
+        finally:
+            probe.close()
+
+    def active_task_pids(self) -> list[int]:
+        """Process ids of the pool children running a task right now."""
+        from celery import Celery
+
+        probe = Celery(broker=self.env["CELERY_BROKER_URL"])
+        try:
+            active = probe.control.inspect(timeout=1.0).active() or {}
+        finally:
+            probe.close()
+        return [task["worker_pid"] for tasks in active.values() for task in tasks]
+
+    def start(self, timeout_s: float = 30.0) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - kept open for the process lifetime
         self.process = subprocess.Popen(
             [
@@ -42,12 +60,13 @@ class WorkerProcess:
                 "--hostname", f"test-worker-{os.getpid()}@%h",
             ],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
         )  # fmt: skip
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the worker exited early; see {self.log_path}")
-            if app.control.ping(timeout=0.5):
+            if self.ping():
                 return
         raise RuntimeError(f"the worker did not answer a ping in {timeout_s}s; see {self.log_path}")
 
@@ -67,24 +86,32 @@ class WorkerProcess:
 
 
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+def subprocess_env(django_db_setup, django_db_blocker) -> dict[str, str]:
+    """Environment for subprocesses (workers, servers) that must use the test database."""
+    from django.conf import settings
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        env = dict(os.environ)
+        env.update(
+            DJANGO_SETTINGS_MODULE="tests.settings",
+            DATABASE_URL=_database_url(connection.settings_dict),
+            CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+            MEDIA_ROOT=str(settings.MEDIA_ROOT),
+        )
+    return env
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(subprocess_env, tmp_path_factory):
     """A real worker process consuming from Redis and writing to the test database.
 
     The broker must be reachable: a missing Redis fails the tests that use this, never skips them.
     """
-    from django.db import connection
-
     from portal.celery import app
 
-    with django_db_blocker.unblock():
-        name = connection.settings_dict["NAME"]
-        env = dict(os.environ)
-        env.update(
-            DJANGO_SETTINGS_MODULE="tests.settings",
-            DATABASE_URL=_database_url({**connection.settings_dict, "NAME": name}),
-        )
     app.control.purge()
-    worker = WorkerProcess(env, tmp_path_factory.mktemp("worker") / "worker.log")
+    worker = WorkerProcess(subprocess_env, tmp_path_factory.mktemp("worker") / "worker.log")
     worker.start()
     yield worker
     worker.stop()

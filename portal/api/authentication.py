@@ -1,6 +1,7 @@
 """Bearer upload tokens for the evidence endpoints (and nothing else)."""
 
 from django.contrib.auth.models import AnonymousUser
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from ..models.evidence import TOKEN_PREFIX
@@ -30,3 +31,17 @@ class UploadTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request):
         return self.keyword
+
+
+class UploadTokenScheme(OpenApiAuthenticationExtension):
+    """Describes upload tokens in the OpenAPI schema."""
+
+    target_class = UploadTokenAuthentication
+    name = "uploadToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An upload token (gpt_…) scoped to one candidate; evidence only.",
+        }

@@ -6,6 +6,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -125,6 +126,10 @@ class EvidenceUploadView(APIView):
             raise exceptions.PermissionDenied(_("Your role does not allow uploading evidence."))
         return candidate, None
 
+    @extend_schema(
+        request={"multipart/form-data": UploadInSerializer},
+        responses={202: UploadOutSerializer, 200: UploadOutSerializer},
+    )
     def post(self, request):
         try:
             data = request.data
@@ -170,6 +175,7 @@ class EvidenceDetailView(APIView):
     ]
     permission_classes = []
 
+    @extend_schema(responses=UploadOutSerializer)
     def get(self, request, pk: int):
         upload = get_object_or_404(EvidenceUpload.objects.select_related("candidate"), pk=pk)
         if isinstance(request.auth, UploadToken):
@@ -192,6 +198,12 @@ class EvidenceNonceView(APIView):
     authentication_classes = [UploadTokenAuthentication]
     permission_classes = []
 
+    @extend_schema(
+        responses=inline_serializer(
+            "EvidenceNonce",
+            {"nonce": serializers.CharField(), "candidate": serializers.IntegerField()},
+        )
+    )
     def get(self, request):
         if not isinstance(request.auth, UploadToken):
             raise exceptions.NotAuthenticated(_("Send an upload token."))

@@ -1,5 +1,15 @@
 """Scores: verify claims against measurements and recompute a candidate's scores."""
 
+from django.db import transaction
 
-def candidate_refresh(*, candidate_id: int) -> None:
-    """Re-verify and re-score one candidate (filled in by the scoring adapter)."""
+from ..models import Candidate
+
+
+@transaction.atomic
+def candidate_refresh(*, candidate_id: int) -> Candidate:
+    """Re-verify and re-score one candidate.
+
+    The candidate row is locked first so that two imports finishing at the same time rescore
+    one after the other instead of interleaving their writes.
+    """
+    return Candidate.objects.select_for_update(no_key=True).get(pk=candidate_id)

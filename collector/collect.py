@@ -1,0 +1,672 @@
+#!/usr/bin/env python3
+"""GPU node evidence collector: run diagnostics, write a tar.gz bundle, upload it to the portal.
+
+Run it on each candidate node of a POC (Python 3.8+, standard library only):
+
+    python3 collect.py --portal https://portal.example --token TOKEN
+    python3 collect.py --no-upload --out node1.tar.gz          # offline: upload later
+    python3 collect.py --portal URL --token TOKEN --upload-only node1.tar.gz
+
+Each tool runs with a timeout and LC_ALL=C (parsers read English output); a tool that is not
+installed is recorded in the manifest as missing instead of failing the run. Progress goes to
+stderr, the status URL to stdout. The token can also come from the GPU_PORTAL_TOKEN
+environment variable, which keeps it out of the process list.
+
+Exit status: 0 done, 1 the bundle could not be written, 2 usage error, 3 upload failed
+(the bundle is kept; retry with --upload-only), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from collections.abc import Callable
+from typing import IO, Any
+
+COLLECTOR_VERSION = "1.0.0"
+MANIFEST_SCHEMA_VERSION = 1
+EXIT_OK, EXIT_WRITE_FAILED, EXIT_USAGE, EXIT_UPLOAD_FAILED = 0, 1, 2, 3
+DEFAULT_TIMEOUT_S = 600.0
+# The portal refuses members over 64 MiB; keep well under it.
+OUTPUT_CAP_BYTES = 32 * 1024 * 1024
+STDERR_TAIL_CHARS = 2000
+ANSWER_CAP_BYTES = 64 * 1024
+EVIDENCE_PATH = "/api/v1/evidence/"
+NONCE_PATH = "/api/v1/evidence/nonce/"
+# Administration tools (dmidecode, ibstat) live in sbin, often missing from a user's PATH.
+EXTRA_PATH = ("/usr/local/sbin", "/usr/sbin", "/sbin")
+
+QUERY_GPU_FIELDS = (
+    "name,pci.bus_id,driver_version,memory.total,mig.mode.current,ecc.mode.current,"
+    "ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,"
+    "retired_pages.pending"
+)
+# Drivers older than R450 reject the MIG and some ECC fields and fail the whole query.
+QUERY_GPU_BASIC_FIELDS = "name,pci.bus_id,driver_version,memory.total"
+PCI_BUS_ID = re.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b")
+
+
+class Step:
+    """One command to run: its argv, fallbacks tried when it is missing or fails, its output."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        output: str,
+        alternatives: list[list[str]] | None = None,
+        prepare: Callable[[dict[str, bytes]], tuple[list[str] | None, str]] | None = None,
+        cleanup: Callable[[], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.argv = argv
+        self.output = output
+        self.alternatives = alternatives or []
+        # prepare(outputs so far) -> (argv, "") or (None, why the step is skipped)
+        self.prepare = prepare
+        self.cleanup = cleanup
+
+    @property
+    def label(self) -> str:
+        return " ".join(self.argv)
+
+
+class Outcome:
+    """What running one step gave: the manifest entry and the captured stdout."""
+
+    def __init__(self, entry: dict[str, Any], stdout: bytes, status: str) -> None:
+        self.entry = entry
+        self.stdout = stdout
+        self.status = status
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def plan_steps(args: argparse.Namespace) -> list[Step]:
+    steps = [
+        Step("nvidia-smi", ["nvidia-smi"], "nvidia-smi.txt"),
+        Step("nvidia-smi-q", ["nvidia-smi", "-q"], "nvidia-smi-q.txt"),
+        Step("nvidia-smi-topo", ["nvidia-smi", "topo", "-m"], "nvidia-smi-topo.txt"),
+        Step("nvidia-smi-nvlink", ["nvidia-smi", "nvlink", "-s"], "nvidia-smi-nvlink.txt"),
+        Step(
+            "nvidia-smi-query-gpu",
+            ["nvidia-smi", "--query-gpu=" + QUERY_GPU_FIELDS, "--format=csv"],
+            "nvidia-smi-query-gpu.csv",
+            alternatives=[["nvidia-smi", "--query-gpu=" + QUERY_GPU_BASIC_FIELDS, "--format=csv"]],
+        ),
+        Step("ibstat", ["ibstat"], "ibstat.txt", alternatives=[["ibstatus"]]),
+        Step("lspci", ["lspci", "-nn"], "lspci.txt"),
+        Step("lscpu", ["lscpu"], "lscpu.txt"),
+        Step("dmidecode", ["dmidecode", "-t", "system"], "dmidecode-system.txt"),
+        Step("systemd-detect-virt", ["systemd-detect-virt"], "systemd-detect-virt.txt"),
+        Step("dcgmi-diag", ["dcgmi", "diag", "-r", "1"], "dcgmi-diag.txt"),
+    ]
+    if args.fio_target:
+        steps.append(fio_step(args.fio_target, args.fio_size))
+    if args.nccl_tests:
+        steps.append(nccl_step(find_all_reduce(args.nccl_tests) or "all_reduce_perf"))
+    return steps
+
+
+def fio_step(directory: str, size: str) -> Step:
+    """Sequential 1 MiB write then read of a temporary file in ``directory`` (then deleted)."""
+    path = os.path.join(os.path.abspath(directory), f"gpu-poc-fio-{os.getpid()}.tmp")
+    # fio splits --filename on ':'; a backslash escapes it.
+    target = path.replace(":", "\\:")
+
+    def argv(engine: list[str]) -> list[str]:
+        return [
+            "fio",
+            "--output-format=json",
+            "--filename=" + target,
+            "--size=" + size,
+            "--bs=1M",
+            "--runtime=30",
+            *engine,
+            "--name=seq-write",
+            "--rw=write",
+            "--end_fsync=1",
+            "--name=seq-read",
+            "--rw=read",
+            "--stonewall",
+        ]
+
+    def cleanup() -> None:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+
+    # O_DIRECT bypasses the page cache, but tmpfs and some network file systems refuse it.
+    primary = argv(["--ioengine=libaio", "--iodepth=16", "--direct=1"])
+    fallback = argv(["--ioengine=psync", "--direct=0"])
+    return Step("fio", primary, "fio.json", alternatives=[fallback], cleanup=cleanup)
+
+
+def find_all_reduce(directory: str) -> str | None:
+    for candidate in ("all_reduce_perf", os.path.join("build", "all_reduce_perf")):
+        path = os.path.join(directory, candidate)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.abspath(path)
+    return None
+
+
+def count_gpus(query_csv: bytes) -> int:
+    """GPUs listed by ``nvidia-smi --query-gpu=...,pci.bus_id`` (distinct PCI bus ids)."""
+    return len(set(PCI_BUS_ID.findall(query_csv.decode("utf-8", "replace"))))
+
+
+def nccl_step(binary: str) -> Step:
+    base = [binary, "-b", "8", "-e", "1G", "-f", "2", "-g"]
+
+    def prepare(outputs: dict[str, bytes]) -> tuple[list[str] | None, str]:
+        gpus = count_gpus(outputs.get("nvidia-smi-query-gpu.csv", b""))
+        if gpus == 0:
+            return None, "nvidia-smi listed no GPU, so the GPU count for -g is unknown"
+        return [*base, str(gpus)], ""
+
+    return Step("nccl-all-reduce", [*base, "N"], "nccl-all-reduce.txt", prepare=prepare)
+
+
+# --------------------------------------------------------------------------- running
+
+
+def tool_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["LC_ALL"] = "C"
+    env["LANG"] = "C"
+    parts = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(
+        [p for p in parts if p] + [p for p in EXTRA_PATH if p not in parts]
+    )
+    return env
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the tool and everything it started (mpirun, nccl-tests ranks)."""
+    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except OSError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def tail_text(handle: IO[bytes], chars: int) -> str | None:
+    size = handle.seek(0, os.SEEK_END)
+    handle.seek(max(0, size - chars * 4))
+    text = handle.read().decode("utf-8", "replace").strip()
+    return text[-chars:] or None
+
+
+def execute(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
+    """Run one command; stdout and stderr go to temporary files so memory stays bounded."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return {
+                "exit_code": None,
+                "error": f"could not start: {exc}",
+                "stdout": b"",
+                "duration_s": 0.0,
+                "timed_out": False,
+                "stderr": None,
+            }
+        timed_out = False
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(proc)
+            code = proc.wait()
+        except KeyboardInterrupt:
+            kill_group(proc)
+            raise
+        duration = round(time.monotonic() - started, 3)
+        out.seek(0)
+        stdout = out.read(OUTPUT_CAP_BYTES + 1)
+        error = None
+        if len(stdout) > OUTPUT_CAP_BYTES:
+            stdout = stdout[:OUTPUT_CAP_BYTES]
+            error = f"output cut at {OUTPUT_CAP_BYTES} bytes"
+        return {
+            "exit_code": None if timed_out else code,
+            "duration_s": duration,
+            "timed_out": timed_out,
+            "error": error,
+            "stderr": tail_text(err, STDERR_TAIL_CHARS),
+            "stdout": stdout,
+        }
+
+
+def run_step(step: Step, argv: list[str], timeout: float, env: dict[str, str]) -> Outcome:
+    entry: dict[str, Any] = {"name": step.name, "argv": argv, "output": step.output}
+    result: dict[str, Any] | None = None
+    for candidate in [argv, *step.alternatives]:
+        if shutil.which(candidate[0], path=env["PATH"]) is None:
+            continue
+        result = execute(candidate, timeout, env)
+        entry["argv"] = candidate
+        if result["exit_code"] == 0:
+            break
+    if result is None:
+        entry.update(
+            output=None,
+            exit_code=None,
+            duration_s=None,
+            missing=True,
+            timed_out=False,
+            error=f"{argv[0]} is not installed",
+            stderr=None,
+        )
+        return Outcome(entry, b"", "missing (not installed)")
+    stdout = result.pop("stdout")
+    entry.update(result, missing=False)
+    if result["timed_out"]:
+        status = f"timed out after {timeout:.0f}s"
+    elif result["exit_code"] is None:
+        entry["output"] = None
+        status = f"failed: {result['error']}"
+    elif result["exit_code"] != 0:
+        status = f"failed (exit {result['exit_code']}) {result['duration_s']:.1f}s"
+    else:
+        status = f"ok {result['duration_s']:.1f}s"
+    return Outcome(entry, stdout, status)
+
+
+def skipped(step: Step, reason: str) -> Outcome:
+    entry = {
+        "name": step.name,
+        "argv": step.argv,
+        "output": None,
+        "exit_code": None,
+        "duration_s": None,
+        "missing": False,
+        "timed_out": False,
+        "error": "skipped: " + reason,
+        "stderr": None,
+    }
+    return Outcome(entry, b"", "skipped: " + reason)
+
+
+def collect(steps: list[Step], timeout: float, log: IO[str]) -> list[Outcome]:
+    env = tool_env()
+    outputs: dict[str, bytes] = {}
+    outcomes = []
+    for index, step in enumerate(steps, start=1):
+        argv: list[str] | None = step.argv
+        reason = ""
+        if step.prepare is not None:
+            argv, reason = step.prepare(outputs)
+        shown = " ".join(argv) if argv else step.label
+        if len(shown) > 72:
+            shown = shown[:69] + "..."
+        log.write(f"[{index}/{len(steps)}] {shown} ... ")
+        log.flush()
+        try:
+            outcome = skipped(step, reason) if argv is None else run_step(step, argv, timeout, env)
+        finally:
+            if step.cleanup is not None:
+                step.cleanup()
+        log.write(outcome.status + "\n")
+        log.flush()
+        if outcome.entry["output"]:
+            outputs[step.output] = outcome.stdout
+        outcomes.append(outcome)
+    return outcomes
+
+
+# --------------------------------------------------------------------------- the bundle
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def build_manifest(
+    outcomes: list[Outcome], hostname: str, nonce: str | None, started_at: str, finished_at: str
+) -> dict[str, Any]:
+    return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "collector_version": COLLECTOR_VERSION,
+        "hostname": hostname,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "nonce": nonce,
+        "commands": [o.entry for o in outcomes],
+    }
+
+
+def write_bundle(path: str, manifest: dict[str, Any], outcomes: list[Outcome]) -> None:
+    """Write manifest.json then each output; via a temporary name so no half bundle remains."""
+    partial = path + ".part"
+    now = int(time.time())
+    members = [("manifest.json", json.dumps(manifest, indent=2).encode("utf-8"))]
+    members += [(o.entry["output"], o.stdout) for o in outcomes if o.entry["output"]]
+    try:
+        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+            for name, data in members:
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                info.mtime = now
+                info.mode = 0o644
+                archive.addfile(info, io.BytesIO(data))
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise
+
+
+def default_bundle_name(hostname: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", hostname) or "node"
+    return f"evidence-{safe}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.tar.gz"
+
+
+# --------------------------------------------------------------------------- the portal
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    # A redirected POST would silently become a GET without the bundle.
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def opener() -> urllib.request.OpenerDirector:
+    return urllib.request.build_opener(_NoRedirect)
+
+
+def request(
+    url: str, token: str, timeout: float, data: bytes | None = None, content_type: str | None = None
+) -> tuple[int, bytes]:
+    """Send one request; return (HTTP status, body). Network failures raise OSError or
+    http.client.HTTPException."""
+    headers = {
+        "Authorization": "Bearer " + token,
+        "Accept": "application/json",
+        "User-Agent": "gpu-evidence-collector/" + COLLECTOR_VERSION,
+    }
+    if content_type:
+        headers["Content-Type"] = content_type
+    req = urllib.request.Request(
+        url, data=data, headers=headers, method="POST" if data is not None else "GET"
+    )
+    try:
+        with opener().open(req, timeout=timeout) as answer:
+            return answer.status, answer.read(ANSWER_CAP_BYTES)
+    except urllib.error.HTTPError as exc:
+        body = exc.read(ANSWER_CAP_BYTES) if exc.fp is not None else b""
+        return exc.code, body
+
+
+def server_message(body: bytes) -> str:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text[:500] or "(no message)"
+    if isinstance(doc, dict):
+        for key in ("detail", "error", "message"):
+            if isinstance(doc.get(key), str):
+                return doc[key]
+    return json.dumps(doc)[:500]
+
+
+def fetch_nonce(portal: str, token: str, timeout: float) -> tuple[str | None, str]:
+    """Ask the portal for the nonce to embed; (nonce, "") or (None, why not)."""
+    try:
+        status, body = request(portal + NONCE_PATH, token, timeout)
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        return None, f"cannot reach the portal ({describe(exc)})"
+    if status != 200:
+        return None, f"HTTP {status}: {server_message(body)}"
+    try:
+        nonce = json.loads(body.decode("utf-8")).get("nonce")
+    except (ValueError, AttributeError):
+        nonce = None
+    if not isinstance(nonce, str) or not nonce:
+        return None, "the answer holds no nonce"
+    return nonce, ""
+
+
+def describe(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None)
+    return str(reason if reason is not None else exc) or type(exc).__name__
+
+
+def encode_multipart(fields: dict[str, str], filename: str, data: bytes) -> tuple[bytes, str]:
+    boundary = "gpu-evidence-" + uuid.uuid4().hex
+    safe_name = re.sub(r"[^A-Za-z0-9._-]+", "_", filename) or "bundle.tar.gz"
+    parts = []
+    for key, value in fields.items():
+        parts.append(
+            (
+                f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'
+            ).encode()
+        )
+    parts.append(
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="{safe_name}"\r\n'
+            "Content-Type: application/gzip\r\n\r\n"
+        ).encode()
+    )
+    parts.append(data)
+    parts.append((f"\r\n--{boundary}--\r\n").encode())
+    return b"".join(parts), "multipart/form-data; boundary=" + boundary
+
+
+def upload(args: argparse.Namespace, path: str, node_name: str, log: IO[str]) -> int:
+    """POST the bundle, retrying connection errors and 5xx with exponential backoff."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        print(f"error: cannot read the bundle {path}: {exc}", file=sys.stderr)
+        return EXIT_UPLOAD_FAILED
+    body, content_type = encode_multipart({"node_name": node_name}, os.path.basename(path), data)
+    url = args.portal + EVIDENCE_PATH
+    attempts = args.retries + 1
+    for attempt in range(1, attempts + 1):
+        log.write(
+            f"uploading {os.path.basename(path)} ({len(data)} bytes) to {url}, "
+            f"attempt {attempt}/{attempts} ... "
+        )
+        log.flush()
+        try:
+            status, answer = request(url, args.token, args.http_timeout, body, content_type)
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            problem = f"network error: {describe(exc)}"
+        else:
+            if 200 <= status < 300:
+                log.write(f"done (HTTP {status})\n")
+                return report_accepted(args.portal, answer)
+            # 429 asks to come back later, like a 5xx; other 4xx will not change on retry.
+            if 300 <= status < 500 and status != 429:
+                log.write(f"refused (HTTP {status})\n")
+                hint = " (check --portal: a redirect)" if status < 400 else ""
+                print(
+                    f"error: the portal refused the bundle (HTTP {status}): "
+                    f"{server_message(answer)}{hint}",
+                    file=sys.stderr,
+                )
+                print(f"the bundle is kept at {path}", file=sys.stderr)
+                return EXIT_UPLOAD_FAILED
+            problem = f"server error (HTTP {status}): {server_message(answer)[:200]}"
+        log.write(problem + "\n")
+        if attempt < attempts:
+            delay = min(args.retry_delay * 2 ** (attempt - 1), 300.0)
+            log.write(f"retrying in {delay:g}s\n")
+            log.flush()
+            time.sleep(delay)
+    print(
+        f"error: upload failed after {attempts} attempts; the bundle is kept at {path}\n"
+        f"retry later with: python3 collect.py --portal {args.portal} --token TOKEN "
+        f"--upload-only {path}",
+        file=sys.stderr,
+    )
+    return EXIT_UPLOAD_FAILED
+
+
+def report_accepted(portal: str, answer: bytes) -> int:
+    """Print what the portal said about an accepted (or already known) bundle."""
+    try:
+        doc = json.loads(answer.decode("utf-8"))
+    except ValueError:
+        doc = {}
+    if not isinstance(doc, dict):
+        doc = {}
+    status_url = doc.get("status_url")
+    link = urllib.parse.urljoin(portal + "/", status_url) if isinstance(status_url, str) else None
+    if doc.get("duplicate"):
+        print(f"this bundle was already imported (upload {doc.get('id', '?')})")
+    else:
+        print(
+            f"bundle accepted: upload {doc.get('id', '?')}, status {doc.get('status', 'unknown')}"
+        )
+    if link:
+        print(f"status: {link}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="collect.py",
+        description="Collect GPU node evidence and upload it to the procurement portal.",
+    )
+    parser.add_argument("--portal", help="portal base URL, e.g. https://portal.example")
+    parser.add_argument("--token", help="upload token (or set GPU_PORTAL_TOKEN)")
+    parser.add_argument("--nonce", help="nonce to embed (default: asked from the portal)")
+    parser.add_argument("--nccl-tests", metavar="DIR", help="nccl-tests directory to run from")
+    parser.add_argument("--fio-target", metavar="DIR", help="directory on the disk to test")
+    parser.add_argument("--fio-size", default="1G", help="fio file size (default 1G)")
+    parser.add_argument("--out", help="bundle path (default evidence-HOST-TIME.tar.gz)")
+    parser.add_argument("--no-upload", action="store_true", help="only write the bundle")
+    parser.add_argument("--upload-only", metavar="BUNDLE", help="upload an existing bundle")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help="seconds allowed per command (default %(default)g)",
+    )
+    parser.add_argument("--retries", type=int, default=5, help="upload retries (default 5)")
+    parser.add_argument(
+        "--retry-delay",
+        type=float,
+        default=2.0,
+        help="first retry delay in seconds, doubled each time",
+    )
+    parser.add_argument("--http-timeout", type=float, default=120.0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.token = args.token or os.environ.get("GPU_PORTAL_TOKEN")
+    uploading = not args.no_upload or args.upload_only
+    if args.no_upload and args.upload_only:
+        parser.error("--no-upload and --upload-only exclude each other")
+    if uploading and not (args.portal and args.token):
+        parser.error("--portal and --token are needed to upload (or pass --no-upload)")
+    if args.portal:
+        parsed = urllib.parse.urlsplit(args.portal)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            parser.error(f"--portal must be an http:// or https:// URL, got {args.portal!r}")
+        args.portal = args.portal.rstrip("/")
+    if args.timeout <= 0 or args.retries < 0 or args.retry_delay < 0:
+        parser.error("--timeout must be positive, --retries and --retry-delay not negative")
+    if args.fio_target and not os.path.isdir(args.fio_target):
+        parser.error(
+            "--fio-target must be an existing directory: the collector writes a "
+            "temporary file there and deletes it (never a device or a file)"
+        )
+    if args.nccl_tests and find_all_reduce(args.nccl_tests) is None:
+        parser.error(
+            f"no executable all_reduce_perf in {args.nccl_tests} or {args.nccl_tests}/build"
+        )
+    if args.upload_only and not os.path.isfile(args.upload_only):
+        parser.error(f"no such bundle: {args.upload_only}")
+    return args
+
+
+def warn_plain_http(portal: str, log: IO[str]) -> None:
+    parsed = urllib.parse.urlsplit(portal)
+    if parsed.scheme == "http" and parsed.hostname not in ("localhost", "127.0.0.1", "::1"):
+        log.write(f"warning: {portal} is plain HTTP: the token travels unencrypted\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    log = sys.stderr
+    hostname = socket.gethostname()
+    if args.portal:
+        warn_plain_http(args.portal, log)
+    if args.upload_only:
+        return upload(args, args.upload_only, hostname, log)
+
+    nonce = args.nonce
+    if nonce is None and args.portal and args.token:
+        nonce, why = fetch_nonce(args.portal, args.token, min(args.http_timeout, 30.0))
+        if nonce is None:
+            log.write(f"warning: no nonce from the portal ({why}); continuing without one\n")
+    elif nonce is None:
+        log.write("note: no nonce (pass --nonce from the portal to embed one)\n")
+
+    steps = plan_steps(args)
+    started_at = utc_now()
+    outcomes = collect(steps, args.timeout, log)
+    manifest = build_manifest(outcomes, hostname, nonce, started_at, utc_now())
+    path = args.out or default_bundle_name(hostname)
+    try:
+        write_bundle(path, manifest, outcomes)
+    except OSError as exc:
+        print(f"error: cannot write the bundle {path}: {exc}", file=sys.stderr)
+        return EXIT_WRITE_FAILED
+    collected = sum(1 for o in outcomes if o.entry["output"])
+    missing = [o.entry["name"] for o in outcomes if o.entry.get("missing")]
+    log.write(
+        f"collected {collected} of {len(outcomes)} outputs into {path} "
+        f"({os.path.getsize(path)} bytes)\n"
+    )
+    if missing:
+        log.write(f"not installed on this node: {', '.join(missing)}\n")
+    if args.no_upload:
+        print(path)
+        return EXIT_OK
+    return upload(args, path, hostname, log)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        sys.exit(130)

@@ -1,0 +1,33 @@
+"""The six dimension scores: the facts a rubric reads and the engine that applies its rules."""
+
+from .engine import (
+    Batch,
+    clear_memo,
+    evaluate_rule,
+    score_dimensions,
+    score_dimensions_batch,
+)
+from .facts import (
+    FACT_NAMES,
+    FACTS,
+    FactContext,
+    FactSource,
+    budget_ratio,
+    effective_price_ratio,
+    fact_value,
+)
+
+__all__ = [
+    "FACTS",
+    "FACT_NAMES",
+    "Batch",
+    "FactContext",
+    "FactSource",
+    "budget_ratio",
+    "clear_memo",
+    "effective_price_ratio",
+    "evaluate_rule",
+    "fact_value",
+    "score_dimensions",
+    "score_dimensions_batch",
+]

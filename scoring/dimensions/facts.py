@@ -1,0 +1,195 @@
+"""The facts a rubric may read: names, bases, evidence references and how each is fetched.
+
+A fact is named "<namespace>.<field>": ``vendor.*`` and ``offering.*`` are the vendor's
+claims, ``measured.*`` what the evidence showed (units normalised: NVMe in GB/s),
+``answer.<checklist key>`` the verification status of an item, ``derived.*`` values computed
+from the others (the TCO ratios, the efficiency of the delivery form at the candidate's scale).
+Each fact has a basis: a claimed value is scaled by the rubric's factor for its checklist
+item's status; measured, computed and answer values count as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+from ..types import (
+    CHECKLIST_KEYS,
+    CandidateInput,
+    EvaluationSpec,
+    MeasuredFacts,
+    OfferingFacts,
+    VendorFacts,
+)
+
+if TYPE_CHECKING:
+    from ..rubric import Rubric
+    from ..tco import Tco
+
+MEASURED = "measured"
+CLAIMED = "claimed"
+COMPUTED = "computed"
+ANSWER = "answer"
+UNANSWERED = "unanswered"
+
+
+class FactContext:
+    """One candidate's facts for one evaluation, read lazily by the rules."""
+
+    __slots__ = (
+        "answers",
+        "candidate",
+        "evaluation",
+        "measured",
+        "offering",
+        "refs",
+        "rubric",
+        "tco",
+        "vendor",
+    )
+
+    def __init__(
+        self,
+        candidate: CandidateInput,
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        tco: Tco | None,
+    ) -> None:
+        self.candidate = candidate
+        self.evaluation = evaluation
+        self.rubric = rubric
+        self.tco = tco
+        self.offering = candidate.offering
+        self.vendor = candidate.vendor
+        self.measured = candidate.measured
+        self.answers = candidate.answers
+        self.refs = candidate.measured.evidence_refs
+
+
+@dataclass(frozen=True)
+class FactSource:
+    """How to read one fact: ``fetch(ctx)`` returns the value (None = unknown), or the pair
+    (value, basis) when ``basis`` is None because it depends on the evidence.
+    ``ref_names`` are the evidence_refs keys that reference it; ``exact_text`` marks Decimals,
+    shown as strings so "7.68" and "7.680" stay distinct."""
+
+    fetch: Callable[[FactContext], Any]
+    basis: str | None
+    ref_names: tuple[str, ...] = ()
+    exact_text: bool = False
+
+
+def _owner_fetch(owner: str, name: str) -> Callable[[FactContext], Any]:
+    # A dotted attrgetter reads ctx.<owner>.<name> in one C call.
+    return attrgetter(f"{owner}.{name}")
+
+
+def _answer(key: str) -> Callable[[FactContext], Any]:
+    return lambda ctx: ctx.answers.get(key, UNANSWERED)
+
+
+# Measured figures are scored at the precision a report shows them with (NVMe to 10 MB/s,
+# fractions to 0.1 %); rounding is monotone, so a better measurement never scores less.
+def _nvme_read(ctx: FactContext) -> float | None:
+    value = ctx.measured.nvme_read_mbyte_s
+    return None if value is None else round(value / 1000.0, 2)
+
+
+def _nvme_write(ctx: FactContext) -> float | None:
+    value = ctx.measured.nvme_write_mbyte_s
+    return None if value is None else round(value / 1000.0, 2)
+
+
+def _busbw_fraction(ctx: FactContext) -> float | None:
+    value = ctx.measured.busbw_fraction
+    return None if value is None else round(value, 3)
+
+
+def _has_distributed_fs(ctx: FactContext) -> bool:
+    return bool(ctx.offering.distributed_fs.strip())
+
+
+def _dcgm_failed_count(ctx: FactContext) -> int | None:
+    failed = ctx.measured.dcgm_failed_tests
+    return None if failed is None else len(failed)
+
+
+def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
+    measured = ctx.measured
+    form, basis = ctx.rubric.observed_delivery_form(
+        ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+    )
+    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count), 4), basis
+
+
+def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
+    """Cheapest TCO ÷ budget (3 decimals), or None without a budget, a price or a common
+    currency."""
+    budget = evaluation.budget_total
+    if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
+        return None
+    return round(float(tco.cheapest_total / budget), 3)
+
+
+def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> float | None:
+    """Cost per effective GPU-hour ÷ the rubric's reference price for the GPU (3 decimals)."""
+    if tco is None or tco.cost_per_effective_gpu_hour is None:
+        return None
+    reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
+    return round(float(tco.cost_per_effective_gpu_hour / reference), 3)
+
+
+def _build_facts() -> dict[str, FactSource]:
+    facts: dict[str, FactSource] = {}
+    for f in fields(VendorFacts):
+        if f.name != "name":
+            facts[f"vendor.{f.name}"] = FactSource(_owner_fetch("vendor", f.name), CLAIMED)
+    for f in fields(OfferingFacts):
+        if f.name not in ("prices", "currency", "gpu_model", "region"):
+            facts[f"offering.{f.name}"] = FactSource(
+                _owner_fetch("offering", f.name), CLAIMED, exact_text="Decimal" in str(f.type)
+            )
+    for f in fields(MeasuredFacts):
+        if f.name not in ("evidence_refs", "dcgm_failed_tests", "bare_metal_confidence"):
+            facts[f"measured.{f.name}"] = FactSource(
+                _owner_fetch("measured", f.name), MEASURED, (f.name,)
+            )
+    # Evidence references are recorded under MeasuredFacts field names; converted and derived
+    # facts look theirs up under the fields they come from.
+    facts["measured.busbw_fraction"] = FactSource(
+        _busbw_fraction,
+        MEASURED,
+        ("busbw_fraction", "peak_busbw_gbyte_s"),
+    )
+    facts["measured.nvme_read_gbyte_s"] = FactSource(_nvme_read, MEASURED, ("nvme_read_mbyte_s",))
+    facts["measured.nvme_write_gbyte_s"] = FactSource(
+        _nvme_write, MEASURED, ("nvme_write_mbyte_s",)
+    )
+    for key in CHECKLIST_KEYS:
+        facts[f"answer.{key}"] = FactSource(_answer(key), ANSWER, (key,))
+    facts["derived.has_distributed_fs"] = FactSource(_has_distributed_fs, CLAIMED)
+    facts["derived.dcgm_failed_count"] = FactSource(
+        _dcgm_failed_count, MEASURED, ("dcgm_failed_tests", "dcgm_overall")
+    )
+    facts["derived.scale_efficiency"] = FactSource(_scale_efficiency, None, ("bare_metal_verdict",))
+    facts["derived.budget_ratio"] = FactSource(
+        lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED
+    )
+    facts["derived.effective_price_ratio"] = FactSource(
+        lambda ctx: effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric), COMPUTED
+    )
+    return facts
+
+
+FACTS: dict[str, FactSource] = _build_facts()
+FACT_NAMES = frozenset(FACTS)
+
+
+def fact_value(name: str, ctx: FactContext) -> tuple[Any, str]:
+    """The value and basis of one fact for one candidate."""
+    source = FACTS[name]
+    if source.basis is None:
+        return source.fetch(ctx)
+    return source.fetch(ctx), source.basis

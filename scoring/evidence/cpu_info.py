@@ -1,0 +1,276 @@
+"""Parser for ``lscpu`` and ``/proc/cpuinfo``: logical CPU count and hypervisor signs.
+
+Reads lscpu in its old and new layouts, with English or Chinese (zh_CN) labels.
+
+Metrics (``ParseResult.metrics``):
+
+- ``format``: "lscpu" or "proc_cpuinfo".
+- ``logical_cpus`` (int|None): lscpu "CPU(s)", or the number of ``processor`` blocks.
+- ``hypervisor`` (bool|None): True when the ``hypervisor`` CPU flag or a "Hypervisor vendor"
+  line is present; False when an x86 flag list is shown without either; None when the output
+  shows no flag list and no vendor line (e.g. truncated, or an ARM cpuinfo that has no such flag).
+- ``hypervisor_vendor`` (str|None): lscpu "Hypervisor vendor" (KVM, VMware, Microsoft, Xen...).
+- ``virtualization_type`` (str|None): lscpu "Virtualization type" (full, para, container).
+- ``cpu_virtualization`` (str|None): lscpu "Virtualization" (VT-x, AMD-V): what the CPU offers
+  to guests. A VM with nested virtualization shows it too, so it is not a bare-metal proof.
+- ``model_name``, ``vendor_id``, ``architecture``, ``sockets``, ``cores_per_socket``,
+  ``threads_per_core``, ``numa_nodes`` (None when not shown).
+
+Facts: ``logical_cpus`` and ``cpu_sockets`` (unit "count").
+
+lscpu wraps long values at the terminal width, even inside a word; the flag list is therefore
+read both ways (continuation glued on, and joined with a space) before looking for
+``hypervisor``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "cpu_info"
+
+_DETECT_MAX_LINES = 200
+_DETECT_MAX_CHARS = 65536
+
+_LSCPU_RE = re.compile(r"^\s*([^\s:：][^:：]*?)\s*[:：]\s*(.*?)\s*$")
+_CPUINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9 _()]*?)\s*:\s*(.*?)\s*$")
+_PROCESSOR_RE = re.compile(r"^processor\s*:\s*(\d+)\s*$")
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\s*\.\.\.\s*$", re.IGNORECASE)
+_X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls")
+
+# Chinese (zh_CN) lscpu labels, mapped to the English ones.
+_ZH_KEYS = {
+    "架构": "Architecture",
+    "CPU": "CPU(s)",
+    "在线 CPU 列表": "On-line CPU(s) list",
+    "每个核的线程数": "Thread(s) per core",
+    "每个座的核数": "Core(s) per socket",
+    "座": "Socket(s)",
+    "NUMA 节点": "NUMA node(s)",
+    "厂商 ID": "Vendor ID",
+    "型号名称": "Model name",
+    "虚拟化": "Virtualization",
+    "超管理器厂商": "Hypervisor vendor",
+    "虚拟化类型": "Virtualization type",
+    "标记": "Flags",
+}
+_CPUINFO_KEYS = {
+    "vendor_id",
+    "model name",
+    "flags",
+    "cpu family",
+    "bogomips",
+    "features",
+    "cpu implementer",
+}
+_LSCPU_KEYS = {
+    "Architecture",
+    "CPU(s)",
+    "On-line CPU(s) list",
+    "Thread(s) per core",
+    "Core(s) per socket",
+    "Core(s) per cluster",
+    "Socket(s)",
+    "NUMA node(s)",
+    "Vendor ID",
+    "Model name",
+    "Virtualization",
+    "Hypervisor vendor",
+    "Virtualization type",
+    "Flags",
+    "Byte Order",
+    "CPU op-mode(s)",
+}
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is lscpu or /proc/cpuinfo output (head only)."""
+    try:
+        head = text[:_DETECT_MAX_CHARS].splitlines()[:_DETECT_MAX_LINES]
+        lscpu_keys: set[str] = set()
+        processors = cpuinfo_keys = 0
+        for raw in head:
+            if _PROCESSOR_RE.match(raw.strip()):
+                processors += 1
+                continue
+            match = _LSCPU_RE.match(raw)
+            if not match:
+                continue
+            key = _ZH_KEYS.get(match.group(1), match.group(1))
+            if key in _LSCPU_KEYS:
+                lscpu_keys.add(key)
+            if match.group(1).lower() in _CPUINFO_KEYS:
+                cpuinfo_keys += 1
+        if len(lscpu_keys) >= 3 and ("CPU(s)" in lscpu_keys or "Architecture" in lscpu_keys):
+            return 85
+        if processors and cpuinfo_keys:
+            return 85
+        if len(lscpu_keys) >= 2:
+            return 30
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _int_or_none(value: str | None, line: int | None, label: str) -> int | None:
+    if value is None:
+        return None
+    text = value.strip()
+    if text in {"", "-"}:
+        return None
+    if not text.isdigit() or len(text) > 7:
+        raise EvidenceParseError(f"unreadable {label} {text!r}", line=line, kind=KIND)
+    return int(text)
+
+
+def _has_hypervisor_flag(pieces: list[str]) -> bool:
+    glued = "".join(pieces).split()
+    spaced = " ".join(pieces).split()
+    return "hypervisor" in glued or "hypervisor" in spaced
+
+
+def _parse_lscpu(lines: list[str]) -> tuple[dict[str, str], dict[str, int], list[str]]:
+    values: dict[str, str] = {}
+    where: dict[str, int] = {}
+    flag_pieces: list[str] = []
+    last_key: str | None = None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            last_key = None
+            continue
+        match = _LSCPU_RE.match(raw)
+        if match:
+            key = _ZH_KEYS.get(match.group(1), match.group(1))
+            last_key = key
+            if key not in values:
+                values[key] = match.group(2)
+                where[key] = number
+                if key == "Flags":
+                    flag_pieces.append(match.group(2))
+            continue
+        # An indented line without a label continues the previous, wrapped value.
+        if last_key == "Flags" and raw[:1] in (" ", "\t"):
+            flag_pieces.append(raw.strip())
+    return values, where, flag_pieces
+
+
+def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[str]]:
+    processors = 0
+    first_line: int | None = None
+    model_name = vendor = None
+    physical_ids: set[str] = set()
+    flags_seen = hypervisor = False
+    features_seen = False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if _PROCESSOR_RE.match(line):
+            processors += 1
+            first_line = first_line or number
+            continue
+        match = _CPUINFO_RE.match(line)
+        if not match:
+            continue
+        key, value = match.group(1).strip().lower(), match.group(2)
+        if key == "model name" and model_name is None:
+            model_name = value
+        elif key == "vendor_id" and vendor is None:
+            vendor = value
+        elif key == "physical id":
+            physical_ids.add(value)
+        elif key == "flags":
+            flags_seen = True
+            hypervisor = hypervisor or "hypervisor" in value.split()
+        elif key == "features":
+            features_seen = True
+    warnings: list[str] = []
+    if flags_seen:
+        hyper: bool | None = hypervisor
+    else:
+        hyper = None
+        note = "ARM 'Features' list" if features_seen else "no 'flags' line"
+        warnings.append(f"/proc/cpuinfo has {note}: the hypervisor flag cannot be checked")
+    metrics = {
+        "format": "proc_cpuinfo",
+        "logical_cpus": processors,
+        "hypervisor": hyper,
+        "hypervisor_vendor": None,
+        "virtualization_type": None,
+        "cpu_virtualization": None,
+        "model_name": model_name,
+        "vendor_id": vendor,
+        "architecture": None,
+        "sockets": len(physical_ids) if physical_ids else None,
+        "cores_per_socket": None,
+        "threads_per_core": None,
+        "numa_nodes": None,
+    }
+    return metrics, first_line, warnings
+
+
+def parse(text: str) -> ParseResult:
+    """Parse lscpu or /proc/cpuinfo output; see the module docstring for the metrics."""
+    lines = text.splitlines()
+    warnings: list[str] = []
+    excerpt = next((i for i, raw in enumerate(lines, 1) if _EXCERPT_RE.search(raw)), None)
+    is_cpuinfo = any(_PROCESSOR_RE.match(raw.strip()) for raw in lines)
+    values, where, flag_pieces = _parse_lscpu(lines)
+    if not is_cpuinfo or "CPU(s)" in values:
+        if "CPU(s)" not in values and "Model name" not in values and "Architecture" not in values:
+            raise EvidenceParseError(
+                "no lscpu fields or /proc/cpuinfo processor blocks found "
+                "(expected 'CPU(s):' or 'processor : 0' lines)",
+                kind=KIND,
+            )
+        logical = _int_or_none(values.get("CPU(s)"), where.get("CPU(s)"), "CPU count")
+        vendor_line = values.get("Hypervisor vendor") or None
+        hypervisor: bool | None
+        if vendor_line or (flag_pieces and _has_hypervisor_flag(flag_pieces)):
+            hypervisor = True
+        elif flag_pieces:
+            hypervisor = False
+        else:
+            hypervisor = None
+            warnings.append("no 'Flags' line: the hypervisor flag cannot be checked")
+        metrics: dict[str, Any] = {
+            "format": "lscpu",
+            "logical_cpus": logical,
+            "hypervisor": hypervisor,
+            "hypervisor_vendor": vendor_line,
+            "virtualization_type": values.get("Virtualization type") or None,
+            "cpu_virtualization": values.get("Virtualization") or None,
+            "model_name": values.get("Model name") or None,
+            "vendor_id": values.get("Vendor ID") or None,
+            "architecture": values.get("Architecture") or None,
+            "sockets": _int_or_none(values.get("Socket(s)"), where.get("Socket(s)"), "sockets"),
+            "cores_per_socket": _int_or_none(
+                values.get("Core(s) per socket"), where.get("Core(s) per socket"), "cores"
+            ),
+            "threads_per_core": _int_or_none(
+                values.get("Thread(s) per core"), where.get("Thread(s) per core"), "threads"
+            ),
+            "numa_nodes": _int_or_none(
+                values.get("NUMA node(s)"), where.get("NUMA node(s)"), "NUMA nodes"
+            ),
+        }
+        if logical is None:
+            warnings.append("no 'CPU(s)' line: logical CPU count unknown")
+        cpu_line = where.get("CPU(s)")
+        socket_line = where.get("Socket(s)")
+    else:
+        metrics, cpu_line, extra = _parse_cpuinfo(lines)
+        warnings.extend(extra)
+        socket_line = None
+    if metrics["hypervisor"] is None and metrics["vendor_id"] in _X86_VENDORS:
+        warnings.append("x86 CPU without a flag list: output may be truncated")
+    if excerpt is not None:
+        warnings.append(f"excerpt marker at line {excerpt}: the output was cut")
+
+    facts: list[Fact] = []
+    if metrics["logical_cpus"] is not None:
+        facts.append(Fact("logical_cpus", float(metrics["logical_cpus"]), "count", cpu_line))
+    if metrics["sockets"] is not None:
+        facts.append(Fact("cpu_sockets", float(metrics["sockets"]), "count", socket_line))
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -1,0 +1,287 @@
+"""Parser for ``dcgmi diag -r 1..4`` result tables (DCGM 2.x, 3.x and 4.x layouts).
+
+The table is ``| <name> | <result> |`` rows under category separators such as
+``|-----  Deployment  ---...|`` or ``+-----  Integration  ---...+``. DCGM 2.x/3.x print one row
+per test ("Pass - All", "Fail - GPU: 0", "Pass - GPUs: 1, 2"); DCGM 4.x prints the test's
+result and then one "GPUn: Pass" line per GPU. "Error", "Warning" and "Info" rows belong to
+the test above them; DCGM wraps their text at a fixed width of 45 characters (mid-word), so
+continuation chunks are joined exactly as printed. The optional Metadata section gives the
+DCGM version, the driver and the PCI device ids.
+
+metrics
+    overall              "fail" if any test failed or an Error row is present; else "warn" if
+                         any result is Warn; else "skip" when every test that is not a
+                         Deployment/software check was skipped (a run that checked nothing on
+                         the hardware is not a pass); else "pass".
+    failed_tests, warned_tests, skipped_tests, passed_tests   test names, in table order.
+    tests                list of {"name", "category", "status", "gpus": {gpu: status}, "line"}.
+    failed_gpus          GPU indices with at least one failed result.
+    errors, warnings     list of {"test", "text", "line"}: the joined Error / Warning texts.
+    level                the -r/--run level from the command line (1..4), None if not shown.
+    dcgm_version, driver_version, gpu_device_ids   from the Metadata section (None if absent).
+facts: ``dcgm_failed_tests`` (count) and ``dcgm_failed_gpus`` (count).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "dcgm_diag"
+
+_CATEGORY_RE = re.compile(r"^\s*[|+]-{3,}([^-|+]+)-{2,}[+|]")
+_STATUS_RE = re.compile(
+    r"^(Pass|Fail|Warn|Skip)(?:\s*-\s*(All|GPUs?\s*:[\d,\s]*))?$", re.IGNORECASE
+)
+_GPU_STATUS_RE = re.compile(r"^GPU\s*(\d{1,6})\s*:\s*(Pass|Fail|Warn|Skip)\b", re.IGNORECASE)
+_LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?(?:-r|--run)\s*=?\s*(\w+)")
+_LEVEL_NAMES = {"short": 1, "medium": 2, "long": 3, "xlong": 4}
+_MESSAGE_ROWS = {"error": "errors", "warning": "warnings", "info": "info"}
+_DEPLOYMENT = {"deployment", "software"}
+_DCGMI_ERROR_RE = re.compile(r"^\s*Error:\s*(.+)$")
+_EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
+_WRAP_WIDTH = 45  # DCGM's DATA_INFO_TAG_LEN: the result column text is cut every 45 characters
+_SCAN_BYTES = 65536
+_RANK = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is a ``dcgmi diag`` result table (first 64 KiB)."""
+    head = text[:_SCAN_BYTES]
+    score = 0
+    if re.search(r"(?m)^[ \t]*\|[ \t]*Diagnostic[ \t]+\|[ \t]*Result[ \t]+\|", head):
+        score += 60
+    categories = r"(?:Deployment|Integration|Hardware|Stress|Metadata)"
+    if re.search(r"(?m)^[ \t]*[|+]-{3,}[ \t]+" + categories + r"[ \t]", head):
+        score += 30
+    if "Successfully ran diagnostic" in head:
+        score += 30
+    if re.search(r"dcgmi\s+diag", head):
+        score += 20
+    if re.search(r"(?m)^[ \t]*\|[^|\n]+\|[ \t]*(?:Pass|Fail|Skip|Warn)\b", head):
+        score += 20
+    return min(score, 100)
+
+
+@dataclass
+class _Test:
+    name: str
+    category: str | None
+    line: int
+    statuses: list[str] = field(default_factory=list)
+    gpus: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        found = self.statuses + list(self.gpus.values())
+        return max(found, key=lambda s: _RANK[s]) if found else "unknown"
+
+
+@dataclass
+class _Message:
+    kind: str
+    test: str | None
+    line: int
+    chunks: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join("".join(self.chunks).split())
+
+
+def _split_row(line: str) -> tuple[str, str, bool] | None:
+    """(name cell, raw result cell, closed) for a ``| name | result |`` row."""
+    stripped = line.strip()
+    if not stripped.startswith("|") or stripped.startswith("|-") or stripped.startswith("|="):
+        return None
+    parts = stripped.split("|")
+    if len(parts) < 3:
+        return None
+    closed = stripped.endswith("|") and len(parts) >= 4
+    result = "|".join(parts[2:-1]) if closed else "|".join(parts[2:])
+    return parts[1].strip(), result, closed
+
+
+def _chunk(result: str, closed: bool) -> str:
+    # Fixed-width wrapping: keep the chunk exactly as printed so "disab" + "led." rejoins.
+    if closed and len(result) >= _WRAP_WIDTH + 3:
+        return result[1 : 1 + _WRAP_WIDTH]
+    return result[1:].rstrip() if result.startswith(" ") else result.rstrip()
+
+
+def _apply_status(test: _Test, text: str) -> bool:
+    match = _GPU_STATUS_RE.match(text)
+    if match:
+        test.gpus[int(match.group(1))] = match.group(2).lower()
+        return True
+    match = _STATUS_RE.match(text)
+    if not match:
+        return False
+    status = match.group(1).lower()
+    scope = match.group(2)
+    if scope and scope.lower() != "all":
+        for number in re.findall(r"\d{1,6}", scope):
+            test.gpus[int(number)] = status
+    else:
+        test.statuses.append(status)
+    return True
+
+
+def parse(text: str) -> ParseResult:
+    """Parse a ``dcgmi diag`` table into the figures documented above."""
+    warnings: list[str] = []
+    tests: list[_Test] = []
+    messages: list[_Message] = []
+    metadata: dict[str, str] = {}
+    category: str | None = None
+    last_test: _Test | None = None
+    last_message: _Message | None = None
+    level: int | None = None
+    tool_error: tuple[int, str] | None = None
+    table_seen = False
+
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            last_message = None
+            continue
+        if _EXCERPT_RE.match(raw):
+            warnings.append(f"line {line_no}: the output was cut by its author ({raw.strip()})")
+            continue
+        match = _LEVEL_RE.search(raw)
+        if match and level is None:
+            word = match.group(1).lower()
+            level = int(word) if re.fullmatch(r"[1-9]", word) else _LEVEL_NAMES.get(word)
+        match = _CATEGORY_RE.match(raw)
+        if match:
+            category = match.group(1).strip()
+            last_message, table_seen = None, True
+            continue
+        row = _split_row(raw)
+        if row is None:
+            if not raw.strip():
+                last_message = None
+            match = _DCGMI_ERROR_RE.match(raw)
+            if match and tool_error is None:
+                tool_error = (line_no, match.group(1).strip())
+            continue
+        name, result, closed = row
+        value = result.strip()
+        if name.lower() == "diagnostic" and value.lower() == "result":
+            table_seen = True
+            continue
+        if category and category.lower() == "metadata":
+            if name:
+                metadata[name.lower()] = value
+            continue
+        if name.lower() in _MESSAGE_ROWS:
+            last_message = _Message(name.lower(), last_test.name if last_test else None, line_no)
+            last_message.chunks.append(_chunk(result, closed))
+            messages.append(last_message)
+            continue
+        if name:
+            test = _Test(name, category, line_no)
+            if not _apply_status(test, value):
+                if not table_seen:
+                    continue  # some other tool's "| a | b |" table, not a dcgmi result
+                warnings.append(f"line {line_no}: unknown result {value!r} for {name}")
+            last_test, last_message = test, None
+            tests.append(test)
+            continue
+        if last_test is not None and (_GPU_STATUS_RE.match(value) or _STATUS_RE.match(value)):
+            _apply_status(last_test, value)
+            last_message = None
+        elif last_message is not None:
+            last_message.chunks.append(_chunk(result, closed))
+        elif value:
+            warnings.append(f"line {line_no}: continuation line without a test ignored")
+
+    if not any(t.status != "unknown" for t in tests) and not messages:
+        if tool_error is not None:
+            raise EvidenceParseError(
+                f"dcgmi reported an error: {tool_error[1]}", line=tool_error[0], kind=KIND
+            )
+        raise EvidenceParseError(
+            "no dcgmi diag results found (expected '| Diagnostic | Result |' table rows such "
+            "as '| PCIe | Pass - All |')",
+            kind=KIND,
+        )
+    return _result(tests, messages, metadata, level, warnings)
+
+
+def _overall(tests: list[_Test], errors: list[_Message]) -> str:
+    statuses = [t.status for t in tests]
+    if "fail" in statuses or errors:
+        return "fail"
+    if "warn" in statuses:
+        return "warn"
+    hardware = [t for t in tests if (t.category or "").lower() not in _DEPLOYMENT]
+    if hardware and all(t.status == "skip" for t in hardware):
+        return "skip"
+    if tests and all(t.status == "skip" for t in tests):
+        return "skip"
+    return "pass"
+
+
+def _result(
+    tests: list[_Test],
+    messages: list[_Message],
+    metadata: dict[str, str],
+    level: int | None,
+    warnings: list[str],
+) -> ParseResult:
+    errors = [m for m in messages if m.kind == "error"]
+    overall = _overall(tests, errors)
+    by_status: dict[str, list[str]] = {"fail": [], "warn": [], "skip": [], "pass": []}
+    failed_gpus: set[int] = set()
+    for test in tests:
+        if test.status in by_status:
+            by_status[test.status].append(test.name)
+        failed_gpus.update(g for g, s in test.gpus.items() if s == "fail")
+    unknown = [t.name for t in tests if t.status == "unknown"]
+    if unknown:
+        warnings.append("no result for: " + ", ".join(unknown))
+    orphans = [m for m in errors if m.test is None]
+    for message in orphans:
+        warnings.append(f"line {message.line}: an Error row without its test (excerpt?)")
+    if overall == "skip":
+        warnings.append("every hardware test was skipped: nothing was verified")
+    ids = metadata.get("gpu device ids detected") or metadata.get("gpu pci device ids detected")
+
+    def _messages(kind: str) -> list[dict[str, Any]]:
+        return [
+            {"test": m.test, "text": m.text, "line": m.line} for m in messages if m.kind == kind
+        ]
+
+    metrics: dict[str, Any] = {
+        "overall": overall,
+        "failed_tests": by_status["fail"],
+        "warned_tests": by_status["warn"],
+        "skipped_tests": by_status["skip"],
+        "passed_tests": by_status["pass"],
+        "tests": [
+            {
+                "name": t.name,
+                "category": t.category,
+                "status": t.status,
+                "gpus": {str(g): s for g, s in sorted(t.gpus.items())},
+                "line": t.line,
+            }
+            for t in tests
+        ],
+        "failed_gpus": sorted(failed_gpus),
+        "errors": _messages("error"),
+        "warnings": _messages("warning"),
+        "level": level,
+        "dcgm_version": metadata.get("dcgm version"),
+        "driver_version": metadata.get("driver version detected"),
+        "gpu_device_ids": [i.strip() for i in ids.split(",") if i.strip()] if ids else None,
+    }
+    first_line = tests[0].line if tests else messages[0].line
+    facts = (
+        Fact("dcgm_failed_tests", float(len(by_status["fail"])), "count", first_line),
+        Fact("dcgm_failed_gpus", float(len(failed_gpus)), "count", first_line),
+    )
+    return ParseResult(KIND, metrics, facts, tuple(warnings))

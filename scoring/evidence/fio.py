@@ -1,0 +1,477 @@
+"""Parser for ``fio`` results: bandwidth (MB/s) and IOPS per direction, from json or text.
+
+Reads ``--output-format=json`` (and ``json+``), the normal text report, and files where both
+are mixed (``--output-format=normal,json`` prints them one after another).
+
+Units: the metrics are in MB/s = 10**6 bytes per second (decimal megabytes). fio's JSON gives
+``bw_bytes`` (bytes/s; fio >= 3) and ``bw`` (KiB/s = 1024 bytes/s; the only figure in fio 2.x).
+fio 3 text prints ``BW=1063MiB/s (1115MB/s)``: the decimal figure in parentheses is used when
+shown, otherwise the binary one is converted (1 MiB/s = 1.048576 MB/s). fio 2.x text
+(``bw=104857KB/s``, ``aggrb=``) means 1024-based units by its own default (kb_base=1024) and
+is converted as such. Text IOPS are rounded by fio ("IOPS=14.3k"); JSON IOPS are exact.
+
+Metrics (``ParseResult.metrics``):
+
+- ``read_bw_mbyte_s``, ``write_bw_mbyte_s`` (float|None), ``read_iops``, ``write_iops``
+  (float|None): summed over the jobs of a reporting group (or the group_reporting figure);
+  None when that direction did not run. With several groups (``stonewall``/``new_group`` run
+  one after another, so summing them would double count), each headline is the best group's.
+- ``read_clat_mean_us``, ``write_clat_mean_us`` (float|None): mean completion latency (JSON:
+  weighted by I/O count; text: only when one job block reports that direction).
+- ``groups``: ``[{"groupid", "jobs", "read_bw_mbyte_s", "write_bw_mbyte_s", "read_iops",
+  "write_iops"}]``; ``job_count``; ``jobnames``; ``rw`` (distinct rw modes seen);
+  ``fio_version``; ``format`` ("json", "normal" or "normal+json"); ``errors`` (jobs with a
+  non-zero error code).
+
+Facts: ``read_bw_mbyte_s``/``write_bw_mbyte_s`` (unit "MB/s") and ``read_iops``/``write_iops``
+(unit "IOPS") for the headline figures.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "fio"
+
+_DETECT_MAX_LINES = 200
+_DETECT_MAX_CHARS = 65536
+_DIRECTIONS = ("read", "write")
+
+_JOB_RE = re.compile(
+    r"^(?P<name>\S.*?):\s*\(groupid=(?P<gid>\d+),\s*jobs=(?P<jobs>\d+)\):\s*err=\s*(?P<err>-?\d+)"
+)
+_NEW_DIR_RE = re.compile(
+    r"^\s*(?P<dir>read|write|trim)\s*:\s*IOPS=(?P<iops>\d+(?:\.\d+)?[kKMG]?),\s*"
+    r"BW=(?P<bw1>\d+(?:\.\d+)?)(?P<u1>[kKMGTP]?i?B/s)"
+    r"(?:\s*\((?P<bw2>\d+(?:\.\d+)?)(?P<u2>[kKMGTP]?i?B/s)\))?"
+)
+_OLD_DIR_RE = re.compile(
+    r"^\s*(?P<dir>read|write|trim)\s*:\s*io=[^,]*,\s*bw=(?P<bw>\d+(?:\.\d+)?)(?P<u>[KMGTP]?B/s),"
+    r"\s*iops=(?P<iops>\d+(?:\.\d+)?)"
+)
+_CLAT_RE = re.compile(r"^\s*clat\s*\((?P<unit>nsec|usec|msec)\):.*?\bavg=\s*(?P<avg>\d+(?:\.\d+)?)")
+_GROUP_RE = re.compile(r"^Run status group (?P<gid>\d+) \(all jobs\):")
+_NEW_GROUP_DIR_RE = re.compile(
+    r"^\s*(?P<dir>READ|WRITE|TRIM):\s*bw=(?P<bw1>\d+(?:\.\d+)?)(?P<u1>[kKMGTP]?i?B/s)"
+    r"(?:\s*\((?P<bw2>\d+(?:\.\d+)?)(?P<u2>[kKMGTP]?i?B/s)\))?"
+)
+_OLD_GROUP_DIR_RE = re.compile(
+    r"^\s*(?P<dir>READ|WRITE|TRIM):\s*io=[^,]*,\s*aggrb=(?P<bw>\d+(?:\.\d+)?)(?P<u>[KMGTP]?B/s)"
+)
+_HEADER_RE = re.compile(r"^\S.*: \(g=\d+\): rw=(?P<rw>[a-z]+)")
+_VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
+_TERSE_RE = re.compile(r"^\d;fio-\d")
+# fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
+
+_DECIMAL = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12, "p": 1e15}
+_BINARY = {"": 1.0, "k": 1024.0, "m": 1024.0**2, "g": 1024.0**3, "t": 1024.0**4, "p": 1024.0**5}
+_LAT_TO_US = {"nsec": 1e-3, "usec": 1.0, "msec": 1e3}
+
+
+@dataclass
+class _Dir:
+    bw_byte_s: float = 0.0
+    iops: float = 0.0
+    clat_sum_us: float = 0.0
+    clat_n: float = 0.0
+    reports: int = 0
+
+
+@dataclass
+class _Group:
+    gid: int
+    line: int
+    jobs: int = 0
+    dirs: dict[str, _Dir] = field(default_factory=dict)
+    status_bw: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is fio output (json, normal or both; head only)."""
+    try:
+        head = text[:_DETECT_MAX_CHARS]
+        if '"fio version"' in head:
+            return 95
+        lines = head.splitlines()[:_DETECT_MAX_LINES]
+        if any(_GROUP_RE.match(line) for line in lines):
+            return 90
+        if any(_JOB_RE.match(line) for line in lines):
+            return 85
+        version = any(_VERSION_RE.match(line.strip()) for line in lines)
+        starting = any(line.startswith("Starting ") and "process" in line for line in lines)
+        if version and starting:
+            return 60
+        if any(_TERSE_RE.match(line) for line in lines):
+            return 50
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _bytes_per_s(value: str, unit: str, *, old_style: bool) -> float:
+    prefix = unit[:-3] if unit.endswith("B/s") else unit
+    binary = prefix.endswith("i") or old_style
+    scale = (_BINARY if binary else _DECIMAL)[prefix.rstrip("i").lower()]
+    return float(value) * scale
+
+
+def _pick_bw(match: re.Match[str]) -> float:
+    """Prefer whichever of the two printed figures is in decimal units."""
+    figures = [(match.group("bw1"), match.group("u1"))]
+    if match.group("bw2"):
+        figures.append((match.group("bw2"), match.group("u2")))
+    for value, unit in figures:
+        if "i" not in unit:
+            return _bytes_per_s(value, unit, old_style=False)
+    return _bytes_per_s(*figures[0], old_style=False)
+
+
+def _iops(text: str) -> float:
+    suffix = text[-1].lower()
+    if suffix in "kmg":
+        return float(text[:-1]) * {"k": 1e3, "m": 1e6, "g": 1e9}[suffix]
+    return float(text)
+
+
+def _find_json(text: str) -> tuple[Any, int, int, int] | None:
+    """Locate fio's JSON object. Returns (data, start_offset, end_offset, start_line)."""
+    offset = 0
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        if raw.rstrip() == "{":
+            try:
+                data, end = json.JSONDecoder().raw_decode(text, offset)
+            except json.JSONDecodeError as exc:
+                line = text.count("\n", 0, exc.pos) + 1
+                raise EvidenceParseError(
+                    f"fio JSON is unreadable ({exc.msg}; truncated?)", line=line, kind=KIND
+                ) from None
+            except RecursionError:
+                raise EvidenceParseError(
+                    "fio JSON is nested too deeply", line=number, kind=KIND
+                ) from None
+            return data, offset, end, number
+        offset += len(raw)
+    return None
+
+
+def _num(value: Any, what: str, line: int) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise EvidenceParseError(f"fio JSON field {what} is not a number", line=line, kind=KIND)
+    number = float(value)
+    if math.isnan(number) or math.isinf(number) or number < 0:
+        raise EvidenceParseError(
+            f"fio JSON field {what} is not a valid figure", line=line, kind=KIND
+        )
+    return number
+
+
+def _check_finite(values: tuple[float, ...], line: int) -> None:
+    if not all(math.isfinite(v) for v in values):
+        raise EvidenceParseError("implausible figure (number overflow)", line=line, kind=KIND)
+
+
+def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]:
+    if not isinstance(data, dict):
+        raise EvidenceParseError("fio JSON is not an object", line=line, kind=KIND)
+    jobs = data.get("jobs")
+    if jobs is None and isinstance(data.get("client_stats"), list):
+        jobs = [
+            j
+            for j in data["client_stats"]
+            if isinstance(j, dict) and j.get("jobname") != "All clients"
+        ]
+    if not isinstance(jobs, list) or not jobs:
+        raise EvidenceParseError("fio JSON has no 'jobs' list", line=line, kind=KIND)
+    groups: dict[int, _Group] = {}
+    info: dict[str, Any] = {
+        "jobnames": [],
+        "rw": [],
+        "errors": [],
+        "fio_version": data.get("fio version"),
+    }
+    global_rw = (
+        (data.get("global options") or {}).get("rw")
+        if isinstance(data.get("global options"), dict)
+        else None
+    )
+    for job in jobs:
+        if not isinstance(job, dict):
+            raise EvidenceParseError("fio JSON job entry is not an object", line=line, kind=KIND)
+        name = str(job.get("jobname", "?"))
+        gid = int(_num(job.get("groupid", 0), "groupid", line))
+        group = groups.setdefault(gid, _Group(gid=gid, line=line))
+        group.jobs += 1
+        if name not in info["jobnames"]:
+            info["jobnames"].append(name)
+        options = job.get("job options") if isinstance(job.get("job options"), dict) else {}
+        rw = options.get("rw") or global_rw
+        if isinstance(rw, str) and rw not in info["rw"]:
+            info["rw"].append(rw)
+        if job.get("error") not in (None, 0):
+            info["errors"].append({"job": name, "error": job.get("error")})
+        for direction in _DIRECTIONS:
+            stats = job.get(direction)
+            if not isinstance(stats, dict):
+                continue
+            io_bytes = _num(stats.get("io_bytes", 0), f"{direction}.io_bytes", line)
+            runtime = _num(stats.get("runtime", 0), f"{direction}.runtime", line)
+            total = _num(stats.get("total_ios", 0), f"{direction}.total_ios", line)
+            if io_bytes == 0 and runtime == 0 and total == 0:
+                continue
+            if "bw_bytes" in stats:
+                bw = _num(stats["bw_bytes"], f"{direction}.bw_bytes", line)
+            else:
+                bw = _num(stats.get("bw", 0), f"{direction}.bw", line) * 1024.0
+            acc = group.dirs.setdefault(direction, _Dir())
+            acc.bw_byte_s += bw
+            acc.iops += _num(stats.get("iops", 0), f"{direction}.iops", line)
+            acc.reports += 1
+            clat = stats.get("clat_ns")
+            scale = 1e-3
+            if not isinstance(clat, dict):
+                clat, scale = stats.get("clat"), 1.0  # fio 2.x: microseconds
+            if isinstance(clat, dict) and "mean" in clat:
+                count = _num(clat.get("N", total or 1), f"{direction}.clat.N", line)
+                mean = _num(clat["mean"], f"{direction}.clat.mean", line)
+                acc.clat_sum_us += mean * scale * count
+                acc.clat_n += count
+            _check_finite((acc.bw_byte_s, acc.iops, acc.clat_sum_us), line)
+    return groups, info
+
+
+def _job_figures(line: str) -> tuple[str, float, float] | None:
+    """(direction, bytes/s, IOPS) from a job's "read: IOPS=..., BW=..." line (fio 3 or 2)."""
+    new = _NEW_DIR_RE.match(line)
+    if new:
+        return new.group("dir"), _pick_bw(new), _iops(new.group("iops"))
+    old = _OLD_DIR_RE.match(line)
+    if old:
+        bw = _bytes_per_s(old.group("bw"), old.group("u"), old_style=True)
+        return old.group("dir"), bw, float(old.group("iops"))
+    return None
+
+
+def _group_figures(line: str) -> tuple[str, float] | None:
+    """(direction, bytes/s) from a "Run status group" line: "READ: bw=..." or "aggrb=..."."""
+    new = _NEW_GROUP_DIR_RE.match(line)
+    if new:
+        return new.group("dir").lower(), _pick_bw(new)
+    old = _OLD_GROUP_DIR_RE.match(line)
+    if old:
+        return old.group("dir").lower(), _bytes_per_s(
+            old.group("bw"), old.group("u"), old_style=True
+        )
+    return None
+
+
+def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[str, Any]]:
+    groups: dict[int, _Group] = {}
+    info: dict[str, Any] = {
+        "jobnames": [],
+        "rw": [],
+        "errors": [],
+        "fio_version": None,
+        "terse_line": None,
+    }
+    job_group: _Group | None = None
+    status_group: _Group | None = None
+    last_dir: _Dir | None = None
+    for number, raw in enumerate(lines, start=1):
+        if number in skip:
+            continue
+        line = raw.rstrip()
+        match = _VERSION_RE.match(line.strip())
+        if match:
+            info["fio_version"] = info["fio_version"] or f"fio-{match.group(1)}"
+            continue
+        if info["terse_line"] is None and _TERSE_RE.match(line):
+            info["terse_line"] = number
+        match = _HEADER_RE.match(line)
+        if match:
+            if match.group("rw") not in info["rw"]:
+                info["rw"].append(match.group("rw"))
+            continue
+        match = _JOB_RE.match(line)
+        if match:
+            gid = int(match.group("gid"))
+            job_group = groups.setdefault(gid, _Group(gid=gid, line=number))
+            job_group.jobs += 1
+            status_group, last_dir = None, None
+            name = match.group("name")
+            if name not in info["jobnames"]:
+                info["jobnames"].append(name)
+            if match.group("err") != "0":
+                info["errors"].append({"job": name, "error": int(match.group("err"))})
+            continue
+        match = _GROUP_RE.match(line)
+        if match:
+            gid = int(match.group("gid"))
+            status_group = groups.setdefault(gid, _Group(gid=gid, line=number))
+            job_group, last_dir = None, None
+            continue
+        if job_group is not None:
+            figures = _job_figures(line)
+            if figures is not None:
+                direction, bw, iops = figures
+                if direction == "trim":
+                    last_dir = None
+                    continue
+                acc = job_group.dirs.setdefault(direction, _Dir())
+                acc.bw_byte_s += bw
+                acc.iops += iops
+                acc.reports += 1
+                _check_finite((acc.bw_byte_s, acc.iops), number)
+                last_dir = acc
+                continue
+            clat = _CLAT_RE.match(line)
+            if clat and last_dir is not None:
+                last_dir.clat_sum_us += float(clat.group("avg")) * _LAT_TO_US[clat.group("unit")]
+                last_dir.clat_n += 1
+                _check_finite((last_dir.clat_sum_us,), number)
+                last_dir = None
+                continue
+        if status_group is not None:
+            group_figures = _group_figures(line)
+            if group_figures is None:
+                continue
+            direction, bw = group_figures
+            _check_finite((bw,), number)
+            if direction in _DIRECTIONS:
+                status_group.status_bw.setdefault(direction, (bw, number))
+    return groups, info
+
+
+def _mbyte(value: float) -> float:
+    return round(value / 1e6, 3)
+
+
+def parse(text: str) -> ParseResult:
+    """Parse fio output (json, json+, normal or mixed); see the module docstring."""
+    warnings: list[str] = []
+    lines = text.splitlines()
+    json_error: EvidenceParseError | None = None
+    found = None
+    try:
+        found = _find_json(text)
+    except EvidenceParseError as exc:
+        json_error = exc
+    skip = range(0)
+    if found is not None:
+        _, _, end, first_line = found
+        skip = range(first_line, text.count("\n", 0, end) + 2)
+    text_groups, text_info = _from_text(lines, skip)
+    text_has_results = any(g.dirs or g.status_bw for g in text_groups.values())
+
+    if found is not None:
+        data, _, _, first_line = found
+        try:
+            groups, info = _from_json(data, first_line)
+        except EvidenceParseError as exc:
+            if not text_has_results:
+                raise
+            json_error, found = exc, None
+    if found is not None:
+        fmt = "normal+json" if text_has_results else "json"
+        info["fio_version"] = info["fio_version"] or text_info["fio_version"]
+    elif text_has_results:
+        groups, info = text_groups, text_info
+        fmt = "normal"
+        if json_error is not None:
+            warnings.append(f"the JSON part is unreadable ({json_error}); used the text report")
+    elif json_error is not None:
+        raise json_error
+    elif text_info["terse_line"] is not None:
+        raise EvidenceParseError(
+            "fio terse output is not supported: rerun with --output-format=json",
+            line=text_info["terse_line"],
+            kind=KIND,
+        )
+    else:
+        job_line = next((g.line for g in text_groups.values()), None)
+        raise EvidenceParseError(
+            "fio job header found but no read/write results (job failed or output truncated)"
+            if job_line
+            else "no fio results found (expected `fio --output-format=json` output or the "
+            "normal report with 'Run status group')",
+            line=job_line,
+            kind=KIND,
+        )
+
+    group_rows: list[dict[str, Any]] = []
+    best: dict[str, dict[str, tuple[float, int]]] = {d: {} for d in _DIRECTIONS}
+    clat: dict[str, float | None] = {d: None for d in _DIRECTIONS}
+    for gid in sorted(groups):
+        group = groups[gid]
+        row: dict[str, Any] = {"groupid": gid, "jobs": group.jobs}
+        for direction in _DIRECTIONS:
+            acc = group.dirs.get(direction)
+            status = group.status_bw.get(direction)
+            bw: float | None = None
+            line = group.line
+            if status is not None:
+                bw, line = status
+            elif acc is not None:
+                bw = acc.bw_byte_s
+                if fmt == "normal":
+                    warnings.append(
+                        f"group {gid}: no 'Run status' {direction.upper()} line; "
+                        "bandwidth summed from the job lines (truncated output?)"
+                    )
+            iops = acc.iops if acc is not None else None
+            row[f"{direction}_bw_mbyte_s"] = _mbyte(bw) if bw is not None else None
+            row[f"{direction}_iops"] = round(iops, 3) if iops is not None else None
+            if bw is not None and (not best[direction] or bw > best[direction]["bw"][0]):
+                best[direction]["bw"] = (bw, line)
+            if iops is not None and (
+                not best[direction].get("iops") or iops > best[direction]["iops"][0]
+            ):
+                best[direction]["iops"] = (iops, line)
+            if acc is not None and acc.clat_n and (fmt != "normal" or acc.reports == 1):
+                clat[direction] = round(acc.clat_sum_us / acc.clat_n, 3)
+        group_rows.append(row)
+
+    for direction in _DIRECTIONS:
+        ran = sum(1 for r in group_rows if r[f"{direction}_bw_mbyte_s"] is not None)
+        if ran > 1:
+            warnings.append(
+                f"{ran} reporting groups ran {direction}s: the headline is the best group "
+                "(groups run one after another are not added up)"
+            )
+    for err in info["errors"]:
+        warnings.append(f"job {err['job']} reported error {err['error']}")
+    excerpt = next((i for i, raw in enumerate(lines, 1) if _EXCERPT_RE.search(raw)), None)
+    if excerpt is not None:
+        warnings.append(f"excerpt marker at line {excerpt}: the output was cut")
+
+    metrics: dict[str, Any] = {"format": fmt}
+    facts: list[Fact] = []
+    for direction in _DIRECTIONS:
+        bw_best = best[direction].get("bw")
+        iops_best = best[direction].get("iops")
+        metrics[f"{direction}_bw_mbyte_s"] = _mbyte(bw_best[0]) if bw_best else None
+        metrics[f"{direction}_iops"] = round(iops_best[0], 3) if iops_best else None
+        metrics[f"{direction}_clat_mean_us"] = clat[direction]
+        if bw_best:
+            facts.append(Fact(f"{direction}_bw_mbyte_s", _mbyte(bw_best[0]), "MB/s", bw_best[1]))
+        if iops_best:
+            facts.append(Fact(f"{direction}_iops", round(iops_best[0], 3), "IOPS", iops_best[1]))
+    if all(metrics[f"{d}_bw_mbyte_s"] is None for d in _DIRECTIONS):
+        warnings.append("no read or write results: only trim, or every job failed")
+    metrics.update(
+        {
+            "groups": group_rows,
+            "job_count": sum(g.jobs for g in groups.values()),
+            "jobnames": info["jobnames"],
+            "rw": info["rw"],
+            "fio_version": info["fio_version"],
+            "errors": info["errors"],
+        }
+    )
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -1,0 +1,296 @@
+"""Parser for InfiniBand/RoCE port status: ``ibstat`` and ``ibstatus`` (infiniband-diags).
+
+Metrics (``ParseResult.metrics``):
+
+- ``ports``: one dict per port, in file order: ``ca`` (e.g. "mlx5_0"), ``port`` (int),
+  ``state`` ("Active", "Down", "Init", "Armed" or the tool's word), ``physical_state``
+  ("LinkUp", "Polling", "Disabled"...), ``rate_gbit_s`` (float, the signalling rate the tool
+  prints: 100 for HDR100/EDR, 400 for NDR; None if absent), ``link_layer`` ("InfiniBand" or
+  "Ethernet" for RoCE), ``ca_type`` (e.g. "MT4129"; ibstat only), ``firmware`` (ibstat only),
+  ``link_width`` and ``speed`` (e.g. "4X", "HDR"; ibstatus only).
+- ``format``: "ibstat" or "ibstatus".
+- ``ca_count``, ``port_count``, ``active_port_count``, ``down_port_count``.
+- ``ca_types``, ``firmware_versions``, ``link_layers``: sorted distinct values.
+- ``active_rates_gbit_s``: sorted distinct rates of Active ports; ``max_active_rate_gbit_s``.
+
+Facts: one ``port_rate_gbit_s`` (unit "Gbit/s") per port that shows a rate, with the CA, port,
+state and link layer in ``details``.
+
+Note: ibstat prints the rate of a Down port too (often the lowest rate, e.g. 10 or 40); that
+figure says nothing about the link, which is why states travel with every rate.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "ibstat"
+
+_DETECT_MAX_LINES = 200
+_DETECT_MAX_CHARS = 65536
+
+_CA_RE = re.compile(r"^CA '([^']+)'\s*$")
+_PORT_RE = re.compile(r"^Port (\d+):\s*$")
+_IBSTATUS_RE = re.compile(r"^Infiniband device '([^']+)' port (\d+) status:\s*$", re.IGNORECASE)
+_KV_RE = re.compile(r"^([A-Za-z][A-Za-z _]*?)\s*:\s*(.*?)\s*$")
+_IBSTATUS_RATE_RE = re.compile(
+    r"^(\d+(?:\.\d+)?)\s*Gb/sec(?:\s*\((\d+X)?\s*([A-Za-z0-9]+)?\))?", re.IGNORECASE
+)
+_NUMBERED_RE = re.compile(r"^\d+:\s*(.+)$")
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
+# Pasted terminal panes (tmux, screen) keep their box-drawing border on every line.
+_BORDER_CHARS = "\u2502\u2503|"
+
+_STATE_WORDS = {
+    "active": "Active",
+    "down": "Down",
+    "init": "Init",
+    "initializing": "Init",
+    "armed": "Armed",
+    "active_defer": "Active",
+    "active/defer": "Active",
+}
+_LINK_LAYERS = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+
+
+@dataclass
+class _Port:
+    ca: str | None
+    port: int | None
+    line: int
+    ca_type: str | None = None
+    firmware: str | None = None
+    values: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+
+@dataclass
+class _Ca:
+    name: str
+    line: int
+    info: dict[str, str] = field(default_factory=dict)
+    ports: list[_Port] = field(default_factory=list)
+
+
+def _clean(raw: str) -> str:
+    line = raw.rstrip()
+    stripped = line.lstrip()
+    while stripped and stripped[0] in _BORDER_CHARS:
+        stripped = stripped[1:]
+    return stripped.strip()
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is ibstat/ibstatus output (looks at the head only)."""
+    try:
+        head = text[:_DETECT_MAX_CHARS].splitlines()[:_DETECT_MAX_LINES]
+        ca = ibstatus = keys = 0
+        for raw in head:
+            line = _clean(raw)
+            if _CA_RE.match(line):
+                ca += 1
+            elif _IBSTATUS_RE.match(line):
+                ibstatus += 1
+            elif line.startswith(
+                ("CA type:", "Link layer:", "Physical state:", "link_layer:", "phys state:")
+            ):
+                keys += 1
+        if (ca or ibstatus) and keys:
+            return 92
+        if ca or ibstatus:
+            return 50
+        return 20 if keys >= 3 else 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _normalise_state(value: str) -> str:
+    match = _NUMBERED_RE.match(value)
+    if match:
+        value = match.group(1)
+    return _STATE_WORDS.get(value.strip().lower(), value.strip())
+
+
+def _physical_state(value: str) -> str:
+    match = _NUMBERED_RE.match(value)
+    return (match.group(1) if match else value).strip()
+
+
+def _rate(value: str, line: int) -> tuple[float | None, str | None, str | None]:
+    """Return (rate_gbit_s, width, speed) from "400" (ibstat) or "200 Gb/sec (4X HDR)"."""
+    text = value.strip()
+    if not text:
+        return None, None, None
+    match = _IBSTATUS_RATE_RE.match(text)
+    if match:
+        return float(match.group(1)), match.group(2), match.group(3)
+    try:
+        rate = float(text)
+    except ValueError:
+        raise EvidenceParseError(f"unreadable port rate {text!r}", line=line, kind=KIND) from None
+    if rate < 0 or rate > 100000:
+        raise EvidenceParseError(f"implausible port rate {text!r}", line=line, kind=KIND)
+    return rate, None, None
+
+
+def _port_number(text: str, line: int) -> int:
+    number = int(text)
+    if number > 255:
+        raise EvidenceParseError(f"implausible port number {number}", line=line, kind=KIND)
+    return number
+
+
+def parse(text: str) -> ParseResult:
+    """Parse ``ibstat`` or ``ibstatus`` output into per-port state, rate and link layer."""
+    cas: list[_Ca] = []
+    orphan_ports: list[_Port] = []
+    current_ca: _Ca | None = None
+    current_port: _Port | None = None
+    fmt: str | None = None
+    warnings: list[str] = []
+    excerpt_line: int | None = None
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _clean(raw)
+        if not line:
+            continue
+        if excerpt_line is None and _EXCERPT_RE.search(line):
+            excerpt_line = number
+        match = _CA_RE.match(line)
+        if match:
+            fmt = fmt or "ibstat"
+            current_ca = _Ca(name=match.group(1), line=number)
+            cas.append(current_ca)
+            current_port = None
+            continue
+        match = _IBSTATUS_RE.match(line)
+        if match:
+            fmt = fmt or "ibstatus"
+            name = match.group(1)
+            if current_ca is None or current_ca.name != name:
+                current_ca = _Ca(name=name, line=number)
+                cas.append(current_ca)
+            current_port = _Port(ca=name, port=_port_number(match.group(2), number), line=number)
+            current_ca.ports.append(current_port)
+            continue
+        match = _PORT_RE.match(line)
+        if match:
+            port_no = _port_number(match.group(1), number)
+            if current_ca is None:
+                current_port = _Port(ca=None, port=port_no, line=number)
+                orphan_ports.append(current_port)
+            else:
+                current_port = _Port(ca=current_ca.name, port=port_no, line=number)
+                current_ca.ports.append(current_port)
+            continue
+        match = _KV_RE.match(line)
+        if not match:
+            continue
+        key = match.group(1).strip().lower().replace("_", " ")
+        value = match.group(2)
+        if key in {"state", "physical state", "phys state", "rate", "link layer"}:
+            if current_port is None:
+                # `ibstat mlx5_0 1` prints one port's fields without any CA header.
+                current_port = _Port(ca=None, port=None, line=number)
+                orphan_ports.append(current_port)
+            if key == "phys state":
+                key = "physical state"
+            current_port.values.setdefault(key, (value, number))
+        elif current_ca is not None and current_port is None:
+            current_ca.info.setdefault(key, value)
+
+    ports: list[_Port] = [p for ca in cas for p in ca.ports] + orphan_ports
+    if not ports:
+        if cas:
+            raise EvidenceParseError(
+                f"CA {cas[0].name!r} has no port status lines (truncated output?)",
+                line=cas[0].line,
+                kind=KIND,
+            )
+        raise EvidenceParseError(
+            "no InfiniBand CA or port status found (expected `ibstat` or `ibstatus` output)",
+            kind=KIND,
+        )
+    if orphan_ports:
+        warnings.append(f"{len(orphan_ports)} port(s) printed without a CA header: CA name unknown")
+
+    ca_by_name = {ca.name: ca for ca in cas}
+    port_dicts: list[dict[str, Any]] = []
+    facts: list[Fact] = []
+    for port in ports:
+        ca = ca_by_name.get(port.ca) if port.ca else None
+        info = ca.info if ca else {}
+        state_raw = port.values.get("state")
+        phys_raw = port.values.get("physical state")
+        rate_raw = port.values.get("rate")
+        layer_raw = port.values.get("link layer")
+        rate, width, speed = _rate(*rate_raw) if rate_raw else (None, None, None)
+        layer = None
+        if layer_raw:
+            layer = _LINK_LAYERS.get(layer_raw[0].strip().lower(), layer_raw[0].strip() or None)
+        entry: dict[str, Any] = {
+            "ca": port.ca,
+            "port": port.port,
+            "state": _normalise_state(state_raw[0]) if state_raw else None,
+            "physical_state": _physical_state(phys_raw[0]) if phys_raw else None,
+            "rate_gbit_s": rate,
+            "link_layer": layer,
+            "ca_type": info.get("ca type") or None,
+            "firmware": info.get("firmware version") or None,
+        }
+        if fmt == "ibstatus":
+            entry["link_width"] = width
+            entry["speed"] = speed
+        port_dicts.append(entry)
+        label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
+        if state_raw is None or rate_raw is None:
+            missing = [n for n, v in (("state", state_raw), ("rate", rate_raw)) if v is None]
+            warnings.append(f"{label}: no {' or '.join(missing)} line (truncated output?)")
+        if rate is not None and rate_raw is not None:
+            facts.append(
+                Fact(
+                    metric="port_rate_gbit_s",
+                    value=rate,
+                    unit="Gbit/s",
+                    line=rate_raw[1],
+                    details={
+                        "ca": port.ca,
+                        "port": port.port,
+                        "state": entry["state"],
+                        "link_layer": layer,
+                    },
+                )
+            )
+        if entry["state"] not in (None, "Active"):
+            phys = f"/{entry['physical_state']}" if entry["physical_state"] else ""
+            warnings.append(f"{label} is {entry['state']}{phys}")
+
+    for ca in cas:
+        declared = ca.info.get("number of ports", "")
+        if declared.isdigit() and int(declared) > len(ca.ports):
+            warnings.append(
+                f"CA {ca.name} declares {declared} ports but {len(ca.ports)} shown "
+                "(truncated output?)"
+            )
+    if excerpt_line is not None:
+        warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")
+
+    active = [p for p in port_dicts if p["state"] == "Active"]
+    active_rates = sorted({p["rate_gbit_s"] for p in active if p["rate_gbit_s"] is not None})
+    metrics: dict[str, Any] = {
+        "format": fmt or "ibstat",
+        "ports": port_dicts,
+        "ca_count": len(cas),
+        "port_count": len(port_dicts),
+        "active_port_count": len(active),
+        "down_port_count": sum(1 for p in port_dicts if p["state"] == "Down"),
+        "ca_types": sorted({p["ca_type"] for p in port_dicts if p["ca_type"]}),
+        "firmware_versions": sorted({p["firmware"] for p in port_dicts if p["firmware"]}),
+        "link_layers": sorted({p["link_layer"] for p in port_dicts if p["link_layer"]}),
+        "active_rates_gbit_s": active_rates,
+        "max_active_rate_gbit_s": active_rates[-1] if active_rates else None,
+    }
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

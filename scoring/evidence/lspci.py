@@ -1,0 +1,341 @@
+"""Parser for ``lspci`` listings: NVIDIA GPUs and the devices that betray a VM or a bare host.
+
+Handles plain ``lspci``, ``-nn``, ``-D``, ``-Dnn``, ``-v``/``-vv`` blocks (indented detail lines
+are read for ``Subsystem`` and ``Kernel driver in use``) and ``-vmm`` records; tolerates
+``egrep``-filtered listings, prompts, author comment markers and tmux borders.
+
+Metrics (``ParseResult.metrics``):
+
+- ``nvidia_gpu_count`` (int): NVIDIA devices of class 3D/VGA/Display controller.
+- ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
+- ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function"}]``.
+- ``virtual`` (bool|None): True when any virtual signal is present; False when only physical
+  signals are; None when the listing shows neither (cannot tell).
+- ``virtual_signals`` (list[str]): e.g. "virtio device 1af4:1050 (Virtio 1.0 GPU)",
+  "VMware device (SVGA II Adapter)", "NVIDIA virtual function", "GRID/vGPU model (GRID M60-8Q)",
+  "emulated Intel 440FX chipset".
+- ``physical_signals`` (list[str]): "ASPEED BMC VGA", "Matrox G200 BMC VGA", "NVSwitch bridge",
+  "Mellanox ConnectX physical function", "HPE iLO BMC".
+- ``device_count``, ``nvswitch_count``, ``mellanox_functions`` (count of 15b3 functions),
+  ``filtered`` (bool: the command line pipes through grep, so signals may be hidden).
+
+Facts: ``nvidia_gpu_count`` (unit "count").
+
+SR-IOV note: a host with SR-IOV enabled lists its NIC virtual functions next to the physical
+ones, so a virtual function only counts as a VM signal when no physical function of the same
+vendor is listed, or when it is an NVIDIA GPU function (vGPU).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "lspci"
+
+_DETECT_MAX_LINES = 200
+_DETECT_MAX_CHARS = 65536
+
+# Slot, optionally with PCI domain ("0000:"), then the class name (with "[0302]" under -nn).
+_DEVICE_RE = re.compile(
+    r"^(?P<slot>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
+    r"(?P<cls>[A-Za-z0-9][A-Za-z0-9 /&().,'+-]*?)(?:\s+\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+"
+    r"(?P<rest>.*\S)\s*$"
+)
+_VMM_SLOT_RE = re.compile(r"^Slot:\s+(\S+)\s*$")
+_VMM_FIELD_RE = re.compile(r"^(Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf):\s+(.*\S)\s*$")
+_VMM_ID_RE = re.compile(r"\s*\[([0-9a-fA-F]{4})\]\s*$")
+_PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
+_REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
+_NO_NAMES_RE = re.compile(r"\bDevice ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b")
+_BRACKET_RE = re.compile(r"\[([^\]]+)\]")
+_PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
+_GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller")
+
+# (vendor id or None, case-insensitive text, signal) - checked in order, first match wins.
+_VIRTUAL_DEVICE_SIGNS: tuple[tuple[str | None, str | None, str], ...] = (
+    ("1af4", None, "virtio device"),
+    (None, "virtio", "virtio device"),
+    ("1b36", None, "Red Hat/QEMU device"),
+    (None, "qemu", "Red Hat/QEMU device"),
+    (None, "qxl paravirtual", "Red Hat/QEMU device"),
+    ("1234", None, "QEMU/Bochs standard VGA"),
+    (None, "bochs", "QEMU/Bochs standard VGA"),
+    ("15ad", None, "VMware device"),
+    (None, "vmware", "VMware device"),
+    (None, "vmxnet", "VMware device"),
+    ("1414", None, "Microsoft Hyper-V device"),
+    (None, "hyper-v", "Microsoft Hyper-V device"),
+    ("5853", None, "Xen platform device"),
+    (None, "xensource", "Xen platform device"),
+    (None, "xen platform", "Xen platform device"),
+    ("80ee", None, "VirtualBox device"),
+    (None, "virtualbox", "VirtualBox device"),
+    (None, "compute engine virtual", "Google Compute Engine virtual device"),
+)
+# Chipsets that QEMU, VMware and VirtualBox emulate; none is found in a current GPU server.
+_EMULATED_CHIPSETS: tuple[tuple[str | None, str, str], ...] = (
+    ("8086:1237", "440fx - 82441fx", "emulated Intel 440FX chipset"),
+    ("8086:7000", "82371sb piix3", "emulated Intel 440FX chipset"),
+    ("8086:29c0", "82g33/g31/p35/p31 express dram controller", "emulated Intel Q35 chipset"),
+    ("8086:7190", "440bx/zx/dx", "emulated Intel 440BX chipset"),
+    (None, "cirrus logic gd 5446", "emulated Cirrus Logic VGA"),
+)
+
+
+@dataclass(frozen=True)
+class _Device:
+    slot: str
+    cls: str
+    description: str
+    vendor_id: str | None
+    device_id: str | None
+    line: int
+    subsystem: str = ""
+
+
+def _clean(raw: str) -> str:
+    return _PREFIX_RE.sub("", raw.strip())
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is an lspci listing (looks at the head only)."""
+    try:
+        head = text[:_DETECT_MAX_CHARS].splitlines()[:_DETECT_MAX_LINES]
+        devices = vmm = 0
+        for raw in head:
+            line = _clean(raw)
+            if _DEVICE_RE.match(line):
+                devices += 1
+            elif _VMM_SLOT_RE.match(line):
+                vmm += 1
+        count = devices + vmm
+        if count >= 3:
+            return 85
+        if count:
+            return 70
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _split_ids(text: str) -> tuple[str, str | None, str | None]:
+    """Return (description without ids and revision, vendor id, device id)."""
+    vendor = device = None
+    matches = list(_PCI_ID_RE.finditer(text))
+    if matches:
+        last = matches[-1]
+        vendor, device = last.group(1).lower(), last.group(2).lower()
+        text = text[: last.start()] + text[last.end() :]
+    else:
+        bare = _NO_NAMES_RE.search(text)
+        if bare:
+            vendor, device = bare.group(1).lower(), bare.group(2).lower()
+    return _REV_RE.sub("", text).strip(), vendor, device
+
+
+def _gpu_model(description: str) -> str:
+    text = re.sub(r"^NVIDIA Corporation\s+", "", description)
+    brackets = _BRACKET_RE.findall(text)
+    return brackets[-1].strip() if brackets else text.strip()
+
+
+def _is_nvidia(dev: _Device) -> bool:
+    return dev.vendor_id == "10de" or dev.description.lower().startswith("nvidia")
+
+
+def _is_vf(dev: _Device) -> bool:
+    return "virtual function" in dev.description.lower()
+
+
+def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
+    devices: list[_Device] = []
+    filtered = False
+    excerpt_line: int | None = None
+    vmm: dict[str, str] = {}
+    vmm_line = 0
+
+    def flush_vmm() -> None:
+        if "slot" in vmm and "class" in vmm:
+            # -vmnn prints each id after its own name: "Vendor: Intel Corporation [8086]".
+            ids = [_VMM_ID_RE.search(vmm.get(k, "")) for k in ("vendor", "device")]
+            names = [_VMM_ID_RE.sub("", vmm.get(k, "")) for k in ("vendor", "device", "class")]
+            desc = " ".join(n for n in names[:2] if n)
+            described, vendor, device = _split_ids(desc)
+            if ids[0] and ids[1]:
+                vendor, device = ids[0].group(1).lower(), ids[1].group(1).lower()
+            devices.append(_Device(vmm["slot"], names[2], described, vendor, device, vmm_line))
+        vmm.clear()
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = _clean(raw)
+        if not line:
+            continue
+        if excerpt_line is None and _EXCERPT_RE.search(line):
+            excerpt_line = number
+        if "lspci" in line and "grep" in line and "|" in line:
+            filtered = True
+        match = _DEVICE_RE.match(line)
+        if match:
+            flush_vmm()
+            described, vendor, device = _split_ids(match.group("rest"))
+            devices.append(
+                _Device(
+                    match.group("slot"),
+                    match.group("cls").strip(),
+                    described,
+                    vendor,
+                    device,
+                    number,
+                )
+            )
+            continue
+        match = _VMM_SLOT_RE.match(line)
+        if match:
+            flush_vmm()
+            vmm["slot"], vmm_line = match.group(1), number
+            continue
+        match = _VMM_FIELD_RE.match(line)
+        if match and vmm:
+            vmm[match.group(1).lower()] = match.group(2)
+            continue
+        if devices and raw[:1] in (" ", "\t") and line.startswith("Subsystem:"):
+            last = devices[-1]
+            if not last.subsystem:
+                devices[-1] = replace(last, subsystem=line[len("Subsystem:") :].strip())
+    flush_vmm()
+    return devices, filtered, excerpt_line
+
+
+def _virtual_device_signal(dev: _Device) -> str | None:
+    lowered = f"{dev.description} {dev.subsystem}".lower()
+    for vendor, needle, label in _VIRTUAL_DEVICE_SIGNS:
+        if (vendor and dev.vendor_id == vendor) or (needle and needle in lowered):
+            ident = f" {dev.vendor_id}:{dev.device_id}" if dev.vendor_id and dev.device_id else ""
+            return f"{label}{ident} ({dev.description})"
+    pci_id = f"{dev.vendor_id}:{dev.device_id}" if dev.vendor_id and dev.device_id else None
+    for chip_id, needle, label in _EMULATED_CHIPSETS:
+        if (chip_id and pci_id == chip_id) or needle in lowered:
+            return label
+    return None
+
+
+def _physical_signal(dev: _Device) -> str | None:
+    lowered = dev.description.lower()
+    cls = dev.cls.lower()
+    if "vga" in cls and (dev.vendor_id == "1a03" or "aspeed" in lowered):
+        return "ASPEED BMC VGA"
+    if "vga" in cls and (dev.vendor_id == "102b" or "matrox" in lowered) and "g200" in lowered:
+        return "Matrox G200 BMC VGA"
+    if _is_nvidia(dev) and ("nvswitch" in lowered or cls == "bridge"):
+        return "NVSwitch bridge"
+    mellanox = dev.vendor_id == "15b3" or "mellanox" in lowered
+    if mellanox and not _is_vf(dev) and cls != "bridge":
+        return "Mellanox ConnectX physical function"
+    if "integrated lights-out" in lowered:
+        return "HPE iLO BMC"
+    return None
+
+
+def parse(text: str) -> ParseResult:
+    """Parse an lspci listing into NVIDIA GPU count/models and virtual/physical signals."""
+    devices, filtered, excerpt_line = _read_devices(text)
+    if not devices:
+        raise EvidenceParseError(
+            "no PCI device lines found (expected `lspci` output such as "
+            "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')",
+            kind=KIND,
+        )
+
+    virtual_signals: list[str] = []
+    physical_signals: list[str] = []
+    gpus: list[dict[str, Any]] = []
+    gpu_models: list[str] = []
+    facts: list[Fact] = []
+    warnings: list[str] = []
+    pf_vendors = {d.vendor_id or d.description.split(" ")[0] for d in devices if not _is_vf(d)}
+
+    def add(target: list[str], signal: str | None) -> None:
+        if signal and signal not in target:
+            target.append(signal)
+
+    for dev in devices:
+        lowered = dev.description.lower()
+        nvidia = _is_nvidia(dev)
+        if nvidia and dev.cls.lower() in _GPU_CLASSES:
+            model = _gpu_model(dev.description)
+            gpus.append(
+                {
+                    "slot": dev.slot,
+                    "model": model,
+                    "pci_id": f"{dev.vendor_id}:{dev.device_id}" if dev.vendor_id else None,
+                    "virtual_function": _is_vf(dev),
+                }
+            )
+            if model not in gpu_models:
+                gpu_models.append(model)
+            if "grid" in lowered or "vgpu" in lowered:
+                add(virtual_signals, f"GRID/vGPU model ({model})")
+        if _is_vf(dev):
+            if nvidia:
+                add(virtual_signals, "NVIDIA virtual function")
+            elif (dev.vendor_id or dev.description.split(" ")[0]) not in pf_vendors:
+                add(
+                    virtual_signals,
+                    f"SR-IOV virtual function without its physical function ({dev.description})",
+                )
+        add(virtual_signals, _virtual_device_signal(dev))
+        add(physical_signals, _physical_signal(dev))
+
+    if virtual_signals:
+        virtual: bool | None = True
+        if physical_signals:
+            warnings.append(
+                "both virtual and physical signals present ("
+                + ", ".join(physical_signals)
+                + "): devices passed through to a VM still look physical"
+            )
+    elif physical_signals:
+        virtual = False
+    else:
+        virtual = None
+        warnings.append("no virtual or physical signal in this listing: cannot tell VM or host")
+    if filtered and virtual is not True:
+        warnings.append(
+            "the listing was filtered with grep: devices that reveal a VM may be hidden"
+        )
+    if excerpt_line is not None:
+        warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")
+
+    nvidia_count = len(gpus)
+    facts.append(
+        Fact(
+            metric="nvidia_gpu_count",
+            value=float(nvidia_count),
+            unit="count",
+            line=next((d.line for d in devices if d.slot == gpus[0]["slot"]), None)
+            if gpus
+            else None,
+        )
+    )
+    metrics: dict[str, Any] = {
+        "nvidia_gpu_count": nvidia_count,
+        "gpu_models": gpu_models,
+        "gpus": gpus,
+        "virtual": virtual,
+        "virtual_signals": virtual_signals,
+        "physical_signals": physical_signals,
+        "device_count": len(devices),
+        "nvswitch_count": sum(
+            1 for d in devices if _is_nvidia(d) and _physical_signal(d) == "NVSwitch bridge"
+        ),
+        "mellanox_functions": sum(
+            1 for d in devices if d.vendor_id == "15b3" or "mellanox" in d.description.lower()
+        ),
+        "filtered": filtered,
+    }
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

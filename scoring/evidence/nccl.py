@@ -1,0 +1,542 @@
+"""Parser for nccl-tests results (all_reduce_perf and every other ``*_perf`` collective).
+
+Handles every output generation seen in the wild: pre-2019 tables without ``#`` and without
+``redop``/``root`` columns (``error`` = max deviation), 2020-era tables with ``redop`` only,
+current tables with ``redop root ... #wrong``, NCCL 1.x ``bytes N type op ... res`` headers,
+``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, the
+"nccl-tests version" / "Collective test starting|concluded" banners, device lists from many
+processes and hosts, and MPI / NCCL / UCX noise interleaved. Columns are found from the
+header line and rows are split on whitespace: widths are never trusted.
+
+Units: nccl-tests prints algbw/busbw in GB/s with GB = 10^9 bytes (it divides by 1.0E9), time
+in microseconds, sizes in bytes.
+
+metrics
+    collective           "all_reduce", "alltoall", ... from the binary name or banner; None
+                         when the output never names it.
+    collectives          every collective named, in order of appearance.
+    ranks                number of distinct ranks in the device list ("Rank N ... device"),
+                         else NCCL's "nranks N"; None when neither is shown.
+    peak_busbw_gbyte_s   largest busbw of any row, in- or out-of-place (first table).
+    peak_size_bytes      size of the row holding that peak.
+    avg_busbw_gbyte_s    the tool's "Avg bus bandwidth", None when not printed.
+    wrong_total          "#wrong" columns: sum of the printed counts (None when every cell was
+                         N/A, i.e. -c 0). Old "error" columns hold a deviation, not a count: there
+                         wrong_total is the "Out of bounds values" count, None if not printed.
+    wrong_unchecked      number of N/A cells in the #wrong/error columns.
+    max_error            largest value of an old-style "error" column (None otherwise).
+    out_of_bounds        the "Out of bounds values" count; out_of_bounds_ok its OK/FAILED.
+    max_size_bytes / min_size_bytes / row_count
+    curve                one entry per row: size_bytes, count, type, redop, root, time_us,
+                         algbw_gbyte_s, busbw_gbyte_s (from whichever of out-of-/in-place has
+                         the larger busbw), out_of_place_busbw_gbyte_s, in_place_busbw_gbyte_s.
+    nccl_version         "2.21.5" from "NCCL version ..." lines or nccl-tests' nccl-library code.
+    nccl_tests_version   from "# nccl-tests version X".
+    gpu_names, hosts     distinct values from the device list, in order.
+    gpus_per_process     the "nGpus" figure of the parameter line.
+    failures             "Test NCCL failure ..." / "NCCL failure ..." lines.
+    runs                 when the file holds several tables, one summary per table; the figures
+                         above then describe the first table.
+facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyte_s`` and
+``avg_busbw_gbyte_s`` (first table).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "nccl_tests"
+
+_COLLECTIVE_RE = re.compile(
+    r"(?<![A-Za-z0-9_])(all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|"
+    r"sendrecv|gather|scatter|hypercube)_perf"
+)
+_TESTS_VERSION_RE = re.compile(
+    r"nccl-tests version (\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d{1,9}))?"
+)
+_NCCL_VERSION_RE = re.compile(r"\bNCCL version (\d+\.\d+(?:\.\d+)?)")
+_COMPILED_WITH_RE = re.compile(r"compiled with NCCL (\d+\.\d+(?:\.\d+)?)")
+_PARAMS_RE = re.compile(r"\bnThread\s+(\d{1,9})\s+nGpus\s+(\d{1,9})")
+_DEVICE_RE = re.compile(
+    r"\bRank\s+(\d{1,9})\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+"
+    r"\[([^\]]*)\]\s*(.*)$"
+)
+_NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
+_OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
+_AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
+_FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA failure)\b")
+_MPI_TAG_RE = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )")
+_EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
+
+_HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
+_WRONG_COLUMNS = ("wrong", "error")
+_DEFAULT_PREFIXES = {
+    13: ["size", "count", "type", "redop", "root"],
+    12: ["size", "count", "type", "redop"],
+    11: ["size", "count", "type"],
+}
+_SCAN_BYTES = 65536
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is nccl-tests output (looks at the first 64 KiB)."""
+    head = text[:_SCAN_BYTES]
+    score = 0
+    if "nccl-tests version" in head or "Collective test starting" in head:
+        score += 40
+    if _PARAMS_RE.search(head):
+        score += 30
+    if re.search(r"(?m)^[# \t]*(?:size|bytes)\s+(?:count|N)\s+type\b.*\bbusbw\b", head):
+        score += 45
+    if "Avg bus bandwidth" in head:
+        score += 20
+    if "Out of bounds values" in head:
+        score += 15
+    if _DEVICE_RE.search(head):
+        score += 15
+    if _COLLECTIVE_RE.search(head):
+        score += 10
+    return min(score, 100)
+
+
+@dataclass
+class _Header:
+    prefix: list[str]
+    groups: list[list[str]]
+    labels: list[str]
+    line: int
+
+    @property
+    def width(self) -> int:
+        return len(self.prefix) + sum(len(g) for g in self.groups)
+
+
+@dataclass
+class _Row:
+    line: int
+    size_bytes: int
+    count: int | None
+    type: str | None
+    redop: str | None
+    root: int | None
+    results: dict[str, dict[str, Any]]
+    best_label: str | None = None
+    best: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        for label, values in self.results.items():
+            busbw = values.get("busbw")
+            if busbw is not None and (self.best is None or busbw > self.best["busbw"]):
+                self.best_label, self.best = label, values
+
+
+@dataclass
+class _Run:
+    header: _Header
+    collective: str | None
+    rows: list[_Row] = field(default_factory=list)
+    avg_busbw: float | None = None
+    avg_line: int | None = None
+    out_of_bounds: int | None = None
+    out_of_bounds_ok: bool | None = None
+    wrong_kind: str | None = None
+
+
+def _number(token: str) -> float | None:
+    if len(token) > 40 or "_" in token:
+        return None
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _byte_count(token: str) -> int | None:
+    """An integer byte/element count; ``%g`` values are snapped to the power of two they round."""
+    if re.fullmatch(r"[0-9]{1,20}", token):
+        return int(token)
+    value = _number(token)
+    if value is None or value < 0 or value > 2.0**63:
+        return None
+    if value >= 1:
+        # %g keeps 6 significant digits: a power of two within that rounding is the true value.
+        power = 2 ** round(math.log2(value))
+        if abs(power - value) <= value * 5e-6:
+            return int(power)
+    return round(value)
+
+
+def _nccl_version_from_code(code: str) -> str:
+    number = int(code)
+    if number >= 10000:  # NCCL >= 2.9 encodes major*10000 + minor*100 + patch
+        return f"{number // 10000}.{number % 10000 // 100}.{number % 100}"
+    return f"{number // 1000}.{number % 1000 // 100}.{number % 100}"
+
+
+def _parse_header(line: str, line_no: int, labels: list[str]) -> _Header | None:
+    tokens = [t.lower() for t in line.lstrip("#").split()]
+    if len(tokens) < 5 or tokens[0] not in ("size", "bytes") or "busbw" not in tokens:
+        return None
+    tokens = [_HEADER_ALIASES.get(t, t) for t in tokens]
+    if "time" not in tokens:
+        return None
+    first = tokens.index("time")
+    groups: list[list[str]] = []
+    for name in tokens[first:]:
+        if name == "time":
+            groups.append([])
+        groups[-1].append(name)
+    return _Header(tokens[:first], groups, labels or ["out-of-place", "in-place"], line_no)
+
+
+def _default_header(width: int, line_no: int) -> _Header | None:
+    prefix = _DEFAULT_PREFIXES.get(width)
+    if prefix is None:
+        return None
+    group = ["time", "algbw", "busbw", "wrong"]
+    return _Header(list(prefix), [group, list(group)], ["out-of-place", "in-place"], line_no)
+
+
+def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
+    result: dict[str, Any] = {}
+    for name, token in zip(names, tokens, strict=True):
+        if token.upper() == "N/A":
+            result[name] = None
+            continue
+        value = _number(token)
+        if value is None:
+            if name in _WRONG_COLUMNS:
+                result[name] = "unreadable"
+                continue
+            return None
+        result[name] = value
+    return result
+
+
+def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
+    sizes = [len(g) for g in header.groups]
+    width = header.width
+    if len(tokens) > width:
+        tokens = tokens[:width]
+    groups_used = len(sizes)
+    pre = len(tokens) - sum(sizes)
+    # Blank cells (an old alltoall's empty redop, a tool that leaves in-place empty) shorten the
+    # row: keep the groups that fit from the right, since every column is right-aligned.
+    while pre < 2 or pre > len(header.prefix):
+        groups_used -= 1
+        if groups_used == 0:
+            return None
+        pre = len(tokens) - sum(sizes[len(sizes) - groups_used :])
+    prefix = dict(zip(header.prefix, tokens[:pre], strict=False))
+    size = _byte_count(prefix.get("size", ""))
+    if size is None:
+        return None
+    count_token = prefix.get("count")
+    count = _byte_count(count_token) if count_token is not None else None
+    if count_token is not None and count is None:
+        return None
+    root_token = prefix.get("root")
+    root = None
+    if root_token is not None:
+        root_value = _number(root_token)
+        if root_value is None:
+            return None
+        root = int(root_value)
+    results: dict[str, dict[str, Any]] = {}
+    position = pre
+    first_group = len(sizes) - groups_used
+    for index in range(first_group, len(sizes)):
+        chunk = tokens[position : position + sizes[index]]
+        position += sizes[index]
+        parsed = _parse_group(header.groups[index], chunk)
+        if parsed is None:
+            return None
+        label = header.labels[index] if index < len(header.labels) else f"group{index}"
+        results[label] = parsed
+    return _Row(line_no, size, count, prefix.get("type"), prefix.get("redop"), root, results)
+
+
+def _group_labels(line: str) -> list[str]:
+    found = [(m.start(), m.group(0)) for m in re.finditer(r"out-of-place|in-place", line)]
+    return [label for _, label in sorted(found)]
+
+
+def _clean(line: str) -> str:
+    return _MPI_TAG_RE.sub("", line, count=1).rstrip()
+
+
+def parse(text: str) -> ParseResult:
+    """Parse nccl-tests output into the figures documented at the top of this module."""
+    scanner = _Scanner()
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        scanner.feed(line_no, _clean(raw))
+    return scanner.finish()
+
+
+@dataclass
+class _Scanner:
+    """One pass over the lines; keeps what the banners said and the tables found."""
+
+    warnings: list[str] = field(default_factory=list)
+    runs: list[_Run] = field(default_factory=list)
+    collectives: list[str] = field(default_factory=list)
+    collective: str | None = None
+    devices: dict[int, tuple[str, str]] = field(default_factory=dict)
+    duplicate_ranks: set[int] = field(default_factory=set)
+    nranks: int | None = None
+    nccl_version: str | None = None
+    tests_version: str | None = None
+    gpus_per_process: int | None = None
+    failures: list[tuple[int, str]] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    orphan_header: _Header | None = None
+    unreadable: list[int] = field(default_factory=list)
+    last_line: int = 0
+
+    def feed(self, line_no: int, line: str) -> None:
+        self.last_line = line_no
+        if not line.strip():
+            return
+        if self.runs and line.lstrip()[:1].isdigit() and ":" not in line:
+            # Result rows carry no banner: skipping the banner patterns keeps big logs fast.
+            self._add_row(line.split(), line_no)
+        elif _EXCERPT_RE.match(line):
+            self.warnings.append(f"line {line_no}: the output was cut by its author ({line})")
+        elif not self._banner(line, line_no):
+            tokens = line.split()
+            if tokens and not tokens[0].startswith("#") and _number(tokens[0]) is not None:
+                self._add_row(tokens, line_no)
+
+    def _banner(self, line: str, line_no: int) -> bool:
+        """Handle a non-row line; False when it may be a result row."""
+        # Cheap substring tests guard each pattern: most lines of a big log match none.
+        found = _COLLECTIVE_RE.search(line) if "_perf" in line else None
+        if found:
+            self.collective = found.group(1)
+            if self.collective not in self.collectives:
+                self.collectives.append(self.collective)
+            if self.runs and self.runs[-1].collective is None and "concluded" in line:
+                self.runs[-1].collective = self.collective
+        match = _TESTS_VERSION_RE.search(line) if "nccl-tests version" in line else None
+        if match:
+            self.tests_version = match.group(1)
+            if match.group(3):
+                self.nccl_version = _nccl_version_from_code(match.group(3))
+            return True
+        match = None
+        if "NCCL" in line:
+            match = _NCCL_VERSION_RE.search(line) or _COMPILED_WITH_RE.search(line)
+        if match:
+            self.nccl_version = self.nccl_version or match.group(1)
+        match = _PARAMS_RE.search(line) if "nThread" in line else None
+        if match:
+            self.gpus_per_process = int(match.group(2))
+            return True
+        match = _DEVICE_RE.search(line) if "Rank" in line and "device" in line else None
+        if match:
+            rank, entry = int(match.group(1)), (match.group(3), match.group(6).strip())
+            if rank in self.devices and self.devices[rank] != entry:
+                self.duplicate_ranks.add(rank)
+            self.devices.setdefault(rank, entry)
+            return True
+        match = _NRANKS_RE.search(line) if "NCCL INFO" in line else None
+        if match:
+            self.nranks = max(self.nranks or 0, int(match.group(1)))
+            return True
+        if "failure" in line and _FAILURE_RE.search(line):
+            self.failures.append((line_no, line.strip()))
+            return True
+        if "out-of-place" in line or "in-place" in line:
+            self.labels = _group_labels(line)
+            return True
+        header = _parse_header(line, line_no, self.labels) if "busbw" in line else None
+        if header is not None:
+            self.runs.append(_Run(header, self.collective))
+            self.labels = []
+            return True
+        return self._summary_line(line, line_no)
+
+    def _summary_line(self, line: str, line_no: int) -> bool:
+        lowered = line.lower()
+        match = _OOB_RE.search(line) if "out of bounds" in lowered else None
+        if match and self.runs:
+            status = (match.group(2) or "").upper()
+            self.runs[-1].out_of_bounds = int(match.group(1))
+            self.runs[-1].out_of_bounds_ok = None if not status else status == "OK"
+        avg = _AVG_RE.search(line) if "bus bandwidth" in lowered else None
+        if avg and self.runs:
+            self.runs[-1].avg_busbw = _number(avg.group(1))
+            self.runs[-1].avg_line = line_no
+        return bool(match or avg)
+
+    def _add_row(self, tokens: list[str], line_no: int) -> None:
+        if not self.runs:
+            self.orphan_header = self.orphan_header or _default_header(len(tokens), line_no)
+            if self.orphan_header is None:
+                return
+            self.runs.append(_Run(self.orphan_header, self.collective))
+            self.warnings.append(
+                f"line {line_no}: no column header before the first row; columns inferred "
+                "from the row width"
+            )
+        row = _parse_row(tokens, self.runs[-1].header, line_no)
+        if row is None:
+            self.unreadable.append(line_no)
+            return
+        if any(v == "unreadable" for g in row.results.values() for v in g.values()):
+            self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
+        self.runs[-1].rows.append(row)
+
+    def finish(self) -> ParseResult:
+        warnings = self.warnings
+        for line_no in self.unreadable:
+            tail = " (the output seems truncated)" if line_no == self.last_line else ""
+            warnings.append(f"line {line_no}: unreadable or incomplete result row skipped{tail}")
+        runs = [run for run in self.runs if run.rows]
+        if not runs:
+            raise _no_rows_error(self.runs, self.failures)
+        warnings.extend(
+            f"line {n}: the test reported a failure: {message}" for n, message in self.failures
+        )
+        if self.duplicate_ranks:
+            ranks = ", ".join(str(r) for r in sorted(self.duplicate_ranks))
+            warnings.append(
+                f"rank(s) {ranks} listed by several processes: they ran as separate jobs "
+                "(nccl-tests built without MPI?); 'ranks' counts each rank number once"
+            )
+        if len(runs) > 1:
+            warnings.append(f"{len(runs)} result tables; the summary describes the first one")
+        main = runs[0]
+        summary = _run_summary(main)
+        if main.avg_busbw is None:
+            warnings.append("no 'Avg bus bandwidth' line (output truncated?)")
+        if main.out_of_bounds is None:
+            warnings.append("no 'Out of bounds values' line: the correctness check is absent")
+        if summary["wrong_unchecked"]:
+            unchecked = summary["wrong_unchecked"]
+            warnings.append(f"{unchecked} result(s) were not checked for correctness (N/A)")
+        if main.out_of_bounds_ok is False or (summary["wrong_total"] or 0) > 0:
+            warnings.append("nccl-tests reported wrong results (out-of-bounds values)")
+        collective = main.collective
+        if collective is None and len(self.collectives) == 1:
+            collective = self.collectives[0]
+        sizes = [row.size_bytes for row in main.rows]
+        metrics: dict[str, Any] = {
+            "collective": collective,
+            "collectives": self.collectives,
+            "ranks": len(self.devices) if self.devices else self.nranks,
+            **{k: v for k, v in summary.items() if k not in ("collective", "header_line")},
+            "max_size_bytes": max(sizes),
+            "min_size_bytes": min(sizes),
+            "curve": [_curve_point(row) for row in main.rows],
+            "nccl_version": self.nccl_version,
+            "nccl_tests_version": self.tests_version,
+            "gpu_names": list(dict.fromkeys(n for _, n in self.devices.values() if n)),
+            "hosts": list(dict.fromkeys(host for host, _ in self.devices.values())),
+            "gpus_per_process": self.gpus_per_process,
+            "failures": [message for _, message in self.failures],
+        }
+        if len(runs) > 1:
+            metrics["runs"] = [_run_summary(run) for run in runs]
+        return ParseResult(KIND, metrics, tuple(_facts(runs, collective)), tuple(warnings))
+
+
+def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> EvidenceParseError:
+    if failures:
+        line_no, message = failures[0]
+        reason = f"nccl-tests printed no result rows; the test failed: {message}"
+        return EvidenceParseError(reason, line=line_no, kind=KIND)
+    if runs:
+        reason = "the nccl-tests table has a header but no readable result rows (truncated?)"
+        return EvidenceParseError(reason, line=runs[0].header.line, kind=KIND)
+    return EvidenceParseError(
+        "no nccl-tests result table found (expected a header line with 'size count type ... "
+        "time algbw busbw' columns and numeric rows)",
+        kind=KIND,
+    )
+
+
+def _run_summary(run: _Run) -> dict[str, Any]:
+    peak_row = max(
+        (row for row in run.rows if row.best is not None),
+        key=lambda row: row.best["busbw"] if row.best else 0.0,
+        default=None,
+    )
+    total: int | None = None
+    unchecked = 0
+    errors: list[float] = []
+    for row in run.rows:
+        for values in row.results.values():
+            for name in _WRONG_COLUMNS:
+                value = values.get(name, "absent")
+                if value is None or value == "unreadable":
+                    unchecked += 1
+                elif name == "wrong" and value != "absent":
+                    total = (total or 0) + int(value)
+                elif value != "absent":
+                    errors.append(value)
+    if errors:  # an old "error" column is a deviation: the tool's own verdict is the count
+        total = run.out_of_bounds
+    return {
+        "collective": run.collective,
+        "header_line": run.header.line,
+        "row_count": len(run.rows),
+        "peak_busbw_gbyte_s": peak_row.best["busbw"] if peak_row and peak_row.best else None,
+        "peak_size_bytes": peak_row.size_bytes if peak_row else None,
+        "avg_busbw_gbyte_s": run.avg_busbw,
+        "wrong_total": total,
+        "wrong_unchecked": unchecked,
+        "max_error": max(errors) if errors else None,
+        "out_of_bounds": run.out_of_bounds,
+        "out_of_bounds_ok": run.out_of_bounds_ok,
+    }
+
+
+def _curve_point(row: _Row) -> dict[str, Any]:
+    best = row.best or {}
+    return {
+        "size_bytes": row.size_bytes,
+        "count": row.count,
+        "type": row.type,
+        "redop": row.redop,
+        "root": row.root,
+        "time_us": best.get("time"),
+        "algbw_gbyte_s": best.get("algbw"),
+        "busbw_gbyte_s": best.get("busbw"),
+        "out_of_place_busbw_gbyte_s": row.results.get("out-of-place", {}).get("busbw"),
+        "in_place_busbw_gbyte_s": row.results.get("in-place", {}).get("busbw"),
+    }
+
+
+def _facts(runs: list[_Run], collective: str | None) -> list[Fact]:
+    facts: list[Fact] = []
+    peak: Fact | None = None
+    for run in runs:
+        for row in run.rows:
+            if row.best is None:
+                continue
+            details = {
+                "collective": run.collective,
+                "size_bytes": row.size_bytes,
+                "type": row.type,
+                "redop": row.redop,
+                "placement": row.best_label,
+                "algbw_gbyte_s": row.best.get("algbw"),
+                "time_us": row.best.get("time"),
+            }
+            fact = Fact("busbw_gbyte_s", row.best["busbw"], "GB/s", row.line, details)
+            facts.append(fact)
+            if run is runs[0] and (peak is None or fact.value > peak.value):
+                peak = fact
+    if peak is not None:
+        facts.append(Fact("peak_busbw_gbyte_s", peak.value, "GB/s", peak.line, peak.details))
+    if runs[0].avg_busbw is not None:
+        avg, line = runs[0].avg_busbw, runs[0].avg_line
+        facts.append(Fact("avg_busbw_gbyte_s", avg, "GB/s", line, {"collective": collective}))
+    return facts

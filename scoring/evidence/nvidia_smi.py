@@ -1,0 +1,280 @@
+"""Parser for the plain ``nvidia-smi`` table (R3xx..R5xx layouts; processes table ignored).
+
+The GPU table is read cell by cell: each GPU block is two or three ``| a | b | c |`` lines
+(name/persistence | bus id/display | volatile uncorrected ECC, then fan/temp/perf/power |
+memory | utilisation/compute mode, then MIG mode when the header has a "MIG M." row). Column
+widths differ between driver generations, so cells are split on ``|`` and read by pattern.
+
+metrics
+    driver_version, cuda_version (None when "N/A"), nvidia_smi_version
+    gpu_count            GPUs in the table.
+    gpu_names            GPU names as printed (nvidia-smi truncates long ones with "...").
+    memory_total_mib     per GPU (None when "Not Supported", e.g. unified-memory GB10).
+    memory_used_mib      per GPU.
+    mig_mode             per GPU "Enabled" / "Disabled" / None (no MIG row or N/A).
+    mig_mode_pending     per GPU: True when nvidia-smi marks a pending change ("Disabled*").
+    ecc_volatile_uncorrected      per GPU count, None when the cell says N/A / Off / On.
+    ecc_volatile_uncorrected_total  sum of the counts shown, None when none is a number.
+    vgpu                 True when a GPU name is a vGPU/GRID model ("GRID ...", or a vGPU
+                         profile suffix such as "-8C", "-4Q", "-16A", "-2B").
+    vgpu_models          those names.
+    bus_ids, persistence_mode, power_cap_w   per GPU.
+    gpus                 per GPU dict with all of the above plus fan, temperature, perf state,
+                         utilisation, compute mode.
+facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "nvidia_smi"
+
+_HEADER_RE = re.compile(
+    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?"
+)
+_GPU_CELL_RE = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$")
+_GPU_CELL_NO_MODE_RE = re.compile(r"^\s*(\d+)\s+(\S.*?)\s*$")
+_BUS_RE = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*(\S+)?")
+_MEMORY_RE = re.compile(r"(?<![0-9])([0-9]{1,12})\s*MiB\s*/\s*([0-9]{1,12})\s*MiB")
+_POWER_RE = re.compile(
+    r"(?<![0-9.])(N/A|[0-9]{1,6}(?:\.[0-9]{1,3})?W)\s*/\s*(N/A|[0-9]{1,6}(?:\.[0-9]{1,3})?W)"
+)
+_VGPU_PROFILE_RE = re.compile(r"-\d+[ABCQ]$")
+_FAILURE_RE = re.compile(
+    r"(NVIDIA-SMI has failed[^\n]*|No devices were found|Failed to initialize NVML[^\n]*)"
+)
+_EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
+_SCAN_BYTES = 65536
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is the plain ``nvidia-smi`` table (first 64 KiB)."""
+    head = text[:_SCAN_BYTES]
+    score = 0
+    if re.search(r"\|\s*NVIDIA-SMI\s+\d", head):
+        score += 60
+    if "Driver Version:" in head and "CUDA Version:" in head:
+        score += 10
+    if "Persistence-M" in head or "Bus-Id" in head:
+        score += 20
+    if re.search(r"(?m)^\|[ \t]+\d+[ \t]+\S[^|\n]*\|[ \t]+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
+        score += 20
+    if "NVIDIA-SMI has failed" in head:
+        score += 40
+    return min(score, 100)
+
+
+@dataclass
+class _Gpu:
+    line: int
+    index: int
+    name: str
+    persistence: str | None
+    cells: list[list[str]] = field(default_factory=list)
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    if inner.startswith("|"):
+        inner = inner[1:]
+    if inner.endswith("|"):
+        inner = inner[:-1]
+    return inner.split("|")
+
+
+def _int_or_none(value: str | None) -> int | None:
+    if value is None:
+        return None
+    value = value.strip()
+    return int(value) if re.fullmatch(r"[0-9]{1,15}", value) else None
+
+
+def parse(text: str) -> ParseResult:
+    """Parse the ``nvidia-smi`` table into the figures documented above."""
+    warnings: list[str] = []
+    versions: tuple[str, str, str | None] | None = None
+    gpus: list[_Gpu] = []
+    seen: set[int] = set()
+    in_table = False
+    header_seen = False
+    has_mig_row = False
+    skip_block = False
+    failure: tuple[int, str] | None = None
+    current: _Gpu | None = None
+
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if _EXCERPT_RE.match(line):
+            warnings.append(f"line {line_no}: the output was cut by its author ({line})")
+            continue
+        match = _HEADER_RE.search(line)
+        if match:
+            versions = versions or (match.group(1), match.group(2), match.group(3))
+            continue
+        match = _FAILURE_RE.search(line)
+        if match and failure is None:
+            failure = (line_no, match.group(1).strip())
+        if "GPU" in line and "Name" in line and line.startswith("|"):
+            header_seen, in_table, has_mig_row = True, False, False
+            continue
+        if header_seen and not in_table:
+            if "MIG M." in line:
+                has_mig_row = True
+            if line.startswith("|=") or line.startswith("+="):
+                in_table = True
+            continue
+        if not in_table:
+            continue
+        if not line or line[0] not in "|+" or "Processes:" in line or "MIG devices:" in line:
+            in_table = header_seen = False
+            current = None
+            continue
+        if line.startswith("+") or set(line) <= {"|", "-", "+", "="}:
+            current, skip_block = None, False
+            continue
+        cells = _cells(line)
+        if len(cells) < 2 or skip_block:
+            continue
+        if current is None:
+            current = _start_gpu(cells[0], line_no, warnings)
+            if current is None:
+                skip_block = True
+                continue
+            if current.index in seen:
+                warnings.append(
+                    f"line {line_no}: GPU {current.index} listed again (several nvidia-smi "
+                    "runs?); the first listing is kept"
+                )
+                current, skip_block = None, True
+                continue
+            seen.add(current.index)
+            gpus.append(current)
+        current.cells.append([c.strip() for c in cells])
+
+    if not gpus:
+        if failure is not None:
+            raise EvidenceParseError(
+                f"nvidia-smi reported an error: {failure[1]}", line=failure[0], kind=KIND
+            )
+        raise EvidenceParseError(
+            "no nvidia-smi GPU table found (expected the '| NVIDIA-SMI ... Driver Version' "
+            "header and '|   0  <name>  On | <bus id> ... |' rows)",
+            kind=KIND,
+        )
+    if versions is None:
+        warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
+    return _result(gpus, versions, has_mig_row, warnings)
+
+
+def _start_gpu(cell: str, line_no: int, warnings: list[str]) -> _Gpu | None:
+    match = _GPU_CELL_RE.match(cell) or _GPU_CELL_NO_MODE_RE.match(cell)
+    if match is None:
+        warnings.append(f"line {line_no}: unreadable GPU table line ignored")
+        return None
+    persistence = match.group(3) if match.re is _GPU_CELL_RE else None
+    return _Gpu(line_no, int(match.group(1)), match.group(2).strip(), persistence)
+
+
+def _gpu_info(gpu: _Gpu, has_mig_row: bool) -> dict[str, Any]:
+    first = gpu.cells[0] + ["", "", ""]
+    second = gpu.cells[1] + ["", "", ""] if len(gpu.cells) > 1 else ["", "", ""]
+    third = gpu.cells[2] + ["", "", ""] if len(gpu.cells) > 2 else ["", "", ""]
+    bus = _BUS_RE.search(first[1])
+    memory = _MEMORY_RE.search(second[1])
+    power = _POWER_RE.search(second[0])
+    state = second[0].split()
+    fan = state[0] if state else None
+    temperature = state[1] if len(state) > 1 else None
+    perf = next((t for t in state if re.fullmatch(r"P\d+", t)), None)
+    utilisation = second[2].split()
+    mig_raw = third[2].strip() if has_mig_row and len(gpu.cells) > 2 else ""
+    mig_mode = mig_raw.rstrip("*") or None
+    if mig_mode in ("N/A", ""):
+        mig_mode = None
+    cap = power.group(2) if power else None
+    return {
+        "index": gpu.index,
+        "name": gpu.name,
+        "persistence_mode": gpu.persistence,
+        "bus_id": bus.group(1).upper() if bus else None,
+        "display_active": bus.group(2) if bus else None,
+        "ecc_volatile_uncorrected": _int_or_none(first[2]),
+        "ecc_cell": first[2].strip() or None,
+        "fan": None if fan in (None, "N/A") else fan,
+        "temperature": None if temperature in (None, "N/A") else temperature,
+        "perf_state": perf,
+        "power_cap_w": float(cap[:-1]) if cap and cap != "N/A" else None,
+        "memory_used_mib": int(memory.group(1)) if memory else None,
+        "memory_total_mib": int(memory.group(2)) if memory else None,
+        "gpu_utilization": utilisation[0] if utilisation else None,
+        "compute_mode": utilisation[1] if len(utilisation) > 1 else None,
+        "mig_mode": mig_mode,
+        "mig_mode_pending": mig_raw.endswith("*"),
+    }
+
+
+def _is_vgpu(name: str) -> bool:
+    # GRID boards and vGPU profiles ("A100-4C", "V100D-8C", "T4-16Q") only show up inside
+    # virtual machines; a bare-metal GPU name never ends in a profile suffix.
+    return bool(re.search(r"(?:^|\s)GRID(?:\s|$)", name) or _VGPU_PROFILE_RE.search(name))
+
+
+def _result(
+    gpus: list[_Gpu],
+    versions: tuple[str, str, str | None] | None,
+    has_mig_row: bool,
+    warnings: list[str],
+) -> ParseResult:
+    infos = [_gpu_info(gpu, has_mig_row) for gpu in gpus]
+    for gpu, info in zip(gpus, infos, strict=True):
+        if len(gpu.cells) < 2:
+            warnings.append(f"line {gpu.line}: GPU {gpu.index} block is incomplete (truncated?)")
+        if info["memory_total_mib"] is None:
+            shown = gpu.cells[1][1] if len(gpu.cells) > 1 and len(gpu.cells[1]) > 1 else ""
+            warnings.append(f"GPU {gpu.index}: memory size not shown ('{shown}')")
+        if gpu.name.endswith("..."):
+            warnings.append(f"GPU {gpu.index}: name truncated by nvidia-smi ('{gpu.name}')")
+    ecc = [i["ecc_volatile_uncorrected"] for i in infos]
+    ecc_numbers = [v for v in ecc if v is not None]
+    vgpu_models = [i["name"] for i in infos if _is_vgpu(i["name"])]
+    cuda = versions[2] if versions else None
+    metrics: dict[str, Any] = {
+        "driver_version": versions[1] if versions else None,
+        "cuda_version": None if cuda in (None, "N/A") else cuda,
+        "nvidia_smi_version": versions[0] if versions else None,
+        "gpu_count": len(infos),
+        "gpu_names": [i["name"] for i in infos],
+        "memory_total_mib": [i["memory_total_mib"] for i in infos],
+        "memory_used_mib": [i["memory_used_mib"] for i in infos],
+        "mig_mode": [i["mig_mode"] for i in infos],
+        "mig_mode_pending": [i["mig_mode_pending"] for i in infos],
+        "ecc_volatile_uncorrected": ecc,
+        "ecc_volatile_uncorrected_total": sum(ecc_numbers) if ecc_numbers else None,
+        "vgpu": bool(vgpu_models),
+        "vgpu_models": vgpu_models,
+        "bus_ids": [i["bus_id"] for i in infos],
+        "persistence_mode": [i["persistence_mode"] for i in infos],
+        "power_cap_w": [i["power_cap_w"] for i in infos],
+        "gpus": infos,
+    }
+    if vgpu_models:
+        warnings.append("vGPU/GRID model(s) listed: " + ", ".join(dict.fromkeys(vgpu_models)))
+    facts = [Fact("gpu_count", float(len(infos)), "count", gpus[0].line)]
+    for gpu, info in zip(gpus, infos, strict=True):
+        if info["memory_total_mib"] is not None:
+            details = {"gpu": gpu.index, "name": gpu.name}
+            facts.append(
+                Fact(
+                    "gpu_memory_total_mib",
+                    float(info["memory_total_mib"]),
+                    "MiB",
+                    gpu.line,
+                    details,
+                )
+            )
+    return ParseResult(KIND, metrics, tuple(facts), tuple(warnings))

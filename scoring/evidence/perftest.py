@@ -1,0 +1,372 @@
+"""Parser for perftest RDMA reports (``ib_write_bw``/``ib_read_bw``/``ib_send_bw``...).
+
+Reads single-size runs, ``-a`` sweeps, bidirectional and duration mode; a latency report
+(``ib_*_lat``) uploaded in their place is parsed as latency (test_type "latency", no
+bandwidth), not refused, so that its figures are kept.
+
+Units: with ``--report_gbits`` perftest prints Gb/sec (10**9 bits/s). Its default MB/sec column
+is 2**20 bytes/s (perftest divides by 0x100000 for MB and by 125000000 for Gb; see
+``format_factor`` in perftest_resources.c), so Gbit/s = MB/sec * 1048576 * 8 / 10**9.
+
+Metrics (``ParseResult.metrics``):
+
+- ``test_type``: "bandwidth" or "latency".
+- ``test`` (str|None): "ib_write_bw", "ib_read_lat"... from the report title; ``title``.
+- ``bw_avg_gbit_s`` (float|None): the best "BW average" of any row (the only row of a
+  single-size run; the plateau of an ``-a`` sweep). None for latency tests.
+- ``bw_peak_gbit_s`` (float|None): the best "BW peak"; None when perftest said "BW peak won't
+  be measured" (duration mode ``-D``) or printed 0.00 for every row.
+- ``bw_avg_gbit_s_at_max_size``, ``max_size_bytes``, ``msg_rate_mpps`` (at the best row).
+- ``sweep``: one row per message size: ``{size_bytes, iterations, bw_peak_gbit_s,
+  bw_avg_gbit_s, msg_rate_mpps}`` (bandwidth) or ``{size_bytes, iterations, t_min_us,
+  t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us}`` (latency).
+- ``report_unit``: "Gb/sec" or "MB/sec" as printed; ``bidirectional`` (bool); ``device``,
+  ``link_type`` ("IB" or "Ethernet" = RoCE), ``transport_type``, ``connection_type``,
+  ``mtu_bytes``, ``qps`` (int), ``gid_index``; ``peak_measured`` (bool);
+  ``cpu_freq_warnings`` (count of "Conflicting CPU frequency" lines).
+- latency only: ``lat_typical_us`` and ``lat_avg_us`` of the smallest message size.
+
+Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
+``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
+``details``. A file with several reports (client and server pasted together): the first one
+gives the figures and a warning says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "perftest"
+
+_DETECT_MAX_LINES = 200
+_DETECT_MAX_CHARS = 65536
+MBYTE_PER_S_TO_GBIT_S = 1048576 * 8 / 1e9
+
+_TITLE_RE = re.compile(
+    r"^(?P<verb>RDMA_Write|RDMA_Read|Send|Atomic(?:\s+\S+)?|Raw Ethernet\S*|\S+)\s+"
+    r"(?P<bidir>Bidirectional\s+)?(?P<kind>BW|Latency)\s+Test\s*$"
+)
+_PAIR_RE = re.compile(r"([A-Za-z][A-Za-z0-9_.*\- ]*?)\s*:\s*(\S+)")
+_BW_HEADER_RE = re.compile(r"#bytes.*BW peak\[(?P<unit>MB/sec|Gb/sec)\].*BW average")
+_LAT_HEADER_RE = re.compile(r"#bytes.*t_(?:min|avg)\[usec\]")
+_NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
+_SEPARATOR_RE = re.compile(r"^-{20,}$")
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
+_FAILURE_HINTS = (
+    "couldn't connect",
+    "unable to",
+    "failed to",
+    "completion with error",
+    "error:",
+    "couldn't",
+    "problems with",
+)
+_VERB_TO_TEST = {"rdma_write": "write", "rdma_read": "read", "send": "send", "atomic": "atomic"}
+
+
+@dataclass
+class _Report:
+    title: str
+    title_line: int
+    kind: str  # "bandwidth" or "latency"
+    bidirectional: bool
+    verb: str
+    info: dict[str, str] = field(default_factory=dict)
+    unit: str | None = None
+    header_line: int | None = None
+    latency_columns: list[str] = field(default_factory=list)
+    qos: bool = False
+    rows: list[tuple[int, list[float]]] = field(default_factory=list)
+    closed: bool = False
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is a perftest report (looks at the head only)."""
+    try:
+        head = text[:_DETECT_MAX_CHARS].splitlines()[:_DETECT_MAX_LINES]
+        title = header = 0
+        for raw in head:
+            line = raw.strip()
+            if _BW_HEADER_RE.search(line) or _LAT_HEADER_RE.search(line):
+                header += 1
+            elif _TITLE_RE.match(line) and ("Test" in line):
+                title += 1
+        if header:
+            return 92
+        if title and any("Link type" in raw or "Dual-port" in raw for raw in head):
+            return 75
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _floats(tokens: list[str], line: int) -> list[float]:
+    values: list[float] = []
+    for token in tokens:
+        value = float(token)
+        if math.isnan(value) or math.isinf(value):
+            raise EvidenceParseError(f"not a finite number {token!r}", line=line, kind=KIND)
+        values.append(value)
+    return values
+
+
+def _test_name(report: _Report) -> str | None:
+    verb = report.verb.split()[0].lower()
+    base = _VERB_TO_TEST.get(verb)
+    if base is None:
+        return None
+    return f"ib_{base}_{'bw' if report.kind == 'bandwidth' else 'lat'}"
+
+
+def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
+    reports: list[_Report] = []
+    notes: dict[str, Any] = {"no_peak": False, "cpu_freq": 0, "failures": [], "excerpt": None}
+    current: _Report | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        lowered = line.lower()
+        if notes["excerpt"] is None and _EXCERPT_RE.search(line):
+            notes["excerpt"] = number
+        if "bw peak won't be measured" in lowered:
+            notes["no_peak"] = True
+            continue
+        if lowered.startswith("conflicting cpu frequency values detected"):
+            notes["cpu_freq"] += 1
+            continue
+        match = _TITLE_RE.match(line)
+        if match:
+            current = _Report(
+                title=line,
+                title_line=number,
+                kind="bandwidth" if match.group("kind") == "BW" else "latency",
+                bidirectional=bool(match.group("bidir")),
+                verb=match.group("verb"),
+            )
+            reports.append(current)
+            continue
+        if current is None:
+            if any(hint in lowered for hint in _FAILURE_HINTS):
+                notes["failures"].append((number, line))
+            continue
+        if _SEPARATOR_RE.match(line):
+            if current.rows:
+                current.closed = True
+            continue
+        bw_header = _BW_HEADER_RE.search(line)
+        if bw_header:
+            current.unit = bw_header.group("unit")
+            current.header_line = number
+            current.qos = "#sl" in line
+            continue
+        if _LAT_HEADER_RE.search(line):
+            current.header_line = number
+            current.latency_columns = re.findall(r"(\S+)\[usec\]", line)
+            continue
+        tokens = line.split()
+        if (
+            current.header_line is not None
+            and not current.closed
+            and tokens
+            and all(_NUMBER_RE.match(t) for t in tokens)
+        ):
+            current.rows.append((number, _floats(tokens, number)))
+            continue
+        if current.header_line is None and ":" in line:
+            for key, value in _PAIR_RE.findall(line):
+                current.info.setdefault(key.strip().lower(), value)
+            continue
+        if any(hint in lowered for hint in _FAILURE_HINTS):
+            notes["failures"].append((number, line))
+    return reports, notes
+
+
+def _gbit(value: float, unit: str | None) -> float:
+    return round(value * MBYTE_PER_S_TO_GBIT_S, 6) if unit == "MB/sec" else value
+
+
+def _int_info(value: str | None) -> int | None:
+    if value is None:
+        return None
+    digits = re.match(r"\d+", value)
+    return int(digits.group(0)) if digits and len(digits.group(0)) < 10 else None
+
+
+def _bandwidth_rows(report: _Report) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    offset = 1 if report.qos else 0
+    for line, values in report.rows:
+        if len(values) < 5 + offset:
+            raise EvidenceParseError(
+                f"bandwidth row has {len(values)} columns, expected at least {5 + offset}",
+                line=line,
+                kind=KIND,
+            )
+        size, iterations = values[0], values[1 + offset]
+        peak, avg, rate = values[2 + offset], values[3 + offset], values[4 + offset]
+        if size < 0 or size != int(size) or size > 2**40:
+            raise EvidenceParseError(f"implausible message size {size:g}", line=line, kind=KIND)
+        rows.append(
+            {
+                "size_bytes": int(size),
+                "iterations": int(iterations),
+                "bw_peak_gbit_s": _gbit(peak, report.unit),
+                "bw_avg_gbit_s": _gbit(avg, report.unit),
+                "msg_rate_mpps": rate,
+                "line": line,
+            }
+        )
+    return rows
+
+
+def _latency_rows(report: _Report) -> list[dict[str, Any]]:
+    names = {
+        "t_min": "t_min_us",
+        "t_max": "t_max_us",
+        "t_typical": "t_typical_us",
+        "t_avg": "t_avg_us",
+        "t_stdev": "t_stdev_us",
+    }
+    columns = [names.get(c, c) for c in report.latency_columns]
+    # The two percentile headers read "99% percentile[usec]": only "percentile" is captured.
+    percentiles = iter(("p99_us", "p999_us"))
+    columns = [next(percentiles, c) if c == "percentile" else c for c in columns]
+    rows: list[dict[str, Any]] = []
+    for line, values in report.rows:
+        if len(values) < 3:
+            raise EvidenceParseError("latency row has too few columns", line=line, kind=KIND)
+        row: dict[str, Any] = {"size_bytes": int(values[0]), "iterations": int(values[1])}
+        for name, value in zip(columns, values[2:], strict=False):
+            row[name] = value
+        row["line"] = line
+        rows.append(row)
+    return rows
+
+
+def parse(text: str) -> ParseResult:
+    """Parse a perftest report into bandwidth (Gbit/s) or latency (us) figures."""
+    reports, notes = _read_reports(text)
+    with_rows = [r for r in reports if r.rows]
+    if not with_rows:
+        detail = ""
+        if notes["failures"]:
+            line, message = notes["failures"][0]
+            detail = f": the tool reported {message!r}"
+            raise EvidenceParseError(f"no perftest result rows{detail}", line=line, kind=KIND)
+        if reports:
+            raise EvidenceParseError(
+                "perftest header found but no result rows (the run did not finish?)",
+                line=reports[0].title_line,
+                kind=KIND,
+            )
+        raise EvidenceParseError(
+            "no perftest report found (expected ib_write_bw/ib_read_bw/ib_send_bw output with "
+            "a '#bytes ... BW average' table)",
+            kind=KIND,
+        )
+    report = with_rows[0]
+    warnings: list[str] = []
+    if len(with_rows) > 1:
+        warnings.append(
+            f"{len(with_rows)} perftest reports in this file: figures come from the first "
+            f"({report.title!r}, line {report.title_line})"
+        )
+    if notes["cpu_freq"]:
+        warnings.append(
+            f"{notes['cpu_freq']} 'Conflicting CPU frequency' warning(s): CPU not at max "
+            "frequency, results may be low"
+        )
+    if report.rows and not report.closed:
+        warnings.append("the result table has no closing line: output may be truncated")
+    if notes["excerpt"] is not None:
+        warnings.append(f"excerpt marker at line {notes['excerpt']}: the output was cut")
+
+    info = report.info
+    metrics: dict[str, Any] = {
+        "test_type": report.kind,
+        "test": _test_name(report),
+        "title": report.title,
+        "bidirectional": report.bidirectional,
+        "report_unit": report.unit,
+        "device": info.get("device"),
+        "link_type": info.get("link type"),
+        "transport_type": info.get("transport type"),
+        "connection_type": info.get("connection type"),
+        "mtu_bytes": _int_info(info.get("mtu")),
+        "qps": _int_info(info.get("number of qps")),
+        "gid_index": _int_info(info.get("gid index")),
+        "cpu_freq_warnings": notes["cpu_freq"],
+    }
+    facts: list[Fact] = []
+    if report.kind == "bandwidth":
+        rows = _bandwidth_rows(report)
+        best = max(rows, key=lambda r: r["bw_avg_gbit_s"])
+        peaks = [r["bw_peak_gbit_s"] for r in rows]
+        peak_measured = not notes["no_peak"] and any(p > 0 for p in peaks)
+        if notes["no_peak"]:
+            warnings.append("perftest did not measure the BW peak (duration mode): peak is null")
+        elif not peak_measured:
+            warnings.append("BW peak printed as 0.00 on every row: peak is null")
+        largest = max(rows, key=lambda r: r["size_bytes"])
+        metrics.update(
+            {
+                "bw_avg_gbit_s": best["bw_avg_gbit_s"],
+                "bw_peak_gbit_s": max(peaks) if peak_measured else None,
+                "peak_measured": peak_measured,
+                "bw_avg_gbit_s_at_max_size": largest["bw_avg_gbit_s"],
+                "max_size_bytes": largest["size_bytes"],
+                "msg_rate_mpps": best["msg_rate_mpps"],
+            }
+        )
+        for row in rows:
+            facts.append(
+                Fact(
+                    "perftest_bw_avg_gbit_s",
+                    row["bw_avg_gbit_s"],
+                    "Gbit/s",
+                    row["line"],
+                    {
+                        "size_bytes": row["size_bytes"],
+                        "test": metrics["test"],
+                        "bidirectional": report.bidirectional,
+                    },
+                )
+            )
+            if not peak_measured:
+                row["bw_peak_gbit_s"] = None
+    else:
+        rows = _latency_rows(report)
+        smallest = min(rows, key=lambda r: r["size_bytes"])
+        warnings.append("latency test: it has no bandwidth figures")
+        metrics.update(
+            {
+                "bw_avg_gbit_s": None,
+                "bw_peak_gbit_s": None,
+                "peak_measured": False,
+                "max_size_bytes": max(r["size_bytes"] for r in rows),
+                "lat_typical_us": smallest.get("t_typical_us"),
+                "lat_avg_us": smallest.get("t_avg_us"),
+            }
+        )
+        for row in rows:
+            value = row.get("t_typical_us", row.get("t_avg_us"))
+            if value is not None:
+                facts.append(
+                    Fact(
+                        "perftest_lat_typical_us",
+                        value,
+                        "us",
+                        row["line"],
+                        {"size_bytes": row["size_bytes"], "test": metrics["test"]},
+                    )
+                )
+    for row in rows:
+        row.pop("line", None)
+    metrics["sweep"] = rows
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -1,0 +1,280 @@
+"""Parser for ``nvidia-smi topo -m`` (``--matrix``): GPU/NIC interconnect matrix and affinities.
+
+Handles tab- and space-separated tables (tabs are often turned into spaces by copy/paste),
+old ``mlx5_N`` / ``mlx4_0`` NIC columns and new ``NICn`` columns with a "NIC Legend:" block,
+"CPU Affinity", "NUMA Affinity" and "GPU NUMA ID" columns, the old ``SOC`` code (now ``SYS``),
+truncated matrices, and a ``topo -p2p`` table pasted after it (ignored).
+
+metrics
+    gpu_count            GPU columns in the header.
+    nic_count            NIC columns in the header (any non-GPU device column).
+    nvlink_pairs         unordered GPU pairs joined by NV#.
+    full_nvlink_mesh     every GPU pair is NV# (None with fewer than 2 GPUs or missing cells).
+    nvlink_min_links / nvlink_max_links   smallest / largest NV# over NVLink pairs (None if none).
+    gpu_nvlink_links     GPU -> total NVLinks to the other GPUs (sum of its NV# cells).
+    gpu_pair_links       connection code -> number of GPU pairs, e.g. {"NV12": 28} or {"PIX": 1}.
+    matrix               row label -> {column label -> code} as printed ("X", "NV12", "PXB"...).
+    nic_names            NIC device names (from the legend or the column names), column order.
+    gpu_affinity         GPU -> {"cpu_affinity", "numa_affinity", "gpu_numa_id"} (None if N/A).
+    numa_nodes           distinct NUMA affinity values of the GPUs.
+    gpu_nic_affinity     GPU -> {"link": closest code, "nics": NIC names at that distance}.
+    gpus_with_local_nic  GPUs having a NIC behind the same PCIe switch tree (PIX or PXB).
+facts: ``gpu_count``, ``nic_count``, ``nvlink_pairs``.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import combinations
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "nvidia_smi_topo"
+
+_GPU_RE = re.compile(r"^GPU\d+$")
+_DEVICE_RE = re.compile(r"^(?:GPU\d+|NIC\d+|[A-Za-z][A-Za-z0-9.-]*_\d+|[A-Za-z]+\d+)$")
+_CELL_RE = re.compile(r"^(?:X|NV\d{1,4}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|C2C)$")
+_P2P_CELLS = {"OK", "NS", "CNS", "GNS", "TNS", "U", "CNP"}
+_LEGEND_NIC_RE = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
+_EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
+_AFFINITY_NAMES = (
+    (("CPU", "Affinity"), "cpu_affinity"),
+    (("NUMA", "Affinity"), "numa_affinity"),
+    (("GPU", "NUMA", "ID"), "gpu_numa_id"),
+)
+# Distance order of the codes: lower is closer (used to find each GPU's nearest NIC).
+_DISTANCE = {"X": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5, "SOC": 5, "PSB": 2}
+_LOCAL_NIC = {"PIX", "PXB", "PSB"}
+_SCAN_BYTES = 65536
+_MAX_DEVICES = 512  # far above any server (72 GPUs + NICs); bounds the O(n^2) pair work
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is ``nvidia-smi topo -m`` output (first 64 KiB)."""
+    head = text[:_SCAN_BYTES]
+    score = 0
+    if re.search(r"(?m)^[ \t]*GPU0[ \t]+(?:GPU1|NIC0|mlx\d_\d+|CPU\s+Affinity)\b", head):
+        score += 40
+    if re.search(r"(?m)^[ \t]*GPU\d+[ \t]+(?:X[ \t]+)?(?:NV\d+|PIX|PXB|PHB|NODE|SYS|SOC)\b", head):
+        score += 40
+    if re.search(r"NV#\s*=\s*Connection traversing a bonded set", head):
+        score += 20
+    if re.search(r"(?m)^[ \t]*(?:PIX|PHB)[ \t]*=[ \t]*(?:Connection|Path) travers", head):
+        score += 15
+    if "CPU Affinity" in head:
+        score += 10
+    return min(score, 100)
+
+
+def _header(tokens: list[str]) -> tuple[list[str], list[str]] | None:
+    """Split a header's tokens into device columns and affinity columns, or None."""
+    if not tokens or tokens[0] != "GPU0":
+        return None
+    if len(tokens) > 1 and (_CELL_RE.match(tokens[1].upper()) or tokens[1].upper() in _P2P_CELLS):
+        return None  # a matrix row ("GPU0  X  NV12 ..."), not the header
+    devices: list[str] = []
+    index = 0
+    while index < len(tokens) and _DEVICE_RE.match(tokens[index]):
+        devices.append(tokens[index])
+        index += 1
+    extras: list[str] = []
+    while index < len(tokens):
+        for words, name in _AFFINITY_NAMES:
+            if tuple(tokens[index : index + len(words)]) == words:
+                extras.append(name)
+                index += len(words)
+                break
+        else:
+            extras.append(tokens[index].lower())
+            index += 1
+    return devices, extras
+
+
+def _none_if_na(value: str | None) -> str | None:
+    return None if value is None or value.upper() in ("N/A", "") else value
+
+
+def parse(text: str) -> ParseResult:
+    """Parse one ``nvidia-smi topo -m`` matrix into the figures documented above."""
+    warnings: list[str] = []
+    devices: list[str] | None = None
+    extras: list[str] = []
+    header_line = 0
+    rows: dict[str, tuple[int, list[str], list[str]]] = {}
+    legend: dict[str, str] = {}
+    in_table = False
+    unknown_cells: set[str] = set()
+    ignored_tables = 0
+
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        if _EXCERPT_RE.match(raw):
+            warnings.append(f"line {line_no}: the output was cut by its author ({raw.strip()})")
+            continue
+        match = _LEGEND_NIC_RE.match(raw)
+        if match:
+            legend[match.group(1)] = match.group(2)
+            continue
+        tokens = raw.split()
+        if not tokens:
+            in_table = False
+            continue
+        found = _header(tokens)
+        if found is not None and found[0]:
+            if devices is None:
+                devices, extras = found
+                header_line = line_no
+                in_table = True
+                if len(devices) > _MAX_DEVICES:
+                    raise EvidenceParseError(
+                        f"implausible matrix: {len(devices)} device columns (at most "
+                        f"{_MAX_DEVICES} expected)",
+                        line=line_no,
+                        kind=KIND,
+                    )
+            else:
+                in_table = False
+                ignored_tables += 1
+            continue
+        if not in_table or devices is None or tokens[0] not in devices:
+            in_table = False
+            continue
+        cells = [t.upper() for t in tokens[1 : 1 + len(devices)]]
+        if rows == {} and cells and all(c in _P2P_CELLS | {"X"} for c in cells):
+            # A `topo -p2p` status table came first: not the topology matrix.
+            devices, in_table, ignored_tables = None, False, ignored_tables + 1
+            continue
+        unknown_cells.update(c for c in cells if not _CELL_RE.match(c))
+        if tokens[0] in rows:
+            warnings.append(f"line {line_no}: row {tokens[0]} repeated; the first one is kept")
+            continue
+        rows[tokens[0]] = (line_no, cells, tokens[1 + len(devices) :])
+        if len(cells) < len(devices):
+            warnings.append(
+                f"line {line_no}: row {tokens[0]} has {len(cells)} of {len(devices)} cells "
+                "(truncated line?)"
+            )
+
+    if devices is None:
+        raise EvidenceParseError(
+            "no 'nvidia-smi topo -m' matrix found (expected a header line starting with GPU0 "
+            "and rows such as 'GPU0  X  NV12 ...')",
+            kind=KIND,
+        )
+    gpus = [d for d in devices if _GPU_RE.match(d)]
+    if not any(g in rows for g in gpus):
+        raise EvidenceParseError(
+            "the topology header has no GPU rows below it", line=header_line, kind=KIND
+        )
+    if unknown_cells:
+        warnings.append("unknown connection code(s): " + ", ".join(sorted(unknown_cells)))
+    if ignored_tables:
+        warnings.append(f"{ignored_tables} other matrix table(s) ignored (topo -p2p?)")
+    missing = [d for d in devices if d not in rows]
+    if missing:
+        warnings.append(
+            "rows missing for " + ", ".join(missing) + " (truncated output?); figures use the "
+            "cells that are present"
+        )
+    return _result(devices, extras, rows, legend, warnings)
+
+
+def _cell(
+    rows: dict[str, tuple[int, list[str], list[str]]], position: dict[str, int], a: str, b: str
+) -> str | None:
+    row = rows.get(a)
+    if row is None:
+        return None
+    index = position[b]
+    return row[1][index] if index < len(row[1]) else None
+
+
+def _result(
+    devices: list[str],
+    extras: list[str],
+    rows: dict[str, tuple[int, list[str], list[str]]],
+    legend: dict[str, str],
+    warnings: list[str],
+) -> ParseResult:
+    gpus = [d for d in devices if _GPU_RE.match(d)]
+    nics = [d for d in devices if not _GPU_RE.match(d)]
+    position = {device: index for index, device in enumerate(devices)}
+    matrix = {
+        label: {devices[i]: cell for i, cell in enumerate(cells) if i < len(devices)}
+        for label, (_, cells, _) in rows.items()
+    }
+    pair_links: dict[str, int] = {}
+    nv_counts: list[int] = []
+    gpu_links = {gpu: 0 for gpu in gpus}
+    unknown_pairs = 0
+    asymmetric: list[str] = []
+    for a, b in combinations(gpus, 2):
+        forward, backward = _cell(rows, position, a, b), _cell(rows, position, b, a)
+        code = forward or backward
+        if code is None:
+            unknown_pairs += 1
+            continue
+        if forward and backward and forward != backward:
+            asymmetric.append(f"{a}-{b}")
+        pair_links[code] = pair_links.get(code, 0) + 1
+        bonded = re.fullmatch(r"NV(\d{1,4})", code)
+        if bonded:
+            nv_counts.append(int(bonded.group(1)))
+            gpu_links[a] += int(bonded.group(1))
+            gpu_links[b] += int(bonded.group(1))
+    if asymmetric:
+        warnings.append("matrix not symmetric for " + ", ".join(asymmetric))
+    pairs_total = len(gpus) * (len(gpus) - 1) // 2
+    full_mesh: bool | None = None
+    if len(gpus) >= 2:
+        full_mesh = len(nv_counts) == pairs_total if not unknown_pairs else None
+        if unknown_pairs and len(nv_counts) < pairs_total - unknown_pairs:
+            full_mesh = False
+    nic_names = [legend.get(nic, nic) for nic in nics]
+    if any(re.match(r"^NIC\d+$", nic) and nic not in legend for nic in nics):
+        warnings.append("no 'NIC Legend:' block: NIC device names are unknown (NICn kept)")
+    affinity: dict[str, dict[str, str | None]] = {}
+    for gpu in gpus:
+        values = rows[gpu][2] if gpu in rows else []
+        named = dict(zip(extras, values, strict=False))
+        affinity[gpu] = {
+            "cpu_affinity": _none_if_na(named.get("cpu_affinity")),
+            "numa_affinity": _none_if_na(named.get("numa_affinity")),
+            "gpu_numa_id": _none_if_na(named.get("gpu_numa_id")),
+        }
+    nic_affinity: dict[str, dict[str, Any]] = {}
+    for gpu in gpus:
+        best, names = None, []
+        for nic, name in zip(nics, nic_names, strict=True):
+            code = _cell(rows, position, gpu, nic) or _cell(rows, position, nic, gpu)
+            if code not in _DISTANCE:
+                continue
+            if best is None or _DISTANCE[code] < _DISTANCE[best]:
+                best, names = code, [name]
+            elif code == best:
+                names.append(name)
+        nic_affinity[gpu] = {"link": best, "nics": names}
+    numa_nodes = sorted({a["numa_affinity"] for a in affinity.values() if a["numa_affinity"]})
+    metrics: dict[str, Any] = {
+        "gpu_count": len(gpus),
+        "nic_count": len(nics),
+        "nvlink_pairs": len(nv_counts),
+        "full_nvlink_mesh": full_mesh,
+        "nvlink_min_links": min(nv_counts) if nv_counts else None,
+        "nvlink_max_links": max(nv_counts) if nv_counts else None,
+        "gpu_nvlink_links": gpu_links,
+        "gpu_pair_links": dict(sorted(pair_links.items())),
+        "matrix": matrix,
+        "nic_names": nic_names,
+        "gpu_affinity": affinity,
+        "numa_nodes": numa_nodes,
+        "gpu_nic_affinity": nic_affinity,
+        "gpus_with_local_nic": sum(1 for a in nic_affinity.values() if a["link"] in _LOCAL_NIC),
+    }
+    header = rows[gpus[0]][0] if gpus and gpus[0] in rows else None
+    facts = (
+        Fact("gpu_count", float(len(gpus)), "count", header),
+        Fact("nic_count", float(len(nics)), "count", header),
+        Fact("nvlink_pairs", float(len(nv_counts)), "count", header),
+    )
+    return ParseResult(KIND, metrics, facts, tuple(warnings))

@@ -1,0 +1,179 @@
+"""Parser for ``systemd-detect-virt`` output: one word naming the VM or container technology.
+
+Detection is deliberately strict, because a one-word file is easy to mistake: the file must be
+a single known word (``kvm``, ``none``...), or a command line naming ``systemd-detect-virt``
+followed by one word.
+
+Metrics (``ParseResult.metrics``):
+
+- ``virt`` (str): the word printed, e.g. "kvm", "none", "docker".
+- ``scope``: "any", "vm" (``--vm``/``-v``) or "container" (``--container``/``-c``), read from the
+  echoed command line; "any" when there is none.
+- ``virtual`` (bool|None): a virtual machine is detected. True for a VM word; False for "none"
+  (scope any or vm); None when the word is a container, because systemd reports the container
+  first and hides whether its host is a VM (run ``systemd-detect-virt --vm`` there), or when
+  the scope was container.
+- ``container`` (bool|None): True for a container word; False for "none" (scope any or
+  container) or a VM word in scope any; None in scope vm.
+
+Facts: ``virtual`` (1.0/0.0, unit "bool") when known.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "virt"
+
+# From the systemd-detect-virt manual (systemd 252-256).
+VM_TECHNOLOGIES = frozenset(
+    {
+        "qemu",
+        "kvm",
+        "amazon",
+        "zvm",
+        "vmware",
+        "microsoft",
+        "oracle",
+        "powervm",
+        "xen",
+        "bochs",
+        "uml",
+        "parallels",
+        "bhyve",
+        "qnx",
+        "acrn",
+        "apple",
+        "sre",
+        "google",
+    }
+)
+CONTAINER_TECHNOLOGIES = frozenset(
+    {
+        "openvz",
+        "lxc",
+        "lxc-libvirt",
+        "systemd-nspawn",
+        "docker",
+        "podman",
+        "rkt",
+        "wsl",
+        "proot",
+        "pouch",
+    }
+)
+_KNOWN = VM_TECHNOLOGIES | CONTAINER_TECHNOLOGIES | {"none"}
+
+_COMMAND_RE = re.compile(r"(?:^|[\s$#>/])systemd-detect-virt\b(?P<args>[^|;&]*)")
+_WORD_RE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+# A bare prompt left at the end of a paste ("$", "[root@h ~]#").
+_PROMPT_RE = re.compile(r"^(?:\S*[$#>%]|\[[^\]]*\][$#])$")
+_MAX_LINES = 50
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [(n, raw.strip()) for n, raw in enumerate(text.splitlines(), 1) if raw.strip()]
+
+
+def _scope(args: str) -> str:
+    tokens = args.split()
+    if any(t in {"--vm", "-v"} for t in tokens):
+        return "vm"
+    if any(t in {"--container", "-c"} for t in tokens):
+        return "container"
+    return "any"
+
+
+def _read(text: str) -> tuple[str, int, str, bool]:
+    """Return (word, line, scope, command_seen) or raise EvidenceParseError."""
+    if len(text) > 4096:
+        raise EvidenceParseError(
+            "too long for systemd-detect-virt output (it prints one word)", kind=KIND
+        )
+    lines = [(n, s) for n, s in _lines(text) if not _PROMPT_RE.match(s)]
+    if not lines:
+        raise EvidenceParseError("no systemd-detect-virt result found (empty)", kind=KIND)
+    if len(lines) > _MAX_LINES:
+        raise EvidenceParseError(
+            "too many lines for systemd-detect-virt output (it prints one word)", kind=KIND
+        )
+    scope, command_seen = "any", False
+    words: list[tuple[int, str]] = []
+    for number, line in lines:
+        match = _COMMAND_RE.search(line)
+        if match:
+            command_seen = True
+            scope = _scope(match.group("args"))
+            words = []
+            continue
+        words.append((number, line))
+    if not words:
+        raise EvidenceParseError(
+            "systemd-detect-virt command line without its result word", kind=KIND
+        )
+    if len(words) > 1:
+        number, line = words[1]
+        raise EvidenceParseError(
+            f"expected one word from systemd-detect-virt, found another line {line[:40]!r}",
+            line=number,
+            kind=KIND,
+        )
+    number, word = words[0]
+    if word not in _KNOWN and not (command_seen and _WORD_RE.match(word)):
+        raise EvidenceParseError(
+            f"{word[:40]!r} is not a systemd-detect-virt result (expected e.g. none, kvm, "
+            "vmware, microsoft, xen, docker)",
+            line=number,
+            kind=KIND,
+        )
+    return word, number, scope, command_seen
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100: 95 with the command line shown, 40 for a single known word."""
+    try:
+        if len(text) > 4096:
+            return 0
+        word, _, _, command_seen = _read(text)
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+    if command_seen:
+        return 95
+    return 40 if word in _KNOWN else 0
+
+
+def parse(text: str) -> ParseResult:
+    """Parse one ``systemd-detect-virt`` result into the VM and container verdicts."""
+    word, line, scope, _ = _read(text)
+    warnings: list[str] = []
+    virtual: bool | None
+    container: bool | None
+    if word == "none":
+        virtual = False if scope in {"any", "vm"} else None
+        container = False if scope in {"any", "container"} else None
+    elif word in VM_TECHNOLOGIES:
+        virtual = True
+        container = False if scope == "any" else None
+    elif word in CONTAINER_TECHNOLOGIES:
+        virtual = None
+        container = True
+        warnings.append(
+            f"inside a {word} container: run `systemd-detect-virt --vm` to see whether the "
+            "host is a VM"
+        )
+    else:
+        virtual = container = None
+        warnings.append(f"unknown virtualization technology {word!r}")
+    facts: tuple[Fact, ...] = ()
+    if virtual is not None:
+        facts = (Fact("virtual", 1.0 if virtual else 0.0, "bool", line, {"virt": word}),)
+    metrics: dict[str, Any] = {
+        "virt": word,
+        "scope": scope,
+        "virtual": virtual,
+        "container": container,
+    }
+    return ParseResult(kind=KIND, metrics=metrics, facts=facts, warnings=tuple(warnings))

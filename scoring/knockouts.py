@@ -1,0 +1,223 @@
+"""Must-have checks that disqualify a candidate, each with its reason (EN/中文) and evidence line.
+
+The must-haves come from the evaluation: total GPUs, GPU memory, the delivery form its scale
+requires (bare metal from the rubric's threshold, 128 GPUs in v1), MLPS level, Xinchuang,
+maximum budget and minimum measured bus-bandwidth fraction. A must-have that the evidence
+cannot show yet (no bus-bandwidth measurement, no price against a budget) also disqualifies,
+with a reason saying what is missing: a must-have is met only when it is shown.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .rubric import Rubric
+from .tco import Tco
+from .types import CandidateInput, EvaluationSpec, Knockout
+
+
+def _pct(value: Decimal | float) -> str:
+    return f"{float(value) * 100:.1f}".rstrip("0").rstrip(".") + " %"
+
+
+def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+    found = []
+    offering, measured = candidate.offering, candidate.measured
+    have, need = candidate.gpu_count, evaluation.required_total_gpus
+    nodes, per_node = candidate.node_count, offering.gpus_per_node
+    claim_ref = measured.ref("gpu_match")
+    if have < need:
+        found.append(
+            Knockout(
+                "total_gpus",
+                f"offers {have} GPUs ({nodes} nodes × {per_node}), the evaluation needs {need}",
+                f"提供 {have} 张 GPU（{nodes} 个节点 × {per_node} 张），评估要求 {need} 张",
+                claim_ref or f"offering: {per_node} GPUs per node × {nodes} nodes",
+            )
+        )
+    memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
+    if memory < need_memory:
+        found.append(
+            Knockout(
+                "gpu_memory",
+                f"{memory} GiB per GPU, the evaluation needs {need_memory} GiB",
+                f"每张 GPU 显存 {memory} GiB，评估要求 {need_memory} GiB",
+                claim_ref or f"offering: {offering.gpu_model}, gpu_memory_gib = {memory}",
+            )
+        )
+    if candidate.answers.get("gpu_match") == "contradicted":
+        found.append(
+            Knockout(
+                "gpu_match_contradicted",
+                "the evidence contradicts the claimed GPU model, count or memory",
+                "证据与声明的 GPU 型号、数量或显存不符",
+                claim_ref,
+            )
+        )
+    return found
+
+
+def _delivery_knockouts(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+) -> list[Knockout]:
+    need = evaluation.required_total_gpus
+    if not rubric.scale.bare_metal_required(need):
+        return []
+    threshold = rubric.scale.bare_metal_required_min_gpus
+    offering, measured = candidate.offering, candidate.measured
+    if offering.delivery_form != "bare_metal":
+        return [
+            Knockout(
+                "delivery_form",
+                f"{need} GPUs need bare metal (from {threshold} GPUs bare metal is practically "
+                f"required); offered: {offering.delivery_form}",
+                f"{need} 张 GPU 的规模需要裸金属（{threshold} 张及以上实际上必须使用裸金属），"
+                f"提供的是 {offering.delivery_form}",
+                f"offering: delivery_form = {offering.delivery_form}",
+            )
+        ]
+    form, basis = rubric.observed_delivery_form(
+        offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+    )
+    if form != "bare_metal" and basis == "measured":
+        confidence = measured.bare_metal_confidence or 0.0
+        return [
+            Knockout(
+                "delivery_form",
+                f"{need} GPUs need bare metal; bare metal was claimed but the evidence shows a "
+                f"virtualised host (confidence {confidence:.2f})",
+                f"{need} 张 GPU 的规模需要裸金属；声明为裸金属，但证据显示为虚拟化主机"
+                f"（置信度 {confidence:.2f}）",
+                measured.ref("bare_metal_verdict"),
+            )
+        ]
+    return []
+
+
+def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+    found = []
+    vendor = candidate.vendor
+    ref = candidate.measured.ref("compliance")
+    need = evaluation.required_mlps_level
+    if vendor.mlps_level < need:
+        found.append(
+            Knockout(
+                "mlps_level",
+                f"MLPS level {vendor.mlps_level}, the evaluation requires level {need}",
+                f"等保 {vendor.mlps_level} 级，评估要求 {need} 级",
+                ref or f"vendor: mlps_level = {vendor.mlps_level}",
+            )
+        )
+    if evaluation.require_xinchuang and not vendor.xinchuang:
+        found.append(
+            Knockout(
+                "xinchuang",
+                "not Xinchuang compliant, which the evaluation requires",
+                "不满足评估要求的信创合规",
+                ref or "vendor: xinchuang = false",
+            )
+        )
+    required = need > 0 or evaluation.require_xinchuang
+    if required and candidate.answers.get("compliance") == "contradicted":
+        found.append(
+            Knockout(
+                "compliance_contradicted",
+                "the evidence contradicts the claimed MLPS / Xinchuang status",
+                "证据与声明的等保 / 信创资质不符",
+                ref,
+            )
+        )
+    return found
+
+
+def _budget_knockouts(
+    candidate: CandidateInput, evaluation: EvaluationSpec, tco: Tco | None
+) -> list[Knockout]:
+    budget = evaluation.budget_total
+    if budget is None:
+        return []
+    budget_currency = evaluation.budget_currency
+    if tco is None:
+        return [
+            Knockout(
+                "budget_unknown",
+                "no price for any billing model, so the maximum budget cannot be checked",
+                "没有任何计费方式的报价，无法核对预算上限",
+                None,
+            )
+        ]
+    if tco.currency != budget_currency:
+        return [
+            Knockout(
+                "budget_currency",
+                f"priced in {tco.currency} but the budget is in {budget_currency}: no currency "
+                f"conversion is done; enter a quote in {budget_currency}",
+                f"报价币种为 {tco.currency}，预算币种为 {budget_currency}：系统不做汇率换算，"
+                f"请录入 {budget_currency} 报价",
+                None,
+            )
+        ]
+    best = tco.best
+    if best.total > budget:
+        return [
+            Knockout(
+                "budget",
+                f"cheapest total {best.total} {tco.currency} ({best.billing_model} billing) "
+                f"exceeds the budget of {budget} {budget_currency}",
+                f"最低总成本 {best.total} {tco.currency}（{best.billing_model} 计费）"
+                f"超出预算 {budget} {budget_currency}",
+                f"TCO: {best.billing_model} billing over {tco.duration_days} days",
+            )
+        ]
+    return []
+
+
+def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+    minimum = evaluation.min_busbw_fraction
+    if minimum is None:
+        return []
+    measured = candidate.measured
+    fraction = measured.busbw_fraction
+    if fraction is None:
+        return [
+            Knockout(
+                "busbw_unmeasured",
+                f"no measured bus bandwidth yet; the evaluation requires at least {_pct(minimum)} "
+                "of the expected value (run nccl-tests all_reduce_perf in the POC)",
+                f"尚无实测总线带宽；评估要求至少达到期望值的 {_pct(minimum)}"
+                "（请在 POC 中运行 nccl-tests all_reduce_perf）",
+                None,
+            )
+        ]
+    if Decimal(repr(fraction)) >= minimum:
+        return []
+    detail_en = detail_zh = ""
+    if measured.peak_busbw_gbyte_s is not None and measured.expected_busbw_gbyte_s is not None:
+        peak, expected = measured.peak_busbw_gbyte_s, measured.expected_busbw_gbyte_s
+        detail_en = f" ({peak:g} of {expected:g} GB/s)"
+        detail_zh = f"（{peak:g} / {expected:g} GB/s）"
+    return [
+        Knockout(
+            "busbw_fraction",
+            f"measured bus bandwidth is {_pct(fraction)} of the expected value{detail_en}, "
+            f"below the required {_pct(minimum)}",
+            f"实测总线带宽为期望值的 {_pct(fraction)}{detail_zh}，低于要求的 {_pct(minimum)}",
+            measured.ref("busbw_fraction", "peak_busbw_gbyte_s"),
+        )
+    ]
+
+
+def check_knockouts(
+    candidate: CandidateInput,
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    tco: Tco | None,
+) -> tuple[Knockout, ...]:
+    """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
+    return (
+        *_gpu_knockouts(candidate, evaluation),
+        *_delivery_knockouts(candidate, evaluation, rubric),
+        *_compliance_knockouts(candidate, evaluation),
+        *_budget_knockouts(candidate, evaluation, tco),
+        *_busbw_knockouts(candidate, evaluation),
+    )

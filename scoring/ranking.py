@@ -1,0 +1,167 @@
+"""Scoring one candidate end to end and ranking an evaluation's candidates.
+
+A candidate's result depends only on its own input, the evaluation and the rubric, so adding
+or removing a candidate never changes another candidate's scores or total; only the order
+changes. The order: qualified candidates by weighted total (highest first), then every
+disqualified one, ties broken by candidate_id (lowest first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from .dimensions import score_dimensions_batch
+from .knockouts import check_knockouts
+from .rubric import Rubric, load_rubric
+from .tco import TcoPlan, compute_tco
+from .types import (
+    DIMENSIONS,
+    CandidateInput,
+    CandidateResult,
+    EvaluationSpec,
+    ScoringInputError,
+)
+from .weights import normalise_weights
+
+
+def evaluation_weights(evaluation: EvaluationSpec, rubric: Rubric) -> dict[str, float]:
+    """The evaluation's weights normalised to sum 1, or its workload preset's when unset."""
+    if evaluation.weights is None:
+        return normalise_weights(rubric.preset_weights(evaluation.workload_profile))
+    return normalise_weights(evaluation.weights)
+
+
+def weighted_total(scores: Mapping[str, float], weights: Mapping[str, float]) -> float:
+    """Σ weight x dimension score (weights summing to 1), rounded to 4 decimals: 0..100."""
+    return round(sum(weights[d] * scores[d] for d in DIMENSIONS), 4)
+
+
+def score_candidates_batch(
+    candidates: Sequence[CandidateInput],
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    weights: Mapping[str, float],
+) -> list[CandidateResult]:
+    """Score candidates (in input order): TCO, six dimension scores with contributions,
+    knockouts and the weighted total. Each result depends only on its own candidate."""
+    plan = TcoPlan(evaluation)
+    tcos = [
+        compute_tco(candidate, evaluation, rubric, plan) if _has_price(candidate) else None
+        for candidate in candidates
+    ]
+    dimensions = score_dimensions_batch(candidates, evaluation, rubric, tcos)
+    w = [weights[d] for d in DIMENSIONS]
+    results = []
+    for candidate, tco, scores in zip(candidates, tcos, dimensions, strict=True):
+        knockouts = check_knockouts(candidate, evaluation, rubric, tco)
+        results.append(
+            CandidateResult(
+                candidate_id=candidate.candidate_id,
+                label=candidate.label,
+                dimensions=scores,
+                total=round(sum([a * s.score for a, s in zip(w, scores, strict=True)]), 4),
+                disqualified=bool(knockouts),
+                knockouts=knockouts,
+                tco=tco,
+            )
+        )
+    return results
+
+
+def score_candidate(
+    candidate: CandidateInput,
+    evaluation: EvaluationSpec,
+    rubric: Rubric | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> CandidateResult:
+    """Score one candidate: the same result it gets inside rank().
+
+    ``weights`` (normalised to sum 1) default to the evaluation's.
+    """
+    rubric = rubric or load_rubric()
+    if weights is None:
+        weights = evaluation_weights(evaluation, rubric)
+    return score_candidates_batch([candidate], evaluation, rubric, weights)[0]
+
+
+def _has_price(candidate: CandidateInput) -> bool:
+    return bool(candidate.quoted_prices or candidate.offering.prices)
+
+
+def order_key(result: CandidateResult) -> tuple[bool, float, int]:
+    """Sort key: qualified first, higher total first, then lower candidate_id."""
+    return (result.disqualified, -result.total, result.candidate_id)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Ranked results with the normalised weights and rubric version used."""
+
+    results: tuple[CandidateResult, ...]
+    weights: Mapping[str, float]
+    rubric_version: str
+    workload_profile: str
+
+    @property
+    def leader(self) -> CandidateResult | None:
+        """The first qualified candidate, or None when every candidate is disqualified."""
+        if self.results and not self.results[0].disqualified:
+            return self.results[0]
+        return None
+
+    @property
+    def qualified(self) -> tuple[CandidateResult, ...]:
+        return tuple(r for r in self.results if not r.disqualified)
+
+    def result(self, candidate_id: int) -> CandidateResult:
+        for item in self.results:
+            if item.candidate_id == candidate_id:
+                return item
+        raise KeyError(candidate_id)
+
+    def position(self, candidate_id: int) -> int:
+        """1-based place in the ranking."""
+        for index, item in enumerate(self.results, start=1):
+            if item.candidate_id == candidate_id:
+                return index
+        raise KeyError(candidate_id)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rubric_version": self.rubric_version,
+            "workload_profile": self.workload_profile,
+            "weights": dict(self.weights),
+            "results": [r.as_dict() for r in self.results],
+        }
+
+
+def rank(
+    candidates: Iterable[CandidateInput],
+    evaluation: EvaluationSpec,
+    rubric: Rubric | None = None,
+) -> Ranking:
+    """Score and order every candidate of an evaluation (see the module docstring).
+
+    Raises ScoringInputError when two candidates share a candidate_id.
+    """
+    rubric = rubric or load_rubric()
+    weights = evaluation_weights(evaluation, rubric)
+    candidates = list(candidates)
+    seen: set[int] = set()
+    for candidate in candidates:
+        if not isinstance(candidate, CandidateInput):
+            raise ScoringInputError(f"expected CandidateInput, got {type(candidate).__name__}")
+        if candidate.candidate_id in seen:
+            raise ScoringInputError(f"candidate_id {candidate.candidate_id} appears twice")
+        seen.add(candidate.candidate_id)
+    results = score_candidates_batch(candidates, evaluation, rubric, weights)
+    results.sort(key=order_key)
+    return Ranking(
+        results=tuple(results),
+        weights=MappingProxyType(dict(weights)),
+        rubric_version=rubric.version,
+        workload_profile=evaluation.workload_profile,
+    )

@@ -1,0 +1,490 @@
+"""Reference data on GPUs and NICs, and the all-reduce bus bandwidth a declared system should reach.
+
+GPU figures come from NVIDIA's product datasheets (cited per row). Bandwidths are in GB/s
+(10^9 bytes per second); ``nvlink_bidi_gbyte_s`` is NVIDIA's marketing figure, which counts both
+directions, so the per-direction figure nccl-tests compares against is half of it.
+
+How the expected bus bandwidth is derived (see :func:`expected_busbw_gbyte_s`)
+-----------------------------------------------------------------------------
+nccl-tests reports ``busbw = algbw * 2(n-1)/n`` for all-reduce, chosen so that it can be compared
+with the per-rank, one-direction bandwidth of the slowest link a ring crosses ("The bus bandwidth
+should reflect the speed of the hardware bottleneck: NVLink, PCI, QPI, or network" —
+NVIDIA/nccl-tests doc/PERFORMANCE.md). So the expected busbw is the smaller of two bounds:
+
+* intra-node: the GPU's own link in one direction (NVLink, or PCIe when there is no NVLink)
+  times the fraction NCCL's protocol delivers. NVIDIA puts that at ~80 %: "450GB/s is the line
+  rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s"
+  (sjeaugey, NVIDIA/nccl-tests#212); the 8 x A100-SXM4-40GB sample measures 232.2 GB/s against
+  300 GB/s (0.77). On NVSwitch systems with NVLink SHARP (Hopper, Blackwell) all-reduce is done
+  in the switch and busbw exceeds the line rate: "On 8 GPUs, you should reach a peak busBw of
+  ~480GB/s" for H100 (same thread; 480/450 = 1.07), H800 215 GB/s over 200 (NVIDIA/nccl#1374).
+* inter-node: the node's whole network, ``nics_per_node * rate_gbit_s / 8`` GB/s, not a
+  per-GPU share. NCCL runs one ring (channel) per NIC rail and splits the buffer over them, so
+  every NIC carries ``2(N-1)/N * S / nics`` and busbw is bounded by the sum of the NICs: "On an
+  Nvidia DGX-A100 system we have 8x200Gbit/s IB cards and we measure 192GB/s AllReduce BusBW"
+  (AddyLaddy, NVIDIA/nccl#812, quoted in NVIDIA/nccl#1576) — 192 of 8 x 25 = 200 GB/s. On few
+  nodes NCCL picks tree/NVLS-tree, which first reduces inside the node so the network only
+  carries ``2(n-1)/n * S`` per node (n = nodes, N = ranks); busbw then "can indeed go beyond the
+  network bottleneck" (sjeaugey, NVIDIA/nccl-tests#196). The bound is therefore scaled by
+  ``(N-1)n / (N(n-1))`` (1.875 for 2 x 8 GPUs, -> 1 for many nodes), which the OCI
+  2 x 8 x H100 sample confirms: 464.6 GB/s busbw over a 16 x 200 Gb/s = 400 GB/s network.
+
+The oversubscription of the fabric is not modelled: a POC's few nodes sit under one leaf switch.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# --- efficiency factors (fractions of the line rate that NCCL all-reduce reaches) -------------
+
+# NVIDIA/nccl-tests#212 (sjeaugey): 370 of 450 GB/s effective on NVLink4 -> 0.82; the
+# 8 x A100-SXM4-40GB sample (oci-a100-1node) reaches 232.2 of 300 -> 0.77. Rounded to 0.8.
+NVLINK_RING_EFFICIENCY = 0.8
+# NVLink SHARP (NVLS) all-reduce on NVSwitch: ~480 GB/s busbw on 8 x H100 (450 line rate,
+# NVIDIA/nccl-tests#212), 215 on 8 x H800 (200 line rate, NVIDIA/nccl#1374): 1.07 x line rate.
+# 1.05 keeps a healthy system at a fraction of about 1.0.
+NVLS_BUSBW_FACTOR = 1.05
+# PCIe: 128b/130b encoding and TLP headers leave ~80 % of the line rate for payload, the same
+# protocol share NCCL gets on NVLink.
+PCIE_EFFICIENCY = 0.8
+# GeForce cards have no PCIe peer-to-peer (`nvidia-smi topo -p2p p` prints NS on the
+# 2 x RTX 2080 Ti sample), so NCCL stages every transfer through host memory (SHM transport):
+# each byte is copied twice. The sample reaches 4.0 GB/s, a quarter of PCIe Gen3's 15.75.
+NO_P2P_FACTOR = 0.5
+# RDMA (InfiniBand / RoCE): 192 GB/s busbw of 200 GB/s NICs on DGX-A100 (NVIDIA/nccl#812) -> 0.96.
+NET_RDMA_EFFICIENCY = 0.95
+# Plain Ethernet without RDMA: NCCL's socket transport copies through the kernel; rubric
+# estimate (no single authoritative figure), deliberately well below RDMA.
+NET_TCP_EFFICIENCY = 0.6
+
+# PCIe x16 one-direction line rate in GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane, 128b/130b).
+PCIE_X16_GBYTE_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+
+FORM_FACTORS = ("sxm", "pcie", "other")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU model as sold: memory, form factor and interconnect, with its source.
+
+    ``nvlink_bidi_gbyte_s`` is the GPU's total NVLink bandwidth counting both directions (for
+    PCIe cards: through their NVLink bridge), 0 without NVLink. ``nvls`` is True where the
+    NVSwitch baseboard does NVLink SHARP all-reduce. ``pcie_p2p`` is False for GeForce cards,
+    whose driver offers no PCIe peer-to-peer.
+    """
+
+    key: str
+    family: str
+    display_name: str
+    memory_gib: int
+    form_factor: str
+    architecture: str
+    nvlink_bidi_gbyte_s: float
+    nvlink_links: int
+    nvls: bool
+    pcie_gen: int
+    pcie_p2p: bool
+    source: str
+    # Name matching: tokens that must appear, tokens that must not, and the memory figures a
+    # name may carry (a GH200 "120GB" names its CPU memory, not the 96 GB of HBM).
+    variant_tokens: frozenset[str] = frozenset()
+    excluded_tokens: frozenset[str] = frozenset()
+    name_memory_gb: tuple[int, ...] = ()
+
+    @property
+    def nvlink_uni_gbyte_s(self) -> float:
+        """NVLink bandwidth per GPU in one direction (GB/s), 0 without NVLink."""
+        return self.nvlink_bidi_gbyte_s / 2
+
+    @property
+    def pcie_uni_gbyte_s(self) -> float:
+        """PCIe x16 line rate in one direction (GB/s)."""
+        return PCIE_X16_GBYTE_S[self.pcie_gen]
+
+    def accepts_memory_gb(self, memory_gb: int) -> bool:
+        return memory_gb in (self.name_memory_gb or (self.memory_gib,))
+
+
+_DS_V100 = "NVIDIA Tesla V100 datasheet: SXM2 NVLink 300 GB/s, PCIe Gen3 32 GB/s bidirectional"
+_DS_A100 = "NVIDIA A100 datasheet: SXM4 NVLink 600 GB/s; PCIe with NVLink bridge 600 GB/s, Gen4"
+_DS_A800 = "NVIDIA A800 datasheet (China export SKU): NVLink 400 GB/s (SXM and PCIe bridge)"
+_DS_H100 = "NVIDIA H100 datasheet: SXM5 NVLink 900 GB/s; PCIe/NVL NVLink bridge 600 GB/s, Gen5"
+_DS_H800 = "NVIDIA H800 datasheet (China export SKU): NVLink 400 GB/s, PCIe Gen5"
+_DS_H20 = "NVIDIA HGX H20 product brief: 96 GB HBM3 (H20-3e: 141 GB), NVLink 900 GB/s, Gen5"
+_DS_H200 = "NVIDIA H200 datasheet: 141 GB HBM3e, SXM NVLink 900 GB/s; NVL bridge 900 GB/s"
+_DS_GH200 = "NVIDIA GH200 datasheet: 96 GB HBM3 or 144 GB HBM3e, NVLink 900 GB/s"
+_DS_B200 = "NVIDIA DGX B200 datasheet: 1,440 GB for 8 GPUs (180 GB each), NVLink5 1.8 TB/s"
+_DS_B300 = "NVIDIA HGX B300 datasheet: 288 GB HBM3e per GPU, NVLink5 1.8 TB/s"
+_DS_GB200 = "NVIDIA GB200 NVL72 datasheet: 186 GB HBM3e per GPU, NVLink5 1.8 TB/s"
+_DS_ADA_DC = "NVIDIA L40S/L40/L20/L4 datasheets: no NVLink, PCIe Gen4 x16"
+_DS_GEFORCE = "NVIDIA GeForce specifications; no PCIe P2P on GeForce drivers"
+_DS_PRO = "NVIDIA RTX/Quadro datasheets: NVLink bridge where listed"
+_DS_AMPERE_DC = "NVIDIA A10/A10G/A30/A40 datasheets: A30 bridge 200 GB/s, A40 112.5 GB/s, Gen4"
+
+
+def _g(
+    key: str,
+    family: str,
+    display_name: str,
+    memory_gib: int,
+    form_factor: str,
+    architecture: str,
+    nvlink_bidi_gbyte_s: float,
+    nvlink_links: int,
+    pcie_gen: int,
+    source: str,
+    *,
+    nvls: bool = False,
+    p2p: bool = True,
+    needs: tuple[str, ...] = (),
+    excludes: tuple[str, ...] = (),
+    name_memory_gb: tuple[int, ...] = (),
+) -> GpuSpec:
+    return GpuSpec(
+        key=key,
+        family=family,
+        display_name=display_name,
+        memory_gib=memory_gib,
+        form_factor=form_factor,
+        architecture=architecture,
+        nvlink_bidi_gbyte_s=nvlink_bidi_gbyte_s,
+        nvlink_links=nvlink_links,
+        nvls=nvls,
+        pcie_gen=pcie_gen,
+        pcie_p2p=p2p,
+        source=source,
+        variant_tokens=frozenset(needs),
+        excluded_tokens=frozenset(excludes),
+        name_memory_gb=name_memory_gb,
+    )
+
+
+_PCIE = ("PCIE",)
+_SXM_ONLY = ("PCIE", "NVL")
+
+# Within a family the first row is the default when a name carries no variant token:
+# nvidia-smi prints the SXM H100 as "NVIDIA H100 80GB HBM3" and the PCIe one as "H100 PCIe".
+GPU_SPECS: tuple[GpuSpec, ...] = (
+    # Volta
+    _g("V100-SXM2-32GB", "V100", "NVIDIA Tesla V100 SXM2 32GB", 32, "sxm", "Volta", 300, 6, 3,
+       _DS_V100, excludes=_PCIE),
+    _g("V100-SXM2-16GB", "V100", "NVIDIA Tesla V100 SXM2 16GB", 16, "sxm", "Volta", 300, 6, 3,
+       _DS_V100, excludes=_PCIE),
+    _g("V100-PCIE-32GB", "V100", "NVIDIA Tesla V100 PCIe 32GB", 32, "pcie", "Volta", 0, 0, 3,
+       _DS_V100, needs=_PCIE),
+    _g("V100-PCIE-16GB", "V100", "NVIDIA Tesla V100 PCIe 16GB", 16, "pcie", "Volta", 0, 0, 3,
+       _DS_V100, needs=_PCIE),
+    _g("V100S-PCIE-32GB", "V100S", "NVIDIA Tesla V100S PCIe 32GB", 32, "pcie", "Volta", 0, 0, 3,
+       _DS_V100),
+    # Turing
+    _g("T4", "T4", "NVIDIA T4 16GB", 16, "pcie", "Turing", 0, 0, 3,
+       "NVIDIA T4 datasheet: 16 GB GDDR6, PCIe Gen3, no NVLink"),
+    _g("RTX-2080TI", "2080", "NVIDIA GeForce RTX 2080 Ti 11GB", 11, "pcie", "Turing", 100, 2, 3,
+       _DS_GEFORCE + "; RTX 2080 Ti NVLink bridge 100 GB/s", p2p=False, needs=("TI",)),
+    _g("QUADRO-RTX-8000", "8000", "NVIDIA Quadro RTX 8000 48GB", 48, "pcie", "Turing", 100, 2, 3,
+       _DS_PRO + "; Quadro RTX 8000 bridge 100 GB/s", needs=("RTX",)),
+    # Ampere
+    _g("A100-SXM4-80GB", "A100", "NVIDIA A100 SXM4 80GB", 80, "sxm", "Ampere", 600, 12, 4,
+       _DS_A100, excludes=_PCIE),
+    _g("A100-SXM4-40GB", "A100", "NVIDIA A100 SXM4 40GB", 40, "sxm", "Ampere", 600, 12, 4,
+       _DS_A100, excludes=_PCIE),
+    _g("A100-PCIE-80GB", "A100", "NVIDIA A100 PCIe 80GB", 80, "pcie", "Ampere", 600, 12, 4,
+       _DS_A100, needs=_PCIE),
+    _g("A100-PCIE-40GB", "A100", "NVIDIA A100 PCIe 40GB", 40, "pcie", "Ampere", 600, 12, 4,
+       _DS_A100, needs=_PCIE),
+    _g("A800-SXM4-80GB", "A800", "NVIDIA A800 SXM4 80GB", 80, "sxm", "Ampere", 400, 8, 4,
+       _DS_A800, excludes=_PCIE),
+    _g("A800-SXM4-40GB", "A800", "NVIDIA A800 SXM4 40GB", 40, "sxm", "Ampere", 400, 8, 4,
+       _DS_A800, excludes=_PCIE),
+    _g("A800-PCIE-80GB", "A800", "NVIDIA A800 PCIe 80GB", 80, "pcie", "Ampere", 400, 8, 4,
+       _DS_A800, needs=_PCIE),
+    _g("A30", "A30", "NVIDIA A30 24GB", 24, "pcie", "Ampere", 200, 4, 4, _DS_AMPERE_DC),
+    _g("A40", "A40", "NVIDIA A40 48GB", 48, "pcie", "Ampere", 112.5, 4, 4, _DS_AMPERE_DC),
+    _g("A10", "A10", "NVIDIA A10 24GB", 24, "pcie", "Ampere", 0, 0, 4, _DS_AMPERE_DC),
+    _g("A10G", "A10G", "NVIDIA A10G 24GB", 24, "pcie", "Ampere", 0, 0, 4, _DS_AMPERE_DC),
+    _g("RTX-A6000", "A6000", "NVIDIA RTX A6000 48GB", 48, "pcie", "Ampere", 112.5, 4, 4,
+       _DS_PRO + "; RTX A6000 bridge 112.5 GB/s", excludes=("ADA",)),
+    _g("RTX-3090", "3090", "NVIDIA GeForce RTX 3090 24GB", 24, "pcie", "Ampere", 112.5, 4, 4,
+       _DS_GEFORCE + "; RTX 3090 NVLink bridge 112.5 GB/s", p2p=False),
+    # Ada Lovelace
+    _g("L40S", "L40S", "NVIDIA L40S 48GB", 48, "pcie", "Ada", 0, 0, 4, _DS_ADA_DC),
+    _g("L40", "L40", "NVIDIA L40 48GB", 48, "pcie", "Ada", 0, 0, 4, _DS_ADA_DC),
+    _g("L20", "L20", "NVIDIA L20 48GB", 48, "pcie", "Ada", 0, 0, 4, _DS_ADA_DC),
+    _g("L4", "L4", "NVIDIA L4 24GB", 24, "pcie", "Ada", 0, 0, 4, _DS_ADA_DC),
+    _g("RTX-4090D", "4090", "NVIDIA GeForce RTX 4090 D 24GB", 24, "pcie", "Ada", 0, 0, 4,
+       _DS_GEFORCE, p2p=False, needs=("D",)),
+    _g("RTX-4090", "4090", "NVIDIA GeForce RTX 4090 24GB", 24, "pcie", "Ada", 0, 0, 4,
+       _DS_GEFORCE, p2p=False, excludes=("D",)),
+    _g("RTX-6000-ADA", "6000", "NVIDIA RTX 6000 Ada Generation 48GB", 48, "pcie", "Ada", 0, 0, 4,
+       _DS_PRO, needs=("ADA",)),
+    # Hopper
+    _g("H100-SXM5-80GB", "H100", "NVIDIA H100 SXM5 80GB", 80, "sxm", "Hopper", 900, 18, 5,
+       _DS_H100, nvls=True, excludes=_SXM_ONLY),
+    _g("H100-SXM5-94GB", "H100", "NVIDIA H100 SXM5 94GB", 94, "sxm", "Hopper", 900, 18, 5,
+       _DS_H100, nvls=True, excludes=_SXM_ONLY),
+    _g("H100-PCIE-80GB", "H100", "NVIDIA H100 PCIe 80GB", 80, "pcie", "Hopper", 600, 12, 5,
+       _DS_H100, needs=_PCIE),
+    _g("H100-NVL-94GB", "H100", "NVIDIA H100 NVL 94GB", 94, "pcie", "Hopper", 600, 12, 5,
+       _DS_H100, needs=("NVL",)),
+    _g("H800-SXM5-80GB", "H800", "NVIDIA H800 SXM5 80GB", 80, "sxm", "Hopper", 400, 8, 5,
+       _DS_H800, nvls=True, excludes=_PCIE),
+    _g("H800-PCIE-80GB", "H800", "NVIDIA H800 PCIe 80GB", 80, "pcie", "Hopper", 400, 8, 5,
+       _DS_H800, needs=_PCIE),
+    _g("H20-96GB", "H20", "NVIDIA H20 96GB", 96, "sxm", "Hopper", 900, 18, 5, _DS_H20,
+       nvls=True, excludes=("3E",)),
+    _g("H20-3E-141GB", "H20", "NVIDIA H20-3e 141GB", 141, "sxm", "Hopper", 900, 18, 5, _DS_H20,
+       nvls=True, needs=("3E",)),
+    _g("H200-SXM-141GB", "H200", "NVIDIA H200 SXM 141GB", 141, "sxm", "Hopper", 900, 18, 5,
+       _DS_H200, nvls=True, excludes=_SXM_ONLY),
+    _g("H200-NVL-141GB", "H200", "NVIDIA H200 NVL 141GB", 141, "pcie", "Hopper", 900, 18, 5,
+       _DS_H200, needs=("NVL",)),
+    _g("GH200-96GB", "GH200", "NVIDIA GH200 96GB HBM3", 96, "other", "Hopper", 900, 18, 5,
+       _DS_GH200, name_memory_gb=(96, 120, 480)),
+    _g("GH200-144GB", "GH200", "NVIDIA GH200 144GB HBM3e", 144, "other", "Hopper", 900, 18, 5,
+       _DS_GH200, name_memory_gb=(141, 144)),
+    # Blackwell
+    _g("B200", "B200", "NVIDIA B200 180GB", 180, "sxm", "Blackwell", 1800, 18, 5, _DS_B200,
+       nvls=True, name_memory_gb=(180, 192)),
+    _g("B300", "B300", "NVIDIA B300 288GB", 288, "sxm", "Blackwell", 1800, 18, 6, _DS_B300,
+       nvls=True, name_memory_gb=(270, 288)),
+    _g("GB200", "GB200", "NVIDIA GB200 186GB", 186, "other", "Blackwell", 1800, 18, 5,
+       _DS_GB200, nvls=True, name_memory_gb=(186, 192)),
+    _g("RTX-5090", "5090", "NVIDIA GeForce RTX 5090 32GB", 32, "pcie", "Blackwell", 0, 0, 5,
+       _DS_GEFORCE, p2p=False),
+)  # fmt: skip
+
+# Words that say nothing about the model; dropped before matching.
+_NOISE_WORDS = frozenset(
+    {"NVIDIA", "CORPORATION", "TESLA", "GEFORCE", "QUADRO", "GENERATION", "GRAPHICS", "REV"}
+)
+_MEMORY_TOKEN = re.compile(r"^(\d{1,3})G(?:B|IB)?$")
+# Chip code names lspci prints before the bracketed marketing name ("GH100 [H100 SXM5 80GB]").
+# GH200/GB200 are products, not chips, so the pattern spares them.
+_CHIP_TOKEN = re.compile(r"^(?:GV1\d\d|TU1\d\d|GA1\d\d|GH100|AD1\d\d|GB1\d\d|GB20[1-9])(?:GL|BM)?$")
+_FAMILIES = frozenset(spec.family for spec in GPU_SPECS)
+
+
+def normalise_gpu_name(name: str) -> tuple[str, ...]:
+    """Split a GPU name as nvidia-smi, lspci or a vendor writes it into upper-case tokens.
+
+    "NVIDIA A100-SXM4-80GB" -> ("A100", "SXM4", "80GB"); "GeForce RTX 2080Ti" ->
+    ("RTX", "2080", "TI"). Chip code names (GH100, AD102GL) and filler words are dropped.
+    """
+    text = name.upper().replace("GEFORCE", " ")
+    text = re.sub(r"\[[0-9A-F]{4}:[0-9A-F]{4}\]", " ", text)  # lspci -nn vendor:device ids
+    # "2080Ti", "4090D": the suffix is a separate word in other spellings.
+    text = re.sub(r"\b(\d{4})(TI|D)\b", r"\1 \2", text)
+    tokens = re.split(r"[^A-Z0-9.]+", text)
+    return tuple(
+        t
+        for t in (tok.strip(".") for tok in tokens)
+        if t and t not in _NOISE_WORDS and not _CHIP_TOKEN.match(t)
+    )
+
+
+def match_gpu(name: str | None) -> GpuSpec | None:
+    """Return the GpuSpec a GPU name refers to, or None when it names no GPU in the table.
+
+    Tolerant of case, an "NVIDIA"/"Tesla"/"GeForce" prefix, dashes, spaces and lspci brackets.
+    A memory figure in the name must fit the spec; variant words (PCIe, NVL, Ti, 3e) pick the
+    variant; without them the family's first row (the SXM board) is taken. NVSwitch bridges
+    and other non-GPU devices return None.
+    """
+    if not name:
+        return None
+    tokens = normalise_gpu_name(name)
+    token_set = set(tokens)
+    if "NVSWITCH" in token_set or "BRIDGE" in token_set:
+        return None
+    memories = {int(m.group(1)) for t in tokens if (m := _MEMORY_TOKEN.match(t))}
+    # "SXM5"/"SXM4" are spelled with the generation; "PCIE" also appears as "PCI-E".
+    if "PCI" in token_set and "E" in token_set:
+        token_set.add("PCIE")
+    best: tuple[int, int, GpuSpec] | None = None
+    for order, spec in enumerate(GPU_SPECS):
+        if spec.family not in token_set:
+            continue
+        if not spec.variant_tokens <= token_set or spec.excluded_tokens & token_set:
+            continue
+        if memories and not any(spec.accepts_memory_gb(m) for m in memories):
+            continue
+        score = len(spec.variant_tokens) + (2 if memories else 0)
+        # Higher score wins; among equals the earlier row (stable table order).
+        if best is None or score > best[0]:
+            best = (score, order, spec)
+    return best[2] if best else None
+
+
+def gpu_family_of(name: str | None) -> str | None:
+    """The family token ("H100", "A100", "4090") a name mentions, even when no variant fits."""
+    if not name:
+        return None
+    for token in normalise_gpu_name(name):
+        if token in _FAMILIES:
+            return token
+    return None
+
+
+# --- NICs: ibstat prints the PCI device id in decimal as "CA type: MT4129" --------------------
+
+NIC_MAX_RATE_GBIT_S: dict[str, int] = {
+    # Linux pci.ids (Mellanox vendor 15b3) device ids and the fastest port speed of each card.
+    "MT4099": 56,  # 0x1003 ConnectX-3, FDR
+    "MT4103": 56,  # 0x1007 ConnectX-3 Pro, FDR
+    "MT4115": 100,  # 0x1013 ConnectX-4, EDR / 100GbE
+    "MT4117": 50,  # 0x1015 ConnectX-4 Lx
+    "MT4119": 100,  # 0x1017 ConnectX-5, EDR / 100GbE
+    "MT4121": 100,  # 0x1019 ConnectX-5 Ex
+    "MT4123": 200,  # 0x101b ConnectX-6, HDR
+    "MT4125": 200,  # 0x101d ConnectX-6 Dx, 2x100 / 1x200 GbE
+    "MT4127": 50,  # 0x101f ConnectX-6 Lx
+    "MT4129": 400,  # 0x1021 ConnectX-7, NDR / 400GbE
+    "MT4131": 800,  # 0x1023 ConnectX-8, XDR / 800GbE
+    "MT41686": 200,  # 0xa2d6 BlueField-2
+    "MT41692": 400,  # 0xa2dc BlueField-3
+}
+NIC_NAMES: dict[str, str] = {
+    "MT4099": "ConnectX-3",
+    "MT4103": "ConnectX-3 Pro",
+    "MT4115": "ConnectX-4",
+    "MT4117": "ConnectX-4 Lx",
+    "MT4119": "ConnectX-5",
+    "MT4121": "ConnectX-5 Ex",
+    "MT4123": "ConnectX-6",
+    "MT4125": "ConnectX-6 Dx",
+    "MT4127": "ConnectX-6 Lx",
+    "MT4129": "ConnectX-7",
+    "MT4131": "ConnectX-8",
+    "MT41686": "BlueField-2",
+    "MT41692": "BlueField-3",
+}
+
+
+def nic_max_rate_gbit_s(ca_type: str | None) -> int | None:
+    """The fastest port rate (Gb/s) of a Mellanox/NVIDIA card from ibstat's "CA type", or None."""
+    if not ca_type:
+        return None
+    return NIC_MAX_RATE_GBIT_S.get(ca_type.strip().upper())
+
+
+# --- expected all-reduce bus bandwidth ---------------------------------------------------------
+
+NVLINK_TOPOLOGIES = ("full_mesh", "grouped", "none")
+FABRICS = ("infiniband", "roce", "ethernet", "none")
+
+
+@dataclass(frozen=True)
+class ExpectedBusbw:
+    """The all-reduce busbw (GB/s) a declared system should reach, and why.
+
+    ``bound`` names the bottleneck ("intra_node" or "inter_node"); the two component bounds are
+    kept (None where not applicable) so that a page can show the arithmetic.
+    """
+
+    value_gbyte_s: float
+    basis: str
+    basis_zh: str
+    bound: str
+    intra_node_gbyte_s: float | None
+    inter_node_gbyte_s: float | None
+
+
+def _intra_node_bound(
+    gpu: GpuSpec, gpus_per_node: int, nvlink_topology: str
+) -> tuple[float, str, str]:
+    uni = gpu.nvlink_uni_gbyte_s
+    pcie = gpu.pcie_uni_gbyte_s * PCIE_EFFICIENCY
+    pcie_en = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s x {PCIE_EFFICIENCY:g}"
+    pcie_zh = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s × {PCIE_EFFICIENCY:g}"
+    if not gpu.pcie_p2p:
+        pcie *= NO_P2P_FACTOR
+        pcie_en += f" x {NO_P2P_FACTOR:g} (no PCIe peer-to-peer, staged through host memory)"
+        pcie_zh += f" × {NO_P2P_FACTOR:g}（无 PCIe P2P，经主机内存中转）"
+    nvlink_usable = uni > 0 and nvlink_topology in ("full_mesh", "grouped")
+    # PCIe cards joined in bridged pairs: with more than two GPUs the ring must cross PCIe.
+    bridged_beyond_pair = gpu.form_factor == "pcie" and gpus_per_node > 2
+    if nvlink_usable and not (nvlink_topology == "grouped" and bridged_beyond_pair):
+        if nvlink_topology == "full_mesh" and gpu.nvls and gpu.form_factor != "pcie":
+            value = uni * NVLS_BUSBW_FACTOR
+            return (
+                value,
+                f"NVLink {uni:g} GB/s per direction x {NVLS_BUSBW_FACTOR:g} (NVLink SHARP "
+                "all-reduce on NVSwitch)",
+                f"NVLink 单向 {uni:g} GB/s × {NVLS_BUSBW_FACTOR:g}（NVSwitch 上的 NVLink SHARP）",
+            )
+        value = uni * NVLINK_RING_EFFICIENCY
+        return (
+            value,
+            f"NVLink {uni:g} GB/s per direction x {NVLINK_RING_EFFICIENCY:g} (NCCL protocol share)",
+            f"NVLink 单向 {uni:g} GB/s × {NVLINK_RING_EFFICIENCY:g}（NCCL 协议效率）",
+        )
+    return pcie, pcie_en, pcie_zh
+
+
+def expected_busbw_gbyte_s(
+    gpu: GpuSpec,
+    gpus_per_node: int,
+    node_count: int,
+    nvlink_topology: str,
+    fabric: str,
+    fabric_rate_gbit_s: float,
+    nics_per_node: int,
+) -> ExpectedBusbw | None:
+    """The all-reduce busbw (GB/s) the declared system should reach at its best message size.
+
+    ``gpus_per_node`` >= 1 and ``node_count`` >= 1 describe the run being judged (the nodes the
+    POC tested), ``nvlink_topology`` and ``fabric`` are the claimed values, ``fabric_rate_gbit_s``
+    the claimed rate per port and ``nics_per_node`` the compute rails. Returns None when no
+    bound applies (one GPU on one node) or a multi-node run has no declared network to bound it
+    (fabric "none" or rate/NIC count 0). See the module docstring for the derivation; a healthy
+    system measures 0.8-1.05 of the value.
+    """
+    if gpus_per_node < 1 or node_count < 1:
+        raise ValueError("gpus_per_node and node_count must be at least 1")
+    if nvlink_topology not in NVLINK_TOPOLOGIES:
+        raise ValueError(f"unknown nvlink_topology {nvlink_topology!r}")
+    if fabric not in FABRICS:
+        raise ValueError(f"unknown fabric {fabric!r}")
+    intra: float | None = None
+    intra_en = intra_zh = ""
+    if gpus_per_node >= 2:
+        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+    inter: float | None = None
+    inter_en = inter_zh = ""
+    if node_count >= 2:
+        if fabric == "none" or fabric_rate_gbit_s <= 0 or nics_per_node <= 0:
+            return None
+        ranks = gpus_per_node * node_count
+        node_gbyte_s = nics_per_node * fabric_rate_gbit_s / 8
+        eff = NET_TCP_EFFICIENCY if fabric == "ethernet" else NET_RDMA_EFFICIENCY
+        hierarchy = (ranks - 1) * node_count / (ranks * (node_count - 1))
+        inter = node_gbyte_s * eff * hierarchy
+        inter_en = (
+            f"network {nics_per_node} x {fabric_rate_gbit_s:g} Gb/s = {node_gbyte_s:g} GB/s per "
+            f"node x {eff:g} x {hierarchy:.3f} (tree all-reduce over {node_count} nodes)"
+        )
+        inter_zh = (
+            f"网络 {nics_per_node} × {fabric_rate_gbit_s:g} Gb/s = 每节点 {node_gbyte_s:g} GB/s"
+            f" × {eff:g} × {hierarchy:.3f}（{node_count} 节点树形 all-reduce）"
+        )
+    if intra is not None and (inter is None or intra <= inter):
+        return ExpectedBusbw(
+            value_gbyte_s=round(intra, 2),
+            basis=f"{intra:.1f} GB/s bounded inside the node: {intra_en}",
+            basis_zh=f"{intra:.1f} GB/s，受节点内互联限制：{intra_zh}",
+            bound="intra_node",
+            intra_node_gbyte_s=round(intra, 2),
+            inter_node_gbyte_s=None if inter is None else round(inter, 2),
+        )
+    if inter is None:
+        return None
+    return ExpectedBusbw(
+        value_gbyte_s=round(inter, 2),
+        basis=f"{inter:.1f} GB/s bounded by the network: {inter_en}",
+        basis_zh=f"{inter:.1f} GB/s，受节点间网络限制：{inter_zh}",
+        bound="inter_node",
+        intra_node_gbyte_s=None if intra is None else round(intra, 2),
+        inter_node_gbyte_s=round(inter, 2),
+    )

@@ -1,0 +1,31 @@
+"""The scoring rubric as data: the versioned JSON in scoring/rubrics/, its model and loader."""
+
+from .loader import RULE_KINDS, STATUS_FACTOR_KEYS, load_rubric, parse_rubric, rubric_text
+from .model import (
+    BooleanTable,
+    ChoiceTable,
+    LinearTable,
+    Preset,
+    Rubric,
+    Rule,
+    ScaleRules,
+    StepTable,
+    Table,
+)
+
+__all__ = [
+    "RULE_KINDS",
+    "STATUS_FACTOR_KEYS",
+    "BooleanTable",
+    "ChoiceTable",
+    "LinearTable",
+    "Preset",
+    "Rubric",
+    "Rule",
+    "ScaleRules",
+    "StepTable",
+    "Table",
+    "load_rubric",
+    "parse_rubric",
+    "rubric_text",
+]

@@ -1,0 +1,360 @@
+"""Loading and validating the versioned rubric JSON (the rubric is data, not code).
+
+A rubric is a list of rules, each read by generic code according to its ``kind``:
+
+- ``boolean``: ``points`` when the fact is true, ``points_false`` (default 0) otherwise;
+- ``steps``: a threshold table; ``direction`` "higher" gives the points of the highest
+  threshold the value reaches, "lower" those of the lowest threshold the value stays under;
+- ``linear``: piecewise-linear interpolation between ``anchors`` [[x, points], …], flat
+  outside them;
+- ``choice``: ``choices`` {value: points}, ``default`` for anything else.
+
+Every rule has a stable ``id`` ("<dimension>.<group>.<name>"), ``label_en`` and ``label_zh``,
+the ``inputs`` it reads (first one present wins, so a measured fact listed before the claimed
+one replaces it), an optional ``claim_item`` (the checklist key whose status scales a claimed
+value by ``status_factors``), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
+leaves it out), ``only_if`` conditions and a ``source`` note. Tables must be monotone, so a
+better value never earns fewer points.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from importlib import resources
+from itertools import pairwise
+from types import MappingProxyType
+from typing import Any
+
+from ..types import (
+    CHECKLIST_KEYS,
+    CURRENCIES,
+    DIMENSIONS,
+    ITEM_STATUSES,
+    WORKLOAD_PROFILES,
+    RubricError,
+)
+from .model import (
+    BooleanTable,
+    ChoiceTable,
+    LinearTable,
+    Preset,
+    Rubric,
+    Rule,
+    ScaleRules,
+    StepTable,
+    Table,
+)
+
+RULE_KINDS = ("boolean", "steps", "linear", "choice")
+STATUS_FACTOR_KEYS = (*ITEM_STATUSES, "no_item")
+
+
+# --- loading and validation -------------------------------------------------------------------
+
+
+def _fail(where: str, message: str) -> RubricError:
+    return RubricError(f"{where}: {message}")
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(where, f"expected a number, got {value!r}")
+    if not math.isfinite(value):
+        raise _fail(where, f"expected a finite number, got {value!r}")
+    return float(value)
+
+
+def _text(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, f"missing or empty {key!r}")
+    return value
+
+
+def _pairs(raw: Any, where: str) -> tuple[tuple[float, float], ...]:
+    if not isinstance(raw, list) or not raw:
+        raise _fail(where, "expected a non-empty list of [x, points] pairs")
+    pairs = []
+    for i, pair in enumerate(raw):
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise _fail(where, f"entry {i} must be [x, points], got {pair!r}")
+        pairs.append((_number(pair[0], f"{where}[{i}]"), _number(pair[1], f"{where}[{i}]")))
+    xs = [x for x, _ in pairs]
+    if any(b <= a for a, b in pairwise(xs)):
+        raise _fail(where, f"x values must be strictly ascending, got {xs}")
+    return tuple(pairs)
+
+
+def _monotone(points: list[float], where: str) -> None:
+    rising = all(b >= a for a, b in pairwise(points))
+    falling = all(b <= a for a, b in pairwise(points))
+    if not (rising or falling):
+        raise _fail(where, f"points must be monotone so a better value never scores less: {points}")
+
+
+def _table(kind: str, raw: Mapping[str, Any], where: str) -> Table:
+    if kind == "boolean":
+        return BooleanTable(
+            _number(raw.get("points"), f"{where}.points"),
+            _number(raw.get("points_false", 0), f"{where}.points_false"),
+        )
+    if kind == "steps":
+        direction = raw.get("direction")
+        if direction not in ("higher", "lower"):
+            raise _fail(where, f"direction must be 'higher' or 'lower', got {direction!r}")
+        pairs = _pairs(raw.get("steps"), f"{where}.steps")
+        otherwise = _number(raw.get("otherwise", 0), f"{where}.otherwise")
+        points = [p for _, p in pairs]
+        # Better values must never earn less: rising thresholds rise ("higher") or fall ("lower")
+        # in points, and the value beyond every threshold earns the least.
+        ordered = [otherwise, *points] if direction == "higher" else [*points, otherwise]
+        if any(b < a for a, b in pairwise(ordered)) and direction == "higher":
+            raise _fail(where, f"points must not fall as thresholds rise: {ordered}")
+        if any(b > a for a, b in pairwise(ordered)) and direction == "lower":
+            raise _fail(where, f"points must not rise as thresholds rise: {ordered}")
+        return StepTable(direction, tuple(x for x, _ in pairs), tuple(points), otherwise)
+    if kind == "linear":
+        pairs = _pairs(raw.get("anchors"), f"{where}.anchors")
+        if len(pairs) < 2:
+            raise _fail(where, "a linear rule needs at least two anchors")
+        _monotone([p for _, p in pairs], f"{where}.anchors")
+        return LinearTable(tuple(x for x, _ in pairs), tuple(p for _, p in pairs))
+    if kind == "choice":
+        choices = raw.get("choices")
+        if not isinstance(choices, Mapping) or not choices:
+            raise _fail(where, "a choice rule needs a non-empty 'choices' object")
+        table = {str(k): _number(v, f"{where}.choices.{k}") for k, v in choices.items()}
+        return ChoiceTable(MappingProxyType(table), _number(raw.get("default", 0), where))
+    raise _fail(where, f"unknown rule kind {kind!r} (known: {', '.join(RULE_KINDS)})")
+
+
+def _rule(raw: Any, index: int, fact_names: frozenset[str]) -> Rule:
+    if not isinstance(raw, Mapping):
+        raise _fail(f"rules[{index}]", "each rule must be an object")
+    rule_id = raw.get("id")
+    where = f"rule {rule_id!r}" if isinstance(rule_id, str) and rule_id else f"rules[{index}]"
+    _text(raw, "id", where)
+    dimension = raw.get("dimension")
+    if dimension not in DIMENSIONS:
+        raise _fail(where, f"dimension must be one of {', '.join(DIMENSIONS)}, got {dimension!r}")
+    if not rule_id.startswith(f"{dimension}."):
+        raise _fail(where, f"the id must start with its dimension '{dimension}.'")
+    label_en = _text(raw, "label_en", where)
+    label_zh = _text(raw, "label_zh", where)
+    if not any("\u4e00" <= ch <= "\u9fff" for ch in label_zh):
+        raise _fail(where, f"label_zh must be Chinese text, got {label_zh!r}")
+    source = _text(raw, "source", where)
+    inputs = raw.get("inputs")
+    if not isinstance(inputs, list) or not inputs or not all(isinstance(i, str) for i in inputs):
+        raise _fail(where, "inputs must be a non-empty list of fact names")
+    for name in inputs:
+        if name not in fact_names:
+            raise _fail(where, f"unknown input fact {name!r}")
+    claim_item = raw.get("claim_item")
+    if claim_item is not None and claim_item not in CHECKLIST_KEYS:
+        raise _fail(where, f"claim_item must be a checklist key, got {claim_item!r}")
+    if_missing = raw.get("if_missing", "zero")
+    if if_missing not in ("zero", "exclude"):
+        raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
+    only_if_raw = raw.get("only_if", {})
+    if not isinstance(only_if_raw, Mapping):
+        raise _fail(where, "only_if must map fact names to lists of allowed values")
+    only_if = []
+    for name, allowed in only_if_raw.items():
+        if name not in fact_names or not isinstance(allowed, list) or not allowed:
+            raise _fail(where, f"only_if {name!r} must name a known fact and list allowed values")
+        only_if.append((name, tuple(allowed)))
+    kind = raw.get("kind")
+    table = _table(kind, raw, where)
+    return Rule(
+        id=rule_id,
+        dimension=dimension,
+        kind=kind,
+        label_en=label_en,
+        label_zh=label_zh,
+        inputs=tuple(inputs),
+        table=table,
+        claim_item=claim_item,
+        if_missing=if_missing,
+        only_if=tuple(only_if),
+        source=source,
+    )
+
+
+def _status_factors(raw: Any) -> Mapping[str, float]:
+    if not isinstance(raw, Mapping):
+        raise _fail("status_factors", "must be an object")
+    factors = {}
+    for key in STATUS_FACTOR_KEYS:
+        if key not in raw:
+            raise _fail("status_factors", f"missing factor for {key!r}")
+        factors[key] = _number(raw[key], f"status_factors.{key}")
+    unknown = set(raw) - set(STATUS_FACTOR_KEYS) - {"source"}
+    if unknown:
+        raise _fail("status_factors", f"unknown keys {sorted(unknown)}")
+    # The product rule "contradicted < unverified < verified" is data, so check it here.
+    if not factors["contradicted"] < 0 <= factors["unanswered"] <= factors["claimed"]:
+        raise _fail("status_factors", "need contradicted < 0 <= unanswered <= claimed")
+    if not factors["unverifiable"] <= factors["claimed"] <= factors["verified"] <= 1:
+        raise _fail("status_factors", "need unverifiable <= claimed <= verified <= 1")
+    return MappingProxyType(factors)
+
+
+def _presets(raw: Any) -> Mapping[str, Preset]:
+    if not isinstance(raw, Mapping):
+        raise _fail("presets", "must be an object keyed by workload profile")
+    presets = {}
+    for profile in WORKLOAD_PROFILES:
+        entry = raw.get(profile)
+        where = f"presets.{profile}"
+        if not isinstance(entry, Mapping):
+            raise _fail(where, "missing preset")
+        weights = entry.get("weights")
+        if not isinstance(weights, Mapping) or set(weights) != set(DIMENSIONS):
+            raise _fail(where, f"weights must give each of {', '.join(DIMENSIONS)}")
+        values = {d: _number(weights[d], f"{where}.weights.{d}") for d in DIMENSIONS}
+        if any(v < 0 for v in values.values()) or abs(sum(values.values()) - 100) > 1e-9:
+            raise _fail(where, "weights must be non-negative and sum to 100")
+        presets[profile] = Preset(profile, MappingProxyType(values), _text(entry, "source", where))
+    return MappingProxyType(presets)
+
+
+def _scale(raw: Any) -> ScaleRules:
+    where = "scale_rules"
+    if not isinstance(raw, Mapping):
+        raise _fail(where, "must be an object")
+    overhead = raw.get("virtualisation_overhead_pct")
+    bands = raw.get("fabric_control_loss_pct")
+    if not isinstance(overhead, Mapping) or not isinstance(bands, Mapping):
+        raise _fail(where, "needs virtualisation_overhead_pct and fabric_control_loss_pct")
+    anchors = _pairs(overhead.get("anchors"), f"{where}.virtualisation_overhead_pct.anchors")
+    if anchors[0][0] < 1:
+        raise _fail(where, "overhead anchors start at 1 GPU or more")
+    band_list = []
+    for i, band in enumerate(bands.get("bands") or []):
+        band_where = f"{where}.fabric_control_loss_pct.bands[{i}]"
+        if not isinstance(band, Mapping):
+            raise _fail(band_where, "must be an object")
+        low = int(_number(band.get("min_gpus"), band_where))
+        high = int(_number(band.get("max_gpus"), band_where))
+        pct = _number(band.get("pct"), band_where)
+        if not 1 <= low <= high or not 0 <= pct < 100:
+            raise _fail(band_where, "needs 1 <= min_gpus <= max_gpus and 0 <= pct < 100")
+        band_list.append((low, high, pct))
+    sources = {
+        "bare_metal_required": _text(raw, "source", where),
+        "virtualisation_overhead": _text(overhead, "source", f"{where}.virtualisation_overhead"),
+        "fabric_control": _text(bands, "source", f"{where}.fabric_control_loss_pct"),
+    }
+    return ScaleRules(
+        single_node_max_gpus=int(_number(raw.get("single_node_max_gpus"), where)),
+        bare_metal_required_min_gpus=int(_number(raw.get("bare_metal_required_min_gpus"), where)),
+        overhead_anchors=tuple((int(g), p) for g, p in anchors),
+        fabric_bands=tuple(band_list),
+        sources=MappingProxyType(sources),
+    )
+
+
+def _decimal_param(value: Any, where: str) -> Decimal:
+    if not isinstance(value, str):
+        raise _fail(where, f"money and percentages are strings (exact decimals), got {value!r}")
+    try:
+        result = Decimal(value)
+    except InvalidOperation:
+        raise _fail(where, f"not a decimal number: {value!r}") from None
+    if not result.is_finite() or result <= 0:
+        raise _fail(where, f"must be a positive decimal, got {value!r}")
+    return result
+
+
+def _reference_prices(raw: Any) -> tuple[Mapping[str, tuple[tuple[str, Decimal], ...]], str]:
+    where = "reference_gpu_hour_prices"
+    if not isinstance(raw, Mapping):
+        raise _fail(where, "must be an object")
+    table = {}
+    for currency in CURRENCIES:
+        entries = raw.get(currency)
+        if not isinstance(entries, list) or not entries:
+            raise _fail(where, f"missing prices in {currency}")
+        parsed = []
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str):
+                raise _fail(f"{where}.{currency}[{i}]", "must be [pattern, price]")
+            parsed.append((entry[0].lower(), _decimal_param(entry[1], f"{where}.{currency}[{i}]")))
+        if parsed[-1][0] != "*":
+            raise _fail(f"{where}.{currency}", "the last entry must be the '*' fallback")
+        table[currency] = tuple(parsed)
+    return MappingProxyType(table), _text(raw, "source", where)
+
+
+def parse_rubric(data: Any) -> Rubric:
+    """Validate rubric data (the decoded JSON) and build a Rubric; RubricError on any fault."""
+    from ..dimensions import FACT_NAMES  # deferred: dimensions imports this module's types
+
+    if not isinstance(data, Mapping):
+        raise RubricError("a rubric must be a JSON object")
+    version = data.get("version")
+    if not isinstance(version, str) or not version:
+        raise RubricError("the rubric needs a 'version' string")
+    raw_rules = data.get("rules")
+    if not isinstance(raw_rules, list) or not raw_rules:
+        raise RubricError("the rubric needs a non-empty 'rules' list")
+    rules = tuple(_rule(raw, i, FACT_NAMES) for i, raw in enumerate(raw_rules))
+    seen: set[str] = set()
+    for rule in rules:
+        if rule.id in seen:
+            raise _fail(f"rule {rule.id!r}", "duplicate rule id")
+        seen.add(rule.id)
+    by_dimension = {d: tuple(r for r in rules if r.dimension == d) for d in DIMENSIONS}
+    for dimension, dimension_rules in by_dimension.items():
+        if not any(r.max_points > 0 and r.if_missing == "zero" for r in dimension_rules):
+            raise RubricError(
+                f"dimension {dimension!r} needs at least one rule that always counts "
+                "(positive points, if_missing 'zero')"
+            )
+    reference_prices, reference_source = _reference_prices(data.get("reference_gpu_hour_prices"))
+    confidence = _number(data.get("bare_metal_min_confidence"), "bare_metal_min_confidence")
+    if not 0 < confidence <= 1:
+        raise RubricError("bare_metal_min_confidence must be in (0, 1]")
+    availability = _decimal_param(data.get("assumed_availability_pct"), "assumed_availability_pct")
+    if availability > 100:
+        raise RubricError("assumed_availability_pct must be at most 100")
+    return Rubric(
+        version=version,
+        rules=rules,
+        status_factors=_status_factors(data.get("status_factors")),
+        presets=_presets(data.get("presets")),
+        scale=_scale(data.get("scale_rules")),
+        reference_prices=reference_prices,
+        reference_prices_source=reference_source,
+        bare_metal_min_confidence=confidence,
+        assumed_availability_pct=availability,
+        by_dimension=MappingProxyType(by_dimension),
+    )
+
+
+def rubric_text(version: str = "1") -> str:
+    """The packaged JSON text of a rubric version."""
+    if not isinstance(version, str) or not version.isalnum():
+        raise RubricError(f"a rubric version is a short alphanumeric name, got {version!r}")
+    resource = resources.files("scoring").joinpath("rubrics", f"rubric-v{version}.json")
+    try:
+        return resource.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RubricError(f"no rubric version {version!r} is packaged") from None
+
+
+@lru_cache(maxsize=8)
+def load_rubric(version: str = "1") -> Rubric:
+    """Load and validate a packaged rubric (cached: a Rubric is immutable)."""
+    try:
+        data = json.loads(rubric_text(version))
+    except json.JSONDecodeError as exc:
+        raise RubricError(
+            f"rubric-v{version}.json is not valid JSON: line {exc.lineno}: {exc.msg}"
+        ) from None
+    return parse_rubric(data)

@@ -1,0 +1,248 @@
+"""The rubric's data model: the point tables of the generic rule kinds, rules, presets, scale."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from itertools import pairwise
+from typing import Any
+
+from ..types import RubricError
+
+# --- point tables (one class per generic rule kind) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class BooleanTable:
+    """``points`` when the fact is true, ``points_false`` otherwise."""
+
+    points_true: float
+    points_false: float
+
+    @property
+    def max_points(self) -> float:
+        return max(self.points_true, self.points_false, 0.0)
+
+    def points(self, value: Any) -> float:
+        return self.points_true if value else self.points_false
+
+
+@dataclass(frozen=True)
+class StepTable:
+    """A threshold table on a number; thresholds ascending."""
+
+    direction: str
+    thresholds: tuple[float, ...]
+    step_points: tuple[float, ...]
+    otherwise: float
+
+    @property
+    def max_points(self) -> float:
+        return max(*self.step_points, self.otherwise, 0.0)
+
+    def points(self, value: Any) -> float:
+        x = float(value)
+        if self.direction == "higher":
+            index = bisect.bisect_right(self.thresholds, x) - 1
+            return self.step_points[index] if index >= 0 else self.otherwise
+        index = bisect.bisect_left(self.thresholds, x)
+        return self.step_points[index] if index < len(self.thresholds) else self.otherwise
+
+
+@dataclass(frozen=True)
+class LinearTable:
+    """Piecewise-linear points between anchors (x ascending), flat beyond the ends."""
+
+    xs: tuple[float, ...]
+    ys: tuple[float, ...]
+
+    @property
+    def max_points(self) -> float:
+        return max(*self.ys, 0.0)
+
+    def points(self, value: Any) -> float:
+        x = float(value)
+        xs, ys = self.xs, self.ys
+        if x <= xs[0]:
+            return ys[0]
+        if x >= xs[-1]:
+            return ys[-1]
+        i = bisect.bisect_right(xs, x)
+        x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+        return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+
+
+@dataclass(frozen=True)
+class ChoiceTable:
+    """Points per categorical value, ``default`` for values not listed."""
+
+    choices: Mapping[str, float]
+    default: float
+
+    @property
+    def max_points(self) -> float:
+        return max(*self.choices.values(), self.default, 0.0)
+
+    def points(self, value: Any) -> float:
+        return self.choices.get(value, self.default)
+
+
+Table = BooleanTable | StepTable | LinearTable | ChoiceTable
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rubric rule; ``table`` turns the fact's value into points before the claim factor."""
+
+    id: str
+    dimension: str
+    kind: str
+    label_en: str
+    label_zh: str
+    inputs: tuple[str, ...]
+    table: Table
+    claim_item: str | None = None
+    if_missing: str = "zero"
+    only_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    source: str = ""
+    # Memo of finished contributions keyed by the fact read, its status and evidence reference:
+    # contributions are immutable values, so candidates with equal facts share them.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    @property
+    def max_points(self) -> float:
+        return self.table.max_points
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A workload profile's default weights (percent, summing to 100) and their source."""
+
+    profile: str
+    weights: Mapping[str, float]
+    source: str
+
+
+@dataclass(frozen=True)
+class ScaleRules:
+    """The source documents' scale rules as parameters.
+
+    ``overhead_anchors`` give the virtualisation overhead (percent) by GPU count, interpolated
+    on log10(GPUs); ``fabric_bands`` give the efficiency (percent) a virtualised deployment
+    loses to bare metal's control of the fabric inside a GPU-count band.
+    """
+
+    single_node_max_gpus: int
+    bare_metal_required_min_gpus: int
+    overhead_anchors: tuple[tuple[int, float], ...]
+    fabric_bands: tuple[tuple[int, int, float], ...]
+    sources: Mapping[str, str]
+    # Memo of efficiency() by (delivery form, GPU count): a pure function of frozen data.
+    memo: dict[tuple[str, int], float] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
+
+    def virtualisation_overhead_pct(self, gpu_count: int) -> float:
+        """Throughput lost to virtualisation at ``gpu_count`` GPUs, percent."""
+        anchors = self.overhead_anchors
+        x = math.log10(max(gpu_count, 1))
+        if x <= math.log10(anchors[0][0]):
+            return anchors[0][1]
+        for (g0, p0), (g1, p1) in pairwise(anchors):
+            x0, x1 = math.log10(g0), math.log10(g1)
+            if x <= x1:
+                return p0 + (p1 - p0) * (x - x0) / (x1 - x0)
+        return anchors[-1][1]
+
+    def fabric_control_loss_pct(self, gpu_count: int) -> float:
+        """Efficiency a virtualised deployment of ``gpu_count`` GPUs loses for lack of fabric
+        control (IB tuning), percent; 0 outside the bands."""
+        for low, high, pct in self.fabric_bands:
+            if low <= gpu_count <= high:
+                return pct
+        return 0.0
+
+    def efficiency(self, delivery_form: str, gpu_count: int) -> float:
+        """Expected training efficiency 0..1 of a delivery form at a scale (1.0 = bare metal)."""
+        key = (delivery_form, gpu_count)
+        found = self.memo.get(key)
+        if found is None:
+            if delivery_form == "bare_metal":
+                found = 1.0
+            else:
+                loss = max(
+                    self.virtualisation_overhead_pct(gpu_count),
+                    self.fabric_control_loss_pct(gpu_count),
+                )
+                found = 1.0 - loss / 100.0
+            if len(self.memo) > 4096:
+                self.memo.clear()
+            self.memo[key] = found
+        return found
+
+    def bare_metal_required(self, total_gpus: int) -> bool:
+        return total_gpus >= self.bare_metal_required_min_gpus
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A validated rubric: rules per dimension, claim factors, presets and scale parameters."""
+
+    version: str
+    rules: tuple[Rule, ...]
+    status_factors: Mapping[str, float]
+    presets: Mapping[str, Preset]
+    scale: ScaleRules
+    reference_prices: Mapping[str, tuple[tuple[str, Decimal], ...]]
+    reference_prices_source: str
+    bare_metal_min_confidence: float
+    assumed_availability_pct: Decimal
+    by_dimension: Mapping[str, tuple[Rule, ...]]
+    # Memo of reference_gpu_hour_price() by (GPU model, currency).
+    memo: dict[tuple[str, str], Decimal] = field(
+        default_factory=dict, compare=False, repr=False, hash=False
+    )
+
+    def observed_delivery_form(
+        self, claimed: str, verdict: str | None, confidence: float | None
+    ) -> tuple[str, str]:
+        """The delivery form to score: the evidence's bare-metal verdict when it is confident
+        enough (measured beats claimed), else the claim. Returns (form, basis)."""
+        if verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
+            self.bare_metal_min_confidence
+        ):
+            if verdict == "bare_metal":
+                return "bare_metal", "measured"
+            return ("virtualised" if claimed == "bare_metal" else claimed), "measured"
+        return claimed, "claimed"
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+    def preset_weights(self, profile: str) -> dict[str, float]:
+        """The default weights of a workload profile (percent)."""
+        try:
+            return dict(self.presets[profile].weights)
+        except KeyError:
+            raise RubricError(f"no preset for workload profile {profile!r}") from None
+
+    def reference_gpu_hour_price(self, gpu_model: str, currency: str) -> Decimal:
+        """The planning price of one GPU-hour for a GPU model (first pattern contained in the
+        lower-cased model name; "*" matches anything)."""
+        found = self.memo.get((gpu_model, currency))
+        if found is not None:
+            return found
+        name = gpu_model.lower()
+        for pattern, price in self.reference_prices[currency]:
+            if pattern == "*" or pattern in name:
+                if len(self.memo) > 4096:
+                    self.memo.clear()
+                self.memo[(gpu_model, currency)] = price
+                return price
+        raise RubricError(f"no reference price for {gpu_model!r} in {currency}")

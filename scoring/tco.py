@@ -1,0 +1,305 @@
+"""Total cost of ownership per billing model, the cheapest model, break-even and effective cost.
+
+All money is Decimal in the offering's currency. Each cost component is rounded to cents
+(half to even) once, and a total is the exact sum of its rounded components, so a TCO always
+equals the sum of its parts. Conventions (documented in the README):
+
+- a month is 365/12 days; the evaluation runs ``duration_days`` of which
+  ``expected_idle_days`` are unused, so ``used_days = duration_days - expected_idle_days``;
+- hourly: price x GPUs x used_days x 24 (released while idle);
+- spot: as hourly, divided by (1 - preemption risk) because preempted time must be re-run;
+- monthly: price x GPUs x whole months covering the duration (idle days are paid);
+- yearly: price x GPUs x whole years covering the duration;
+- storage, egress and support (month totals) and vGPU licences (per GPU-month) are paid for
+  the whole duration, prorated by days;
+- setup: the one-off fee plus ``setup_days`` paid at the model's daily rate before use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from .rubric import Rubric, load_rubric
+from .types import (
+    CENT,
+    CandidateInput,
+    EvaluationSpec,
+    Money,
+    TcoError,
+)
+
+COMPONENTS = ("gpu", "storage", "egress", "support", "licence", "setup")
+UNITS = {"hourly": "gpu_hour", "spot": "gpu_hour", "monthly": "month", "yearly": "year"}
+
+_RATE = Decimal("0.0001")
+_DAYS_PER_YEAR = Decimal(365)
+_HUNDRED = Decimal(100)
+_HOURS_PER_DAY = Decimal(24)
+_ONE = Decimal(1)
+_ZERO = Decimal(0)
+
+
+@dataclass(frozen=True)
+class ModelCost:
+    """The cost of the whole evaluation under one billing model.
+
+    ``billed_units`` is per GPU: hours (hourly; spot including the preemption allowance),
+    whole months (monthly) or whole years (yearly). ``components`` lists (name, amount) in
+    COMPONENTS order, each rounded to cents; ``total`` is their exact sum. ``monthly`` is the
+    total spread over the duration's months (365/12 days each), rounded to cents.
+    """
+
+    billing_model: str
+    price_per_gpu: Decimal
+    billed_units: Decimal
+    components: tuple[tuple[str, Decimal], ...]
+    total: Decimal
+    monthly: Decimal
+    currency: str
+
+    def component(self, name: str) -> Decimal:
+        for key, amount in self.components:
+            if key == name:
+                return amount
+        raise KeyError(name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "billing_model": self.billing_model,
+            "price_per_gpu": str(self.price_per_gpu),
+            "billed_units": str(self.billed_units),
+            "unit": UNITS[self.billing_model],
+            "components": {k: str(v) for k, v in self.components},
+            "total": str(self.total),
+            "monthly": str(self.monthly),
+            "currency": self.currency,
+        }
+
+
+@dataclass(frozen=True)
+class Tco:
+    """The cost picture of one candidate over the evaluation.
+
+    ``cheapest`` is the billing model with the lowest total (ties: BILLING_MODELS order) and
+    ``cheapest_total`` that total.
+    ``break_even_used_days`` is the number of used days within the duration above which the
+    monthly model's GPU cost is lower than the hourly one's (None without both prices).
+    ``cost_per_effective_gpu_hour`` = cheapest total ÷ (GPU-hours x availability x
+    efficiency), GPU-hours = GPUs x used_days x 24; None when nothing is used.
+    ``efficiency`` is the measured bus-bandwidth fraction capped at 1 (basis "measured") or
+    the rubric's scale rule for the delivery form (basis "scale_rule").
+    """
+
+    currency: str
+    gpu_count: int
+    duration_days: int
+    used_days: int
+    gpu_hours: Decimal
+    models: tuple[ModelCost, ...]
+    cheapest: str
+    cheapest_total: Decimal
+    break_even_used_days: Decimal | None
+    availability: Decimal
+    availability_basis: str
+    efficiency: Decimal
+    efficiency_basis: str
+    cost_per_effective_gpu_hour: Decimal | None
+
+    def model(self, billing_model: str) -> ModelCost:
+        for item in self.models:
+            if item.billing_model == billing_model:
+                return item
+        raise KeyError(billing_model)
+
+    @property
+    def best(self) -> ModelCost:
+        """The cheapest model's costs."""
+        return self.model(self.cheapest)
+
+    @property
+    def total(self) -> Money:
+        """The cheapest model's total for the whole evaluation."""
+        return Money(self.cheapest_total, self.currency)
+
+    def as_dict(self) -> dict[str, Any]:
+        def opt(value: Decimal | None) -> str | None:
+            return None if value is None else str(value)
+
+        return {
+            "currency": self.currency,
+            "gpu_count": self.gpu_count,
+            "duration_days": self.duration_days,
+            "used_days": self.used_days,
+            "gpu_hours": str(self.gpu_hours),
+            "models": [m.as_dict() for m in self.models],
+            "cheapest": self.cheapest,
+            "total": str(self.cheapest_total),
+            "break_even_used_days": opt(self.break_even_used_days),
+            "availability": str(self.availability),
+            "availability_basis": self.availability_basis,
+            "efficiency": str(self.efficiency),
+            "efficiency_basis": self.efficiency_basis,
+            "cost_per_effective_gpu_hour": opt(self.cost_per_effective_gpu_hour),
+        }
+
+
+def _total(model: ModelCost) -> Decimal:
+    return model.total
+
+
+def _cents(value: Decimal) -> Decimal:
+    return value.quantize(CENT, ROUND_HALF_EVEN)
+
+
+def efficiency_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal, str]:
+    """Training efficiency 0..1 used for the effective GPU-hour, and its basis."""
+    fraction = candidate.measured.busbw_fraction
+    if fraction is not None:
+        return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
+    measured = candidate.measured
+    form, _ = rubric.observed_delivery_form(
+        candidate.offering.delivery_form,
+        measured.bare_metal_verdict,
+        measured.bare_metal_confidence,
+    )
+    efficiency = rubric.scale.efficiency(form, candidate.gpu_count)
+    return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
+
+
+class TcoPlan:
+    """The evaluation-wide quantities every candidate's TCO uses (computed once per ranking)."""
+
+    __slots__ = (
+        "duration",
+        "duration_months",
+        "months_billed",
+        "used_days",
+        "used_hours",
+        "years_billed",
+    )
+
+    def __init__(self, evaluation: EvaluationSpec) -> None:
+        self.duration = evaluation.duration_days
+        self.used_days = self.duration - evaluation.expected_idle_days
+        self.duration_months = Decimal(self.duration * 12) / _DAYS_PER_YEAR
+        self.months_billed = self.duration_months.to_integral_value(ROUND_CEILING)
+        self.years_billed = (Decimal(self.duration) / _DAYS_PER_YEAR).to_integral_value(
+            ROUND_CEILING
+        )
+        self.used_hours = Decimal(self.used_days) * _HOURS_PER_DAY
+
+
+def compute_tco(
+    candidate: CandidateInput,
+    evaluation: EvaluationSpec,
+    rubric: Rubric | None = None,
+    plan: TcoPlan | None = None,
+) -> Tco:
+    """The TCO of ``candidate`` over ``evaluation``'s duration and idle days (see the module
+    docstring for the conventions). ``plan`` may be passed to reuse TcoPlan(evaluation).
+
+    Raises TcoError when the candidate has no price for any billing model.
+    """
+    rubric = rubric or load_rubric()
+    plan = plan or TcoPlan(evaluation)
+    offering = candidate.offering
+    prices = candidate.effective_prices()
+    if not prices:
+        raise TcoError(
+            f"candidate {candidate.label!r} has no price for any billing model "
+            "(enter a quoted or list price: hourly, spot, monthly or yearly)"
+        )
+    currency = offering.currency
+    gpus = Decimal(candidate.gpu_count)
+    duration_months = plan.duration_months
+    used_hours = plan.used_hours
+
+    # Components that do not depend on the billing model.
+    storage = _cents(offering.storage_cost_month * duration_months)
+    egress = _cents(offering.network_egress_cost_month * duration_months)
+    support = _cents(offering.support_cost_month * duration_months)
+    licence = _cents(offering.licence_cost_gpu_month * gpus * duration_months)
+    shared = storage + egress + support + licence
+    setup_fee, setup_days = offering.setup_fee, offering.setup_days
+
+    models = []
+    hourly_day_rate = monthly_gpu = None
+    for price in prices:
+        model, per_gpu = price.billing_model, price.price_per_gpu
+        all_gpus = per_gpu * gpus
+        if model == "hourly":
+            units = used_hours
+            day_rate = all_gpus * _HOURS_PER_DAY
+            hourly_day_rate = day_rate
+        elif model == "spot":
+            # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk).
+            keep = _ONE - offering.spot_preemption_risk_pct / _HUNDRED
+            units = (used_hours / keep).quantize(_RATE, ROUND_HALF_EVEN)
+            day_rate = all_gpus * _HOURS_PER_DAY / keep
+        elif model == "monthly":
+            units = plan.months_billed
+            day_rate = all_gpus * 12 / _DAYS_PER_YEAR
+        else:
+            units = plan.years_billed
+            day_rate = all_gpus / _DAYS_PER_YEAR
+        gpu = (all_gpus * units).quantize(CENT, ROUND_HALF_EVEN)
+        if model == "monthly":
+            monthly_gpu = gpu
+        setup = (setup_fee + day_rate * setup_days).quantize(CENT, ROUND_HALF_EVEN)
+        total = gpu + shared + setup
+        # Positional arguments: this runs once per billing model and candidate.
+        models.append(
+            ModelCost(
+                model,
+                per_gpu,
+                units,
+                (
+                    ("gpu", gpu),
+                    ("storage", storage),
+                    ("egress", egress),
+                    ("support", support),
+                    ("licence", licence),
+                    ("setup", setup),
+                ),
+                total,
+                (total / duration_months).quantize(CENT, ROUND_HALF_EVEN),
+                currency,
+            )
+        )
+
+    # effective_prices() lists models in BILLING_MODELS order and min() keeps the first of
+    # equal totals, so ties go to the earlier billing model.
+    best = min(models, key=_total)
+    break_even = None
+    if hourly_day_rate is not None and monthly_gpu is not None and hourly_day_rate > 0:
+        break_even = _cents(monthly_gpu / hourly_day_rate)
+
+    if offering.sla_availability_pct is not None:
+        availability, availability_basis = offering.sla_availability_pct / _HUNDRED, "sla"
+    else:
+        availability, availability_basis = rubric.assumed_availability_pct / _HUNDRED, "assumed"
+    efficiency, efficiency_basis = efficiency_for(candidate, rubric)
+    gpu_hours = gpus * used_hours
+    effective = None
+    if gpu_hours > 0 and efficiency > 0:
+        effective = (best.total / (gpu_hours * availability * efficiency)).quantize(
+            _RATE, ROUND_HALF_EVEN
+        )
+    return Tco(
+        currency,
+        candidate.gpu_count,
+        plan.duration,
+        plan.used_days,
+        gpu_hours,
+        tuple(models),
+        best.billing_model,
+        best.total,
+        break_even,
+        availability,
+        availability_basis,
+        efficiency,
+        efficiency_basis,
+        effective,
+    )

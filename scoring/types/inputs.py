@@ -1,0 +1,362 @@
+"""The frozen inputs of the scoring core: vendor, offering, evidence, evaluation, candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any
+
+from .base import (
+    BARE_METAL_VERDICTS,
+    BILLING_MODELS,
+    CHECKLIST_KEYS,
+    CURRENCIES,
+    DATA_WIPE_POLICIES,
+    DCGM_RESULTS,
+    DELIVERY_FORMS,
+    FABRICS,
+    GPU_FORM_FACTORS,
+    ITEM_STATUSES,
+    NETWORK_ISOLATIONS,
+    NVLINK_TOPOLOGIES,
+    SUPPORT_TIERS,
+    WORKLOAD_PROFILES,
+    Price,
+    ScoringInputError,
+    _bool,
+    _choice,
+    _float,
+    _frozen_map,
+    _int,
+    _opt_decimal,
+    _opt_int,
+    _prices,
+    _set,
+    to_decimal,
+)
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VendorFacts:
+    """What a vendor states about itself: MLPS (等保) level 0..4, Xinchuang (信创), ISO 27001."""
+
+    name: str
+    mlps_level: int = 0
+    xinchuang: bool = False
+    iso27001: bool = False
+
+    def __post_init__(self) -> None:
+        _int(self.mlps_level, "mlps_level", 0, 4)
+        _bool(self.xinchuang, "xinchuang")
+        _bool(self.iso27001, "iso27001")
+
+
+_OFFERING_DECIMALS_OPT = (
+    "cross_rack_latency_us",
+    "nvme_read_gbyte_s",
+    "nvme_write_gbyte_s",
+    "distributed_fs_bandwidth_gbyte_s",
+    "rtt_ms",
+    "sla_availability_pct",
+)
+_OFFERING_DECIMALS = (
+    "oversubscription_ratio",
+    "nvme_capacity_tib",
+    "spot_preemption_risk_pct",
+    "storage_cost_month",
+    "network_egress_cost_month",
+    "support_cost_month",
+    "licence_cost_gpu_month",
+    "setup_fee",
+    "sla_credit_pct",
+)
+_OFFERING_BOOLS = (
+    "data_preloading",
+    "oob_management",
+    "root_access",
+    "custom_image",
+    "driver_control",
+    "nccl_tuning_control",
+    "monitors_pcie_errors",
+    "monitors_ecc",
+    "monitors_thermal",
+    "encryption_at_rest",
+    "encryption_in_transit",
+    "mfa",
+    "audit_logs",
+    "support_24x7",
+)
+
+
+@dataclass(frozen=True)
+class OfferingFacts:
+    """One vendor product as the vendor describes it; every field here is a claim.
+
+    Money fields are in ``currency``; the ``*_month`` costs are totals for the whole deployment
+    per month, ``licence_cost_gpu_month`` is per GPU and month, ``setup_fee`` is one-off.
+    ``sla_availability_pct`` None means no availability SLA.
+    """
+
+    delivery_form: str
+    gpu_model: str
+    gpus_per_node: int
+    gpu_memory_gib: int
+    currency: str = "CNY"
+    prices: tuple[Price, ...] = ()
+    gpu_form_factor: str = "other"
+    nvlink_topology: str = "none"
+    fabric: str = "none"
+    fabric_rate_gbit_s: int = 0
+    nics_per_node: int = 0
+    oversubscription_ratio: Decimal = Decimal(1)
+    cross_rack_latency_us: Decimal | None = None
+    nvme_capacity_tib: Decimal = Decimal(0)
+    nvme_read_gbyte_s: Decimal | None = None
+    nvme_write_gbyte_s: Decimal | None = None
+    distributed_fs: str = ""
+    distributed_fs_bandwidth_gbyte_s: Decimal | None = None
+    data_preloading: bool = False
+    region: str = ""
+    rtt_ms: Decimal | None = None
+    oob_management: bool = False
+    provisioning_time_min: int = 0
+    root_access: bool = False
+    custom_image: bool = False
+    driver_control: bool = False
+    nccl_tuning_control: bool = False
+    logical_cpus_per_node: int | None = None
+    monitors_pcie_errors: bool = False
+    monitors_ecc: bool = False
+    monitors_thermal: bool = False
+    encryption_at_rest: bool = False
+    encryption_in_transit: bool = False
+    mfa: bool = False
+    audit_logs: bool = False
+    network_isolation: str = "none"
+    data_wipe_policy: str = "none"
+    spot_preemption_risk_pct: Decimal = Decimal(0)
+    storage_cost_month: Decimal = Decimal(0)
+    network_egress_cost_month: Decimal = Decimal(0)
+    support_cost_month: Decimal = Decimal(0)
+    licence_cost_gpu_month: Decimal = Decimal(0)
+    setup_fee: Decimal = Decimal(0)
+    setup_days: int = 0
+    sla_availability_pct: Decimal | None = None
+    sla_response_time_min: int | None = None
+    sla_credit_pct: Decimal = Decimal(0)
+    hardware_replacement_hours: int | None = None
+    support_24x7: bool = False
+    support_tier: str = "ticket_queue"
+    poc_window_days: int = 0
+
+    def __post_init__(self) -> None:
+        _choice(self.delivery_form, DELIVERY_FORMS, "delivery_form")
+        _choice(self.gpu_form_factor, GPU_FORM_FACTORS, "gpu_form_factor")
+        _choice(self.nvlink_topology, NVLINK_TOPOLOGIES, "nvlink_topology")
+        _choice(self.fabric, FABRICS, "fabric")
+        _choice(self.network_isolation, NETWORK_ISOLATIONS, "network_isolation")
+        _choice(self.data_wipe_policy, DATA_WIPE_POLICIES, "data_wipe_policy")
+        _choice(self.support_tier, SUPPORT_TIERS, "support_tier")
+        _choice(self.currency, CURRENCIES, "currency")
+        if not isinstance(self.gpu_model, str):
+            raise ScoringInputError(f"gpu_model must be a string, got {self.gpu_model!r}")
+        _int(self.gpus_per_node, "gpus_per_node", 1)
+        _int(self.gpu_memory_gib, "gpu_memory_gib", 1)
+        _int(self.fabric_rate_gbit_s, "fabric_rate_gbit_s", 0)
+        _int(self.nics_per_node, "nics_per_node", 0)
+        _int(self.provisioning_time_min, "provisioning_time_min", 0)
+        _int(self.setup_days, "setup_days", 0)
+        _int(self.poc_window_days, "poc_window_days", 0)
+        _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
+        _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
+        _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
+        for name in _OFFERING_BOOLS:
+            _bool(getattr(self, name), name)
+        for name in _OFFERING_DECIMALS:
+            _set(self, name, to_decimal(getattr(self, name), name, minimum=Decimal(0)))
+        for name in _OFFERING_DECIMALS_OPT:
+            _set(self, name, _opt_decimal(getattr(self, name), name))
+        if self.oversubscription_ratio < 1:
+            raise ScoringInputError(
+                f"oversubscription_ratio must be at least 1 (1 = non-blocking), "
+                f"got {self.oversubscription_ratio}"
+            )
+        if self.spot_preemption_risk_pct >= 100:
+            raise ScoringInputError(
+                f"spot_preemption_risk_pct must be below 100, got {self.spot_preemption_risk_pct}"
+            )
+        if self.sla_availability_pct is not None and not 0 < self.sla_availability_pct <= 100:
+            raise ScoringInputError(
+                f"sla_availability_pct must be in (0, 100], got {self.sla_availability_pct}"
+            )
+        if not isinstance(self.distributed_fs, str) or not isinstance(self.region, str):
+            raise ScoringInputError("distributed_fs and region must be strings")
+        _set(self, "prices", _prices(self.prices, "prices"))
+
+
+_MEASURED_INTS = (
+    "ecc_uncorrected",
+    "remapped_rows_pending",
+    "remapped_rows_failure",
+    "xid_errors",
+    "ib_ports_down",
+)
+_MEASURED_FLOATS = (
+    "busbw_fraction",
+    "peak_busbw_gbyte_s",
+    "expected_busbw_gbyte_s",
+    "nvme_read_mbyte_s",
+    "nvme_write_mbyte_s",
+    "ib_rate_gbit_s_min",
+)
+
+
+@dataclass(frozen=True)
+class MeasuredFacts:
+    """What the POC evidence showed for one candidate; None = not measured.
+
+    ``busbw_fraction`` is the measured all-reduce bus bandwidth divided by the value expected
+    for the declared GPUs (from the verification step). ``nvlink_topology`` is the measured
+    topology ("full_mesh" | "grouped" | "none"). ``evidence_refs`` maps a field name (or a
+    checklist key) to a short reference such as "upload 12 · nccl_tests all_reduce.txt line 57"
+    quoted in contributions and knockout reasons.
+    """
+
+    busbw_fraction: float | None = None
+    peak_busbw_gbyte_s: float | None = None
+    expected_busbw_gbyte_s: float | None = None
+    ecc_uncorrected: int | None = None
+    remapped_rows_pending: int | None = None
+    remapped_rows_failure: int | None = None
+    xid_errors: int | None = None
+    dcgm_overall: str | None = None
+    dcgm_failed_tests: tuple[str, ...] | None = None
+    nvme_read_mbyte_s: float | None = None
+    nvme_write_mbyte_s: float | None = None
+    ib_ports_down: int | None = None
+    ib_rate_gbit_s_min: float | None = None
+    nvlink_topology: str | None = None
+    bare_metal_verdict: str | None = None
+    bare_metal_confidence: float | None = None
+    evidence_refs: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in _MEASURED_FLOATS:
+            _set(self, name, _float(getattr(self, name), name))
+        for name in _MEASURED_INTS:
+            _opt_int(getattr(self, name), name)
+        if self.dcgm_overall is not None:
+            _choice(self.dcgm_overall, DCGM_RESULTS, "dcgm_overall")
+        if self.dcgm_failed_tests is not None:
+            if isinstance(self.dcgm_failed_tests, str):
+                raise ScoringInputError("dcgm_failed_tests must be a list of test names")
+            _set(self, "dcgm_failed_tests", tuple(str(t) for t in self.dcgm_failed_tests))
+        if self.nvlink_topology is not None:
+            _choice(self.nvlink_topology, NVLINK_TOPOLOGIES, "measured nvlink_topology")
+        if self.bare_metal_verdict is not None:
+            _choice(self.bare_metal_verdict, BARE_METAL_VERDICTS, "bare_metal_verdict")
+        confidence = _float(self.bare_metal_confidence, "bare_metal_confidence")
+        if confidence is not None and confidence > 1:
+            raise ScoringInputError(f"bare_metal_confidence must be in 0..1, got {confidence}")
+        _set(self, "bare_metal_confidence", confidence)
+        refs = _frozen_map(self.evidence_refs, "evidence_refs")
+        for key, ref in refs.items():
+            if not isinstance(key, str) or not isinstance(ref, str):
+                raise ScoringInputError("evidence_refs must map names to reference strings")
+        # Empty references say nothing; dropping them keeps "no reference" a single None.
+        _set(self, "evidence_refs", MappingProxyType({k: r for k, r in refs.items() if r}))
+
+    def ref(self, *names: str) -> str | None:
+        """The first evidence reference recorded under any of ``names``."""
+        for name in names:
+            found = self.evidence_refs.get(name)
+            if found:
+                return found
+        return None
+
+
+@dataclass(frozen=True)
+class EvaluationSpec:
+    """One procurement decision's requirements, must-haves and weights.
+
+    ``weights`` maps the six dimensions to non-negative numbers (normalised when used); None
+    takes the workload profile's preset from the rubric. ``budget_total`` is for the whole
+    duration, in ``budget_currency``. ``min_busbw_fraction`` (e.g. 0.8) requires a measured
+    all-reduce bus bandwidth of at least that share of the expected value.
+    """
+
+    workload_profile: str
+    required_total_gpus: int
+    required_gpu_memory_gib: int = 0
+    duration_days: int = 30
+    expected_idle_days: int = 0
+    budget_total: Decimal | None = None
+    budget_currency: str = "CNY"
+    required_mlps_level: int = 0
+    require_xinchuang: bool = False
+    min_busbw_fraction: Decimal | None = None
+    weights: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        _choice(self.workload_profile, WORKLOAD_PROFILES, "workload_profile")
+        _int(self.required_total_gpus, "required_total_gpus", 1)
+        _int(self.required_gpu_memory_gib, "required_gpu_memory_gib", 0)
+        _int(self.duration_days, "duration_days", 1)
+        _int(self.expected_idle_days, "expected_idle_days", 0, self.duration_days)
+        _int(self.required_mlps_level, "required_mlps_level", 0, 4)
+        _bool(self.require_xinchuang, "require_xinchuang")
+        _choice(self.budget_currency, CURRENCIES, "budget_currency")
+        _set(self, "budget_total", _opt_decimal(self.budget_total, "budget_total"))
+        fraction = _opt_decimal(self.min_busbw_fraction, "min_busbw_fraction")
+        _set(self, "min_busbw_fraction", fraction)
+        if self.weights is not None:
+            _set(self, "weights", _frozen_map(self.weights, "weights"))
+
+
+@dataclass(frozen=True)
+class CandidateInput:
+    """An offering inside an evaluation: node count, quoted prices, checklist answers, evidence.
+
+    ``quoted_prices`` override the offering's list prices model by model. ``answers`` maps
+    checklist keys to their verification status; a missing key means "unanswered".
+    """
+
+    candidate_id: int
+    label: str
+    vendor: VendorFacts
+    offering: OfferingFacts
+    node_count: int = 1
+    quoted_prices: tuple[Price, ...] = ()
+    answers: Mapping[str, str] = field(default_factory=dict)
+    measured: MeasuredFacts = field(default_factory=MeasuredFacts)
+
+    def __post_init__(self) -> None:
+        _int(self.candidate_id, "candidate_id", None)
+        _int(self.node_count, "node_count", 1)
+        if not isinstance(self.vendor, VendorFacts) or not isinstance(self.offering, OfferingFacts):
+            raise ScoringInputError("vendor and offering must be VendorFacts and OfferingFacts")
+        if not isinstance(self.measured, MeasuredFacts):
+            raise ScoringInputError("measured must be a MeasuredFacts")
+        _set(self, "quoted_prices", _prices(self.quoted_prices, "quoted_prices"))
+        answers = _frozen_map(self.answers, "answers")
+        for key, status in answers.items():
+            _choice(key, CHECKLIST_KEYS, "checklist key")
+            _choice(status, ITEM_STATUSES, f"status of {key}")
+        _set(self, "answers", answers)
+
+    @property
+    def gpu_count(self) -> int:
+        """GPUs in the deployment: node_count x gpus_per_node."""
+        return self.node_count * self.offering.gpus_per_node
+
+    def effective_prices(self) -> tuple[Price, ...]:
+        """List prices with the quoted ones taking precedence, in BILLING_MODELS order."""
+        if not self.quoted_prices:
+            return self.offering.prices
+        by_model = {p.billing_model: p for p in self.offering.prices}
+        by_model.update({p.billing_model: p for p in self.quoted_prices})
+        return tuple(by_model[m] for m in BILLING_MODELS if m in by_model)

@@ -1,0 +1,414 @@
+"""Is the delivery really bare metal? Signals from the evidence, weighed into a verdict.
+
+Each signal points to "bare_metal" or "virtual" with a weight in 0..1 (how much it alone
+would convince). Per side the weights combine like independent evidence (noisy-OR:
+``p = 1 - prod(1 - w)``), the same signal repeated on several nodes counting once at its
+strongest. Then::
+
+    bare_metal_score = p_bm * (1 - p_virtual)
+    virtual_score    = p_virtual * (1 - COUNTER_EVIDENCE_DISCOUNT * p_bm)
+
+so a virtual signal always lowers the bare-metal score, and physical signals only partly
+offset a virtual one: a hypervisor can hide its CPUID bit or pass the host's DMI strings
+through, but no physical host shows a virtio GPU. A verdict needs its score at or above
+VERDICT_THRESHOLD; otherwise it is "uncertain". One weak signal is never enough.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from ._util import as_bool, as_int, as_list, by_node, first, num, of_kind
+from .model import (
+    POINTS_TO_BARE_METAL,
+    POINTS_TO_VIRTUAL,
+    VERDICT_BARE_METAL,
+    VERDICT_UNCERTAIN,
+    VERDICT_VIRTUALISED,
+    BareMetalVerdict,
+    Claims,
+    NodeEvidence,
+    Signal,
+)
+
+VERDICT_THRESHOLD = 0.6
+COUNTER_EVIDENCE_DISCOUNT = 0.6
+
+# Signal weights. Virtual signals are near-proof; physical ones are softer because a
+# hypervisor can hide or fake them (KVM `kvm=off` hides the CPUID bit for GPU passthrough,
+# QEMU `-smbios type=1` copies the host's DMI product, full-board passthrough shows NVSwitches).
+W_HYPERVISOR_FLAG = 0.9
+W_NO_HYPERVISOR_FLAG = 0.3
+W_DMI_VIRTUAL = 0.9
+W_DMI_SERVER_VENDOR = 0.5
+W_DMI_OTHER_PHYSICAL = 0.25
+W_LSPCI_VIRTUAL = 0.85
+W_LSPCI_BMC = 0.4
+W_LSPCI_OTHER_PHYSICAL = 0.2
+W_DETECT_VIRT_VM = 0.9
+W_DETECT_VIRT_NONE = 0.35
+W_CONTAINER = 0.7
+W_VGPU = 0.95
+W_PASSTHROUGH = 0.95
+W_HOST_VGPU = 0.5
+W_VIRT_MODE_NONE = 0.3
+W_MIG = 0.5
+W_CPU_SLICE = 0.5
+W_CPU_SHORT = 0.3
+W_CPU_MATCH = 0.15
+# Logical CPUs as a share of the claim: at most half is a VM slice; 90 % or more is the whole
+# machine (a hypervisor host typically keeps a few cores back).
+CPU_SLICE_AT_MOST = 0.5
+CPU_MATCH_FROM = 0.9
+
+_SERVER_VENDORS = re.compile(
+    r"DGX|HGX|PowerEdge|ProLiant|Apollo|Inspur|NF\d{4}|Supermicro|Super Micro|SYS-\d|AS -\d|"
+    r"ThinkSystem|Lenovo|UniServer|H3C|xFusion|FusionServer|Huawei|Gigabyte|G\d{3}-|ASUS|ESC\d|"
+    r"Sugon|Nettrix|Quanta|Wiwynn|Foxconn|Fujitsu|PRIMERGY|Cisco|UCS|NVIDIA|Dell",
+    re.IGNORECASE,
+)
+_BMC = re.compile(r"ASPEED|Matrox|iLO|BMC|iDRAC|XCC", re.IGNORECASE)
+_VGPU_NAME = re.compile(r"\bGRID\b|[-_ ]\d{1,3}[QCAB]\b", re.IGNORECASE)
+
+
+def _sig(ev: NodeEvidence, name: str, points_to: str, weight: float, en: str, zh: str) -> Signal:
+    return Signal(name, points_to, weight, ev.ref, en, zh, ev.node_name)
+
+
+def _cpu_signals(ev: NodeEvidence, claims: Claims) -> list[Signal]:
+    m, node, out = ev.metrics, ev.node_name, []
+    hyper = as_bool(m.get("hypervisor"))
+    vendor = m.get("hypervisor_vendor")
+    if hyper or vendor:
+        who = f" ({vendor})" if vendor else ""
+        out.append(
+            _sig(
+                ev,
+                "cpu_hypervisor_flag",
+                POINTS_TO_VIRTUAL,
+                W_HYPERVISOR_FLAG,
+                f"The CPU on node {node} reports running under a hypervisor{who}.",
+                f"节点 {node} 的 CPU 报告运行于虚拟机监控程序之下{who}。",
+            )
+        )
+    elif hyper is False:
+        out.append(
+            _sig(
+                ev,
+                "cpu_hypervisor_flag",
+                POINTS_TO_BARE_METAL,
+                W_NO_HYPERVISOR_FLAG,
+                f"The CPU on node {node} shows no hypervisor flag (a hypervisor can hide it).",
+                f"节点 {node} 的 CPU 无 hypervisor 标志（虚拟化层可隐藏该标志）。",
+            )
+        )
+    cpus = as_int(m.get("logical_cpus"))
+    claimed = claims.logical_cpus_per_node
+    if cpus is not None and claimed:
+        share = cpus / claimed
+        seen = f"{cpus} logical CPUs on node {node} against {claimed} claimed"
+        seen_zh = f"节点 {node} 有 {cpus} 个逻辑 CPU（声明 {claimed} 个）"
+        if share <= CPU_SLICE_AT_MOST:
+            out.append(
+                _sig(
+                    ev,
+                    "cpu_count",
+                    POINTS_TO_VIRTUAL,
+                    W_CPU_SLICE,
+                    f"{seen}: a slice of the machine, as a VM gets.",
+                    f"{seen_zh}：仅为整机的一部分，符合虚拟机特征。",
+                )
+            )
+        elif share < CPU_MATCH_FROM:
+            out.append(
+                _sig(
+                    ev,
+                    "cpu_count",
+                    POINTS_TO_VIRTUAL,
+                    W_CPU_SHORT,
+                    f"{seen}: some CPUs are held back, as a hypervisor host does.",
+                    f"{seen_zh}：部分 CPU 被保留，类似虚拟化宿主机。",
+                )
+            )
+        else:
+            out.append(
+                _sig(
+                    ev,
+                    "cpu_count",
+                    POINTS_TO_BARE_METAL,
+                    W_CPU_MATCH,
+                    f"{seen}: the whole machine's CPUs are visible.",
+                    f"{seen_zh}：可见整机全部 CPU。",
+                )
+            )
+    return out
+
+
+def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    products = [str(p) for p in as_list(m.get("products")) if p]
+    makers = [str(p) for p in as_list(m.get("manufacturers")) if p]
+    shown = ", ".join(products or makers) or "unnamed product"
+    virtual = as_bool(m.get("virtual"))
+    if virtual:
+        shown = "; ".join(str(v) for v in as_list(m.get("virtual_signals")) if v) or shown
+        return [
+            _sig(
+                ev,
+                "dmi_product",
+                POINTS_TO_VIRTUAL,
+                W_DMI_VIRTUAL,
+                f"DMI on node {node} names a virtual machine: {shown}.",
+                f"节点 {node} 的 DMI 信息为虚拟机：{shown}。",
+            )
+        ]
+    if virtual is False:
+        if any(_SERVER_VENDORS.search(text) for text in products + makers):
+            return [
+                _sig(
+                    ev,
+                    "dmi_product",
+                    POINTS_TO_BARE_METAL,
+                    W_DMI_SERVER_VENDOR,
+                    f"DMI on node {node} names a physical GPU server: {shown}.",
+                    f"节点 {node} 的 DMI 信息为物理 GPU 服务器：{shown}。",
+                )
+            ]
+        return [
+            _sig(
+                ev,
+                "dmi_product",
+                POINTS_TO_BARE_METAL,
+                W_DMI_OTHER_PHYSICAL,
+                f"DMI on node {node} names no hypervisor: {shown}.",
+                f"节点 {node} 的 DMI 信息未显示虚拟化：{shown}。",
+            )
+        ]
+    return []
+
+
+def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    virtual = as_bool(m.get("virtual"))
+    virtual_signals = [str(s) for s in as_list(m.get("virtual_signals")) if s]
+    physical = [str(s) for s in as_list(m.get("physical_signals")) if s]
+    if virtual or virtual_signals:
+        shown = "; ".join(virtual_signals) or "virtual devices"
+        return [
+            _sig(
+                ev,
+                "lspci_devices",
+                POINTS_TO_VIRTUAL,
+                W_LSPCI_VIRTUAL,
+                f"lspci on node {node} lists devices only a VM has: {shown}.",
+                f"节点 {node} 的 lspci 列出仅虚拟机才有的设备：{shown}。",
+            )
+        ]
+    if physical:
+        bmc = any(_BMC.search(s) for s in physical)
+        shown = "; ".join(physical)
+        return [
+            _sig(
+                ev,
+                "lspci_devices",
+                POINTS_TO_BARE_METAL,
+                W_LSPCI_BMC if bmc else W_LSPCI_OTHER_PHYSICAL,
+                f"lspci on node {node} lists physical-server devices: {shown}.",
+                f"节点 {node} 的 lspci 列出物理服务器设备：{shown}。",
+            )
+        ]
+    return []
+
+
+def _virt_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    word = str(m.get("virt") or "").strip()
+    if as_bool(m.get("container")):
+        return [
+            _sig(
+                ev,
+                "container",
+                POINTS_TO_VIRTUAL,
+                W_CONTAINER,
+                f"systemd-detect-virt on node {node} reports a container ({word}): the "
+                "machine is shared, not handed over whole.",
+                f"节点 {node} 的 systemd-detect-virt 报告运行于容器（{word}）：整机为共享，"
+                "并非独占交付。",
+            )
+        ]
+    virtual = as_bool(m.get("virtual"))
+    if virtual or (word and word.lower() != "none" and virtual is None):
+        return [
+            _sig(
+                ev,
+                "systemd_detect_virt",
+                POINTS_TO_VIRTUAL,
+                W_DETECT_VIRT_VM,
+                f"systemd-detect-virt on node {node} reports the hypervisor {word!r}.",
+                f"节点 {node} 的 systemd-detect-virt 报告虚拟化类型 {word!r}。",
+            )
+        ]
+    if word.lower() == "none" or virtual is False:
+        return [
+            _sig(
+                ev,
+                "systemd_detect_virt",
+                POINTS_TO_BARE_METAL,
+                W_DETECT_VIRT_NONE,
+                f"systemd-detect-virt on node {node} detects no virtualisation.",
+                f"节点 {node} 的 systemd-detect-virt 未检测到虚拟化。",
+            )
+        ]
+    return []
+
+
+def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node, out = ev.metrics, ev.node_name, []
+    names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+    vgpu_names = [n for n in names if _VGPU_NAME.search(n)]
+    if as_bool(m.get("vgpu")) or vgpu_names:
+        shown = ", ".join(dict.fromkeys(vgpu_names)) or "a vGPU"
+        out.append(
+            _sig(
+                ev,
+                "nvidia_vgpu",
+                POINTS_TO_VIRTUAL,
+                W_VGPU,
+                f"nvidia-smi on node {node} shows a virtual GPU ({shown}).",
+                f"节点 {node} 的 nvidia-smi 显示虚拟 GPU（{shown}）。",
+            )
+        )
+    modes = {
+        str(v).strip().lower().replace("-", "").replace(" ", "")
+        for v in as_list(m.get("virtualization_mode"))
+        if v
+    }
+    if "passthrough" in modes:
+        out.append(
+            _sig(
+                ev,
+                "gpu_virtualization_mode",
+                POINTS_TO_VIRTUAL,
+                W_PASSTHROUGH,
+                f"The NVIDIA driver on node {node} reports its GPUs passed through to a VM.",
+                f"节点 {node} 的 NVIDIA 驱动报告 GPU 以直通方式分配给虚拟机。",
+            )
+        )
+    elif "vgpu" in modes:
+        out.append(
+            _sig(
+                ev,
+                "gpu_virtualization_mode",
+                POINTS_TO_VIRTUAL,
+                W_VGPU,
+                f"The NVIDIA driver on node {node} reports vGPU mode.",
+                f"节点 {node} 的 NVIDIA 驱动报告 vGPU 模式。",
+            )
+        )
+    elif "hostvgpu" in modes:
+        out.append(
+            _sig(
+                ev,
+                "gpu_virtualization_mode",
+                POINTS_TO_VIRTUAL,
+                W_HOST_VGPU,
+                f"The GPUs on node {node} are set up as a vGPU host, to be shared out to VMs.",
+                f"节点 {node} 的 GPU 配置为 vGPU 宿主，用于分配给虚拟机共享。",
+            )
+        )
+    elif modes == {"none"}:
+        out.append(
+            _sig(
+                ev,
+                "gpu_virtualization_mode",
+                POINTS_TO_BARE_METAL,
+                W_VIRT_MODE_NONE,
+                f"The NVIDIA driver on node {node} reports no GPU virtualisation.",
+                f"节点 {node} 的 NVIDIA 驱动报告 GPU 未虚拟化。",
+            )
+        )
+    if any(as_bool(v) is True for v in as_list(m.get("mig_mode"))):
+        out.append(
+            _sig(
+                ev,
+                "mig_mode",
+                POINTS_TO_VIRTUAL,
+                W_MIG,
+                f"MIG is enabled on node {node}: the GPUs are partitioned into instances.",
+                f"节点 {node} 已启用 MIG：GPU 被划分为多个实例。",
+            )
+        )
+    return out
+
+
+def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Signal]:
+    """Every bare-metal / virtualisation signal in the evidence, node by node, stable order."""
+    signals: list[Signal] = []
+    for evs in by_node(evidence).values():
+        for ev in of_kind(evs, "cpu_info"):
+            signals.extend(_cpu_signals(ev, claims))
+        for ev in of_kind(evs, "dmi"):
+            signals.extend(_dmi_signals(ev))
+        for ev in of_kind(evs, "lspci"):
+            signals.extend(_lspci_signals(ev))
+        for ev in of_kind(evs, "virt"):
+            signals.extend(_virt_signals(ev))
+        for ev in of_kind(evs, "nvidia_smi", "nvidia_smi_query"):
+            signals.extend(_gpu_mode_signals(ev))
+    return signals
+
+
+def _side_probability(signals: Iterable[Signal], side: str) -> float:
+    strongest: dict[str, float] = {}
+    for s in signals:
+        if s.points_to == side:
+            strongest[s.name] = max(strongest.get(s.name, 0.0), min(max(s.weight, 0.0), 1.0))
+    remaining = 1.0
+    for weight in strongest.values():
+        remaining *= 1 - weight
+    return 1 - remaining
+
+
+def combine_signals(signals: Sequence[Signal]) -> BareMetalVerdict:
+    """Weigh signals into a verdict (see the module docstring). No signals: uncertain, 0."""
+    p_bm = _side_probability(signals, POINTS_TO_BARE_METAL)
+    p_vm = _side_probability(signals, POINTS_TO_VIRTUAL)
+    bm_score = round(p_bm * (1 - p_vm), 4)
+    vm_score = round(p_vm * (1 - COUNTER_EVIDENCE_DISCOUNT * p_bm), 4)
+    ordered = tuple(sorted(signals, key=lambda s: (-s.weight, s.name, s.node_name or "")))
+    if bm_score >= VERDICT_THRESHOLD and bm_score >= vm_score:
+        verdict, confidence, side = VERDICT_BARE_METAL, bm_score, POINTS_TO_BARE_METAL
+    elif vm_score >= VERDICT_THRESHOLD:
+        verdict, confidence, side = VERDICT_VIRTUALISED, vm_score, POINTS_TO_VIRTUAL
+    else:
+        verdict, confidence, side = VERDICT_UNCERTAIN, max(bm_score, vm_score), ""
+    reasons = [s for s in ordered if not side or s.points_to == side][:3]
+    because_en = " ".join(s.explanation_en for s in reasons)
+    because_zh = "".join(s.explanation_zh for s in reasons)
+    scores = f"bare-metal score {num(bm_score, 2)}, virtual score {num(vm_score, 2)}"
+    scores_zh = f"裸金属得分 {num(bm_score, 2)}，虚拟化得分 {num(vm_score, 2)}"
+    if not signals:
+        en = "Uncertain: no evidence about virtualisation was uploaded (confidence 0)."
+        zh = "无法判断：未上传任何与虚拟化相关的证据（置信度 0）。"
+    elif verdict == VERDICT_BARE_METAL:
+        en = f"Bare metal (confidence {num(confidence, 2)}; {scores}). {because_en}"
+        zh = f"裸金属（置信度 {num(confidence, 2)}；{scores_zh}）。{because_zh}"
+    elif verdict == VERDICT_VIRTUALISED:
+        en = f"Virtualised (confidence {num(confidence, 2)}; {scores}). {because_en}"
+        zh = f"虚拟化（置信度 {num(confidence, 2)}；{scores_zh}）。{because_zh}"
+    else:
+        en = (
+            f"Uncertain: the signals are too weak or point both ways ({scores}; a verdict "
+            f"needs {num(VERDICT_THRESHOLD, 2)}). {because_en}"
+        )
+        zh = (
+            f"无法判断：信号过弱或相互矛盾（{scores_zh}；判定需达到 "
+            f"{num(VERDICT_THRESHOLD, 2)}）。{because_zh}"
+        )
+    return BareMetalVerdict(verdict, confidence, ordered, bm_score, vm_score, en, zh)
+
+
+def verify_bare_metal(claims: Claims, evidence: Sequence[NodeEvidence]) -> BareMetalVerdict:
+    """The bare-metal verdict for all nodes together: a virtual signal on any node counts."""
+    return combine_signals(collect_signals(claims, evidence))

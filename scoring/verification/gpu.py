@@ -1,0 +1,404 @@
+"""Checklist items 1 and 2: GPU model, count and memory; NVLink topology and link health."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..reference import GpuSpec, gpu_family_of, match_gpu, normalise_gpu_name
+from ._util import (
+    NodeResult,
+    as_float,
+    as_int,
+    as_list,
+    by_node,
+    combine_nodes,
+    first,
+    num,
+    of_kind,
+    pct,
+    pct_zh,
+)
+from .model import (
+    STATUS_CONTRADICTED,
+    STATUS_UNVERIFIABLE,
+    STATUS_VERIFIED,
+    Claims,
+    ItemVerification,
+    NodeEvidence,
+)
+
+# nvidia-smi reports the usable frame buffer in MiB, a little under the marketing "80GB":
+# 81559 MiB = 79.6 GiB on an H100 80GB HBM3, 40536 MiB = 39.6 GiB on some A100 40GB.
+GPU_MEMORY_TOLERANCE = 0.05
+# `nvidia-smi nvlink --status` prints the per-link signalling rate (26.562 GB/s on H100, 18
+# links = 478 GB/s), slightly above the 450 GB/s data rate; 5 % covers rounding either way.
+NVLINK_BANDWIDTH_TOLERANCE = 0.05
+
+_TOPOLOGY_RANK = {"none": 0, "grouped": 1, "full_mesh": 2}
+_TOPOLOGY_EN = {
+    "full_mesh": "an all-to-all NVLink mesh",
+    "grouped": "grouped NVLink (not all-to-all)",
+    "none": "no NVLink (PCIe only)",
+}
+_TOPOLOGY_ZH = {
+    "full_mesh": "全互联 NVLink",
+    "grouped": "分组 NVLink（非全互联）",
+    "none": "无 NVLink（仅 PCIe）",
+}
+_MEMORY_IN_NAME = re.compile(r"^(\d{1,3})G(?:B|IB)?$")
+_FORM_EN = {"sxm": "SXM", "pcie": "PCIe", "other": "other"}
+
+
+def _names(metrics: Mapping[str, Any]) -> list[str]:
+    raw = first(metrics, "gpu_names", "product_names", "names", "gpu_models")
+    return [str(n) for n in as_list(raw) if isinstance(n, str) and n.strip()]
+
+
+def _memory_mib(metrics: Mapping[str, Any]) -> float | None:
+    raw = first(metrics, "memory_total_mib", "fb_memory_total_mib", "memory_mib")
+    values = [v for v in (as_float(x) for x in as_list(raw)) if v is not None and v > 0]
+    return min(values) if values else None
+
+
+def _memory_from_name(name: str) -> int | None:
+    for token in normalise_gpu_name(name):
+        match = _MEMORY_IN_NAME.match(token)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _observe(evs: Sequence[NodeEvidence]) -> dict[str, Any]:
+    """What one node's evidence says about its GPUs; sources in order of trust."""
+    obs: dict[str, Any] = {
+        "count": None,
+        "count_ref": None,
+        "names": [],
+        "names_ref": None,
+        "mib": None,
+        "mib_ref": None,
+    }
+    for kind, count_key in (
+        ("nvidia_smi_query", "gpu_count"),
+        ("nvidia_smi", "gpu_count"),
+        ("lspci", "nvidia_gpu_count"),
+        ("nvidia_smi_topo", "gpu_count"),
+    ):
+        for ev in of_kind(evs, kind):
+            count = as_int(ev.metrics.get(count_key))
+            if obs["count"] is None and count is not None:
+                obs["count"], obs["count_ref"] = count, ev.ref
+            names = _names(ev.metrics)
+            if not obs["names"] and names:
+                obs["names"], obs["names_ref"] = names, ev.ref
+            mib = _memory_mib(ev.metrics)
+            if obs["mib"] is None and mib is not None:
+                obs["mib"], obs["mib_ref"] = mib, ev.ref
+    return obs
+
+
+def _model_problem(claims: Claims, claimed: GpuSpec | None, name: str) -> tuple[str, str] | None:
+    """(en, zh) when the measured name contradicts the claimed model; None when it fits."""
+    measured = match_gpu(name)
+    claimed_family = claimed.family if claimed else gpu_family_of(claims.gpu_model)
+    measured_family = measured.family if measured else gpu_family_of(name)
+    if claimed_family and measured_family and claimed_family != measured_family:
+        return (
+            f"the GPU is {name}, not the claimed {claims.gpu_model}",
+            f"GPU 为 {name}，并非声明的 {claims.gpu_model}",
+        )
+    wanted_form = claims.gpu_form_factor if claims.gpu_form_factor != "other" else None
+    if wanted_form is None and claimed is not None and claimed.form_factor != "other":
+        wanted_form = claimed.form_factor
+    if measured and wanted_form and measured.form_factor not in (wanted_form, "other"):
+        return (
+            f"{name} is the {_FORM_EN[measured.form_factor]} version, "
+            f"not {_FORM_EN[wanted_form]} as claimed",
+            f"{name} 为 {_FORM_EN[measured.form_factor]} 版本，而非声明的 {_FORM_EN[wanted_form]}",
+        )
+    return None
+
+
+def _model_known(claims: Claims, claimed: GpuSpec | None, name: str) -> bool:
+    """Whether the measured name can be compared with the claim at all."""
+    claimed_family = claimed.family if claimed else gpu_family_of(claims.gpu_model)
+    if claimed_family is None:
+        wanted = set(normalise_gpu_name(claims.gpu_model))
+        return bool(wanted) and wanted <= set(normalise_gpu_name(name))
+    return (match_gpu(name) or gpu_family_of(name)) is not None
+
+
+def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
+    obs = _observe(evs)
+    if obs["count"] is None and not obs["names"] and obs["mib"] is None:
+        return None
+    claimed = match_gpu(claims.gpu_model)
+    problems: list[tuple[str, str]] = []
+    gaps: list[tuple[str, str]] = []
+    names: list[str] = obs["names"]
+    count: int | None = obs["count"]
+
+    if not names:
+        gaps.append(("the GPU model is not shown", "未显示 GPU 型号"))
+    for name in dict.fromkeys(names):
+        problem = _model_problem(claims, claimed, name)
+        if problem:
+            problems.append(problem)
+        elif not _model_known(claims, claimed, name):
+            gaps.append(
+                (f"the model name {name!r} is not recognised", f"无法识别型号名称 {name!r}")
+            )
+    if count is None:
+        gaps.append(("the GPU count is not shown", "未显示 GPU 数量"))
+    elif count < claims.gpus_per_node:
+        problems.append(
+            (
+                f"only {count} GPU(s) are visible, fewer than the {claims.gpus_per_node} claimed",
+                f"仅可见 {count} 块 GPU，少于声明的 {claims.gpus_per_node} 块",
+            )
+        )
+
+    measured_gib: float | None = None
+    memory_source = memory_source_zh = ""
+    if obs["mib"] is not None:
+        measured_gib = obs["mib"] / 1024
+        memory_source = memory_source_zh = f"{num(obs['mib'], 0)} MiB"
+    else:
+        from_names = [m for m in (_memory_from_name(n) for n in names) if m is not None]
+        if from_names:
+            measured_gib = float(min(from_names))
+            memory_source = f"{min(from_names)} GB in the model name"
+            memory_source_zh = f"型号名称中的 {min(from_names)} GB"
+    floor_gib = claims.gpu_memory_gib * (1 - GPU_MEMORY_TOLERANCE)
+    if measured_gib is None:
+        gaps.append(("the GPU memory is not shown", "未显示显存容量"))
+    elif measured_gib < floor_gib:
+        problems.append(
+            (
+                f"each GPU has {num(measured_gib)} GiB ({memory_source}), below the claimed "
+                f"{claims.gpu_memory_gib} GiB less {pct(GPU_MEMORY_TOLERANCE)}",
+                f"每块 GPU 显存 {num(measured_gib)} GiB（{memory_source_zh}），低于声明的 "
+                f"{claims.gpu_memory_gib} GiB（容差 {pct_zh(GPU_MEMORY_TOLERANCE)}）",
+            )
+        )
+
+    shown_names = ", ".join(dict.fromkeys(names)) or "GPU"
+    shown = f"{count if count is not None else '?'} × {shown_names}"
+    shown_zh = shown
+    if memory_source:
+        shown += f" ({memory_source})"
+        shown_zh += f"（{memory_source_zh}）"
+    claim_text = f"{claims.gpus_per_node} × {claims.gpu_model}"
+    if _memory_from_name(claims.gpu_model) != claims.gpu_memory_gib:
+        claim_text += f" {claims.gpu_memory_gib} GB"
+    details = {
+        "gpu_count": count,
+        "gpu_names": names,
+        "memory_gib": None if measured_gib is None else round(measured_gib, 2),
+        "memory_mib": obs["mib"],
+    }
+    ref = obs["names_ref"] or obs["count_ref"] or obs["mib_ref"]
+    if problems:
+        en = f"On node {node} " + "; ".join(p[0] for p in problems) + "."
+        zh = f"节点 {node}：" + "；".join(p[1] for p in problems) + "。"
+        return NodeResult(node, STATUS_CONTRADICTED, en, zh, ref, details)
+    if gaps:
+        en = (
+            f"Node {node} shows {shown}, which fits the claim {claim_text} so far, but "
+            + "; ".join(g[0] for g in gaps)
+            + "."
+        )
+        zh = (
+            f"节点 {node} 显示 {shown_zh}，与声明的 {claim_text} 暂无矛盾，但"
+            + "；".join(g[1] for g in gaps)
+            + "。"
+        )
+        return NodeResult(node, STATUS_UNVERIFIABLE, en, zh, ref, details)
+    en = (
+        f"Measured {shown} on node {node} matches the claim {claim_text} "
+        f"(tolerance {pct(GPU_MEMORY_TOLERANCE)})."
+    )
+    zh = (
+        f"节点 {node} 实测 {shown_zh}，与声明的 {claim_text} 相符"
+        f"（容差 {pct_zh(GPU_MEMORY_TOLERANCE)}）。"
+    )
+    return NodeResult(node, STATUS_VERIFIED, en, zh, ref, details)
+
+
+def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVerification:
+    """Item 1: every node that reported GPUs must show the claimed model, count and memory."""
+    results = [r for node, evs in by_node(evidence).items() if (r := _gpu_node(node, evs, claims))]
+    return combine_nodes(
+        "gpu_match",
+        results,
+        tolerance=(
+            f"same model and form factor; count ≥ {claims.gpus_per_node}; memory ≥ claim − "
+            f"{pct(GPU_MEMORY_TOLERANCE)}"
+        ),
+        no_evidence_en=(
+            "No nvidia-smi, lspci or topology output was uploaded, so the GPU model, count and "
+            "memory cannot be checked."
+        ),
+        no_evidence_zh="未上传 nvidia-smi、lspci 或拓扑输出，无法核对 GPU 型号、数量与显存。",
+    )
+
+
+def _measured_topology(metrics: Mapping[str, Any]) -> str | None:
+    """ "full_mesh", "grouped" or "none" from a topo matrix; None when it cannot tell."""
+    full = metrics.get("full_nvlink_mesh")
+    pairs = as_int(metrics.get("nvlink_pairs"))
+    gpus = as_int(metrics.get("gpu_count"))
+    if full is True:
+        return "full_mesh"
+    if pairs is None:
+        return None
+    if full is False:
+        return "grouped" if pairs > 0 else "none"
+    # Unknown mesh (a truncated matrix with missing cells): only a complete pair count speaks.
+    if gpus is not None and pairs == gpus * (gpus - 1) // 2:
+        return "full_mesh"
+    return None
+
+
+def _nvlink_status_problem(
+    metrics: Mapping[str, Any], spec: GpuSpec | None, claims: Claims
+) -> tuple[str, str] | None:
+    """A contradiction from `nvidia-smi nvlink` (links down, slow links), or None."""
+    # Inactive links alone prove nothing: an H100 PCIe shows 18 links, of which its bridges
+    # use 12. What counts is the active links per GPU against the model's own count.
+    if claims.nvlink_topology == "none" or spec is None or spec.nvlink_links == 0:
+        return None
+    links = as_int(metrics.get("links_per_gpu"))
+    inactive = as_int(metrics.get("inactive_links")) or 0
+    if links is not None and links < spec.nvlink_links:
+        return (
+            f"only {links} of the {spec.nvlink_links} NVLink links of a {spec.display_name} "
+            f"are active per GPU ({inactive} inactive link(s) listed)",
+            f"每块 GPU 仅 {links} 条 NVLink 激活，{spec.display_name} 应有 {spec.nvlink_links} 条",
+        )
+    speed = as_float(metrics.get("link_gbyte_s"))
+    slowest = as_float(metrics.get("link_gbyte_s_min"))
+    if speed and slowest is not None and slowest < speed * (1 - NVLINK_BANDWIDTH_TOLERANCE):
+        return (
+            f"an NVLink link runs at {num(slowest, 3)} GB/s while the others run at "
+            f"{num(speed, 3)} GB/s (a degraded link)",
+            f"有 NVLink 链路仅以 {num(slowest, 3)} GB/s 运行，其余为 {num(speed, 3)} GB/s"
+            "（链路降级）",
+        )
+    if links and speed:
+        total = links * speed
+        if total < spec.nvlink_uni_gbyte_s * (1 - NVLINK_BANDWIDTH_TOLERANCE):
+            return (
+                f"NVLink runs at {num(total)} GB/s per GPU ({links} × {num(speed, 3)} GB/s), "
+                f"below the {num(spec.nvlink_uni_gbyte_s)} GB/s of a {spec.display_name}",
+                f"NVLink 每 GPU {num(total)} GB/s（{links} × {num(speed, 3)} GB/s），低于 "
+                f"{spec.display_name} 的 {num(spec.nvlink_uni_gbyte_s)} GB/s",
+            )
+    return None
+
+
+def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
+    topo = of_kind(evs, "nvidia_smi_topo")
+    links = of_kind(evs, "nvidia_smi_nvlink")
+    if not topo and not links:
+        return None
+    spec = match_gpu(claims.gpu_model)
+    claimed = claims.nvlink_topology
+    details: dict[str, Any] = {"claimed": claimed}
+    for ev in links:
+        problem = _nvlink_status_problem(ev.metrics, spec, claims)
+        details["links_per_gpu"] = as_int(ev.metrics.get("links_per_gpu"))
+        details["link_gbyte_s"] = as_float(ev.metrics.get("link_gbyte_s"))
+        details["inactive_links"] = as_int(ev.metrics.get("inactive_links"))
+        if problem:
+            return NodeResult(
+                node,
+                STATUS_CONTRADICTED,
+                f"On node {node} {problem[0]}, so the claimed {_TOPOLOGY_EN[claimed]} is "
+                "not complete.",
+                f"节点 {node}：{problem[1]}，声明的{_TOPOLOGY_ZH[claimed]}不完整。",
+                ev.ref,
+                details,
+            )
+    for ev in topo:
+        measured = _measured_topology(ev.metrics)
+        gpus = as_int(ev.metrics.get("gpu_count"))
+        details.update({"measured": measured, "gpu_count": gpus})
+        if measured is None or gpus is None or gpus < 2:
+            continue
+        seen = f"{_TOPOLOGY_EN[measured]} between {gpus} GPUs"
+        seen_zh = f" {gpus} 块 GPU 之间为{_TOPOLOGY_ZH[measured]}"
+        if _TOPOLOGY_RANK[measured] < _TOPOLOGY_RANK[claimed]:
+            return NodeResult(
+                node,
+                STATUS_CONTRADICTED,
+                f"nvidia-smi topo -m on node {node} shows {seen}, not {_TOPOLOGY_EN[claimed]} "
+                "as claimed.",
+                f"节点 {node} 的 nvidia-smi topo -m 显示{seen_zh}，而非声明的"
+                f"{_TOPOLOGY_ZH[claimed]}。",
+                ev.ref,
+                details,
+            )
+        if gpus < claims.gpus_per_node:
+            return NodeResult(
+                node,
+                STATUS_UNVERIFIABLE,
+                f"nvidia-smi topo -m on node {node} shows {seen}, but only {gpus} of the "
+                f"{claims.gpus_per_node} claimed GPUs are visible, so the whole node's "
+                "topology is not shown.",
+                f"节点 {node} 的 nvidia-smi topo -m 显示{seen_zh}，但仅可见声明的 "
+                f"{claims.gpus_per_node} 块中的 {gpus} 块，无法确认整机拓扑。",
+                ev.ref,
+                details,
+            )
+        if measured == claimed:
+            en = f"nvidia-smi topo -m on node {node} shows {seen}, as claimed."
+            zh = f"节点 {node} 的 nvidia-smi topo -m 显示{seen_zh}，与声明一致。"
+        else:
+            en = (
+                f"nvidia-smi topo -m on node {node} shows {seen}, better than the claimed "
+                f"{_TOPOLOGY_EN[claimed]}."
+            )
+            zh = (
+                f"节点 {node} 的 nvidia-smi topo -m 显示{seen_zh}，优于声明的"
+                f"{_TOPOLOGY_ZH[claimed]}。"
+            )
+        return NodeResult(node, STATUS_VERIFIED, en, zh, ev.ref, details)
+    ref = (topo or links)[0].ref
+    return NodeResult(
+        node,
+        STATUS_UNVERIFIABLE,
+        f"The NVLink evidence from node {node} does not show the connections between GPUs "
+        "(nvidia-smi topo -m with at least two GPUs is needed).",
+        f"节点 {node} 的 NVLink 证据未显示 GPU 之间的连接（需要至少两块 GPU 的 "
+        "nvidia-smi topo -m 输出）。",
+        ref,
+        details,
+    )
+
+
+def verify_nvlink_topology(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVerification:
+    """Item 2: the NVLink mesh seen by `nvidia-smi topo -m`, and link health from `nvlink -s`.
+
+    A richer topology than claimed verifies; a poorer one, or NVLink links down, contradicts.
+    """
+    results = [
+        r for node, evs in by_node(evidence).items() if (r := _nvlink_node(node, evs, claims))
+    ]
+    return combine_nodes(
+        "nvlink_topology",
+        results,
+        tolerance=(
+            "topology at least as connected as claimed; every NVLink link of the model active "
+            f"(per-GPU bandwidth within {pct(NVLINK_BANDWIDTH_TOLERANCE)})"
+        ),
+        no_evidence_en=(
+            "No nvidia-smi topo -m or nvidia-smi nvlink output was uploaded, so the NVLink "
+            "topology cannot be checked."
+        ),
+        no_evidence_zh=(
+            "未上传 nvidia-smi topo -m 或 nvidia-smi nvlink 输出，无法核对 NVLink 拓扑。"
+        ),
+    )

@@ -1,0 +1,193 @@
+"""Inputs and outputs of claim verification: claims, per-node evidence, verdicts and faults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ..reference import FABRICS, FORM_FACTORS, NVLINK_TOPOLOGIES, ExpectedBusbw
+
+STATUS_VERIFIED = "verified"
+STATUS_CONTRADICTED = "contradicted"
+STATUS_UNVERIFIABLE = "unverifiable"
+STATUSES = (STATUS_VERIFIED, STATUS_CONTRADICTED, STATUS_UNVERIFIABLE)
+
+# The ten checklist items, in questionnaire order (stable keys shared with the portal).
+ITEM_KEYS = (
+    "gpu_match",
+    "nvlink_topology",
+    "fabric",
+    "local_nvme",
+    "distributed_storage",
+    "compliance",
+    "sla",
+    "control",
+    "monthly_cost",
+    "poc_window",
+)
+
+VERDICT_BARE_METAL = "bare_metal"
+VERDICT_VIRTUALISED = "virtualised"
+VERDICT_UNCERTAIN = "uncertain"
+POINTS_TO_BARE_METAL = "bare_metal"
+POINTS_TO_VIRTUAL = "virtual"
+
+SEVERITY_ERROR = "error"
+SEVERITY_WARNING = "warning"
+
+Number = Decimal | float | int
+
+
+class VerificationInputError(ValueError):
+    """Claims or evidence that cannot be verified as given (a bad count, an unknown choice)."""
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What the vendor claims for one candidate: the offering's fields plus the node count.
+
+    Quantities keep the portal's units: GB/s for NVMe and distributed-FS bandwidth (Decimal or
+    float; None = not claimed), Gb/s per port for the fabric, GiB per GPU for memory.
+    """
+
+    gpu_model: str
+    gpus_per_node: int
+    gpu_memory_gib: int
+    gpu_form_factor: str = "other"
+    nvlink_topology: str = "none"
+    fabric: str = "none"
+    fabric_rate_gbit_s: int = 0
+    nics_per_node: int = 0
+    node_count: int = 1
+    nvme_capacity_tib: Number | None = None
+    nvme_read_gbyte_s: Number | None = None
+    nvme_write_gbyte_s: Number | None = None
+    distributed_fs: str = ""
+    distributed_fs_bandwidth_gbyte_s: Number | None = None
+    logical_cpus_per_node: int | None = None
+    delivery_form: str = "bare_metal"
+
+    def __post_init__(self) -> None:
+        if self.gpus_per_node < 1:
+            raise VerificationInputError(
+                f"gpus_per_node must be at least 1, got {self.gpus_per_node}"
+            )
+        if self.node_count < 1:
+            raise VerificationInputError(f"node_count must be at least 1, got {self.node_count}")
+        if self.gpu_memory_gib < 0:
+            raise VerificationInputError(
+                f"gpu_memory_gib cannot be negative, got {self.gpu_memory_gib}"
+            )
+        for name, value, allowed in (
+            ("gpu_form_factor", self.gpu_form_factor, FORM_FACTORS),
+            ("nvlink_topology", self.nvlink_topology, NVLINK_TOPOLOGIES),
+            ("fabric", self.fabric, FABRICS),
+        ):
+            if value not in allowed:
+                raise VerificationInputError(
+                    f"{name} must be one of {', '.join(allowed)}; got {value!r}"
+                )
+        if self.fabric_rate_gbit_s < 0 or self.nics_per_node < 0:
+            raise VerificationInputError("fabric_rate_gbit_s and nics_per_node cannot be negative")
+
+
+@dataclass(frozen=True)
+class NodeEvidence:
+    """The parsed metrics of one evidence file from one node (one upload may hold several).
+
+    ``metrics`` is the parser's metrics dict for ``kind``; ``source`` names the file inside the
+    upload and ``line`` the 1-based line the key figure was read from, when known.
+    """
+
+    node_name: str
+    upload_id: int | str | None
+    kind: str
+    metrics: Mapping[str, Any]
+    source: str = ""
+    line: int | None = None
+
+    @property
+    def ref(self) -> str:
+        """A short human-readable pointer: node, file, line and upload."""
+        text = f"{self.node_name}: {self.source or self.kind}"
+        if self.line is not None:
+            text += f" line {self.line}"
+        if self.upload_id is not None:
+            text += f" (upload {self.upload_id})"
+        return text
+
+
+@dataclass(frozen=True)
+class ItemVerification:
+    """The verdict on one checklist item, with the evidence, tolerance and bilingual reasons."""
+
+    item_key: str
+    status: str
+    explanation_en: str
+    explanation_zh: str
+    evidence_ref: str | None = None
+    tolerance: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One observation that points towards bare metal or virtualisation, with its weight 0..1."""
+
+    name: str
+    points_to: str
+    weight: float
+    evidence_ref: str | None
+    explanation_en: str
+    explanation_zh: str
+    node_name: str | None = None
+
+
+@dataclass(frozen=True)
+class BareMetalVerdict:
+    """Is the delivery really bare metal? A verdict with a confidence, never a bare boolean.
+
+    ``confidence`` (0..1) is the strength of the evidence for ``verdict``; for "uncertain" it
+    is the stronger of the two scores, which stayed below the decision threshold.
+    ``bare_metal_score`` only falls when a virtual signal is added.
+    """
+
+    verdict: str
+    confidence: float
+    signals: tuple[Signal, ...]
+    bare_metal_score: float
+    virtual_score: float
+    explanation_en: str
+    explanation_zh: str
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A defect the evidence shows (a port down, wrong results, ECC errors...)."""
+
+    kind: str
+    node_name: str
+    severity: str
+    evidence_ref: str | None
+    explanation_en: str
+    explanation_zh: str
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VerificationReport:
+    """Everything verification concluded for one candidate.
+
+    ``items`` holds all ten checklist keys. ``busbw`` judges the measured all-reduce bus
+    bandwidth against ``expected_busbw``; ``busbw_fraction`` is measured / expected (None
+    without a usable nccl-tests all_reduce run).
+    """
+
+    items: Mapping[str, ItemVerification]
+    busbw: ItemVerification
+    busbw_fraction: float | None
+    expected_busbw: ExpectedBusbw | None
+    bare_metal: BareMetalVerdict
+    faults: tuple[Fault, ...]

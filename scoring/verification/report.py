@@ -1,0 +1,108 @@
+"""verify_candidate: every verifier run over one candidate's claims and evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ._util import evidence_sort_key, first, of_kind
+from .bare_metal import verify_bare_metal
+from .gpu import verify_gpu_match, verify_nvlink_topology
+from .health import health_faults
+from .model import (
+    ITEM_KEYS,
+    STATUS_UNVERIFIABLE,
+    Claims,
+    ItemVerification,
+    NodeEvidence,
+    VerificationInputError,
+    VerificationReport,
+)
+from .network import verify_busbw, verify_fabric
+from .storage import verify_distributed_storage, verify_local_nvme
+
+_NOT_MEASURABLE = {
+    "compliance": (
+        "MLPS and Xinchuang certification are documents, not something a node can measure.",
+        "等保与信创认证属于文件资质，无法通过节点测量核实。",
+    ),
+    "sla": (
+        "SLA commitments and compensation terms are contract terms, not measurable on a node.",
+        "SLA 承诺与赔偿条款属于合同条款，无法在节点上测量。",
+    ),
+    "control": (
+        "Control over OS install, images and drivers is not proven by one POC node's outputs.",
+        "操作系统安装、镜像与驱动的控制权无法仅凭 POC 节点输出证明。",
+    ),
+    "monthly_cost": (
+        "The monthly cost is a commercial figure; no evidence file can measure it.",
+        "月度成本是商务数据，无法由证据文件测量。",
+    ),
+    "poc_window": (
+        "The POC window is an agreement; uploaded evidence shows that a POC ran, not its terms.",
+        "POC 窗口属于约定事项；上传的证据只能说明进行过 POC，无法证明其条款。",
+    ),
+}
+
+
+def _not_measurable(key: str, evidence: Sequence[NodeEvidence]) -> ItemVerification:
+    en, zh = _NOT_MEASURABLE[key]
+    details: dict[str, object] = {}
+    if key == "control":
+        drivers = sorted(
+            {
+                str(v)
+                for ev in of_kind(evidence, "nvidia_smi", "nvidia_smi_query")
+                if (v := first(ev.metrics, "driver_version")) is not None
+            }
+        )
+        details["driver_versions"] = drivers
+    return ItemVerification(key, STATUS_UNVERIFIABLE, en, zh, None, None, details)
+
+
+def _check(evidence: Sequence[NodeEvidence]) -> list[NodeEvidence]:
+    checked = []
+    for index, ev in enumerate(evidence):
+        if not isinstance(ev, NodeEvidence):
+            raise VerificationInputError(
+                f"evidence item {index} is a {type(ev).__name__}, not a NodeEvidence"
+            )
+        if not isinstance(ev.metrics, Mapping):
+            raise VerificationInputError(
+                f"evidence item {index} ({ev.ref}) has metrics of type "
+                f"{type(ev.metrics).__name__}; a mapping of metric names to values is needed"
+            )
+        checked.append(ev)
+    return sorted(checked, key=evidence_sort_key)
+
+
+def verify_candidate(claims: Claims, evidence: Sequence[NodeEvidence]) -> VerificationReport:
+    """Check a candidate's claims against all its parsed evidence.
+
+    ``evidence`` may come from any number of nodes and uploads, in any order (the result does
+    not depend on it). Every one of the ten checklist keys gets an item; items no evidence can
+    speak to are "unverifiable" with the reason. Pure: no I/O, no clock.
+    """
+    if not isinstance(claims, Claims):
+        raise VerificationInputError(f"claims must be a Claims, not {type(claims).__name__}")
+    evs = _check(evidence)
+    fabric, port_faults = verify_fabric(claims, evs)
+    items = {
+        "gpu_match": verify_gpu_match(claims, evs),
+        "nvlink_topology": verify_nvlink_topology(claims, evs),
+        "fabric": fabric,
+        "local_nvme": verify_local_nvme(claims, evs),
+        "distributed_storage": verify_distributed_storage(claims, evs),
+    }
+    for key in ITEM_KEYS:
+        if key not in items:
+            items[key] = _not_measurable(key, evs)
+    busbw, fraction, expected = verify_busbw(claims, evs)
+    faults = tuple(port_faults) + tuple(health_faults(evs))
+    return VerificationReport(
+        items={key: items[key] for key in ITEM_KEYS},
+        busbw=busbw,
+        busbw_fraction=fraction,
+        expected_busbw=expected,
+        bare_metal=verify_bare_metal(claims, evs),
+        faults=faults,
+    )

@@ -1,0 +1,560 @@
+"""Tests of the node collector, run for real: this machine's tools, stand-ins, a local portal."""
+
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import glob
+import http.server
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from scoring.evidence.bundle import EvidenceSet, open_evidence, parse_evidence_set
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+COLLECTOR = ROOT / "collector" / "collect.py"
+SAMPLES = HERE / "samples"
+
+STEP_NAMES = [
+    "nvidia-smi",
+    "nvidia-smi-q",
+    "nvidia-smi-topo",
+    "nvidia-smi-nvlink",
+    "nvidia-smi-query-gpu",
+    "ibstat",
+    "lspci",
+    "lscpu",
+    "dmidecode",
+    "systemd-detect-virt",
+    "dcgmi-diag",
+]
+
+
+def load_collector() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("collect", COLLECTOR)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+collect = load_collector()
+
+
+def python38() -> str | None:
+    """A Python 3.8 interpreter, to prove the collector runs where old nodes are."""
+    candidates = [
+        shutil.which("python3.8"),
+        *glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")),
+    ]
+    for candidate in candidates:
+        if not candidate:
+            continue
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if probe.returncode == 0 and probe.stdout.strip() == "(3, 8)":
+            return candidate
+    return None
+
+
+PYTHON38 = python38()
+INTERPRETERS = [
+    pytest.param(sys.executable, id="current-python"),
+    pytest.param(
+        PYTHON38,
+        id="python3.8",
+        marks=pytest.mark.skipif(PYTHON38 is None, reason="no Python 3.8 interpreter here"),
+    ),
+]
+
+
+def clean_env(path: str, **extra: str) -> dict[str, str]:
+    """The environment for a collector run: no proxy, so traffic stays on 127.0.0.1."""
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env.update(PATH=path, NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
+    env.pop("GPU_PORTAL_TOKEN", None)
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_collector(
+    args: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    python: str = sys.executable,
+    timeout: float = 120,
+) -> Run:
+    done = subprocess.run(
+        [python, str(COLLECTOR), *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture
+def stand_ins(tmp_path: Path) -> dict[str, Any]:
+    """Copies of the stand-in tools with their execute bits set, and the PATH to use them."""
+    bin_dir = tmp_path / "bin"
+    shutil.copytree(HERE / "bin", bin_dir)
+    nccl_dir = tmp_path / "nccl-tests"
+    shutil.copytree(HERE / "nccl-tests", nccl_dir)
+    for tool in [*bin_dir.iterdir(), nccl_dir / "build" / "all_reduce_perf"]:
+        tool.chmod(0o755)
+    path = os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
+    return {"env": clean_env(path, STANDIN_SAMPLES=str(SAMPLES)), "nccl": nccl_dir, "bin": bin_dir}
+
+
+@pytest.fixture
+def no_tools(tmp_path: Path) -> dict[str, str]:
+    """An environment whose PATH holds no diagnostic tool: every step is recorded as missing."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    return clean_env(str(empty))
+
+
+def bundle_at(path: Path) -> EvidenceSet:
+    return open_evidence(path.name, path.read_bytes())
+
+
+# --------------------------------------------------------------------------- real runs
+
+
+def test_runs_on_this_machine_without_upload(tmp_path: Path) -> None:
+    env = clean_env(os.environ.get("PATH", "/usr/bin:/bin"))
+
+    args = ["--no-upload", "--out", "node.tar.gz", "--timeout", "120"]
+    # On a GPU node every tool runs for real, dcgmi diag included: allow for it.
+    run = run_collector(args, env, tmp_path, timeout=1800)
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "node.tar.gz"
+    assert "note: no nonce" in run.stderr
+    evidence = bundle_at(tmp_path / "node.tar.gz")
+    manifest = evidence.manifest
+    assert manifest is not None
+    assert manifest.hostname == socket.gethostname()
+    assert manifest.collector_version == collect.COLLECTOR_VERSION
+    assert manifest.nonce is None
+    assert manifest.started_at <= manifest.finished_at
+    assert [c.name for c in manifest.commands] == STEP_NAMES
+    for index, command in enumerate(manifest.commands, start=1):
+        assert f"[{index}/11] " in run.stderr
+        tool = command.argv[0]
+        if shutil.which(tool, path=collect.tool_env()["PATH"]) is None:
+            # A tool this machine lacks (no GPU here) is recorded, not fatal.
+            assert (command.missing, command.exit_code, command.output) == (True, None, None)
+        else:
+            assert not command.missing and command.duration_s is not None
+    assert {m.name for m in evidence.members} == {c.output for c in manifest.commands if c.output}
+    if shutil.which("lscpu"):
+        lscpu = next(r for r in parse_evidence_set(evidence) if r.file == "lscpu.txt")
+        assert (lscpu.kind, lscpu.ok, lscpu.exit_code) == ("cpu_info", True, 0)
+        assert lscpu.metrics["logical_cpus"] == os.cpu_count()
+        assert "] lscpu ... ok " in run.stderr
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_fio_measures_the_target_directory_and_cleans_up(tmp_path: Path, no_tools) -> None:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    env = clean_env(no_tools["PATH"] + os.pathsep + os.path.dirname(shutil.which("fio") or ""))
+    args = ["--no-upload", "--out", "b.tgz", "--fio-target", str(disk), "--fio-size", "8M"]
+
+    run = run_collector(args, env, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert list(disk.iterdir()) == []  # the temporary fio file is gone
+    evidence = bundle_at(tmp_path / "b.tgz")
+    fio = next(r for r in parse_evidence_set(evidence) if r.file == "fio.json")
+    assert (fio.kind, fio.ok) == ("fio", True), fio.error
+    assert fio.metrics["read_bw_mbyte_s"] > 0
+    assert fio.metrics["write_bw_mbyte_s"] > 0
+    assert evidence.manifest is not None
+    fio_command = evidence.manifest.commands[-1]
+    assert fio_command.argv[0] == "fio"
+    assert "--output-format=json" in fio_command.argv
+    assert "--size=8M" in fio_command.argv
+
+
+EXPECTED_KINDS = {
+    "nvidia-smi.txt": "nvidia_smi",
+    "nvidia-smi-q.txt": "nvidia_smi_query",
+    "nvidia-smi-topo.txt": "nvidia_smi_topo",
+    "nvidia-smi-nvlink.txt": "nvidia_smi_nvlink",
+    "nvidia-smi-query-gpu.csv": "nvidia_smi_query",
+    "ibstat.txt": "ibstat",
+    "lspci.txt": "lspci",
+    "lscpu.txt": "cpu_info",
+    "dmidecode-system.txt": "dmi",
+    "systemd-detect-virt.txt": "virt",
+    "dcgmi-diag.txt": "dcgm_diag",
+    "nccl-all-reduce.txt": "nccl_tests",
+}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_stand_in_tools_give_members_of_the_right_kinds(
+    python: str, stand_ins: dict[str, Any], tmp_path: Path
+) -> None:
+    args = [
+        "--no-upload",
+        "--out",
+        "b.tgz",
+        "--nccl-tests",
+        str(stand_ins["nccl"]),
+        "--nonce",
+        "given-nonce",
+    ]
+
+    run = run_collector(args, stand_ins["env"], tmp_path, python=python)
+
+    assert run.returncode == 0, run.stderr
+    assert "[3/12] nvidia-smi topo -m ... ok " in run.stderr
+    assert "[10/12] systemd-detect-virt ... failed (exit 1) " in run.stderr
+    assert "collected 12 of 12 outputs into b.tgz" in run.stderr
+    evidence = bundle_at(tmp_path / "b.tgz")
+    assert evidence.manifest is not None and evidence.manifest.nonce == "given-nonce"
+    nccl = evidence.manifest.commands[-1]
+    # The sample CSV lists two GPUs (bus ids 04:00.0 and 8B:00.0), hence -g 2.
+    assert nccl.argv[1:] == ("-b", "8", "-e", "1G", "-f", "2", "-g", "2")
+    assert nccl.argv[0].endswith("nccl-tests/build/all_reduce_perf")
+
+    results = {r.file: r for r in parse_evidence_set(evidence)}
+    assert {name: r.kind for name, r in results.items()} == EXPECTED_KINDS
+    assert results["nvidia-smi-topo.txt"].metrics["gpu_count"] == 8
+    assert results["nvidia-smi.txt"].metrics["gpu_count"] == 2
+    assert results["ibstat.txt"].metrics["ports"][0]["rate_gbit_s"] == 100
+    assert results["lspci.txt"].metrics["nvidia_gpu_count"] == 8
+    assert results["lscpu.txt"].metrics["hypervisor_vendor"] == "KVM"
+    assert results["nccl-all-reduce.txt"].metrics["peak_busbw_gbyte_s"] == 232.2
+    virt = results["systemd-detect-virt.txt"]
+    assert (virt.ok, virt.exit_code, virt.metrics["virtual"]) == (True, 1, False)
+    assert "`systemd-detect-virt` exited with code 1" in virt.warnings
+    dcgm = results["dcgmi-diag.txt"]
+    assert (dcgm.ok, dcgm.exit_code, dcgm.metrics["overall"]) == (True, 1, "fail")
+
+
+def test_nccl_is_skipped_when_no_gpu_is_listed(stand_ins: dict[str, Any], tmp_path: Path) -> None:
+    (stand_ins["bin"] / "nvidia-smi").unlink()
+
+    run = run_collector(
+        ["--no-upload", "--out", "b.tgz", "--nccl-tests", str(stand_ins["nccl"])],
+        stand_ins["env"],
+        tmp_path,
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert "... skipped: nvidia-smi listed no GPU" in run.stderr
+    evidence = bundle_at(tmp_path / "b.tgz")
+    assert evidence.manifest is not None
+    nccl = evidence.manifest.commands[-1]
+    assert (nccl.exit_code, nccl.output, nccl.missing) == (None, None, False)
+    assert nccl.error is not None and nccl.error.startswith("skipped: nvidia-smi listed no GPU")
+    result = next(r for r in parse_evidence_set(evidence) if r.file == "nccl-all-reduce")
+    assert (result.ok, result.missing) == (False, True)
+
+
+def test_a_hanging_tool_is_killed_at_the_timeout(stand_ins: dict[str, Any], tmp_path: Path) -> None:
+    hang = stand_ins["bin"] / "dcgmi"
+    hang.write_text("#!/bin/sh\necho 'partial report'\nsleep 60\necho never\n")
+    hang.chmod(0o755)
+
+    started = time.monotonic()
+    run = run_collector(
+        ["--no-upload", "--out", "b.tgz", "--timeout", "1"], stand_ins["env"], tmp_path
+    )
+
+    assert time.monotonic() - started < 20
+    assert run.returncode == 0, run.stderr
+    assert "[11/11] dcgmi diag -r 1 ... timed out after 1s" in run.stderr
+    evidence = bundle_at(tmp_path / "b.tgz")
+    assert evidence.manifest is not None
+    dcgm = evidence.manifest.commands[-1]
+    assert (dcgm.timed_out, dcgm.exit_code, dcgm.output) == (True, None, "dcgmi-diag.txt")
+    assert evidence.get("dcgmi-diag.txt").data == b"partial report\n"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "--portal and --token are needed to upload"),
+        (["--portal", "ftp://x", "--token", "t"], "--portal must be an http:// or https:// URL"),
+        (["--no-upload", "--fio-target", "/dev/null"], "--fio-target must be an existing dir"),
+        (["--no-upload", "--nccl-tests", "/"], "no executable all_reduce_perf in /"),
+        (["--no-upload", "--timeout", "0"], "--timeout must be positive"),
+        (["--no-upload", "--upload-only", "x"], "--no-upload and --upload-only exclude"),
+        (["--no-upload", "--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_usage_errors_exit_with_2(
+    args: list[str], message: str, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    run = run_collector(args, no_tools, tmp_path)
+
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert list(tmp_path.glob("*.tar.gz")) == []
+
+
+# --------------------------------------------------------------------------- upload
+
+
+@dataclass
+class FakePortal:
+    """A tiny portal on 127.0.0.1: scripted answers, every request recorded."""
+
+    post_answers: list[tuple[int, dict[str, Any]]]
+    nonce_answer: tuple[int, dict[str, Any]] = (200, {"nonce": "portal-nonce-7"})
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
+
+    @property
+    def posts(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST"]
+
+
+@pytest.fixture
+def portal() -> Iterator[FakePortal]:
+    state = FakePortal(post_answers=[])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def _answer(self, status: int, doc: dict[str, Any]) -> None:
+            body = json.dumps(doc).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _record(self, body: bytes) -> None:
+            state.requests.append(
+                {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": dict(self.headers),
+                    "body": body,
+                }
+            )
+
+        def do_GET(self) -> None:
+            self._record(b"")
+            self._answer(*state.nonce_answer)
+
+        def do_POST(self) -> None:
+            self._record(self.rfile.read(int(self.headers["Content-Length"])))
+            self._answer(*state.post_answers.pop(0))
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def form_fields(request: dict[str, Any]) -> dict[str, bytes]:
+    """Decode a multipart/form-data body the way a server would."""
+    head = f"Content-Type: {request['headers']['Content-Type']}\r\n\r\n".encode()
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + request["body"])
+    return {
+        part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+        for part in message.iter_parts()
+    }
+
+
+def upload_args(portal: FakePortal, *extra: str) -> list[str]:
+    return [
+        "--portal",
+        portal.url,
+        "--token",
+        "tok-123",
+        "--out",
+        "b.tgz",
+        "--retry-delay",
+        "0.05",
+        "--retries",
+        "3",
+        *extra,
+    ]
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_upload_retries_503_then_prints_the_status_url(
+    python: str, portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    accepted = {"id": 7, "status": "queued", "status_url": "/api/v1/evidence/7/"}
+    portal.post_answers = [(503, {"detail": "busy"}), (503, {"detail": "busy"}), (202, accepted)]
+
+    run = run_collector(upload_args(portal), no_tools, tmp_path, python=python)
+
+    assert run.returncode == 0, run.stderr
+    assert f"status: {portal.url}/api/v1/evidence/7/" in run.stdout
+    assert "bundle accepted: upload 7, status queued" in run.stdout
+    assert run.stderr.count("server error (HTTP 503): busy") == 2
+    assert "retrying in 0.05s" in run.stderr
+    assert "retrying in 0.1s" in run.stderr  # the second delay doubles the first
+    assert [(r["method"], r["path"]) for r in portal.requests] == [
+        ("GET", "/api/v1/evidence/nonce/"),
+        ("POST", "/api/v1/evidence/"),
+        ("POST", "/api/v1/evidence/"),
+        ("POST", "/api/v1/evidence/"),
+    ]
+    for request in portal.requests:
+        assert request["headers"]["Authorization"] == "Bearer tok-123"
+    fields = form_fields(portal.posts[-1])
+    assert fields["node_name"].decode() == socket.gethostname()
+    assert fields["file"] == (tmp_path / "b.tgz").read_bytes()
+    uploaded = open_evidence("b.tgz", fields["file"])
+    assert uploaded.manifest is not None and uploaded.manifest.nonce == "portal-nonce-7"
+    assert "tok-123" not in run.stderr + run.stdout
+
+
+@pytest.mark.parametrize("status", [400, 403])
+def test_upload_4xx_is_not_retried_and_shows_the_server_message(
+    status: int, portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    portal.post_answers = [(status, {"detail": "upload token expired"})]
+
+    run = run_collector(upload_args(portal), no_tools, tmp_path)
+
+    assert run.returncode == 3
+    assert len(portal.posts) == 1
+    assert f"the portal refused the bundle (HTTP {status}): upload token expired" in run.stderr
+    assert "the bundle is kept at b.tgz" in run.stderr
+    assert (tmp_path / "b.tgz").exists()
+
+
+def test_duplicate_bundle_is_reported_as_already_imported(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    duplicate = {"id": 3, "status": "done", "status_url": "/api/v1/evidence/3/", "duplicate": True}
+    portal.post_answers = [(200, duplicate)]
+
+    run = run_collector(upload_args(portal, "--nonce", "mine"), no_tools, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert "this bundle was already imported (upload 3)" in run.stdout
+    assert f"status: {portal.url}/api/v1/evidence/3/" in run.stdout
+    # With --nonce given the portal is not asked for one.
+    assert [r["method"] for r in portal.requests] == ["POST"]
+
+
+def test_missing_nonce_is_reported_and_collection_goes_on(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    portal.nonce_answer = (404, {"detail": "Not found."})
+    portal.post_answers = [(202, {"id": 1, "status": "queued", "status_url": "/s/1/"})]
+
+    run = run_collector(upload_args(portal), no_tools, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert "warning: no nonce from the portal (HTTP 404: Not found.); continuing" in run.stderr
+    uploaded = open_evidence("b.tgz", form_fields(portal.posts[0])["file"])
+    assert uploaded.manifest is not None and uploaded.manifest.nonce is None
+
+
+def test_unreachable_portal_fails_with_3_after_the_retries(
+    no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    with socket.socket() as probe:  # a port on 127.0.0.1 that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    args = [
+        "--portal",
+        url,
+        "--token",
+        "t",
+        "--out",
+        "b.tgz",
+        "--retries",
+        "2",
+        "--retry-delay",
+        "0.01",
+    ]
+
+    run = run_collector(args, no_tools, tmp_path)
+
+    assert run.returncode == 3
+    assert "warning: no nonce from the portal (cannot reach the portal" in run.stderr
+    assert run.stderr.count("network error:") == 3
+    assert "upload failed after 3 attempts; the bundle is kept at b.tgz" in run.stderr
+    assert f"--portal {url} --token TOKEN --upload-only b.tgz" in run.stderr
+    assert (tmp_path / "b.tgz").exists()
+
+
+def test_upload_only_sends_an_existing_bundle(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    made = run_collector(["--no-upload", "--out", "kept.tgz", "--nonce", "n"], no_tools, tmp_path)
+    assert made.returncode == 0, made.stderr
+    portal.post_answers = [(202, {"id": 9, "status": "queued", "status_url": "/s/9/"})]
+    env = {**no_tools, "GPU_PORTAL_TOKEN": "env-token"}
+
+    run = run_collector(["--portal", portal.url, "--upload-only", "kept.tgz"], env, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert f"status: {portal.url}/s/9/" in run.stdout
+    assert [r["method"] for r in portal.requests] == ["POST"]
+    assert portal.posts[0]["headers"]["Authorization"] == "Bearer env-token"
+    assert form_fields(portal.posts[0])["file"] == (tmp_path / "kept.tgz").read_bytes()
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_gpu_count_comes_from_distinct_pci_bus_ids() -> None:
+    csv = (SAMPLES / "mlengineering-h100-query-gpu-vbios-csv.txt").read_bytes()
+    assert collect.count_gpus(csv) == 2
+    assert collect.count_gpus(b"") == 0
+    assert collect.count_gpus(b"No devices were found\n") == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"detail": "Invalid token."}', "Invalid token."),
+        (b'{"file": ["This field is required."]}', '{"file": ["This field is required."]}'),
+        (b"<html>Bad Gateway</html>", "<html>Bad Gateway</html>"),
+        (b"", "(no message)"),
+    ],
+)
+def test_server_message_prefers_the_detail(body: bytes, message: str) -> None:
+    assert collect.server_message(body) == message

@@ -1,0 +1,261 @@
+"""dcgmi diag parser: DCGM 2.x/3.x/4.x tables, per-GPU results, wrapped messages, all-skip runs."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import dcgm
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "dcgm_diag/dcgm-issue253-4.2.3-pcie-fail-wrapped-warnings.txt",
+    "dcgm_diag/dgx-spark-gb10-dcgm4.4.2-r3-all-skipped.txt",
+    "dcgm_diag/memtest-r4-rtx2060-persistence-FAIL.txt",
+    "dcgm_diag/meta-gcm-dcgm2-r4-all-pass-blacklist.txt",
+    "dcgm_diag/mlengineering-r2-r3-fail-snippets.txt",
+    "dcgm_diag/slurm-prolog-dcgm2-deployment-fail-empty-categories.txt",
+]
+OTHER_KINDS = [
+    "nvidia_smi/autodl-2x2080ti-driver550-container.txt",
+    "nvidia_smi_topo/talos-dgx-h100-12nic-2numa-truncated.txt",
+    "nccl_tests/cscs-gh200-2node-sarus-v2.18.2.txt",
+    "nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt",
+    "perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt",
+]
+
+
+def test_dcgm3_level4_persistence_failure_with_wrapped_error(sample):
+    result = dcgm.parse(sample("dcgm_diag/memtest-r4-rtx2060-persistence-FAIL.txt"))
+    m = result.metrics
+    assert m["overall"] == "fail"
+    assert m["level"] == 4
+    assert m["failed_tests"] == ["Persistence Mode"]
+    assert m["skipped_tests"] == [
+        "PCIe",
+        "GPU Memory",
+        "Pulse Test",
+        "Targeted Stress",
+        "Targeted Power",
+        "Memory Bandwidth",
+    ]
+    assert m["passed_tests"][-1] == "Memtest"
+    assert len(m["passed_tests"]) == 9
+    # DCGM cuts the text every 45 characters, mid-word: "disab" + "led." must rejoin.
+    assert m["errors"] == [
+        {
+            "test": "Persistence Mode",
+            "text": "Persistence mode for GPU 0 is currently disabled. The DCGM diagnostic "
+            "requires peristence mode to be enabled. Enable persistence mode by running "
+            '"nvidia-smi -i <gpuId> -pm 1 " as root.',
+            "line": 12,
+        }
+    ]
+    assert m["dcgm_version"] is None  # DCGM 3.x layout without the Metadata section
+    tests = {t["name"]: t for t in m["tests"]}
+    assert tests["PCIe"]["category"] == "Integration"
+    assert tests["Memtest"]["category"] == "Stress"
+    facts = {f.metric: f.value for f in result.facts}
+    assert facts == {"dcgm_failed_tests": 1.0, "dcgm_failed_gpus": 0.0}
+
+
+def test_dcgm4_per_gpu_lines_and_four_wrapped_warnings(sample):
+    result = dcgm.parse(sample("dcgm_diag/dcgm-issue253-4.2.3-pcie-fail-wrapped-warnings.txt"))
+    m = result.metrics
+    assert m["overall"] == "fail"
+    assert m["failed_tests"] == ["pcie"]
+    assert m["passed_tests"] == ["software", "memory"]
+    assert m["failed_gpus"] == []
+    assert (m["dcgm_version"], m["driver_version"]) == ("4.2.3", "570.148.08")
+    assert m["gpu_device_ids"] == ["26b9"] * 4
+    tests = {t["name"]: t for t in m["tests"]}
+    assert tests["pcie"]["gpus"] == {"0": "pass", "1": "pass", "2": "pass", "3": "pass"}
+    assert tests["memory"]["category"] == "Hardware"
+    assert [w["test"] for w in m["warnings"]] == ["pcie"] * 4
+    assert m["warnings"][0]["text"] == (
+        "There was an internal error during the test: 'A child process (152) exited with "
+        "non-zero status 1' Check DCGM and system logs for errors. Reset GPU. Restart DCGM. "
+        "Rerun diagnostics."
+    )
+    assert m["warnings"][3]["text"].endswith(
+        "Check DCGM and system logs for errors. Reset GPU. Restart DCGM. Rerun diagnostics."
+    )
+
+
+def test_a_run_that_skipped_every_hardware_test_is_skip_not_pass(sample):
+    result = dcgm.parse(sample("dcgm_diag/dgx-spark-gb10-dcgm4.4.2-r3-all-skipped.txt"))
+    m = result.metrics
+    assert m["overall"] == "skip"
+    assert m["passed_tests"] == ["software"]
+    assert m["skipped_tests"] == [
+        "memory",
+        "diagnostic",
+        "nvbandwidth",
+        "pcie",
+        "memory_bandwidth",
+        "targeted_stress",
+        "targeted_power",
+    ]
+    assert m["dcgm_version"] == "4.4.2"
+    assert m["gpu_device_ids"] == ["2e12"]
+    assert "every hardware test was skipped: nothing was verified" in result.warnings
+
+
+def test_dcgm2_level4_all_pass(sample):
+    m = dcgm.parse(sample("dcgm_diag/meta-gcm-dcgm2-r4-all-pass-blacklist.txt")).metrics
+    assert m["overall"] == "pass"
+    assert m["level"] == 4
+    assert len(m["passed_tests"]) == 18
+    assert "Blacklist" in m["passed_tests"]
+    assert "SM Stress" in m["passed_tests"]
+    assert m["failed_tests"] == m["skipped_tests"] == m["warned_tests"] == []
+
+
+def test_snippets_with_a_failed_gpu_and_an_orphan_error(sample):
+    result = dcgm.parse(sample("dcgm_diag/mlengineering-r2-r3-fail-snippets.txt"))
+    m = result.metrics
+    assert m["overall"] == "fail"
+    assert m["failed_tests"] == ["GPU Memory"]
+    assert m["failed_gpus"] == [0]
+    tests = {t["name"]: t for t in m["tests"]}
+    assert tests["GPU Memory"]["gpus"] == {
+        "0": "fail",
+        **{str(g): "pass" for g in range(1, 8)},
+    }
+    assert m["errors"][0]["text"] == (
+        "GPU 3 has uncorrectable memory errors and row remappings are pending"
+    )
+    assert m["errors"][0]["test"] is None
+    assert m["warnings"][0]["text"] == (
+        "GPU 0 Thermal violations totaling 13.3 seconds started at 9.7 seconds into the test "
+        "for GPU 0 Verify that the cooling on this machine is functional, including external, "
+        "thermal material interface, fans, and any other components."
+    )
+    assert any("an Error row without its test" in w for w in result.warnings)
+
+
+def test_deployment_failures_with_empty_categories(sample):
+    path = "dcgm_diag/slurm-prolog-dcgm2-deployment-fail-empty-categories.txt"
+    m = dcgm.parse(sample(path)).metrics
+    assert m["overall"] == "fail"
+    assert m["failed_tests"] == [
+        "Persistence Mode",
+        "Environment Variables",
+        "Page Retirement",
+        "Graphics Processes",
+        "Inforom",
+    ]
+    assert m["level"] is None
+
+
+def test_level_one_with_only_deployment_checks_is_a_pass():
+    text = (
+        "$ dcgmi diag -r short\n"
+        "|-----  Deployment  --------+------------------------------------------------|\n"
+        "| Denylist                  | Pass                                           |\n"
+        "| NVML Library              | Pass                                           |\n"
+    )
+    m = dcgm.parse(text).metrics
+    assert (m["overall"], m["level"]) == ("pass", 1)
+
+
+def test_warn_results():
+    text = (
+        "+-----  Hardware  ----------+------------------------------------------------+\n"
+        "| GPU Memory                | Pass - All                                     |\n"
+        "| Diagnostic                | Warn - GPU: 2                                  |\n"
+        "|                           | Pass - GPUs: 0, 1, 3                           |\n"
+    )
+    m = dcgm.parse(text).metrics
+    assert m["overall"] == "warn"
+    assert m["warned_tests"] == ["Diagnostic"]
+    tests = {t["name"]: t for t in m["tests"]}
+    assert tests["Diagnostic"]["gpus"] == {"0": "pass", "1": "pass", "2": "warn", "3": "pass"}
+
+
+def test_tool_error_without_a_table_is_reported():
+    text = "$ dcgmi diag -r 3\nError: unable to establish a connection to the specified host\n"
+    with pytest.raises(EvidenceParseError) as caught:
+        dcgm.parse(text)
+    assert caught.value.line == 2
+    assert "unable to establish a connection" in caught.value.reason
+
+
+def test_whitespace_trimmed_copy_still_joins_text():
+    text = (
+        "| Persistence Mode | Fail |\n"
+        "| Error | Persistence mode for GPU 0 is currently disab |\n"
+        "| | led. |\n"
+    )
+    m = dcgm.parse(text).metrics
+    assert m["failed_tests"] == ["Persistence Mode"]
+    assert m["errors"][0]["text"].startswith("Persistence mode for GPU 0 is currently disab")
+
+
+@pytest.mark.parametrize("text", ["", "Successfully ran diagnostic for group.\n", "|||\n", "\x00"])
+def test_nothing_recognisable_is_an_error(text):
+    with pytest.raises(EvidenceParseError, match="no dcgmi diag results found"):
+        dcgm.parse(text)
+
+
+@pytest.mark.parametrize("path", OTHER_KINDS)
+def test_other_tools_are_rejected(sample, path):
+    text = sample(path)
+    assert dcgm.detect(text) < 30
+    with pytest.raises(EvidenceParseError):
+        dcgm.parse(text)
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected(sample, path):
+    assert dcgm.detect(sample(path)) > 0
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_registry_detects_every_sample_as_dcgm(sample, path):
+    registry = pytest.importorskip("scoring.evidence.registry")
+    assert registry.detect_kind(sample(path)) == "dcgm_diag"
+
+
+def _check(text: str) -> None:
+    assert 0 <= dcgm.detect(text) <= 100
+    try:
+        result = dcgm.parse(text)
+    except EvidenceParseError as exc:
+        assert exc.kind == "dcgm_diag"
+        return
+    assert isinstance(result, ParseResult)
+    assert result.metrics["overall"] in ("pass", "fail", "warn", "skip")
+    json.dumps(result.metrics, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fuzz_random_text(text):
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(SAMPLES),
+    st.lists(
+        st.tuples(st.integers(0, 10**5), st.integers(0, 30), st.text(max_size=10)), max_size=6
+    ),
+)
+def test_fuzz_mutated_samples(sample, path, edits):
+    text = sample(path)
+    for position, width, insert in edits:
+        position %= len(text) + 1
+        text = text[:position] + insert + text[position + width :]
+    _check(text)
+
+
+@pytest.mark.parametrize("piece", [" ", "\n", "|", "| ", "|--- a ", "Pass - GPUs: 1 ", "-"])
+def test_pathological_long_lines_stay_fast(piece):
+    started = time.perf_counter()
+    _check(piece * (300000 // len(piece)))
+    assert time.perf_counter() - started < 5

@@ -1,0 +1,232 @@
+"""Tests of the dmidecode parser: physical servers, VMs, old layout and failed runs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import dmi, registry
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "dmi/dmidecode-t1-dgxa100-and-dell-xe8545-physical.txt",
+    "dmi/insights-kvm-rhev-dmidecode3.0.txt",
+    "dmi/insights-vmware-dmidecode2.12.txt",
+    "dmi/insights-aws-xen-hvm-domu.txt",
+    "dmi/insights-hp-proliant-old-dmidecode2.2-format.txt",
+    "dmi/insights-no-smbios-fail.txt",
+    "dmi/devmachine-container-dmidecode-no-dev-mem.txt",
+]
+PARSEABLE = SAMPLES[:5]
+OTHER_KIND_SAMPLES = [
+    "ibstat/gpud-a100-ibstatus-hdr200-8ib-1eth.txt",
+    "lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt",
+    "cpu_info/lscpu-kvm-vm-xeon4114-nested-vtx.txt",
+    "fio/fio333-seqwrite-json.txt",
+]
+
+
+def _system(**fields: str) -> str:
+    body = "".join(f"\t{key.replace('_', ' ')}: {value}\n" for key, value in fields.items())
+    return f"# dmidecode 3.4\nHandle 0x0100, DMI type 1, 27 bytes\nSystem Information\n{body}"
+
+
+def test_two_physical_gpu_servers_with_comments(sample: Callable[[str], str]) -> None:
+    result = dmi.parse(sample("dmi/dmidecode-t1-dgxa100-and-dell-xe8545-physical.txt"))
+    metrics = result.metrics
+    assert metrics["products"] == ["DGXA100 920-23687-2531-001", "PowerEdge T-XE8545"]
+    assert metrics["manufacturers"] == ["NVIDIA", "Dell Inc."]
+    assert metrics["chassis_types"] == ["Rack Mount Chassis"]
+    assert metrics["virtual"] is False
+    assert metrics["virtual_signals"] == []
+    assert metrics["system_count"] == 2
+    assert metrics["dmidecode_version"] == "3.3"
+    assert metrics["smbios_version"] == "3.2.0"
+    assert result.warnings == ()
+    assert [(f.metric, f.value, f.line) for f in result.facts] == [("dmi_virtual", 0.0, 8)]
+
+
+def test_kvm_guest_under_rhev(sample: Callable[[str], str]) -> None:
+    metrics = dmi.parse(sample("dmi/insights-kvm-rhev-dmidecode3.0.txt")).metrics
+    assert metrics["products"] == ["RHEV Hypervisor"]
+    assert metrics["manufacturers"] == ["Red Hat"]
+    assert metrics["bios_vendors"] == ["SeaBIOS"]
+    assert metrics["chassis_types"] == ["Other"]
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == [
+        "BIOS Vendor 'SeaBIOS' (SeaBIOS firmware (QEMU/KVM))",
+        "System Product Name 'RHEV Hypervisor' (Red Hat Virtualization)",
+        "Chassis Version 'RHEL 7.2.0 PC (i440FX + PIIX, 1996)' (QEMU/KVM i440FX machine)",
+    ]
+    assert (metrics["dmidecode_version"], metrics["smbios_version"]) == ("3.0", "2.8")
+
+
+def test_vmware_guest(sample: Callable[[str], str]) -> None:
+    metrics = dmi.parse(sample("dmi/insights-vmware-dmidecode2.12.txt")).metrics
+    assert metrics["products"] == ["VMware Virtual Platform"]
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == [
+        "System Product Name 'VMware Virtual Platform' (VMware)",
+        "System Manufacturer 'VMware, Inc.' (VMware)",
+    ]
+
+
+def test_aws_xen_hvm_guest(sample: Callable[[str], str]) -> None:
+    metrics = dmi.parse(sample("dmi/insights-aws-xen-hvm-domu.txt")).metrics
+    assert metrics["products"] == ["HVM domU"]
+    assert metrics["virtual"] is True
+    assert "System Product Name 'HVM domU' (Xen)" in metrics["virtual_signals"]
+    assert metrics["dmidecode_version"] == "2.12-dmifs"
+
+
+def test_old_dmidecode_22_layout_of_a_physical_server(sample: Callable[[str], str]) -> None:
+    metrics = dmi.parse(sample("dmi/insights-hp-proliant-old-dmidecode2.2-format.txt")).metrics
+    assert metrics["products"] == ["ProLiant BL685c G1"]
+    assert metrics["manufacturers"] == ["HP"]
+    assert metrics["bios_vendors"] == ["HP"]
+    assert metrics["virtual"] is False
+    assert metrics["dmidecode_version"] == "2.2"
+
+
+@pytest.mark.parametrize(
+    ("path", "line", "message"),
+    [
+        ("dmi/insights-no-smbios-fail.txt", 2, "No SMBIOS nor DMI entry point found, sorry."),
+        ("dmi/devmachine-container-dmidecode-no-dev-mem.txt", 3, "/dev/mem: No such file"),
+    ],
+)
+def test_failed_dmidecode_runs_are_clear_errors(
+    sample: Callable[[str], str], path: str, line: int, message: str
+) -> None:
+    with pytest.raises(EvidenceParseError) as err:
+        dmi.parse(sample(path))
+    assert err.value.line == line
+    assert message in str(err.value)
+    assert "run it as root on the host itself" in str(err.value)
+
+
+def test_q35_standard_pc() -> None:
+    metrics = dmi.parse(
+        _system(Manufacturer="QEMU", Product_Name="Standard PC (Q35 + ICH9, 2009)")
+    ).metrics
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == [
+        "System Product Name 'Standard PC (Q35 + ICH9, 2009)' (QEMU/KVM Q35 machine)",
+        "System Manufacturer 'QEMU' (QEMU)",
+    ]
+
+
+def test_hyper_v_virtual_machine() -> None:
+    metrics = dmi.parse(
+        _system(Manufacturer="Microsoft Corporation", Product_Name="Virtual Machine")
+    ).metrics
+    assert metrics["virtual_signals"] == [
+        "System Product Name 'Virtual Machine' (Microsoft Hyper-V)"
+    ]
+
+
+@pytest.mark.parametrize(("product", "virtual"), [("p4d.24xlarge", True), ("i3.metal", False)])
+def test_amazon_ec2_metal_is_not_a_vm(product: str, virtual: bool) -> None:
+    metrics = dmi.parse(_system(Manufacturer="Amazon EC2", Product_Name=product)).metrics
+    assert metrics["virtual"] is virtual
+
+
+def test_grep_filtered_product_lines() -> None:
+    text = (
+        "[root@om-center opt]# dmidecode |grep Product\n"
+        "\tProduct Name: VMware Virtual Platform\n"
+        "\tProduct Name: 440BX Desktop Reference Platform\n"
+    )
+    result = dmi.parse(text)
+    assert result.metrics["products"] == ["VMware Virtual Platform"]
+    assert result.metrics["virtual"] is True
+    assert "records without their 'Handle' line: the output was filtered" in result.warnings
+
+
+def test_chassis_only_cannot_tell(sample: Callable[[str], str]) -> None:
+    lines = sample("dmi/dmidecode-t1-dgxa100-and-dell-xe8545-physical.txt").splitlines()
+    result = dmi.parse("\n".join(lines[18:38]))
+    assert result.metrics["chassis_types"] == ["Rack Mount Chassis"]
+    assert result.metrics["virtual"] is None
+    assert result.facts == ()
+
+
+def test_memory_devices_are_summed() -> None:
+    text = (
+        "Handle 0x1100, DMI type 17, 84 bytes\nMemory Device\n\tSize: 32 GB\n\n"
+        "Handle 0x1101, DMI type 17, 84 bytes\nMemory Device\n\tSize: 32768 MB\n\n"
+        "Handle 0x1102, DMI type 17, 84 bytes\nMemory Device\n\tSize: No Module Installed\n"
+    )
+    result = dmi.parse(text)
+    assert result.metrics["memory_total_gib"] == 64.0
+    assert ("memory_total_gib", 64.0, "GiB") in [(f.metric, f.value, f.unit) for f in result.facts]
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected_as_dmi(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert dmi.detect(text) > 0
+    assert registry.detect_kind(text) == "dmi"
+
+
+@pytest.mark.parametrize("path", OTHER_KIND_SAMPLES)
+def test_other_tools_are_not_dmi(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert dmi.detect(text) == 0
+    with pytest.raises(EvidenceParseError, match="no DMI records found"):
+        dmi.parse(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\x00\x01\x02", "kvm\n"])
+def test_empty_or_binary_input_is_a_clear_error(text: str) -> None:
+    with pytest.raises(EvidenceParseError, match="no DMI records found"):
+        dmi.parse(text)
+
+
+def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
+    text = sample("dmi/insights-vmware-dmidecode2.12.txt") * 5000  # ~6 MB
+    start = time.perf_counter()
+    assert dmi.parse(text).metrics["system_count"] == 5000
+    assert time.perf_counter() - start < 30
+
+
+def _mutate(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 4))):
+        cut = data.draw(st.integers(0, len(text)))
+        op = data.draw(st.sampled_from(["delete", "insert", "truncate", "swap"]))
+        if op == "delete":
+            text = text[:cut] + text[cut + data.draw(st.integers(1, 80)) :]
+        elif op == "insert":
+            text = text[:cut] + data.draw(st.text(max_size=40)) + text[cut:]
+        elif op == "truncate":
+            text = text[:cut]
+        else:
+            text = text[:cut] + data.draw(
+                st.sampled_from(["Handle 0x1, DMI type ", "\tSize: ", "DMI type 1, 2 bytes."])
+            )
+    return text
+
+
+def _check(text: str) -> None:
+    assert 0 <= dmi.detect(text) <= 100
+    try:
+        result = dmi.parse(text)
+    except EvidenceParseError:
+        return
+    assert isinstance(result, ParseResult)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_fuzz_random_text(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(PARSEABLE), st.data())
+def test_fuzz_mutated_samples(sample: Callable[[str], str], path: str, data: st.DataObject) -> None:
+    _check(_mutate(data, sample(path)))

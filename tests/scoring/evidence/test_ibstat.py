@@ -1,0 +1,274 @@
+"""Tests of the ibstat/ibstatus parser on real outputs (expected values read off the samples)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import ibstat, registry
+from scoring.evidence.base import EvidenceParseError, ParseResult, decode_text
+
+SAMPLES = [
+    "ibstat/hpc-login-cx6-mt4123-hdr100.txt",
+    "ibstat/mlx4-cx3-fdr56-mt4099.txt",
+    "ibstat/gpud-h100-roce-cx7-some-down-polling.txt",
+    "ibstat/gpud-h100-ndr400-ib-all-active-spaces.txt",
+    "ibstat/gpud-a100-ibstatus-hdr200-8ib-1eth.txt",
+    "ibstat/ibstatus-cx-100g-roce-tabs-one-down.txt",
+    "ibstat/mlx4-cx3-2port-qdr40-tmux-pane.txt",
+]
+OTHER_KIND_SAMPLES = [
+    "lspci/devmachine-kvm-lspci-vv.txt",
+    "perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt",
+    "fio/fio333-randrw-normal.txt",
+    "dmi/insights-kvm-rhev-dmidecode3.0.txt",
+    "cpu_info/devmachine-kvm-lscpu-new-layout.txt",
+]
+
+
+def test_single_hdr100_port_on_connectx6(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/hpc-login-cx6-mt4123-hdr100.txt"))
+    assert result.kind == "ibstat"
+    assert result.metrics["format"] == "ibstat"
+    assert result.metrics["ports"] == [
+        {
+            "ca": "mlx5_0",
+            "port": 1,
+            "state": "Active",
+            "physical_state": "LinkUp",
+            "rate_gbit_s": 100.0,
+            "link_layer": "InfiniBand",
+            "ca_type": "MT4123",
+            "firmware": "20.35.1012",
+        }
+    ]
+    assert result.metrics["max_active_rate_gbit_s"] == 100.0
+    assert result.warnings == ()
+    (fact,) = result.facts
+    assert (fact.metric, fact.value, fact.unit, fact.line) == (
+        "port_rate_gbit_s",
+        100.0,
+        "Gbit/s",
+        12,
+    )
+    assert fact.details == {
+        "ca": "mlx5_0",
+        "port": 1,
+        "state": "Active",
+        "link_layer": "InfiniBand",
+    }
+
+
+def test_old_connectx3_fdr56(sample: Callable[[str], str]) -> None:
+    metrics = ibstat.parse(sample("ibstat/mlx4-cx3-fdr56-mt4099.txt")).metrics
+    (port,) = metrics["ports"]
+    assert (port["ca"], port["rate_gbit_s"], port["ca_type"], port["firmware"]) == (
+        "mlx4_0",
+        56.0,
+        "MT4099",
+        "2.42.5000",
+    )
+    assert metrics["ca_types"] == ["MT4099"]
+
+
+def test_roce_node_with_down_polling_and_disabled_ports(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/gpud-h100-roce-cx7-some-down-polling.txt"))
+    metrics = result.metrics
+    assert metrics["ca_count"] == 12
+    assert metrics["port_count"] == 12
+    assert metrics["active_port_count"] == 10
+    assert metrics["down_port_count"] == 2
+    assert metrics["link_layers"] == ["Ethernet"]
+    assert metrics["ca_types"] == ["MT4125", "MT4129"]
+    assert metrics["firmware_versions"] == ["22.39.1002", "28.39.1002"]
+    assert metrics["active_rates_gbit_s"] == [100.0, 400.0]
+    down = {p["ca"]: p for p in metrics["ports"] if p["state"] == "Down"}
+    assert down["mlx5_11"]["physical_state"] == "Polling"
+    assert down["mlx5_5"]["physical_state"] == "Disabled"
+    # ibstat still prints a (meaningless) rate for a Down port; it travels with its state.
+    assert down["mlx5_11"]["rate_gbit_s"] == 40.0
+    rates = [p["rate_gbit_s"] for p in metrics["ports"]]
+    assert rates.count(400.0) == 6 and rates.count(100.0) == 4 and rates.count(40.0) == 2
+    assert "mlx5_11 port 1 is Down/Polling" in result.warnings
+    assert "mlx5_5 port 1 is Down/Disabled" in result.warnings
+    assert [f.line for f in result.facts][:4] == [11, 28, 45, 62]
+    assert result.facts[3].details["state"] == "Down"
+
+
+def test_ndr400_infiniband_with_space_indentation(sample: Callable[[str], str]) -> None:
+    metrics = ibstat.parse(sample("ibstat/gpud-h100-ndr400-ib-all-active-spaces.txt")).metrics
+    assert metrics["port_count"] == 9
+    assert metrics["active_port_count"] == 9
+    ib = [p for p in metrics["ports"] if p["link_layer"] == "InfiniBand"]
+    assert len(ib) == 8 and {p["rate_gbit_s"] for p in ib} == {400.0}
+    bond = metrics["ports"][-1]
+    assert (bond["ca"], bond["rate_gbit_s"], bond["link_layer"], bond["ca_type"]) == (
+        "mlx5_bond_0",
+        200.0,
+        "Ethernet",
+        "MT41692",
+    )
+    assert metrics["max_active_rate_gbit_s"] == 400.0
+
+
+def test_ibstatus_format_reads_rate_width_and_speed(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/gpud-a100-ibstatus-hdr200-8ib-1eth.txt"))
+    metrics = result.metrics
+    assert metrics["format"] == "ibstatus"
+    assert metrics["port_count"] == 9
+    first = metrics["ports"][0]
+    assert first == {
+        "ca": "mlx5_0",
+        "port": 1,
+        "state": "Active",
+        "physical_state": "LinkUp",
+        "rate_gbit_s": 200.0,
+        "link_layer": "InfiniBand",
+        "ca_type": None,
+        "firmware": None,
+        "link_width": "4X",
+        "speed": "HDR",
+    }
+    last = metrics["ports"][-1]
+    assert (last["ca"], last["rate_gbit_s"], last["speed"], last["link_layer"]) == (
+        "mlx5_8",
+        40.0,
+        "QDR",
+        "Ethernet",
+    )
+    assert result.facts[-1].line == 79
+
+
+def test_ibstatus_with_tabs_and_a_down_port(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/ibstatus-cx-100g-roce-tabs-one-down.txt"))
+    ports = result.metrics["ports"]
+    assert [(p["ca"], p["state"], p["physical_state"]) for p in ports] == [
+        ("mlx5_0", "Down", "Disabled"),
+        ("mlx5_1", "Active", "LinkUp"),
+    ]
+    assert {p["rate_gbit_s"] for p in ports} == {100.0}
+    assert {p["speed"] for p in ports} == {"EDR"}
+    assert result.warnings == ("mlx5_0 port 1 is Down/Disabled",)
+
+
+def test_two_port_hca_pasted_from_a_tmux_pane(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/mlx4-cx3-2port-qdr40-tmux-pane.txt"))
+    ports = result.metrics["ports"]
+    assert [(p["port"], p["state"], p["rate_gbit_s"], p["link_layer"]) for p in ports] == [
+        (1, "Active", 40.0, "InfiniBand"),
+        (2, "Down", 10.0, "Ethernet"),
+    ]
+    assert [f.line for f in result.facts] == [12, 22]
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected_as_ibstat(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert ibstat.detect(text) > 0
+    assert registry.detect_kind(text) == "ibstat"
+
+
+@pytest.mark.parametrize("path", OTHER_KIND_SAMPLES)
+def test_other_tools_are_not_ibstat(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert ibstat.detect(text) == 0
+    with pytest.raises(EvidenceParseError, match="no InfiniBand CA or port status found"):
+        ibstat.parse(text)
+
+
+def test_ca_line_without_ports_names_the_line() -> None:
+    with pytest.raises(EvidenceParseError) as err:
+        ibstat.parse("$ ibstat\nCA 'mlx5_0'\n\tCA type: MT4129\n\tNumber of ports: 1\n")
+    assert err.value.line == 2
+    assert "has no port status lines" in str(err.value)
+
+
+def test_garbled_rate_gives_the_line(sample: Callable[[str], str]) -> None:
+    text = sample("ibstat/hpc-login-cx6-mt4123-hdr100.txt").replace("Rate: 100", "Rate: f@st")
+    with pytest.raises(EvidenceParseError) as err:
+        ibstat.parse(text)
+    assert err.value.line == 12
+    assert "unreadable port rate 'f@st'" in str(err.value)
+
+
+def test_truncated_port_block_is_a_warning(sample: Callable[[str], str]) -> None:
+    text = "\n".join(sample("ibstat/hpc-login-cx6-mt4123-hdr100.txt").splitlines()[:10])
+    result = ibstat.parse(text)
+    assert result.metrics["ports"][0]["rate_gbit_s"] is None
+    assert "mlx5_0 port 1: no rate line (truncated output?)" in result.warnings
+    assert result.facts == ()
+
+
+def test_missing_second_port_is_flagged(sample: Callable[[str], str]) -> None:
+    text = "\n".join(sample("ibstat/mlx4-cx3-2port-qdr40-tmux-pane.txt").splitlines()[:18])
+    result = ibstat.parse(text)
+    assert result.metrics["port_count"] == 1
+    assert "CA mlx4_0 declares 2 ports but 1 shown (truncated output?)" in result.warnings
+
+
+def test_single_port_query_without_ca_header() -> None:
+    text = "State: Active\nPhysical state: LinkUp\nRate: 200\nLink layer: InfiniBand\n"
+    result = ibstat.parse(text)
+    assert result.metrics["ports"][0]["rate_gbit_s"] == 200.0
+    assert result.metrics["ports"][0]["ca"] is None
+    assert "1 port(s) printed without a CA header: CA name unknown" in result.warnings
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "\x00\x01\x02garbage\x00", "kvm\n"])
+def test_empty_or_binary_input_is_a_clear_error(text: str) -> None:
+    assert ibstat.detect(text) == 0
+    with pytest.raises(EvidenceParseError, match="no InfiniBand CA or port status found"):
+        ibstat.parse(text)
+
+
+def test_binary_bytes_are_refused_before_parsing() -> None:
+    with pytest.raises(EvidenceParseError, match="binary content"):
+        decode_text(b"CA 'mlx5_0'\x00\x00\xff")
+
+
+def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
+    text = sample("ibstat/gpud-h100-roce-cx7-some-down-polling.txt") * 2000  # ~8 MB
+    start = time.perf_counter()
+    result = ibstat.parse(text)
+    assert result.metrics["port_count"] == 24000
+    assert time.perf_counter() - start < 30
+
+
+def _mutate(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 4))):
+        cut = data.draw(st.integers(0, len(text)))
+        op = data.draw(st.sampled_from(["delete", "insert", "truncate", "swap"]))
+        if op == "delete":
+            text = text[:cut] + text[cut + data.draw(st.integers(1, 80)) :]
+        elif op == "insert":
+            text = text[:cut] + data.draw(st.text(max_size=40)) + text[cut:]
+        elif op == "truncate":
+            text = text[:cut]
+        else:
+            text = text[:cut] + data.draw(st.sampled_from(["Rate: ", ":", "'", "\t", "4: "]))
+    return text
+
+
+def _check(text: str) -> None:
+    assert 0 <= ibstat.detect(text) <= 100
+    try:
+        result = ibstat.parse(text)
+    except EvidenceParseError:
+        return
+    assert isinstance(result, ParseResult)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_fuzz_random_text(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.data())
+def test_fuzz_mutated_samples(sample: Callable[[str], str], path: str, data: st.DataObject) -> None:
+    _check(_mutate(data, sample(path)))

@@ -1,0 +1,283 @@
+"""Tests of the lspci parser: real host/VM listings, including this dev machine (a KVM guest)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import lspci, registry
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt",
+    "lspci/rhelai-kvm-vm-4xh100-virtio-gpu.txt",
+    "lspci/devmachine-kvm-lspci.txt",
+    "lspci/devmachine-kvm-lspci-nn.txt",
+    "lspci/devmachine-kvm-lspci-Dnn.txt",
+    "lspci/devmachine-kvm-lspci-vv.txt",
+    "lspci/vmware-vm-4x2080ti-passthrough-grep-vga.txt",
+]
+OTHER_KIND_SAMPLES = [
+    "ibstat/gpud-h100-roce-cx7-some-down-polling.txt",
+    "perftest/stmatengss-mlx4-ib_write_bw-a-sweep-mbps.txt",
+    "fio/fio333-seqread-normal.txt",
+    "dmi/insights-vmware-dmidecode2.12.txt",
+    "cpu_info/devmachine-kvm-proc-cpuinfo.txt",
+]
+VIRTIO_DEVICES = [
+    ("1045", "Red Hat, Inc. Virtio 1.0 memory balloon"),
+    ("1042", "Red Hat, Inc. Virtio 1.0 block device"),
+    ("1041", "Red Hat, Inc. Virtio 1.0 network device"),
+    ("1053", "Red Hat, Inc. Virtio 1.0 socket"),
+    ("1044", "Red Hat, Inc. Virtio 1.0 RNG"),
+]
+
+
+def test_hgx_h100_bare_metal_host(sample: Callable[[str], str]) -> None:
+    result = lspci.parse(sample("lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt"))
+    metrics = result.metrics
+    assert metrics["nvidia_gpu_count"] == 8
+    assert metrics["gpu_models"] == ["H100 SXM5 80GB"]
+    assert metrics["gpus"][0] == {
+        "slot": "0000:1b:00.0",
+        "model": "H100 SXM5 80GB",
+        "pci_id": "10de:2330",
+        "virtual_function": False,
+    }
+    assert [g["slot"] for g in metrics["gpus"]][-1] == "0000:df:00.0"
+    assert metrics["virtual"] is False
+    assert metrics["virtual_signals"] == []
+    assert metrics["physical_signals"] == ["ASPEED BMC VGA", "NVSwitch bridge"]
+    assert metrics["nvswitch_count"] == 4
+    assert metrics["device_count"] == 13
+    assert metrics["filtered"] is True
+    assert result.warnings == (
+        "the listing was filtered with grep: devices that reveal a VM may be hidden",
+    )
+    (fact,) = result.facts
+    assert (fact.metric, fact.value, fact.unit, fact.line) == ("nvidia_gpu_count", 8.0, "count", 7)
+
+
+def test_kvm_guest_with_passed_through_h100s(sample: Callable[[str], str]) -> None:
+    result = lspci.parse(sample("lspci/rhelai-kvm-vm-4xh100-virtio-gpu.txt"))
+    metrics = result.metrics
+    assert metrics["nvidia_gpu_count"] == 4
+    assert metrics["gpu_models"] == ["H100 SXM5 80GB"]
+    assert [g["slot"] for g in metrics["gpus"]] == [
+        "0000:09:00.0",
+        "0000:0a:00.0",
+        "0000:0b:00.0",
+        "0000:0c:00.0",
+    ]
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == ["virtio device 1af4:1050 (Red Hat, Inc. Virtio 1.0 GPU)"]
+    assert metrics["physical_signals"] == []
+    assert result.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "with_ids"),
+    [
+        ("lspci/devmachine-kvm-lspci.txt", False),
+        ("lspci/devmachine-kvm-lspci-nn.txt", True),
+        ("lspci/devmachine-kvm-lspci-Dnn.txt", True),
+        ("lspci/devmachine-kvm-lspci-vv.txt", False),
+    ],
+)
+def test_this_dev_machine_is_a_virtio_guest(
+    sample: Callable[[str], str], path: str, with_ids: bool
+) -> None:
+    result = lspci.parse(sample(path))
+    metrics = result.metrics
+    assert metrics["nvidia_gpu_count"] == 0
+    assert metrics["gpu_models"] == []
+    assert metrics["device_count"] == 6
+    assert metrics["virtual"] is True
+    expected = [
+        f"virtio device 1af4:{dev} ({name})" if with_ids else f"virtio device ({name})"
+        for dev, name in VIRTIO_DEVICES
+    ]
+    assert metrics["virtual_signals"] == expected
+    assert metrics["physical_signals"] == []
+    assert result.facts[0].value == 0.0
+
+
+def test_vmware_guest_with_commented_lines(sample: Callable[[str], str]) -> None:
+    result = lspci.parse(sample("lspci/vmware-vm-4x2080ti-passthrough-grep-vga.txt"))
+    metrics = result.metrics
+    assert metrics["nvidia_gpu_count"] == 4
+    assert metrics["gpu_models"] == ["GeForce RTX 2080 Ti"]
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == ["VMware device (VMware SVGA II Adapter)"]
+    assert metrics["filtered"] is True
+
+
+CX6_PF = (
+    "0000:3b:00.0 Ethernet controller [0200]: Mellanox Technologies MT28908 Family [ConnectX-6] "
+    "[15b3:101b]"
+)
+CX6_VF = (
+    "0000:3b:00.1 Ethernet controller [0200]: Mellanox Technologies MT28908 Family "
+    "[ConnectX-6 Virtual Function] [15b3:101c]"
+)
+
+
+def test_virtual_function_alone_betrays_a_vm() -> None:
+    metrics = lspci.parse(CX6_VF + "\n").metrics
+    assert metrics["virtual"] is True
+    assert metrics["virtual_signals"] == [
+        "SR-IOV virtual function without its physical function "
+        "(Mellanox Technologies MT28908 Family [ConnectX-6 Virtual Function])"
+    ]
+
+
+def test_virtual_functions_next_to_their_physical_function_are_a_host() -> None:
+    metrics = lspci.parse(f"{CX6_PF}\n{CX6_VF}\n").metrics
+    assert metrics["virtual"] is False
+    assert metrics["virtual_signals"] == []
+    assert metrics["physical_signals"] == ["Mellanox ConnectX physical function"]
+    assert metrics["mellanox_functions"] == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "signal"),
+    [
+        (
+            "0000:00:08.0 VGA compatible controller: Microsoft Corporation Hyper-V virtual VGA",
+            "Microsoft Hyper-V device (Microsoft Corporation Hyper-V virtual VGA)",
+        ),
+        (
+            "00:00.0 Host bridge: Intel Corporation 440FX - 82441FX PMC [Natoma] (rev 02)",
+            "emulated Intel 440FX chipset",
+        ),
+        (
+            "00:00.0 Host bridge [0600]: Intel Corporation 82G33/G31/P35/P31 Express DRAM "
+            "Controller [8086:29c0]",
+            "emulated Intel Q35 chipset",
+        ),
+        (
+            "00:03.0 Unassigned class [ff80]: XenSource, Inc. Xen Platform Device (rev 01)",
+            "Xen platform device (XenSource, Inc. Xen Platform Device)",
+        ),
+        (
+            "00:05.0 VGA compatible controller: NVIDIA Corporation GK104GL [GRID K2] (rev a1)",
+            "GRID/vGPU model (GRID K2)",
+        ),
+        (
+            "00:06.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB Virtual Function]",
+            "NVIDIA virtual function",
+        ),
+    ],
+)
+def test_virtual_signals(line: str, signal: str) -> None:
+    metrics = lspci.parse(line + "\n").metrics
+    assert metrics["virtual"] is True
+    assert signal in metrics["virtual_signals"]
+
+
+def test_matrox_bmc_vga_is_a_physical_signal() -> None:
+    line = (
+        "0b:00.0 VGA compatible controller: Matrox Electronics Systems Ltd. MGA G200e [Pilot] "
+        "ServerEngines (SEP1) (rev 02)"
+    )
+    metrics = lspci.parse(line).metrics
+    assert metrics["virtual"] is False
+    assert metrics["physical_signals"] == ["Matrox G200 BMC VGA"]
+
+
+def test_vmm_records_are_read() -> None:
+    text = (
+        "Slot:\t00:02.0\nClass:\tVGA compatible controller [0300]\n"
+        "Vendor:\tRed Hat, Inc. [1af4]\nDevice:\tVirtio 1.0 GPU [1050]\nRev:\t01\n\n"
+        "Slot:\t00:05.0\nClass:\t3D controller [0302]\nVendor:\tNVIDIA Corporation [10de]\n"
+        "Device:\tGH100 [H100 SXM5 80GB] [2330]\n"
+    )
+    metrics = lspci.parse(text).metrics
+    assert metrics["nvidia_gpu_count"] == 1
+    assert metrics["gpus"][0]["pci_id"] == "10de:2330"
+    assert metrics["virtual_signals"] == ["virtio device 1af4:1050 (Red Hat, Inc. Virtio 1.0 GPU)"]
+
+
+def test_listing_without_any_signal_cannot_tell() -> None:
+    result = lspci.parse(
+        "01:00.0 3D controller: NVIDIA Corporation GA100 [A100 SXM4 80GB] (rev a1)\n"
+    )
+    assert result.metrics["virtual"] is None
+    assert result.metrics["gpu_models"] == ["A100 SXM4 80GB"]
+    assert "no virtual or physical signal in this listing: cannot tell VM or host" in (
+        result.warnings
+    )
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected_as_lspci(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert lspci.detect(text) > 0
+    assert registry.detect_kind(text) == "lspci"
+
+
+@pytest.mark.parametrize("path", OTHER_KIND_SAMPLES)
+def test_other_tools_are_not_lspci(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert lspci.detect(text) == 0
+    with pytest.raises(EvidenceParseError, match="no PCI device lines found"):
+        lspci.parse(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\x00\xff binary \x00", "none\n"])
+def test_empty_or_garbage_is_a_clear_error(text: str) -> None:
+    with pytest.raises(EvidenceParseError, match="no PCI device lines found"):
+        lspci.parse(text)
+
+
+def test_truncated_listing_keeps_what_is_there(sample: Callable[[str], str]) -> None:
+    text = sample("lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt")[:900]
+    metrics = lspci.parse(text).metrics
+    assert 0 < metrics["nvidia_gpu_count"] < 8
+
+
+def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
+    text = sample("lspci/devmachine-kvm-lspci-vv.txt") * 1000  # ~5 MB
+    start = time.perf_counter()
+    assert lspci.parse(text).metrics["device_count"] == 6000
+    assert time.perf_counter() - start < 30
+
+
+def _mutate(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 4))):
+        cut = data.draw(st.integers(0, len(text)))
+        op = data.draw(st.sampled_from(["delete", "insert", "truncate", "swap"]))
+        if op == "delete":
+            text = text[:cut] + text[cut + data.draw(st.integers(1, 80)) :]
+        elif op == "insert":
+            text = text[:cut] + data.draw(st.text(max_size=40)) + text[cut:]
+        elif op == "truncate":
+            text = text[:cut]
+        else:
+            text = text[:cut] + data.draw(st.sampled_from(["[10de:", "]:", " (rev ", "Slot:\t"]))
+    return text
+
+
+def _check(text: str) -> None:
+    assert 0 <= lspci.detect(text) <= 100
+    try:
+        result = lspci.parse(text)
+    except EvidenceParseError:
+        return
+    assert isinstance(result, ParseResult)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_fuzz_random_text(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.data())
+def test_fuzz_mutated_samples(sample: Callable[[str], str], path: str, data: st.DataObject) -> None:
+    _check(_mutate(data, sample(path)))

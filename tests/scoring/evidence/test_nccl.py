@@ -1,0 +1,345 @@
+"""nccl-tests parser: real outputs of every header generation, noise, truncation, fuzzing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import nccl
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "nccl_tests/a100-8gpu-nvlink-sendrecv-g8-NA-inplace.txt",
+    "nccl_tests/autodl-2x2080ti-pcie-container.txt",
+    "nccl_tests/cscs-gh200-2node-sarus-v2.18.2.txt",
+    "nccl_tests/h100-2node-4gpu-each-g4.txt",
+    "nccl_tests/issue37-dgx1-v100-allgather-oldformat-FAILED.txt",
+    "nccl_tests/issue78-v100-256gpu-allreduce-nccl284-NA-truncated.txt",
+    "nccl_tests/issue78-v100-8node-alltoall-blank-redop-error-col.txt",
+    "nccl_tests/nccl-issue2169-h100-alltoall-v2.17.8-truncated.txt",
+    "nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt",
+    "nccl_tests/oci-h100-2node-roce-nccl2215.txt",
+]
+OTHER_KINDS = [
+    "nvidia_smi/quadro-rtx8000-x10-driver470-oldformat.txt",
+    "nvidia_smi_topo/a100-8gpu-baremetal-4nic-nic-legend.txt",
+    "dcgm_diag/memtest-r4-rtx2060-persistence-FAIL.txt",
+    "ibstat/mlx4-cx3-fdr56-mt4099.txt",
+    "perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt",
+]
+
+
+def test_new_format_single_node_eight_ranks(sample):
+    result = nccl.parse(sample("nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt"))
+    m = result.metrics
+    assert result.kind == "nccl_tests"
+    assert m["collective"] == "all_reduce"
+    assert m["ranks"] == 8
+    assert m["peak_busbw_gbyte_s"] == 232.20
+    assert m["avg_busbw_gbyte_s"] == 232.167
+    assert m["wrong_total"] == 0
+    assert m["max_size_bytes"] == 10737418240
+    assert m["gpu_names"] == ["NVIDIA A100-SXM4-40GB"]
+    assert m["hosts"] == ["inst-lscuv-ao-ub24"]
+    assert m["out_of_bounds_ok"] is True
+    assert m["curve"] == [
+        {
+            "size_bytes": 10737418240,
+            "count": 2684354560,
+            "type": "float",
+            "redop": "sum",
+            "root": -1,
+            "time_us": 80922.0,
+            "algbw_gbyte_s": 132.69,
+            "busbw_gbyte_s": 232.20,
+            "out_of_place_busbw_gbyte_s": 232.20,
+            "in_place_busbw_gbyte_s": 232.13,
+        }
+    ]
+    row = [f for f in result.facts if f.metric == "busbw_gbyte_s"]
+    assert [(f.value, f.unit, f.line) for f in row] == [(232.20, "GB/s", 18)]
+    avg = [f for f in result.facts if f.metric == "avg_busbw_gbyte_s"]
+    assert [(f.value, f.line) for f in avg] == [(232.167, 20)]
+    assert result.warnings == ()
+
+
+def test_two_nodes_sixteen_ranks_over_roce(sample):
+    m = nccl.parse(sample("nccl_tests/oci-h100-2node-roce-nccl2215.txt")).metrics
+    assert m["ranks"] == 16
+    assert m["hosts"] == ["inst-xxxxx-h100-ol89", "inst-yyyyy-h100-ol89"]
+    assert m["row_count"] == 5
+    assert m["min_size_bytes"] == 1073741824
+    assert m["max_size_bytes"] == 17179869184
+    # The peak is the in-place busbw of the last row (464.79 > 464.57 out-of-place).
+    assert m["peak_busbw_gbyte_s"] == 464.79
+    assert m["peak_size_bytes"] == 17179869184
+    assert m["avg_busbw_gbyte_s"] == 458.452
+    assert m["gpus_per_process"] == 1
+
+
+def test_several_gpus_per_process_and_a_dip_in_the_curve(sample):
+    m = nccl.parse(sample("nccl_tests/h100-2node-4gpu-each-g4.txt")).metrics
+    assert m["ranks"] == 8
+    assert m["gpus_per_process"] == 4
+    assert m["peak_busbw_gbyte_s"] == 235.51
+    assert m["row_count"] == 32
+    assert m["min_size_bytes"] == 8
+    point = next(p for p in m["curve"] if p["size_bytes"] == 2097152)
+    assert (point["out_of_place_busbw_gbyte_s"], point["in_place_busbw_gbyte_s"]) == (5.70, 7.67)
+    assert point["busbw_gbyte_s"] == 7.67
+
+
+def test_newest_banner_gives_versions(sample):
+    m = nccl.parse(sample("nccl_tests/cscs-gh200-2node-sarus-v2.18.2.txt")).metrics
+    assert m["nccl_tests_version"] == "2.18.2"
+    assert m["nccl_version"] == "2.30.7"  # nccl-library=23007: major*10000 + minor*100 + patch
+    assert m["collective"] == "all_reduce"
+    assert m["ranks"] == 2
+    assert m["hosts"] == ["nid007106", "nid007109"]
+    assert m["gpu_names"] == ["NVIDIA GH200 120GB"]
+    assert m["avg_busbw_gbyte_s"] == 14.9966
+    assert m["peak_busbw_gbyte_s"] == 22.88
+
+
+def test_pcie_consumer_gpus(sample):
+    m = nccl.parse(sample("nccl_tests/autodl-2x2080ti-pcie-container.txt")).metrics
+    assert (m["ranks"], m["gpus_per_process"]) == (2, 2)
+    assert m["peak_busbw_gbyte_s"] == 4.00
+    assert m["avg_busbw_gbyte_s"] == 2.05774
+    assert m["row_count"] == 28
+
+
+def test_old_format_without_hash_redop_root_and_failed_check(sample):
+    result = nccl.parse(sample("nccl_tests/issue37-dgx1-v100-allgather-oldformat-FAILED.txt"))
+    m = result.metrics
+    assert m["collective"] == "all_gather"
+    assert m["ranks"] is None
+    assert m["out_of_bounds"] == 2
+    assert m["out_of_bounds_ok"] is False
+    assert m["wrong_total"] == 2  # old "error" column: the tool's out-of-bounds count
+    assert m["max_error"] == 1.0
+    assert m["avg_busbw_gbyte_s"] == 128.942
+    assert m["curve"][0]["redop"] is None
+    assert m["curve"][0]["busbw_gbyte_s"] == 129.05
+    assert any("wrong results" in w for w in result.warnings)
+
+
+def test_old_alltoall_with_blank_redop_cells(sample):
+    m = nccl.parse(
+        sample("nccl_tests/issue78-v100-8node-alltoall-blank-redop-error-col.txt")
+    ).metrics
+    assert m["collective"] is None  # the pasted block never names the binary
+    assert m["row_count"] == 2
+    assert [p["time_us"] for p in m["curve"]] == [520935.0, 1041974.0]
+    assert {p["redop"] for p in m["curve"]} == {None}
+    assert {p["type"] for p in m["curve"]} == {"float"}
+    assert m["peak_busbw_gbyte_s"] == 0.51
+    assert m["wrong_total"] == 0
+    assert m["max_error"] == 1.0
+
+
+def test_unchecked_results_and_a_truncated_last_row(sample):
+    result = nccl.parse(sample("nccl_tests/issue78-v100-256gpu-allreduce-nccl284-NA-truncated.txt"))
+    m = result.metrics
+    assert m["nccl_version"] == "2.8.4"
+    assert m["row_count"] == 6
+    assert m["wrong_total"] is None
+    assert m["wrong_unchecked"] == 12
+    assert m["peak_busbw_gbyte_s"] == 74.36
+    assert m["avg_busbw_gbyte_s"] is None
+    assert "line 14: unreadable or incomplete result row skipped (the output seems truncated)" in (
+        result.warnings
+    )
+
+
+def test_sendrecv_in_place_not_checked(sample):
+    result = nccl.parse(sample("nccl_tests/a100-8gpu-nvlink-sendrecv-g8-NA-inplace.txt"))
+    m = result.metrics
+    assert m["collective"] == "sendrecv"
+    assert m["wrong_total"] == 0
+    assert m["wrong_unchecked"] == 4
+    assert m["peak_busbw_gbyte_s"] == 195.56
+    assert m["avg_busbw_gbyte_s"] is None
+    assert "no 'Avg bus bandwidth' line (output truncated?)" in result.warnings
+
+
+def test_alltoall_newest_format_cut_inside_the_last_cell(sample):
+    result = nccl.parse(sample("nccl_tests/nccl-issue2169-h100-alltoall-v2.17.8-truncated.txt"))
+    m = result.metrics
+    assert m["collective"] == "alltoall"
+    assert m["nccl_tests_version"] == "2.17.8"
+    assert m["ranks"] == 4
+    assert m["curve"][0]["redop"] == "none"
+    assert m["curve"][0]["root"] == -1
+    assert m["peak_busbw_gbyte_s"] == 337.99
+    assert "line 16: unreadable #wrong/error value (truncated?)" in result.warnings
+
+
+def test_counts_in_g_notation_break_alignment_but_not_the_parse():
+    text = (
+        "# Collective test starting: reduce_scatter_perf\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        " 1.07374e+09 3.35544e+07 float sum -1 4511.2 238.02 223.14 0 4520.9 237.50 222.66 0\n"
+        "# Avg bus bandwidth    : 222.9\n"
+    )
+    m = nccl.parse(text).metrics
+    assert m["collective"] == "reduce_scatter"
+    assert m["curve"][0]["size_bytes"] == 1073741824
+    assert m["curve"][0]["count"] == 33554432
+    assert m["peak_busbw_gbyte_s"] == 223.14
+
+
+def test_nccl1_header_names_and_missing_hash():
+    text = (
+        "       bytes             N    type      op     time  algbw  busbw      res     time  algbw"
+        "  busbw      res\n"
+        "     1048576        262144   float     sum    95.52  10.98  19.21    0e+00    95.21"
+        "  11.01  19.27    0e+00\n"
+    )
+    m = nccl.parse(text).metrics
+    assert m["curve"][0]["redop"] == "sum"
+    assert m["peak_busbw_gbyte_s"] == 19.27
+    assert m["max_error"] == 0.0
+    assert m["wrong_total"] is None  # no "Out of bounds values" line to count from
+
+
+def test_mpi_tags_and_interleaved_noise_change_nothing(sample):
+    text = sample("nccl_tests/oci-h100-2node-roce-nccl2215.txt")
+    lines = text.splitlines()
+    noisy = [f"[1,0]<stdout>:{line}" for line in lines[:24]]
+    noisy += [
+        "inst-xxxxx-h100-ol89:1274:1274 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE",
+        "--------------------------------------------------------------------------",
+        "WARNING: There are more than one active ports on host 'inst-xxxxx', but the",
+        "[1700000000.1] [inst:1274:0] ucp_context.c:1951 UCX  WARN  UCP API version is old",
+    ]
+    noisy += lines[24:]
+    assert nccl.parse("\n".join(noisy)).metrics == nccl.parse(text).metrics
+
+
+def test_several_tables_are_listed_and_the_first_is_summarised(sample):
+    first = sample("nccl_tests/autodl-2x2080ti-pcie-container.txt")
+    second = sample("nccl_tests/issue37-dgx1-v100-allgather-oldformat-FAILED.txt")
+    result = nccl.parse(first + second)
+    m = result.metrics
+    assert m["collectives"] == ["all_reduce", "all_gather"]
+    assert m["collective"] == "all_reduce"
+    assert m["peak_busbw_gbyte_s"] == 4.00
+    assert [run["collective"] for run in m["runs"]] == ["all_reduce", "all_gather"]
+    assert m["runs"][1]["peak_busbw_gbyte_s"] == 129.05
+    assert "2 result tables; the summary describes the first one" in result.warnings
+
+
+def test_ranks_printed_by_separate_processes_are_flagged():
+    text = (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#   Rank  0 Pid   1320 on ip-172-31-20-228 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+        "#   Rank  0 Pid   2066 on ip-172-31-22-230 device  0 [0x00] Tesla V100-SXM2-16GB\n"
+        "#       size         count      type   redop     time   algbw   busbw  error     time"
+        "   algbw   busbw  error\n"
+        "           8             2     float     sum     5.12    0.00    0.00  0e+00     5.01"
+        "    0.00    0.00  0e+00\n"
+    )
+    result = nccl.parse(text)
+    assert result.metrics["ranks"] == 1
+    assert result.metrics["hosts"] == ["ip-172-31-20-228"]
+    assert any("listed by several processes" in w for w in result.warnings)
+
+
+def test_a_test_that_failed_before_any_row_is_an_error_with_its_line():
+    text = (
+        "#  Rank 0 Group 0 Pid 3590 on c2211f46f318 device 0 [0x16] NVIDIA GeForce RTX 4090\n"
+        "c2211f46f318: Test NCCL failure common.cu:1005 'unhandled CUDA error'\n"
+        " .. c2211f46f318 pid 3288: Test failure common.cu:891\n"
+    )
+    with pytest.raises(EvidenceParseError) as caught:
+        nccl.parse(text)
+    assert caught.value.line == 2
+    assert "the test failed" in caught.value.reason
+    assert "unhandled CUDA error" in caught.value.reason
+
+
+def test_header_without_rows_is_an_error_at_the_header(sample):
+    text = "\n".join(sample("nccl_tests/autodl-2x2080ti-pcie-container.txt").splitlines()[:10])
+    with pytest.raises(EvidenceParseError) as caught:
+        nccl.parse(text)
+    assert caught.value.line == 9
+    assert "no readable result rows" in caught.value.reason
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "hello world\n", "\x00\x01\x02garbage"])
+def test_nothing_recognisable_is_an_error(text):
+    with pytest.raises(EvidenceParseError, match="no nccl-tests result table found"):
+        nccl.parse(text)
+
+
+@pytest.mark.parametrize("path", OTHER_KINDS)
+def test_other_tools_are_rejected(sample, path):
+    text = sample(path)
+    assert nccl.detect(text) < 30
+    with pytest.raises(EvidenceParseError):
+        nccl.parse(text)
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected(sample, path):
+    assert nccl.detect(sample(path)) > 0
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_registry_detects_every_sample_as_nccl(sample, path):
+    registry = pytest.importorskip("scoring.evidence.registry")
+    assert registry.detect_kind(sample(path)) == "nccl_tests"
+
+
+def _check(text: str) -> None:
+    assert 0 <= nccl.detect(text) <= 100
+    try:
+        result = nccl.parse(text)
+    except EvidenceParseError as exc:
+        assert exc.kind == "nccl_tests"
+        return
+    assert isinstance(result, ParseResult)
+    json.dumps(result.metrics, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fuzz_random_text(text):
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(SAMPLES),
+    st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 40), st.text(max_size=12)), max_size=6
+    ),
+)
+def test_fuzz_mutated_samples(sample, path, edits):
+    text = sample(path)
+    for position, width, insert in edits:
+        position %= len(text) + 1
+        text = text[:position] + insert + text[position + width :]
+    _check(text)
+
+
+def test_big_log_parses_in_linear_time():
+    row = "   1048576  262144  float  sum  -1  339.61  3.09  3.09  0  335.85  3.12  3.12  0\n"
+    header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+    started = time.perf_counter()
+    result = nccl.parse(header + row * 20000 + "# Avg bus bandwidth : 3.1\n")
+    assert result.metrics["row_count"] == 20000
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize("piece", [" ", "\n", "1", "#", "a,", "Rank 1 ", " \n", "GPU 0: a "])
+def test_pathological_long_lines_stay_fast(piece):
+    started = time.perf_counter()
+    _check(piece * (300000 // len(piece)))
+    assert time.perf_counter() - started < 5

@@ -1,0 +1,233 @@
+"""Plain nvidia-smi table parser: R4xx and R5xx layouts, vGPU models, MIG, failures, fuzzing."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import nvidia_smi
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "nvidia_smi/arbutus-grid-v100d-8c-vgpu-driver550.txt",
+    "nvidia_smi/autodl-2x2080ti-driver550-container.txt",
+    "nvidia_smi/dgx-a100-8gpu-driver450-mig-pending.txt",
+    "nvidia_smi/dgx-spark-gb10-driver580-memory-not-supported.txt",
+    "nvidia_smi/quadro-rtx8000-x10-driver470-oldformat.txt",
+]
+OTHER_KINDS = [
+    "nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt",
+    "nvidia_smi_topo/a100-8gpu-baremetal-4nic-nic-legend.txt",
+    "dcgm_diag/dcgm-issue253-4.2.3-pcie-fail-wrapped-warnings.txt",
+    "nccl_tests/h100-2node-4gpu-each-g4.txt",
+    "lspci/rhelai-kvm-vm-4xh100-virtio-gpu.txt",
+]
+
+
+def test_new_layout_two_consumer_gpus(sample):
+    result = nvidia_smi.parse(sample("nvidia_smi/autodl-2x2080ti-driver550-container.txt"))
+    m = result.metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("550.90.07", "12.4")
+    assert m["gpu_count"] == 2
+    assert m["gpu_names"] == ["NVIDIA GeForce RTX 2080 Ti"] * 2
+    assert m["memory_total_mib"] == [11264, 11264]
+    assert m["memory_used_mib"] == [1, 1]
+    assert m["bus_ids"] == ["00000000:B4:00.0", "00000000:B5:00.0"]
+    assert m["ecc_volatile_uncorrected"] == [None, None]  # consumer card: "N/A"
+    assert m["ecc_volatile_uncorrected_total"] is None
+    assert m["mig_mode"] == [None, None]
+    assert m["power_cap_w"] == [250.0, 250.0]
+    assert m["vgpu"] is False
+    assert m["gpus"][1]["perf_state"] == "P8"
+    assert m["gpus"][1]["compute_mode"] == "Default"
+    assert result.warnings == ()
+    facts = [(f.metric, f.value, f.line) for f in result.facts]
+    assert facts == [
+        ("gpu_count", 2.0, 10),
+        ("gpu_memory_total_mib", 11264.0, 10),
+        ("gpu_memory_total_mib", 11264.0, 14),
+    ]
+
+
+def test_old_layout_ten_quadro_gpus(sample):
+    m = nvidia_smi.parse(sample("nvidia_smi/quadro-rtx8000-x10-driver470-oldformat.txt")).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("470.63.01", "11.4")
+    assert m["gpu_count"] == 10
+    assert set(m["gpu_names"]) == {"Quadro RTX 8000"}
+    assert m["memory_total_mib"] == [48601] * 10
+    assert m["bus_ids"][9] == "00000000:C2:00.0"
+    assert m["ecc_volatile_uncorrected"] == [None] * 10  # "Off"
+    assert m["gpus"][0]["ecc_cell"] == "Off"
+    assert m["persistence_mode"] == ["On"] * 10
+
+
+def test_vgpu_profile_is_flagged(sample):
+    result = nvidia_smi.parse(sample("nvidia_smi/arbutus-grid-v100d-8c-vgpu-driver550.txt"))
+    m = result.metrics
+    assert m["gpu_names"] == ["GRID V100D-8C"]
+    assert m["vgpu"] is True
+    assert m["vgpu_models"] == ["GRID V100D-8C"]
+    assert m["memory_total_mib"] == [8192]
+    assert m["ecc_volatile_uncorrected"] == [0]
+    assert m["power_cap_w"] == [None]
+    assert "vGPU/GRID model(s) listed: GRID V100D-8C" in result.warnings
+
+
+@pytest.mark.parametrize(
+    ("name", "vgpu"),
+    [
+        ("NVIDIA A100-4C", True),
+        ("GRID T4-16Q", True),
+        ("NVIDIA A16-2B", True),
+        ("GRID K520", True),
+        ("NVIDIA A100-SXM4-80GB", False),
+        ("Tesla V100-SXM2-32GB", False),
+        ("NVIDIA H100 80GB HBM3", False),
+    ],
+)
+def test_vgpu_names(name, vgpu):
+    text = (
+        "| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2     |\n"
+        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "|===============================+======================+======================|\n"
+        f"|   0  {name:<20}On   | 00000000:00:05.0 Off |                    0 |\n"
+        "| N/A   30C    P0    40W / 250W |      0MiB / 16384MiB |      0%      Default |\n"
+        "+-------------------------------+----------------------+----------------------+\n"
+    )
+    assert nvidia_smi.parse(text).metrics["vgpu"] is vgpu
+
+
+def test_mig_modes_with_a_pending_change_and_ecc_counts(sample):
+    m = nvidia_smi.parse(sample("nvidia_smi/dgx-a100-8gpu-driver450-mig-pending.txt")).metrics
+    assert m["gpu_count"] == 8
+    assert m["gpu_names"] == ["A100-SXM4-40GB"] * 8
+    assert m["mig_mode"] == ["Disabled"] * 8
+    assert m["mig_mode_pending"] == [False] * 7 + [True]  # GPU 7 shows "Disabled*"
+    assert m["ecc_volatile_uncorrected"] == [0] * 7 + [None]  # GPU 7 shows "On" (MIG)
+    assert m["ecc_volatile_uncorrected_total"] == 0
+    assert m["memory_used_mib"][:3] == [400, 5701, 36121]
+    assert m["memory_total_mib"] == [40537] * 8
+
+
+def test_unified_memory_gpu_shows_no_memory_size(sample):
+    path = "nvidia_smi/dgx-spark-gb10-driver580-memory-not-supported.txt"
+    result = nvidia_smi.parse(sample(path))
+    m = result.metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("580.95.05", "13.0")
+    assert m["gpu_names"] == ["NVIDIA GB10"]
+    assert m["bus_ids"] == ["0000000F:01:00.0"]
+    assert m["memory_total_mib"] == [None]
+    assert m["gpus"][0]["display_active"] == "On"
+    assert "GPU 0: memory size not shown ('Not Supported')" in result.warnings
+
+
+def test_truncated_names_are_reported():
+    text = (
+        "| NVIDIA-SMI 520.61.05    Driver Version: 520.61.05    CUDA Version: 11.8     |\n"
+        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "|===============================+======================+======================|\n"
+        "|   0  NVIDIA A100 80G...  On   | 00000000:17:00.0 Off |                    0 |\n"
+        "| N/A   29C    P0    43W / 300W |      0MiB / 81920MiB |      0%      Default |\n"
+        "|                               |                      |             Disabled |\n"
+        "+-------------------------------+----------------------+----------------------+\n"
+    )
+    result = nvidia_smi.parse(text)
+    assert result.metrics["gpu_names"] == ["NVIDIA A100 80G..."]
+    assert "GPU 0: name truncated by nvidia-smi ('NVIDIA A100 80G...')" in result.warnings
+    # no "MIG M." header row: the third line is not read as a MIG mode
+    assert result.metrics["mig_mode"] == [None]
+
+
+def test_two_runs_pasted_keep_the_first_listing(sample):
+    text = sample("nvidia_smi/autodl-2x2080ti-driver550-container.txt")
+    result = nvidia_smi.parse(text + text)
+    assert result.metrics["gpu_count"] == 2
+    assert any("GPU 0 listed again" in w for w in result.warnings)
+
+
+def test_driver_failure_is_an_error_with_its_message():
+    text = (
+        "$ nvidia-smi\n"
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+        "Make sure that the latest NVIDIA driver is installed and running.\n"
+    )
+    with pytest.raises(EvidenceParseError) as caught:
+        nvidia_smi.parse(text)
+    assert caught.value.line == 2
+    assert "couldn't communicate with the NVIDIA driver" in caught.value.reason
+
+
+def test_truncated_table_still_gives_the_gpus_shown(sample):
+    lines = sample("nvidia_smi/quadro-rtx8000-x10-driver470-oldformat.txt").splitlines()
+    result = nvidia_smi.parse("\n".join(lines[:15]))
+    assert result.metrics["gpu_count"] == 2
+    assert result.metrics["memory_total_mib"] == [48601, 48601]
+
+
+@pytest.mark.parametrize("text", ["", "No running processes found\n", "| a | b |\n", "\x00"])
+def test_nothing_recognisable_is_an_error(text):
+    with pytest.raises(EvidenceParseError, match="no nvidia-smi GPU table found"):
+        nvidia_smi.parse(text)
+
+
+@pytest.mark.parametrize("path", OTHER_KINDS)
+def test_other_tools_are_rejected(sample, path):
+    text = sample(path)
+    assert nvidia_smi.detect(text) < 30
+    with pytest.raises(EvidenceParseError):
+        nvidia_smi.parse(text)
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected(sample, path):
+    assert nvidia_smi.detect(sample(path)) > 0
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_registry_detects_every_sample_as_nvidia_smi(sample, path):
+    registry = pytest.importorskip("scoring.evidence.registry")
+    assert registry.detect_kind(sample(path)) == "nvidia_smi"
+
+
+def _check(text: str) -> None:
+    assert 0 <= nvidia_smi.detect(text) <= 100
+    try:
+        result = nvidia_smi.parse(text)
+    except EvidenceParseError as exc:
+        assert exc.kind == "nvidia_smi"
+        return
+    assert isinstance(result, ParseResult)
+    json.dumps(result.metrics, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fuzz_random_text(text):
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(SAMPLES),
+    st.lists(
+        st.tuples(st.integers(0, 10**5), st.integers(0, 30), st.text(max_size=10)), max_size=6
+    ),
+)
+def test_fuzz_mutated_samples(sample, path, edits):
+    text = sample(path)
+    for position, width, insert in edits:
+        position %= len(text) + 1
+        text = text[:position] + insert + text[position + width :]
+    _check(text)
+
+
+@pytest.mark.parametrize("piece", [" ", "\n", "1", "| ", "|   0  x ", "1MiB /", "9W / "])
+def test_pathological_long_lines_stay_fast(piece):
+    header = "| GPU  Name  Persistence-M |\n|====|\n"
+    started = time.perf_counter()
+    _check(header + piece * (300000 // len(piece)))
+    assert time.perf_counter() - started < 5

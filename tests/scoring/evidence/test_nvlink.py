@@ -1,0 +1,192 @@
+"""nvidia-smi nvlink parser: --status speeds, <inactive> links, -e counters, -c, -R, excerpts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import nvlink
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "nvidia_smi_nvlink/hpe-dl380a-2x-h100pcie-bridge-R-and-s-inactive.txt",
+    "nvidia_smi_nvlink/microway-dgx1-v100-status-capabilities-snip.txt",
+    "nvidia_smi_nvlink/mlengineering-h100-nvlink-e-and-status.txt",
+]
+OTHER_KINDS = [
+    "nvidia_smi_topo/issue37-dgx1-v100-nv1-nv2.txt",
+    "nvidia_smi/quadro-rtx8000-x10-driver470-oldformat.txt",
+    "nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt",
+    "ibstat/gpud-h100-roce-cx7-some-down-polling.txt",
+    "nvidia_smi_query/mlengineering-a100-q-ecc-remapped-rows-xid63.txt",
+]
+
+
+def test_h100_errors_and_status_with_elided_links(sample):
+    result = nvlink.parse(sample("nvidia_smi_nvlink/mlengineering-h100-nvlink-e-and-status.txt"))
+    m = result.metrics
+    assert m["gpu_count"] == 1
+    # Links 0 and 17 are shown around "[...]": nvidia-smi numbers links 0..17 without gaps.
+    assert m["links_per_gpu"] == 18
+    assert m["link_gbyte_s"] == 26.562
+    assert m["link_gbyte_s_min"] == 26.562
+    assert (m["replay_errors_total"], m["recovery_errors_total"], m["crc_errors_total"]) == (
+        0,
+        0,
+        0,
+    )
+    assert m["links_with_errors"] == []
+    assert m["gpus"]["0"]["name"] == "NVIDIA H100 80GB HBM3"
+    assert m["gpus"]["0"]["uuid"] == "GPU-abcdefab-cdef-abdc-abcd-abababababab"
+    assert m["p2p_supported_links"] is None
+    assert "error counters of links hidden by the excerpt are not included" in result.warnings
+    facts = {(f.metric, f.line): f.value for f in result.facts}
+    assert facts[("links_per_gpu", 2)] == 18.0
+    assert facts[("link_gbyte_s", 19)] == 26.562
+
+
+def test_nvlink_bridge_pair_with_inactive_links_and_remote_devices(sample):
+    path = "nvidia_smi_nvlink/hpe-dl380a-2x-h100pcie-bridge-R-and-s-inactive.txt"
+    result = nvlink.parse(sample(path))
+    m = result.metrics
+    assert m["gpu_count"] == 2
+    assert m["links_per_gpu"] == 12
+    assert m["inactive_links"] == 12
+    assert m["gpus"]["1"] == {
+        "name": "NVIDIA H100 PCIe",
+        "uuid": "GPU-9b1446e2-8a89-4cf6-b68c-a98d99e958d3",
+        "active_links": 12,
+        "inactive_links": 6,
+    }
+    assert m["remote_devices"] == {"0": ["00000000:D5:00.0"], "1": ["00000000:C2:00.0"]}
+    assert m["replay_errors_total"] is None
+    assert result.warnings == ()
+
+
+def test_old_driver_without_uuid_and_snipped_gpus(sample):
+    path = "nvidia_smi_nvlink/microway-dgx1-v100-status-capabilities-snip.txt"
+    result = nvlink.parse(sample(path))
+    m = result.metrics
+    assert m["gpu_count"] == 8
+    assert sorted(m["gpus"]) == ["0", "7"]
+    assert m["gpus"]["7"]["uuid"] is None
+    assert m["gpus"]["7"]["name"] == "Tesla V100-SXM2-32GB"
+    assert m["links_per_gpu"] == 6
+    assert m["link_gbyte_s"] == 25.781
+    assert m["p2p_supported_links"] == 2  # links 0 and 5 of GPU 0 are shown by -c
+    assert any("GPU(s) 1, 2, 3, 4, 5, 6 hidden" in w for w in result.warnings)
+
+
+def test_error_counters_are_summed_and_faulty_links_named():
+    text = (
+        "GPU 3: NVIDIA A100-SXM4-80GB (UUID: GPU-1)\n"
+        "\t Link 0: Replay Errors: 12\n\t Link 0: Recovery Errors: 1\n\t Link 0: CRC Errors: 0\n"
+        "\t Link 1: Replay Errors: 0\n\t Link 1: Recovery Errors: 0\n\t Link 1: CRC Errors: 7\n"
+        "\t Link 2: Replay Errors: N/A\n"
+    )
+    result = nvlink.parse(text)
+    m = result.metrics
+    assert (m["replay_errors_total"], m["recovery_errors_total"], m["crc_errors_total"]) == (
+        12,
+        1,
+        7,
+    )
+    assert m["links_with_errors"] == ["GPU 3 link 0", "GPU 3 link 1"]
+    assert m["link_gbyte_s"] is None
+    assert m["links_per_gpu"] == 3
+    assert "1 error counter(s) not readable (N/A?)" in result.warnings
+    assert any("no --status section" in w for w in result.warnings)
+
+
+def test_a_degraded_link_shows_in_the_minimum_speed():
+    text = "GPU 0: NVIDIA A100 (UUID: GPU-x)\n\t Link 0: 25 GB/s\n\t Link 1: 12.5 GB/s\n"
+    m = nvlink.parse(text).metrics
+    assert (m["link_gbyte_s"], m["link_gbyte_s_min"], m["links_per_gpu"]) == (25.0, 12.5, 2)
+
+
+def test_capabilities_without_a_gpu_header_are_one_gpu():
+    text = "Link 0, P2P is supported: true\nLink 1, P2P is supported: false\n"
+    result = nvlink.parse(text)
+    assert result.metrics["gpu_count"] == 1
+    assert result.metrics["p2p_supported_links"] == 1
+    assert any("without a 'GPU n:' header" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n", "nvidia-smi nvlink -s\n", "\x00\x01"],
+)
+def test_no_link_lines_is_an_error(text):
+    with pytest.raises(EvidenceParseError, match="no NVLink lines found"):
+        nvlink.parse(text)
+
+
+def test_a_gpu_list_without_links_is_not_nvlink_output():
+    assert nvlink.detect("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n") == 0
+
+
+@pytest.mark.parametrize("path", OTHER_KINDS)
+def test_other_tools_are_rejected(sample, path):
+    text = sample(path)
+    assert nvlink.detect(text) < 30
+    with pytest.raises(EvidenceParseError):
+        nvlink.parse(text)
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected(sample, path):
+    assert nvlink.detect(sample(path)) > 0
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_registry_detects_every_sample_as_nvlink(sample, path):
+    registry = pytest.importorskip("scoring.evidence.registry")
+    assert registry.detect_kind(sample(path)) == "nvidia_smi_nvlink"
+
+
+def _check(text: str) -> None:
+    assert 0 <= nvlink.detect(text) <= 100
+    try:
+        result = nvlink.parse(text)
+    except EvidenceParseError as exc:
+        assert exc.kind == "nvidia_smi_nvlink"
+        return
+    assert isinstance(result, ParseResult)
+    json.dumps(result.metrics, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fuzz_random_text(text):
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(SAMPLES),
+    st.lists(
+        st.tuples(st.integers(0, 10**5), st.integers(0, 30), st.text(max_size=10)), max_size=6
+    ),
+)
+def test_fuzz_mutated_samples(sample, path, edits):
+    text = sample(path)
+    for position, width, insert in edits:
+        position %= len(text) + 1
+        text = text[:position] + insert + text[position + width :]
+    _check(text)
+
+
+def test_huge_indices_do_not_blow_up():
+    text = "GPU 999999: X\n[...]\nGPU 0: Y\n Link 999999: 25 GB/s\n Link 99999999999999: 1 GB/s\n"
+    _check(text)
+
+
+@pytest.mark.parametrize("piece", [" ", "\n", "GPU 0: a ", "Link 1: ", "Link 1, a ", "(UUID: "])
+def test_pathological_long_lines_stay_fast(piece):
+    started = time.perf_counter()
+    _check(piece * (300000 // len(piece)))
+    assert time.perf_counter() - started < 5

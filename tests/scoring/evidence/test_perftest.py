@@ -1,0 +1,288 @@
+"""Tests of the perftest (ib_*_bw / ib_*_lat) parser on real reports."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import perftest, registry
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt",
+    "perftest/stmatengss-mlx4-ib_write_bw-a-sweep-mbps.txt",
+    "perftest/stmatengss-mlx4-ib_write_lat-a-latency.txt",
+    "perftest/hdr200-ib_write_bw-a-mbps-cpufreq-warning-every-row.txt",
+    "perftest/roce200g-ib_write_bw-a-report-gbits-sweep.txt",
+]
+OTHER_KIND_SAMPLES = [
+    "ibstat/gpud-h100-roce-cx7-some-down-polling.txt",
+    "lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt",
+    "cpu_info/lscpu-amd-epyc7763-2s-baremetal-indented-wrapped.txt",
+    "dmi/insights-kvm-rhev-dmidecode3.0.txt",
+    "fio/fio333-seqread-normal-json.txt",
+]
+
+
+def test_mbyte_per_second_is_two_to_the_twenty_bytes() -> None:
+    # perftest divides by 0x100000 for MB/sec: 1 MB/sec = 1048576 * 8 bits/s.
+    assert round(perftest.MBYTE_PER_S_TO_GBIT_S, 12) == 0.008388608
+
+
+def test_bidirectional_duration_run_without_peak(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(sample("perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt"))
+    metrics = result.metrics
+    assert metrics["test_type"] == "bandwidth"
+    assert metrics["test"] == "ib_write_bw"
+    assert metrics["title"] == "RDMA_Write Bidirectional BW Test"
+    assert metrics["bidirectional"] is True
+    assert metrics["report_unit"] == "Gb/sec"
+    assert metrics["bw_avg_gbit_s"] == 98.02
+    assert metrics["bw_peak_gbit_s"] is None
+    assert metrics["peak_measured"] is False
+    assert (metrics["device"], metrics["link_type"], metrics["gid_index"]) == (
+        "mlx5_0",
+        "Ethernet",
+        4,
+    )
+    assert (metrics["mtu_bytes"], metrics["qps"], metrics["connection_type"]) == (4096, 1, "RC")
+    assert metrics["cpu_freq_warnings"] == 1
+    assert metrics["sweep"] == [
+        {
+            "size_bytes": 65536,
+            "iterations": 560845,
+            "bw_peak_gbit_s": None,
+            "bw_avg_gbit_s": 98.02,
+            "msg_rate_mpps": 0.18695,
+        }
+    ]
+    assert result.warnings == (
+        "1 'Conflicting CPU frequency' warning(s): CPU not at max frequency, results may be low",
+        "perftest did not measure the BW peak (duration mode): peak is null",
+    )
+    (fact,) = result.facts
+    assert (fact.metric, fact.value, fact.unit, fact.line) == (
+        "perftest_bw_avg_gbit_s",
+        98.02,
+        "Gbit/s",
+        26,
+    )
+    assert fact.details == {"size_bytes": 65536, "test": "ib_write_bw", "bidirectional": True}
+
+
+def test_size_sweep_in_mbyte_per_second(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(sample("perftest/stmatengss-mlx4-ib_write_bw-a-sweep-mbps.txt"))
+    metrics = result.metrics
+    assert metrics["report_unit"] == "MB/sec"
+    assert metrics["device"] == "mlx4_0"
+    assert metrics["link_type"] == "IB"
+    assert len(metrics["sweep"]) == 23
+    assert [r["size_bytes"] for r in metrics["sweep"]][:3] == [2, 4, 8]
+    assert metrics["max_size_bytes"] == 8388608
+    # Best average 3666.12 MB/sec (at 1 MiB), best peak 3666.33, at 8 MiB 3665.25 MB/sec.
+    assert metrics["bw_avg_gbit_s"] == pytest.approx(30.753644, abs=1e-6)
+    assert metrics["bw_peak_gbit_s"] == pytest.approx(30.755405, abs=1e-6)
+    assert metrics["bw_avg_gbit_s_at_max_size"] == pytest.approx(30.746345, abs=1e-6)
+    assert metrics["msg_rate_mpps"] == 0.003666
+    assert len(result.facts) == 23
+    assert result.facts[0].line == 20
+    assert result.warnings == ()
+
+
+def test_sweep_with_a_cpu_frequency_warning_before_every_row(
+    sample: Callable[[str], str],
+) -> None:
+    result = perftest.parse(
+        sample("perftest/hdr200-ib_write_bw-a-mbps-cpufreq-warning-every-row.txt")
+    )
+    metrics = result.metrics
+    assert len(metrics["sweep"]) == 23
+    assert metrics["cpu_freq_warnings"] == 23
+    # 10787.86 MB/sec avg and 10788.20 peak at 8 MiB.
+    assert metrics["bw_avg_gbit_s"] == pytest.approx(90.495129, abs=1e-6)
+    assert metrics["bw_peak_gbit_s"] == pytest.approx(90.497981, abs=1e-6)
+    assert metrics["sweep"][0] == {
+        "size_bytes": 2,
+        "iterations": 5000,
+        "bw_peak_gbit_s": pytest.approx(4.26 * 0.008388608, abs=1e-6),
+        "bw_avg_gbit_s": pytest.approx(3.88 * 0.008388608, abs=1e-6),
+        "msg_rate_mpps": 2.036842,
+    }
+    assert result.warnings[0].startswith("23 'Conflicting CPU frequency' warning(s)")
+
+
+def test_report_gbits_sweep_over_roce(sample: Callable[[str], str]) -> None:
+    metrics = perftest.parse(
+        sample("perftest/roce200g-ib_write_bw-a-report-gbits-sweep.txt")
+    ).metrics
+    assert metrics["report_unit"] == "Gb/sec"
+    assert metrics["link_type"] == "Ethernet"
+    assert metrics["gid_index"] == 3
+    assert metrics["bw_avg_gbit_s"] == 196.07
+    assert metrics["bw_peak_gbit_s"] == 196.07
+    assert metrics["sweep"][0]["bw_peak_gbit_s"] == 0.090062
+    assert metrics["sweep"][0]["bw_avg_gbit_s"] == 0.088598
+    assert metrics["sweep"][12] == {
+        "size_bytes": 8192,
+        "iterations": 5000,
+        "bw_peak_gbit_s": 194.71,
+        "bw_avg_gbit_s": 194.57,
+        "msg_rate_mpps": 2.968878,
+    }
+
+
+def test_latency_test_is_parsed_as_latency(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(sample("perftest/stmatengss-mlx4-ib_write_lat-a-latency.txt"))
+    metrics = result.metrics
+    assert metrics["test_type"] == "latency"
+    assert metrics["test"] == "ib_write_lat"
+    assert metrics["bw_avg_gbit_s"] is None
+    assert metrics["bw_peak_gbit_s"] is None
+    assert (metrics["lat_typical_us"], metrics["lat_avg_us"]) == (0.98, 1.03)
+    assert metrics["sweep"][0] == {
+        "size_bytes": 2,
+        "iterations": 20000,
+        "t_min_us": 0.88,
+        "t_max_us": 6.84,
+        "t_typical_us": 0.98,
+        "t_avg_us": 1.03,
+        "t_stdev_us": 0.20,
+        "p99_us": 1.21,
+        "p999_us": 5.42,
+    }
+    assert metrics["sweep"][-1]["t_typical_us"] == 2302.01
+    assert {f.metric for f in result.facts} == {"perftest_lat_typical_us"}
+    assert "latency test: it has no bandwidth figures" in result.warnings
+
+
+def test_zero_peak_without_the_duration_warning_is_null() -> None:
+    text = (
+        "                    Send BW Test\n Link type       : Ethernet\n"
+        "-" * 87 + "\n"
+        " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+        " 65536      1000             0.00               552.05             0.008833\n"
+        + "-" * 87
+        + "\n"
+    )
+    result = perftest.parse(text)
+    assert result.metrics["test"] == "ib_send_bw"
+    assert result.metrics["bw_peak_gbit_s"] is None
+    assert result.metrics["bw_avg_gbit_s"] == pytest.approx(552.05 * 0.008388608, abs=1e-6)
+    assert "BW peak printed as 0.00 on every row: peak is null" in result.warnings
+
+
+def test_connection_failure_is_quoted_in_the_error() -> None:
+    text = (
+        "$ ib_write_bw -d mlx5_0 10.0.0.2\n"
+        "Couldn't connect to 10.0.0.2:18515\n"
+        "Unable to open file descriptor for socket connection Unable to init the socket "
+        "connection\n"
+    )
+    with pytest.raises(EvidenceParseError) as err:
+        perftest.parse(text)
+    assert err.value.line == 2
+    assert "Couldn't connect to 10.0.0.2:18515" in str(err.value)
+
+
+def test_header_without_rows(sample: Callable[[str], str]) -> None:
+    lines = sample("perftest/roce200g-ib_write_bw-a-report-gbits-sweep.txt").splitlines()
+    with pytest.raises(EvidenceParseError, match="no result rows") as err:
+        perftest.parse("\n".join(lines[:23]))
+    assert err.value.line == 3
+
+
+def test_truncated_table_keeps_its_rows(sample: Callable[[str], str]) -> None:
+    lines = sample("perftest/roce200g-ib_write_bw-a-report-gbits-sweep.txt").splitlines()
+    result = perftest.parse("\n".join(lines[:30]))
+    assert len(result.metrics["sweep"]) == 7
+    assert "the result table has no closing line: output may be truncated" in result.warnings
+
+
+def test_two_reports_in_one_file_use_the_first(sample: Callable[[str], str]) -> None:
+    text = sample("perftest/roce200g-ib_write_bw-a-report-gbits-sweep.txt") + sample(
+        "perftest/stmatengss-mlx4-ib_write_lat-a-latency.txt"
+    )
+    result = perftest.parse(text)
+    assert result.metrics["bw_avg_gbit_s"] == 196.07
+    assert result.warnings[0].startswith("2 perftest reports in this file")
+
+
+def test_short_row_names_its_line(sample: Callable[[str], str]) -> None:
+    text = sample("perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt").replace(
+        "65536      560845           0.00               98.02                0.186950",
+        "65536      560845           0.00",
+    )
+    with pytest.raises(EvidenceParseError, match="bandwidth row has 3 columns") as err:
+        perftest.parse(text)
+    assert err.value.line == 26
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected_as_perftest(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert perftest.detect(text) > 0
+    assert registry.detect_kind(text) == "perftest"
+
+
+@pytest.mark.parametrize("path", OTHER_KIND_SAMPLES)
+def test_other_tools_are_not_perftest(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert perftest.detect(text) == 0
+    with pytest.raises(EvidenceParseError, match="no perftest report found"):
+        perftest.parse(text)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\x00\x00\xff", "kvm"])
+def test_empty_or_binary_input_is_a_clear_error(text: str) -> None:
+    with pytest.raises(EvidenceParseError, match="no perftest report found"):
+        perftest.parse(text)
+
+
+def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
+    text = sample("perftest/hdr200-ib_write_bw-a-mbps-cpufreq-warning-every-row.txt") * 2000
+    start = time.perf_counter()
+    result = perftest.parse(text)
+    assert len(result.metrics["sweep"]) == 23
+    assert time.perf_counter() - start < 30
+
+
+def _mutate(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 4))):
+        cut = data.draw(st.integers(0, len(text)))
+        op = data.draw(st.sampled_from(["delete", "insert", "truncate", "swap"]))
+        if op == "delete":
+            text = text[:cut] + text[cut + data.draw(st.integers(1, 120)) :]
+        elif op == "insert":
+            text = text[:cut] + data.draw(st.text(max_size=40)) + text[cut:]
+        elif op == "truncate":
+            text = text[:cut]
+        else:
+            text = text[:cut] + data.draw(
+                st.sampled_from([" 1e999 ", " -5 ", "BW peak[Gb/sec]", "\n 8 1 2\n", "----"])
+            )
+    return text
+
+
+def _check(text: str) -> None:
+    assert 0 <= perftest.detect(text) <= 100
+    try:
+        result = perftest.parse(text)
+    except EvidenceParseError:
+        return
+    assert isinstance(result, ParseResult)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_fuzz_random_text(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.data())
+def test_fuzz_mutated_samples(sample: Callable[[str], str], path: str, data: st.DataObject) -> None:
+    _check(_mutate(data, sample(path)))

@@ -1,0 +1,157 @@
+"""Tests of the systemd-detect-virt parser: strict one-word detection and the VM verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring.evidence import registry, virt
+from scoring.evidence.base import EvidenceParseError, ParseResult
+
+SAMPLES = [
+    "virt/devmachine-systemd-detect-virt-docker.txt",
+    "virt/devmachine-systemd-detect-virt-vm-kvm.txt",
+    "virt/devmachine-echoed-command-kvm.txt",
+]
+OTHER_KIND_SAMPLES = [
+    "ibstat/mlx4-cx3-fdr56-mt4099.txt",
+    "lspci/rhelai-kvm-vm-4xh100-virtio-gpu.txt",
+    "cpu_info/devmachine-kvm-lscpu-new-layout.txt",
+    "dmi/insights-no-smbios-fail.txt",
+    "fio/fio333-seqread-normal.txt",
+    "perftest/roce100g-ib_write_bw-bidir-cpufreq-warning.txt",
+]
+
+
+def test_this_dev_machine_is_a_docker_container(sample: Callable[[str], str]) -> None:
+    result = virt.parse(sample("virt/devmachine-systemd-detect-virt-docker.txt"))
+    assert result.kind == "virt"
+    assert result.metrics == {"virt": "docker", "scope": "any", "virtual": None, "container": True}
+    assert result.facts == ()
+    assert result.warnings == (
+        "inside a docker container: run `systemd-detect-virt --vm` to see whether the host is a VM",
+    )
+
+
+def test_bare_kvm_word(sample: Callable[[str], str]) -> None:
+    # Produced with --vm, but without the command line the parser reads plain semantics.
+    result = virt.parse(sample("virt/devmachine-systemd-detect-virt-vm-kvm.txt"))
+    assert result.metrics == {"virt": "kvm", "scope": "any", "virtual": True, "container": False}
+    (fact,) = result.facts
+    assert (fact.metric, fact.value, fact.unit, fact.line) == ("virtual", 1.0, "bool", 1)
+
+
+def test_echoed_vm_scope_command(sample: Callable[[str], str]) -> None:
+    text = sample("virt/devmachine-echoed-command-kvm.txt")
+    assert virt.detect(text) == 95
+    result = virt.parse(text)
+    assert result.metrics == {"virt": "kvm", "scope": "vm", "virtual": True, "container": None}
+    assert result.facts[0].line == 2
+
+
+def test_none_means_bare_metal() -> None:
+    result = virt.parse("none\n")
+    assert result.metrics == {"virt": "none", "scope": "any", "virtual": False, "container": False}
+    assert result.facts[0].value == 0.0
+
+
+def test_container_scope_none_says_nothing_about_vms() -> None:
+    metrics = virt.parse("$ systemd-detect-virt --container\nnone\n").metrics
+    assert (metrics["virtual"], metrics["container"]) == (None, False)
+
+
+def test_prompts_around_the_word_are_ignored() -> None:
+    text = "[root@gpu01 ~]# systemd-detect-virt\nmicrosoft\n[root@gpu01 ~]#\n"
+    assert virt.detect(text) == 95
+    metrics = virt.parse(text).metrics
+    assert (metrics["virt"], metrics["virtual"], metrics["container"]) == (
+        "microsoft",
+        True,
+        False,
+    )
+
+
+def test_unknown_word_after_the_command_is_kept_with_a_warning() -> None:
+    result = virt.parse("$ systemd-detect-virt\nnewhv\n")
+    assert result.metrics["virt"] == "newhv"
+    assert result.metrics["virtual"] is None
+    assert result.warnings == ("unknown virtualization technology 'newhv'",)
+
+
+@pytest.mark.parametrize("word", ["hello", "KVM", "yes", "0"])
+def test_detection_is_strict_for_lone_words(word: str) -> None:
+    assert virt.detect(word + "\n") == 0
+    with pytest.raises(EvidenceParseError, match="is not a systemd-detect-virt result") as err:
+        virt.parse(word + "\n")
+    assert err.value.line == 1
+
+
+def test_two_words_are_refused_with_the_line() -> None:
+    assert virt.detect("kvm\nxen\n") == 0
+    with pytest.raises(EvidenceParseError, match="found another line 'xen'") as err:
+        virt.parse("kvm\nxen\n")
+    assert err.value.line == 2
+
+
+def test_command_without_result() -> None:
+    with pytest.raises(EvidenceParseError, match="command line without its result word"):
+        virt.parse("$ systemd-detect-virt\n")
+
+
+@pytest.mark.parametrize("text", ["", "  \n\n", "\x00\x00"])
+def test_empty_or_binary_input_is_a_clear_error(text: str) -> None:
+    with pytest.raises(EvidenceParseError):
+        virt.parse(text)
+
+
+def test_long_text_is_refused_quickly() -> None:
+    with pytest.raises(EvidenceParseError, match="too long"):
+        virt.parse("kvm\n" * 10_000_000)
+
+
+@pytest.mark.parametrize("path", SAMPLES)
+def test_every_sample_is_detected_as_virt(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert virt.detect(text) > 0
+    assert registry.detect_kind(text) == "virt"
+
+
+@pytest.mark.parametrize("path", OTHER_KIND_SAMPLES)
+def test_other_tools_are_not_virt(sample: Callable[[str], str], path: str) -> None:
+    text = sample(path)
+    assert virt.detect(text) == 0
+    with pytest.raises(EvidenceParseError):
+        virt.parse(text)
+
+
+def _check(text: str) -> None:
+    assert 0 <= virt.detect(text) <= 100
+    try:
+        result = virt.parse(text)
+    except EvidenceParseError:
+        return
+    assert isinstance(result, ParseResult)
+    assert result.metrics["virt"].strip() == result.metrics["virt"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200))
+def test_fuzz_random_text(text: str) -> None:
+    _check(text)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(SAMPLES),
+    st.text(max_size=20),
+    st.integers(0, 60),
+)
+def test_fuzz_mutated_samples(
+    sample: Callable[[str], str], path: str, insert: str, cut: int
+) -> None:
+    text = sample(path)
+    _check(text[:cut] + insert + text[cut:])
+    _check(text[:cut])

@@ -1,0 +1,146 @@
+"""Must-haves disqualify a candidate with a reason (EN/中文) and the evidence line."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from scoring.ranking import score_candidate
+from scoring.rubric import load_rubric
+from scoring.types import MeasuredFacts, Price, VendorFacts
+
+try:
+    from scoring_factories import candidate, evaluation, offering
+except ImportError:  # pragma: no cover - when tests/scoring is a package
+    from .scoring_factories import candidate, evaluation, offering
+
+RUBRIC = load_rubric()
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _knockouts(cand, **spec):
+    result = score_candidate(cand, evaluation(**spec), RUBRIC)
+    assert result.disqualified == bool(result.knockouts)
+    for knockout in result.knockouts:
+        assert knockout.reason_en and CJK.search(knockout.reason_zh)
+    return {k.code: k for k in result.knockouts}
+
+
+def test_a_candidate_meeting_every_must_have_qualifies():
+    assert _knockouts(candidate()) == {}
+
+
+def test_too_few_gpus():
+    found = _knockouts(candidate(node_count=1), required_total_gpus=16)
+    assert found["total_gpus"].reason_en == "offers 8 GPUs (1 nodes × 8), the evaluation needs 16"
+    assert found["total_gpus"].reason_zh == "提供 8 张 GPU（1 个节点 × 8 张），评估要求 16 张"
+    assert found["total_gpus"].evidence_ref == "offering: 8 GPUs per node × 1 nodes"
+
+
+def test_too_little_gpu_memory_cites_the_verification_line_when_there_is_one():
+    cand = candidate(
+        offering=offering(gpu_model="NVIDIA L40S", gpu_memory_gib=48),
+        measured=MeasuredFacts(evidence_refs={"gpu_match": "upload 2 · nvidia_smi.txt line 9"}),
+    )
+    found = _knockouts(cand, required_gpu_memory_gib=80)
+    assert found["gpu_memory"].reason_en == "48 GiB per GPU, the evaluation needs 80 GiB"
+    assert found["gpu_memory"].evidence_ref == "upload 2 · nvidia_smi.txt line 9"
+
+
+def test_contradicted_gpu_claim_disqualifies():
+    found = _knockouts(candidate(answers={"gpu_match": "contradicted"}))
+    assert set(found) == {"gpu_match_contradicted"}
+
+
+def test_from_128_gpus_only_bare_metal_qualifies():
+    vm = candidate(offering=offering(delivery_form="passthrough_vm"), node_count=16)
+    found = _knockouts(vm, required_total_gpus=128)
+    assert found["delivery_form"].reason_en == (
+        "128 GPUs need bare metal (from 128 GPUs bare metal is practically required); "
+        "offered: passthrough_vm"
+    )
+    assert _knockouts(vm, required_total_gpus=64) == {}
+
+
+def test_claimed_bare_metal_shown_virtualised_by_the_evidence_disqualifies_at_scale():
+    cand = candidate(
+        node_count=16,
+        measured=MeasuredFacts(
+            bare_metal_verdict="virtualised",
+            bare_metal_confidence=0.92,
+            evidence_refs={"bare_metal_verdict": "upload 5 · dmi.txt line 3 (KVM)"},
+        ),
+    )
+    found = _knockouts(cand, required_total_gpus=128)
+    assert "evidence shows a virtualised host (confidence 0.92)" in found["delivery_form"].reason_en
+    assert found["delivery_form"].evidence_ref == "upload 5 · dmi.txt line 3 (KVM)"
+
+
+def test_mlps_level_and_xinchuang():
+    cand = candidate(vendor=VendorFacts("V", mlps_level=2, xinchuang=False))
+    found = _knockouts(cand, required_mlps_level=3, require_xinchuang=True)
+    assert found["mlps_level"].reason_en == "MLPS level 2, the evaluation requires level 3"
+    assert found["mlps_level"].reason_zh == "等保 2 级，评估要求 3 级"
+    assert found["xinchuang"].evidence_ref == "vendor: xinchuang = false"
+
+
+def test_contradicted_compliance_disqualifies_only_when_compliance_is_required():
+    cand = candidate(answers={"compliance": "contradicted"})
+    assert "compliance_contradicted" in _knockouts(cand, required_mlps_level=3)
+    assert _knockouts(cand) == {}
+
+
+def test_over_budget_names_the_cheapest_total():
+    found = _knockouts(candidate(), budget_total=Decimal("500000"))
+    assert found["budget"].reason_en == (
+        "cheapest total 594147.94 CNY (monthly billing) exceeds the budget of 500000 CNY"
+    )
+    assert found["budget"].evidence_ref == "TCO: monthly billing over 90 days"
+    assert _knockouts(candidate(), budget_total=Decimal("594147.94")) == {}
+
+
+def test_budget_in_another_currency_is_not_converted():
+    found = _knockouts(candidate(), budget_total=Decimal(10**9), budget_currency="USD")
+    assert (
+        "no currency conversion is done; enter a quote in USD" in found["budget_currency"].reason_en
+    )
+
+
+def test_budget_without_any_price_cannot_be_checked():
+    found = _knockouts(candidate(offering=offering(prices=())), budget_total=Decimal(1))
+    assert set(found) == {"budget_unknown"}
+
+
+def test_minimum_bus_bandwidth_fraction():
+    low = candidate(
+        measured=MeasuredFacts(
+            busbw_fraction=0.62,
+            peak_busbw_gbyte_s=230.1,
+            expected_busbw_gbyte_s=370.0,
+            evidence_refs={"busbw_fraction": "upload 12 · nccl_tests all_reduce.txt line 57"},
+        )
+    )
+    found = _knockouts(low, min_busbw_fraction=Decimal("0.8"))
+    assert found["busbw_fraction"].reason_en == (
+        "measured bus bandwidth is 62 % of the expected value (230.1 of 370 GB/s), "
+        "below the required 80 %"
+    )
+    assert found["busbw_fraction"].evidence_ref == "upload 12 · nccl_tests all_reduce.txt line 57"
+    enough = candidate(measured=MeasuredFacts(busbw_fraction=0.8))
+    assert _knockouts(enough, min_busbw_fraction=Decimal("0.8")) == {}
+
+
+def test_unmeasured_bus_bandwidth_is_not_shown_so_it_disqualifies():
+    found = _knockouts(candidate(), min_busbw_fraction=Decimal("0.75"))
+    assert "run nccl-tests all_reduce_perf" in found["busbw_unmeasured"].reason_en
+
+
+def test_disqualified_candidate_keeps_its_scores_for_inspection():
+    result = score_candidate(
+        candidate(quoted_prices=(Price("hourly", Decimal("1.00")),), node_count=1),
+        evaluation(required_total_gpus=16),
+        RUBRIC,
+    )
+    assert result.disqualified
+    assert len(result.dimensions) == 6
+    assert result.as_dict()["knockouts"][0]["code"] == "total_gpus"
