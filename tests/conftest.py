@@ -33,7 +33,7 @@ class WorkerProcess:
     def ping(self) -> list:
         from celery import Celery
 
-        probe = Celery(broker=self.env["CELERY_BROKER_URL"])
+        probe = Celery(broker=self.env["CELERY_BROKER_URL"], set_as_current=False)
         try:
             return probe.control.ping(timeout=0.5)
         finally:
@@ -43,7 +43,7 @@ class WorkerProcess:
         """Process ids of the pool children running a task right now."""
         from celery import Celery
 
-        probe = Celery(broker=self.env["CELERY_BROKER_URL"])
+        probe = Celery(broker=self.env["CELERY_BROKER_URL"], set_as_current=False)
         try:
             active = probe.control.inspect(timeout=1.0).active() or {}
         finally:

@@ -1,10 +1,16 @@
 """Settings for the test suite: the production settings module on real PostgreSQL and Redis."""
 
+import hashlib
 import os
 import tempfile
+from pathlib import Path
+
+# Each checkout gets its own database and queue, so that two clones (a CI run beside a
+# developer's run) sharing one PostgreSQL and one Redis never see each other's data.
+CHECKOUT = hashlib.sha1(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f")
-os.environ.setdefault("DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/gpuportal")
+os.environ.setdefault("DATABASE_URL", f"postgres://postgres:postgres@127.0.0.1:5432/gpuportal_{CHECKOUT}")
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "0")
 os.environ.setdefault("STATIC_MANIFEST", "0")
@@ -18,3 +24,5 @@ from portal.settings import *  # noqa: F403
 
 # Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+CELERY_TASK_DEFAULT_QUEUE = f"portal-tests-{CHECKOUT}"

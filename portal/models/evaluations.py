@@ -244,9 +244,16 @@ class Candidate(models.Model):
         editable=False,
         help_text=_("Must-haves this candidate fails, from the last scoring run."),
     )
+    verification = models.JSONField(
+        _("verification"),
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text=_("Measured facts, bare-metal verdict and faults from the last verification."),
+    )
     scored_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    history = HistoricalRecords(excluded_fields=["knockouts", "scored_at"])
+    history = HistoricalRecords(excluded_fields=["knockouts", "verification", "scored_at"])
 
     class Meta:
         ordering = ["evaluation", "offering__vendor__name", "offering__name"]

@@ -20,7 +20,7 @@ from portal.models import (
 pytestmark = pytest.mark.django_db
 
 MODELS = [Vendor, Offering, OfferingPrice, Evaluation, Candidate, ChecklistItem, Answer, Membership]
-VOLATILE = {"updated_at"}
+VOLATILE = {"updated_at", "scored_at"}
 
 
 def _snapshot():

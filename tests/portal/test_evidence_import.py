@@ -147,7 +147,7 @@ def _queued_import_ids() -> list[int]:
     """Upload ids of the import messages waiting in the real Redis broker."""
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     ids = []
-    for raw in client.lrange("celery", 0, -1):
+    for raw in client.lrange(settings.CELERY_TASK_DEFAULT_QUEUE, 0, -1):
         headers = json.loads(raw)["headers"]
         if headers["task"] == "portal.tasks.evidence_import_task":
             ids.append(int(headers["argsrepr"].strip("(),")))

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from portal.models import Evaluation, Membership, Role
+from portal.services.scores import evaluation_rescore
 
 DEMO_USERS = (
     # username, password, full name, role in every demo evaluation
@@ -27,6 +28,8 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args, **options):
         call_command("loaddata", "checklist", "demo", verbosity=0)
+        for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
+            evaluation_rescore(evaluation=evaluation, verify=True)
         if options["no_users"]:
             return
         User = get_user_model()
