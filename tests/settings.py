@@ -7,10 +7,12 @@ from pathlib import Path
 
 # Each checkout gets its own database and queue, so that two clones (a CI run beside a
 # developer's run) sharing one PostgreSQL and one Redis never see each other's data.
-CHECKOUT = hashlib.sha1(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
+CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f")
-os.environ.setdefault("DATABASE_URL", f"postgres://postgres:postgres@127.0.0.1:5432/gpuportal_{CHECKOUT}")
+os.environ.setdefault(
+    "DATABASE_URL", f"postgres://postgres:postgres@127.0.0.1:5432/gpuportal_{CHECKOUT}"
+)
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "0")
 os.environ.setdefault("STATIC_MANIFEST", "0")
@@ -20,7 +22,7 @@ os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 os.environ.setdefault("CONN_MAX_AGE", "0")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="gpuportal-media-"))
 
-from portal.settings import *  # noqa: F403
+from portal.settings import *  # noqa: E402, F403
 
 # Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
