@@ -62,3 +62,33 @@ def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
             upload_count=Count("uploads", distinct=True),
         )
     )
+
+
+def candidates_for_scoring(*, evaluation: Evaluation) -> QuerySet[Candidate]:
+    """Everything scoring reads for an evaluation's candidates, in a fixed number of queries."""
+    from .adapters import CANDIDATE_PREFETCH, CANDIDATE_SELECT
+
+    return (
+        Candidate.objects.filter(evaluation=evaluation)
+        .select_related(*CANDIDATE_SELECT)
+        .prefetch_related(*CANDIDATE_PREFETCH, "uploads")
+        .order_by("pk")
+    )
+
+
+def evaluation_ranking(*, evaluation: Evaluation, weights=None):
+    """The live ranking of an evaluation (optionally with what-if weights) and its candidates.
+
+    Computed from the stored facts on every call, so it can never be stale; the Score rows are
+    the persisted record of the same computation.
+    """
+    from scoring.api import score_candidates
+
+    from .adapters import candidate_input, evaluation_spec
+
+    candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
+    ranking = score_candidates(
+        [candidate_input(c) for c in candidates.values()],
+        evaluation_spec(evaluation, weights=weights),
+    )
+    return ranking, candidates

@@ -1,0 +1,212 @@
+"""Writes on evaluations: weights, requirements, candidates, answers and the decision record."""
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from scoring.types import AhpError, AhpInconsistentError, WeightsError
+from scoring.weights import ahp_weights, normalise_weights
+
+from .. import selectors
+from ..models import (
+    Answer,
+    Candidate,
+    ChecklistItem,
+    DecisionRecord,
+    Dimension,
+    Evaluation,
+    EvaluationStatus,
+    Offering,
+    VerificationStatus,
+)
+from .scores import candidate_refresh, candidate_rescore, evaluation_rescore
+
+DIMENSIONS = tuple(d.value for d in Dimension)
+
+
+def _not_decided(evaluation: Evaluation) -> None:
+    if evaluation.status == EvaluationStatus.DECIDED:
+        raise ValidationError(_("This evaluation is decided; it can no longer be changed."))
+
+
+def _with_history_user(obj, user):
+    # django-simple-history records who made the change from this attribute outside requests.
+    obj._history_user = user
+    return obj
+
+
+@transaction.atomic
+def evaluation_weights_set(*, evaluation: Evaluation, weights: Mapping[str, Any], by) -> Evaluation:
+    """Save direct weights (non-negative, one positive at least); stored as given, 3 decimals."""
+    _not_decided(evaluation)
+    try:
+        normalise_weights(weights)
+    except WeightsError as exc:
+        raise ValidationError({"weights": str(exc)}) from exc
+    for dimension in DIMENSIONS:
+        value = Decimal(str(weights.get(dimension, 0))).quantize(Decimal("0.001"))
+        setattr(evaluation, f"weight_{dimension}", value)
+    _with_history_user(evaluation, by).save()
+    return evaluation
+
+
+def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
+    """AHP weights of the six dimensions; ValidationError naming the worst comparison."""
+    try:
+        return ahp_weights(matrix, DIMENSIONS)
+    except AhpInconsistentError as exc:
+        raise ValidationError({"matrix": str(exc)}) from exc
+    except AhpError as exc:
+        raise ValidationError({"matrix": str(exc)}) from exc
+
+
+def evaluation_weights_from_ahp(
+    *, evaluation: Evaluation, matrix: Sequence[Sequence[Any]], by
+) -> Evaluation:
+    return evaluation_weights_set(evaluation=evaluation, weights=ahp_to_weights(matrix), by=by)
+
+
+@transaction.atomic
+def evaluation_update(*, evaluation: Evaluation, by) -> Evaluation:
+    """Save changed requirements (validated by the caller's form) and rescore every candidate."""
+    _not_decided(evaluation)
+    evaluation.full_clean()
+    _with_history_user(evaluation, by).save()
+    evaluation_rescore(evaluation=evaluation)
+    return evaluation
+
+
+@transaction.atomic
+def candidate_add(
+    *,
+    evaluation: Evaluation,
+    offering: Offering,
+    node_count: int,
+    by,
+    quoted_billing_model: str = "",
+    quoted_price_per_gpu: Decimal | None = None,
+    notes: str = "",
+) -> Candidate:
+    _not_decided(evaluation)
+    candidate = Candidate(
+        evaluation=evaluation,
+        offering=offering,
+        node_count=node_count,
+        quoted_billing_model=quoted_billing_model,
+        quoted_price_per_gpu=quoted_price_per_gpu,
+        notes=notes,
+    )
+    candidate.full_clean()
+    _with_history_user(candidate, by).save()
+    return candidate_refresh(candidate_id=candidate.pk)
+
+
+@transaction.atomic
+def candidate_update(*, candidate: Candidate, by) -> Candidate:
+    """Save a candidate changed by a form (node count, quote) and rescore it."""
+    _not_decided(candidate.evaluation)
+    candidate.full_clean()
+    _with_history_user(candidate, by).save()
+    return candidate_refresh(candidate_id=candidate.pk)
+
+
+@transaction.atomic
+def candidate_remove(*, candidate: Candidate, by) -> None:
+    _not_decided(candidate.evaluation)
+    _with_history_user(candidate, by).delete()
+
+
+@transaction.atomic
+def answer_save(
+    *,
+    candidate: Candidate,
+    item: ChecklistItem,
+    by,
+    claim: str = "",
+    value: Any = None,
+    notes: str = "",
+) -> Answer:
+    """Save one questionnaire answer (a draft may be partial) and re-verify the candidate."""
+    _not_decided(candidate.evaluation)
+    answer = Answer.objects.filter(candidate=candidate, item=item).first() or Answer(
+        candidate=candidate, item=item
+    )
+    answer.claim = claim.strip()
+    answer.value = value
+    answer.notes = notes
+    answer.updated_by = by
+    if answer.status not in (VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED):
+        answer.status = (
+            VerificationStatus.CLAIMED
+            if answer.claim or value not in (None, "")
+            else VerificationStatus.UNANSWERED
+        )
+    _with_history_user(answer, by).save()
+    candidate_refresh(candidate_id=candidate.pk)
+    answer.refresh_from_db()
+    return answer
+
+
+@transaction.atomic
+def offering_saved(*, offering: Offering) -> int:
+    """After an offering or its prices changed: rescore every candidacy of it."""
+    ids = list(offering.candidacies.values_list("pk", flat=True))
+    for candidate_id in ids:
+        candidate_rescore(candidate_id=candidate_id)
+    return len(ids)
+
+
+@transaction.atomic
+def decision_record(
+    *, evaluation: Evaluation, candidate: Candidate, rationale: str, by
+) -> DecisionRecord:
+    """Record the decision once, with a snapshot of scores, weights and evidence hashes."""
+    evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    _not_decided(evaluation)
+    if candidate.evaluation_id != evaluation.pk:
+        raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
+    if not rationale.strip():
+        raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
+    if result.disqualified:
+        raise ValidationError(
+            {
+                "candidate": _("A disqualified candidate cannot be chosen: %(why)s")
+                % {"why": "; ".join(k.reason_en for k in result.knockouts)}
+            }
+        )
+    snapshot = {
+        "weights": {k: str(v) for k, v in evaluation.weights.items()},
+        "ranking": [
+            {
+                "candidate_id": r.candidate_id,
+                "label": r.label,
+                "total": r.total,
+                "scores": r.scores,
+                "disqualified": r.disqualified,
+                "knockouts": [k.as_dict() for k in r.knockouts],
+            }
+            for r in ranking.results
+        ],
+        "evidence": [
+            {"upload_id": u.pk, "candidate_id": c.pk, "sha256": u.sha256, "name": u.original_name}
+            for c in candidates.values()
+            for u in c.uploads.all()
+        ],
+        "rubric_version": "1",
+    }
+    record = DecisionRecord.objects.create(
+        evaluation=evaluation,
+        candidate=candidate,
+        decided_by=by,
+        rationale=rationale.strip(),
+        snapshot=snapshot,
+    )
+    evaluation.status = EvaluationStatus.DECIDED
+    _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    return record
