@@ -6,11 +6,11 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from . import views
+from .views import evaluations
 
 urlpatterns = [
-    path("", views.evaluation_list, name="evaluation-list"),
-    path("evaluations/<int:pk>/", views.evaluation_detail, name="evaluation-detail"),
+    path("", evaluations.evaluation_list, name="evaluation-list"),
+    path("evaluations/<int:pk>/", evaluations.evaluation_detail, name="evaluation-detail"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),
@@ -19,7 +19,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include("portal.api.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("healthz/", views.healthz, name="healthz"),
+    path("healthz/", evaluations.healthz, name="healthz"),
     path("admin/", admin.site.urls),
 ]
 

@@ -5,6 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from portal.demo import demo_evidence_load
 from portal.models import Evaluation, Membership, Role
 from portal.services.scores import evaluation_rescore
 
@@ -30,6 +31,7 @@ class Command(BaseCommand):
         call_command("loaddata", "checklist", "demo", verbosity=0)
         for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
             evaluation_rescore(evaluation=evaluation, verify=True)
+        demo_evidence_load()
         if options["no_users"]:
             return
         User = get_user_model()

@@ -1,4 +1,4 @@
-"""Server-rendered pages. Views stay thin: a selector reads, a service writes, a template shows."""
+"""Evaluation pages: the list, the dashboard, weights, decision, report and exports."""
 
 from django.contrib.auth.decorators import login_required
 from django.db import connection
@@ -8,8 +8,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from . import selectors
-from .models import ChecklistItem, WorkerHeartbeat
+from .. import selectors
+from ..models import ChecklistItem, WorkerHeartbeat
 
 
 @login_required
