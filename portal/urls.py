@@ -6,11 +6,46 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from .views import evaluations
+from .views import candidates, dashboard, decisions, evaluations
 
 urlpatterns = [
     path("", evaluations.evaluation_list, name="evaluation-list"),
-    path("evaluations/<int:pk>/", evaluations.evaluation_detail, name="evaluation-detail"),
+    path("evaluations/<int:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
+    path("evaluations/<int:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
+    path("evaluations/<int:pk>/weights/", decisions.weights, name="evaluation-weights"),
+    path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
+    path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
+    path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/",
+        candidates.candidate_detail,
+        name="candidate-detail",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/",
+        candidates.questionnaire,
+        name="candidate-questionnaire",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/<int:number>/",
+        candidates.answer_update,
+        name="answer-update",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/evidence/",
+        candidates.evidence_page,
+        name="candidate-evidence",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/uploads/",
+        candidates.upload_list,
+        name="candidate-uploads",
+    ),
+    path(
+        "evaluations/<int:pk>/uploads/<int:upload_pk>/download/",
+        candidates.upload_download,
+        name="upload-download",
+    ),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

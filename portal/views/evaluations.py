@@ -9,26 +9,13 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from .. import selectors
-from ..models import ChecklistItem, WorkerHeartbeat
+from ..models import WorkerHeartbeat
 
 
 @login_required
 def evaluation_list(request: HttpRequest) -> HttpResponse:
     evaluations = selectors.evaluation_list(user=request.user)
     return render(request, "portal/evaluation_list.html", {"evaluations": evaluations})
-
-
-@login_required
-def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    evaluation, membership = selectors.evaluation_get(user=request.user, pk=pk)
-    candidates = selectors.candidate_list(user=request.user, evaluation=evaluation)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        "candidates": candidates,
-        "checklist_size": ChecklistItem.objects.count(),
-    }
-    return render(request, "portal/evaluation_detail.html", context)
 
 
 @never_cache

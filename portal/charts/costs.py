@@ -1,0 +1,254 @@
+"""Cost figures: TCO components per billing model, and value for money with its Pareto front."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+
+from scoring.tco import COMPONENTS
+
+from .base import (
+    CANDIDATE_COLOURS,
+    GREY,
+    MUTED,
+    FigureJson,
+    disqualified_label,
+    empty_figure,
+    language,
+    new_figure,
+    number,
+    results_of,
+    to_json,
+    unique_labels,
+)
+
+COMPONENT_COLOURS = {
+    "gpu": "#1f5fbf",
+    "storage": "#e9a23b",
+    "egress": "#2a9d8f",
+    "support": "#5b8c2a",
+    "licence": "#8e5bd0",
+    "setup": "#9aa3ae",
+}
+
+# A point of the value-for-money chart: (label, cost per effective GPU-hour, total score 0..100,
+# disqualified). The cost is None when the candidate has no price.
+Point = tuple[str, Any, float, bool]
+
+
+def _billing_names() -> dict[str, str]:
+    return {
+        "hourly": _("Hourly"),
+        "spot": _("Spot"),
+        "monthly": _("Monthly"),
+        "yearly": _("Yearly"),
+    }
+
+
+def _component_names() -> dict[str, str]:
+    return {
+        "gpu": _("GPU"),
+        "storage": _("Storage"),
+        "egress": _("Egress"),
+        "support": _("Support"),
+        "licence": _("Licence"),
+        "setup": _("Setup"),
+    }
+
+
+def tco_bars(results: Any, *, lang: str | None = None) -> FigureJson:
+    """Stacked bars of the TCO components (gpu, storage, egress, support, licence, setup) for
+    every candidate and billing model it has a price for (``Tco.models``), grouped by
+    candidate on a two-level axis, with each bar's total on top (the cheapest model in bold).
+
+    ``results`` is a Ranking or a sequence of CandidateResult; candidates without a TCO are
+    left out. Amounts are in the candidates' currency, named in the axis title.
+    """
+    with language(lang):
+        rows = [
+            (result, label)
+            for result, label in zip(
+                results_of(results), unique_labels(results_of(results)), strict=True
+            )
+            if result.tco is not None
+        ]
+        if not rows:
+            return empty_figure(_("No prices yet: enter a price to see the cost picture."))
+        billing = _billing_names()
+        outer, inner, bars = [], [], []
+        for result, label in rows:
+            for model in result.tco.models:
+                outer.append(disqualified_label(label) if result.disqualified else label)
+                inner.append(billing.get(model.billing_model, model.billing_model))
+                bars.append((result.tco, model))
+        currencies = list(dict.fromkeys(tco.currency for tco, _model in bars))
+        currency = " / ".join(currencies)
+        figure = new_figure(
+            barmode="stack",
+            height=460,
+            xaxis={"type": "multicategory", "tickfont": {"size": 12}},
+            yaxis={
+                "title": {
+                    "text": _("Total cost over the evaluation ({currency})").format(
+                        currency=currency
+                    )
+                },
+                "tickformat": ",.0f",
+                "rangemode": "tozero",
+            },
+        )
+        x = [outer, inner]
+        names = _component_names()
+        for component in COMPONENTS:
+            name = names[component]
+            figure.add_trace(
+                go.Bar(
+                    name=name,
+                    x=x,
+                    y=[number(model.component(component)) for _tco, model in bars],
+                    customdata=[model.currency for _tco, model in bars],
+                    marker={"color": COMPONENT_COLOURS[component]},
+                    hovertemplate=f"{name}: %{{y:,.2f}} %{{customdata}}<extra></extra>",
+                )
+            )
+        cheapest = _("cheapest")
+        figure.add_trace(
+            go.Scatter(
+                name=_("Total"),
+                x=x,
+                y=[number(model.total) for _tco, model in bars],
+                mode="text",
+                text=[
+                    f"<b>{model.total:,.0f}</b>"
+                    if model.billing_model == tco.cheapest
+                    else f"{model.total:,.0f}"
+                    for tco, model in bars
+                ],
+                textposition="top center",
+                textfont={"color": "#1d2430", "size": 11},
+                customdata=[
+                    [model.currency, cheapest if model.billing_model == tco.cheapest else ""]
+                    for tco, model in bars
+                ],
+                hovertemplate=(
+                    f"{_('Total')}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}"
+                    "<extra></extra>"
+                ),
+                showlegend=False,
+            )
+        )
+        return to_json(figure)
+
+
+def pareto_front(points: Iterable[Point]) -> list[Point]:
+    """The qualified points with a cost that no other such point beats on both counts: none
+    has a cost as low and a score as high with at least one strictly better. Lower cost and
+    higher score are better; disqualified points and points without a cost never count.
+
+    Returned sorted by cost ascending (then score descending, then label), so drawing them in
+    order traces the front; equal points are all kept.
+    """
+    usable = [(p, number(p[1]), p[2]) for p in points if not p[3] and number(p[1]) is not None]
+    front = [
+        point
+        for point, cost, score in usable
+        if not any(
+            other_cost <= cost
+            and other_score >= score
+            and (other_cost, other_score) != (cost, score)
+            for _other, other_cost, other_score in usable
+        )
+    ]
+    return sorted(front, key=lambda p: (number(p[1]), -p[2], p[0]))
+
+
+def value_for_money(
+    points: Iterable[Point], *, currency: str | None = None, lang: str | None = None
+) -> FigureJson:
+    """Scatter of cost per effective GPU-hour (x) against total score (y) for each
+    (label, cost, score, disqualified) point, with the Pareto front (see pareto_front) drawn
+    as a line through highlighted markers. Disqualified candidates are grey crosses; those
+    without a cost are named in a note under the chart. ``currency`` goes in the axis title.
+    """
+    with language(lang):
+        points = list(points)
+        shown = [p for p in points if number(p[1]) is not None]
+        if not shown:
+            return empty_figure(
+                _("No cost per effective GPU-hour yet: enter prices to compare value for money.")
+            )
+        missing = [p[0] for p in points if number(p[1]) is None]
+        title = (
+            _("Cost per effective GPU-hour ({currency})").format(currency=currency)
+            if currency
+            else _("Cost per effective GPU-hour")
+        )
+        figure = new_figure(
+            height=460,
+            xaxis={"title": {"text": title}, "rangemode": "tozero"},
+            yaxis={"title": {"text": _("Total score (0–100)")}, "range": [0, 105]},
+            margin={"l": 60, "r": 20, "t": 40, "b": 80 if missing else 50},
+        )
+        hover = "%{text}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
+        qualified = [p for p in shown if not p[3]]
+        disqualified = [p for p in shown if p[3]]
+        if qualified:
+            figure.add_trace(
+                go.Scatter(
+                    name=_("Candidates"),
+                    x=[number(p[1]) for p in qualified],
+                    y=[p[2] for p in qualified],
+                    text=[p[0] for p in qualified],
+                    mode="markers+text",
+                    textposition="top center",
+                    marker={"size": 10, "color": CANDIDATE_COLOURS[0], "opacity": 0.75},
+                    hovertemplate=hover,
+                )
+            )
+        if disqualified:
+            figure.add_trace(
+                go.Scatter(
+                    name=_("Disqualified"),
+                    x=[number(p[1]) for p in disqualified],
+                    y=[p[2] for p in disqualified],
+                    text=[disqualified_label(p[0]) for p in disqualified],
+                    mode="markers+text",
+                    textposition="top center",
+                    textfont={"color": MUTED},
+                    marker={"size": 10, "color": GREY, "symbol": "x"},
+                    hovertemplate=hover,
+                )
+            )
+        front = pareto_front(shown)
+        if front:
+            figure.add_trace(
+                go.Scatter(
+                    name=_("Pareto front"),
+                    x=[number(p[1]) for p in front],
+                    y=[p[2] for p in front],
+                    text=[p[0] for p in front],
+                    mode="lines+markers",
+                    line={"color": "#d1495b", "width": 2, "dash": "dash", "shape": "hv"},
+                    marker={
+                        "size": 15,
+                        "color": "rgba(0,0,0,0)",
+                        "line": {"color": "#d1495b", "width": 2.5},
+                    },
+                    hovertemplate=hover,
+                )
+            )
+        if missing:
+            figure.add_annotation(
+                text=_("Not shown (no price): {labels}").format(labels=", ".join(missing)),
+                xref="paper",
+                yref="paper",
+                x=0,
+                y=-0.22,
+                xanchor="left",
+                showarrow=False,
+                font={"color": MUTED, "size": 12},
+            )
+        return to_json(figure)

@@ -1,0 +1,77 @@
+"""Evidence figures: measured nccl-tests bus bandwidth against message size."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+
+from .base import FigureJson, empty_figure, language, new_figure, number, to_json
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def size_label(size_bytes: float) -> str:
+    """1048576 -> "1 MiB", 1536 -> "1.5 KiB": binary units, as nccl-tests sizes are powers of 2."""
+    value, unit = float(size_bytes), 0
+    while value >= 1024 and unit < len(_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    return f"{value:.3g} {_UNITS[unit]}"
+
+
+def _points(curve: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
+    """(size, busbw) pairs a log axis can show, sorted by size; rows without a bus bandwidth
+    (N/A cells) or with a zero size are dropped."""
+    points = {}
+    for row in curve or ():
+        size, busbw = number(row.get("size_bytes")), number(row.get("busbw_gbyte_s"))
+        if size is not None and busbw is not None and size > 0:
+            points[size] = busbw
+    return sorted(points.items())
+
+
+def busbw_curves(
+    curves: Mapping[str, Sequence[Mapping[str, Any]]], *, lang: str | None = None
+) -> FigureJson:
+    """Lines of bus bandwidth (GB/s, 10^9 bytes) against message size (bytes, log axis), one
+    per candidate.
+
+    ``curves`` maps a candidate label to the nccl-tests parser's ``metrics["curve"]`` rows
+    (``size_bytes``, ``busbw_gbyte_s``, other keys ignored). Rows sharing a size keep the
+    last one; a candidate without a usable row is left out.
+    """
+    with language(lang):
+        series = {label: _points(curve) for label, curve in (curves or {}).items()}
+        series = {label: points for label, points in series.items() if points}
+        if not series:
+            return empty_figure(_("No nccl-tests results uploaded yet."))
+        sizes = [size for points in series.values() for size, _busbw in points]
+        low, high = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
+        ticks = [2.0**n for n in range(low, high + 1) if n % 5 == 0] or [min(sizes), max(sizes)]
+        figure = new_figure(
+            height=440,
+            xaxis={
+                "type": "log",
+                "title": {"text": _("Message size (bytes)")},
+                "tickvals": ticks,
+                "ticktext": [size_label(t) for t in ticks],
+            },
+            yaxis={"title": {"text": _("Bus bandwidth (GB/s)")}, "rangemode": "tozero"},
+            hovermode="x unified",
+        )
+        for label, points in series.items():
+            figure.add_trace(
+                go.Scatter(
+                    name=label,
+                    x=[size for size, _busbw in points],
+                    y=[busbw for _size, busbw in points],
+                    customdata=[size_label(size) for size, _busbw in points],
+                    mode="lines+markers",
+                    marker={"size": 5},
+                    hovertemplate="%{customdata}: %{y:.1f} GB/s",
+                )
+            )
+        return to_json(figure)

@@ -1,0 +1,231 @@
+"""Robustness figures: how often each candidate ranks first, and the weight changes that flip
+the leader."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from django.utils.translation import gettext as _
+from plotly.subplots import make_subplots
+
+from scoring.robustness import Robustness
+from scoring.types import DIMENSIONS
+
+from .base import (
+    CANDIDATE_COLOURS,
+    GREY,
+    MUTED,
+    TEMPLATE,
+    FigureJson,
+    dimension_names,
+    empty_figure,
+    language,
+    new_figure,
+    to_json,
+)
+
+NO_FLIP_COLOUR = "#eef1f5"
+# Small changes (a fragile lead) in red, large ones in green; 0..100 percentage points.
+FLIP_COLOURSCALE = [[0.0, "#d1495b"], [0.15, "#f0a35e"], [0.4, "#f7e3a1"], [1.0, "#d8f3df"]]
+
+
+def _names(ids: Sequence[int], labels: Mapping[int, str]) -> dict[int, str]:
+    names = {i: str(labels.get(i, f"#{i}")) for i in ids}
+    values = list(names.values())
+    return {i: f"{n} #{i}" if values.count(n) > 1 else n for i, n in names.items()}
+
+
+def _stability_bar(robustness: Robustness, ids: list[int], names: dict[int, str]) -> go.Bar:
+    shares = robustness.stability.first_share
+    return go.Bar(
+        name=_("Ranked first"),
+        x=[names[i] for i in ids],
+        y=[shares[i] * 100 for i in ids],
+        text=[f"{shares[i] * 100:.0f} %" for i in ids],
+        textposition="outside",
+        cliponaxis=False,
+        marker={
+            "color": [CANDIDATE_COLOURS[0] if i == robustness.leader_id else GREY for i in ids]
+        },
+        hovertemplate="%{x}: %{y:.1f} %<extra></extra>",
+        showlegend=False,
+    )
+
+
+def _flip_cells(
+    robustness: Robustness, names: dict[int, str], dimensions: dict[str, str]
+) -> tuple[list[str], list[list[Any]], list[list[str]], list[list[str]]]:
+    """Rows (other candidates in ranking order), |change| in pp (None when no flip), cell
+    texts and hover sentences."""
+    leader = names[robustness.leader_id] if robustness.leader_id is not None else ""
+    rows: list[int] = list(dict.fromkeys(f.other_id for f in robustness.flips))
+    cell = {(f.other_id, f.dimension): f for f in robustness.flips}
+    z, text, hover = [], [], []
+    for other in rows:
+        z_row, text_row, hover_row = [], [], []
+        for dimension in DIMENSIONS:
+            flip = cell.get((other, dimension))
+            words = {"other": names[other], "leader": leader, "dimension": dimensions[dimension]}
+            if flip is None or flip.change_pp is None:
+                z_row.append(None)
+                text_row.append("")
+                hover_row.append(
+                    _(
+                        "No {dimension} weight within 0–100 % lets {other} overtake {leader}."
+                    ).format(**words)
+                )
+            else:
+                z_row.append(abs(flip.change_pp))
+                text_row.append(f"{flip.change_pp:+.1f}")
+                hover_row.append(
+                    _(
+                        "{other} overtakes {leader} when the {dimension} weight goes from "
+                        "{old} % to {new} % ({change} pp)."
+                    ).format(
+                        old=f"{flip.weight_pct:.1f}",
+                        new=f"{flip.new_weight_pct:.1f}",
+                        change=f"{flip.change_pp:+.1f}",
+                        **words,
+                    )
+                )
+        z.append(z_row)
+        text.append(text_row)
+        hover.append(hover_row)
+    return [names[i] for i in rows], z, text, hover
+
+
+def robustness_bars(
+    robustness: Robustness,
+    labels: Mapping[int, str],
+    dimension_labels: Mapping[str, str] | Sequence[str] | None = None,
+    *,
+    lang: str | None = None,
+) -> FigureJson:
+    """Two panels: bars of the share of seeded weight draws in which each candidate ranks
+    first (the leader in colour), and a table-like heatmap of the weight change, in
+    percentage points, of each dimension that would let each other qualified candidate
+    overtake the leader (cells coloured by size: small = fragile; grey "—" = no weight
+    within 0-100 % does it).
+
+    ``robustness`` is scoring's Robustness; ``labels`` maps candidate ids to labels, in the
+    order to draw the bars (ids it lacks follow, named "#id"). With fewer than two qualified
+    candidates only the first panel is drawn.
+    """
+    with language(lang):
+        shares = robustness.stability.first_share if robustness else {}
+        if not shares:
+            return empty_figure(_("No candidates to test yet."))
+        if robustness.leader_id is None:
+            return empty_figure(_("Every candidate is disqualified: there is no leader to test."))
+        ids = [i for i in labels if i in shares] + [i for i in shares if i not in labels]
+        names = _names(ids, labels)
+        stability = robustness.stability
+        bars_title = _(
+            "Share of {draws} weight draws (each weight ±{pct} %) in which each candidate "
+            "ranks first"
+        ).format(draws=stability.draws, pct=f"{stability.perturbation_pct:g}")
+        share_axis = {"title": {"text": _("Ranked first (% of draws)")}, "range": [0, 110]}
+        if not robustness.flips:
+            figure = new_figure(height=360, title={"text": bars_title, "font": {"size": 14}})
+            figure.add_trace(_stability_bar(robustness, ids, names))
+            figure.update_layout(yaxis=share_axis, margin={"t": 60})
+            return to_json(figure)
+
+        dimensions = dimension_names(dimension_labels)
+        rows, z, text, hover = _flip_cells(robustness, names, dimensions)
+        columns = [dimensions[d] for d in DIMENSIONS]
+        flips_title = _(
+            "Weight change (percentage points) that lets another candidate overtake {leader}"
+        ).format(leader=names[robustness.leader_id])
+        figure = make_subplots(
+            rows=2,
+            cols=1,
+            row_heights=[0.45, 0.55],
+            vertical_spacing=0.2,
+            subplot_titles=(bars_title, flips_title),
+        )
+        figure.update_layout(
+            template=TEMPLATE,
+            height=460 + 36 * len(rows),
+            margin={"t": 60, "b": 70},
+            showlegend=False,
+        )
+        figure.update_annotations(font={"size": 14})
+        figure.add_trace(_stability_bar(robustness, ids, names), row=1, col=1)
+        figure.update_yaxes(row=1, col=1, **share_axis)
+        # The grey layer under the cells where no weight flips the leader: a visible "—"
+        # instead of a hole.
+        figure.add_trace(
+            go.Heatmap(
+                name=_("No flip"),
+                x=columns,
+                y=rows,
+                z=[[1 if value is None else None for value in row] for row in z],
+                colorscale=[[0, NO_FLIP_COLOUR], [1, NO_FLIP_COLOUR]],
+                showscale=False,
+                xgap=2,
+                ygap=2,
+                hoverinfo="skip",
+            ),
+            row=2,
+            col=1,
+        )
+        figure.add_trace(
+            go.Heatmap(
+                name=_("Weight change"),
+                x=columns,
+                y=rows,
+                z=z,
+                zmin=0,
+                zmax=100,
+                colorscale=FLIP_COLOURSCALE,
+                text=text,
+                texttemplate="%{text}",
+                customdata=hover,
+                hovertemplate="%{customdata}<extra></extra>",
+                xgap=2,
+                ygap=2,
+                colorbar={
+                    "title": {"text": "pp"},
+                    "len": 0.5,
+                    "y": 0,
+                    "yanchor": "bottom",
+                    "thickness": 12,
+                },
+            ),
+            row=2,
+            col=1,
+        )
+        # The "—" of cells without a flip, drawn as text over the grey layer.
+        figure.add_trace(
+            go.Scatter(
+                name=_("No flip"),
+                x=[columns[c] for r, row in enumerate(z) for c, v in enumerate(row) if v is None],
+                y=[rows[r] for r, row in enumerate(z) for c, v in enumerate(row) if v is None],
+                text=[
+                    hover[r][c] for r, row in enumerate(z) for c, v in enumerate(row) if v is None
+                ],
+                mode="text",
+                texttemplate="—",
+                textfont={"color": MUTED},
+                hovertemplate="%{text}<extra></extra>",
+            ),
+            row=2,
+            col=1,
+        )
+        figure.update_yaxes(row=2, col=1, autorange="reversed", type="category")
+        figure.update_xaxes(row=2, col=1, type="category", side="bottom")
+        figure.add_annotation(
+            text=_("Grey “—”: no weight within 0–100 % changes who leads."),
+            xref="paper",
+            yref="paper",
+            x=0,
+            y=-0.08,
+            xanchor="left",
+            yanchor="top",
+            showarrow=False,
+            font={"color": MUTED, "size": 12},
+        )
+        return to_json(figure)

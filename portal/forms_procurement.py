@@ -1,0 +1,263 @@
+"""Forms of the procurement pages: catalogue filters, offering fieldsets and price formsets,
+upload tokens, and mapping service errors onto the form that caused them."""
+
+from collections.abc import Iterable, Mapping
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import BaseInlineFormSet, inlineformset_factory
+from django.utils.translation import gettext_lazy as _
+
+from .forms import OFFERING_FIELDS, CandidateForm, OfferingForm, OfferingPriceForm, VendorForm
+from .models import BillingModel, DeliveryForm, Offering, OfferingPrice, Vendor
+from .services.tokens import MAX_TOKEN_LIFETIME
+
+# The offering form is long (about sixty claims); fieldsets follow the six dimensions so that
+# a procurement officer can find a field where the vendor's datasheet puts it.
+OFFERING_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (_("Offering"), ("vendor", "name", "description", "delivery_form")),
+    (
+        _("GPUs"),
+        (
+            "gpu_model",
+            "gpu_form_factor",
+            "gpus_per_node",
+            "gpu_memory_gib",
+            "nvlink_topology",
+            "mig_vgpu_profile",
+            "logical_cpus_per_node",
+        ),
+    ),
+    (
+        _("Network"),
+        (
+            "fabric",
+            "fabric_rate_gbit_s",
+            "nics_per_node",
+            "oversubscription_ratio",
+            "cross_rack_latency_us",
+        ),
+    ),
+    (
+        _("Storage"),
+        (
+            "nvme_capacity_tib",
+            "nvme_read_gbyte_s",
+            "nvme_write_gbyte_s",
+            "distributed_fs",
+            "distributed_fs_bandwidth_gbyte_s",
+            "data_preloading",
+        ),
+    ),
+    (
+        _("Location and control"),
+        (
+            "region",
+            "rtt_ms",
+            "oob_management",
+            "provisioning_time_min",
+            "root_access",
+            "custom_image",
+            "driver_control",
+            "nccl_tuning_control",
+        ),
+    ),
+    (
+        _("Stability"),
+        ("monitors_pcie_errors", "monitors_ecc", "monitors_thermal"),
+    ),
+    (
+        _("Security"),
+        (
+            "encryption_at_rest",
+            "encryption_in_transit",
+            "mfa",
+            "audit_logs",
+            "network_isolation",
+            "data_wipe_policy",
+        ),
+    ),
+    (
+        _("Cost"),
+        (
+            "currency",
+            "spot_preemption_risk_pct",
+            "storage_cost_month",
+            "network_egress_cost_month",
+            "support_cost_month",
+            "licence_cost_gpu_month",
+            "setup_fee",
+            "setup_days",
+        ),
+    ),
+    (
+        _("Support"),
+        (
+            "sla_availability_pct",
+            "sla_response_time_min",
+            "sla_credit_pct",
+            "sla_compensation",
+            "hardware_replacement_hours",
+            "support_24x7",
+            "support_tier",
+            "poc_window_days",
+        ),
+    ),
+)
+
+
+def offering_fieldsets(field_names: Iterable[str] = OFFERING_FIELDS):
+    """(legend, names) for the given fields; a field added to the model later lands in
+    "Other" instead of silently disappearing from the form and the detail page."""
+    available = list(field_names)
+    listed = {name for _legend, names in OFFERING_FIELDSETS for name in names}
+    groups = [
+        (legend, [n for n in names if n in available]) for legend, names in OFFERING_FIELDSETS
+    ]
+    rest = [n for n in available if n not in listed]
+    if rest:
+        groups.append((_("Other"), rest))
+    return [(legend, names) for legend, names in groups if names]
+
+
+class PageFormMixin:
+    """CSS hooks for the page templates: required labels get a marker, invalid fields a frame."""
+
+    required_css_class = "required"
+    error_css_class = "has-error"
+
+
+class VendorEditForm(PageFormMixin, VendorForm):
+    pass
+
+
+class CandidateEditForm(PageFormMixin, CandidateForm):
+    pass
+
+
+class OfferingPriceEditForm(PageFormMixin, OfferingPriceForm):
+    pass
+
+
+class OfferingEditForm(PageFormMixin, OfferingForm):
+    """The offering form, rendered in fieldsets."""
+
+    def fieldsets(self):
+        return [
+            (legend, [self[name] for name in names])
+            for legend, names in offering_fieldsets(self.fields)
+        ]
+
+
+class OfferingPriceFormSet(BaseInlineFormSet):
+    """The list prices of one offering: at most one per billing model."""
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        if "DELETE" in form.fields:
+            form.fields["DELETE"].label = _("Remove this price")
+
+    def clean(self):
+        # Before super().clean(): a duplicate then gets this message next to its field instead
+        # of the generic formset-wide uniqueness error.
+        seen: set[str] = set()
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
+                continue
+            if self.can_delete and self._should_delete_form(form):
+                continue
+            billing_model = form.cleaned_data.get("billing_model")
+            if not billing_model:
+                continue
+            if billing_model in seen:
+                form.add_error(
+                    "billing_model",
+                    _("This billing model already has a price: give one price per billing model."),
+                )
+            seen.add(billing_model)
+        super().clean()
+
+
+def offering_price_formset(*, offering: Offering | None, data=None):
+    """The price formset of ``offering`` (None: a new one) with one empty row per billing model
+    not priced yet, preset to that model; rows left empty are ignored."""
+    priced = set(offering.prices.values_list("billing_model", flat=True)) if offering else set()
+    missing = [b for b in BillingModel.values if b not in priced]
+    formset_class = inlineformset_factory(
+        Offering,
+        OfferingPrice,
+        form=OfferingPriceEditForm,
+        formset=OfferingPriceFormSet,
+        extra=len(missing),
+        max_num=len(BillingModel.values),
+        validate_max=True,
+        can_delete=True,
+        can_delete_extra=False,
+    )
+    return formset_class(
+        data,
+        instance=offering if offering is not None else Offering(),
+        prefix="prices",
+        initial=[{"billing_model": b} for b in missing],
+    )
+
+
+class OfferingFilterForm(forms.Form):
+    """The filters of the offering list (GET); an invalid value filters nothing."""
+
+    delivery_form = forms.ChoiceField(
+        label=_("Delivery form"),
+        required=False,
+        choices=[("", _("All delivery forms")), *DeliveryForm.choices],
+    )
+    vendor = forms.ModelChoiceField(
+        label=_("Vendor"),
+        required=False,
+        queryset=Vendor.objects.order_by("name"),
+        empty_label=_("All vendors"),
+    )
+
+    def filter(self, queryset):
+        if not self.is_valid():
+            return queryset
+        if self.cleaned_data.get("delivery_form"):
+            queryset = queryset.filter(delivery_form=self.cleaned_data["delivery_form"])
+        if self.cleaned_data.get("vendor"):
+            queryset = queryset.filter(vendor=self.cleaned_data["vendor"])
+        return queryset
+
+
+class UploadTokenCreateForm(PageFormMixin, forms.Form):
+    expires_in_days = forms.IntegerField(
+        label=_("Expires in (days)"),
+        min_value=1,
+        max_value=MAX_TOKEN_LIFETIME.days,
+        initial=7,
+        help_text=_("From 1 to 90 days. Revoke the token as soon as the POC is over."),
+    )
+    node_name = forms.CharField(
+        label=_("Node name"),
+        max_length=200,
+        required=False,
+        help_text=_("Optional: the host name of the node that will use this token."),
+    )
+    label = forms.CharField(
+        label=_("Label"),
+        max_length=200,
+        required=False,
+        help_text=_("Optional: a note for yourself, such as the POC round."),
+    )
+
+
+def add_service_error(
+    form: forms.BaseForm, exc: ValidationError, field_map: Mapping[str, str] | None = None
+) -> None:
+    """Show a service's ValidationError on ``form``: next to the field it names when the form
+    has that field (after renaming through ``field_map``), otherwise above the form."""
+    field_map = field_map or {}
+    if not hasattr(exc, "error_dict"):
+        form.add_error(None, exc)
+        return
+    for key, errors in exc.error_dict.items():
+        name = field_map.get(key, key)
+        form.add_error(name if name in form.fields else None, errors)

@@ -1,0 +1,40 @@
+"""Template helpers: dictionary lookups, bilingual fields and number formatting."""
+
+from django import template
+from django.utils.translation import get_language
+
+register = template.Library()
+
+
+@register.filter
+def get_item(mapping, key):
+    """``mapping|get_item:key`` — None when absent."""
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None
+
+
+@register.filter
+def bilingual(obj, field: str):
+    """``item|bilingual:"title"`` reads title_zh in Chinese, title_en otherwise (dicts too)."""
+    suffix = "zh" if (get_language() or "").startswith("zh") else "en"
+    name = f"{field}_{suffix}"
+    if isinstance(obj, dict):
+        return obj.get(name) or obj.get(f"{field}_en", "")
+    return getattr(obj, name, "") or getattr(obj, f"{field}_en", "")
+
+
+@register.filter
+def pct(value, digits: int = 0):
+    """0.734 -> '73 %'; None -> '—'."""
+    if value is None:
+        return "—"
+    return f"{float(value) * 100:.{int(digits)}f} %"
+
+
+@register.filter
+def num(value, digits: int = 1):
+    if value is None:
+        return "—"
+    return f"{float(value):,.{int(digits)}f}"

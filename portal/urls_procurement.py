@@ -1,0 +1,42 @@
+"""Routes of the procurement pages (catalogue, candidates, upload tokens, collector download);
+included at the root by portal/urls.py."""
+
+from django.urls import path
+
+from .views import candidates_admin, catalogue, tokens
+
+urlpatterns = [
+    path("vendors/", catalogue.vendor_list, name="vendor-list"),
+    path("vendors/new/", catalogue.vendor_create, name="vendor-create"),
+    path("vendors/<int:vendor_pk>/edit/", catalogue.vendor_edit, name="vendor-edit"),
+    path("offerings/", catalogue.offering_list, name="offering-list"),
+    path("offerings/new/", catalogue.offering_create, name="offering-create"),
+    path("offerings/<int:offering_pk>/", catalogue.offering_detail, name="offering-detail"),
+    path("offerings/<int:offering_pk>/edit/", catalogue.offering_edit, name="offering-edit"),
+    path(
+        "evaluations/<int:pk>/candidates/add/",
+        candidates_admin.candidate_create,
+        name="candidate-add",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/edit/",
+        candidates_admin.candidate_edit,
+        name="candidate-edit",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/remove/",
+        candidates_admin.candidate_delete,
+        name="candidate-remove",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/tokens/",
+        tokens.upload_token_list,
+        name="upload-token-list",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/tokens/<int:token_pk>/revoke/",
+        tokens.upload_token_revoke_view,
+        name="upload-token-revoke",
+    ),
+    path("collector/collect.py", tokens.collector_script, name="collector-script"),
+]

@@ -1,0 +1,217 @@
+"""Candidate pages: explanation of the scores, claims against measurements, the questionnaire
+and the evidence of one candidate."""
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from ..models import (
+    Answer,
+    AnswerType,
+    ChecklistItem,
+    Dimension,
+    EvidenceUpload,
+    Measurement,
+    UploadStatus,
+    VerificationStatus,
+)
+from ..permissions import CAN_EDIT, CAN_UPLOAD
+from ..services.evaluations import answer_save
+from .common import member_candidate, member_evaluation
+
+MEASUREMENTS_SHOWN = 300
+
+
+@login_required
+def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
+    scores = {s.dimension: s for s in candidate.scores.all()}
+    answers = {a.item_id: a for a in candidate.answers.select_related("item")}
+    items = [
+        {"item": item, "answer": answers.get(item.pk)}
+        for item in ChecklistItem.objects.order_by("number")
+    ]
+    verification = candidate.verification or {}
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "offering": candidate.offering,
+        "dimensions": [{"dimension": d, "score": scores.get(d.value)} for d in Dimension],
+        "items": items,
+        "bare_metal": verification.get("bare_metal") or {},
+        "busbw": verification.get("busbw") or {},
+        "faults": verification.get("faults") or [],
+        "measured": verification.get("measured") or {},
+        "uploads": candidate.uploads.select_related("uploaded_by").order_by("-created_at"),
+        "measurements": Measurement.objects.filter(candidate=candidate)
+        .select_related("upload")
+        .order_by("kind", "node_name", "metric", "line")[:MEASUREMENTS_SHOWN],
+        "measurements_total": Measurement.objects.filter(candidate=candidate).count(),
+        "measurements_shown": MEASUREMENTS_SHOWN,
+        "can_edit": membership.role in CAN_EDIT,
+        "can_upload": membership.role in CAN_UPLOAD,
+    }
+    return render(request, "portal/candidate_detail.html", context)
+
+
+class AnswerForm(forms.Form):
+    """One checklist item's answer; the claim's input follows the item's answer type."""
+
+    claim = forms.CharField(
+        label=gettext_lazy("Claim"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    notes = forms.CharField(
+        label=gettext_lazy("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+
+    def __init__(self, *args, item: ChecklistItem, **kwargs):
+        self.item = item
+        super().__init__(*args, prefix=f"item-{item.number}", **kwargs)
+        if item.answer_type == AnswerType.NUMBER:
+            self.fields["claim"] = forms.DecimalField(
+                label=_("Claim"), required=False, min_value=0, max_digits=14, decimal_places=2
+            )
+        elif item.answer_type == AnswerType.CHOICE:
+            self.fields["claim"] = forms.ChoiceField(
+                label=_("Claim"),
+                required=False,
+                choices=[("", "—"), *[(c, c) for c in item.choices]],
+            )
+        elif item.answer_type == AnswerType.BOOLEAN:
+            self.fields["claim"] = forms.ChoiceField(
+                label=_("Claim"),
+                required=False,
+                choices=[("", "—"), ("yes", _("Yes")), ("no", _("No"))],
+            )
+        self.fields["claim"].help_text = item.help_zh if _is_zh() else item.help_en
+
+
+def _is_zh() -> bool:
+    from django.utils.translation import get_language
+
+    return (get_language() or "").startswith("zh")
+
+
+def _initial(answer: Answer | None) -> dict:
+    if answer is None:
+        return {}
+    claim = answer.value if answer.value not in (None, "") else answer.claim
+    return {"claim": claim, "notes": answer.notes}
+
+
+def _progress(candidate) -> int:
+    return candidate.answers.exclude(status=VerificationStatus.UNANSWERED).count()
+
+
+@login_required
+def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
+    answers = {a.item_id: a for a in candidate.answers.all()}
+    entries = [
+        {
+            "item": item,
+            "answer": answers.get(item.pk),
+            "form": AnswerForm(item=item, initial=_initial(answers.get(item.pk))),
+        }
+        for item in ChecklistItem.objects.order_by("number")
+    ]
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "entries": entries,
+        "answered": _progress(candidate),
+        "total": len(entries),
+        "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
+    }
+    return render(request, "portal/questionnaire.html", context)
+
+
+@login_required
+@require_POST
+def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int) -> HttpResponse:
+    """Save one answer (a draft: any subset of items may be answered); htmx swaps the entry."""
+    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    item = get_object_or_404(ChecklistItem, number=number)
+    form = AnswerForm(request.POST, item=item)
+    saved = False
+    if form.is_valid():
+        claim = form.cleaned_data["claim"]
+        value = None
+        if item.answer_type == AnswerType.NUMBER and claim is not None:
+            value = str(claim)
+        elif item.answer_type in (AnswerType.CHOICE, AnswerType.BOOLEAN) and claim:
+            value = claim
+        try:
+            answer_save(
+                candidate=candidate,
+                item=item,
+                by=request.user,
+                claim="" if claim is None else str(claim),
+                value=value,
+                notes=form.cleaned_data["notes"],
+            )
+            saved = True
+        except ValidationError as exc:
+            form.add_error(None, exc)
+    answer = Answer.objects.filter(candidate=candidate, item=item).first()
+    context = {
+        "evaluation": evaluation,
+        "candidate": candidate,
+        "entry": {"item": item, "answer": answer, "form": form},
+        "saved": saved,
+        "answered": _progress(candidate),
+        "total": ChecklistItem.objects.count(),
+        "can_edit": True,
+    }
+    status = 200 if saved or not form.errors else 422
+    if request.headers.get("HX-Request"):
+        return render(request, "portal/_answer_entry.html", context, status=status)
+    return (
+        questionnaire(request, pk, candidate_pk)
+        if saved
+        else render(request, "portal/_answer_entry.html", context, status=status)
+    )
+
+
+@login_required
+def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "uploads": candidate.uploads.order_by("-created_at"),
+    }
+    return render(request, "portal/evidence_upload.html", context)
+
+
+@login_required
+def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    """The candidate's uploads with their status (polled by the upload page while busy)."""
+    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
+    uploads = list(candidate.uploads.order_by("-created_at"))
+    busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
+    context = {"evaluation": evaluation, "candidate": candidate, "uploads": uploads, "busy": busy}
+    return render(request, "portal/_upload_list.html", context)
+
+
+@login_required
+def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileResponse:
+    """The raw evidence exactly as received; members of the evaluation only."""
+    evaluation, _membership = member_evaluation(request, pk)
+    upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
+    response = FileResponse(
+        upload.file.open("rb"),
+        as_attachment=True,
+        filename=upload.original_name,
+        content_type="application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

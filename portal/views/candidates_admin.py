@@ -1,0 +1,89 @@
+"""Candidate management pages: procurement adds, edits and removes an evaluation's candidates."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+
+from ..forms import CandidateForm
+from ..forms_procurement import add_service_error
+from ..permissions import CAN_EDIT
+from ..services.evaluations import candidate_add, candidate_remove, candidate_update
+from .common import member_candidate, member_evaluation
+
+
+@login_required
+def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
+    form = CandidateForm(request.POST if request.method == "POST" else None, evaluation=evaluation)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            candidate = candidate_add(
+                evaluation=evaluation,
+                offering=data["offering"],
+                node_count=data["node_count"],
+                quoted_billing_model=data["quoted_billing_model"],
+                quoted_price_per_gpu=data["quoted_price_per_gpu"],
+                notes=data["notes"],
+                by=request.user,
+            )
+        except ValidationError as exc:
+            add_service_error(form, exc)
+        else:
+            messages.success(request, _("Candidate “%(name)s” added.") % {"name": candidate})
+            return redirect("evaluation-detail", pk=evaluation.pk)
+    context = {"evaluation": evaluation, "membership": membership, "form": form}
+    return render(request, "portal/candidate_form.html", context)
+
+
+@login_required
+def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    form = CandidateForm(
+        request.POST if request.method == "POST" else None,
+        instance=candidate,
+        evaluation=evaluation,
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            candidate = candidate_update(candidate=form.instance, by=request.user)
+        except ValidationError as exc:
+            add_service_error(form, exc)
+        else:
+            messages.success(request, _("Candidate “%(name)s” saved.") % {"name": candidate})
+            return redirect("evaluation-detail", pk=evaluation.pk)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "form": form,
+    }
+    return render(request, "portal/candidate_form.html", context)
+
+
+@login_required
+def candidate_delete(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    errors: list[str] = []
+    if request.method == "POST":
+        name = str(candidate)
+        try:
+            candidate_remove(candidate=candidate, by=request.user)
+        except ValidationError as exc:
+            errors = exc.messages
+        else:
+            messages.success(request, _("Candidate “%(name)s” removed.") % {"name": name})
+            return redirect("evaluation-detail", pk=evaluation.pk)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "errors": errors,
+        "answer_count": candidate.answers.count(),
+        "upload_count": candidate.uploads.count(),
+        "token_count": candidate.upload_tokens.count(),
+    }
+    return render(request, "portal/candidate_confirm_remove.html", context)

@@ -1,0 +1,145 @@
+"""Catalogue pages: vendors and offerings with their list prices; any user reads, procurement
+edits."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from ..forms import VendorForm
+from ..forms_procurement import (
+    OfferingEditForm,
+    OfferingFilterForm,
+    offering_fieldsets,
+    offering_price_formset,
+)
+from ..models import Membership, Offering, Role, Vendor
+from ..services.evaluations import offering_saved
+
+
+def can_edit_catalogue(user) -> bool:
+    """Staff, or procurement in at least one evaluation: the catalogue is shared by all."""
+    if not user.is_authenticated:
+        return False
+    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+
+
+def _require_catalogue_editor(request: HttpRequest) -> None:
+    if not can_edit_catalogue(request.user):
+        raise PermissionDenied(_("Only procurement members may edit the catalogue."))
+
+
+@login_required
+def vendor_list(request: HttpRequest) -> HttpResponse:
+    vendors = Vendor.objects.annotate(offering_count=Count("offerings")).order_by("name")
+    context = {"vendors": vendors, "can_edit": can_edit_catalogue(request.user)}
+    return render(request, "portal/vendor_list.html", context)
+
+
+def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
+    _require_catalogue_editor(request)
+    form = VendorForm(request.POST if request.method == "POST" else None, instance=vendor)
+    if request.method == "POST" and form.is_valid():
+        vendor = form.save()
+        messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
+        return redirect("vendor-list")
+    return render(request, "portal/vendor_form.html", {"form": form, "vendor": vendor})
+
+
+@login_required
+def vendor_create(request: HttpRequest) -> HttpResponse:
+    return _vendor_form(request, None)
+
+
+@login_required
+def vendor_edit(request: HttpRequest, vendor_pk: int) -> HttpResponse:
+    _require_catalogue_editor(request)
+    return _vendor_form(request, get_object_or_404(Vendor, pk=vendor_pk))
+
+
+@login_required
+def offering_list(request: HttpRequest) -> HttpResponse:
+    filters = OfferingFilterForm(request.GET or None)
+    offerings = filters.filter(
+        Offering.objects.select_related("vendor").order_by("vendor__name", "name")
+    )
+    context = {
+        "offerings": offerings,
+        "filters": filters,
+        "filtered": bool(request.GET),
+        "can_edit": can_edit_catalogue(request.user),
+    }
+    return render(request, "portal/offering_list.html", context)
+
+
+def _display(offering: Offering, name: str):
+    field = Offering._meta.get_field(name)
+    if field.is_relation:
+        return getattr(offering, name)
+    if field.choices:
+        return getattr(offering, f"get_{name}_display")()
+    return getattr(offering, name)
+
+
+@login_required
+def offering_detail(request: HttpRequest, offering_pk: int) -> HttpResponse:
+    offering = get_object_or_404(
+        Offering.objects.select_related("vendor").prefetch_related("prices"), pk=offering_pk
+    )
+    sections = [
+        (
+            legend,
+            [
+                {
+                    "label": Offering._meta.get_field(name).verbose_name,
+                    "value": _display(offering, name),
+                    "boolean": isinstance(getattr(offering, name), bool),
+                }
+                for name in names
+                if name not in ("vendor", "name")
+            ],
+        )
+        for legend, names in offering_fieldsets()
+    ]
+    context = {
+        "offering": offering,
+        "sections": [(legend, rows) for legend, rows in sections if rows],
+        "prices": offering.prices.all(),
+        "can_edit": can_edit_catalogue(request.user),
+    }
+    return render(request, "portal/offering_detail.html", context)
+
+
+def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpResponse:
+    _require_catalogue_editor(request)
+    data = request.POST if request.method == "POST" else None
+    form = OfferingEditForm(data, instance=offering)
+    prices = offering_price_formset(offering=offering, data=data)
+    if data is not None:
+        form_ok = form.is_valid()
+        prices_ok = prices.is_valid()
+        if form_ok and prices_ok:
+            with transaction.atomic():
+                saved = form.save()
+                prices.instance = saved
+                prices.save()
+                offering_saved(offering=saved)
+            messages.success(request, _("Offering “%(name)s” saved.") % {"name": saved})
+            return redirect("offering-detail", offering_pk=saved.pk)
+    context = {"form": form, "prices": prices, "offering": offering}
+    return render(request, "portal/offering_form.html", context)
+
+
+@login_required
+def offering_create(request: HttpRequest) -> HttpResponse:
+    return _offering_form(request, None)
+
+
+@login_required
+def offering_edit(request: HttpRequest, offering_pk: int) -> HttpResponse:
+    _require_catalogue_editor(request)
+    return _offering_form(request, get_object_or_404(Offering, pk=offering_pk))

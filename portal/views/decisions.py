@@ -1,0 +1,268 @@
+"""Weights (direct and AHP, with what-if), the decision record, the report and exports."""
+
+import csv
+import io
+from decimal import Decimal
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .. import selectors
+from ..models import Dimension, EvaluationStatus
+from ..permissions import CAN_DECIDE, CAN_EDIT
+from ..services.evaluations import (
+    DIMENSIONS,
+    decision_record,
+    evaluation_weights_from_ahp,
+    evaluation_weights_set,
+)
+from .common import member_evaluation
+from .dashboard import results_context
+
+CAN_WEIGH = CAN_EDIT | CAN_DECIDE
+# Saaty's scale: the judgement "row dimension is N times as important as the column one".
+AHP_CHOICES = [
+    ("1/9", "1/9"),
+    ("1/7", "1/7"),
+    ("1/5", "1/5"),
+    ("1/3", "1/3"),
+    ("1", "1"),
+    ("3", "3"),
+    ("5", "5"),
+    ("7", "7"),
+    ("9", "9"),
+]
+PAIRS = [(a, b) for i, a in enumerate(DIMENSIONS) for b in DIMENSIONS[i + 1 :]]
+
+
+class WeightsForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Named like the dashboard's what-if parameters, so one form serves both.
+        for d in Dimension:
+            self.fields[f"w_{d.value}"] = forms.DecimalField(
+                label=d.label, min_value=0, max_value=100, decimal_places=3, max_digits=7
+            )
+
+    def weights(self) -> dict[str, Decimal]:
+        return {d: self.cleaned_data[f"w_{d}"] for d in DIMENSIONS}
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and not any(data.get(f"w_{d}", 0) > 0 for d in DIMENSIONS):
+            raise ValidationError(_("At least one weight must be positive: all six are zero."))
+        return data
+
+
+class AhpForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        labels = dict(Dimension.choices)
+        for a, b in PAIRS:
+            self.fields[f"{a}__{b}"] = forms.ChoiceField(
+                label=_("%(a)s compared with %(b)s") % {"a": labels[a], "b": labels[b]},
+                choices=AHP_CHOICES,
+                initial="1",
+            )
+
+    def matrix(self) -> list[list[float]]:
+        index = {d: i for i, d in enumerate(DIMENSIONS)}
+        size = len(DIMENSIONS)
+        matrix = [[1.0] * size for _ in range(size)]
+        for a, b in PAIRS:
+            raw = self.cleaned_data[f"{a}__{b}"]
+            num, _sep, den = raw.partition("/")
+            value = float(num) / float(den or 1)
+            matrix[index[a]][index[b]] = value
+            matrix[index[b]][index[a]] = 1.0 / value
+        return matrix
+
+
+@login_required
+def weights(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk)
+    can_save = membership.role in CAN_WEIGH and evaluation.status != EvaluationStatus.DECIDED
+    percent = {d: float(w) for d, w in evaluation.weights.items()}
+    total = sum(percent.values()) or 1.0
+    form = WeightsForm(initial={f"w_{d}": round(100 * w / total, 1) for d, w in percent.items()})
+    ahp_form = AhpForm()
+    if request.method == "POST":
+        if not can_save:
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied(_("Your role does not allow saving weights."))
+        try:
+            if "ahp" in request.POST:
+                ahp_form = AhpForm(request.POST)
+                if ahp_form.is_valid():
+                    evaluation_weights_from_ahp(
+                        evaluation=evaluation, matrix=ahp_form.matrix(), by=request.user
+                    )
+                    messages.success(request, _("Weights derived from the pairwise comparisons."))
+                    return redirect("evaluation-weights", pk)
+            else:
+                form = WeightsForm(request.POST)
+                if form.is_valid():
+                    evaluation_weights_set(
+                        evaluation=evaluation,
+                        weights=form.weights(),
+                        by=request.user,
+                    )
+                    messages.success(request, _("Weights saved."))
+                    return redirect("evaluation-weights", pk)
+        except ValidationError as exc:
+            target = ahp_form if "ahp" in request.POST else form
+            for message in exc.messages:
+                target.add_error(None, message)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "form": form,
+        "ahp_form": ahp_form,
+        "can_save": can_save,
+        **results_context(evaluation),
+    }
+    return render(request, "portal/evaluation_weights.html", context, status=200)
+
+
+class DecisionForm(forms.Form):
+    candidate = forms.TypedChoiceField(label=gettext_lazy("Chosen candidate"), coerce=int)
+    rationale = forms.CharField(
+        label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5})
+    )
+
+    def __init__(self, *args, choices, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["candidate"].choices = choices
+
+
+@login_required
+def decision(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk)
+    record = getattr(evaluation, "decision", None) if evaluation.status == "decided" else None
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    choices = [(r.candidate_id, f"{r.label} — {r.total:.1f}") for r in ranking.qualified]
+    form = DecisionForm(choices=choices)
+    if request.method == "POST":
+        if membership.role not in CAN_DECIDE:
+            from django.core.exceptions import PermissionDenied
+
+            raise PermissionDenied(_("Only managers record decisions."))
+        form = DecisionForm(request.POST, choices=choices)
+        if form.is_valid():
+            try:
+                decision_record(
+                    evaluation=evaluation,
+                    candidate=candidates[form.cleaned_data["candidate"]],
+                    rationale=form.cleaned_data["rationale"],
+                    by=request.user,
+                )
+                messages.success(request, _("The decision is recorded."))
+                return redirect("evaluation-decision", pk)
+            except ValidationError as exc:
+                for field, errors in exc.message_dict.items():
+                    form.add_error(field if field in form.fields else None, errors)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "record": record,
+        "form": form,
+        "can_decide": membership.role in CAN_DECIDE and record is None,
+        "ranking": ranking,
+    }
+    return render(request, "portal/evaluation_decision.html", context)
+
+
+@login_required
+def report(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "record": getattr(evaluation, "decision", None) if evaluation.status == "decided" else None,
+        **results_context(evaluation),
+    }
+    return render(request, "portal/evaluation_report.html", context)
+
+
+def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    header = [
+        _("Rank"),
+        _("Vendor"),
+        _("Offering"),
+        _("Delivery form"),
+        _("Nodes"),
+        _("Total"),
+        *[str(d.label) for d in Dimension],
+        _("Disqualified"),
+        _("Knockouts"),
+        _("Cheapest billing model"),
+        _("Total cost"),
+        _("Currency"),
+        _("Cost per effective GPU-hour"),
+    ]
+    rows = []
+    for index, result in enumerate(ranking.results, start=1):
+        candidate = candidates[result.candidate_id]
+        tco = result.tco
+        rows.append(
+            [
+                "" if result.disqualified else index,
+                candidate.offering.vendor.name,
+                candidate.offering.name,
+                candidate.offering.get_delivery_form_display(),
+                candidate.node_count,
+                round(result.total, 2),
+                *[round(result.score(d), 2) for d in DIMENSIONS],
+                _("yes") if result.disqualified else _("no"),
+                "; ".join(k.reason_en for k in result.knockouts),
+                tco.cheapest if tco else "",
+                tco.cheapest_total if tco else "",
+                tco.currency if tco else "",
+                tco.cost_per_effective_gpu_hour if tco else "",
+            ]
+        )
+    return header, rows
+
+
+@login_required
+def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """The comparison as CSV or XLSX: one row per candidate in ranking order."""
+    evaluation, _membership = member_evaluation(request, pk)
+    header, rows = _comparison_rows(evaluation)
+    filename = f"evaluation-{evaluation.pk}-comparison.{fmt}"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(header)
+        writer.writerows(rows)
+        # A BOM lets spreadsheet programs read the Chinese names as UTF-8.
+        response = HttpResponse(
+            "\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8"
+        )
+    elif fmt == "xlsx":
+        from openpyxl import Workbook
+
+        workbook = Workbook()
+        sheet = workbook.active
+        sheet.title = "Comparison"
+        sheet.append([str(h) for h in header])
+        for row in rows:
+            sheet.append([float(v) if isinstance(v, Decimal) else v for v in row])
+        buffer = io.BytesIO()
+        workbook.save(buffer)
+        response = HttpResponse(
+            buffer.getvalue(),
+            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        )
+    else:
+        raise Http404
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -1,0 +1,100 @@
+"""Upload-token pages and the collector download: procurement issues a token for one candidate,
+sees the raw token once, and hands the node engineer a ready-to-paste command."""
+
+import shlex
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST, require_safe
+
+from ..forms_procurement import UploadTokenCreateForm, add_service_error
+from ..models import UploadToken
+from ..permissions import CAN_EDIT
+from ..services.tokens import upload_token_create, upload_token_revoke
+from .common import member_candidate
+
+
+def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
+    """The one line a node engineer pastes: download the collector, run it with the token."""
+    return (
+        f"curl -fsSLO {shlex.quote(script_url)} && "
+        f"python3 collect.py --portal {shlex.quote(portal)} --token {shlex.quote(raw_token)}"
+    )
+
+
+# The raw token is in this response only: never cached, never stored in the session or the DB.
+@never_cache
+@login_required
+def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    created = raw_token = command = None
+    if request.method == "POST":
+        form = UploadTokenCreateForm(request.POST)
+        if form.is_valid():
+            try:
+                created, raw_token = upload_token_create(
+                    candidate=candidate,
+                    created_by=request.user,
+                    expires_in=timedelta(days=form.cleaned_data["expires_in_days"]),
+                    node_name=form.cleaned_data["node_name"],
+                    label=form.cleaned_data["label"],
+                )
+            except ValidationError as exc:
+                add_service_error(form, exc, {"expires_in": "expires_in_days"})
+            else:
+                portal = request.build_absolute_uri("/").rstrip("/")
+                command = collector_command(
+                    portal=portal,
+                    script_url=request.build_absolute_uri(reverse("collector-script")),
+                    raw_token=raw_token,
+                )
+                form = UploadTokenCreateForm()
+    else:
+        form = UploadTokenCreateForm()
+    tokens = UploadToken.objects.filter(candidate=candidate).select_related("created_by")
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "tokens": tokens,
+        "form": form,
+        "created": created,
+        "raw_token": raw_token,
+        "command": command,
+    }
+    return render(request, "portal/token_list.html", context)
+
+
+@login_required
+@require_POST
+def upload_token_revoke_view(
+    request: HttpRequest, pk: int, candidate_pk: int, token_pk: int
+) -> HttpResponse:
+    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    token = get_object_or_404(UploadToken, pk=token_pk, candidate=candidate)
+    upload_token_revoke(token=token)
+    messages.success(
+        request, _("Upload token %(prefix)s… revoked.") % {"prefix": token.token_prefix}
+    )
+    return redirect("upload-token-list", pk=evaluation.pk, candidate_pk=candidate.pk)
+
+
+@require_safe
+def collector_script(request: HttpRequest) -> FileResponse:
+    """The collector, public so that a node can fetch it with curl: it holds no secret."""
+    path = settings.BASE_DIR / "collector" / "collect.py"
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise Http404 from exc
+    return FileResponse(
+        handle, as_attachment=True, filename="collect.py", content_type="text/x-python"
+    )
