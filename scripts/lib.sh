@@ -82,9 +82,12 @@ ensure_redis() {
 }
 
 ensure_chromium() {
-  [ -x /usr/bin/chromium ] && return 0
-  log "installing Debian's chromium (for the browser tests)"
-  apt_install chromium || die "could not install chromium"
+  # A CJK font too: the browser tests switch the interface to Chinese and keep screenshots.
+  if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; then
+    return 0
+  fi
+  log "installing Debian's chromium and a CJK font (for the browser tests)"
+  apt_install chromium fonts-wqy-zenhei || die "could not install chromium"
 }
 
 ensure_gettext() {
