@@ -6,6 +6,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from . import views_history
+from .api.schema import RedocView, SchemaView, SwaggerView
+from .auth_views import ThrottledLoginView
 from .views import candidates, dashboard, decisions, evaluations
 
 urlpatterns = [
@@ -48,11 +51,19 @@ urlpatterns = [
     ),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        ThrottledLoginView.as_view(redirect_authenticated_user=True),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include("portal.api.urls")),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
+    path("api/schema/swagger/", SwaggerView.as_view(), name="api-schema-swagger"),
+    path("api/schema/redoc/", RedocView.as_view(), name="api-schema-redoc"),
+    path(
+        "evaluations/<int:pk>/history/",
+        views_history.evaluation_history,
+        name="evaluation-history",
+    ),
     path("i18n/", include("django.conf.urls.i18n")),
     path("healthz/", evaluations.healthz, name="healthz"),
     path("admin/", admin.site.urls),

@@ -5,13 +5,15 @@ import os
 import tempfile
 from pathlib import Path
 
-# Each checkout gets its own database and queue, so that two clones (a CI run beside a
-# developer's run) sharing one PostgreSQL and one Redis never see each other's data.
+# Each test run gets its own database and queue, so that two runs (a CI clone beside a
+# developer's run, or two runs in one checkout) sharing one PostgreSQL and one Redis never see
+# each other's data. Worker subprocesses inherit the run id through the environment.
 CHECKOUT = hashlib.sha256(str(Path(__file__).resolve().parent.parent).encode()).hexdigest()[:8]
+RUN_ID = os.environ.setdefault("GPUPORTAL_TEST_RUN", f"{CHECKOUT}_{os.getpid()}")
 
 os.environ.setdefault("SECRET_KEY", "tests-only-secret-key-3f9a1c7e5b2d8f4a6c0e9b1d7f3a5c8e2b4d6f")
 os.environ.setdefault(
-    "DATABASE_URL", f"postgres://postgres:postgres@127.0.0.1:5432/gpuportal_{CHECKOUT}"
+    "DATABASE_URL", f"postgres://postgres:postgres@127.0.0.1:5432/gpuportal_{RUN_ID}"
 )
 os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "0")
@@ -27,4 +29,4 @@ from portal.settings import *  # noqa: E402, F403
 # Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
-CELERY_TASK_DEFAULT_QUEUE = f"portal-tests-{CHECKOUT}"
+CELERY_TASK_DEFAULT_QUEUE = f"portal-tests-{RUN_ID}"

@@ -1,11 +1,72 @@
 """Routes of the REST API (mounted at /api/v1/)."""
 
-from django.urls import path
+from django.urls import path, re_path
 
-from . import evidence
+from . import evidence, views
+from .schema import api_not_found
+
+EVALUATION = "evaluations/<int:evaluation_pk>/"
+CANDIDATE = EVALUATION + "candidates/<int:candidate_pk>/"
+TOKENS = EVALUATION + "upload-tokens/"
 
 urlpatterns = [
     path("evidence/", evidence.EvidenceUploadView.as_view(), name="api-evidence-upload"),
     path("evidence/nonce/", evidence.EvidenceNonceView.as_view(), name="api-evidence-nonce"),
     path("evidence/<int:pk>/", evidence.EvidenceDetailView.as_view(), name="api-evidence-detail"),
+    path("me/", views.MeView.as_view(), name="api-me"),
+    path("checklist/", views.ChecklistList.as_view(), name="api-checklist"),
+    path("vendors/", views.VendorList.as_view(), name="api-vendor-list"),
+    path("vendors/<int:pk>/", views.VendorDetail.as_view(), name="api-vendor-detail"),
+    path("offerings/", views.OfferingList.as_view(), name="api-offering-list"),
+    path("offerings/<int:pk>/", views.OfferingDetail.as_view(), name="api-offering-detail"),
+    path(
+        "offerings/<int:offering_pk>/prices/",
+        views.OfferingPriceList.as_view(),
+        name="api-offering-price-list",
+    ),
+    path(
+        "offerings/<int:offering_pk>/prices/<int:price_pk>/",
+        views.OfferingPriceDetail.as_view(),
+        name="api-offering-price-detail",
+    ),
+    path("evaluations/", views.EvaluationList.as_view(), name="api-evaluation-list"),
+    path(EVALUATION, views.EvaluationDetail.as_view(), name="api-evaluation-detail"),
+    path(EVALUATION + "members/", views.MemberList.as_view(), name="api-member-list"),
+    path(
+        EVALUATION + "members/<int:member_pk>/",
+        views.MemberDetail.as_view(),
+        name="api-member-detail",
+    ),
+    path(EVALUATION + "candidates/", views.CandidateList.as_view(), name="api-candidate-list"),
+    path(CANDIDATE, views.CandidateDetail.as_view(), name="api-candidate-detail"),
+    path(CANDIDATE + "answers/", views.AnswerList.as_view(), name="api-answer-list"),
+    path(CANDIDATE + "answers/<str:item>/", views.AnswerDetail.as_view(), name="api-answer-detail"),
+    path(EVALUATION + "weights/", views.WeightsView.as_view(), name="api-weights"),
+    path(TOKENS, views.UploadTokenList.as_view(), name="api-upload-token-list"),
+    path(
+        TOKENS + "<int:token_pk>/",
+        views.UploadTokenDetail.as_view(),
+        name="api-upload-token-detail",
+    ),
+    path(
+        TOKENS + "<int:token_pk>/revoke/",
+        views.UploadTokenRevoke.as_view(),
+        name="api-upload-token-revoke",
+    ),
+    path(EVALUATION + "uploads/", views.UploadList.as_view(), name="api-upload-list"),
+    path(
+        EVALUATION + "uploads/<int:upload_pk>/",
+        views.UploadDetail.as_view(),
+        name="api-upload-detail",
+    ),
+    path(
+        EVALUATION + "measurements/", views.MeasurementList.as_view(), name="api-measurement-list"
+    ),
+    path(EVALUATION + "scores/", views.ScoreList.as_view(), name="api-score-list"),
+    path(EVALUATION + "ranking/", views.RankingView.as_view(), name="api-ranking"),
+    path(EVALUATION + "robustness/", views.RobustnessView.as_view(), name="api-robustness"),
+    path(EVALUATION + "decision/", views.DecisionView.as_view(), name="api-decision"),
+    path(EVALUATION + "history/", views.HistoryView.as_view(), name="api-history"),
+    # Last: anything else under /api/v1/ is a JSON 404, never an HTML page.
+    re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),
 ]

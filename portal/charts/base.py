@@ -13,9 +13,12 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from portal.models.choices import Dimension
+from scoring.ranking import Ranking
 from scoring.types import DIMENSIONS, CandidateResult
 
 FigureJson = dict[str, Any]
+# What the score figures take: a whole ranking, or the chosen results in drawing order.
+Results = Ranking | Sequence[CandidateResult]
 
 FONT_FAMILY = (
     'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Microsoft YaHei", '
@@ -67,7 +70,13 @@ TEMPLATE = go.layout.Template(
         "hoverlabel": {"font": {"family": FONT_FAMILY}},
         "xaxis": {"gridcolor": GRID, "zerolinecolor": GRID, "automargin": True},
         "yaxis": {"gridcolor": GRID, "zerolinecolor": GRID, "automargin": True},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        "legend": {
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.02,
+            "x": 0,
+            "traceorder": "normal",
+        },
     }
 )
 
@@ -162,7 +171,7 @@ def disqualified_label(label: str) -> str:
     return _("{label} (disqualified)").format(label=label)
 
 
-def results_of(results: Any) -> list[CandidateResult]:
+def results_of(results: Results | None) -> list[CandidateResult]:
     """The CandidateResults of a scoring Ranking or of a sequence of results."""
     return list(getattr(results, "results", results) or ())
 

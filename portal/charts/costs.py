@@ -15,6 +15,7 @@ from .base import (
     GREY,
     MUTED,
     FigureJson,
+    Results,
     disqualified_label,
     empty_figure,
     language,
@@ -59,7 +60,7 @@ def _component_names() -> dict[str, str]:
     }
 
 
-def tco_bars(results: Any, *, lang: str | None = None) -> FigureJson:
+def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
     """Stacked bars of the TCO components (gpu, storage, egress, support, licence, setup) for
     every candidate and billing model it has a price for (``Tco.models``), grouped by
     candidate on a two-level axis, with each bar's total on top (the cheapest model in bold).
@@ -68,15 +69,15 @@ def tco_bars(results: Any, *, lang: str | None = None) -> FigureJson:
     left out. Amounts are in the candidates' currency, named in the axis title.
     """
     with language(lang):
+        everyone = results_of(results)
         rows = [
             (result, label)
-            for result, label in zip(
-                results_of(results), unique_labels(results_of(results)), strict=True
-            )
+            for result, label in zip(everyone, unique_labels(everyone), strict=True)
             if result.tco is not None
         ]
         if not rows:
             return empty_figure(_("No prices yet: enter a price to see the cost picture."))
+        missing = [r.label for r in everyone if r.tco is None]
         billing = _billing_names()
         outer, inner, bars = [], [], []
         for result, label in rows:
@@ -140,7 +141,26 @@ def tco_bars(results: Any, *, lang: str | None = None) -> FigureJson:
                 showlegend=False,
             )
         )
+        if missing:
+            _not_shown(figure, missing)
         return to_json(figure)
+
+
+def _not_shown(figure: go.Figure, labels: list[str]) -> None:
+    """A note under the plot naming the candidates left out for want of a price."""
+    figure.add_annotation(
+        text=_("Not shown (no price): {labels}").format(labels=", ".join(labels)),
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=0,
+        yshift=-80,
+        xanchor="left",
+        yanchor="top",
+        showarrow=False,
+        font={"color": MUTED, "size": 12},
+    )
+    figure.update_layout(margin={"b": 110})
 
 
 def pareto_front(points: Iterable[Point]) -> list[Point]:
@@ -190,7 +210,6 @@ def value_for_money(
             height=460,
             xaxis={"title": {"text": title}, "rangemode": "tozero"},
             yaxis={"title": {"text": _("Total score (0–100)")}, "range": [0, 105]},
-            margin={"l": 60, "r": 20, "t": 40, "b": 80 if missing else 50},
         )
         hover = "%{text}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
         qualified = [p for p in shown if not p[3]]
@@ -241,14 +260,5 @@ def value_for_money(
                 )
             )
         if missing:
-            figure.add_annotation(
-                text=_("Not shown (no price): {labels}").format(labels=", ".join(missing)),
-                xref="paper",
-                yref="paper",
-                x=0,
-                y=-0.22,
-                xanchor="left",
-                showarrow=False,
-                font={"color": MUTED, "size": 12},
-            )
+            _not_shown(figure, missing)
         return to_json(figure)

@@ -97,7 +97,7 @@ def _flip_cells(
 
 
 def robustness_bars(
-    robustness: Robustness,
+    robustness: Robustness | None,
     labels: Mapping[int, str],
     dimension_labels: Mapping[str, str] | Sequence[str] | None = None,
     *,
@@ -114,11 +114,11 @@ def robustness_bars(
     candidates only the first panel is drawn.
     """
     with language(lang):
-        shares = robustness.stability.first_share if robustness else {}
-        if not shares:
+        if robustness is None or not robustness.stability.first_share:
             return empty_figure(_("No candidates to test yet."))
         if robustness.leader_id is None:
             return empty_figure(_("Every candidate is disqualified: there is no leader to test."))
+        shares = robustness.stability.first_share
         ids = [i for i in labels if i in shares] + [i for i in shares if i not in labels]
         names = _names(ids, labels)
         stability = robustness.stability

@@ -18,6 +18,7 @@ from .base import (
     GREY,
     MUTED,
     FigureJson,
+    Results,
     dimension_names,
     disqualified_label,
     empty_figure,
@@ -35,7 +36,7 @@ def _fill(colour: str, alpha: float = 0.12) -> str:
 
 
 def radar(
-    results: Any,
+    results: Results,
     dimension_labels: Mapping[str, str] | Sequence[str] | None = None,
     *,
     lang: str | None = None,
@@ -92,7 +93,7 @@ def radar(
 
 
 def contributions_bars(
-    results: Any,
+    results: Results,
     weights: Mapping[str, Any],
     dimension_labels: Mapping[str, str] | Sequence[str] | None = None,
     *,

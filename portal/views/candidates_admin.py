@@ -7,8 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import CandidateForm
-from ..forms_procurement import add_service_error
+from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
 from ..services.evaluations import candidate_add, candidate_remove, candidate_update
 from .common import member_candidate, member_evaluation
@@ -17,7 +16,9 @@ from .common import member_candidate, member_evaluation
 @login_required
 def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
-    form = CandidateForm(request.POST if request.method == "POST" else None, evaluation=evaluation)
+    form = CandidateEditForm(
+        request.POST if request.method == "POST" else None, evaluation=evaluation
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -42,7 +43,7 @@ def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
-    form = CandidateForm(
+    form = CandidateEditForm(
         request.POST if request.method == "POST" else None,
         instance=candidate,
         evaluation=evaluation,

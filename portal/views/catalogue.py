@@ -10,10 +10,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import VendorForm
 from ..forms_procurement import (
     OfferingEditForm,
     OfferingFilterForm,
+    VendorEditForm,
     offering_fieldsets,
     offering_price_formset,
 )
@@ -42,7 +42,7 @@ def vendor_list(request: HttpRequest) -> HttpResponse:
 
 def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
     _require_catalogue_editor(request)
-    form = VendorForm(request.POST if request.method == "POST" else None, instance=vendor)
+    form = VendorEditForm(request.POST if request.method == "POST" else None, instance=vendor)
     if request.method == "POST" and form.is_valid():
         vendor = form.save()
         messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})

@@ -166,8 +166,9 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, _("The decision is recorded."))
                 return redirect("evaluation-decision", pk)
             except ValidationError as exc:
-                for field, errors in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, errors)
+                errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
+                for field, messages_ in errors.items():
+                    form.add_error(field if field in form.fields else None, messages_)
     context = {
         "evaluation": evaluation,
         "membership": membership,

@@ -1,0 +1,72 @@
+"""The API's one exception handler: every error becomes JSON with a message a person can act on.
+
+Registered as REST_FRAMEWORK["EXCEPTION_HANDLER"]. Services raise Django's ValidationError with
+field-keyed messages; here they become 400 answers with the same keys. A protected row (still
+referenced) becomes 409, and a throttled request says when to come back.
+"""
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import ProtectedError, RestrictedError
+from django.http import Http404
+from django.utils.translation import gettext as _
+from rest_framework import exceptions, status
+from rest_framework.views import exception_handler
+
+NON_FIELD = "non_field_errors"
+
+
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+def validation_detail(exc: DjangoValidationError) -> dict[str, list[str]]:
+    """Django's ValidationError as DRF's {field: [messages]}, with __all__ as non_field_errors."""
+    if hasattr(exc, "error_dict"):
+        return {
+            (NON_FIELD if field == "__all__" else field): [str(m) for m in messages]
+            for field, messages in exc.message_dict.items()
+        }
+    return {NON_FIELD: [str(m) for m in exc.messages]}
+
+
+def _translate(exc: Exception) -> Exception:
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(validation_detail(exc))
+    if isinstance(exc, ProtectedError | RestrictedError):
+        return Conflict(
+            _("This object is still referenced by other records and cannot be removed.")
+        )
+    if isinstance(exc, Http404):
+        return exceptions.NotFound(str(exc) if str(exc) else _("Not found."))
+    if isinstance(exc, DjangoPermissionDenied):
+        message = str(exc) or _("You do not have permission to perform this action.")
+        return exceptions.PermissionDenied(message)
+    return exc
+
+
+def _throttle_message(view) -> str:
+    """The limit as the view's throttle states it (``describe()``), if it states one."""
+    for throttle in getattr(view, "throttle_classes", ()):
+        describe = getattr(throttle, "describe", None)
+        if describe is not None:
+            return describe()
+    return ""
+
+
+def api_exception_handler(exc, context):
+    exc = _translate(exc)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None  # an unexpected error: Django's 500 handling and logging take over
+    if isinstance(exc, exceptions.Throttled):
+        wait = int(exc.wait) if exc.wait is not None else None
+        message = _throttle_message(context.get("view")) or _("Too many requests.")
+        if wait is not None:
+            message = _("%(message)s Try again in %(seconds)s seconds.") % {
+                "message": message,
+                "seconds": max(wait, 1),
+            }
+        response.data = {"detail": message, "retry_after": wait}
+    return response

@@ -1,0 +1,96 @@
+"""Query filters of the list endpoints.
+
+Ids are plain number filters over querysets already restricted to the evaluation in the URL:
+another evaluation's id matches nothing, and says nothing about whether it exists.
+"""
+
+import django_filters as filters
+from django import forms
+
+from ..models import (
+    Candidate,
+    Dimension,
+    EvaluationStatus,
+    EvidenceUpload,
+    Measurement,
+    Offering,
+    Score,
+    UploadStatus,
+    UploadToken,
+    Vendor,
+    WorkloadProfile,
+)
+
+
+class IdFilter(filters.NumberFilter):
+    """A whole-number id (``?candidate=12``); anything else is a 400 with the reason."""
+
+    field_class = forms.IntegerField
+
+
+class VendorFilter(filters.FilterSet):
+    name = filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Vendor
+        fields = ["name", "mlps_level", "xinchuang", "iso27001"]
+
+
+class OfferingFilter(filters.FilterSet):
+    vendor = IdFilter(field_name="vendor_id")
+    gpu_model = filters.CharFilter(lookup_expr="icontains")
+    region = filters.CharFilter(lookup_expr="icontains")
+
+    class Meta:
+        model = Offering
+        fields = ["vendor", "delivery_form", "gpu_model", "gpu_form_factor", "fabric", "region"]
+
+
+class EvaluationFilter(filters.FilterSet):
+    status = filters.ChoiceFilter(choices=EvaluationStatus.choices)
+    workload_profile = filters.ChoiceFilter(choices=WorkloadProfile.choices)
+
+
+class CandidateFilter(filters.FilterSet):
+    offering = IdFilter(field_name="offering_id")
+    vendor = IdFilter(field_name="offering__vendor_id")
+
+    class Meta:
+        model = Candidate
+        fields = ["offering", "vendor"]
+
+
+class UploadTokenFilter(filters.FilterSet):
+    candidate = IdFilter(field_name="candidate_id")
+    revoked = filters.BooleanFilter(field_name="revoked_at", lookup_expr="isnull", exclude=True)
+
+    class Meta:
+        model = UploadToken
+        fields = ["candidate", "revoked"]
+
+
+class UploadFilter(filters.FilterSet):
+    candidate = IdFilter(field_name="candidate_id")
+    status = filters.ChoiceFilter(choices=UploadStatus.choices)
+
+    class Meta:
+        model = EvidenceUpload
+        fields = ["candidate", "status", "node_name"]
+
+
+class MeasurementFilter(filters.FilterSet):
+    candidate = IdFilter(field_name="candidate_id")
+    upload = IdFilter(field_name="upload_id")
+
+    class Meta:
+        model = Measurement
+        fields = ["candidate", "upload", "kind", "metric", "node_name"]
+
+
+class ScoreFilter(filters.FilterSet):
+    candidate = IdFilter(field_name="candidate_id")
+    dimension = filters.ChoiceFilter(choices=Dimension.choices)
+
+    class Meta:
+        model = Score
+        fields = ["candidate", "dimension"]

@@ -1,0 +1,69 @@
+"""Who may call what: membership of the evaluation in the URL (else 404), then the member's role
+for the HTTP method (else 403); the vendor catalogue is read by everyone, edited by procurement."""
+
+from django.utils.translation import gettext as _
+from rest_framework import exceptions, permissions
+
+from .. import selectors
+from ..models import Membership, Role
+
+READ_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+def is_catalogue_editor(user) -> bool:
+    """Staff, or procurement in at least one evaluation."""
+    if not (user and user.is_authenticated):
+        return False
+    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+
+
+def _offered(request, view) -> bool:
+    # A method the view does not offer is answered 405 by the view itself, after authorisation.
+    return request.method in view.allowed_methods
+
+
+class EvaluationMember(permissions.BasePermission):
+    """The user must belong to the evaluation named by ``evaluation_pk`` in the URL.
+
+    Non-members get 404, exactly as for an evaluation that does not exist, so ids leak nothing.
+    Members get 403 when their role is not in ``view.roles[method]`` (HEAD and OPTIONS follow
+    GET). The evaluation and membership are left on the view for the handlers.
+    """
+
+    def has_permission(self, request, view) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        evaluation, membership = selectors.evaluation_get(
+            user=request.user, pk=view.kwargs["evaluation_pk"]
+        )
+        view.evaluation, view.membership = evaluation, membership
+        if not _offered(request, view):
+            return True
+        method = "GET" if request.method in READ_METHODS else request.method
+        allowed = view.roles.get(method, frozenset())
+        if membership.role not in allowed:
+            raise exceptions.PermissionDenied(
+                _("Your role in this evaluation (%(role)s) does not allow this action.")
+                % {"role": membership.get_role_display()}
+            )
+        return True
+
+
+class CatalogueEditorOrReadOnly(permissions.BasePermission):
+    """Any signed-in user reads; writing needs staff or procurement in some evaluation."""
+
+    message = None
+
+    def has_permission(self, request, view) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        if request.method in READ_METHODS or not _offered(request, view):
+            return True
+        if is_catalogue_editor(request.user):
+            return True
+        raise exceptions.PermissionDenied(
+            _(
+                "Only procurement members (of any evaluation) and staff may change the vendor "
+                "catalogue or create evaluations."
+            )
+        )

@@ -1,0 +1,37 @@
+"""The OpenAPI 3 schema and its two readers (Swagger UI, Redoc), served from the sidecar
+package's static files: no CDN, so they work on an isolated network."""
+
+from django.http import JsonResponse
+from django.urls import Resolver404, resolve
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+
+class SchemaView(SpectacularAPIView):
+    """GET the schema (YAML, or JSON with ``?format=json`` / ``Accept: application/json``)."""
+
+
+class SwaggerView(SpectacularSwaggerView):
+    url_name = "api-schema"
+
+
+class RedocView(SpectacularRedocView):
+    url_name = "api-schema"
+
+
+@csrf_exempt
+def api_not_found(request, path=""):
+    """Unknown URLs under /api/v1/ answer JSON like every endpoint, with a hint for a missing
+    trailing slash."""
+    message = _("There is no API endpoint at %(path)s.") % {"path": request.path}
+    if not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "api-not-found":
+            message += " " + _("Did you mean %(path)s/ (with a trailing slash)?") % {
+                "path": request.path
+            }
+    return JsonResponse({"detail": message}, status=404)

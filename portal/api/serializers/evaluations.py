@@ -1,0 +1,358 @@
+"""Evaluations and what belongs to them: members, candidates, answers, weights, the decision.
+
+Input and output serializers are kept apart: inputs accept only what a client may set (the
+evaluation always comes from the URL), outputs show what the portal stores.
+"""
+
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
+from rest_framework import serializers
+
+from ...models import (
+    Answer,
+    AnswerType,
+    BillingModel,
+    Candidate,
+    DecisionRecord,
+    Dimension,
+    Evaluation,
+    EvaluationStatus,
+    Membership,
+    Offering,
+    Role,
+)
+from .base import StrictMixin, StrictSerializer, safe_text
+
+REQUIREMENT_FIELDS = (
+    "name",
+    "description",
+    "workload_profile",
+    "required_total_gpus",
+    "required_gpu_memory_gib",
+    "duration_days",
+    "expected_idle_days",
+    "budget_total",
+    "budget_currency",
+    "required_mlps_level",
+    "require_xinchuang",
+    "min_busbw_fraction",
+)
+DIMENSIONS = tuple(d.value for d in Dimension)
+
+
+class EvaluationSerializer(serializers.ModelSerializer):
+    weights = serializers.SerializerMethodField()
+    my_role = serializers.SerializerMethodField()
+    candidate_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Evaluation
+        fields = (
+            "id",
+            *REQUIREMENT_FIELDS,
+            "status",
+            "weights",
+            "my_role",
+            "candidate_count",
+            "created_at",
+            "updated_at",
+        )
+        read_only_fields = fields
+
+    def get_weights(self, obj) -> dict[str, str]:
+        return {k: str(v) for k, v in obj.weights.items()}
+
+    def get_my_role(self, obj) -> str | None:
+        memberships = getattr(obj, "my_memberships", None)
+        if memberships is not None:
+            return memberships[0].role if memberships else None
+        membership = self.context.get("membership")
+        return membership.role if membership is not None else None
+
+    def get_candidate_count(self, obj) -> int:
+        count = getattr(obj, "candidate_count", None)
+        return count if count is not None else obj.candidates.count()
+
+
+class EvaluationInSerializer(StrictMixin, serializers.ModelSerializer):
+    """Requirements a procurement member sets; status only moves between draft and open."""
+
+    status = serializers.ChoiceField(
+        choices=[EvaluationStatus.DRAFT, EvaluationStatus.OPEN], required=False
+    )
+
+    class Meta:
+        model = Evaluation
+        fields = (*REQUIREMENT_FIELDS, "status")
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and data.get("status") == EvaluationStatus.DECIDED:
+            raise serializers.ValidationError(
+                {"status": [_("Record a decision to decide an evaluation.")]}
+            )
+        return super().to_internal_value(data)
+
+
+class UserSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+    full_name = serializers.CharField(source="get_full_name", read_only=True)
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    user = UserSummarySerializer(read_only=True)
+    role_label = serializers.CharField(source="get_role_display", read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ("id", "user", "role", "role_label")
+        read_only_fields = fields
+
+
+class MemberInSerializer(StrictSerializer):
+    user = serializers.SlugRelatedField(
+        slug_field="username", queryset=get_user_model().objects.filter(is_active=True)
+    )
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class MemberRoleSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class ScoreValueSerializer(serializers.Serializer):
+    dimension = serializers.CharField()
+    value = serializers.FloatField()
+
+
+class CandidateSerializer(serializers.ModelSerializer):
+    label = serializers.CharField(source="__str__", read_only=True)
+    vendor = serializers.IntegerField(source="offering.vendor_id", read_only=True)
+    vendor_name = serializers.CharField(source="offering.vendor.name", read_only=True)
+    offering_name = serializers.CharField(source="offering.name", read_only=True)
+    total_gpus = serializers.IntegerField(read_only=True)
+    disqualified = serializers.BooleanField(read_only=True)
+    answered_count = serializers.SerializerMethodField()
+    upload_count = serializers.SerializerMethodField()
+    scores = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Candidate
+        fields = (
+            "id",
+            "label",
+            "offering",
+            "offering_name",
+            "vendor",
+            "vendor_name",
+            "node_count",
+            "total_gpus",
+            "quoted_billing_model",
+            "quoted_price_per_gpu",
+            "notes",
+            "disqualified",
+            "knockouts",
+            "scores",
+            "answered_count",
+            "upload_count",
+            "scored_at",
+            "created_at",
+        )
+        read_only_fields = fields
+
+    def get_answered_count(self, obj) -> int | None:
+        return getattr(obj, "answered_count", None)
+
+    def get_upload_count(self, obj) -> int | None:
+        return getattr(obj, "upload_count", None)
+
+    def get_scores(self, obj) -> dict[str, float]:
+        return {score.dimension: score.value for score in obj.scores.all()}
+
+
+class CandidateInSerializer(StrictSerializer):
+    offering = serializers.PrimaryKeyRelatedField(queryset=Offering.objects.all())
+    node_count = serializers.IntegerField(min_value=1, max_value=100_000)
+    quoted_billing_model = serializers.ChoiceField(
+        choices=BillingModel.choices, required=False, allow_blank=True, default=""
+    )
+    quoted_price_per_gpu = serializers.DecimalField(
+        max_digits=14,
+        decimal_places=4,
+        min_value=Decimal("0"),
+        required=False,
+        allow_null=True,
+        default=None,
+    )
+    notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+
+    def validate(self, attrs):
+        evaluation = self.context["evaluation"]
+        offering = attrs.get("offering")
+        if offering is not None and (
+            Candidate.objects.filter(evaluation=evaluation, offering=offering).exists()
+        ):
+            raise serializers.ValidationError(
+                {"offering": [_("This offering is already a candidate in this evaluation.")]}
+            )
+        return attrs
+
+
+class CandidateUpdateSerializer(StrictSerializer):
+    node_count = serializers.IntegerField(min_value=1, max_value=100_000, required=False)
+    quoted_billing_model = serializers.ChoiceField(
+        choices=BillingModel.choices, required=False, allow_blank=True
+    )
+    quoted_price_per_gpu = serializers.DecimalField(
+        max_digits=14, decimal_places=4, min_value=Decimal("0"), required=False, allow_null=True
+    )
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=10_000)
+
+
+class AnswerSerializer(serializers.ModelSerializer):
+    candidate = serializers.IntegerField(source="candidate_id", read_only=True)
+    item = serializers.IntegerField(source="item.number", read_only=True)
+    item_key = serializers.CharField(source="item.key", read_only=True)
+    item_title = serializers.CharField(source="item.title_en", read_only=True)
+    answer_type = serializers.CharField(source="item.answer_type", read_only=True)
+    updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
+
+    class Meta:
+        model = Answer
+        fields = (
+            "id",
+            "candidate",
+            "item",
+            "item_key",
+            "item_title",
+            "answer_type",
+            "claim",
+            "value",
+            "notes",
+            "status",
+            "verification_note",
+            "evidence_ref",
+            "updated_by",
+            "updated_at",
+        )
+        read_only_fields = fields
+
+
+class AnswerInSerializer(StrictSerializer):
+    """One answer: the claim in words, an optional typed value checked against the item's type."""
+
+    claim = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+    value = serializers.JSONField(required=False, allow_null=True, default=None)
+    notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+
+    def validate_value(self, value):
+        if value is None or value == "":
+            return None
+        item = self.context["item"]
+        if item.answer_type == AnswerType.NUMBER:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise serializers.ValidationError(_("This item takes a number."))
+            if abs(value) > 1e15:
+                raise serializers.ValidationError(_("This number is too large."))
+        elif item.answer_type == AnswerType.BOOLEAN:
+            if not isinstance(value, bool):
+                raise serializers.ValidationError(_("This item takes true or false."))
+        elif item.answer_type == AnswerType.CHOICE:
+            if value not in (item.choices or []):
+                raise serializers.ValidationError(
+                    _("Choose one of: %(choices)s.") % {"choices": ", ".join(item.choices or [])}
+                )
+        elif not isinstance(value, str):
+            raise serializers.ValidationError(_("This item takes text."))
+        elif len(value) > 10_000:
+            raise serializers.ValidationError(_("The text is too long."))
+        else:
+            safe_text(value)
+        return value
+
+
+def _weight_field():
+    return serializers.DecimalField(
+        max_digits=7, decimal_places=3, min_value=Decimal("0"), max_value=Decimal("9999")
+    )
+
+
+class WeightsSerializer(StrictSerializer):
+    """The six dimension weights, each >= 0 with one positive at least; any scale (normalised)."""
+
+    stability = _weight_field()
+    network = _weight_field()
+    storage = _weight_field()
+    security = _weight_field()
+    cost = _weight_field()
+    support = _weight_field()
+
+    def validate(self, attrs):
+        if all(value <= 0 for value in attrs.values()):
+            raise serializers.ValidationError(
+                _("At least one weight must be positive: all six weights are zero.")
+            )
+        return attrs
+
+
+class WeightsOutSerializer(serializers.Serializer):
+    weights = serializers.DictField(child=serializers.CharField())
+    normalised_pct = serializers.DictField(child=serializers.FloatField())
+    consistency_ratio = serializers.FloatField(required=False, allow_null=True)
+
+
+AHP_MIN = 1 / 9 - 1e-9
+AHP_MAX = 9.0
+
+
+class AhpSerializer(StrictSerializer):
+    """A 6x6 pairwise comparison matrix on Saaty's 1/9..9 scale, rows and columns in the order
+    stability, network, storage, security, cost, support."""
+
+    matrix = serializers.ListField(
+        child=serializers.ListField(
+            child=serializers.FloatField(min_value=AHP_MIN, max_value=AHP_MAX),
+            min_length=len(DIMENSIONS),
+            max_length=len(DIMENSIONS),
+        ),
+        min_length=len(DIMENSIONS),
+        max_length=len(DIMENSIONS),
+    )
+
+
+class DecisionRecordSerializer(serializers.ModelSerializer):
+    candidate_label = serializers.CharField(source="candidate.__str__", read_only=True)
+    decided_by = serializers.CharField(source="decided_by.username", read_only=True)
+
+    class Meta:
+        model = DecisionRecord
+        fields = (
+            "id",
+            "candidate",
+            "candidate_label",
+            "decided_by",
+            "decided_at",
+            "rationale",
+            "snapshot",
+        )
+        read_only_fields = fields
+
+
+class DecisionStateSerializer(serializers.Serializer):
+    evaluation = serializers.IntegerField()
+    status = serializers.CharField()
+    decision = DecisionRecordSerializer(allow_null=True)
+
+
+class DecisionInSerializer(StrictSerializer):
+    candidate = serializers.PrimaryKeyRelatedField(queryset=Candidate.objects.none())
+    rationale = serializers.CharField(max_length=20_000)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        evaluation = self.context.get("evaluation")
+        if evaluation is not None:
+            # Only this evaluation's candidates: another evaluation's id is "does not exist".
+            self.fields["candidate"].queryset = Candidate.objects.filter(evaluation=evaluation)

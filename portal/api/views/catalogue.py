@@ -1,0 +1,226 @@
+"""The signed-in user, the vendor catalogue (vendors, offerings, list prices) and the checklist.
+
+Catalogue rows are shared by every evaluation: any signed-in user reads them, procurement
+members (of any evaluation) and staff edit them. A change to an offering, its prices or its
+vendor rescores every candidacy of the offerings concerned.
+"""
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import mixins, serializers
+from rest_framework.response import Response
+
+from ... import selectors
+from ...models import ChecklistItem, Offering, OfferingPrice, Vendor
+from ...services.evaluations import offering_saved
+from ..filters import OfferingFilter, VendorFilter
+from ..permissions import CatalogueEditorOrReadOnly, is_catalogue_editor
+from ..serializers.catalogue import (
+    ChecklistItemSerializer,
+    OfferingPriceSerializer,
+    OfferingSerializer,
+    VendorSerializer,
+)
+from .base import ApiView
+
+MeSerializer = inline_serializer(
+    "Me",
+    {
+        "id": serializers.IntegerField(),
+        "username": serializers.CharField(),
+        "full_name": serializers.CharField(),
+        "is_staff": serializers.BooleanField(),
+        "can_edit_catalogue": serializers.BooleanField(),
+        "memberships": inline_serializer(
+            "MyMembership",
+            {
+                "evaluation": serializers.IntegerField(),
+                "evaluation_name": serializers.CharField(),
+                "role": serializers.CharField(),
+            },
+            many=True,
+        ),
+    },
+)
+
+
+class MeView(ApiView):
+    """The signed-in user and the evaluations they belong to, with their role in each."""
+
+    pagination_class = None
+
+    @extend_schema(responses=MeSerializer)
+    def get(self, request):
+        user = request.user
+        memberships = [
+            {"evaluation": e.pk, "evaluation_name": e.name, "role": e.my_memberships[0].role}
+            for e in selectors.evaluation_list(user=user)
+        ]
+        return Response(
+            {
+                "id": user.pk,
+                "username": user.get_username(),
+                "full_name": user.get_full_name(),
+                "is_staff": user.is_staff,
+                "can_edit_catalogue": is_catalogue_editor(user),
+                "memberships": memberships,
+            }
+        )
+
+
+def _rescore(offerings) -> None:
+    for offering in offerings:
+        offering_saved(offering=offering)
+
+
+class CatalogueView(ApiView):
+    permission_classes = [CatalogueEditorOrReadOnly]
+
+
+class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
+    """Vendors (filter: name, mlps_level, xinchuang, iso27001). POST: procurement or staff."""
+
+    serializer_class = VendorSerializer
+    queryset = Vendor.objects.order_by("name")
+    filterset_class = VendorFilter
+
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        return self.create(request, *args, **kwargs)
+
+
+class VendorDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, CatalogueView):
+    """One vendor. PUT/PATCH: procurement or staff; candidacies of its offerings are rescored."""
+
+    serializer_class = VendorSerializer
+    queryset = Vendor.objects.all()
+
+    def get(self, request, *args, **kwargs):
+        return self.retrieve(request, *args, **kwargs)
+
+    def put(self, request, *args, **kwargs):
+        return self.update(request, *args, **kwargs)
+
+    def patch(self, request, *args, **kwargs):
+        return self.partial_update(request, *args, **kwargs)
+
+    @transaction.atomic
+    def perform_update(self, serializer):
+        vendor = serializer.save()
+        _rescore(vendor.offerings.all())
+
+
+class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
+    """Offerings with their list prices (filter: vendor, delivery_form, gpu_model, fabric,
+    gpu_form_factor, region). POST: procurement or staff."""
+
+    serializer_class = OfferingSerializer
+    queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
+    filterset_class = OfferingFilter
+
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        return self.create(request, *args, **kwargs)
+
+
+class OfferingDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, CatalogueView):
+    """One offering. PUT/PATCH: procurement or staff; its candidacies are rescored."""
+
+    serializer_class = OfferingSerializer
+    queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
+
+    def get(self, request, *args, **kwargs):
+        return self.retrieve(request, *args, **kwargs)
+
+    def put(self, request, *args, **kwargs):
+        return self.update(request, *args, **kwargs)
+
+    def patch(self, request, *args, **kwargs):
+        return self.partial_update(request, *args, **kwargs)
+
+    @transaction.atomic
+    def perform_update(self, serializer):
+        _rescore([serializer.save()])
+
+
+class OfferingPriceMixin:
+    serializer_class = OfferingPriceSerializer
+
+    def get_offering(self) -> Offering:
+        if not hasattr(self, "_offering"):
+            self._offering = get_object_or_404(Offering, pk=self.kwargs["offering_pk"])
+        return self._offering
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return OfferingPrice.objects.none()
+        return OfferingPrice.objects.filter(offering=self.get_offering()).order_by("billing_model")
+
+
+class OfferingPriceList(
+    OfferingPriceMixin, mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
+):
+    """The list prices of one offering, one per billing model. POST: procurement or staff."""
+
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        return self.create(request, *args, **kwargs)
+
+    @transaction.atomic
+    def perform_create(self, serializer):
+        offering = self.get_offering()
+        serializer.save(offering=offering)
+        _rescore([offering])
+
+
+class OfferingPriceDetail(
+    OfferingPriceMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    CatalogueView,
+):
+    """One list price. PUT/PATCH/DELETE: procurement or staff; candidacies are rescored."""
+
+    lookup_url_kwarg = "price_pk"
+
+    def get(self, request, *args, **kwargs):
+        return self.retrieve(request, *args, **kwargs)
+
+    def put(self, request, *args, **kwargs):
+        return self.update(request, *args, **kwargs)
+
+    def patch(self, request, *args, **kwargs):
+        return self.partial_update(request, *args, **kwargs)
+
+    def delete(self, request, *args, **kwargs):
+        return self.destroy(request, *args, **kwargs)
+
+    @transaction.atomic
+    def perform_update(self, serializer):
+        serializer.save()
+        _rescore([self.get_offering()])
+
+    @transaction.atomic
+    def perform_destroy(self, instance):
+        instance._history_user = self.request.user
+        instance.delete()
+        _rescore([self.get_offering()])
+
+
+class ChecklistList(mixins.ListModelMixin, ApiView):
+    """The ten-point checklist every candidate answers, in English and Chinese."""
+
+    serializer_class = ChecklistItemSerializer
+    queryset = ChecklistItem.objects.order_by("number")
+    pagination_class = None
+
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)

@@ -1,0 +1,386 @@
+"""Evaluations, their members, candidates, answers and weights.
+
+Every view under /evaluations/<evaluation_pk>/ checks membership first (404 for others) and
+then the role for the method (403); reads go through selectors, writes through services.
+"""
+
+from django.db import IntegrityError, transaction
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, mixins, status
+from rest_framework.response import Response
+
+from scoring.api import preset_weights
+from scoring.weights import ahp, normalise_weights
+
+from ... import selectors
+from ...models import (
+    Answer,
+    Candidate,
+    ChecklistItem,
+    Evaluation,
+    Membership,
+    Role,
+)
+from ...permissions import CAN_EDIT, CAN_VIEW
+from ...services.evaluations import (
+    DIMENSIONS,
+    answer_save,
+    candidate_add,
+    candidate_remove,
+    candidate_update,
+    evaluation_update,
+    evaluation_weights_from_ahp,
+    evaluation_weights_set,
+)
+from ..filters import CandidateFilter, EvaluationFilter
+from ..permissions import CatalogueEditorOrReadOnly
+from ..serializers.evaluations import (
+    AhpSerializer,
+    AnswerInSerializer,
+    AnswerSerializer,
+    CandidateInSerializer,
+    CandidateSerializer,
+    CandidateUpdateSerializer,
+    EvaluationInSerializer,
+    EvaluationSerializer,
+    MemberInSerializer,
+    MemberRoleSerializer,
+    MemberSerializer,
+    WeightsOutSerializer,
+    WeightsSerializer,
+)
+from .base import ApiView, EvaluationScopedView
+
+
+class EvaluationList(mixins.ListModelMixin, ApiView):
+    """The evaluations the user is a member of (filter: status, workload_profile).
+
+    POST creates one (procurement members of any evaluation, or staff) with the workload's
+    preset weights; its creator becomes its procurement member.
+    """
+
+    permission_classes = [CatalogueEditorOrReadOnly]
+    serializer_class = EvaluationSerializer
+    filterset_class = EvaluationFilter
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Evaluation.objects.none()
+        return selectors.evaluation_list(user=self.request.user)
+
+    def get(self, request):
+        return self.list(request)
+
+    @extend_schema(request=EvaluationInSerializer, responses={201: EvaluationSerializer})
+    def post(self, request):
+        incoming = EvaluationInSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        with transaction.atomic():
+            evaluation = Evaluation(**incoming.validated_data, created_by=request.user)
+            preset = preset_weights(evaluation.workload_profile)
+            for dimension in DIMENSIONS:
+                setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
+            evaluation.full_clean()
+            evaluation._history_user = request.user
+            evaluation.save()
+            membership = Membership.objects.create(
+                evaluation=evaluation, user=request.user, role=Role.PROCUREMENT
+            )
+        out = EvaluationSerializer(evaluation, context={"membership": membership})
+        return Response(out.data, status=status.HTTP_201_CREATED)
+
+
+class EvaluationDetail(EvaluationScopedView):
+    """One evaluation: requirements, status, weights, the user's role. PATCH: procurement."""
+
+    roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT}
+    serializer_class = EvaluationSerializer
+
+    def get(self, request, evaluation_pk: int):
+        return Response(self.get_serializer(self.evaluation).data)
+
+    @extend_schema(request=EvaluationInSerializer, responses=EvaluationSerializer)
+    def patch(self, request, evaluation_pk: int):
+        incoming = EvaluationInSerializer(self.evaluation, data=request.data, partial=True)
+        incoming.is_valid(raise_exception=True)
+        evaluation = self.evaluation
+        for name, value in incoming.validated_data.items():
+            setattr(evaluation, name, value)
+        evaluation_update(evaluation=evaluation, by=request.user)
+        return Response(self.get_serializer(evaluation).data)
+
+
+def _procurement_left(evaluation, *, without: Membership) -> bool:
+    return (
+        Membership.objects.filter(evaluation=evaluation, role=Role.PROCUREMENT)
+        .exclude(pk=without.pk)
+        .exists()
+    )
+
+
+class MemberList(mixins.ListModelMixin, EvaluationScopedView):
+    """Members and their roles. POST (procurement) adds a user by username with a role."""
+
+    roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
+    serializer_class = MemberSerializer
+
+    def get_queryset(self):
+        if self.fake:
+            return Membership.objects.none()
+        return (
+            Membership.objects.filter(evaluation=self.evaluation)
+            .select_related("user")
+            .order_by("role", "user__username")
+        )
+
+    def get(self, request, evaluation_pk: int):
+        return self.list(request)
+
+    @extend_schema(request=MemberInSerializer, responses={201: MemberSerializer})
+    def post(self, request, evaluation_pk: int):
+        incoming = MemberInSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        user = incoming.validated_data["user"]
+        if Membership.objects.filter(evaluation=self.evaluation, user=user).exists():
+            raise exceptions.ValidationError(
+                {"user": [_("This user is already a member of this evaluation.")]}
+            )
+        try:
+            with transaction.atomic():
+                membership = Membership.objects.create(
+                    evaluation=self.evaluation, user=user, role=incoming.validated_data["role"]
+                )
+        except IntegrityError:
+            raise exceptions.ValidationError(
+                {"user": [_("This user is already a member of this evaluation.")]}
+            ) from None
+        return Response(self.get_serializer(membership).data, status=status.HTTP_201_CREATED)
+
+
+class MemberDetail(EvaluationScopedView):
+    """One membership. PATCH changes the role, DELETE removes it (procurement); the last
+    procurement member cannot be removed or demoted."""
+
+    roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT, "DELETE": CAN_EDIT}
+    serializer_class = MemberSerializer
+
+    def get_object(self) -> Membership:
+        return get_object_or_404(
+            Membership.objects.select_related("user"),
+            pk=self.kwargs["member_pk"],
+            evaluation=self.evaluation,
+        )
+
+    def _keep_one_procurement(self, membership: Membership) -> None:
+        if membership.role == Role.PROCUREMENT and not _procurement_left(
+            self.evaluation, without=membership
+        ):
+            raise exceptions.ValidationError(
+                {"role": [_("An evaluation needs at least one procurement member.")]}
+            )
+
+    def get(self, request, evaluation_pk: int, member_pk: int):
+        return Response(self.get_serializer(self.get_object()).data)
+
+    @extend_schema(request=MemberRoleSerializer, responses=MemberSerializer)
+    def patch(self, request, evaluation_pk: int, member_pk: int):
+        incoming = MemberRoleSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        with transaction.atomic():
+            membership = self.get_object()
+            if incoming.validated_data["role"] != Role.PROCUREMENT:
+                self._keep_one_procurement(membership)
+            membership.role = incoming.validated_data["role"]
+            membership.save(update_fields=["role"])
+        return Response(self.get_serializer(membership).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, evaluation_pk: int, member_pk: int):
+        with transaction.atomic():
+            membership = self.get_object()
+            self._keep_one_procurement(membership)
+            membership.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CandidateViewMixin:
+    serializer_class = CandidateSerializer
+
+    def get_queryset(self):
+        if self.fake:
+            return Candidate.objects.none()
+        return selectors.candidate_list(user=self.request.user, evaluation=self.evaluation)
+
+    def get_candidate(self) -> Candidate:
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["candidate_pk"])
+
+
+class CandidateList(CandidateViewMixin, mixins.ListModelMixin, EvaluationScopedView):
+    """The candidates (offerings in this evaluation) with their scores; filter: offering,
+    vendor. POST (procurement) adds an offering with its node count and quoted price."""
+
+    roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
+    filterset_class = CandidateFilter
+
+    def get(self, request, evaluation_pk: int):
+        return self.list(request)
+
+    @extend_schema(request=CandidateInSerializer, responses={201: CandidateSerializer})
+    def post(self, request, evaluation_pk: int):
+        incoming = CandidateInSerializer(data=request.data, context=self.get_serializer_context())
+        incoming.is_valid(raise_exception=True)
+        try:
+            candidate = candidate_add(
+                evaluation=self.evaluation, by=request.user, **incoming.validated_data
+            )
+        except IntegrityError:
+            raise exceptions.ValidationError(
+                {"offering": [_("This offering is already a candidate in this evaluation.")]}
+            ) from None
+        out = self.get_queryset().get(pk=candidate.pk)
+        return Response(self.get_serializer(out).data, status=status.HTTP_201_CREATED)
+
+
+class CandidateDetail(CandidateViewMixin, EvaluationScopedView):
+    """One candidate. PATCH (procurement): node count, quote, notes; DELETE removes it."""
+
+    roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT, "DELETE": CAN_EDIT}
+
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        return Response(self.get_serializer(self.get_candidate()).data)
+
+    @extend_schema(request=CandidateUpdateSerializer, responses=CandidateSerializer)
+    def patch(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate = self.get_candidate()
+        incoming = CandidateUpdateSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        for name, value in incoming.validated_data.items():
+            setattr(candidate, name, value)
+        candidate_update(candidate=candidate, by=request.user)
+        return Response(self.get_serializer(self.get_candidate()).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate_remove(candidate=self.get_candidate(), by=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class AnswerViewMixin:
+    serializer_class = AnswerSerializer
+
+    def get_candidate(self) -> Candidate:
+        return get_object_or_404(
+            Candidate.objects.select_related("evaluation"),
+            pk=self.kwargs["candidate_pk"],
+            evaluation=self.evaluation,
+        )
+
+    def get_queryset(self):
+        if self.fake:
+            return Answer.objects.none()
+        return (
+            Answer.objects.filter(candidate=self.get_candidate())
+            .select_related("item", "updated_by")
+            .order_by("item__number")
+        )
+
+
+class AnswerList(AnswerViewMixin, mixins.ListModelMixin, EvaluationScopedView):
+    """A candidate's questionnaire answers, item by item (the checklist lists all items)."""
+
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        return self.list(request)
+
+
+class AnswerDetail(AnswerViewMixin, EvaluationScopedView):
+    """One answer, addressed by checklist item number (1-10) or key (``nvlink_topology``).
+
+    PUT (procurement) saves the claim, typed value and notes; the candidate is re-verified
+    against its evidence and rescored.
+    """
+
+    roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT}
+
+    def get_item(self) -> ChecklistItem:
+        item = self.kwargs["item"]
+        lookup = {"number": int(item)} if item.isdigit() and len(item) < 6 else {"key": item}
+        found = ChecklistItem.objects.filter(**lookup).first()
+        if found is None:
+            raise exceptions.NotFound(_("No checklist item %(item)s.") % {"item": item})
+        return found
+
+    def get(self, request, evaluation_pk: int, candidate_pk: int, item: str):
+        answer = self.get_queryset().filter(item=self.get_item()).first()
+        if answer is None:
+            raise exceptions.NotFound(_("This item has not been answered yet."))
+        return Response(self.get_serializer(answer).data)
+
+    @extend_schema(request=AnswerInSerializer, responses=AnswerSerializer)
+    def put(self, request, evaluation_pk: int, candidate_pk: int, item: str):
+        candidate = self.get_candidate()
+        checklist_item = self.get_item()
+        incoming = AnswerInSerializer(data=request.data, context={"item": checklist_item})
+        incoming.is_valid(raise_exception=True)
+        answer_save(
+            candidate=candidate, item=checklist_item, by=request.user, **incoming.validated_data
+        )
+        answer = self.get_queryset().get(item=checklist_item)
+        return Response(self.get_serializer(answer).data)
+
+
+def _weights_out(evaluation: Evaluation, consistency_ratio: float | None = None) -> dict:
+    normalised = normalise_weights(evaluation.weights)
+    out = {
+        "weights": {k: str(v) for k, v in evaluation.weights.items()},
+        "normalised_pct": {k: round(v * 100, 3) for k, v in normalised.items()},
+    }
+    if consistency_ratio is not None:
+        out["consistency_ratio"] = round(consistency_ratio, 4)
+    return out
+
+
+class WeightsView(EvaluationScopedView):
+    """The six dimension weights. PUT sets them directly; POST derives them from an AHP
+    pairwise comparison matrix (400 naming the most inconsistent comparison when the
+    consistency ratio is above 0.10). Both: procurement."""
+
+    roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT, "POST": CAN_EDIT}
+    pagination_class = None
+
+    @extend_schema(responses=WeightsOutSerializer)
+    def get(self, request, evaluation_pk: int):
+        return Response(_weights_out(self.evaluation))
+
+    @extend_schema(request=WeightsSerializer, responses=WeightsOutSerializer)
+    def put(self, request, evaluation_pk: int):
+        incoming = WeightsSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        evaluation = evaluation_weights_set(
+            evaluation=self.evaluation, weights=incoming.validated_data, by=request.user
+        )
+        return Response(_weights_out(evaluation))
+
+    @extend_schema(request=AhpSerializer, responses=WeightsOutSerializer)
+    def post(self, request, evaluation_pk: int):
+        incoming = AhpSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        matrix = incoming.validated_data["matrix"]
+        evaluation = evaluation_weights_from_ahp(
+            evaluation=self.evaluation, matrix=matrix, by=request.user
+        )
+        return Response(_weights_out(evaluation, ahp(matrix).consistency_ratio))
+
+
+__all__ = [
+    "AnswerDetail",
+    "AnswerList",
+    "CandidateDetail",
+    "CandidateList",
+    "EvaluationDetail",
+    "EvaluationList",
+    "MemberDetail",
+    "MemberList",
+    "WeightsView",
+]

@@ -1,0 +1,173 @@
+"""Upload tokens (issue, list, revoke), uploads and their import status, measurements, scores.
+
+Uploading itself is ``/api/v1/evidence/`` (portal.api.evidence), the one place upload tokens
+are accepted; everything here takes a member's session or personal API token.
+"""
+
+from django.db import transaction
+from django.db.models import Count
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status
+from rest_framework.response import Response
+
+from ...models import EvidenceUpload, Measurement, Score, UploadToken
+from ...permissions import CAN_EDIT, CAN_UPLOAD
+from ...services.tokens import upload_token_create, upload_token_revoke
+from ..filters import MeasurementFilter, ScoreFilter, UploadFilter, UploadTokenFilter
+from ..serializers.evidence import (
+    MeasurementSerializer,
+    ScoreSerializer,
+    UploadSerializer,
+    UploadTokenCreatedSerializer,
+    UploadTokenInSerializer,
+    UploadTokenSerializer,
+)
+from .base import EvaluationScopedView
+
+
+class ListView(mixins.ListModelMixin, EvaluationScopedView):
+    """A filtered, paginated list of the evaluation's rows."""
+
+    def get(self, request, evaluation_pk: int):
+        return self.list(request)
+
+
+class UploadTokenViewMixin:
+    serializer_class = UploadTokenSerializer
+
+    def get_queryset(self):
+        if self.fake:
+            return UploadToken.objects.none()
+        return (
+            UploadToken.objects.filter(evaluation=self.evaluation)
+            .select_related("candidate__offering__vendor", "created_by")
+            .order_by("-created_at", "-pk")
+        )
+
+    def get_token(self) -> UploadToken:
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["token_pk"])
+
+
+def _revoke(token: UploadToken, by) -> UploadToken:
+    """Revoke through the service and write the audit row (the service updates in place)."""
+    with transaction.atomic():
+        was_usable = token.revoked_at is None
+        token = upload_token_revoke(token=token)
+        if was_usable:
+            UploadToken.history.bulk_history_create([token], update=True, default_user=by)
+    return token
+
+
+class UploadTokenList(UploadTokenViewMixin, ListView):
+    """Upload tokens of the evaluation (engineers and procurement; filter: candidate, revoked).
+
+    POST (procurement) issues a token for one candidate of this evaluation; the answer holds the
+    raw token, shown this once only.
+    """
+
+    roles = {"GET": CAN_UPLOAD, "POST": CAN_EDIT}
+    filterset_class = UploadTokenFilter
+
+    @extend_schema(request=UploadTokenInSerializer, responses={201: UploadTokenCreatedSerializer})
+    def post(self, request, evaluation_pk: int):
+        incoming = UploadTokenInSerializer(data=request.data, context=self.get_serializer_context())
+        incoming.is_valid(raise_exception=True)
+        token, raw = upload_token_create(created_by=request.user, **incoming.validated_data)
+        token.token = raw
+        out = UploadTokenCreatedSerializer(token, context=self.get_serializer_context())
+        return Response(out.data, status=status.HTTP_201_CREATED)
+
+
+class UploadTokenDetail(UploadTokenViewMixin, EvaluationScopedView):
+    """One upload token (never its secret). DELETE revokes it at once (procurement); the row
+    stays for the audit trail."""
+
+    roles = {"GET": CAN_UPLOAD, "DELETE": CAN_EDIT}
+
+    def get(self, request, evaluation_pk: int, token_pk: int):
+        return Response(self.get_serializer(self.get_token()).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, evaluation_pk: int, token_pk: int):
+        _revoke(self.get_token(), request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UploadTokenRevoke(UploadTokenViewMixin, EvaluationScopedView):
+    """Revoke an upload token at once (procurement); revoking twice keeps the first time."""
+
+    roles = {"POST": CAN_EDIT}
+
+    @extend_schema(request=None, responses=UploadTokenSerializer)
+    def post(self, request, evaluation_pk: int, token_pk: int):
+        token = _revoke(self.get_token(), request.user)
+        return Response(self.get_serializer(token).data)
+
+
+class UploadViewMixin:
+    serializer_class = UploadSerializer
+
+    def get_queryset(self):
+        if self.fake:
+            return EvidenceUpload.objects.none()
+        return (
+            EvidenceUpload.objects.filter(candidate__evaluation=self.evaluation)
+            .annotate(measurement_count=Count("measurements"))
+            .order_by("-created_at", "-pk")
+        )
+
+
+class UploadList(UploadViewMixin, ListView):
+    """Evidence uploads of the evaluation and their import status (filter: candidate, status,
+    node_name)."""
+
+    filterset_class = UploadFilter
+
+
+class UploadDetail(UploadViewMixin, EvaluationScopedView):
+    """One upload: its import status, error and per-file report."""
+
+    def get(self, request, evaluation_pk: int, upload_pk: int):
+        upload = get_object_or_404(self.get_queryset(), pk=upload_pk)
+        return Response(self.get_serializer(upload).data)
+
+
+class MeasurementList(ListView):
+    """Facts parsed from the evidence (filter: candidate, upload, kind, metric, node_name)."""
+
+    serializer_class = MeasurementSerializer
+    filterset_class = MeasurementFilter
+
+    def get_queryset(self):
+        if self.fake:
+            return Measurement.objects.none()
+        return Measurement.objects.filter(candidate__evaluation=self.evaluation).order_by(
+            "candidate_id", "kind", "metric", "pk"
+        )
+
+
+class ScoreList(ListView):
+    """Stored dimension scores with the contributions that explain them (filter: candidate,
+    dimension). The live ranking is /ranking/."""
+
+    serializer_class = ScoreSerializer
+    filterset_class = ScoreFilter
+
+    def get_queryset(self):
+        if self.fake:
+            return Score.objects.none()
+        return Score.objects.filter(candidate__evaluation=self.evaluation).order_by(
+            "candidate_id", "dimension"
+        )
+
+
+__all__ = [
+    "MeasurementList",
+    "ScoreList",
+    "UploadDetail",
+    "UploadList",
+    "UploadTokenDetail",
+    "UploadTokenList",
+    "UploadTokenRevoke",
+]

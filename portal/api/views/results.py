@@ -1,0 +1,116 @@
+"""Computed results and the record: the live ranking, its robustness, the decision, the audit trail.
+
+None of these offers PUT, PATCH or DELETE: a recorded decision and the audit rows are final.
+"""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, mixins, status
+from rest_framework.response import Response
+
+from ... import audit
+from ...models import DecisionRecord
+from ...permissions import CAN_DECIDE, CAN_VIEW
+from ...services.evaluations import decision_record
+from ..ranking import evaluation_ranking_data, evaluation_robustness_data
+from ..serializers.evaluations import (
+    DecisionInSerializer,
+    DecisionRecordSerializer,
+    DecisionStateSerializer,
+)
+from ..serializers.results import (
+    AuditEntrySerializer,
+    RankingSerializer,
+    RobustnessQuerySerializer,
+    RobustnessSerializer,
+)
+from .base import EvaluationScopedView
+
+
+class RankingView(EvaluationScopedView):
+    """The ranking computed now from the stored facts: weighted totals, dimension scores,
+    knockouts and a TCO summary per candidate, qualified candidates first."""
+
+    pagination_class = None
+
+    @extend_schema(responses=RankingSerializer)
+    def get(self, request, evaluation_pk: int):
+        return Response(evaluation_ranking_data(self.evaluation))
+
+
+class RobustnessView(EvaluationScopedView):
+    """How robust the ranking is to the weights: the weight change of each dimension that would
+    swap the leader with each other candidate, and the share of seeded random weight draws
+    (each weight ±perturbation_pct %) in which each candidate leads."""
+
+    pagination_class = None
+
+    @extend_schema(parameters=[RobustnessQuerySerializer], responses=RobustnessSerializer)
+    def get(self, request, evaluation_pk: int):
+        query = RobustnessQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(evaluation_robustness_data(self.evaluation, **query.validated_data))
+
+
+def _decision_state(evaluation) -> dict:
+    record = (
+        DecisionRecord.objects.select_related("candidate__offering__vendor", "decided_by")
+        .filter(evaluation=evaluation)
+        .first()
+    )
+    return {
+        "evaluation": evaluation.pk,
+        "status": evaluation.status,
+        "decision": DecisionRecordSerializer(record).data if record is not None else None,
+    }
+
+
+class DecisionView(EvaluationScopedView):
+    """The evaluation's decision (``decision`` is null until one is recorded). POST (manager)
+    records it once, with a snapshot of scores, weights and evidence; it can never be changed."""
+
+    roles = {"GET": CAN_VIEW, "POST": CAN_DECIDE}
+    pagination_class = None
+
+    @extend_schema(responses=DecisionStateSerializer)
+    def get(self, request, evaluation_pk: int):
+        return Response(_decision_state(self.evaluation))
+
+    @extend_schema(request=DecisionInSerializer, responses={201: DecisionStateSerializer})
+    def post(self, request, evaluation_pk: int):
+        incoming = DecisionInSerializer(data=request.data, context=self.get_serializer_context())
+        incoming.is_valid(raise_exception=True)
+        decision_record(evaluation=self.evaluation, by=request.user, **incoming.validated_data)
+        self.evaluation.refresh_from_db()
+        return Response(_decision_state(self.evaluation), status=status.HTTP_201_CREATED)
+
+
+class HistoryView(mixins.ListModelMixin, EvaluationScopedView):
+    """The audit trail: who changed which answer, candidate, weight, price, offering, token or
+    decision, when, and the values before and after; newest first (filter: kind)."""
+
+    serializer_class = AuditEntrySerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "kind",
+                str,
+                enum=list(audit.KINDS),
+                description="Only entries of this kind.",
+            )
+        ]
+    )
+    def get(self, request, evaluation_pk: int):
+        return self.list(request)
+
+    def get_queryset(self):
+        if self.fake:
+            return []
+        kind = self.request.query_params.get("kind")
+        if kind is not None and kind not in audit.KINDS:
+            raise exceptions.ValidationError(
+                {"kind": [_("Choose one of: %(kinds)s.") % {"kinds": ", ".join(audit.KINDS)}]}
+            )
+        entries = audit.evaluation_history(self.evaluation, kinds=[kind] if kind else None)
+        return [entry.as_dict() for entry in entries]

@@ -1,0 +1,304 @@
+"""The audit trail of one evaluation: who changed what, when, from what to what.
+
+Rows come from django-simple-history (every save and delete of the audited models writes one,
+through services, the admin or the API) plus the recorded decision. Each row is compared with
+the previous row of the same object to give before/after values per field. Nothing here writes:
+history rows are only ever read, and no page or endpoint offers to change them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import models
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .models import (
+    Answer,
+    Candidate,
+    ChecklistItem,
+    DecisionRecord,
+    Evaluation,
+    Offering,
+    OfferingPrice,
+    UploadToken,
+    Vendor,
+)
+
+# Fields that are bookkeeping or secret, never shown in a diff.
+HIDDEN_FIELDS = frozenset(
+    {"id", "created_at", "updated_at", "token_hash", "nonce", "last_used_at", "updated_by"}
+)
+
+ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
+ACTION_LABELS = {
+    "created": gettext_lazy("created"),
+    "changed": gettext_lazy("changed"),
+    "deleted": gettext_lazy("deleted"),
+    "decided": gettext_lazy("decided"),
+}
+KIND_LABELS = {
+    "evaluation": gettext_lazy("Evaluation (requirements and weights)"),
+    "candidate": gettext_lazy("Candidate"),
+    "answer": gettext_lazy("Answer"),
+    "token": gettext_lazy("Upload token"),
+    "offering": gettext_lazy("Offering"),
+    "price": gettext_lazy("Price"),
+    "vendor": gettext_lazy("Vendor"),
+    "decision": gettext_lazy("Decision"),
+}
+KINDS = tuple(KIND_LABELS)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    label: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    at: datetime
+    user: str | None  # username; None when the system (a worker, a migration) made the change
+    kind: str
+    object_id: int
+    object_label: str
+    action: str  # created, changed, deleted, decided
+    changes: tuple[FieldChange, ...]
+
+    @property
+    def kind_label(self) -> str:
+        return str(KIND_LABELS[self.kind])
+
+    @property
+    def action_label(self) -> str:
+        return str(ACTION_LABELS[self.action])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "user": self.user,
+            "kind": self.kind,
+            "kind_label": self.kind_label,
+            "object_id": self.object_id,
+            "object_label": self.object_label,
+            "action": self.action,
+            "changes": [
+                {"field": c.field, "label": c.label, "before": c.before, "after": c.after}
+                for c in self.changes
+            ],
+        }
+
+
+class _Labels:
+    """Readable names for the ids that history rows hold, loaded in one query per model."""
+
+    def __init__(self):
+        self.candidates: dict[int, str] = {}
+        self.offerings: dict[int, str] = {}
+        self.vendors: dict[int, str] = {}
+        self.items: dict[int, str] = {}
+        self.users: dict[int, str] = {}
+
+    def load(
+        self,
+        *,
+        offering_ids: Iterable[int],
+        vendor_ids: Iterable[int],
+        user_ids: Iterable[int],
+    ) -> None:
+        self.vendors = dict(Vendor.objects.filter(pk__in=set(vendor_ids)).values_list("pk", "name"))
+        for pk, vendor_id, name in Offering.objects.filter(pk__in=set(offering_ids)).values_list(
+            "pk", "vendor_id", "name"
+        ):
+            self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
+        self.items = {
+            pk: f"{number}. {title}"
+            for pk, number, title in ChecklistItem.objects.values_list("pk", "number", "title_en")
+        }
+        self.users = dict(
+            get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
+        )
+
+    def related(self, field: models.Field, value: Any) -> str:
+        model = field.related_model
+        if model is Candidate:
+            return self.candidates.get(value, f"#{value}")
+        if model is Offering:
+            return self.offerings.get(value, f"#{value}")
+        if model is Vendor:
+            return self.vendors.get(value, f"#{value}")
+        if model is ChecklistItem:
+            return self.items.get(value, f"#{value}")
+        if model is get_user_model():
+            return self.users.get(value, f"#{value}")
+        return f"#{value}"
+
+
+def _display(field: models.Field, value: Any, labels: _Labels) -> str | None:
+    if value is None:
+        return None
+    if field.is_relation:
+        return labels.related(field, value)
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f") if value == value.to_integral() else str(value)
+    if isinstance(value, datetime):
+        return value.isoformat(timespec="seconds")
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
+
+
+def _fields(historical_model) -> list[models.Field]:
+    return [f for f in historical_model.tracked_fields if f.name not in HIDDEN_FIELDS]
+
+
+def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
+    changes = []
+    for field in fields:
+        before = getattr(previous, field.attname) if previous is not None else None
+        after = getattr(record, field.attname) if record.history_type != "-" else None
+        if record.history_type == "-":
+            before = getattr(record, field.attname)
+        if before == after or (previous is None and after in (None, "", [], {})):
+            continue
+        changes.append(
+            FieldChange(
+                field=field.name,
+                label=str(field.verbose_name),
+                before=_display(field, before, labels),
+                after=_display(field, after, labels),
+            )
+        )
+    return tuple(changes)
+
+
+def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditEntry]:
+    """Audit entries of one model's history rows (any order), each diffed with its predecessor."""
+    if not records:
+        return []
+    fields = _fields(type(records[0]))
+    records.sort(key=lambda r: (r.id, r.history_date, r.history_id))
+    entries = []
+    previous = None
+    for record in records:
+        if previous is not None and previous.id != record.id:
+            previous = None
+        changes = _diff(record, previous, fields, labels)
+        previous = record
+        if record.history_type == "~" and not changes:
+            continue  # a save that changed only hidden bookkeeping fields
+        entries.append(
+            AuditEntry(
+                at=record.history_date,
+                user=labels.users.get(record.history_user_id),
+                kind=kind,
+                object_id=record.id,
+                object_label=label_of(record),
+                action=ACTIONS[record.history_type],
+                changes=changes,
+            )
+        )
+    return entries
+
+
+def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = None):
+    """Every audited change that bears on ``evaluation``, newest first.
+
+    Covers the evaluation itself (requirements, weights, status), its candidates (also removed
+    ones), their answers, its upload tokens, the offerings, list prices and vendors of its
+    candidates (shared catalogue rows: their whole history), and the decision record.
+    """
+    wanted = set(kinds or KINDS)
+    candidate_rows = list(Candidate.history.filter(evaluation_id=evaluation.pk))
+    candidate_ids = {r.id for r in candidate_rows}
+    offering_ids = {r.offering_id for r in candidate_rows}
+    offering_rows = list(Offering.history.filter(id__in=offering_ids))
+    vendor_ids = {r.vendor_id for r in offering_rows}
+    rows: dict[str, list] = {
+        "evaluation": list(Evaluation.history.filter(id=evaluation.pk)),
+        "candidate": candidate_rows,
+        "answer": list(Answer.history.filter(candidate_id__in=candidate_ids))
+        if "answer" in wanted
+        else [],
+        "token": list(UploadToken.history.filter(evaluation_id=evaluation.pk))
+        if "token" in wanted
+        else [],
+        "offering": offering_rows,
+        "price": list(OfferingPrice.history.filter(offering_id__in=offering_ids))
+        if "price" in wanted
+        else [],
+        "vendor": list(Vendor.history.filter(id__in=vendor_ids)) if "vendor" in wanted else [],
+    }
+    decision = (
+        DecisionRecord.objects.filter(evaluation=evaluation).first()
+        if "decision" in wanted
+        else None
+    )
+    user_ids = {r.history_user_id for group in rows.values() for r in group}
+    user_ids |= {r.created_by_id for r in rows["evaluation"] + rows["token"]}
+    if decision is not None:
+        user_ids.add(decision.decided_by_id)
+    labels = _Labels()
+    labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
+    labels.candidates = {
+        r.id: labels.offerings.get(r.offering_id, f"#{r.id}") for r in candidate_rows
+    }
+
+    def candidate_label(record) -> str:
+        return labels.candidates.get(record.candidate_id, f"#{record.candidate_id}")
+
+    label_of = {
+        "evaluation": lambda r: r.name,
+        "candidate": lambda r: labels.candidates.get(r.id, f"#{r.id}"),
+        "answer": lambda r: f"{candidate_label(r)} · {labels.items.get(r.item_id, r.item_id)}",
+        "token": lambda r: f"{r.token_prefix}… · {candidate_label(r)}",
+        "offering": lambda r: labels.offerings.get(r.id, r.name),
+        "price": lambda r: " · ".join(
+            (str(labels.offerings.get(r.offering_id, r.offering_id)), r.get_billing_model_display())
+        ),
+        "vendor": lambda r: r.name,
+    }
+    entries: list[AuditEntry] = []
+    for kind, records in rows.items():
+        if kind in wanted:
+            entries += _entries(kind, records, labels, label_of[kind])
+    if decision is not None:
+        entries.append(_decision_entry(decision, labels))
+    entries.sort(key=lambda e: (e.at, e.kind, e.object_id), reverse=True)
+    return entries
+
+
+def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
+    return AuditEntry(
+        at=decision.decided_at,
+        user=labels.users.get(decision.decided_by_id),
+        kind="decision",
+        object_id=decision.pk,
+        object_label=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
+        action="decided",
+        changes=(
+            FieldChange(
+                field="candidate",
+                label=_("chosen candidate"),
+                before=None,
+                after=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
+            ),
+            FieldChange(
+                field="rationale", label=_("rationale"), before=None, after=decision.rationale
+            ),
+        ),
+    )
