@@ -55,6 +55,7 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("portal.urls_procurement")),
     path("api/v1/", include("portal.api.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/schema/swagger/", SwaggerView.as_view(), name="api-schema-swagger"),

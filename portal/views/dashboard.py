@@ -65,16 +65,19 @@ def results_context(evaluation, *, weights=None) -> dict:
         seed=evaluation.pk,
     )
     labels = {r.candidate_id: r.label for r in results}
+    # Unpriced candidates go in with no cost, so that the chart names them instead of hiding.
     points = [
         (
             r.label,
-            float(r.tco.cost_per_effective_gpu_hour),
+            None
+            if r.tco is None or r.tco.cost_per_effective_gpu_hour is None
+            else float(r.tco.cost_per_effective_gpu_hour),
             r.total,
             r.disqualified,
         )
         for r in results
-        if r.tco is not None and r.tco.cost_per_effective_gpu_hour is not None
     ]
+    currency = next((r.tco.currency for r in results if r.tco is not None), None)
     items = list(ChecklistItem.objects.order_by("number"))
     matrix = []
     for item in items:
@@ -92,6 +95,9 @@ def results_context(evaluation, *, weights=None) -> dict:
             "candidate": candidates[r.candidate_id],
             "scores": [r.score(d) for d in DIMENSIONS],
             "first_share": robustness.stability.first_share.get(r.candidate_id),
+            "answered": sum(
+                1 for a in candidates[r.candidate_id].answers.all() if a.status != "unanswered"
+            ),
         }
         for index, r in enumerate(results, start=1)
     ]
@@ -107,7 +113,7 @@ def results_context(evaluation, *, weights=None) -> dict:
         "contributions": charts.contributions_bars(results, ranking.weights, lang=lang),
         "tco": charts.tco_bars(results, lang=lang),
         "busbw": charts.busbw_curves(_curves(candidates, results), lang=lang),
-        "value": charts.value_for_money(points, lang=lang),
+        "value": charts.value_for_money(points, currency=currency, lang=lang),
         "robustness": charts.robustness_bars(robustness, labels, lang=lang),
     }
     return {
@@ -119,6 +125,7 @@ def results_context(evaluation, *, weights=None) -> dict:
         "labels": labels,
         "flips_table": flips_table,
         "matrix": matrix,
+        "checklist_size": len(items),
         "matrix_candidates": [candidates[r.candidate_id] for r in results],
         "figures": figures,
         "what_if": weights is not None,
