@@ -218,10 +218,29 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def verification_summary(report: VerificationReport, measured: MeasuredFacts) -> dict[str, Any]:
-    """The JSON stored on the candidate: enough to rescore and to explain, without re-parsing."""
+def best_busbw_curve(evidence: list[NodeEvidence]) -> list[dict[str, Any]]:
+    """The size sweep of the all_reduce run with the highest peak bus bandwidth ([] if none)."""
+    runs = [
+        e.metrics
+        for e in _metrics(evidence, "nccl_tests")
+        if e.metrics.get("curve") and e.metrics.get("collective") in (None, "all_reduce")
+    ]
+    if not runs:
+        return []
+    best = max(runs, key=lambda m: m.get("peak_busbw_gbyte_s") or 0)
+    return [
+        {"size_bytes": p.get("size_bytes"), "busbw_gbyte_s": p.get("busbw_gbyte_s")}
+        for p in best["curve"]
+    ]
+
+
+def verification_summary(
+    report: VerificationReport, measured: MeasuredFacts, evidence: list[NodeEvidence]
+) -> dict[str, Any]:
+    """The JSON stored on the candidate: enough to rescore, explain and chart without re-parsing."""
     return _json_safe(
         {
+            "busbw_curve": best_busbw_curve(evidence),
             "measured": measured,
             "items": report.items,
             "busbw": report.busbw,

@@ -71,7 +71,7 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> QuerySet[Candidate]:
     return (
         Candidate.objects.filter(evaluation=evaluation)
         .select_related(*CANDIDATE_SELECT)
-        .prefetch_related(*CANDIDATE_PREFETCH, "uploads")
+        .prefetch_related(*CANDIDATE_PREFETCH)
         .order_by("pk")
     )
 

@@ -1,13 +1,36 @@
-"""The live ranking and its robustness as plain JSON-ready data (the API's computed endpoints)."""
+"""The live ranking and its robustness as plain JSON-ready data (the API's computed endpoints).
+
+The ranking is computed from the stored facts, never from stored totals. Computing it for 50
+candidates costs far more than serving it, so the result is kept in the cache under a
+fingerprint of every input the computation reads: the evaluation's fields, each candidate's
+row (its ``scored_at`` moves whenever verification or scores were refreshed) with its
+offering's ``updated_at`` and its vendor's scored facts, every list price, and the answers'
+statuses and last change. Any change to an input changes the fingerprint, so a cached ranking
+is always the one a fresh computation would give; the fingerprint costs one light query.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Case, Count, F, Max, OuterRef, Subquery, Sum, Value, When
 
 from scoring.api import robustness as scoring_robustness
 
 from .. import selectors
-from ..models import Evaluation
+from ..models import (
+    Answer,
+    BillingModel,
+    Candidate,
+    Evaluation,
+    OfferingPrice,
+    VerificationStatus,
+)
+
+RUBRIC_VERSION = "1"
+CACHE_SECONDS = 600
 
 
 def _money(value) -> str | None:
@@ -59,10 +82,97 @@ def ranking_payload(ranking, candidates, evaluation: Evaluation) -> dict[str, An
     }
 
 
-def evaluation_ranking_data(evaluation: Evaluation) -> dict[str, Any]:
-    """The ranking of ``evaluation`` computed now from its stored facts."""
+def _aggregate(queryset, expression):
+    """One aggregate of a correlated subquery per candidate (portable: SQLite and PostgreSQL)."""
+    return Subquery(
+        queryset.filter(candidate=OuterRef("pk"))
+        .order_by()
+        .values("candidate")
+        .annotate(value=expression)
+        .values("value")[:1]
+    )
+
+
+def _price_aggregate(expression):
+    return Subquery(
+        OfferingPrice.objects.filter(offering=OuterRef("offering_id"))
+        .order_by()
+        .values("offering")
+        .annotate(value=expression)
+        .values("value")[:1]
+    )
+
+
+# Small distinct weights make a swap of two statuses or two prices change the checksums.
+STATUS_CODES = {status: index + 1 for index, status in enumerate(VerificationStatus.values)}
+BILLING_CODES = {model: index + 1 for index, model in enumerate(BillingModel.values)}
+
+
+def ranking_fingerprint(evaluation: Evaluation) -> str:
+    """A digest of every stored fact the ranking of ``evaluation`` is computed from (one query).
+
+    Per candidate: its row, its offering's name and ``updated_at``, its vendor's scored facts,
+    and checksums of its answers (count, last change, item x status) and of its offering's
+    list prices (count, billing model x price). ``scored_at`` moves with every verification and
+    rescore, ``updated_at`` with every save of an offering or answer; the checksums also catch
+    rows changed without either.
+    """
+    answer_code = Case(
+        *[When(status=s, then=Value(code)) for s, code in STATUS_CODES.items()],
+        default=Value(0),
+    )
+    price_code = Case(
+        *[When(billing_model=m, then=Value(code)) for m, code in BILLING_CODES.items()],
+        default=Value(0),
+    )
+    answers = Answer.objects.all()
+    rows = list(
+        Candidate.objects.filter(evaluation=evaluation)
+        .order_by("pk")
+        .annotate(
+            answer_count=_aggregate(answers, Count("pk")),
+            answer_changed=_aggregate(answers, Max("updated_at")),
+            answer_sum=_aggregate(answers, Sum(F("item_id") * 16 + answer_code)),
+            price_count=_price_aggregate(Count("pk")),
+            price_sum=_price_aggregate(Sum(F("price_per_gpu") * price_code)),
+        )
+        .values_list(
+            "pk",
+            "offering_id",
+            "node_count",
+            "quoted_billing_model",
+            "quoted_price_per_gpu",
+            "scored_at",
+            "offering__name",
+            "offering__updated_at",
+            "offering__vendor__name",
+            "offering__vendor__mlps_level",
+            "offering__vendor__xinchuang",
+            "offering__vendor__iso27001",
+            "answer_count",
+            "answer_changed",
+            "answer_sum",
+            "price_count",
+            "price_sum",
+        )
+    )
+    own = [getattr(evaluation, f.attname) for f in Evaluation._meta.concrete_fields]
+    facts = repr((RUBRIC_VERSION, own, rows))
+    return hashlib.sha256(facts.encode()).hexdigest()
+
+
+def evaluation_ranking_data(evaluation: Evaluation, *, use_cache: bool = True) -> dict[str, Any]:
+    """The ranking of ``evaluation`` as a fresh computation from its stored facts gives it."""
+    key = f"api-ranking:{evaluation.pk}:{ranking_fingerprint(evaluation)}" if use_cache else None
+    if key is not None:
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
-    return ranking_payload(ranking, candidates, evaluation)
+    payload = ranking_payload(ranking, candidates, evaluation)
+    if key is not None:
+        cache.set(key, payload, CACHE_SECONDS)
+    return payload
 
 
 def evaluation_robustness_data(

@@ -1,10 +1,12 @@
 """The OpenAPI 3 schema and its two readers (Swagger UI, Redoc), served from the sidecar
 package's static files: no CDN, so they work on an isolated network."""
 
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
+from django.template import engines
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 
@@ -16,8 +18,24 @@ class SwaggerView(SpectacularSwaggerView):
     url_name = "api-schema"
 
 
+# drf-spectacular's Redoc page links web fonts from a CDN; this one keeps the system fonts.
+REDOC_PAGE = engines["django"].from_string(
+    """{% extends "drf_spectacular/redoc.html" %}{% block head %}
+    <title>{{ title|default:"Redoc" }}</title>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <style>body { margin: 0; padding: 0; }</style>
+    {% endblock head %}"""
+)
+
+
 class RedocView(SpectacularRedocView):
     url_name = "api-schema"
+
+    @extend_schema(exclude=True)
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        return HttpResponse(REDOC_PAGE.render(response.data, request))
 
 
 @csrf_exempt

@@ -20,6 +20,7 @@ from ..models import (
     Dimension,
     Evaluation,
     EvaluationStatus,
+    EvidenceUpload,
     Offering,
     VerificationStatus,
 )
@@ -171,7 +172,7 @@ def decision_record(
         raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
     if not rationale.strip():
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
-    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
     if result.disqualified:
         raise ValidationError(
@@ -194,9 +195,13 @@ def decision_record(
             for r in ranking.results
         ],
         "evidence": [
-            {"upload_id": u.pk, "candidate_id": c.pk, "sha256": u.sha256, "name": u.original_name}
-            for c in candidates.values()
-            for u in c.uploads.all()
+            {
+                "upload_id": u.pk,
+                "candidate_id": u.candidate_id,
+                "sha256": u.sha256,
+                "name": u.original_name,
+            }
+            for u in EvidenceUpload.objects.filter(candidate__evaluation=evaluation).order_by("pk")
         ],
         "rubric_version": "1",
     }

@@ -36,7 +36,7 @@ def _verify(candidate: Candidate) -> None:
     evidence = adapters.node_evidence(uploads)
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
-    candidate.verification = adapters.verification_summary(report, measured)
+    candidate.verification = adapters.verification_summary(report, measured, evidence)
     for answer in candidate.answers.all():
         status, note, ref = _answer_status(answer, report.items.get(answer.item.key))
         if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):

@@ -1,6 +1,8 @@
 """Catalogue pages: vendors and offerings with their list prices; any user reads, procurement
 edits."""
 
+from decimal import Decimal
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -76,6 +78,14 @@ def offering_list(request: HttpRequest) -> HttpResponse:
     return render(request, "portal/offering_list.html", context)
 
 
+def _price(value: Decimal) -> str:
+    """A price with its significant decimals but at least cents: 22.00, 0.1234, 12800.00."""
+    value = value.normalize()
+    if value.as_tuple().exponent > -2:
+        value = value.quantize(Decimal("0.01"))
+    return format(value, "f")
+
+
 def _display(offering: Offering, name: str):
     field = Offering._meta.get_field(name)
     if field.is_relation:
@@ -108,7 +118,10 @@ def offering_detail(request: HttpRequest, offering_pk: int) -> HttpResponse:
     context = {
         "offering": offering,
         "sections": [(legend, rows) for legend, rows in sections if rows],
-        "prices": offering.prices.all(),
+        "prices": [
+            {"billing_model": p.get_billing_model_display(), "price": _price(p.price_per_gpu)}
+            for p in offering.prices.all()
+        ],
         "can_edit": can_edit_catalogue(request.user),
     }
     return render(request, "portal/offering_detail.html", context)

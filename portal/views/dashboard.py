@@ -5,18 +5,24 @@ from decimal import Decimal, InvalidOperation
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from scoring.api import robustness as robustness_of
 
 from .. import charts, selectors
-from ..models import ChecklistItem, Dimension
+from ..models import ChecklistItem, Dimension, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from .common import member_evaluation
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 ROBUSTNESS_DRAWS = 1000
 ROBUSTNESS_PERTURBATION_PCT = 20.0
+# Charts show the best-ranked candidates only: fifty lines or radar shapes cannot be read (the
+# table above them lists everyone).
+CHART_CANDIDATES = 10
+RADAR_CANDIDATES = 6
 
 
 def weights_from_query(request: HttpRequest) -> dict[str, Decimal] | None:
@@ -34,22 +40,12 @@ def weights_from_query(request: HttpRequest) -> dict[str, Decimal] | None:
 
 
 def _curves(candidates, results) -> dict[str, list[dict]]:
-    """Bus bandwidth against message size from each candidate's best all_reduce run."""
-    labels = {r.candidate_id: r.label for r in results}
+    """Bus bandwidth against message size: the best all_reduce sweep kept by verification."""
     curves = {}
-    for candidate in candidates.values():
-        best = None
-        for upload in candidate.uploads.all():
-            for item in upload.report or ():
-                metrics = item.get("metrics") or {}
-                if item.get("kind") != "nccl_tests" or not metrics.get("curve"):
-                    continue
-                if best is None or (metrics.get("peak_busbw_gbyte_s") or 0) > (
-                    best.get("peak_busbw_gbyte_s") or 0
-                ):
-                    best = metrics
-        if best:
-            curves[labels[candidate.pk]] = best["curve"]
+    for r in results:
+        curve = (candidates[r.candidate_id].verification or {}).get("busbw_curve")
+        if curve:
+            curves[r.label] = curve
     return curves
 
 
@@ -75,18 +71,31 @@ def results_context(evaluation, *, weights=None) -> dict:
             r.total,
             r.disqualified,
         )
-        for r in results
+        for r in results[:CHART_CANDIDATES]
     ]
     currency = next((r.tco.currency for r in results if r.tco is not None), None)
     items = list(ChecklistItem.objects.order_by("number"))
+    # Built here rather than with {% url %} per cell: the matrix has items x candidates cells.
+    base_urls = {
+        r.candidate_id: reverse("candidate-detail", args=[evaluation.pk, r.candidate_id])
+        for r in results
+    }
+    statuses = dict(VerificationStatus.choices)
+    answers = {
+        (a.candidate_id, a.item_id): a.status for c in candidates.values() for a in c.answers.all()
+    }
     matrix = []
     for item in items:
         row = []
         for r in results:
-            answer = next(
-                (a for a in candidates[r.candidate_id].answers.all() if a.item_id == item.pk), None
+            status = answers.get((r.candidate_id, item.pk))
+            row.append(
+                {
+                    "url": f"{base_urls[r.candidate_id]}#item-{item.key}",
+                    "status": status or "unanswered",
+                    "label": statuses[status] if status else _("Missing"),
+                }
             )
-            row.append({"candidate": candidates[r.candidate_id], "answer": answer})
         matrix.append({"item": item, "cells": row})
     rows = [
         {
@@ -109,10 +118,12 @@ def results_context(evaluation, *, weights=None) -> dict:
         for other, changes in by_other.items()
     ]
     figures = {
-        "radar": charts.radar(results[:6], lang=lang),
-        "contributions": charts.contributions_bars(results, ranking.weights, lang=lang),
-        "tco": charts.tco_bars(results, lang=lang),
-        "busbw": charts.busbw_curves(_curves(candidates, results), lang=lang),
+        "radar": charts.radar(results[:RADAR_CANDIDATES], lang=lang),
+        "contributions": charts.contributions_bars(
+            results[:CHART_CANDIDATES], ranking.weights, lang=lang
+        ),
+        "tco": charts.tco_bars(results[:CHART_CANDIDATES], lang=lang),
+        "busbw": charts.busbw_curves(_curves(candidates, results[:CHART_CANDIDATES]), lang=lang),
         "value": charts.value_for_money(points, currency=currency, lang=lang),
         "robustness": charts.robustness_bars(robustness, labels, lang=lang),
     }

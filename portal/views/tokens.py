@@ -35,12 +35,12 @@ def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
 @login_required
 def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
-    created = raw_token = command = None
+    raw_token = command = None
     if request.method == "POST":
         form = UploadTokenCreateForm(request.POST)
         if form.is_valid():
             try:
-                created, raw_token = upload_token_create(
+                _token, raw_token = upload_token_create(
                     candidate=candidate,
                     created_by=request.user,
                     expires_in=timedelta(days=form.cleaned_data["expires_in_days"]),
@@ -66,7 +66,6 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
         "candidate": candidate,
         "tokens": tokens,
         "form": form,
-        "created": created,
         "raw_token": raw_token,
         "command": command,
     }

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from ...models import ChecklistItem, Offering, OfferingPrice, Vendor
 from .base import CleanModelSerializer
+from .fields import BillingModelField, CurrencyField, MlpsLevelField
 
 VENDOR_FIELDS = (
     "id",
@@ -85,18 +86,24 @@ OFFERING_FIELDS = (
 
 
 class VendorSerializer(CleanModelSerializer):
+    mlps_level = MlpsLevelField(required=False)
+
     class Meta:
         model = Vendor
         fields = VENDOR_FIELDS
 
 
 class OfferingPriceSerializer(CleanModelSerializer):
+    billing_model = BillingModelField()
+
     class Meta:
         model = OfferingPrice
         fields = ("id", "billing_model", "price_per_gpu")
 
 
 class PriceSummarySerializer(serializers.ModelSerializer):
+    billing_model = BillingModelField(read_only=True)
+
     class Meta:
         model = OfferingPrice
         fields = ("id", "billing_model", "price_per_gpu")
@@ -106,6 +113,7 @@ class PriceSummarySerializer(serializers.ModelSerializer):
 class OfferingSerializer(CleanModelSerializer):
     vendor_name = serializers.CharField(source="vendor.name", read_only=True)
     prices = PriceSummarySerializer(many=True, read_only=True)
+    currency = CurrencyField(required=False)
 
     class Meta:
         model = Offering

@@ -13,7 +13,6 @@ from rest_framework import serializers
 from ...models import (
     Answer,
     AnswerType,
-    BillingModel,
     Candidate,
     DecisionRecord,
     Dimension,
@@ -24,6 +23,13 @@ from ...models import (
     Role,
 )
 from .base import StrictMixin, StrictSerializer, safe_text
+from .fields import (
+    CurrencyField,
+    EvaluationStatusField,
+    MlpsLevelField,
+    QuotedBillingModelField,
+    VerificationStatusField,
+)
 
 REQUIREMENT_FIELDS = (
     "name",
@@ -43,6 +49,9 @@ DIMENSIONS = tuple(d.value for d in Dimension)
 
 
 class EvaluationSerializer(serializers.ModelSerializer):
+    status = EvaluationStatusField(read_only=True)
+    budget_currency = CurrencyField(read_only=True)
+    required_mlps_level = MlpsLevelField(read_only=True)
     weights = serializers.SerializerMethodField()
     my_role = serializers.SerializerMethodField()
     candidate_count = serializers.SerializerMethodField()
@@ -79,20 +88,18 @@ class EvaluationSerializer(serializers.ModelSerializer):
 class EvaluationInSerializer(StrictMixin, serializers.ModelSerializer):
     """Requirements a procurement member sets; status only moves between draft and open."""
 
-    status = serializers.ChoiceField(
-        choices=[EvaluationStatus.DRAFT, EvaluationStatus.OPEN], required=False
-    )
+    status = EvaluationStatusField(required=False)
+    budget_currency = CurrencyField(required=False)
+    required_mlps_level = MlpsLevelField(required=False)
 
     class Meta:
         model = Evaluation
         fields = (*REQUIREMENT_FIELDS, "status")
 
-    def to_internal_value(self, data):
-        if isinstance(data, dict) and data.get("status") == EvaluationStatus.DECIDED:
-            raise serializers.ValidationError(
-                {"status": [_("Record a decision to decide an evaluation.")]}
-            )
-        return super().to_internal_value(data)
+    def validate_status(self, value):
+        if value == EvaluationStatus.DECIDED:
+            raise serializers.ValidationError(_("Record a decision to decide an evaluation."))
+        return value
 
 
 class UserSummarySerializer(serializers.Serializer):
@@ -134,6 +141,7 @@ class CandidateSerializer(serializers.ModelSerializer):
     offering_name = serializers.CharField(source="offering.name", read_only=True)
     total_gpus = serializers.IntegerField(read_only=True)
     disqualified = serializers.BooleanField(read_only=True)
+    quoted_billing_model = QuotedBillingModelField(read_only=True)
     answered_count = serializers.SerializerMethodField()
     upload_count = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
@@ -175,9 +183,7 @@ class CandidateSerializer(serializers.ModelSerializer):
 class CandidateInSerializer(StrictSerializer):
     offering = serializers.PrimaryKeyRelatedField(queryset=Offering.objects.all())
     node_count = serializers.IntegerField(min_value=1, max_value=100_000)
-    quoted_billing_model = serializers.ChoiceField(
-        choices=BillingModel.choices, required=False, allow_blank=True, default=""
-    )
+    quoted_billing_model = QuotedBillingModelField(required=False, default="")
     quoted_price_per_gpu = serializers.DecimalField(
         max_digits=14,
         decimal_places=4,
@@ -202,9 +208,7 @@ class CandidateInSerializer(StrictSerializer):
 
 class CandidateUpdateSerializer(StrictSerializer):
     node_count = serializers.IntegerField(min_value=1, max_value=100_000, required=False)
-    quoted_billing_model = serializers.ChoiceField(
-        choices=BillingModel.choices, required=False, allow_blank=True
-    )
+    quoted_billing_model = QuotedBillingModelField(required=False)
     quoted_price_per_gpu = serializers.DecimalField(
         max_digits=14, decimal_places=4, min_value=Decimal("0"), required=False, allow_null=True
     )
@@ -218,6 +222,7 @@ class AnswerSerializer(serializers.ModelSerializer):
     item_title = serializers.CharField(source="item.title_en", read_only=True)
     answer_type = serializers.CharField(source="item.answer_type", read_only=True)
     updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
+    status = VerificationStatusField(read_only=True)
 
     class Meta:
         model = Answer

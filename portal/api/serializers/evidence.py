@@ -8,6 +8,7 @@ from rest_framework import serializers
 from ...models import Candidate, EvidenceUpload, Measurement, Score, UploadToken
 from ...services.tokens import MAX_TOKEN_LIFETIME
 from .base import StrictSerializer
+from .fields import UploadStatusField
 
 
 class UploadTokenSerializer(serializers.ModelSerializer):
@@ -68,6 +69,7 @@ class UploadTokenInSerializer(StrictSerializer):
 
 
 class UploadSerializer(serializers.ModelSerializer):
+    status = UploadStatusField(read_only=True)
     status_url = serializers.SerializerMethodField()
     measurement_count = serializers.SerializerMethodField()
 
