@@ -7,6 +7,10 @@ from .models import WEIGHT_FIELDS, Candidate, Evaluation, Offering, OfferingPric
 
 
 class VendorForm(forms.ModelForm):
+    website = forms.URLField(
+        label=_("website"), max_length=200, required=False, assume_scheme="https"
+    )
+
     class Meta:
         model = Vendor
         fields = [

@@ -1,23 +1,14 @@
 """Forms of the procurement pages: catalogue filters, offering fieldsets and price formsets,
 upload tokens, and mapping service errors onto the form that caused them."""
 
-import warnings
 from collections.abc import Iterable, Mapping
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.forms import BaseInlineFormSet, inlineformset_factory
-from django.utils.deprecation import RemovedInDjango60Warning
 from django.utils.translation import gettext_lazy as _
 
-# portal/forms.py builds VendorForm.website from the model's URLField without assume_scheme,
-# which Django 5.2 warns about when the class is created; VendorEditForm below declares the
-# field with https. Remove this guard once VendorForm declares it too.
-with warnings.catch_warnings():
-    warnings.filterwarnings(
-        "ignore", category=RemovedInDjango60Warning, message="The default scheme"
-    )
-    from .forms import OFFERING_FIELDS, CandidateForm, OfferingForm, OfferingPriceForm, VendorForm
+from .forms import OFFERING_FIELDS, CandidateForm, OfferingForm, OfferingPriceForm, VendorForm
 from .models import BillingModel, DeliveryForm, Offering, OfferingPrice, Vendor
 from .services.tokens import MAX_TOKEN_LIFETIME
 

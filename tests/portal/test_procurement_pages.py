@@ -294,7 +294,8 @@ def test_procurement_creates_an_offering_with_prices(client, members, vendor):
 
     page = client.get(response["Location"])
     assert "Hourly (per GPU-hour)" in page.text
-    assert "9800.0000 CNY" in page.text
+    assert "9800.00 CNY" in page.text
+    assert "18.50 CNY" in page.text
 
 
 def test_a_negative_price_is_refused_next_to_its_field_and_nothing_is_saved(
