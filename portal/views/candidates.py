@@ -32,11 +32,12 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
     scores = {s.dimension: s for s in candidate.scores.all()}
     answers = {a.item_id: a for a in candidate.answers.select_related("item")}
+    verification = candidate.verification or {}
+    verdicts = verification.get("items") or {}
     items = [
-        {"item": item, "answer": answers.get(item.pk)}
+        {"item": item, "answer": answers.get(item.pk), "verdict": verdicts.get(item.key)}
         for item in ChecklistItem.objects.order_by("number")
     ]
-    verification = candidate.verification or {}
     context = {
         "evaluation": evaluation,
         "membership": membership,
