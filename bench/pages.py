@@ -50,7 +50,6 @@ def build(n_candidates: int, evaluation_name: str):
         ChecklistItem,
         Evaluation,
         EvidenceUpload,
-        Membership,
         Offering,
         OfferingPrice,
         Vendor,
@@ -116,7 +115,7 @@ def build(n_candidates: int, evaluation_name: str):
                         "metrics": nccl_metrics,
                     }
                 ],
-            )  # fmt: skip
+            )
             for u in range(20)
         )
     return evaluation

@@ -257,12 +257,21 @@ def measured_from_summary(summary: Mapping[str, Any]) -> MeasuredFacts:
     return MeasuredFacts(**data)
 
 
-def candidate_input(candidate: Candidate) -> CandidateInput:
-    """A candidate with prefetched offering, vendor, prices and answers, as scoring takes it."""
+def candidate_input(
+    candidate: Candidate, *, answers: Mapping[str, str] | None = None
+) -> CandidateInput:
+    """A candidate with prefetched offering, vendor, prices and answers, as scoring takes it.
+
+    ``answers`` ({checklist item key: status}) stands in for the candidate's Answer rows when
+    the caller read them as values (selectors.candidates_for_scoring); otherwise they come
+    from ``candidate.answers`` with their items (``CANDIDATE_PREFETCH``).
+    """
     offering = candidate.offering
     quoted = ()
     if candidate.quoted_billing_model and candidate.quoted_price_per_gpu is not None:
         quoted = (Price(candidate.quoted_billing_model, candidate.quoted_price_per_gpu),)
+    if answers is None:
+        answers = {answer.item.key: answer.status for answer in candidate.answers.all()}
     return CandidateInput(
         candidate_id=candidate.pk,
         label=str(candidate),
@@ -270,6 +279,6 @@ def candidate_input(candidate: Candidate) -> CandidateInput:
         offering=offering_facts(offering),
         node_count=candidate.node_count,
         quoted_prices=quoted,
-        answers={answer.item.key: answer.status for answer in candidate.answers.all()},
+        answers=dict(answers),
         measured=measured_from_summary(candidate.verification or {}),
     )

@@ -18,6 +18,7 @@ from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.evidence import UploadTooLarge, evidence_submit
 from .authentication import UploadTokenAuthentication
+from .throttling import UploadTokenRateThrottle
 from .uploads import MaxSizeUploadHandler
 
 # Multipart framing around the file: boundaries, headers and the small text fields.
@@ -85,6 +86,7 @@ class EvidenceUploadView(APIView):
     ]
     permission_classes = []  # decided per request below: a token or a member's role
     parser_classes = [MultiPartParser, FormParser]
+    throttle_classes = [UploadTokenRateThrottle]  # per upload token; checked before the body
 
     def initial(self, request, *args, **kwargs):
         # Refuse an oversized body before any of it is read: first by its declared length,

@@ -6,6 +6,8 @@ another evaluation's id matches nothing, and says nothing about whether it exist
 
 import django_filters as filters
 from django import forms
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from ..models import (
     Candidate,
@@ -22,6 +24,7 @@ from ..models import (
 )
 
 
+@extend_schema_field(OpenApiTypes.INT)
 class IdFilter(filters.NumberFilter):
     """A whole-number id (``?candidate=12``); anything else is a 400 with the reason."""
 

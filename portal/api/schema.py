@@ -6,8 +6,22 @@ from django.template import engines
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+
+class StrictSerializerScheme(OpenApiSerializerExtension):
+    """Bodies of strict serializers take no other property: the schema says so, so that
+    generated clients (and schemathesis) do not send fields the API refuses."""
+
+    target_class = "portal.api.serializers.base.StrictMixin"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["additionalProperties"] = False
+        return schema
 
 
 class SchemaView(SpectacularAPIView):

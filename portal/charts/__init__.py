@@ -1,8 +1,9 @@
 """Plotly figures for the evaluation pages, built from scoring results (never from queries).
 
-Each builder returns ``Figure.to_plotly_json()`` as plain JSON types, ready for
-``json_script`` and static/portal/charts.js. Labels are in the active language, or in
-``lang`` ("en", "zh-hans") when given. Empty input gives a figure with an explanatory note.
+Each builder returns a Plotly figure (``{"data": [...], "layout": {...}}``) as plain JSON
+types, ready for ``json_script`` and static/portal/charts.js. Labels are in the active
+language, or in ``lang`` ("en", "zh-hans") when given. Empty input gives a figure with an
+explanatory note.
 """
 
 from .base import FigureJson, empty_figure

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
 from scoring.tco import COMPONENTS
@@ -18,11 +17,10 @@ from .base import (
     Results,
     disqualified_label,
     empty_figure,
+    figure,
     language,
-    new_figure,
     number,
     results_of,
-    to_json,
     unique_labels,
 )
 
@@ -87,11 +85,54 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 bars.append((result.tco, model))
         currencies = list(dict.fromkeys(tco.currency for tco, _model in bars))
         currency = " / ".join(currencies)
-        figure = new_figure(
-            barmode="stack",
-            height=460,
-            xaxis={"type": "multicategory", "tickfont": {"size": 12}},
-            yaxis={
+        x = [outer, inner]
+        names = _component_names()
+        traces = []
+        for component in COMPONENTS:
+            name = names[component]
+            traces.append(
+                {
+                    "type": "bar",
+                    "name": name,
+                    "x": x,
+                    "y": [number(model.component(component)) for _tco, model in bars],
+                    "customdata": [model.currency for _tco, model in bars],
+                    "marker": {"color": COMPONENT_COLOURS[component]},
+                    "hovertemplate": f"{name}: %{{y:,.2f}} %{{customdata}}<extra></extra>",
+                }
+            )
+        cheapest = _("cheapest")
+        traces.append(
+            {
+                "type": "scatter",
+                "name": _("Total"),
+                "x": x,
+                "y": [number(model.total) for _tco, model in bars],
+                "mode": "text",
+                "text": [
+                    f"<b>{model.total:,.0f}</b>"
+                    if model.billing_model == tco.cheapest
+                    else f"{model.total:,.0f}"
+                    for tco, model in bars
+                ],
+                "textposition": "top center",
+                "textfont": {"color": "#1d2430", "size": 11},
+                "customdata": [
+                    [model.currency, cheapest if model.billing_model == tco.cheapest else ""]
+                    for tco, model in bars
+                ],
+                "hovertemplate": (
+                    f"{_('Total')}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}"
+                    "<extra></extra>"
+                ),
+                "showlegend": False,
+            }
+        )
+        layout = {
+            "barmode": "stack",
+            "height": 460,
+            "xaxis": {"type": "multicategory", "tickfont": {"size": 12}},
+            "yaxis": {
                 "title": {
                     "text": _("Total cost over the evaluation ({currency})").format(
                         currency=currency
@@ -100,67 +141,29 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 "tickformat": ",.0f",
                 "rangemode": "tozero",
             },
-        )
-        x = [outer, inner]
-        names = _component_names()
-        for component in COMPONENTS:
-            name = names[component]
-            figure.add_trace(
-                go.Bar(
-                    name=name,
-                    x=x,
-                    y=[number(model.component(component)) for _tco, model in bars],
-                    customdata=[model.currency for _tco, model in bars],
-                    marker={"color": COMPONENT_COLOURS[component]},
-                    hovertemplate=f"{name}: %{{y:,.2f}} %{{customdata}}<extra></extra>",
-                )
-            )
-        cheapest = _("cheapest")
-        figure.add_trace(
-            go.Scatter(
-                name=_("Total"),
-                x=x,
-                y=[number(model.total) for _tco, model in bars],
-                mode="text",
-                text=[
-                    f"<b>{model.total:,.0f}</b>"
-                    if model.billing_model == tco.cheapest
-                    else f"{model.total:,.0f}"
-                    for tco, model in bars
-                ],
-                textposition="top center",
-                textfont={"color": "#1d2430", "size": 11},
-                customdata=[
-                    [model.currency, cheapest if model.billing_model == tco.cheapest else ""]
-                    for tco, model in bars
-                ],
-                hovertemplate=(
-                    f"{_('Total')}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}"
-                    "<extra></extra>"
-                ),
-                showlegend=False,
-            )
-        )
+        }
         if missing:
-            _not_shown(figure, missing)
-        return to_json(figure)
+            _not_shown(layout, missing)
+        return figure(traces, **layout)
 
 
-def _not_shown(figure: go.Figure, labels: list[str]) -> None:
+def _not_shown(layout: dict[str, Any], labels: list[str]) -> None:
     """A note under the plot naming the candidates left out for want of a price."""
-    figure.add_annotation(
-        text=_("Not shown (no price): {labels}").format(labels=", ".join(labels)),
-        xref="paper",
-        yref="paper",
-        x=0,
-        y=0,
-        yshift=-80,
-        xanchor="left",
-        yanchor="top",
-        showarrow=False,
-        font={"color": MUTED, "size": 12},
+    layout.setdefault("annotations", []).append(
+        {
+            "text": _("Not shown (no price): {labels}").format(labels=", ".join(labels)),
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": 0,
+            "yshift": -80,
+            "xanchor": "left",
+            "yanchor": "top",
+            "showarrow": False,
+            "font": {"color": MUTED, "size": 12},
+        }
     )
-    figure.update_layout(margin={"b": 110})
+    layout["margin"] = {**layout.get("margin", {}), "b": 110}
 
 
 def pareto_front(points: Iterable[Point]) -> list[Point]:
@@ -206,59 +209,63 @@ def value_for_money(
             if currency
             else _("Cost per effective GPU-hour")
         )
-        figure = new_figure(
-            height=460,
-            xaxis={"title": {"text": title}, "rangemode": "tozero"},
-            yaxis={"title": {"text": _("Total score (0–100)")}, "range": [0, 105]},
-        )
         hover = "%{text}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
         qualified = [p for p in shown if not p[3]]
         disqualified = [p for p in shown if p[3]]
+        traces = []
         if qualified:
-            figure.add_trace(
-                go.Scatter(
-                    name=_("Candidates"),
-                    x=[number(p[1]) for p in qualified],
-                    y=[p[2] for p in qualified],
-                    text=[p[0] for p in qualified],
-                    mode="markers+text",
-                    textposition="top center",
-                    marker={"size": 10, "color": CANDIDATE_COLOURS[0], "opacity": 0.75},
-                    hovertemplate=hover,
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "name": _("Candidates"),
+                    "x": [number(p[1]) for p in qualified],
+                    "y": [p[2] for p in qualified],
+                    "text": [p[0] for p in qualified],
+                    "mode": "markers+text",
+                    "textposition": "top center",
+                    "marker": {"size": 10, "color": CANDIDATE_COLOURS[0], "opacity": 0.75},
+                    "hovertemplate": hover,
+                }
             )
         if disqualified:
-            figure.add_trace(
-                go.Scatter(
-                    name=_("Disqualified"),
-                    x=[number(p[1]) for p in disqualified],
-                    y=[p[2] for p in disqualified],
-                    text=[disqualified_label(p[0]) for p in disqualified],
-                    mode="markers+text",
-                    textposition="top center",
-                    textfont={"color": MUTED},
-                    marker={"size": 10, "color": GREY, "symbol": "x"},
-                    hovertemplate=hover,
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "name": _("Disqualified"),
+                    "x": [number(p[1]) for p in disqualified],
+                    "y": [p[2] for p in disqualified],
+                    "text": [disqualified_label(p[0]) for p in disqualified],
+                    "mode": "markers+text",
+                    "textposition": "top center",
+                    "textfont": {"color": MUTED},
+                    "marker": {"size": 10, "color": GREY, "symbol": "x"},
+                    "hovertemplate": hover,
+                }
             )
         front = pareto_front(shown)
         if front:
-            figure.add_trace(
-                go.Scatter(
-                    name=_("Pareto front"),
-                    x=[number(p[1]) for p in front],
-                    y=[p[2] for p in front],
-                    text=[p[0] for p in front],
-                    mode="lines+markers",
-                    line={"color": "#d1495b", "width": 2, "dash": "dash", "shape": "hv"},
-                    marker={
+            traces.append(
+                {
+                    "type": "scatter",
+                    "name": _("Pareto front"),
+                    "x": [number(p[1]) for p in front],
+                    "y": [p[2] for p in front],
+                    "text": [p[0] for p in front],
+                    "mode": "lines+markers",
+                    "line": {"color": "#d1495b", "width": 2, "dash": "dash", "shape": "hv"},
+                    "marker": {
                         "size": 15,
                         "color": "rgba(0,0,0,0)",
                         "line": {"color": "#d1495b", "width": 2.5},
                     },
-                    hovertemplate=hover,
-                )
+                    "hovertemplate": hover,
+                }
             )
+        layout = {
+            "height": 460,
+            "xaxis": {"title": {"text": title}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": _("Total score (0–100)")}, "range": [0, 105]},
+        }
         if missing:
-            _not_shown(figure, missing)
-        return to_json(figure)
+            _not_shown(layout, missing)
+        return figure(traces, **layout)

@@ -6,10 +6,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
-from .base import FigureJson, empty_figure, language, new_figure, number, to_json
+from .base import FigureJson, empty_figure, figure, language, number
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
@@ -51,7 +50,21 @@ def busbw_curves(
         sizes = [size for points in series.values() for size, _busbw in points]
         low, high = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
         ticks = [2.0**n for n in range(low, high + 1) if n % 5 == 0] or [min(sizes), max(sizes)]
-        figure = new_figure(
+        traces = [
+            {
+                "type": "scatter",
+                "name": label,
+                "x": [size for size, _busbw in points],
+                "y": [busbw for _size, busbw in points],
+                "customdata": [size_label(size) for size, _busbw in points],
+                "mode": "lines+markers",
+                "marker": {"size": 5},
+                "hovertemplate": "%{customdata}: %{y:.1f} GB/s",
+            }
+            for label, points in series.items()
+        ]
+        return figure(
+            traces,
             height=440,
             xaxis={
                 "type": "log",
@@ -62,16 +75,3 @@ def busbw_curves(
             yaxis={"title": {"text": _("Bus bandwidth (GB/s)")}, "rangemode": "tozero"},
             hovermode="x unified",
         )
-        for label, points in series.items():
-            figure.add_trace(
-                go.Scatter(
-                    name=label,
-                    x=[size for size, _busbw in points],
-                    y=[busbw for _size, busbw in points],
-                    customdata=[size_label(size) for size, _busbw in points],
-                    mode="lines+markers",
-                    marker={"size": 5},
-                    hovertemplate="%{customdata}: %{y:.1f} GB/s",
-                )
-            )
-        return to_json(figure)

@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
 from django.utils.translation import gettext as _
-from plotly.subplots import make_subplots
 
 from scoring.robustness import Robustness
 from scoring.types import DIMENSIONS
@@ -17,18 +15,27 @@ from .base import (
     CANDIDATE_COLOURS,
     GREY,
     MUTED,
-    TEMPLATE,
     FigureJson,
     dimension_names,
     empty_figure,
+    figure,
     language,
-    new_figure,
-    to_json,
 )
 
 NO_FLIP_COLOUR = "#eef1f5"
 # Small changes (a fragile lead) in red, large ones in green; 0..100 percentage points.
 FLIP_COLOURSCALE = [[0.0, "#d1495b"], [0.15, "#f0a35e"], [0.4, "#f7e3a1"], [1.0, "#d8f3df"]]
+# The two stacked panels: bars on top, flips below, as shares of the height left by the gap.
+ROW_HEIGHTS = (0.45, 0.55)
+VERTICAL_SPACING = 0.2
+
+
+def _panel_domains() -> tuple[list[float], list[float]]:
+    """The y domains of the top and bottom panels (paper coordinates, 0 at the bottom)."""
+    free = 1.0 - VERTICAL_SPACING
+    top, bottom = (free * (h / float(sum(ROW_HEIGHTS))) for h in ROW_HEIGHTS)
+    start = bottom + VERTICAL_SPACING
+    return [min(start, 1.0), min(start + top, 1.0)], [0.0, bottom]
 
 
 def _names(ids: Sequence[int], labels: Mapping[int, str]) -> dict[int, str]:
@@ -37,21 +44,22 @@ def _names(ids: Sequence[int], labels: Mapping[int, str]) -> dict[int, str]:
     return {i: f"{n} #{i}" if values.count(n) > 1 else n for i, n in names.items()}
 
 
-def _stability_bar(robustness: Robustness, ids: list[int], names: dict[int, str]) -> go.Bar:
+def _stability_bar(robustness: Robustness, ids: list[int], names: dict[int, str]) -> dict[str, Any]:
     shares = robustness.stability.first_share
-    return go.Bar(
-        name=_("Ranked first"),
-        x=[names[i] for i in ids],
-        y=[shares[i] * 100 for i in ids],
-        text=[f"{shares[i] * 100:.0f} %" for i in ids],
-        textposition="outside",
-        cliponaxis=False,
-        marker={
+    return {
+        "type": "bar",
+        "name": _("Ranked first"),
+        "x": [names[i] for i in ids],
+        "y": [shares[i] * 100 for i in ids],
+        "text": [f"{shares[i] * 100:.0f} %" for i in ids],
+        "textposition": "outside",
+        "cliponaxis": False,
+        "marker": {
             "color": [CANDIDATE_COLOURS[0] if i == robustness.leader_id else GREY for i in ids]
         },
-        hovertemplate="%{x}: %{y:.1f} %<extra></extra>",
-        showlegend=False,
-    )
+        "hovertemplate": "%{x}: %{y:.1f} %<extra></extra>",
+        "showlegend": False,
+    }
 
 
 def _flip_cells(
@@ -62,6 +70,12 @@ def _flip_cells(
     leader = names[robustness.leader_id] if robustness.leader_id is not None else ""
     rows: list[int] = list(dict.fromkeys(f.other_id for f in robustness.flips))
     cell = {(f.other_id, f.dimension): f for f in robustness.flips}
+    # Translated once, not once per cell (up to 6 cells per other candidate).
+    no_flip = _("No {dimension} weight within 0–100 % lets {other} overtake {leader}.")
+    overtakes = _(
+        "{other} overtakes {leader} when the {dimension} weight goes from "
+        "{old} % to {new} % ({change} pp)."
+    )
     z, text, hover = [], [], []
     for other in rows:
         z_row, text_row, hover_row = [], [], []
@@ -71,19 +85,12 @@ def _flip_cells(
             if flip is None or flip.change_pp is None:
                 z_row.append(None)
                 text_row.append("")
-                hover_row.append(
-                    _(
-                        "No {dimension} weight within 0–100 % lets {other} overtake {leader}."
-                    ).format(**words)
-                )
+                hover_row.append(no_flip.format(**words))
             else:
                 z_row.append(abs(flip.change_pp))
                 text_row.append(f"{flip.change_pp:+.1f}")
                 hover_row.append(
-                    _(
-                        "{other} overtakes {leader} when the {dimension} weight goes from "
-                        "{old} % to {new} % ({change} pp)."
-                    ).format(
+                    overtakes.format(
                         old=f"{flip.weight_pct:.1f}",
                         new=f"{flip.new_weight_pct:.1f}",
                         change=f"{flip.change_pp:+.1f}",
@@ -128,10 +135,13 @@ def robustness_bars(
         ).format(draws=stability.draws, pct=f"{stability.perturbation_pct:g}")
         share_axis = {"title": {"text": _("Ranked first (% of draws)")}, "range": [0, 110]}
         if not robustness.flips:
-            figure = new_figure(height=360, title={"text": bars_title, "font": {"size": 14}})
-            figure.add_trace(_stability_bar(robustness, ids, names))
-            figure.update_layout(yaxis=share_axis, margin={"t": 60})
-            return to_json(figure)
+            return figure(
+                [_stability_bar(robustness, ids, names)],
+                title={"text": bars_title, "font": {"size": 14}},
+                height=360,
+                yaxis=share_axis,
+                margin={"t": 60},
+            )
 
         dimensions = dimension_names(dimension_labels)
         rows, z, text, hover = _flip_cells(robustness, names, dimensions)
@@ -139,93 +149,108 @@ def robustness_bars(
         flips_title = _(
             "Weight change (percentage points) that lets another candidate overtake {leader}"
         ).format(leader=names[robustness.leader_id])
-        figure = make_subplots(
-            rows=2,
-            cols=1,
-            row_heights=[0.45, 0.55],
-            vertical_spacing=0.2,
-            subplot_titles=(bars_title, flips_title),
-        )
-        figure.update_layout(
-            template=TEMPLATE,
-            height=460 + 36 * len(rows),
-            margin={"t": 60, "b": 70},
-            showlegend=False,
-        )
-        figure.update_annotations(font={"size": 14})
-        figure.add_trace(_stability_bar(robustness, ids, names), row=1, col=1)
-        figure.update_yaxes(row=1, col=1, **share_axis)
-        # The grey layer under the cells where no weight flips the leader: a visible "—"
-        # instead of a hole.
-        figure.add_trace(
-            go.Heatmap(
-                name=_("No flip"),
-                x=columns,
-                y=rows,
-                z=[[1 if value is None else None for value in row] for row in z],
-                colorscale=[[0, NO_FLIP_COLOUR], [1, NO_FLIP_COLOUR]],
-                showscale=False,
-                xgap=2,
-                ygap=2,
-                hoverinfo="skip",
-            ),
-            row=2,
-            col=1,
-        )
-        figure.add_trace(
-            go.Heatmap(
-                name=_("Weight change"),
-                x=columns,
-                y=rows,
-                z=z,
-                zmin=0,
-                zmax=100,
-                colorscale=FLIP_COLOURSCALE,
-                text=text,
-                texttemplate="%{text}",
-                customdata=hover,
-                hovertemplate="%{customdata}<extra></extra>",
-                xgap=2,
-                ygap=2,
-                colorbar={
+        # Two panels stacked as plotly's make_subplots(rows=2, cols=1) lays them out: the
+        # bars on axes x/y, the flips on axes x2/y2, each panel's title above it.
+        top, bottom = _panel_domains()
+        no_flip = [
+            (r, c) for r, row in enumerate(z) for c, value in enumerate(row) if value is None
+        ]
+        traces = [
+            {**_stability_bar(robustness, ids, names), "xaxis": "x", "yaxis": "y"},
+            # The grey layer under the cells where no weight flips the leader: a visible "—"
+            # instead of a hole.
+            {
+                "type": "heatmap",
+                "name": _("No flip"),
+                "x": columns,
+                "y": rows,
+                "z": [[1 if value is None else None for value in row] for row in z],
+                "colorscale": [[0, NO_FLIP_COLOUR], [1, NO_FLIP_COLOUR]],
+                "showscale": False,
+                "xgap": 2,
+                "ygap": 2,
+                "hoverinfo": "skip",
+                "xaxis": "x2",
+                "yaxis": "y2",
+            },
+            {
+                "type": "heatmap",
+                "name": _("Weight change"),
+                "x": columns,
+                "y": rows,
+                "z": z,
+                "zmin": 0,
+                "zmax": 100,
+                "colorscale": FLIP_COLOURSCALE,
+                "text": text,
+                "texttemplate": "%{text}",
+                "customdata": hover,
+                "hovertemplate": "%{customdata}<extra></extra>",
+                "xgap": 2,
+                "ygap": 2,
+                "colorbar": {
                     "title": {"text": "pp"},
                     "len": 0.5,
                     "y": 0,
                     "yanchor": "bottom",
                     "thickness": 12,
                 },
-            ),
-            row=2,
-            col=1,
+                "xaxis": "x2",
+                "yaxis": "y2",
+            },
+            # The "—" of cells without a flip, drawn as text over the grey layer.
+            {
+                "type": "scatter",
+                "name": _("No flip"),
+                "x": [columns[c] for _r, c in no_flip],
+                "y": [rows[r] for r, _c in no_flip],
+                "text": [hover[r][c] for r, c in no_flip],
+                "mode": "text",
+                "texttemplate": "—",
+                "textfont": {"color": MUTED},
+                "hovertemplate": "%{text}<extra></extra>",
+                "xaxis": "x2",
+                "yaxis": "y2",
+            },
+        ]
+        titles = [
+            {
+                "text": title,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": domain[1],
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+            for title, domain in ((bars_title, top), (flips_title, bottom))
+        ]
+        note = {
+            "text": _("Grey “—”: no weight within 0–100 % changes who leads."),
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0,
+            "y": -0.08,
+            "xanchor": "left",
+            "yanchor": "top",
+            "showarrow": False,
+            "font": {"color": MUTED, "size": 12},
+        }
+        return figure(
+            traces,
+            xaxis={"anchor": "y", "domain": [0.0, 1.0]},
+            yaxis={"anchor": "x", "domain": top, **share_axis},
+            xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "type": "category", "side": "bottom"},
+            yaxis2={
+                "anchor": "x2",
+                "domain": bottom,
+                "autorange": "reversed",
+                "type": "category",
+            },
+            annotations=[*titles, note],
+            height=460 + 36 * len(rows),
+            margin={"t": 60, "b": 70},
+            showlegend=False,
         )
-        # The "—" of cells without a flip, drawn as text over the grey layer.
-        figure.add_trace(
-            go.Scatter(
-                name=_("No flip"),
-                x=[columns[c] for r, row in enumerate(z) for c, v in enumerate(row) if v is None],
-                y=[rows[r] for r, row in enumerate(z) for c, v in enumerate(row) if v is None],
-                text=[
-                    hover[r][c] for r, row in enumerate(z) for c, v in enumerate(row) if v is None
-                ],
-                mode="text",
-                texttemplate="—",
-                textfont={"color": MUTED},
-                hovertemplate="%{text}<extra></extra>",
-            ),
-            row=2,
-            col=1,
-        )
-        figure.update_yaxes(row=2, col=1, autorange="reversed", type="category")
-        figure.update_xaxes(row=2, col=1, type="category", side="bottom")
-        figure.add_annotation(
-            text=_("Grey “—”: no weight within 0–100 % changes who leads."),
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=-0.08,
-            xanchor="left",
-            yanchor="top",
-            showarrow=False,
-            font={"color": MUTED, "size": 12},
-        )
-        return to_json(figure)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import plotly.graph_objects as go
 from django.utils.translation import gettext as _
 
 from scoring.types import DIMENSIONS
@@ -22,10 +21,9 @@ from .base import (
     dimension_names,
     disqualified_label,
     empty_figure,
+    figure,
     language,
-    new_figure,
     results_of,
-    to_json,
     unique_labels,
 )
 
@@ -54,7 +52,31 @@ def radar(
             return empty_figure(_("Select at least one candidate to compare."))
         labels = dimension_names(dimension_labels)
         theta = [labels[d] for d in DIMENSIONS]
-        figure = new_figure(
+        traces = []
+        for index, (result, label) in enumerate(zip(rows, unique_labels(rows), strict=True)):
+            scores = [result.score(d) for d in DIMENSIONS]
+            colour = GREY if result.disqualified else CANDIDATE_COLOURS[index % 10]
+            traces.append(
+                {
+                    "type": "scatterpolar",
+                    # Repeating the first point closes the polygon.
+                    "r": [*scores, scores[0]],
+                    "theta": [*theta, theta[0]],
+                    "name": disqualified_label(label) if result.disqualified else label,
+                    "mode": "lines+markers",
+                    "fill": "toself",
+                    "fillcolor": _fill(colour),
+                    "line": {
+                        "color": colour,
+                        "width": 2,
+                        "dash": "dot" if result.disqualified else "solid",
+                    },
+                    "marker": {"size": 6},
+                    "hovertemplate": "%{theta}: %{r:.1f}<extra>%{fullData.name}</extra>",
+                }
+            )
+        return figure(
+            traces,
             polar={
                 "radialaxis": {
                     "range": [0, 100],
@@ -68,28 +90,6 @@ def radar(
             height=460,
             margin={"l": 70, "r": 70, "t": 60, "b": 40},
         )
-        for index, (result, label) in enumerate(zip(rows, unique_labels(rows), strict=True)):
-            scores = [result.score(d) for d in DIMENSIONS]
-            colour = GREY if result.disqualified else CANDIDATE_COLOURS[index % 10]
-            figure.add_trace(
-                go.Scatterpolar(
-                    # Repeating the first point closes the polygon.
-                    r=[*scores, scores[0]],
-                    theta=[*theta, theta[0]],
-                    name=disqualified_label(label) if result.disqualified else label,
-                    mode="lines+markers",
-                    fill="toself",
-                    fillcolor=_fill(colour),
-                    line={
-                        "color": colour,
-                        "width": 2,
-                        "dash": "dot" if result.disqualified else "solid",
-                    },
-                    marker={"size": 6},
-                    hovertemplate="%{theta}: %{r:.1f}<extra>%{fullData.name}</extra>",
-                )
-            )
-        return to_json(figure)
 
 
 def contributions_bars(
@@ -116,25 +116,18 @@ def contributions_bars(
             disqualified_label(label) if r.disqualified else label
             for r, label in zip(rows, unique_labels(rows), strict=True)
         ]
-        figure = new_figure(
-            barmode="stack",
-            height=150 + 46 * len(rows),
-            xaxis={
-                "title": {"text": _("Weighted contribution to the total score (points)")},
-                "range": [0, 112],
-            },
-            yaxis={"autorange": "reversed", "type": "category"},
-        )
+        traces = []
         for dimension in DIMENSIONS:
             weight = share[dimension]
-            figure.add_trace(
-                go.Bar(
-                    orientation="h",
-                    name=labels[dimension],
-                    y=names,
-                    x=[weight * r.score(dimension) for r in rows],
-                    customdata=[[r.score(dimension), weight * 100] for r in rows],
-                    marker={
+            traces.append(
+                {
+                    "type": "bar",
+                    "orientation": "h",
+                    "name": labels[dimension],
+                    "y": names,
+                    "x": [weight * r.score(dimension) for r in rows],
+                    "customdata": [[r.score(dimension), weight * 100] for r in rows],
+                    "marker": {
                         "color": [
                             DIMENSION_GREYS[dimension]
                             if r.disqualified
@@ -143,23 +136,33 @@ def contributions_bars(
                         ],
                         "line": {"color": "#ffffff", "width": 1},
                     },
-                    hovertemplate=(
+                    "hovertemplate": (
                         f"%{{y}}<br>{labels[dimension]}: "
                         "%{customdata[0]:.1f} × %{customdata[1]:.1f} % = %{x:.1f}<extra></extra>"
                     ),
-                )
+                }
             )
-        figure.add_trace(
-            go.Scatter(
-                name=_("Total"),
-                y=names,
-                x=[r.total for r in rows],
-                mode="text",
-                text=[f"{r.total:.1f}" for r in rows],
-                textposition="middle right",
-                textfont={"color": [MUTED if r.disqualified else "#1d2430" for r in rows]},
-                showlegend=False,
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "name": _("Total"),
+                "y": names,
+                "x": [r.total for r in rows],
+                "mode": "text",
+                "text": [f"{r.total:.1f}" for r in rows],
+                "textposition": "middle right",
+                "textfont": {"color": [MUTED if r.disqualified else "#1d2430" for r in rows]},
+                "showlegend": False,
+                "hoverinfo": "skip",
+            }
         )
-        return to_json(figure)
+        return figure(
+            traces,
+            barmode="stack",
+            height=150 + 46 * len(rows),
+            xaxis={
+                "title": {"text": _("Weighted contribution to the total score (points)")},
+                "range": [0, 112],
+            },
+            yaxis={"autorange": "reversed", "type": "category"},
+        )

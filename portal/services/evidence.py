@@ -199,7 +199,7 @@ def _finish(
         upload.save(update_fields=["status", "error", "report", "parser_version", "finished_at"])
         from .scores import candidate_refresh
 
-        candidate_refresh(candidate_id=upload.candidate_id)
+        candidate_refresh(candidate_id=upload.candidate_id, unless_pending=True)
     return upload
 
 
@@ -253,12 +253,18 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
         | Q(status=UploadStatus.PROCESSING, started_at__lt=stuck_before),
         attempts__gte=MAX_IMPORT_ATTEMPTS,
     )
+    abandoned = set(exhausted.values_list("candidate_id", flat=True))
     exhausted.update(
         status=UploadStatus.FAILED,
         finished_at=now,
         error=_("The import was abandoned after %(n)s attempts; upload the file again.")
         % {"n": MAX_IMPORT_ATTEMPTS},
     )
+    # An import that finished while these were pending left the refresh to them.
+    from .scores import candidate_refresh
+
+    for candidate_id in sorted(abandoned):
+        candidate_refresh(candidate_id=candidate_id, unless_pending=True)
     EvidenceUpload.objects.filter(
         status=UploadStatus.PROCESSING, started_at__lt=stuck_before
     ).update(status=UploadStatus.QUEUED, task_id="", claim_token="")

@@ -41,7 +41,11 @@ def _verify(candidate: Candidate) -> None:
         status, note, ref = _answer_status(answer, report.items.get(answer.item.key))
         if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):
             answer.status, answer.verification_note, answer.evidence_ref = status, note, ref
-            answer.save(update_fields=["status", "verification_note", "evidence_ref"])
+            # Derived from evidence, not a person's edit: kept out of the audit trail, which
+            # records what people changed (the uploads themselves are kept and listed).
+            Answer.objects.filter(pk=answer.pk).update(
+                status=status, verification_note=note, evidence_ref=ref
+            )
 
 
 def _store_scores(candidate: Candidate) -> None:
@@ -50,16 +54,22 @@ def _store_scores(candidate: Candidate) -> None:
         adapters.evaluation_spec(candidate.evaluation),
         rubric_version=RUBRIC_VERSION,
     )
-    for dimension in result.dimensions:
-        Score.objects.update_or_create(
-            candidate=candidate,
-            dimension=dimension.dimension,
-            defaults={
-                "value": dimension.score,
-                "contributions": [c.as_dict() for c in dimension.contributions],
-                "rubric_version": RUBRIC_VERSION,
-            },
-        )
+    # One upsert for the six rows instead of a SELECT and an UPDATE each.
+    Score.objects.bulk_create(
+        [
+            Score(
+                candidate=candidate,
+                dimension=dimension.dimension,
+                value=dimension.score,
+                contributions=[c.as_dict() for c in dimension.contributions],
+                rubric_version=RUBRIC_VERSION,
+            )
+            for dimension in result.dimensions
+        ],
+        update_conflicts=True,
+        unique_fields=["candidate", "dimension"],
+        update_fields=["value", "contributions", "rubric_version", "computed_at"],
+    )
     candidate.knockouts = [k.as_dict() for k in result.knockouts]
     candidate.scored_at = timezone.now()
     candidate.save(update_fields=["verification", "knockouts", "scored_at"])
@@ -76,10 +86,26 @@ def _locked(candidate_id: int) -> Candidate:
     )
 
 
+PENDING_STATUSES = (UploadStatus.QUEUED, UploadStatus.PROCESSING)
+
+
 @transaction.atomic
-def candidate_refresh(*, candidate_id: int) -> Candidate:
-    """Re-verify one candidate against all its evidence and store its six scores."""
+def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Candidate | None:
+    """Re-verify one candidate against all its evidence and store its six scores.
+
+    With ``unless_pending`` (an import finishing) nothing is done while another upload of the
+    candidate is queued or processing: the last import to finish refreshes. The check runs
+    under the candidate's lock, so of two imports finishing together the second sees the
+    first committed as done and refreshes; None when skipped.
+    """
     candidate = _locked(candidate_id)
+    if (
+        unless_pending
+        and EvidenceUpload.objects.filter(
+            candidate_id=candidate_id, status__in=PENDING_STATUSES
+        ).exists()
+    ):
+        return None
     _verify(candidate)
     _store_scores(candidate)
     return candidate

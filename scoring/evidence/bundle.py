@@ -332,12 +332,46 @@ def parse_evidence_set(evidence: EvidenceSet) -> list[MemberResult]:
     return results
 
 
-def parse_member(member: Member) -> MemberResult:
-    """Detect the kind of one file from its content and parse it."""
+# The kind a command's output should be, from its argv; only a hint that the content confirms.
+_TOOL_KINDS = {
+    "ibstat": "ibstat",
+    "ibstatus": "ibstat",
+    "lspci": "lspci",
+    "lscpu": "cpu_info",
+    "dmidecode": "dmi",
+    "systemd-detect-virt": "virt",
+    "fio": "fio",
+    "dcgmi": "dcgm_diag",
+}
+
+
+def command_kind(argv: tuple[str, ...]) -> str | None:
+    """The evidence kind ``argv`` is expected to print, or None when it is not known."""
+    if not argv:
+        return None
+    tool = argv[0].rsplit("/", 1)[-1]
+    rest = argv[1:]
+    if tool == "nvidia-smi":
+        if "topo" in rest:
+            return "nvidia_smi_topo"
+        if "nvlink" in rest:
+            return "nvidia_smi_nvlink"
+        if "-q" in rest or "--query" in rest or any(a.startswith("--query-") for a in rest):
+            return "nvidia_smi_query"
+        return None if rest else "nvidia_smi"
+    if tool.endswith("_perf"):
+        return "nccl_tests"
+    if tool.startswith("ib_") and tool.endswith(("_bw", "_lat")):
+        return "perftest"
+    return _TOOL_KINDS.get(tool)
+
+
+def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
+    """Detect the kind of one file from its content (``hint`` first) and parse it."""
     kind = UNKNOWN
     try:
         text = decode_text(member.data)
-        kind = detect_kind(text)
+        kind = detect_kind(text, hint)
         parsed = parse_text(text, kind)
     except EvidenceParseError as exc:
         return MemberResult(member.name, exc.kind or kind, False, str(exc))
@@ -390,7 +424,7 @@ def _command_result(command: ManifestCommand, member: Member | None) -> MemberRe
             exit_code=command.exit_code,
             command=command.command_line,
         )
-    result = parse_member(member)
+    result = parse_member(member, hint=command_kind(command.argv))
     notes: list[str] = []
     if command.timed_out:
         notes.append(f"{shown} timed out; its output may be incomplete")

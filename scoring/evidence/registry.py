@@ -44,8 +44,19 @@ _MODULES: tuple[ModuleType, ...] = (
 PARSERS: dict[str, ModuleType] = {m.KIND: m for m in _MODULES}
 
 
-def detect_kind(text: str) -> str:
-    """Return the kind whose detector is most confident about ``text``, or ``"unknown"``."""
+# A hinted kind is kept without running the other detectors when its own detector is at least
+# this confident; below, every detector runs as if there were no hint.
+HINT_CONFIDENCE = 50
+
+
+def detect_kind(text: str, hint: str | None = None) -> str:
+    """Return the kind whose detector is most confident about ``text``, or ``"unknown"``.
+
+    ``hint`` is the kind the caller expects (from the command that produced the file); the
+    content still decides: the hint is kept only when its own detector is confident.
+    """
+    if hint in PARSERS and PARSERS[hint].detect(text) >= HINT_CONFIDENCE:
+        return hint
     best_kind, best_score = UNKNOWN, 0
     for module in _MODULES:
         score = module.detect(text)

@@ -188,3 +188,27 @@ def test_the_sweeper_gives_up_after_repeated_attempts(candidate, empty_queue):
     assert upload.status == UploadStatus.FAILED
     assert "abandoned after 5 attempts" in upload.error
     assert _queued_import_ids() == []
+
+
+def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate):
+    first = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "a.txt")
+    second = _submit(candidate, sample_bytes("topo-a100-8gpu.txt"), "b.txt")
+    evidence_import(upload_id=first.pk, task_id="t1")
+    candidate.refresh_from_db()
+    assert candidate.scored_at is None, "another upload is still queued: no rescore yet"
+    evidence_import(upload_id=second.pk, task_id="t2")
+    candidate.refresh_from_db()
+    assert candidate.scored_at is not None
+    assert candidate.scores.count() == 6
+    assert candidate.verification["measured"]["nvlink_topology"] == "full_mesh"
+    assert candidate.verification["busbw_curve"], "the all-reduce sweep is kept for the chart"
+
+
+def test_verification_does_not_flood_the_audit_trail(candidate, demo):
+    from portal.models import Answer
+
+    upload = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"))
+    Answer.objects.create(candidate=candidate, item_id=1, claim="8 x H100", status="claimed")
+    before = Answer.history.count()
+    evidence_import(upload_id=upload.pk, task_id="t1")
+    assert Answer.history.count() == before

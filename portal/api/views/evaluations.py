@@ -186,14 +186,16 @@ class MemberDetail(EvaluationScopedView):
 
     @extend_schema(request=MemberRoleSerializer, responses=MemberSerializer)
     def patch(self, request, evaluation_pk: int, member_pk: int):
-        incoming = MemberRoleSerializer(data=request.data)
+        incoming = MemberRoleSerializer(data=request.data, partial=True)
         incoming.is_valid(raise_exception=True)
+        role = incoming.validated_data.get("role")
         with transaction.atomic():
             membership = self.get_object()
-            if incoming.validated_data["role"] != Role.PROCUREMENT:
-                self._keep_one_procurement(membership)
-            membership.role = incoming.validated_data["role"]
-            membership.save(update_fields=["role"])
+            if role is not None and role != membership.role:
+                if role != Role.PROCUREMENT:
+                    self._keep_one_procurement(membership)
+                membership.role = role
+                membership.save(update_fields=["role"])
         return Response(self.get_serializer(membership).data)
 
     @extend_schema(responses={204: None})
@@ -211,7 +213,9 @@ class CandidateViewMixin:
     def get_queryset(self):
         if self.fake:
             return Candidate.objects.none()
-        return selectors.candidate_list(user=self.request.user, evaluation=self.evaluation)
+        return selectors.candidate_list(
+            user=self.request.user, evaluation=self.evaluation
+        ).order_by("offering__vendor__name", "offering__name", "pk")
 
     def get_candidate(self) -> Candidate:
         return get_object_or_404(self.get_queryset(), pk=self.kwargs["candidate_pk"])
