@@ -1,0 +1,141 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright against pytest-django's live server.
+
+Every test gets the demo data set (committed, so the live server thread sees it), a page whose
+JavaScript errors are collected, and a full-page screenshot in test-artifacts/screenshots/ when it
+ends, whether it passed or not.
+"""
+
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import ConsoleMessage, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+# setup_demo's logins: username -> password.
+PASSWORDS = {
+    "procurement": "procure-gpus-2026",
+    "manager": "decide-gpus-2026",
+    "engineer": "measure-gpus-2026",
+    "viewer": "view-gpus-2026",
+}
+EVALUATION_NAME = "Pre-train on 64 GPUs for 30 days"
+expect.set_options(timeout=10_000)
+
+CHARTS_RENDERED = """() => {
+  const charts = [...document.querySelectorAll('[data-chart]')];
+  return charts.length > 0 && charts.every((el) => el.querySelector('.main-svg'));
+}"""
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    # Debian's Chromium, never a downloaded one (`playwright install` is not used here).
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    # A fixed Accept-Language: the portal picks its language from it until a user switches.
+    return {
+        **browser_context_args,
+        "locale": "en-US",
+        "timezone_id": "UTC",
+        "viewport": {"width": 1366, "height": 900},
+    }
+
+
+@pytest.fixture
+def demo(transactional_db):
+    """The demo data set and logins, committed for the live server."""
+    call_command("setup_demo", stdout=io.StringIO())
+
+
+@dataclass
+class Portal:
+    """The page under test plus the few steps every test repeats."""
+
+    page: Page
+    base_url: str
+    test_name: str
+    js_errors: list[str] = field(default_factory=list)
+
+    def url(self, path: str) -> str:
+        return self.base_url + path
+
+    def navigation(self):
+        """Wait for the navigation a click starts; deferred scripts have run when it returns."""
+        return self.page.expect_navigation(wait_until="domcontentloaded")
+
+    def goto(self, path: str):
+        response = self.page.goto(self.url(path), wait_until="domcontentloaded")
+        assert response is not None and response.ok, f"GET {path}: {response and response.status}"
+        return response
+
+    def login(self, username: str) -> None:
+        self.goto("/accounts/login/")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", PASSWORDS[username])
+        with self.navigation():
+            self.page.click("main button[type=submit]")
+        expect(self.page.locator("header.topbar .who")).to_be_visible()
+
+    def logout(self) -> None:
+        with self.navigation():
+            self.page.click("header.topbar form[action$='/accounts/logout/'] button")
+        expect(self.page.locator("#id_username")).to_be_visible()
+
+    def wait_for_charts(self, minimum: int = 1) -> int:
+        """Wait until every [data-chart] holds a drawn Plotly figure; returns how many."""
+        self.page.wait_for_function(CHARTS_RENDERED, timeout=20_000)
+        drawn = self.page.locator(".js-plotly-plot .main-svg").count()
+        charts = self.page.locator("[data-chart]").count()
+        assert drawn > 0
+        assert self.page.locator("[data-chart].js-plotly-plot").count() == charts >= minimum
+        return charts
+
+    def assert_no_js_errors(self) -> None:
+        assert self.js_errors == [], self.js_errors
+
+    def screenshot(self, suffix: str = "") -> None:
+        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].png."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = "-".join(part for part in (self.test_name, suffix) if part)
+        name = re.sub(r"[^\w.-]+", "-", name).strip("-")
+        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def _is_noise(message: ConsoleMessage) -> bool:
+    return message.location.get("url", "").endswith("/favicon.ico")
+
+
+@pytest.fixture
+def portal(page: Page, live_server, demo, request) -> Portal:
+    # Generous: the suite shares two cores with the database, the worker and other test runs.
+    page.set_default_timeout(15_000)
+    page.set_default_navigation_timeout(30_000)
+    portal = Portal(page=page, base_url=live_server.url, test_name=request.node.originalname)
+    page.on("pageerror", lambda exc: portal.js_errors.append(f"uncaught: {exc}"))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and not _is_noise(m) and portal.js_errors.append(m.text),
+    )
+    yield portal
+    # Taken whether the test passed or not: the last state of the page is the useful one.
+    portal.screenshot()

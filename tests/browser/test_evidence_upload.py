@@ -1,0 +1,70 @@
+"""An engineer uploads a collector bundle through the page; a real worker parses it."""
+
+import pytest
+from playwright.sync_api import expect
+
+from portal.models import EvidenceUpload, Measurement, UploadStatus
+from tests.portal.conftest import make_bundle, sample_bytes
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker]
+
+# Demo candidate 3 (vGPU cloud instance) has no evidence yet.
+EVIDENCE = "/evaluations/1/candidates/3/evidence/"
+EXPECTED_KINDS = {
+    "nccl-all-reduce.txt": "nccl_tests",
+    "ibstat.txt": "ibstat",
+    "lspci.txt": "lspci",
+}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_process):
+    page = portal.page
+    bundle = make_bundle(
+        {
+            "nccl-all-reduce.txt": sample_bytes("nccl-a100-8gpu.txt"),
+            "ibstat.txt": sample_bytes("ibstat-roce-some-down.txt"),
+            "lspci.txt": sample_bytes("lspci-kvm-vm.txt"),
+        },
+        hostname="poc-node-7",
+    )
+    portal.login("engineer")
+    portal.goto(EVIDENCE)
+    expect(page.locator("#upload-list .empty")).to_be_visible()
+
+    page.set_input_files(
+        "input#evidence-files",
+        files=[{"name": "poc-node-7.tar.gz", "mimeType": "application/gzip", "buffer": bundle}],
+    )
+    page.fill("#node-name", "poc-node-7")
+    with page.expect_response(lambda r: r.url.endswith("/api/v1/evidence/")) as sent:
+        page.locator("#upload-form").get_by_role("button", name="Upload").click()
+    assert sent.value.status == 202, sent.value.text()
+
+    progress = page.locator("#upload-progress li")
+    expect(progress).to_have_count(1)
+    expect(progress).to_have_class("ok")
+    expect(progress.locator("progress")).to_have_attribute("value", "100")
+
+    # The list polls every 2 s while the worker imports the bundle, then stops.
+    row = page.locator("#upload-list tr[data-upload-id]")
+    expect(row).to_have_count(1)
+    expect(row.locator("td").first).to_contain_text("poc-node-7.tar.gz")
+    expect(row.locator(".upload-status")).to_have_text("Done", timeout=30_000)
+    for name, kind in EXPECTED_KINDS.items():
+        expect(row.locator("td").nth(4)).to_contain_text(f"{name}: {kind}")
+    expect(row.locator("td").nth(1)).to_have_text("poc-node-7")
+    expect(page.locator("#upload-list")).not_to_have_attribute("hx-trigger", "every 2s")
+    portal.screenshot("done")
+
+    upload = EvidenceUpload.objects.get(candidate_id=3)
+    assert upload.status == UploadStatus.DONE, upload.error
+    assert {r["file"]: r["kind"] for r in upload.report} == EXPECTED_KINDS
+    assert Measurement.objects.filter(upload=upload, node_name="poc-node-7").exists()
+
+    # The candidate page lists the measurements taken from it.
+    with portal.navigation():
+        page.get_by_role("link", name="Scores and evidence").click()
+    expect(page.locator("main")).to_contain_text("poc-node-7")
+    expect(page.locator("main table").filter(has_text="nccl_tests").first).to_be_visible()
+    portal.assert_no_js_errors()

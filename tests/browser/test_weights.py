@@ -1,0 +1,60 @@
+"""The manager tries other weights: the ranking changes in place; saving records them."""
+
+from decimal import Decimal
+
+import pytest
+from playwright.sync_api import expect
+
+from portal import selectors
+from portal.models import Evaluation
+
+pytestmark = pytest.mark.browser
+
+DIMENSIONS = ("stability", "network", "storage", "security", "cost", "support")
+FIRST_NAME = "table.ranking tbody tr:first-child td:nth-child(2) a"
+
+
+def _leader(evaluation, weights=None) -> str:
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, weights=weights)
+    offering = candidates[ranking.results[0].candidate_id].offering
+    return f"{offering.vendor.name} · {offering.name}"
+
+
+def test_manager_changes_weights_and_the_ranking_changes_in_place(portal):
+    page = portal.page
+    evaluation = Evaluation.objects.get(pk=1)
+    cost_only = {d: Decimal(100 if d == "cost" else 0) for d in DIMENSIONS}
+    saved_leader, cost_leader = _leader(evaluation), _leader(evaluation, cost_only)
+    assert saved_leader != cost_leader, "the demo data no longer makes this test meaningful"
+
+    portal.login("manager")
+    portal.goto("/evaluations/1/weights/")
+    portal.wait_for_charts(minimum=6)
+    expect(page.locator(FIRST_NAME)).to_have_text(saved_leader)
+    page.evaluate("window.__notReloaded = true")
+
+    cost_header = page.locator("table.ranking thead th", has_text="Cost").first
+    for dimension in DIMENSIONS:
+        number = page.locator(f"#weights-form input[type=number][name=w_{dimension}]")
+        number.fill(str(cost_only[dimension]))
+    # The slider beside each number follows it.
+    expect(page.locator("#weights-form input[type=range]").nth(4)).to_have_value("100")
+
+    # htmx asks for the what-if ranking and swaps it into #results.
+    expect(cost_header).to_contain_text("100 %")
+    expect(page.locator(FIRST_NAME)).to_have_text(cost_leader)
+    assert page.evaluate("window.__notReloaded") is True
+    assert page.url == portal.url("/evaluations/1/weights/")
+    assert portal.wait_for_charts(minimum=6) == 6
+    # What-if only: nothing saved yet.
+    evaluation.refresh_from_db()
+    assert evaluation.weight_cost != Decimal(100) or evaluation.weight_stability != 0
+
+    with portal.navigation():
+        page.get_by_role("button", name="Save weights", exact=True).click()
+    expect(page.locator("ul.messages")).to_contain_text("Weights saved.")
+    expect(page.locator(FIRST_NAME)).to_have_text(cost_leader)
+    expect(page.locator("#weights-form [name=w_cost]")).to_have_value("100.0")
+    evaluation.refresh_from_db()
+    assert {d: evaluation.weights[d] for d in DIMENSIONS} == cost_only
+    portal.assert_no_js_errors()
