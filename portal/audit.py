@@ -108,6 +108,7 @@ class _Labels:
         self.vendors: dict[int, str] = {}
         self.items: dict[int, str] = {}
         self.users: dict[int, str] = {}
+        self.evaluations: dict[int, str] = {}
 
     def load(
         self,
@@ -137,6 +138,8 @@ class _Labels:
             return self.offerings.get(value, f"#{value}")
         if model is Vendor:
             return self.vendors.get(value, f"#{value}")
+        if model is Evaluation:
+            return self.evaluations.get(value, f"#{value}")
         if model is ChecklistItem:
             return self.items.get(value, f"#{value}")
         if model is get_user_model():
@@ -253,6 +256,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     if decision is not None:
         user_ids.add(decision.decided_by_id)
     labels = _Labels()
+    labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
     labels.candidates = {
         r.id: labels.offerings.get(r.offering_id, f"#{r.id}") for r in candidate_rows

@@ -13,6 +13,7 @@ import math
 import time
 
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
 from django.core.cache import cache
@@ -69,8 +70,9 @@ def locked_message(seconds: int) -> str:
     ) % {"minutes": minutes}
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """Refuses to check a password while the username is locked out from this address."""
+class ThrottledFormMixin:
+    """For an AuthenticationForm: refuses to check a password while the username is locked
+    out from this address, counts failures and clears the count on success."""
 
     retry_after: int | None = None
 
@@ -86,8 +88,19 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             throttle.failed()
             self.retry_after = throttle.retry_after()
             raise
-        throttle.clear()
+        # Only a password that was checked and accepted clears the count (an empty password
+        # is a form error, not a success).
+        if self.get_user() is not None:
+            throttle.clear()
         return cleaned
+
+
+class ThrottledAuthenticationForm(ThrottledFormMixin, AuthenticationForm):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(ThrottledFormMixin, AdminAuthenticationForm):
+    """The same limit for the admin's login page: ``admin.site.login_form = …``."""
 
 
 class ThrottledLoginView(LoginView):
@@ -102,4 +115,9 @@ class ThrottledLoginView(LoginView):
         return response
 
 
-__all__ = ["LoginThrottle", "ThrottledLoginView"]
+__all__ = [
+    "LoginThrottle",
+    "ThrottledAdminAuthenticationForm",
+    "ThrottledAuthenticationForm",
+    "ThrottledLoginView",
+]

@@ -97,6 +97,10 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "evaluation-list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Cache: login and upload rate limits and the API's ranking cache live here. Local memory in the
+# embedded mode; production shares Redis between gunicorn workers (CACHE_URL=redis://…).
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+
 # Internationalisation: the interface speaks English and Simplified Chinese.
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="en")
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]

@@ -4,9 +4,10 @@ The ranking is computed from the stored facts, never from stored totals. Computi
 candidates costs far more than serving it, so the result is kept in the cache under a
 fingerprint of every input the computation reads: the evaluation's fields, each candidate's
 row (its ``scored_at`` moves whenever verification or scores were refreshed) with its
-offering's ``updated_at`` and its vendor's scored facts, every list price, and the answers'
-statuses and last change. Any change to an input changes the fingerprint, so a cached ranking
-is always the one a fresh computation would give; the fingerprint costs one light query.
+offering's ``updated_at`` and its vendor's scored facts, and checksums of its list prices and
+of its answers' statuses with their last change. Any change to an input changes the
+fingerprint, so a cached ranking is the one a fresh computation would give (the checklist and
+the rubric are fixed per release); the fingerprint costs one light query.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import hashlib
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import Case, Count, F, Max, OuterRef, Subquery, Sum, Value, When
 
 from scoring.api import robustness as scoring_robustness
@@ -108,15 +110,7 @@ STATUS_CODES = {status: index + 1 for index, status in enumerate(VerificationSta
 BILLING_CODES = {model: index + 1 for index, model in enumerate(BillingModel.values)}
 
 
-def ranking_fingerprint(evaluation: Evaluation) -> str:
-    """A digest of every stored fact the ranking of ``evaluation`` is computed from (one query).
-
-    Per candidate: its row, its offering's name and ``updated_at``, its vendor's scored facts,
-    and checksums of its answers (count, last change, item x status) and of its offering's
-    list prices (count, billing model x price). ``scored_at`` moves with every verification and
-    rescore, ``updated_at`` with every save of an offering or answer; the checksums also catch
-    rows changed without either.
-    """
+def _fingerprint_queryset(evaluation_id: int):
     answer_code = Case(
         *[When(status=s, then=Value(code)) for s, code in STATUS_CODES.items()],
         default=Value(0),
@@ -126,8 +120,8 @@ def ranking_fingerprint(evaluation: Evaluation) -> str:
         default=Value(0),
     )
     answers = Answer.objects.all()
-    rows = list(
-        Candidate.objects.filter(evaluation=evaluation)
+    return (
+        Candidate.objects.filter(evaluation_id=evaluation_id)
         .order_by("pk")
         .annotate(
             answer_count=_aggregate(answers, Count("pk")),
@@ -156,6 +150,37 @@ def ranking_fingerprint(evaluation: Evaluation) -> str:
             "price_sum",
         )
     )
+
+
+# Building that query costs more than running it; it is compiled once per database backend,
+# with a placeholder id that each call replaces by the evaluation's.
+_PLACEHOLDER_ID = -7_301_959_123
+_compiled: dict[str, tuple[str, list]] = {}
+
+
+def _fingerprint_rows(evaluation_id: int) -> list[tuple]:
+    if connection.vendor not in _compiled:
+        sql, params = _fingerprint_queryset(_PLACEHOLDER_ID).query.sql_with_params()
+        if list(params).count(_PLACEHOLDER_ID) != 1:
+            raise RuntimeError("the placeholder id must appear exactly once in the query")
+        _compiled[connection.vendor] = (sql, list(params))
+    sql, params = _compiled[connection.vendor]
+    params = [evaluation_id if p == _PLACEHOLDER_ID else p for p in params]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def ranking_fingerprint(evaluation: Evaluation) -> str:
+    """A digest of every stored fact the ranking of ``evaluation`` is computed from (one query).
+
+    Per candidate: its row, its offering's name and ``updated_at``, its vendor's scored facts,
+    and checksums of its answers (count, last change, item x status) and of its offering's
+    list prices (count, billing model x price). ``scored_at`` moves with every verification and
+    rescore, ``updated_at`` with every save of an offering or answer; the checksums also catch
+    rows changed without either.
+    """
+    rows = _fingerprint_rows(evaluation.pk)
     own = [getattr(evaluation, f.attname) for f in Evaluation._meta.concrete_fields]
     facts = repr((RUBRIC_VERSION, own, rows))
     return hashlib.sha256(facts.encode()).hexdigest()

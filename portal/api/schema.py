@@ -30,6 +30,7 @@ class SchemaView(SpectacularAPIView):
 
 class SwaggerView(SpectacularSwaggerView):
     url_name = "api-schema"
+    http_method_names = ["get", "head"]  # an HTML page: nothing to describe for OPTIONS
 
 
 # drf-spectacular's Redoc page links web fonts from a CDN; this one keeps the system fonts.
@@ -45,6 +46,7 @@ REDOC_PAGE = engines["django"].from_string(
 
 class RedocView(SpectacularRedocView):
     url_name = "api-schema"
+    http_method_names = ["get", "head"]
 
     @extend_schema(exclude=True)
     def get(self, request, *args, **kwargs):

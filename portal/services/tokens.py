@@ -48,12 +48,16 @@ def upload_token_create(
     return token, raw
 
 
-def upload_token_revoke(*, token: UploadToken) -> UploadToken:
-    """Revoke a token at once; idempotent (the first revocation time is kept)."""
-    UploadToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+@transaction.atomic
+def upload_token_revoke(*, token: UploadToken, by=None) -> UploadToken:
+    """Revoke a token at once; idempotent (the first revocation time is kept) and audited."""
+    changed = UploadToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
         revoked_at=timezone.now()
     )
     token.refresh_from_db()
+    if changed:
+        # .update() writes no history row by itself.
+        UploadToken.history.bulk_history_create([token], update=True, default_user=by)
     return token
 
 

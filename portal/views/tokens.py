@@ -79,7 +79,7 @@ def upload_token_revoke_view(
 ) -> HttpResponse:
     evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     token = get_object_or_404(UploadToken, pk=token_pk, candidate=candidate)
-    upload_token_revoke(token=token)
+    upload_token_revoke(token=token, by=request.user)
     messages.success(
         request, _("Upload token %(prefix)s… revoked.") % {"prefix": token.token_prefix}
     )

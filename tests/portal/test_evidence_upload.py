@@ -110,16 +110,17 @@ def test_a_token_cannot_upload_for_another_candidate(client, upload_token, evalu
     assert not EvidenceUpload.objects.exists()
 
 
-def test_an_oversized_upload_is_refused_before_it_is_stored(client, upload_token, settings):
+def test_an_oversized_upload_is_refused_before_it_is_stored(
+    client, upload_token, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path
     settings.EVIDENCE_MAX_UPLOAD_BYTES = 1000
     _token, raw = upload_token
     response = _post(client, raw, data=b"x" * 5000)
     assert response.status_code == 413
     assert "limit of 1000 bytes" in response.json()["detail"]
     assert not EvidenceUpload.objects.exists()
-    assert not (Path(settings.MEDIA_ROOT) / "evidence").exists() or not any(
-        (Path(settings.MEDIA_ROOT) / "evidence").rglob("*x*")
-    )
+    assert not any(Path(tmp_path).rglob("*")), "nothing was written to the media folder"
 
 
 def test_a_declared_length_above_the_limit_is_refused_without_reading(

@@ -25,6 +25,21 @@ class ApiView(generics.GenericAPIView):
     parser_classes = [JSONParser]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     pagination_class = Pagination
+    # Request serializers per method, for the browsable API's forms (the schema names them
+    # explicitly with extend_schema); other methods use ``serializer_class``.
+    input_serializers: dict = {}
+
+    def get_serializer_class(self):
+        request = getattr(self, "request", None)
+        method = getattr(request, "method", None)
+        if method in self.input_serializers:
+            return self.input_serializers[method]
+        return super().get_serializer_class()
+
+    def output(self, *args, **kwargs):
+        """The response serializer (``serializer_class``), whatever the request's method."""
+        kwargs.setdefault("context", self.get_serializer_context())
+        return self.serializer_class(*args, **kwargs)
 
 
 class EvaluationScopedView(ApiView):

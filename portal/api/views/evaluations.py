@@ -63,6 +63,7 @@ class EvaluationList(mixins.ListModelMixin, ApiView):
 
     permission_classes = [CatalogueEditorOrReadOnly]
     serializer_class = EvaluationSerializer
+    input_serializers = {"POST": EvaluationInSerializer}
     filterset_class = EvaluationFilter
 
     def get_queryset(self):
@@ -97,6 +98,7 @@ class EvaluationDetail(EvaluationScopedView):
 
     roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT}
     serializer_class = EvaluationSerializer
+    input_serializers = {"PATCH": EvaluationInSerializer}
 
     def get(self, request, evaluation_pk: int):
         return Response(self.get_serializer(self.evaluation).data)
@@ -109,7 +111,7 @@ class EvaluationDetail(EvaluationScopedView):
         for name, value in incoming.validated_data.items():
             setattr(evaluation, name, value)
         evaluation_update(evaluation=evaluation, by=request.user)
-        return Response(self.get_serializer(evaluation).data)
+        return Response(self.output(evaluation).data)
 
 
 def _procurement_left(evaluation, *, without: Membership) -> bool:
@@ -125,6 +127,7 @@ class MemberList(mixins.ListModelMixin, EvaluationScopedView):
 
     roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
     serializer_class = MemberSerializer
+    input_serializers = {"POST": MemberInSerializer}
 
     def get_queryset(self):
         if self.fake:
@@ -156,7 +159,7 @@ class MemberList(mixins.ListModelMixin, EvaluationScopedView):
             raise exceptions.ValidationError(
                 {"user": [_("This user is already a member of this evaluation.")]}
             ) from None
-        return Response(self.get_serializer(membership).data, status=status.HTTP_201_CREATED)
+        return Response(self.output(membership).data, status=status.HTTP_201_CREATED)
 
 
 class MemberDetail(EvaluationScopedView):
@@ -165,6 +168,7 @@ class MemberDetail(EvaluationScopedView):
 
     roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT, "DELETE": CAN_EDIT}
     serializer_class = MemberSerializer
+    input_serializers = {"PATCH": MemberRoleSerializer}
 
     def get_object(self) -> Membership:
         return get_object_or_404(
@@ -196,7 +200,7 @@ class MemberDetail(EvaluationScopedView):
                     self._keep_one_procurement(membership)
                 membership.role = role
                 membership.save(update_fields=["role"])
-        return Response(self.get_serializer(membership).data)
+        return Response(self.output(membership).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, evaluation_pk: int, member_pk: int):
@@ -226,6 +230,7 @@ class CandidateList(CandidateViewMixin, mixins.ListModelMixin, EvaluationScopedV
     vendor. POST (procurement) adds an offering with its node count and quoted price."""
 
     roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
+    input_serializers = {"POST": CandidateInSerializer}
     filterset_class = CandidateFilter
 
     def get(self, request, evaluation_pk: int):
@@ -244,13 +249,14 @@ class CandidateList(CandidateViewMixin, mixins.ListModelMixin, EvaluationScopedV
                 {"offering": [_("This offering is already a candidate in this evaluation.")]}
             ) from None
         out = self.get_queryset().get(pk=candidate.pk)
-        return Response(self.get_serializer(out).data, status=status.HTTP_201_CREATED)
+        return Response(self.output(out).data, status=status.HTTP_201_CREATED)
 
 
 class CandidateDetail(CandidateViewMixin, EvaluationScopedView):
     """One candidate. PATCH (procurement): node count, quote, notes; DELETE removes it."""
 
     roles = {"GET": CAN_VIEW, "PATCH": CAN_EDIT, "DELETE": CAN_EDIT}
+    input_serializers = {"PATCH": CandidateUpdateSerializer}
 
     def get(self, request, evaluation_pk: int, candidate_pk: int):
         return Response(self.get_serializer(self.get_candidate()).data)
@@ -263,7 +269,7 @@ class CandidateDetail(CandidateViewMixin, EvaluationScopedView):
         for name, value in incoming.validated_data.items():
             setattr(candidate, name, value)
         candidate_update(candidate=candidate, by=request.user)
-        return Response(self.get_serializer(self.get_candidate()).data)
+        return Response(self.output(self.get_candidate()).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, evaluation_pk: int, candidate_pk: int):
@@ -306,6 +312,7 @@ class AnswerDetail(AnswerViewMixin, EvaluationScopedView):
     """
 
     roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT}
+    input_serializers = {"PUT": AnswerInSerializer}
 
     def get_item(self) -> ChecklistItem:
         item = self.kwargs["item"]
@@ -315,11 +322,14 @@ class AnswerDetail(AnswerViewMixin, EvaluationScopedView):
             raise exceptions.NotFound(_("No checklist item %(item)s.") % {"item": item})
         return found
 
-    def get(self, request, evaluation_pk: int, candidate_pk: int, item: str):
+    def get_object(self) -> Answer:
         answer = self.get_queryset().filter(item=self.get_item()).first()
         if answer is None:
             raise exceptions.NotFound(_("This item has not been answered yet."))
-        return Response(self.get_serializer(answer).data)
+        return answer
+
+    def get(self, request, evaluation_pk: int, candidate_pk: int, item: str):
+        return Response(self.get_serializer(self.get_object()).data)
 
     @extend_schema(request=AnswerInSerializer, responses=AnswerSerializer)
     def put(self, request, evaluation_pk: int, candidate_pk: int, item: str):
@@ -331,7 +341,7 @@ class AnswerDetail(AnswerViewMixin, EvaluationScopedView):
             candidate=candidate, item=checklist_item, by=request.user, **incoming.validated_data
         )
         answer = self.get_queryset().get(item=checklist_item)
-        return Response(self.get_serializer(answer).data)
+        return Response(self.output(answer).data)
 
 
 def _weights_out(evaluation: Evaluation, consistency_ratio: float | None = None) -> dict:
@@ -352,6 +362,11 @@ class WeightsView(EvaluationScopedView):
 
     roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT, "POST": CAN_EDIT}
     pagination_class = None
+    serializer_class = WeightsOutSerializer
+    input_serializers = {"PUT": WeightsSerializer, "POST": AhpSerializer}
+
+    def get_object(self) -> Evaluation:
+        return self.evaluation
 
     @extend_schema(responses=WeightsOutSerializer)
     def get(self, request, evaluation_pk: int):

@@ -4,7 +4,6 @@ Uploading itself is ``/api/v1/evidence/`` (portal.api.evidence), the one place u
 are accepted; everything here takes a member's session or personal API token.
 """
 
-from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -50,13 +49,7 @@ class UploadTokenViewMixin:
 
 
 def _revoke(token: UploadToken, by) -> UploadToken:
-    """Revoke through the service and write the audit row (the service updates in place)."""
-    with transaction.atomic():
-        was_usable = token.revoked_at is None
-        token = upload_token_revoke(token=token)
-        if was_usable:
-            UploadToken.history.bulk_history_create([token], update=True, default_user=by)
-    return token
+    return upload_token_revoke(token=token, by=by)
 
 
 class UploadTokenList(UploadTokenViewMixin, ListView):
@@ -67,6 +60,7 @@ class UploadTokenList(UploadTokenViewMixin, ListView):
     """
 
     roles = {"GET": CAN_UPLOAD, "POST": CAN_EDIT}
+    input_serializers = {"POST": UploadTokenInSerializer}
     filterset_class = UploadTokenFilter
 
     @extend_schema(request=UploadTokenInSerializer, responses={201: UploadTokenCreatedSerializer})
@@ -102,7 +96,7 @@ class UploadTokenRevoke(UploadTokenViewMixin, EvaluationScopedView):
     @extend_schema(request=None, responses=UploadTokenSerializer)
     def post(self, request, evaluation_pk: int, token_pk: int):
         token = _revoke(self.get_token(), request.user)
-        return Response(self.get_serializer(token).data)
+        return Response(self.output(token).data)
 
 
 class UploadViewMixin:

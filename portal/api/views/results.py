@@ -32,6 +32,7 @@ class RankingView(EvaluationScopedView):
     knockouts and a TCO summary per candidate, qualified candidates first."""
 
     pagination_class = None
+    serializer_class = RankingSerializer
 
     @extend_schema(responses=RankingSerializer)
     def get(self, request, evaluation_pk: int):
@@ -44,6 +45,7 @@ class RobustnessView(EvaluationScopedView):
     (each weight ±perturbation_pct %) in which each candidate leads."""
 
     pagination_class = None
+    serializer_class = RobustnessSerializer
 
     @extend_schema(parameters=[RobustnessQuerySerializer], responses=RobustnessSerializer)
     def get(self, request, evaluation_pk: int):
@@ -71,6 +73,8 @@ class DecisionView(EvaluationScopedView):
 
     roles = {"GET": CAN_VIEW, "POST": CAN_DECIDE}
     pagination_class = None
+    serializer_class = DecisionStateSerializer
+    input_serializers = {"POST": DecisionInSerializer}
 
     @extend_schema(responses=DecisionStateSerializer)
     def get(self, request, evaluation_pk: int):
