@@ -48,9 +48,15 @@ def vendor_facts(vendor: Vendor) -> VendorFacts:
     )
 
 
-def offering_facts(offering: Offering) -> OfferingFacts:
+def offering_facts(
+    offering: Offering, *, prices: Iterable[tuple[str, Any]] | None = None
+) -> OfferingFacts:
+    """``prices`` ((billing model, price per GPU) pairs) stands in for ``offering.prices``
+    when the caller read them as values (selectors.candidates_for_scoring)."""
     values = {name: getattr(offering, name) for name in OFFERING_FIELDS if hasattr(offering, name)}
-    values["prices"] = tuple(Price(p.billing_model, p.price_per_gpu) for p in offering.prices.all())
+    if prices is None:
+        prices = ((p.billing_model, p.price_per_gpu) for p in offering.prices.all())
+    values["prices"] = tuple(Price(billing_model, price) for billing_model, price in prices)
     return OfferingFacts(**values)
 
 
@@ -258,13 +264,17 @@ def measured_from_summary(summary: Mapping[str, Any]) -> MeasuredFacts:
 
 
 def candidate_input(
-    candidate: Candidate, *, answers: Mapping[str, str] | None = None
+    candidate: Candidate,
+    *,
+    answers: Mapping[str, str] | None = None,
+    prices: Iterable[tuple[str, Any]] | None = None,
 ) -> CandidateInput:
     """A candidate with prefetched offering, vendor, prices and answers, as scoring takes it.
 
-    ``answers`` ({checklist item key: status}) stands in for the candidate's Answer rows when
+    ``answers`` ({checklist item key: status}) and ``prices`` ((billing model, price per GPU)
+    pairs) stand in for the candidate's Answer rows and its offering's OfferingPrice rows when
     the caller read them as values (selectors.candidates_for_scoring); otherwise they come
-    from ``candidate.answers`` with their items (``CANDIDATE_PREFETCH``).
+    from ``candidate.answers`` and ``offering.prices`` (``CANDIDATE_PREFETCH``).
     """
     offering = candidate.offering
     quoted = ()
@@ -276,7 +286,7 @@ def candidate_input(
         candidate_id=candidate.pk,
         label=str(candidate),
         vendor=vendor_facts(offering.vendor),
-        offering=offering_facts(offering),
+        offering=offering_facts(offering, prices=prices),
         node_count=candidate.node_count,
         quoted_prices=quoted,
         answers=dict(answers),

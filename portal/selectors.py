@@ -1,9 +1,19 @@
 """Reads that decide visibility: every query for evaluation data goes through the user here."""
 
+from decimal import Decimal
+
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from .models import Answer, Candidate, Evaluation, Membership, Score, VerificationStatus
+from .models import (
+    Answer,
+    Candidate,
+    Evaluation,
+    Membership,
+    OfferingPrice,
+    Score,
+    VerificationStatus,
+)
 
 
 def evaluation_list(*, user) -> QuerySet[Evaluation]:
@@ -68,28 +78,35 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     """Everything scoring reads for an evaluation's candidates, in a fixed number of queries.
 
     Each candidate comes with its offering and vendor (joined), its evaluation (the one given),
-    its offering's list prices (prefetched) and ``answer_statuses``: {checklist item key:
-    status} in checklist order. The answers are read as three columns in one query rather
-    than as Answer rows with their items, which cost more than the scoring itself at 50
-    candidates.
+    ``answer_statuses``: {checklist item key: status} in checklist order, and
+    ``list_prices``: its offering's (billing model, price per GPU) pairs in billing-model
+    order. Answers and prices are read as columns rather than as model rows (with their
+    items): at 50 candidates those rows cost more than the scoring itself.
     """
     candidates = list(
-        evaluation.candidates.select_related("offering", "offering__vendor")
-        .prefetch_related("offering__prices")
-        .order_by("pk")
+        evaluation.candidates.select_related("offering", "offering__vendor").order_by("pk")
     )
+    # Ordered by the foreign key columns: ordering by the relations would add the related
+    # models' default orderings, and their joins, to the queries.
+    prices: dict[int, list[tuple[str, Decimal]]] = {c.offering_id: [] for c in candidates}
+    for offering_id, billing_model, price in (
+        OfferingPrice.objects.filter(offering_id__in=prices)
+        .order_by("offering_id", "billing_model")
+        .values_list("offering_id", "billing_model", "price_per_gpu")
+    ):
+        prices[offering_id].append((billing_model, price))
     statuses: dict[int, dict[str, str]] = {c.pk: {} for c in candidates}
-    answers = (
+    for candidate_id, key, status in (
         Answer.objects.filter(candidate__evaluation=evaluation)
-        .order_by("candidate", "item__number")
+        .order_by("candidate_id", "item__number")
         .values_list("candidate_id", "item__key", "status")
-    )
-    for candidate_id, key, status in answers:
+    ):
         # A candidate added between the two queries is not in this snapshot: skip its answers.
         if candidate_id in statuses:
             statuses[candidate_id][key] = status
     for candidate in candidates:
         candidate.answer_statuses = statuses[candidate.pk]
+        candidate.list_prices = tuple(prices[candidate.offering_id])
     return candidates
 
 
@@ -106,7 +123,10 @@ def evaluation_ranking(*, evaluation: Evaluation, weights=None):
 
     candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
     ranking = score_candidates(
-        [candidate_input(c, answers=c.answer_statuses) for c in candidates.values()],
+        [
+            candidate_input(c, answers=c.answer_statuses, prices=c.list_prices)
+            for c in candidates.values()
+        ],
         evaluation_spec(evaluation, weights=weights),
     )
     return ranking, candidates

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from scoring.api import robustness as robustness_of
 
 from .. import charts, selectors
-from ..models import ChecklistItem, Dimension, VerificationStatus
+from ..models import ChecklistItem, Dimension, Offering, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..templatetags.portal_tags import num
 from .common import member_evaluation
@@ -34,6 +34,8 @@ RADAR_CANDIDATES = 6
 # filled with values escaped as the template's autoescaping does.
 MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>'
 SCORE_CELL = '<td class="num">{score}</td>'
+FLIP_CELL = '<td class="num">{change} pp</td>'
+FLIP_NONE_CELL = '<td class="num"><span title="{title}">{text}</span></td>'
 # django.utils.html.json_script's escapes, as (character, JSON escape) pairs.
 JSON_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
@@ -82,9 +84,9 @@ def _cells(html: Iterable[str]) -> SafeString:
 def results_context(evaluation, *, weights=None) -> dict:
     """Everything the ranking, charts and matrix need, from a fixed number of queries.
 
-    The cells of the matrix (items x candidates) and the score cells of the ranking are
-    rendered here: a template loop per cell (or format_html) cost more than the rest of the
-    page at 50 candidates.
+    The cells of the matrix (items x candidates), of the flips table and the scores of the
+    ranking are rendered here, and the ranking's other values formatted: template loops and
+    lookups per cell (or format_html) cost more than the rest of the page at 50 candidates.
     """
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, weights=weights)
     results = list(ranking.results)
@@ -136,29 +138,52 @@ def results_context(evaluation, *, weights=None) -> dict:
             cells.append(MATRIX_CELL.format(status=status, url=f"{url}#item-{key}", label=label))
         matrix.append({"item": item, "cells": _cells(cells)})
     first_share = robustness.stability.first_share
-    rows = [
-        {
-            "rank": index,
-            "result": r,
-            "candidate": candidates[r.candidate_id],
-            "url": base_urls[r.candidate_id],
-            "score_cells": _cells(
-                SCORE_CELL.format(score=escape(num(r.score(d), 0))) for d in DIMENSIONS
-            ),
-            "first_share": first_share.get(r.candidate_id),
-            "answered": sum(
-                1
-                for status in candidates[r.candidate_id].answer_statuses.values()
-                if status != "unanswered"
-            ),
-        }
-        for index, r in enumerate(results, start=1)
-    ]
+    # get_<field>_display rebuilds and hashes the translated choices on every call.
+    delivery_forms = {
+        value: str(label) for value, label in Offering._meta.get_field("delivery_form").flatchoices
+    }
+    rows = []
+    for index, r in enumerate(results, start=1):
+        candidate = candidates[r.candidate_id]
+        delivery_form = candidate.offering.delivery_form
+        cost = None if r.tco is None else r.tco.cost_per_effective_gpu_hour
+        rows.append(
+            {
+                "rank": index,
+                "result": r,
+                "candidate": candidate,
+                "url": base_urls[r.candidate_id],
+                "name": str(candidate.offering),
+                "disqualified": r.disqualified,
+                "delivery_form": delivery_forms.get(delivery_form, delivery_form),
+                "total": num(r.total, 1),
+                "score_cells": _cells(
+                    SCORE_CELL.format(score=escape(num(r.score(d), 0))) for d in DIMENSIONS
+                ),
+                "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",
+                "first_share": first_share.get(r.candidate_id),
+                "answered": sum(
+                    1 for status in candidate.answer_statuses.values() if status != "unanswered"
+                ),
+            }
+        )
     by_other: dict[int, dict[str, float | None]] = {}
     for flip in robustness.flips:
         by_other.setdefault(flip.other_id, {})[flip.dimension] = flip.change_pp
+    # The template's msgid: "%" doubled, as makemessages writes it for {% translate %}.
+    no_flip = FLIP_NONE_CELL.format(
+        title=escape(_("none within 0–100 %%") % {}), text=escape(_("none"))
+    )
     flips_table = [
-        {"label": labels[other], "cells": [changes.get(d) for d in DIMENSIONS]}
+        {
+            "label": labels[other],
+            "cells": _cells(
+                no_flip
+                if changes.get(d) is None
+                else FLIP_CELL.format(change=escape(num(changes[d], 1)))
+                for d in DIMENSIONS
+            ),
+        }
         for other, changes in by_other.items()
     ]
     figures = {

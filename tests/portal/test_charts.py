@@ -466,3 +466,13 @@ def test_plain_turns_decimals_tuples_and_non_finite_numbers_into_json():
     assert charts.base.plain(
         {"a": (Decimal("1.5"), float("nan")), 2: {float("inf")}, "b": [True, None, "x"]}
     ) == {"a": [1.5, None], "2": [None], "b": [True, None, "x"]}
+
+
+def test_every_figure_passes_plotlys_own_validation(ranking, robust):
+    import plotly.graph_objects as go
+
+    for name, figure in _all_figures(ranking, robust).items():
+        try:
+            go.Figure(figure)  # raises ValueError on an unknown attribute or a bad value
+        except ValueError as exc:  # pragma: no cover - the message names the bad property
+            pytest.fail(f"{name}: {exc}")
