@@ -25,6 +25,10 @@ def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> lis
     offering, measured = candidate.offering, candidate.measured
     have, need = candidate.gpu_count, evaluation.required_total_gpus
     nodes, per_node = candidate.node_count, offering.gpus_per_node
+    memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
+    contradicted = candidate.answers.get("gpu_match") == "contradicted"
+    if have >= need and memory >= need_memory and not contradicted:
+        return found
     claim_ref = measured.ref("gpu_match")
     if have < need:
         found.append(
@@ -35,7 +39,6 @@ def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> lis
                 claim_ref or f"offering: {per_node} GPUs per node × {nodes} nodes",
             )
         )
-    memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
     if memory < need_memory:
         found.append(
             Knockout(
@@ -45,7 +48,7 @@ def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> lis
                 claim_ref or f"offering: {offering.gpu_model}, gpu_memory_gib = {memory}",
             )
         )
-    if candidate.answers.get("gpu_match") == "contradicted":
+    if contradicted:
         found.append(
             Knockout(
                 "gpu_match_contradicted",
@@ -95,10 +98,12 @@ def _delivery_knockouts(
 
 
 def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
-    found = []
+    found: list[Knockout] = []
     vendor = candidate.vendor
-    ref = candidate.measured.ref("compliance")
     need = evaluation.required_mlps_level
+    if need == 0 and not evaluation.require_xinchuang:
+        return found
+    ref = candidate.measured.ref("compliance")
     if vendor.mlps_level < need:
         found.append(
             Knockout(
@@ -157,16 +162,17 @@ def _budget_knockouts(
                 None,
             )
         ]
-    best = tco.best
-    if best.total > budget:
+    # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
+    total, model = tco.cheapest_total, tco.cheapest
+    if total > budget:
         return [
             Knockout(
                 "budget",
-                f"cheapest total {best.total} {tco.currency} ({best.billing_model} billing) "
+                f"cheapest total {total} {tco.currency} ({model} billing) "
                 f"exceeds the budget of {budget} {budget_currency}",
-                f"最低总成本 {best.total} {tco.currency}（{best.billing_model} 计费）"
+                f"最低总成本 {total} {tco.currency}（{model} 计费）"
                 f"超出预算 {budget} {budget_currency}",
-                f"TCO: {best.billing_model} billing over {tco.duration_days} days",
+                f"TCO: {model} billing over {tco.duration_days} days",
             )
         ]
     return []
@@ -214,10 +220,14 @@ def check_knockouts(
     tco: Tco | None,
 ) -> tuple[Knockout, ...]:
     """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
-    return (
-        *_gpu_knockouts(candidate, evaluation),
-        *_delivery_knockouts(candidate, evaluation, rubric),
-        *_compliance_knockouts(candidate, evaluation),
-        *_budget_knockouts(candidate, evaluation, tco),
-        *_busbw_knockouts(candidate, evaluation),
-    )
+    found = _gpu_knockouts(candidate, evaluation)
+    # Must-haves the evaluation does not set are skipped; each check returns [] for them.
+    if rubric.scale.bare_metal_required(evaluation.required_total_gpus):
+        found += _delivery_knockouts(candidate, evaluation, rubric)
+    if evaluation.required_mlps_level or evaluation.require_xinchuang:
+        found += _compliance_knockouts(candidate, evaluation)
+    if evaluation.budget_total is not None:
+        found += _budget_knockouts(candidate, evaluation, tco)
+    if evaluation.min_busbw_fraction is not None:
+        found += _busbw_knockouts(candidate, evaluation)
+    return tuple(found)

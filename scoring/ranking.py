@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .dimensions import score_dimensions_batch
+from .dimensions import score_dimensions_columns, weighted_totals
 from .knockouts import check_knockouts
 from .rubric import Rubric, load_rubric
 from .tco import TcoPlan, compute_tco
@@ -52,17 +52,17 @@ def score_candidates_batch(
         compute_tco(candidate, evaluation, rubric, plan) if _has_price(candidate) else None
         for candidate in candidates
     ]
-    dimensions = score_dimensions_batch(candidates, evaluation, rubric, tcos)
-    w = [weights[d] for d in DIMENSIONS]
+    dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
+    totals = weighted_totals(columns, [weights[d] for d in DIMENSIONS])
     results = []
-    for candidate, tco, scores in zip(candidates, tcos, dimensions, strict=True):
+    for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
         knockouts = check_knockouts(candidate, evaluation, rubric, tco)
         results.append(
             CandidateResult(
                 candidate_id=candidate.candidate_id,
                 label=candidate.label,
                 dimensions=scores,
-                total=round(sum([a * s.score for a, s in zip(w, scores, strict=True)]), 4),
+                total=total,
                 disqualified=bool(knockouts),
                 knockouts=knockouts,
                 tco=tco,

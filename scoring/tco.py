@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from .rubric import Rubric, load_rubric
 from .types import (
@@ -39,6 +39,7 @@ _HUNDRED = Decimal(100)
 _HOURS_PER_DAY = Decimal(24)
 _ONE = Decimal(1)
 _ZERO = Decimal(0)
+_NEGATIVE_ZERO = Decimal("-0")
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,74 @@ class ModelCost:
         }
 
 
-@dataclass(frozen=True)
+class _Breakdown(NamedTuple):
+    """What Tco.models is built from when first read: per billing model the six values
+    billing_model, price_per_gpu, billed_units, gpu, setup, total (one flat tuple, models
+    one after the other), and the shared parts."""
+
+    rows: tuple[str | Decimal, ...]
+    storage: Decimal
+    egress: Decimal
+    support: Decimal
+    licence: Decimal
+    duration_months: Decimal
+    currency: str
+
+    def models(self) -> tuple[ModelCost, ...]:
+        rows, duration_months, currency = self.rows, self.duration_months, self.currency
+        shared = (
+            ("storage", self.storage),
+            ("egress", self.egress),
+            ("support", self.support),
+            ("licence", self.licence),
+        )
+        built = []
+        for start in range(0, len(rows), 6):
+            model, per_gpu, units, gpu, setup, total = rows[start : start + 6]
+            built.append(
+                ModelCost(
+                    model,
+                    per_gpu,
+                    units,
+                    (("gpu", gpu), *shared, ("setup", setup)),
+                    total,
+                    (total / duration_months).quantize(CENT, ROUND_HALF_EVEN),
+                    currency,
+                )
+            )
+        return tuple(built)
+
+
+class _LazyModels:
+    """The descriptor behind Tco.models: a _Breakdown is turned into the ModelCost tuple on
+    first read and the tuple kept in its place.
+
+    Ranking needs only each model's total, and most results are never asked for their
+    breakdown. A data descriptor on the dataclass field keeps the laziness invisible: the
+    generated eq, hash and repr, fields(), replace() and asdict() all read ``models`` as usual.
+    """
+
+    def __get__(self, obj: Tco | None, owner: type | None = None) -> tuple[ModelCost, ...]:
+        # No class-level value (so dataclasses sees a field without a default), and an
+        # instance not yet initialised (as during copying) has none either.
+        value = None if obj is None else obj.__dict__.get("models")
+        if value is None:
+            raise AttributeError("models")
+        if type(value) is _Breakdown:
+            value = value.models()
+            obj.__dict__["models"] = value
+        return value
+
+    def __set__(self, obj: Tco, value: tuple[ModelCost, ...] | _Breakdown) -> None:
+        obj.__dict__["models"] = value
+
+
+@dataclass(frozen=True, init=False)
 class Tco:
     """The cost picture of one candidate over the evaluation.
 
+    ``models`` lists each priced billing model's costs (ModelCost) in BILLING_MODELS order;
+    it is built when first read.
     ``cheapest`` is the billing model with the lowest total (ties: BILLING_MODELS order) and
     ``cheapest_total`` that total.
     ``break_even_used_days`` is the number of used days within the duration above which the
@@ -97,7 +162,7 @@ class Tco:
     duration_days: int
     used_days: int
     gpu_hours: Decimal
-    models: tuple[ModelCost, ...]
+    models: tuple[ModelCost, ...] = _LazyModels()  # type: ignore[assignment]
     cheapest: str
     cheapest_total: Decimal
     break_even_used_days: Decimal | None
@@ -106,6 +171,41 @@ class Tco:
     efficiency: Decimal
     efficiency_basis: str
     cost_per_effective_gpu_hour: Decimal | None
+
+    def __init__(
+        self,
+        currency: str,
+        gpu_count: int,
+        duration_days: int,
+        used_days: int,
+        gpu_hours: Decimal,
+        models: tuple[ModelCost, ...] | _Breakdown,
+        cheapest: str,
+        cheapest_total: Decimal,
+        break_even_used_days: Decimal | None,
+        availability: Decimal,
+        availability_basis: str,
+        efficiency: Decimal,
+        efficiency_basis: str,
+        cost_per_effective_gpu_hour: Decimal | None,
+    ) -> None:
+        # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
+        self.__dict__.update(
+            currency=currency,
+            gpu_count=gpu_count,
+            duration_days=duration_days,
+            used_days=used_days,
+            gpu_hours=gpu_hours,
+            models=models,
+            cheapest=cheapest,
+            cheapest_total=cheapest_total,
+            break_even_used_days=break_even_used_days,
+            availability=availability,
+            availability_basis=availability_basis,
+            efficiency=efficiency,
+            efficiency_basis=efficiency_basis,
+            cost_per_effective_gpu_hour=cost_per_effective_gpu_hour,
+        )
 
     def model(self, billing_model: str) -> ModelCost:
         for item in self.models:
@@ -145,10 +245,6 @@ class Tco:
         }
 
 
-def _total(model: ModelCost) -> Decimal:
-    return model.total
-
-
 def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, ROUND_HALF_EVEN)
 
@@ -169,12 +265,16 @@ def efficiency_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal, 
 
 
 class TcoPlan:
-    """The evaluation-wide quantities every candidate's TCO uses (computed once per ranking)."""
+    """The evaluation-wide quantities every candidate's TCO uses (computed once per ranking),
+    and what candidates of one ranking share: the GPU count as a Decimal with its used
+    GPU-hours, and the spot hours per preemption risk (both functions of a value alone)."""
 
     __slots__ = (
         "duration",
         "duration_months",
+        "gpus",
         "months_billed",
+        "spot_hours",
         "used_days",
         "used_hours",
         "years_billed",
@@ -189,6 +289,8 @@ class TcoPlan:
             ROUND_CEILING
         )
         self.used_hours = Decimal(self.used_days) * _HOURS_PER_DAY
+        self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
+        self.spot_hours: dict[Decimal, Decimal] = {}
 
 
 def compute_tco(
@@ -212,90 +314,89 @@ def compute_tco(
             "(enter a quoted or list price: hourly, spot, monthly or yearly)"
         )
     currency = offering.currency
-    gpus = Decimal(candidate.gpu_count)
+    gpu_count = candidate.gpu_count
+    found = plan.gpus.get(gpu_count)
+    if found is None:
+        gpus = Decimal(gpu_count)
+        found = plan.gpus[gpu_count] = (gpus, gpus * plan.used_hours)
+    gpus, gpu_hours = found
     duration_months = plan.duration_months
     used_hours = plan.used_hours
+    cent, half_even = CENT, ROUND_HALF_EVEN
 
     # Components that do not depend on the billing model.
-    storage = _cents(offering.storage_cost_month * duration_months)
-    egress = _cents(offering.network_egress_cost_month * duration_months)
-    support = _cents(offering.support_cost_month * duration_months)
-    licence = _cents(offering.licence_cost_gpu_month * gpus * duration_months)
+    storage = (offering.storage_cost_month * duration_months).quantize(cent, half_even)
+    egress = (offering.network_egress_cost_month * duration_months).quantize(cent, half_even)
+    support = (offering.support_cost_month * duration_months).quantize(cent, half_even)
+    licence = (offering.licence_cost_gpu_month * gpus * duration_months).quantize(cent, half_even)
     shared = storage + egress + support + licence
     setup_fee, setup_days = offering.setup_fee, offering.setup_days
+    if not setup_days:
+        # The day-rate term is then a zero carrying the price's sign, and a zero term can
+        # change the rounded sum only through that sign: one rounding serves every model
+        # priced with an unsigned number.
+        setup_without_days = (setup_fee + _ZERO).quantize(cent, half_even)
 
-    models = []
+    # Only each model's total is needed to rank; its ModelCost is built when first read.
+    rows: list[str | Decimal] = []
+    best_model, best_total = "", None
     hourly_day_rate = monthly_gpu = None
     for price in prices:
         model, per_gpu = price.billing_model, price.price_per_gpu
         all_gpus = per_gpu * gpus
         if model == "hourly":
             units = used_hours
-            day_rate = all_gpus * _HOURS_PER_DAY
-            hourly_day_rate = day_rate
+            hourly_day_rate = all_gpus * _HOURS_PER_DAY
         elif model == "spot":
-            # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk).
-            keep = _ONE - offering.spot_preemption_risk_pct / _HUNDRED
-            units = (used_hours / keep).quantize(_RATE, ROUND_HALF_EVEN)
-            day_rate = all_gpus * _HOURS_PER_DAY / keep
+            risk = offering.spot_preemption_risk_pct
+            units = plan.spot_hours.get(risk)
+            if units is None:
+                # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk).
+                keep = _ONE - risk / _HUNDRED
+                units = plan.spot_hours[risk] = (used_hours / keep).quantize(_RATE, half_even)
         elif model == "monthly":
             units = plan.months_billed
-            day_rate = all_gpus * 12 / _DAYS_PER_YEAR
         else:
             units = plan.years_billed
-            day_rate = all_gpus / _DAYS_PER_YEAR
-        gpu = (all_gpus * units).quantize(CENT, ROUND_HALF_EVEN)
+        gpu = (all_gpus * units).quantize(cent, half_even)
         if model == "monthly":
             monthly_gpu = gpu
-        setup = (setup_fee + day_rate * setup_days).quantize(CENT, ROUND_HALF_EVEN)
+        if setup_days:
+            day_rate = _day_rate(model, all_gpus, offering.spot_preemption_risk_pct)
+            setup = (setup_fee + day_rate * setup_days).quantize(cent, half_even)
+        elif per_gpu.is_signed():
+            setup = (setup_fee + _NEGATIVE_ZERO).quantize(cent, half_even)
+        else:
+            setup = setup_without_days
         total = gpu + shared + setup
-        # Positional arguments: this runs once per billing model and candidate.
-        models.append(
-            ModelCost(
-                model,
-                per_gpu,
-                units,
-                (
-                    ("gpu", gpu),
-                    ("storage", storage),
-                    ("egress", egress),
-                    ("support", support),
-                    ("licence", licence),
-                    ("setup", setup),
-                ),
-                total,
-                (total / duration_months).quantize(CENT, ROUND_HALF_EVEN),
-                currency,
-            )
-        )
-
-    # effective_prices() lists models in BILLING_MODELS order and min() keeps the first of
-    # equal totals, so ties go to the earlier billing model.
-    best = min(models, key=_total)
+        rows += (model, per_gpu, units, gpu, setup, total)
+        # effective_prices() lists models in BILLING_MODELS order and only a strictly lower
+        # total replaces the best, so ties go to the earlier billing model.
+        if best_total is None or total < best_total:
+            best_model, best_total = model, total
     break_even = None
     if hourly_day_rate is not None and monthly_gpu is not None and hourly_day_rate > 0:
-        break_even = _cents(monthly_gpu / hourly_day_rate)
+        break_even = (monthly_gpu / hourly_day_rate).quantize(cent, half_even)
 
     if offering.sla_availability_pct is not None:
         availability, availability_basis = offering.sla_availability_pct / _HUNDRED, "sla"
     else:
         availability, availability_basis = rubric.assumed_availability_pct / _HUNDRED, "assumed"
     efficiency, efficiency_basis = efficiency_for(candidate, rubric)
-    gpu_hours = gpus * used_hours
     effective = None
     if gpu_hours > 0 and efficiency > 0:
-        effective = (best.total / (gpu_hours * availability * efficiency)).quantize(
-            _RATE, ROUND_HALF_EVEN
+        effective = (best_total / (gpu_hours * availability * efficiency)).quantize(
+            _RATE, half_even
         )
     return Tco(
         currency,
-        candidate.gpu_count,
+        gpu_count,
         plan.duration,
         plan.used_days,
         gpu_hours,
-        tuple(models),
-        best.billing_model,
-        best.total,
+        _Breakdown(tuple(rows), storage, egress, support, licence, duration_months, currency),
+        best_model,
+        best_total,
         break_even,
         availability,
         availability_basis,
@@ -303,3 +404,14 @@ def compute_tco(
         efficiency_basis,
         effective,
     )
+
+
+def _day_rate(model: str, all_gpus: Decimal, spot_risk_pct: Decimal) -> Decimal:
+    """What a day costs under a billing model, for the setup days paid before use."""
+    if model == "hourly":
+        return all_gpus * _HOURS_PER_DAY
+    if model == "spot":
+        return all_gpus * _HOURS_PER_DAY / (_ONE - spot_risk_pct / _HUNDRED)
+    if model == "monthly":
+        return all_gpus * 12 / _DAYS_PER_YEAR
+    return all_gpus / _DAYS_PER_YEAR

@@ -1,11 +1,13 @@
 """The six dimension scores: the facts a rubric reads and the engine that applies its rules."""
 
+from .batch import Batch
 from .engine import (
-    Batch,
     clear_memo,
     evaluate_rule,
     score_dimensions,
     score_dimensions_batch,
+    score_dimensions_columns,
+    weighted_totals,
 )
 from .facts import (
     FACT_NAMES,
@@ -30,4 +32,6 @@ __all__ = [
     "fact_value",
     "score_dimensions",
     "score_dimensions_batch",
+    "score_dimensions_columns",
+    "weighted_totals",
 ]

@@ -10,7 +10,7 @@ item's status; measured, computed and answer values count as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -73,12 +73,16 @@ class FactSource:
     """How to read one fact: ``fetch(ctx)`` returns the value (None = unknown), or the pair
     (value, basis) when ``basis`` is None because it depends on the evidence.
     ``ref_names`` are the evidence_refs keys that reference it; ``exact_text`` marks Decimals,
-    shown as strings so "7.68" and "7.680" stay distinct."""
+    shown as strings so "7.68" and "7.680" stay distinct. For fetching many candidates at
+    once (equal to fetch on each, but cheaper): ``field`` names the attribute when the fact is
+    a plain field of ``ctx.<owner>``, ``column`` is a function of all the contexts."""
 
     fetch: Callable[[FactContext], Any]
     basis: str | None
     ref_names: tuple[str, ...] = ()
     exact_text: bool = False
+    field: tuple[str, str] | None = None
+    column: Callable[[Sequence[FactContext]], list[Any]] | None = None
 
 
 def _owner_fetch(owner: str, name: str) -> Callable[[FactContext], Any]:
@@ -124,6 +128,26 @@ def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
     return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count), 4), basis
 
 
+def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
+    # The value is a function of these five, which the candidates of a batch share.
+    known: dict[tuple[Any, ...], tuple[float, str]] = {}
+    column = []
+    for ctx in ctxs:
+        measured = ctx.measured
+        key = (
+            id(ctx.rubric),
+            ctx.offering.delivery_form,
+            measured.bare_metal_verdict,
+            measured.bare_metal_confidence,
+            ctx.candidate.gpu_count,
+        )
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _scale_efficiency(ctx)
+        column.append(found)
+    return column
+
+
 def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
     """Cheapest TCO ÷ budget (3 decimals), or None without a budget, a price or a common
     currency."""
@@ -145,16 +169,21 @@ def _build_facts() -> dict[str, FactSource]:
     facts: dict[str, FactSource] = {}
     for f in fields(VendorFacts):
         if f.name != "name":
-            facts[f"vendor.{f.name}"] = FactSource(_owner_fetch("vendor", f.name), CLAIMED)
+            facts[f"vendor.{f.name}"] = FactSource(
+                _owner_fetch("vendor", f.name), CLAIMED, field=("vendor", f.name)
+            )
     for f in fields(OfferingFacts):
         if f.name not in ("prices", "currency", "gpu_model", "region"):
             facts[f"offering.{f.name}"] = FactSource(
-                _owner_fetch("offering", f.name), CLAIMED, exact_text="Decimal" in str(f.type)
+                _owner_fetch("offering", f.name),
+                CLAIMED,
+                exact_text="Decimal" in str(f.type),
+                field=("offering", f.name),
             )
     for f in fields(MeasuredFacts):
         if f.name not in ("evidence_refs", "dcgm_failed_tests", "bare_metal_confidence"):
             facts[f"measured.{f.name}"] = FactSource(
-                _owner_fetch("measured", f.name), MEASURED, (f.name,)
+                _owner_fetch("measured", f.name), MEASURED, (f.name,), field=("measured", f.name)
             )
     # Evidence references are recorded under MeasuredFacts field names; converted and derived
     # facts look theirs up under the fields they come from.
@@ -173,7 +202,9 @@ def _build_facts() -> dict[str, FactSource]:
     facts["derived.dcgm_failed_count"] = FactSource(
         _dcgm_failed_count, MEASURED, ("dcgm_failed_tests", "dcgm_overall")
     )
-    facts["derived.scale_efficiency"] = FactSource(_scale_efficiency, None, ("bare_metal_verdict",))
+    facts["derived.scale_efficiency"] = FactSource(
+        _scale_efficiency, None, ("bare_metal_verdict",), column=_scale_efficiency_column
+    )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED
     )

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..tco import Tco
 
 # --- outputs ---------------------------------------------------------------------------------
+#
+# A ranking builds thousands of contributions and dimension scores. They are slotted (no dict
+# per object: less memory and less garbage-collector work) and their __init__ sets each slot
+# through its descriptor, cheaper than the generated frozen __init__'s object.__setattr__ per
+# field. Fields, frozen assignment, eq, hash, repr, replace(), asdict() and pickling behave as
+# for any frozen dataclass.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Contribution:
     """One rule's share of a dimension score: why the score is what it is.
 
@@ -31,6 +39,29 @@ class Contribution:
     basis: str
     evidence_ref: str | None = None
 
+    def __init__(
+        self,
+        rule_id: str,
+        label_en: str,
+        label_zh: str,
+        inputs: Mapping[str, Any],
+        points: float,
+        max_points: float,
+        basis: str,
+        evidence_ref: str | None = None,
+    ) -> None:
+        rule_id_, label_en_, label_zh_, inputs_, points_, max_points_, basis_, ref_ = (
+            _CONTRIBUTION_SLOTS
+        )
+        rule_id_(self, rule_id)
+        label_en_(self, label_en)
+        label_zh_(self, label_zh)
+        inputs_(self, inputs)
+        points_(self, points)
+        max_points_(self, max_points)
+        basis_(self, basis)
+        ref_(self, evidence_ref)
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-safe copy for storage and templates."""
         return {
@@ -45,7 +76,7 @@ class Contribution:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class DimensionScore:
     """One dimension's score, 0..100 = 100 x clamp(Σ points / Σ max_points), with its reasons."""
 
@@ -53,12 +84,51 @@ class DimensionScore:
     score: float
     contributions: tuple[Contribution, ...]
 
+    def __init__(
+        self, dimension: str, score: float, contributions: tuple[Contribution, ...]
+    ) -> None:
+        dimension_, score_, contributions_ = _DIMENSION_SCORE_SLOTS
+        dimension_(self, dimension)
+        score_(self, score)
+        contributions_(self, contributions)
+
+    @classmethod
+    def many(
+        cls,
+        dimension: str,
+        scores: Sequence[float],
+        contributions: Sequence[tuple[Contribution, ...]],
+    ) -> list[DimensionScore]:
+        """One dimension's scores of many candidates (score i with contributions i), equal to
+        calling the class for each but with no Python-level call per object."""
+        count = len(scores)
+        if len(contributions) != count:
+            raise ValueError("one tuple of contributions per score")
+        made = list(map(object.__new__, repeat(cls, count)))
+        dimension_, score_, contributions_ = _DIMENSION_SCORE_SLOTS
+        for setter, values in (
+            (dimension_, repeat(dimension, count)),
+            (score_, scores),
+            (contributions_, contributions),
+        ):
+            # map() runs the slot setters in C; the deque only drains it.
+            deque(map(setter, made, values), maxlen=0)
+        return made
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "dimension": self.dimension,
             "score": self.score,
             "contributions": [c.as_dict() for c in self.contributions],
         }
+
+
+def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...]:
+    return tuple(getattr(cls, name).__set__ for name in names)
+
+
+_CONTRIBUTION_SLOTS = _slot_setters(Contribution, Contribution.__slots__)
+_DIMENSION_SCORE_SLOTS = _slot_setters(DimensionScore, DimensionScore.__slots__)
 
 
 @dataclass(frozen=True)
@@ -79,7 +149,7 @@ class Knockout:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class CandidateResult:
     """A scored candidate: six dimension scores, the weighted total 0..100, knockouts, TCO.
 
@@ -95,6 +165,26 @@ class CandidateResult:
     disqualified: bool
     knockouts: tuple[Knockout, ...]
     tco: Tco | None
+
+    def __init__(
+        self,
+        candidate_id: int,
+        label: str,
+        dimensions: tuple[DimensionScore, ...],
+        total: float,
+        disqualified: bool,
+        knockouts: tuple[Knockout, ...],
+        tco: Tco | None,
+    ) -> None:
+        self.__dict__.update(
+            candidate_id=candidate_id,
+            label=label,
+            dimensions=dimensions,
+            total=total,
+            disqualified=disqualified,
+            knockouts=knockouts,
+            tco=tco,
+        )
 
     def score(self, dimension: str) -> float:
         """The 0..100 score of one dimension."""

@@ -1,0 +1,284 @@
+"""One rubric rule compiled to score a batch of candidates through its memo of contributions.
+
+A rule's contribution for a candidate is a function of a few per-candidate values, its key:
+the shown value of the fact read and, for a claim, the checklist status and reference, or
+for a measurement, the evidence reference. The runner takes those values from the batch's
+shared columns and looks the key up in the rule's memo; only a key not seen before is decoded
+and built. The common rule shape (one input with a fixed basis, no only_if) keys its memo
+first by the status/reference and then by the value, so no key tuple is allocated per
+candidate; any other rule keys it by the tuple of all its columns. ``reference`` applies a
+rule straight from its definition: the specification the runners are tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from operator import methodcaller
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..types import Contribution
+from .facts import CLAIMED, FACTS, MEASURED, UNANSWERED, FactContext
+
+if TYPE_CHECKING:
+    from ..rubric import Rule
+    from .batch import Batch
+
+BatchRunner = Callable[["Batch"], list[Contribution]]
+Builder = Callable[[str, Any, Any, str, "str | None", "str | None"], Contribution]
+
+MEMO_LIMIT = 8192
+# Counts the entries of a memo keyed in two levels; no key is ever equal to it.
+_SIZE = object()
+_EMPTY: dict[Any, Contribution] = {}
+
+
+def _contribution(
+    rule: Rule,
+    inputs: dict[str, Any],
+    points: float,
+    max_points: float,
+    basis: str,
+    ref: str | None,
+) -> Contribution:
+    return Contribution(
+        rule.id,
+        rule.label_en,
+        rule.label_zh,
+        MappingProxyType(inputs),
+        round(points, 4),
+        max_points,
+        basis,
+        ref,
+    )
+
+
+def _shown(value: Any, exact_text: bool) -> Any:
+    return str(value) if exact_text and value is not None else value
+
+
+def _missing(rule: Rule) -> Contribution:
+    """The contribution of a rule none of whose inputs is known."""
+    excluded = rule.if_missing == "exclude"
+    return _contribution(
+        rule,
+        dict.fromkeys(rule.inputs),
+        0.0,
+        0.0 if excluded else rule.max_points,
+        "excluded" if excluded else "missing",
+        None,
+    )
+
+
+def _not_applicable(
+    rule: Rule, name: str, shown: Any, condition: str, current: Any
+) -> Contribution:
+    inputs = {name: shown, condition: current}
+    return _contribution(rule, inputs, 0.0, rule.max_points, "not_applicable", None)
+
+
+def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
+    """The function building a rule's contribution from a known fact: the table's points,
+    scaled for a claim by the factor of its checklist status."""
+    rule_id, label_en, label_zh = rule.id, rule.label_en, rule.label_zh
+    points_of, max_points = rule.table.points, rule.max_points
+    answer_key = f"answer.{rule.claim_item}"
+
+    def build(
+        name: str, shown: Any, value: Any, basis: str, status: str | None, ref: str | None
+    ) -> Contribution:
+        points = points_of(value)
+        inputs = {name: shown}
+        if basis == CLAIMED:
+            factor = factors["no_item" if status is None else status]
+            if status is not None:
+                inputs[answer_key] = status
+            if factor != 1.0:
+                inputs["factor"] = factor
+            points *= factor
+        return Contribution(
+            rule_id,
+            label_en,
+            label_zh,
+            MappingProxyType(inputs),
+            round(points, 4),
+            max_points,
+            basis,
+            ref,
+        )
+
+    return build
+
+
+def compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
+    """The batch runner of one rule (see the module docstring)."""
+    source = FACTS[rule.inputs[0]]
+    if len(rule.inputs) == 1 and not rule.only_if and source.basis is not None:
+        return _simple_runner(rule, factors)
+    return _general_runner(rule, factors)
+
+
+def _simple_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
+    """One input with a fixed basis and no only_if: the memo maps the claim token (status,
+    or (status, reference)) or the evidence reference to a dict by shown value; without
+    either it maps the shown value directly."""
+    name = rule.inputs[0]
+    source = FACTS[name]
+    basis, exact, item = source.basis, source.exact_text, rule.claim_item
+    assert basis is not None  # noqa: S101 - compile_rule sends only fixed bases here
+    claim = basis == CLAIMED and item is not None
+    context: Callable[[Batch], list[Any]] | None = None
+    if claim:
+        context = methodcaller("claim", item)
+    elif basis == MEASURED and source.ref_names:
+        context = methodcaller("measured_ref", source.ref_names)
+    fact = methodcaller("fact", name)
+    memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
+
+    def make(token: Any, shown: Any) -> Contribution:
+        if shown is None:
+            found = missing
+        else:
+            status = ref = None
+            if claim:
+                status, ref = token if type(token) is tuple else (token, None)
+            elif context is not None:
+                ref = token
+            # Decimal(str(d)) == d, so the table reads the same number that is shown.
+            value = Decimal(shown) if exact else shown
+            found = build(name, shown, value, basis, status, ref)
+        if context is None:
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[shown] = found
+        else:
+            size = memo.get(_SIZE, 0)
+            if size >= MEMO_LIMIT:
+                memo.clear()
+                size = 0
+            memo[_SIZE] = size + 1
+            memo.setdefault(token, {})[shown] = found
+        return found
+
+    if context is None:
+
+        def run(batch: Batch) -> list[Contribution]:
+            get = memo.get
+            # A Contribution is always truthy, so `or` only builds what the memo lacks.
+            return [get(shown) or make(None, shown) for shown in fact(batch)]
+
+        return run
+
+    by_token = context
+
+    def run_in_context(batch: Batch) -> list[Contribution]:
+        get = memo.get
+        return [
+            get(token, _EMPTY).get(shown) or make(token, shown)
+            for token, shown in zip(by_token(batch), fact(batch), strict=True)
+        ]
+
+    return run_in_context
+
+
+def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
+    """Any rule: the key is the tuple of the shown value of each input, the shown value of
+    each only_if fact, the claim item's status and reference when an input may be a claim,
+    and the evidence reference of each input that may be measured (a key of one column is
+    that column's value). The first known input wins, then the only_if conditions apply."""
+    sources = tuple((name, FACTS[name]) for name in rule.inputs)
+    conditions = tuple((name, FACTS[name], allowed) for name, allowed in rule.only_if)
+    item = rule.claim_item
+    may_claim = item is not None and any(s.basis in (CLAIMED, None) for _, s in sources)
+    getters: list[Callable[[Batch], list[Any]]] = [
+        methodcaller("fact", name) for name in (*rule.inputs, *(c[0] for c in conditions))
+    ]
+    status_at = len(getters)
+    if may_claim:
+        getters += [methodcaller("status", item), methodcaller("item_ref", item)]
+    ref_at: dict[int, int] = {}
+    for index, (_, source) in enumerate(sources):
+        if source.basis in (MEASURED, None) and source.ref_names:
+            ref_at[index] = len(getters)
+            getters.append(methodcaller("measured_ref", source.ref_names))
+    single = len(getters) == 1
+    first_condition = len(sources)
+    memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
+
+    def store(key: Any, found: Contribution) -> Contribution:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        memo[key] = found
+        return found
+
+    def make(key: Any) -> Contribution:
+        values = (key,) if single else key
+        # name, source, shown and basis stay bound to the first input that is known.
+        for index, (name, source) in enumerate(sources):  # noqa: B007
+            if source.basis is None:
+                shown, basis = values[index]
+            else:
+                shown, basis = values[index], source.basis
+            if shown is not None:
+                break
+        else:
+            return store(key, missing)
+        exact = source.exact_text and source.basis is not None
+        value = Decimal(shown) if exact else shown
+        for offset, (condition, condition_source, allowed) in enumerate(conditions):
+            current = values[first_condition + offset]
+            if condition_source.exact_text and condition_source.basis is not None:
+                raw = None if current is None else Decimal(current)
+            else:
+                raw = current
+            if raw not in allowed:
+                return store(key, _not_applicable(rule, name, shown, condition, current))
+        status = ref = None
+        if basis == CLAIMED:
+            if may_claim:
+                status, ref = values[status_at], values[status_at + 1]
+        elif basis == MEASURED and index in ref_at:
+            ref = values[ref_at[index]]
+        return store(key, build(name, shown, value, basis, status, ref))
+
+    def run(batch: Batch) -> list[Contribution]:
+        if single:
+            keys: Any = getters[0](batch)
+        else:
+            keys = zip(*[getter(batch) for getter in getters], strict=True)
+        get = memo.get
+        return [get(key) or make(key) for key in keys]
+
+    return run
+
+
+def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Contribution:
+    """One rule applied to one candidate straight from the rubric's definition, without
+    columns or memo."""
+    for name in rule.inputs:
+        source = FACTS[name]
+        if source.basis is None:
+            value, basis = source.fetch(ctx)
+        else:
+            value, basis = source.fetch(ctx), source.basis
+        if value is not None:
+            break
+    else:
+        return _missing(rule)
+    shown = _shown(value, source.exact_text)
+    for condition, allowed in rule.only_if:
+        condition_source = FACTS[condition]
+        current = condition_source.fetch(ctx)
+        if current not in allowed:
+            current = _shown(current, condition_source.exact_text)
+            return _not_applicable(rule, name, shown, condition, current)
+    status = ref = None
+    refs = ctx.refs
+    if basis == CLAIMED:
+        if rule.claim_item is not None:
+            status = ctx.answers.get(rule.claim_item, UNANSWERED)
+            ref = refs.get(rule.claim_item) if refs else None
+    elif refs and basis == MEASURED:
+        ref = next(filter(None, map(refs.get, source.ref_names)), None)
+    return _builder(rule, factors)(name, shown, value, basis, status, ref)
