@@ -45,6 +45,11 @@ urlpatterns = [
         name="candidate-uploads",
     ),
     path(
+        "evaluations/<int:pk>/attachments/<int:attachment_pk>/",
+        candidates.attachment_download,
+        name="attachment-download",
+    ),
+    path(
         "evaluations/<int:pk>/uploads/<int:upload_pk>/download/",
         candidates.upload_download,
         name="upload-download",

@@ -22,6 +22,7 @@ from .choices import (
 from .evaluations import (
     WEIGHT_FIELDS,
     Answer,
+    AnswerAttachment,
     Candidate,
     ChecklistItem,
     DecisionRecord,
@@ -35,6 +36,7 @@ from .vendors import Offering, OfferingPrice, Vendor
 __all__ = [
     "WEIGHT_FIELDS",
     "Answer",
+    "AnswerAttachment",
     "AnswerType",
     "BillingModel",
     "Candidate",

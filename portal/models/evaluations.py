@@ -386,3 +386,31 @@ class DecisionRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValidationError(_("A recorded decision cannot be deleted."))
+
+
+def attachment_path(instance: "AnswerAttachment", filename: str) -> str:
+    # Never the client's name on disk: a random name under the candidate's folder.
+    import uuid
+
+    return f"attachments/{instance.answer.candidate_id}/{uuid.uuid4().hex}"
+
+
+class AnswerAttachment(models.Model):
+    """A document backing an answer (a vendor's SLA PDF, a certificate scan…)."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="attachments")
+    file = models.FileField(_("file"), upload_to=attachment_path, max_length=300)
+    original_name = models.CharField(_("original name"), max_length=255)
+    size_bytes = models.PositiveBigIntegerField(_("size (bytes)"))
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        verbose_name = _("answer attachment")
+        verbose_name_plural = _("answer attachments")
+
+    def __str__(self) -> str:
+        return self.original_name

@@ -14,6 +14,7 @@ from scoring.weights import ahp_weights, normalise_weights
 from .. import selectors
 from ..models import (
     Answer,
+    AnswerAttachment,
     Candidate,
     ChecklistItem,
     DecisionRecord,
@@ -150,6 +151,33 @@ def answer_save(
     candidate_refresh(candidate_id=candidate.pk)
     answer.refresh_from_db()
     return answer
+
+
+MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
+
+
+@transaction.atomic
+def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachment:
+    """Keep a document backing an answer; refused when empty or above 20 MiB."""
+    _not_decided(answer.candidate.evaluation)
+    size = uploaded_file.size or 0
+    if size == 0:
+        raise ValidationError({"attachment": _("The file is empty.")})
+    if size > MAX_ATTACHMENT_BYTES:
+        raise ValidationError(
+            {"attachment": _("Attachments are limited to %(mib)s MiB.") % {"mib": 20}}
+        )
+    name = uploaded_file.name.replace("\\", "/").rsplit("/", 1)[-1][:255] or "attachment"
+    attachment = AnswerAttachment(
+        answer=answer, original_name=name, size_bytes=size, uploaded_by=by
+    )
+    attachment.file.save(name, uploaded_file, save=False)
+    try:
+        attachment.save()
+    except Exception:
+        attachment.file.delete(save=False)
+        raise
+    return attachment
 
 
 @transaction.atomic

@@ -4,6 +4,7 @@ and the evidence of one candidate."""
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from ..models import (
     Answer,
+    AnswerAttachment,
     AnswerType,
     ChecklistItem,
     Dimension,
@@ -21,7 +23,7 @@ from ..models import (
     VerificationStatus,
 )
 from ..permissions import CAN_EDIT, CAN_UPLOAD
-from ..services.evaluations import answer_save
+from ..services.evaluations import answer_attachment_add, answer_save
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
@@ -70,6 +72,11 @@ class AnswerForm(forms.Form):
     notes = forms.CharField(
         label=gettext_lazy("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
+    attachment = forms.FileField(
+        label=gettext_lazy("Attach a document"),
+        required=False,
+        help_text=gettext_lazy("For example the vendor's SLA or a certificate (up to 20 MiB)."),
+    )
 
     def __init__(self, *args, item: ChecklistItem, **kwargs):
         self.item = item
@@ -113,7 +120,7 @@ def _progress(candidate) -> int:
 @login_required
 def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
-    answers = {a.item_id: a for a in candidate.answers.all()}
+    answers = {a.item_id: a for a in candidate.answers.prefetch_related("attachments")}
     entries = [
         {
             "item": item,
@@ -140,7 +147,7 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
     """Save one answer (a draft: any subset of items may be answered); htmx swaps the entry."""
     evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     item = get_object_or_404(ChecklistItem, number=number)
-    form = AnswerForm(request.POST, item=item)
+    form = AnswerForm(request.POST, request.FILES, item=item)
     saved = False
     if form.is_valid():
         claim = form.cleaned_data["claim"]
@@ -150,17 +157,26 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
         elif item.answer_type in (AnswerType.CHOICE, AnswerType.BOOLEAN) and claim:
             value = claim
         try:
-            answer_save(
-                candidate=candidate,
-                item=item,
-                by=request.user,
-                claim="" if claim is None else str(claim),
-                value=value,
-                notes=form.cleaned_data["notes"],
-            )
+            with transaction.atomic():
+                answer = answer_save(
+                    candidate=candidate,
+                    item=item,
+                    by=request.user,
+                    claim="" if claim is None else str(claim),
+                    value=value,
+                    notes=form.cleaned_data["notes"],
+                )
+                if form.cleaned_data.get("attachment"):
+                    answer_attachment_add(
+                        answer=answer,
+                        uploaded_file=form.cleaned_data["attachment"],
+                        by=request.user,
+                    )
             saved = True
         except ValidationError as exc:
-            form.add_error(None, exc)
+            errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
+            for field, messages_ in errors.items():
+                form.add_error(field if field in form.fields else None, messages_)
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
     context = {
         "evaluation": evaluation,
@@ -212,6 +228,23 @@ def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileRespon
         upload.file.open("rb"),
         as_attachment=True,
         filename=upload.original_name,
+        content_type="application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@login_required
+def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> FileResponse:
+    """A document attached to an answer; members of the evaluation only."""
+    evaluation, _membership = member_evaluation(request, pk)
+    attachment = get_object_or_404(
+        AnswerAttachment, pk=attachment_pk, answer__candidate__evaluation=evaluation
+    )
+    response = FileResponse(
+        attachment.file.open("rb"),
+        as_attachment=True,
+        filename=attachment.original_name,
         content_type="application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"

@@ -311,3 +311,31 @@ def test_dashboard_query_count_does_not_grow_with_candidates(client, demo, vendo
             assert client.get(url).status_code == 200
         counts[n] = len(queries)
     assert counts[5] == counts[50], counts
+
+
+def test_an_answer_keeps_an_attached_document_for_members(
+    as_role, client, make_user, settings, tmp_path
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from portal.models import AnswerAttachment
+
+    settings.MEDIA_ROOT = tmp_path
+    client = as_role("procurement")
+    response = client.post(
+        _url("answer-update", {"candidate_pk": 3, "number": 7}),
+        {
+            "item-7-claim": "99.95 %, credits 10-30 %",
+            "item-7-attachment": SimpleUploadedFile("sla.pdf", b"%PDF-1.7 the SLA"),
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    attachment = AnswerAttachment.objects.get(answer__candidate_id=3, answer__item__number=7)
+    assert attachment.original_name == "sla.pdf"
+    assert "sla.pdf" in response.content.decode()
+    url = reverse("attachment-download", args=[DEMO_EVALUATION, attachment.pk])
+    download = as_role("viewer").get(url)
+    assert b"".join(download.streaming_content) == b"%PDF-1.7 the SLA"
+    client.force_login(make_user("outsider-2"))
+    assert client.get(url).status_code == 404
