@@ -212,3 +212,6 @@ LOGGING = {
 }
 
 FIXTURE_DIRS = [BASE_DIR / "fixtures"]
+
+# The audit trail is append-only: the admin's "revert to this version" is switched off.
+SIMPLE_HISTORY_REVERT_DISABLED = True
