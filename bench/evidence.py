@@ -540,7 +540,7 @@ def bench_import(args: argparse.Namespace) -> tuple[bool, str]:
             f"{load_before[0]:>7.2f} / {load_after[0]:.2f} on {os.cpu_count()} CPUs"
         )
         worker.stop()
-        import_breakdown(candidates[0], args.profile)
+        import_breakdown(candidates[0], args.profile, args.queries)
         return ok, verdict
     finally:
         if worker is not None:
@@ -693,7 +693,9 @@ def _timed(targets: list[tuple[Any, str]], spent: dict[str, list[float]]) -> Ite
             setattr(module, name, original)
 
 
-def import_breakdown(candidate: Any, with_profile: bool, count: int = 10) -> None:
+def import_breakdown(
+    candidate: Any, with_profile: bool, with_queries: bool = False, count: int = 10
+) -> None:
     """Re-import ``count`` of ``candidate``'s uploads in this process, one at a time."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -750,6 +752,12 @@ def import_breakdown(candidate: Any, with_profile: bool, count: int = 10) -> Non
         if key in spent:
             print(f"{label:<50}{ms(statistics.median(spent[key]))}")
     print(f"{'SQL queries per import':<50}{statistics.median(queries):>10.0f}")
+    if with_queries:
+        with CaptureQueriesContext(connection) as captured:
+            reimport(ids[-1])
+        print(f"\nthe SQL of one import ({len(captured.captured_queries)} queries)")
+        for query in captured.captured_queries:
+            print(f"{query['time']:>7}s  {query['sql'][:160]}")
     if with_profile:
         profile(lambda: [reimport(pk) for pk in ids], sort="cumulative", limit=30)
 
@@ -772,6 +780,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-parse", action="store_true")
     parser.add_argument("--skip-import", action="store_true")
     parser.add_argument("--profile", action="store_true", help="also print cProfile tables")
+    parser.add_argument("--queries", action="store_true", help="also print one import's SQL")
     parser.add_argument("--keep-log", action="store_true", help="keep the worker's log")
     args = parser.parse_args(argv)
 

@@ -3,7 +3,6 @@
 import hashlib
 import logging
 import uuid
-from dataclasses import asdict
 from datetime import timedelta
 from typing import Any
 
@@ -172,34 +171,44 @@ def _measurements(upload: EvidenceUpload, results, node_name: str) -> list[Measu
     return rows
 
 
+REPORT_KEYS = ("file", "kind", "ok", "error", "exit_code", "missing", "command", "metrics")
+
+
 def _report(results) -> list[dict[str, Any]]:
-    keys = ("file", "kind", "ok", "error", "warnings", "exit_code", "missing", "command", "metrics")
-    return [{k: v for k, v in asdict(r).items() if k in keys} for r in results]
+    # Read off the attributes: dataclasses.asdict would deep-copy every metric for nothing
+    # (the metrics are JSON-safe values already), a third of an import's time.
+    return [
+        {**{key: getattr(r, key) for key in REPORT_KEYS}, "warnings": list(r.warnings)}
+        for r in results
+    ]
 
 
 def _finish(
-    upload_id: int, claim_token: str, *, status: str, error: str = "", report=None, rows=()
+    upload: EvidenceUpload, claim_token: str, *, status: str, error: str = "", report=None, rows=()
 ) -> EvidenceUpload | None:
     """Write the outcome in one transaction, if this attempt still holds the claim."""
+    outcome = {
+        "status": status,
+        "error": error,
+        "report": report or [],
+        "parser_version": PARSER_VERSION,
+        "finished_at": timezone.now(),
+    }
     with transaction.atomic():
-        upload = (
-            EvidenceUpload.objects.select_for_update()
-            .filter(pk=upload_id, claim_token=claim_token, status=UploadStatus.PROCESSING)
-            .first()
-        )
-        if upload is None:
+        # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits for
+        # this transaction, and a claim that came first leaves nothing to update here.
+        held = EvidenceUpload.objects.filter(
+            pk=upload.pk, claim_token=claim_token, status=UploadStatus.PROCESSING
+        ).update(**outcome)
+        if not held:
             return None
         upload.measurements.all().delete()
         Measurement.objects.bulk_create(rows, batch_size=500)
-        upload.status = status
-        upload.error = error
-        upload.report = report or []
-        upload.parser_version = PARSER_VERSION
-        upload.finished_at = timezone.now()
-        upload.save(update_fields=["status", "error", "report", "parser_version", "finished_at"])
         from .scores import candidate_refresh
 
         candidate_refresh(candidate_id=upload.candidate_id, unless_pending=True)
+    for name, value in outcome.items():
+        setattr(upload, name, value)
     return upload
 
 
@@ -212,15 +221,16 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     claim_token = _claim(upload_id, task_id)
     if claim_token is None:
         return None
-    upload = EvidenceUpload.objects.get(pk=upload_id)
+    # The previous report is not needed: it is replaced.
+    upload = EvidenceUpload.objects.defer("report").get(pk=upload_id)
     try:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
     except BundleRejected as exc:
-        return _finish(upload_id, claim_token, status=UploadStatus.FAILED, error=str(exc))
+        return _finish(upload, claim_token, status=UploadStatus.FAILED, error=str(exc))
     except FileNotFoundError:
         return _finish(
-            upload_id,
+            upload,
             claim_token,
             status=UploadStatus.FAILED,
             error=_("The stored file is missing; upload it again."),
@@ -235,10 +245,10 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
         return _finish(
-            upload_id, claim_token, status=UploadStatus.FAILED, error=error[:5000], report=report
+            upload, claim_token, status=UploadStatus.FAILED, error=error[:5000], report=report
         )
     rows = _measurements(upload, parsed, node_name)
-    return _finish(upload_id, claim_token, status=UploadStatus.DONE, report=report, rows=rows)
+    return _finish(upload, claim_token, status=UploadStatus.DONE, report=report, rows=rows)
 
 
 def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]:

@@ -32,7 +32,9 @@ def _answer_status(answer: Answer, verdict) -> tuple[str, str, str]:
 
 
 def _verify(candidate: Candidate) -> None:
-    uploads = EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
+    uploads = EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE).only(
+        "pk", "status", "node_name", "report"
+    )
     evidence = adapters.node_evidence(uploads)
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
@@ -75,30 +77,48 @@ def _store_scores(candidate: Candidate) -> None:
     candidate.save(update_fields=["verification", "knockouts", "scored_at"])
 
 
-def _locked(candidate_id: int) -> Candidate:
-    # Locked first so that two imports finishing together rescore one after the other.
-    # No key update: rows referencing the candidate may still be inserted meanwhile.
+def _lock(candidate_id: int) -> None:
+    """Lock the candidate's row until the transaction ends, so that two imports finishing
+    together rescore one after the other. No key update: rows referencing the candidate may
+    still be inserted meanwhile."""
+    locked = (
+        Candidate.objects.select_for_update(no_key=True)
+        .filter(pk=candidate_id)
+        .values_list("pk", flat=True)
+    )
+    if not list(locked):
+        raise Candidate.DoesNotExist(f"candidate {candidate_id} does not exist")
+
+
+def _load(candidate_id: int) -> Candidate:
     return (
-        Candidate.objects.select_for_update(no_key=True, of=("self",))
-        .select_related(*adapters.CANDIDATE_SELECT)
+        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT)
         .prefetch_related(*adapters.CANDIDATE_PREFETCH)
         .get(pk=candidate_id)
     )
 
 
+def _locked(candidate_id: int) -> Candidate:
+    _lock(candidate_id)
+    return _load(candidate_id)
+
+
 PENDING_STATUSES = (UploadStatus.QUEUED, UploadStatus.PROCESSING)
 
 
-@transaction.atomic
+# No savepoint: inside an import's transaction it would cost two statements, and an error
+# here fails that whole transaction anyway.
+@transaction.atomic(savepoint=False)
 def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Candidate | None:
     """Re-verify one candidate against all its evidence and store its six scores.
 
     With ``unless_pending`` (an import finishing) nothing is done while another upload of the
-    candidate is queued or processing: the last import to finish refreshes. The check runs
-    under the candidate's lock, so of two imports finishing together the second sees the
-    first committed as done and refreshes; None when skipped.
+    candidate is queued or processing: the last import to finish refreshes. The check is a
+    statement of its own run after the candidate's lock is granted, so under READ COMMITTED
+    it sees everything committed before: of two imports finishing together the second sees
+    the first as done and refreshes. Returns None when skipped.
     """
-    candidate = _locked(candidate_id)
+    _lock(candidate_id)
     if (
         unless_pending
         and EvidenceUpload.objects.filter(
@@ -106,6 +126,7 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
         ).exists()
     ):
         return None
+    candidate = _load(candidate_id)
     _verify(candidate)
     _store_scores(candidate)
     return candidate
