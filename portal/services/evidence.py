@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
 
+from ..db import copy_insert
 from ..models import Candidate, EvidenceUpload, Measurement, UploadStatus, UploadToken
 
 logger = logging.getLogger(__name__)
@@ -203,7 +204,7 @@ def _finish(
         if not held:
             return None
         upload.measurements.all().delete()
-        Measurement.objects.bulk_create(rows, batch_size=500)
+        copy_insert(Measurement, rows)
         from .scores import candidate_refresh
 
         candidate_refresh(candidate_id=upload.candidate_id, unless_pending=True)

@@ -49,3 +49,27 @@ def test_a_bad_setting_value_is_refused_at_start_up():
     assert (
         "invalid literal for int()" in result.stderr or "EVIDENCE_MAX_UPLOAD_BYTES" in result.stderr
     )
+
+
+def test_the_embedded_defaults_load_the_demo_with_its_evidence(tmp_path):
+    """What ./scripts/run.sh does before serving: SQLite, Celery eager, the demo imported."""
+    env = {
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "MEDIA_ROOT": str(tmp_path / "media"),
+        "DEBUG": "1",
+    }
+    assert _manage("migrate", "--noinput", "-v0", env=env).returncode == 0
+    loaded = _manage("setup_demo", env=env)
+    assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+    counted = _manage(
+        "shell",
+        "-c",
+        "from portal.models import EvidenceUpload as U, Measurement as M, Score as S;"
+        "print(U.objects.filter(status='done').count(), U.objects.exclude(status='done').count(),"
+        " M.objects.count() > 0, S.objects.count() > 0)",
+        env=env,
+    )
+    assert counted.returncode == 0, counted.stderr
+    done, not_done, measured, scored = counted.stdout.splitlines()[-1].split()
+    assert int(done) >= 3 and not_done == "0"
+    assert (measured, scored) == ("True", "True")

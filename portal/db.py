@@ -1,0 +1,44 @@
+"""Database helpers the ORM lacks."""
+
+import time
+from collections.abc import Sequence
+
+from django.db import connection, models
+
+
+def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> int:
+    """Insert unsaved ``objects`` of ``model``; returns how many.
+
+    On PostgreSQL through ``COPY … FROM STDIN``: for the hundred-odd measurements of an
+    evidence import it costs about half of ``bulk_create``, whose parameters psycopg quotes
+    one by one in Python. Elsewhere (SQLite, the embedded default) it is ``bulk_create``.
+    Primary keys are not set on the objects, and no signals are sent (as with bulk_create).
+    The statement is logged like any query when queries are logged (DEBUG, test captures).
+    """
+    if not objects:
+        return 0
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create(objects, batch_size=500)
+        return len(objects)
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    quote = connection.ops.quote_name
+    sql = (
+        f"COPY {quote(model._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in fields)}) FROM STDIN"
+    )
+    started = time.monotonic()
+    # Errors come out as Django's (IntegrityError, OperationalError…), as from the ORM: the
+    # import task retries on those.
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(sql) as copy,
+    ):
+        for obj in objects:
+            prepared = [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields]
+            copy.write_row(prepared)
+    if connection.queries_logged:
+        connection.queries_log.append(
+            {"sql": f"{sql} -- {len(objects)} rows", "time": f"{time.monotonic() - started:.3f}"}
+        )
+    return len(objects)
