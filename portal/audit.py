@@ -26,6 +26,7 @@ from .models import (
     ChecklistItem,
     DecisionRecord,
     Evaluation,
+    Membership,
     Offering,
     OfferingPrice,
     UploadToken,
@@ -46,6 +47,7 @@ ACTION_LABELS = {
 }
 KIND_LABELS = {
     "evaluation": gettext_lazy("Evaluation (requirements and weights)"),
+    "member": gettext_lazy("Member (access and role)"),
     "candidate": gettext_lazy("Candidate"),
     "answer": gettext_lazy("Answer"),
     "token": gettext_lazy("Upload token"),
@@ -233,6 +235,9 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     vendor_ids = {r.vendor_id for r in offering_rows}
     rows: dict[str, list] = {
         "evaluation": list(Evaluation.history.filter(id=evaluation.pk)),
+        "member": list(Membership.history.filter(evaluation_id=evaluation.pk))
+        if "member" in wanted
+        else [],
         "candidate": candidate_rows,
         "answer": list(Answer.history.filter(candidate_id__in=candidate_ids))
         if "answer" in wanted
@@ -252,6 +257,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         else None
     )
     user_ids = {r.history_user_id for group in rows.values() for r in group}
+    user_ids |= {r.user_id for r in rows["member"]}
     user_ids |= {r.created_by_id for r in rows["evaluation"] + rows["token"]}
     if decision is not None:
         user_ids.add(decision.decided_by_id)
@@ -267,6 +273,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
 
     label_of = {
         "evaluation": lambda r: r.name,
+        "member": lambda r: labels.users.get(r.user_id, f"#{r.user_id}"),
         "candidate": lambda r: labels.candidates.get(r.id, f"#{r.id}"),
         "answer": lambda r: f"{candidate_label(r)} · {labels.items.get(r.item_id, r.item_id)}",
         "token": lambda r: f"{r.token_prefix}… · {candidate_label(r)}",

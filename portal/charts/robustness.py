@@ -71,6 +71,7 @@ def _flip_cells(
     rows: list[int] = list(dict.fromkeys(f.other_id for f in robustness.flips))
     cell = {(f.other_id, f.dimension): f for f in robustness.flips}
     # Translated once, not once per cell (up to 6 cells per other candidate).
+    # xgettext:no-python-format
     no_flip = _("No {dimension} weight within 0–100 % lets {other} overtake {leader}.")
     overtakes = _(
         "{other} overtakes {leader} when the {dimension} weight goes from "
@@ -133,6 +134,7 @@ def robustness_bars(
             "Share of {draws} weight draws (each weight ±{pct} %) in which each candidate "
             "ranks first"
         ).format(draws=stability.draws, pct=f"{stability.perturbation_pct:g}")
+        # xgettext:no-python-format
         share_axis = {"title": {"text": _("Ranked first (% of draws)")}, "range": [0, 110]}
         if not robustness.flips:
             return figure(
@@ -228,6 +230,7 @@ def robustness_bars(
             for title, domain in ((bars_title, top), (flips_title, bottom))
         ]
         note = {
+            # xgettext:no-python-format
             "text": _("Grey “—”: no weight within 0–100 % changes who leads."),
             "xref": "paper",
             "yref": "paper",

@@ -203,6 +203,9 @@ class Membership(models.Model):
     )
     role = models.CharField(_("role"), max_length=20, choices=Role.choices)
 
+    # Who was given, changed or lost access, and by whom: part of the evaluation's trail.
+    history = HistoricalRecords()
+
     class Meta:
         ordering = ["evaluation", "role", "user"]
         verbose_name = _("membership")

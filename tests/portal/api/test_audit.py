@@ -157,6 +157,28 @@ def test_upload_tokens_record_issue_and_revocation_without_secrets(api, world):
     assert token.token_hash not in str(entries)
 
 
+def test_members_record_who_gave_changed_and_took_away_access(api, world, make_user):
+    make_user("auditor")
+    api.as_(world.users["procurement"])
+    added = api.post(
+        ev_url(world, "api-member-list"), {"user": "auditor", "role": "viewer"}, format="json"
+    ).json()
+    target = ev_url(world, "api-member-detail", member_pk=added["id"])
+    api.patch(target, {"role": "manager"}, format="json")
+    assert api.delete(target).status_code == 204
+    entries = history(api, world, kind="member")
+    assert {e["kind"] for e in entries} == {"member"}
+    given = entry(entries, kind="member", action="created", object_id=added["id"])
+    changed = entry(entries, kind="member", action="changed", object_id=added["id"])
+    removed = entry(entries, kind="member", action="deleted", object_id=added["id"])
+    for item in (given, changed, removed):
+        assert item["user"] == "procurement" and recent(item)
+        assert item["object_label"] == "auditor"
+    assert change(given, "role") == (None, "Viewer")
+    assert change(changed, "role") == ("Viewer", "Manager")
+    assert change(removed, "role") == ("Manager", None)
+
+
 def test_the_decision_is_in_the_trail(api, world):
     api.as_(world.users["manager"])
     api.post(
