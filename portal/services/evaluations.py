@@ -189,6 +189,31 @@ def offering_saved(*, offering: Offering) -> int:
     return len(ids)
 
 
+class CatalogueRowInUse(Exception):
+    """A vendor or offering that other rows still need; the message says what to do."""
+
+
+@transaction.atomic
+def offering_delete(*, offering: Offering, by) -> None:
+    """Delete an offering with its list prices, each deletion recorded as ``by``'s; refused
+    while an evaluation holds it as a candidate."""
+    if offering.candidacies.exists():
+        raise CatalogueRowInUse(
+            _("Evaluations still hold this offering as a candidate; remove it there first.")
+        )
+    for price in offering.prices.all():
+        _with_history_user(price, by).delete()
+    _with_history_user(offering, by).delete()
+
+
+@transaction.atomic
+def vendor_delete(*, vendor, by) -> None:
+    """Delete a vendor, recorded as ``by``'s; refused while it has offerings."""
+    if vendor.offerings.exists():
+        raise CatalogueRowInUse(_("This vendor still has offerings; delete them first."))
+    _with_history_user(vendor, by).delete()
+
+
 @transaction.atomic
 def decision_record(
     *, evaluation: Evaluation, candidate: Candidate, rationale: str, by

@@ -13,7 +13,13 @@ from rest_framework.response import Response
 
 from ... import selectors
 from ...models import ChecklistItem, Offering, OfferingPrice, Vendor
-from ...services.evaluations import offering_saved
+from ...services.evaluations import (
+    CatalogueRowInUse,
+    offering_delete,
+    offering_saved,
+    vendor_delete,
+)
+from ..exceptions import Conflict
 from ..filters import OfferingFilter, VendorFilter
 from ..permissions import CatalogueEditorOrReadOnly, is_catalogue_editor
 from ..serializers.catalogue import (
@@ -92,8 +98,11 @@ class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
         return self.create(request, *args, **kwargs)
 
 
-class VendorDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, CatalogueView):
-    """One vendor. PUT/PATCH: procurement or staff; candidacies of its offerings are rescored."""
+class VendorDetail(
+    mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
+):
+    """One vendor. PUT/PATCH: procurement or staff; candidacies of its offerings are rescored.
+    DELETE: procurement or staff, only once the vendor has no offerings (else 409)."""
 
     serializer_class = VendorSerializer
     queryset = Vendor.objects.all()
@@ -107,10 +116,19 @@ class VendorDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, Catalogue
     def patch(self, request, *args, **kwargs):
         return self.partial_update(request, *args, **kwargs)
 
+    def delete(self, request, *args, **kwargs):
+        return self.destroy(request, *args, **kwargs)
+
     @transaction.atomic
     def perform_update(self, serializer):
         vendor = serializer.save()
         _rescore(vendor.offerings.all())
+
+    def perform_destroy(self, instance):
+        try:
+            vendor_delete(vendor=instance, by=self.request.user)
+        except CatalogueRowInUse as exc:
+            raise Conflict(str(exc)) from None
 
 
 class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
@@ -128,8 +146,12 @@ class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
         return self.create(request, *args, **kwargs)
 
 
-class OfferingDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, CatalogueView):
-    """One offering. PUT/PATCH: procurement or staff; its candidacies are rescored."""
+class OfferingDetail(
+    mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
+):
+    """One offering. PUT/PATCH: procurement or staff; its candidacies are rescored.
+    DELETE: procurement or staff, with its list prices, only while no evaluation has it as a
+    candidate (else 409: remove the candidacies first)."""
 
     serializer_class = OfferingSerializer
     queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
@@ -143,9 +165,18 @@ class OfferingDetail(mixins.RetrieveModelMixin, mixins.UpdateModelMixin, Catalog
     def patch(self, request, *args, **kwargs):
         return self.partial_update(request, *args, **kwargs)
 
+    def delete(self, request, *args, **kwargs):
+        return self.destroy(request, *args, **kwargs)
+
     @transaction.atomic
     def perform_update(self, serializer):
         _rescore([serializer.save()])
+
+    def perform_destroy(self, instance):
+        try:
+            offering_delete(offering=instance, by=self.request.user)
+        except CatalogueRowInUse as exc:
+            raise Conflict(str(exc)) from None
 
 
 class OfferingPriceMixin:

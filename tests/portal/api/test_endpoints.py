@@ -216,6 +216,48 @@ def test_staff_without_a_membership_may_edit_the_catalogue(api, make_user, world
     assert response.status_code == 200
 
 
+def test_catalogue_rows_in_use_are_not_deleted_and_unused_ones_are(api, world):
+    api.as_(world.users["procurement"])
+    vendor_url = url("api-vendor-detail", pk=world.offering.vendor_id)
+    offering_url = url("api-offering-detail", pk=world.offering.pk)
+    in_use = api.delete(offering_url)
+    assert in_use.status_code == 409
+    assert "candidate" in in_use.json()["detail"]
+    has_offerings = api.delete(vendor_url)
+    assert has_offerings.status_code == 409
+    assert "offerings" in has_offerings.json()["detail"]
+    assert Offering.objects.filter(pk=world.offering.pk).exists()
+    assert OfferingPrice.objects.filter(pk=world.price.pk).exists()
+
+    api.as_(world.users["viewer"])
+    assert api.delete(offering_url).status_code == 403
+    api.as_(world.users["procurement"])
+    spare = Vendor.objects.create(name="Spare GPU Co")
+    unused = Offering.objects.create(
+        vendor=spare,
+        name="1x L40S container",
+        delivery_form="container",
+        gpu_model="NVIDIA L40S",
+        gpu_form_factor="pcie",
+        gpus_per_node=1,
+        gpu_memory_gib=48,
+        nvlink_topology="none",
+        fabric="ethernet",
+    )
+    price = OfferingPrice.objects.create(
+        offering=unused, billing_model="hourly", price_per_gpu=Decimal("9.50")
+    )
+    assert api.delete(url("api-vendor-detail", pk=spare.pk)).status_code == 409
+    assert api.delete(url("api-offering-detail", pk=unused.pk)).status_code == 204
+    assert not OfferingPrice.objects.filter(pk=price.pk).exists()
+    assert api.delete(url("api-vendor-detail", pk=spare.pk)).status_code == 204
+    assert not Vendor.objects.filter(pk=spare.pk).exists()
+    # Each deletion names who made it in the audit rows.
+    for model, pk in ((Offering, unused.pk), (OfferingPrice, price.pk), (Vendor, spare.pk)):
+        record = model.history.get(id=pk, history_type="-")
+        assert record.history_user == world.users["procurement"]
+
+
 def test_offering_filters_and_pagination(api, world):
     api.as_(world.users["viewer"])
     body = api.get(url("api-offering-list"), {"delivery_form": "vgpu"}).json()

@@ -55,11 +55,15 @@ ROUTES: dict[str, Route] = {
     "api-checklist": Route("signed_in", {"get": ALL}),
     "api-vendor-list": Route("catalogue", {"get": ALL, "post": P}),
     "api-vendor-detail": Route(
-        "catalogue", {"get": ALL, "put": P, "patch": P}, lambda w: {"pk": w.offering.vendor_id}
+        "catalogue",
+        {"get": ALL, "put": P, "patch": P, "delete": P},
+        lambda w: {"pk": w.offering.vendor_id},
     ),
     "api-offering-list": Route("catalogue", {"get": ALL, "post": P}),
     "api-offering-detail": Route(
-        "catalogue", {"get": ALL, "put": P, "patch": P}, lambda w: {"pk": w.offering.pk}
+        "catalogue",
+        {"get": ALL, "put": P, "patch": P, "delete": P},
+        lambda w: {"pk": w.offering.pk},
     ),
     "api-offering-price-list": Route(
         "catalogue", {"get": ALL, "post": P}, lambda w: {"offering_pk": w.offering.pk}
@@ -170,7 +174,8 @@ def expected(route: Route, persona: str, method: str) -> set[int]:
         if not offered:
             return {405}
         if method == "get" or persona == "procurement":
-            return ALLOWED
+            # A permitted DELETE of a catalogue row still in use is refused with 409.
+            return ALLOWED | {409} if method == "delete" else ALLOWED
         return {403}
     assert route.kind == "evaluation", route.kind
     if not member:
