@@ -90,6 +90,13 @@ ensure_chromium() {
   apt_install chromium fonts-wqy-zenhei || die "could not install chromium"
 }
 
+ensure_fio() {
+  # The collector's tests run a real fio job against a temporary directory.
+  command -v fio >/dev/null && return 0
+  log "installing fio (the collector's storage benchmark)"
+  apt_install fio || die "could not install fio"
+}
+
 ensure_gettext() {
   command -v msgfmt >/dev/null && return 0
   log "installing gettext (message catalogues)"

@@ -9,4 +9,5 @@ ensure_venv requirements-dev.txt
 ensure_postgres
 ensure_redis
 ensure_chromium
+ensure_fio
 exec bash scripts/check.sh "$@"
