@@ -15,6 +15,25 @@ from .rubric import Rubric
 from .tco import Tco
 from .types import CandidateInput, EvaluationSpec, Knockout
 
+# How the reasons name billing models and delivery forms, in English and in Chinese.
+BILLING_TERMS = {
+    "hourly": ("hourly", "按小时"),
+    "monthly": ("monthly", "包月"),
+    "yearly": ("yearly", "包年"),
+    "spot": ("spot", "竞价实例"),
+}
+DELIVERY_TERMS = {
+    "bare_metal": ("bare metal", "裸金属"),
+    "passthrough_vm": ("a PCIe passthrough VM", "PCIe 直通虚拟机"),
+    "vgpu": ("vGPU", "vGPU"),
+    "mig": ("a MIG instance", "MIG 实例"),
+    "container": ("containers on shared GPUs", "共享 GPU 上的容器"),
+}
+
+
+def _term(terms: dict[str, tuple[str, str]], value: str) -> tuple[str, str]:
+    return terms.get(value, (value, value))
+
 
 def _pct(value: Decimal | float) -> str:
     return f"{float(value) * 100:.1f}".rstrip("0").rstrip(".") + " %"
@@ -69,13 +88,14 @@ def _delivery_knockouts(
     threshold = rubric.scale.bare_metal_required_min_gpus
     offering, measured = candidate.offering, candidate.measured
     if offering.delivery_form != "bare_metal":
+        form_en, form_zh = _term(DELIVERY_TERMS, offering.delivery_form)
         return [
             Knockout(
                 "delivery_form",
                 f"{need} GPUs need bare metal (from {threshold} GPUs bare metal is practically "
-                f"required); offered: {offering.delivery_form}",
+                f"required); offered: {form_en}",
                 f"{need} 张 GPU 的规模需要裸金属（{threshold} 张及以上实际上必须使用裸金属），"
-                f"提供的是 {offering.delivery_form}",
+                f"提供的是{form_zh}",
                 f"offering: delivery_form = {offering.delivery_form}",
             )
         ]
@@ -165,13 +185,14 @@ def _budget_knockouts(
     # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
     total, model = tco.cheapest_total, tco.cheapest
     if total > budget:
+        model_en, model_zh = _term(BILLING_TERMS, model)
         return [
             Knockout(
                 "budget",
-                f"cheapest total {total} {tco.currency} ({model} billing) "
-                f"exceeds the budget of {budget} {budget_currency}",
-                f"最低总成本 {total} {tco.currency}（{model} 计费）"
-                f"超出预算 {budget} {budget_currency}",
+                f"cheapest total {total:,.2f} {tco.currency} ({model_en} billing) "
+                f"exceeds the budget of {budget:,.2f} {budget_currency}",
+                f"最低总成本 {total:,.2f} {tco.currency}（{model_zh}计费）"
+                f"超出预算 {budget:,.2f} {budget_currency}",
                 f"TCO: {model} billing over {tco.duration_days} days",
             )
         ]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
@@ -185,9 +187,74 @@ def results_of(results: Results | None) -> list[CandidateResult]:
     return list(getattr(results, "results", results) or ())
 
 
-def unique_labels(results: Sequence[CandidateResult]) -> list[str]:
-    """Candidate labels, with "#id" added to labels that appear twice (a category axis would
-    otherwise merge their bars)."""
-    labels = [r.label for r in results]
-    counts = {label: labels.count(label) for label in labels}
-    return [f"{r.label} #{r.candidate_id}" if counts[r.label] > 1 else r.label for r in results]
+# Candidate names run long ("Vendor (供应商) · 8x H100 bare metal, NDR fat-tree"): on an axis or
+# in a legend a full name squeezes the plot to nothing, so charts show a shortened name and
+# the full one on hover.
+LABEL_COLUMNS = 30
+
+
+def _columns(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+_ASIDE = re.compile(r"\s*[(（][^()（）]*[)）]")
+
+
+def _fits(label: str, columns: int) -> bool:
+    return sum(map(_columns, label)) <= columns
+
+
+def short_label(label: str, columns: int = LABEL_COLUMNS) -> str:
+    """``label`` within ``columns`` display columns (a CJK character takes two); unchanged
+    when it fits. Otherwise asides in brackets go first (a vendor's second name: "Hanhai
+    Compute (瀚海算力) · HGX H100" keeps the offering in view), then the end is cut at a word
+    boundary when one is near, with "…"."""
+    if _fits(label, columns):
+        return label
+    label = _ASIDE.sub("", label).strip() or label
+    if _fits(label, columns):
+        return label
+    kept, used = [], 0
+    for char in label:
+        used += _columns(char)
+        if used > columns - 1:  # one column for the ellipsis
+            break
+        kept.append(char)
+    text = "".join(kept)
+    space = text.rfind(" ")
+    if space >= len(text) * 2 // 3:
+        text = text[:space]
+    return text.rstrip(" ·,;:-(") + "…"
+
+
+def two_line_label(label: str, columns: int = 22) -> str:
+    """A label on two lines under a group of bars: vendor and offering ("Vendor · Offering"
+    split at its first " · "), each shortened to ``columns``; one line without a " · "."""
+    head, sep, tail = label.partition(" · ")
+    if not sep:
+        return short_label(label, columns)
+    return f"{short_label(head, columns)}<br>{short_label(tail, columns)}"
+
+
+def unique_labels(
+    results: Sequence[CandidateResult],
+    columns: int = LABEL_COLUMNS,
+    shorten: Callable[[str, int], str] = short_label,
+) -> list[str]:
+    """Candidate labels shortened for a chart (see short_label), with "#id" added where two
+    would read the same (a category axis would otherwise merge their bars)."""
+    return distinct_labels([(r.candidate_id, r.label) for r in results], columns, shorten)
+
+
+def distinct_labels(
+    named: Sequence[tuple[int, str]],
+    columns: int = LABEL_COLUMNS,
+    shorten: Callable[[str, int], str] = short_label,
+) -> list[str]:
+    """Short labels of (id, full label) pairs, "#id" added to those that would collide."""
+    shown = [shorten(label, columns) for _id, label in named]
+    counts = {label: shown.count(label) for label in shown}
+    return [
+        f"{label} #{pk}" if counts[label] > 1 else label
+        for (pk, _full), label in zip(named, shown, strict=True)
+    ]

@@ -16,11 +16,13 @@ from .base import (
     FigureJson,
     Results,
     disqualified_label,
+    distinct_labels,
     empty_figure,
     figure,
     language,
     number,
     results_of,
+    two_line_label,
     unique_labels,
 )
 
@@ -36,6 +38,10 @@ COMPONENT_COLOURS = {
 # A point of the value-for-money chart: (label, cost per effective GPU-hour, total score 0..100,
 # disqualified). The cost is None when the candidate has no price.
 Point = tuple[str, Any, float, bool]
+
+
+def _disqualified() -> str:
+    return _("(disqualified)")
 
 
 def _billing_names() -> dict[str, str]:
@@ -68,21 +74,27 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
     """
     with language(lang):
         everyone = results_of(results)
+        # On two lines (vendor, offering) under each candidate's group of bars.
         rows = [
             (result, label)
-            for result, label in zip(everyone, unique_labels(everyone), strict=True)
+            for result, label in zip(
+                everyone, unique_labels(everyone, 22, two_line_label), strict=True
+            )
             if result.tco is not None
         ]
         if not rows:
             return empty_figure(_("No prices yet: enter a price to see the cost picture."))
         missing = [r.label for r in everyone if r.tco is None]
         billing = _billing_names()
-        outer, inner, bars = [], [], []
+        outer, inner, bars, full = [], [], [], []
         for result, label in rows:
             for model in result.tco.models:
-                outer.append(disqualified_label(label) if result.disqualified else label)
+                outer.append(f"{label}<br>{_disqualified()}" if result.disqualified else label)
                 inner.append(billing.get(model.billing_model, model.billing_model))
                 bars.append((result.tco, model))
+                full.append(
+                    disqualified_label(result.label) if result.disqualified else result.label
+                )
         currencies = list(dict.fromkeys(tco.currency for tco, _model in bars))
         currency = " / ".join(currencies)
         x = [outer, inner]
@@ -96,9 +108,14 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                     "name": name,
                     "x": x,
                     "y": [number(model.component(component)) for _tco, model in bars],
-                    "customdata": [model.currency for _tco, model in bars],
+                    "customdata": [
+                        [model.currency, who] for (_tco, model), who in zip(bars, full, strict=True)
+                    ],
                     "marker": {"color": COMPONENT_COLOURS[component]},
-                    "hovertemplate": f"{name}: %{{y:,.2f}} %{{customdata}}<extra></extra>",
+                    "hovertemplate": (
+                        f"%{{customdata[1]}}<br>{name}: %{{y:,.2f}} %{{customdata[0]}}"
+                        "<extra></extra>"
+                    ),
                 }
             )
         cheapest = _("cheapest")
@@ -130,7 +147,7 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
         )
         layout = {
             "barmode": "stack",
-            "height": 460,
+            "height": 520,
             "xaxis": {"type": "multicategory", "tickfont": {"size": 12}},
             "yaxis": {
                 "title": {
@@ -209,20 +226,31 @@ def value_for_money(
             if currency
             else _("Cost per effective GPU-hour")
         )
-        hover = "%{text}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
-        qualified = [p for p in shown if not p[3]]
-        disqualified = [p for p in shown if p[3]]
+        # Points carry a short name; the hover gives the full one.
+        hover = "%{customdata}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
+        short = distinct_labels(list(enumerate(p[0] for p in shown)))
+        highest = max(number(p[1]) or 0.0 for p in shown) or 1.0
+
+        def place(point: Point) -> str:
+            # Names lean inwards at the edges, so that they stay inside the chart.
+            share = (number(point[1]) or 0.0) / highest
+            return "top right" if share < 0.3 else "top left" if share > 0.7 else "top center"
+
+        qualified = [(p, short[i]) for i, p in enumerate(shown) if not p[3]]
+        disqualified = [(p, short[i]) for i, p in enumerate(shown) if p[3]]
         traces = []
         if qualified:
             traces.append(
                 {
                     "type": "scatter",
                     "name": _("Candidates"),
-                    "x": [number(p[1]) for p in qualified],
-                    "y": [p[2] for p in qualified],
-                    "text": [p[0] for p in qualified],
+                    "x": [number(p[1]) for p, _short in qualified],
+                    "y": [p[2] for p, _short in qualified],
+                    "text": [label for _p, label in qualified],
+                    "customdata": [p[0] for p, _short in qualified],
                     "mode": "markers+text",
-                    "textposition": "top center",
+                    "cliponaxis": False,
+                    "textposition": [place(p) for p, _short in qualified],
                     "marker": {"size": 10, "color": CANDIDATE_COLOURS[0], "opacity": 0.75},
                     "hovertemplate": hover,
                 }
@@ -232,11 +260,13 @@ def value_for_money(
                 {
                     "type": "scatter",
                     "name": _("Disqualified"),
-                    "x": [number(p[1]) for p in disqualified],
-                    "y": [p[2] for p in disqualified],
-                    "text": [disqualified_label(p[0]) for p in disqualified],
+                    "x": [number(p[1]) for p, _short in disqualified],
+                    "y": [p[2] for p, _short in disqualified],
+                    "text": [label for _p, label in disqualified],
+                    "customdata": [disqualified_label(p[0]) for p, _short in disqualified],
                     "mode": "markers+text",
-                    "textposition": "top center",
+                    "cliponaxis": False,
+                    "textposition": [place(p) for p, _short in disqualified],
                     "textfont": {"color": MUTED},
                     "marker": {"size": 10, "color": GREY, "symbol": "x"},
                     "hovertemplate": hover,
@@ -250,7 +280,7 @@ def value_for_money(
                     "name": _("Pareto front"),
                     "x": [number(p[1]) for p in front],
                     "y": [p[2] for p in front],
-                    "text": [p[0] for p in front],
+                    "customdata": [p[0] for p in front],
                     "mode": "lines+markers",
                     "line": {"color": "#d1495b", "width": 2, "dash": "dash", "shape": "hv"},
                     "marker": {

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from .base import FigureJson, empty_figure, figure, language, number
+from .base import FigureJson, empty_figure, figure, language, number, short_label
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
@@ -49,11 +49,13 @@ def busbw_curves(
             return empty_figure(_("No nccl-tests results uploaded yet."))
         sizes = [size for points in series.values() for size, _busbw in points]
         low, high = math.floor(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
-        ticks = [2.0**n for n in range(low, high + 1) if n % 5 == 0] or [min(sizes), max(sizes)]
+        # About six ticks at powers of two, whatever the span of sizes.
+        step = max(1, math.ceil((high - low) / 6))
+        ticks = [2.0**n for n in range(low, high + 1) if n % step == 0] or [min(sizes)]
         traces = [
             {
                 "type": "scatter",
-                "name": label,
+                "name": short_label(label),
                 "x": [size for size, _busbw in points],
                 "y": [busbw for _size, busbw in points],
                 "customdata": [size_label(size) for size, _busbw in points],

@@ -17,9 +17,11 @@ from .base import (
     MUTED,
     FigureJson,
     dimension_names,
+    distinct_labels,
     empty_figure,
     figure,
     language,
+    two_line_label,
 )
 
 NO_FLIP_COLOUR = "#eef1f5"
@@ -38,18 +40,28 @@ def _panel_domains() -> tuple[list[float], list[float]]:
     return [min(start, 1.0), min(start + top, 1.0)], [0.0, bottom]
 
 
-def _names(ids: Sequence[int], labels: Mapping[int, str]) -> dict[int, str]:
-    names = {i: str(labels.get(i, f"#{i}")) for i in ids}
-    values = list(names.values())
-    return {i: f"{n} #{i}" if values.count(n) > 1 else n for i, n in names.items()}
+def _names(ids: Sequence[int], labels: Mapping[int, str]) -> tuple[dict[int, str], dict[int, str]]:
+    """Full names (for the hover sentences) and short ones (for the axes), both unique."""
+    full = {i: str(labels.get(i, f"#{i}")) for i in ids}
+    values = list(full.values())
+    full = {i: f"{n} #{i}" if values.count(n) > 1 else n for i, n in full.items()}
+    short = dict(zip(ids, distinct_labels([(i, full[i]) for i in ids]), strict=True))
+    return full, short
 
 
-def _stability_bar(robustness: Robustness, ids: list[int], names: dict[int, str]) -> dict[str, Any]:
+def _bar_names(ids: Sequence[int], full: Mapping[int, str]) -> dict[int, str]:
+    """The names under the bars, on two lines so that they stand level."""
+    named = [(i, full[i]) for i in ids]
+    return dict(zip(ids, distinct_labels(named, 22, two_line_label), strict=True))
+
+
+def _stability_bar(robustness: Robustness, ids: list[int], full: dict[int, str]) -> dict[str, Any]:
     shares = robustness.stability.first_share
     return {
         "type": "bar",
         "name": _("Ranked first"),
-        "x": [names[i] for i in ids],
+        "x": list(_bar_names(ids, full).values()),
+        "customdata": [full[i] for i in ids],
         "y": [shares[i] * 100 for i in ids],
         "text": [f"{shares[i] * 100:.0f} %" for i in ids],
         "textposition": "outside",
@@ -57,17 +69,20 @@ def _stability_bar(robustness: Robustness, ids: list[int], names: dict[int, str]
         "marker": {
             "color": [CANDIDATE_COLOURS[0] if i == robustness.leader_id else GREY for i in ids]
         },
-        "hovertemplate": "%{x}: %{y:.1f} %<extra></extra>",
+        "hovertemplate": "%{customdata}: %{y:.1f} %<extra></extra>",
         "showlegend": False,
     }
 
 
 def _flip_cells(
-    robustness: Robustness, names: dict[int, str], dimensions: dict[str, str]
+    robustness: Robustness,
+    full: dict[int, str],
+    short: dict[int, str],
+    dimensions: dict[str, str],
 ) -> tuple[list[str], list[list[Any]], list[list[str]], list[list[str]]]:
     """Rows (other candidates in ranking order), |change| in pp (None when no flip), cell
     texts and hover sentences."""
-    leader = names[robustness.leader_id] if robustness.leader_id is not None else ""
+    leader = full[robustness.leader_id] if robustness.leader_id is not None else ""
     rows: list[int] = list(dict.fromkeys(f.other_id for f in robustness.flips))
     cell = {(f.other_id, f.dimension): f for f in robustness.flips}
     # Translated once, not once per cell (up to 6 cells per other candidate).
@@ -82,7 +97,7 @@ def _flip_cells(
         z_row, text_row, hover_row = [], [], []
         for dimension in DIMENSIONS:
             flip = cell.get((other, dimension))
-            words = {"other": names[other], "leader": leader, "dimension": dimensions[dimension]}
+            words = {"other": full[other], "leader": leader, "dimension": dimensions[dimension]}
             if flip is None or flip.change_pp is None:
                 z_row.append(None)
                 text_row.append("")
@@ -101,7 +116,7 @@ def _flip_cells(
         z.append(z_row)
         text.append(text_row)
         hover.append(hover_row)
-    return [names[i] for i in rows], z, text, hover
+    return [short[i] for i in rows], z, text, hover
 
 
 def robustness_bars(
@@ -128,7 +143,7 @@ def robustness_bars(
             return empty_figure(_("Every candidate is disqualified: there is no leader to test."))
         shares = robustness.stability.first_share
         ids = [i for i in labels if i in shares] + [i for i in shares if i not in labels]
-        names = _names(ids, labels)
+        full, short = _names(ids, labels)
         stability = robustness.stability
         bars_title = _(
             "Share of {draws} weight draws (each weight ±{pct} %) in which each candidate "
@@ -138,19 +153,20 @@ def robustness_bars(
         share_axis = {"title": {"text": _("Ranked first (% of draws)")}, "range": [0, 110]}
         if not robustness.flips:
             return figure(
-                [_stability_bar(robustness, ids, names)],
+                [_stability_bar(robustness, ids, full)],
                 title={"text": bars_title, "font": {"size": 14}},
                 height=360,
+                xaxis={"tickangle": 0},
                 yaxis=share_axis,
                 margin={"t": 60},
             )
 
         dimensions = dimension_names(dimension_labels)
-        rows, z, text, hover = _flip_cells(robustness, names, dimensions)
+        rows, z, text, hover = _flip_cells(robustness, full, short, dimensions)
         columns = [dimensions[d] for d in DIMENSIONS]
         flips_title = _(
             "Weight change (percentage points) that lets another candidate overtake {leader}"
-        ).format(leader=names[robustness.leader_id])
+        ).format(leader=short[robustness.leader_id])
         # Two panels stacked as plotly's make_subplots(rows=2, cols=1) lays them out: the
         # bars on axes x/y, the flips on axes x2/y2, each panel's title above it.
         top, bottom = _panel_domains()
@@ -158,7 +174,7 @@ def robustness_bars(
             (r, c) for r, row in enumerate(z) for c, value in enumerate(row) if value is None
         ]
         traces = [
-            {**_stability_bar(robustness, ids, names), "xaxis": "x", "yaxis": "y"},
+            {**_stability_bar(robustness, ids, full), "xaxis": "x", "yaxis": "y"},
             # The grey layer under the cells where no weight flips the leader: a visible "—"
             # instead of a hole.
             {
@@ -243,7 +259,7 @@ def robustness_bars(
         }
         return figure(
             traces,
-            xaxis={"anchor": "y", "domain": [0.0, 1.0]},
+            xaxis={"anchor": "y", "domain": [0.0, 1.0], "tickangle": 0},
             yaxis={"anchor": "x", "domain": top, **share_axis},
             xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "type": "category", "side": "bottom"},
             yaxis2={

@@ -33,6 +33,10 @@ def _fill(colour: str, alpha: float = 0.12) -> str:
     return f"rgba({red},{green},{blue},{alpha})"
 
 
+def _full_name(result) -> str:
+    return disqualified_label(result.label) if result.disqualified else result.label
+
+
 def radar(
     results: Results,
     dimension_labels: Mapping[str, str] | Sequence[str] | None = None,
@@ -63,6 +67,8 @@ def radar(
                     "r": [*scores, scores[0]],
                     "theta": [*theta, theta[0]],
                     "name": disqualified_label(label) if result.disqualified else label,
+                    # The legend shows the short name, the hover the full one.
+                    "text": [_full_name(result)] * (len(scores) + 1),
                     "mode": "lines+markers",
                     "fill": "toself",
                     "fillcolor": _fill(colour),
@@ -72,7 +78,7 @@ def radar(
                         "dash": "dot" if result.disqualified else "solid",
                     },
                     "marker": {"size": 6},
-                    "hovertemplate": "%{theta}: %{r:.1f}<extra>%{fullData.name}</extra>",
+                    "hovertemplate": "%{text}<br>%{theta}: %{r:.1f}<extra></extra>",
                 }
             )
         return figure(
@@ -112,10 +118,8 @@ def contributions_bars(
             return empty_figure(_("No candidates to compare yet."))
         share = normalise_weights(weights)
         labels = dimension_names(dimension_labels)
-        names = [
-            disqualified_label(label) if r.disqualified else label
-            for r, label in zip(rows, unique_labels(rows), strict=True)
-        ]
+        # Short names: the greys say "disqualified" (with the note below), the hover in words.
+        names = unique_labels(rows)
         traces = []
         for dimension in DIMENSIONS:
             weight = share[dimension]
@@ -126,7 +130,7 @@ def contributions_bars(
                     "name": labels[dimension],
                     "y": names,
                     "x": [weight * r.score(dimension) for r in rows],
-                    "customdata": [[r.score(dimension), weight * 100] for r in rows],
+                    "customdata": [[r.score(dimension), weight * 100, _full_name(r)] for r in rows],
                     "marker": {
                         "color": [
                             DIMENSION_GREYS[dimension]
@@ -137,7 +141,7 @@ def contributions_bars(
                         "line": {"color": "#ffffff", "width": 1},
                     },
                     "hovertemplate": (
-                        f"%{{y}}<br>{labels[dimension]}: "
+                        f"%{{customdata[2]}}<br>{labels[dimension]}: "
                         "%{customdata[0]:.1f} × %{customdata[1]:.1f} % = %{x:.1f}<extra></extra>"
                     ),
                 }
@@ -151,18 +155,34 @@ def contributions_bars(
                 "mode": "text",
                 "text": [f"{r.total:.1f}" for r in rows],
                 "textposition": "middle right",
+                "cliponaxis": False,
                 "textfont": {"color": [MUTED if r.disqualified else "#1d2430" for r in rows]},
                 "showlegend": False,
                 "hoverinfo": "skip",
             }
         )
+        layout: dict[str, Any] = {}
+        if any(r.disqualified for r in rows):
+            layout["annotations"] = [
+                {
+                    "text": _("Grey bars: disqualified candidates."),
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": 0,
+                    "y": 0,
+                    "yshift": -60,
+                    "xanchor": "left",
+                    "yanchor": "top",
+                    "showarrow": False,
+                    "font": {"color": MUTED, "size": 12},
+                }
+            ]
         return figure(
             traces,
             barmode="stack",
-            height=150 + 46 * len(rows),
-            xaxis={
-                "title": {"text": _("Weighted contribution to the total score (points)")},
-                "range": [0, 112],
-            },
+            height=170 + 46 * len(rows),
+            xaxis={"title": {"text": _("Points of the total score")}, "range": [0, 112]},
             yaxis={"autorange": "reversed", "type": "category"},
+            margin={"b": 80},
+            **layout,
         )

@@ -35,16 +35,33 @@ def test_each_role_logs_in_and_sees_the_list_and_the_dashboard_with_charts(porta
         expect(page.locator("h1")).to_contain_text(EVALUATION_NAME)
         expect(page.locator(".facts")).to_contain_text(role_label)
 
-        # Ranking: a row per candidate; verification matrix: a row per checklist item.
-        expect(page.locator("table.ranking tbody tr")).to_have_count(6)
+        # Ranking: a row per candidate, and under each disqualified one a row of its reasons;
+        # verification matrix: a row per checklist item.
+        expect(page.locator("table.ranking tbody tr:not(.knockout-row)")).to_have_count(6)
+        reasons = page.locator("table.ranking tr.knockout-row")
+        expect(reasons).to_have_count(4)
+        expect(reasons.first).to_contain_text("Disqualified")
         expect(page.locator("table.matrix tbody tr")).to_have_count(10)
         expect(page.locator("table.matrix thead th")).to_have_count(1 + 6)
         assert portal.wait_for_charts(minimum=6) == 6, role
+        if role == "manager":
+            # Long candidate names must not squeeze the plots: each keeps most of its card.
+            for chart, share in plot_shares(page).items():
+                assert share > 0.5, (chart, share)
         portal.assert_no_js_errors()
         portal.screenshot(role)
 
         portal.logout()
         assert page.url.startswith(portal.url("/accounts/login/"))
+
+
+def plot_shares(page) -> dict[str, float]:
+    """Width of each cartesian chart's plot area as a share of its chart element."""
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("[data-chart]")]
+            .filter((el) => el._fullLayout && el._fullLayout.xaxis && !el._fullLayout.polar)
+            .map((el) => [el.dataset.chart, el._fullLayout.xaxis._length / el.clientWidth]))"""
+    )
 
 
 def test_switching_to_chinese_translates_the_dashboard_and_keeps_the_charts(portal):
@@ -80,7 +97,7 @@ def test_the_report_draws_its_charts_and_offers_a_print_button(portal):
     portal.login("viewer")
     portal.goto("/evaluations/1/report/")
     expect(page.locator("article.report h1")).to_have_text(EVALUATION_NAME)
-    expect(page.locator("table.ranking tbody tr")).to_have_count(6)
+    expect(page.locator("table.ranking tbody tr:not(.knockout-row)")).to_have_count(6)
     assert portal.wait_for_charts(minimum=6) == 6
 
     print_button = page.get_by_role("button", name="Print")

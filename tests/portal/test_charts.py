@@ -150,7 +150,10 @@ def test_contributions_stack_weight_times_score_up_to_the_total(ranking):
 def test_contributions_keep_ranking_order_and_grey_the_disqualified(ranking):
     figure = charts.contributions_bars(ranking.results, ranking.weights, lang="en")
     stability = figure["data"][0]
-    assert stability["y"] == ["Beta", "Alpha", "Delta", "Gamma (disqualified)"]
+    # The grey bars and a note under the chart say it; the hover says it in words.
+    assert stability["y"] == ["Beta", "Alpha", "Delta", "Gamma"]
+    assert stability["customdata"][3][2] == "Gamma (disqualified)"
+    assert "Grey bars: disqualified candidates." in _annotation_texts(figure)
     assert figure["layout"]["yaxis"]["autorange"] == "reversed"
     colours = stability["marker"]["color"]
     assert colours[0] == colours[1] == colours[2] == charts.base.DIMENSION_COLOURS["stability"]
@@ -181,7 +184,8 @@ def test_tco_stacks_every_component_per_candidate_and_billing_model(ranking, by_
     assert [t["name"] for t in bars] == ["GPU", "Storage", "Egress", "Support", "Licence", "Setup"]
     assert len(bars) == len(COMPONENTS)
     outer, inner = bars[0]["x"]
-    assert outer == ["Beta", "Alpha", "Alpha", "Gamma (disqualified)", "Gamma (disqualified)"]
+    gamma = "Gamma<br>(disqualified)"
+    assert outer == ["Beta", "Alpha", "Alpha", gamma, gamma]
     assert inner == ["Hourly", "Hourly", "Monthly", "Hourly", "Monthly"]
     alpha_monthly = by_label["Alpha"].tco.model("monthly")
     for trace, component in zip(bars, COMPONENTS, strict=True):
@@ -294,10 +298,12 @@ def test_value_for_money_marks_the_front_and_greys_the_disqualified(ranking, by_
         float(by_label["Alpha"].tco.cost_per_effective_gpu_hour),
     ]
     assert candidates["y"] == [by_label["Beta"].total, by_label["Alpha"].total]
-    assert disqualified["text"] == ["Gamma (disqualified)"]
+    # On the chart the grey cross and its legend mark it; the hover says it in words.
+    assert disqualified["text"] == ["Gamma"]
+    assert disqualified["customdata"] == ["Gamma (disqualified)"]
     assert disqualified["marker"]["color"] == charts.base.GREY
     # Beta is both cheaper and better than Alpha: the front is Beta alone.
-    assert front["text"] == ["Beta"]
+    assert front["customdata"] == ["Beta"]
     assert "lines" in front["mode"]
     assert figure["layout"]["xaxis"]["title"]["text"] == "Cost per effective GPU-hour (CNY)"
     assert "Not shown (no price): Delta" in _annotation_texts(figure)
@@ -311,7 +317,7 @@ def test_value_for_money_front_runs_through_every_front_point_in_cost_order():
         ("mid", 15.0, 60.0, False),
     ]
     front = _trace(charts.value_for_money(points), "Pareto front")
-    assert front["text"] == ["cheap", "mid", "top"]
+    assert front["customdata"] == ["cheap", "mid", "top"]
     assert front["x"] == [10.0, 15.0, 30.0]
     assert front["y"] == [40.0, 60.0, 80.0]
 
@@ -476,3 +482,58 @@ def test_every_figure_passes_plotlys_own_validation(ranking, robust):
             go.Figure(figure)  # raises ValueError on an unknown attribute or a bad value
         except ValueError as exc:  # pragma: no cover - the message names the bad property
             pytest.fail(f"{name}: {exc}")
+
+
+# --- long names ------------------------------------------------------------------------------
+
+LONG = "Huaxia Secure Cloud (华夏政务云) · H800 bare metal, MLPS 3 + Xinchuang zone"
+
+
+def test_short_labels_fit_their_columns_counting_cjk_as_two():
+    from portal.charts.base import _columns, short_label
+
+    # The vendor's second name in brackets goes first, then the end is cut.
+    assert short_label(LONG) == "Huaxia Secure Cloud · H800…"
+    assert short_label("Hanhai Compute (瀚海算力) · HGX H100") == "Hanhai Compute · HGX H100"
+    assert short_label("Alpha (α)") == "Alpha (α)"
+    cjk = short_label("瀚海算力 HGX H100 八卡裸金属服务器，NDR 胖树网络")
+    assert cjk.endswith("…") and sum(map(_columns, cjk)) <= 30
+    assert short_label("Alpha") == "Alpha"
+    # Cut at a word boundary near the end, never in the middle of a word.
+    assert (
+        short_label("Skyline Cloud · vGPU cloud instance, L40S-48Q")
+        == "Skyline Cloud · vGPU cloud…"
+    )
+
+
+def test_long_names_are_short_on_axes_and_legends_and_full_on_hover(by_label):
+    from dataclasses import replace
+
+    from portal.charts.base import short_label
+
+    alpha = replace(by_label["Alpha"], label=LONG)
+    twin = replace(by_label["Beta"], label=LONG + " (second rack)")
+    radar = charts.radar([alpha, twin], lang="en")
+    names = [t["name"] for t in radar["data"]]
+    # Both shorten to the same text: the ids tell them apart.
+    assert names == [
+        f"{short_label(LONG)} #{alpha.candidate_id}",
+        f"{short_label(LONG)} #{twin.candidate_id}",
+    ]
+    assert radar["data"][0]["text"][0] == LONG
+    bars = charts.contributions_bars([alpha], {d: 1 for d in DIMENSIONS}, lang="en")
+    assert bars["data"][0]["y"] == [short_label(LONG)]
+    assert bars["data"][0]["customdata"][0][2] == LONG
+    tco = charts.tco_bars([alpha], lang="en")
+    # Under the bars: vendor and offering on two lines.
+    assert tco["data"][0]["x"][0][0] == "Huaxia Secure Cloud<br>H800 bare metal…"
+    assert tco["data"][0]["customdata"][0][1] == LONG
+
+
+def test_busbw_ticks_cover_a_narrow_sweep_too():
+    curve = [{"size_bytes": 2**n, "busbw_gbyte_s": 400.0 + n} for n in range(30, 34)]
+    figure = charts.busbw_curves({"node": curve}, lang="en")
+    assert figure["layout"]["xaxis"]["ticktext"] == ["1 GiB", "2 GiB", "4 GiB", "8 GiB"]
+    wide = [{"size_bytes": 2**n, "busbw_gbyte_s": 1.0 + n} for n in range(3, 34)]
+    ticks = charts.busbw_curves({"node": wide}, lang="en")["layout"]["xaxis"]["ticktext"]
+    assert ticks == ["32 B", "1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]

@@ -57,8 +57,9 @@ def test_from_128_gpus_only_bare_metal_qualifies():
     found = _knockouts(vm, required_total_gpus=128)
     assert found["delivery_form"].reason_en == (
         "128 GPUs need bare metal (from 128 GPUs bare metal is practically required); "
-        "offered: passthrough_vm"
+        "offered: a PCIe passthrough VM"
     )
+    assert found["delivery_form"].reason_zh.endswith("提供的是PCIe 直通虚拟机")
     assert _knockouts(vm, required_total_gpus=64) == {}
 
 
@@ -93,7 +94,10 @@ def test_contradicted_compliance_disqualifies_only_when_compliance_is_required()
 def test_over_budget_names_the_cheapest_total():
     found = _knockouts(candidate(), budget_total=Decimal("500000"))
     assert found["budget"].reason_en == (
-        "cheapest total 594147.94 CNY (monthly billing) exceeds the budget of 500000 CNY"
+        "cheapest total 594,147.94 CNY (monthly billing) exceeds the budget of 500,000.00 CNY"
+    )
+    assert found["budget"].reason_zh == (
+        "最低总成本 594,147.94 CNY（包月计费）超出预算 500,000.00 CNY"
     )
     assert found["budget"].evidence_ref == "TCO: monthly billing over 90 days"
     assert _knockouts(candidate(), budget_total=Decimal("594147.94")) == {}
