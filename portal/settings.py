@@ -134,6 +134,9 @@ MEDIA_URL = "media/"
 
 # Uploads: bodies above this size are refused before they are read whole.
 EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1024 * 1024)
+# An import task takes along up to this many waiting uploads of the same candidate (itself
+# included), written in one transaction with one rescore; 1 imports each upload alone.
+EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

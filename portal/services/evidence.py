@@ -3,6 +3,7 @@
 import hashlib
 import logging
 import uuid
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -111,10 +112,20 @@ def evidence_submit(
     return upload, True
 
 
+def _processing(task_id: str, claim_token: str) -> dict[str, Any]:
+    return {
+        "status": UploadStatus.PROCESSING,
+        "started_at": timezone.now(),
+        "finished_at": None,
+        "attempts": F("attempts") + 1,
+        "task_id": task_id,
+        "claim_token": claim_token,
+    }
+
+
 def _claim(upload_id: int, task_id: str) -> str | None:
     """Move the upload to processing for this attempt; None when someone else holds it."""
-    now = timezone.now()
-    stale_before = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stale_before = timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
     claim_token = uuid.uuid4().hex
     # A redelivered message (its worker was killed) keeps its task id and may take over at once.
     same_task = Q(task_id=task_id) if task_id else Q(pk__in=[])
@@ -122,14 +133,33 @@ def _claim(upload_id: int, task_id: str) -> str | None:
         Q(status=UploadStatus.PROCESSING) & (same_task | Q(started_at__lt=stale_before))
     )
     claimed = EvidenceUpload.objects.filter(claimable, pk=upload_id).update(
-        status=UploadStatus.PROCESSING,
-        started_at=now,
-        finished_at=None,
-        attempts=F("attempts") + 1,
-        task_id=task_id,
-        claim_token=claim_token,
+        **_processing(task_id, claim_token)
     )
     return claim_token if claimed else None
+
+
+def _claim_more(first: EvidenceUpload, task_id: str, claim_token: str) -> list[EvidenceUpload]:
+    """Also claim, under the same task id and token, up to EVIDENCE_IMPORT_BATCH - 1 other
+    uploads of the same candidate that wait in the queue (or that this task id held when its
+    worker was lost), oldest first. Rows another worker holds or is claiming are skipped,
+    never waited for. Their own messages, when delivered, then find nothing to claim."""
+    limit = settings.EVIDENCE_IMPORT_BATCH - 1
+    if limit <= 0:
+        return []
+    mine = Q(status=UploadStatus.PROCESSING, task_id=task_id) if task_id else Q(pk__in=[])
+    with transaction.atomic():
+        more = list(
+            EvidenceUpload.objects.select_for_update(skip_locked=True)
+            .filter(Q(status=UploadStatus.QUEUED) | mine, candidate_id=first.candidate_id)
+            .exclude(pk=first.pk)
+            .order_by("pk")
+            .defer("report")[:limit]
+        )
+        if more:
+            EvidenceUpload.objects.filter(pk__in=[u.pk for u in more]).update(
+                **_processing(task_id, claim_token)
+            )
+    return more
 
 
 def _unit(metric: str) -> str:
@@ -184,58 +214,27 @@ def _report(results) -> list[dict[str, Any]]:
     ]
 
 
-def _finish(
-    upload: EvidenceUpload, claim_token: str, *, status: str, error: str = "", report=None, rows=()
-) -> EvidenceUpload | None:
-    """Write the outcome in one transaction, if this attempt still holds the claim."""
-    outcome = {
-        "status": status,
-        "error": error,
-        "report": report or [],
-        "parser_version": PARSER_VERSION,
-        "finished_at": timezone.now(),
-    }
-    with transaction.atomic():
-        # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits for
-        # this transaction, and a claim that came first leaves nothing to update here.
-        held = EvidenceUpload.objects.filter(
-            pk=upload.pk, claim_token=claim_token, status=UploadStatus.PROCESSING
-        ).update(**outcome)
-        if not held:
-            return None
-        upload.measurements.all().delete()
-        copy_insert(Measurement, rows)
-        from .scores import candidate_refresh
+@dataclass
+class _Outcome:
+    """What importing one upload comes to, before anything is written."""
 
-        candidate_refresh(candidate_id=upload.candidate_id, unless_pending=True)
-    for name, value in outcome.items():
-        setattr(upload, name, value)
-    return upload
+    status: str
+    error: str = ""
+    report: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[Measurement] = field(default_factory=list)
 
 
-def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
-    """Parse one upload and replace its measurements; None when there is nothing to do.
-
-    A rejected bundle or a file that parses to nothing marks the upload failed with a message
-    the uploader can act on; nothing partial is written either way.
-    """
-    claim_token = _claim(upload_id, task_id)
-    if claim_token is None:
-        return None
-    # The previous report is not needed: it is replaced.
-    upload = EvidenceUpload.objects.defer("report").get(pk=upload_id)
+def _outcome(upload: EvidenceUpload) -> _Outcome:
+    """Open and parse one stored upload (no database access). A rejected bundle or a file
+    that parses to nothing fails with a message the uploader can act on."""
+    failed = UploadStatus.FAILED
     try:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
     except BundleRejected as exc:
-        return _finish(upload, claim_token, status=UploadStatus.FAILED, error=str(exc))
+        return _Outcome(failed, str(exc))
     except FileNotFoundError:
-        return _finish(
-            upload,
-            claim_token,
-            status=UploadStatus.FAILED,
-            error=_("The stored file is missing; upload it again."),
-        )
+        return _Outcome(failed, _("The stored file is missing; upload it again."))
     results = parse_evidence_set(evidence)
     node_name = upload.node_name or (evidence.manifest.hostname if evidence.manifest else "")
     report = _report(results)
@@ -245,11 +244,66 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
             r.error or "" for r in results
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
-        return _finish(
-            upload, claim_token, status=UploadStatus.FAILED, error=error[:5000], report=report
-        )
-    rows = _measurements(upload, parsed, node_name)
-    return _finish(upload, claim_token, status=UploadStatus.DONE, report=report, rows=rows)
+        return _Outcome(failed, error[:5000], report)
+    return _Outcome(UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name))
+
+
+def _finish(
+    uploads: list[EvidenceUpload], outcomes: list[_Outcome], claim_token: str
+) -> list[EvidenceUpload]:
+    """Write the outcomes in one transaction, each only if this attempt still holds its
+    upload's claim, then refresh the candidate's scores unless more of its uploads wait.
+    Returns the uploads written."""
+    finished_at = timezone.now()
+    held = []
+    with transaction.atomic():
+        for upload, outcome in zip(uploads, outcomes, strict=True):
+            fields = {
+                "status": outcome.status,
+                "error": outcome.error,
+                "report": outcome.report,
+                "parser_version": PARSER_VERSION,
+                "finished_at": finished_at,
+            }
+            # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits
+            # for this transaction, and a claim that came first leaves nothing to update.
+            if EvidenceUpload.objects.filter(
+                pk=upload.pk, claim_token=claim_token, status=UploadStatus.PROCESSING
+            ).update(**fields):
+                held.append((upload, outcome, fields))
+        if not held:
+            return []
+        Measurement.objects.filter(upload_id__in=[upload.pk for upload, _o, _f in held]).delete()
+        copy_insert(Measurement, [row for _u, outcome, _f in held for row in outcome.rows])
+        from .scores import candidate_refresh
+
+        candidate_refresh(candidate_id=uploads[0].candidate_id, unless_pending=True)
+    written = []
+    for upload, _written_outcome, fields in held:
+        for name, value in fields.items():
+            setattr(upload, name, value)
+        written.append(upload)
+    return written
+
+
+def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
+    """Import one upload, and with it the other uploads of its candidate waiting in the queue
+    (up to EVIDENCE_IMPORT_BATCH in all): parse each, replace each one's measurements, all
+    in one transaction, and refresh the candidate's scores once. Returns ``upload_id``'s
+    upload, or None when there is nothing to do (finished, or another attempt holds it).
+
+    A rejected bundle or a file that parses to nothing marks its upload failed with a message
+    the uploader can act on, and leaves the others of the batch alone; nothing partial is
+    written either way.
+    """
+    claim_token = _claim(upload_id, task_id)
+    if claim_token is None:
+        return None
+    # The previous reports are not needed: they are replaced.
+    first = EvidenceUpload.objects.defer("report").get(pk=upload_id)
+    uploads = [first, *_claim_more(first, task_id, claim_token)]
+    written = _finish(uploads, [_outcome(upload) for upload in uploads], claim_token)
+    return first if first in written else None
 
 
 def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]:

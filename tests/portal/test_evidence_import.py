@@ -190,7 +190,64 @@ def test_the_sweeper_gives_up_after_repeated_attempts(candidate, empty_queue):
     assert _queued_import_ids() == []
 
 
-def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate):
+def test_an_import_takes_along_the_candidates_waiting_uploads_and_rescores_once(
+    candidate, evaluation, vendor, settings
+):
+    from portal.models import Candidate, Offering
+
+    settings.EVIDENCE_IMPORT_BATCH = 3
+    names = ("nccl-a100-8gpu.txt", "topo-a100-8gpu.txt", "ibstat-roce-some-down.txt")
+    uploads = [_submit(candidate, sample_bytes(name), name) for name in names]
+    fourth = _submit(candidate, sample_bytes("lspci-kvm-vm.txt"), "lspci.txt")
+    other_offering = Offering.objects.get(pk=candidate.offering_id)
+    other_offering.pk = None
+    other_offering.name = "another offering"
+    other_offering.save()
+    other = Candidate.objects.create(evaluation=evaluation, offering=other_offering, node_count=1)
+    elsewhere = _submit(other, sample_bytes("nccl-a100-8gpu.txt"), "other.txt")
+
+    first = evidence_import(upload_id=uploads[0].pk, task_id="t1")
+    assert first is not None and first.status == UploadStatus.DONE
+    for upload in uploads:
+        upload.refresh_from_db()
+        assert (upload.status, upload.task_id) == (UploadStatus.DONE, "t1"), upload.error
+        assert Measurement.objects.filter(upload=upload).exists()
+    # The batch is full: the fourth waits for its own message, so no rescore yet.
+    fourth.refresh_from_db()
+    assert fourth.status == UploadStatus.QUEUED
+    candidate.refresh_from_db()
+    assert candidate.scored_at is None
+    # Another candidate's upload is never taken along.
+    elsewhere.refresh_from_db()
+    assert elsewhere.status == UploadStatus.QUEUED
+    # The messages of the uploads taken along find nothing to do.
+    assert evidence_import(upload_id=uploads[1].pk, task_id="t2") is None
+    assert evidence_import(upload_id=fourth.pk, task_id="t3").status == UploadStatus.DONE
+    candidate.refresh_from_db()
+    assert candidate.scored_at is not None and candidate.scores.count() == 6
+
+
+def test_a_redelivered_task_takes_back_the_uploads_it_held(candidate):
+    first = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "a.txt")
+    second = _submit(candidate, sample_bytes("topo-a100-8gpu.txt"), "b.txt")
+    # What a worker killed in the middle of a batch leaves behind.
+    EvidenceUpload.objects.filter(pk__in=[first.pk, second.pk]).update(
+        status=UploadStatus.PROCESSING,
+        task_id="t1",
+        claim_token="lost",
+        started_at=timezone.now(),
+        attempts=1,
+    )
+    # Another task cannot take them while the claim is fresh; the same task id can.
+    assert evidence_import(upload_id=first.pk, task_id="t9") is None
+    assert evidence_import(upload_id=first.pk, task_id="t1").status == UploadStatus.DONE
+    second.refresh_from_db()
+    assert (second.status, second.attempts) == (UploadStatus.DONE, 2)
+    assert Measurement.objects.filter(upload=second).exists()
+
+
+def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate, settings):
+    settings.EVIDENCE_IMPORT_BATCH = 1  # each upload alone
     first = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "a.txt")
     second = _submit(candidate, sample_bytes("topo-a100-8gpu.txt"), "b.txt")
     evidence_import(upload_id=first.pk, task_id="t1")
