@@ -66,34 +66,49 @@ def _blocked_on_a_lock() -> bool:
 def test_a_worker_killed_mid_import_loses_and_duplicates_nothing(celery_worker_process, candidate):
     lock = _lock_candidate(candidate.pk)
     try:
-        bundle = make_bundle(
-            {
-                "nccl.txt": sample_bytes("nccl-a100-8gpu.txt"),
-                "ibstat.txt": sample_bytes("ibstat-roce-some-down.txt"),
-            }
-        )
-        with transaction.atomic():
-            upload, _ = evidence_submit(
-                candidate=candidate, uploaded_file=SimpleUploadedFile("b.tar.gz", bundle)
+        bundles = [
+            make_bundle(
+                {
+                    "nccl.txt": sample_bytes("nccl-a100-8gpu.txt"),
+                    "ibstat.txt": sample_bytes("ibstat-roce-some-down.txt"),
+                },
+                hostname=f"gpu-node-{number}",
             )
-        # The worker claims the upload, writes its measurements, then waits for our lock.
-        _wait_for(lambda: _status(upload.pk) == UploadStatus.PROCESSING, what="claimed")
+            for number in range(3)
+        ]
+        # Queued together: an import task takes the others along in its batch.
+        with transaction.atomic():
+            uploads = [
+                evidence_submit(
+                    candidate=candidate,
+                    uploaded_file=SimpleUploadedFile(f"b{number}.tar.gz", bundle),
+                )[0]
+                for number, bundle in enumerate(bundles)
+            ]
+        ids = [upload.pk for upload in uploads]
+        # The worker claims the uploads, writes their measurements, then waits for our lock.
+        _wait_for(lambda: all(_status(pk) == UploadStatus.PROCESSING for pk in ids), what="claimed")
         _wait_for(_blocked_on_a_lock, what="worker blocked inside its import transaction")
         pids = _wait_for(celery_worker_process.active_task_pids, what="active task")
-        os.kill(pids[0], signal.SIGKILL)
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
         time.sleep(1.0)
     finally:
         lock.rollback()
         lock.close()
 
-    _wait_for(lambda: _status(upload.pk) == UploadStatus.DONE, what="import done after the kill")
-    upload.refresh_from_db()
-    assert upload.attempts == 2, "the redelivered message took over the same upload"
-    rows = list(
-        Measurement.objects.filter(upload=upload).values_list("source_file", "metric", "line")
+    _wait_for(
+        lambda: all(_status(pk) == UploadStatus.DONE for pk in ids),
+        what="imports done after the kill",
     )
-    assert rows, "measurements were written"
-    assert len(rows) == len(set(rows)), "no measurement was written twice"
+    for upload in uploads:
+        upload.refresh_from_db()
+        assert upload.attempts == 2, "the redelivered message took over the uploads it held"
+        rows = list(
+            Measurement.objects.filter(upload=upload).values_list("source_file", "metric", "line")
+        )
+        assert rows, "measurements were written"
+        assert len(rows) == len(set(rows)), "no measurement was written twice"
     assert celery_worker_process.ping(), "the worker replaced its killed child"
 
 
