@@ -119,10 +119,14 @@ class _Labels:
         vendor_ids: Iterable[int],
         user_ids: Iterable[int],
     ) -> None:
-        self.vendors = dict(Vendor.objects.filter(pk__in=set(vendor_ids)).values_list("pk", "name"))
-        for pk, vendor_id, name in Offering.objects.filter(pk__in=set(offering_ids)).values_list(
-            "pk", "vendor_id", "name"
-        ):
+        offerings = list(
+            Offering.objects.filter(pk__in=set(offering_ids)).values_list("pk", "vendor_id", "name")
+        )
+        # The vendors of the offerings as they are now, too: an offering without history rows
+        # (loaded from a fixture) still gets its vendor's name.
+        vendor_ids = set(vendor_ids) | {vendor_id for _pk, vendor_id, _name in offerings}
+        self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
+        for pk, vendor_id, name in offerings:
             self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
         self.items = {
             pk: f"{number}. {title}"

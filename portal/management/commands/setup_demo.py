@@ -1,5 +1,7 @@
 """Load the checklist and the demo data set and create one demo user per role (idempotent)."""
 
+from io import StringIO
+
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
@@ -29,6 +31,10 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args, **options):
         call_command("loaddata", "checklist", "demo", verbosity=0)
+        # Fixtures load without history rows: give each audited model that has none a
+        # "created" row per object, so that the trail starts from the demo's first state
+        # (a model that already has history, as on a second run, is left alone).
+        call_command("populate_history", auto=True, verbosity=0, stdout=StringIO())
         for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
             evaluation_rescore(evaluation=evaluation, verify=True)
         demo_evidence_load()

@@ -258,3 +258,20 @@ def test_neither_the_trail_nor_the_decision_can_be_edited(api, world, client, ma
     assert client.post(delete_url, {"post": "yes"}).status_code == 403
     record.refresh_from_db()
     assert record.rationale == "ok"
+
+
+def test_the_demo_trail_starts_with_each_objects_creation_and_names_its_vendor(demo):
+    from portal.models import Candidate, Evaluation
+
+    evaluation = Evaluation.objects.get(pk=1)
+    entries = audit.evaluation_history(evaluation, kinds=["candidate"])
+    oldest: dict[int, audit.AuditEntry] = {}
+    for item in entries:  # newest first: the last one seen per object is its first
+        oldest[item.object_id] = item
+    candidates = Candidate.objects.filter(evaluation=evaluation).select_related("offering__vendor")
+    assert set(oldest) == {c.pk for c in candidates}
+    for candidate in candidates:
+        first = oldest[candidate.pk]
+        assert first.action == "created", (candidate, first.action)
+        assert first.object_label == str(candidate.offering)
+        assert first.object_label.startswith(candidate.offering.vendor.name)
