@@ -9,10 +9,16 @@ urlpatterns = [
     path("vendors/", catalogue.vendor_list, name="vendor-list"),
     path("vendors/new/", catalogue.vendor_create, name="vendor-create"),
     path("vendors/<int:vendor_pk>/edit/", catalogue.vendor_edit, name="vendor-edit"),
+    path("vendors/<int:vendor_pk>/delete/", catalogue.vendor_delete_view, name="vendor-delete"),
     path("offerings/", catalogue.offering_list, name="offering-list"),
     path("offerings/new/", catalogue.offering_create, name="offering-create"),
     path("offerings/<int:offering_pk>/", catalogue.offering_detail, name="offering-detail"),
     path("offerings/<int:offering_pk>/edit/", catalogue.offering_edit, name="offering-edit"),
+    path(
+        "offerings/<int:offering_pk>/delete/",
+        catalogue.offering_delete_view,
+        name="offering-delete",
+    ),
     path(
         "evaluations/<int:pk>/candidates/add/",
         candidates_admin.candidate_create,

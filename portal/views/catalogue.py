@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from ..forms_procurement import (
@@ -20,7 +21,12 @@ from ..forms_procurement import (
     offering_price_formset,
 )
 from ..models import Membership, Offering, Role, Vendor
-from ..services.evaluations import offering_saved
+from ..services.evaluations import (
+    CatalogueRowInUse,
+    offering_delete,
+    offering_saved,
+    vendor_delete,
+)
 
 
 def can_edit_catalogue(user) -> bool:
@@ -156,3 +162,59 @@ def offering_create(request: HttpRequest) -> HttpResponse:
 def offering_edit(request: HttpRequest, offering_pk: int) -> HttpResponse:
     _require_catalogue_editor(request)
     return _offering_form(request, get_object_or_404(Offering, pk=offering_pk))
+
+
+def _delete_page(
+    request: HttpRequest, *, obj, kind: str, blockers: list, delete, cancel_url: str, done: str
+) -> HttpResponse:
+    """Ask first (GET), delete on POST through the service; rows still in use are listed and
+    the deletion refused with the service's message."""
+    errors: list[str] = []
+    if request.method == "POST":
+        name = str(obj)
+        try:
+            delete(obj, request.user)
+        except CatalogueRowInUse as exc:
+            errors = [str(exc)]
+        else:
+            messages.success(request, _("“%(name)s” deleted.") % {"name": name})
+            return redirect(done)
+    context = {
+        "object": obj,
+        "kind": kind,
+        "blockers": blockers,
+        "errors": errors,
+        "cancel_url": cancel_url,
+    }
+    return render(request, "portal/catalogue_confirm_delete.html", context)
+
+
+@login_required
+def offering_delete_view(request: HttpRequest, offering_pk: int) -> HttpResponse:
+    _require_catalogue_editor(request)
+    offering = get_object_or_404(Offering.objects.select_related("vendor"), pk=offering_pk)
+    candidacies = offering.candidacies.select_related("evaluation").order_by("evaluation__name")
+    return _delete_page(
+        request,
+        obj=offering,
+        kind="offering",
+        blockers=[c.evaluation for c in candidacies],
+        delete=lambda o, user: offering_delete(offering=o, by=user),
+        cancel_url=reverse("offering-detail", args=[offering.pk]),
+        done="offering-list",
+    )
+
+
+@login_required
+def vendor_delete_view(request: HttpRequest, vendor_pk: int) -> HttpResponse:
+    _require_catalogue_editor(request)
+    vendor = get_object_or_404(Vendor, pk=vendor_pk)
+    return _delete_page(
+        request,
+        obj=vendor,
+        kind="vendor",
+        blockers=list(vendor.offerings.order_by("name")),
+        delete=lambda v, user: vendor_delete(vendor=v, by=user),
+        cancel_url=reverse("vendor-edit", args=[vendor.pk]),
+        done="vendor-list",
+    )

@@ -52,6 +52,8 @@ def catalogue_edit_urls(offering):
         reverse("vendor-edit", args=[offering.vendor_id]),
         reverse("offering-create"),
         reverse("offering-edit", args=[offering.pk]),
+        reverse("offering-delete", args=[offering.pk]),
+        reverse("vendor-delete", args=[offering.vendor_id]),
     ]
 
 
@@ -356,6 +358,56 @@ def test_editing_an_offering_changes_prices_and_rescores_its_candidacies(
     candidate.refresh_from_db()
     assert candidate.scored_at is not None
     assert candidate.scores.count() == 6
+
+
+def test_an_offering_in_use_is_not_deleted_and_the_page_says_where_it_is_used(
+    client, members, candidate
+):
+    client.force_login(members["procurement"])
+    url = reverse("offering-delete", args=[candidate.offering_id])
+    page = client.get(url).content.decode()
+    assert candidate.evaluation.name in page
+    assert 'class="danger"' not in page  # no delete button while it is in use
+    response = client.post(url)
+    assert response.status_code == 200
+    assert "remove it there first" in response.content.decode()
+    assert Offering.objects.filter(pk=candidate.offering_id).exists()
+
+
+def test_procurement_deletes_an_unused_offering_then_its_vendor(client, members, vendor):
+    offering = Offering.objects.create(
+        vendor=vendor,
+        name="spare",
+        delivery_form="container",
+        gpu_model="NVIDIA L40S",
+        gpu_form_factor="pcie",
+        gpus_per_node=1,
+        gpu_memory_gib=48,
+        nvlink_topology="none",
+        fabric="ethernet",
+    )
+    OfferingPrice.objects.create(offering=offering, billing_model="hourly", price_per_gpu=9)
+    client.force_login(members["procurement"])
+    vendor_url = reverse("vendor-delete", args=[vendor.pk])
+    assert "spare" in client.get(vendor_url).content.decode()  # listed as what blocks it
+    assert (
+        reverse("offering-delete", args=[offering.pk])
+        in client.get(reverse("offering-detail", args=[offering.pk])).content.decode()
+    )
+
+    response = client.post(reverse("offering-delete", args=[offering.pk]))
+    assert response.status_code == 302 and response.url == reverse("offering-list")
+    assert not Offering.objects.filter(pk=offering.pk).exists()
+    assert not OfferingPrice.objects.filter(offering_id=offering.pk).exists()
+    assert (
+        Offering.history.get(id=offering.pk, history_type="-").history_user
+        == members["procurement"]
+    )
+    response = client.post(vendor_url)
+    assert response.status_code == 302 and response.url == reverse("vendor-list")
+    assert not Vendor.objects.filter(pk=vendor.pk).exists()
+    notes = [str(m) for m in get_messages(response.wsgi_request)]
+    assert any("deleted" in note for note in notes)
 
 
 def test_the_offering_list_filters_by_delivery_form_and_vendor(client, members, offering):
