@@ -3,7 +3,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import WEIGHT_FIELDS, Candidate, Evaluation, Offering, OfferingPrice, Vendor
+from .models import Candidate, Evaluation, Offering, OfferingPrice, Vendor
 
 
 class VendorForm(forms.ModelForm):
@@ -49,26 +49,6 @@ class OfferingPriceForm(forms.ModelForm):
     class Meta:
         model = OfferingPrice
         fields = ["billing_model", "price_per_gpu"]
-
-
-class EvaluationForm(forms.ModelForm):
-    class Meta:
-        model = Evaluation
-        fields = [
-            "name",
-            "description",
-            "workload_profile",
-            "required_total_gpus",
-            "required_gpu_memory_gib",
-            "duration_days",
-            "expected_idle_days",
-            "budget_total",
-            "budget_currency",
-            "required_mlps_level",
-            "require_xinchuang",
-            "min_busbw_fraction",
-            *WEIGHT_FIELDS,
-        ]
 
 
 class CandidateForm(forms.ModelForm):

@@ -4,12 +4,23 @@ upload tokens, and mapping service errors onto the form that caused them."""
 from collections.abc import Iterable, Mapping
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from .forms import OFFERING_FIELDS, CandidateForm, OfferingForm, OfferingPriceForm, VendorForm
-from .models import BillingModel, DeliveryForm, Offering, OfferingPrice, Vendor
+from .models import (
+    REQUIREMENT_FIELDS,
+    BillingModel,
+    DeliveryForm,
+    Evaluation,
+    EvaluationStatus,
+    Offering,
+    OfferingPrice,
+    Role,
+    Vendor,
+)
 from .services.tokens import MAX_TOKEN_LIFETIME
 
 # The offering form is long (about sixty claims); fieldsets follow the six dimensions so that
@@ -267,3 +278,40 @@ def add_service_error(
     for key, errors in exc.error_dict.items():
         name = field_map.get(key, key)
         form.add_error(name if name in form.fields else None, errors)
+
+
+class EvaluationEditForm(PageFormMixin, forms.ModelForm):
+    """An evaluation's requirements; editing also moves it between draft and open (a decision
+    is recorded on its own page)."""
+
+    class Meta:
+        model = Evaluation
+        fields = REQUIREMENT_FIELDS
+
+    def __init__(self, *args, with_status: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if with_status:
+            self.fields["status"] = forms.ChoiceField(
+                label=Evaluation._meta.get_field("status").verbose_name,
+                choices=[
+                    (EvaluationStatus.DRAFT, EvaluationStatus.DRAFT.label),
+                    (EvaluationStatus.OPEN, EvaluationStatus.OPEN.label),
+                ],
+                initial=self.instance.status,
+            )
+
+
+class MemberAddForm(PageFormMixin, forms.Form):
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
+
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(_("No active user has this username."))
+        return user
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)

@@ -3,9 +3,18 @@ included at the root by portal/urls.py."""
 
 from django.urls import path
 
-from .views import candidates_admin, catalogue, tokens
+from .views import candidates_admin, catalogue, evaluations_admin, tokens
 
 urlpatterns = [
+    path("evaluations/new/", evaluations_admin.evaluation_create_view, name="evaluation-create"),
+    path(
+        "evaluations/<int:pk>/edit/", evaluations_admin.evaluation_edit_view, name="evaluation-edit"
+    ),
+    path(
+        "evaluations/<int:pk>/members/",
+        evaluations_admin.evaluation_members_view,
+        name="evaluation-members",
+    ),
     path("vendors/", catalogue.vendor_list, name="vendor-list"),
     path("vendors/new/", catalogue.vendor_create, name="vendor-create"),
     path("vendors/<int:vendor_pk>/edit/", catalogue.vendor_edit, name="vendor-edit"),

@@ -20,6 +20,7 @@ from .choices import (
     WorkloadProfile,
 )
 from .evaluations import (
+    REQUIREMENT_FIELDS,
     WEIGHT_FIELDS,
     Answer,
     AnswerAttachment,
@@ -34,6 +35,7 @@ from .evidence import EvidenceUpload, Measurement, UploadToken, WorkerHeartbeat,
 from .vendors import Offering, OfferingPrice, Vendor
 
 __all__ = [
+    "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "Answer",
     "AnswerAttachment",

@@ -25,6 +25,21 @@ from .choices import (
 from .vendors import Offering
 
 WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
+# What procurement sets on an evaluation besides its weights (forms and the API share it).
+REQUIREMENT_FIELDS = (
+    "name",
+    "description",
+    "workload_profile",
+    "required_total_gpus",
+    "required_gpu_memory_gib",
+    "duration_days",
+    "expected_idle_days",
+    "budget_total",
+    "budget_currency",
+    "required_mlps_level",
+    "require_xinchuang",
+    "min_busbw_fraction",
+)
 
 
 def _weight(dimension: str):

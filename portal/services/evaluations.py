@@ -5,9 +5,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from scoring.api import preset_weights
 from scoring.types import AhpError, AhpInconsistentError, WeightsError
 from scoring.weights import ahp_weights, normalise_weights
 
@@ -22,7 +23,9 @@ from ..models import (
     Evaluation,
     EvaluationStatus,
     EvidenceUpload,
+    Membership,
     Offering,
+    Role,
     VerificationStatus,
 )
 from .scores import candidate_refresh, candidate_rescore, evaluation_rescore
@@ -39,6 +42,67 @@ def _with_history_user(obj, user):
     # django-simple-history records who made the change from this attribute outside requests.
     obj._history_user = user
     return obj
+
+
+@transaction.atomic
+def evaluation_create(*, fields: Mapping[str, Any], by) -> Evaluation:
+    """A new evaluation with the requirements in ``fields`` and its workload's preset weights;
+    ``by`` becomes its procurement member."""
+    evaluation = Evaluation(**fields, created_by=by)
+    preset = preset_weights(evaluation.workload_profile)
+    for dimension in DIMENSIONS:
+        setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
+    evaluation.full_clean()
+    _with_history_user(evaluation, by).save()
+    membership = Membership(evaluation=evaluation, user=by, role=Role.PROCUREMENT)
+    _with_history_user(membership, by).save()
+    return evaluation
+
+
+def _keep_one_procurement(membership: Membership) -> None:
+    others = Membership.objects.filter(
+        evaluation_id=membership.evaluation_id, role=Role.PROCUREMENT
+    ).exclude(pk=membership.pk)
+    if membership.role == Role.PROCUREMENT and not others.exists():
+        raise ValidationError({"role": _("An evaluation needs at least one procurement member.")})
+
+
+@transaction.atomic
+def member_add(*, evaluation: Evaluation, user, role: str, by) -> Membership:
+    """Give ``user`` a role in the evaluation; refused when they already have one."""
+    if Membership.objects.filter(evaluation=evaluation, user=user).exists():
+        raise ValidationError({"user": _("This user is already a member of this evaluation.")})
+    membership = Membership(evaluation=evaluation, user=user, role=role)
+    membership.full_clean()
+    try:
+        with transaction.atomic():
+            _with_history_user(membership, by).save()
+    except IntegrityError:  # added concurrently
+        raise ValidationError(
+            {"user": _("This user is already a member of this evaluation.")}
+        ) from None
+    return membership
+
+
+@transaction.atomic
+def member_role_set(*, membership: Membership, role: str, by) -> Membership:
+    """Change a member's role; the last procurement member keeps theirs."""
+    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    if role != membership.role:
+        if role != Role.PROCUREMENT:
+            _keep_one_procurement(membership)
+        membership.role = role
+        membership.full_clean()
+        _with_history_user(membership, by).save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def member_remove(*, membership: Membership, by) -> None:
+    """Take a member's access away; the last procurement member stays."""
+    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    _keep_one_procurement(membership)
+    _with_history_user(membership, by).delete()
 
 
 @transaction.atomic

@@ -5,7 +5,6 @@ from decimal import Decimal
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -20,25 +19,14 @@ from ..forms_procurement import (
     offering_fieldsets,
     offering_price_formset,
 )
-from ..models import Membership, Offering, Role, Vendor
+from ..models import Offering, Vendor
 from ..services.evaluations import (
     CatalogueRowInUse,
     offering_delete,
     offering_saved,
     vendor_delete,
 )
-
-
-def can_edit_catalogue(user) -> bool:
-    """Staff, or procurement in at least one evaluation: the catalogue is shared by all."""
-    if not user.is_authenticated:
-        return False
-    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
-
-
-def _require_catalogue_editor(request: HttpRequest) -> None:
-    if not can_edit_catalogue(request.user):
-        raise PermissionDenied(_("Only procurement members may edit the catalogue."))
+from .common import can_edit_catalogue, require_catalogue_editor
 
 
 @login_required
@@ -49,7 +37,7 @@ def vendor_list(request: HttpRequest) -> HttpResponse:
 
 
 def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     form = VendorEditForm(request.POST if request.method == "POST" else None, instance=vendor)
     if request.method == "POST" and form.is_valid():
         vendor = form.save()
@@ -65,7 +53,7 @@ def vendor_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def vendor_edit(request: HttpRequest, vendor_pk: int) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     return _vendor_form(request, get_object_or_404(Vendor, pk=vendor_pk))
 
 
@@ -134,7 +122,7 @@ def offering_detail(request: HttpRequest, offering_pk: int) -> HttpResponse:
 
 
 def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     data = request.POST if request.method == "POST" else None
     form = OfferingEditForm(data, instance=offering)
     prices = offering_price_formset(offering=offering, data=data)
@@ -160,7 +148,7 @@ def offering_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def offering_edit(request: HttpRequest, offering_pk: int) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     return _offering_form(request, get_object_or_404(Offering, pk=offering_pk))
 
 
@@ -191,7 +179,7 @@ def _delete_page(
 
 @login_required
 def offering_delete_view(request: HttpRequest, offering_pk: int) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     offering = get_object_or_404(Offering.objects.select_related("vendor"), pk=offering_pk)
     candidacies = offering.candidacies.select_related("evaluation").order_by("evaluation__name")
     return _delete_page(
@@ -207,7 +195,7 @@ def offering_delete_view(request: HttpRequest, offering_pk: int) -> HttpResponse
 
 @login_required
 def vendor_delete_view(request: HttpRequest, vendor_pk: int) -> HttpResponse:
-    _require_catalogue_editor(request)
+    require_catalogue_editor(request)
     vendor = get_object_or_404(Vendor, pk=vendor_pk)
     return _delete_page(
         request,

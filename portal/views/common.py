@@ -1,9 +1,11 @@
 """Helpers shared by the page views: membership-checked lookups that answer 404 or 403."""
 
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..models import Candidate, Evaluation, Membership
+from ..models import Candidate, Evaluation, Membership, Role
 from ..permissions import CAN_VIEW, require_role
 
 
@@ -24,3 +26,16 @@ def member_candidate(
         evaluation=evaluation,
     )
     return evaluation, membership, candidate
+
+
+def can_edit_catalogue(user) -> bool:
+    """Staff, or procurement in at least one evaluation: who may edit the shared catalogue
+    and open new evaluations."""
+    if not user.is_authenticated:
+        return False
+    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+
+
+def require_catalogue_editor(request) -> None:
+    if not can_edit_catalogue(request.user):
+        raise PermissionDenied(_("Only procurement members may edit the catalogue."))

@@ -10,12 +10,14 @@ from django.views.decorators.http import require_GET
 
 from .. import selectors
 from ..models import WorkerHeartbeat
+from .common import can_edit_catalogue
 
 
 @login_required
 def evaluation_list(request: HttpRequest) -> HttpResponse:
     evaluations = selectors.evaluation_list(user=request.user)
-    return render(request, "portal/evaluation_list.html", {"evaluations": evaluations})
+    context = {"evaluations": evaluations, "can_create": can_edit_catalogue(request.user)}
+    return render(request, "portal/evaluation_list.html", context)
 
 
 @never_cache

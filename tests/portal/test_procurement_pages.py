@@ -54,6 +54,7 @@ def catalogue_edit_urls(offering):
         reverse("offering-edit", args=[offering.pk]),
         reverse("offering-delete", args=[offering.pk]),
         reverse("vendor-delete", args=[offering.vendor_id]),
+        reverse("evaluation-create"),
     ]
 
 
@@ -64,6 +65,7 @@ def evaluation_urls(candidate):
         reverse("candidate-edit", args=[pk, cid]),
         reverse("candidate-remove", args=[pk, cid]),
         reverse("upload-token-list", args=[pk, cid]),
+        reverse("evaluation-edit", args=[pk]),
     ]
 
 
@@ -662,3 +664,120 @@ def test_anyone_downloads_the_collector(client):
     assert body == (settings.BASE_DIR / "collector" / "collect.py").read_bytes()
     assert reverse("collector-script") == "/collector/collect.py"
     assert client.post(reverse("collector-script")).status_code == 405
+
+
+# --- Evaluations and members ----------------------------------------------------------------
+
+
+def evaluation_data(**overrides) -> dict:
+    data = {
+        "name": "Fine-tune on 16 GPUs",
+        "description": "LoRA runs for two months.",
+        "workload_profile": "finetuning",
+        "required_total_gpus": "16",
+        "required_gpu_memory_gib": "80",
+        "duration_days": "60",
+        "expected_idle_days": "5",
+        "budget_total": "900000",
+        "budget_currency": "CNY",
+        "required_mlps_level": "0",
+        "min_busbw_fraction": "0.7",
+    }
+    data.update(overrides)
+    return data
+
+
+def test_procurement_opens_a_new_evaluation_with_preset_weights(client, members):
+    from portal.models import Evaluation
+    from scoring.api import preset_weights
+
+    client.force_login(members["procurement"])
+    assert reverse("evaluation-create") in client.get(reverse("evaluation-list")).text
+    response = client.post(reverse("evaluation-create"), evaluation_data())
+    evaluation = Evaluation.objects.get(name="Fine-tune on 16 GPUs")
+    assert response.status_code == 302
+    assert response.url == reverse("evaluation-detail", args=[evaluation.pk])
+    assert (evaluation.required_total_gpus, evaluation.min_busbw_fraction) == (16, Decimal("0.7"))
+    preset = preset_weights("finetuning")
+    assert float(evaluation.weight_network) == pytest.approx(preset["network"], abs=1e-3)
+    member = Membership.objects.get(evaluation=evaluation)
+    assert (member.user, member.role) == (members["procurement"], Role.PROCUREMENT)
+    assert Evaluation.history.get(id=evaluation.pk).history_user == members["procurement"]
+    assert any("created" in note for note in flash(response))
+
+
+def test_a_bad_requirement_is_shown_at_its_field_and_nothing_is_created(client, members):
+    from portal.models import Evaluation
+
+    client.force_login(members["procurement"])
+    before = Evaluation.objects.count()
+    response = client.post(reverse("evaluation-create"), evaluation_data(required_total_gpus="0"))
+    assert response.status_code == 200
+    assert field_errors(response, "id_required_total_gpus")
+    assert Evaluation.objects.count() == before
+
+
+@pytest.mark.parametrize("role", WRONG_ROLES)
+def test_only_catalogue_editors_open_evaluations(client, members, role, make_user):
+    user = make_user(f"only-{role}")
+    Membership.objects.create(
+        evaluation=members["procurement"].memberships.first().evaluation, user=user, role=role
+    )
+    client.force_login(user)
+    assert client.post(reverse("evaluation-create"), evaluation_data()).status_code == 403
+    assert reverse("evaluation-create") not in client.get(reverse("evaluation-list")).text
+
+
+def test_requirements_are_edited_and_every_candidate_rescored(client, members, candidate):
+    evaluation = candidate.evaluation
+    client.force_login(members["procurement"])
+    url = reverse("evaluation-edit", args=[evaluation.pk])
+    assert url in client.get(reverse("evaluation-detail", args=[evaluation.pk])).text
+    data = evaluation_data(name=evaluation.name, required_total_gpus="8", status="open")
+    response = client.post(url, data)
+    assert response.status_code == 302, field_errors(response, "id_required_total_gpus")
+    evaluation.refresh_from_db()
+    candidate.refresh_from_db()
+    assert (evaluation.required_total_gpus, evaluation.status) == (8, EvaluationStatus.OPEN)
+    assert candidate.scored_at is not None and candidate.scores.count() == 6
+    # "decided" is not offered: a decision is recorded on its own page.
+    assert client.post(url, {**data, "status": "decided"}).status_code == 200
+    evaluation.refresh_from_db()
+    assert evaluation.status == EvaluationStatus.OPEN
+
+
+def test_members_are_listed_to_every_member_and_managed_by_procurement(
+    client, members, evaluation, make_user
+):
+    url = reverse("evaluation-members", args=[evaluation.pk])
+    client.force_login(members["viewer"])
+    page = client.get(url).text
+    assert "procurement" in page and 'name="action"' not in page
+    assert client.post(url, {"action": "add", "add-username": "viewer"}).status_code == 403
+
+    newcomer = make_user("newcomer")
+    client.force_login(members["procurement"])
+    unknown = client.post(url, {"action": "add", "add-username": "nobody", "add-role": "viewer"})
+    assert "No active user has this username." in unknown.text
+    added = client.post(url, {"action": "add", "add-username": "newcomer", "add-role": "viewer"})
+    assert added.status_code == 302
+    membership = Membership.objects.get(evaluation=evaluation, user=newcomer)
+    twice = client.post(url, {"action": "add", "add-username": "newcomer", "add-role": "manager"})
+    assert "already a member" in twice.text
+
+    client.post(url, {"action": "role", "member": membership.pk, "role": "engineer"})
+    membership.refresh_from_db()
+    assert membership.role == Role.ENGINEER
+    own = Membership.objects.get(evaluation=evaluation, user=members["procurement"])
+    demoted = client.post(url, {"action": "role", "member": own.pk, "role": "viewer"})
+    assert "at least one procurement member" in demoted.text
+    own.refresh_from_db()
+    assert own.role == Role.PROCUREMENT
+    client.post(url, {"action": "remove", "member": membership.pk})
+    assert not Membership.objects.filter(pk=membership.pk).exists()
+    history = Membership.history.filter(id=membership.pk).order_by("history_date")
+    assert [(h.history_type, h.history_user) for h in history] == [
+        ("+", members["procurement"]),
+        ("~", members["procurement"]),
+        ("-", members["procurement"]),
+    ]

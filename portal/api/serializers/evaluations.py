@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from ...models import (
+    REQUIREMENT_FIELDS,
     Answer,
     AnswerType,
     Candidate,
@@ -31,20 +32,6 @@ from .fields import (
     VerificationStatusField,
 )
 
-REQUIREMENT_FIELDS = (
-    "name",
-    "description",
-    "workload_profile",
-    "required_total_gpus",
-    "required_gpu_memory_gib",
-    "duration_days",
-    "expected_idle_days",
-    "budget_total",
-    "budget_currency",
-    "required_mlps_level",
-    "require_xinchuang",
-    "min_busbw_fraction",
-)
 DIMENSIONS = tuple(d.value for d in Dimension)
 
 

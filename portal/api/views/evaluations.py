@@ -4,14 +4,13 @@ Every view under /evaluations/<evaluation_pk>/ checks membership first (404 for 
 then the role for the method (403); reads go through selectors, writes through services.
 """
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, mixins, status
 from rest_framework.response import Response
 
-from scoring.api import preset_weights
 from scoring.weights import ahp, normalise_weights
 
 from ... import selectors
@@ -21,18 +20,20 @@ from ...models import (
     ChecklistItem,
     Evaluation,
     Membership,
-    Role,
 )
 from ...permissions import CAN_EDIT, CAN_VIEW
 from ...services.evaluations import (
-    DIMENSIONS,
     answer_save,
     candidate_add,
     candidate_remove,
     candidate_update,
+    evaluation_create,
     evaluation_update,
     evaluation_weights_from_ahp,
     evaluation_weights_set,
+    member_add,
+    member_remove,
+    member_role_set,
 )
 from ..filters import CandidateFilter, EvaluationFilter
 from ..permissions import CatalogueEditorOrReadOnly
@@ -78,17 +79,8 @@ class EvaluationList(mixins.ListModelMixin, ApiView):
     def post(self, request):
         incoming = EvaluationInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        with transaction.atomic():
-            evaluation = Evaluation(**incoming.validated_data, created_by=request.user)
-            preset = preset_weights(evaluation.workload_profile)
-            for dimension in DIMENSIONS:
-                setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
-            evaluation.full_clean()
-            evaluation._history_user = request.user
-            evaluation.save()
-            membership = Membership.objects.create(
-                evaluation=evaluation, user=request.user, role=Role.PROCUREMENT
-            )
+        evaluation = evaluation_create(fields=incoming.validated_data, by=request.user)
+        membership = Membership.objects.get(evaluation=evaluation, user=request.user)
         out = EvaluationSerializer(evaluation, context={"membership": membership})
         return Response(out.data, status=status.HTTP_201_CREATED)
 
@@ -114,14 +106,6 @@ class EvaluationDetail(EvaluationScopedView):
         return Response(self.output(evaluation).data)
 
 
-def _procurement_left(evaluation, *, without: Membership) -> bool:
-    return (
-        Membership.objects.filter(evaluation=evaluation, role=Role.PROCUREMENT)
-        .exclude(pk=without.pk)
-        .exists()
-    )
-
-
 class MemberList(mixins.ListModelMixin, EvaluationScopedView):
     """Members and their roles. POST (procurement) adds a user by username with a role."""
 
@@ -145,20 +129,12 @@ class MemberList(mixins.ListModelMixin, EvaluationScopedView):
     def post(self, request, evaluation_pk: int):
         incoming = MemberInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        user = incoming.validated_data["user"]
-        if Membership.objects.filter(evaluation=self.evaluation, user=user).exists():
-            raise exceptions.ValidationError(
-                {"user": [_("This user is already a member of this evaluation.")]}
-            )
-        try:
-            with transaction.atomic():
-                membership = Membership.objects.create(
-                    evaluation=self.evaluation, user=user, role=incoming.validated_data["role"]
-                )
-        except IntegrityError:
-            raise exceptions.ValidationError(
-                {"user": [_("This user is already a member of this evaluation.")]}
-            ) from None
+        membership = member_add(
+            evaluation=self.evaluation,
+            user=incoming.validated_data["user"],
+            role=incoming.validated_data["role"],
+            by=request.user,
+        )
         return Response(self.output(membership).data, status=status.HTTP_201_CREATED)
 
 
@@ -177,14 +153,6 @@ class MemberDetail(EvaluationScopedView):
             evaluation=self.evaluation,
         )
 
-    def _keep_one_procurement(self, membership: Membership) -> None:
-        if membership.role == Role.PROCUREMENT and not _procurement_left(
-            self.evaluation, without=membership
-        ):
-            raise exceptions.ValidationError(
-                {"role": [_("An evaluation needs at least one procurement member.")]}
-            )
-
     def get(self, request, evaluation_pk: int, member_pk: int):
         return Response(self.get_serializer(self.get_object()).data)
 
@@ -193,21 +161,14 @@ class MemberDetail(EvaluationScopedView):
         incoming = MemberRoleSerializer(data=request.data, partial=True)
         incoming.is_valid(raise_exception=True)
         role = incoming.validated_data.get("role")
-        with transaction.atomic():
-            membership = self.get_object()
-            if role is not None and role != membership.role:
-                if role != Role.PROCUREMENT:
-                    self._keep_one_procurement(membership)
-                membership.role = role
-                membership.save(update_fields=["role"])
+        membership = self.get_object()
+        if role is not None:
+            membership = member_role_set(membership=membership, role=role, by=request.user)
         return Response(self.output(membership).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, evaluation_pk: int, member_pk: int):
-        with transaction.atomic():
-            membership = self.get_object()
-            self._keep_one_procurement(membership)
-            membership.delete()
+        member_remove(membership=self.get_object(), by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,0 +1,136 @@
+"""Procurement pages of an evaluation itself: create it, edit its requirements, manage who
+is a member with which role. Writes go through the services; the audit trail names the user."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from ..forms_procurement import EvaluationEditForm, MemberAddForm, MemberRoleForm
+from ..models import EvaluationStatus, Membership, Role
+from ..permissions import CAN_EDIT, CAN_VIEW
+from ..services.evaluations import (
+    evaluation_create,
+    evaluation_update,
+    member_add,
+    member_remove,
+    member_role_set,
+)
+from .common import member_evaluation, require_catalogue_editor
+
+
+def _add_errors(form, exc: ValidationError) -> None:
+    """A service's ValidationError onto the form: by field where the form has it."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)
+
+
+@login_required
+def evaluation_create_view(request: HttpRequest) -> HttpResponse:
+    """A new evaluation (procurement in any evaluation, or staff); its creator becomes its
+    procurement member and it starts with its workload's preset weights."""
+    require_catalogue_editor(request)
+    form = EvaluationEditForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            evaluation = evaluation_create(fields=form.cleaned_data, by=request.user)
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        else:
+            messages.success(
+                request, _("Evaluation “%(name)s” created.") % {"name": evaluation.name}
+            )
+            return redirect("evaluation-detail", pk=evaluation.pk)
+    return render(request, "portal/evaluation_form.html", {"form": form, "evaluation": None})
+
+
+@login_required
+def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
+    decided = evaluation.status == EvaluationStatus.DECIDED
+    form = EvaluationEditForm(request.POST or None, instance=evaluation, with_status=not decided)
+    if request.method == "POST" and form.is_valid():
+        if "status" in form.cleaned_data:
+            evaluation.status = form.cleaned_data["status"]
+        try:
+            evaluation_update(evaluation=evaluation, by=request.user)
+        except ValidationError as exc:
+            _add_errors(form, exc)
+        else:
+            messages.success(request, _("Requirements saved; every candidate was rescored."))
+            return redirect("evaluation-detail", pk=evaluation.pk)
+    context = {"form": form, "evaluation": evaluation, "membership": membership}
+    return render(request, "portal/evaluation_form.html", context)
+
+
+@login_required
+def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every member reads the list; procurement adds members, changes roles, removes them."""
+    evaluation, membership = member_evaluation(request, pk, CAN_VIEW)
+    can_edit = membership.role in CAN_EDIT
+    add_form = MemberAddForm(prefix="add")
+    errors: list[str] = []
+    if request.method == "POST":
+        member_evaluation(request, pk, CAN_EDIT)  # 403 for the other roles
+        action = request.POST.get("action")
+        try:
+            if action == "add":
+                add_form = MemberAddForm(request.POST, prefix="add")
+                if add_form.is_valid():
+                    member = member_add(
+                        evaluation=evaluation,
+                        user=add_form.cleaned_data["username"],
+                        role=add_form.cleaned_data["role"],
+                        by=request.user,
+                    )
+                    messages.success(
+                        request,
+                        _("%(user)s is now a member as %(role)s.")
+                        % {"user": member.user.get_username(), "role": member.get_role_display()},
+                    )
+                    return redirect("evaluation-members", pk=evaluation.pk)
+            elif action in ("role", "remove"):
+                member = get_object_or_404(
+                    Membership.objects.select_related("user"),
+                    pk=request.POST.get("member"),
+                    evaluation=evaluation,
+                )
+                if action == "remove":
+                    member_remove(membership=member, by=request.user)
+                    messages.success(
+                        request,
+                        _("%(user)s no longer has access.") % {"user": member.user.get_username()},
+                    )
+                else:
+                    role_form = MemberRoleForm(request.POST)
+                    if role_form.is_valid():
+                        member_role_set(
+                            membership=member, role=role_form.cleaned_data["role"], by=request.user
+                        )
+                        messages.success(request, _("Role changed."))
+                return redirect("evaluation-members", pk=evaluation.pk)
+        except ValidationError as exc:
+            if action == "add":
+                _add_errors(add_form, exc)
+            else:
+                errors = exc.messages
+    members = (
+        Membership.objects.filter(evaluation=evaluation)
+        .select_related("user")
+        .order_by("role", "user__username")
+    )
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "members": members,
+        "roles": Role.choices,
+        "can_edit": can_edit,
+        "add_form": add_form,
+        "errors": errors,
+    }
+    return render(request, "portal/evaluation_members.html", context)
