@@ -292,7 +292,7 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
         super().__init__(*args, **kwargs)
         if with_status:
             self.fields["status"] = forms.ChoiceField(
-                label=Evaluation._meta.get_field("status").verbose_name,
+                label=_("Status"),
                 choices=[
                     (EvaluationStatus.DRAFT, EvaluationStatus.DRAFT.label),
                     (EvaluationStatus.OPEN, EvaluationStatus.OPEN.label),
@@ -303,7 +303,8 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
 
 class MemberAddForm(PageFormMixin, forms.Form):
     username = forms.CharField(label=_("Username"), max_length=150)
-    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
+    # Least access by default: a role is raised on purpose.
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.VIEWER)
 
     def clean_username(self):
         username = self.cleaned_data["username"].strip()
