@@ -147,6 +147,7 @@ def results_context(evaluation, *, weights=None) -> dict:
         candidate = candidates[r.candidate_id]
         delivery_form = candidate.offering.delivery_form
         cost = None if r.tco is None else r.tco.cost_per_effective_gpu_hour
+        evidence_says = list(candidate.answer_statuses.values())
         rows.append(
             {
                 "rank": index,
@@ -165,6 +166,9 @@ def results_context(evaluation, *, weights=None) -> dict:
                 "answered": sum(
                     1 for status in candidate.answer_statuses.values() if status != "unanswered"
                 ),
+                # How much of the questionnaire the evidence has spoken on, either way.
+                "verified": evidence_says.count(VerificationStatus.VERIFIED),
+                "contradicted": evidence_says.count(VerificationStatus.CONTRADICTED),
             }
         )
     by_other: dict[int, dict[str, float | None]] = {}

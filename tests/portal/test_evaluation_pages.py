@@ -117,6 +117,32 @@ def _first_row(html: str) -> str:
     return body.split("</a>", 1)[0].rsplit(">", 1)[1]
 
 
+def test_the_ranking_counts_what_the_evidence_verified_and_contradicted(as_role):
+    import re
+
+    from portal.models import Answer, Candidate
+
+    html = as_role("viewer").get(_url("evaluation-results", {})).content.decode()
+    body = html.split('<table class="data ranking">', 1)[1].split("</table>", 1)[0]
+    shown = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S):
+        link = re.search(r'/candidates/(\d+)/"', row)
+        if link is None:
+            continue  # a row of disqualification reasons
+        verified = re.search(r'class="ok"[^>]*>✓ (\d+)<', row)
+        contradicted = re.search(r'class="bad"[^>]*>✗ (\d+)<', row)
+        shown[int(link.group(1))] = (
+            int(verified.group(1)) if verified else 0,
+            int(contradicted.group(1)) if contradicted else 0,
+        )
+    expected = {}
+    for candidate in Candidate.objects.filter(evaluation_id=DEMO_EVALUATION):
+        statuses = list(Answer.objects.filter(candidate=candidate).values_list("status", flat=True))
+        expected[candidate.pk] = (statuses.count("verified"), statuses.count("contradicted"))
+    assert shown == expected
+    assert any(v or c for v, c in expected.values()), "the demo has evidence that speaks"
+
+
 def test_what_if_weights_change_the_order_without_saving(as_role):
     client = as_role("manager")
     saved = client.get(_url("evaluation-results", {})).content.decode()
