@@ -18,7 +18,9 @@ Targets:
   sha256 differs) submitted through ``portal.services.evidence.evidence_submit``, each call in
   ``transaction.atomic`` as a request would be so that ``on_commit`` publishes the task to
   Redis, spread round-robin over ``--candidates`` candidates of one evaluation, and imported
-  by ONE ``celery worker --pool prefork --concurrency 2`` subprocess: at least 50 bundles/s
+  by ONE ``celery worker --pool prefork --concurrency 2`` subprocess (an import task takes
+  along the waiting uploads of its candidate, up to ``EVIDENCE_IMPORT_BATCH``, read from the
+  environment as by the portal): at least 50 bundles/s
   from the first submit to the last ``finished_at``. Latency per upload is
   ``finished_at - created_at`` (median and p95). ``finished_at`` is stamped inside the import's
   transaction just before the candidate is re-verified and rescored, so that last step is in
