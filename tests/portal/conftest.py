@@ -51,6 +51,22 @@ def vendor(db) -> Vendor:
     return Vendor.objects.create(name="Test Vendor", mlps_level=3)
 
 
+def small_offering(vendor: Vendor, name: str = "1x L40S container", **fields) -> Offering:
+    """A minimal second offering (one GPU in containers over Ethernet) for tests that need
+    one besides the ``offering`` fixture."""
+    values = {
+        "delivery_form": "container",
+        "gpu_model": "NVIDIA L40S",
+        "gpu_form_factor": "pcie",
+        "gpus_per_node": 1,
+        "gpu_memory_gib": 48,
+        "nvlink_topology": "none",
+        "fabric": "ethernet",
+        **fields,
+    }
+    return Offering.objects.create(vendor=vendor, name=name, **values)
+
+
 @pytest.fixture
 def offering(vendor) -> Offering:
     return Offering.objects.create(

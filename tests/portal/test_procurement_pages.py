@@ -25,6 +25,8 @@ from portal.models import (
 )
 from portal.services.tokens import upload_token_authenticate, upload_token_create
 
+from .conftest import small_offering
+
 # The routes are mounted here as portal/urls.py will mount them, so that this module does not
 # depend on the order in which the URL include lands; a duplicate include changes nothing.
 urlpatterns = [
@@ -377,17 +379,7 @@ def test_an_offering_in_use_is_not_deleted_and_the_page_says_where_it_is_used(
 
 
 def test_procurement_deletes_an_unused_offering_then_its_vendor(client, members, vendor):
-    offering = Offering.objects.create(
-        vendor=vendor,
-        name="spare",
-        delivery_form="container",
-        gpu_model="NVIDIA L40S",
-        gpu_form_factor="pcie",
-        gpus_per_node=1,
-        gpu_memory_gib=48,
-        nvlink_topology="none",
-        fabric="ethernet",
-    )
+    offering = small_offering(vendor, "spare")
     OfferingPrice.objects.create(offering=offering, billing_model="hourly", price_per_gpu=9)
     client.force_login(members["procurement"])
     vendor_url = reverse("vendor-delete", args=[vendor.pk])
@@ -631,17 +623,7 @@ def test_a_token_is_revoked_only_through_its_own_candidate(
     client, members, candidate, evaluation, vendor
 ):
     token, _raw = upload_token_create(candidate=candidate, created_by=members["procurement"])
-    sibling_offering = Offering.objects.create(
-        vendor=vendor,
-        name="Sibling",
-        delivery_form="container",
-        gpu_model="A100",
-        gpu_form_factor="pcie",
-        gpus_per_node=1,
-        gpu_memory_gib=40,
-        nvlink_topology="none",
-        fabric="ethernet",
-    )
+    sibling_offering = small_offering(vendor, "Sibling", gpu_model="A100", gpu_memory_gib=40)
     sibling = Candidate.objects.create(
         evaluation=evaluation, offering=sibling_offering, node_count=1
     )

@@ -19,6 +19,8 @@ from portal.models import (
     Vendor,
 )
 
+from ..conftest import small_offering
+
 pytestmark = pytest.mark.django_db
 
 
@@ -233,17 +235,7 @@ def test_catalogue_rows_in_use_are_not_deleted_and_unused_ones_are(api, world):
     assert api.delete(offering_url).status_code == 403
     api.as_(world.users["procurement"])
     spare = Vendor.objects.create(name="Spare GPU Co")
-    unused = Offering.objects.create(
-        vendor=spare,
-        name="1x L40S container",
-        delivery_form="container",
-        gpu_model="NVIDIA L40S",
-        gpu_form_factor="pcie",
-        gpus_per_node=1,
-        gpu_memory_gib=48,
-        nvlink_topology="none",
-        fabric="ethernet",
-    )
+    unused = small_offering(spare)
     price = OfferingPrice.objects.create(
         offering=unused, billing_model="hourly", price_per_gpu=Decimal("9.50")
     )
