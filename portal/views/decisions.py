@@ -10,11 +10,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from .. import selectors
-from ..models import Dimension, EvaluationStatus
+from ..models import Dimension, EvaluationStatus, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import (
     DIMENSIONS,
@@ -208,11 +208,16 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         _("Total cost"),
         _("Currency"),
         _("Cost per effective GPU-hour"),
+        _("Checklist items answered"),
+        _("Verified by the evidence"),
+        _("Contradicted by the evidence"),
     ]
+    reason = "reason_zh" if get_language() == "zh-hans" else "reason_en"
     rows = []
     for index, result in enumerate(ranking.results, start=1):
         candidate = candidates[result.candidate_id]
         tco = result.tco
+        statuses = list(candidate.answer_statuses.values())
         rows.append(
             [
                 "" if result.disqualified else index,
@@ -223,11 +228,14 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 round(result.total, 2),
                 *[round(result.score(d), 2) for d in DIMENSIONS],
                 _("yes") if result.disqualified else _("no"),
-                "; ".join(k.reason_en for k in result.knockouts),
+                "; ".join(getattr(k, reason) for k in result.knockouts),
                 tco.cheapest if tco else "",
                 tco.cheapest_total if tco else "",
                 tco.currency if tco else "",
                 tco.cost_per_effective_gpu_hour if tco else "",
+                sum(1 for s in statuses if s != VerificationStatus.UNANSWERED),
+                statuses.count(VerificationStatus.VERIFIED),
+                statuses.count(VerificationStatus.CONTRADICTED),
             ]
         )
     return header, rows

@@ -290,6 +290,29 @@ def test_the_csv_export_has_one_row_per_candidate_in_ranking_order(as_role):
     assert len(rows) == 1 + Candidate.objects.filter(evaluation_id=DEMO_EVALUATION).count()
     assert rows[1][0] == "1"
     assert "瀚海算力" in text
+    # The evidence columns agree with the stored answers of the candidate in each row.
+    header = rows[0]
+    verified_at = header.index("Verified by the evidence")
+    contradicted_at = header.index("Contradicted by the evidence")
+    by_offering = {
+        c.offering.name: list(c.answers.values_list("status", flat=True))
+        for c in Candidate.objects.filter(evaluation_id=DEMO_EVALUATION).select_related("offering")
+    }
+    for row in rows[1:]:
+        statuses = by_offering[row[2]]
+        assert int(row[verified_at]) == statuses.count("verified")
+        assert int(row[contradicted_at]) == statuses.count("contradicted")
+    assert sum(int(row[verified_at]) for row in rows[1:]) > 0
+
+
+def test_the_csv_export_speaks_the_users_language(as_role):
+    client = as_role("viewer")
+    response = client.get(_url("evaluation-export", {"fmt": "csv"}), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    knockouts = rows[0].index("否决项") if "否决项" in rows[0] else None
+    assert knockouts is not None, rows[0]
+    reasons = " ".join(row[knockouts] for row in rows[1:])
+    assert "评估要求" in reasons and "the evaluation" not in reasons
 
 
 def test_the_xlsx_export_opens(as_role):
