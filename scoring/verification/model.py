@@ -182,7 +182,11 @@ class VerificationReport:
 
     ``items`` holds all ten checklist keys. ``busbw`` judges the measured all-reduce bus
     bandwidth against ``expected_busbw``; ``busbw_fraction`` is measured / expected (None
-    without a usable nccl-tests all_reduce run).
+    without a usable nccl-tests all_reduce run, or when the candidate has two or more nodes
+    and no usable run spans two: a one-node run measures NVLink only, and its fraction is
+    ``nvlink_busbw_fraction``). ``collectives`` holds the same check for the alltoall and
+    all_gather runs present ({"alltoall": ..., "all_gather": ...}; details carry
+    measured_gbyte_s, expected_gbyte_s, fraction and covers_interconnect).
     """
 
     items: Mapping[str, ItemVerification]
@@ -191,3 +195,5 @@ class VerificationReport:
     expected_busbw: ExpectedBusbw | None
     bare_metal: BareMetalVerdict
     faults: tuple[Fault, ...]
+    nvlink_busbw_fraction: float | None = None
+    collectives: Mapping[str, ItemVerification] = field(default_factory=dict)
