@@ -427,9 +427,13 @@ def test_kernel_log_xid_maps_to_measured_facts() -> None:
         ev("kernel_log", {"xid_count": 3, "sxid_count": 1, "xid_codes": [79, 48, 79]}),
         ev("kernel_log", {"xid_count": 0, "sxid_count": 0, "xid_codes": []}, node="gpu-02"),
     ]
-    measured = facts_of(claims(), evidence)[1]
+    report, measured = facts_of(claims(), evidence)
     assert (measured.xid_errors, measured.sxid_errors) == (3, 1)
     assert measured.ref("xid_errors") == "upload 1 · gpu-01 · kernel_log kernel_log.txt"
+    (fault,) = [f for f in report.faults if f.kind == "xid_errors"]
+    assert fault.node_name == "gpu-01" and fault.details["xid_codes"] == [48, 79]
+    assert "3 GPU Xid and 1 NVSwitch SXid event(s) (codes 48, 79)" in fault.explanation_en
+    bilingual(fault.explanation_en, fault.explanation_zh)
 
 
 def test_a_clean_kernel_log_earns_zero_xid_and_no_log_leaves_it_unknown() -> None:
