@@ -137,8 +137,18 @@ def _fabric(
         if down and down[0].evidence_ref:
             refs["ib_ports_down"] = down[0].evidence_ref
     # Slow management NICs beside the compute rails would read as a slow fabric: only ports
-    # at least half as fast as the fastest active port count as compute rails.
+    # at least half as fast as the fastest active port count as compute rails. A rail the
+    # fabric check found running below the claimed rate (a 400G card at 100) still counts.
     rails = [r for r in active_rates if r >= max(active_rates, default=0) / 2]
+    rails += [
+        rate
+        for f in report.faults
+        if f.kind == "port_rate_low" and (rate := as_float(f.details.get("rate_gbit_s")))
+    ]
+    if rails and "ib_rate_gbit_s_min" not in refs:
+        slow = [f for f in report.faults if f.kind == "port_rate_low" and f.evidence_ref]
+        if slow:
+            refs["ib_rate_gbit_s_min"] = slow[0].evidence_ref or ""
     return ports_down, (min(rails) if rails else None)
 
 

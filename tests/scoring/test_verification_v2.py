@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scoring.evidence import parse_bytes
 from scoring.types import MeasuredFacts
@@ -227,6 +229,39 @@ def test_nvls_above_the_nominal_expectation_stays_plausible_and_is_capped() -> N
     assert measured.nvlink_busbw_fraction == 1.0
 
 
+@given(
+    peaks=st.lists(st.floats(0.01, 3000.0), min_size=2, max_size=2),
+    nodes=st.sampled_from((1, 2)),
+    collective=st.sampled_from(("all_reduce", "alltoall", "all_gather")),
+)
+def test_a_faster_run_never_scores_lower_and_no_run_scores_above_one(
+    peaks: list[float], nodes: int, collective: str
+) -> None:
+    low, high = sorted(peaks)
+    field = {
+        "all_reduce": "busbw_fraction",
+        "alltoall": "alltoall_busbw_fraction",
+        "all_gather": "allgather_busbw_fraction",
+    }[collective]
+    base = NCCL_H100_2NODE if nodes == 2 else NCCL_H100_1NODE
+    c = claims(node_count=nodes)
+    ceiling = None
+    got = []
+    for peak in (low, high):
+        run = base | {"collective": collective, "peak_busbw_gbyte_s": peak}
+        report, measured = facts_of(c, [ev("nccl_tests", run)])
+        value = getattr(measured, field)
+        check = report.busbw if collective == "all_reduce" else report.collectives[collective]
+        if check.details["implausible_runs"]:
+            ceiling = peak
+            assert value is None  # set aside, never a bonus
+        else:
+            assert value is not None and 0 <= value <= 1.0
+        got.append(value)
+    if ceiling is None:
+        assert got[0] <= got[1]
+
+
 def test_measured_fractions_are_capped_at_one() -> None:
     facts = MeasuredFacts(busbw_fraction=2.98, alltoall_busbw_fraction=1.2)
     assert (facts.busbw_fraction, facts.alltoall_busbw_fraction) == (1.0, 1.0)
@@ -357,6 +392,12 @@ def test_management_ports_down_are_not_fabric_ports_down() -> None:
     assert report.items["fabric"].status == "contradicted"
     assert measured.ib_ports_down == 1  # the rail, not the management NIC
     assert measured.ib_rate_gbit_s_min == 400.0
+    # A 400G rail that came up at 100 Gb/s is the fabric's slowest port, as the check says.
+    rails[7] = port("mlx5_7", "MT4129", "Active", 100.0)
+    report, measured = facts_of(c, [ev("ibstat", {"ports": rails + mgmt})])
+    assert [f.kind for f in report.faults] == ["port_rate_low"]
+    assert measured.ib_rate_gbit_s_min == 100.0
+    assert measured.ib_ports_down == 0  # the management NIC is still down, and not counted
 
 
 # --- storage: fio jobs of their own kind -------------------------------------------------------
