@@ -50,6 +50,8 @@ class Claims:
 
     Quantities keep the portal's units: GB/s for NVMe and distributed-FS bandwidth (Decimal or
     float; None = not claimed), Gb/s per port for the fabric, GiB per GPU for memory.
+    ``nvme_read_iops`` / ``nvme_write_iops`` are random 4 KiB IOPS per node (None = not
+    claimed; read from the offering when it has such fields).
     """
 
     gpu_model: str
@@ -64,6 +66,8 @@ class Claims:
     nvme_capacity_tib: Number | None = None
     nvme_read_gbyte_s: Number | None = None
     nvme_write_gbyte_s: Number | None = None
+    nvme_read_iops: Number | None = None
+    nvme_write_iops: Number | None = None
     distributed_fs: str = ""
     distributed_fs_bandwidth_gbyte_s: Number | None = None
     logical_cpus_per_node: int | None = None

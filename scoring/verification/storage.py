@@ -2,8 +2,9 @@
 
 fio jobs are compared with claims of their own kind: a sequential job (rw=read or write) with
 large blocks (at least 128 KiB) measures bandwidth and checks the GB/s claims; a random
-small-block job measures IOPS (no offering field claims IOPS, so it is reported, not judged).
-A job of another kind never contradicts a bandwidth claim: it leaves it unverifiable.
+small-block job (at most 16 KiB) with at least 32 I/Os in flight (iodepth x numjobs) measures
+IOPS and checks the IOPS claims (when the offering states them). A job of another kind never
+contradicts a claim: it leaves it unverifiable, and says which jobs ran.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ _DIRECTIONS = (("read", "读"), ("write", "写"))
 # to 1 MiB); random IOPS figures are quoted at 4 KiB, up to 16 KiB counts as small.
 LARGE_BLOCK_BYTES = 128 * 1024
 SMALL_BLOCK_BYTES = 16 * 1024
+# Datasheet IOPS are quoted at deep queues (QD128-256); at queue depth 1 a drive shows its
+# latency, not its IOPS. Below 32 outstanding I/Os a random job cannot judge an IOPS claim.
+IOPS_MIN_OUTSTANDING = 32
 _SEQUENTIAL = {"read": "read", "write": "write"}
 _RANDOM = {"read": {"randread", "randrw"}, "write": {"randwrite", "randrw"}}
 JOB_BANDWIDTH = "bandwidth"
@@ -96,6 +100,33 @@ def describe_job(job: Mapping[str, Any]) -> str:
     return f"{job.get('rw') or '?'} {size}, iodepth {depth} × {jobs} job(s)"
 
 
+def outstanding_ios(job: Mapping[str, Any]) -> int | None:
+    depth, jobs = as_int(job.get("iodepth")), as_int(job.get("numjobs"))
+    if depth is None or jobs is None:
+        return None
+    return depth * jobs
+
+
+def iops_jobs(evidence: Iterable[NodeEvidence], direction: str) -> list[tuple[float, NodeEvidence]]:
+    """(IOPS, evidence) of every random small-block job with a deep enough queue that ran
+    ``direction`` (a job of unknown depth is taken at its word)."""
+    found = []
+    for ev in evidence:
+        if ev.kind != "fio":
+            continue
+        for job in fio_jobs(ev.metrics):
+            iops = as_float(job.get(f"{direction}_iops"))
+            depth = outstanding_ios(job)
+            if (
+                iops
+                and iops > 0
+                and job_kind(job, direction) == JOB_IOPS
+                and (depth is None or depth >= IOPS_MIN_OUTSTANDING)
+            ):
+                found.append((iops, ev))
+    return found
+
+
 def bandwidth_jobs(
     evidence: Iterable[NodeEvidence], direction: str
 ) -> list[tuple[float, NodeEvidence]]:
@@ -109,6 +140,35 @@ def bandwidth_jobs(
             if mbyte_s and mbyte_s > 0 and job_kind(job, direction) == JOB_BANDWIDTH:
                 found.append((mbyte_s, ev))
     return found
+
+
+def _mismatch(
+    fio: Sequence[NodeEvidence], direction: str, direction_zh: str, measure: str
+) -> tuple[str, str]:
+    """Why no job could judge the ``measure`` ("bandwidth" or "iops") claim of a direction."""
+    ran = [
+        describe_job(j)
+        for e in fio
+        for j in fio_jobs(e.metrics)
+        if (as_float(j.get(f"{direction}_bw_mbyte_s")) or 0) > 0
+    ]
+    if not ran:
+        what_zh = "带宽" if measure == "bandwidth" else " IOPS"
+        return (f"fio did not measure {direction}s", f"fio 未测量{direction_zh}{what_zh}")
+    shown = "; ".join(dict.fromkeys(ran))
+    if measure == "bandwidth":
+        return (
+            f"no sequential large-block {direction} job ran (only {shown}, which "
+            f"measures IOPS or a mixed load, not the claimed {direction} bandwidth)",
+            f"未运行顺序大块{direction_zh}测试（仅有 {shown}，"
+            f"测量的是 IOPS 或混合负载，而非声明的{direction_zh}带宽）",
+        )
+    return (
+        f"no random small-block {direction} job with at least {IOPS_MIN_OUTSTANDING} I/Os in "
+        f"flight ran (only {shown}), so the claimed {direction} IOPS are not measured",
+        f"未运行至少 {IOPS_MIN_OUTSTANDING} 个并发 I/O 的随机小块{direction_zh}测试"
+        f"（仅有 {shown}），声明的{direction_zh} IOPS 未被测量",
+    )
 
 
 def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
@@ -139,24 +199,7 @@ def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRe
         jobs = bandwidth_jobs(fio, direction)
         best = max(jobs, key=lambda pair: pair[0]) if jobs else None
         if best is None:
-            others = [
-                describe_job(j)
-                for e in fio
-                for j in fio_jobs(e.metrics)
-                if (as_float(j.get(f"{direction}_bw_mbyte_s")) or 0) > 0
-            ]
-            if others:
-                shown = "; ".join(dict.fromkeys(others))
-                gaps.append(
-                    (
-                        f"no sequential large-block {direction} job ran (only {shown}, which "
-                        f"measures IOPS or a mixed load, not the claimed {direction} bandwidth)",
-                        f"未运行顺序大块{direction_zh}测试（仅有 {shown}，"
-                        f"测量的是 IOPS 或混合负载，而非声明的{direction_zh}带宽）",
-                    )
-                )
-            else:
-                gaps.append((f"fio did not measure {direction}s", f"fio 未测量{direction_zh}带宽"))
+            gaps.append(_mismatch(fio, direction, direction_zh, "bandwidth"))
             continue
         got = best[0] / 1000  # fio metric is MB/s (10^6 bytes); the claim is GB/s
         details[f"{direction}_gbyte_s"] = round(got, 3)
@@ -166,6 +209,26 @@ def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRe
             f"{direction_zh} {num(got, 2)} GB/s（声明 {num(want, 2)} GB/s）",
         )
         if got < want * NVME_MIN_FRACTION:
+            problems.append(text)
+            ref = best[1].ref
+        else:
+            fits.append(text)
+    for direction, direction_zh in _DIRECTIONS:
+        want = as_float(getattr(claims, f"nvme_{direction}_iops"))
+        if want is None or want <= 0:
+            continue
+        jobs = iops_jobs(fio, direction)
+        best = max(jobs, key=lambda pair: pair[0]) if jobs else None
+        if best is None:
+            gaps.append(_mismatch(fio, direction, direction_zh, "iops"))
+            continue
+        details[f"{direction}_iops"] = round(best[0], 1)
+        details[f"{direction}_iops_fraction"] = round(best[0] / want, 3)
+        text = (
+            f"random {direction} {num(best[0], 0)} IOPS against {num(want, 0)} IOPS claimed",
+            f"随机{direction_zh} {num(best[0], 0)} IOPS（声明 {num(want, 0)} IOPS）",
+        )
+        if best[0] < want * NVME_MIN_FRACTION:
             problems.append(text)
             ref = best[1].ref
         else:
@@ -219,12 +282,23 @@ def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRe
 
 
 def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVerification:
-    """Item 4: fio bandwidth per direction at least 80 % of the claimed NVMe read/write GB/s.
+    """Item 4: fio bandwidth (and IOPS) per direction at least 80 % of the claimed NVMe
+    read/write GB/s (and IOPS), each from jobs of its own kind.
 
-    Only the directions with a claim are judged; capacity is never measured and is said so.
+    Only the claims made are judged; capacity is never measured and is said so.
     """
-    tolerance = f"measured ≥ {pct(NVME_MIN_FRACTION)} of the claimed read/write GB/s"
-    if as_float(claims.nvme_read_gbyte_s) is None and as_float(claims.nvme_write_gbyte_s) is None:
+    tolerance = (
+        f"measured ≥ {pct(NVME_MIN_FRACTION)} of the claimed read/write GB/s (sequential "
+        f"≥ {LARGE_BLOCK_BYTES // 1024} KiB jobs) and IOPS (random ≤ "
+        f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight)"
+    )
+    claimed_any = (
+        claims.nvme_read_gbyte_s,
+        claims.nvme_write_gbyte_s,
+        claims.nvme_read_iops,
+        claims.nvme_write_iops,
+    )
+    if all(as_float(value) is None for value in claimed_any):
         return ItemVerification(
             "local_nvme",
             STATUS_UNVERIFIABLE,

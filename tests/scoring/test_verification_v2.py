@@ -460,6 +460,47 @@ def test_two_stonewalled_groups_check_each_direction_with_its_own_job() -> None:
     assert (measured.nvme_read_mbyte_s, measured.nvme_write_mbyte_s) == (1326.883, 6985.528)
 
 
+def _random_job(rw: str, iops: float, iodepth: int, numjobs: int) -> dict[str, Any]:
+    direction = "write" if "write" in rw else "read"
+    other = "read" if direction == "write" else "write"
+    return {
+        "name": "rand",
+        "groupid": 0,
+        "rw": rw,
+        "bs_bytes": 4096,
+        "iodepth": iodepth,
+        "numjobs": numjobs,
+        f"{direction}_iops": iops,
+        f"{direction}_bw_mbyte_s": round(iops * 4096 / 1e6, 3),
+        f"{other}_iops": 0.0,
+        f"{other}_bw_mbyte_s": 0.0,
+    }
+
+
+def test_random_deep_queue_jobs_check_iops_claims() -> None:
+    c = claims(nvme_read_iops=1_000_000)
+    deep = {"jobs": [_random_job("randread", 900_000.0, iodepth=64, numjobs=4)]}
+    item = verify_candidate(c, [ev("fio", deep)]).items["local_nvme"]
+    assert item.status == "verified"
+    assert "random read 900000 IOPS against 1000000 IOPS claimed" in item.explanation_en
+    slow = {"jobs": [_random_job("randread", 500_000.0, iodepth=64, numjobs=4)]}
+    assert verify_candidate(c, [ev("fio", slow)]).items["local_nvme"].status == "contradicted"
+
+
+def test_a_queue_depth_one_job_or_a_sequential_job_cannot_judge_iops() -> None:
+    c = claims(nvme_read_iops=1_000_000)
+    shallow = {"jobs": [_random_job("randread", 14_000.0, iodepth=1, numjobs=1)]}
+    item = verify_candidate(c, [ev("fio", shallow)]).items["local_nvme"]
+    assert item.status == "unverifiable"
+    assert "no random small-block read job with at least 32 I/Os in flight ran" in (
+        item.explanation_en
+    )
+    bilingual(item.explanation_en, item.explanation_zh)
+    # fio/fio333-seqread-normal.txt: 1 MiB sequential reads say nothing about IOPS
+    evidence = [parsed("fio/fio333-seqread-normal.txt")]
+    assert verify_candidate(c, evidence).items["local_nvme"].status == "unverifiable"
+
+
 # --- dead rules: Xid from the kernel log ---------------------------------------------------------
 
 
