@@ -20,6 +20,13 @@ Metrics (``ParseResult.metrics``):
   weighted by I/O count; text: only when one job block reports that direction).
 - ``groups``: ``[{"groupid", "jobs", "read_bw_mbyte_s", "write_bw_mbyte_s", "read_iops",
   "write_iops"}]``; ``job_count``; ``jobnames``; ``rw`` (distinct rw modes seen);
+- ``jobs``: one row per job definition (name and group), in order: ``{"name", "groupid",
+  "rw", "bs_bytes", "iodepth", "numjobs", "read_bw_mbyte_s", "write_bw_mbyte_s",
+  "read_iops", "write_iops"}``. ``rw`` is fio's mode ("read", "randwrite"...); ``bs_bytes``
+  the block size in bytes (the write size for write-only modes; fio's k/M are 1024-based);
+  ``iodepth`` and ``numjobs`` as set (1 when not shown). Figures are summed over the job's
+  processes; a direction the job did not run is 0 (a write-only job reads 0), the same in the
+  JSON and the text forms. Fields fio did not print are None.
   ``fio_version``; ``format`` ("json", "normal" or "normal+json"); ``errors`` (jobs with a
   non-zero error code).
 
@@ -64,7 +71,13 @@ _NEW_GROUP_DIR_RE = re.compile(
 _OLD_GROUP_DIR_RE = re.compile(
     r"^\s*(?P<dir>READ|WRITE|TRIM):\s*io=[^,]*,\s*aggrb=(?P<bw>\d+(?:\.\d+)?)(?P<u>[KMGTP]?B/s)"
 )
-_HEADER_RE = re.compile(r"^\S.*: \(g=\d+\): rw=(?P<rw>[a-z]+)")
+_HEADER_RE = re.compile(r"^(?P<name>\S.*?): \(g=(?P<gid>\d+)\): rw=(?P<rw>[a-z]+)(?P<rest>.*)$")
+_HEADER_BS_RE = re.compile(
+    r"bs=\(R\)\s*(?P<r>\d+(?:\.\d+)?[KMGkmg]?i?B)-\S*?,\s*\(W\)\s*(?P<w>\d+(?:\.\d+)?[KMGkmg]?i?B)"
+    r"|bs=(?P<old>\d+(?:\.\d+)?[KMGkmg]?)(?:-|,|\s|/|$)"
+)
+_HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
+_SIZE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<p>[kmgtKMGT]?)(?:i?[bB])?$")
 _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
 _TERSE_RE = re.compile(r"^\d;fio-\d")
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
@@ -82,6 +95,51 @@ class _Dir:
     clat_sum_us: float = 0.0
     clat_n: float = 0.0
     reports: int = 0
+
+
+@dataclass
+class _Job:
+    """One job definition (name and group) and the figures of its processes."""
+
+    name: str
+    gid: int
+    rw: str | None = None
+    bs_bytes: int | None = None
+    iodepth: int | None = None
+    numjobs: int | None = None
+    processes: int = 0
+    bw_byte_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
+    iops: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
+
+
+def _size_bytes(text: Any) -> int | None:
+    """fio sizes: "4k", "1M", "128KiB", "4096B", 4096 -> bytes (k = 1024, as fio's bs)."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int | float):
+        return int(text) if text > 0 else None
+    if not isinstance(text, str):
+        return None
+    first = text.split(",")[0].split(":")[0].split("-")[0].strip()
+    match = _SIZE_RE.match(first)
+    if not match:
+        return None
+    value = float(match.group("n")) * _BINARY[match.group("p").lower()]
+    return int(value) if 0 < value < 2**63 else None
+
+
+def _write_only(rw: str | None) -> bool:
+    return rw in ("write", "randwrite", "trimwrite")
+
+
+def _option_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        return None
+    return number if number >= 0 else None
 
 
 @dataclass
@@ -196,11 +254,12 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
         "errors": [],
         "fio_version": data.get("fio version"),
     }
-    global_rw = (
-        (data.get("global options") or {}).get("rw")
-        if isinstance(data.get("global options"), dict)
-        else None
+    global_options = (
+        data.get("global options") if isinstance(data.get("global options"), dict) else {}
     )
+    global_rw = global_options.get("rw")
+    job_rows: dict[tuple[str, int], _Job] = {}
+    info["jobs"] = job_rows
     for job in jobs:
         if not isinstance(job, dict):
             raise EvidenceParseError("fio JSON job entry is not an object", line=line, kind=KIND)
@@ -214,6 +273,18 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
         rw = options.get("rw") or global_rw
         if isinstance(rw, str) and rw not in info["rw"]:
             info["rw"].append(rw)
+        row = job_rows.get((name, gid))
+        if row is None:
+            opts = {**global_options, **options}
+            row = job_rows[(name, gid)] = _Job(name, gid, rw if isinstance(rw, str) else None)
+            bs = opts.get("bs")
+            if bs is not None and _write_only(row.rw):
+                parts = str(bs).split(",")  # "bs=4k,128k": read size, write size
+                bs = parts[1] if len(parts) > 1 and parts[1].strip() else parts[0]
+            row.bs_bytes = _size_bytes(bs if bs is not None else "4k")  # fio's default bs
+            row.iodepth = _option_int(opts.get("iodepth", 1))
+            row.numjobs = _option_int(opts.get("numjobs", 1))
+        row.processes += 1
         if job.get("error") not in (None, 0):
             info["errors"].append({"job": name, "error": job.get("error")})
         for direction in _DIRECTIONS:
@@ -231,8 +302,11 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
                 bw = _num(stats.get("bw", 0), f"{direction}.bw", line) * 1024.0
             acc = group.dirs.setdefault(direction, _Dir())
             acc.bw_byte_s += bw
-            acc.iops += _num(stats.get("iops", 0), f"{direction}.iops", line)
+            iops = _num(stats.get("iops", 0), f"{direction}.iops", line)
+            acc.iops += iops
             acc.reports += 1
+            row.bw_byte_s[direction] += bw
+            row.iops[direction] += iops
             clat = stats.get("clat_ns")
             scale = 1e-3
             if not isinstance(clat, dict):
@@ -280,7 +354,10 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         "fio_version": None,
         "terse_line": None,
     }
+    job_rows: dict[tuple[str, int], _Job] = {}
+    info["jobs"] = job_rows
     job_group: _Group | None = None
+    job_row: _Job | None = None
     status_group: _Group | None = None
     last_dir: _Dir | None = None
     for number, raw in enumerate(lines, start=1):
@@ -295,8 +372,19 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             info["terse_line"] = number
         match = _HEADER_RE.match(line)
         if match:
-            if match.group("rw") not in info["rw"]:
-                info["rw"].append(match.group("rw"))
+            rw = match.group("rw")
+            if rw not in info["rw"]:
+                info["rw"].append(rw)
+            key = (match.group("name"), int(match.group("gid")))
+            if key not in job_rows:
+                rest = match.group("rest")
+                row = job_rows[key] = _Job(key[0], key[1], rw)
+                bs = _HEADER_BS_RE.search(rest)
+                if bs:
+                    size = bs.group("old") or (bs.group("w") if _write_only(rw) else bs.group("r"))
+                    row.bs_bytes = _size_bytes(size)
+                depth = _HEADER_IODEPTH_RE.search(rest)
+                row.iodepth = int(depth.group(1)) if depth else None
             continue
         match = _JOB_RE.match(line)
         if match:
@@ -305,6 +393,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             job_group.jobs += 1
             status_group, last_dir = None, None
             name = match.group("name")
+            job_row = job_rows.setdefault((name, gid), _Job(name, gid))
+            job_row.processes += int(match.group("jobs"))
             if name not in info["jobnames"]:
                 info["jobnames"].append(name)
             if match.group("err") != "0":
@@ -314,7 +404,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         if match:
             gid = int(match.group("gid"))
             status_group = groups.setdefault(gid, _Group(gid=gid, line=number))
-            job_group, last_dir = None, None
+            job_group, job_row, last_dir = None, None, None
             continue
         if job_group is not None:
             figures = _job_figures(line)
@@ -328,6 +418,9 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                 acc.iops += iops
                 acc.reports += 1
                 _check_finite((acc.bw_byte_s, acc.iops), number)
+                if job_row is not None:
+                    job_row.bw_byte_s[direction] += bw
+                    job_row.iops[direction] += iops
                 last_dir = acc
                 continue
             clat = _CLAT_RE.match(line)
@@ -350,6 +443,22 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
 
 def _mbyte(value: float) -> float:
     return round(value / 1e6, 3)
+
+
+def _job_row(job: _Job) -> dict[str, Any]:
+    numjobs = job.numjobs if job.numjobs is not None else job.processes
+    row: dict[str, Any] = {
+        "name": job.name,
+        "groupid": job.gid,
+        "rw": job.rw,
+        "bs_bytes": job.bs_bytes,
+        "iodepth": job.iodepth if job.iodepth is not None else 1,
+        "numjobs": max(numjobs, job.processes, 1),
+    }
+    for direction in _DIRECTIONS:
+        row[f"{direction}_bw_mbyte_s"] = _mbyte(job.bw_byte_s[direction])
+        row[f"{direction}_iops"] = round(job.iops[direction], 3)
+    return row
 
 
 def parse(text: str) -> ParseResult:
@@ -470,6 +579,7 @@ def parse(text: str) -> ParseResult:
             "job_count": sum(g.jobs for g in groups.values()),
             "jobnames": info["jobnames"],
             "rw": info["rw"],
+            "jobs": [_job_row(job) for job in info["jobs"].values() if job.processes],
             "fio_version": info["fio_version"],
             "errors": info["errors"],
         }

@@ -203,7 +203,9 @@ _MEASURED_INTS = (
     "remapped_rows_pending",
     "remapped_rows_failure",
     "xid_errors",
+    "sxid_errors",
     "ib_ports_down",
+    "busbw_nodes",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -212,6 +214,19 @@ _MEASURED_FLOATS = (
     "nvme_read_mbyte_s",
     "nvme_write_mbyte_s",
     "ib_rate_gbit_s_min",
+    "nvlink_busbw_fraction",
+    "alltoall_busbw_gbyte_s",
+    "alltoall_busbw_fraction",
+    "allgather_busbw_gbyte_s",
+    "allgather_busbw_fraction",
+)
+# Measured / expected: a run never earns more than the declared hardware should reach (a
+# run above the physical ceiling is set aside as implausible during verification).
+_MEASURED_FRACTIONS = (
+    "busbw_fraction",
+    "nvlink_busbw_fraction",
+    "alltoall_busbw_fraction",
+    "allgather_busbw_fraction",
 )
 
 
@@ -220,10 +235,18 @@ class MeasuredFacts:
     """What the POC evidence showed for one candidate; None = not measured.
 
     ``busbw_fraction`` is the measured all-reduce bus bandwidth divided by the value expected
-    for the declared GPUs (from the verification step). ``nvlink_topology`` is the measured
-    topology ("full_mesh" | "grouped" | "none"). ``evidence_refs`` maps a field name (or a
-    checklist key) to a short reference such as "upload 12 · nccl_tests all_reduce.txt line 57"
-    quoted in contributions and knockout reasons.
+    for the declared system (from the verification step), from a run that covers the
+    candidate's interconnect: for a candidate of two or more nodes only a run spanning at least
+    two nodes counts (``busbw_nodes`` says how many it spanned). A one-node run on such a
+    candidate only measures NVLink: its fraction is ``nvlink_busbw_fraction``.
+    ``alltoall_*`` and ``allgather_*`` are the same figures for nccl-tests alltoall_perf and
+    all_gather_perf (mixture-of-experts and sharded training depend on them). Every fraction
+    is capped at 1.0. ``xid_errors`` / ``sxid_errors`` count GPU Xid and NVSwitch SXid events in
+    the kernel log. ``nvlink_topology`` is the measured topology of the worst node
+    ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
+    ``evidence_refs`` maps a field name (or a checklist key) to a short reference such as
+    "upload 12 · nccl_tests all_reduce.txt line 57" quoted in contributions and knockout
+    reasons.
     """
 
     busbw_fraction: float | None = None
@@ -243,10 +266,21 @@ class MeasuredFacts:
     bare_metal_verdict: str | None = None
     bare_metal_confidence: float | None = None
     evidence_refs: Mapping[str, str] = field(default_factory=dict)
+    busbw_nodes: int | None = None
+    nvlink_busbw_fraction: float | None = None
+    alltoall_busbw_gbyte_s: float | None = None
+    alltoall_busbw_fraction: float | None = None
+    allgather_busbw_gbyte_s: float | None = None
+    allgather_busbw_fraction: float | None = None
+    sxid_errors: int | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:
             _set(self, name, _float(getattr(self, name), name))
+        for name in _MEASURED_FRACTIONS:
+            value = getattr(self, name)
+            if value is not None and value > 1.0:
+                _set(self, name, 1.0)
         for name in _MEASURED_INTS:
             _opt_int(getattr(self, name), name)
         if self.dcgm_overall is not None:

@@ -3,10 +3,19 @@
 ``verify_candidate(claims, evidence)`` returns a VerificationReport: a status per checklist
 item ("verified", "contradicted" or "unverifiable", never verified without evidence), the
 all-reduce busbw fraction against the expected value, a bare-metal verdict with its signals
-and confidence, and the faults the evidence shows.
+and confidence, and the faults the evidence shows. ``facts.measured_facts(report, evidence)``
+turns the report into scoring's ``MeasuredFacts``.
 """
 
+from . import facts
 from .bare_metal import collect_signals, combine_signals, verify_bare_metal
+from .facts import (
+    best_busbw_curve,
+    evidence_from_report,
+    measured_facts,
+    measured_from_summary,
+    verification_summary,
+)
 from .model import (
     ITEM_KEYS,
     POINTS_TO_BARE_METAL,
@@ -52,8 +61,14 @@ __all__ = [
     "Signal",
     "VerificationInputError",
     "VerificationReport",
+    "best_busbw_curve",
     "collect_signals",
     "combine_signals",
+    "evidence_from_report",
+    "facts",
+    "measured_facts",
+    "measured_from_summary",
+    "verification_summary",
     "verify_bare_metal",
     "verify_candidate",
 ]

@@ -129,7 +129,8 @@ def combine_nodes(
     no_evidence_zh: str,
     extra: Mapping[str, Any] | None = None,
 ) -> ItemVerification:
-    """One item verdict from per-node verdicts: any contradiction wins, then any gap.
+    """One item verdict from per-node verdicts, judged on the worst node: any contradiction
+    wins, then any gap.
 
     Verified only when every node that gave evidence verified it; no evidence at all is
     unverifiable, never verified.
@@ -152,6 +153,8 @@ def combine_nodes(
         if any(r.status == s for r in results)
     )
     chosen = [r for r in results if r.status == status]
+    # The worst node decides the item; it is named in the explanation and the details.
+    details["worst_node"] = chosen[0].node
     en = " ".join(r.en for r in chosen[:MAX_NODES_NAMED])
     zh = "".join(r.zh for r in chosen[:MAX_NODES_NAMED])
     rest = len(chosen) - MAX_NODES_NAMED

@@ -37,6 +37,28 @@ GPU_MEMORY_TOLERANCE = 0.05
 NVLINK_BANDWIDTH_TOLERANCE = 0.05
 
 _TOPOLOGY_RANK = {"none": 0, "grouped": 1, "full_mesh": 2}
+_TOPOLOGY_BY_RANK = {rank: name for name, rank in _TOPOLOGY_RANK.items()}
+
+
+def worse_topology(a: str, b: str) -> str:
+    """The less connected of two topologies."""
+    return a if _TOPOLOGY_RANK[a] <= _TOPOLOGY_RANK[b] else b
+
+
+def _degraded(topology: str) -> str:
+    """One step less connected: what a mesh with NVLink links down delivers."""
+    return _TOPOLOGY_BY_RANK[max(_TOPOLOGY_RANK[topology] - 1, 0)]
+
+
+def _topo_reading(evs: Sequence[NodeEvidence]) -> str | None:
+    for ev in evs:
+        measured = _measured_topology(ev.metrics)
+        gpus = as_int(ev.metrics.get("gpu_count"))
+        if measured is not None and gpus is not None and gpus >= 2:
+            return measured
+    return None
+
+
 _TOPOLOGY_EN = {
     "full_mesh": "an all-to-all NVLink mesh",
     "grouped": "grouped NVLink (not all-to-all)",
@@ -307,12 +329,17 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
     spec = match_gpu(claims.gpu_model)
     claimed = claims.nvlink_topology
     details: dict[str, Any] = {"claimed": claimed}
+    # What this node delivers, as scoring reads it (MeasuredFacts.nvlink_topology takes the
+    # worst node's): the topo reading, one step less connected when NVLink links are down.
+    seen = _topo_reading(topo)
+    details["effective_topology"] = seen
     for ev in links:
         problem = _nvlink_status_problem(ev.metrics, spec, claims)
         details["links_per_gpu"] = as_int(ev.metrics.get("links_per_gpu"))
         details["link_gbyte_s"] = as_float(ev.metrics.get("link_gbyte_s"))
         details["inactive_links"] = as_int(ev.metrics.get("inactive_links"))
         if problem:
+            details["effective_topology"] = _degraded(worse_topology(seen or claimed, claimed))
             return NodeResult(
                 node,
                 STATUS_CONTRADICTED,

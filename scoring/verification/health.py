@@ -148,9 +148,33 @@ def _nvlink_faults(ev: NodeEvidence) -> list[Fault]:
     ]
 
 
+def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
+    """GPU Xid and NVSwitch SXid events in a node's kernel log (kind ``kernel_log``)."""
+    m = ev.metrics
+    xid = as_int(m.get("xid_count")) or 0
+    sxid = as_int(m.get("sxid_count")) or 0
+    if xid <= 0 and sxid <= 0:
+        return []
+    codes = sorted({c for c in (as_int(x) for x in as_list(m.get("xid_codes"))) if c is not None})
+    shown = f" (codes {', '.join(str(c) for c in codes)})" if codes else ""
+    return [
+        Fault(
+            "xid_errors",
+            ev.node_name,
+            SEVERITY_WARNING,
+            ev.ref,
+            f"The kernel log of node {ev.node_name} shows {xid} GPU Xid and {sxid} NVSwitch "
+            f"SXid event(s){shown}: the GPUs or their links reported errors.",
+            f"节点 {ev.node_name} 的内核日志记录了 {xid} 次 GPU Xid 与 {sxid} 次 NVSwitch SXid "
+            f"事件{shown}：GPU 或其链路报告了错误。",
+            {"xid_count": xid, "sxid_count": sxid, "xid_codes": codes},
+        )
+    ]
+
+
 def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
-    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows) and NVLink error
-    counters, in a stable order."""
+    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows), NVLink error
+    counters and kernel-log Xid events, in a stable order."""
     faults: list[Fault] = []
     for ev in sorted(evidence, key=evidence_sort_key):
         if ev.kind == "nccl_tests":
@@ -161,4 +185,6 @@ def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
             faults.extend(_memory_faults(ev))
         elif ev.kind == "nvidia_smi_nvlink":
             faults.extend(_nvlink_faults(ev))
+        elif ev.kind == "kernel_log":
+            faults.extend(_kernel_log_faults(ev))
     return faults

@@ -50,6 +50,8 @@ class Claims:
 
     Quantities keep the portal's units: GB/s for NVMe and distributed-FS bandwidth (Decimal or
     float; None = not claimed), Gb/s per port for the fabric, GiB per GPU for memory.
+    ``nvme_read_iops`` / ``nvme_write_iops`` are random 4 KiB IOPS per node (None = not
+    claimed; read from the offering when it has such fields).
     """
 
     gpu_model: str
@@ -64,6 +66,8 @@ class Claims:
     nvme_capacity_tib: Number | None = None
     nvme_read_gbyte_s: Number | None = None
     nvme_write_gbyte_s: Number | None = None
+    nvme_read_iops: Number | None = None
+    nvme_write_iops: Number | None = None
     distributed_fs: str = ""
     distributed_fs_bandwidth_gbyte_s: Number | None = None
     logical_cpus_per_node: int | None = None
@@ -182,7 +186,11 @@ class VerificationReport:
 
     ``items`` holds all ten checklist keys. ``busbw`` judges the measured all-reduce bus
     bandwidth against ``expected_busbw``; ``busbw_fraction`` is measured / expected (None
-    without a usable nccl-tests all_reduce run).
+    without a usable nccl-tests all_reduce run, or when the candidate has two or more nodes
+    and no usable run spans two: a one-node run measures NVLink only, and its fraction is
+    ``nvlink_busbw_fraction``). ``collectives`` holds the same check for the alltoall and
+    all_gather runs present ({"alltoall": ..., "all_gather": ...}; details carry
+    measured_gbyte_s, expected_gbyte_s, fraction and covers_interconnect).
     """
 
     items: Mapping[str, ItemVerification]
@@ -191,3 +199,5 @@ class VerificationReport:
     expected_busbw: ExpectedBusbw | None
     bare_metal: BareMetalVerdict
     faults: tuple[Fault, ...]
+    nvlink_busbw_fraction: float | None = None
+    collectives: Mapping[str, ItemVerification] = field(default_factory=dict)

@@ -7,9 +7,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..reference import (
+    NET_RDMA_EFFICIENCY,
+    NET_TCP_EFFICIENCY,
     NIC_NAMES,
+    NO_P2P_FACTOR,
+    NVLINK_RING_EFFICIENCY,
+    PCIE_EFFICIENCY,
     ExpectedBusbw,
+    GpuSpec,
     expected_busbw_gbyte_s,
+    gpu_family_of,
     match_gpu,
     nic_max_rate_gbit_s,
 )
@@ -302,7 +309,24 @@ def verify_fabric(
     return item, faults
 
 
-# --- all-reduce bus bandwidth -----------------------------------------------------------------
+# --- collective bus bandwidth (all_reduce, alltoall, all_gather) ------------------------------
+
+# The physical ceiling of a run: the line rate of the declared links with no protocol loss.
+# NVLink SHARP all-reduce reaches 1.07 x the NVLink line rate (480 of 450 GB/s on 8 x H100,
+# NVIDIA/nccl-tests#212), so its ceiling is 1.1 x; a further 10 % covers rounding and the
+# timer noise of small runs. Above ceiling x margin no healthy run of the declared hardware
+# can land: the run is implausible (another system, an edited log) and is never used.
+NVLS_CEILING_FACTOR = 1.1
+IMPLAUSIBLE_MARGIN = 1.1
+
+ALL_REDUCE = "all_reduce"
+ALLTOALL = "alltoall"
+ALL_GATHER = "all_gather"
+COLLECTIVES = (ALL_REDUCE, ALLTOALL, ALL_GATHER)
+_COLLECTIVE_EN = {ALL_REDUCE: "all_reduce", ALLTOALL: "alltoall", ALL_GATHER: "all_gather"}
+
+SCOPE_MULTI_NODE = "multi_node"
+SCOPE_ONE_NODE = "one_node"
 
 
 @dataclass(frozen=True)
@@ -313,31 +337,200 @@ class _Run:
     nodes: int
 
 
-def _runs(
-    claims: Claims, evidence: Sequence[NodeEvidence]
-) -> tuple[list[_Run], list[tuple[str, str]]]:
-    """All-reduce runs with correct results at the declared GPUs per node; and why others
-    were set aside."""
-    usable: list[_Run] = []
-    skipped: list[tuple[str, str]] = []
+@dataclass(frozen=True)
+class _Bound:
+    """What a run of the declared system should reach (``expected``) and can reach at most."""
+
+    expected: ExpectedBusbw | None
+    ceiling_gbyte_s: float | None
+
+
+@dataclass
+class _Sorted:
+    """The runs of one collective: usable, and set aside (en, zh) by reason."""
+
+    usable: list[_Run]
+    skipped: list[tuple[str, str]]
+    foreign: list[tuple[str, str]]
+    implausible: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class CollectiveCheck:
+    """The verdict on one collective's bus bandwidth and the fractions scoring may use.
+
+    ``fraction`` is measured / expected of the judged run when that run covers the candidate's
+    interconnect (at least two nodes for a candidate of two or more); ``one_node_fraction`` is
+    the best one-node run's, which measures NVLink (or PCIe) inside a node only.
+    """
+
+    item: ItemVerification
+    fraction: float | None
+    expected: ExpectedBusbw | None
+    one_node_fraction: float | None
+    measured_gbyte_s: float | None
+    nodes: int | None
+
+
+def _family(name: str) -> str | None:
+    spec = match_gpu(name)
+    return spec.family if spec else gpu_family_of(name)
+
+
+def _foreign_reason(
+    claims: Claims, m: Mapping[str, Any], ranks: int, nodes: int
+) -> tuple[str, str] | None:
+    """Why a run cannot come from this candidate (too large, another GPU), or None."""
+    claimed_gpus = claims.gpus_per_node * claims.node_count
+    if nodes > claims.node_count or ranks > claimed_gpus:
+        return (
+            f"{ranks} ranks on {nodes} node(s), larger than the candidate's "
+            f"{claims.node_count} node(s) × {claims.gpus_per_node} GPUs",
+            f"{nodes} 个节点共 {ranks} 个 rank，超出该候选的 {claims.node_count} 个节点 × "
+            f"{claims.gpus_per_node} 块 GPU",
+        )
+    claimed = _family(claims.gpu_model)
+    names = [n for n in as_list(m.get("gpu_names")) if isinstance(n, str) and n.strip()]
+    for name in dict.fromkeys(names):
+        measured = _family(name)
+        if claimed and measured and measured != claimed:
+            return (
+                f"ran on {name}, not the claimed {claims.gpu_model}",
+                f"运行于 {name}，并非声明的 {claims.gpu_model}",
+            )
+    return None
+
+
+def _intra_line(spec: GpuSpec, claims: Claims, collective: str) -> tuple[float, float]:
+    """(expected, ceiling) GB/s busbw inside one node for alltoall / all_gather (ring)."""
+    uni = spec.nvlink_uni_gbyte_s
+    bridged_beyond_pair = spec.form_factor == "pcie" and claims.gpus_per_node > 2
+    nvlink = uni > 0 and claims.nvlink_topology in ("full_mesh", "grouped")
+    if nvlink and not (claims.nvlink_topology == "grouped" and bridged_beyond_pair):
+        return uni * NVLINK_RING_EFFICIENCY, uni
+    pcie = spec.pcie_uni_gbyte_s
+    expected = pcie * PCIE_EFFICIENCY * (1.0 if spec.pcie_p2p else NO_P2P_FACTOR)
+    return expected, pcie
+
+
+def _net_factor(collective: str, ranks: int, gpus_per_node: int, nodes: int) -> float:
+    """busbw / per-node network bandwidth at the network bound, by collective.
+
+    all_reduce (tree): (N-1)n / (N(n-1)) (scoring.reference). all_gather: each node receives
+    (N-g)/N of the output over its NICs, so busbw = algbw (N-1)/N <= B (N-1)/(N-g).
+    alltoall: each node sends g (N-g)/N of a rank's buffer off-node, so busbw <= B (N-1)/(g(N-g)).
+    """
+    n, g = ranks, gpus_per_node
+    if collective == ALL_REDUCE:
+        return (n - 1) * nodes / (n * (nodes - 1))
+    if collective == ALL_GATHER:
+        return (n - 1) / (n - g)
+    return (n - 1) / (g * (n - g))
+
+
+def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) -> _Bound:
+    if spec is None:
+        return _Bound(None, None)
+    g = claims.gpus_per_node
+    ranks = g * nodes
+    net_ok = claims.fabric != "none" and claims.fabric_rate_gbit_s > 0 and claims.nics_per_node > 0
+    inter_line = None
+    if nodes >= 2 and net_ok:
+        node_gbyte_s = claims.nics_per_node * claims.fabric_rate_gbit_s / 8
+        inter_line = node_gbyte_s * _net_factor(collective, ranks, g, nodes)
+    if collective == ALL_REDUCE:
+        expected = expected_busbw_gbyte_s(
+            spec,
+            g,
+            nodes,
+            claims.nvlink_topology,
+            claims.fabric,
+            claims.fabric_rate_gbit_s,
+            claims.nics_per_node,
+        )
+        intra_line = None
+        if g >= 2:
+            _, intra_line = _intra_line(spec, claims, collective)
+            uses_nvls = (
+                claims.nvlink_topology == "full_mesh" and spec.nvls and spec.form_factor != "pcie"
+            )
+            if uses_nvls:
+                intra_line *= NVLS_CEILING_FACTOR
+    else:
+        expected = None
+        intra_expected = intra_line = None
+        if g >= 2:
+            intra_expected, intra_line = _intra_line(spec, claims, collective)
+        inter_expected = None
+        if inter_line is not None:
+            eff = NET_TCP_EFFICIENCY if claims.fabric == "ethernet" else NET_RDMA_EFFICIENCY
+            inter_expected = inter_line * eff
+        if nodes >= 2 and inter_expected is None:
+            return _Bound(None, None)
+        values = [v for v in (intra_expected, inter_expected) if v is not None]
+        nics, rate = claims.nics_per_node, claims.fabric_rate_gbit_s
+        if values:
+            value = round(min(values), 2)
+            bound = "intra_node" if value == round(intra_expected or -1, 2) else "inter_node"
+            where = (
+                "inside the node (NVLink/PCIe ring)"
+                if bound == "intra_node"
+                else (f"by the network ({nics} × {rate} Gb/s per node over {nodes} nodes)")
+            )
+            where_zh = (
+                "受节点内互联限制（NVLink/PCIe 环）"
+                if bound == "intra_node"
+                else (f"受节点间网络限制（每节点 {nics} × {rate} Gb/s，{nodes} 个节点）")
+            )
+            expected = ExpectedBusbw(
+                value_gbyte_s=value,
+                basis=f"{value:g} GB/s {_COLLECTIVE_EN[collective]} bounded {where}",
+                basis_zh=f"{value:g} GB/s，{_COLLECTIVE_EN[collective]} {where_zh}",
+                bound=bound,
+                intra_node_gbyte_s=None if intra_expected is None else round(intra_expected, 2),
+                inter_node_gbyte_s=None if inter_expected is None else round(inter_expected, 2),
+            )
+    lines = [v for v in (intra_line, inter_line) if v is not None]
+    if nodes >= 2 and inter_line is None:
+        lines = []
+    ceiling = round(min(lines) * IMPLAUSIBLE_MARGIN, 2) if lines else None
+    if expected is not None and expected.value_gbyte_s <= 0:
+        expected = None
+    return _Bound(expected, ceiling)
+
+
+def _sort_runs(
+    claims: Claims, evidence: Sequence[NodeEvidence], collective: str, spec: GpuSpec | None
+) -> _Sorted:
+    """Runs of ``collective`` with correct results at the declared GPUs per node, on no more
+    nodes than the candidate has, on its GPU model and below the physical ceiling; and why
+    the others were set aside."""
+    out = _Sorted([], [], [], [])
     for ev in of_kind(evidence, "nccl_tests"):
         m = ev.metrics
-        if m.get("collective") != "all_reduce":
-            name = m.get("collective") or "unknown"
-            skipped.append((f"{ev.ref}: collective {name}", f"{ev.ref}：集合通信为 {name}"))
+        if m.get("collective") != collective:
+            if collective == ALL_REDUCE:
+                name = m.get("collective") or "unknown"
+                out.skipped.append((f"{ev.ref}: collective {name}", f"{ev.ref}：集合通信为 {name}"))
             continue
         ranks = as_int(m.get("ranks"))
         peak = as_float(m.get("peak_busbw_gbyte_s"))
-        if ranks is None or peak is None:
-            skipped.append((f"{ev.ref}: no rank count or busbw", f"{ev.ref}：缺少 rank 数或 busbw"))
+        if ranks is None or peak is None or ranks < 1:
+            out.skipped.append(
+                (f"{ev.ref}: no rank count or busbw", f"{ev.ref}：缺少 rank 数或 busbw")
+            )
             continue
         if (as_int(m.get("wrong_total")) or 0) > 0 or m.get("out_of_bounds_ok") is False:
-            skipped.append((f"{ev.ref}: wrong results", f"{ev.ref}：结果错误"))
+            out.skipped.append((f"{ev.ref}: wrong results", f"{ev.ref}：结果错误"))
             continue
         hosts = [h for h in as_list(m.get("hosts")) if isinstance(h, str) and h]
-        nodes = len(hosts) if hosts else max(ranks // claims.gpus_per_node, 1)
+        nodes = len(hosts) if hosts else max(-(-ranks // claims.gpus_per_node), 1)
+        foreign = _foreign_reason(claims, m, ranks, nodes)
+        if foreign:
+            out.foreign.append((f"{ev.ref}: {foreign[0]}", f"{ev.ref}：{foreign[1]}"))
+            continue
         if ranks != claims.gpus_per_node * nodes:
-            skipped.append(
+            out.skipped.append(
                 (
                     f"{ev.ref}: {ranks} ranks on {nodes} node(s), not "
                     f"{claims.gpus_per_node} per node",
@@ -346,112 +539,196 @@ def _runs(
                 )
             )
             continue
-        usable.append(_Run(ev, peak, ranks, nodes))
-    return usable, skipped
+        ceiling = _bound(claims, spec, collective, nodes).ceiling_gbyte_s
+        if ceiling is not None and peak > ceiling:
+            out.implausible.append(
+                (
+                    f"{ev.ref}: {num(peak, 2)} GB/s on {nodes} node(s) is above the "
+                    f"{num(ceiling)} GB/s the declared hardware can physically reach",
+                    f"{ev.ref}：{nodes} 个节点上 {num(peak, 2)} GB/s，超过所声明硬件的物理上限 "
+                    f"{num(ceiling)} GB/s",
+                )
+            )
+            continue
+        out.usable.append(_Run(ev, peak, ranks, nodes))
+    return out
 
 
-def verify_busbw(
-    claims: Claims, evidence: Sequence[NodeEvidence]
-) -> tuple[ItemVerification, float | None, ExpectedBusbw | None]:
-    """Measured all-reduce busbw against the value expected for the declared system.
+def _best(runs: list[_Run]) -> _Run | None:
+    if not runs:
+        return None
+    return sorted(
+        runs,
+        key=lambda r: (-r.nodes, -r.peak_gbyte_s, str(r.ev.upload_id), r.ev.source, r.ev.ref),
+    )[0]
 
-    Uses nccl-tests all_reduce runs whose ranks fill whole nodes of ``gpus_per_node`` GPUs
-    (runs with wrong results are set aside). The run on the most nodes is judged (closest to
-    the declared scale), then the highest peak; the expectation is computed for that node
-    count. Returns (check, fraction measured/expected or None, expected or None).
+
+def _fraction(
+    claims: Claims, spec: GpuSpec | None, collective: str, run: _Run | None
+) -> float | None:
+    if run is None:
+        return None
+    expected = _bound(claims, spec, collective, run.nodes).expected
+    if expected is None:
+        return None
+    return round(run.peak_gbyte_s / expected.value_gbyte_s, 3)
+
+
+def verify_collective(
+    claims: Claims, evidence: Sequence[NodeEvidence], collective: str = ALL_REDUCE
+) -> CollectiveCheck:
+    """Measured bus bandwidth of one nccl-tests collective against the declared system.
+
+    Runs with wrong results, runs not at ``gpus_per_node`` ranks per node, foreign runs (more
+    nodes or ranks than the candidate has, another GPU model) and implausible runs (above the
+    physical ceiling of the declared links) are set aside and named. Of the rest, the run on
+    the most nodes is judged (then the highest peak), against the value expected for its node
+    count. For a candidate of two or more nodes a one-node run verifies NVLink only: the
+    interconnect between nodes needs a run spanning at least two nodes.
     """
-    runs, skipped = _runs(claims, evidence)
+    key = "busbw" if collective == ALL_REDUCE else f"{collective}_busbw"
+    name = _COLLECTIVE_EN[collective]
+    spec = match_gpu(claims.gpu_model)
+    runs = _sort_runs(claims, evidence, collective, spec)
     tolerance = (
         f"verified at ≥ {pct(BUSBW_VERIFIED_FROM)} of expected, contradicted below "
         f"{pct(BUSBW_CONTRADICTED_BELOW)}"
     )
-    details: dict[str, Any] = {"skipped_runs": [en for en, _ in skipped]}
-    spec = match_gpu(claims.gpu_model)
-    if not runs:
-        reason = "; ".join(en for en, _ in skipped) or "no nccl-tests output was uploaded"
-        reason_zh = "；".join(zh for _, zh in skipped) or "未上传 nccl-tests 输出"
-        return (
-            ItemVerification(
-                "busbw",
-                STATUS_UNVERIFIABLE,
-                "No usable nccl-tests all_reduce run at the declared "
-                f"{claims.gpus_per_node} GPUs per node ({reason}).",
-                f"没有可用的每节点 {claims.gpus_per_node} 块 GPU 的 nccl-tests all_reduce 结果"
-                f"（{reason_zh}）。",
-                None,
-                tolerance,
-                details,
-            ),
-            None,
-            None,
+    details: dict[str, Any] = {
+        "collective": collective,
+        "skipped_runs": [en for en, _ in runs.skipped],
+        "foreign_runs": [en for en, _ in runs.foreign],
+        "implausible_runs": [en for en, _ in runs.implausible],
+    }
+    aside_en = "".join(
+        f" {label}: " + "; ".join(en for en, _ in group) + "."
+        for label, group in (
+            ("Foreign runs set aside", runs.foreign),
+            ("Implausible runs set aside", runs.implausible),
         )
-    best = sorted(
-        runs,
-        key=lambda r: (-r.nodes, -r.peak_gbyte_s, str(r.ev.upload_id), r.ev.source, r.ev.ref),
-    )[0]
-    details.update(
-        {"measured_gbyte_s": best.peak_gbyte_s, "ranks": best.ranks, "tested_nodes": best.nodes}
+        if group
     )
-    expected = None
-    if spec is not None:
-        expected = expected_busbw_gbyte_s(
-            spec,
-            claims.gpus_per_node,
-            best.nodes,
-            claims.nvlink_topology,
-            claims.fabric,
-            claims.fabric_rate_gbit_s,
-            claims.nics_per_node,
+    aside_zh = "".join(
+        f"{label}：" + "；".join(zh for _, zh in group) + "。"
+        for label, group in (
+            ("不属于该候选的结果已剔除", runs.foreign),
+            ("不可信的结果已剔除", runs.implausible),
         )
+        if group
+    )
+    one_node = _best([r for r in runs.usable if r.nodes == 1])
+    one_node_fraction = _fraction(claims, spec, collective, one_node)
+    best = _best(runs.usable)
+    if best is None:
+        reasons = runs.skipped + runs.foreign + runs.implausible
+        reason = "; ".join(en for en, _ in reasons) or "no nccl-tests output was uploaded"
+        reason_zh = "；".join(zh for _, zh in reasons) or "未上传 nccl-tests 输出"
+        item = ItemVerification(
+            key,
+            STATUS_UNVERIFIABLE,
+            f"No usable nccl-tests {name} run at the declared "
+            f"{claims.gpus_per_node} GPUs per node ({reason}).",
+            f"没有可用的每节点 {claims.gpus_per_node} 块 GPU 的 nccl-tests {name} 结果"
+            f"（{reason_zh}）。",
+            None,
+            tolerance,
+            details,
+        )
+        return CollectiveCheck(item, None, None, None, None, None)
+    scope = SCOPE_MULTI_NODE if best.nodes >= 2 else SCOPE_ONE_NODE
+    covers = best.nodes >= 2 or claims.node_count == 1
+    details.update(
+        {
+            "measured_gbyte_s": best.peak_gbyte_s,
+            "ranks": best.ranks,
+            "tested_nodes": best.nodes,
+            "scope": scope,
+            "covers_interconnect": covers,
+        }
+    )
+    expected = _bound(claims, spec, collective, best.nodes).expected
     measured = (
-        f"{num(best.peak_gbyte_s, 2)} GB/s peak busbw on {best.ranks} GPUs ({best.nodes} node(s))"
+        f"{num(best.peak_gbyte_s, 2)} GB/s peak {name} busbw on {best.ranks} GPUs "
+        f"({best.nodes} node(s))"
+        if collective != ALL_REDUCE
+        else f"{num(best.peak_gbyte_s, 2)} GB/s peak busbw on {best.ranks} GPUs "
+        f"({best.nodes} node(s))"
     )
     measured_zh = (
-        f" {best.ranks} 块 GPU（{best.nodes} 个节点）上峰值 busbw {num(best.peak_gbyte_s, 2)} GB/s"
+        f" {best.ranks} 块 GPU（{best.nodes} 个节点）上{name}峰值 busbw "
+        f"{num(best.peak_gbyte_s, 2)} GB/s"
     )
-    if expected is None or expected.value_gbyte_s <= 0:
+    if expected is None:
         why = (
             f"the GPU model {claims.gpu_model!r} is not in the reference table"
             if spec is None
             else "the declared system gives no bound (one GPU, or no network for several nodes)"
         )
-        return (
-            ItemVerification(
-                "busbw",
-                STATUS_UNVERIFIABLE,
-                f"Measured {measured}, but no expected value can be derived: {why}.",
-                f"实测{measured_zh}，但无法推算期望值："
-                + ("参考表中没有该 GPU 型号。" if spec is None else "所声明的系统没有可用上限。"),
-                best.ev.ref,
-                tolerance,
-                details,
-            ),
-            None,
-            None,
+        item = ItemVerification(
+            key,
+            STATUS_UNVERIFIABLE,
+            f"Measured {measured}, but no expected value can be derived: {why}.{aside_en}",
+            f"实测{measured_zh}，但无法推算期望值："
+            + ("参考表中没有该 GPU 型号。" if spec is None else "所声明的系统没有可用上限。")
+            + aside_zh,
+            best.ev.ref,
+            tolerance,
+            details,
         )
+        return CollectiveCheck(item, None, None, None, best.peak_gbyte_s, best.nodes)
     fraction = round(best.peak_gbyte_s / expected.value_gbyte_s, 3)
     details.update({"expected_gbyte_s": expected.value_gbyte_s, "fraction": fraction})
+    what = "the declared interconnect" if covers else "NVLink inside one node only"
+    what_zh = "所声明的互联" if covers else "仅单节点内的 NVLink"
     if fraction >= BUSBW_VERIFIED_FROM:
-        status, verdict_en, verdict_zh = STATUS_VERIFIED, "which confirms", "证实了所声明的互联"
+        status, verdict_en, verdict_zh = (
+            STATUS_VERIFIED,
+            f"which confirms {what}",
+            f"证实了{what_zh}",
+        )
     elif fraction < BUSBW_CONTRADICTED_BELOW:
-        status, verdict_en = STATUS_CONTRADICTED, "which contradicts"
-        verdict_zh = "与所声明的互联不符"
+        status, verdict_en = STATUS_CONTRADICTED, f"which contradicts {what}"
+        verdict_zh = f"与{what_zh}不符"
     else:
         status = STATUS_UNVERIFIABLE
-        verdict_en = "which neither confirms nor refutes"
-        verdict_zh = "既不能证实也不能否定所声明的互联"
+        verdict_en = f"which neither confirms nor refutes {what}"
+        verdict_zh = f"既不能证实也不能否定{what_zh}"
+    scope_en = scope_zh = ""
+    if not covers:
+        # A one-node run never proves the fabric of a multi-node candidate.
+        if status == STATUS_VERIFIED:
+            status = STATUS_UNVERIFIABLE
+        scope_en = (
+            f" The fabric between the candidate's {claims.node_count} nodes is not verified: "
+            "a run spanning at least two nodes is needed."
+        )
+        scope_zh = (
+            f"该候选 {claims.node_count} 个节点之间的网络未被核实：需要跨至少两个节点的测试。"
+        )
     en = (
         f"Measured {measured} is {pct(fraction)} of the {num(expected.value_gbyte_s)} GB/s "
-        f"expected, {verdict_en} the declared interconnect ({tolerance}). "
-        f"Expected: {expected.basis}."
+        f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{scope_en}{aside_en}"
     )
     zh = (
         f"实测{measured_zh}，为期望值 {num(expected.value_gbyte_s)} GB/s 的 {pct_zh(fraction)}，"
         f"{verdict_zh}（≥ {pct_zh(BUSBW_VERIFIED_FROM)} 为证实，"
         f"< {pct_zh(BUSBW_CONTRADICTED_BELOW)} 为矛盾）。期望值：{expected.basis_zh}。"
+        f"{scope_zh}{aside_zh}"
     )
-    return (
-        ItemVerification("busbw", status, en, zh, best.ev.ref, tolerance, details),
-        fraction,
+    item = ItemVerification(key, status, en, zh, best.ev.ref, tolerance, details)
+    return CollectiveCheck(
+        item,
+        fraction if covers else None,
         expected,
+        one_node_fraction,
+        best.peak_gbyte_s,
+        best.nodes,
     )
+
+
+def verify_busbw(
+    claims: Claims, evidence: Sequence[NodeEvidence]
+) -> tuple[ItemVerification, float | None, ExpectedBusbw | None]:
+    """The all_reduce check as (item, fraction covering the interconnect or None, expected)."""
+    check = verify_collective(claims, evidence, ALL_REDUCE)
+    return check.item, check.fraction, check.expected

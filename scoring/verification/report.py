@@ -17,7 +17,7 @@ from .model import (
     VerificationInputError,
     VerificationReport,
 )
-from .network import verify_busbw, verify_fabric
+from .network import ALL_GATHER, ALL_REDUCE, ALLTOALL, verify_collective, verify_fabric
 from .storage import verify_distributed_storage, verify_local_nvme
 
 _NOT_MEASURABLE = {
@@ -96,13 +96,19 @@ def verify_candidate(claims: Claims, evidence: Sequence[NodeEvidence]) -> Verifi
     for key in ITEM_KEYS:
         if key not in items:
             items[key] = _not_measurable(key, evs)
-    busbw, fraction, expected = verify_busbw(claims, evs)
+    all_reduce = verify_collective(claims, evs, ALL_REDUCE)
+    collectives = {}
+    for collective in (ALLTOALL, ALL_GATHER):
+        if any(e.metrics.get("collective") == collective for e in of_kind(evs, "nccl_tests")):
+            collectives[collective] = verify_collective(claims, evs, collective).item
     faults = tuple(port_faults) + tuple(health_faults(evs))
     return VerificationReport(
         items={key: items[key] for key in ITEM_KEYS},
-        busbw=busbw,
-        busbw_fraction=fraction,
-        expected_busbw=expected,
+        busbw=all_reduce.item,
+        busbw_fraction=all_reduce.fraction,
+        expected_busbw=all_reduce.expected,
         bare_metal=verify_bare_metal(claims, evs),
         faults=faults,
+        nvlink_busbw_fraction=all_reduce.one_node_fraction,
+        collectives=collectives,
     )

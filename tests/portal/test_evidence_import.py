@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from portal.celery import app as celery_app
-from portal.models import EvidenceUpload, Measurement, UploadStatus
+from portal.models import EvidenceUpload, Measurement, Offering, UploadStatus
 from portal.services.evidence import (
     evidence_import,
     evidence_reimport_all,
@@ -248,6 +248,10 @@ def test_a_redelivered_task_takes_back_the_uploads_it_held(candidate):
 
 def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate, settings):
     settings.EVIDENCE_IMPORT_BATCH = 1  # each upload alone
+    # The samples ran on 8 x A100: on an H100 candidate the run would be foreign (not used).
+    Offering.objects.filter(pk=candidate.offering_id).update(
+        gpu_model="NVIDIA A100-SXM4-40GB", gpu_memory_gib=40
+    )
     first = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "a.txt")
     second = _submit(candidate, sample_bytes("topo-a100-8gpu.txt"), "b.txt")
     evidence_import(upload_id=first.pk, task_id="t1")
@@ -259,6 +263,9 @@ def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate, settings
     assert candidate.scores.count() == 6
     assert candidate.verification["measured"]["nvlink_topology"] == "full_mesh"
     assert candidate.verification["busbw_curve"], "the all-reduce sweep is kept for the chart"
+    # One node of a two-node candidate: NVLink measured, the fabric not proven.
+    assert candidate.verification["measured"]["busbw_fraction"] is None
+    assert candidate.verification["measured"]["nvlink_busbw_fraction"] is not None
 
 
 def test_verification_does_not_flood_the_audit_trail(candidate, demo):

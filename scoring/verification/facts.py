@@ -1,0 +1,300 @@
+"""Measured facts: what a candidate's verified evidence showed, in scoring's terms.
+
+Pure functions over ``NodeEvidence`` and a ``VerificationReport`` (no database): the portal maps
+its upload rows to ``NodeEvidence`` with :func:`evidence_from_report` and stores
+:func:`verification_summary` on the candidate; :func:`measured_from_summary` reads it back.
+
+Every figure is read from the same verdict verification reached, so scoring and the checklist
+never disagree: the NVLink topology is the worst node's (degraded when that node's links are
+down), the bus bandwidth comes from the run the busbw check judged (never a foreign or
+implausible run, and for a candidate of two or more nodes only a run spanning two), NVMe
+bandwidth from sequential large-block fio jobs only, fabric ports from the compute rails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import fields, is_dataclass
+from decimal import Decimal
+from typing import Any
+
+from ..types import MeasuredFacts
+from ._util import as_float, as_int, as_list
+from .gpu import worse_topology
+from .model import NodeEvidence, VerificationReport
+from .network import ALL_GATHER, ALLTOALL
+from .storage import bandwidth_jobs
+
+DCGM_SEVERITY = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
+KERNEL_LOG = "kernel_log"
+
+
+def evidence_from_report(
+    report: Iterable[Mapping[str, Any]], *, node_name: str, upload_id: int | str | None
+) -> list[NodeEvidence]:
+    """The parsed files of one upload (its report: one entry per file, with ``ok``, ``kind``,
+    ``metrics`` and ``file``), as verification reads them; failed files are left out."""
+    evidence = []
+    for item in report:
+        if not isinstance(item, Mapping) or not item.get("ok") or not item.get("kind"):
+            continue
+        metrics = item.get("metrics")
+        evidence.append(
+            NodeEvidence(
+                node_name=node_name,
+                upload_id=upload_id,
+                kind=str(item["kind"]),
+                metrics=metrics if isinstance(metrics, Mapping) else {},
+                source=str(item.get("file") or ""),
+            )
+        )
+    return evidence
+
+
+def _of(evidence: Iterable[NodeEvidence], kind: str) -> list[NodeEvidence]:
+    return [e for e in evidence if e.kind == kind]
+
+
+def _ref(e: NodeEvidence) -> str:
+    return f"upload {e.upload_id} · {e.node_name} · {e.kind} {e.source}".strip()
+
+
+def _sum_ints(values: Iterable[Any]) -> int | None:
+    numbers = [n for v in values for n in (as_int(x) for x in as_list(v)) if n is not None]
+    return sum(numbers) if numbers else None
+
+
+def _count_true(values: Iterable[Any]) -> int | None:
+    seen = [v for v in values if v is not None]
+    if not seen:
+        return None
+    return sum(1 for v in seen if v is True or (isinstance(v, int | float) and v > 0))
+
+
+def _nvlink_topology(report: VerificationReport) -> str | None:
+    """The worst node's delivered topology, as the nvlink_topology verdict judged it."""
+    item = report.items.get("nvlink_topology")
+    nodes = (item.details or {}).get("nodes") if item is not None else None
+    worst = None
+    for node in (nodes or {}).values():
+        topology = node.get("effective_topology") if isinstance(node, Mapping) else None
+        if topology in ("full_mesh", "grouped", "none"):
+            worst = topology if worst is None else worse_topology(worst, topology)
+    return worst
+
+
+def _kernel_log(evidence: list[NodeEvidence], refs: dict[str, str]) -> tuple[int | None, ...]:
+    """(Xid count, SXid count) summed over the nodes' kernel logs; None when none was read."""
+    xid = sxid = None
+    for e in _of(evidence, KERNEL_LOG):
+        count = as_int(e.metrics.get("xid_count"))
+        if count is None:
+            # Only the codes listed: each listed code is one event.
+            codes = [c for c in (as_int(x) for x in as_list(e.metrics.get("xid_codes"))) if c]
+            count = len(codes) if "xid_codes" in e.metrics else None
+        if count is not None and count >= 0:
+            xid = (xid or 0) + count
+            if count and "xid_errors" not in refs:
+                refs["xid_errors"] = _ref(e)
+        s_count = as_int(e.metrics.get("sxid_count"))
+        if s_count is not None and s_count >= 0:
+            sxid = (sxid or 0) + s_count
+            if s_count and "sxid_errors" not in refs:
+                refs["sxid_errors"] = _ref(e)
+    if xid == 0:
+        refs.setdefault("xid_errors", _ref(_of(evidence, KERNEL_LOG)[0]))
+    return xid, sxid
+
+
+def _fabric(
+    report: VerificationReport, evidence: list[NodeEvidence], refs: dict[str, str]
+) -> tuple[int | None, float | None]:
+    """(ports not Active, slowest active compute rail's rate) from ibstat.
+
+    With a fabric claimed, the ports down are the compute-rail ports the fabric check found
+    down (a management NIC unplugged beside the rails is not a fabric fault); without one,
+    every port that is not Active.
+    """
+    active_rates: list[float] = []
+    ports_down = None
+    for e in _of(evidence, "ibstat"):
+        for port in as_list(e.metrics.get("ports")):
+            if not isinstance(port, Mapping):
+                continue
+            ports_down = ports_down or 0
+            rate = as_float(port.get("rate_gbit_s"))
+            if port.get("state") == "Active" and rate:
+                active_rates.append(rate)
+            elif port.get("state") != "Active":
+                ports_down += 1
+                refs.setdefault("ib_ports_down", _ref(e))
+    fabric = report.items.get("fabric")
+    claimed = (fabric.details or {}).get("claimed_fabric") if fabric is not None else None
+    if ports_down is not None and claimed not in (None, "none"):
+        down = [f for f in report.faults if f.kind == "port_down"]
+        ports_down = len(down)
+        refs.pop("ib_ports_down", None)
+        if down and down[0].evidence_ref:
+            refs["ib_ports_down"] = down[0].evidence_ref
+    # Slow management NICs beside the compute rails would read as a slow fabric: only ports
+    # at least half as fast as the fastest active port count as compute rails. A rail the
+    # fabric check found running below the claimed rate (a 400G card at 100) still counts.
+    rails = [r for r in active_rates if r >= max(active_rates, default=0) / 2]
+    rails += [
+        rate
+        for f in report.faults
+        if f.kind == "port_rate_low" and (rate := as_float(f.details.get("rate_gbit_s")))
+    ]
+    if rails and "ib_rate_gbit_s_min" not in refs:
+        slow = [f for f in report.faults if f.kind == "port_rate_low" and f.evidence_ref]
+        if slow:
+            refs["ib_rate_gbit_s_min"] = slow[0].evidence_ref or ""
+    return ports_down, (min(rails) if rails else None)
+
+
+def _collective(
+    report: VerificationReport, name: str, refs: dict[str, str]
+) -> tuple[float | None, float | None]:
+    """(peak GB/s, fraction) of an alltoall / all_gather check covering the interconnect."""
+    item = report.collectives.get(name)
+    if item is None or not (item.details or {}).get("covers_interconnect"):
+        return None, None
+    details = item.details
+    if item.evidence_ref:
+        refs[f"{name.replace('_', '')}_busbw_fraction"] = item.evidence_ref
+    return as_float(details.get("measured_gbyte_s")), as_float(details.get("fraction"))
+
+
+def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
+    """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
+    refs: dict[str, str] = {}
+    query = _of(evidence, "nvidia_smi_query")
+
+    dcgm_overall = None
+    failed: list[str] = []
+    for e in _of(evidence, "dcgm_diag"):
+        overall = e.metrics.get("overall")
+        if overall in DCGM_SEVERITY and (
+            dcgm_overall is None or DCGM_SEVERITY[overall] > DCGM_SEVERITY[dcgm_overall]
+        ):
+            dcgm_overall = overall
+            refs["dcgm_overall"] = _ref(e)
+        failed.extend(str(t) for t in as_list(e.metrics.get("failed_tests")))
+
+    nvme: dict[str, float | None] = {"read": None, "write": None}
+    for direction in nvme:
+        jobs = bandwidth_jobs(evidence, direction)
+        if jobs:
+            value, source = max(jobs, key=lambda pair: pair[0])
+            nvme[direction] = value
+            refs[f"nvme_{direction}_mbyte_s"] = _ref(source)
+
+    ports_down, rate_min = _fabric(report, evidence, refs)
+    xid, sxid = _kernel_log(evidence, refs)
+    alltoall = _collective(report, ALLTOALL, refs)
+    allgather = _collective(report, ALL_GATHER, refs)
+
+    topology = _nvlink_topology(report)
+    for key, item in report.items.items():
+        if item.evidence_ref:
+            refs.setdefault(key, item.evidence_ref)
+    if topology is not None and report.items["nvlink_topology"].evidence_ref:
+        refs["nvlink_topology"] = report.items["nvlink_topology"].evidence_ref
+    busbw = report.busbw.details or {}
+    covers = report.busbw_fraction is not None
+    if report.busbw.evidence_ref:
+        refs["busbw_fraction"] = report.busbw.evidence_ref
+    bare_metal = report.bare_metal
+    return MeasuredFacts(
+        busbw_fraction=report.busbw_fraction,
+        peak_busbw_gbyte_s=as_float(busbw.get("measured_gbyte_s")) if covers else None,
+        expected_busbw_gbyte_s=(
+            report.expected_busbw.value_gbyte_s if covers and report.expected_busbw else None
+        ),
+        busbw_nodes=as_int(busbw.get("tested_nodes")) if covers else None,
+        nvlink_busbw_fraction=report.nvlink_busbw_fraction,
+        alltoall_busbw_gbyte_s=alltoall[0],
+        alltoall_busbw_fraction=alltoall[1],
+        allgather_busbw_gbyte_s=allgather[0],
+        allgather_busbw_fraction=allgather[1],
+        ecc_uncorrected=_sum_ints(e.metrics.get("ecc_volatile_uncorrected") for e in query),
+        remapped_rows_pending=_count_true(e.metrics.get("remapped_rows_pending") for e in query),
+        remapped_rows_failure=_count_true(e.metrics.get("remapped_rows_failure") for e in query),
+        xid_errors=xid,
+        sxid_errors=sxid,
+        dcgm_overall=dcgm_overall,
+        dcgm_failed_tests=tuple(failed) if dcgm_overall else None,
+        nvme_read_mbyte_s=nvme["read"],
+        nvme_write_mbyte_s=nvme["write"],
+        ib_ports_down=ports_down,
+        ib_rate_gbit_s_min=rate_min,
+        nvlink_topology=topology,
+        bare_metal_verdict=bare_metal.verdict if bare_metal.signals else None,
+        bare_metal_confidence=bare_metal.confidence if bare_metal.signals else None,
+        evidence_refs=refs,
+    )
+
+
+def json_safe(value: Any) -> Any:
+    """Dataclasses, mappings (read-only ones too) and Decimals as plain JSON values."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: json_safe(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def best_busbw_curve(
+    evidence: list[NodeEvidence], report: VerificationReport | None = None
+) -> list[dict[str, Any]]:
+    """The size sweep of the all_reduce run the busbw check judged; without a report (or when
+    it judged none), of the usable run with the highest peak ([] if none)."""
+    runs = [
+        e
+        for e in _of(evidence, "nccl_tests")
+        if e.metrics.get("curve") and e.metrics.get("collective") in (None, "all_reduce")
+    ]
+    if report is not None:
+        judged = report.busbw.evidence_ref
+        runs = [e for e in runs if e.ref == judged] if judged else []
+    if not runs:
+        return []
+    best = max(runs, key=lambda e: as_float(e.metrics.get("peak_busbw_gbyte_s")) or 0)
+    return [
+        {"size_bytes": p.get("size_bytes"), "busbw_gbyte_s": p.get("busbw_gbyte_s")}
+        for p in best.metrics["curve"]
+        if isinstance(p, Mapping)
+    ]
+
+
+def verification_summary(
+    report: VerificationReport, measured: MeasuredFacts, evidence: list[NodeEvidence]
+) -> dict[str, Any]:
+    """The JSON stored on the candidate: enough to rescore, explain and chart without re-parsing."""
+    return json_safe(
+        {
+            "busbw_curve": best_busbw_curve(evidence, report),
+            "measured": measured,
+            "items": report.items,
+            "busbw": report.busbw,
+            "collectives": report.collectives,
+            "bare_metal": report.bare_metal,
+            "faults": report.faults,
+        }
+    )
+
+
+_MEASURED_FIELDS = frozenset(f.name for f in fields(MeasuredFacts))
+
+
+def measured_from_summary(summary: Mapping[str, Any]) -> MeasuredFacts:
+    """The MeasuredFacts stored by :func:`verification_summary` (keys it does not know, from
+    another version, are ignored; fractions above 1.0 read as 1.0)."""
+    data = {k: v for k, v in dict(summary.get("measured") or {}).items() if k in _MEASURED_FIELDS}
+    if data.get("dcgm_failed_tests") is not None:
+        data["dcgm_failed_tests"] = tuple(data["dcgm_failed_tests"])
+    return MeasuredFacts(**data)
