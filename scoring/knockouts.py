@@ -39,10 +39,28 @@ def _pct(value: Decimal | float) -> str:
     return f"{float(value) * 100:.1f}".rstrip("0").rstrip(".") + " %"
 
 
-def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+def _gpu_knockouts(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+) -> list[Knockout]:
     found = []
     offering, measured = candidate.offering, candidate.measured
     have, need = candidate.gpu_count, evaluation.required_total_gpus
+    fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+    if fraction != 1.0:
+        # Rubric v2: MIG slices meet a requirement in full-GPU equivalents.
+        equivalents = have * fraction
+        if equivalents + 1e-9 < need:
+            found.append(
+                Knockout(
+                    "total_gpus",
+                    f"offers {have} MIG slices ({offering.mig_profile}) = {equivalents:.2f} "
+                    f"full-GPU equivalents, the evaluation needs {need}",
+                    f"提供 {have} 个 MIG 实例（{offering.mig_profile}）= {equivalents:.2f} "
+                    f"张整卡当量，评估要求 {need} 张",
+                    measured.ref("gpu_match") or f"offering: mig_profile = {offering.mig_profile}",
+                )
+            )
+        have = max(have, need)
     nodes, per_node = candidate.node_count, offering.gpus_per_node
     memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
     contradicted = candidate.answers.get("gpu_match") == "contradicted"
@@ -82,7 +100,7 @@ def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> lis
 def _delivery_knockouts(
     candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
 ) -> list[Knockout]:
-    need = evaluation.required_total_gpus
+    need = _scale_gpus(candidate, evaluation, rubric)
     if not rubric.scale.bare_metal_required(need):
         return []
     threshold = rubric.scale.bare_metal_required_min_gpus
@@ -115,6 +133,14 @@ def _delivery_knockouts(
             )
         ]
     return []
+
+
+def _scale_gpus(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric) -> int:
+    """The GPU count the bare-metal rule judges: the requirement, and in rubric v2 also the
+    candidate's delivered GPUs (node_count x gpus_per_node), whichever is larger."""
+    if rubric.v2 is None:
+        return evaluation.required_total_gpus
+    return max(evaluation.required_total_gpus, candidate.gpu_count)
 
 
 def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
@@ -183,15 +209,18 @@ def _budget_knockouts(
             )
         ]
     # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
-    total, model = tco.cheapest_total, tco.cheapest
+    # Rubric v2 judges the recommended billing model (v1: the cheapest, the same fields).
+    total, model = tco.recommended_total, tco.recommended
     if total > budget:
         model_en, model_zh = _term(BILLING_TERMS, model)
         return [
             Knockout(
                 "budget",
-                f"cheapest total {total:,.2f} {tco.currency} ({model_en} billing) "
+                f"{'cheapest' if model == tco.cheapest else 'recommended'} total "
+                f"{total:,.2f} {tco.currency} ({model_en} billing) "
                 f"exceeds the budget of {budget:,.2f} {budget_currency}",
-                f"最低总成本 {total:,.2f} {tco.currency}（{model_zh}计费）"
+                f"{'最低' if model == tco.cheapest else '推荐方案'}总成本 {total:,.2f} "
+                f"{tco.currency}（{model_zh}计费）"
                 f"超出预算 {budget:,.2f} {budget_currency}",
                 f"TCO: {model} billing over {tco.duration_days} days",
             )
@@ -241,9 +270,9 @@ def check_knockouts(
     tco: Tco | None,
 ) -> tuple[Knockout, ...]:
     """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
-    found = _gpu_knockouts(candidate, evaluation)
+    found = _gpu_knockouts(candidate, evaluation, rubric)
     # Must-haves the evaluation does not set are skipped; each check returns [] for them.
-    if rubric.scale.bare_metal_required(evaluation.required_total_gpus):
+    if rubric.scale.bare_metal_required(_scale_gpus(candidate, evaluation, rubric)):
         found += _delivery_knockouts(candidate, evaluation, rubric)
     if evaluation.required_mlps_level or evaluation.require_xinchuang:
         found += _compliance_knockouts(candidate, evaluation)

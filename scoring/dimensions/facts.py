@@ -125,7 +125,27 @@ def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
     form, basis = ctx.rubric.observed_delivery_form(
         ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
     )
-    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count), 4), basis
+    workload = ctx.evaluation.workload_profile
+    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count, workload), 4), basis
+
+
+def _delivery_form(ctx: FactContext) -> tuple[str, str]:
+    """The delivery form the evidence shows (when confident) or the claim, and its basis."""
+    measured = ctx.measured
+    return ctx.rubric.observed_delivery_form(
+        ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+    )
+
+
+def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
+    policy = ctx.rubric.v2
+    if policy is None:
+        return None, COMPUTED
+    form, basis = _delivery_form(ctx)
+    fit = policy.elasticity_fit(
+        ctx.evaluation.workload_profile, form, ctx.offering.provisioning_time_min
+    )
+    return round(fit, 3), basis
 
 
 def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
@@ -140,6 +160,7 @@ def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, s
             measured.bare_metal_verdict,
             measured.bare_metal_confidence,
             ctx.candidate.gpu_count,
+            ctx.evaluation.workload_profile,
         )
         found = known.get(key)
         if found is None:
@@ -149,12 +170,12 @@ def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, s
 
 
 def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
-    """Cheapest TCO ÷ budget (3 decimals), or None without a budget, a price or a common
-    currency."""
+    """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
+    price or a common currency."""
     budget = evaluation.budget_total
     if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
         return None
-    return round(float(tco.cheapest_total / budget), 3)
+    return round(float(tco.recommended_total / budget), 3)
 
 
 def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> float | None:
@@ -205,6 +226,8 @@ def _build_facts() -> dict[str, FactSource]:
     facts["derived.scale_efficiency"] = FactSource(
         _scale_efficiency, None, ("bare_metal_verdict",), column=_scale_efficiency_column
     )
+    facts["derived.delivery_form"] = FactSource(_delivery_form, None, ("bare_metal_verdict",))
+    facts["derived.elasticity_fit"] = FactSource(_elasticity_fit, None, ("bare_metal_verdict",))
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED
     )

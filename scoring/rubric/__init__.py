@@ -4,6 +4,7 @@ from .loader import RULE_KINDS, STATUS_FACTOR_KEYS, load_rubric, parse_rubric, r
 from .model import (
     BooleanTable,
     ChoiceTable,
+    FormProfile,
     LinearTable,
     Preset,
     Rubric,
@@ -11,6 +12,7 @@ from .model import (
     ScaleRules,
     StepTable,
     Table,
+    V2Policy,
 )
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "STATUS_FACTOR_KEYS",
     "BooleanTable",
     "ChoiceTable",
+    "FormProfile",
     "LinearTable",
     "Preset",
     "Rubric",
@@ -25,6 +28,7 @@ __all__ = [
     "ScaleRules",
     "StepTable",
     "Table",
+    "V2Policy",
     "load_rubric",
     "parse_rubric",
     "rubric_text",
