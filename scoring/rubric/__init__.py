@@ -1,6 +1,14 @@
 """The scoring rubric as data: the versioned JSON in scoring/rubrics/, its model and loader."""
 
-from .loader import RULE_KINDS, STATUS_FACTOR_KEYS, load_rubric, parse_rubric, rubric_text
+from .loader import (
+    CURRENT_RUBRIC_VERSION,
+    RUBRIC_VERSIONS,
+    RULE_KINDS,
+    STATUS_FACTOR_KEYS,
+    load_rubric,
+    parse_rubric,
+    rubric_text,
+)
 from .model import (
     BooleanTable,
     ChoiceTable,
@@ -16,6 +24,8 @@ from .model import (
 )
 
 __all__ = [
+    "CURRENT_RUBRIC_VERSION",
+    "RUBRIC_VERSIONS",
     "RULE_KINDS",
     "STATUS_FACTOR_KEYS",
     "BooleanTable",

@@ -53,6 +53,9 @@ from .model import (
 )
 
 RULE_KINDS = ("boolean", "steps", "linear", "choice")
+# The packaged rubric versions, oldest first; new evaluations and the demo use the last one.
+RUBRIC_VERSIONS = ("1", "2")
+CURRENT_RUBRIC_VERSION = RUBRIC_VERSIONS[-1]
 STATUS_FACTOR_KEYS = (*ITEM_STATUSES, "no_item")
 
 
