@@ -10,7 +10,7 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
-from ..types import RubricError, ScoringInputError
+from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
 from ..types.inputs import parse_mig_profile
 
 # --- point tables (one class per generic rule kind) -------------------------------------------
@@ -347,6 +347,17 @@ class Rubric:
         fraction = min(slices / policy.mig_max_instances, memory / full)
         self.memo[key] = fraction  # type: ignore[index]
         return fraction
+
+    def checklist_dimensions(self) -> dict[str, tuple[str, ...]]:
+        """The dimensions each checklist item feeds, derived from the rules (a rule feeds its
+        dimension from the item it names as claim_item or reads as ``answer.<key>``): the one
+        definition the checklist fixtures and pages must agree with. DIMENSIONS order."""
+        fed: dict[str, set[str]] = {key: set() for key in CHECKLIST_KEYS}
+        for rule in self.rules:
+            keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
+            for key in keys - {None}:
+                fed[key].add(rule.dimension)
+        return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
