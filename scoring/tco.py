@@ -339,6 +339,7 @@ class TcoPlan:
     __slots__ = (
         "duration",
         "duration_months",
+        "efficiency",
         "gpus",
         "months_billed",
         "spot_hours",
@@ -358,6 +359,8 @@ class TcoPlan:
         self.used_hours = Decimal(self.used_days) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
+        # efficiency_for() by what it reads (besides the evaluation this plan is for).
+        self.efficiency: dict[tuple[Any, ...], tuple[Decimal, str]] = {}
 
 
 def compute_tco(
@@ -495,7 +498,21 @@ def compute_tco(
     else:
         availability = rubric.assumed_availability_pct / _HUNDRED
         availability_basis = "assumed" if policy is None else "unanswered"
-    efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
+    measured = candidate.measured
+    key = (
+        id(rubric),
+        form,
+        measured.bare_metal_verdict,
+        measured.bare_metal_confidence,
+        gpu_count,
+        measured.busbw_fraction,
+    )
+    found_efficiency = plan.efficiency.get(key)
+    if found_efficiency is None:
+        found_efficiency = plan.efficiency[key] = efficiency_for(
+            candidate, rubric, evaluation.workload_profile
+        )
+    efficiency, efficiency_basis = found_efficiency
     equivalents = gpus
     effective_hours = gpu_hours
     if policy is not None and offering.mig_profile:

@@ -169,6 +169,44 @@ def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, s
     return column
 
 
+def _delivery_form_column(ctxs: Sequence[FactContext]) -> list[tuple[str, str]]:
+    known: dict[tuple[Any, ...], tuple[str, str]] = {}
+    column = []
+    for ctx in ctxs:
+        measured = ctx.measured
+        key = (
+            id(ctx.rubric),
+            ctx.offering.delivery_form,
+            measured.bare_metal_verdict,
+            measured.bare_metal_confidence,
+        )
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _delivery_form(ctx)
+        column.append(found)
+    return column
+
+
+def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | None, str]]:
+    known: dict[tuple[Any, ...], tuple[float | None, str]] = {}
+    column = []
+    for ctx in ctxs:
+        measured = ctx.measured
+        key = (
+            id(ctx.rubric),
+            ctx.offering.delivery_form,
+            measured.bare_metal_verdict,
+            measured.bare_metal_confidence,
+            ctx.offering.provisioning_time_min,
+            ctx.evaluation.workload_profile,
+        )
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _elasticity_fit(ctx)
+        column.append(found)
+    return column
+
+
 def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
     """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
     price or a common currency."""
@@ -226,8 +264,12 @@ def _build_facts() -> dict[str, FactSource]:
     facts["derived.scale_efficiency"] = FactSource(
         _scale_efficiency, None, ("bare_metal_verdict",), column=_scale_efficiency_column
     )
-    facts["derived.delivery_form"] = FactSource(_delivery_form, None, ("bare_metal_verdict",))
-    facts["derived.elasticity_fit"] = FactSource(_elasticity_fit, None, ("bare_metal_verdict",))
+    facts["derived.delivery_form"] = FactSource(
+        _delivery_form, None, ("bare_metal_verdict",), column=_delivery_form_column
+    )
+    facts["derived.elasticity_fit"] = FactSource(
+        _elasticity_fit, None, ("bare_metal_verdict",), column=_elasticity_fit_column
+    )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED
     )
