@@ -45,7 +45,11 @@ def _gpu_knockouts(
     found = []
     offering, measured = candidate.offering, candidate.measured
     have, need = candidate.gpu_count, evaluation.required_total_gpus
-    fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+    fraction = (
+        rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        if (offering.mig_profile)
+        else 1.0
+    )
     if fraction != 1.0:
         # Rubric v2: MIG slices meet a requirement in full-GPU equivalents.
         equivalents = have * fraction
@@ -98,11 +102,8 @@ def _gpu_knockouts(
 
 
 def _delivery_knockouts(
-    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, need: int
 ) -> list[Knockout]:
-    need = _scale_gpus(candidate, evaluation, rubric)
-    if not rubric.scale.bare_metal_required(need):
-        return []
     threshold = rubric.scale.bare_metal_required_min_gpus
     offering, measured = candidate.offering, candidate.measured
     if offering.delivery_form != "bare_metal":
@@ -133,14 +134,6 @@ def _delivery_knockouts(
             )
         ]
     return []
-
-
-def _scale_gpus(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric) -> int:
-    """The GPU count the bare-metal rule judges: the requirement, and in rubric v2 also the
-    candidate's delivered GPUs (node_count x gpus_per_node), whichever is larger."""
-    if rubric.v2 is None:
-        return evaluation.required_total_gpus
-    return max(evaluation.required_total_gpus, candidate.gpu_count)
 
 
 def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
@@ -272,8 +265,15 @@ def check_knockouts(
     """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
     found = _gpu_knockouts(candidate, evaluation, rubric)
     # Must-haves the evaluation does not set are skipped; each check returns [] for them.
-    if rubric.scale.bare_metal_required(_scale_gpus(candidate, evaluation, rubric)):
-        found += _delivery_knockouts(candidate, evaluation, rubric)
+    # Bare metal: judged on the requirement, and in rubric v2 also on the candidate's delivered
+    # GPUs (node_count x gpus_per_node), whichever is larger.
+    scale_gpus = (
+        evaluation.required_total_gpus
+        if rubric.v2 is None
+        else max(evaluation.required_total_gpus, candidate.gpu_count)
+    )
+    if scale_gpus >= rubric.scale.bare_metal_required_min_gpus:
+        found += _delivery_knockouts(candidate, evaluation, rubric, scale_gpus)
     if evaluation.required_mlps_level or evaluation.require_xinchuang:
         found += _compliance_knockouts(candidate, evaluation)
     if evaluation.budget_total is not None:

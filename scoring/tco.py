@@ -58,6 +58,7 @@ _HOURS_PER_DAY = Decimal(24)
 _ONE = Decimal(1)
 _ZERO = Decimal(0)
 _NEGATIVE_ZERO = Decimal("-0")
+_ZERO_CENTS = Decimal("0.00")
 
 
 @dataclass(frozen=True)
@@ -303,11 +304,11 @@ def efficiency_for(
     if fraction is not None and rubric.v2 is None:
         return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
     measured = candidate.measured
-    form, _ = rubric.observed_delivery_form(
-        candidate.offering.delivery_form,
-        measured.bare_metal_verdict,
-        measured.bare_metal_confidence,
-    )
+    form = candidate.offering.delivery_form
+    if measured.bare_metal_verdict is not None:
+        form, _ = rubric.observed_delivery_form(
+            form, measured.bare_metal_verdict, measured.bare_metal_confidence
+        )
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:
         return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
@@ -337,9 +338,10 @@ class TcoPlan:
     GPU-hours, and the spot hours per preemption risk (both functions of a value alone)."""
 
     __slots__ = (
+        "allow_spot",
         "duration",
+        "duration_hours",
         "duration_months",
-        "efficiency",
         "gpus",
         "months_billed",
         "spot_hours",
@@ -357,10 +359,11 @@ class TcoPlan:
             ROUND_CEILING
         )
         self.used_hours = Decimal(self.used_days) * _HOURS_PER_DAY
+        self.duration_hours = Decimal(self.duration) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
-        # efficiency_for() by what it reads (besides the evaluation this plan is for).
-        self.efficiency: dict[tuple[Any, ...], tuple[Decimal, str]] = {}
+        # spot_allowed() by rubric (id): a function of the evaluation and the rubric.
+        self.allow_spot: dict[int, bool] = {}
 
 
 def compute_tco(
@@ -410,20 +413,26 @@ def compute_tco(
     policy = rubric.v2
     risk = offering.spot_preemption_risk_pct
     form = offering.delivery_form
-    if risk is None:
-        risk = _ZERO if policy is None else policy.form(form).spot_preemption_risk_pct
     hourly_hours = used_hours
     commitment_days = 0
-    if policy is not None:
+    if policy is None:
+        if risk is None:
+            risk = _ZERO
+    else:
+        profile = policy.form(form)
+        if risk is None:
+            risk = profile.spot_preemption_risk_pct
         releasable = offering.releasable_hourly
         if releasable is None:
-            releasable = policy.form(form).releasable_hourly
+            releasable = profile.releasable_hourly
         if not releasable:
             # Not released on idle days: every day of the duration is paid.
-            hourly_hours = Decimal(plan.duration) * _HOURS_PER_DAY
+            hourly_hours = plan.duration_hours
         if offering.min_commitment_days > plan.duration:
             commitment_days = offering.min_commitment_days - plan.duration
-    allow_spot = spot_allowed(evaluation, rubric)
+    allow_spot = plan.allow_spot.get(id(rubric))
+    if allow_spot is None:
+        allow_spot = plan.allow_spot[id(rubric)] = spot_allowed(evaluation, rubric)
 
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
@@ -461,11 +470,13 @@ def compute_tco(
             setup = (setup_fee + _NEGATIVE_ZERO).quantize(cent, half_even)
         else:
             setup = setup_without_days
-        commitment = _ZERO.quantize(cent)
         if commitment_days:
             rest = _day_rate(model, all_gpus, risk) * commitment_days
             commitment = min(rest, offering.early_termination_fee).quantize(cent, half_even)
-        total = gpu + shared + setup + commitment
+            total = gpu + shared + setup + commitment
+        else:
+            commitment = _ZERO_CENTS
+            total = gpu + shared + setup
         rows += (model, per_gpu, units, gpu, setup, commitment, total)
         # effective_prices() lists models in BILLING_MODELS order and only a strictly lower
         # total replaces the best, so ties go to the earlier billing model.
@@ -498,21 +509,7 @@ def compute_tco(
     else:
         availability = rubric.assumed_availability_pct / _HUNDRED
         availability_basis = "assumed" if policy is None else "unanswered"
-    measured = candidate.measured
-    key = (
-        id(rubric),
-        form,
-        measured.bare_metal_verdict,
-        measured.bare_metal_confidence,
-        gpu_count,
-        measured.busbw_fraction,
-    )
-    found_efficiency = plan.efficiency.get(key)
-    if found_efficiency is None:
-        found_efficiency = plan.efficiency[key] = efficiency_for(
-            candidate, rubric, evaluation.workload_profile
-        )
-    efficiency, efficiency_basis = found_efficiency
+    efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
     equivalents = gpus
     effective_hours = gpu_hours
     if policy is not None and offering.mig_profile:
