@@ -148,62 +148,68 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
     return round(fit, 3), basis
 
 
+# The three columns below are functions of a few values the candidates of a batch share; a
+# batch scores one evaluation with one rubric, so those are left out of the keys. A candidate
+# without a bare-metal verdict (the usual case) is keyed by its claim alone.
+
+
 def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
-    # The value is a function of these five, which the candidates of a batch share.
     known: dict[tuple[Any, ...], tuple[float, str]] = {}
     column = []
+    append = column.append
     for ctx in ctxs:
-        measured = ctx.measured
-        key = (
-            id(ctx.rubric),
-            ctx.offering.delivery_form,
-            measured.bare_metal_verdict,
-            measured.bare_metal_confidence,
-            ctx.candidate.gpu_count,
-            ctx.evaluation.workload_profile,
-        )
+        measured, offering = ctx.measured, ctx.offering
+        verdict = measured.bare_metal_verdict
+        gpus = ctx.candidate.node_count * offering.gpus_per_node
+        if verdict is None:
+            key: tuple[Any, ...] = (offering.delivery_form, gpus)
+        else:
+            key = (offering.delivery_form, gpus, verdict, measured.bare_metal_confidence)
         found = known.get(key)
         if found is None:
             found = known[key] = _scale_efficiency(ctx)
-        column.append(found)
+        append(found)
     return column
 
 
 def _delivery_form_column(ctxs: Sequence[FactContext]) -> list[tuple[str, str]]:
-    known: dict[tuple[Any, ...], tuple[str, str]] = {}
+    known: dict[Any, tuple[str, str]] = {}
     column = []
+    append = column.append
     for ctx in ctxs:
         measured = ctx.measured
-        key = (
-            id(ctx.rubric),
-            ctx.offering.delivery_form,
-            measured.bare_metal_verdict,
-            measured.bare_metal_confidence,
-        )
+        verdict = measured.bare_metal_verdict
+        if verdict is None:
+            key: Any = ctx.offering.delivery_form
+        else:
+            key = (ctx.offering.delivery_form, verdict, measured.bare_metal_confidence)
         found = known.get(key)
         if found is None:
             found = known[key] = _delivery_form(ctx)
-        column.append(found)
+        append(found)
     return column
 
 
 def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | None, str]]:
     known: dict[tuple[Any, ...], tuple[float | None, str]] = {}
     column = []
+    append = column.append
     for ctx in ctxs:
-        measured = ctx.measured
-        key = (
-            id(ctx.rubric),
-            ctx.offering.delivery_form,
-            measured.bare_metal_verdict,
-            measured.bare_metal_confidence,
-            ctx.offering.provisioning_time_min,
-            ctx.evaluation.workload_profile,
-        )
+        measured, offering = ctx.measured, ctx.offering
+        verdict = measured.bare_metal_verdict
+        if verdict is None:
+            key: tuple[Any, ...] = (offering.delivery_form, offering.provisioning_time_min)
+        else:
+            key = (
+                offering.delivery_form,
+                offering.provisioning_time_min,
+                verdict,
+                measured.bare_metal_confidence,
+            )
         found = known.get(key)
         if found is None:
             found = known[key] = _elasticity_fit(ctx)
-        column.append(found)
+        append(found)
     return column
 
 
