@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from .rubric import Rubric
 from .tco import Tco
-from .types import CandidateInput, EvaluationSpec, Knockout
+from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
 
 # How the reasons name billing models and delivery forms, in English and in Chinese.
 BILLING_TERMS = {
@@ -45,11 +45,22 @@ def _gpu_knockouts(
     found = []
     offering, measured = candidate.offering, candidate.measured
     have, need = candidate.gpu_count, evaluation.required_total_gpus
-    fraction = (
-        rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
-        if (offering.mig_profile)
-        else 1.0
-    )
+    fraction = 1.0
+    if offering.mig_profile:
+        try:
+            fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        except ScoringInputError as exc:
+            # The portal validates profiles when they are saved; a profile that no longer
+            # fits (the GPU model changed) disqualifies instead of breaking the ranking.
+            return [
+                Knockout(
+                    "mig_profile",
+                    f"the MIG profile does not fit the GPU: {exc}",
+                    f"MIG 规格与 GPU 不匹配：{exc}",
+                    f"offering: mig_profile = {offering.mig_profile}, gpu_model = "
+                    f"{offering.gpu_model}",
+                )
+            ]
     if fraction != 1.0:
         # Rubric v2: MIG slices meet a requirement in full-GPU equivalents.
         equivalents = have * fraction

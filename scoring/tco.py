@@ -43,6 +43,7 @@ from .types import (
     CandidateInput,
     EvaluationSpec,
     Money,
+    ScoringInputError,
     TcoError,
 )
 
@@ -513,7 +514,10 @@ def compute_tco(
     equivalents = gpus
     effective_hours = gpu_hours
     if policy is not None and offering.mig_profile:
-        fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        try:
+            fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        except ScoringInputError:
+            fraction = 1.0  # disqualified by the mig_profile knockout; priced as whole GPUs
         equivalents = (gpus * Decimal(repr(fraction))).quantize(_RATE, half_even)
         effective_hours = equivalents * used_hours
     effective = None
