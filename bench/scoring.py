@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from scoring.dimensions import clear_memo
 from scoring.ranking import rank
 from scoring.robustness import rank_stability
-from scoring.rubric import load_rubric
+from scoring.rubric import CURRENT_RUBRIC_VERSION, load_rubric
 from scoring.types import (
     CHECKLIST_KEYS,
     DIMENSIONS,
@@ -162,9 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21, help="timed repetitions per figure")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rubric", default=CURRENT_RUBRIC_VERSION, help="rubric version (default: the current)"
+    )
     args = parser.parse_args(argv)
 
-    rubric = load_rubric()
+    rubric = load_rubric(args.rubric)
+    print(f"rubric v{rubric.version}")
     rng = random.Random(args.seed)
     candidates = [make_candidate(rng, i) for i in range(1, 1001)]
     evaluation = EvaluationSpec(

@@ -36,6 +36,7 @@ OFFERING_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "gpu_memory_gib",
             "nvlink_topology",
             "mig_vgpu_profile",
+            "mig_profile",
             "logical_cpus_per_node",
         ),
     ),
@@ -93,6 +94,9 @@ OFFERING_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "currency",
             "spot_preemption_risk_pct",
+            "releasable_hourly",
+            "min_commitment_days",
+            "early_termination_fee",
             "storage_cost_month",
             "network_egress_cost_month",
             "support_cost_month",

@@ -128,5 +128,6 @@ def evaluation_ranking(*, evaluation: Evaluation, weights=None):
             for c in candidates.values()
         ],
         evaluation_spec(evaluation, weights=weights),
+        rubric_version=evaluation.rubric_version,
     )
     return ranking, candidates

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from .rubric import Rubric
 from .tco import Tco
-from .types import CandidateInput, EvaluationSpec, Knockout
+from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
 
 # How the reasons name billing models and delivery forms, in English and in Chinese.
 BILLING_TERMS = {
@@ -39,10 +39,43 @@ def _pct(value: Decimal | float) -> str:
     return f"{float(value) * 100:.1f}".rstrip("0").rstrip(".") + " %"
 
 
-def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+def _gpu_knockouts(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+) -> list[Knockout]:
     found = []
     offering, measured = candidate.offering, candidate.measured
     have, need = candidate.gpu_count, evaluation.required_total_gpus
+    fraction = 1.0
+    if offering.mig_profile:
+        try:
+            fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        except ScoringInputError as exc:
+            # The portal validates profiles when they are saved; a profile that no longer
+            # fits (the GPU model changed) disqualifies instead of breaking the ranking.
+            return [
+                Knockout(
+                    "mig_profile",
+                    f"the MIG profile does not fit the GPU: {exc}",
+                    f"MIG 规格与 GPU 不匹配：{exc}",
+                    f"offering: mig_profile = {offering.mig_profile}, gpu_model = "
+                    f"{offering.gpu_model}",
+                )
+            ]
+    if fraction != 1.0:
+        # Rubric v2: MIG slices meet a requirement in full-GPU equivalents.
+        equivalents = have * fraction
+        if equivalents + 1e-9 < need:
+            found.append(
+                Knockout(
+                    "total_gpus",
+                    f"offers {have} MIG slices ({offering.mig_profile}) = {equivalents:.2f} "
+                    f"full-GPU equivalents, the evaluation needs {need}",
+                    f"提供 {have} 个 MIG 实例（{offering.mig_profile}）= {equivalents:.2f} "
+                    f"张整卡当量，评估要求 {need} 张",
+                    measured.ref("gpu_match") or f"offering: mig_profile = {offering.mig_profile}",
+                )
+            )
+        have = max(have, need)
     nodes, per_node = candidate.node_count, offering.gpus_per_node
     memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
     contradicted = candidate.answers.get("gpu_match") == "contradicted"
@@ -80,11 +113,8 @@ def _gpu_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> lis
 
 
 def _delivery_knockouts(
-    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, need: int
 ) -> list[Knockout]:
-    need = evaluation.required_total_gpus
-    if not rubric.scale.bare_metal_required(need):
-        return []
     threshold = rubric.scale.bare_metal_required_min_gpus
     offering, measured = candidate.offering, candidate.measured
     if offering.delivery_form != "bare_metal":
@@ -183,15 +213,18 @@ def _budget_knockouts(
             )
         ]
     # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
-    total, model = tco.cheapest_total, tco.cheapest
+    # Rubric v2 judges the recommended billing model (v1: the cheapest, the same fields).
+    total, model = tco.recommended_total, tco.recommended
     if total > budget:
         model_en, model_zh = _term(BILLING_TERMS, model)
         return [
             Knockout(
                 "budget",
-                f"cheapest total {total:,.2f} {tco.currency} ({model_en} billing) "
+                f"{'cheapest' if model == tco.cheapest else 'recommended'} total "
+                f"{total:,.2f} {tco.currency} ({model_en} billing) "
                 f"exceeds the budget of {budget:,.2f} {budget_currency}",
-                f"最低总成本 {total:,.2f} {tco.currency}（{model_zh}计费）"
+                f"{'最低' if model == tco.cheapest else '推荐方案'}总成本 {total:,.2f} "
+                f"{tco.currency}（{model_zh}计费）"
                 f"超出预算 {budget:,.2f} {budget_currency}",
                 f"TCO: {model} billing over {tco.duration_days} days",
             )
@@ -241,10 +274,17 @@ def check_knockouts(
     tco: Tco | None,
 ) -> tuple[Knockout, ...]:
     """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
-    found = _gpu_knockouts(candidate, evaluation)
+    found = _gpu_knockouts(candidate, evaluation, rubric)
     # Must-haves the evaluation does not set are skipped; each check returns [] for them.
-    if rubric.scale.bare_metal_required(evaluation.required_total_gpus):
-        found += _delivery_knockouts(candidate, evaluation, rubric)
+    # Bare metal: judged on the requirement, and in rubric v2 also on the candidate's delivered
+    # GPUs (node_count x gpus_per_node), whichever is larger.
+    scale_gpus = (
+        evaluation.required_total_gpus
+        if rubric.v2 is None
+        else max(evaluation.required_total_gpus, candidate.gpu_count)
+    )
+    if scale_gpus >= rubric.scale.bare_metal_required_min_gpus:
+        found += _delivery_knockouts(candidate, evaluation, rubric, scale_gpus)
     if evaluation.required_mlps_level or evaluation.require_xinchuang:
         found += _compliance_knockouts(candidate, evaluation)
     if evaluation.budget_total is not None:

@@ -13,6 +13,22 @@ equals the sum of its parts. Conventions (documented in the README):
 - storage, egress and support (month totals) and vGPU licences (per GPU-month) are paid for
   the whole duration, prorated by days;
 - setup: the one-off fee plus ``setup_days`` paid at the model's daily rate before use.
+
+Rubric v2 (issue #10 §3) adds:
+
+- spot: an unstated preemption risk takes the delivery form's default, and the hours also grow
+  by the checkpoint/restart overhead: used hours x (1 + overhead) / (1 - risk);
+- hourly: an offering that cannot be released by the hour (``releasable_hourly`` false, or
+  unstated for a form that usually cannot: bare metal) pays every day, idle ones included;
+- commitment: when the evaluation is shorter than the minimum commitment, the cheaper of
+  paying the rest of the commitment at the model's day rate and the early-termination fee;
+- the recommended billing model: the cheapest one allowed for the workload (spot is never
+  recommended for pre-training beyond a few days), with its reason; the cost score and the
+  budget use its total;
+- efficiency: the scale rule, capped by the measured bus-bandwidth fraction (at most 1) or, when
+  unmeasured, by the delivery form's conservative assumed fraction (basis "assumed");
+- GPU-hours of the effective cost count MIG slices in full-GPU equivalents;
+- availability without a stated SLA is the rubric's conservative figure, basis "unanswered".
 """
 
 from __future__ import annotations
@@ -27,10 +43,13 @@ from .types import (
     CandidateInput,
     EvaluationSpec,
     Money,
+    ScoringInputError,
     TcoError,
 )
 
 COMPONENTS = ("gpu", "storage", "egress", "support", "licence", "setup")
+# Rubric v2 adds the minimum-commitment component after the six of v1.
+COMPONENTS_V2 = (*COMPONENTS, "commitment")
 UNITS = {"hourly": "gpu_hour", "spot": "gpu_hour", "monthly": "month", "yearly": "year"}
 
 _RATE = Decimal("0.0001")
@@ -40,6 +59,7 @@ _HOURS_PER_DAY = Decimal(24)
 _ONE = Decimal(1)
 _ZERO = Decimal(0)
 _NEGATIVE_ZERO = Decimal("-0")
+_ZERO_CENTS = Decimal("0.00")
 
 
 @dataclass(frozen=True)
@@ -80,9 +100,9 @@ class ModelCost:
 
 
 class _Breakdown(NamedTuple):
-    """What Tco.models is built from when first read: per billing model the six values
-    billing_model, price_per_gpu, billed_units, gpu, setup, total (one flat tuple, models
-    one after the other), and the shared parts."""
+    """What Tco.models is built from when first read: per billing model the seven values
+    billing_model, price_per_gpu, billed_units, gpu, setup, commitment, total (one flat
+    tuple, models one after the other), and the shared parts."""
 
     rows: tuple[str | Decimal, ...]
     storage: Decimal
@@ -91,6 +111,7 @@ class _Breakdown(NamedTuple):
     licence: Decimal
     duration_months: Decimal
     currency: str
+    with_commitment: bool = False
 
     def models(self) -> tuple[ModelCost, ...]:
         rows, duration_months, currency = self.rows, self.duration_months, self.currency
@@ -101,14 +122,19 @@ class _Breakdown(NamedTuple):
             ("licence", self.licence),
         )
         built = []
-        for start in range(0, len(rows), 6):
-            model, per_gpu, units, gpu, setup, total = rows[start : start + 6]
+        for start in range(0, len(rows), 7):
+            model, per_gpu, units, gpu, setup, commitment, total = rows[start : start + 7]
             built.append(
                 ModelCost(
                     model,
                     per_gpu,
                     units,
-                    (("gpu", gpu), *shared, ("setup", setup)),
+                    (
+                        ("gpu", gpu),
+                        *shared,
+                        ("setup", setup),
+                        *((("commitment", commitment),) if self.with_commitment else ()),
+                    ),
                     total,
                     (total / duration_months).quantize(CENT, ROUND_HALF_EVEN),
                     currency,
@@ -171,6 +197,10 @@ class Tco:
     efficiency: Decimal
     efficiency_basis: str
     cost_per_effective_gpu_hour: Decimal | None
+    recommended: str
+    recommended_total: Decimal
+    recommended_reason: tuple[str, str]
+    gpu_equivalents: Decimal
 
     def __init__(
         self,
@@ -188,6 +218,10 @@ class Tco:
         efficiency: Decimal,
         efficiency_basis: str,
         cost_per_effective_gpu_hour: Decimal | None,
+        recommended: str | None = None,
+        recommended_total: Decimal | None = None,
+        recommended_reason: tuple[str, str] = ("cheapest total", "总成本最低"),
+        gpu_equivalents: Decimal | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -205,6 +239,10 @@ class Tco:
             efficiency=efficiency,
             efficiency_basis=efficiency_basis,
             cost_per_effective_gpu_hour=cost_per_effective_gpu_hour,
+            recommended=cheapest if recommended is None else recommended,
+            recommended_total=cheapest_total if recommended_total is None else recommended_total,
+            recommended_reason=recommended_reason,
+            gpu_equivalents=Decimal(gpu_count) if gpu_equivalents is None else gpu_equivalents,
         )
 
     def model(self, billing_model: str) -> ModelCost:
@@ -242,6 +280,11 @@ class Tco:
             "efficiency": str(self.efficiency),
             "efficiency_basis": self.efficiency_basis,
             "cost_per_effective_gpu_hour": opt(self.cost_per_effective_gpu_hour),
+            "recommended": self.recommended,
+            "recommended_total": str(self.recommended_total),
+            "recommended_reason_en": self.recommended_reason[0],
+            "recommended_reason_zh": self.recommended_reason[1],
+            "gpu_equivalents": str(self.gpu_equivalents),
         }
 
 
@@ -249,19 +292,45 @@ def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, ROUND_HALF_EVEN)
 
 
-def efficiency_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal, str]:
-    """Training efficiency 0..1 used for the effective GPU-hour, and its basis."""
+def efficiency_for(
+    candidate: CandidateInput, rubric: Rubric, workload: str | None = None
+) -> tuple[Decimal, str]:
+    """Training efficiency 0..1 used for the effective GPU-hour, and its basis.
+
+    Rubric v1: the measured bus-bandwidth fraction (capped at 1) or else the scale rule.
+    Rubric v2: the scale rule capped by the measured fraction (at most 1, never a bonus) or,
+    unmeasured, by the delivery form's conservative assumed fraction, so a measurement at or
+    above the assumption never lowers the efficiency."""
     fraction = candidate.measured.busbw_fraction
-    if fraction is not None:
+    if fraction is not None and rubric.v2 is None:
         return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
     measured = candidate.measured
-    form, _ = rubric.observed_delivery_form(
-        candidate.offering.delivery_form,
-        measured.bare_metal_verdict,
-        measured.bare_metal_confidence,
+    form = candidate.offering.delivery_form
+    if measured.bare_metal_verdict is not None:
+        form, _ = rubric.observed_delivery_form(
+            form, measured.bare_metal_verdict, measured.bare_metal_confidence
+        )
+    efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
+    if rubric.v2 is None:
+        return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
+    if fraction is not None:
+        cap, basis = min(fraction, 1.0), "measured"
+    else:
+        cap, basis = rubric.v2.form(form).assumed_busbw_fraction, "assumed"
+    if efficiency < cap:
+        cap, basis = efficiency, "scale_rule"
+    return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
+
+
+def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric) -> bool:
+    """Whether spot may be recommended: never for a long uninterruptible job (rubric v2)."""
+    policy = rubric.v2
+    if policy is None:
+        return True
+    return not (
+        evaluation.workload_profile in policy.uninterruptible_workloads
+        and evaluation.duration_days > policy.spot_max_uninterruptible_days
     )
-    efficiency = rubric.scale.efficiency(form, candidate.gpu_count)
-    return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
 
 
 class TcoPlan:
@@ -270,7 +339,9 @@ class TcoPlan:
     GPU-hours, and the spot hours per preemption risk (both functions of a value alone)."""
 
     __slots__ = (
+        "allow_spot",
         "duration",
+        "duration_hours",
         "duration_months",
         "gpus",
         "months_billed",
@@ -289,8 +360,11 @@ class TcoPlan:
             ROUND_CEILING
         )
         self.used_hours = Decimal(self.used_days) * _HOURS_PER_DAY
+        self.duration_hours = Decimal(self.duration) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
-        self.spot_hours: dict[Decimal, Decimal] = {}
+        self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
+        # spot_allowed() by rubric (id): a function of the evaluation and the rubric.
+        self.allow_spot: dict[int, bool] = {}
 
 
 def compute_tco(
@@ -337,23 +411,52 @@ def compute_tco(
         # priced with an unsigned number.
         setup_without_days = (setup_fee + _ZERO).quantize(cent, half_even)
 
+    policy = rubric.v2
+    risk = offering.spot_preemption_risk_pct
+    form = offering.delivery_form
+    hourly_hours = used_hours
+    commitment_days = 0
+    if policy is None:
+        if risk is None:
+            risk = _ZERO
+    else:
+        profile = policy.form(form)
+        if risk is None:
+            risk = profile.spot_preemption_risk_pct
+        releasable = offering.releasable_hourly
+        if releasable is None:
+            releasable = profile.releasable_hourly
+        if not releasable:
+            # Not released on idle days: every day of the duration is paid.
+            hourly_hours = plan.duration_hours
+        if offering.min_commitment_days > plan.duration:
+            commitment_days = offering.min_commitment_days - plan.duration
+    allow_spot = plan.allow_spot.get(id(rubric))
+    if allow_spot is None:
+        allow_spot = plan.allow_spot[id(rubric)] = spot_allowed(evaluation, rubric)
+
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
     best_model, best_total = "", None
+    rec_model, rec_total = "", None
     hourly_day_rate = monthly_gpu = None
     for price in prices:
         model, per_gpu = price.billing_model, price.price_per_gpu
         all_gpus = per_gpu * gpus
         if model == "hourly":
-            units = used_hours
+            units = hourly_hours
             hourly_day_rate = all_gpus * _HOURS_PER_DAY
         elif model == "spot":
-            risk = offering.spot_preemption_risk_pct
-            units = plan.spot_hours.get(risk)
+            key = (risk, policy is not None)
+            units = plan.spot_hours.get(key)
             if units is None:
-                # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk).
+                # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk);
+                # rubric v2 adds the checkpoint/restart overhead.
                 keep = _ONE - risk / _HUNDRED
-                units = plan.spot_hours[risk] = (used_hours / keep).quantize(_RATE, half_even)
+                hours = used_hours
+                if policy is not None:
+                    hours = hours * (_ONE + policy.spot_checkpoint_overhead_pct / _HUNDRED)
+                units = plan.spot_hours[key] = (hours / keep).quantize(_RATE, half_even)
         elif model == "monthly":
             units = plan.months_billed
         else:
@@ -362,30 +465,64 @@ def compute_tco(
         if model == "monthly":
             monthly_gpu = gpu
         if setup_days:
-            day_rate = _day_rate(model, all_gpus, offering.spot_preemption_risk_pct)
+            day_rate = _day_rate(model, all_gpus, risk)
             setup = (setup_fee + day_rate * setup_days).quantize(cent, half_even)
         elif per_gpu.is_signed():
             setup = (setup_fee + _NEGATIVE_ZERO).quantize(cent, half_even)
         else:
             setup = setup_without_days
-        total = gpu + shared + setup
-        rows += (model, per_gpu, units, gpu, setup, total)
+        if commitment_days:
+            rest = _day_rate(model, all_gpus, risk) * commitment_days
+            commitment = min(rest, offering.early_termination_fee).quantize(cent, half_even)
+            total = gpu + shared + setup + commitment
+        else:
+            commitment = _ZERO_CENTS
+            total = gpu + shared + setup
+        rows += (model, per_gpu, units, gpu, setup, commitment, total)
         # effective_prices() lists models in BILLING_MODELS order and only a strictly lower
         # total replaces the best, so ties go to the earlier billing model.
         if best_total is None or total < best_total:
             best_model, best_total = model, total
+        if (model != "spot" or allow_spot) and (rec_total is None or total < rec_total):
+            rec_model, rec_total = model, total
     break_even = None
     if hourly_day_rate is not None and monthly_gpu is not None and hourly_day_rate > 0:
         break_even = (monthly_gpu / hourly_day_rate).quantize(cent, half_even)
+    reason = ("cheapest total", "总成本最低")
+    if rec_total is None:
+        # Only spot is priced and spot is not allowed: it stays the figure, flagged.
+        rec_model, rec_total = best_model, best_total
+        reason = (
+            f"only spot is priced, though a {evaluation.duration_days}-day "
+            f"{evaluation.workload_profile} job cannot be interrupted: ask for another model",
+            f"仅有竞价实例报价，但 {evaluation.duration_days} 天的任务不可中断："
+            "请索取其他计费方式报价",
+        )
+    elif rec_model != best_model:
+        reason = (
+            f"spot is cheaper but a {evaluation.duration_days}-day "
+            f"{evaluation.workload_profile} job cannot be interrupted; cheapest of the rest",
+            f"竞价实例更便宜，但 {evaluation.duration_days} 天的任务不可中断；取其余方式中最便宜者",
+        )
 
     if offering.sla_availability_pct is not None:
         availability, availability_basis = offering.sla_availability_pct / _HUNDRED, "sla"
     else:
-        availability, availability_basis = rubric.assumed_availability_pct / _HUNDRED, "assumed"
-    efficiency, efficiency_basis = efficiency_for(candidate, rubric)
+        availability = rubric.assumed_availability_pct / _HUNDRED
+        availability_basis = "assumed" if policy is None else "unanswered"
+    efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
+    equivalents = gpus
+    effective_hours = gpu_hours
+    if policy is not None and offering.mig_profile:
+        try:
+            fraction = rubric.gpu_fraction(offering.gpu_model, offering.mig_profile)
+        except ScoringInputError:
+            fraction = 1.0  # disqualified by the mig_profile knockout; priced as whole GPUs
+        equivalents = (gpus * Decimal(repr(fraction))).quantize(_RATE, half_even)
+        effective_hours = equivalents * used_hours
     effective = None
-    if gpu_hours > 0 and efficiency > 0:
-        effective = (best_total / (gpu_hours * availability * efficiency)).quantize(
+    if effective_hours > 0 and efficiency > 0:
+        effective = (rec_total / (effective_hours * availability * efficiency)).quantize(
             _RATE, half_even
         )
     return Tco(
@@ -394,7 +531,16 @@ def compute_tco(
         plan.duration,
         plan.used_days,
         gpu_hours,
-        _Breakdown(tuple(rows), storage, egress, support, licence, duration_months, currency),
+        _Breakdown(
+            tuple(rows),
+            storage,
+            egress,
+            support,
+            licence,
+            duration_months,
+            currency,
+            policy is not None,
+        ),
         best_model,
         best_total,
         break_even,
@@ -403,6 +549,10 @@ def compute_tco(
         efficiency,
         efficiency_basis,
         effective,
+        rec_model,
+        rec_total,
+        reason,
+        equivalents,
     )
 
 

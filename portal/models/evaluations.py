@@ -11,6 +11,8 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from scoring.rubric import CURRENT_RUBRIC_VERSION, RUBRIC_VERSIONS
+
 from .choices import (
     AnswerType,
     BillingModel,
@@ -130,6 +132,18 @@ class Evaluation(models.Model):
         blank=True,
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
         help_text=_("For example 0.80: measured all-reduce bus bandwidth ÷ expected."),
+    )
+
+    rubric_version = models.CharField(
+        _("rubric version"),
+        max_length=20,
+        choices=[(v, f"v{v}") for v in RUBRIC_VERSIONS],
+        default=CURRENT_RUBRIC_VERSION,
+        editable=False,
+        help_text=_(
+            "The scoring rubric this evaluation is scored with; recorded decisions replay with "
+            "it. Moving to a newer rubric is an explicit, audited action."
+        ),
     )
 
     weight_stability = _weight(_("stability"))

@@ -2,11 +2,16 @@
 
 from decimal import Decimal
 
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
+
+from scoring.rubric import CURRENT_RUBRIC_VERSION, load_rubric
+from scoring.types import ScoringInputError
+from scoring.types.inputs import MIG_PROFILE_RE
 
 from .choices import (
     BillingModel,
@@ -101,6 +106,21 @@ class Offering(models.Model):
         max_length=50,
         blank=True,
         help_text=_("For example 3g.40gb or A100-8C; empty for whole GPUs."),
+    )
+    mig_profile = models.CharField(
+        _("MIG profile"),
+        max_length=20,
+        blank=True,
+        validators=[
+            RegexValidator(
+                MIG_PROFILE_RE,
+                _("A MIG profile looks like 3g.40gb: compute slices (1-7), then memory in GB."),
+            )
+        ],
+        help_text=_(
+            "MIG instances only, for example 3g.40gb; GPUs per node then counts instances. "
+            "Scored in full-GPU equivalents."
+        ),
     )
     logical_cpus_per_node = models.PositiveIntegerField(
         _("logical CPUs per node"), null=True, blank=True
@@ -219,9 +239,22 @@ class Offering(models.Model):
         _("spot preemption risk (%)"),
         max_digits=5,
         decimal_places=2,
-        default=Decimal("0"),
-        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("99.99"))],
+        help_text=_("Empty: the rubric's default for the delivery form."),
     )
+    releasable_hourly = models.BooleanField(
+        _("can be released by the hour"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Whether hourly capacity can be handed back on idle days. Empty: the rubric's "
+            "default for the delivery form (bare metal: no, so idle days are paid)."
+        ),
+    )
+    min_commitment_days = models.PositiveIntegerField(_("minimum commitment (days)"), default=0)
+    early_termination_fee = _money(_("early-termination fee"))
     storage_cost_month = _money(_("storage cost per month"))
     network_egress_cost_month = _money(_("network egress cost per month"))
     support_cost_month = _money(_("support cost per month"))
@@ -234,11 +267,16 @@ class Offering(models.Model):
         _("SLA availability (%)"),
         max_digits=6,
         decimal_places=3,
-        default=Decimal("99.000"),
+        null=True,
+        blank=True,
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
+        help_text=_("Empty: no availability SLA (unanswered)."),
     )
     sla_response_time_min = models.PositiveIntegerField(
-        _("hardware-fault response time (min)"), default=240
+        _("hardware-fault response time (min)"),
+        null=True,
+        blank=True,
+        help_text=_("Empty: no response time committed (unanswered)."),
     )
     sla_credit_pct = models.DecimalField(
         _("SLA credit on breach (percent of monthly fee)"),
@@ -304,6 +342,21 @@ class Offering(models.Model):
 
     def __str__(self) -> str:
         return f"{self.vendor.name} · {self.name}"
+
+    def clean(self) -> None:
+        super().clean()
+        profile = (self.mig_profile or "").strip().lower()
+        self.mig_profile = profile
+        if not profile:
+            return
+        if self.delivery_form != DeliveryForm.MIG:
+            raise ValidationError(
+                {"mig_profile": _("A MIG profile is only for the delivery form “MIG instance”.")}
+            )
+        try:
+            load_rubric(CURRENT_RUBRIC_VERSION).gpu_fraction(self.gpu_model or "", profile)
+        except ScoringInputError as exc:
+            raise ValidationError({"mig_profile": str(exc)}) from None
 
 
 class OfferingPrice(models.Model):

@@ -49,7 +49,7 @@ def evaluation_create(*, fields: Mapping[str, Any], by) -> Evaluation:
     """A new evaluation with the requirements in ``fields`` and its workload's preset weights;
     ``by`` becomes its procurement member."""
     evaluation = Evaluation(**fields, created_by=by)
-    preset = preset_weights(evaluation.workload_profile)
+    preset = preset_weights(evaluation.workload_profile, rubric_version=evaluation.rubric_version)
     for dimension in DIMENSIONS:
         setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
     evaluation.full_clean()
@@ -320,7 +320,7 @@ def decision_record(
             }
             for u in EvidenceUpload.objects.filter(candidate__evaluation=evaluation).order_by("pk")
         ],
-        "rubric_version": "1",
+        "rubric_version": evaluation.rubric_version,
     }
     record = DecisionRecord.objects.create(
         evaluation=evaluation,

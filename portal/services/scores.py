@@ -17,7 +17,6 @@ from ..models import (
     VerificationStatus,
 )
 
-RUBRIC_VERSION = "1"
 EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED}
 
 
@@ -54,7 +53,7 @@ def _store_scores(candidate: Candidate) -> None:
     result = score_candidate(
         adapters.candidate_input(candidate),
         adapters.evaluation_spec(candidate.evaluation),
-        rubric_version=RUBRIC_VERSION,
+        rubric_version=candidate.evaluation.rubric_version,
     )
     # One upsert for the six rows instead of a SELECT and an UPDATE each.
     Score.objects.bulk_create(
@@ -64,7 +63,7 @@ def _store_scores(candidate: Candidate) -> None:
                 dimension=dimension.dimension,
                 value=dimension.score,
                 contributions=[c.as_dict() for c in dimension.contributions],
-                rubric_version=RUBRIC_VERSION,
+                rubric_version=candidate.evaluation.rubric_version,
             )
             for dimension in result.dimensions
         ],

@@ -125,36 +125,101 @@ def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
     form, basis = ctx.rubric.observed_delivery_form(
         ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
     )
-    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count), 4), basis
+    workload = ctx.evaluation.workload_profile
+    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count, workload), 4), basis
+
+
+def _delivery_form(ctx: FactContext) -> tuple[str, str]:
+    """The delivery form the evidence shows (when confident) or the claim, and its basis."""
+    measured = ctx.measured
+    return ctx.rubric.observed_delivery_form(
+        ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+    )
+
+
+def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
+    policy = ctx.rubric.v2
+    if policy is None:
+        return None, COMPUTED
+    form, basis = _delivery_form(ctx)
+    fit = policy.elasticity_fit(
+        ctx.evaluation.workload_profile, form, ctx.offering.provisioning_time_min
+    )
+    return round(fit, 3), basis
+
+
+# The three columns below are functions of a few values the candidates of a batch share; a
+# batch scores one evaluation with one rubric, so those are left out of the keys. A candidate
+# without a bare-metal verdict (the usual case) is keyed by its claim alone.
 
 
 def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
-    # The value is a function of these five, which the candidates of a batch share.
     known: dict[tuple[Any, ...], tuple[float, str]] = {}
     column = []
+    append = column.append
     for ctx in ctxs:
-        measured = ctx.measured
-        key = (
-            id(ctx.rubric),
-            ctx.offering.delivery_form,
-            measured.bare_metal_verdict,
-            measured.bare_metal_confidence,
-            ctx.candidate.gpu_count,
-        )
+        measured, offering = ctx.measured, ctx.offering
+        verdict = measured.bare_metal_verdict
+        gpus = ctx.candidate.node_count * offering.gpus_per_node
+        if verdict is None:
+            key: tuple[Any, ...] = (offering.delivery_form, gpus)
+        else:
+            key = (offering.delivery_form, gpus, verdict, measured.bare_metal_confidence)
         found = known.get(key)
         if found is None:
             found = known[key] = _scale_efficiency(ctx)
-        column.append(found)
+        append(found)
+    return column
+
+
+def _delivery_form_column(ctxs: Sequence[FactContext]) -> list[tuple[str, str]]:
+    known: dict[Any, tuple[str, str]] = {}
+    column = []
+    append = column.append
+    for ctx in ctxs:
+        measured = ctx.measured
+        verdict = measured.bare_metal_verdict
+        if verdict is None:
+            key: Any = ctx.offering.delivery_form
+        else:
+            key = (ctx.offering.delivery_form, verdict, measured.bare_metal_confidence)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _delivery_form(ctx)
+        append(found)
+    return column
+
+
+def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | None, str]]:
+    known: dict[tuple[Any, ...], tuple[float | None, str]] = {}
+    column = []
+    append = column.append
+    for ctx in ctxs:
+        measured, offering = ctx.measured, ctx.offering
+        verdict = measured.bare_metal_verdict
+        if verdict is None:
+            key: tuple[Any, ...] = (offering.delivery_form, offering.provisioning_time_min)
+        else:
+            key = (
+                offering.delivery_form,
+                offering.provisioning_time_min,
+                verdict,
+                measured.bare_metal_confidence,
+            )
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _elasticity_fit(ctx)
+        append(found)
     return column
 
 
 def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
-    """Cheapest TCO ÷ budget (3 decimals), or None without a budget, a price or a common
-    currency."""
+    """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
+    price or a common currency."""
     budget = evaluation.budget_total
     if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
         return None
-    return round(float(tco.cheapest_total / budget), 3)
+    return round(float(tco.recommended_total / budget), 3)
 
 
 def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> float | None:
@@ -204,6 +269,12 @@ def _build_facts() -> dict[str, FactSource]:
     )
     facts["derived.scale_efficiency"] = FactSource(
         _scale_efficiency, None, ("bare_metal_verdict",), column=_scale_efficiency_column
+    )
+    facts["derived.delivery_form"] = FactSource(
+        _delivery_form, None, ("bare_metal_verdict",), column=_delivery_form_column
+    )
+    facts["derived.elasticity_fit"] = FactSource(
+        _elasticity_fit, None, ("bare_metal_verdict",), column=_elasticity_fit_column
     )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED

@@ -114,9 +114,54 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
 def compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     """The batch runner of one rule (see the module docstring)."""
     source = FACTS[rule.inputs[0]]
-    if len(rule.inputs) == 1 and not rule.only_if and source.basis is not None:
-        return _simple_runner(rule, factors)
+    if len(rule.inputs) == 1 and not rule.only_if:
+        if source.basis is not None:
+            return _simple_runner(rule, factors)
+        if rule.claim_item is None:
+            return _pair_runner(rule, factors)
     return _general_runner(rule, factors)
+
+
+def _pair_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
+    """One input whose basis depends on the evidence (its column holds (value, basis) pairs),
+    no claim item and no only_if: the memo maps the evidence reference to a dict by pair, and
+    a batch in which no candidate has the reference reads one inner dict directly."""
+    name = rule.inputs[0]
+    source = FACTS[name]
+    fact = methodcaller("fact", name)
+    refs = methodcaller("measured_ref", source.ref_names) if source.ref_names else None
+    memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
+
+    def make(ref: str | None, pair: tuple[Any, str]) -> Contribution:
+        shown, basis = pair
+        if shown is None:
+            found = missing
+        else:
+            found = build(name, shown, shown, basis, None, ref if basis == MEASURED else None)
+        size = memo.get(_SIZE, 0)
+        if size >= MEMO_LIMIT:
+            memo.clear()
+            size = 0
+        memo[_SIZE] = size + 1
+        memo.setdefault(ref, {})[pair] = found
+        return found
+
+    def run(batch: Batch) -> list[Contribution]:
+        column = fact(batch)
+        ref_column = None if refs is None else refs(batch)
+        if ref_column is None or ref_column is batch.nones:
+            inner = memo.get(None)
+            if inner is None:
+                inner = memo[None] = {}
+            get = inner.get
+            return [get(pair) or make(None, pair) for pair in column]
+        outer = memo.get
+        return [
+            outer(ref, _EMPTY).get(pair) or make(ref, pair)
+            for ref, pair in zip(ref_column, column, strict=True)
+        ]
+
+    return run
 
 
 def _simple_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:

@@ -1,9 +1,18 @@
 """The scoring rubric as data: the versioned JSON in scoring/rubrics/, its model and loader."""
 
-from .loader import RULE_KINDS, STATUS_FACTOR_KEYS, load_rubric, parse_rubric, rubric_text
+from .loader import (
+    CURRENT_RUBRIC_VERSION,
+    RUBRIC_VERSIONS,
+    RULE_KINDS,
+    STATUS_FACTOR_KEYS,
+    load_rubric,
+    parse_rubric,
+    rubric_text,
+)
 from .model import (
     BooleanTable,
     ChoiceTable,
+    FormProfile,
     LinearTable,
     Preset,
     Rubric,
@@ -11,13 +20,17 @@ from .model import (
     ScaleRules,
     StepTable,
     Table,
+    V2Policy,
 )
 
 __all__ = [
+    "CURRENT_RUBRIC_VERSION",
+    "RUBRIC_VERSIONS",
     "RULE_KINDS",
     "STATUS_FACTOR_KEYS",
     "BooleanTable",
     "ChoiceTable",
+    "FormProfile",
     "LinearTable",
     "Preset",
     "Rubric",
@@ -25,6 +38,7 @@ __all__ = [
     "ScaleRules",
     "StepTable",
     "Table",
+    "V2Policy",
     "load_rubric",
     "parse_rubric",
     "rubric_text",

@@ -32,6 +32,7 @@ from typing import Any
 from ..types import (
     CHECKLIST_KEYS,
     CURRENCIES,
+    DELIVERY_FORMS,
     DIMENSIONS,
     ITEM_STATUSES,
     WORKLOAD_PROFILES,
@@ -40,6 +41,7 @@ from ..types import (
 from .model import (
     BooleanTable,
     ChoiceTable,
+    FormProfile,
     LinearTable,
     Preset,
     Rubric,
@@ -47,9 +49,13 @@ from .model import (
     ScaleRules,
     StepTable,
     Table,
+    V2Policy,
 )
 
 RULE_KINDS = ("boolean", "steps", "linear", "choice")
+# The packaged rubric versions, oldest first; new evaluations and the demo use the last one.
+RUBRIC_VERSIONS = ("1", "2")
+CURRENT_RUBRIC_VERSION = RUBRIC_VERSIONS[-1]
 STATUS_FACTOR_KEYS = (*ITEM_STATUSES, "no_item")
 
 
@@ -245,6 +251,35 @@ def _scale(raw: Any) -> ScaleRules:
         if not 1 <= low <= high or not 0 <= pct < 100:
             raise _fail(band_where, "needs 1 <= min_gpus <= max_gpus and 0 <= pct < 100")
         band_list.append((low, high, pct))
+    form_factors = workload_fabric = None
+    raw_forms = raw.get("delivery_form_factors")
+    if raw_forms is not None:
+        if not isinstance(raw_forms, Mapping) or set(raw_forms) - {"source"} != set(DELIVERY_FORMS):
+            raise _fail(where, f"delivery_form_factors must give each of {DELIVERY_FORMS}")
+        form_factors = {}
+        for form in DELIVERY_FORMS:
+            pair = raw_forms[form]
+            f_where = f"{where}.delivery_form_factors.{form}"
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise _fail(f_where, "must be [overhead factor, fabric factor]")
+            a, b = _number(pair[0], f_where), _number(pair[1], f_where)
+            if not (0 <= a <= 1 and 0 <= b <= 1):
+                raise _fail(f_where, "factors are in 0..1")
+            form_factors[form] = (a, b)
+        if form_factors["bare_metal"] != (0.0, 0.0):
+            raise _fail(where, "bare metal loses nothing to virtualisation: factors [0, 0]")
+        _text(raw_forms, "source", f"{where}.delivery_form_factors")
+        raw_workload = raw.get("workload_fabric_loss_pct")
+        if not isinstance(raw_workload, Mapping):
+            raise _fail(where, "a rubric with delivery_form_factors needs workload_fabric_loss_pct")
+        workload_fabric = {}
+        for profile in WORKLOAD_PROFILES:
+            w_where = f"{where}.workload_fabric_loss_pct.{profile}"
+            pairs = _pairs(raw_workload.get(profile), w_where)
+            if any(b < a for (_, a), (_, b) in pairwise(pairs)) or pairs[0][0] < 1:
+                raise _fail(w_where, "the loss must never fall as GPUs grow (anchors from 1 GPU)")
+            workload_fabric[profile] = tuple((int(g), p) for g, p in pairs)
+        _text(raw_workload, "source", f"{where}.workload_fabric_loss_pct")
     sources = {
         "bare_metal_required": _text(raw, "source", where),
         "virtualisation_overhead": _text(overhead, "source", f"{where}.virtualisation_overhead"),
@@ -256,6 +291,95 @@ def _scale(raw: Any) -> ScaleRules:
         overhead_anchors=tuple((int(g), p) for g, p in anchors),
         fabric_bands=tuple(band_list),
         sources=MappingProxyType(sources),
+        form_factors=None if form_factors is None else MappingProxyType(form_factors),
+        workload_fabric=None if workload_fabric is None else MappingProxyType(workload_fabric),
+    )
+
+
+def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
+    """Rubric v2's delivery-form profiles, cost, elasticity and MIG policy (None in v1)."""
+    raw_forms = data.get("delivery_forms")
+    if raw_forms is None:
+        return None
+    where = "delivery_forms"
+    if not isinstance(raw_forms, Mapping) or set(raw_forms) != set(DELIVERY_FORMS):
+        raise _fail(where, f"must give each of {', '.join(DELIVERY_FORMS)}")
+    forms = {}
+    for form in DELIVERY_FORMS:
+        entry = raw_forms[form]
+        f_where = f"{where}.{form}"
+        if not isinstance(entry, Mapping):
+            raise _fail(f_where, "must be an object")
+        assumed = _number(entry.get("assumed_busbw_fraction"), f"{f_where}.assumed_busbw_fraction")
+        if not 0 < assumed <= 1:
+            raise _fail(f_where, "assumed_busbw_fraction must be in (0, 1]")
+        risk = _decimal_param(entry.get("spot_preemption_risk_pct"), f"{f_where}.spot_risk")
+        if risk >= 100:
+            raise _fail(f_where, "spot_preemption_risk_pct must be below 100")
+        releasable = entry.get("releasable_hourly")
+        if not isinstance(releasable, bool):
+            raise _fail(f_where, "releasable_hourly must be true or false")
+        forms[form] = FormProfile(
+            assumed_busbw_fraction=assumed,
+            spot_preemption_risk_pct=risk,
+            releasable_hourly=releasable,
+            source=_text(entry, "source", f_where),
+        )
+    billing = data.get("billing")
+    if not isinstance(billing, Mapping):
+        raise _fail("billing", "must be an object")
+    overhead = _decimal_param(
+        billing.get("spot_checkpoint_overhead_pct"), "billing.spot_checkpoint_overhead_pct"
+    )
+    max_days = int(_number(billing.get("spot_max_uninterruptible_days"), "billing"))
+    workloads = billing.get("uninterruptible_workloads")
+    if not isinstance(workloads, list) or not set(workloads) <= set(WORKLOAD_PROFILES):
+        raise _fail("billing", "uninterruptible_workloads must list workload profiles")
+    elasticity = data.get("elasticity")
+    if not isinstance(elasticity, Mapping):
+        raise _fail("elasticity", "must be an object")
+    provisioning_fit: dict[str, tuple[tuple[float, float], ...] | None] = {}
+    for profile in WORKLOAD_PROFILES:
+        anchors = (elasticity.get("provisioning_fit") or {}).get(profile, None)
+        if anchors is None:
+            provisioning_fit[profile] = None
+            continue
+        pairs = _pairs(anchors, f"elasticity.provisioning_fit.{profile}")
+        _monotone([p for _, p in pairs], f"elasticity.provisioning_fit.{profile}")
+        provisioning_fit[profile] = pairs
+    dedicated = elasticity.get("dedicated_fit")
+    if not isinstance(dedicated, Mapping) or set(dedicated) != set(DELIVERY_FORMS):
+        raise _fail("elasticity.dedicated_fit", f"must give each of {DELIVERY_FORMS}")
+    dedicated_fit = {k: _number(v, f"elasticity.dedicated_fit.{k}") for k, v in dedicated.items()}
+    mig = data.get("mig")
+    if not isinstance(mig, Mapping):
+        raise _fail("mig", "must be an object")
+    slices = tuple(int(_number(x, "mig.compute_slices")) for x in mig.get("compute_slices", []))
+    max_instances = int(_number(mig.get("max_instances"), "mig.max_instances"))
+    if not slices or max_instances < 1 or max(slices) > max_instances:
+        raise _fail("mig", "compute_slices and max_instances must describe a 7-slice GPU")
+    patterns = tuple(str(p).lower() for p in mig.get("gpu_patterns", []))
+    full_memory = tuple((str(p).lower(), int(m)) for p, m in mig.get("full_memory_gib", []))
+    if not patterns or not full_memory:
+        raise _fail("mig", "gpu_patterns and full_memory_gib must not be empty")
+    return V2Policy(
+        forms=MappingProxyType(forms),
+        spot_checkpoint_overhead_pct=overhead,
+        spot_max_uninterruptible_days=max_days,
+        uninterruptible_workloads=tuple(workloads),
+        provisioning_fit=MappingProxyType(provisioning_fit),
+        dedicated_fit=MappingProxyType(dedicated_fit),
+        mig_compute_slices=slices,
+        mig_max_instances=max_instances,
+        mig_gpu_patterns=patterns,
+        mig_full_memory_gib=full_memory,
+        sources=MappingProxyType(
+            {
+                "billing": _text(billing, "source", "billing"),
+                "elasticity": _text(elasticity, "source", "elasticity"),
+                "mig": _text(mig, "source", "mig"),
+            }
+        ),
     )
 
 
@@ -334,6 +458,7 @@ def parse_rubric(data: Any) -> Rubric:
         bare_metal_min_confidence=confidence,
         assumed_availability_pct=availability,
         by_dimension=MappingProxyType(by_dimension),
+        v2=_v2_policy(data),
     )
 
 

@@ -10,7 +10,8 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
-from ..types import RubricError
+from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
+from ..types.inputs import parse_mig_profile
 
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
@@ -140,8 +141,13 @@ class ScaleRules:
     overhead_anchors: tuple[tuple[int, float], ...]
     fabric_bands: tuple[tuple[int, int, float], ...]
     sources: Mapping[str, str]
-    # Memo of efficiency() by (delivery form, GPU count): a pure function of frozen data.
-    memo: dict[tuple[str, int], float] = field(
+    # Rubric v2: per delivery form (virtualisation overhead factor, fabric-loss factor), and
+    # per workload profile the fabric-control loss anchors [(GPUs, percent)], interpolated on
+    # log2(GPUs) and flat beyond the last anchor, so the loss never falls as GPUs grow.
+    form_factors: Mapping[str, tuple[float, float]] | None = None
+    workload_fabric: Mapping[str, tuple[tuple[int, float], ...]] | None = None
+    # Memo of efficiency() by (delivery form, GPU count, workload): a pure function of frozen data.
+    memo: dict[tuple[str, int, str | None], float] = field(
         default_factory=dict, compare=False, repr=False, hash=False
     )
 
@@ -165,12 +171,37 @@ class ScaleRules:
                 return pct
         return 0.0
 
-    def efficiency(self, delivery_form: str, gpu_count: int) -> float:
-        """Expected training efficiency 0..1 of a delivery form at a scale (1.0 = bare metal)."""
-        key = (delivery_form, gpu_count)
+    def workload_fabric_loss_pct(self, gpu_count: int, workload: str) -> float:
+        """Rubric v2: the fabric-control loss of a fully virtualised deployment for a workload,
+        percent, interpolated on log2(GPUs) between anchors (no cliff at a band edge)."""
+        anchors = (self.workload_fabric or {}).get(workload)
+        if not anchors:
+            return 0.0
+        return _interpolate_log(anchors, gpu_count, math.log2)
+
+    def loss_pct(self, delivery_form: str, gpu_count: int, workload: str) -> float:
+        """Rubric v2: the efficiency a delivery form loses at a scale for a workload, percent.
+
+        The larger of the form's share of the virtualisation overhead and its share of the
+        workload's fabric-control loss; both never fall as GPUs grow, so neither does this."""
+        overhead_factor, fabric_factor = (self.form_factors or {}).get(delivery_form, (1.0, 1.0))
+        return max(
+            overhead_factor * self.virtualisation_overhead_pct(gpu_count),
+            fabric_factor * self.workload_fabric_loss_pct(gpu_count, workload),
+        )
+
+    def efficiency(self, delivery_form: str, gpu_count: int, workload: str | None = None) -> float:
+        """Expected training efficiency 0..1 of a delivery form at a scale (1.0 = bare metal).
+
+        Rubric v1 ignores ``workload``; rubric v2 (``form_factors`` set) uses it."""
+        if self.form_factors is None:
+            workload = None
+        key = (delivery_form, gpu_count, workload)
         found = self.memo.get(key)
         if found is None:
-            if delivery_form == "bare_metal":
+            if self.form_factors is not None:
+                found = 1.0 - self.loss_pct(delivery_form, gpu_count, workload or "") / 100.0
+            elif delivery_form == "bare_metal":
                 found = 1.0
             else:
                 loss = max(
@@ -187,6 +218,71 @@ class ScaleRules:
         return total_gpus >= self.bare_metal_required_min_gpus
 
 
+def _interpolate_log(
+    anchors: tuple[tuple[int, float], ...], gpu_count: int, log: Any = math.log10
+) -> float:
+    x = log(max(gpu_count, 1))
+    if x <= log(anchors[0][0]):
+        return anchors[0][1]
+    for (g0, p0), (g1, p1) in pairwise(anchors):
+        x0, x1 = log(g0), log(g1)
+        if x <= x1:
+            return p0 + (p1 - p0) * (x - x0) / (x1 - x0)
+    return anchors[-1][1]
+
+
+@dataclass(frozen=True)
+class FormProfile:
+    """Rubric v2: what a delivery form implies when the offering does not say otherwise.
+
+    ``assumed_busbw_fraction`` is the conservative efficiency an unmeasured candidate is
+    scored with (measuring at or above it never scores lower); ``spot_preemption_risk_pct``
+    the default preemption risk of its spot capacity; ``releasable_hourly`` whether hourly
+    capacity of this form is usually released on idle days; ``isolation`` its rank (higher =
+    stronger isolation)."""
+
+    assumed_busbw_fraction: float
+    spot_preemption_risk_pct: Decimal
+    releasable_hourly: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class V2Policy:
+    """Rubric v2's cost, elasticity and MIG policy (each figure with its source)."""
+
+    forms: Mapping[str, FormProfile]
+    spot_checkpoint_overhead_pct: Decimal
+    spot_max_uninterruptible_days: int
+    uninterruptible_workloads: tuple[str, ...]
+    # Per workload: provisioning-time anchors [(minutes, fit 0..1)] or None when the
+    # workload values a dedicated fleet instead; dedicated-fleet fit per delivery form.
+    provisioning_fit: Mapping[str, tuple[tuple[float, float], ...] | None]
+    dedicated_fit: Mapping[str, float]
+    mig_compute_slices: tuple[int, ...]
+    mig_max_instances: int
+    mig_gpu_patterns: tuple[str, ...]
+    mig_full_memory_gib: tuple[tuple[str, int], ...]
+    sources: Mapping[str, str]
+
+    def form(self, delivery_form: str) -> FormProfile:
+        found = self.forms.get(delivery_form)
+        # "virtualised" (a bare-metal claim the evidence refutes) is judged as the weakest
+        # virtualised form with a profile: container.
+        return found if found is not None else self.forms["container"]
+
+    def elasticity_fit(self, workload: str, delivery_form: str, provisioning_min: int) -> float:
+        """How well the offering's elasticity suits the workload, 0..1."""
+        anchors = self.provisioning_fit.get(workload)
+        if anchors is None:
+            return self.dedicated_fit.get(delivery_form, 0.0)
+        if provisioning_min <= 0:
+            return 0.0  # not stated: unanswered, never a claim of instant provisioning
+        xs = [x for x, _ in anchors]
+        ys = [y for _, y in anchors]
+        return LinearTable(tuple(xs), tuple(ys)).points(provisioning_min)
+
+
 @dataclass(frozen=True)
 class Rubric:
     """A validated rubric: rules per dimension, claim factors, presets and scale parameters."""
@@ -201,6 +297,7 @@ class Rubric:
     bare_metal_min_confidence: float
     assumed_availability_pct: Decimal
     by_dimension: Mapping[str, tuple[Rule, ...]]
+    v2: V2Policy | None = None
     # Memo of reference_gpu_hour_price() by (GPU model, currency).
     memo: dict[tuple[str, str], Decimal] = field(
         default_factory=dict, compare=False, repr=False, hash=False
@@ -218,6 +315,49 @@ class Rubric:
                 return "bare_metal", "measured"
             return ("virtualised" if claimed == "bare_metal" else claimed), "measured"
         return claimed, "claimed"
+
+    def gpu_fraction(self, gpu_model: str, mig_profile: str) -> float:
+        """What one delivered GPU unit counts as in full-GPU equivalents: 1.0 for a whole GPU
+        (and always in rubric v1); for a MIG slice the smaller of its compute fraction (g/7)
+        and memory fraction. ScoringInputError when the GPU cannot run MIG (pre-Ampere)."""
+        policy = self.v2
+        if policy is None or not mig_profile:
+            return 1.0
+        key = ("mig", gpu_model, mig_profile)
+        found = self.memo.get(key)  # type: ignore[call-overload]
+        if found is not None:
+            return float(found)
+        slices, memory = parse_mig_profile(mig_profile)
+        name = gpu_model.lower()
+        if not any(pattern in name for pattern in policy.mig_gpu_patterns):
+            raise ScoringInputError(
+                "MIG needs an Ampere-or-newer GPU (A100, A30, H100, H200, B200…), "
+                f"got {gpu_model!r}"
+            )
+        if slices not in policy.mig_compute_slices:
+            raise ScoringInputError(
+                f"MIG profiles have {', '.join(map(str, policy.mig_compute_slices))} compute "
+                f"slices, got {mig_profile!r}"
+            )
+        full = next(m for p, m in policy.mig_full_memory_gib if p == "*" or p in name)
+        if memory > full:
+            raise ScoringInputError(
+                f"MIG profile {mig_profile!r} has more memory than the whole GPU ({full} GB)"
+            )
+        fraction = min(slices / policy.mig_max_instances, memory / full)
+        self.memo[key] = fraction  # type: ignore[index]
+        return fraction
+
+    def checklist_dimensions(self) -> dict[str, tuple[str, ...]]:
+        """The dimensions each checklist item feeds, derived from the rules (a rule feeds its
+        dimension from the item it names as claim_item or reads as ``answer.<key>``): the one
+        definition the checklist fixtures and pages must agree with. DIMENSIONS order."""
+        fed: dict[str, set[str]] = {key: set() for key in CHECKLIST_KEYS}
+        for rule in self.rules:
+            keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
+            for key in keys - {None}:
+                fed[key].add(rule.dimension)
+        return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:

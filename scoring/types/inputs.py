@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -62,11 +63,12 @@ _OFFERING_DECIMALS_OPT = (
     "distributed_fs_bandwidth_gbyte_s",
     "rtt_ms",
     "sla_availability_pct",
+    "spot_preemption_risk_pct",
 )
 _OFFERING_DECIMALS = (
     "oversubscription_ratio",
     "nvme_capacity_tib",
-    "spot_preemption_risk_pct",
+    "early_termination_fee",
     "storage_cost_month",
     "network_egress_cost_month",
     "support_cost_month",
@@ -90,6 +92,21 @@ _OFFERING_BOOLS = (
     "audit_logs",
     "support_24x7",
 )
+
+# A MIG profile: compute slices "g" and slice memory "gb", e.g. "3g.40gb" (an optional "+me"
+# media-extension suffix is accepted and ignored).
+MIG_PROFILE_RE = re.compile(r"^([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
+
+
+def parse_mig_profile(profile: str) -> tuple[int, int]:
+    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb"; ScoringInputError
+    when it is not one."""
+    found = MIG_PROFILE_RE.match(profile.strip().lower()) if isinstance(profile, str) else None
+    if found is None:
+        raise ScoringInputError(
+            f"a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), got {profile!r}"
+        )
+    return int(found.group(1)), int(found.group(2))
 
 
 @dataclass(frozen=True)
@@ -138,7 +155,11 @@ class OfferingFacts:
     audit_logs: bool = False
     network_isolation: str = "none"
     data_wipe_policy: str = "none"
-    spot_preemption_risk_pct: Decimal = Decimal(0)
+    spot_preemption_risk_pct: Decimal | None = None
+    releasable_hourly: bool | None = None
+    min_commitment_days: int = 0
+    early_termination_fee: Decimal = Decimal(0)
+    mig_profile: str = ""
     storage_cost_month: Decimal = Decimal(0)
     network_egress_cost_month: Decimal = Decimal(0)
     support_cost_month: Decimal = Decimal(0)
@@ -171,6 +192,16 @@ class OfferingFacts:
         _int(self.provisioning_time_min, "provisioning_time_min", 0)
         _int(self.setup_days, "setup_days", 0)
         _int(self.poc_window_days, "poc_window_days", 0)
+        _int(self.min_commitment_days, "min_commitment_days", 0)
+        if self.releasable_hourly is not None:
+            _bool(self.releasable_hourly, "releasable_hourly")
+        if not isinstance(self.mig_profile, str):
+            raise ScoringInputError("mig_profile must be a string")
+        if self.mig_profile:
+            if self.delivery_form != "mig":
+                raise ScoringInputError("a MIG profile needs the delivery form 'mig'")
+            parse_mig_profile(self.mig_profile)
+            _set(self, "mig_profile", self.mig_profile.strip().lower())
         _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
         _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
         _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
@@ -185,10 +216,9 @@ class OfferingFacts:
                 f"oversubscription_ratio must be at least 1 (1 = non-blocking), "
                 f"got {self.oversubscription_ratio}"
             )
-        if self.spot_preemption_risk_pct >= 100:
-            raise ScoringInputError(
-                f"spot_preemption_risk_pct must be below 100, got {self.spot_preemption_risk_pct}"
-            )
+        risk = self.spot_preemption_risk_pct
+        if risk is not None and (risk < 0 or risk >= 100):
+            raise ScoringInputError(f"spot_preemption_risk_pct must be below 100, got {risk}")
         if self.sla_availability_pct is not None and not 0 < self.sla_availability_pct <= 100:
             raise ScoringInputError(
                 f"sla_availability_pct must be in (0, 100], got {self.sla_availability_pct}"

@@ -36,6 +36,8 @@ def _offering_post(vendor, **overrides):
         "data_wipe_policy": "none",
         "currency": "CNY",
         "spot_preemption_risk_pct": "0",
+        "min_commitment_days": 0,
+        "early_termination_fee": "0",
         "storage_cost_month": "0",
         "network_egress_cost_month": "0",
         "support_cost_month": "0",

@@ -175,7 +175,7 @@ measured_facts = st.builds(
     bare_metal_verdict=_optional(st.sampled_from(("bare_metal", "virtualised", "uncertain"))),
     bare_metal_confidence=_optional(st.floats(0, 1)),
     evidence_refs=st.dictionaries(
-        st.sampled_from(("busbw_fraction", "xid_errors", "fabric", "sla")),
+        st.sampled_from(("busbw_fraction", "xid_errors", "fabric", "sla", "bare_metal_verdict")),
         st.sampled_from(("upload 1 · nccl line 57", "upload 2 · ibstat line 3")),
         max_size=3,
     ),

@@ -51,19 +51,22 @@ def _tco_or_none(cand, spec):
 @settings(max_examples=60, deadline=None)
 @given(pool=candidate_lists(min_size=2, max_size=8), spec=evaluations)
 def test_every_batch_contribution_is_the_rule_applied_by_its_definition(pool, spec):
-    clear_memo(RUBRIC)
-    tcos = [_tco_or_none(c, spec) for c in pool]
-    batch = score_dimensions_batch(pool, spec, RUBRIC, tcos)
-    for cand, tco, dimensions in zip(pool, tcos, batch, strict=True):
-        ctx = FactContext(cand, spec, RUBRIC, tco)
-        contributions = [c for d in dimensions for c in d.contributions]
-        assert [c.rule_id for c in contributions] == [r.id for r in _rules_in_order()]
-        for rule, found in zip(_rules_in_order(), contributions, strict=True):
-            assert found.as_dict() == evaluate_rule(rule, ctx, general=True).as_dict(), rule.id
+    for rubric in (RUBRIC, load_rubric("2")):
+        clear_memo(rubric)
+        tcos = [compute_tco(c, spec, rubric) if c.effective_prices() else None for c in pool]
+        batch = score_dimensions_batch(pool, spec, rubric, tcos)
+        rules = _rules_in_order(rubric)
+        for cand, tco, dimensions in zip(pool, tcos, batch, strict=True):
+            ctx = FactContext(cand, spec, rubric, tco)
+            contributions = [c for d in dimensions for c in d.contributions]
+            assert [c.rule_id for c in contributions] == [r.id for r in rules]
+            for rule, found in zip(rules, contributions, strict=True):
+                expected = evaluate_rule(rule, ctx, general=True).as_dict()
+                assert found.as_dict() == expected, rule.id
 
 
-def _rules_in_order():
-    return [rule for dimension in RUBRIC.by_dimension.values() for rule in dimension]
+def _rules_in_order(rubric=RUBRIC):
+    return [rule for dimension in rubric.by_dimension.values() for rule in dimension]
 
 
 @settings(max_examples=40, deadline=None)

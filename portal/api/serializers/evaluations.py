@@ -49,6 +49,7 @@ class EvaluationSerializer(serializers.ModelSerializer):
             "id",
             *REQUIREMENT_FIELDS,
             "status",
+            "rubric_version",
             "weights",
             "my_role",
             "candidate_count",

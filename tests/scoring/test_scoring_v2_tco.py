@@ -1,0 +1,172 @@
+"""Rubric v2's cost rules (issue #10 §3): spot risk and checkpoints, idle days, minimum terms,
+the recommended billing model, availability without an SLA, MIG in full-GPU equivalents."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring.rubric import load_rubric
+from scoring.tco import COMPONENTS_V2, compute_tco
+from scoring.types import Price
+from tests.scoring.scoring_factories import candidate, evaluation, offering, offerings
+
+V1, V2 = load_rubric("1"), load_rubric("2")
+
+
+def _tco(rubric=V2, spec=None, **offering_changes):
+    c = candidate(offering=offering(**offering_changes), node_count=1)
+    return compute_tco(c, spec or evaluation(), rubric)
+
+
+def test_spot_takes_the_delivery_forms_default_risk_and_the_checkpoint_overhead():
+    prices = (Price("spot", Decimal("5.00")),)
+    spec = evaluation(duration_days=10, expected_idle_days=0)
+    used_hours = Decimal(10 * 24)
+    # bare metal: 5 % default risk, 10 % checkpoint/restart overhead
+    bare = _tco(spec=spec, prices=prices)
+    assert bare.model("spot").billed_units == (
+        used_hours * Decimal("1.1") / Decimal("0.95")
+    ).quantize(Decimal("0.0001"))
+    container = _tco(spec=spec, prices=prices, delivery_form="container")
+    assert container.model("spot").billed_units > bare.model("spot").billed_units
+    stated = _tco(spec=spec, prices=prices, spot_preemption_risk_pct=Decimal(0))
+    assert stated.model("spot").billed_units == used_hours * Decimal("1.1")
+    # rubric v1 keeps its reading: unstated risk is 0 %, no checkpoint overhead
+    assert _tco(V1, spec=spec, prices=prices).model("spot").billed_units == used_hours
+
+
+def test_spot_is_never_recommended_for_long_pretraining_and_says_why():
+    prices = (Price("hourly", Decimal("20.00")), Price("spot", Decimal("5.00")))
+    long_job = _tco(spec=evaluation(duration_days=30), prices=prices)
+    assert (long_job.cheapest, long_job.recommended) == ("spot", "hourly")
+    assert "cannot be interrupted" in long_job.recommended_reason[0]
+    assert "不可中断" in long_job.recommended_reason[1]
+    assert long_job.recommended_total == long_job.model("hourly").total
+    short = _tco(spec=evaluation(duration_days=3, expected_idle_days=0), prices=prices)
+    assert short.recommended == "spot"
+    only_spot = _tco(spec=evaluation(duration_days=30), prices=prices[1:])
+    assert only_spot.recommended == "spot"
+    assert "ask for another model" in only_spot.recommended_reason[0]
+
+
+@pytest.mark.parametrize(
+    ("form", "releasable", "idle_paid"),
+    [
+        ("bare_metal", None, True),
+        ("bare_metal", True, False),
+        ("passthrough_vm", None, False),
+        ("passthrough_vm", False, True),
+    ],
+)
+def test_hourly_capacity_that_cannot_be_released_pays_idle_days(form, releasable, idle_paid):
+    prices = (Price("hourly", Decimal("20.00")),)
+    changes = {"delivery_form": form, "releasable_hourly": releasable, "prices": prices}
+    idle = _tco(spec=evaluation(expected_idle_days=10), **changes)
+    busy = _tco(spec=evaluation(expected_idle_days=0), **changes)
+    same = idle.model("hourly").component("gpu") == busy.model("hourly").component("gpu")
+    assert same is idle_paid
+
+
+@pytest.mark.parametrize(
+    ("fee", "expected"),
+    [("50000.00", Decimal("50000.00")), ("9999999.00", Decimal(20 * 8 * 24 * 335))],
+)
+def test_a_minimum_commitment_costs_the_cheaper_of_its_rest_and_the_termination_fee(fee, expected):
+    tco = _tco(
+        spec=evaluation(duration_days=30, expected_idle_days=0),
+        prices=(Price("hourly", Decimal("20.00")),),
+        min_commitment_days=365,
+        early_termination_fee=Decimal(fee),
+    )
+    assert tco.model("hourly").component("commitment") == expected
+    assert tco.total.amount == sum(amount for _, amount in tco.model("hourly").components)
+
+
+def test_a_commitment_within_the_duration_costs_nothing():
+    tco = _tco(
+        spec=evaluation(duration_days=90), min_commitment_days=90, early_termination_fee=Decimal(1)
+    )
+    assert all(m.component("commitment") == 0 for m in tco.models)
+
+
+def test_availability_without_an_sla_is_unanswered_in_v2():
+    v2 = _tco(sla_availability_pct=None)
+    assert (v2.availability_basis, v2.availability) == ("unanswered", Decimal("0.95"))
+    v1 = _tco(V1, sla_availability_pct=None)
+    assert (v1.availability_basis, v1.availability) == ("assumed", Decimal("0.99"))
+    answered = _tco(sla_availability_pct=Decimal("99.0"))
+    # stating even the lowest SLA step never costs more per effective GPU-hour
+    assert answered.cost_per_effective_gpu_hour < v2.cost_per_effective_gpu_hour
+
+
+def test_mig_slices_are_counted_in_full_gpu_equivalents():
+    tco = _tco(
+        delivery_form="mig",
+        gpu_model="NVIDIA A100-SXM4-80GB",
+        gpus_per_node=7,
+        gpu_memory_gib=40,
+        mig_profile="3g.40gb",
+        prices=(Price("hourly", Decimal("10.00")),),
+    )
+    assert tco.gpu_equivalents == Decimal("3.0000")  # 7 slices x 3/7
+    whole = _tco(
+        delivery_form="mig",
+        gpu_model="NVIDIA A100-SXM4-80GB",
+        gpus_per_node=3,
+        prices=(Price("hourly", Decimal("10.00")),),
+    )
+    assert tco.cost_per_effective_gpu_hour > whole.cost_per_effective_gpu_hour
+
+
+@pytest.mark.parametrize(
+    ("profile", "model", "fraction"),
+    [
+        ("1g.10gb", "A100-SXM4-80GB", 1 / 8),  # memory is the scarcer resource
+        ("3g.40gb", "A100-SXM4-80GB", 3 / 7),
+        ("7g.80gb", "NVIDIA H100 80GB HBM3", 1.0),
+        ("2g.24gb", "NVIDIA H20", 24 / 96),  # H20: 96 GB
+    ],
+)
+def test_a_slice_counts_by_the_smaller_of_its_compute_and_memory_fraction(profile, model, fraction):
+    assert V2.gpu_fraction(model, profile) == pytest.approx(fraction)
+    assert V1.gpu_fraction(model, profile) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("profile", "model", "message"),
+    [
+        ("3g.40gb", "Tesla V100", "Ampere"),
+        ("5g.40gb", "A100-SXM4-80GB", "compute slices"),
+        ("3g.90gb", "A100-SXM4-80GB", "more memory"),
+        ("three", "A100-SXM4-80GB", "looks like"),
+    ],
+)
+def test_impossible_mig_profiles_are_refused(profile, model, message):
+    from scoring.types import ScoringInputError
+
+    with pytest.raises(ScoringInputError, match=message):
+        V2.gpu_fraction(model, profile)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    o=offerings,
+    nodes=st.integers(1, 8),
+    duration=st.integers(1, 400),
+    commitment=st.integers(0, 400),
+    fee=st.integers(0, 10**6),
+)
+def test_a_v2_total_is_exactly_the_sum_of_its_parts(o, nodes, duration, commitment, fee):
+    o = replace(o, min_commitment_days=commitment, early_termination_fee=Decimal(fee))
+    spec = evaluation(duration_days=duration, expected_idle_days=0)
+    tco = compute_tco(candidate(offering=o, node_count=nodes), spec, V2)
+    for model in tco.models:
+        assert [name for name, _ in model.components] == list(COMPONENTS_V2)
+        assert sum(amount for _, amount in model.components) == model.total
+    assert tco.recommended_total == tco.model(tco.recommended).total
+    assert tco.cheapest_total <= tco.recommended_total
