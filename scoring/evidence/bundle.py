@@ -342,6 +342,8 @@ _TOOL_KINDS = {
     "systemd-detect-virt": "virt",
     "fio": "fio",
     "dcgmi": "dcgm_diag",
+    "dmesg": "kernel_log",
+    "journalctl": "kernel_log",
 }
 
 

@@ -14,6 +14,7 @@ from . import (
     dmi,
     fio,
     ibstat,
+    kernel_log,
     lspci,
     nccl,
     nvidia_smi,
@@ -38,6 +39,7 @@ _MODULES: tuple[ModuleType, ...] = (
     fio,
     lspci,
     dmi,
+    kernel_log,
     cpu_info,
     virt,
 )
