@@ -25,6 +25,7 @@ KINDS = (
     "perftest",
     "dcgm_diag",
     "kernel_log",
+    "rtt",
 )
 UNKNOWN = "unknown"
 

@@ -344,6 +344,9 @@ _TOOL_KINDS = {
     "dcgmi": "dcgm_diag",
     "dmesg": "kernel_log",
     "journalctl": "kernel_log",
+    "ping": "rtt",
+    "ping6": "rtt",
+    "fping": "rtt",
 }
 
 

@@ -21,6 +21,7 @@ from . import (
     nvidia_smi_query,
     nvlink,
     perftest,
+    rtt,
     topo,
     virt,
 )
@@ -40,6 +41,7 @@ _MODULES: tuple[ModuleType, ...] = (
     lspci,
     dmi,
     kernel_log,
+    rtt,
     cpu_info,
     virt,
 )
