@@ -26,6 +26,8 @@ KINDS = (
     "dcgm_diag",
     "kernel_log",
     "rtt",
+    "nvidia_smi_list",
+    "nvidia_smi_mig",
 )
 UNKNOWN = "unknown"
 
