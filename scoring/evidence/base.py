@@ -28,6 +28,7 @@ KINDS = (
     "rtt",
     "nvidia_smi_list",
     "nvidia_smi_mig",
+    "nvbandwidth",
 )
 UNKNOWN = "unknown"
 

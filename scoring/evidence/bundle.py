@@ -347,6 +347,7 @@ _TOOL_KINDS = {
     "ping": "rtt",
     "ping6": "rtt",
     "fping": "rtt",
+    "nvbandwidth": "nvbandwidth",
 }
 
 

@@ -17,6 +17,7 @@ from . import (
     kernel_log,
     lspci,
     nccl,
+    nvbandwidth,
     nvidia_smi,
     nvidia_smi_list,
     nvidia_smi_mig,
@@ -32,6 +33,7 @@ from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_text
 # Order breaks ties between equally confident detectors: the more specific formats first.
 _MODULES: tuple[ModuleType, ...] = (
     nccl,
+    nvbandwidth,
     topo,
     nvlink,
     dcgm,
