@@ -24,6 +24,9 @@ metrics
                          all_reduce/sendrecv over 2 ranks): ``collective`` then stays None.
     ranks_inferred       n derived from that ratio or the count column (None when unknown).
     collectives          every collective named, in order of appearance.
+    net_plugins          network transports named by NCCL INFO lines: "GCP GPUDirect-TCPX",
+                         "GCP GPUDirect-TCPXO", "AWS EFA", "libfabric (OFI)", "InfiniBand",
+                         "Socket" ([] when NCCL_DEBUG=INFO was off).
     ranks                number of distinct ranks in the device list ("Rank N ... device"),
                          else NCCL's "nranks N"; None when neither is shown.
     peak_busbw_gbyte_s   largest busbw of any row, in- or out-of-place (first table).
@@ -280,12 +283,37 @@ def _clean(line: str) -> str:
     return strip_annotation(_MPI_TAG_RE.sub("", line, count=1).rstrip())
 
 
+# Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
+# "NET/Plugin ...", "NET/OFI Selected Provider is efa"); the first three exist only in one
+# cloud's virtual machines, libfabric/OFI also runs on bare-metal HPC (e.g. Slingshot).
+_NET_PATTERNS = (
+    (re.compile(r"TCPXO|FasTrak", re.IGNORECASE), "GCP GPUDirect-TCPXO"),
+    (re.compile(r"GPUDirectTCPX|gpudirect-?tcpx\b", re.IGNORECASE), "GCP GPUDirect-TCPX"),
+    (re.compile(r"provider\s+(?:is\s+)?efa\b|\befa-direct\b", re.IGNORECASE), "AWS EFA"),
+    (re.compile(r"NET/OFI|aws-ofi-nccl|AWS Libfabric|Libfabric", re.IGNORECASE), "libfabric (OFI)"),
+    (re.compile(r"Using network IB\b|NET/IB\b"), "InfiniBand"),
+    (re.compile(r"Using network Socket\b|NET/Socket\b"), "Socket"),
+)
+
+
+def _net_plugins(text: str) -> list[str]:
+    found: list[str] = []
+    if "NET" not in text and "network" not in text and "efa" not in text.lower():
+        return found
+    for pattern, label in _NET_PATTERNS:
+        if label not in found and pattern.search(text):
+            found.append(label)
+    return found
+
+
 def parse(text: str) -> ParseResult:
     """Parse nccl-tests output into the figures documented at the top of this module."""
     scanner = _Scanner()
     for line_no, raw in enumerate(text.splitlines(), start=1):
         scanner.feed(line_no, _clean(raw))
-    return scanner.finish()
+    result = scanner.finish()
+    result.metrics["net_plugins"] = _net_plugins(text)
+    return result
 
 
 @dataclass
