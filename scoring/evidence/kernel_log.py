@@ -70,7 +70,9 @@ def detect(text: str) -> int:
         head = text[:_DETECT_CHARS]
         if "NVRM: Xid (" in head or re.search(r"SXid \((?:PCI:)?[0-9A-Fa-f]", head):
             return 95
-        lines = [line for line in head.splitlines()[:80] if line.strip()]
+        if "[" not in head[:4096] and "kernel:" not in head[:4096] and "kern " not in head[:4096]:
+            return 0
+        lines = [line for line in head[:16384].splitlines()[:80] if line.strip()]
         if len(lines) < 3:
             return 0
         prefixed = sum(1 for line in lines if _prefix(line) is not None)

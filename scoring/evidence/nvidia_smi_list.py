@@ -33,6 +33,8 @@ def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is ``nvidia-smi -L`` output."""
     try:
         head = text[:65536]
+        if "(UUID:" not in head:
+            return 0
         if _LINK_RE.search(head):
             return 0  # nvidia-smi nvlink prints the same GPU lines above its links
         lines = [strip_annotation(x.strip()) for x in head.splitlines() if x.strip()]

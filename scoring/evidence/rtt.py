@@ -89,6 +89,10 @@ def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is ping / fping / TCP-connect RTT output."""
     try:
         head = text[:65536]
+        if not any(
+            word in head for word in ("transmitted", "min/avg/max", "xmt/rcv", "Pinging", "PING")
+        ):
+            return 0
         fping = re.search(_FPING_RE.pattern, head, re.MULTILINE)
         if _COUNTS_RE.search(head) or _RTT_RE.search(head) or fping:
             return 90
