@@ -29,6 +29,7 @@ KINDS = (
     "nvidia_smi_list",
     "nvidia_smi_mig",
     "nvbandwidth",
+    "nvidia_smi_xml",
 )
 UNKNOWN = "unknown"
 

@@ -22,6 +22,7 @@ from . import (
     nvidia_smi_list,
     nvidia_smi_mig,
     nvidia_smi_query,
+    nvidia_smi_xml,
     nvlink,
     perftest,
     rtt,
@@ -32,6 +33,7 @@ from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_text
 
 # Order breaks ties between equally confident detectors: the more specific formats first.
 _MODULES: tuple[ModuleType, ...] = (
+    nvidia_smi_xml,
     nccl,
     nvbandwidth,
     topo,
