@@ -119,11 +119,358 @@ def plan_steps(args: argparse.Namespace) -> list[Step]:
         Step("systemd-detect-virt", ["systemd-detect-virt"], "systemd-detect-virt.txt"),
         Step("dcgmi-diag", ["dcgmi", "diag", "-r", "1"], "dcgmi-diag.txt"),
     ]
+    steps += extra_tool_steps()
     if args.fio_target:
         steps.append(fio_step(args.fio_target, args.fio_size))
     if args.nccl_tests:
         steps.append(nccl_step(find_all_reduce(args.nccl_tests) or "all_reduce_perf"))
+    steps += [rtt_step(target, args.rtt_count) for target in args.rtt or []]
+    if args.cluster is not None:
+        steps += multinode_steps(args)
     return steps
+
+
+def extra_tool_steps() -> list[Step]:
+    """The newer evidence kinds, only for the tools this node has (not recorded as missing)."""
+    path = tool_env()["PATH"]
+    steps: list[Step] = []
+    if shutil.which("nvidia-smi", path=path):
+        steps.append(Step("nvidia-smi-L", ["nvidia-smi", "-L"], "nvidia-smi-L.txt"))
+        steps.append(
+            Step("nvidia-smi-mig-lgi", ["nvidia-smi", "mig", "-lgi"], "nvidia-smi-mig.txt")
+        )
+    if shutil.which("dmesg", path=path) or shutil.which("journalctl", path=path):
+        # Xid / SXid lines; dmesg may be restricted to root, journalctl -k then reads the same.
+        steps.append(
+            Step(
+                "kernel-log",
+                ["dmesg", "--ctime"],
+                "kernel-log.txt",
+                alternatives=[["journalctl", "-k", "-b", "--no-pager", "-q"]],
+            )
+        )
+    if shutil.which("nvbandwidth", path=path):
+        steps.append(
+            Step(
+                "nvbandwidth",
+                ["nvbandwidth", "-t", "host_to_device_memcpy_ce", "device_to_host_memcpy_ce",
+                 "device_to_device_memcpy_read_ce"],
+                "nvbandwidth.txt",
+            )
+        )  # fmt: skip
+    return steps
+
+
+# --------------------------------------------------------------------------- round trips
+
+
+def split_target(target: str) -> tuple[str, int | None]:
+    """ "host" -> (host, None); "host:port" and "[v6]:port" -> (host, port)."""
+    bracketed = re.match(r"^\[([^\]]+)\](?::(\d{1,5}))?$", target)
+    if bracketed:
+        port = bracketed.group(2)
+        return bracketed.group(1), int(port) if port else None
+    if target.count(":") == 1:
+        host, port = target.split(":")
+        if port.isdigit():
+            return host, int(port)
+    return target, None
+
+
+def rtt_step(target: str, count: int) -> Step:
+    """ICMP ping for "host"; the collector's own TCP-connect probe for "host:port"."""
+    host, port = split_target(target)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", target)
+    if port is None:
+        argv = ["ping", "-c", str(count), "-i", "0.2", host]
+        return Step(f"rtt-{safe}", argv, f"rtt/ping-{safe}.txt")
+    argv = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--tcping",
+        target,
+        "--rtt-count",
+        str(count),
+    ]
+    return Step(f"rtt-{safe}", argv, f"rtt/tcp-{safe}.txt")
+
+
+def tcping(target: str, count: int, timeout: float = 2.0, out: IO[str] = sys.stdout) -> int:
+    """Time ``count`` TCP connects to host:port; print them the way ping does. 0 if any answered."""
+    host, port = split_target(target)
+    if port is None:
+        out.write(f"tcping: {target!r} has no port (host:port)\n")
+        return EXIT_USAGE
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        out.write(f"tcping: cannot resolve {host}: {exc}\n")
+        return 1
+    family, _, _, _, address = infos[0]
+    out.write(f"TCPING {host}:{port} ({address[0]})\n")
+    times: list[float] = []
+    for seq in range(1, count + 1):
+        started = time.perf_counter()
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as sock:
+                sock.settimeout(timeout)
+                sock.connect(address)
+            elapsed = (time.perf_counter() - started) * 1000
+            times.append(elapsed)
+            out.write(f"connected to {host}:{port}: seq={seq} time={elapsed:.3f} ms\n")
+        except OSError as exc:
+            out.write(f"no connection to {host}:{port}: seq={seq} {exc}\n")
+        if seq < count:
+            time.sleep(0.2)
+    lost = count - len(times)
+    out.write(f"\n--- {host}:{port} tcp-connect statistics ---\n")
+    out.write(
+        f"{count} packets transmitted, {len(times)} received, "
+        f"{round(100.0 * lost / count, 1):g}% packet loss\n"
+    )
+    if times:
+        mean = sum(times) / len(times)
+        mdev = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5
+        out.write(
+            f"rtt min/avg/max/mdev = {min(times):.3f}/{mean:.3f}/{max(times):.3f}/{mdev:.3f} ms\n"
+        )
+    out.flush()
+    return 0 if times else 1
+
+
+# --------------------------------------------------------------------------- several nodes
+
+
+class Cluster:
+    """The nodes of a multi-node run, their GPU slots, and how commands reach them."""
+
+    def __init__(self, nodes: list[tuple[str, int | None]], source: str) -> None:
+        self.nodes = nodes
+        self.source = source
+        self.launcher = "print"
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.nodes]
+
+
+def parse_hostfile(path: str) -> list[tuple[str, int | None]]:
+    """Open MPI / MPICH hostfile lines: "host", "host slots=8", "host:8"; "#" comments."""
+    nodes: list[tuple[str, int | None]] = []
+    with open(path, encoding="utf-8") as handle:
+        for raw in handle:
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split()
+            name, slots = fields[0], None
+            if ":" in name and name.rsplit(":", 1)[1].isdigit():
+                name, count = name.rsplit(":", 1)
+                slots = int(count)
+            for field in fields[1:]:
+                key, _, value = field.partition("=")
+                if key in ("slots", "max_slots", "max-slots") and value.isdigit() and slots is None:
+                    slots = int(value)
+            if not re.match(r"^[A-Za-z0-9._-]+$", name):
+                raise ValueError(f"{path}: not a host name: {name!r}")
+            if name not in [n for n, _ in nodes]:
+                nodes.append((name, slots))
+    if not nodes:
+        raise ValueError(f"{path}: no host listed")
+    return nodes
+
+
+def expand_nodelist(text: str) -> list[str]:
+    """Slurm's compact node list ("gpu[01-03,07],login1") without scontrol."""
+    names: list[str] = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text):
+        match = re.match(r"^([^\[]*)\[([^\]]*)\](.*)$", part)
+        if not match:
+            names.append(part)
+            continue
+        prefix, ranges, suffix = match.groups()
+        for item in ranges.split(","):
+            low, _, high = item.partition("-")
+            if not high:
+                names.append(f"{prefix}{low}{suffix}")
+                continue
+            for number in range(int(low), int(high) + 1):
+                names.append(f"{prefix}{str(number).zfill(len(low))}{suffix}")
+    return [n for n in names if n]
+
+
+def slurm_nodes() -> list[tuple[str, int | None]]:
+    text = os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST")
+    if not text:
+        raise ValueError("--slurm: not inside a Slurm allocation (SLURM_JOB_NODELIST is unset)")
+    names: list[str] = []
+    if shutil.which("scontrol"):
+        done = subprocess.run(
+            ["scontrol", "show", "hostnames", text], capture_output=True, text=True, check=False
+        )
+        if done.returncode == 0:
+            names = done.stdout.split()
+    names = names or expand_nodelist(text)
+    gpus = os.environ.get("SLURM_GPUS_ON_NODE") or os.environ.get("SLURM_GPUS_PER_NODE")
+    slots = int(gpus) if gpus and gpus.isdigit() else None
+    return [(name, slots) for name in names]
+
+
+def choose_launcher(wanted: str, cluster: Cluster) -> str:
+    path = tool_env()["PATH"]
+    if wanted != "auto":
+        return wanted
+    if shutil.which("mpirun", path=path):
+        return "mpirun"
+    if cluster.source == "slurm" and shutil.which("srun", path=path):
+        return "srun"
+    return "print"
+
+
+def on_node(launcher: str, node: str, argv: list[str]) -> list[str]:
+    """``argv`` run once on ``node``."""
+    if launcher == "srun":
+        return ["srun", "--nodes=1", "--ntasks=1", f"--nodelist={node}", *argv]
+    return ["mpirun", "-np", "1", "--host", node, *argv]
+
+
+def across_nodes(launcher: str, nodes: list[str], slots: int, argv: list[str]) -> list[str]:
+    """``argv`` as one MPI job with ``slots`` ranks (one GPU each) on every node."""
+    if launcher == "srun":
+        return [
+            "srun",
+            f"--nodes={len(nodes)}",
+            f"--ntasks-per-node={slots}",
+            f"--nodelist={','.join(nodes)}",
+            *argv,
+        ]
+    return [
+        "mpirun",
+        "-np",
+        str(len(nodes) * slots),
+        "--host",
+        ",".join(f"{n}:{slots}" for n in nodes),
+        "--bind-to",
+        "none",
+        "-x",
+        "NCCL_DEBUG=WARN",
+        *argv,
+    ]
+
+
+# Per node: its GPUs (UUIDs, so the same node cannot report twice) and its HCAs (port GUIDs).
+NODE_IDENTITY = (("nvidia-smi-L", ["nvidia-smi", "-L"]), ("ibstat", ["ibstat"]))
+COLLECTIVE_BINARIES = {
+    "all_reduce": "all_reduce_perf",
+    "all_gather": "all_gather_perf",
+    "reduce_scatter": "reduce_scatter_perf",
+    "alltoall": "alltoall_perf",
+    "all_to_all": "alltoall_perf",
+    "broadcast": "broadcast_perf",
+}
+
+
+def find_binary(directory: str | None, name: str) -> str:
+    for candidate in (name, os.path.join("build", name)):
+        path = os.path.join(directory or "", candidate)
+        if directory and os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.abspath(path)
+    return name
+
+
+def node_slots(cluster: Cluster, wanted: int | None, outputs: dict[str, bytes]) -> int:
+    """GPUs per node: --gpus-per-node, else the hostfile/Slurm slots, else this node's count."""
+    if wanted:
+        return wanted
+    known = [slots for _, slots in cluster.nodes if slots]
+    if known:
+        return min(known)
+    return count_gpus(outputs.get("nvidia-smi-query-gpu.csv", b""))
+
+
+def multinode_steps(args: argparse.Namespace) -> list[Step]:
+    cluster: Cluster = args.cluster
+    launcher = cluster.launcher
+    names = cluster.names()
+    steps: list[Step] = []
+    printed = "no mpirun or srun on this node: the command is printed at the end, run it there"
+    for node in names:
+        folder = "nodes/" + re.sub(r"[^A-Za-z0-9._-]+", "_", node)
+        for label, tool in NODE_IDENTITY:
+            argv = on_node("mpirun" if launcher == "print" else launcher, node, tool)
+            step = Step(f"node:{node}:{label}", argv, f"{folder}/{label}.txt")
+            if launcher == "print":
+                step.prepare = lambda outputs, why=printed: (None, why)
+            steps.append(step)
+    for collective in args.collectives:
+        binary = find_binary(args.nccl_tests, COLLECTIVE_BINARIES[collective])
+        base = [binary, "-b", "8", "-e", args.nccl_max_bytes, "-f", "2", "-g", "1"]
+
+        def prepare(
+            outputs: dict[str, bytes], base: list[str] = base
+        ) -> tuple[list[str] | None, str]:
+            slots = node_slots(cluster, args.gpus_per_node, outputs)
+            if slots == 0:
+                return None, "GPUs per node unknown (pass --gpus-per-node)"
+            if launcher == "print":
+                return None, printed
+            return across_nodes(launcher, names, slots, base), ""
+
+        steps.append(
+            Step(
+                f"nccl-{collective}-{len(names)}-nodes",
+                across_nodes("mpirun" if launcher == "print" else launcher, names, 0, base),
+                f"multinode/{COLLECTIVE_BINARIES[collective]}.txt",
+                prepare=prepare,
+            )
+        )
+    return steps
+
+
+def commands_to_print(args: argparse.Namespace, outputs: dict[str, bytes]) -> list[str]:
+    """The exact commands of the multi-node steps, with mpirun and with srun."""
+    cluster: Cluster = args.cluster
+    names = cluster.names()
+    slots = node_slots(cluster, args.gpus_per_node, outputs) or 8
+    lines = []
+    for launcher in ("mpirun", "srun"):
+        lines.append(f"# with {launcher}:")
+        for node in names:
+            for _, tool in NODE_IDENTITY:
+                lines.append(" ".join(shell_quote(a) for a in on_node(launcher, node, tool)))
+        for collective in args.collectives:
+            binary = find_binary(args.nccl_tests, COLLECTIVE_BINARIES[collective])
+            base = [binary, "-b", "8", "-e", args.nccl_max_bytes, "-f", "2", "-g", "1"]
+            lines.append(
+                " ".join(shell_quote(a) for a in across_nodes(launcher, names, slots, base))
+            )
+    return lines
+
+
+def shell_quote(word: str) -> str:
+    return (
+        word
+        if re.match(r"^[A-Za-z0-9_./:=,@+-]+$", word)
+        else "'" + word.replace("'", "'\\''") + "'"
+    )
+
+
+def node_progress(
+    args: argparse.Namespace, outcomes: list[Outcome], log: IO[str]
+) -> list[dict[str, Any]]:
+    """One line per node (identity outputs collected), and the manifest's "nodes" list."""
+    by_name = {o.entry["name"]: o for o in outcomes}
+    nodes = []
+    for node, slots in args.cluster.nodes:
+        labels = [label for label, _ in NODE_IDENTITY]
+        got = [label for label in labels if by_name.get(f"node:{node}:{label}") is not None
+               and by_name[f"node:{node}:{label}"].entry["output"]]  # fmt: skip
+        log.write(
+            f"node {node}: {len(got)}/{len(labels)} identity outputs ({', '.join(got) or 'none'})\n"
+        )
+        nodes.append(
+            {"name": node, "slots": slots, "identity": got, "complete": len(got) == len(labels)}
+        )
+    return nodes
 
 
 def fio_step(directory: str, size: str) -> Step:
@@ -353,9 +700,15 @@ def utc_now() -> str:
 
 
 def build_manifest(
-    outcomes: list[Outcome], hostname: str, nonce: str | None, started_at: str, finished_at: str
+    outcomes: list[Outcome],
+    hostname: str,
+    nonce: str | None,
+    started_at: str,
+    finished_at: str,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
+        **(extra or {}),
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "collector_version": COLLECTOR_VERSION,
         "hostname": hostname,
@@ -589,7 +942,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="first retry delay in seconds, doubled each time",
     )
     parser.add_argument("--http-timeout", type=float, default=120.0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--rtt",
+        action="append",
+        metavar="HOST[:PORT]",
+        help="round-trip time to an endpoint: ping for HOST, TCP connect for HOST:PORT "
+        "(repeat for several)",
+    )
+    parser.add_argument("--rtt-count", type=int, default=10, help="probes per endpoint (10)")
+    parser.add_argument("--tcping", metavar="HOST:PORT", help=argparse.SUPPRESS)
+    group = parser.add_argument_group("multi-node mode")
+    group.add_argument("--hostfile", metavar="FILE", help="nodes to test (MPI hostfile)")
+    group.add_argument(
+        "--slurm", action="store_true", help="test the nodes of the current Slurm allocation"
+    )
+    group.add_argument("--gpus-per-node", type=int, help="ranks per node (default: detected)")
+    group.add_argument(
+        "--launcher",
+        choices=("auto", "mpirun", "srun", "print"),
+        default="auto",
+        help="auto: mpirun, else srun in Slurm, else print the commands to run",
+    )
+    group.add_argument(
+        "--collectives",
+        default="all_reduce,alltoall",
+        help="nccl-tests collectives across the nodes (default all_reduce,alltoall)",
+    )
+    group.add_argument("--nccl-max-bytes", default="8G", help="largest message size (8G)")
     args = parser.parse_args(argv)
+    if args.tcping:
+        return args
     args.token = args.token or os.environ.get("GPU_PORTAL_TOKEN")
     uploading = not args.no_upload or args.upload_only
     if args.no_upload and args.upload_only:
@@ -614,6 +996,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         )
     if args.upload_only and not os.path.isfile(args.upload_only):
         parser.error(f"no such bundle: {args.upload_only}")
+    if args.rtt_count < 1 or args.rtt_count > 1000:
+        parser.error("--rtt-count must be 1..1000")
+    args.collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
+    unknown = [c for c in args.collectives if c not in COLLECTIVE_BINARIES]
+    if unknown:
+        parser.error(
+            f"unknown collective(s) {', '.join(unknown)} (known: {', '.join(COLLECTIVE_BINARIES)})"
+        )
+    if args.gpus_per_node is not None and args.gpus_per_node < 1:
+        parser.error("--gpus-per-node must be at least 1")
+    args.cluster = None
+    if args.hostfile and args.slurm:
+        parser.error("--hostfile and --slurm exclude each other")
+    try:
+        if args.hostfile:
+            args.cluster = Cluster(parse_hostfile(args.hostfile), "hostfile")
+        elif args.slurm:
+            args.cluster = Cluster(slurm_nodes(), "slurm")
+    except (OSError, ValueError) as exc:
+        parser.error(str(exc))
+    if args.cluster is not None:
+        args.cluster.launcher = choose_launcher(args.launcher, args.cluster)
     return args
 
 
@@ -625,6 +1029,8 @@ def warn_plain_http(portal: str, log: IO[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.tcping:
+        return tcping(args.tcping, args.rtt_count)
     log = sys.stderr
     hostname = socket.gethostname()
     if args.portal:
@@ -642,8 +1048,23 @@ def main(argv: list[str] | None = None) -> int:
 
     steps = plan_steps(args)
     started_at = utc_now()
+    if args.cluster is not None:
+        cluster = args.cluster
+        log.write(
+            f"multi-node mode: {len(cluster.nodes)} node(s) from the {cluster.source}, "
+            f"launcher {cluster.launcher}\n"
+        )
     outcomes = collect(steps, args.timeout, log)
-    manifest = build_manifest(outcomes, hostname, nonce, started_at, utc_now())
+    extra: dict[str, Any] = {}
+    if args.cluster is not None:
+        extra["nodes"] = node_progress(args, outcomes, log)
+        extra["launcher"] = args.cluster.launcher
+        if args.cluster.launcher == "print":
+            outputs = {o.entry["output"]: o.stdout for o in outcomes if o.entry["output"]}
+            print("# no mpirun or srun here: run these on the cluster, then collect again")
+            for line in commands_to_print(args, outputs):
+                print(line)
+    manifest = build_manifest(outcomes, hostname, nonce, started_at, utc_now(), extra)
     path = args.out or default_bundle_name(hostname)
     try:
         write_bundle(path, manifest, outcomes)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever any parser changes what it extracts; recorded on every import so that
 # uploads parsed by an older version can be found and re-imported.
-PARSER_VERSION = "1.0.0"
+PARSER_VERSION = "1.1.0"
 
 KINDS = (
     "nccl_tests",
@@ -23,6 +24,12 @@ KINDS = (
     "fio",
     "perftest",
     "dcgm_diag",
+    "kernel_log",
+    "rtt",
+    "nvidia_smi_list",
+    "nvidia_smi_mig",
+    "nvbandwidth",
+    "nvidia_smi_xml",
 )
 UNKNOWN = "unknown"
 
@@ -92,3 +99,19 @@ def decode_text(data: bytes, *, kind: str | None = None) -> str:
         raise EvidenceParseError(
             f"not UTF-8 text (byte 0x{data[exc.start]:02x})", line=line, kind=kind
         ) from exc
+
+
+# A note a person appended after a value: "State: Active   # otherwise Down",
+# "196.07   <-- plateau", "Rate: 400 -> was 200", "1.2  // typo?". Only after a value
+# and whitespace, so that a line that *starts* with "#" (nccl-tests, perftest headers,
+# dmidecode) or a "#" glued to a word ("#bytes") is left alone.
+_ANNOTATION_RE = re.compile(
+    r"(?<=\S)[ \t]+(?:#|//|<-+|<=+|-+>|=+>|\u2190|\u2192|\u27f5|\u27f6|\u21d0|\u21d2)(?:[ \t].*)?$"
+)
+
+
+def strip_annotation(line: str) -> str:
+    """``line`` without a trailing human annotation (comment or arrow note); unchanged otherwise."""
+    if not any(ch in line for ch in "#/-=\u2190\u2192\u27f5\u27f6\u21d0\u21d2"):
+        return line
+    return _ANNOTATION_RE.sub("", line)

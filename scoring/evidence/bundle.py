@@ -342,6 +342,12 @@ _TOOL_KINDS = {
     "systemd-detect-virt": "virt",
     "fio": "fio",
     "dcgmi": "dcgm_diag",
+    "dmesg": "kernel_log",
+    "journalctl": "kernel_log",
+    "ping": "rtt",
+    "ping6": "rtt",
+    "fping": "rtt",
+    "nvbandwidth": "nvbandwidth",
 }
 
 
@@ -356,6 +362,12 @@ def command_kind(argv: tuple[str, ...]) -> str | None:
             return "nvidia_smi_topo"
         if "nvlink" in rest:
             return "nvidia_smi_nvlink"
+        if "mig" in rest:
+            return "nvidia_smi_mig"
+        if "-L" in rest or "--list-gpus" in rest:
+            return "nvidia_smi_list"
+        if ("-q" in rest or "--query" in rest) and ("-x" in rest or "--xml-format" in rest):
+            return "nvidia_smi_xml"
         if "-q" in rest or "--query" in rest or any(a.startswith("--query-") for a in rest):
             return "nvidia_smi_query"
         return None if rest else "nvidia_smi"

@@ -19,11 +19,15 @@ metrics
     errors, warnings     list of {"test", "text", "line"}: the joined Error / Warning texts.
     level                the -r/--run level from the command line (1..4), None if not shown.
     dcgm_version, driver_version, gpu_device_ids   from the Metadata section (None if absent).
+    format               "json" for ``dcgmi diag -j`` (DCGM 3.x "DCGM GPU Diagnostic" ->
+                         test_categories -> tests -> results; DCGM 4.x "DCGM Diagnostic" with
+                         "tests" and per-test "test_summary"), absent for the table.
 facts: ``dcgm_failed_tests`` (count) and ``dcgm_failed_gpus`` (count).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +65,8 @@ def detect(text: str) -> int:
         score += 30
     if re.search(r"dcgmi\s+diag", head):
         score += 20
+    if re.search(r'"(?:DCGM GPU Diagnostic|DCGM Diagnostic|test_categories)"\s*:', head):
+        score += 90
     if re.search(r"(?m)^[ \t]*\|[^|\n]+\|[ \t]*(?:Pass|Fail|Skip|Warn)\b", head):
         score += 20
     return min(score, 100)
@@ -130,8 +136,134 @@ def _apply_status(test: _Test, text: str) -> bool:
     return True
 
 
+_JSON_STATUS = {
+    "pass": "pass",
+    "passed": "pass",
+    "fail": "fail",
+    "failed": "fail",
+    "warn": "warn",
+    "warning": "warn",
+    "skip": "skip",
+    "skipped": "skip",
+    "not run": "skip",
+    "notrun": "skip",
+}
+_JSON_ROOTS = ("DCGM GPU Diagnostic", "DCGM Diagnostic")
+
+
+def _json_document(text: str) -> tuple[Any, int] | None:
+    """The ``dcgmi diag -j`` JSON document in ``text`` (noise lines before it allowed)."""
+    start = text.find("{")
+    if start < 0 or text[:start].count("\n") > 20:
+        return None
+    if not any(root in text for root in _JSON_ROOTS) and '"test_categories"' not in text:
+        return None
+    try:
+        document = json.loads(text[start:])
+    except (ValueError, RecursionError):
+        return None
+    return document, text[:start].count("\n") + 1
+
+
+def _json_messages(value: Any) -> list[str]:
+    """Warning/info entries: strings, {"warning": ...}/{"message": ...} objects, or one string."""
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    texts: list[str] = []
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("warning") or item.get("message") or item.get("msg")
+        if isinstance(item, str) and item.strip():
+            texts.append(" ".join(item.split()))
+    return texts
+
+
+def _json_gpus(result: dict[str, Any]) -> list[int]:
+    raw = result.get("gpu_ids", result.get("gpu_id", result.get("entity_id")))
+    if isinstance(raw, int):
+        return [raw]
+    if isinstance(raw, str):
+        return [int(x) for x in re.findall(r"\d{1,6}", raw)]
+    return []
+
+
+def _parse_json(document: Any, first_line: int) -> ParseResult:
+    if not isinstance(document, dict):
+        raise EvidenceParseError("dcgmi diag JSON: the document is not an object", kind=KIND)
+    root = next((document[k] for k in _JSON_ROOTS if isinstance(document.get(k), dict)), document)
+    warnings: list[str] = []
+    tests: list[_Test] = []
+    messages: list[_Message] = []
+    categories = root.get("test_categories")
+    flat: list[tuple[str | None, Any]] = []
+    if isinstance(categories, list):
+        for category in categories:
+            if isinstance(category, dict) and isinstance(category.get("tests"), list):
+                name = category.get("category")
+                flat.extend((name if isinstance(name, str) else None, t) for t in category["tests"])
+    for holder in (root, document):  # DCGM 4.x: "tests" next to (or instead of) categories
+        if isinstance(holder.get("tests"), list):
+            flat.extend((None, t) for t in holder["tests"])
+            break
+    for category, entry in flat:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue  # DCGM 3.1 writes null between tests
+        test = _Test(
+            name=entry["name"], category=category or entry.get("category"), line=first_line
+        )
+        results = entry.get("results")
+        for result in results if isinstance(results, list) else []:
+            if not isinstance(result, dict):
+                continue
+            status = _JSON_STATUS.get(str(result.get("status", "")).strip().lower())
+            gpus = _json_gpus(result)
+            if status is not None:
+                if gpus and len(gpus) == 1:
+                    test.gpus[gpus[0]] = status
+                else:
+                    test.statuses.append(status)
+            for text in _json_messages(result.get("warnings")):
+                kind = "error" if status == "fail" else "warning"
+                messages.append(_Message(kind, test.name, first_line, [text]))
+        summary = entry.get("test_summary")
+        if isinstance(summary, dict):
+            status = _JSON_STATUS.get(str(summary.get("status", "")).strip().lower())
+            if status is not None:
+                test.statuses.append(status)
+        if not test.statuses and not test.gpus and isinstance(entry.get("status"), str):
+            status = _JSON_STATUS.get(entry["status"].strip().lower())
+            if status is not None:
+                test.statuses.append(status)
+        tests.append(test)
+    for text in _json_messages(root.get("runtime_error") or document.get("runtime_error")):
+        messages.append(_Message("error", None, first_line, [text]))
+    if not tests and not messages:
+        raise EvidenceParseError(
+            "dcgmi diag JSON without any test result (no 'test_categories' or 'tests')",
+            line=first_line,
+            kind=KIND,
+        )
+    meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
+    metadata: dict[str, str] = {}
+    for source in (root, document, meta):
+        for key, value in source.items():
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                metadata.setdefault(key.lower().replace("_", " "), str(value))
+    if "version" in metadata:
+        metadata.setdefault("dcgm version", metadata["version"])
+    if "driver version" in metadata:
+        metadata.setdefault("driver version detected", metadata["driver version"])
+    result = _result(tests, messages, metadata, None, warnings)
+    result.metrics["format"] = "json"
+    return result
+
+
 def parse(text: str) -> ParseResult:
-    """Parse a ``dcgmi diag`` table into the figures documented above."""
+    """Parse a ``dcgmi diag`` table (or its ``-j`` JSON) into the figures documented above."""
+    found = _json_document(text)
+    if found is not None:
+        return _parse_json(*found)
     warnings: list[str] = []
     tests: list[_Test] = []
     messages: list[_Message] = []

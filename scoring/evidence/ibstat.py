@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "ibstat"
 
@@ -80,7 +80,7 @@ def _clean(raw: str) -> str:
     stripped = line.lstrip()
     while stripped and stripped[0] in _BORDER_CHARS:
         stripped = stripped[1:]
-    return stripped.strip()
+    return strip_annotation(stripped.strip())
 
 
 def detect(text: str) -> int:

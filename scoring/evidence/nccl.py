@@ -14,7 +14,19 @@ in microseconds, sizes in bytes.
 metrics
     collective           "all_reduce", "alltoall", ... from the binary name or banner; None
                          when the output never names it.
+    collective_inferred  True when ``collective`` was not named but inferred from the table:
+                         busbw/algbw is 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
+                         reduce_scatter and alltoall, 1 for broadcast/reduce/sendrecv; the
+                         count column (size / type size / n for the per-rank collectives), the
+                         redop (a reduction or "none") and root (-1 or a rank) narrow it.
+    collective_candidates  the collectives the table fits when none is named ([] when named);
+                         several when the table cannot tell them apart (all_gather/alltoall;
+                         all_reduce/sendrecv over 2 ranks): ``collective`` then stays None.
+    ranks_inferred       n derived from that ratio or the count column (None when unknown).
     collectives          every collective named, in order of appearance.
+    net_plugins          network transports named by NCCL INFO lines: "GCP GPUDirect-TCPX",
+                         "GCP GPUDirect-TCPXO", "AWS EFA", "libfabric (OFI)", "InfiniBand",
+                         "Socket" ([] when NCCL_DEBUG=INFO was off).
     ranks                number of distinct ranks in the device list ("Rank N ... device"),
                          else NCCL's "nranks N"; None when neither is shown.
     peak_busbw_gbyte_s   largest busbw of any row, in- or out-of-place (first table).
@@ -48,7 +60,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "nccl_tests"
 
@@ -268,7 +280,30 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
-    return _MPI_TAG_RE.sub("", line, count=1).rstrip()
+    return strip_annotation(_MPI_TAG_RE.sub("", line, count=1).rstrip())
+
+
+# Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
+# "NET/Plugin ...", "NET/OFI Selected Provider is efa"); the first three exist only in one
+# cloud's virtual machines, libfabric/OFI also runs on bare-metal HPC (e.g. Slingshot).
+_NET_PATTERNS = (
+    (re.compile(r"TCPXO|FasTrak", re.IGNORECASE), "GCP GPUDirect-TCPXO"),
+    (re.compile(r"GPUDirectTCPX|gpudirect-?tcpx\b", re.IGNORECASE), "GCP GPUDirect-TCPX"),
+    (re.compile(r"provider\s+(?:is\s+)?efa\b|\befa-direct\b", re.IGNORECASE), "AWS EFA"),
+    (re.compile(r"NET/OFI|aws-ofi-nccl|AWS Libfabric|Libfabric", re.IGNORECASE), "libfabric (OFI)"),
+    (re.compile(r"Using network IB\b|NET/IB\b"), "InfiniBand"),
+    (re.compile(r"Using network Socket\b|NET/Socket\b"), "Socket"),
+)
+
+
+def _net_plugins(text: str) -> list[str]:
+    found: list[str] = []
+    if "NET" not in text and "network" not in text and "efa" not in text.lower():
+        return found
+    for pattern, label in _NET_PATTERNS:
+        if label not in found and pattern.search(text):
+            found.append(label)
+    return found
 
 
 def parse(text: str) -> ParseResult:
@@ -276,7 +311,9 @@ def parse(text: str) -> ParseResult:
     scanner = _Scanner()
     for line_no, raw in enumerate(text.splitlines(), start=1):
         scanner.feed(line_no, _clean(raw))
-    return scanner.finish()
+    result = scanner.finish()
+    result.metrics["net_plugins"] = _net_plugins(text)
+    return result
 
 
 @dataclass
@@ -426,11 +463,26 @@ class _Scanner:
         collective = main.collective
         if collective is None and len(self.collectives) == 1:
             collective = self.collectives[0]
+        ranks = len(self.devices) if self.devices else self.nranks
+        inferred = _infer_collective(main.rows, ranks) if collective is None else None
+        if inferred is not None:
+            candidates, _, reason = inferred
+            if len(candidates) == 1:
+                collective = candidates[0]
+                warnings.append(f"the output does not name the collective: {reason}")
+            elif candidates:
+                warnings.append(
+                    "the output does not name the collective and the table fits "
+                    f"{' or '.join(candidates)}: {reason}"
+                )
         sizes = [row.size_bytes for row in main.rows]
         metrics: dict[str, Any] = {
             "collective": collective,
+            "collective_inferred": inferred is not None and collective is not None,
+            "collective_candidates": inferred[0] if inferred is not None else [],
+            "ranks_inferred": inferred[1] if inferred is not None else None,
             "collectives": self.collectives,
-            "ranks": len(self.devices) if self.devices else self.nranks,
+            "ranks": ranks,
             **{k: v for k, v in summary.items() if k not in ("collective", "header_line")},
             "max_size_bytes": max(sizes),
             "min_size_bytes": min(sizes),
@@ -445,6 +497,116 @@ class _Scanner:
         if len(runs) > 1:
             metrics["runs"] = [_run_summary(run) for run in runs]
         return ParseResult(KIND, metrics, tuple(_facts(runs, collective)), tuple(warnings))
+
+
+_TYPE_BYTES = {
+    "int8": 1, "uint8": 1, "char": 1, "fp8": 1, "f8e4m3": 1, "f8e5m2": 1, "float8": 1,
+    "half": 2, "float16": 2, "bfloat16": 2, "bf16": 2,
+    "int32": 4, "uint32": 4, "int": 4, "float": 4, "float32": 4,
+    "int64": 8, "uint64": 8, "double": 8, "float64": 8,
+}  # fmt: skip
+_NO_REDOP = {None, "", "none"}
+_RATIO_TOLERANCE = 0.03
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _RATIO_TOLERANCE * max(abs(b), 1e-9)
+
+
+def _infer_collective(
+    rows: list[_Row], ranks: int | None
+) -> tuple[list[str], int | None, str] | None:
+    """The collective(s) a table fits when the output never names one.
+
+    nccl-tests' bus bandwidth is algbw * factor: 2(n-1)/n for all_reduce, (n-1)/n for
+    all_gather, reduce_scatter and alltoall, 1 for broadcast, reduce and sendrecv. For the
+    collectives that split the buffer per rank (all_gather, reduce_scatter, alltoall, gather,
+    scatter) the count column is size / (type size * n). A reduction op (sum, prod...) rules
+    out the copy-only collectives; a root >= 0 means broadcast/reduce/gather/scatter.
+    Returns (candidates, n or None, reason), or None when the rows hold no usable figures.
+    """
+    ratios: list[float] = []
+    big: list[float] = []
+    splits: list[float] = []
+    for row in rows:
+        best = row.best or {}
+        algbw, busbw = best.get("algbw"), best.get("busbw")
+        if algbw and busbw and algbw > 0:
+            ratios.append(busbw / algbw)
+            if algbw >= 1.0:  # two printed decimals: small values give rough ratios
+                big.append(busbw / algbw)
+        type_bytes = _TYPE_BYTES.get((row.type or "").lower())
+        if type_bytes and row.count:
+            splits.append(row.size_bytes / (row.count * type_bytes))
+    if not ratios:
+        return None
+    ratio = _median(big or ratios)
+    split = round(_median(splits)) if splits else None
+    redops = {(row.redop or "").lower() or None for row in rows}
+    roots = {row.root for row in rows}
+    reduces = bool(redops - _NO_REDOP)
+    copies = redops <= _NO_REDOP
+    rooted = any(r is not None and r >= 0 for r in roots)
+    unrooted = all(r is not None and r < 0 for r in roots)
+    n = ranks
+    reason = f"busbw/algbw = {ratio:.3f}"
+    candidates: list[str] = []
+    if split is not None and split > 1:
+        # The buffer is split per rank: n is the split.
+        n = split
+        reason += f", size/count/type size = {split} ranks"
+        if not _close(ratio, (n - 1) / n):
+            expected = (n - 1) / n
+            reason += f" (old nccl-tests print busbw = algbw, not (n-1)/n = {expected:.3f})"
+        if rooted:
+            candidates = ["gather", "scatter"]
+        elif reduces:
+            candidates = ["reduce_scatter"]
+        elif copies:
+            candidates = ["all_gather", "alltoall"]
+        else:
+            candidates = ["all_gather", "reduce_scatter", "alltoall"]
+    elif ratio > 1 + _RATIO_TOLERANCE:
+        # Only all_reduce moves more bus bytes than algorithm bytes (up to 2x).
+        if ratio <= 2 + _RATIO_TOLERANCE and not rooted and not (copies and redops != {None}):
+            candidates = ["all_reduce"]
+            guess = round(2 / (2 - ratio)) if ratio < 2 - 1e-6 else None
+            # Past ~16 ranks, two printed decimals no longer pin n down.
+            if n is None and guess is not None and 2 <= guess <= 16:
+                n = guess
+                reason += f" = 2(n-1)/n with n = {guess}"
+            else:
+                reason += " = 2(n-1)/n (all_reduce)"
+    elif _close(ratio, 1.0):
+        if rooted:
+            candidates = ["reduce"] if reduces else ["broadcast"] if copies else []
+            candidates = candidates or ["broadcast", "reduce"]
+        elif n is not None and n > 2:
+            candidates = ["sendrecv"]  # an all_reduce over n > 2 ranks has a ratio > 1
+        elif unrooted and reduces:
+            candidates = ["all_reduce", "sendrecv"]
+        else:
+            candidates = ["sendrecv"]
+    elif ratio < 1 - _RATIO_TOLERANCE:
+        guess = round(1 / (1 - ratio))
+        if guess >= 2 and _close(ratio, (guess - 1) / guess) and (n is None or n == guess):
+            n = guess
+            reason += f" = (n-1)/n with n = {guess}"
+            if reduces:
+                candidates = ["reduce_scatter"]
+            elif copies:
+                candidates = ["all_gather", "alltoall"]
+            else:
+                candidates = ["all_gather", "reduce_scatter", "alltoall"]
+    return candidates, n, reason
 
 
 def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> EvidenceParseError:

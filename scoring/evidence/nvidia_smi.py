@@ -35,7 +35,9 @@ from .base import EvidenceParseError, Fact, ParseResult
 KIND = "nvidia_smi"
 
 _HEADER_RE = re.compile(
-    r"NVIDIA-SMI\s+(\S+)\s+Driver Version:\s*(\S+)(?:\s+CUDA Version:\s*(\S+))?"
+    # R6xx drivers print "KMD Version:" (kernel-mode driver) and "CUDA UMD Version:".
+    r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD)\s+Version:\s*(\S+)"
+    r"(?:\s+CUDA(?:\s+UMD)?\s+Version:\s*(\S+))?"
 )
 _GPU_CELL_RE = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$")
 _GPU_CELL_NO_MODE_RE = re.compile(r"^\s*(\d+)\s+(\S.*?)\s*$")
@@ -58,7 +60,7 @@ def detect(text: str) -> int:
     score = 0
     if re.search(r"\|\s*NVIDIA-SMI\s+\d", head):
         score += 60
-    if "Driver Version:" in head and "CUDA Version:" in head:
+    if re.search(r"(?:Driver|KMD) Version:", head) and re.search(r"CUDA (?:UMD )?Version:", head):
         score += 10
     if "Persistence-M" in head or "Bus-Id" in head:
         score += 20

@@ -24,7 +24,15 @@ Metrics (``ParseResult.metrics``):
   ``link_type`` ("IB" or "Ethernet" = RoCE), ``transport_type``, ``connection_type``,
   ``mtu_bytes``, ``qps`` (int), ``gid_index``; ``peak_measured`` (bool);
   ``cpu_freq_warnings`` (count of "Conflicting CPU frequency" lines).
-- latency only: ``lat_typical_us`` and ``lat_avg_us`` of the smallest message size.
+- latency only (``ib_write_lat``/``ib_send_lat``/``ib_read_lat``), all of the smallest message
+  size (``lat_size_bytes``): ``lat_typical_us`` (median), ``lat_avg_us``, ``lat_min_us``,
+  ``lat_max_us``, ``lat_stdev_us``, ``lat_p99_us``, ``lat_p999_us`` (None when not printed).
+- bandwidth only: ``value_unit`` the unit the numbers were read in ("MB/sec" = 2**20 B/s, also
+  printed "MiB/sec" by perftest 4.5+; or "Gb/sec"). A table headed MB/sec from a command with
+  ``--report_gbits`` is read as Gb/sec, with a warning.
+
+Annotations a person added after a value ("196.07  <-- plateau", "# ok") are dropped; a
+table pasted without its title block is read too (test name unknown).
 
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
@@ -39,7 +47,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "perftest"
 
@@ -52,7 +60,23 @@ _TITLE_RE = re.compile(
     r"(?P<bidir>Bidirectional\s+)?(?P<kind>BW|Latency)\s+Test\s*$"
 )
 _PAIR_RE = re.compile(r"([A-Za-z][A-Za-z0-9_.*\- ]*?)\s*:\s*(\S+)")
-_BW_HEADER_RE = re.compile(r"#bytes.*BW peak\[(?P<unit>MB/sec|Gb/sec)\].*BW average")
+# "BW peak[MB/sec]" (perftest < 4.5), "BW peak[MiB/sec]" (4.5+), "BW peak[Gb/sec]"
+# (--report_gbits), "BW_peak[Gb/sec]" / "Gbps" in derived tools.
+_BW_HEADER_RE = re.compile(
+    r"#bytes.*BW[ _]peak\s*\[(?P<unit>[^\]]{1,12})\].*BW[ _]average",
+    re.IGNORECASE,
+)
+_UNITS = {
+    "mb/sec": "MB/sec",
+    "mib/sec": "MB/sec",
+    "mb/s": "MB/sec",
+    "mib/s": "MB/sec",
+    "gb/sec": "Gb/sec",
+    "gbit/s": "Gb/sec",
+    "gb/s": "Gb/sec",
+    "gbps": "Gb/sec",
+}
+_REPORT_GBITS_RE = re.compile(r"(?:^|\s)--?report[_-]gbits\b")
 _LAT_HEADER_RE = re.compile(r"#bytes.*t_(?:min|avg)\[usec\]")
 _NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _SEPARATOR_RE = re.compile(r"^-{20,}$")
@@ -83,6 +107,7 @@ class _Report:
     qos: bool = False
     rows: list[tuple[int, list[float]]] = field(default_factory=list)
     closed: bool = False
+    report_gbits: bool = False  # the command line just before it had --report_gbits
 
 
 def detect(text: str) -> int:
@@ -116,8 +141,8 @@ def _floats(tokens: list[str], line: int) -> list[float]:
 
 
 def _test_name(report: _Report) -> str | None:
-    verb = report.verb.split()[0].lower()
-    base = _VERB_TO_TEST.get(verb)
+    words = report.verb.split()
+    base = _VERB_TO_TEST.get(words[0].lower()) if words else None
     if base is None:
         return None
     return f"ib_{base}_{'bw' if report.kind == 'bandwidth' else 'lat'}"
@@ -125,13 +150,26 @@ def _test_name(report: _Report) -> str | None:
 
 def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
     reports: list[_Report] = []
-    notes: dict[str, Any] = {"no_peak": False, "cpu_freq": 0, "failures": [], "excerpt": None}
+    notes: dict[str, Any] = {
+        "no_peak": False,
+        "cpu_freq": 0,
+        "failures": [],
+        "excerpt": None,
+        "report_gbits": False,
+    }
     current: _Report | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+        line = strip_annotation(raw.strip())
         if not line:
             continue
+        if line.startswith("#") and not line.startswith("#bytes"):
+            # "#  #bytes  #iterations ..." and "#  65536  ..." (a commented-out copy).
+            unhashed = line.lstrip("#").strip()
+            if unhashed.startswith("#bytes") or (unhashed[:1].isdigit() and current is not None):
+                line = unhashed
         lowered = line.lower()
+        if _REPORT_GBITS_RE.search(line) and ("ib_" in line or "perftest" in lowered):
+            notes["report_gbits"] = True  # applies to the next report only
         if notes["excerpt"] is None and _EXCERPT_RE.search(line):
             notes["excerpt"] = number
         if "bw peak won't be measured" in lowered:
@@ -148,9 +186,25 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
                 kind="bandwidth" if match.group("kind") == "BW" else "latency",
                 bidirectional=bool(match.group("bidir")),
                 verb=match.group("verb"),
+                report_gbits=notes["report_gbits"],
             )
+            notes["report_gbits"] = False
             reports.append(current)
             continue
+        bw_header = _BW_HEADER_RE.search(line)
+        lat_header = None if bw_header else _LAT_HEADER_RE.search(line)
+        if (bw_header or lat_header) and (current is None or current.header_line is not None):
+            # A table pasted without its title block, or a second table after the first.
+            current = _Report(
+                title="",
+                title_line=number,
+                kind="bandwidth" if bw_header else "latency",
+                bidirectional=False,
+                verb="",
+                report_gbits=notes["report_gbits"],
+            )
+            notes["report_gbits"] = False
+            reports.append(current)
         if current is None:
             if any(hint in lowered for hint in _FAILURE_HINTS):
                 notes["failures"].append((number, line))
@@ -159,13 +213,12 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             if current.rows:
                 current.closed = True
             continue
-        bw_header = _BW_HEADER_RE.search(line)
         if bw_header:
-            current.unit = bw_header.group("unit")
+            current.unit = bw_header.group("unit").strip()
             current.header_line = number
             current.qos = "#sl" in line
             continue
-        if _LAT_HEADER_RE.search(line):
+        if lat_header:
             current.header_line = number
             current.latency_columns = re.findall(r"(\S+)\[usec\]", line)
             continue
@@ -187,6 +240,22 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
     return reports, notes
 
 
+def _unit(report: _Report, report_gbits: bool) -> str:
+    """The unit the numbers are really in: "MB/sec" (2**20 bytes/s) or "Gb/sec"."""
+    printed = (report.unit or "").lower()
+    unit = _UNITS.get(printed)
+    if unit is None:
+        raise EvidenceParseError(
+            f"unknown bandwidth unit {report.unit!r} (expected MB/sec, MiB/sec or Gb/sec)",
+            line=report.header_line,
+            kind=KIND,
+        )
+    if unit == "MB/sec" and report_gbits:
+        # Some perftest builds keep the MB/sec heading when --report_gbits is given.
+        return "Gb/sec"
+    return unit
+
+
 def _gbit(value: float, unit: str | None) -> float:
     return round(value * MBYTE_PER_S_TO_GBIT_S, 6) if unit == "MB/sec" else value
 
@@ -198,7 +267,7 @@ def _int_info(value: str | None) -> int | None:
     return int(digits.group(0)) if digits and len(digits.group(0)) < 10 else None
 
 
-def _bandwidth_rows(report: _Report) -> list[dict[str, Any]]:
+def _bandwidth_rows(report: _Report, unit: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     offset = 1 if report.qos else 0
     for line, values in report.rows:
@@ -216,8 +285,8 @@ def _bandwidth_rows(report: _Report) -> list[dict[str, Any]]:
             {
                 "size_bytes": int(size),
                 "iterations": int(iterations),
-                "bw_peak_gbit_s": _gbit(peak, report.unit),
-                "bw_avg_gbit_s": _gbit(avg, report.unit),
+                "bw_peak_gbit_s": _gbit(peak, unit),
+                "bw_avg_gbit_s": _gbit(avg, unit),
                 "msg_rate_mpps": rate,
                 "line": line,
             }
@@ -305,7 +374,14 @@ def parse(text: str) -> ParseResult:
     }
     facts: list[Fact] = []
     if report.kind == "bandwidth":
-        rows = _bandwidth_rows(report)
+        unit = _unit(report, report.report_gbits)
+        if unit != _UNITS.get((report.unit or "").lower()):
+            warnings.append(
+                f"the table says {report.unit} but the command has --report_gbits: "
+                "values read as Gb/sec"
+            )
+        metrics["value_unit"] = unit
+        rows = _bandwidth_rows(report, unit)
         best = max(rows, key=lambda r: r["bw_avg_gbit_s"])
         peaks = [r["bw_peak_gbit_s"] for r in rows]
         peak_measured = not notes["no_peak"] and any(p > 0 for p in peaks)
@@ -350,8 +426,14 @@ def parse(text: str) -> ParseResult:
                 "bw_peak_gbit_s": None,
                 "peak_measured": False,
                 "max_size_bytes": max(r["size_bytes"] for r in rows),
+                "lat_size_bytes": smallest["size_bytes"],
+                "lat_min_us": smallest.get("t_min_us"),
+                "lat_max_us": smallest.get("t_max_us"),
                 "lat_typical_us": smallest.get("t_typical_us"),
                 "lat_avg_us": smallest.get("t_avg_us"),
+                "lat_stdev_us": smallest.get("t_stdev_us"),
+                "lat_p99_us": smallest.get("p99_us"),
+                "lat_p999_us": smallest.get("p999_us"),
             }
         )
         for row in rows:

@@ -74,8 +74,20 @@ _PROMPT_RE = re.compile(r"^(?:\S*[$#>%]|\[[^\]]*\][$#])$")
 _MAX_LINES = 50
 
 
+_QUOTE_RE = re.compile(r"^(?:>\s?)+")
+# Another command typed after the result ("# dmidecode -s ...", "$ cat ..."): the paste goes on
+# with something else, so reading stops there.
+_OTHER_COMMAND_RE = re.compile(r"^(?:\[[^\]]*\]\s*)?[$#%]\s+\S")
+_VERSION_RE = re.compile(r"^systemd\s+(\d{2,4})\b")
+
+
 def _lines(text: str) -> list[tuple[int, str]]:
-    return [(n, raw.strip()) for n, raw in enumerate(text.splitlines(), 1) if raw.strip()]
+    lines = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = _QUOTE_RE.sub("", raw.strip()).strip()  # markdown "> " quoting
+        if line:
+            lines.append((n, line))
+    return lines
 
 
 def _scope(args: str) -> str:
@@ -102,13 +114,23 @@ def _read(text: str) -> tuple[str, int, str, bool]:
         )
     scope, command_seen = "any", False
     words: list[tuple[int, str]] = []
+    version_next = False
     for number, line in lines:
         match = _COMMAND_RE.search(line)
         if match:
+            if "--version" in match.group("args"):
+                version_next = True
+                continue
             command_seen = True
             scope = _scope(match.group("args"))
             words = []
             continue
+        if version_next and _VERSION_RE.match(line):
+            version_next = False
+            continue
+        version_next = False
+        if command_seen and words and _OTHER_COMMAND_RE.match(line):
+            break  # the rest of the paste is another command's output
         words.append((number, line))
     if not words:
         raise EvidenceParseError(

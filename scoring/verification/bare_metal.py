@@ -16,6 +16,7 @@ VERDICT_THRESHOLD; otherwise it is "uncertain". One weak signal is never enough.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -57,6 +58,35 @@ W_MIG = 0.5
 W_CPU_SLICE = 0.5
 W_CPU_SHORT = 0.3
 W_CPU_MATCH = 0.15
+# Sharper signals (issue #13). Each is weak or strong for a stated reason:
+# - GPUs on low, closely spaced bus numbers (all under 0x40, at most 8 apart): how QEMU and
+#   VMware number the emulated root ports a passed-through GPU sits behind; a physical server
+#   spreads GPUs over its root complexes (e.g. 1b, 43, 52, 61, 9d...). A workstation behind
+#   one PCIe switch can look alike, hence a weak weight, and never with only 1-3 GPUs.
+# - SR-IOV virtual functions of the HCA/NIC without their physical function: what a VM given a
+#   VF sees (a host with SR-IOV on lists PFs and VFs together).
+# - nvidia-smi topo -m with 8+ GPUs, every one on the same NUMA node, and no NIC: a VM's flat
+#   virtual NUMA; single-socket physical 8-GPU boxes exist, hence weak.
+# - NCCL network plugins that exist only in one cloud's VMs (GCP GPUDirect-TCPX/TCPXO); AWS EFA
+#   is mostly VMs but also on .metal instances, hence weaker; libfabric/OFI alone says nothing
+#   (Slingshot HPC is bare metal).
+W_PCI_LAYOUT = 0.35
+W_SRIOV_VF_ONLY = 0.75
+W_HCA_VF = 0.7
+W_TOPO_FLAT = 0.3
+W_NCCL_GCP_TCPX = 0.75
+W_NCCL_AWS_EFA = 0.4
+# systemd-detect-virt says "oracle" (VirtualBox) on some physical Oracle servers (systemd issue
+# 21100); when DMI names an Oracle server and not VirtualBox, the word counts for little.
+W_DETECT_VIRT_ORACLE_SERVER = 0.15
+# "oracle" alone: VirtualBox is not how GPU clouds deliver machines, and systemd has misread
+# physical Oracle servers as VirtualBox, so the word alone cannot make a verdict.
+W_DETECT_VIRT_ORACLE = 0.5
+PCI_LAYOUT_MIN_GPUS = 4
+PCI_LAYOUT_MAX_BUS = 0x40
+# ConnectX virtual functions as ibstat prints their PCI device id (CA type MTxxxx, decimal):
+# 0x1014 CX-4, 0x1016 CX-4 Lx, 0x1018 CX-5, 0x101a CX-5 Ex, 0x101c CX-6, 0x101e mlx5Gen VF.
+_HCA_VF_TYPES = {"MT4116", "MT4118", "MT4120", "MT4122", "MT4124", "MT4126"}
 # Logical CPUs as a share of the claim: at most half is a VM slice; 90 % or more is the whole
 # machine (a hypervisor host typically keeps a few cores back).
 CPU_SLICE_AT_MOST = 0.5
@@ -188,14 +218,71 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
     return []
 
 
+def _bus(slot: str) -> int | None:
+    match = re.search(r"([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}\.[0-7]$", slot)
+    return int(match.group(1), 16) if match else None
+
+
+def vm_like_gpu_layout(slots: Sequence[str]) -> list[int] | None:
+    """The GPU bus numbers when they look like a VM's emulated root ports, else None."""
+    buses = sorted({b for b in (_bus(s) for s in slots) if b is not None})
+    if len(slots) < PCI_LAYOUT_MIN_GPUS or not buses or buses[-1] > PCI_LAYOUT_MAX_BUS:
+        return None
+    if len(buses) == 1:  # all on one bus: QEMU i440FX puts every device on bus 00
+        return buses if buses[0] == 0 else None
+    # QEMU numbers root ports 01, 02, 03...; VMware's pciBridge ports give 04, 0b, 13, 1b.
+    steps = [b - a for a, b in itertools.pairwise(buses)]
+    return buses if max(steps) <= 8 else None
+
+
 def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
-    m, node = ev.metrics, ev.node_name
+    m, node, out = ev.metrics, ev.node_name, []
     virtual = as_bool(m.get("virtual"))
     virtual_signals = [str(s) for s in as_list(m.get("virtual_signals")) if s]
     physical = [str(s) for s in as_list(m.get("physical_signals")) if s]
+    vf_only = [s for s in virtual_signals if s.lower().startswith("sr-iov virtual function")]
+    if vf_only:
+        out.append(
+            _sig(
+                ev,
+                "sriov_virtual_function",
+                POINTS_TO_VIRTUAL,
+                W_SRIOV_VF_ONLY,
+                f"lspci on node {node} shows SR-IOV virtual functions without their physical "
+                f"function ({'; '.join(vf_only)}): a VM given a slice of the NIC.",
+                f"节点 {node} 的 lspci 只显示 SR-IOV 虚拟功能而无对应物理功能"
+                f"（{'; '.join(vf_only)}）：这是分到网卡切片的虚拟机。",
+            )
+        )
+        virtual_signals = [s for s in virtual_signals if s not in vf_only]
+        virtual = bool(virtual_signals)
+    slots = [
+        str(g.get("slot"))
+        for g in as_list(m.get("gpus"))
+        if isinstance(g, dict) and g.get("slot") and not g.get("virtual_function")
+    ]
+    buses = vm_like_gpu_layout(slots)
+    if buses is not None:
+        shown = ", ".join(f"{b:02x}" for b in buses)
+        out.append(
+            _sig(
+                ev,
+                "pci_layout",
+                POINTS_TO_VIRTUAL,
+                W_PCI_LAYOUT,
+                f"The {len(slots)} GPUs on node {node} sit on low, evenly numbered PCI buses "
+                f"({shown}), as behind a hypervisor's emulated root ports; a GPU server spreads "
+                "them over its root complexes.",
+                f"节点 {node} 的 {len(slots)} 块 GPU 位于编号低且连续的 PCI 总线（{shown}），"
+                "类似虚拟化层模拟的根端口；物理 GPU 服务器的 GPU 分布在多个根复合体上。",
+            )
+        )
+        # A passed-through board brings its NVSwitches along: they prove nothing here.
+        physical = [p for p in physical if "nvswitch" not in p.lower()]
     if virtual or virtual_signals:
         shown = "; ".join(virtual_signals) or "virtual devices"
         return [
+            *out,
             _sig(
                 ev,
                 "lspci_devices",
@@ -203,12 +290,13 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 W_LSPCI_VIRTUAL,
                 f"lspci on node {node} lists devices only a VM has: {shown}.",
                 f"节点 {node} 的 lspci 列出仅虚拟机才有的设备：{shown}。",
-            )
+            ),
         ]
     if physical:
         bmc = any(_BMC.search(s) for s in physical)
         shown = "; ".join(physical)
         return [
+            *out,
             _sig(
                 ev,
                 "lspci_devices",
@@ -216,6 +304,81 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 W_LSPCI_BMC if bmc else W_LSPCI_OTHER_PHYSICAL,
                 f"lspci on node {node} lists physical-server devices: {shown}.",
                 f"节点 {node} 的 lspci 列出物理服务器设备：{shown}。",
+            ),
+        ]
+    return out
+
+
+def _ibstat_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    types = [str(t).upper() for t in as_list(m.get("ca_types")) if t]
+    if types and all(t in _HCA_VF_TYPES for t in types):
+        shown = ", ".join(dict.fromkeys(types))
+        return [
+            _sig(
+                ev,
+                "hca_virtual_function",
+                POINTS_TO_VIRTUAL,
+                W_HCA_VF,
+                f"Every InfiniBand/RoCE adapter on node {node} is a ConnectX virtual function "
+                f"({shown}): a VM given SR-IOV slices of the HCAs.",
+                f"节点 {node} 的所有 InfiniBand/RoCE 适配器均为 ConnectX 虚拟功能（{shown}）："
+                "这是分到 HCA SR-IOV 切片的虚拟机。",
+            )
+        ]
+    return []
+
+
+def _topo_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    gpus, nics = as_int(m.get("gpu_count")), as_int(m.get("nic_count"))
+    numa = [str(n) for n in as_list(m.get("numa_nodes")) if n not in (None, "", "N/A")]
+    if gpus is not None and gpus >= 8 and nics == 0 and len(numa) == 1:
+        return [
+            _sig(
+                ev,
+                "topo_flat_numa",
+                POINTS_TO_VIRTUAL,
+                W_TOPO_FLAT,
+                f"nvidia-smi topo -m on node {node} shows {gpus} GPUs all on NUMA node "
+                f"{numa[0]} and no NIC: the flat layout of a VM (a physical 8-GPU server "
+                "usually has two NUMA nodes and its NICs in the matrix).",
+                f"节点 {node} 的 nvidia-smi topo -m 显示 {gpus} 块 GPU 全在 NUMA 节点 "
+                f"{numa[0]} 且无网卡：符合虚拟机的扁平布局（物理 8 卡服务器通常有两个 NUMA "
+                "节点，且网卡出现在拓扑中）。",
+            )
+        ]
+    return []
+
+
+def _nccl_signals(ev: NodeEvidence) -> list[Signal]:
+    m, node = ev.metrics, ev.node_name
+    plugins = [str(p) for p in as_list(m.get("net_plugins")) if p]
+    gcp = [p for p in plugins if p.startswith("GCP ")]
+    if gcp:
+        return [
+            _sig(
+                ev,
+                "nccl_cloud_plugin",
+                POINTS_TO_VIRTUAL,
+                W_NCCL_GCP_TCPX,
+                f"NCCL on node {node} used {gcp[0]}, a network plugin that exists only in "
+                "Google Cloud A3 virtual machines.",
+                f"节点 {node} 的 NCCL 使用了 {gcp[0]}，该网络插件仅存在于 Google Cloud A3 "
+                "虚拟机中。",
+            )
+        ]
+    if "AWS EFA" in plugins:
+        return [
+            _sig(
+                ev,
+                "nccl_cloud_plugin",
+                POINTS_TO_VIRTUAL,
+                W_NCCL_AWS_EFA,
+                f"NCCL on node {node} used AWS EFA (aws-ofi-nccl), found mostly on AWS virtual "
+                "instances (EFA also exists on .metal instances).",
+                f"节点 {node} 的 NCCL 使用了 AWS EFA（aws-ofi-nccl），多见于 AWS 虚拟实例"
+                "（.metal 裸金属实例也可能有 EFA）。",
             )
         ]
     return []
@@ -244,7 +407,7 @@ def _virt_signals(ev: NodeEvidence) -> list[Signal]:
                 ev,
                 "systemd_detect_virt",
                 POINTS_TO_VIRTUAL,
-                W_DETECT_VIRT_VM,
+                W_DETECT_VIRT_ORACLE if word.lower() == "oracle" else W_DETECT_VIRT_VM,
                 f"systemd-detect-virt on node {node} reports the hypervisor {word!r}.",
                 f"节点 {node} 的 systemd-detect-virt 报告虚拟化类型 {word!r}。",
             )
@@ -356,7 +519,46 @@ def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Si
             signals.extend(_virt_signals(ev))
         for ev in of_kind(evs, "nvidia_smi", "nvidia_smi_query"):
             signals.extend(_gpu_mode_signals(ev))
-    return signals
+        for ev in of_kind(evs, "ibstat"):
+            signals.extend(_ibstat_signals(ev))
+        for ev in of_kind(evs, "nvidia_smi_topo"):
+            signals.extend(_topo_signals(ev))
+        for ev in of_kind(evs, "nccl_tests"):
+            signals.extend(_nccl_signals(ev))
+    return [_oracle_server_correction(s, evidence) for s in signals]
+
+
+def _oracle_server_correction(signal: Signal, evidence: Sequence[NodeEvidence]) -> Signal:
+    """systemd-detect-virt's "oracle" on a node whose DMI names an Oracle server, not VirtualBox."""
+    if signal.name != "systemd_detect_virt" or signal.points_to != POINTS_TO_VIRTUAL:
+        return signal
+    if "'oracle'" not in signal.explanation_en:
+        return signal
+    for ev in evidence:
+        if ev.node_name != signal.node_name or ev.kind != "dmi":
+            continue
+        texts = [
+            str(t) for key in ("products", "manufacturers") for t in as_list(ev.metrics.get(key))
+        ]
+        joined = " ".join(texts).lower()
+        if (
+            "oracle" in joined
+            and "virtualbox" not in joined
+            and not as_bool(ev.metrics.get("virtual"))
+        ):
+            node = signal.node_name
+            return Signal(
+                signal.name,
+                signal.points_to,
+                W_DETECT_VIRT_ORACLE_SERVER,
+                signal.evidence_ref,
+                f"systemd-detect-virt on node {node} says 'oracle' (VirtualBox), but DMI names "
+                "an Oracle server: systemd is known to misread Oracle hardware this way.",
+                f"节点 {node} 的 systemd-detect-virt 报告 'oracle'（VirtualBox），但 DMI 显示为 "
+                "Oracle 服务器：systemd 已知会如此误判 Oracle 硬件。",
+                node,
+            )
+    return signal
 
 
 def _side_probability(signals: Iterable[Signal], side: str) -> float:

@@ -45,6 +45,16 @@ STEP_NAMES = [
 ]
 
 
+def extra_names(path: str) -> list[str]:
+    """The newer tools' steps the collector adds for the tools found on ``path``."""
+    old = os.environ.get("PATH", "")
+    os.environ["PATH"] = path
+    try:
+        return [step.name for step in collect.extra_tool_steps()]
+    finally:
+        os.environ["PATH"] = old
+
+
 def load_collector() -> ModuleType:
     spec = importlib.util.spec_from_file_location("collect", COLLECTOR)
     assert spec is not None and spec.loader is not None
@@ -167,9 +177,9 @@ def test_runs_on_this_machine_without_upload(tmp_path: Path) -> None:
     assert manifest.collector_version == collect.COLLECTOR_VERSION
     assert manifest.nonce is None
     assert manifest.started_at <= manifest.finished_at
-    assert [c.name for c in manifest.commands] == STEP_NAMES
+    assert [c.name for c in manifest.commands] == STEP_NAMES + extra_names(env["PATH"])
     for index, command in enumerate(manifest.commands, start=1):
-        assert f"[{index}/11] " in run.stderr
+        assert f"[{index}/{len(manifest.commands)}] " in run.stderr
         tool = command.argv[0]
         if shutil.which(tool, path=collect.tool_env()["PATH"]) is None:
             # A tool this machine lacks (no GPU here) is recorded, not fatal.
@@ -208,6 +218,18 @@ def test_fio_measures_the_target_directory_and_cleans_up(tmp_path: Path, no_tool
     assert "--size=8M" in fio_command.argv
 
 
+EXTRA_OUTPUTS = {
+    "nvidia-smi-L": "nvidia-smi-L.txt",
+    "nvidia-smi-mig-lgi": "nvidia-smi-mig.txt",
+    "kernel-log": "kernel-log.txt",
+    "nvbandwidth": "nvbandwidth.txt",
+}
+EXTRA_KINDS = {
+    "nvidia-smi-L": "nvidia_smi_list",
+    "nvidia-smi-mig-lgi": "nvidia_smi_mig",
+    "kernel-log": "kernel_log",
+    "nvbandwidth": "nvbandwidth",
+}
 EXPECTED_KINDS = {
     "nvidia-smi.txt": "nvidia_smi",
     "nvidia-smi-q.txt": "nvidia_smi_query",
@@ -240,10 +262,12 @@ def test_stand_in_tools_give_members_of_the_right_kinds(
 
     run = run_collector(args, stand_ins["env"], tmp_path, python=python)
 
+    extras = extra_names(stand_ins["env"]["PATH"])
+    total = 12 + len(extras)
     assert run.returncode == 0, run.stderr
-    assert "[3/12] nvidia-smi topo -m ... ok " in run.stderr
-    assert "[10/12] systemd-detect-virt ... failed (exit 1) " in run.stderr
-    assert "collected 12 of 12 outputs into b.tgz" in run.stderr
+    assert f"[3/{total}] nvidia-smi topo -m ... ok " in run.stderr
+    assert f"[10/{total}] systemd-detect-virt ... failed (exit 1) " in run.stderr
+    assert f"collected {total} of {total} outputs into b.tgz" in run.stderr
     evidence = bundle_at(tmp_path / "b.tgz")
     assert evidence.manifest is not None and evidence.manifest.nonce == "given-nonce"
     nccl = evidence.manifest.commands[-1]
@@ -252,7 +276,11 @@ def test_stand_in_tools_give_members_of_the_right_kinds(
     assert nccl.argv[0].endswith("nccl-tests/build/all_reduce_perf")
 
     results = {r.file: r for r in parse_evidence_set(evidence)}
-    assert {name: r.kind for name, r in results.items()} == EXPECTED_KINDS
+    expected = dict(EXPECTED_KINDS)
+    expected.update({EXTRA_OUTPUTS[name]: EXTRA_KINDS[name] for name in extras})
+    assert {name: r.kind for name, r in results.items()} == expected
+    assert results["nvidia-smi-L.txt"].metrics["gpu_count"] == 2
+    assert results["nvidia-smi-mig.txt"].metrics["gpu_instance_count"] == 3
     assert results["nvidia-smi-topo.txt"].metrics["gpu_count"] == 8
     assert results["nvidia-smi.txt"].metrics["gpu_count"] == 2
     assert results["ibstat.txt"].metrics["ports"][0]["rate_gbit_s"] == 100
@@ -298,10 +326,11 @@ def test_a_hanging_tool_is_killed_at_the_timeout(stand_ins: dict[str, Any], tmp_
 
     assert time.monotonic() - started < 20
     assert run.returncode == 0, run.stderr
-    assert "[11/11] dcgmi diag -r 1 ... timed out after 1s" in run.stderr
+    total = 11 + len(extra_names(stand_ins["env"]["PATH"]))
+    assert f"[11/{total}] dcgmi diag -r 1 ... timed out after 1s" in run.stderr
     evidence = bundle_at(tmp_path / "b.tgz")
     assert evidence.manifest is not None
-    dcgm = evidence.manifest.commands[-1]
+    dcgm = evidence.manifest.commands[10]
     assert (dcgm.timed_out, dcgm.exit_code, dcgm.output) == (True, None, "dcgmi-diag.txt")
     assert evidence.get("dcgmi-diag.txt").data == b"partial report\n"  # type: ignore[union-attr]
 

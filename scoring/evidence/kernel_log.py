@@ -1,0 +1,176 @@
+"""Parser for kernel logs (``dmesg``, ``dmesg -T``/``--ctime``, ``dmesg -x``, ``journalctl -k``):
+NVIDIA Xid (GPU) and SXid (NVSwitch) error lines.
+
+A log with no Xid line is a valid result (``xid_count`` 0): a clean log is evidence too. Lines
+are recognised wherever they sit, so that grep excerpts, ``kernel:`` syslog lines without a
+timestamp and pasted logs with prompts work. ``... caused by previous Xid 149`` inside an Xid 45
+line is not counted as a second event.
+
+metrics (names fixed: the scoring layer maps them)
+    xid_count        int: Xid lines (each occurrence counts; repeated lines are real repeats).
+    sxid_count       int: SXid lines.
+    xid_codes        list of int: distinct Xid codes, ascending.
+    sxid_codes       list of int: distinct SXid codes, ascending.
+    xid_by_code      {"79": 2, ...} occurrences per code; ``sxid_by_code`` likewise.
+    xid_gpus         distinct GPU PCI addresses named by Xid lines, in order of appearance.
+    sxid_fatal_count SXid lines marked "Fatal" (not "Non-fatal").
+    gpu_fallen_off_bus  True when Xid 79 or "has fallen off the bus" appears.
+    format           "dmesg" ([seconds]), "dmesg_ctime" ([Mon May 25 ...]), "dmesg_iso"
+                     (dmesg -x / --time-format iso), "journal" ("Mon DD HH:MM:SS host kernel:"),
+                     or "lines" (no recognisable prefix: a grep excerpt).
+    kernel_lines     lines that carry a kernel-log prefix; ``line_count`` all non-empty lines.
+    events           the first 500 events: {type "xid"/"sxid", code, pci, line, detail}.
+facts: ``xid_count`` and ``sxid_count`` (unit "count"), one ``xid`` fact per event (value = code).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "kernel_log"
+
+_XID_RE = re.compile(
+    r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}(?::[0-9A-Fa-f]{1,4}){1,3}(?:\.\d)?)\):"
+    r"\s*(\d{1,5})\b,?\s*(.*)"
+)
+_SXID_RE = re.compile(
+    r"(nvidia-nvswitch\d*|nvswitch\d*)?:?\s*SXid \((?:PCI:)?([0-9A-Fa-f:.]{4,20})\):"
+    r"\s*(\d{1,6})\b,?\s*(.*)"
+)
+_PREFIXES = (
+    ("dmesg", re.compile(r"^\s*(?:<\d>)?\[\s*\d{1,10}\.\d{1,9}\]")),
+    (
+        "dmesg_ctime",
+        re.compile(
+            r"^\s*\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\]"
+        ),
+    ),
+    (
+        "dmesg_iso",
+        re.compile(
+            r"^\s*(?:\w+\s*:\s*\w+\s*:\s*)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[,.]\d+[+-]\d\d:?\d\d\s"
+        ),
+    ),
+    (
+        "journal",
+        re.compile(r"^\s*(?:[A-Z][a-z]{2}|\d{1,2}月) [ \d]?\d \d\d:\d\d:\d\d \S+ kernel: "),
+    ),
+)
+_KERNEL_WORD_RE = re.compile(r"^\s*kernel: ")
+_MAX_EVENTS = 500
+_DETECT_CHARS = 262144
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is a kernel log (Xid/SXid lines or kernel prefixes)."""
+    try:
+        head = text[:_DETECT_CHARS]
+        if "NVRM: Xid (" in head or re.search(r"SXid \((?:PCI:)?[0-9A-Fa-f]", head):
+            return 95
+        if "[" not in head[:4096] and "kernel:" not in head[:4096] and "kern " not in head[:4096]:
+            return 0
+        lines = [line for line in head[:16384].splitlines()[:80] if line.strip()]
+        if len(lines) < 3:
+            return 0
+        prefixed = sum(1 for line in lines if _prefix(line) is not None)
+        if prefixed >= 0.6 * len(lines):
+            return 60
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _prefix(line: str) -> str | None:
+    for name, pattern in _PREFIXES:
+        if pattern.match(line):
+            return name
+    return None
+
+
+def parse(text: str) -> ParseResult:
+    """Count and list the Xid and SXid events of a kernel log."""
+    events: list[dict[str, Any]] = []
+    xid_by_code: dict[int, int] = {}
+    sxid_by_code: dict[int, int] = {}
+    gpus: list[str] = []
+    formats: dict[str, int] = {}
+    kernel_lines = line_count = fatal = 0
+    fallen = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        line_count += 1
+        name = _prefix(raw)
+        if name is None and _KERNEL_WORD_RE.match(raw):
+            name = "journal"
+        if name is not None:
+            kernel_lines += 1
+            formats[name] = formats.get(name, 0) + 1
+        if "has fallen off the bus" in raw:
+            fallen = True
+        match = _XID_RE.search(raw)
+        if match:
+            code = int(match.group(2))
+            pci = match.group(1).lower()
+            xid_by_code[code] = xid_by_code.get(code, 0) + 1
+            if pci not in gpus:
+                gpus.append(pci)
+            if code == 79:
+                fallen = True
+            if len(events) < _MAX_EVENTS:
+                events.append(
+                    {"type": "xid", "code": code, "pci": pci, "line": number,
+                     "detail": match.group(3).strip()[:200]}
+                )  # fmt: skip
+            continue
+        match = _SXID_RE.search(raw)
+        if match and "SXid (" in raw:
+            code = int(match.group(3))
+            detail = match.group(4).strip()
+            sxid_by_code[code] = sxid_by_code.get(code, 0) + 1
+            is_fatal = bool(re.match(r"Fatal\b", detail)) or ", Fatal" in detail
+            fatal += is_fatal
+            if len(events) < _MAX_EVENTS:
+                events.append(
+                    {"type": "sxid", "code": code, "pci": match.group(2).lower(), "line": number,
+                     "switch": match.group(1), "fatal": is_fatal, "detail": detail[:200]}
+                )  # fmt: skip
+    if not events and kernel_lines == 0:
+        raise EvidenceParseError(
+            "no kernel log found (expected dmesg / journalctl -k lines, or 'NVRM: Xid' / "
+            "'SXid' lines)",
+            kind=KIND,
+        )
+    warnings: list[str] = []
+    if len(events) >= _MAX_EVENTS:
+        warnings.append(f"more than {_MAX_EVENTS} events: only the first {_MAX_EVENTS} listed")
+    if not events:
+        warnings.append("no Xid or SXid line in this log")
+    xid_count = sum(xid_by_code.values())
+    sxid_count = sum(sxid_by_code.values())
+    metrics: dict[str, Any] = {
+        "xid_count": xid_count,
+        "sxid_count": sxid_count,
+        "xid_codes": sorted(xid_by_code),
+        "sxid_codes": sorted(sxid_by_code),
+        "xid_by_code": {str(k): v for k, v in sorted(xid_by_code.items())},
+        "sxid_by_code": {str(k): v for k, v in sorted(sxid_by_code.items())},
+        "xid_gpus": gpus,
+        "sxid_fatal_count": fatal,
+        "gpu_fallen_off_bus": fallen,
+        "format": max(formats, key=lambda k: formats[k]) if formats else "lines",
+        "kernel_lines": kernel_lines,
+        "line_count": line_count,
+        "events": events,
+    }
+    facts = [
+        Fact("xid_count", float(xid_count), "count"),
+        Fact("sxid_count", float(sxid_count), "count"),
+    ]
+    facts.extend(
+        Fact(e["type"], float(e["code"]), "code", e["line"], {"pci": e["pci"]}) for e in events
+    )
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

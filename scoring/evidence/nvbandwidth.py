@@ -1,0 +1,224 @@
+"""Parser for NVIDIA ``nvbandwidth`` output: one bandwidth matrix per test case, in GB/s.
+
+Reads the header (nvbandwidth / CUDA / driver versions, the device list), then each
+``Running <testcase>.`` block: the matrix title ("memcpy CE CPU(row) -> GPU(column) bandwidth
+(GB/s)"), the column indexes, the rows (``N/A`` on the diagonal of GPU-GPU tests), and the
+``SUM <testcase> <value>`` line. ``Waived`` test cases and an ``ASSERT`` or error that stops a
+run are reported, not hidden. Rows whose first column header was dropped (pasted without the
+leading spaces) read the same.
+
+metrics
+    testcases        {name: {title, matrix (list of rows, None for N/A), sum_gbyte_s, min, max,
+                     mean (of the numbers), cells, direction ("h2d", "d2h", "d2d", "local"...)}}.
+    testcase_names   in order of appearance; ``waived`` count; ``errors`` (ASSERT / error lines).
+    h2d_gbyte_s / d2h_gbyte_s   mean per-GPU bandwidth of host_to_device_memcpy_ce /
+                     device_to_host_memcpy_ce (falling back to the _sm variants), None if not run.
+    d2d_min_gbyte_s / d2d_mean_gbyte_s   over the off-diagonal cells of
+                     device_to_device_memcpy_read_ce (or write_ce / the _sm variants).
+    device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version.
+facts: one ``nvbandwidth_sum_gbyte_s`` per test case (unit "GB/s", details {testcase}).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+
+KIND = "nvbandwidth"
+
+_RUNNING_RE = re.compile(r"^Running\s+([A-Za-z0-9_]+)\.?\s*$")
+_SUM_RE = re.compile(r"^SUM\s+([A-Za-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
+_TITLE_RE = re.compile(r"bandwidth\s*\(GB/s\)\s*$", re.IGNORECASE)
+_DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$")
+_VERSION_RES = {
+    "nvbandwidth_version": re.compile(r"^nvbandwidth Version:\s*(\S+)"),
+    "cuda_runtime_version": re.compile(r"^CUDA Runtime Version:\s*(\S+)"),
+    "cuda_driver_version": re.compile(r"^CUDA Driver Version:\s*(\S+)"),
+    "driver_version": re.compile(r"^Driver Version:\s*(\S+)"),
+}
+_CELL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?|N/A)$")
+_ERROR_RE = re.compile(r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value", re.IGNORECASE)
+_H2D = ("host_to_device_memcpy_ce", "host_to_device_memcpy_sm")
+_D2H = ("device_to_host_memcpy_ce", "device_to_host_memcpy_sm")
+_D2D = (
+    "device_to_device_memcpy_read_ce",
+    "device_to_device_memcpy_write_ce",
+    "device_to_device_memcpy_read_sm",
+    "device_to_device_memcpy_write_sm",
+)
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is nvbandwidth output."""
+    try:
+        head = text[:65536]
+        if "nvbandwidth Version" in head:
+            return 95
+        if re.search(r"(?m)^\s*SUM [a-z_]+_(?:ce|sm|copy)\b", head):
+            return 90
+        if re.search(r"(?m)^[\s>]*Running [a-z_]+_(?:ce|sm)\.", head) and "(GB/s)" in head:
+            return 85
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _direction(name: str) -> str:
+    for prefix, short in (
+        ("host_to_device", "h2d"),
+        ("device_to_host", "d2h"),
+        ("device_to_device", "d2d"),
+        ("host_to_all", "h2all"),
+        ("all_to_host", "all2h"),
+        ("all_to_one", "all2one"),
+        ("one_to_all", "one2all"),
+        ("device_local", "local"),
+    ):
+        if name.startswith(prefix):
+            return short
+    return "other"
+
+
+def parse(text: str) -> ParseResult:
+    """Parse nvbandwidth's header, matrices and SUM lines."""
+    header: dict[str, Any] = {k: None for k in _VERSION_RES}
+    devices: list[dict[str, Any]] = []
+    cases: dict[str | None, dict[str, Any]] = {}
+    order: list[str | None] = []
+    errors: list[str] = []
+    warnings: list[str] = []
+    waived = 0
+    current: dict[str, Any] | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith(">"):  # markdown quote of a pasted output
+            line = line.lstrip(">").strip()
+        if not line:
+            continue
+        for key, pattern in _VERSION_RES.items():
+            match = pattern.match(line)
+            if match and header[key] is None:
+                header[key] = match.group(1)
+        match = _DEVICE_RE.match(line)
+        if match and current is None:
+            devices.append({"index": int(match.group(1)), "name": match.group(2) or None,
+                            "bus_id": match.group(3)})  # fmt: skip
+            continue
+        if line.startswith("Waived"):
+            waived += 1
+            current = None
+            continue
+        match = _RUNNING_RE.match(line)
+        if match:
+            name = match.group(1)
+            current = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}
+            cases[name] = current
+            if name not in order:
+                order.append(name)
+            continue
+        match = _SUM_RE.match(line)
+        if match:
+            name = match.group(1)
+            case = cases.get(name)
+            if case is None and current is not None and None in cases:
+                # A matrix pasted without its "Running <test>." line: the SUM names it.
+                case = cases.pop(None)
+                cases[name] = case
+                order[order.index(None)] = name
+            if case is None:
+                case = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}
+                cases[name] = case
+                order.append(name)
+            case["sum"] = float(match.group(2))
+            current = None
+            continue
+        if _TITLE_RE.search(line):
+            if current is None or current["title"] is not None:
+                current = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}
+                cases[None] = current
+                order.append(None)
+            current["title"] = line
+            continue
+        if current is None:
+            if _ERROR_RE.search(line):
+                errors.append(f"line {number}: {line[:200]}")
+            continue
+        tokens = strip_annotation(line).split()
+        column_line = tokens and all(t.isdigit() for t in tokens)
+        if current["title"] is not None and current["columns"] is None and column_line:
+            current["columns"] = [int(t) for t in tokens]
+            continue
+        if current["columns"] is not None and tokens and tokens[0].isdigit():
+            cells = tokens[1:]
+            if cells and all(_CELL_RE.match(c) for c in cells):
+                current["rows"].append([None if c == "N/A" else float(c) for c in cells])
+                continue
+            # Pasted without leading spaces, a row's index can look like a column header.
+        if _ERROR_RE.search(line):
+            errors.append(f"line {number}: {line[:200]}")
+    if not cases and not devices and header["nvbandwidth_version"] is None:
+        raise EvidenceParseError(
+            "no nvbandwidth output found (expected 'nvbandwidth Version', 'Running <test>.' "
+            "and 'SUM <test> <GB/s>' lines)",
+            kind=KIND,
+        )
+    if None in cases:
+        warnings.append("a bandwidth matrix without its test case name (no 'Running' or SUM line)")
+        cases["unnamed"] = cases.pop(None)
+        order[order.index(None)] = "unnamed"
+    summaries: dict[str, dict[str, Any]] = {}
+    for name in order:
+        case = cases[name]
+        numbers = [v for row in case["rows"] for v in row if v is not None]
+        if case["sum"] is None:
+            warnings.append(f"{name}: no SUM line (run cut or failed)")
+        if not case["rows"]:
+            warnings.append(f"{name}: no bandwidth matrix")
+        summaries[name] = {
+            "title": case["title"],
+            "direction": _direction(name),
+            "matrix": case["rows"],
+            "sum_gbyte_s": case["sum"],
+            "min_gbyte_s": min(numbers) if numbers else None,
+            "max_gbyte_s": max(numbers) if numbers else None,
+            "mean_gbyte_s": round(statistics.fmean(numbers), 3) if numbers else None,
+            "cells": len(numbers),
+        }
+    if errors:
+        warnings.append(f"{len(errors)} error line(s): {errors[0]}")
+    if not any(s["cells"] or s["sum_gbyte_s"] is not None for s in summaries.values()):
+        raise EvidenceParseError(
+            "nvbandwidth measured nothing"
+            + (f" ({errors[0]})" if errors else " (no matrix and no SUM line)"),
+            kind=KIND,
+        )
+
+    def first(names: tuple[str, ...], key: str) -> float | None:
+        for name in names:
+            if name in summaries and summaries[name][key] is not None:
+                return summaries[name][key]
+        return None
+
+    metrics: dict[str, Any] = {
+        **header,
+        "device_count": len(devices),
+        "device_names": list(dict.fromkeys(d["name"] for d in devices if d["name"])),
+        "devices": devices,
+        "testcase_names": order,
+        "testcases": summaries,
+        "waived": waived,
+        "errors": errors,
+        "h2d_gbyte_s": first(_H2D, "mean_gbyte_s"),
+        "d2h_gbyte_s": first(_D2H, "mean_gbyte_s"),
+        "d2d_min_gbyte_s": first(_D2D, "min_gbyte_s"),
+        "d2d_mean_gbyte_s": first(_D2D, "mean_gbyte_s"),
+    }
+    facts = tuple(
+        Fact("nvbandwidth_sum_gbyte_s", s["sum_gbyte_s"], "GB/s", cases[n]["line"], {"testcase": n})
+        for n, s in summaries.items()
+        if s["sum_gbyte_s"] is not None
+    )
+    return ParseResult(kind=KIND, metrics=metrics, facts=facts, warnings=tuple(warnings))

@@ -1,0 +1,120 @@
+"""Parser for ``nvidia-smi -L``: the GPUs and MIG devices with their UUIDs.
+
+Reads the current layout (``MIG 3g.40gb     Device  0: (UUID: MIG-<uuid>)``), the R450/R460
+layout (``MIG 1c.3g.20gb Device 0: (UUID: MIG-GPU-<gpu uuid>/<gi>/<ci>)``) and a MIG-only
+listing run inside a container (no ``GPU n:`` line).
+
+metrics
+    gpu_count, gpu_names, gpu_uuids   the physical GPUs listed (``GPU n: <name> (UUID: GPU-...)``).
+    gpus            per GPU: index, name, uuid, mig_count.
+    mig_count       MIG devices listed; ``mig_devices``: gpu_index (None when no GPU line),
+                    profile ("3g.40gb", "1c.3g.20gb"), device, uuid, gi/ci (legacy UUIDs only).
+    mig_profiles    distinct MIG profiles, in order; ``mig_enabled`` True when any MIG device.
+    uuid_format     "mig" (MIG-<uuid>) or "legacy" (MIG-GPU-<uuid>/gi/ci) or None.
+facts: ``gpu_count`` and ``mig_count`` (unit "count").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+
+KIND = "nvidia_smi_list"
+
+_GPU_RE = re.compile(r"^GPU\s+(\d{1,4}):\s*(.*?)\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*\)")
+_MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d{1,4}):\s*\(UUID:\s*(MIG-[0-9A-Za-z/-]+)\s*\)")
+_LEGACY_RE = re.compile(r"^MIG-GPU-[0-9A-Fa-f-]+/(\d+)/(\d+)$")
+_LINK_RE = re.compile(r"^\s*Link \d+:", re.MULTILINE)
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is ``nvidia-smi -L`` output."""
+    try:
+        head = text[:65536]
+        if "(UUID:" not in head:
+            return 0
+        if _LINK_RE.search(head):
+            return 0  # nvidia-smi nvlink prints the same GPU lines above its links
+        lines = [strip_annotation(x.strip()) for x in head.splitlines() if x.strip()]
+        hits = sum(1 for x in lines if _GPU_RE.match(x) or _MIG_RE.match(x))
+        if not hits:
+            return 0
+        if "Driver Version" in head or re.search(
+            r"(?m)^\s*(?:Attached GPUs|Product Name)\s*:", head
+        ):
+            return 0
+        return 95 if hits >= max(1, len(lines) // 2) else 60
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def parse(text: str) -> ParseResult:
+    """Parse ``nvidia-smi -L`` into GPUs and MIG devices."""
+    gpus: list[dict[str, Any]] = []
+    migs: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    formats: set[str] = set()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = strip_annotation(raw.strip())
+        if not line:
+            continue
+        match = _GPU_RE.match(line)
+        if match:
+            gpus.append(
+                {"index": int(match.group(1)), "name": match.group(2) or None,
+                 "uuid": match.group(3), "mig_count": 0, "line": number}
+            )  # fmt: skip
+            continue
+        match = _MIG_RE.match(line)
+        if match:
+            uuid = match.group(3)
+            legacy = _LEGACY_RE.match(uuid)
+            formats.add("legacy" if legacy else "mig")
+            parent = gpus[-1] if gpus else None
+            if parent is not None:
+                parent["mig_count"] += 1
+            migs.append(
+                {
+                    "gpu_index": parent["index"] if parent else None,
+                    "profile": match.group(1),
+                    "device": int(match.group(2)),
+                    "uuid": uuid,
+                    "gi": int(legacy.group(1)) if legacy else None,
+                    "ci": int(legacy.group(2)) if legacy else None,
+                }
+            )
+            continue
+        if line.startswith(("GPU ", "MIG ")):
+            warnings.append(f"line {number}: unreadable GPU/MIG line skipped")
+        elif "No devices were found" in line or "NVIDIA-SMI has failed" in line:
+            raise EvidenceParseError(f"nvidia-smi reported: {line}", line=number, kind=KIND)
+    if not gpus and not migs:
+        raise EvidenceParseError(
+            "no 'GPU n: <name> (UUID: GPU-...)' or 'MIG ... Device n: (UUID: ...)' line",
+            kind=KIND,
+        )
+    if migs and not gpus:
+        warnings.append("MIG devices listed without their GPU (run inside a container?)")
+    uuids = [g["uuid"] for g in gpus]
+    if len(set(uuids)) != len(uuids):
+        warnings.append("the same GPU UUID is listed twice")
+    for gpu in gpus:
+        gpu.pop("line")
+    metrics: dict[str, Any] = {
+        "gpu_count": len(gpus),
+        "gpu_names": [g["name"] for g in gpus],
+        "gpu_uuids": uuids,
+        "gpus": gpus,
+        "mig_count": len(migs),
+        "mig_devices": migs,
+        "mig_profiles": list(dict.fromkeys(m["profile"] for m in migs)),
+        "mig_enabled": bool(migs),
+        "uuid_format": ("legacy" if "legacy" in formats else "mig") if formats else None,
+    }
+    facts = (
+        Fact("gpu_count", float(len(gpus)), "count"),
+        Fact("mig_count", float(len(migs)), "count"),
+    )
+    return ParseResult(kind=KIND, metrics=metrics, facts=facts, warnings=tuple(warnings))

@@ -1,0 +1,230 @@
+"""Parser for ``nvidia-smi -q -x`` (the XML report, nvsmi_device.dtd v1..v12).
+
+Read with the standard library's expat-based ``xml.etree.ElementTree`` parser, with the care
+defusedxml takes: any ``<!ENTITY`` declaration or internal DTD subset is refused before parsing
+(no entity expansion, so no "billion laughs"), the external DTD the report names is never
+fetched, and the input is capped at 32 MiB. An output cut short (upload truncated, ``head``)
+keeps the GPUs that were complete, with a warning.
+
+metrics
+    driver_version, cuda_version, attached_gpus (as printed), dtd (the DOCTYPE's DTD name).
+    gpu_count        complete <gpu> elements read.
+    gpu_names, gpu_uuids, bus_ids   per GPU; ``duplicate_uuids`` UUIDs listed more than once.
+    memory_total_mib per GPU (None when "N/A").
+    virtualization_mode   per GPU ("None", "Pass-Through", "VGPU", "Host VGPU"...; None when
+                     absent); ``mig_mode`` per GPU (current_mig).
+    ecc_mode         per GPU (current_ecc); ``ecc_uncorrected_volatile_total`` and
+                     ``ecc_uncorrected_aggregate_total``: DRAM + SRAM uncorrectable counts summed
+                     over GPUs (None when no GPU reports one).
+    remapped_rows_pending, remapped_rows_failure   GPUs reporting "Yes".
+    retired_pages_pending   GPUs reporting pending retirement "Yes".
+    gpus             per GPU dict with the above plus serial, vbios_version, temperature_c,
+                     power_limit_w, performance_state.
+facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from .base import EvidenceParseError, Fact, ParseResult
+
+KIND = "nvidia_smi_xml"
+
+MAX_BYTES = 32 * 1024 * 1024
+_DOCTYPE_RE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log(?:\s+SYSTEM\s+[\"']([^\"']*)[\"'])?\s*>")
+_NUMBER_RE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
+
+
+def detect(text: str) -> int:
+    """Confidence 0..100 that ``text`` is ``nvidia-smi -q -x`` XML."""
+    try:
+        head = text[:65536]
+        if "<nvidia_smi_log" in head:
+            return 97
+        if "nvsmi_device" in head and "<gpu" in head:
+            return 90
+        return 0
+    except Exception:  # detect() must never raise, whatever the input
+        return 0
+
+
+def _refuse_unsafe(text: str) -> str | None:
+    """Raise on entity declarations or an internal DTD subset; return the DTD name if any."""
+    head = text[:65536]
+    if "<!ENTITY" in text:
+        raise EvidenceParseError("XML entity declarations are refused (<!ENTITY)", kind=KIND)
+    doctypes = re.findall(r"<!DOCTYPE[^>]*>?", head)
+    if len(doctypes) > 1:
+        raise EvidenceParseError("more than one DOCTYPE", kind=KIND)
+    if doctypes:
+        match = _DOCTYPE_RE.search(head)
+        if match is None or "[" in doctypes[0]:
+            raise EvidenceParseError(
+                "only nvidia-smi's own DOCTYPE is accepted (no internal DTD subset)", kind=KIND
+            )
+        return match.group(1)
+    return None
+
+
+def _text(element: ET.Element | None, path: str) -> str | None:
+    if element is None:
+        return None
+    found = element.find(path)
+    if found is None or found.text is None:
+        return None
+    value = " ".join(found.text.split())
+    return value or None
+
+
+def _number(value: str | None) -> float | None:
+    if value is None:
+        return None
+    match = _NUMBER_RE.match(value)
+    return float(match.group(1)) if match else None
+
+
+def _int(value: str | None) -> int | None:
+    number = _number(value)
+    return int(number) if number is not None else None
+
+
+def _uncorrectable(gpu: ET.Element, scope: str) -> int | None:
+    """Uncorrectable ECC count of one scope (volatile/aggregate): DRAM + SRAM counters of the
+    current layout, or double_bit/total of the pre-R450 layout. None when none is a number."""
+    node = gpu.find(f"ecc_errors/{scope}")
+    if node is None:
+        return None
+    old = _int(_text(node, "double_bit/total"))
+    if old is not None:
+        return old
+    values = [
+        _int(child.text)
+        for child in node
+        if ("uncorrect" in child.tag or "uncorrected" in child.tag) and not list(child)
+    ]
+    numbers = [v for v in values if v is not None]
+    return sum(numbers) if numbers else None
+
+
+def _gpu(gpu: ET.Element) -> dict[str, Any]:
+    yes = ("yes", "true")
+    remap_pending = _text(gpu, "remapped_rows/remapped_row_pending")
+    remap_failure = _text(gpu, "remapped_rows/remapped_row_failure")
+    retire_pending = _text(gpu, "retired_pages/pending_retirement")
+    power = _text(gpu, "gpu_power_readings/current_power_limit") or _text(
+        gpu, "power_readings/power_limit"
+    )
+    return {
+        "bus_id": gpu.get("id"),
+        "name": _text(gpu, "product_name"),
+        "uuid": _text(gpu, "uuid"),
+        "serial": _text(gpu, "serial"),
+        "vbios_version": _text(gpu, "vbios_version"),
+        "memory_total_mib": _int(_text(gpu, "fb_memory_usage/total")),
+        "memory_used_mib": _int(_text(gpu, "fb_memory_usage/used")),
+        "mig_mode": _text(gpu, "mig_mode/current_mig"),
+        "virtualization_mode": _text(gpu, "gpu_virtualization_mode/virtualization_mode"),
+        "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
+        "ecc_uncorrected_volatile": _uncorrectable(gpu, "volatile"),
+        "ecc_uncorrected_aggregate": _uncorrectable(gpu, "aggregate"),
+        "remapped_rows_pending": (remap_pending or "").lower() in yes,
+        "remapped_rows_failure": (remap_failure or "").lower() in yes,
+        "retired_pages_pending": (retire_pending or "").lower() in yes,
+        "temperature_c": _int(_text(gpu, "temperature/gpu_temp")),
+        "power_limit_w": _number(power),
+        "performance_state": _text(gpu, "performance_state"),
+    }
+
+
+def parse(text: str) -> ParseResult:
+    """Parse ``nvidia-smi -q -x`` into per-GPU identity, memory, ECC and virtualisation."""
+    if len(text) > MAX_BYTES:
+        raise EvidenceParseError(f"XML larger than {MAX_BYTES} bytes", kind=KIND)
+    dtd = _refuse_unsafe(text)
+    start = text.find("<?xml")
+    if start < 0:
+        start = text.find("<nvidia_smi_log")
+    if start < 0:
+        raise EvidenceParseError("no <nvidia_smi_log> element (not nvidia-smi -q -x)", kind=KIND)
+    parser = ET.XMLPullParser(events=("end",))
+    gpus: list[dict[str, Any]] = []
+    top: dict[str, str | None] = {
+        "driver_version": None,
+        "cuda_version": None,
+        "attached_gpus": None,
+    }
+    root_seen = False
+    warnings: list[str] = []
+    body = text[start:]
+
+    def cut(exc: ET.ParseError) -> None:
+        line = text[:start].count("\n") + exc.position[0]
+        warnings.append(f"the XML is cut or broken at line {line} ({exc})")
+
+    def take(events: Any) -> None:
+        nonlocal root_seen
+        for _, element in events:
+            if element.tag == "gpu":
+                gpus.append(_gpu(element))
+            elif element.tag in top and top[element.tag] is None:
+                top[element.tag] = " ".join((element.text or "").split()) or None
+            elif element.tag == "nvidia_smi_log":
+                root_seen = True
+
+    # Fed in pieces so that the complete <gpu> elements before a break are kept.
+    try:
+        for offset in range(0, len(body), 65536):
+            parser.feed(body[offset : offset + 65536])
+            take(parser.read_events())
+        parser.close()
+        take(parser.read_events())
+    except ET.ParseError as exc:
+        cut(exc)
+    if not gpus and top["driver_version"] is None:
+        reason = warnings[0] if warnings else "no <gpu> and no <driver_version>"
+        raise EvidenceParseError(f"nothing readable in the XML: {reason}", kind=KIND)
+    if not root_seen and not warnings:
+        warnings.append("no closing </nvidia_smi_log>")
+    attached = _int(top["attached_gpus"])
+    if attached is not None and attached != len(gpus):
+        warnings.append(f"attached_gpus says {attached} but {len(gpus)} complete <gpu> elements")
+    uuids = [g["uuid"] for g in gpus if g["uuid"]]
+    duplicates = sorted({u for u in uuids if uuids.count(u) > 1})
+    if duplicates:
+        warnings.append("the same GPU UUID appears more than once: " + ", ".join(duplicates))
+
+    def total(key: str) -> int | None:
+        values = [g[key] for g in gpus if g[key] is not None]
+        return sum(values) if values else None
+
+    metrics: dict[str, Any] = {
+        "driver_version": top["driver_version"],
+        "cuda_version": top["cuda_version"],
+        "attached_gpus": attached,
+        "dtd": dtd,
+        "gpu_count": len(gpus),
+        "gpu_names": [g["name"] for g in gpus],
+        "gpu_uuids": uuids,
+        "duplicate_uuids": duplicates,
+        "bus_ids": [g["bus_id"] for g in gpus],
+        "memory_total_mib": [g["memory_total_mib"] for g in gpus],
+        "virtualization_mode": [g["virtualization_mode"] for g in gpus],
+        "mig_mode": [g["mig_mode"] for g in gpus],
+        "ecc_mode": [g["ecc_mode"] for g in gpus],
+        "ecc_uncorrected_volatile_total": total("ecc_uncorrected_volatile"),
+        "ecc_uncorrected_aggregate_total": total("ecc_uncorrected_aggregate"),
+        "remapped_rows_pending": sum(g["remapped_rows_pending"] for g in gpus),
+        "remapped_rows_failure": sum(g["remapped_rows_failure"] for g in gpus),
+        "retired_pages_pending": sum(g["retired_pages_pending"] for g in gpus),
+        "gpus": gpus,
+    }
+    facts = [Fact("gpu_count", float(len(gpus)), "count")]
+    facts += [
+        Fact("gpu_memory_total_mib", float(g["memory_total_mib"]), "MiB", None, {"uuid": g["uuid"]})
+        for g in gpus
+        if g["memory_total_mib"] is not None
+    ]
+    return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -1,0 +1,87 @@
+"""``dcgmi diag -j``: the JSON form of the DCGM diagnostic (DCGM 3.x and 4.x layouts)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from scoring.evidence import dcgm, registry
+from scoring.evidence.base import EvidenceParseError
+
+Sample = Callable[[str], str]
+
+
+def test_dcgm_3_json_with_nulls_and_a_warning_line(sample: Sample) -> None:
+    text = sample("dcgm_diag/dcgm-3.1.0-json-8gpu-pass-nulls-warning-line.txt")
+    assert registry.detect_kind(text) == "dcgm_diag"
+    metrics = dcgm.parse(text).metrics
+    assert metrics["format"] == "json"
+    assert metrics["overall"] == "pass"
+    assert metrics["dcgm_version"] == "3.1.0"
+    assert len(metrics["passed_tests"]) == 10
+    assert metrics["tests"][0] == {
+        "name": "Denylist",
+        "category": "Deployment",
+        "status": "pass",
+        "gpus": {},
+        "line": 2,
+    }
+    assert metrics["tests"][-1]["gpus"] == {str(g): "pass" for g in range(8)}
+
+
+def _v4(memory_status: str) -> str:
+    # DCGM 4.x layout: "DCGM Diagnostic" root, per-entity results and a per-test summary.
+    return json.dumps(
+        {
+            "DCGM Diagnostic": {
+                "tests": [
+                    {
+                        "name": "software",
+                        "results": [{"entity_group": "GPU", "entity_id": 0, "status": "Pass"}],
+                        "test_summary": {"status": "Pass"},
+                    },
+                    {
+                        "name": "memory",
+                        "results": [
+                            {"entity_group": "GPU", "entity_id": 0, "status": "Pass"},
+                            {
+                                "entity_group": "GPU",
+                                "entity_id": 1,
+                                "status": memory_status,
+                                "warnings": [{"warning": "GPU 1 has uncorrectable memory errors"}],
+                            },
+                        ],
+                        "test_summary": {"status": memory_status},
+                    },
+                ],
+                "metadata": {"DCGM Version": "4.2.3", "Driver Version Detected": "570.124.06"},
+            }
+        },
+        indent=4,
+    )
+
+
+def test_dcgm_4_json_failure_names_the_gpu() -> None:
+    metrics = dcgm.parse(_v4("Fail")).metrics
+    assert metrics["overall"] == "fail"
+    assert metrics["failed_tests"] == ["memory"]
+    assert metrics["failed_gpus"] == [1]
+    assert metrics["errors"][0]["text"] == "GPU 1 has uncorrectable memory errors"
+    assert (metrics["dcgm_version"], metrics["driver_version"]) == ("4.2.3", "570.124.06")
+
+
+def test_dcgm_4_json_pass() -> None:
+    assert dcgm.parse(_v4("Pass")).metrics["overall"] == "pass"
+
+
+def test_json_without_tests_is_an_error() -> None:
+    with pytest.raises(EvidenceParseError, match="without any test result"):
+        dcgm.parse('{"DCGM GPU Diagnostic": {"version": "4.2.3"}}')
+
+
+def test_truncated_json_falls_back_to_the_table_reader_and_fails_cleanly(sample: Sample) -> None:
+    text = sample("dcgm_diag/dcgm-3.1.0-json-8gpu-pass-nulls-warning-line.txt")
+    with pytest.raises(EvidenceParseError):
+        dcgm.parse(text[: len(text) // 2])

@@ -1,0 +1,96 @@
+"""Tests of the kernel log (dmesg / journalctl -k) Xid and SXid parser on real logs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from scoring.evidence import kernel_log, registry
+from scoring.evidence.base import EvidenceParseError
+
+Sample = Callable[[str], str]
+
+
+def test_dmesg_ctime_xid13_and_xid109(sample: Sample) -> None:
+    result = kernel_log.parse(sample("kernel_log/gpud-pr46-dmesg-ctime-xid13-xid109.txt"))
+    metrics = result.metrics
+    assert metrics["xid_count"] == 4
+    assert metrics["xid_codes"] == [13, 109]
+    assert metrics["xid_by_code"] == {"13": 3, "109": 1}
+    assert metrics["xid_gpus"] == ["0000:cb:00"]
+    assert metrics["sxid_count"] == 0
+    assert metrics["format"] == "dmesg_ctime"
+    assert metrics["events"][3]["line"] == 5
+    assert metrics["events"][3]["detail"].startswith("pid=1797828, name=pt_main_thread")
+    assert isinstance(metrics["xid_count"], int)
+    assert all(isinstance(code, int) for code in metrics["xid_codes"])
+
+
+def test_previous_xid_in_the_text_is_not_an_event(sample: Sample) -> None:
+    text = sample("kernel_log/ogkm-issue1150-journal-xid45-after-149-145.txt")
+    metrics = kernel_log.parse(text).metrics
+    assert metrics["xid_count"] == 8
+    assert metrics["xid_codes"] == [45]
+    assert metrics["xid_gpus"] == ["0000:dc:00", "0000:ed:00", "0000:ba:00", "0000:97:00"]
+    assert metrics["format"] == "journal"
+
+
+def test_plain_dmesg_seconds_prefix(sample: Sample) -> None:
+    metrics = kernel_log.parse(
+        sample("kernel_log/bumblebee-issue677-dmesg-xid32-xid31.txt")
+    ).metrics
+    assert (metrics["xid_count"], metrics["xid_codes"], metrics["format"]) == (3, [31, 32], "dmesg")
+
+
+def test_sxid_line_of_dmesg_x(sample: Sample) -> None:
+    metrics = kernel_log.parse(sample("kernel_log/gpud-pr338-dmesg-x-iso-sxid12028.txt")).metrics
+    assert (metrics["sxid_count"], metrics["sxid_codes"], metrics["xid_count"]) == (1, [12028], 0)
+    assert metrics["sxid_fatal_count"] == 0
+    assert metrics["events"][0]["switch"] == "nvidia-nvswitch1"
+    assert metrics["format"] == "dmesg_iso"
+
+
+def test_fatal_and_non_fatal_sxid() -> None:
+    # The two SXid severities as the NVSwitch driver prints them (format of the gpud sample).
+    text = (
+        "[123.456789] nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): 20009, Non-fatal, Link 28 RX\n"
+        "[123.456791] nvidia-nvswitch0: SXid (PCI:0000:c3:00.0): 24007, Fatal, Link 30 timeout\n"
+    )
+    metrics = kernel_log.parse(text).metrics
+    assert (metrics["sxid_count"], metrics["sxid_fatal_count"]) == (2, 1)
+    assert metrics["sxid_codes"] == [20009, 24007]
+
+
+def test_clean_log_is_a_result_with_zero_xids(sample: Sample) -> None:
+    text = sample("kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt")
+    assert registry.detect_kind(text) == "kernel_log"
+    result = kernel_log.parse(text)
+    assert (result.metrics["xid_count"], result.metrics["sxid_count"]) == (0, 0)
+    assert result.metrics["xid_codes"] == []
+    assert "no Xid or SXid line in this log" in result.warnings
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "kernel_log/gpud-pr46-dmesg-ctime-xid13-xid109.txt",
+        "kernel_log/ogkm-issue1150-journal-xid45-after-149-145.txt",
+        "kernel_log/bumblebee-issue677-dmesg-xid32-xid31.txt",
+        "kernel_log/gpud-pr338-dmesg-x-iso-sxid12028.txt",
+    ],
+)
+def test_registry_detects_kernel_logs(sample: Sample, path: str) -> None:
+    assert registry.detect_kind(sample(path)) == "kernel_log"
+
+
+def test_other_text_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(EvidenceParseError, match="no kernel log found"):
+        kernel_log.parse("hello\nworld\n")
+
+
+def test_fallen_off_the_bus() -> None:
+    text = "[12345.678901] NVRM: Xid (PCI:0000:18:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    metrics = kernel_log.parse(text).metrics
+    assert metrics["gpu_fallen_off_bus"] is True
+    assert metrics["xid_codes"] == [79]

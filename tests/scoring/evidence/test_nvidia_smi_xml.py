@@ -1,0 +1,83 @@
+"""``nvidia-smi -q -x``: the XML report, read with defusedxml-like care (stdlib only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from scoring.evidence import nvidia_smi_xml, registry
+from scoring.evidence.base import EvidenceParseError
+
+Sample = Callable[[str], str]
+QUADRO = "nvidia_smi_xml/csharp-monitor-quadro-p620-driver515-gpu-block-duplicated.xml.txt"
+L4_CUT = "nvidia_smi_xml/go-exporter-2x-l4-driver555-cut-after-remapped-rows.xml.txt"
+
+
+def test_reduced_report_with_an_author_duplicated_gpu(sample: Sample) -> None:
+    text = sample(QUADRO)
+    assert registry.detect_kind(text) == "nvidia_smi_xml"
+    result = nvidia_smi_xml.parse(text)
+    metrics = result.metrics
+    assert (metrics["driver_version"], metrics["cuda_version"]) == ("515.65.01", "11.7")
+    assert metrics["dtd"] == "nvsmi_device_v11.dtd"
+    assert metrics["gpu_count"] == 2
+    assert metrics["memory_total_mib"] == [2048, 2048]
+    assert metrics["bus_ids"] == ["00000000:01:00.0", "00000000:02:00.0"]
+    assert metrics["duplicate_uuids"] == ["GPU-31296037-cc98-cba3-11c0-26666ebb762c"]
+    assert [g["temperature_c"] for g in metrics["gpus"]] == [33, 83]
+    assert "attached_gpus says 1 but 2 complete <gpu> elements" in result.warnings
+
+
+def test_cut_report_keeps_what_is_complete(sample: Sample) -> None:
+    result = nvidia_smi_xml.parse(sample(L4_CUT))
+    metrics = result.metrics
+    assert (metrics["driver_version"], metrics["attached_gpus"], metrics["gpu_count"]) == (
+        "555.42.06",
+        2,
+        0,
+    )
+    assert any("cut or broken" in w for w in result.warnings)
+
+
+def test_gpu_fields_of_the_l4_once_its_elements_are_closed(sample: Sample) -> None:
+    closed = sample(L4_CUT) + "        </temperature>\n    </gpu>\n</nvidia_smi_log>\n"
+    result = nvidia_smi_xml.parse(closed)
+    gpu = result.metrics["gpus"][0]
+    assert gpu["name"] == "NVIDIA L4"
+    assert gpu["uuid"] == "GPU-c5533cd4-5a60-059e-348d-b6d7466932e4"
+    assert (gpu["memory_total_mib"], gpu["virtualization_mode"], gpu["ecc_mode"]) == (
+        23034,
+        "None",
+        "Enabled",
+    )
+    assert (gpu["ecc_uncorrected_volatile"], gpu["ecc_uncorrected_aggregate"]) == (0, 0)
+    assert (gpu["remapped_rows_pending"], gpu["temperature_c"]) == (False, 45)
+    assert "attached_gpus says 2 but 1 complete <gpu> elements" in result.warnings
+
+
+@pytest.mark.parametrize(
+    "evil",
+    [
+        # billion laughs
+        '<?xml version="1.0"?><!DOCTYPE nvidia_smi_log [<!ENTITY a "aaaa">'
+        '<!ENTITY b "&a;&a;&a;&a;">]><nvidia_smi_log><driver_version>&b;</driver_version>'
+        "</nvidia_smi_log>",
+        # external entity
+        '<?xml version="1.0"?><!DOCTYPE nvidia_smi_log [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        "<nvidia_smi_log><driver_version>&x;</driver_version></nvidia_smi_log>",
+        # internal subset without entities
+        '<?xml version="1.0"?><!DOCTYPE nvidia_smi_log [<!ELEMENT a ANY>]><nvidia_smi_log/>',
+        # someone else's DOCTYPE
+        '<?xml version="1.0"?><!DOCTYPE html SYSTEM "x.dtd"><nvidia_smi_log/>',
+    ],
+)
+def test_dtd_tricks_are_refused(evil: str) -> None:
+    with pytest.raises(EvidenceParseError) as caught:
+        nvidia_smi_xml.parse(evil)
+    assert caught.value.kind == "nvidia_smi_xml"
+
+
+def test_not_xml_is_refused() -> None:
+    with pytest.raises(EvidenceParseError, match="no <nvidia_smi_log>"):
+        nvidia_smi_xml.parse("GPU 0: NVIDIA L4 (UUID: GPU-1)\n")
