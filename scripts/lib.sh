@@ -97,6 +97,13 @@ ensure_fio() {
   apt_install fio || die "could not install fio"
 }
 
+ensure_ping() {
+  # The collector's round-trip test pings loopback for real.
+  command -v ping >/dev/null && return 0
+  log "installing ping (the collector's round-trip probe)"
+  apt_install iputils-ping || die "could not install ping"
+}
+
 ensure_gettext() {
   command -v msgfmt >/dev/null && return 0
   log "installing gettext (message catalogues)"
