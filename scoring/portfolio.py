@@ -105,6 +105,8 @@ class PortfolioProblem:
     ops_capacity: str = "platform_team"
     ops_staff_cny_month: Decimal = _ZERO
     prefer_fewer_vendors_pct: Decimal = _ZERO
+    # (region a, region b, CNY/GiB): overrides cross_region_cny_gib for that pair, either way
+    region_rates: tuple[tuple[str, str, Decimal], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,11 @@ class PortfolioResult:
     notes: tuple[tuple[str, str], ...] = field(default=())
 
 
+def is_self_managed(delivery_form: str, vendor_managed: bool) -> bool:
+    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
+    return delivery_form == "bare_metal" and not vendor_managed
+
+
 def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
 
@@ -203,6 +210,9 @@ class _Model:
                     self.rejections[wi].append(
                         (f"{cid}: no offer for this workload", f"{cid}：未对该工作负载报价")
                     )
+        self.region_rates = {}
+        for a, b, rate in problem.region_rates:
+            self.region_rates[(a, b)] = self.region_rates[(b, a)] = rate
         self.vendor_of = [c.vendor for c in self.candidates]
         vendors = sorted(set(self.vendor_of))
         self.vendor_id = {v: i for i, v in enumerate(vendors)}
@@ -272,7 +282,7 @@ class _Model:
         if a.vendor != b.vendor:
             rate += self.problem.cross_vendor_cny_gib
         if a.region != b.region:
-            rate += self.problem.cross_region_cny_gib
+            rate += self.region_rates.get((a.region, b.region), self.problem.cross_region_cny_gib)
         return rate
 
     def cost(self, assign: Sequence[int]) -> tuple[Decimal, Decimal, Decimal]:
@@ -372,6 +382,8 @@ def _validate(problem: PortfolioProblem) -> None:
                 raise PortfolioInputError(f"unknown billing model {model!r}")
             if tco < 0:
                 raise PortfolioInputError(f"negative TCO for {pair} {model}")
+    if any(rate < 0 for _, _, rate in problem.region_rates):
+        raise PortfolioInputError("a region egress rate must not be negative")
     for flow in problem.flows:
         if flow.workload_a not in w_ids or flow.workload_b not in w_ids:
             raise PortfolioInputError("data flow between unknown workloads")
