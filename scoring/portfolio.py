@@ -171,6 +171,17 @@ class PortfolioResult:
     notes: tuple[tuple[str, str], ...] = field(default=())
 
 
+def burst_gpu_hours(
+    *, gpus: int, peak_gpus: int, peak_hours_per_day: int, peak_days_per_week: int, days: int
+) -> Decimal:
+    """GPU-hours above the base demand: (peak - base) x hours a day x days a week, over
+    ``days`` (weeks counted fractionally, 7 days each). 0 without a peak."""
+    if peak_gpus <= gpus or not peak_hours_per_day or not peak_days_per_week:
+        return _ZERO
+    weeks = Decimal(days) / Decimal(7)
+    return Decimal(peak_gpus - gpus) * peak_hours_per_day * peak_days_per_week * weeks
+
+
 def is_self_managed(delivery_form: str, vendor_managed: bool) -> bool:
     """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
     return delivery_form == "bare_metal" and not vendor_managed

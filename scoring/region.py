@@ -17,6 +17,8 @@ RESIDENCIES = ("none", "mainland_china")
 ZERO_AT_TARGETS = 3.0
 LOSS_MAX_PCT = 1.0
 LOSS_CAP = 50.0
+# A latency-sensitive workload's option score blends the rubric total with the latency score.
+LATENCY_WEIGHT = 0.25
 _ZERO = Decimal(0)
 
 
@@ -165,6 +167,11 @@ def latency_score(
         "no RTT measured or claimed: latency scores 0",
         "无实测或声称的 RTT：时延得 0 分",
     )
+
+
+def with_latency(total: float, latency: LatencyScore) -> float:
+    """The option score 0..100 of a latency-sensitive workload (LATENCY_WEIGHT on latency)."""
+    return round((1 - LATENCY_WEIGHT) * total + LATENCY_WEIGHT * latency.score, 2)
 
 
 @dataclass(frozen=True)
