@@ -208,3 +208,23 @@ def test_portfolio_page_in_chinese(client, evaluation, hybrid, members):
     )
     assert page.status_code == 200
     assert "建议" in page.content.decode()
+
+
+def test_demo_two_workload_evaluation(demo):
+    from django.core.management import call_command
+
+    from portal.models import Evaluation
+
+    evaluation = Evaluation.objects.get(pk=16)
+    assert evaluation.workloads.count() == 2
+    result = portfolio_propose(evaluation=evaluation).result
+    # far, self-managed bare metal in Ulanqab for pre-training (with a small team's staff cost);
+    # the managed Hangzhou cloud near the users for inference
+    assert result.proposal.line("pre-training").candidate_id == "16"
+    assert result.proposal.line("inference").candidate_id == "17"
+    assert result.proposal.ops_cny > 0 and result.proposal.egress_cny > 0
+    assert result.single.lines[0].candidate_id == "17"
+    assert result.saving_cny > 0
+    call_command("setup_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert Workload.objects.filter(evaluation=evaluation).count() == 2
+    assert evaluation.memberships.count() == 4
