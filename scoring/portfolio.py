@@ -120,6 +120,7 @@ class Line:
     billing_model: str
     tco: Decimal
     score: float
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -334,6 +335,7 @@ class _Model:
                     billing_model=entry[1],
                     tco=_cents(entry[0]),
                     score=entry[2],
+                    label=cand.label or cand.candidate_id,
                 )
             )
         workload_tco = sum((line.tco for line in lines), _ZERO)
@@ -641,11 +643,11 @@ def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult
 
 def _summary(proposal: Plan, single: Plan | None, saving: Decimal) -> tuple[str, str]:
     placed_en = "; ".join(
-        f"{line.workload_id} on {line.candidate_id} ({line.billing_model}, {_money(line.tco)})"
+        f"{line.workload_id} on {line.label} ({line.billing_model}, {_money(line.tco)})"
         for line in proposal.lines
     )
     placed_zh = "；".join(
-        f"{line.workload_id} → {line.candidate_id}（{line.billing_model}，{_money(line.tco)}）"
+        f"{line.workload_id} → {line.label}（{line.billing_model}，{_money(line.tco)}）"
         for line in proposal.lines
     )
     en = f"Proposal: {placed_en}. Total {_money(proposal.total)}."
@@ -654,7 +656,7 @@ def _summary(proposal: Plan, single: Plan | None, saving: Decimal) -> tuple[str,
         en += " No single candidate can serve every workload."
         zh += " 没有单一候选方案能承载全部工作负载。"
     elif saving > 0:
-        who = single.lines[0].candidate_id
+        who = single.lines[0].label
         en += f" It saves {_money(saving)} against the best single choice {who}."
         zh += f" 比最佳单一方案 {who} 节省 {_money(saving)}。"
     else:
@@ -712,7 +714,7 @@ def _risks(model: _Model, proposal: Plan) -> tuple[Risk, ...]:
         )
     self_managed = sorted(
         {
-            line.candidate_id
+            line.label
             for line in proposal.lines
             if model.candidates[model.c_index[line.candidate_id]].self_managed
         }

@@ -162,3 +162,27 @@ def test_region_egress_rates_enter_the_portfolio_cost():
     heavy_data = solve_with(400_000)  # ~118,000 of egress exceeds the 100,000 price gap
     assert heavy_data.proposal.line("batch").candidate_id == "sh"
     assert heavy_data.proposal.egress_cny == 0
+
+
+def test_latency_blend_weights_the_latency_score():
+    from scoring.region import LATENCY_WEIGHT, with_latency
+
+    perfect = latency_score(target_ms=10, claimed_ms=5)
+    unknown = latency_score(target_ms=10)
+    assert with_latency(80.0, perfect) == 80.0 * (1 - LATENCY_WEIGHT) + 100 * LATENCY_WEIGHT
+    assert with_latency(80.0, unknown) == 80.0 * (1 - LATENCY_WEIGHT)
+
+
+def test_burst_hours_of_the_issue_inference_profile():
+    """Issue #16 §1: 16 GPUs of inference with peaks to 48 for 8 hours on weekdays."""
+    from scoring.portfolio import burst_gpu_hours
+
+    # 32 extra GPUs x 8 h x 5 days a week, over 14 days (two weeks)
+    hours = burst_gpu_hours(
+        gpus=16, peak_gpus=48, peak_hours_per_day=8, peak_days_per_week=5, days=14
+    )
+    assert hours == 32 * 8 * 5 * 2
+    assert (
+        burst_gpu_hours(gpus=16, peak_gpus=0, peak_hours_per_day=8, peak_days_per_week=5, days=14)
+        == 0
+    )
