@@ -134,7 +134,7 @@ def floor_seconds(problem: PortfolioProblem) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=20)
+    parser.add_argument("--instances", type=int, default=100)
     parser.add_argument("--seed", type=int, default=16)
     args = parser.parse_args()
     rng = random.Random(args.seed)
