@@ -228,3 +228,38 @@ def test_demo_two_workload_evaluation(demo):
     call_command("setup_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert Workload.objects.filter(evaluation=evaluation).count() == 2
     assert evaluation.memberships.count() == 4
+
+
+def test_measured_rtt_evidence_wins_over_the_claim(evaluation, hybrid):
+    """Parsed ``rtt`` evidence (rtt_avg_ms, rtt_min_ms, rtt_max_ms, loss_pct; target in the
+    details) scores the inference latency instead of the offering's claimed 3 ms."""
+    from portal.models import EvidenceUpload, Measurement
+
+    container = hybrid["container"]
+    upload = EvidenceUpload.objects.create(
+        candidate=container, original_name="rtt.txt", sha256="a" * 64, size_bytes=1
+    )
+    for metric, value in (
+        ("rtt_avg_ms", 25.0),
+        ("rtt_min_ms", 22.0),
+        ("rtt_max_ms", 31.0),
+        ("loss_pct", 0.0),
+    ):
+        Measurement.objects.create(
+            upload=upload,
+            candidate=container,
+            kind="rtt",
+            metric=metric,
+            value=value,
+            unit="ms",
+            details={"target": "users-sh"},
+        )
+    proposal = portfolio_propose(evaluation=evaluation)
+    option = next(
+        o
+        for o in proposal.options
+        if o.workload == "inference" and o.candidate == str(container.pk)
+    )
+    # 25 ms against a 10 ms target: 100 at 10, 0 at 30, so 25 scores 25
+    assert "measured RTT 25.0 ms to users-sh" in option.latency
+    assert "25/100" in option.latency
