@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from ..models import Evaluation, EvaluationStatus, Workload
@@ -22,6 +22,19 @@ from .common import member_evaluation
 
 
 class WorkloadForm(forms.ModelForm):
+    required_gpu_memory_gib = forms.IntegerField(
+        label=gettext_lazy("GPU memory required (GiB)"),
+        min_value=0,
+        required=False,
+        help_text=gettext_lazy("Empty: the evaluation's requirement."),
+    )
+
+    def workload_fields(self) -> dict:
+        data = dict(self.cleaned_data)
+        memory = data.pop("required_gpu_memory_gib", None)
+        data["requirements"] = {} if memory is None else {"required_gpu_memory_gib": memory}
+        return data
+
     class Meta:
         model = Workload
         fields = (
@@ -70,7 +83,7 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
             if action == "add-workload":
                 workload_form = WorkloadForm(request.POST, prefix="w")
                 if workload_form.is_valid():
-                    workload_create(evaluation=evaluation, **workload_form.cleaned_data)
+                    workload_create(evaluation=evaluation, **workload_form.workload_fields())
                     messages.success(request, _("Workload added."))
                     return redirect("evaluation-portfolio", pk=pk)
             elif action == "delete-workload":

@@ -186,11 +186,13 @@ def test_portfolio_page_for_members_and_forms_for_procurement(client, evaluation
             "w-min_score": 0,
             "w-tolerates_preemption": "on",
             "w-data_exchange_gib_month": 0,
+            "w-required_gpu_memory_gib": 24,
         },
     )
     assert added.status_code == 302
     dev = Workload.objects.get(evaluation=evaluation, name="dev")
     assert dev.tolerates_preemption
+    assert dev.requirements == {"required_gpu_memory_gib": 24}
     page = client.get(url).content.decode()
     assert "spot" in page
     bad = client.post(url, {"action": "add-workload", "w-name": "", "w-gpus": 0})
