@@ -103,13 +103,12 @@ def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult
         small = len(model.candidates) <= EXACT_MAX_CANDIDATES and nw <= EXACT_MAX_WORKLOADS
         method = "exact" if small else "heuristic"
     single_assign = _single(model)
-    single = model.plan(single_assign) if single_assign else None
     if unassignable:
         names = ", ".join(u.workload_id for u in unassignable)
         return PortfolioResult(
             proposal=None,
             optimum=None,
-            single=single,
+            single=None,
             saving_cny=_ZERO,
             risks=(),
             unassignable=unassignable,
@@ -124,6 +123,8 @@ def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult
         cost = model.total(single_assign)
         if _better(model, cost, single_assign, best.get(1)):
             best[1] = (cost, single_assign)
+    # the best single-vendor plan: every workload with one vendor (one or more of its offerings)
+    single = model.plan(best[1][1]) if 1 in best else None
     optimum_cost, optimum_assign = min(
         best.values(), key=lambda pair: (pair[0], _order_key(model, pair[1]))
     )

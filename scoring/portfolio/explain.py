@@ -24,15 +24,15 @@ def _summary(proposal: Plan, single: Plan | None, saving: Decimal) -> tuple[str,
     en = f"Proposal: {placed_en}. Total {_money(proposal.total)}."
     zh = f"建议：{placed_zh}。合计 {_money(proposal.total)}。"
     if single is None:
-        en += " No single candidate can serve every workload."
-        zh += " 没有单一候选方案能承载全部工作负载。"
+        en += " No single vendor can serve every workload."
+        zh += " 没有单一供应商能承载全部工作负载。"
     elif saving > 0:
-        who = single.lines[0].label
-        en += f" It saves {_money(saving)} against the best single choice {who}."
-        zh += f" 比最佳单一方案 {who} 节省 {_money(saving)}。"
+        who = single.vendors[0]
+        en += f" It saves {_money(saving)} against the best single vendor, {who}."
+        zh += f" 比最佳单一供应商 {who} 节省 {_money(saving)}。"
     else:
-        en += " The best single choice is as cheap: no saving from splitting."
-        zh += " 最佳单一方案同样便宜：拆分没有节省。"
+        en += " The best single vendor is as cheap: no saving from splitting."
+        zh += " 最佳单一供应商同样便宜：拆分没有节省。"
     return en, zh
 
 

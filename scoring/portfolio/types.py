@@ -127,7 +127,8 @@ class PortfolioResult:
     """``proposal`` is None when some workload has no usable option (see ``unassignable``).
 
     ``optimum`` is the cheapest plan found (equal to ``proposal`` unless fewer vendors were
-    preferred); ``single`` is the cheapest plan on one candidate serving every workload, if any.
+    preferred); ``single`` is the cheapest plan using one vendor only (one or more of its
+    candidates), if any; it is never dearer than any single candidate serving every workload.
     ``saving_cny`` = single.total - proposal.total (0 when there is no single choice).
     """
 
