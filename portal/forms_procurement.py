@@ -65,6 +65,10 @@ OFFERING_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
         _("Location and control"),
         (
             "region",
+            "region_country",
+            "region_province",
+            "region_zone",
+            "vendor_managed",
             "rtt_ms",
             "oob_management",
             "provisioning_time_min",

@@ -9,7 +9,7 @@ from django.urls import include, path
 from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
-from .views import candidates, dashboard, decisions, evaluations
+from .views import candidates, dashboard, decisions, evaluations, portfolio
 
 urlpatterns = [
     path("", evaluations.evaluation_list, name="evaluation-list"),
@@ -18,6 +18,7 @@ urlpatterns = [
     path("evaluations/<int:pk>/weights/", decisions.weights, name="evaluation-weights"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
+    path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
     path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
     path(
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/",

@@ -33,10 +33,12 @@ from .evaluations import (
 )
 from .evidence import EvidenceUpload, Measurement, UploadToken, WorkerHeartbeat, hash_token
 from .vendors import Offering, OfferingPrice, Vendor
+from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
+    "WORKLOAD_REQUIREMENT_KEYS",
     "Answer",
     "AnswerAttachment",
     "AnswerType",
@@ -44,6 +46,7 @@ __all__ = [
     "Candidate",
     "ChecklistItem",
     "Currency",
+    "DataResidency",
     "DataWipePolicy",
     "DecisionRecord",
     "DeliveryForm",
@@ -60,6 +63,7 @@ __all__ = [
     "NvlinkTopology",
     "Offering",
     "OfferingPrice",
+    "OpsCapacity",
     "Role",
     "Score",
     "SupportTier",
@@ -68,6 +72,7 @@ __all__ = [
     "Vendor",
     "VerificationStatus",
     "WorkerHeartbeat",
+    "Workload",
     "WorkloadProfile",
     "hash_token",
 ]

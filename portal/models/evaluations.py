@@ -25,6 +25,7 @@ from .choices import (
     WorkloadProfile,
 )
 from .vendors import Offering
+from .workloads import DataResidency, OpsCapacity
 
 WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
 # What procurement sets on an evaluation besides its weights (forms and the API share it).
@@ -144,6 +145,33 @@ class Evaluation(models.Model):
             "The scoring rubric this evaluation is scored with; recorded decisions replay with "
             "it. Moving to a newer rubric is an explicit, audited action."
         ),
+    )
+
+    # Buyer-side inputs of the portfolio (issue #16): operations capacity, residency, home region
+    ops_capacity = models.CharField(
+        _("operations capacity"),
+        max_length=20,
+        choices=OpsCapacity.choices,
+        default=OpsCapacity.PLATFORM_TEAM,
+    )
+    ops_staff_cost_month = models.DecimalField(
+        _("operations staff cost per engineer-month"),
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal("0"))],
+    )
+    data_residency = models.CharField(
+        _("data residency"), max_length=20, choices=DataResidency.choices, default="none"
+    )
+    home_country = models.CharField(_("home country (ISO code)"), max_length=2, blank=True)
+    home_province = models.CharField(_("home province or city"), max_length=100, blank=True)
+    prefer_fewer_vendors_pct = models.DecimalField(
+        _("prefer fewer vendors within (%)"),
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("100"))],
     )
 
     weight_stability = _weight(_("stability"))

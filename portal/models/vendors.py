@@ -191,6 +191,14 @@ class Offering(models.Model):
 
     # Location and control
     region = models.CharField(_("region / data centre"), max_length=100, blank=True)
+    region_country = models.CharField(_("region country (ISO code)"), max_length=2, blank=True)
+    region_province = models.CharField(_("region province or city"), max_length=100, blank=True)
+    region_zone = models.CharField(_("region zone"), max_length=50, blank=True)
+    vendor_managed = models.BooleanField(
+        _("vendor-managed option"),
+        default=False,
+        help_text=_("The vendor operates the machines (platform-managed); no buyer ops team."),
+    )
     rtt_ms = models.DecimalField(
         _("RTT from our site (ms)"),
         max_digits=8,

@@ -1,0 +1,145 @@
+"""Demand profile: the workloads of an evaluation, and the buyer-side choices a portfolio reads."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
+
+from .choices import Dimension, WorkloadProfile
+
+# Requirement keys a workload may override (the rest come from its evaluation).
+WORKLOAD_REQUIREMENT_KEYS = (
+    "required_gpu_memory_gib",
+    "required_mlps_level",
+    "require_xinchuang",
+    "min_busbw_fraction",
+)
+
+
+class OpsCapacity(models.TextChoices):
+    NONE = "none", _("None (no operations staff)")
+    SMALL_TEAM = "small_team", _("Small team")
+    PLATFORM_TEAM = "platform_team", _("Platform team")
+
+
+class DataResidency(models.TextChoices):
+    NONE = "none", _("No residency requirement")
+    MAINLAND_CHINA = "mainland_china", _("Data stays in mainland China")
+
+
+class Workload(models.Model):
+    """One demand of an evaluation: GPUs over time, its own profile, weights and requirements.
+
+    ``gpus`` run for ``duration_days``; between ``peak_hours_per_day`` hours on
+    ``peak_days_per_week`` days the demand rises to ``peak_gpus`` (0: no peak).
+    """
+
+    evaluation = models.ForeignKey(
+        "portal.Evaluation", on_delete=models.CASCADE, related_name="workloads"
+    )
+    name = models.CharField(_("name"), max_length=100)
+    profile = models.CharField(_("workload profile"), max_length=20, choices=WorkloadProfile)
+    gpus = models.PositiveIntegerField(_("GPUs"), validators=[MinValueValidator(1)])
+    peak_gpus = models.PositiveIntegerField(_("peak GPUs"), default=0)
+    peak_hours_per_day = models.PositiveSmallIntegerField(
+        _("peak hours per day"), default=0, validators=[MaxValueValidator(24)]
+    )
+    peak_days_per_week = models.PositiveSmallIntegerField(
+        _("peak days per week"), default=0, validators=[MaxValueValidator(7)]
+    )
+    duration_days = models.PositiveIntegerField(
+        _("duration (days)"), validators=[MinValueValidator(1)]
+    )
+    weights = models.JSONField(
+        _("weights"),
+        default=dict,
+        blank=True,
+        help_text=_("Empty: the profile's preset weights."),
+    )
+    requirements = models.JSONField(
+        _("requirements"),
+        default=dict,
+        blank=True,
+        help_text=_("Overrides of the evaluation's requirements for this workload."),
+    )
+    min_score = models.FloatField(
+        _("minimum score"),
+        default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+    )
+    tolerates_preemption = models.BooleanField(_("tolerates pre-emption"), default=False)
+    latency_target_ms = models.DecimalField(
+        _("latency target RTT (ms)"),
+        max_digits=8,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.01"))],
+        help_text=_("Set for latency-sensitive workloads such as inference."),
+    )
+    latency_endpoints = models.CharField(
+        _("latency endpoints"),
+        max_length=300,
+        blank=True,
+        help_text=_("Comma-separated RTT targets that must meet the latency target."),
+    )
+    accepts_far_region = models.BooleanField(_("accepts a farther region"), default=False)
+    data_exchange_gib_month = models.DecimalField(
+        _("data exchanged with the other workloads (GiB/month)"),
+        max_digits=12,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=[MinValueValidator(Decimal(0))],
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "pk"]
+        verbose_name = _("workload")
+        verbose_name_plural = _("workloads")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "name"], name="workload_unique_name_per_evaluation"
+            ),
+            models.CheckConstraint(condition=Q(gpus__gte=1), name="workload_gpus_ge_1"),
+            models.CheckConstraint(
+                condition=Q(peak_gpus=0) | Q(peak_gpus__gte=F("gpus")),
+                name="workload_peak_ge_gpus",
+            ),
+            models.CheckConstraint(
+                condition=Q(peak_hours_per_day__lte=24) & Q(peak_days_per_week__lte=7),
+                name="workload_peak_window_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def latency_sensitive(self) -> bool:
+        return self.latency_target_ms is not None
+
+    def clean(self) -> None:
+        errors = {}
+        if self.peak_gpus and self.gpus and self.peak_gpus < self.gpus:
+            errors["peak_gpus"] = _("Peak GPUs must be 0 (no peak) or at least the base GPUs.")
+        unknown = set(self.requirements or {}) - set(WORKLOAD_REQUIREMENT_KEYS)
+        if unknown:
+            errors["requirements"] = _("Unknown requirements: %(k)s") % {
+                "k": ", ".join(sorted(unknown))
+            }
+        dims = {d.value for d in Dimension}
+        weights = self.weights or {}
+        if set(weights) - dims or any(
+            not isinstance(v, int | float) or v < 0 for v in weights.values()
+        ):
+            errors["weights"] = _("Weights map the six dimensions to non-negative numbers.")
+        elif weights and not any(weights.values()):
+            errors["weights"] = _("At least one weight must be positive.")
+        if errors:
+            raise ValidationError(errors)

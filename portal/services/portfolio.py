@@ -1,0 +1,385 @@
+"""Workloads (the demand profile) and the portfolio proposal of a multi-workload evaluation.
+
+Writes go through ``workload_create`` / ``workload_update`` / ``workload_delete``;
+``portfolio_propose`` only reads: it maps the evaluation to a ``scoring.portfolio`` problem
+(each workload scored as an evaluation of its own profile, GPUs, duration and weights) and
+solves it. Recording a portfolio as the decision is not built yet (the decision model is
+being reworked).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from scoring import portfolio as pf
+from scoring.api import score_candidate
+from scoring.region import (
+    EgressRates,
+    Region,
+    RegionError,
+    RttMeasurement,
+    egress_rate_cny_gib,
+    latency_score,
+    placement,
+    with_latency,
+)
+from scoring.types import EvaluationSpec
+
+from .. import adapters
+from ..models import Candidate, Evaluation, EvaluationStatus, Measurement, Workload
+
+RUBRIC_VERSION = "1"
+# Default egress prices (CNY per GiB) while offerings do not state them per destination: public
+# list prices of the large Chinese clouds for inter-region and internet egress are 0.3-0.8.
+CROSS_VENDOR_CNY_GIB = Decimal("0.50")
+EGRESS_RATES = EgressRates(
+    cross_province_cny_gib=Decimal("0.30"), cross_border_cny_gib=Decimal("0.80")
+)
+WORKLOAD_FIELDS = (
+    "name",
+    "profile",
+    "gpus",
+    "peak_gpus",
+    "peak_hours_per_day",
+    "peak_days_per_week",
+    "duration_days",
+    "weights",
+    "requirements",
+    "min_score",
+    "tolerates_preemption",
+    "latency_target_ms",
+    "latency_endpoints",
+    "accepts_far_region",
+    "data_exchange_gib_month",
+)
+
+
+def _not_decided(evaluation: Evaluation) -> None:
+    if evaluation.status == EvaluationStatus.DECIDED:
+        raise ValidationError(_("This evaluation is decided: its workloads can no longer change."))
+
+
+def _save(workload: Workload) -> Workload:
+    workload.full_clean()
+    try:
+        with transaction.atomic():
+            workload.save()
+    except IntegrityError:  # same name added concurrently
+        raise ValidationError(
+            {"name": _("This evaluation already has a workload with this name.")}
+        ) from None
+    return workload
+
+
+@transaction.atomic
+def workload_create(*, evaluation: Evaluation, **fields: Any) -> Workload:
+    """Add a workload to the evaluation's demand profile."""
+    _not_decided(evaluation)
+    unknown = set(fields) - set(WORKLOAD_FIELDS)
+    if unknown:
+        raise ValidationError(
+            _("Unknown workload fields: %(f)s") % {"f": ", ".join(sorted(unknown))}
+        )
+    return _save(Workload(evaluation=evaluation, **fields))
+
+
+@transaction.atomic
+def workload_update(*, workload: Workload, **fields: Any) -> Workload:
+    workload = Workload.objects.select_for_update().select_related("evaluation").get(pk=workload.pk)
+    _not_decided(workload.evaluation)
+    unknown = set(fields) - set(WORKLOAD_FIELDS)
+    if unknown:
+        raise ValidationError(
+            _("Unknown workload fields: %(f)s") % {"f": ", ".join(sorted(unknown))}
+        )
+    for name, value in fields.items():
+        setattr(workload, name, value)
+    return _save(workload)
+
+
+@transaction.atomic
+def workload_delete(*, workload: Workload) -> None:
+    _not_decided(workload.evaluation)
+    workload.delete()
+
+
+def _region(country: str, province: str, zone: str = "") -> Region | None:
+    if not country:
+        return None
+    try:
+        return Region(country.upper(), province, zone)
+    except RegionError:
+        return None
+
+
+def offering_region(offering) -> Region | None:
+    return _region(offering.region_country, offering.region_province, offering.region_zone)
+
+
+def _rtt_measurements(candidate_ids: list[int]) -> dict[int, list[RttMeasurement]]:
+    """Parsed ``rtt`` evidence per candidate: one measurement per (upload, target)."""
+    rows = Measurement.objects.filter(candidate_id__in=candidate_ids, kind="rtt").values(
+        "candidate_id", "upload_id", "metric", "value", "node_name", "details"
+    )
+    grouped: dict[tuple[int, int, str], dict[str, float]] = {}
+    for row in rows:
+        details = row["details"] if isinstance(row["details"], dict) else {}
+        target = str(details.get("target") or row["node_name"] or "")
+        grouped.setdefault((row["candidate_id"], row["upload_id"], target), {})[row["metric"]] = (
+            row["value"]
+        )
+    out: dict[int, list[RttMeasurement]] = {}
+    for (candidate_id, _upload, target), metrics in sorted(grouped.items()):
+        if "rtt_avg_ms" not in metrics:
+            continue
+        avg = metrics["rtt_avg_ms"]
+        out.setdefault(candidate_id, []).append(
+            RttMeasurement(
+                target=target,
+                rtt_avg_ms=avg,
+                rtt_min_ms=metrics.get("rtt_min_ms", avg),
+                rtt_max_ms=metrics.get("rtt_max_ms", avg),
+                loss_pct=metrics.get("loss_pct", 0.0),
+            )
+        )
+    return out
+
+
+def _spec(evaluation: Evaluation, workload: Workload, gpus: int) -> EvaluationSpec:
+    req = workload.requirements or {}
+    return EvaluationSpec(
+        workload_profile=workload.profile,
+        required_total_gpus=gpus,
+        required_gpu_memory_gib=req.get(
+            "required_gpu_memory_gib", evaluation.required_gpu_memory_gib
+        ),
+        duration_days=workload.duration_days,
+        expected_idle_days=0,
+        budget_currency=evaluation.budget_currency,
+        required_mlps_level=req.get("required_mlps_level", evaluation.required_mlps_level),
+        require_xinchuang=req.get("require_xinchuang", evaluation.require_xinchuang),
+        min_busbw_fraction=req.get("min_busbw_fraction", evaluation.min_busbw_fraction),
+        weights=workload.weights or None,
+    )
+
+
+@dataclass(frozen=True)
+class OptionView:
+    """What the page shows per (workload, candidate): score, latency note, TCO per model."""
+
+    workload: str
+    candidate: str
+    score: float
+    eligible: bool
+    reason: str
+    latency: str
+    tco_by_model: tuple[tuple[str, Decimal], ...]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    result: pf.PortfolioResult
+    labels: dict[str, str]
+    options: tuple[OptionView, ...]
+    currency: str
+
+
+def _option(
+    evaluation: Evaluation,
+    workload: Workload,
+    candidate: Candidate,
+    base_input,
+    home: Region | None,
+    rtts: list[RttMeasurement],
+    lang_zh: bool,
+) -> tuple[pf.Option, OptionView]:
+    offering = candidate.offering
+    per_node = max(1, offering.gpus_per_node or 1)
+    nodes = math.ceil(workload.gpus / per_node)
+    wid, cid = workload.name, str(candidate.pk)
+    reasons: list[tuple[str, str]] = []
+    burst_hours = pf.burst_gpu_hours(
+        gpus=workload.gpus,
+        peak_gpus=workload.peak_gpus,
+        peak_hours_per_day=workload.peak_hours_per_day,
+        peak_days_per_week=workload.peak_days_per_week,
+        days=workload.duration_days,
+    )
+    prices = {p.billing_model: p.price_per_gpu for p in base_input.effective_prices()}
+    burst_price = prices.get("hourly")
+    if workload.tolerates_preemption and "spot" in prices:
+        burst_price = min(prices["spot"], burst_price or prices["spot"])
+    if burst_hours and burst_price is None:
+        # no hourly price for the peak: the peak is reserved for the whole duration
+        nodes = math.ceil(workload.peak_gpus / per_node)
+        burst_hours = Decimal(0)
+    sized = replace(base_input, node_count=nodes)
+    spec = _spec(evaluation, workload, nodes * per_node)
+    result = score_candidate(sized, spec, rubric_version=RUBRIC_VERSION)
+    reasons.extend((k.reason_en, k.reason_zh) for k in result.knockouts)
+    score = result.total
+    latency_text = ""
+    if workload.latency_sensitive:
+        endpoints = [e.strip() for e in workload.latency_endpoints.split(",") if e.strip()]
+        claimed = float(offering.rtt_ms) if offering.rtt_ms is not None else None
+        latency = latency_score(
+            target_ms=float(workload.latency_target_ms),
+            measurements=rtts,
+            endpoints=endpoints,
+            claimed_ms=claimed,
+        )
+        score = with_latency(score, latency)
+        latency_text = latency.zh if lang_zh else latency.en
+    where = placement(
+        residency=evaluation.data_residency,
+        home=home,
+        region=offering_region(offering),
+        accepts_far_region=workload.accepts_far_region,
+    )
+    if not where.eligible:
+        reasons.append((where.knockout_en, where.knockout_zh))
+    if offering.currency != evaluation.budget_currency:
+        reasons.append(
+            (
+                f"priced in {offering.currency}; "
+                f"the portfolio compares {evaluation.budget_currency}",
+                f"以 {offering.currency} 报价；组合按 {evaluation.budget_currency} 比较",
+            )
+        )
+    tco: tuple[tuple[str, Decimal], ...] = ()
+    if result.tco is not None:
+        burst_cost = (burst_hours * burst_price) if burst_hours else Decimal(0)
+        tco = tuple((m.billing_model, m.total + burst_cost) for m in result.tco.models)
+    else:
+        reasons.append(("no price for any billing model", "没有任何计费方式的价格"))
+    eligible = not reasons
+    en = "; ".join(r[0] for r in reasons)
+    zh = "；".join(r[1] for r in reasons)
+    option = pf.Option(wid, cid, score, tco, eligible=eligible, knockout_en=en, knockout_zh=zh)
+    view = OptionView(wid, cid, score, eligible, zh if lang_zh else en, latency_text, tco)
+    return option, view
+
+
+def portfolio_propose(*, evaluation: Evaluation, lang_zh: bool = False) -> Proposal | None:
+    """The best assignment of the evaluation's workloads to its candidates, beside the best
+    single-vendor choice. None when the evaluation has fewer than one workload."""
+    workloads = list(evaluation.workloads.all())
+    if not workloads:
+        return None
+    candidates = list(
+        Candidate.objects.filter(evaluation=evaluation)
+        .select_related(*adapters.CANDIDATE_SELECT)
+        .prefetch_related(*adapters.CANDIDATE_PREFETCH)
+        .order_by("pk")
+    )
+    home = _region(evaluation.home_country, evaluation.home_province)
+    rtts = _rtt_measurements([c.pk for c in candidates])
+    options, views, pf_candidates, labels = [], [], [], {}
+    for candidate in candidates:
+        offering = candidate.offering
+        region = offering_region(offering)
+        cid = str(candidate.pk)
+        labels[cid] = str(candidate)
+        pf_candidates.append(
+            pf.Candidate(
+                cid,
+                offering.vendor.name,
+                region.key if region else (offering.region or "?"),
+                self_managed=pf.is_self_managed(offering.delivery_form, offering.vendor_managed),
+                label=str(candidate),
+            )
+        )
+        base_input = adapters.candidate_input(candidate)
+        for workload in workloads:
+            option, view = _option(
+                evaluation,
+                workload,
+                candidate,
+                base_input,
+                home,
+                rtts.get(candidate.pk, []),
+                lang_zh,
+            )
+            options.append(option)
+            views.append(view)
+    regions = {}
+    for candidate in candidates:
+        region = offering_region(candidate.offering)
+        if region:
+            regions[region.key] = region
+    region_rates = tuple(
+        (a, b, egress_rate_cny_gib(regions[a], regions[b], EGRESS_RATES))
+        for a, b in itertools.combinations(sorted(regions), 2)
+    )
+    flows = tuple(
+        pf.DataFlow(a.name, b.name, min(a.data_exchange_gib_month, b.data_exchange_gib_month))
+        for a, b in itertools.combinations(workloads, 2)
+        if min(a.data_exchange_gib_month, b.data_exchange_gib_month) > 0
+    )
+    problem = pf.PortfolioProblem(
+        workloads=tuple(
+            pf.Workload(
+                w.name,
+                w.gpus,
+                w.duration_days,
+                w.profile,
+                tolerates_preemption=w.tolerates_preemption,
+                latency_sensitive=w.latency_sensitive,
+                accepts_far_region=w.accepts_far_region,
+                min_score=w.min_score,
+            )
+            for w in workloads
+        ),
+        candidates=tuple(pf_candidates),
+        options=tuple(options),
+        flows=flows,
+        cross_vendor_cny_gib=CROSS_VENDOR_CNY_GIB,
+        cross_region_cny_gib=EGRESS_RATES.cross_province_cny_gib,
+        ops_capacity=evaluation.ops_capacity,
+        ops_staff_cny_month=evaluation.ops_staff_cost_month,
+        prefer_fewer_vendors_pct=evaluation.prefer_fewer_vendors_pct,
+        region_rates=region_rates,
+    )
+    if not candidates:
+        result = pf.solve(replace(problem, candidates=(), options=()))
+    else:
+        result = pf.solve(problem)
+    return Proposal(result, labels, tuple(views), evaluation.budget_currency)
+
+
+PORTFOLIO_SETTING_FIELDS = (
+    "ops_capacity",
+    "ops_staff_cost_month",
+    "data_residency",
+    "home_country",
+    "home_province",
+    "prefer_fewer_vendors_pct",
+)
+
+
+@transaction.atomic
+def evaluation_portfolio_settings_set(*, evaluation: Evaluation, by, **fields: Any) -> Evaluation:
+    """Save the buyer-side portfolio inputs: ops capacity and staff rate, residency, home region,
+    the fewer-vendors threshold."""
+    evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    _not_decided(evaluation)
+    unknown = set(fields) - set(PORTFOLIO_SETTING_FIELDS)
+    if unknown:
+        raise ValidationError(_("Unknown settings: %(f)s") % {"f": ", ".join(sorted(unknown))})
+    for name, value in fields.items():
+        setattr(evaluation, name, value)
+    evaluation.home_country = (evaluation.home_country or "").upper()
+    if evaluation.home_country and _region(evaluation.home_country, "") is None:
+        raise ValidationError({"home_country": _("Use a two-letter country code, e.g. CN.")})
+    evaluation.full_clean()
+    evaluation._history_user = by
+    evaluation.save(update_fields=[*fields, "updated_at"])
+    return evaluation

@@ -1,0 +1,154 @@
+"""The portfolio page: the demand profile (workloads), buyer-side settings and the proposal."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from ..models import Evaluation, EvaluationStatus, Workload
+from ..permissions import CAN_EDIT
+from ..services.portfolio import (
+    PORTFOLIO_SETTING_FIELDS,
+    evaluation_portfolio_settings_set,
+    portfolio_propose,
+    workload_create,
+    workload_delete,
+)
+from .common import member_evaluation
+
+
+class WorkloadForm(forms.ModelForm):
+    required_gpu_memory_gib = forms.IntegerField(
+        label=gettext_lazy("GPU memory required (GiB)"),
+        min_value=0,
+        required=False,
+        help_text=gettext_lazy("Empty: the evaluation's requirement."),
+    )
+
+    def workload_fields(self) -> dict:
+        data = dict(self.cleaned_data)
+        memory = data.pop("required_gpu_memory_gib", None)
+        data["requirements"] = {} if memory is None else {"required_gpu_memory_gib": memory}
+        return data
+
+    class Meta:
+        model = Workload
+        fields = (
+            "name",
+            "profile",
+            "gpus",
+            "peak_gpus",
+            "peak_hours_per_day",
+            "peak_days_per_week",
+            "duration_days",
+            "min_score",
+            "tolerates_preemption",
+            "latency_target_ms",
+            "latency_endpoints",
+            "accepts_far_region",
+            "data_exchange_gib_month",
+        )
+
+
+class PortfolioSettingsForm(forms.ModelForm):
+    class Meta:
+        model = Evaluation
+        fields = PORTFOLIO_SETTING_FIELDS
+
+
+def _apply(form_errors_target, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            target = field if field in form_errors_target.fields else None
+            for error in errors:
+                form_errors_target.add_error(target, error)
+    else:
+        form_errors_target.add_error(None, exc)
+
+
+@login_required
+def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk)
+    can_edit = membership.role in CAN_EDIT and evaluation.status != EvaluationStatus.DECIDED
+    workload_form = WorkloadForm(prefix="w")
+    settings_form = PortfolioSettingsForm(instance=evaluation, prefix="s")
+    if request.method == "POST":
+        member_evaluation(request, pk, CAN_EDIT)
+        action = request.POST.get("action")
+        try:
+            if action == "add-workload":
+                workload_form = WorkloadForm(request.POST, prefix="w")
+                if workload_form.is_valid():
+                    workload_create(evaluation=evaluation, **workload_form.workload_fields())
+                    messages.success(request, _("Workload added."))
+                    return redirect("evaluation-portfolio", pk=pk)
+            elif action == "delete-workload":
+                workload = get_object_or_404(
+                    Workload, pk=request.POST.get("workload"), evaluation=evaluation
+                )
+                workload_delete(workload=workload)
+                messages.success(request, _("Workload removed."))
+                return redirect("evaluation-portfolio", pk=pk)
+            elif action == "settings":
+                settings_form = PortfolioSettingsForm(
+                    request.POST, instance=Evaluation.objects.get(pk=pk), prefix="s"
+                )
+                if settings_form.is_valid():
+                    evaluation_portfolio_settings_set(
+                        evaluation=evaluation,
+                        by=request.user,
+                        **{f: settings_form.cleaned_data[f] for f in PORTFOLIO_SETTING_FIELDS},
+                    )
+                    messages.success(request, _("Portfolio settings saved."))
+                    return redirect("evaluation-portfolio", pk=pk)
+            else:
+                return HttpResponse(status=400)
+        except ValidationError as exc:
+            _apply(settings_form if action == "settings" else workload_form, exc)
+    lang_zh = (get_language() or "").startswith("zh")
+    proposal = portfolio_propose(evaluation=evaluation, lang_zh=lang_zh)
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "can_edit": can_edit,
+        "workloads": evaluation.workloads.all(),
+        "workload_form": workload_form,
+        "settings_form": settings_form,
+        "proposal": proposal,
+        "rows": _rows(proposal, lang_zh) if proposal else None,
+        "lang_zh": lang_zh,
+    }
+    status = 400 if request.method == "POST" else 200
+    return render(request, "portal/evaluation_portfolio.html", context, status=status)
+
+
+def _rows(proposal, lang_zh: bool):
+    """Table rows: per workload, the proposal's line beside the single choice's line."""
+    result = proposal.result
+    text = (lambda en, zh: zh) if lang_zh else (lambda en, zh: en)
+    rows = []
+    for view_workload in dict.fromkeys(o.workload for o in proposal.options) or ():
+        proposed = result.proposal.line(view_workload) if result.proposal else None
+        single = result.single.line(view_workload) if result.single else None
+        rows.append(
+            {
+                "workload": view_workload,
+                "proposed": proposed,
+                "proposed_label": proposal.labels.get(proposed.candidate_id) if proposed else "",
+                "single": single,
+                "single_label": proposal.labels.get(single.candidate_id) if single else "",
+            }
+        )
+    return {
+        "lines": rows,
+        "summary": text(result.summary_en, result.summary_zh),
+        "risks": [text(r.en, r.zh) for r in result.risks],
+        "notes": [text(en, zh) for en, zh in result.notes],
+        "unassignable": [
+            (u.workload_id, text(u.reasons_en, u.reasons_zh)) for u in result.unassignable
+        ],
+    }

@@ -1,0 +1,163 @@
+"""Portfolio search: assign each workload to one candidate and billing model at the least TCO.
+
+Pure Python, no Django. Money is Decimal in one currency (the caller converts first).
+
+The cost of an assignment (workload -> candidate, billing model) is:
+
+- the sum of each workload's TCO on its candidate under its cheapest *allowed* billing model
+  (``spot`` only when the workload tolerates pre-emption);
+- egress: for each data flow between two workloads on different candidates, GiB per month x
+  months the flow lasts (the shorter workload) x the rate: ``cross_vendor_cny_gib`` when the
+  vendors differ plus ``cross_region_cny_gib`` when the regions differ (leaving a vendor and
+  crossing regions are paid separately, so both apply when both differ);
+- operations: each vendor whose *self-managed* candidates are used (bare metal without a
+  vendor-managed option) needs ``OPS_FTE[ops_capacity]`` operations engineers at
+  ``ops_staff_cny_month`` for as many months as the longest workload on it. A platform team
+  already exists (0 extra); a small team needs half an engineer more; none needs one.
+
+Constraints: an option is usable only when eligible (no knockout) and its score is at least the
+workload's ``min_score``. Among the feasible assignments the search finds, for every number of
+vendors, the cheapest; it proposes the one with the fewest vendors whose cost is within
+``prefer_fewer_vendors_pct`` % of the overall optimum (ties: lower cost, then candidate ids).
+
+Exact branch and bound for up to ``EXACT_MAX_CANDIDATES`` x ``EXACT_MAX_WORKLOADS``; beyond that a
+heuristic (see ``_heuristic``): start from the cheapest option of each workload and from each
+vendor's best single-vendor assignment, then local search by single reassignment and by moving
+every workload of one candidate to another, until no move improves. ``bench/portfolio.py``
+measures its gap to the exact optimum on random instances.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .explain import _far_region_notes, _money, _risks, _summary
+from .model import Model
+from .search import _better, _exact, _heuristic, _order_key, _single
+from .types import (
+    BILLING_MODELS,
+    CENT,
+    DAYS_PER_MONTH,
+    EXACT_MAX_CANDIDATES,
+    EXACT_MAX_WORKLOADS,
+    OPS_CAPACITIES,
+    OPS_FTE,
+    Candidate,
+    DataFlow,
+    Line,
+    Option,
+    Plan,
+    PortfolioInputError,
+    PortfolioProblem,
+    PortfolioResult,
+    Risk,
+    Unassignable,
+    Workload,
+    burst_gpu_hours,
+    is_self_managed,
+)
+
+__all__ = [
+    "BILLING_MODELS",
+    "CENT",
+    "DAYS_PER_MONTH",
+    "EXACT_MAX_CANDIDATES",
+    "EXACT_MAX_WORKLOADS",
+    "OPS_CAPACITIES",
+    "OPS_FTE",
+    "Candidate",
+    "DataFlow",
+    "Line",
+    "Option",
+    "Plan",
+    "PortfolioInputError",
+    "PortfolioProblem",
+    "PortfolioResult",
+    "Risk",
+    "Unassignable",
+    "Workload",
+    "burst_gpu_hours",
+    "is_self_managed",
+    "solve",
+]
+
+_ZERO = Decimal(0)
+
+
+def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult:
+    """Propose the portfolio. ``method``: auto (exact within the limits), exact or heuristic."""
+    if method not in ("auto", "exact", "heuristic"):
+        raise PortfolioInputError(f"unknown method {method!r}")
+    model = Model(problem)
+    nw = len(model.workloads)
+    unassignable = tuple(
+        Unassignable(
+            model.workloads[wi].workload_id,
+            tuple(en for en, _ in model.rejections[wi]),
+            tuple(zh for _, zh in model.rejections[wi]),
+        )
+        for wi in range(nw)
+        if not model.usable(wi)
+    )
+    if method == "auto":
+        small = len(model.candidates) <= EXACT_MAX_CANDIDATES and nw <= EXACT_MAX_WORKLOADS
+        method = "exact" if small else "heuristic"
+    single_assign = _single(model)
+    if unassignable:
+        names = ", ".join(u.workload_id for u in unassignable)
+        return PortfolioResult(
+            proposal=None,
+            optimum=None,
+            single=None,
+            saving_cny=_ZERO,
+            risks=(),
+            unassignable=unassignable,
+            method=method,
+            nodes=0,
+            summary_en=f"No candidate can serve: {names}.",
+            summary_zh=f"没有候选方案能承载：{names}。",
+        )
+    best, nodes = _exact(model) if method == "exact" else _heuristic(model)
+    if single_assign is not None:
+        # a single candidate is always a valid one-vendor plan; the heuristic may miss it
+        cost = model.total(single_assign)
+        if _better(model, cost, single_assign, best.get(1)):
+            best[1] = (cost, single_assign)
+    # the best single-vendor plan: every workload with one vendor (one or more of its offerings)
+    single = model.plan(best[1][1]) if 1 in best else None
+    optimum_cost, optimum_assign = min(
+        best.values(), key=lambda pair: (pair[0], _order_key(model, pair[1]))
+    )
+    threshold = optimum_cost * (1 + problem.prefer_fewer_vendors_pct / 100)
+    chosen_k = min(k for k, (cost, _) in best.items() if cost <= threshold)
+    proposal = model.plan(best[chosen_k][1])
+    optimum = model.plan(optimum_assign)
+    notes: list[tuple[str, str]] = []
+    if proposal.total != optimum.total:
+        extra = proposal.total - optimum.total
+        notes.append(
+            (
+                f"Fewer vendors preferred: {len(proposal.vendors)} instead of "
+                f"{len(optimum.vendors)} costs {_money(extra)} more, within the "
+                f"{problem.prefer_fewer_vendors_pct}% threshold.",
+                f"优先减少供应商：{len(proposal.vendors)} 家代替 {len(optimum.vendors)} 家，"
+                f"多花 {_money(extra)}，在 {problem.prefer_fewer_vendors_pct}% 阈值以内。",
+            )
+        )
+    notes.extend(_far_region_notes(model, proposal))
+    saving = single.total - proposal.total if single else _ZERO
+    risks = _risks(model, proposal)
+    summary_en, summary_zh = _summary(proposal, single, saving)
+    return PortfolioResult(
+        proposal=proposal,
+        optimum=optimum,
+        single=single,
+        saving_cny=saving,
+        risks=risks,
+        unassignable=(),
+        method=method,
+        nodes=nodes,
+        summary_en=summary_en,
+        summary_zh=summary_zh,
+        notes=tuple(notes),
+    )
