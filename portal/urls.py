@@ -5,6 +5,7 @@ from django.conf.urls.static import static
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
@@ -71,6 +72,7 @@ urlpatterns = [
         name="evaluation-history",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz/", evaluations.healthz, name="healthz"),
     path("admin/", admin.site.urls),
 ]
