@@ -26,6 +26,7 @@ from .models import (
     ChecklistItem,
     DecisionRecord,
     Evaluation,
+    EvidenceUpload,
     Membership,
     Offering,
     OfferingPrice,
@@ -51,6 +52,7 @@ KIND_LABELS = {
     "candidate": gettext_lazy("Candidate"),
     "answer": gettext_lazy("Answer"),
     "token": gettext_lazy("Upload token"),
+    "upload": gettext_lazy("Evidence upload"),
     "offering": gettext_lazy("Offering"),
     "price": gettext_lazy("Price"),
     "vendor": gettext_lazy("Vendor"),
@@ -249,6 +251,9 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "token": list(UploadToken.history.filter(evaluation_id=evaluation.pk))
         if "token" in wanted
         else [],
+        "upload": list(EvidenceUpload.history.filter(candidate_id__in=candidate_ids))
+        if "upload" in wanted
+        else [],
         "offering": offering_rows,
         "price": list(OfferingPrice.history.filter(offering_id__in=offering_ids))
         if "price" in wanted
@@ -281,6 +286,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "candidate": lambda r: labels.candidates.get(r.id, f"#{r.id}"),
         "answer": lambda r: f"{candidate_label(r)} · {labels.items.get(r.item_id, r.item_id)}",
         "token": lambda r: f"{r.token_prefix}… · {candidate_label(r)}",
+        "upload": lambda r: f"{r.original_name} · {candidate_label(r)}",
         "offering": lambda r: labels.offerings.get(r.id, r.name),
         "price": lambda r: " · ".join(
             (str(labels.offerings.get(r.offering_id, r.offering_id)), r.get_billing_model_display())

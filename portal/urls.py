@@ -51,6 +51,11 @@ urlpatterns = [
         name="attachment-download",
     ),
     path(
+        "evaluations/<int:pk>/uploads/<int:upload_pk>/retract/",
+        candidates.upload_retract,
+        name="upload-retract",
+    ),
+    path(
         "evaluations/<int:pk>/uploads/<int:upload_pk>/download/",
         candidates.upload_download,
         name="upload-download",

@@ -222,6 +222,8 @@ class _Outcome:
     error: str = ""
     report: list[dict[str, Any]] = field(default_factory=list)
     rows: list[Measurement] = field(default_factory=list)
+    # The node the evidence came from: as given at upload, else the bundle manifest's hostname.
+    node_name: str = ""
 
 
 def _outcome(upload: EvidenceUpload) -> _Outcome:
@@ -237,6 +239,7 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         return _Outcome(failed, _("The stored file is missing; upload it again."))
     results = parse_evidence_set(evidence)
     node_name = upload.node_name or (evidence.manifest.hostname if evidence.manifest else "")
+    node_name = (node_name or "")[:200]
     report = _report(results)
     parsed = [r for r in results if r.ok]
     if not parsed:
@@ -245,7 +248,9 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
         return _Outcome(failed, error[:5000], report)
-    return _Outcome(UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name))
+    return _Outcome(
+        UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name), node_name
+    )
 
 
 def _finish(
@@ -265,6 +270,8 @@ def _finish(
                 "parser_version": PARSER_VERSION,
                 "finished_at": finished_at,
             }
+            if outcome.node_name and not upload.node_name:
+                fields["node_name"] = outcome.node_name
             # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits
             # for this transaction, and a claim that came first leaves nothing to update.
             if EvidenceUpload.objects.filter(
@@ -355,3 +362,25 @@ def evidence_reimport_all(*, older_than_version: str | None = None) -> int:
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
     return len(ids)
+
+
+class RetractRefused(ValidationError):
+    """Only the uploader may retract an upload, and only one whose import failed."""
+
+
+@transaction.atomic
+def evidence_retract(*, upload: EvidenceUpload, by) -> None:
+    """Remove a failed upload at its uploader's request, recorded in History as ``by``'s; the
+    same file can then be uploaded again. The stored file goes once the removal is committed."""
+    upload = EvidenceUpload.objects.select_for_update().get(pk=upload.pk)
+    if upload.uploaded_by_id is None or upload.uploaded_by_id != getattr(by, "pk", None):
+        raise RetractRefused(_("Only the person who uploaded a file can retract it."))
+    if upload.status != UploadStatus.FAILED:
+        raise RetractRefused(
+            _("Only an upload whose import failed can be retracted; this one is %(status)s.")
+            % {"status": upload.get_status_display()}
+        )
+    stored = upload.file
+    upload._history_user = by
+    upload.delete()
+    transaction.on_commit(lambda: stored.delete(save=False), robust=True)

@@ -3,7 +3,7 @@ and the evidence of one candidate."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -22,6 +22,7 @@ from ..models import (
 )
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ..services.answers import answers_save
+from ..services.evidence import RetractRefused, evidence_retract
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
@@ -169,6 +170,7 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "membership": membership,
         "candidate": candidate,
         "uploads": candidate.uploads.order_by("-created_at"),
+        "can_upload": True,
     }
     return render(request, "portal/evidence_upload.html", context)
 
@@ -176,11 +178,34 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 @login_required
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's uploads with their status (polled by the upload page while busy)."""
-    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
     uploads = list(candidate.uploads.order_by("-created_at"))
     busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
-    context = {"evaluation": evaluation, "candidate": candidate, "uploads": uploads, "busy": busy}
+    context = {
+        "evaluation": evaluation,
+        "candidate": candidate,
+        "uploads": uploads,
+        "busy": busy,
+        "can_upload": membership.role in CAN_UPLOAD,
+    }
     return render(request, "portal/_upload_list.html", context)
+
+
+@login_required
+@require_POST
+def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpResponse:
+    """The uploader removes a failed upload (audited); back to the candidate's upload page."""
+    evaluation, _membership = member_evaluation(request, pk, CAN_UPLOAD)
+    upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
+    candidate_pk = upload.candidate_id
+    name = upload.original_name
+    try:
+        evidence_retract(upload=upload, by=request.user)
+    except RetractRefused as exc:
+        raise PermissionDenied(exc.messages[0]) from exc
+    message = _("“%(name)s” was retracted; you can upload it again.") % {"name": name}
+    messages.success(request, message)
+    return redirect("candidate-evidence", pk=evaluation.pk, candidate_pk=candidate_pk)
 
 
 @login_required
