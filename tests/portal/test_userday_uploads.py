@@ -129,9 +129,8 @@ def test_only_the_uploader_may_retract_and_only_a_failed_upload(client, candidat
 
 
 def test_engineers_see_the_candidates_awaiting_evidence_at_home(client, candidate, members):
-    from tests.portal.conftest import small_offering
-
     from portal.models import Candidate
+    from tests.portal.conftest import small_offering
 
     other = Candidate.objects.create(
         evaluation=candidate.evaluation,
