@@ -17,8 +17,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import models
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from .models import (
     Answer,
@@ -59,6 +59,19 @@ KIND_LABELS = {
     "decision": gettext_lazy("Decision"),
 }
 KINDS = tuple(KIND_LABELS)
+# Fields whose models give no verbose name of their own (foreign keys and a few others).
+FIELD_LABELS = {
+    "created_by": gettext_lazy("created by"),
+    "evaluation": gettext_lazy("evaluation"),
+    "user": gettext_lazy("user"),
+    "offering": gettext_lazy("offering"),
+    "candidate": gettext_lazy("candidate"),
+    "item": gettext_lazy("checklist item"),
+    "token_prefix": gettext_lazy("token prefix"),
+    "sha256": gettext_lazy("SHA-256"),
+    "token": gettext_lazy("upload token"),
+    "uploaded_by": gettext_lazy("uploaded by"),
+}
 
 
 @dataclass(frozen=True)
@@ -130,9 +143,10 @@ class _Labels:
         self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
         for pk, vendor_id, name in offerings:
             self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
+        title = "title_zh" if (get_language() or "").startswith("zh") else "title_en"
         self.items = {
-            pk: f"{number}. {title}"
-            for pk, number, title in ChecklistItem.objects.values_list("pk", "number", "title_en")
+            pk: f"{number}. {text}"
+            for pk, number, text in ChecklistItem.objects.values_list("pk", "number", title)
         }
         self.users = dict(
             get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
@@ -189,7 +203,7 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
         changes.append(
             FieldChange(
                 field=field.name,
-                label=str(field.verbose_name),
+                label=str(FIELD_LABELS.get(field.name, field.verbose_name)),
                 before=_display(field, before, labels),
                 after=_display(field, after, labels),
             )

@@ -38,3 +38,11 @@ def num(value, digits: int = 1):
     if value is None:
         return "—"
     return f"{float(value):,.{int(digits)}f}"
+
+
+@register.filter
+def dimension_label(code):
+    """``"network"|dimension_label`` -> the dimension's translated name (the code if unknown)."""
+    from ..models import Dimension
+
+    return str(dict(Dimension.choices).get(code, code))

@@ -23,6 +23,7 @@ from ..models import (
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ..services.answers import answers_save
 from ..services.evidence import RetractRefused, evidence_retract
+from . import display
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
@@ -36,21 +37,39 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
     items = [
-        {"item": item, "answer": answers.get(item.pk), "verdict": verdicts.get(item.key)}
+        {
+            "item": item,
+            "answer": answers.get(item.pk),
+            "verdict": verdicts.get(item.key),
+            "tolerance": display.tolerance(verdicts.get(item.key)),
+            "claim": AnswerForm(item=item, answer=answers.get(item.pk)).display_claim(),
+        }
         for item in ChecklistItem.objects.order_by("number")
     ]
+    uploads = list(candidate.uploads.select_related("uploaded_by").order_by("-created_at"))
+    for upload in uploads:
+        upload.error_shown = display.upload_error(upload.error)
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
         "offering": candidate.offering,
-        "dimensions": [{"dimension": d, "score": scores.get(d.value)} for d in Dimension],
+        "dimensions": [
+            {
+                "dimension": d,
+                "score": scores.get(d.value),
+                "contributions": display.contributions(
+                    scores[d.value].contributions if d.value in scores else []
+                ),
+            }
+            for d in Dimension
+        ],
         "items": items,
         "bare_metal": verification.get("bare_metal") or {},
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
-        "uploads": candidate.uploads.select_related("uploaded_by").order_by("-created_at"),
+        "uploads": uploads,
         "measurements": Measurement.objects.filter(candidate=candidate)
         .select_related("upload")
         .order_by("kind", "node_name", "metric", "line")[:MEASUREMENTS_SHOWN],
@@ -124,11 +143,15 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         candidate.refresh_from_db()
     else:
         forms_ = questionnaire_forms(candidate)
+    verdicts = (candidate.verification or {}).get("items") or {}
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
-        "entries": [{"item": f.item, "answer": f.answer, "form": f} for f in forms_],
+        "entries": [
+            {"item": f.item, "answer": f.answer, "form": f, "verdict": verdicts.get(f.item.key)}
+            for f in forms_
+        ],
         "answered": _progress(candidate),
         "total": len(forms_),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
@@ -162,6 +185,13 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
     return render(request, "portal/_answer_entry.html", context, status=200 if saved else 422)
 
 
+def _shown(uploads) -> list[EvidenceUpload]:
+    uploads = list(uploads)
+    for upload in uploads:
+        upload.error_shown = display.upload_error(upload.error)
+    return uploads
+
+
 @login_required
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
@@ -169,7 +199,7 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
-        "uploads": candidate.uploads.order_by("-created_at"),
+        "uploads": _shown(candidate.uploads.order_by("-created_at")),
         "can_upload": True,
     }
     return render(request, "portal/evidence_upload.html", context)
@@ -179,7 +209,7 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's uploads with their status (polled by the upload page while busy)."""
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
-    uploads = list(candidate.uploads.order_by("-created_at"))
+    uploads = _shown(candidate.uploads.order_by("-created_at"))
     busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
     context = {
         "evaluation": evaluation,

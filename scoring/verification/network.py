@@ -267,6 +267,10 @@ def verify_fabric(
         f"≥ {claims.fabric_rate_gbit_s} Gb/s (rate exact or higher); oversubscription is not "
         "measurable from a node"
     )
+    tolerance_zh = (
+        f"≥ {max(claims.nics_per_node, 1)} 个 {_FABRIC_EN[claims.fabric]} 端口处于 Active 状态，"
+        f"速率 ≥ {claims.fabric_rate_gbit_s} Gb/s（速率须相同或更高）；收敛比无法在节点上测量"
+    )
     if claims.fabric == "none" or claims.fabric_rate_gbit_s <= 0:
         item = ItemVerification(
             "fabric",
@@ -288,6 +292,7 @@ def verify_fabric(
         "fabric",
         results,
         tolerance=tolerance,
+        tolerance_zh=tolerance_zh,
         no_evidence_en=(
             "No ibstat or ib_write_bw output was uploaded, so the fabric type, port rate and "
             "port states cannot be checked."
@@ -365,6 +370,9 @@ def verify_busbw(
         f"verified at ≥ {pct(BUSBW_VERIFIED_FROM)} of expected, contradicted below "
         f"{pct(BUSBW_CONTRADICTED_BELOW)}"
     )
+    tolerance_zh = (
+        f"≥ 期望值的 {pct(BUSBW_VERIFIED_FROM)} 为证实，低于 {pct(BUSBW_CONTRADICTED_BELOW)} 为矛盾"
+    )
     details: dict[str, Any] = {"skipped_runs": [en for en, _ in skipped]}
     spec = match_gpu(claims.gpu_model)
     if not runs:
@@ -381,6 +389,7 @@ def verify_busbw(
                 None,
                 tolerance,
                 details,
+                tolerance_zh,
             ),
             None,
             None,
@@ -425,6 +434,7 @@ def verify_busbw(
                 best.ev.ref,
                 tolerance,
                 details,
+                tolerance_zh,
             ),
             None,
             None,
@@ -451,7 +461,7 @@ def verify_busbw(
         f"< {pct_zh(BUSBW_CONTRADICTED_BELOW)} 为矛盾）。期望值：{expected.basis_zh}。"
     )
     return (
-        ItemVerification("busbw", status, en, zh, best.ev.ref, tolerance, details),
+        ItemVerification("busbw", status, en, zh, best.ev.ref, tolerance, details, tolerance_zh),
         fraction,
         expected,
     )

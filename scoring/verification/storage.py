@@ -114,6 +114,7 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
     Only the directions with a claim are judged; capacity is never measured and is said so.
     """
     tolerance = f"measured ≥ {pct(NVME_MIN_FRACTION)} of the claimed read/write GB/s"
+    tolerance_zh = f"实测值 ≥ 声明读/写带宽（GB/s）的 {pct(NVME_MIN_FRACTION)}"
     if as_float(claims.nvme_read_gbyte_s) is None and as_float(claims.nvme_write_gbyte_s) is None:
         return ItemVerification(
             "local_nvme",
@@ -124,12 +125,14 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
             None,
             tolerance,
             {},
+            tolerance_zh,
         )
     results = [r for node, evs in by_node(evidence).items() if (r := _nvme_node(node, evs, claims))]
     return combine_nodes(
         "local_nvme",
         results,
         tolerance=tolerance,
+        tolerance_zh=tolerance_zh,
         no_evidence_en="No fio output was uploaded, so the NVMe bandwidth cannot be checked.",
         no_evidence_zh="未上传 fio 输出，无法核对 NVMe 带宽。",
     )
