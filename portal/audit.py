@@ -36,7 +36,16 @@ from .models import (
 
 # Fields that are bookkeeping or secret, never shown in a diff.
 HIDDEN_FIELDS = frozenset(
-    {"id", "created_at", "updated_at", "token_hash", "nonce", "last_used_at", "updated_by"}
+    {
+        "id",
+        "created_at",
+        "updated_at",
+        "token_hash",
+        "nonce",
+        "last_used_at",
+        "updated_by",
+        "ahp_matrix",
+    }
 )
 
 ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
@@ -187,6 +196,27 @@ def _display(field: models.Field, value: Any, labels: _Labels) -> str | None:
     return str(value)
 
 
+WEIGHT_FIELDS = (
+    "weight_stability",
+    "weight_network",
+    "weight_storage",
+    "weight_security",
+    "weight_cost",
+    "weight_support",
+)
+
+
+def _weight_share(record, field: models.Field) -> str | None:
+    """A weight as its percentage of the six weights of the same row: "20.0 %"."""
+    if record is None or getattr(record, field.attname, None) is None:
+        return None
+    total = sum(Decimal(str(getattr(record, name, 0) or 0)) for name in WEIGHT_FIELDS)
+    if total <= 0:
+        return None
+    share = Decimal(str(getattr(record, field.attname))) * 100 / total
+    return f"{share.quantize(Decimal('0.1'))} %"
+
+
 def _fields(historical_model) -> list[models.Field]:
     return [f for f in historical_model.tracked_fields if f.name not in HIDDEN_FIELDS]
 
@@ -198,14 +228,24 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
         after = getattr(record, field.attname) if record.history_type != "-" else None
         if record.history_type == "-":
             before = getattr(record, field.attname)
-        if before == after or (previous is None and after in (None, "", [], {})):
+        weight = field.name.startswith("weight_")
+        if (before == after and not weight) or (previous is None and after in (None, "", [], {})):
             continue
+        if weight:
+            # One unit whatever the scale stored (percent or shares of 1): the share in percent.
+            before_shown = _weight_share(previous if record.history_type != "-" else record, field)
+            after_shown = None if record.history_type == "-" else _weight_share(record, field)
+            if before_shown == after_shown:
+                continue
+        else:
+            before_shown = _display(field, before, labels)
+            after_shown = _display(field, after, labels)
         changes.append(
             FieldChange(
                 field=field.name,
                 label=str(FIELD_LABELS.get(field.name, field.verbose_name)),
-                before=_display(field, before, labels),
-                after=_display(field, after, labels),
+                before=before_shown,
+                after=after_shown,
             )
         )
     return tuple(changes)

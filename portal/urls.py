@@ -11,12 +11,13 @@ from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .views import candidates, dashboard, decisions, evaluations
+from .views import weights as weights_views
 
 urlpatterns = [
     path("", evaluations.evaluation_list, name="evaluation-list"),
     path("evaluations/<int:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
     path("evaluations/<int:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
-    path("evaluations/<int:pk>/weights/", decisions.weights, name="evaluation-weights"),
+    path("evaluations/<int:pk>/weights/", weights_views.weights, name="evaluation-weights"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
     path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
