@@ -46,3 +46,12 @@ def dimension_label(code):
     from ..models import Dimension
 
     return str(dict(Dimension.choices).get(code, code))
+
+
+@register.filter
+def chart_is_empty(figure) -> bool:
+    """True for a Plotly figure with no traces (the charts draw a note in such a figure)."""
+    try:
+        return not figure.get("data")
+    except AttributeError:
+        return True
