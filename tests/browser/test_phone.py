@@ -34,7 +34,8 @@ OVERFLOW = """() => {
     .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1)
     .filter((el) => !el.closest('.table-scroll, .chart, .js-plotly-plot, pre'))
     .slice(0, 5)
-    .map((el) => el.tagName + '.' + el.className + ' ' + Math.round(el.getBoundingClientRect().right));
+    .map((el) => el.tagName + '.' + el.className + ' '
+      + Math.round(el.getBoundingClientRect().right));
   return {scroll: root.scrollWidth, client: root.clientWidth, wide};
 }"""
 
