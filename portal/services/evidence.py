@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
@@ -226,6 +227,9 @@ class _Outcome:
     node_name: str = ""
 
 
+BUNDLE_REFUSED = gettext_noop("The bundle was refused:")
+
+
 def _outcome(upload: EvidenceUpload) -> _Outcome:
     """Open and parse one stored upload (no database access). A rejected bundle or a file
     that parses to nothing fails with a message the uploader can act on."""
@@ -234,7 +238,8 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
     except BundleRejected as exc:
-        return _Outcome(failed, str(exc))
+        # Stored in English with a lead sentence that pages show in the reader's language.
+        return _Outcome(failed, f"{BUNDLE_REFUSED} {exc}")
     except FileNotFoundError:
         return _Outcome(failed, _("The stored file is missing; upload it again."))
     results = parse_evidence_set(evidence)

@@ -47,6 +47,7 @@ FIELD_CHOICES = {
 # Leading sentences of stored import errors (written by the worker in English) that pages
 # show in the reader's language; what follows (the parsers' details) stays as written.
 UPLOAD_ERRORS = (
+    gettext_noop("The bundle was refused:"),
     gettext_noop("Nothing in this upload could be parsed."),
     gettext_noop("The stored file is missing; upload it again."),
 )

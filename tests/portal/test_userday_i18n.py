@@ -122,6 +122,8 @@ def test_upload_errors_and_tolerances_follow_the_language():
         shown = display.upload_error(error)
         assert shown == "此次上传中没有任何内容可以解析。 junk.txt: unknown format"
         assert display.tolerance(verdict) == "实测值 ≥ 80 %"
+        refused = display.upload_error("The bundle was refused: manifest.json is missing")
+        assert refused == "结果包被拒绝： manifest.json is missing"
     with translation.override("en"):
         assert display.upload_error(error) == error
         assert display.tolerance(verdict) == "measured ≥ 80 %"
