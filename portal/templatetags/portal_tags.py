@@ -55,3 +55,11 @@ def chart_is_empty(figure) -> bool:
         return not figure.get("data")
     except AttributeError:
         return True
+
+
+@register.filter
+def evidence_ref(ref):
+    """A knockout's evidence reference in the reader's language where it is words."""
+    from ..views.display import evidence_ref as shown
+
+    return shown(ref)

@@ -1,6 +1,7 @@
 """What pages show of the scoring's machine values: basis codes, input values, tolerance
 clauses and stored English messages, in the reader's language."""
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -97,6 +98,21 @@ def tolerance(verdict: Mapping[str, Any] | None) -> str:
     if is_zh() and verdict.get("tolerance_zh"):
         return verdict["tolerance_zh"]
     return verdict.get("tolerance") or ""
+
+
+TCO_REF = re.compile(r"^TCO: (\w+) billing over (\d+) days$")
+
+
+def evidence_ref(ref: str) -> str:
+    """An evidence reference in the reader's language where it is words, not a file: the
+    budget knockout's "TCO: monthly billing over 30 days" names the billing model by its
+    label."""
+    match = TCO_REF.match(ref or "")
+    if not match:
+        return ref or ""
+    model, days = match.groups()
+    label = dict(BillingModel.choices).get(model, model)
+    return _("TCO: %(model)s, over %(days)s days") % {"model": label, "days": days}
 
 
 def upload_error(error: str) -> str:

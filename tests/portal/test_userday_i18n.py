@@ -177,3 +177,16 @@ def test_the_decision_weights_line_uses_dimension_names(client, demo):
     line = html.split('class="weights-line">', 1)[1].split("</p>", 1)[0]
     assert "网络" in line and "%" in line
     assert not re.search(r"\b(stability|network|storage|security|cost|support)\b", line)
+
+
+def test_the_budget_knockout_reference_follows_the_language():
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        shown = display.evidence_ref("TCO: monthly billing over 30 days")
+        assert "monthly" not in shown and "billing" not in shown and "30 天" in shown
+    with translation.override("en"):
+        assert display.evidence_ref("TCO: monthly billing over 30 days") == (
+            "TCO: Monthly (per GPU-month), over 30 days"
+        )
+        assert display.evidence_ref("upload 3 · nccl.txt") == "upload 3 · nccl.txt"
