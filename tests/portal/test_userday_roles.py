@@ -90,3 +90,11 @@ def test_error_pages_are_translated(client, demo):
     html = client.get(reverse("candidate-evidence", args=[1, 1])).content.decode()
     assert "接下来你可以" in html
     assert "你在此评估中的角色不允许此操作。" in html
+
+
+def test_an_unknown_address_gets_the_404_page_without_a_login(client, db):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert 'class="topbar"' in html and "What you can do next" in html
+    assert "Log out" not in html
