@@ -17,8 +17,8 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import models
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from .models import (
     Answer,
@@ -26,6 +26,7 @@ from .models import (
     ChecklistItem,
     DecisionRecord,
     Evaluation,
+    EvidenceUpload,
     Membership,
     Offering,
     OfferingPrice,
@@ -35,7 +36,16 @@ from .models import (
 
 # Fields that are bookkeeping or secret, never shown in a diff.
 HIDDEN_FIELDS = frozenset(
-    {"id", "created_at", "updated_at", "token_hash", "nonce", "last_used_at", "updated_by"}
+    {
+        "id",
+        "created_at",
+        "updated_at",
+        "token_hash",
+        "nonce",
+        "last_used_at",
+        "updated_by",
+        "ahp_matrix",
+    }
 )
 
 ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
@@ -51,12 +61,26 @@ KIND_LABELS = {
     "candidate": gettext_lazy("Candidate"),
     "answer": gettext_lazy("Answer"),
     "token": gettext_lazy("Upload token"),
+    "upload": gettext_lazy("Evidence upload"),
     "offering": gettext_lazy("Offering"),
     "price": gettext_lazy("Price"),
     "vendor": gettext_lazy("Vendor"),
     "decision": gettext_lazy("Decision"),
 }
 KINDS = tuple(KIND_LABELS)
+# Fields whose models give no verbose name of their own (foreign keys and a few others).
+FIELD_LABELS = {
+    "created_by": gettext_lazy("created by"),
+    "evaluation": gettext_lazy("evaluation"),
+    "user": gettext_lazy("user"),
+    "offering": gettext_lazy("offering"),
+    "candidate": gettext_lazy("candidate"),
+    "item": gettext_lazy("checklist item"),
+    "token_prefix": gettext_lazy("token prefix"),
+    "sha256": gettext_lazy("SHA-256"),
+    "token": gettext_lazy("upload token"),
+    "uploaded_by": gettext_lazy("uploaded by"),
+}
 
 
 @dataclass(frozen=True)
@@ -128,9 +152,10 @@ class _Labels:
         self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
         for pk, vendor_id, name in offerings:
             self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
+        title = "title_zh" if (get_language() or "").startswith("zh") else "title_en"
         self.items = {
-            pk: f"{number}. {title}"
-            for pk, number, title in ChecklistItem.objects.values_list("pk", "number", "title_en")
+            pk: f"{number}. {text}"
+            for pk, number, text in ChecklistItem.objects.values_list("pk", "number", title)
         }
         self.users = dict(
             get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
@@ -171,6 +196,27 @@ def _display(field: models.Field, value: Any, labels: _Labels) -> str | None:
     return str(value)
 
 
+WEIGHT_FIELDS = (
+    "weight_stability",
+    "weight_network",
+    "weight_storage",
+    "weight_security",
+    "weight_cost",
+    "weight_support",
+)
+
+
+def _weight_share(record, field: models.Field) -> str | None:
+    """A weight as its percentage of the six weights of the same row: "20.0 %"."""
+    if record is None or getattr(record, field.attname, None) is None:
+        return None
+    total = sum(Decimal(str(getattr(record, name, 0) or 0)) for name in WEIGHT_FIELDS)
+    if total <= 0:
+        return None
+    share = Decimal(str(getattr(record, field.attname))) * 100 / total
+    return f"{share.quantize(Decimal('0.1'))} %"
+
+
 def _fields(historical_model) -> list[models.Field]:
     return [f for f in historical_model.tracked_fields if f.name not in HIDDEN_FIELDS]
 
@@ -182,14 +228,24 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
         after = getattr(record, field.attname) if record.history_type != "-" else None
         if record.history_type == "-":
             before = getattr(record, field.attname)
-        if before == after or (previous is None and after in (None, "", [], {})):
+        weight = field.name.startswith("weight_")
+        if (before == after and not weight) or (previous is None and after in (None, "", [], {})):
             continue
+        if weight:
+            # One unit whatever the scale stored (percent or shares of 1): the share in percent.
+            before_shown = _weight_share(previous if record.history_type != "-" else record, field)
+            after_shown = None if record.history_type == "-" else _weight_share(record, field)
+            if before_shown == after_shown:
+                continue
+        else:
+            before_shown = _display(field, before, labels)
+            after_shown = _display(field, after, labels)
         changes.append(
             FieldChange(
                 field=field.name,
-                label=str(field.verbose_name),
-                before=_display(field, before, labels),
-                after=_display(field, after, labels),
+                label=str(FIELD_LABELS.get(field.name, field.verbose_name)),
+                before=before_shown,
+                after=after_shown,
             )
         )
     return tuple(changes)
@@ -249,6 +305,9 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "token": list(UploadToken.history.filter(evaluation_id=evaluation.pk))
         if "token" in wanted
         else [],
+        "upload": list(EvidenceUpload.history.filter(candidate_id__in=candidate_ids))
+        if "upload" in wanted
+        else [],
         "offering": offering_rows,
         "price": list(OfferingPrice.history.filter(offering_id__in=offering_ids))
         if "price" in wanted
@@ -281,6 +340,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "candidate": lambda r: labels.candidates.get(r.id, f"#{r.id}"),
         "answer": lambda r: f"{candidate_label(r)} · {labels.items.get(r.item_id, r.item_id)}",
         "token": lambda r: f"{r.token_prefix}… · {candidate_label(r)}",
+        "upload": lambda r: f"{r.original_name} · {candidate_label(r)}",
         "offering": lambda r: labels.offerings.get(r.id, r.name),
         "price": lambda r: " · ".join(
             (str(labels.offerings.get(r.offering_id, r.offering_id)), r.get_billing_model_display())

@@ -1,9 +1,21 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from .models import Candidate, Evaluation, Offering, OfferingPrice, Vendor
+from .models import (
+    Answer,
+    AnswerType,
+    Candidate,
+    ChecklistItem,
+    Evaluation,
+    NvlinkTopology,
+    Offering,
+    OfferingPrice,
+    Vendor,
+)
+from .services.answers import AnswerDraft
 
 
 class VendorForm(forms.ModelForm):
@@ -66,3 +78,184 @@ class CandidateForm(forms.ModelForm):
         self.fields["offering"].error_messages["invalid_choice"] = _(
             "This offering is already a candidate of this evaluation, or does not exist."
         )
+
+
+# Labels of the checklist's choice codes (the codes themselves are stored).
+CHOICE_LABELS = {
+    "nvlink_topology": dict(NvlinkTopology.choices),
+    "control": {
+        "full": _("Full (root, own images and drivers)"),
+        "partial": _("Partial (root inside a VM or container)"),
+        "none": _("None (provider images only)"),
+    },
+}
+BOOLEAN_LABELS = {"yes": _("Yes"), "no": _("No")}
+
+
+def choice_label(item: ChecklistItem, code) -> str:
+    """The translated label of a choice code of ``item`` (the code itself when unknown)."""
+    if item.answer_type == AnswerType.BOOLEAN:
+        return str(BOOLEAN_LABELS.get(code, code))
+    return str(CHOICE_LABELS.get(item.key, {}).get(code, code))
+
+
+def _parses(item: ChecklistItem, text: str) -> bool:
+    field = typed_field(item)
+    if field is None:
+        return True
+    try:
+        field.clean(text)
+    except forms.ValidationError:
+        return False
+    return True
+
+
+def typed_field(item: ChecklistItem) -> forms.Field | None:
+    """The input of a typed item's claim (None for free text)."""
+    if item.answer_type == AnswerType.NUMBER:
+        return forms.DecimalField(
+            label=_("Claim"), required=False, min_value=0, max_digits=14, decimal_places=2
+        )
+    if item.answer_type == AnswerType.CHOICE:
+        return forms.ChoiceField(
+            label=_("Claim"),
+            required=False,
+            choices=[("", "—"), *[(c, choice_label(item, c)) for c in item.choices]],
+        )
+    if item.answer_type == AnswerType.BOOLEAN:
+        return forms.ChoiceField(
+            label=_("Claim"), required=False, choices=[("", "—"), *BOOLEAN_LABELS.items()]
+        )
+    return None
+
+
+def legacy_claim(item: ChecklistItem, answer: Answer | None) -> str:
+    """A stored claim that the item's typed input cannot show (free text kept from before the
+    item was typed), or ""."""
+    if answer is None or item.answer_type == AnswerType.TEXT:
+        return ""
+    if answer.value not in (None, "") or not answer.claim:
+        return ""
+    return "" if _parses(item, answer.claim.strip()) else answer.claim
+
+
+class AnswerForm(forms.Form):
+    """One checklist item's answer; the claim's input follows the item's answer type.
+
+    A stored free-text claim that the typed input cannot parse is shown and kept as it is until
+    the user replaces it; a field missing from the submitted data keeps its stored value."""
+
+    claim = forms.CharField(
+        label=_("Claim"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    notes = forms.CharField(
+        label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    attachment = forms.FileField(
+        label=_("Attach a document"),
+        required=False,
+        help_text=_("For example the vendor's SLA or a certificate (up to 20 MiB)."),
+    )
+
+    def __init__(self, *args, item: ChecklistItem, answer: Answer | None = None, **kwargs):
+        self.item = item
+        self.answer = answer
+        self.legacy = legacy_claim(item, answer)
+        kwargs.setdefault("initial", self._initial())
+        super().__init__(*args, prefix=f"item-{item.number}", **kwargs)
+        self.typed = typed_field(item)
+        if self.legacy:
+            # The typed input shows the legacy text as is; clean_claim keeps it unchanged.
+            if item.answer_type == AnswerType.NUMBER:
+                widget = forms.TextInput(attrs={"inputmode": "decimal", "class": "legacy"})
+            else:
+                widget = forms.Select(
+                    choices=[
+                        ("", "—"),
+                        (self.legacy, _("As stored: %(text)s") % {"text": self.legacy}),
+                        *self.typed.choices[1:],
+                    ],
+                    attrs={"class": "legacy"},
+                )
+            self.fields["claim"] = forms.CharField(label=_("Claim"), required=False, widget=widget)
+        elif self.typed is not None:
+            self.fields["claim"] = self.typed
+        help_text = item.help_zh if _is_zh() else item.help_en
+        self.fields["claim"].help_text = help_text
+        self.fields["claim"].widget.attrs["data-claim"] = ""
+
+    def _initial(self) -> dict:
+        answer = self.answer
+        if answer is None:
+            return {}
+        claim = answer.value if answer.value not in (None, "") else answer.claim
+        return {"claim": claim, "notes": answer.notes}
+
+    def display_claim(self) -> str:
+        """The stored claim as a reader sees it: a choice's label, else the text."""
+        answer = self.answer
+        if answer is None:
+            return ""
+        if answer.value not in (None, "") and self.item.answer_type in (
+            AnswerType.CHOICE,
+            AnswerType.BOOLEAN,
+        ):
+            return choice_label(self.item, answer.value)
+        return answer.claim or ("" if answer.value is None else str(answer.value))
+
+    def clean_claim(self):
+        claim = self.cleaned_data.get("claim")
+        if self.legacy:
+            raw = (claim or "").strip()
+            if raw == self.legacy.strip():
+                return _Legacy(self.legacy)
+            return self.typed.clean(raw)
+        return claim
+
+    def draft(self) -> AnswerDraft:
+        """The answer as the service stores it (call after is_valid())."""
+        data = self.cleaned_data
+        answer = self.answer
+        if self.add_prefix("claim") not in self.data:
+            claim = answer.claim if answer else ""
+            value = answer.value if answer else None
+        else:
+            claim, value = self._claim_and_value(data.get("claim"))
+        notes = data["notes"]
+        if self.add_prefix("notes") not in self.data:
+            notes = answer.notes if answer else ""
+        return AnswerDraft(
+            item=self.item,
+            claim=claim,
+            value=value,
+            notes=notes,
+            attachment=data.get("attachment") or None,
+        )
+
+    def _claim_and_value(self, claim) -> tuple[str, object]:
+        if isinstance(claim, _Legacy):
+            return str(claim), None
+        if claim in (None, ""):
+            return "", None
+        if self.item.answer_type == AnswerType.NUMBER:
+            return str(claim), str(claim)
+        if self.item.answer_type in (AnswerType.CHOICE, AnswerType.BOOLEAN):
+            return claim, claim
+        return claim, None
+
+
+class _Legacy(str):
+    """A legacy claim kept as it was stored."""
+
+
+def _is_zh() -> bool:
+    return (get_language() or "").startswith("zh")
+
+
+def questionnaire_forms(candidate, data=None, files=None) -> list[AnswerForm]:
+    """One form per checklist item, bound to ``data`` when given, with the stored answers."""
+    answers = {a.item_id: a for a in candidate.answers.prefetch_related("attachments")}
+    return [
+        AnswerForm(data, files, item=item, answer=answers.get(item.pk))
+        for item in ChecklistItem.objects.order_by("number")
+    ]

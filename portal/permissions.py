@@ -1,6 +1,7 @@
 """Role checks on top of membership: who may edit, upload, decide or only view an evaluation."""
 
 from django.core.exceptions import PermissionDenied
+from django.utils.translation import gettext as _
 
 from .models import Membership, Role
 
@@ -13,4 +14,4 @@ CAN_VIEW = frozenset(Role)
 def require_role(membership: Membership, allowed: frozenset[Role]) -> None:
     """Raise PermissionDenied (403) when the member's role is not among ``allowed``."""
     if membership.role not in allowed:
-        raise PermissionDenied("Your role in this evaluation does not allow this action.")
+        raise PermissionDenied(_("Your role in this evaluation does not allow this action."))

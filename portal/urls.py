@@ -5,17 +5,19 @@ from django.conf.urls.static import static
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .views import candidates, dashboard, decisions, evaluations, portfolio
+from .views import weights as weights_views
 
 urlpatterns = [
     path("", evaluations.evaluation_list, name="evaluation-list"),
     path("evaluations/<int:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
     path("evaluations/<int:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
-    path("evaluations/<int:pk>/weights/", decisions.weights, name="evaluation-weights"),
+    path("evaluations/<int:pk>/weights/", weights_views.weights, name="evaluation-weights"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
     path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
@@ -51,6 +53,11 @@ urlpatterns = [
         name="attachment-download",
     ),
     path(
+        "evaluations/<int:pk>/uploads/<int:upload_pk>/retract/",
+        candidates.upload_retract,
+        name="upload-retract",
+    ),
+    path(
         "evaluations/<int:pk>/uploads/<int:upload_pk>/download/",
         candidates.upload_download,
         name="upload-download",
@@ -72,6 +79,7 @@ urlpatterns = [
         name="evaluation-history",
     ),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz/", evaluations.healthz, name="healthz"),
     path("admin/", admin.site.urls),
 ]

@@ -180,6 +180,9 @@ class Evaluation(models.Model):
     weight_security = _weight(_("security"))
     weight_cost = _weight(_("cost"))
     weight_support = _weight(_("support"))
+    # The pairwise comparisons the weights were last derived from (None after direct weights),
+    # so that the page shows them again.
+    ahp_matrix = models.JSONField(_("AHP comparison matrix"), null=True, blank=True)
 
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="evaluations"

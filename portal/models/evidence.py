@@ -99,6 +99,19 @@ class EvidenceUpload(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Who uploaded what, and who retracted a failed upload (imports write with update(): they
+    # add no rows here).
+    history = HistoricalRecords(
+        excluded_fields=[
+            "report",
+            "parser_version",
+            "attempts",
+            "task_id",
+            "claim_token",
+            "started_at",
+            "finished_at",
+        ]
+    )
 
     class Meta:
         ordering = ["-created_at"]

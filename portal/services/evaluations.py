@@ -106,9 +106,17 @@ def member_remove(*, membership: Membership, by) -> None:
 
 
 @transaction.atomic
-def evaluation_weights_set(*, evaluation: Evaluation, weights: Mapping[str, Any], by) -> Evaluation:
-    """Save direct weights (non-negative, one positive at least); stored as given, 3 decimals."""
+def evaluation_weights_set(
+    *,
+    evaluation: Evaluation,
+    weights: Mapping[str, Any],
+    by,
+    ahp_matrix: Sequence[Sequence[float]] | None = None,
+) -> Evaluation:
+    """Save direct weights (non-negative, one positive at least); stored as given, 3 decimals,
+    with the AHP matrix they came from (None for direct weights)."""
     _not_decided(evaluation)
+    evaluation.ahp_matrix = [list(map(float, row)) for row in ahp_matrix] if ahp_matrix else None
     try:
         normalise_weights(weights)
     except WeightsError as exc:
@@ -133,7 +141,9 @@ def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
 def evaluation_weights_from_ahp(
     *, evaluation: Evaluation, matrix: Sequence[Sequence[Any]], by
 ) -> Evaluation:
-    return evaluation_weights_set(evaluation=evaluation, weights=ahp_to_weights(matrix), by=by)
+    return evaluation_weights_set(
+        evaluation=evaluation, weights=ahp_to_weights(matrix), by=by, ahp_matrix=matrix
+    )
 
 
 @transaction.atomic

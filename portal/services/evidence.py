@@ -14,6 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
@@ -222,6 +223,11 @@ class _Outcome:
     error: str = ""
     report: list[dict[str, Any]] = field(default_factory=list)
     rows: list[Measurement] = field(default_factory=list)
+    # The node the evidence came from: as given at upload, else the bundle manifest's hostname.
+    node_name: str = ""
+
+
+BUNDLE_REFUSED = gettext_noop("The bundle was refused:")
 
 
 def _outcome(upload: EvidenceUpload) -> _Outcome:
@@ -232,11 +238,13 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
     except BundleRejected as exc:
-        return _Outcome(failed, str(exc))
+        # Stored in English with a lead sentence that pages show in the reader's language.
+        return _Outcome(failed, f"{BUNDLE_REFUSED} {exc}")
     except FileNotFoundError:
         return _Outcome(failed, _("The stored file is missing; upload it again."))
     results = parse_evidence_set(evidence)
     node_name = upload.node_name or (evidence.manifest.hostname if evidence.manifest else "")
+    node_name = (node_name or "")[:200]
     report = _report(results)
     parsed = [r for r in results if r.ok]
     if not parsed:
@@ -245,7 +253,9 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
         return _Outcome(failed, error[:5000], report)
-    return _Outcome(UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name))
+    return _Outcome(
+        UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name), node_name
+    )
 
 
 def _finish(
@@ -265,6 +275,8 @@ def _finish(
                 "parser_version": PARSER_VERSION,
                 "finished_at": finished_at,
             }
+            if outcome.node_name and not upload.node_name:
+                fields["node_name"] = outcome.node_name
             # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits
             # for this transaction, and a claim that came first leaves nothing to update.
             if EvidenceUpload.objects.filter(
@@ -355,3 +367,25 @@ def evidence_reimport_all(*, older_than_version: str | None = None) -> int:
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
     return len(ids)
+
+
+class RetractRefused(ValidationError):
+    """Only the uploader may retract an upload, and only one whose import failed."""
+
+
+@transaction.atomic
+def evidence_retract(*, upload: EvidenceUpload, by) -> None:
+    """Remove a failed upload at its uploader's request, recorded in History as ``by``'s; the
+    same file can then be uploaded again. The stored file goes once the removal is committed."""
+    upload = EvidenceUpload.objects.select_for_update().get(pk=upload.pk)
+    if upload.uploaded_by_id is None or upload.uploaded_by_id != getattr(by, "pk", None):
+        raise RetractRefused(_("Only the person who uploaded a file can retract it."))
+    if upload.status != UploadStatus.FAILED:
+        raise RetractRefused(
+            _("Only an upload whose import failed can be retracted; this one is %(status)s.")
+            % {"status": upload.get_status_display()}
+        )
+    stored = upload.file
+    upload._history_user = by
+    upload.delete()
+    transaction.on_commit(lambda: stored.delete(save=False), robust=True)

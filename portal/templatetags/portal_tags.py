@@ -38,3 +38,28 @@ def num(value, digits: int = 1):
     if value is None:
         return "—"
     return f"{float(value):,.{int(digits)}f}"
+
+
+@register.filter
+def dimension_label(code):
+    """``"network"|dimension_label`` -> the dimension's translated name (the code if unknown)."""
+    from ..models import Dimension
+
+    return str(dict(Dimension.choices).get(code, code))
+
+
+@register.filter
+def chart_is_empty(figure) -> bool:
+    """True for a Plotly figure with no traces (the charts draw a note in such a figure)."""
+    try:
+        return not figure.get("data")
+    except AttributeError:
+        return True
+
+
+@register.filter
+def evidence_ref(ref):
+    """A knockout's evidence reference in the reader's language where it is words."""
+    from ..views.display import evidence_ref as shown
+
+    return shown(ref)

@@ -1,20 +1,18 @@
 """Candidate pages: explanation of the scores, claims against measurements, the questionnaire
 and the evidence of one candidate."""
 
-from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.http import FileResponse, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from ..forms import AnswerForm, questionnaire_forms
 from ..models import (
     Answer,
     AnswerAttachment,
-    AnswerType,
     ChecklistItem,
     Dimension,
     EvidenceUpload,
@@ -22,8 +20,10 @@ from ..models import (
     UploadStatus,
     VerificationStatus,
 )
-from ..permissions import CAN_EDIT, CAN_UPLOAD
-from ..services.evaluations import answer_attachment_add, answer_save
+from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
+from ..services.answers import answers_save
+from ..services.evidence import RetractRefused, evidence_retract
+from . import display
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
@@ -37,21 +37,39 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
     items = [
-        {"item": item, "answer": answers.get(item.pk), "verdict": verdicts.get(item.key)}
+        {
+            "item": item,
+            "answer": answers.get(item.pk),
+            "verdict": verdicts.get(item.key),
+            "tolerance": display.tolerance(verdicts.get(item.key)),
+            "claim": AnswerForm(item=item, answer=answers.get(item.pk)).display_claim(),
+        }
         for item in ChecklistItem.objects.order_by("number")
     ]
+    uploads = list(candidate.uploads.select_related("uploaded_by").order_by("-created_at"))
+    for upload in uploads:
+        upload.error_shown = display.upload_error(upload.error)
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
         "offering": candidate.offering,
-        "dimensions": [{"dimension": d, "score": scores.get(d.value)} for d in Dimension],
+        "dimensions": [
+            {
+                "dimension": d,
+                "score": scores.get(d.value),
+                "contributions": display.contributions(
+                    scores[d.value].contributions if d.value in scores else []
+                ),
+            }
+            for d in Dimension
+        ],
         "items": items,
         "bare_metal": verification.get("bare_metal") or {},
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
-        "uploads": candidate.uploads.select_related("uploaded_by").order_by("-created_at"),
+        "uploads": uploads,
         "measurements": Measurement.objects.filter(candidate=candidate)
         .select_related("upload")
         .order_by("kind", "node_name", "metric", "line")[:MEASUREMENTS_SHOWN],
@@ -63,121 +81,97 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     return render(request, "portal/candidate_detail.html", context)
 
 
-class AnswerForm(forms.Form):
-    """One checklist item's answer; the claim's input follows the item's answer type."""
-
-    claim = forms.CharField(
-        label=gettext_lazy("Claim"), required=False, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    notes = forms.CharField(
-        label=gettext_lazy("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2})
-    )
-    attachment = forms.FileField(
-        label=gettext_lazy("Attach a document"),
-        required=False,
-        help_text=gettext_lazy("For example the vendor's SLA or a certificate (up to 20 MiB)."),
-    )
-
-    def __init__(self, *args, item: ChecklistItem, **kwargs):
-        self.item = item
-        super().__init__(*args, prefix=f"item-{item.number}", **kwargs)
-        if item.answer_type == AnswerType.NUMBER:
-            self.fields["claim"] = forms.DecimalField(
-                label=_("Claim"), required=False, min_value=0, max_digits=14, decimal_places=2
-            )
-        elif item.answer_type == AnswerType.CHOICE:
-            self.fields["claim"] = forms.ChoiceField(
-                label=_("Claim"),
-                required=False,
-                choices=[("", "—"), *[(c, c) for c in item.choices]],
-            )
-        elif item.answer_type == AnswerType.BOOLEAN:
-            self.fields["claim"] = forms.ChoiceField(
-                label=_("Claim"),
-                required=False,
-                choices=[("", "—"), ("yes", _("Yes")), ("no", _("No"))],
-            )
-        self.fields["claim"].help_text = item.help_zh if _is_zh() else item.help_en
-
-
-def _is_zh() -> bool:
-    from django.utils.translation import get_language
-
-    return (get_language() or "").startswith("zh")
-
-
-def _initial(answer: Answer | None) -> dict:
-    if answer is None:
-        return {}
-    claim = answer.value if answer.value not in (None, "") else answer.claim
-    return {"claim": claim, "notes": answer.notes}
-
-
 def _progress(candidate) -> int:
     return candidate.answers.exclude(status=VerificationStatus.UNANSWERED).count()
 
 
+def _errors(forms_: list[AnswerForm]) -> dict[str, list[str]]:
+    """Every message keyed by the input's name ("item-3-claim"; "item-3" for the item)."""
+    errors = {}
+    for form in forms_:
+        for field, messages_ in form.errors.items():
+            key = form.add_prefix(field) if field != "__all__" else form.prefix
+            errors[key] = [str(m) for m in messages_]
+    return errors
+
+
+def _save(request, candidate, forms_: list[AnswerForm]) -> bool:
+    """Validate every item, then save them all or none; messages land on the forms."""
+    if not all([form.is_valid() for form in forms_]):
+        return False
+    try:
+        answers_save(candidate=candidate, drafts=[f.draft() for f in forms_], by=request.user)
+    except ValidationError as exc:
+        errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
+        # Which item's attachment was refused is not known here: the first one with a file.
+        target = next((f for f in forms_ if f.cleaned_data.get("attachment")), forms_[0])
+        for field, messages_ in errors.items():
+            target.add_error(field if field in target.fields else None, messages_)
+        return False
+    return True
+
+
+def _wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
 @login_required
 def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
-    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
-    answers = {a.item_id: a for a in candidate.answers.prefetch_related("attachments")}
-    entries = [
-        {
-            "item": item,
-            "answer": answers.get(item.pk),
-            "form": AnswerForm(item=item, initial=_initial(answers.get(item.pk))),
-        }
-        for item in ChecklistItem.objects.order_by("number")
-    ]
+    """The ten items as one form: "Save all" (with attachments) or the page's autosave of the
+    drafts (JSON, without files) save every item at once, all or nothing."""
+    allowed = CAN_EDIT if request.method == "POST" else CAN_VIEW
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, allowed)
+    status = 200
+    if request.method == "POST":
+        forms_ = questionnaire_forms(candidate, request.POST, request.FILES)
+        saved = _save(request, candidate, forms_)
+        if saved and "autosave" not in request.POST:
+            messages.success(request, _("All answers saved."))
+        if _wants_json(request):
+            return JsonResponse(
+                {
+                    "saved": saved,
+                    "answered": _progress(candidate),
+                    "total": len(forms_),
+                    "errors": _errors(forms_),
+                },
+                status=200 if saved else 422,
+            )
+        if saved:
+            return redirect("candidate-questionnaire", pk=evaluation.pk, candidate_pk=candidate.pk)
+        status = 422
+        candidate.refresh_from_db()
+    else:
+        forms_ = questionnaire_forms(candidate)
+    verdicts = (candidate.verification or {}).get("items") or {}
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
-        "entries": entries,
+        "entries": [
+            {"item": f.item, "answer": f.answer, "form": f, "verdict": verdicts.get(f.item.key)}
+            for f in forms_
+        ],
         "answered": _progress(candidate),
-        "total": len(entries),
+        "total": len(forms_),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
+        "failed": status == 422,
     }
-    return render(request, "portal/questionnaire.html", context)
+    return render(request, "portal/questionnaire.html", context, status=status)
 
 
 @login_required
 @require_POST
 def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int) -> HttpResponse:
-    """Save one answer (a draft: any subset of items may be answered); htmx swaps the entry."""
+    """Save one item (fields left out of the request keep their stored values)."""
     evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     item = get_object_or_404(ChecklistItem, number=number)
-    form = AnswerForm(request.POST, request.FILES, item=item)
-    saved = False
-    if form.is_valid():
-        claim = form.cleaned_data["claim"]
-        value = None
-        if item.answer_type == AnswerType.NUMBER and claim is not None:
-            value = str(claim)
-        elif item.answer_type in (AnswerType.CHOICE, AnswerType.BOOLEAN) and claim:
-            value = claim
-        try:
-            with transaction.atomic():
-                answer = answer_save(
-                    candidate=candidate,
-                    item=item,
-                    by=request.user,
-                    claim="" if claim is None else str(claim),
-                    value=value,
-                    notes=form.cleaned_data["notes"],
-                )
-                if form.cleaned_data.get("attachment"):
-                    answer_attachment_add(
-                        answer=answer,
-                        uploaded_file=form.cleaned_data["attachment"],
-                        by=request.user,
-                    )
-            saved = True
-        except ValidationError as exc:
-            errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
-            for field, messages_ in errors.items():
-                form.add_error(field if field in form.fields else None, messages_)
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
+    form = AnswerForm(request.POST, request.FILES, item=item, answer=answer)
+    saved = _save(request, candidate, [form])
+    answer = Answer.objects.filter(candidate=candidate, item=item).first()
+    if saved:
+        form = AnswerForm(item=item, answer=answer)
     context = {
         "evaluation": evaluation,
         "candidate": candidate,
@@ -186,15 +180,16 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
         "answered": _progress(candidate),
         "total": ChecklistItem.objects.count(),
         "can_edit": True,
+        "standalone": True,
     }
-    status = 200 if saved or not form.errors else 422
-    if request.headers.get("HX-Request"):
-        return render(request, "portal/_answer_entry.html", context, status=status)
-    return (
-        questionnaire(request, pk, candidate_pk)
-        if saved
-        else render(request, "portal/_answer_entry.html", context, status=status)
-    )
+    return render(request, "portal/_answer_entry.html", context, status=200 if saved else 422)
+
+
+def _shown(uploads) -> list[EvidenceUpload]:
+    uploads = list(uploads)
+    for upload in uploads:
+        upload.error_shown = display.upload_error(upload.error)
+    return uploads
 
 
 @login_required
@@ -204,7 +199,8 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
-        "uploads": candidate.uploads.order_by("-created_at"),
+        "uploads": _shown(candidate.uploads.order_by("-created_at")),
+        "can_upload": True,
     }
     return render(request, "portal/evidence_upload.html", context)
 
@@ -212,11 +208,34 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 @login_required
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's uploads with their status (polled by the upload page while busy)."""
-    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
-    uploads = list(candidate.uploads.order_by("-created_at"))
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
+    uploads = _shown(candidate.uploads.order_by("-created_at"))
     busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
-    context = {"evaluation": evaluation, "candidate": candidate, "uploads": uploads, "busy": busy}
+    context = {
+        "evaluation": evaluation,
+        "candidate": candidate,
+        "uploads": uploads,
+        "busy": busy,
+        "can_upload": membership.role in CAN_UPLOAD,
+    }
     return render(request, "portal/_upload_list.html", context)
+
+
+@login_required
+@require_POST
+def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpResponse:
+    """The uploader removes a failed upload (audited); back to the candidate's upload page."""
+    evaluation, _membership = member_evaluation(request, pk, CAN_UPLOAD)
+    upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
+    candidate_pk = upload.candidate_id
+    name = upload.original_name
+    try:
+        evidence_retract(upload=upload, by=request.user)
+    except RetractRefused as exc:
+        raise PermissionDenied(exc.messages[0]) from exc
+    message = _("“%(name)s” was retracted; you can upload it again.") % {"name": name}
+    messages.success(request, message)
+    return redirect("candidate-evidence", pk=evaluation.pk, candidate_pk=candidate_pk)
 
 
 @login_required

@@ -21,6 +21,7 @@ from .. import charts, selectors
 from ..models import ChecklistItem, Dimension, Offering, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..templatetags.portal_tags import num
+from . import guidance
 from .common import member_evaluation
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -228,6 +229,7 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_edit": membership.role in CAN_EDIT,
         "can_upload": membership.role in CAN_UPLOAD,
         "can_decide": membership.role in CAN_DECIDE,
+        "steps": guidance.next_steps(evaluation, membership),
         **results_context(evaluation, weights=weights_from_query(request)),
     }
     return render(request, "portal/evaluation_detail.html", context)

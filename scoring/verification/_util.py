@@ -125,6 +125,7 @@ def combine_nodes(
     results: Sequence[NodeResult],
     *,
     tolerance: str | None,
+    tolerance_zh: str | None = None,
     no_evidence_en: str,
     no_evidence_zh: str,
     extra: Mapping[str, Any] | None = None,
@@ -146,6 +147,7 @@ def combine_nodes(
             None,
             tolerance,
             details,
+            tolerance_zh,
         )
     status = next(
         s
@@ -161,4 +163,6 @@ def combine_nodes(
     if rest > 0:
         en += f" The same holds on {rest} more node(s)."
         zh += f"另有 {rest} 个节点情况相同。"
-    return ItemVerification(item_key, status, en, zh, chosen[0].ref, tolerance, details)
+    return ItemVerification(
+        item_key, status, en, zh, chosen[0].ref, tolerance, details, tolerance_zh
+    )

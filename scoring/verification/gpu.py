@@ -259,6 +259,10 @@ def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVe
             f"same model and form factor; count ≥ {claims.gpus_per_node}; memory ≥ claim − "
             f"{pct(GPU_MEMORY_TOLERANCE)}"
         ),
+        tolerance_zh=(
+            f"型号与规格一致；数量 ≥ {claims.gpus_per_node}；显存 ≥ 声明值 − "
+            f"{pct(GPU_MEMORY_TOLERANCE)}"
+        ),
         no_evidence_en=(
             "No nvidia-smi, lspci or topology output was uploaded, so the GPU model, count and "
             "memory cannot be checked."
@@ -420,6 +424,10 @@ def verify_nvlink_topology(claims: Claims, evidence: Sequence[NodeEvidence]) -> 
         tolerance=(
             "topology at least as connected as claimed; every NVLink link of the model active "
             f"(per-GPU bandwidth within {pct(NVLINK_BANDWIDTH_TOLERANCE)})"
+        ),
+        tolerance_zh=(
+            "拓扑的互联程度不低于声明；该型号的每条 NVLink 链路均处于活动状态"
+            f"（每 GPU 带宽偏差在 {pct(NVLINK_BANDWIDTH_TOLERANCE)} 以内）"
         ),
         no_evidence_en=(
             "No nvidia-smi topo -m or nvidia-smi nvlink output was uploaded, so the NVLink "

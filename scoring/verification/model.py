@@ -134,6 +134,7 @@ class ItemVerification:
     evidence_ref: str | None = None
     tolerance: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    tolerance_zh: str | None = None  # the tolerance clause in Chinese
 
 
 @dataclass(frozen=True)

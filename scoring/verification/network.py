@@ -274,6 +274,10 @@ def verify_fabric(
         f"≥ {claims.fabric_rate_gbit_s} Gb/s (rate exact or higher); oversubscription is not "
         "measurable from a node"
     )
+    tolerance_zh = (
+        f"≥ {max(claims.nics_per_node, 1)} 个 {_FABRIC_EN[claims.fabric]} 端口处于 Active 状态，"
+        f"速率 ≥ {claims.fabric_rate_gbit_s} Gb/s（速率须相同或更高）；收敛比无法在节点上测量"
+    )
     if claims.fabric == "none" or claims.fabric_rate_gbit_s <= 0:
         item = ItemVerification(
             "fabric",
@@ -295,6 +299,7 @@ def verify_fabric(
         "fabric",
         results,
         tolerance=tolerance,
+        tolerance_zh=tolerance_zh,
         no_evidence_en=(
             "No ibstat or ib_write_bw output was uploaded, so the fabric type, port rate and "
             "port states cannot be checked."
@@ -594,6 +599,9 @@ def verify_collective(
         f"verified at ≥ {pct(BUSBW_VERIFIED_FROM)} of expected, contradicted below "
         f"{pct(BUSBW_CONTRADICTED_BELOW)}"
     )
+    tolerance_zh = (
+        f"≥ 期望值的 {pct(BUSBW_VERIFIED_FROM)} 为证实，低于 {pct(BUSBW_CONTRADICTED_BELOW)} 为矛盾"
+    )
     details: dict[str, Any] = {
         "collective": collective,
         "skipped_runs": [en for en, _ in runs.skipped],
@@ -633,6 +641,7 @@ def verify_collective(
             None,
             tolerance,
             details,
+            tolerance_zh,
         )
         return CollectiveCheck(item, None, None, None, None, None)
     scope = SCOPE_MULTI_NODE if best.nodes >= 2 else SCOPE_ONE_NODE
@@ -674,6 +683,7 @@ def verify_collective(
             best.ev.ref,
             tolerance,
             details,
+            tolerance_zh,
         )
         return CollectiveCheck(item, None, None, None, best.peak_gbyte_s, best.nodes)
     fraction = round(best.peak_gbyte_s / expected.value_gbyte_s, 3)
@@ -715,7 +725,7 @@ def verify_collective(
         f"< {pct_zh(BUSBW_CONTRADICTED_BELOW)} 为矛盾）。期望值：{expected.basis_zh}。"
         f"{scope_zh}{aside_zh}"
     )
-    item = ItemVerification(key, status, en, zh, best.ev.ref, tolerance, details)
+    item = ItemVerification(key, status, en, zh, best.ev.ref, tolerance, details, tolerance_zh)
     return CollectiveCheck(
         item,
         fraction if covers else None,

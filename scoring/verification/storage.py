@@ -292,6 +292,11 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         f"≥ {LARGE_BLOCK_BYTES // 1024} KiB jobs) and IOPS (random ≤ "
         f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight)"
     )
+    tolerance_zh = (
+        f"实测值 ≥ 声明读/写带宽（GB/s，顺序 ≥ {LARGE_BLOCK_BYTES // 1024} KiB 的任务）及 IOPS"
+        f"（随机 ≤ {SMALL_BLOCK_BYTES // 1024} KiB、在途 I/O ≥ {IOPS_MIN_OUTSTANDING} 的任务）的 "
+        f"{pct(NVME_MIN_FRACTION)}"
+    )
     claimed_any = (
         claims.nvme_read_gbyte_s,
         claims.nvme_write_gbyte_s,
@@ -308,12 +313,14 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
             None,
             tolerance,
             {},
+            tolerance_zh,
         )
     results = [r for node, evs in by_node(evidence).items() if (r := _nvme_node(node, evs, claims))]
     return combine_nodes(
         "local_nvme",
         results,
         tolerance=tolerance,
+        tolerance_zh=tolerance_zh,
         no_evidence_en="No fio output was uploaded, so the NVMe bandwidth cannot be checked.",
         no_evidence_zh="未上传 fio 输出，无法核对 NVMe 带宽。",
     )

@@ -49,6 +49,21 @@
     }
   });
 
+  // Printing: the charts take the page's width (the print stylesheet lays them out one per
+  // row), so each is redrawn at its container's new size, and again after printing.
+  function resizeCharts() {
+    if (!window.Plotly) return;
+    document.querySelectorAll("[data-chart].js-plotly-plot").forEach(function (el) {
+      window.Plotly.Plots.resize(el);
+    });
+  }
+  window.addEventListener("beforeprint", resizeCharts);
+  window.addEventListener("afterprint", resizeCharts);
+  if (window.matchMedia) {
+    var printing = window.matchMedia("print");
+    if (printing.addEventListener) printing.addEventListener("change", resizeCharts);
+  }
+
   if (document.readyState !== "loading") {
     drawCharts();
   }

@@ -14,6 +14,75 @@
     }
   }
 
+  var gettext = window.gettext || function (s) { return s; };
+  var interpolate = window.interpolate || function (s) { return s; };
+  var POLL_MS = 1500;
+  var POLL_LIMIT = 400; // ten minutes: after that the list below keeps following it
+
+  function isFinal(status) { return status === "done" || status === "failed"; }
+
+  function describeErrors(body) {
+    return Object.keys(body).map(function (key) {
+      var value = body[key];
+      return Array.isArray(value) ? value.join(" ") : String(value);
+    }).join(" ");
+  }
+
+  function kinds(body) {
+    var seen = [];
+    (body.report || []).forEach(function (r) {
+      if (r.ok && r.kind && seen.indexOf(r.kind) < 0) seen.push(r.kind);
+    });
+    return seen.join(", ");
+  }
+
+  // One line per file, in the same words as the table below: queued, importing, done with the
+  // kinds found, failed with the reason. Never green before the import succeeded.
+  function show(item, message, body) {
+    var text;
+    var kind = "pending";
+    if (body.status === "done") {
+      kind = "ok";
+      text = interpolate(gettext("imported: %(kinds)s"), { kinds: kinds(body) || "—" }, true);
+    } else if (body.status === "failed") {
+      kind = "bad";
+      text = interpolate(gettext("failed: %(reason)s"), { reason: body.error || "" }, true);
+    } else if (body.status === "processing") {
+      text = gettext("importing…");
+    } else {
+      text = gettext("queued: waiting for the importer");
+    }
+    if (body.duplicate) {
+      if (body.status === "failed") {
+        text = interpolate(
+          gettext("already received, and its import failed: %(reason)s Retract it in the list below to upload it again."),
+          { reason: body.error || "" }, true);
+      } else {
+        text = interpolate(gettext("already received earlier (%(status)s)"), { status: text }, true);
+      }
+    }
+    item.className = kind;
+    item.dataset.status = body.status || "";
+    message.textContent = " " + text;
+  }
+
+  function follow(form, item, message, body, resolve) {
+    var polls = 0;
+    function poll() {
+      polls += 1;
+      fetch(body.status_url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (current) {
+          if (current) show(item, message, current);
+          if (current && isFinal(current.status)) { refreshList(form); resolve(); return; }
+          if (polls === 1) resolve(); // the next file need not wait for this import
+          if (polls < POLL_LIMIT) window.setTimeout(poll, POLL_MS);
+        })
+        .catch(function () { if (polls < POLL_LIMIT) window.setTimeout(poll, POLL_MS); });
+    }
+    window.setTimeout(poll, POLL_MS);
+  }
+
   function uploadOne(form, file) {
     var list = document.getElementById("upload-progress");
     var item = document.createElement("li");
@@ -45,18 +114,19 @@
         try { body = JSON.parse(xhr.responseText); } catch (e) { body = {}; }
         bar.value = 100;
         if (xhr.status === 202 || xhr.status === 200) {
-          item.className = "ok";
-          message.textContent = " " + (body.duplicate ? form.dataset.duplicateText || "already received" : body.status);
+          show(item, message, body);
+          if (body.duplicate || isFinal(body.status)) { resolve(); return; }
+          follow(form, item, message, body, resolve);
         } else {
           item.className = "bad";
-          var detail = body.detail || JSON.stringify(body);
-          message.textContent = " " + xhr.status + ": " + detail;
+          var detail = body.detail || describeErrors(body);
+          message.textContent = " " + interpolate(gettext("refused (%(code)s): %(detail)s"), { code: xhr.status, detail: detail }, true);
+          resolve();
         }
-        resolve();
       });
       xhr.addEventListener("error", function () {
         item.className = "bad";
-        message.textContent = " network error";
+        message.textContent = " " + gettext("network error: the file was not sent");
         resolve();
       });
       xhr.send(data);

@@ -1,4 +1,6 @@
-"""An engineer uploads a collector bundle through the page; a real worker parses it."""
+"""An engineer uploads a collector bundle through the page; a real worker parses it. Each file's
+line follows its import (never green before it succeeded); junk fails with its reason, a
+duplicate of a failed file says so, and the uploader can retract it."""
 
 import pytest
 from playwright.sync_api import expect
@@ -36,15 +38,17 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
         "input#evidence-files",
         files=[{"name": "poc-node-7.tar.gz", "mimeType": "application/gzip", "buffer": bundle}],
     )
-    page.fill("#node-name", "poc-node-7")
+    # No node name typed: the bundle manifest's hostname names the node.
     with page.expect_response(lambda r: r.url.endswith("/api/v1/evidence/")) as sent:
         page.locator("#upload-form").get_by_role("button", name="Upload").click()
     assert sent.value.status == 202, sent.value.text()
 
     progress = page.locator("#upload-progress li")
     expect(progress).to_have_count(1)
-    expect(progress).to_have_class("ok")
     expect(progress.locator("progress")).to_have_attribute("value", "100")
+    # The line follows the import: queued or importing first, then done with the kinds found.
+    expect(progress).to_have_class("ok", timeout=30_000)
+    expect(progress).to_contain_text("imported: nccl_tests, ibstat, lspci")
 
     # The list polls every 2 s while the worker imports the bundle, then stops.
     row = page.locator("#upload-list tr[data-upload-id]")
@@ -67,4 +71,43 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
         page.get_by_role("link", name="Scores and evidence").click()
     expect(page.locator("main")).to_contain_text("poc-node-7")
     expect(page.locator("main table").filter(has_text="nccl_tests").first).to_be_visible()
+    portal.assert_no_js_errors()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_junk_fails_with_its_reason_a_duplicate_says_so_and_it_can_be_retracted(
+    portal, celery_worker_process
+):
+    page = portal.page
+    junk = b"this is not evidence at all\n"
+    portal.login("engineer")
+    portal.goto(EVIDENCE)
+
+    def send(name: str) -> None:
+        page.set_input_files(
+            "input#evidence-files",
+            files=[{"name": name, "mimeType": "text/plain", "buffer": junk}],
+        )
+        page.locator("#upload-form").get_by_role("button", name="Upload").click()
+
+    send("junk.txt")
+    line = page.locator("#upload-progress li").first
+    expect(line).to_have_class("bad", timeout=30_000)
+    expect(line).to_contain_text("failed: Nothing in this upload could be parsed.")
+    row = page.locator("#upload-list tr[data-upload-id]")
+    expect(row.locator(".upload-status")).to_have_text("Failed")
+
+    send("junk-again.txt")
+    again = page.locator("#upload-progress li").nth(1)
+    expect(again).to_have_class("bad")
+    expect(again).to_contain_text("already received, and its import failed")
+    expect(page.locator("#upload-progress li.ok")).to_have_count(0)
+    portal.screenshot("failed")
+
+    with portal.navigation():
+        row.get_by_role("button", name="Retract").click()
+    expect(page.locator(".messages")).to_contain_text("“junk.txt” was retracted")
+    expect(page.locator("#upload-list .empty")).to_be_visible()
+    assert not EvidenceUpload.objects.filter(candidate_id=3).exists()
+    assert EvidenceUpload.history.filter(history_type="-", original_name="junk.txt").exists()
     portal.assert_no_js_errors()

@@ -1,11 +1,13 @@
-"""Procurement answers questionnaire items in place; a negative number is refused."""
+"""Procurement fills the questionnaire in one go: all ten items, an attachment, one "Save all";
+the count follows the inputs, drafts are autosaved, leaving with unsaved input asks first, and a
+negative number is refused next to its field with nothing saved."""
 
 from decimal import Decimal
 
 import pytest
 from playwright.sync_api import expect
 
-from portal.models import Answer, VerificationStatus
+from portal.models import Answer, AnswerAttachment, VerificationStatus
 
 pytestmark = pytest.mark.browser
 
@@ -17,44 +19,86 @@ def _answer(number: int) -> Answer:
     return Answer.objects.get(candidate_id=4, item__number=number)
 
 
-def test_procurement_saves_a_number_and_a_choice_answer_in_place(portal):
+def test_procurement_fills_all_ten_items_and_an_attachment_in_one_go(portal, tmp_path, settings):
+    settings.MEDIA_ROOT = tmp_path
     page = portal.page
     portal.login("procurement")
     portal.goto(QUESTIONNAIRE)
-    expect(page.locator("#progress")).to_have_text("9/10 answered")
-    page.evaluate("window.__notReloaded = true")
+    progress = page.locator("#progress")
+    expect(progress).to_have_text("9/10 answered")
+    # Legacy free text in the typed items is shown, not blanked.
+    expect(page.locator("[name='item-9-claim']")).to_have_value(_answer(9).claim)
+    expect(page.locator("[name='item-2-claim'] option:checked")).to_contain_text("As stored:")
 
-    entry = page.locator("form#entry-10")
-    expect(entry.locator("h2 .cell")).to_have_text("Unanswered")
-    entry.locator("[name='item-10-claim']").fill("14")
-    entry.locator("[name='item-10-notes']").fill("Two nodes for two weeks.")
-    with page.expect_response(lambda r: r.url.endswith("/questionnaire/10/")) as posted:
-        entry.get_by_role("button", name="Save draft").click()
+    # Item 10 first: the count follows the input before anything is saved.
+    page.fill("[name='item-10-claim']", "14")
+    expect(progress).to_have_text("10/10 answered")
+    page.fill("[name='item-10-claim']", "")
+    expect(progress).to_have_text("9/10 answered")
+
+    texts = {1: "MIG 3g.40gb, 64 slices", 3: "25 GbE", 4: "0.5 TiB", 5: "NFS", 6: "None."}
+    for number, text in texts.items():
+        page.fill(f"[name='item-{number}-claim']", text)
+    page.select_option("[name='item-2-claim']", "none")
+    page.select_option("[name='item-8-claim']", "none")
+    page.fill("[name='item-9-claim']", "150000")
+    page.fill("[name='item-10-claim']", "14")
+    page.fill("[name='item-7-claim']", "99.5 %, best effort")
+    page.fill("[name='item-7-notes']", "SLA attached.")
+    page.set_input_files(
+        "[name='item-7-attachment']",
+        files=[{"name": "sla.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.7 SLA"}],
+    )
+    expect(progress).to_have_text("10/10 answered")
+
+    # Leaving now asks first (the attachment is not saved yet, whatever the autosave did).
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.type), d.dismiss()))
+    page.evaluate("window.__stay = true")
+    page.locator("nav.tabs a", has_text="Scores and evidence").click()
+    page.wait_for_timeout(500)
+    assert dialogs == ["beforeunload"]
+    assert page.evaluate("window.__stay") is True
+
+    with (
+        page.expect_response(
+            lambda r: r.request.method == "POST" and "autosave" not in (r.request.post_data or "")
+        ) as posted,
+        portal.navigation(),
+    ):
+        page.get_by_role("button", name="Save all").click()
     assert posted.value.status == 200
-    entry = page.locator("form#entry-10")  # htmx swapped the whole form
-    expect(entry.locator(".saved")).to_have_text("Saved · 10/10 answered")
-    expect(entry.locator("h2 .cell")).to_have_text("Claimed")
-    expect(entry.locator("[name='item-10-claim']")).to_have_value("14")
-
-    answer = _answer(10)
-    assert answer.status == VerificationStatus.CLAIMED
-    assert Decimal(answer.value) == 14
-    assert answer.notes == "Two nodes for two weeks."
-
-    entry = page.locator("form#entry-2")
-    entry.locator("[name='item-2-claim']").select_option("none")
-    with page.expect_response(lambda r: r.url.endswith("/questionnaire/2/")) as posted:
-        entry.get_by_role("button", name="Save draft").click()
-    assert posted.value.status == 200
-    expect(page.locator("form#entry-2 .saved")).to_contain_text("Saved")
-    expect(page.locator("form#entry-2 [name='item-2-claim']")).to_have_value("none")
-    assert _answer(2).value == "none"
-
-    # Saved in place, without a reload; a fresh page shows the new progress.
-    assert page.evaluate("window.__notReloaded") is True
-    portal.goto(QUESTIONNAIRE)
-    expect(page.locator("#progress")).to_have_text("10/10 answered")
+    expect(page.locator(".messages")).to_contain_text("All answers saved.")
+    expect(progress).to_have_text("10/10 answered")
+    expect(page.locator("#entry-7 .attachments")).to_contain_text("sla.pdf")
+    expect(page.locator("[name='item-2-claim']")).to_have_value("none")
     expect(page.locator("[name='item-10-claim']")).to_have_value("14")
+
+    assert _answer(1).claim == texts[1]
+    assert _answer(2).value == "none" and _answer(8).value == "none"
+    assert Decimal(_answer(9).value) == 150000 and Decimal(_answer(10).value) == 14
+    assert _answer(10).status == VerificationStatus.CLAIMED
+    attachment = AnswerAttachment.objects.get(answer__candidate_id=4)
+    assert attachment.answer.item.number == 7 and attachment.original_name == "sla.pdf"
+
+    # Saved: leaving no longer asks.
+    with portal.navigation():
+        page.locator("nav.tabs a", has_text="Scores and evidence").click()
+    assert dialogs == ["beforeunload"]
+    portal.assert_no_js_errors()
+
+
+def test_a_draft_is_autosaved_a_moment_after_typing(portal):
+    page = portal.page
+    portal.login("procurement")
+    portal.goto(QUESTIONNAIRE)
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.fill("[name='item-10-notes']", "Two nodes for two weeks.")
+    assert posted.value.status == 200
+    expect(page.locator("#save-state")).to_contain_text("Draft saved")
+    assert _answer(10).notes == "Two nodes for two weeks."
+    # The item 9 claim (legacy free text) was not touched by the autosave.
+    assert _answer(9).value is None and _answer(9).claim.startswith("Approx.")
     portal.assert_no_js_errors()
 
 
@@ -66,31 +110,22 @@ def test_a_negative_number_shows_a_message_at_the_field_and_saves_nothing(portal
     posts = []
     page.on("request", lambda r: r.method == "POST" and posts.append(r.url))
 
-    entry = page.locator("form#entry-10")
-    field = entry.locator("[name='item-10-claim']")
+    field = page.locator("[name='item-10-claim']")
     field.fill("-5")
-
-    # The browser's own check stops the draft before it is sent.
-    entry.get_by_role("button", name="Save draft").click()
+    # The browser's own check stops "Save all" before anything is sent.
+    page.get_by_role("button", name="Save all").click()
     assert field.evaluate("el => el.validity.rangeUnderflow") is True
-    assert field.evaluate("el => el.validationMessage")
-    page.wait_for_timeout(300)
-    assert posts == []
-
-    # Without that check (an old browser, a script), the server refuses it and says why, next
-    # to the field.
-    entry.evaluate("form => { form.noValidate = true; }")
-    with page.expect_response(lambda r: r.url.endswith("/questionnaire/10/")) as posted:
-        entry.get_by_role("button", name="Save draft").click()
-    assert posted.value.status == 422
-    error = page.locator("form#entry-10 .field-error")
+    # The autosave sends it; the server refuses it and says why, next to the field.
+    expect(page.locator("#save-state")).to_contain_text("Not saved")
+    error = page.locator("#entry-10 .field-error")
     expect(error).to_be_visible()
     expect(error).to_contain_text("greater than or equal to 0")
-    # The message sits in the claim field's paragraph.
-    claim_paragraph = page.locator("form#entry-10 p.field:has([name='item-10-claim'])")
+    claim_paragraph = page.locator("#entry-10 p.field:has([name='item-10-claim'])")
     expect(claim_paragraph.locator(".field-error")).to_have_count(1)
-    expect(page.locator("form#entry-10 .saved")).to_have_count(0)
+    assert len(posts) == 1
 
     after = _answer(10)
     assert (after.claim, after.value, after.status) == (before.claim, before.value, before.status)
     assert after.history.count() == before.history.count()
+    # The only console message is the browser's note of the 422 itself.
+    assert [e for e in portal.js_errors if "422" not in e] == []

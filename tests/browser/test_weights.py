@@ -56,5 +56,6 @@ def test_manager_changes_weights_and_the_ranking_changes_in_place(portal):
     expect(page.locator(FIRST_NAME)).to_have_text(cost_leader)
     expect(page.locator("#weights-form [name=w_cost]")).to_have_value("100.0")
     evaluation.refresh_from_db()
-    assert {d: evaluation.weights[d] for d in DIMENSIONS} == cost_only
+    # Stored as shares of 1.
+    assert {d: evaluation.weights[d] * 100 for d in DIMENSIONS} == cost_only
     portal.assert_no_js_errors()

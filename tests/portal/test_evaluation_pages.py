@@ -172,10 +172,11 @@ def test_saving_weights_is_recorded_in_the_history(as_role):
     response = client.post(_url("evaluation-weights", {}), data | {"w_cost": "50"})
     assert response.status_code == 302
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
-    assert evaluation.weight_cost == Decimal("50.000")
+    # Entered in percent, stored as shares of 1 (the unit AHP weights are stored in too).
+    assert evaluation.weight_cost == Decimal("0.500")
     latest = evaluation.history.latest()
     assert latest.history_user.username == "manager"
-    assert latest.weight_cost == Decimal("50.000")
+    assert latest.weight_cost == Decimal("0.500")
 
 
 def test_all_zero_weights_are_refused_with_a_message(as_role):
@@ -184,7 +185,7 @@ def test_all_zero_weights_are_refused_with_a_message(as_role):
         f"w_{d}": "0" for d in ("stability", "network", "storage", "security", "cost", "support")
     }
     response = client.post(_url("evaluation-weights", {}), data)
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "At least one weight must be positive" in response.content.decode()
 
 
@@ -201,7 +202,7 @@ def test_an_inconsistent_ahp_matrix_is_refused_naming_the_comparison(as_role):
     before = Evaluation.objects.get(pk=DEMO_EVALUATION).weights
     response = client.post(_url("evaluation-weights", {}), data)
     html = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "consistency ratio" in html and "most inconsistent comparison" in html
     assert Evaluation.objects.get(pk=DEMO_EVALUATION).weights == before
 

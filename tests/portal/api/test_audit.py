@@ -128,9 +128,10 @@ def test_weights_record_each_dimension_before_and_after(api, world):
     )
     item = entry(history(api, world, kind="evaluation"), kind="evaluation", action="changed")
     assert item["user"] == "procurement" and recent(item)
-    assert change(item, "weight_stability") == ("1", "2")
-    assert change(item, "weight_network") == ("1", "3")
-    assert "weight_cost" not in {c["field"] for c in item["changes"]}
+    # History shows every weight in one unit: its share of the six, in percent.
+    assert change(item, "weight_stability") == ("16.7 %", "22.2 %")
+    assert change(item, "weight_network") == ("16.7 %", "33.3 %")
+    assert change(item, "weight_cost") == ("16.7 %", "11.1 %")
 
 
 def test_upload_tokens_record_issue_and_revocation_without_secrets(api, world):

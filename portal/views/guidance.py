@@ -1,0 +1,107 @@
+"""Next steps of an evaluation: what is still missing before the ranking means something, in
+order, each with a link for the roles that can act on it."""
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from ..models import (
+    ChecklistItem,
+    EvaluationStatus,
+    Role,
+    UploadStatus,
+    UploadToken,
+    VerificationStatus,
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    key: str
+    title: str
+    text: str
+    done: bool
+    url: str = ""
+    action: str = ""
+
+
+def next_steps(evaluation, membership) -> list[Step]:
+    """The set-up steps (candidates, questionnaire, upload tokens, POC evidence) with whether
+    each is done; [] once the evaluation is decided."""
+    if evaluation.status == EvaluationStatus.DECIDED:
+        return []
+    role = membership.role
+    items = ChecklistItem.objects.count()
+    candidates = list(
+        evaluation.candidates.annotate(
+            answered=Count(
+                "answers", filter=~Q(answers__status=VerificationStatus.UNANSWERED), distinct=True
+            ),
+            imported=Count("uploads", filter=Q(uploads__status=UploadStatus.DONE), distinct=True),
+        ).order_by("pk")
+    )
+    first = candidates[0] if candidates else None
+    unanswered = [c for c in candidates if c.answered < items]
+    without_evidence = [c for c in candidates if c.imported == 0]
+    tokens = UploadToken.objects.filter(evaluation=evaluation).exists()
+    steps = [
+        Step(
+            "candidates",
+            _("Add candidates"),
+            _("Pick the offerings to compare from the catalogue, with node count and quote.")
+            if not candidates
+            else _("%(n)s candidate(s) added.") % {"n": len(candidates)},
+            bool(candidates),
+            reverse("candidate-add", args=[evaluation.pk]) if role == Role.PROCUREMENT else "",
+            _("Add a candidate"),
+        ),
+        Step(
+            "questionnaire",
+            _("Send the questionnaire"),
+            _("Ask each vendor the ten checklist questions and enter their answers.")
+            if not candidates
+            else _("%(n)s of %(total)s candidate(s) have answered all %(items)s items.")
+            % {
+                "n": len(candidates) - len(unanswered),
+                "total": len(candidates),
+                "items": items,
+            },
+            bool(candidates) and not unanswered,
+            reverse("candidate-questionnaire", args=[evaluation.pk, (unanswered or [first])[0].pk])
+            if first
+            else "",
+            _("Open the questionnaire"),
+        ),
+        Step(
+            "tokens",
+            _("Issue upload tokens"),
+            _(
+                "Give each vendor's POC nodes an upload token, so that the collector can send "
+                "its evidence without a portal login."
+            ),
+            tokens,
+            reverse("upload-token-list", args=[evaluation.pk, first.pk])
+            if first and role == Role.PROCUREMENT
+            else "",
+            _("Issue a token"),
+        ),
+        Step(
+            "poc",
+            _("Plan the POC and collect evidence"),
+            _(
+                "Agree a POC window with each vendor, run the collector and nccl-tests on the "
+                "POC nodes, and upload the bundles: claims without evidence never count as "
+                "verified."
+            )
+            if not candidates or without_evidence
+            else _("Every candidate has imported evidence."),
+            bool(candidates) and not without_evidence,
+            reverse("candidate-evidence", args=[evaluation.pk, (without_evidence or [first])[0].pk])
+            if first and role in (Role.ENGINEER, Role.PROCUREMENT)
+            else "",
+            _("Upload evidence"),
+        ),
+    ]
+    return steps

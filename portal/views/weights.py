@@ -1,0 +1,188 @@
+"""The weights page: direct weights in percent that must make 100 (or are scaled to 100 on
+request, and the page says so), the AHP pairwise comparisons shown as last saved, and a
+what-if for every member; only procurement and the manager of an open evaluation save."""
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+
+from ..models import Dimension, EvaluationStatus
+from ..permissions import CAN_DECIDE, CAN_EDIT
+from ..services.evaluations import DIMENSIONS, evaluation_weights_from_ahp, evaluation_weights_set
+from .common import member_evaluation
+from .dashboard import results_context
+
+CAN_WEIGH = CAN_EDIT | CAN_DECIDE
+# Saaty's scale: the judgement "row dimension is N times as important as the column one".
+AHP_VALUES = ["1/9", "1/7", "1/5", "1/3", "1", "3", "5", "7", "9"]
+PAIRS = [(a, b) for i, a in enumerate(DIMENSIONS) for b in DIMENSIONS[i + 1 :]]
+SUM_TOLERANCE = Decimal("0.05")
+HUNDRED = Decimal(100)
+
+
+def percentages(weights: dict) -> dict[str, Decimal]:
+    """Stored weights (any scale) as percentages of their sum, one decimal."""
+    total = sum(Decimal(str(w)) for w in weights.values()) or Decimal(1)
+    return {
+        d: (Decimal(str(w)) * HUNDRED / total).quantize(Decimal("0.1"), ROUND_HALF_UP)
+        for d, w in weights.items()
+    }
+
+
+class WeightsForm(forms.Form):
+    """Six percentages; they must add up to 100, unless ``scale`` asks to scale them to 100."""
+
+    scale = forms.BooleanField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scale"].label = _("Scale them to 100 in proportion when saving")
+        # Named like the dashboard's what-if parameters, so one form serves both.
+        for d in Dimension:
+            self.fields[f"w_{d.value}"] = forms.DecimalField(
+                label=d.label, min_value=0, max_value=100, decimal_places=3, max_digits=7
+            )
+        self.scaled_from: Decimal | None = None
+
+    def total(self) -> Decimal:
+        return sum((self.cleaned_data.get(f"w_{d}") or 0 for d in DIMENSIONS), Decimal(0))
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        total = self.total()
+        if total <= 0:
+            raise ValidationError(_("At least one weight must be positive: all six are zero."))
+        if abs(total - HUNDRED) > SUM_TOLERANCE:
+            if not data.get("scale"):
+                raise ValidationError(
+                    _(
+                        "The weights add up to %(total)s %%; they must make 100 %%. Adjust them, "
+                        "or tick “Scale them to 100” to save them in proportion."
+                    )
+                    % {"total": format(total.normalize(), "f")}
+                )
+            self.scaled_from = total
+        return data
+
+    def fractions(self) -> dict[str, Decimal]:
+        """The weights as shares of 1, the unit they are stored in."""
+        total = self.total()
+        return {d: self.cleaned_data[f"w_{d}"] / total for d in DIMENSIONS}
+
+
+class AhpForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        labels = dict(Dimension.choices)
+        for a, b in PAIRS:
+            self.fields[f"{a}__{b}"] = forms.ChoiceField(
+                label=_("%(a)s compared with %(b)s") % {"a": labels[a], "b": labels[b]},
+                choices=[(v, v) for v in AHP_VALUES],
+                initial="1",
+            )
+
+    def judgements(self) -> dict[str, str]:
+        return {f"{a}__{b}": self.cleaned_data[f"{a}__{b}"] for a, b in PAIRS}
+
+    def matrix(self) -> list[list[float]]:
+        index = {d: i for i, d in enumerate(DIMENSIONS)}
+        size = len(DIMENSIONS)
+        matrix = [[1.0] * size for _ in range(size)]
+        for a, b in PAIRS:
+            num, _sep, den = self.cleaned_data[f"{a}__{b}"].partition("/")
+            value = float(num) / float(den or 1)
+            matrix[index[a]][index[b]] = value
+            matrix[index[b]][index[a]] = 1.0 / value
+        return matrix
+
+
+def saved_judgements(evaluation) -> dict[str, str]:
+    """The pairwise judgements last saved, from the stored matrix ({} if none)."""
+    matrix = evaluation.ahp_matrix or []
+    if len(matrix) != len(DIMENSIONS):
+        return {}
+    index = {d: i for i, d in enumerate(DIMENSIONS)}
+    judgements = {}
+    for a, b in PAIRS:
+        value = float(matrix[index[a]][index[b]])
+        # Back to the scale's label: 3 -> "3", 1/3 -> "1/3".
+        judgements[f"{a}__{b}"] = str(round(value)) if value >= 1 else f"1/{round(1 / value)}"
+    return {k: v for k, v in judgements.items() if v in AHP_VALUES}
+
+
+def _sum_shown(form: WeightsForm) -> str:
+    total = Decimal(0)
+    for d in DIMENSIONS:
+        try:
+            total += Decimal(str(form[f"w_{d}"].value() or 0))
+        except ArithmeticError:
+            return "—"
+    return f"{total.quantize(Decimal('0.1'))}"
+
+
+def _saved_message(form: WeightsForm, evaluation) -> str:
+    if form.scaled_from is None:
+        return _("Weights saved.")
+    saved = percentages(evaluation.weights)
+    shares = " · ".join(f"{Dimension(d).label} {saved[d]} %" for d in DIMENSIONS)
+    return _("Your weights added up to %(total)s %%; saved scaled to 100 %%: %(w)s.") % {
+        "total": format(form.scaled_from.normalize(), "f"),
+        "w": shares,
+    }
+
+
+@login_required
+def weights(request: HttpRequest, pk: int) -> HttpResponse:
+    evaluation, membership = member_evaluation(request, pk)
+    may_weigh = membership.role in CAN_WEIGH
+    can_save = may_weigh and evaluation.status != EvaluationStatus.DECIDED
+    shown = percentages(evaluation.weights)
+    form = WeightsForm(initial={f"w_{d}": w for d, w in shown.items()})
+    judgements = saved_judgements(evaluation)
+    ahp_form = AhpForm(initial=judgements)
+    status = 200
+    if request.method == "POST":
+        if not can_save:
+            raise PermissionDenied(_("Your role does not allow saving weights."))
+        try:
+            if "ahp" in request.POST:
+                ahp_form = AhpForm(request.POST)
+                if ahp_form.is_valid():
+                    evaluation_weights_from_ahp(
+                        evaluation=evaluation, matrix=ahp_form.matrix(), by=request.user
+                    )
+                    messages.success(request, _("Weights derived from the pairwise comparisons."))
+                    return redirect("evaluation-weights", pk)
+            else:
+                form = WeightsForm(request.POST)
+                if form.is_valid():
+                    evaluation_weights_set(
+                        evaluation=evaluation, weights=form.fractions(), by=request.user
+                    )
+                    messages.success(request, _saved_message(form, evaluation))
+                    return redirect("evaluation-weights", pk)
+        except ValidationError as exc:
+            target = ahp_form if "ahp" in request.POST else form
+            for message in exc.messages:
+                target.add_error(None, message)
+        status = 422 if (form.errors or ahp_form.errors) else 200
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "form": form,
+        "ahp_form": ahp_form,
+        "ahp_saved": bool(judgements),
+        "weights_sum": _sum_shown(form),
+        "can_save": can_save,
+        "may_weigh": may_weigh,
+        **results_context(evaluation),
+    }
+    return render(request, "portal/evaluation_weights.html", context, status=status)
