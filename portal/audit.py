@@ -44,6 +44,7 @@ ACTION_LABELS = {
     "changed": gettext_lazy("changed"),
     "deleted": gettext_lazy("deleted"),
     "decided": gettext_lazy("decided"),
+    "reopened": gettext_lazy("reopened"),
 }
 KIND_LABELS = {
     "evaluation": gettext_lazy("Evaluation (requirements and weights)"),
@@ -255,16 +256,23 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         else [],
         "vendor": list(Vendor.history.filter(id__in=vendor_ids)) if "vendor" in wanted else [],
     }
-    decision = (
-        DecisionRecord.objects.filter(evaluation=evaluation).first()
+    decisions = (
+        list(
+            DecisionRecord.objects.filter(evaluation=evaluation)
+            .select_related("reopening")
+            .order_by("round")
+        )
         if "decision" in wanted
-        else None
+        else []
     )
     user_ids = {r.history_user_id for group in rows.values() for r in group}
     user_ids |= {r.user_id for r in rows["member"]}
     user_ids |= {r.created_by_id for r in rows["evaluation"] + rows["token"]}
-    if decision is not None:
+    for decision in decisions:
         user_ids.add(decision.decided_by_id)
+        reopening = getattr(decision, "reopening", None)
+        if reopening is not None:
+            user_ids.add(reopening.reopened_by_id)
     labels = _Labels()
     labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
@@ -291,8 +299,11 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     for kind, records in rows.items():
         if kind in wanted:
             entries += _entries(kind, records, labels, label_of[kind])
-    if decision is not None:
+    for decision in decisions:
         entries.append(_decision_entry(decision, labels))
+        reopening = getattr(decision, "reopening", None)
+        if reopening is not None:
+            entries.append(_reopening_entry(reopening, labels))
     entries.sort(key=lambda e: (e.at, e.kind, e.object_id), reverse=True)
     return entries
 
@@ -315,5 +326,21 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
             FieldChange(
                 field="rationale", label=_("rationale"), before=None, after=decision.rationale
             ),
+        ),
+    )
+
+
+def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
+    return AuditEntry(
+        at=reopening.reopened_at,
+        user=labels.users.get(reopening.reopened_by_id),
+        kind="decision",
+        object_id=reopening.decision_id,
+        object_label=labels.candidates.get(
+            reopening.decision.candidate_id, f"#{reopening.decision.candidate_id}"
+        ),
+        action="reopened",
+        changes=(
+            FieldChange(field="reason", label=_("reason"), before=None, after=reopening.reason),
         ),
     )

@@ -66,6 +66,11 @@ urlpatterns = [
     path(EVALUATION + "ranking/", views.RankingView.as_view(), name="api-ranking"),
     path(EVALUATION + "robustness/", views.RobustnessView.as_view(), name="api-robustness"),
     path(EVALUATION + "decision/", views.DecisionView.as_view(), name="api-decision"),
+    path(
+        EVALUATION + "decision/reopen/",
+        views.DecisionReopenView.as_view(),
+        name="api-decision-reopen",
+    ),
     path(EVALUATION + "history/", views.HistoryView.as_view(), name="api-history"),
     # Last: anything else under /api/v1/ is a JSON 404, never an HTML page.
     re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),

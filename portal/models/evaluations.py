@@ -188,6 +188,18 @@ class Evaluation(models.Model):
         return self.name
 
     @property
+    def is_decided(self) -> bool:
+        return self.status == EvaluationStatus.DECIDED
+
+    @property
+    def decision(self) -> "DecisionRecord | None":
+        """The decision in force (the latest round) while the evaluation is decided, else None.
+        Earlier rounds stay readable through ``decisions``."""
+        if not self.is_decided:
+            return None
+        return self.decisions.order_by("-round").first()
+
+    @property
     def weights(self) -> dict[str, Decimal]:
         return {d.value: getattr(self, f"weight_{d.value}") for d in Dimension}
 
@@ -377,9 +389,13 @@ class Score(models.Model):
 
 
 class DecisionRecord(models.Model):
-    """The recorded decision of an evaluation. Written once; never edited or deleted."""
+    """One recorded decision of an evaluation. Written once; never edited or deleted.
 
-    evaluation = models.OneToOneField(Evaluation, on_delete=models.PROTECT, related_name="decision")
+    Reopening the evaluation starts a new round: the next decision is a new record and the
+    earlier ones stay readable."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.PROTECT, related_name="decisions")
+    round = models.PositiveSmallIntegerField(_("round"), default=1)
     candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -391,11 +407,15 @@ class DecisionRecord(models.Model):
     )
 
     class Meta:
+        ordering = ["evaluation", "round"]
         verbose_name = _("decision record")
         verbose_name_plural = _("decision records")
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "round"], name="one_decision_per_round")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.evaluation}: {self.candidate}"
+        return f"{self.evaluation}: {self.candidate} ({self.round})"
 
     def save(self, *args, **kwargs):
         if self.pk is not None and not self._state.adding:
@@ -404,6 +424,37 @@ class DecisionRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValidationError(_("A recorded decision cannot be deleted."))
+
+
+class DecisionReopening(models.Model):
+    """A manager reopened a decided evaluation, with a reason: the decision it set aside stays
+    as it was recorded. Written once; never edited or deleted."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.PROTECT, related_name="reopenings")
+    decision = models.OneToOneField(
+        DecisionRecord, on_delete=models.PROTECT, related_name="reopening"
+    )
+    reason = models.TextField(_("reason"))
+    reopened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reopened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "reopened_at"]
+        verbose_name = _("decision reopening")
+        verbose_name_plural = _("decision reopenings")
+
+    def __str__(self) -> str:
+        return f"{self.evaluation}: reopened ({self.decision.round})"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValidationError(_("A reopening cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(_("A reopening cannot be deleted."))
 
 
 def attachment_path(instance: "AnswerAttachment", filename: str) -> str:

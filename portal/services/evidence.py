@@ -20,6 +20,7 @@ from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidenc
 
 from ..db import copy_insert
 from ..models import Candidate, EvidenceUpload, Measurement, UploadStatus, UploadToken
+from .errors import ensure_not_decided
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ def evidence_submit(
     The same content for the same candidate is recognised: the first upload is returned with
     created False and nothing is imported twice.
     """
+    ensure_not_decided(candidate.evaluation)
     size = uploaded_file.size or 0
     if size == 0:
         raise ValidationError({"file": _("The file is empty.")})

@@ -11,6 +11,7 @@ from ..models import (
     Answer,
     Candidate,
     Evaluation,
+    EvaluationStatus,
     EvidenceUpload,
     Score,
     UploadStatus,
@@ -77,6 +78,11 @@ def _store_scores(candidate: Candidate) -> None:
     candidate.save(update_fields=["verification", "knockouts", "scored_at"])
 
 
+def _frozen(candidate: Candidate) -> bool:
+    """A decided evaluation keeps the scores it was decided on: nothing rescored until reopened."""
+    return candidate.evaluation.status == EvaluationStatus.DECIDED
+
+
 def _lock(candidate_id: int) -> None:
     """Lock the candidate's row until the transaction ends, so that two imports finishing
     together rescore one after the other. No key update: rows referencing the candidate may
@@ -127,6 +133,8 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
     ):
         return None
     candidate = _load(candidate_id)
+    if _frozen(candidate):
+        return candidate
     _verify(candidate)
     _store_scores(candidate)
     return candidate
@@ -136,7 +144,8 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
 def candidate_rescore(*, candidate_id: int) -> Candidate:
     """Store fresh scores after answers, prices or requirements changed (evidence unchanged)."""
     candidate = _locked(candidate_id)
-    _store_scores(candidate)
+    if not _frozen(candidate):
+        _store_scores(candidate)
     return candidate
 
 

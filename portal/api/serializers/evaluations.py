@@ -317,17 +317,30 @@ class AhpSerializer(StrictSerializer):
 class DecisionRecordSerializer(serializers.ModelSerializer):
     candidate_label = serializers.CharField(source="candidate.__str__", read_only=True)
     decided_by = serializers.CharField(source="decided_by.username", read_only=True)
+    reopened = serializers.SerializerMethodField()
+
+    def get_reopened(self, record) -> dict | None:
+        reopening = getattr(record, "reopening", None)
+        if reopening is None:
+            return None
+        return {
+            "by": reopening.reopened_by.username,
+            "at": reopening.reopened_at.isoformat(),
+            "reason": reopening.reason,
+        }
 
     class Meta:
         model = DecisionRecord
         fields = (
             "id",
+            "round",
             "candidate",
             "candidate_label",
             "decided_by",
             "decided_at",
             "rationale",
             "snapshot",
+            "reopened",
         )
         read_only_fields = fields
 
@@ -336,6 +349,11 @@ class DecisionStateSerializer(serializers.Serializer):
     evaluation = serializers.IntegerField()
     status = serializers.CharField()
     decision = DecisionRecordSerializer(allow_null=True)
+    earlier_decisions = DecisionRecordSerializer(many=True)
+
+
+class ReopenInSerializer(StrictSerializer):
+    reason = serializers.CharField(max_length=20_000)
 
 
 class DecisionInSerializer(StrictSerializer):

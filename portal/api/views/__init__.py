@@ -30,7 +30,7 @@ from .evidence import (
     UploadTokenList,
     UploadTokenRevoke,
 )
-from .results import DecisionView, HistoryView, RankingView, RobustnessView
+from .results import DecisionReopenView, DecisionView, HistoryView, RankingView, RobustnessView
 
 __all__ = [
     "AnswerDetail",
@@ -38,6 +38,7 @@ __all__ = [
     "CandidateDetail",
     "CandidateList",
     "ChecklistList",
+    "DecisionReopenView",
     "DecisionView",
     "EvaluationDetail",
     "EvaluationList",

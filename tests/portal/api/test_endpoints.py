@@ -325,8 +325,8 @@ def test_requirements_are_validated_and_a_decided_evaluation_is_frozen(api, worl
     assert ok.status_code == 200 and ok.json()["required_total_gpus"] == 32
     Evaluation.objects.filter(pk=world.evaluation.pk).update(status="decided")
     frozen = api.patch(target, {"required_total_gpus": 8}, format="json")
-    assert frozen.status_code == 400
-    assert "decided" in frozen.json()["non_field_errors"][0]
+    assert frozen.status_code == 409
+    assert "decided" in frozen.json()["detail"]
 
 
 def test_members_are_managed_by_procurement_and_one_procurement_member_remains(
@@ -566,6 +566,7 @@ def test_the_decision_is_recorded_once_by_a_manager(api, world):
         "evaluation": world.evaluation.pk,
         "status": world.evaluation.status,
         "decision": None,
+        "earlier_decisions": [],
     }
     api.as_(world.users["manager"])
     blank = api.post(target, {"candidate": world.candidate.pk, "rationale": "  "}, format="json")
@@ -583,7 +584,7 @@ def test_the_decision_is_recorded_once_by_a_manager(api, world):
     again = api.post(
         target, {"candidate": world.candidate.pk, "rationale": "Changed my mind."}, format="json"
     )
-    assert again.status_code == 400
+    assert again.status_code == 409
     for method in ("put", "patch", "delete"):
         assert getattr(api, method)(target, {}, format="json").status_code == 405
     assert DecisionRecord.objects.get().rationale == "Best measured fabric."

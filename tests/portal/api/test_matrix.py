@@ -106,6 +106,7 @@ ROUTES: dict[str, Route] = {
     "api-ranking": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-robustness": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-decision": Route("evaluation", {"get": ALL, "post": M}, EVALUATION),
+    "api-decision-reopen": Route("evaluation", {"post": M}, EVALUATION),
     "api-history": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-evidence-upload": Route("evidence", {"post": UPLOADERS}),
     "api-evidence-nonce": Route("evidence", {"get": frozenset()}),
