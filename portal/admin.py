@@ -1,6 +1,8 @@
 """Admin pages for every model; audit history via django-simple-history."""
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db import models
 from simple_history.admin import SimpleHistoryAdmin
 
 from .auth_views import ThrottledAdminAuthenticationForm
@@ -20,22 +22,63 @@ from .models import (
     Vendor,
     WorkerHeartbeat,
 )
+from .services.catalogue import is_catalogue_editor, offering_save, vendor_save
+from .services.evaluations import CatalogueRowInUse, offering_delete, vendor_delete
+
+
+class CatalogueAdmin(SimpleHistoryAdmin):
+    """Catalogue rows: changed only by catalogue editors (staff or the catalogue role), each
+    save through portal.services.catalogue (a new offering version, as on the pages and API);
+    deleted only through the audited services, which refuse rows still in use."""
+
+    def has_add_permission(self, request):
+        return is_catalogue_editor(request.user) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user) and super().has_delete_permission(request, obj)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # bulk deletion would skip the services
+        return actions
 
 
 @admin.register(Vendor)
-class VendorAdmin(SimpleHistoryAdmin):
+class VendorAdmin(CatalogueAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "mlps_level", "xinchuang", "iso27001", "regions"]
     list_filter = ["mlps_level", "xinchuang", "iso27001"]
     search_fields = ["name", "regions"]
+
+    def save_model(self, request, obj, form, change):
+        vendor_save(vendor=obj, by=request.user)
+
+    def delete_model(self, request, obj):
+        try:
+            vendor_delete(vendor=obj, by=request.user)
+        except CatalogueRowInUse as exc:
+            raise PermissionDenied(str(exc)) from None
 
 
 class OfferingPriceInline(admin.TabularInline):
     model = OfferingPrice
     extra = 0
 
+    def has_add_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
+    def has_delete_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
 
 @admin.register(Offering)
-class OfferingAdmin(SimpleHistoryAdmin):
+class OfferingAdmin(CatalogueAdmin):
     list_display = [
         "name",
         "vendor",
@@ -50,6 +93,24 @@ class OfferingAdmin(SimpleHistoryAdmin):
     search_fields = ["name", "vendor__name", "gpu_model"]
     list_select_related = ["vendor"]
     inlines = [OfferingPriceInline]
+
+    def save_model(self, request, obj, form, change):
+        offering_save(offering=obj, by=request.user)
+
+    def save_formset(self, request, form, formset, change):
+        prices = formset.save(commit=False)
+        offering_save(
+            offering=form.instance,
+            by=request.user,
+            prices=prices,
+            deleted_prices=formset.deleted_objects,
+        )
+
+    def delete_model(self, request, obj):
+        try:
+            offering_delete(offering=obj, by=request.user)
+        except CatalogueRowInUse as exc:
+            raise PermissionDenied(str(exc)) from None
 
 
 @admin.register(ChecklistItem)

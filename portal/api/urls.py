@@ -39,6 +39,11 @@ urlpatterns = [
     ),
     path(EVALUATION + "candidates/", views.CandidateList.as_view(), name="api-candidate-list"),
     path(CANDIDATE, views.CandidateDetail.as_view(), name="api-candidate-detail"),
+    path(
+        CANDIDATE + "catalogue/",
+        views.CandidateCatalogueView.as_view(),
+        name="api-candidate-catalogue",
+    ),
     path(CANDIDATE + "answers/", views.AnswerList.as_view(), name="api-answer-list"),
     path(CANDIDATE + "answers/<str:item>/", views.AnswerDetail.as_view(), name="api-answer-detail"),
     path(EVALUATION + "weights/", views.WeightsView.as_view(), name="api-weights"),

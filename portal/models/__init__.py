@@ -33,7 +33,7 @@ from .evaluations import (
     Score,
 )
 from .evidence import EvidenceUpload, Measurement, UploadToken, WorkerHeartbeat, hash_token
-from .vendors import Offering, OfferingPrice, Vendor
+from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 
 __all__ = [
     "REQUIREMENT_FIELDS",
@@ -62,6 +62,7 @@ __all__ = [
     "NvlinkTopology",
     "Offering",
     "OfferingPrice",
+    "OfferingVersion",
     "Role",
     "Score",
     "SupportTier",

@@ -22,7 +22,7 @@ from .choices import (
     VerificationStatus,
     WorkloadProfile,
 )
-from .vendors import Offering
+from .vendors import Offering, OfferingVersion
 
 WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
 # What procurement sets on an evaluation besides its weights (forms and the API share it).
@@ -253,6 +253,22 @@ class Candidate(models.Model):
 
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="candidates")
     offering = models.ForeignKey(Offering, on_delete=models.PROTECT, related_name="candidacies")
+    offering_version = models.ForeignKey(
+        OfferingVersion,
+        on_delete=models.PROTECT,
+        related_name="candidacies",
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("The version of the offering's facts and prices this candidate is scored on."),
+    )
+    catalogue_kept = models.CharField(
+        _("catalogue changes kept out"),
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text=_("The catalogue state procurement chose not to adopt (its hash)."),
+    )
     node_count = models.PositiveIntegerField(_("node count"), validators=[MinValueValidator(1)])
     quoted_billing_model = models.CharField(
         _("quoted billing model"), max_length=10, choices=BillingModel.choices, blank=True
@@ -307,6 +323,30 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return str(self.offering)
+
+    def save(self, *args, **kwargs):
+        # A new candidate (or one moved to another offering) pins the offering as it is now.
+        if self.offering_id is not None and (
+            self.offering_version_id is None
+            or self.offering_version.offering_id != self.offering_id
+        ):
+            self.offering_version = OfferingVersion.current(
+                Offering.objects.get(pk=self.offering_id)
+            )
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "offering_version"}
+        super().save(*args, **kwargs)
+
+    def use_pinned_offering(self) -> tuple:
+        """Read the offering as this candidate was offered it: ``offering`` becomes the pinned
+        version's (unsaved) facts; returns its list prices as (billing model, price) pairs.
+        Never save ``offering`` afterwards: it is a read-only view."""
+        if self.offering_version_id is None:  # a row older than versioning
+            self.save(update_fields=["offering_version"])
+        version = self.offering_version
+        self.offering = version.as_offering()
+        self.list_prices = version.price_pairs()
+        return self.list_prices
 
     @property
     def disqualified(self) -> bool:

@@ -32,7 +32,7 @@ from ..models import (
     VerificationStatus,
 )
 from .errors import ensure_not_decided
-from .scores import candidate_refresh, candidate_rescore, evaluation_rescore
+from .scores import candidate_refresh, evaluation_rescore
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 
@@ -245,15 +245,6 @@ def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachm
         attachment.file.delete(save=False)
         raise
     return attachment
-
-
-@transaction.atomic
-def offering_saved(*, offering: Offering) -> int:
-    """After an offering or its prices changed: rescore every candidacy of it."""
-    ids = list(offering.candidacies.values_list("pk", flat=True))
-    for candidate_id in ids:
-        candidate_rescore(candidate_id=candidate_id)
-    return len(ids)
 
 
 class CatalogueRowInUse(Exception):

@@ -53,7 +53,7 @@ def _verify(candidate: Candidate) -> None:
 
 def _store_scores(candidate: Candidate) -> None:
     result = score_candidate(
-        adapters.candidate_input(candidate),
+        adapters.candidate_input(candidate, prices=candidate.list_prices),
         adapters.evaluation_spec(candidate.evaluation),
         rubric_version=RUBRIC_VERSION,
     )
@@ -97,11 +97,14 @@ def _lock(candidate_id: int) -> None:
 
 
 def _load(candidate_id: int) -> Candidate:
-    return (
-        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT)
+    candidate = (
+        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT, "offering_version")
         .prefetch_related(*adapters.CANDIDATE_PREFETCH)
         .get(pk=candidate_id)
     )
+    # Scored on the pinned version of its offering, never on the live catalogue row.
+    candidate.use_pinned_offering()
+    return candidate
 
 
 def _locked(candidate_id: int) -> Candidate:

@@ -2,11 +2,12 @@
 and the evidence of one candidate."""
 
 from django import forms
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import FileResponse, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -23,6 +24,11 @@ from ..models import (
     VerificationStatus,
 )
 from ..permissions import CAN_EDIT, CAN_UPLOAD
+from ..services.catalogue import (
+    candidate_offering_adopt,
+    candidate_offering_keep,
+    catalogue_changes,
+)
 from ..services.evaluations import answer_attachment_add, answer_save
 from .common import member_candidate, member_evaluation
 
@@ -40,11 +46,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         {"item": item, "answer": answers.get(item.pk), "verdict": verdicts.get(item.key)}
         for item in ChecklistItem.objects.order_by("number")
     ]
+    candidate.use_pinned_offering()  # the facts it is scored on, not today's catalogue
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
         "offering": candidate.offering,
+        "catalogue_changes": catalogue_changes(candidate),
+        "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [{"dimension": d, "score": scores.get(d.value)} for d in Dimension],
         "items": items,
         "bare_metal": verification.get("bare_metal") or {},
@@ -139,6 +148,26 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
     }
     return render(request, "portal/questionnaire.html", context)
+
+
+@login_required
+@require_POST
+def candidate_catalogue(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    """Procurement adopts the catalogue's new version of the offering, or keeps the pinned one."""
+    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    try:
+        if request.POST.get("action") == "adopt":
+            candidate_offering_adopt(candidate=candidate, by=request.user)
+            messages.success(request, _("The candidate now uses the catalogue as it is today."))
+        elif request.POST.get("action") == "keep":
+            candidate_offering_keep(candidate=candidate, by=request.user)
+            messages.success(request, _("The candidate keeps the version it had."))
+        else:
+            return HttpResponseBadRequest(_("Choose adopt or keep."))
+    except ValidationError as exc:
+        for message in exc.messages:
+            messages.error(request, message)
+    return redirect("candidate-detail", pk=evaluation.pk, candidate_pk=candidate.pk)
 
 
 @login_required

@@ -10,13 +10,13 @@ from django.views.decorators.http import require_GET
 
 from .. import selectors
 from ..models import WorkerHeartbeat
-from .common import can_edit_catalogue
+from .common import can_create_evaluation
 
 
 @login_required
 def evaluation_list(request: HttpRequest) -> HttpResponse:
     evaluations = selectors.evaluation_list(user=request.user)
-    context = {"evaluations": evaluations, "can_create": can_edit_catalogue(request.user)}
+    context = {"evaluations": evaluations, "can_create": can_create_evaluation(request.user)}
     return render(request, "portal/evaluation_list.html", context)
 
 

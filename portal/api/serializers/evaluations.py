@@ -132,6 +132,9 @@ class CandidateSerializer(serializers.ModelSerializer):
     answered_count = serializers.SerializerMethodField()
     upload_count = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
+    offering_version = serializers.IntegerField(
+        source="offering_version.number", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Candidate
@@ -139,6 +142,7 @@ class CandidateSerializer(serializers.ModelSerializer):
             "id",
             "label",
             "offering",
+            "offering_version",
             "offering_name",
             "vendor",
             "vendor_name",
@@ -366,3 +370,22 @@ class DecisionInSerializer(StrictSerializer):
         if evaluation is not None:
             # Only this evaluation's candidates: another evaluation's id is "does not exist".
             self.fields["candidate"].queryset = Candidate.objects.filter(evaluation=evaluation)
+
+
+class CatalogueChangeSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    label = serializers.CharField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+
+
+class CatalogueStateSerializer(serializers.Serializer):
+    candidate = serializers.IntegerField()
+    offering = serializers.IntegerField()
+    version = serializers.IntegerField(allow_null=True)
+    version_created_at = serializers.DateTimeField(allow_null=True)
+    changes = CatalogueChangeSerializer(many=True)
+
+
+class CatalogueActionSerializer(StrictSerializer):
+    action = serializers.ChoiceField(choices=["adopt", "keep"])

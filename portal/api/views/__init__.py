@@ -13,6 +13,7 @@ from .catalogue import (
 from .evaluations import (
     AnswerDetail,
     AnswerList,
+    CandidateCatalogueView,
     CandidateDetail,
     CandidateList,
     EvaluationDetail,
@@ -35,6 +36,7 @@ from .results import DecisionReopenView, DecisionView, HistoryView, RankingView,
 __all__ = [
     "AnswerDetail",
     "AnswerList",
+    "CandidateCatalogueView",
     "CandidateDetail",
     "CandidateList",
     "ChecklistList",

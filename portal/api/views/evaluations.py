@@ -22,6 +22,11 @@ from ...models import (
     Membership,
 )
 from ...permissions import CAN_EDIT, CAN_VIEW
+from ...services.catalogue import (
+    candidate_offering_adopt,
+    candidate_offering_keep,
+    catalogue_changes,
+)
 from ...services.evaluations import (
     answer_save,
     candidate_add,
@@ -36,7 +41,7 @@ from ...services.evaluations import (
     member_role_set,
 )
 from ..filters import CandidateFilter, EvaluationFilter
-from ..permissions import CatalogueEditorOrReadOnly
+from ..permissions import EvaluationCreatorOrReadOnly
 from ..serializers.evaluations import (
     AhpSerializer,
     AnswerInSerializer,
@@ -44,6 +49,8 @@ from ..serializers.evaluations import (
     CandidateInSerializer,
     CandidateSerializer,
     CandidateUpdateSerializer,
+    CatalogueActionSerializer,
+    CatalogueStateSerializer,
     EvaluationInSerializer,
     EvaluationSerializer,
     MemberInSerializer,
@@ -62,7 +69,7 @@ class EvaluationList(mixins.ListModelMixin, ApiView):
     preset weights; its creator becomes its procurement member.
     """
 
-    permission_classes = [CatalogueEditorOrReadOnly]
+    permission_classes = [EvaluationCreatorOrReadOnly]
     serializer_class = EvaluationSerializer
     input_serializers = {"POST": EvaluationInSerializer}
     filterset_class = EvaluationFilter
@@ -238,6 +245,43 @@ class CandidateDetail(CandidateViewMixin, EvaluationScopedView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class CandidateCatalogueView(CandidateViewMixin, EvaluationScopedView):
+    """The version of its offering the candidate is scored on, and how the catalogue differs
+    from it today. POST (procurement) ``{"action": "adopt"}`` pins the catalogue as it is now
+    and rescores; ``{"action": "keep"}`` keeps the pinned version (both audited)."""
+
+    roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
+    pagination_class = None
+    serializer_class = CatalogueStateSerializer
+    input_serializers = {"POST": CatalogueActionSerializer}
+
+    def _state(self, candidate) -> dict:
+        version = candidate.offering_version
+        return {
+            "candidate": candidate.pk,
+            "offering": candidate.offering_id,
+            "version": version.number if version else None,
+            "version_created_at": version.created_at if version else None,
+            "changes": catalogue_changes(candidate),
+        }
+
+    @extend_schema(responses=CatalogueStateSerializer)
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        return Response(CatalogueStateSerializer(self._state(self.get_candidate())).data)
+
+    @extend_schema(request=CatalogueActionSerializer, responses=CatalogueStateSerializer)
+    def post(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate = self.get_candidate()
+        incoming = CatalogueActionSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        if incoming.validated_data["action"] == "adopt":
+            candidate_offering_adopt(candidate=candidate, by=request.user)
+        else:
+            candidate_offering_keep(candidate=candidate, by=request.user)
+        candidate = Candidate.objects.select_related("offering_version").get(pk=candidate.pk)
+        return Response(CatalogueStateSerializer(self._state(candidate)).data)
+
+
 class AnswerViewMixin:
     serializer_class = AnswerSerializer
 
@@ -356,6 +400,7 @@ class WeightsView(EvaluationScopedView):
 __all__ = [
     "AnswerDetail",
     "AnswerList",
+    "CandidateCatalogueView",
     "CandidateDetail",
     "CandidateList",
     "EvaluationDetail",
