@@ -14,6 +14,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
+from ..exports import safe_cell, xlsx_row
 from ..models import Dimension, EvaluationStatus, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import (
@@ -293,8 +294,8 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow([safe_cell(h) for h in header])
+        writer.writerows([safe_cell(v) for v in row] for row in rows)
         # A BOM lets spreadsheet programs read the Chinese names as UTF-8.
         response = HttpResponse(
             "\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8"
@@ -305,9 +306,9 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         workbook = Workbook()
         sheet = workbook.active
         sheet.title = "Comparison"
-        sheet.append([str(h) for h in header])
+        xlsx_row(sheet, [str(h) for h in header])
         for row in rows:
-            sheet.append([float(v) if isinstance(v, Decimal) else v for v in row])
+            xlsx_row(sheet, row)
         buffer = io.BytesIO()
         workbook.save(buffer)
         response = HttpResponse(
