@@ -44,6 +44,11 @@ urlpatterns = [
         views.CandidateCatalogueView.as_view(),
         name="api-candidate-catalogue",
     ),
+    path(
+        CANDIDATE + "integrity/",
+        views.CandidateIntegrityView.as_view(),
+        name="api-candidate-integrity",
+    ),
     path(CANDIDATE + "answers/", views.AnswerList.as_view(), name="api-answer-list"),
     path(CANDIDATE + "answers/<str:item>/", views.AnswerDetail.as_view(), name="api-answer-detail"),
     path(EVALUATION + "weights/", views.WeightsView.as_view(), name="api-weights"),

@@ -8,6 +8,7 @@ from .choices import (
     DeliveryForm,
     Dimension,
     EvaluationStatus,
+    EvidenceOrigin,
     Fabric,
     FormFactor,
     MlpsLevel,
@@ -32,7 +33,14 @@ from .evaluations import (
     Membership,
     Score,
 )
-from .evidence import EvidenceUpload, Measurement, UploadToken, WorkerHeartbeat, hash_token
+from .evidence import (
+    EvidenceUpload,
+    HardwareIdentifier,
+    Measurement,
+    UploadToken,
+    WorkerHeartbeat,
+    hash_token,
+)
 from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 
 __all__ = [
@@ -52,9 +60,11 @@ __all__ = [
     "Dimension",
     "Evaluation",
     "EvaluationStatus",
+    "EvidenceOrigin",
     "EvidenceUpload",
     "Fabric",
     "FormFactor",
+    "HardwareIdentifier",
     "Measurement",
     "Membership",
     "MlpsLevel",

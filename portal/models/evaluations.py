@@ -39,6 +39,7 @@ REQUIREMENT_FIELDS = (
     "required_mlps_level",
     "require_xinchuang",
     "min_busbw_fraction",
+    "max_evidence_age_days",
 )
 
 
@@ -122,6 +123,12 @@ class Evaluation(models.Model):
         _("MLPS level required"), choices=MlpsLevel.choices, default=MlpsLevel.NONE
     )
     require_xinchuang = models.BooleanField(_("Xinchuang required"), default=False)
+    max_evidence_age_days = models.PositiveIntegerField(
+        _("maximum evidence age (days)"),
+        null=True,
+        blank=True,
+        help_text=_("Evidence measured longer ago is flagged and not used. Empty: no limit."),
+    )
     min_busbw_fraction = models.DecimalField(
         _("minimum measured bus-bandwidth fraction"),
         max_digits=4,

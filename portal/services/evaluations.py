@@ -27,7 +27,6 @@ from ..models import (
     Membership,
     Offering,
     Role,
-    UploadStatus,
     UploadToken,
     VerificationStatus,
 )
@@ -287,18 +286,27 @@ def _revoke_all_tokens(evaluation: Evaluation, by) -> int:
 
 
 def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
-    """The evidence the scores rest on: imported uploads only (never failed or pending ones)."""
-    return [
-        {
-            "upload_id": u.pk,
-            "candidate_id": u.candidate_id,
-            "sha256": u.sha256,
-            "name": u.original_name,
-        }
-        for u in EvidenceUpload.objects.filter(
-            candidate__evaluation=evaluation, status=UploadStatus.DONE
-        ).order_by("pk")
-    ]
+    """The evidence the scores rest on, with hashes and node fingerprints: only what was used
+    (imported, of a checked origin, fresh enough), never failed, pending, unverified or stale
+    uploads."""
+    from .scores import usable_uploads
+
+    used = []
+    for candidate in evaluation.candidates.order_by("pk"):
+        ids = [u.pk for u in usable_uploads(candidate)]
+        for u in EvidenceUpload.objects.filter(pk__in=ids).order_by("pk"):
+            used.append(
+                {
+                    "upload_id": u.pk,
+                    "candidate_id": u.candidate_id,
+                    "sha256": u.sha256,
+                    "name": u.original_name,
+                    "origin": u.origin,
+                    "measured_at": u.measured_at.isoformat() if u.measured_at else None,
+                    "fingerprint": u.fingerprint,
+                }
+            )
+    return sorted(used, key=lambda e: e["upload_id"])
 
 
 @transaction.atomic

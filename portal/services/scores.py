@@ -12,6 +12,7 @@ from ..models import (
     Candidate,
     Evaluation,
     EvaluationStatus,
+    EvidenceOrigin,
     EvidenceUpload,
     Score,
     UploadStatus,
@@ -32,11 +33,21 @@ def _answer_status(answer: Answer, verdict) -> tuple[str, str, str]:
     return status, note, ""
 
 
-def _verify(candidate: Candidate) -> None:
-    uploads = EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE).only(
-        "pk", "status", "node_name", "report"
+def usable_uploads(candidate: Candidate, now=None) -> list[EvidenceUpload]:
+    """The evidence verification and scoring may use: imported, of a checked origin (never
+    "unverified origin") and no older than the evaluation allows."""
+    uploads = (
+        EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
+        .exclude(origin=EvidenceOrigin.UNVERIFIED)
+        .only("pk", "status", "node_name", "report", "measured_at", "created_at", "origin")
+        .order_by("pk")
     )
-    evidence = adapters.node_evidence(uploads)
+    now = now or timezone.now()
+    return [u for u in uploads if not u.stale_for(candidate.evaluation, now)]
+
+
+def _verify(candidate: Candidate) -> None:
+    evidence = adapters.node_evidence(usable_uploads(candidate))
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)

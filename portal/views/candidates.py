@@ -30,6 +30,8 @@ from ..services.catalogue import (
     catalogue_changes,
 )
 from ..services.evaluations import answer_attachment_add, answer_save
+from ..services.fingerprints import candidate_fingerprint, hardware_reuse
+from ..services.scores import usable_uploads
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
@@ -53,6 +55,9 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "candidate": candidate,
         "offering": candidate.offering,
         "catalogue_changes": catalogue_changes(candidate),
+        "fingerprint": candidate_fingerprint(candidate),
+        "reuse": hardware_reuse(candidate),
+        "used_upload_ids": {u.pk for u in usable_uploads(candidate)},
         "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [{"dimension": d, "score": scores.get(d.value)} for d in Dimension],
         "items": items,

@@ -389,3 +389,11 @@ class CatalogueStateSerializer(serializers.Serializer):
 
 class CatalogueActionSerializer(StrictSerializer):
     action = serializers.ChoiceField(choices=["adopt", "keep"])
+
+
+class IntegritySerializer(serializers.Serializer):
+    candidate = serializers.IntegerField()
+    fingerprint = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    hardware_reuse = serializers.ListField(child=serializers.DictField())
+    used_uploads = serializers.ListField(child=serializers.IntegerField())
+    uploads = serializers.ListField(child=serializers.DictField())

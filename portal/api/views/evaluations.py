@@ -40,6 +40,8 @@ from ...services.evaluations import (
     member_remove,
     member_role_set,
 )
+from ...services.fingerprints import candidate_fingerprint, hardware_reuse
+from ...services.scores import usable_uploads
 from ..filters import CandidateFilter, EvaluationFilter
 from ..permissions import EvaluationCreatorOrReadOnly
 from ..serializers.evaluations import (
@@ -53,6 +55,7 @@ from ..serializers.evaluations import (
     CatalogueStateSerializer,
     EvaluationInSerializer,
     EvaluationSerializer,
+    IntegritySerializer,
     MemberInSerializer,
     MemberRoleSerializer,
     MemberSerializer,
@@ -282,6 +285,40 @@ class CandidateCatalogueView(CandidateViewMixin, EvaluationScopedView):
         return Response(CatalogueStateSerializer(self._state(candidate)).data)
 
 
+class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
+    """Where the candidate's evidence comes from: its node fingerprint (GPU UUIDs and serials,
+    board and system serials, HCA GUIDs, MACs), the same hardware under other candidates
+    (naming them), and which uploads are used (imported, of a checked origin, fresh enough)."""
+
+    roles = {"GET": CAN_VIEW}
+    pagination_class = None
+
+    @extend_schema(responses=IntegritySerializer)
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate = self.get_candidate()
+        used = usable_uploads(candidate)
+        uploads = candidate.uploads.select_related("uploaded_by").order_by("pk")
+        return Response(
+            {
+                "candidate": candidate.pk,
+                "fingerprint": {f["kind"]: f["values"] for f in candidate_fingerprint(candidate)},
+                "hardware_reuse": hardware_reuse(candidate),
+                "used_uploads": [u.pk for u in used],
+                "uploads": [
+                    {
+                        "id": u.pk,
+                        "origin": u.origin,
+                        "uploaded_by": u.uploaded_by.get_username() if u.uploaded_by else None,
+                        "measured_at": u.measured_at,
+                        "stale": u.is_stale,
+                        "status": u.status,
+                    }
+                    for u in uploads
+                ],
+            }
+        )
+
+
 class AnswerViewMixin:
     serializer_class = AnswerSerializer
 
@@ -402,6 +439,7 @@ __all__ = [
     "AnswerList",
     "CandidateCatalogueView",
     "CandidateDetail",
+    "CandidateIntegrityView",
     "CandidateList",
     "EvaluationDetail",
     "EvaluationList",

@@ -84,6 +84,7 @@ ROUTES: dict[str, Route] = {
     "api-candidate-list": Route("evaluation", {"get": ALL, "post": P}, EVALUATION),
     "api-candidate-detail": Route("evaluation", {"get": ALL, "patch": P, "delete": P}, CANDIDATE),
     "api-candidate-catalogue": Route("evaluation", {"get": ALL, "post": P}, CANDIDATE),
+    "api-candidate-integrity": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-answer-list": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-answer-detail": Route(
         "evaluation", {"get": ALL, "put": P}, lambda w: {**CANDIDATE(w), "item": "gpu_match"}
