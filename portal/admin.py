@@ -15,6 +15,7 @@ from .models import (
     DecisionReopening,
     Evaluation,
     EvaluationStatus,
+    EvidenceDeletion,
     EvidenceUpload,
     Measurement,
     Membership,
@@ -263,6 +264,11 @@ class MeasurementAdmin(ReadOnlyAdmin):
 class ScoreAdmin(ReadOnlyAdmin):
     list_display = ["candidate", "dimension", "value", "rubric_version", "computed_at"]
     list_filter = ["dimension"]
+
+
+@admin.register(EvidenceDeletion)
+class EvidenceDeletionAdmin(ReadOnlyAdmin):
+    list_display = ["original_name", "candidate", "sha256", "deleted_by", "deleted_at"]
 
 
 @admin.register(DecisionReopening)

@@ -26,6 +26,7 @@ from .models import (
     ChecklistItem,
     DecisionRecord,
     Evaluation,
+    EvidenceDeletion,
     Membership,
     Offering,
     OfferingPrice,
@@ -56,6 +57,7 @@ KIND_LABELS = {
     "price": gettext_lazy("Price"),
     "vendor": gettext_lazy("Vendor"),
     "decision": gettext_lazy("Decision"),
+    "evidence": gettext_lazy("Evidence (deletions)"),
 }
 KINDS = tuple(KIND_LABELS)
 
@@ -268,6 +270,12 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     user_ids = {r.history_user_id for group in rows.values() for r in group}
     user_ids |= {r.user_id for r in rows["member"]}
     user_ids |= {r.created_by_id for r in rows["evaluation"] + rows["token"]}
+    deletions = (
+        list(EvidenceDeletion.objects.filter(candidate_id__in=candidate_ids))
+        if "evidence" in wanted
+        else []
+    )
+    user_ids |= {d.deleted_by_id for d in deletions}
     for decision in decisions:
         user_ids.add(decision.decided_by_id)
         reopening = getattr(decision, "reopening", None)
@@ -299,6 +307,8 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     for kind, records in rows.items():
         if kind in wanted:
             entries += _entries(kind, records, labels, label_of[kind])
+    for deletion in deletions:
+        entries.append(_deletion_entry(deletion, labels))
     for decision in decisions:
         entries.append(_decision_entry(decision, labels))
         reopening = getattr(decision, "reopening", None)
@@ -342,5 +352,21 @@ def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
         action="reopened",
         changes=(
             FieldChange(field="reason", label=_("reason"), before=None, after=reopening.reason),
+        ),
+    )
+
+
+def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
+    return AuditEntry(
+        at=deletion.deleted_at,
+        user=labels.users.get(deletion.deleted_by_id),
+        kind="evidence",
+        object_id=deletion.upload_id,
+        object_label=f"{deletion.original_name} · "
+        + labels.candidates.get(deletion.candidate_id, f"#{deletion.candidate_id}"),
+        action="deleted",
+        changes=(
+            FieldChange(field="sha256", label="sha256", before=deletion.sha256, after=None),
+            FieldChange(field="reason", label=_("reason"), before=None, after=deletion.reason),
         ),
     )

@@ -34,6 +34,7 @@ from .evaluations import (
     Score,
 )
 from .evidence import (
+    EvidenceDeletion,
     EvidenceUpload,
     HardwareIdentifier,
     Measurement,
@@ -60,6 +61,7 @@ __all__ = [
     "Dimension",
     "Evaluation",
     "EvaluationStatus",
+    "EvidenceDeletion",
     "EvidenceOrigin",
     "EvidenceUpload",
     "Fabric",

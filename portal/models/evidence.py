@@ -4,6 +4,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -155,6 +156,39 @@ class EvidenceUpload(models.Model):
 
         when = self.measured_at or self.created_at
         return when is not None and when < (now or timezone.now()) - timedelta(days=days)
+
+
+class EvidenceDeletion(models.Model):
+    """An upload deleted through the audited service: what it was, who deleted it and why.
+    Written once; never edited or deleted."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    upload_id = models.PositiveBigIntegerField(_("upload id"))
+    original_name = models.CharField(_("original name"), max_length=255)
+    sha256 = models.CharField(max_length=64)
+    status = models.CharField(_("status"), max_length=12)
+    measurement_count = models.PositiveIntegerField(_("measurements deleted"), default=0)
+    reason = models.TextField(_("reason"))
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-deleted_at"]
+        verbose_name = _("evidence deletion")
+        verbose_name_plural = _("evidence deletions")
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.sha256[:12]})"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValidationError(_("An evidence deletion record cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(_("An evidence deletion record cannot be deleted."))
 
 
 class HardwareIdentifier(models.Model):

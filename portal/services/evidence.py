@@ -23,6 +23,7 @@ from scoring.fingerprint import extract_all, measured_at
 from ..db import copy_insert
 from ..models import (
     Candidate,
+    EvidenceDeletion,
     EvidenceOrigin,
     EvidenceUpload,
     HardwareIdentifier,
@@ -122,6 +123,36 @@ def evidence_submit(
         upload.file.delete(save=False)
         return EvidenceUpload.objects.get(candidate=candidate, sha256=digest), False
     return upload, True
+
+
+@transaction.atomic
+def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> EvidenceDeletion:
+    """Delete an upload with its measurements, keeping a record of what it was, who deleted
+    it and why; refused on a decided evaluation. The candidate is re-verified without it."""
+    from .scores import candidate_refresh
+
+    upload = (
+        EvidenceUpload.objects.select_for_update().select_related("candidate").get(pk=upload.pk)
+    )
+    ensure_not_decided(upload.candidate.evaluation)
+    if not (reason or "").strip():
+        raise ValidationError({"reason": _("Say why the evidence is deleted.")})
+    record = EvidenceDeletion.objects.create(
+        candidate=upload.candidate,
+        upload_id=upload.pk,
+        original_name=upload.original_name,
+        sha256=upload.sha256,
+        status=upload.status,
+        measurement_count=upload.measurements.count(),
+        reason=reason.strip(),
+        deleted_by=by,
+    )
+    stored = upload.file.name
+    upload.delete()
+    if stored:
+        transaction.on_commit(lambda: upload.file.storage.delete(stored))
+    candidate_refresh(candidate_id=record.candidate_id)
+    return record
 
 
 def _processing(task_id: str, claim_token: str) -> dict[str, Any]:

@@ -156,3 +156,57 @@ def test_history_is_never_reverted(decided, evaluation, admin_client):
     assert admin_client.post(url, _weights_data(evaluation, status="open")).status_code == 403
     assert DecisionRecord.objects.filter(evaluation=evaluation).count() == 1
     assert Evaluation.objects.get(pk=evaluation.pk).status == "decided"
+
+
+def test_evidence_is_deleted_only_through_the_audited_service(evaluation, members, candidate):
+    from rest_framework.test import APIClient
+
+    from portal import audit
+    from portal.models import EvidenceDeletion
+
+    call_command("loaddata", "checklist", verbosity=0)
+    upload = EvidenceUpload.objects.create(
+        candidate=candidate,
+        file="evidence/y",
+        original_name="wrong.txt",
+        sha256="d" * 64,
+        size_bytes=1,
+        status="done",
+    )
+    Measurement.objects.create(
+        upload=upload, candidate=candidate, kind="nccl_tests", metric="busbw", value=1.0
+    )
+    api = APIClient()
+    api.force_login(members["procurement"])
+    url = reverse(
+        "api-upload-detail", kwargs={"evaluation_pk": evaluation.pk, "upload_pk": upload.pk}
+    )
+    assert api.delete(url, {}, format="json").status_code == 400  # a reason is required
+    api.force_login(members["engineer"])
+    assert api.delete(url, {"reason": "x"}, format="json").status_code == 403
+    api.force_login(members["procurement"])
+    assert api.delete(url, {"reason": "Wrong candidate."}, format="json").status_code == 204
+    assert not EvidenceUpload.objects.filter(pk=upload.pk).exists()
+    assert not Measurement.objects.filter(upload_id=upload.pk).exists()
+    record = EvidenceDeletion.objects.get()
+    assert (record.sha256, record.measurement_count, record.deleted_by) == (
+        "d" * 64,
+        1,
+        members["procurement"],
+    )
+    [entry] = audit.evaluation_history(evaluation, kinds=["evidence"])
+    assert entry.user == "procurement" and entry.action == "deleted"
+    assert [c.after for c in entry.changes if c.field == "reason"] == ["Wrong candidate."]
+
+
+def test_decided_evidence_cannot_be_deleted(decided, evaluation, members):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_login(members["procurement"])
+    url = reverse(
+        "api-upload-detail",
+        kwargs={"evaluation_pk": evaluation.pk, "upload_pk": decided["upload"].pk},
+    )
+    assert api.delete(url, {"reason": "tidy"}, format="json").status_code == 409
+    assert EvidenceUpload.objects.filter(pk=decided["upload"].pk).exists()

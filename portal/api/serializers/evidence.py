@@ -139,3 +139,7 @@ class ScoreSerializer(serializers.ModelSerializer):
             "computed_at",
         )
         read_only_fields = fields
+
+
+class DeleteReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=20_000)

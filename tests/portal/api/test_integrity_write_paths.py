@@ -191,6 +191,13 @@ def api_steps(world):
         ("api-upload-token-detail", "delete", {**ev, "token_pk": "issued"}, None, "procurement"),
         ("api-evidence-upload", "upload", {}, "file", "engineer"),
         (
+            "api-upload-detail",
+            "delete",
+            {**ev, "upload_pk": world.upload.pk},
+            {"reason": "Uploaded to the wrong candidate."},
+            "procurement",
+        ),
+        (
             "api-decision",
             "post",
             ev,

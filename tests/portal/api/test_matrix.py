@@ -101,7 +101,9 @@ ROUTES: dict[str, Route] = {
     ),
     "api-upload-list": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-upload-detail": Route(
-        "evaluation", {"get": ALL}, lambda w: {**EVALUATION(w), "upload_pk": w.upload.pk}
+        "evaluation",
+        {"get": ALL, "delete": P},
+        lambda w: {**EVALUATION(w), "upload_pk": w.upload.pk},
     ),
     "api-measurement-list": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-score-list": Route("evaluation", {"get": ALL}, EVALUATION),
