@@ -43,8 +43,11 @@ def test_a_decided_evaluation_refuses_changes_and_its_pages_stay_unchanged(porta
     sample.write_text(
         "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee)\n"
     )
+    expect(page.locator(".decided-banner")).to_contain_text("evaluation is decided")
+    expect(page.locator("#upload-form button[type=submit]")).to_be_disabled()
+    # Sent anyway (a stale tab, a script): the server refuses it all the same.
     page.set_input_files("#evidence-files", str(sample))
-    page.locator("#upload-form button[type=submit]").click()
+    page.evaluate("document.getElementById('upload-form').requestSubmit()")
     expect(page.locator("#upload-progress")).to_contain_text("409")
     expect(page.locator("#upload-progress")).to_contain_text("evaluation is decided")
     assert EvidenceUpload.objects.filter(candidate=candidate).count() == uploads_before
