@@ -132,6 +132,8 @@ def extract(text: str) -> Fingerprint:
         found.add("hca_guid", _guid(match.group("value")))
     for match in _MAC.finditer(text):
         found.add("mac", _mac(match.group("value")))
+    if "serial number" not in text.lower():
+        return found.fingerprint()  # most outputs: no line-by-line pass needed
     section = None  # which serial a "Serial Number" line is
     for raw in text.splitlines():
         line = raw.strip(" \t│|")
