@@ -130,6 +130,33 @@ def _live(offering: Offering) -> OfferingVersion:
     )
 
 
+def evaluation_catalogue_changes(evaluation) -> list[dict]:
+    """[{candidate, changes}] for the evaluation's candidates whose offering changed in the
+    catalogue since the version they pinned (and not kept), in a fixed number of queries."""
+    candidates = list(
+        Candidate.objects.filter(evaluation=evaluation, offering_version__isnull=False)
+        .select_related("offering_version", "offering__vendor")
+        .prefetch_related("offering__prices")
+        .order_by("pk")
+    )
+    changed = []
+    for candidate in candidates:
+        offering = candidate.offering
+        live = OfferingVersion(
+            offering=offering,
+            facts=offering_facts_of(offering),
+            vendor_facts=vendor_facts_of(offering.vendor),
+            prices=[
+                {"billing_model": p.billing_model, "price_per_gpu": str(p.price_per_gpu)}
+                for p in sorted(offering.prices.all(), key=lambda p: p.billing_model)
+            ],
+        )
+        changes = candidate.offering_version.diff(live)
+        if changes and candidate.catalogue_kept != _fingerprint(live):
+            changed.append({"candidate": candidate, "changes": changes})
+    return changed
+
+
 def _fingerprint(version: OfferingVersion) -> str:
     import hashlib
     import json

@@ -236,3 +236,17 @@ def test_admin_edits_go_through_the_catalogue_service(offering, candidate, make_
     assert latest.number == 2 and latest.vendor_facts["mlps_level"] == 0
     candidate.refresh_from_db()
     assert candidate.offering_version.number == 1
+
+
+def test_the_dashboard_lists_what_changed_in_the_catalogue(
+    two_evaluations, evaluation, candidate, offering, members, client
+):
+    from portal.services.catalogue import offering_save
+
+    url = reverse("evaluation-detail", args=[evaluation.pk])
+    client.login(username="viewer", password=PASSWORD)
+    assert "Catalogue changed since" not in client.get(url).content.decode()
+    offering.gpu_memory_gib = 16
+    offering_save(offering=offering, by=members["procurement"])
+    html = client.get(url).content.decode()
+    assert "Catalogue changed since" in html and "80 → 16" in html
