@@ -107,6 +107,16 @@ def offering_price_delete(*, price: OfferingPrice, by) -> None:
     _new_versions([offering], by)
 
 
+@transaction.atomic
+def candidate_versions_pin_missing() -> int:
+    """Pin candidates loaded without a version (fixtures load raw) to their offering as it is
+    now; returns how many. Candidates pin themselves when saved otherwise."""
+    missing = list(Candidate.objects.filter(offering_version__isnull=True).order_by("pk"))
+    for candidate in missing:
+        candidate.save(update_fields=["offering_version"])
+    return len(missing)
+
+
 def catalogue_changes(candidate: Candidate) -> list[dict]:
     """How the catalogue differs from what the candidate pinned ([] when it does not, or when
     the procurement member kept the pinned version after seeing these very changes)."""

@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from portal.demo import demo_evidence_load
-from portal.models import Candidate, Evaluation, Membership, Role
-from portal.services.catalogue import catalogue_permission
+from portal.models import Evaluation, Membership, Role
+from portal.services.catalogue import candidate_versions_pin_missing, catalogue_permission
 from portal.services.scores import evaluation_rescore
 
 DEMO_USERS = (
@@ -37,8 +37,7 @@ class Command(BaseCommand):
         # (a model that already has history, as on a second run, is left alone).
         call_command("populate_history", auto=True, verbosity=0, stdout=StringIO())
         # Fixtures load raw: pin each candidate to its offering as loaded (version 1).
-        for candidate in Candidate.objects.filter(offering_version__isnull=True):
-            candidate.save(update_fields=["offering_version"])
+        candidate_versions_pin_missing()
         for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
             evaluation_rescore(evaluation=evaluation, verify=True)
         demo_evidence_load()
