@@ -1,6 +1,9 @@
 """Admin pages for every model; audit history via django-simple-history."""
 
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from .auth_views import ThrottledAdminAuthenticationForm
@@ -9,33 +12,123 @@ from .models import (
     Candidate,
     ChecklistItem,
     DecisionRecord,
+    DecisionReopening,
     Evaluation,
+    EvaluationStatus,
+    EvidenceDeletion,
     EvidenceUpload,
     Measurement,
     Membership,
     Offering,
     OfferingPrice,
+    OfferingVersion,
     Score,
     UploadToken,
     Vendor,
     WorkerHeartbeat,
 )
+from .services.catalogue import is_catalogue_editor, offering_save, vendor_save
+from .services.evaluations import (
+    CatalogueRowInUse,
+    evaluation_update,
+    offering_delete,
+    vendor_delete,
+)
+from .services.tokens import upload_token_revoke
+
+
+class AuditedAdmin(SimpleHistoryAdmin):
+    """History rows are read here, never reverted: a revert would write beside the services
+    and rewrite what the audit trail says happened."""
+
+    def revert_disabled(self, request, obj=None):
+        return True
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        # django-simple-history only hides the revert button; a POST would still save the
+        # old version beside the services (an un-revoked token, a changed decided row).
+        if request.method != "GET":
+            raise PermissionDenied(_("History is read-only."))
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Shown, never added, changed or deleted here: the portal's services write these rows."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyInline:
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class CatalogueAdmin(AuditedAdmin):
+    """Catalogue rows: changed only by catalogue editors (staff or the catalogue role), each
+    save through portal.services.catalogue (a new offering version, as on the pages and API);
+    deleted only through the audited services, which refuse rows still in use."""
+
+    def has_add_permission(self, request):
+        return is_catalogue_editor(request.user) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user) and super().has_delete_permission(request, obj)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # bulk deletion would skip the services
+        return actions
 
 
 @admin.register(Vendor)
-class VendorAdmin(SimpleHistoryAdmin):
+class VendorAdmin(CatalogueAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "mlps_level", "xinchuang", "iso27001", "regions"]
     list_filter = ["mlps_level", "xinchuang", "iso27001"]
     search_fields = ["name", "regions"]
+
+    def save_model(self, request, obj, form, change):
+        vendor_save(vendor=obj, by=request.user)
+
+    def delete_model(self, request, obj):
+        try:
+            vendor_delete(vendor=obj, by=request.user)
+        except CatalogueRowInUse as exc:
+            raise PermissionDenied(str(exc)) from None
 
 
 class OfferingPriceInline(admin.TabularInline):
     model = OfferingPrice
     extra = 0
 
+    def has_add_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
+    def has_change_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
+    def has_delete_permission(self, request, obj=None):
+        return is_catalogue_editor(request.user)
+
 
 @admin.register(Offering)
-class OfferingAdmin(SimpleHistoryAdmin):
+class OfferingAdmin(CatalogueAdmin):
     list_display = [
         "name",
         "vendor",
@@ -51,6 +144,24 @@ class OfferingAdmin(SimpleHistoryAdmin):
     list_select_related = ["vendor"]
     inlines = [OfferingPriceInline]
 
+    def save_model(self, request, obj, form, change):
+        offering_save(offering=obj, by=request.user)
+
+    def save_formset(self, request, form, formset, change):
+        prices = formset.save(commit=False)
+        offering_save(
+            offering=form.instance,
+            by=request.user,
+            prices=prices,
+            deleted_prices=formset.deleted_objects,
+        )
+
+    def delete_model(self, request, obj):
+        try:
+            offering_delete(offering=obj, by=request.user)
+        except CatalogueRowInUse as exc:
+            raise PermissionDenied(str(exc)) from None
+
 
 @admin.register(ChecklistItem)
 class ChecklistItemAdmin(admin.ModelAdmin):
@@ -58,88 +169,116 @@ class ChecklistItemAdmin(admin.ModelAdmin):
     ordering = ["number"]
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(ReadOnlyInline, admin.TabularInline):
     model = Membership
     extra = 0
-    autocomplete_fields = ["user"]
 
 
-class CandidateInline(admin.TabularInline):
+class CandidateInline(ReadOnlyInline, admin.TabularInline):
     model = Candidate
     extra = 0
-    fields = ["offering", "node_count", "quoted_billing_model", "quoted_price_per_gpu"]
-    autocomplete_fields = ["offering"]
+    fields = ["offering", "offering_version", "node_count", "quoted_billing_model"]
+    readonly_fields = fields
 
 
 @admin.register(Evaluation)
-class EvaluationAdmin(SimpleHistoryAdmin):
+class EvaluationAdmin(AuditedAdmin):
+    """Requirements and weights may be corrected here (through the service, which rescores and
+    refuses decided evaluations); the status never: deciding and reopening are the managers'
+    audited actions in the portal. Decided evaluations are read-only. Members and candidates
+    are managed in the portal."""
+
     list_display = ["name", "workload_profile", "status", "required_total_gpus", "created_at"]
     list_filter = ["workload_profile", "status"]
     search_fields = ["name"]
+    readonly_fields = ["status", "created_by"]
     inlines = [MembershipInline, CandidateInline]
 
+    def has_add_permission(self, request):
+        return False  # created in the portal, with its creator as procurement member
 
-class AnswerInline(admin.StackedInline):
+    def has_change_permission(self, request, obj=None):
+        if obj is not None and obj.status == EvaluationStatus.DECIDED:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        evaluation_update(evaluation=obj, by=request.user)
+
+
+class AnswerInline(ReadOnlyInline, admin.StackedInline):
     model = Answer
     extra = 0
     fields = ["item", "claim", "value", "notes", "status", "verification_note", "evidence_ref"]
+    readonly_fields = fields
 
 
 @admin.register(Candidate)
-class CandidateAdmin(SimpleHistoryAdmin):
+class CandidateAdmin(AuditedAdmin, ReadOnlyAdmin):
     list_display = ["__str__", "evaluation", "node_count", "quoted_billing_model"]
     list_filter = ["evaluation"]
     list_select_related = ["offering__vendor", "evaluation"]
-    readonly_fields = ["knockouts", "scored_at"]
     inlines = [AnswerInline]
 
 
 @admin.register(Answer)
-class AnswerAdmin(SimpleHistoryAdmin):
+class AnswerAdmin(AuditedAdmin, ReadOnlyAdmin):
     list_display = ["candidate", "item", "status"]
     list_filter = ["status", "item"]
     list_select_related = ["candidate__offering__vendor", "item"]
 
 
 @admin.register(UploadToken)
-class UploadTokenAdmin(SimpleHistoryAdmin):
+class UploadTokenAdmin(AuditedAdmin, ReadOnlyAdmin):
+    """Tokens are issued in the portal; here they can only be revoked (through the audited
+    service), never un-revoked."""
+
     list_display = ["token_prefix", "candidate", "node_name", "expires_at", "revoked_at"]
-    readonly_fields = ["token_prefix", "nonce", "created_at", "last_used_at"]
-    exclude = ["token_hash"]
+    exclude = ["token_hash", "nonce"]
+    actions = ["revoke"]
+
+    @admin.action(description=_("Revoke the selected upload tokens"))
+    def revoke(self, request, queryset):
+        for token in queryset:
+            upload_token_revoke(token=token, by=request.user)
 
 
 @admin.register(EvidenceUpload)
-class EvidenceUploadAdmin(admin.ModelAdmin):
-    list_display = ["original_name", "candidate", "node_name", "status", "created_at"]
-    list_filter = ["status"]
-    readonly_fields = [f.name for f in EvidenceUpload._meta.fields]
+class EvidenceUploadAdmin(ReadOnlyAdmin):
+    """Evidence is read-only here; it is never deleted outside the portal's services."""
 
-    def has_add_permission(self, request):
-        return False
+    list_display = ["original_name", "candidate", "node_name", "status", "origin", "created_at"]
+    list_filter = ["status", "origin"]
 
 
 @admin.register(Measurement)
-class MeasurementAdmin(admin.ModelAdmin):
-    list_display = ["candidate", "kind", "metric", "value", "unit", "node_name"]
+class MeasurementAdmin(ReadOnlyAdmin):
+    list_display = ["candidate", "kind", "metric", "value", "unit", "node_name", "measured_at"]
     list_filter = ["kind"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Score)
-class ScoreAdmin(admin.ModelAdmin):
+class ScoreAdmin(ReadOnlyAdmin):
     list_display = ["candidate", "dimension", "value", "rubric_version", "computed_at"]
     list_filter = ["dimension"]
 
-    def has_add_permission(self, request):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
+@admin.register(EvidenceDeletion)
+class EvidenceDeletionAdmin(ReadOnlyAdmin):
+    list_display = ["original_name", "candidate", "sha256", "deleted_by", "deleted_at"]
+
+
+@admin.register(DecisionReopening)
+class DecisionReopeningAdmin(ReadOnlyAdmin):
+    list_display = ["evaluation", "decision", "reopened_by", "reopened_at"]
+
+
+@admin.register(OfferingVersion)
+class OfferingVersionAdmin(ReadOnlyAdmin):
+    list_display = ["offering", "number", "created_by", "created_at"]
 
 
 @admin.register(DecisionRecord)

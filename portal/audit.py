@@ -26,6 +26,7 @@ from .models import (
     ChecklistItem,
     DecisionRecord,
     Evaluation,
+    EvidenceDeletion,
     EvidenceUpload,
     Membership,
     Offering,
@@ -54,6 +55,7 @@ ACTION_LABELS = {
     "changed": gettext_lazy("changed"),
     "deleted": gettext_lazy("deleted"),
     "decided": gettext_lazy("decided"),
+    "reopened": gettext_lazy("reopened"),
 }
 KIND_LABELS = {
     "evaluation": gettext_lazy("Evaluation (requirements and weights)"),
@@ -66,6 +68,7 @@ KIND_LABELS = {
     "price": gettext_lazy("Price"),
     "vendor": gettext_lazy("Vendor"),
     "decision": gettext_lazy("Decision"),
+    "evidence": gettext_lazy("Evidence (deletions)"),
 }
 KINDS = tuple(KIND_LABELS)
 # Fields whose models give no verbose name of their own (foreign keys and a few others).
@@ -314,16 +317,29 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         else [],
         "vendor": list(Vendor.history.filter(id__in=vendor_ids)) if "vendor" in wanted else [],
     }
-    decision = (
-        DecisionRecord.objects.filter(evaluation=evaluation).first()
+    decisions = (
+        list(
+            DecisionRecord.objects.filter(evaluation=evaluation)
+            .select_related("reopening")
+            .order_by("round")
+        )
         if "decision" in wanted
-        else None
+        else []
     )
     user_ids = {r.history_user_id for group in rows.values() for r in group}
     user_ids |= {r.user_id for r in rows["member"]}
     user_ids |= {r.created_by_id for r in rows["evaluation"] + rows["token"]}
-    if decision is not None:
+    deletions = (
+        list(EvidenceDeletion.objects.filter(candidate_id__in=candidate_ids))
+        if "evidence" in wanted
+        else []
+    )
+    user_ids |= {d.deleted_by_id for d in deletions}
+    for decision in decisions:
         user_ids.add(decision.decided_by_id)
+        reopening = getattr(decision, "reopening", None)
+        if reopening is not None:
+            user_ids.add(reopening.reopened_by_id)
     labels = _Labels()
     labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
@@ -351,8 +367,13 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     for kind, records in rows.items():
         if kind in wanted:
             entries += _entries(kind, records, labels, label_of[kind])
-    if decision is not None:
+    for deletion in deletions:
+        entries.append(_deletion_entry(deletion, labels))
+    for decision in decisions:
         entries.append(_decision_entry(decision, labels))
+        reopening = getattr(decision, "reopening", None)
+        if reopening is not None:
+            entries.append(_reopening_entry(reopening, labels))
     entries.sort(key=lambda e: (e.at, e.kind, e.object_id), reverse=True)
     return entries
 
@@ -375,5 +396,37 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
             FieldChange(
                 field="rationale", label=_("rationale"), before=None, after=decision.rationale
             ),
+        ),
+    )
+
+
+def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
+    return AuditEntry(
+        at=reopening.reopened_at,
+        user=labels.users.get(reopening.reopened_by_id),
+        kind="decision",
+        object_id=reopening.decision_id,
+        object_label=labels.candidates.get(
+            reopening.decision.candidate_id, f"#{reopening.decision.candidate_id}"
+        ),
+        action="reopened",
+        changes=(
+            FieldChange(field="reason", label=_("reason"), before=None, after=reopening.reason),
+        ),
+    )
+
+
+def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
+    return AuditEntry(
+        at=deletion.deleted_at,
+        user=labels.users.get(deletion.deleted_by_id),
+        kind="evidence",
+        object_id=deletion.upload_id,
+        object_label=f"{deletion.original_name} · "
+        + labels.candidates.get(deletion.candidate_id, f"#{deletion.candidate_id}"),
+        action="deleted",
+        changes=(
+            FieldChange(field="sha256", label="sha256", before=deletion.sha256, after=None),
+            FieldChange(field="reason", label=_("reason"), before=None, after=deletion.reason),
         ),
     )

@@ -1,7 +1,5 @@
 """Reads that decide visibility: every query for evaluation data goes through the user here."""
 
-from decimal import Decimal
-
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
@@ -10,7 +8,6 @@ from .models import (
     Candidate,
     Evaluation,
     Membership,
-    OfferingPrice,
     Score,
     VerificationStatus,
 )
@@ -58,7 +55,7 @@ def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
         return Candidate.objects.none()
     return (
         Candidate.objects.filter(evaluation=evaluation)
-        .select_related("offering", "offering__vendor")
+        .select_related("offering", "offering__vendor", "offering_version")
         .prefetch_related(
             "offering__prices",
             Prefetch("scores", queryset=Score.objects.order_by("dimension")),
@@ -77,24 +74,18 @@ def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
 def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     """Everything scoring reads for an evaluation's candidates, in a fixed number of queries.
 
-    Each candidate comes with its offering and vendor (joined), its evaluation (the one given),
+    Each candidate comes with its pinned offering version's offering and vendor (as unsaved
+    rows: never save them), its evaluation (the one given),
     ``answer_statuses``: {checklist item key: status} in checklist order, and
-    ``list_prices``: its offering's (billing model, price per GPU) pairs in billing-model
-    order. Answers and prices are read as columns rather than as model rows (with their
+    ``list_prices``: its pinned version's (billing model, price per GPU) pairs in
+    billing-model order. Answers are read as columns rather than as model rows (with their
     items): at 50 candidates those rows cost more than the scoring itself.
     """
-    candidates = list(
-        evaluation.candidates.select_related("offering", "offering__vendor").order_by("pk")
-    )
-    # Ordered by the foreign key columns: ordering by the relations would add the related
-    # models' default orderings, and their joins, to the queries.
-    prices: dict[int, list[tuple[str, Decimal]]] = {c.offering_id: [] for c in candidates}
-    for offering_id, billing_model, price in (
-        OfferingPrice.objects.filter(offering_id__in=prices)
-        .order_by("offering_id", "billing_model")
-        .values_list("offering_id", "billing_model", "price_per_gpu")
-    ):
-        prices[offering_id].append((billing_model, price))
+    candidates = list(evaluation.candidates.select_related("offering_version").order_by("pk"))
+    # Each candidate is scored on the version of its offering it pinned, never on the live
+    # catalogue row: a catalogue edit changes no evaluation until it adopts the new version.
+    for candidate in candidates:
+        candidate.use_pinned_offering()
     statuses: dict[int, dict[str, str]] = {c.pk: {} for c in candidates}
     for candidate_id, key, status in (
         Answer.objects.filter(candidate__evaluation=evaluation)
@@ -106,7 +97,6 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
             statuses[candidate_id][key] = status
     for candidate in candidates:
         candidate.answer_statuses = statuses[candidate.pk]
-        candidate.list_prices = tuple(prices[candidate.offering_id])
     return candidates
 
 

@@ -59,6 +59,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "portal.middleware.EvaluationDecidedMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"

@@ -28,6 +28,11 @@ urlpatterns = [
         name="candidate-detail",
     ),
     path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/catalogue/",
+        candidates.candidate_catalogue,
+        name="candidate-catalogue",
+    ),
+    path(
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/",
         candidates.questionnaire,
         name="candidate-questionnaire",

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from .. import selectors
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
+from ..services.errors import EvaluationDecided
 from ..services.evidence import UploadTooLarge, evidence_submit
 from .authentication import UploadTokenAuthentication
 from .throttling import UploadTokenRateThrottle
@@ -54,6 +55,9 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "error",
             "parser_version",
             "report",
+            "origin",
+            "measured_at",
+            "fingerprint",
             "created_at",
             "started_at",
             "finished_at",
@@ -159,6 +163,8 @@ class EvidenceUploadView(APIView):
             )
         except UploadTooLarge as exc:
             raise PayloadTooLarge(exc.message_dict["file"][0]) from exc
+        except EvaluationDecided:
+            raise  # 409, from the exception handler
         except ValidationError as exc:
             raise exceptions.ValidationError(exc.message_dict) from exc
         out = UploadOutSerializer(

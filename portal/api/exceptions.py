@@ -1,7 +1,8 @@
 """The API's one exception handler: every error becomes JSON with a message a person can act on.
 
 Registered as REST_FRAMEWORK["EXCEPTION_HANDLER"]. Services raise Django's ValidationError with
-field-keyed messages; here they become 400 answers with the same keys. A protected row (still
+field-keyed messages; here they become 400 answers with the same keys, except
+EvaluationDecided (anything written to a decided evaluation), which is 409. A protected row (still
 referenced) becomes 409, and a throttled request says when to come back.
 """
 
@@ -12,6 +13,8 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
+
+from ..services.errors import EvaluationDecided
 
 NON_FIELD = "non_field_errors"
 
@@ -32,6 +35,8 @@ def validation_detail(exc: DjangoValidationError) -> dict[str, list[str]]:
 
 
 def _translate(exc: Exception) -> Exception:
+    if isinstance(exc, EvaluationDecided):
+        return Conflict(exc.messages[0])
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(validation_detail(exc))
     if isinstance(exc, ProtectedError | RestrictedError):

@@ -6,15 +6,19 @@ from rest_framework import exceptions, permissions
 
 from .. import selectors
 from ..models import Membership, Role
+from ..services.catalogue import is_catalogue_editor
 
 READ_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
-def is_catalogue_editor(user) -> bool:
-    """Staff, or procurement in at least one evaluation."""
+def can_create_evaluation(user) -> bool:
+    """Staff, catalogue editors, or procurement in at least one evaluation."""
     if not (user and user.is_authenticated):
         return False
-    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+    return (
+        is_catalogue_editor(user)
+        or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+    )
 
 
 def _offered(request, view) -> bool:
@@ -50,7 +54,8 @@ class EvaluationMember(permissions.BasePermission):
 
 
 class CatalogueEditorOrReadOnly(permissions.BasePermission):
-    """Any signed-in user reads; writing needs staff or procurement in some evaluation."""
+    """Any signed-in user reads; writing needs staff or the catalogue role (membership of an
+    evaluation gives no power over the catalogue other evaluations share)."""
 
     message = None
 
@@ -62,8 +67,23 @@ class CatalogueEditorOrReadOnly(permissions.BasePermission):
         if is_catalogue_editor(request.user):
             return True
         raise exceptions.PermissionDenied(
-            _(
-                "Only procurement members (of any evaluation) and staff may change the vendor "
-                "catalogue or create evaluations."
-            )
+            _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
+        )
+
+
+class EvaluationCreatorOrReadOnly(permissions.BasePermission):
+    """Any signed-in user lists; creating an evaluation needs staff, the catalogue role or
+    procurement in some evaluation."""
+
+    message = None
+
+    def has_permission(self, request, view) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        if request.method in READ_METHODS or not _offered(request, view):
+            return True
+        if can_create_evaluation(request.user):
+            return True
+        raise exceptions.PermissionDenied(
+            _("Only procurement members (of any evaluation) and staff may create evaluations.")
         )

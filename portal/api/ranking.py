@@ -3,9 +3,10 @@
 The ranking is computed from the stored facts, never from stored totals. Computing it for 50
 candidates costs far more than serving it, so the result is kept in the cache under a
 fingerprint of every input the computation reads: the evaluation's fields, each candidate's
-row (its ``scored_at`` moves whenever verification or scores were refreshed) with its
-offering's ``updated_at`` and its vendor's scored facts, and checksums of its list prices and
-of its answers' statuses with their last change. Any change to an input changes the
+row (its ``scored_at`` moves whenever verification or scores were refreshed, its
+``offering_version_id`` when it adopts a new version of its offering)
+with its offering's ``updated_at`` and its vendor's scored facts, and checksums of its list
+prices and of its answers' statuses with their last change. Any change to an input changes the
 fingerprint, so a cached ranking is the one a fresh computation would give (the checklist and
 the rubric are fixed per release); the fingerprint costs one light query.
 """
@@ -133,6 +134,7 @@ def _fingerprint_queryset(evaluation_id: int):
         .values_list(
             "pk",
             "offering_id",
+            "offering_version_id",
             "node_count",
             "quoted_billing_model",
             "quoted_price_per_gpu",

@@ -39,6 +39,16 @@ urlpatterns = [
     ),
     path(EVALUATION + "candidates/", views.CandidateList.as_view(), name="api-candidate-list"),
     path(CANDIDATE, views.CandidateDetail.as_view(), name="api-candidate-detail"),
+    path(
+        CANDIDATE + "catalogue/",
+        views.CandidateCatalogueView.as_view(),
+        name="api-candidate-catalogue",
+    ),
+    path(
+        CANDIDATE + "integrity/",
+        views.CandidateIntegrityView.as_view(),
+        name="api-candidate-integrity",
+    ),
     path(CANDIDATE + "answers/", views.AnswerList.as_view(), name="api-answer-list"),
     path(CANDIDATE + "answers/<str:item>/", views.AnswerDetail.as_view(), name="api-answer-detail"),
     path(EVALUATION + "weights/", views.WeightsView.as_view(), name="api-weights"),
@@ -66,6 +76,11 @@ urlpatterns = [
     path(EVALUATION + "ranking/", views.RankingView.as_view(), name="api-ranking"),
     path(EVALUATION + "robustness/", views.RobustnessView.as_view(), name="api-robustness"),
     path(EVALUATION + "decision/", views.DecisionView.as_view(), name="api-decision"),
+    path(
+        EVALUATION + "decision/reopen/",
+        views.DecisionReopenView.as_view(),
+        name="api-decision-reopen",
+    ),
     path(EVALUATION + "history/", views.HistoryView.as_view(), name="api-history"),
     # Last: anything else under /api/v1/ is a JSON 404, never an HTML page.
     re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),

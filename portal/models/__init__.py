@@ -8,6 +8,7 @@ from .choices import (
     DeliveryForm,
     Dimension,
     EvaluationStatus,
+    EvidenceOrigin,
     Fabric,
     FormFactor,
     MlpsLevel,
@@ -27,12 +28,21 @@ from .evaluations import (
     Candidate,
     ChecklistItem,
     DecisionRecord,
+    DecisionReopening,
     Evaluation,
     Membership,
     Score,
 )
-from .evidence import EvidenceUpload, Measurement, UploadToken, WorkerHeartbeat, hash_token
-from .vendors import Offering, OfferingPrice, Vendor
+from .evidence import (
+    EvidenceDeletion,
+    EvidenceUpload,
+    HardwareIdentifier,
+    Measurement,
+    UploadToken,
+    WorkerHeartbeat,
+    hash_token,
+)
+from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
@@ -49,13 +59,17 @@ __all__ = [
     "DataResidency",
     "DataWipePolicy",
     "DecisionRecord",
+    "DecisionReopening",
     "DeliveryForm",
     "Dimension",
     "Evaluation",
     "EvaluationStatus",
+    "EvidenceDeletion",
+    "EvidenceOrigin",
     "EvidenceUpload",
     "Fabric",
     "FormFactor",
+    "HardwareIdentifier",
     "Measurement",
     "Membership",
     "MlpsLevel",
@@ -63,6 +77,7 @@ __all__ = [
     "NvlinkTopology",
     "Offering",
     "OfferingPrice",
+    "OfferingVersion",
     "OpsCapacity",
     "Role",
     "Score",

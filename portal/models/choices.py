@@ -119,3 +119,12 @@ class UploadStatus(models.TextChoices):
     PROCESSING = "processing", _("Processing")
     DONE = "done", _("Done")
     FAILED = "failed", _("Failed")
+
+
+class EvidenceOrigin(models.TextChoices):
+    """Where an upload came from, as far as the portal can tell."""
+
+    PENDING = "", _("Not yet checked")
+    COLLECTOR = "collector", _("Collector (nonce verified)")
+    UNVERIFIED = "unverified", _("Unverified origin")
+    BY_HAND = "by_hand", _("Uploaded by hand")

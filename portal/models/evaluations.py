@@ -24,7 +24,7 @@ from .choices import (
     VerificationStatus,
     WorkloadProfile,
 )
-from .vendors import Offering
+from .vendors import Offering, OfferingVersion
 from .workloads import DataResidency, OpsCapacity
 
 WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
@@ -42,6 +42,7 @@ REQUIREMENT_FIELDS = (
     "required_mlps_level",
     "require_xinchuang",
     "min_busbw_fraction",
+    "max_evidence_age_days",
 )
 
 
@@ -125,6 +126,12 @@ class Evaluation(models.Model):
         _("MLPS level required"), choices=MlpsLevel.choices, default=MlpsLevel.NONE
     )
     require_xinchuang = models.BooleanField(_("Xinchuang required"), default=False)
+    max_evidence_age_days = models.PositiveIntegerField(
+        _("maximum evidence age (days)"),
+        null=True,
+        blank=True,
+        help_text=_("Evidence measured longer ago is flagged and not used. Empty: no limit."),
+    )
     min_busbw_fraction = models.DecimalField(
         _("minimum measured bus-bandwidth fraction"),
         max_digits=4,
@@ -233,6 +240,18 @@ class Evaluation(models.Model):
         return self.name
 
     @property
+    def is_decided(self) -> bool:
+        return self.status == EvaluationStatus.DECIDED
+
+    @property
+    def decision(self) -> "DecisionRecord | None":
+        """The decision in force (the latest round) while the evaluation is decided, else None.
+        Earlier rounds stay readable through ``decisions``."""
+        if not self.is_decided:
+            return None
+        return self.decisions.order_by("-round").first()
+
+    @property
     def weights(self) -> dict[str, Decimal]:
         return {d.value: getattr(self, f"weight_{d.value}") for d in Dimension}
 
@@ -286,6 +305,22 @@ class Candidate(models.Model):
 
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="candidates")
     offering = models.ForeignKey(Offering, on_delete=models.PROTECT, related_name="candidacies")
+    offering_version = models.ForeignKey(
+        OfferingVersion,
+        on_delete=models.PROTECT,
+        related_name="candidacies",
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("The version of the offering's facts and prices this candidate is scored on."),
+    )
+    catalogue_kept = models.CharField(
+        _("catalogue changes kept out"),
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text=_("The catalogue state procurement chose not to adopt (its hash)."),
+    )
     node_count = models.PositiveIntegerField(_("node count"), validators=[MinValueValidator(1)])
     quoted_billing_model = models.CharField(
         _("quoted billing model"), max_length=10, choices=BillingModel.choices, blank=True
@@ -340,6 +375,30 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return str(self.offering)
+
+    def save(self, *args, **kwargs):
+        # A new candidate (or one moved to another offering) pins the offering as it is now.
+        if self.offering_id is not None and (
+            self.offering_version_id is None
+            or self.offering_version.offering_id != self.offering_id
+        ):
+            self.offering_version = OfferingVersion.current(
+                Offering.objects.get(pk=self.offering_id)
+            )
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "offering_version"}
+        super().save(*args, **kwargs)
+
+    def use_pinned_offering(self) -> tuple:
+        """Read the offering as this candidate was offered it: ``offering`` becomes the pinned
+        version's (unsaved) facts; returns its list prices as (billing model, price) pairs.
+        Never save ``offering`` afterwards: it is a read-only view."""
+        if self.offering_version_id is None:  # a row older than versioning
+            self.save(update_fields=["offering_version"])
+        version = self.offering_version
+        self.offering = version.as_offering()
+        self.list_prices = version.price_pairs()
+        return self.list_prices
 
     @property
     def disqualified(self) -> bool:
@@ -422,9 +481,13 @@ class Score(models.Model):
 
 
 class DecisionRecord(models.Model):
-    """The recorded decision of an evaluation. Written once; never edited or deleted."""
+    """One recorded decision of an evaluation. Written once; never edited or deleted.
 
-    evaluation = models.OneToOneField(Evaluation, on_delete=models.PROTECT, related_name="decision")
+    Reopening the evaluation starts a new round: the next decision is a new record and the
+    earlier ones stay readable."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.PROTECT, related_name="decisions")
+    round = models.PositiveSmallIntegerField(_("round"), default=1)
     candidate = models.ForeignKey(Candidate, on_delete=models.PROTECT, related_name="+")
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
@@ -436,11 +499,15 @@ class DecisionRecord(models.Model):
     )
 
     class Meta:
+        ordering = ["evaluation", "round"]
         verbose_name = _("decision record")
         verbose_name_plural = _("decision records")
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "round"], name="one_decision_per_round")
+        ]
 
     def __str__(self) -> str:
-        return f"{self.evaluation}: {self.candidate}"
+        return f"{self.evaluation}: {self.candidate} ({self.round})"
 
     def save(self, *args, **kwargs):
         if self.pk is not None and not self._state.adding:
@@ -449,6 +516,37 @@ class DecisionRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValidationError(_("A recorded decision cannot be deleted."))
+
+
+class DecisionReopening(models.Model):
+    """A manager reopened a decided evaluation, with a reason: the decision it set aside stays
+    as it was recorded. Written once; never edited or deleted."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.PROTECT, related_name="reopenings")
+    decision = models.OneToOneField(
+        DecisionRecord, on_delete=models.PROTECT, related_name="reopening"
+    )
+    reason = models.TextField(_("reason"))
+    reopened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reopened_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "reopened_at"]
+        verbose_name = _("decision reopening")
+        verbose_name_plural = _("decision reopenings")
+
+    def __str__(self) -> str:
+        return f"{self.evaluation}: reopened ({self.decision.round})"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValidationError(_("A reopening cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(_("A reopening cannot be deleted."))
 
 
 def attachment_path(instance: "AnswerAttachment", filename: str) -> str:

@@ -4,13 +4,14 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .choices import UploadStatus
+from .choices import EvidenceOrigin, UploadStatus
 from .evaluations import Candidate, Evaluation
 
 TOKEN_PREFIX = "gpt_"  # noqa: S105 - a public marker that makes leaked tokens greppable
@@ -92,6 +93,29 @@ class EvidenceUpload(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     attempts = models.PositiveSmallIntegerField(default=0)
+    origin = models.CharField(
+        _("origin"),
+        max_length=12,
+        choices=EvidenceOrigin.choices,
+        blank=True,
+        default=EvidenceOrigin.PENDING,
+        help_text=_(
+            "Collector: the bundle carried its upload token's nonce. Unverified: it did not "
+            "(shown, never used). By hand: a member uploaded it through the page."
+        ),
+    )
+    measured_at = models.DateTimeField(
+        _("measured at"),
+        null=True,
+        blank=True,
+        help_text=_("When the tools ran (from the outputs or the manifest), not the upload."),
+    )
+    fingerprint = models.JSONField(
+        _("node fingerprint"),
+        default=dict,
+        blank=True,
+        help_text=_("GPU UUIDs and serials, board and system serials, HCA GUIDs, MACs."),
+    )
     # Who holds the import: the Celery task id (a redelivered message keeps it) and a fresh
     # token per claim, checked under a row lock before anything is written.
     task_id = models.CharField(max_length=64, blank=True, editable=False)
@@ -128,6 +152,78 @@ class EvidenceUpload(models.Model):
     def __str__(self) -> str:
         return f"{self.original_name} ({self.get_status_display()})"
 
+    @property
+    def unverified(self) -> bool:
+        return self.origin == EvidenceOrigin.UNVERIFIED
+
+    @property
+    def is_stale(self) -> bool:
+        return self.status == UploadStatus.DONE and self.stale_for(self.candidate.evaluation)
+
+    def stale_for(self, evaluation, now=None) -> bool:
+        """Older than the evaluation allows (measured, else received, before the limit)."""
+        days = evaluation.max_evidence_age_days
+        if not days:
+            return False
+        from datetime import timedelta
+
+        when = self.measured_at or self.created_at
+        return when is not None and when < (now or timezone.now()) - timedelta(days=days)
+
+
+class EvidenceDeletion(models.Model):
+    """An upload deleted through the audited service: what it was, who deleted it and why.
+    Written once; never edited or deleted."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    upload_id = models.PositiveBigIntegerField(_("upload id"))
+    original_name = models.CharField(_("original name"), max_length=255)
+    sha256 = models.CharField(max_length=64)
+    status = models.CharField(_("status"), max_length=12)
+    measurement_count = models.PositiveIntegerField(_("measurements deleted"), default=0)
+    reason = models.TextField(_("reason"))
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    deleted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-deleted_at"]
+        verbose_name = _("evidence deletion")
+        verbose_name_plural = _("evidence deletions")
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.sha256[:12]})"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValidationError(_("An evidence deletion record cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError(_("An evidence deletion record cannot be deleted."))
+
+
+class HardwareIdentifier(models.Model):
+    """One hardware identifier (a GPU UUID, a MAC...) seen in one upload: the index that finds
+    the same hardware under another candidate or vendor."""
+
+    upload = models.ForeignKey(EvidenceUpload, on_delete=models.CASCADE, related_name="hardware")
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(_("kind"), max_length=20)
+    value = models.CharField(_("value"), max_length=200)
+
+    class Meta:
+        verbose_name = _("hardware identifier")
+        verbose_name_plural = _("hardware identifiers")
+        indexes = [models.Index(fields=["kind", "value"], name="hardware_kind_value_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["upload", "kind", "value"], name="one_identifier")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.value}"
+
 
 class Measurement(models.Model):
     """One parsed fact: a number with its unit, from one file of one upload, on one node."""
@@ -144,6 +240,7 @@ class Measurement(models.Model):
     source_file = models.CharField(_("source file"), max_length=255, blank=True)
     line = models.PositiveIntegerField(_("line"), null=True, blank=True)
     details = models.JSONField(_("details"), default=dict, blank=True)
+    measured_at = models.DateTimeField(_("measured at"), null=True, blank=True)
 
     class Meta:
         ordering = ["upload", "kind", "metric"]

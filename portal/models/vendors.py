@@ -2,6 +2,7 @@
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
@@ -314,6 +315,8 @@ class Offering(models.Model):
         ordering = ["vendor__name", "name"]
         verbose_name = _("offering")
         verbose_name_plural = _("offerings")
+        # The catalogue role: who may edit vendors, offerings and prices besides staff.
+        permissions = [("edit_catalogue", _("Can edit the shared vendor catalogue"))]
         constraints = [
             models.UniqueConstraint(fields=["vendor", "name"], name="offering_unique_per_vendor"),
             models.CheckConstraint(condition=Q(gpus_per_node__gte=1), name="offering_gpus_ge_1"),
@@ -402,3 +405,147 @@ class OfferingPrice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.offering} · {self.get_billing_model_display()}: {self.price_per_gpu}"
+
+
+def _json_value(value):
+    """A model field value as JSON keeps it (Decimals as strings, to keep every digit)."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+# Bookkeeping columns, not facts: they change on every save and mean nothing to a candidate.
+VERSION_EXCLUDED = frozenset({"id", "created_at", "updated_at"})
+
+
+def offering_facts_of(offering: "Offering") -> dict:
+    """Every concrete field of the offering (generic: fields added later are included)."""
+    return {
+        f.attname: _json_value(f.value_from_object(offering))
+        for f in Offering._meta.concrete_fields
+        if f.name not in VERSION_EXCLUDED
+    }
+
+
+def vendor_facts_of(vendor: "Vendor") -> dict:
+    return {
+        f.attname: _json_value(f.value_from_object(vendor))
+        for f in Vendor._meta.concrete_fields
+        if f.name not in VERSION_EXCLUDED
+    }
+
+
+def price_facts_of(offering: "Offering") -> list:
+    return [
+        {"billing_model": p.billing_model, "price_per_gpu": _json_value(p.price_per_gpu)}
+        for p in OfferingPrice.objects.filter(offering=offering).order_by("billing_model")
+    ]
+
+
+class OfferingVersion(models.Model):
+    """What an offering was at one moment: its facts, its vendor's facts and its list prices.
+
+    A candidate pins one version; editing the catalogue makes a new version and no running
+    evaluation changes until its procurement member adopts the new one. Written once."""
+
+    offering = models.ForeignKey(Offering, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField(_("version"))
+    facts = models.JSONField(_("offering facts"))
+    vendor_facts = models.JSONField(_("vendor facts"))
+    prices = models.JSONField(_("list prices"), default=list)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["offering", "-number"]
+        verbose_name = _("offering version")
+        verbose_name_plural = _("offering versions")
+        constraints = [
+            models.UniqueConstraint(fields=["offering", "number"], name="one_offering_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.offering} v{self.number}"
+
+    @classmethod
+    def current(cls, offering: "Offering", *, by=None) -> "OfferingVersion":
+        """The version matching the offering as it is now: the latest one if nothing changed
+        since, else a new one (numbered after it). Lock the offering row first when racing."""
+        facts = offering_facts_of(offering)
+        vendor = Vendor.objects.get(pk=offering.vendor_id)
+        vendor_facts, prices = vendor_facts_of(vendor), price_facts_of(offering)
+        latest = cls.objects.filter(offering=offering).order_by("-number").first()
+        if latest is not None and latest.same_as(facts, vendor_facts, prices):
+            return latest
+        return cls.objects.create(
+            offering=offering,
+            number=(latest.number + 1) if latest else 1,
+            facts=facts,
+            vendor_facts=vendor_facts,
+            prices=prices,
+            created_by=by if by is not None and getattr(by, "is_authenticated", False) else None,
+        )
+
+    def same_as(self, facts: dict, vendor_facts: dict, prices: list) -> bool:
+        return (self.facts, self.vendor_facts, self.prices) == (facts, vendor_facts, prices)
+
+    def as_offering(self) -> "Offering":
+        """An unsaved Offering (with an unsaved Vendor) holding this version's facts, for
+        scoring and display. Fields unknown to this version keep their model defaults."""
+        vendor = Vendor(pk=self.facts.get("vendor_id"))
+        for f in Vendor._meta.concrete_fields:
+            if f.attname in self.vendor_facts:
+                setattr(vendor, f.attname, f.to_python(self.vendor_facts[f.attname]))
+        offering = Offering(pk=self.offering_id)
+        for f in Offering._meta.concrete_fields:
+            if f.attname in self.facts:
+                setattr(offering, f.attname, f.to_python(self.facts[f.attname]))
+        offering.vendor = vendor
+        offering._state.adding = False
+        return offering
+
+    def price_pairs(self) -> tuple:
+        return tuple((p["billing_model"], Decimal(p["price_per_gpu"])) for p in self.prices)
+
+    def diff(self, other: "OfferingVersion") -> list[dict]:
+        """What changed from this version to ``other``: [{field, label, before, after}]."""
+        changes = []
+        for f in Offering._meta.concrete_fields:
+            before, after = self.facts.get(f.attname), other.facts.get(f.attname)
+            if before != after:
+                changes.append(
+                    {
+                        "field": f.name,
+                        "label": str(f.verbose_name),
+                        "before": before,
+                        "after": after,
+                    }
+                )
+        for f in Vendor._meta.concrete_fields:
+            before, after = self.vendor_facts.get(f.attname), other.vendor_facts.get(f.attname)
+            if before != after:
+                changes.append(
+                    {
+                        "field": f"vendor.{f.name}",
+                        "label": f"{_('vendor')}: {f.verbose_name}",
+                        "before": before,
+                        "after": after,
+                    }
+                )
+        old = {p["billing_model"]: p["price_per_gpu"] for p in self.prices}
+        new = {p["billing_model"]: p["price_per_gpu"] for p in other.prices}
+        for model in sorted(set(old) | set(new)):
+            if old.get(model) != new.get(model):
+                changes.append(
+                    {
+                        "field": f"price.{model}",
+                        "label": f"{_('price per GPU')}: {BillingModel(model).label}",
+                        "before": old.get(model),
+                        "after": new.get(model),
+                    }
+                )
+        return changes

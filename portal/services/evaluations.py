@@ -19,6 +19,7 @@ from ..models import (
     Candidate,
     ChecklistItem,
     DecisionRecord,
+    DecisionReopening,
     Dimension,
     Evaluation,
     EvaluationStatus,
@@ -26,16 +27,17 @@ from ..models import (
     Membership,
     Offering,
     Role,
+    UploadToken,
     VerificationStatus,
 )
-from .scores import candidate_refresh, candidate_rescore, evaluation_rescore
+from .errors import ensure_not_decided
+from .scores import candidate_refresh, evaluation_rescore
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 
 
 def _not_decided(evaluation: Evaluation) -> None:
-    if evaluation.status == EvaluationStatus.DECIDED:
-        raise ValidationError(_("This evaluation is decided; it can no longer be changed."))
+    ensure_not_decided(evaluation)
 
 
 def _with_history_user(obj, user):
@@ -254,15 +256,6 @@ def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachm
     return attachment
 
 
-@transaction.atomic
-def offering_saved(*, offering: Offering) -> int:
-    """After an offering or its prices changed: rescore every candidacy of it."""
-    ids = list(offering.candidacies.values_list("pk", flat=True))
-    for candidate_id in ids:
-        candidate_rescore(candidate_id=candidate_id)
-    return len(ids)
-
-
 class CatalogueRowInUse(Exception):
     """A vendor or offering that other rows still need; the message says what to do."""
 
@@ -288,11 +281,50 @@ def vendor_delete(*, vendor, by) -> None:
     _with_history_user(vendor, by).delete()
 
 
+def _revoke_all_tokens(evaluation: Evaluation, by) -> int:
+    """Revoke every still-unrevoked upload token of the evaluation, each with a history row."""
+    from django.utils import timezone
+
+    tokens = list(UploadToken.objects.filter(evaluation=evaluation, revoked_at__isnull=True))
+    if tokens:
+        now = timezone.now()
+        UploadToken.objects.filter(pk__in=[t.pk for t in tokens]).update(revoked_at=now)
+        for token in tokens:
+            token.revoked_at = now
+        UploadToken.history.bulk_history_create(tokens, update=True, default_user=by)
+    return len(tokens)
+
+
+def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
+    """The evidence the scores rest on, with hashes and node fingerprints: only what was used
+    (imported, of a checked origin, fresh enough), never failed, pending, unverified or stale
+    uploads."""
+    from .scores import usable_uploads
+
+    used = []
+    for candidate in evaluation.candidates.order_by("pk"):
+        ids = [u.pk for u in usable_uploads(candidate)]
+        for u in EvidenceUpload.objects.filter(pk__in=ids).order_by("pk"):
+            used.append(
+                {
+                    "upload_id": u.pk,
+                    "candidate_id": u.candidate_id,
+                    "sha256": u.sha256,
+                    "name": u.original_name,
+                    "origin": u.origin,
+                    "measured_at": u.measured_at.isoformat() if u.measured_at else None,
+                    "fingerprint": u.fingerprint,
+                }
+            )
+    return sorted(used, key=lambda e: e["upload_id"])
+
+
 @transaction.atomic
 def decision_record(
     *, evaluation: Evaluation, candidate: Candidate, rationale: str, by
 ) -> DecisionRecord:
-    """Record the decision once, with a snapshot of scores, weights and evidence hashes."""
+    """Record the decision of this round, with a snapshot of scores, weights and evidence
+    hashes; the evaluation becomes decided (frozen) and every upload token is revoked."""
     evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
     _not_decided(evaluation)
     if candidate.evaluation_id != evaluation.pk:
@@ -321,24 +353,41 @@ def decision_record(
             }
             for r in ranking.results
         ],
-        "evidence": [
-            {
-                "upload_id": u.pk,
-                "candidate_id": u.candidate_id,
-                "sha256": u.sha256,
-                "name": u.original_name,
-            }
-            for u in EvidenceUpload.objects.filter(candidate__evaluation=evaluation).order_by("pk")
-        ],
+        "evidence": _snapshot_evidence(evaluation),
         "rubric_version": evaluation.rubric_version,
     }
+    round_ = (
+        evaluation.decisions.order_by("-round").values_list("round", flat=True).first() or 0
+    ) + 1
     record = DecisionRecord.objects.create(
         evaluation=evaluation,
         candidate=candidate,
+        round=round_,
         decided_by=by,
         rationale=rationale.strip(),
         snapshot=snapshot,
     )
     evaluation.status = EvaluationStatus.DECIDED
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    _revoke_all_tokens(evaluation, by)
     return record
+
+
+@transaction.atomic
+def evaluation_reopen(*, evaluation: Evaluation, reason: str, by) -> DecisionReopening:
+    """Reopen a decided evaluation for a new decision round; the reason is required and the
+    reopening is kept in the audit trail. The decision set aside stays readable."""
+    evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    if evaluation.status != EvaluationStatus.DECIDED:
+        raise ValidationError(_("Only a decided evaluation can be reopened."))
+    if not (reason or "").strip():
+        raise ValidationError(
+            {"reason": _("Say why the evaluation is reopened: the reason is required.")}
+        )
+    record = evaluation.decisions.order_by("-round").first()
+    reopening = DecisionReopening.objects.create(
+        evaluation=evaluation, decision=record, reason=reason.strip(), reopened_by=by
+    )
+    evaluation.status = EvaluationStatus.OPEN
+    _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    return reopening

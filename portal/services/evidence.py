@@ -1,6 +1,7 @@
 """Evidence: accept an upload, import it (parse, store measurements, refresh scores), sweep."""
 
 import hashlib
+import hmac
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -18,9 +19,20 @@ from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
+from scoring.fingerprint import extract_all, measured_at
 
 from ..db import copy_insert
-from ..models import Candidate, EvidenceUpload, Measurement, UploadStatus, UploadToken
+from ..models import (
+    Candidate,
+    EvidenceDeletion,
+    EvidenceOrigin,
+    EvidenceUpload,
+    HardwareIdentifier,
+    Measurement,
+    UploadStatus,
+    UploadToken,
+)
+from .errors import ensure_not_decided
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +89,7 @@ def evidence_submit(
     The same content for the same candidate is recognised: the first upload is returned with
     created False and nothing is imported twice.
     """
+    ensure_not_decided(candidate.evaluation)
     size = uploaded_file.size or 0
     if size == 0:
         raise ValidationError({"file": _("The file is empty.")})
@@ -111,6 +124,36 @@ def evidence_submit(
         upload.file.delete(save=False)
         return EvidenceUpload.objects.get(candidate=candidate, sha256=digest), False
     return upload, True
+
+
+@transaction.atomic
+def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> EvidenceDeletion:
+    """Delete an upload with its measurements, keeping a record of what it was, who deleted
+    it and why; refused on a decided evaluation. The candidate is re-verified without it."""
+    from .scores import candidate_refresh
+
+    upload = (
+        EvidenceUpload.objects.select_for_update().select_related("candidate").get(pk=upload.pk)
+    )
+    ensure_not_decided(upload.candidate.evaluation)
+    if not (reason or "").strip():
+        raise ValidationError({"reason": _("Say why the evidence is deleted.")})
+    record = EvidenceDeletion.objects.create(
+        candidate=upload.candidate,
+        upload_id=upload.pk,
+        original_name=upload.original_name,
+        sha256=upload.sha256,
+        status=upload.status,
+        measurement_count=upload.measurements.count(),
+        reason=reason.strip(),
+        deleted_by=by,
+    )
+    stored = upload.file.name
+    upload.delete()
+    if stored:
+        transaction.on_commit(lambda: upload.file.storage.delete(stored))
+    candidate_refresh(candidate_id=record.candidate_id)
+    return record
 
 
 def _processing(task_id: str, claim_token: str) -> dict[str, Any]:
@@ -167,8 +210,11 @@ def _unit(metric: str) -> str:
     return next((unit for suffix, unit in UNIT_SUFFIXES if metric.endswith(suffix)), "")
 
 
-def _measurements(upload: EvidenceUpload, results, node_name: str) -> list[Measurement]:
+def _measurements(
+    upload: EvidenceUpload, results, node_name: str, times: dict | None = None
+) -> list[Measurement]:
     rows = []
+    times = times or {}
     for result in results:
         if not result.ok:
             continue
@@ -178,6 +224,7 @@ def _measurements(upload: EvidenceUpload, results, node_name: str) -> list[Measu
             kind=result.kind,
             node_name=node_name,
             source_file=result.file[:255],
+            measured_at=times.get(result.file, times.get(None)),
         )
         fact_metrics = set()
         for fact in result.facts:
@@ -223,6 +270,9 @@ class _Outcome:
     error: str = ""
     report: list[dict[str, Any]] = field(default_factory=list)
     rows: list[Measurement] = field(default_factory=list)
+    origin: str = EvidenceOrigin.PENDING
+    measured_at: Any = None
+    fingerprint: dict[str, list[str]] = field(default_factory=dict)
     # The node the evidence came from: as given at upload, else the bundle manifest's hostname.
     node_name: str = ""
 
@@ -230,9 +280,39 @@ class _Outcome:
 BUNDLE_REFUSED = gettext_noop("The bundle was refused:")
 
 
+def _origin(upload: EvidenceUpload, evidence) -> str:
+    """Collector when the bundle carries the nonce of the token it came with; unverified when
+    a token upload's nonce is missing or wrong (replayed or borrowed evidence); by hand for a
+    member's upload through the page (or a service call without a token)."""
+    if upload.token_id is None:
+        return EvidenceOrigin.BY_HAND
+    nonce = evidence.manifest.nonce if evidence.manifest is not None else None
+    expected = upload.token.nonce
+    if nonce and expected and hmac.compare_digest(nonce.encode(), expected.encode()):
+        return EvidenceOrigin.COLLECTOR
+    return EvidenceOrigin.UNVERIFIED
+
+
+def _times(evidence) -> dict:
+    """When each member was measured, by member name (None: the whole upload): the tool's own
+    time when it prints one, else the manifest's start; the upload's is the earliest."""
+    times = {}
+    for member in evidence.members:
+        when = measured_at(member.data.decode("utf-8", errors="replace"))
+        if when is not None:
+            times[member.name] = when
+    if evidence.manifest is not None:
+        for member in evidence.members:
+            times.setdefault(member.name, evidence.manifest.started_at)
+    if times:
+        times[None] = min(times.values())
+    return times
+
+
 def _outcome(upload: EvidenceUpload) -> _Outcome:
-    """Open and parse one stored upload (no database access). A rejected bundle or a file
-    that parses to nothing fails with a message the uploader can act on."""
+    """Open and parse one stored upload (no database access beyond its token's nonce). A
+    rejected bundle or a file that parses to nothing fails with a message the uploader can
+    act on."""
     failed = UploadStatus.FAILED
     try:
         with upload.file.open("rb") as handle:
@@ -242,6 +322,10 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         return _Outcome(failed, f"{BUNDLE_REFUSED} {exc}")
     except FileNotFoundError:
         return _Outcome(failed, _("The stored file is missing; upload it again."))
+    origin = _origin(upload, evidence)
+    times = _times(evidence)
+    fingerprint = extract_all(m.data.decode("utf-8", errors="replace") for m in evidence.members)
+    found = {"origin": origin, "measured_at": times.get(None), "fingerprint": fingerprint.as_dict()}
     results = parse_evidence_set(evidence)
     node_name = upload.node_name or (evidence.manifest.hostname if evidence.manifest else "")
     node_name = (node_name or "")[:200]
@@ -252,10 +336,21 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             r.error or "" for r in results
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
-        return _Outcome(failed, error[:5000], report)
-    return _Outcome(
-        UploadStatus.DONE, "", report, _measurements(upload, parsed, node_name), node_name
-    )
+        return _Outcome(failed, error[:5000], report, **found, node_name=node_name)
+    rows = _measurements(upload, parsed, node_name, times)
+    return _Outcome(UploadStatus.DONE, "", report, rows, **found, node_name=node_name)
+
+
+def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[HardwareIdentifier]:
+    if outcome.status != UploadStatus.DONE:
+        return []  # a failed upload is evidence of nothing
+    return [
+        HardwareIdentifier(
+            upload_id=upload.pk, candidate_id=upload.candidate_id, kind=kind, value=value[:200]
+        )
+        for kind, values in outcome.fingerprint.items()
+        for value in values
+    ]
 
 
 def _finish(
@@ -274,6 +369,9 @@ def _finish(
                 "report": outcome.report,
                 "parser_version": PARSER_VERSION,
                 "finished_at": finished_at,
+                "origin": outcome.origin,
+                "measured_at": outcome.measured_at,
+                "fingerprint": outcome.fingerprint,
             }
             if outcome.node_name and not upload.node_name:
                 fields["node_name"] = outcome.node_name
@@ -285,8 +383,14 @@ def _finish(
                 held.append((upload, outcome, fields))
         if not held:
             return []
-        Measurement.objects.filter(upload_id__in=[upload.pk for upload, _o, _f in held]).delete()
+        held_ids = [upload.pk for upload, _o, _f in held]
+        Measurement.objects.filter(upload_id__in=held_ids).delete()
         copy_insert(Measurement, [row for _u, outcome, _f in held for row in outcome.rows])
+        HardwareIdentifier.objects.filter(upload_id__in=held_ids).delete()
+        HardwareIdentifier.objects.bulk_create(
+            [row for upload, outcome, _f in held for row in _identifiers(upload, outcome)],
+            ignore_conflicts=True,
+        )
         from .scores import candidate_refresh
 
         candidate_refresh(candidate_id=uploads[0].candidate_id, unless_pending=True)
@@ -312,7 +416,7 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     if claim_token is None:
         return None
     # The previous reports are not needed: they are replaced.
-    first = EvidenceUpload.objects.defer("report").get(pk=upload_id)
+    first = EvidenceUpload.objects.defer("report").select_related("token").get(pk=upload_id)
     uploads = [first, *_claim_more(first, task_id, claim_token)]
     written = _finish(uploads, [_outcome(upload) for upload in uploads], claim_token)
     return first if first in written else None
@@ -378,6 +482,7 @@ def evidence_retract(*, upload: EvidenceUpload, by) -> None:
     """Remove a failed upload at its uploader's request, recorded in History as ``by``'s; the
     same file can then be uploaded again. The stored file goes once the removal is committed."""
     upload = EvidenceUpload.objects.select_for_update().get(pk=upload.pk)
+    ensure_not_decided(upload.candidate.evaluation)
     if upload.uploaded_by_id is None or upload.uploaded_by_id != getattr(by, "pk", None):
         raise RetractRefused(_("Only the person who uploaded a file can retract it."))
     if upload.status != UploadStatus.FAILED:

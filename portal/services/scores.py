@@ -11,6 +11,8 @@ from ..models import (
     Answer,
     Candidate,
     Evaluation,
+    EvaluationStatus,
+    EvidenceOrigin,
     EvidenceUpload,
     Score,
     UploadStatus,
@@ -30,11 +32,21 @@ def _answer_status(answer: Answer, verdict) -> tuple[str, str, str]:
     return status, note, ""
 
 
-def _verify(candidate: Candidate) -> None:
-    uploads = EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE).only(
-        "pk", "status", "node_name", "report"
+def usable_uploads(candidate: Candidate, now=None) -> list[EvidenceUpload]:
+    """The evidence verification and scoring may use: imported, of a checked origin (never
+    "unverified origin") and no older than the evaluation allows."""
+    uploads = (
+        EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
+        .exclude(origin=EvidenceOrigin.UNVERIFIED)
+        .only("pk", "status", "node_name", "report", "measured_at", "created_at", "origin")
+        .order_by("pk")
     )
-    evidence = adapters.node_evidence(uploads)
+    now = now or timezone.now()
+    return [u for u in uploads if not u.stale_for(candidate.evaluation, now)]
+
+
+def _verify(candidate: Candidate) -> None:
+    evidence = adapters.node_evidence(usable_uploads(candidate))
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)
@@ -51,7 +63,7 @@ def _verify(candidate: Candidate) -> None:
 
 def _store_scores(candidate: Candidate) -> None:
     result = score_candidate(
-        adapters.candidate_input(candidate),
+        adapters.candidate_input(candidate, prices=candidate.list_prices),
         adapters.evaluation_spec(candidate.evaluation),
         rubric_version=candidate.evaluation.rubric_version,
     )
@@ -76,6 +88,11 @@ def _store_scores(candidate: Candidate) -> None:
     candidate.save(update_fields=["verification", "knockouts", "scored_at"])
 
 
+def _frozen(candidate: Candidate) -> bool:
+    """A decided evaluation keeps the scores it was decided on: nothing rescored until reopened."""
+    return candidate.evaluation.status == EvaluationStatus.DECIDED
+
+
 def _lock(candidate_id: int) -> None:
     """Lock the candidate's row until the transaction ends, so that two imports finishing
     together rescore one after the other. No key update: rows referencing the candidate may
@@ -90,11 +107,14 @@ def _lock(candidate_id: int) -> None:
 
 
 def _load(candidate_id: int) -> Candidate:
-    return (
-        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT)
+    candidate = (
+        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT, "offering_version")
         .prefetch_related(*adapters.CANDIDATE_PREFETCH)
         .get(pk=candidate_id)
     )
+    # Scored on the pinned version of its offering, never on the live catalogue row.
+    candidate.use_pinned_offering()
+    return candidate
 
 
 def _locked(candidate_id: int) -> Candidate:
@@ -126,6 +146,8 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
     ):
         return None
     candidate = _load(candidate_id)
+    if _frozen(candidate):
+        return candidate
     _verify(candidate)
     _store_scores(candidate)
     return candidate
@@ -135,7 +157,8 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
 def candidate_rescore(*, candidate_id: int) -> Candidate:
     """Store fresh scores after answers, prices or requirements changed (evidence unchanged)."""
     candidate = _locked(candidate_id)
-    _store_scores(candidate)
+    if not _frozen(candidate):
+        _store_scores(candidate)
     return candidate
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..models import Candidate, UploadToken, hash_token
+from .errors import ensure_not_decided
 
 MAX_TOKEN_LIFETIME = timedelta(days=90)
 
@@ -27,6 +28,7 @@ def upload_token_create(
     label: str = "",
 ) -> tuple[UploadToken, str]:
     """Create a token for one candidate; returns the row and the raw token (never stored)."""
+    ensure_not_decided(candidate.evaluation)
     if expires_in <= timedelta(0):
         raise ValidationError({"expires_in": _("The expiry must be in the future.")})
     if expires_in > MAX_TOKEN_LIFETIME:

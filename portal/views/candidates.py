@@ -4,7 +4,13 @@ and the evidence of one candidate."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    FileResponse,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -22,7 +28,14 @@ from ..models import (
 )
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ..services.answers import answers_save
+from ..services.catalogue import (
+    candidate_offering_adopt,
+    candidate_offering_keep,
+    catalogue_changes,
+)
 from ..services.evidence import RetractRefused, evidence_retract
+from ..services.fingerprints import candidate_fingerprint, hardware_reuse
+from ..services.scores import usable_uploads
 from . import display
 from .common import member_candidate, member_evaluation
 
@@ -49,11 +62,17 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     uploads = list(candidate.uploads.select_related("uploaded_by").order_by("-created_at"))
     for upload in uploads:
         upload.error_shown = display.upload_error(upload.error)
+    candidate.use_pinned_offering()  # the facts it is scored on, not today's catalogue
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
         "offering": candidate.offering,
+        "catalogue_changes": catalogue_changes(candidate),
+        "fingerprint": candidate_fingerprint(candidate),
+        "reuse": hardware_reuse(candidate),
+        "used_upload_ids": {u.pk for u in usable_uploads(candidate)},
+        "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [
             {
                 "dimension": d,
@@ -268,3 +287,23 @@ def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> Fi
     )
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+@login_required
+@require_POST
+def candidate_catalogue(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    """Procurement adopts the catalogue's new version of the offering, or keeps the pinned one."""
+    evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
+    try:
+        if request.POST.get("action") == "adopt":
+            candidate_offering_adopt(candidate=candidate, by=request.user)
+            messages.success(request, _("The candidate now uses the catalogue as it is today."))
+        elif request.POST.get("action") == "keep":
+            candidate_offering_keep(candidate=candidate, by=request.user)
+            messages.success(request, _("The candidate keeps the version it had."))
+        else:
+            return HttpResponseBadRequest(_("Choose adopt or keep."))
+    except ValidationError as exc:
+        for message in exc.messages:
+            messages.error(request, message)
+    return redirect("candidate-detail", pk=evaluation.pk, candidate_pk=candidate.pk)

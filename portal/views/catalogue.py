@@ -1,10 +1,11 @@
-"""Catalogue pages: vendors and offerings with their list prices; any user reads, procurement
-edits."""
+"""Catalogue pages: vendors and offerings with their list prices; any user reads, staff and
+holders of the catalogue role edit (through portal.services.catalogue, as the API and admin)."""
 
 from decimal import Decimal
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
@@ -20,10 +21,10 @@ from ..forms_procurement import (
     offering_price_formset,
 )
 from ..models import Offering, Vendor
+from ..services.catalogue import offering_save, vendor_save
 from ..services.evaluations import (
     CatalogueRowInUse,
     offering_delete,
-    offering_saved,
     vendor_delete,
 )
 from .common import can_edit_catalogue, require_catalogue_editor
@@ -40,7 +41,11 @@ def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
     require_catalogue_editor(request)
     form = VendorEditForm(request.POST if request.method == "POST" else None, instance=vendor)
     if request.method == "POST" and form.is_valid():
-        vendor = form.save()
+        try:
+            vendor = vendor_save(vendor=form.save(commit=False), by=request.user)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+            return render(request, "portal/vendor_form.html", {"form": form, "vendor": vendor})
         messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
         return redirect("vendor-list")
     return render(request, "portal/vendor_form.html", {"form": form, "vendor": vendor})
@@ -130,13 +135,22 @@ def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpRespo
         form_ok = form.is_valid()
         prices_ok = prices.is_valid()
         if form_ok and prices_ok:
-            with transaction.atomic():
-                saved = form.save()
-                prices.instance = saved
-                prices.save()
-                offering_saved(offering=saved)
-            messages.success(request, _("Offering “%(name)s” saved.") % {"name": saved})
-            return redirect("offering-detail", offering_pk=saved.pk)
+            try:
+                with transaction.atomic():
+                    unsaved = form.save(commit=False)
+                    prices.instance = unsaved
+                    changed = prices.save(commit=False)
+                    saved = offering_save(
+                        offering=unsaved,
+                        by=request.user,
+                        prices=changed,
+                        deleted_prices=prices.deleted_objects,
+                    )
+            except ValidationError as exc:
+                form.add_error(None, exc)
+            else:
+                messages.success(request, _("Offering “%(name)s” saved.") % {"name": saved})
+                return redirect("offering-detail", offering_pk=saved.pk)
     context = {"form": form, "prices": prices, "offering": offering}
     return render(request, "portal/offering_form.html", context)
 

@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..models import Candidate, Evaluation, Membership, Role
 from ..permissions import CAN_VIEW, require_role
+from ..services.catalogue import is_catalogue_editor
 
 
 def member_evaluation(request, pk: int, allowed=CAN_VIEW) -> tuple[Evaluation, Membership]:
@@ -29,13 +30,28 @@ def member_candidate(
 
 
 def can_edit_catalogue(user) -> bool:
-    """Staff, or procurement in at least one evaluation: who may edit the shared catalogue
-    and open new evaluations."""
-    if not user.is_authenticated:
-        return False
-    return user.is_staff or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+    """Staff, or a holder of the catalogue role: who may edit the shared catalogue. Being a
+    member of an evaluation gives no power over the catalogue other evaluations use."""
+    return is_catalogue_editor(user)
 
 
 def require_catalogue_editor(request) -> None:
     if not can_edit_catalogue(request.user):
-        raise PermissionDenied(_("Only procurement members may edit the catalogue."))
+        raise PermissionDenied(
+            _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
+        )
+
+
+def can_create_evaluation(user) -> bool:
+    """Staff, catalogue editors, or procurement in at least one evaluation."""
+    if not user.is_authenticated:
+        return False
+    return (
+        is_catalogue_editor(user)
+        or Membership.objects.filter(user=user, role=Role.PROCUREMENT).exists()
+    )
+
+
+def require_evaluation_creator(request) -> None:
+    if not can_create_evaluation(request.user):
+        raise PermissionDenied(_("Only procurement members may create evaluations."))

@@ -20,6 +20,7 @@ from scoring.api import robustness as robustness_of
 from .. import charts, selectors
 from ..models import ChecklistItem, Dimension, Offering, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
+from ..services.catalogue import evaluation_catalogue_changes
 from ..templatetags.portal_tags import num
 from . import guidance
 from .common import member_evaluation
@@ -230,6 +231,7 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_upload": membership.role in CAN_UPLOAD,
         "can_decide": membership.role in CAN_DECIDE,
         "steps": guidance.next_steps(evaluation, membership),
+        "catalogue_changed": evaluation_catalogue_changes(evaluation),
         **results_context(evaluation, weights=weights_from_query(request)),
     }
     return render(request, "portal/evaluation_detail.html", context)

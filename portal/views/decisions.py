@@ -14,11 +14,13 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
+from ..exports import safe_cell, xlsx_row
 from ..models import Dimension, EvaluationStatus, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import (
     DIMENSIONS,
     decision_record,
+    evaluation_reopen,
     evaluation_weights_from_ahp,
     evaluation_weights_set,
 )
@@ -142,18 +144,47 @@ class DecisionForm(forms.Form):
         self.fields["candidate"].choices = choices
 
 
+class ReopenForm(forms.Form):
+    reason = forms.CharField(
+        label=gettext_lazy("Why is the evaluation reopened?"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=20_000,
+    )
+
+
 @login_required
 def decision(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
-    record = getattr(evaluation, "decision", None) if evaluation.status == "decided" else None
+    record = evaluation.decision
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     choices = [(r.candidate_id, f"{r.label} — {r.total:.1f}") for r in ranking.qualified]
     form = DecisionForm(choices=choices)
+    reopen_form = ReopenForm()
     if request.method == "POST":
         if membership.role not in CAN_DECIDE:
             from django.core.exceptions import PermissionDenied
 
-            raise PermissionDenied(_("Only managers record decisions."))
+            raise PermissionDenied(_("Only managers record or reopen decisions."))
+        if "reopen" in request.POST:
+            reopen_form = ReopenForm(request.POST)
+            if reopen_form.is_valid():
+                try:
+                    evaluation_reopen(
+                        evaluation=evaluation,
+                        reason=reopen_form.cleaned_data["reason"],
+                        by=request.user,
+                    )
+                except ValidationError as exc:
+                    for message in exc.messages:
+                        reopen_form.add_error(None, message)
+                else:
+                    messages.success(
+                        request, _("The evaluation is reopened for a new decision round.")
+                    )
+                    return redirect("evaluation-decision", pk)
+            return _decision_page(
+                request, evaluation, membership, record, form, reopen_form, ranking
+            )
         form = DecisionForm(request.POST, choices=choices)
         if form.is_valid():
             try:
@@ -169,12 +200,25 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                 errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
                 for field, messages_ in errors.items():
                     form.add_error(field if field in form.fields else None, messages_)
+    return _decision_page(request, evaluation, membership, record, form, reopen_form, ranking)
+
+
+def _decision_page(request, evaluation, membership, record, form, reopen_form, ranking):
+    earlier = (
+        evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
+        .select_related("reopening__reopened_by")
+        .filter(reopening__isnull=False)
+        .order_by("-round")
+    )
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "record": record,
         "form": form,
+        "reopen_form": reopen_form,
         "can_decide": membership.role in CAN_DECIDE and record is None,
+        "can_reopen": membership.role in CAN_DECIDE and record is not None,
+        "earlier_decisions": earlier,
         "ranking": ranking,
     }
     return render(request, "portal/evaluation_decision.html", context)
@@ -186,7 +230,7 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "evaluation": evaluation,
         "membership": membership,
-        "record": getattr(evaluation, "decision", None) if evaluation.status == "decided" else None,
+        "record": evaluation.decision,
         **results_context(evaluation),
     }
     return render(request, "portal/evaluation_report.html", context)
@@ -250,8 +294,8 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow([safe_cell(h) for h in header])
+        writer.writerows([safe_cell(v) for v in row] for row in rows)
         # A BOM lets spreadsheet programs read the Chinese names as UTF-8.
         response = HttpResponse(
             "\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8"
@@ -262,9 +306,9 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         workbook = Workbook()
         sheet = workbook.active
         sheet.title = "Comparison"
-        sheet.append([str(h) for h in header])
+        xlsx_row(sheet, [str(h) for h in header])
         for row in rows:
-            sheet.append([float(v) if isinstance(v, Decimal) else v for v in row])
+            xlsx_row(sheet, row)
         buffer = io.BytesIO()
         workbook.save(buffer)
         response = HttpResponse(

@@ -19,7 +19,7 @@ from ..models import (
     UploadStatus,
     WorkerHeartbeat,
 )
-from .common import can_edit_catalogue
+from .common import can_create_evaluation
 
 
 def awaiting_evidence(user) -> list[Candidate]:
@@ -51,7 +51,7 @@ def evaluation_list(request: HttpRequest) -> HttpResponse:
     evaluations = selectors.evaluation_list(user=request.user)
     context = {
         "evaluations": evaluations,
-        "can_create": can_edit_catalogue(request.user),
+        "can_create": can_create_evaluation(request.user),
         "awaiting": awaiting_evidence(request.user),
         "is_engineer": any(m.role == Role.ENGINEER for e in evaluations for m in e.my_memberships),
     }

@@ -18,7 +18,7 @@ from ..services.evaluations import (
     member_remove,
     member_role_set,
 )
-from .common import member_evaluation, require_catalogue_editor
+from .common import member_evaluation, require_evaluation_creator
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -34,7 +34,7 @@ def _add_errors(form, exc: ValidationError) -> None:
 def evaluation_create_view(request: HttpRequest) -> HttpResponse:
     """A new evaluation (procurement in any evaluation, or staff); its creator becomes its
     procurement member and it starts with its workload's preset weights."""
-    require_catalogue_editor(request)
+    require_evaluation_creator(request)
     form = EvaluationEditForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -42,6 +42,11 @@ def members(evaluation, make_user) -> dict[str, object]:
         user = make_user(role.value)
         Membership.objects.create(evaluation=evaluation, user=user, role=role)
         users[role.value] = user
+    # The procurement persona also holds the catalogue role (as in the demo); membership alone
+    # gives no catalogue rights (tests/portal/test_integrity_catalogue.py).
+    from portal.services.catalogue import catalogue_permission
+
+    users["procurement"].user_permissions.add(catalogue_permission())
     users["outsider"] = make_user("outsider")
     return users
 

@@ -89,6 +89,10 @@ def test_offering_admin_accepts_a_valid_offering(admin_client, vendor):
 
 
 def test_evaluation_admin_refuses_all_zero_weights(admin_client):
+    # Evaluations are created in the portal (with their procurement member); the admin corrects.
+    evaluation = Evaluation.objects.create(
+        name="Zero weights", workload_profile="pretraining", required_total_gpus=8, duration_days=30
+    )
     data = {
         "name": "Zero weights",
         "workload_profile": "pretraining",
@@ -108,7 +112,10 @@ def test_evaluation_admin_refuses_all_zero_weights(admin_client):
         "candidates-TOTAL_FORMS": 0,
         "candidates-INITIAL_FORMS": 0,
     }
-    response = admin_client.post(reverse("admin:portal_evaluation_add"), data)
+    response = admin_client.post(
+        reverse("admin:portal_evaluation_change", args=[evaluation.pk]), data
+    )
     assert response.status_code == 200
     assert "At least one weight must be positive" in response.content.decode()
-    assert not Evaluation.objects.filter(name="Zero weights").exists()
+    evaluation.refresh_from_db()
+    assert evaluation.weight_cost > 0

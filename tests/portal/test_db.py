@@ -54,7 +54,8 @@ def test_copy_insert_stores_what_bulk_create_stores(candidate):
     # The COPY is logged like a query, so query counts stay honest.
     assert [q["sql"] for q in captured.captured_queries if q["sql"].startswith("COPY")] == [
         f'COPY "portal_measurement" ("upload_id", "candidate_id", "kind", "metric", "value", '
-        f'"unit", "node_name", "source_file", "line", "details") FROM STDIN -- {len(AWKWARD)} rows'
+        f'"unit", "node_name", "source_file", "line", "details", "measured_at") FROM STDIN '
+        f"-- {len(AWKWARD)} rows"
     ]
 
 

@@ -337,7 +337,7 @@ def test_an_invalid_offering_saves_no_price(client, members, vendor):
     assert not OfferingPrice.objects.exists()
 
 
-def test_editing_an_offering_changes_prices_and_rescores_its_candidacies(
+def test_editing_an_offering_changes_prices_and_candidates_adopt_them_explicitly(
     client, members, candidate
 ):
     offering = candidate.offering
@@ -360,6 +360,15 @@ def test_editing_an_offering_changes_prices_and_rescores_its_candidacies(
     prices = {p.billing_model: p.price_per_gpu for p in offering.prices.all()}
     assert prices == {"hourly": Decimal("19"), "spot": Decimal("7.5")}
     candidate.refresh_from_db()
+    assert candidate.scored_at is None  # it keeps its pinned version until it adopts
+    from portal.services.catalogue import candidate_offering_adopt
+
+    candidate_offering_adopt(candidate=candidate, by=members["procurement"])
+    candidate.refresh_from_db()
+    assert candidate.offering_version.price_pairs() == (
+        ("hourly", Decimal("19")),
+        ("spot", Decimal("7.5")),
+    )
     assert candidate.scored_at is not None
     assert candidate.scores.count() == 6
 

@@ -44,14 +44,17 @@ def request_user(serializer: serializers.BaseSerializer):
 
 
 class CleanModelSerializer(StrictMixin, serializers.ModelSerializer):
-    """Saves through ``full_clean`` (model checks and database constraints as 400s, not 500s)
-    and records the request's user in the history row."""
+    """Saves through the model's service (``save_service(instance, by)``, from
+    portal.services), which validates with ``full_clean`` (model checks and constraints as
+    400s, not 500s), records the request's user and does what the write implies (a new
+    offering version...): the API never writes beside the services."""
+
+    save_service = None  # a staticmethod (instance, by) -> instance
 
     def _save(self, instance):
-        instance.full_clean()
-        instance._history_user = request_user(self)
-        instance.save()
-        return instance
+        if self.save_service is None:
+            raise NotImplementedError(f"{type(self).__name__} needs a save_service")
+        return type(self).save_service(instance, request_user(self))
 
     def create(self, validated_data):
         return self._save(self.Meta.model(**validated_data))

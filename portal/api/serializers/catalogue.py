@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from ...models import ChecklistItem, Offering, OfferingPrice, Vendor
+from ...services.catalogue import offering_price_save, offering_save, vendor_save
 from .base import CleanModelSerializer
 from .fields import BillingModelField, CurrencyField, MlpsLevelField
 
@@ -93,8 +94,21 @@ OFFERING_FIELDS = (
 )
 
 
+def _save_vendor(vendor, by):
+    return vendor_save(vendor=vendor, by=by)
+
+
+def _save_price(price, by):
+    return offering_price_save(price=price, by=by)
+
+
+def _save_offering(offering, by):
+    return offering_save(offering=offering, by=by)
+
+
 class VendorSerializer(CleanModelSerializer):
     mlps_level = MlpsLevelField(required=False)
+    save_service = staticmethod(_save_vendor)
 
     class Meta:
         model = Vendor
@@ -103,6 +117,7 @@ class VendorSerializer(CleanModelSerializer):
 
 class OfferingPriceSerializer(CleanModelSerializer):
     billing_model = BillingModelField()
+    save_service = staticmethod(_save_price)
 
     class Meta:
         model = OfferingPrice
@@ -122,6 +137,7 @@ class OfferingSerializer(CleanModelSerializer):
     vendor_name = serializers.CharField(source="vendor.name", read_only=True)
     prices = PriceSummarySerializer(many=True, read_only=True)
     currency = CurrencyField(required=False)
+    save_service = staticmethod(_save_offering)
 
     class Meta:
         model = Offering

@@ -133,6 +133,9 @@ class CandidateSerializer(serializers.ModelSerializer):
     answered_count = serializers.SerializerMethodField()
     upload_count = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
+    offering_version = serializers.IntegerField(
+        source="offering_version.number", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = Candidate
@@ -140,6 +143,7 @@ class CandidateSerializer(serializers.ModelSerializer):
             "id",
             "label",
             "offering",
+            "offering_version",
             "offering_name",
             "vendor",
             "vendor_name",
@@ -318,17 +322,30 @@ class AhpSerializer(StrictSerializer):
 class DecisionRecordSerializer(serializers.ModelSerializer):
     candidate_label = serializers.CharField(source="candidate.__str__", read_only=True)
     decided_by = serializers.CharField(source="decided_by.username", read_only=True)
+    reopened = serializers.SerializerMethodField()
+
+    def get_reopened(self, record) -> dict | None:
+        reopening = getattr(record, "reopening", None)
+        if reopening is None:
+            return None
+        return {
+            "by": reopening.reopened_by.username,
+            "at": reopening.reopened_at.isoformat(),
+            "reason": reopening.reason,
+        }
 
     class Meta:
         model = DecisionRecord
         fields = (
             "id",
+            "round",
             "candidate",
             "candidate_label",
             "decided_by",
             "decided_at",
             "rationale",
             "snapshot",
+            "reopened",
         )
         read_only_fields = fields
 
@@ -337,6 +354,11 @@ class DecisionStateSerializer(serializers.Serializer):
     evaluation = serializers.IntegerField()
     status = serializers.CharField()
     decision = DecisionRecordSerializer(allow_null=True)
+    earlier_decisions = DecisionRecordSerializer(many=True)
+
+
+class ReopenInSerializer(StrictSerializer):
+    reason = serializers.CharField(max_length=20_000)
 
 
 class DecisionInSerializer(StrictSerializer):
@@ -349,3 +371,30 @@ class DecisionInSerializer(StrictSerializer):
         if evaluation is not None:
             # Only this evaluation's candidates: another evaluation's id is "does not exist".
             self.fields["candidate"].queryset = Candidate.objects.filter(evaluation=evaluation)
+
+
+class CatalogueChangeSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    label = serializers.CharField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+
+
+class CatalogueStateSerializer(serializers.Serializer):
+    candidate = serializers.IntegerField()
+    offering = serializers.IntegerField()
+    version = serializers.IntegerField(allow_null=True)
+    version_created_at = serializers.DateTimeField(allow_null=True)
+    changes = CatalogueChangeSerializer(many=True)
+
+
+class CatalogueActionSerializer(StrictSerializer):
+    action = serializers.ChoiceField(choices=["adopt", "keep"])
+
+
+class IntegritySerializer(serializers.Serializer):
+    candidate = serializers.IntegerField()
+    fingerprint = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    hardware_reuse = serializers.ListField(child=serializers.DictField())
+    used_uploads = serializers.ListField(child=serializers.IntegerField())
+    uploads = serializers.ListField(child=serializers.DictField())

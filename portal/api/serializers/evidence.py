@@ -89,6 +89,9 @@ class UploadSerializer(serializers.ModelSerializer):
             "report",
             "attempts",
             "measurement_count",
+            "origin",
+            "measured_at",
+            "fingerprint",
             "created_at",
             "started_at",
             "finished_at",
@@ -136,3 +139,7 @@ class ScoreSerializer(serializers.ModelSerializer):
             "computed_at",
         )
         read_only_fields = fields
+
+
+class DeleteReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=20_000)

@@ -13,7 +13,9 @@ from .catalogue import (
 from .evaluations import (
     AnswerDetail,
     AnswerList,
+    CandidateCatalogueView,
     CandidateDetail,
+    CandidateIntegrityView,
     CandidateList,
     EvaluationDetail,
     EvaluationList,
@@ -30,14 +32,17 @@ from .evidence import (
     UploadTokenList,
     UploadTokenRevoke,
 )
-from .results import DecisionView, HistoryView, RankingView, RobustnessView
+from .results import DecisionReopenView, DecisionView, HistoryView, RankingView, RobustnessView
 
 __all__ = [
     "AnswerDetail",
     "AnswerList",
+    "CandidateCatalogueView",
     "CandidateDetail",
+    "CandidateIntegrityView",
     "CandidateList",
     "ChecklistList",
+    "DecisionReopenView",
     "DecisionView",
     "EvaluationDetail",
     "EvaluationList",

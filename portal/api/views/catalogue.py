@@ -1,11 +1,11 @@
 """The signed-in user, the vendor catalogue (vendors, offerings, list prices) and the checklist.
 
-Catalogue rows are shared by every evaluation: any signed-in user reads them, procurement
-members (of any evaluation) and staff edit them. A change to an offering, its prices or its
-vendor rescores every candidacy of the offerings concerned.
+Catalogue rows are shared by every evaluation: any signed-in user reads them, staff and
+holders of the catalogue role edit them (portal.services.catalogue). A change to an offering,
+its prices or its vendor makes a new version of the offerings concerned; candidates keep the
+version they pinned until their procurement member adopts the new one.
 """
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers
@@ -13,10 +13,10 @@ from rest_framework.response import Response
 
 from ... import selectors
 from ...models import ChecklistItem, Offering, OfferingPrice, Vendor
+from ...services.catalogue import offering_price_delete
 from ...services.evaluations import (
     CatalogueRowInUse,
     offering_delete,
-    offering_saved,
     vendor_delete,
 )
 from ..exceptions import Conflict
@@ -75,17 +75,13 @@ class MeView(ApiView):
         )
 
 
-def _rescore(offerings) -> None:
-    for offering in offerings:
-        offering_saved(offering=offering)
-
-
 class CatalogueView(ApiView):
     permission_classes = [CatalogueEditorOrReadOnly]
 
 
 class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
-    """Vendors (filter: name, mlps_level, xinchuang, iso27001). POST: procurement or staff."""
+    """Vendors (filter: name, mlps_level, xinchuang, iso27001). POST: catalogue editors
+    (staff or the catalogue role)."""
 
     serializer_class = VendorSerializer
     queryset = Vendor.objects.order_by("name")
@@ -101,8 +97,8 @@ class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
 class VendorDetail(
     mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
 ):
-    """One vendor. PUT/PATCH: procurement or staff; candidacies of its offerings are rescored.
-    DELETE: procurement or staff, only once the vendor has no offerings (else 409)."""
+    """One vendor. PUT/PATCH: catalogue editors; its offerings get a new version.
+    DELETE: catalogue editors, only once the vendor has no offerings (else 409)."""
 
     serializer_class = VendorSerializer
     queryset = Vendor.objects.all()
@@ -119,11 +115,6 @@ class VendorDetail(
     def delete(self, request, *args, **kwargs):
         return self.destroy(request, *args, **kwargs)
 
-    @transaction.atomic
-    def perform_update(self, serializer):
-        vendor = serializer.save()
-        _rescore(vendor.offerings.all())
-
     def perform_destroy(self, instance):
         try:
             vendor_delete(vendor=instance, by=self.request.user)
@@ -133,7 +124,7 @@ class VendorDetail(
 
 class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
     """Offerings with their list prices (filter: vendor, delivery_form, gpu_model, fabric,
-    gpu_form_factor, region). POST: procurement or staff."""
+    gpu_form_factor, region). POST: catalogue editors (staff or the catalogue role)."""
 
     serializer_class = OfferingSerializer
     queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
@@ -149,8 +140,8 @@ class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
 class OfferingDetail(
     mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
 ):
-    """One offering. PUT/PATCH: procurement or staff; its candidacies are rescored.
-    DELETE: procurement or staff, with its list prices, only while no evaluation has it as a
+    """One offering. PUT/PATCH: catalogue editors; a new version (candidates keep theirs).
+    DELETE: catalogue editors, with its list prices, only while no evaluation has it as a
     candidate (else 409: remove the candidacies first)."""
 
     serializer_class = OfferingSerializer
@@ -167,10 +158,6 @@ class OfferingDetail(
 
     def delete(self, request, *args, **kwargs):
         return self.destroy(request, *args, **kwargs)
-
-    @transaction.atomic
-    def perform_update(self, serializer):
-        _rescore([serializer.save()])
 
     def perform_destroy(self, instance):
         try:
@@ -196,7 +183,8 @@ class OfferingPriceMixin:
 class OfferingPriceList(
     OfferingPriceMixin, mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
 ):
-    """The list prices of one offering, one per billing model. POST: procurement or staff."""
+    """The list prices of one offering, one per billing model. POST: catalogue editors
+    (staff or the catalogue role)."""
 
     def get(self, request, *args, **kwargs):
         return self.list(request, *args, **kwargs)
@@ -204,11 +192,8 @@ class OfferingPriceList(
     def post(self, request, *args, **kwargs):
         return self.create(request, *args, **kwargs)
 
-    @transaction.atomic
     def perform_create(self, serializer):
-        offering = self.get_offering()
-        serializer.save(offering=offering)
-        _rescore([offering])
+        serializer.save(offering=self.get_offering())
 
 
 class OfferingPriceDetail(
@@ -218,7 +203,7 @@ class OfferingPriceDetail(
     mixins.DestroyModelMixin,
     CatalogueView,
 ):
-    """One list price. PUT/PATCH/DELETE: procurement or staff; candidacies are rescored."""
+    """One list price. PUT/PATCH/DELETE: catalogue editors; a new version of the offering."""
 
     lookup_url_kwarg = "price_pk"
 
@@ -234,16 +219,8 @@ class OfferingPriceDetail(
     def delete(self, request, *args, **kwargs):
         return self.destroy(request, *args, **kwargs)
 
-    @transaction.atomic
-    def perform_update(self, serializer):
-        serializer.save()
-        _rescore([self.get_offering()])
-
-    @transaction.atomic
     def perform_destroy(self, instance):
-        instance._history_user = self.request.user
-        instance.delete()
-        _rescore([self.get_offering()])
+        offering_price_delete(price=instance, by=self.request.user)
 
 
 class ChecklistList(mixins.ListModelMixin, ApiView):

@@ -22,6 +22,11 @@ from ...models import (
     Membership,
 )
 from ...permissions import CAN_EDIT, CAN_VIEW
+from ...services.catalogue import (
+    candidate_offering_adopt,
+    candidate_offering_keep,
+    catalogue_changes,
+)
 from ...services.evaluations import (
     answer_save,
     candidate_add,
@@ -35,8 +40,10 @@ from ...services.evaluations import (
     member_remove,
     member_role_set,
 )
+from ...services.fingerprints import candidate_fingerprint, hardware_reuse
+from ...services.scores import usable_uploads
 from ..filters import CandidateFilter, EvaluationFilter
-from ..permissions import CatalogueEditorOrReadOnly
+from ..permissions import EvaluationCreatorOrReadOnly
 from ..serializers.evaluations import (
     AhpSerializer,
     AnswerInSerializer,
@@ -44,8 +51,11 @@ from ..serializers.evaluations import (
     CandidateInSerializer,
     CandidateSerializer,
     CandidateUpdateSerializer,
+    CatalogueActionSerializer,
+    CatalogueStateSerializer,
     EvaluationInSerializer,
     EvaluationSerializer,
+    IntegritySerializer,
     MemberInSerializer,
     MemberRoleSerializer,
     MemberSerializer,
@@ -62,7 +72,7 @@ class EvaluationList(mixins.ListModelMixin, ApiView):
     preset weights; its creator becomes its procurement member.
     """
 
-    permission_classes = [CatalogueEditorOrReadOnly]
+    permission_classes = [EvaluationCreatorOrReadOnly]
     serializer_class = EvaluationSerializer
     input_serializers = {"POST": EvaluationInSerializer}
     filterset_class = EvaluationFilter
@@ -238,6 +248,77 @@ class CandidateDetail(CandidateViewMixin, EvaluationScopedView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class CandidateCatalogueView(CandidateViewMixin, EvaluationScopedView):
+    """The version of its offering the candidate is scored on, and how the catalogue differs
+    from it today. POST (procurement) ``{"action": "adopt"}`` pins the catalogue as it is now
+    and rescores; ``{"action": "keep"}`` keeps the pinned version (both audited)."""
+
+    roles = {"GET": CAN_VIEW, "POST": CAN_EDIT}
+    pagination_class = None
+    serializer_class = CatalogueStateSerializer
+    input_serializers = {"POST": CatalogueActionSerializer}
+
+    def _state(self, candidate) -> dict:
+        version = candidate.offering_version
+        return {
+            "candidate": candidate.pk,
+            "offering": candidate.offering_id,
+            "version": version.number if version else None,
+            "version_created_at": version.created_at if version else None,
+            "changes": catalogue_changes(candidate),
+        }
+
+    @extend_schema(responses=CatalogueStateSerializer)
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        return Response(CatalogueStateSerializer(self._state(self.get_candidate())).data)
+
+    @extend_schema(request=CatalogueActionSerializer, responses=CatalogueStateSerializer)
+    def post(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate = self.get_candidate()
+        incoming = CatalogueActionSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        if incoming.validated_data["action"] == "adopt":
+            candidate_offering_adopt(candidate=candidate, by=request.user)
+        else:
+            candidate_offering_keep(candidate=candidate, by=request.user)
+        candidate = Candidate.objects.select_related("offering_version").get(pk=candidate.pk)
+        return Response(CatalogueStateSerializer(self._state(candidate)).data)
+
+
+class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
+    """Where the candidate's evidence comes from: its node fingerprint (GPU UUIDs and serials,
+    board and system serials, HCA GUIDs, MACs), the same hardware under other candidates
+    (naming them), and which uploads are used (imported, of a checked origin, fresh enough)."""
+
+    roles = {"GET": CAN_VIEW}
+    pagination_class = None
+
+    @extend_schema(responses=IntegritySerializer)
+    def get(self, request, evaluation_pk: int, candidate_pk: int):
+        candidate = self.get_candidate()
+        used = usable_uploads(candidate)
+        uploads = candidate.uploads.select_related("uploaded_by").order_by("pk")
+        return Response(
+            {
+                "candidate": candidate.pk,
+                "fingerprint": {f["kind"]: f["values"] for f in candidate_fingerprint(candidate)},
+                "hardware_reuse": hardware_reuse(candidate),
+                "used_uploads": [u.pk for u in used],
+                "uploads": [
+                    {
+                        "id": u.pk,
+                        "origin": u.origin,
+                        "uploaded_by": u.uploaded_by.get_username() if u.uploaded_by else None,
+                        "measured_at": u.measured_at,
+                        "stale": u.is_stale,
+                        "status": u.status,
+                    }
+                    for u in uploads
+                ],
+            }
+        )
+
+
 class AnswerViewMixin:
     serializer_class = AnswerSerializer
 
@@ -356,7 +437,9 @@ class WeightsView(EvaluationScopedView):
 __all__ = [
     "AnswerDetail",
     "AnswerList",
+    "CandidateCatalogueView",
     "CandidateDetail",
+    "CandidateIntegrityView",
     "CandidateList",
     "EvaluationDetail",
     "EvaluationList",

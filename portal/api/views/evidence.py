@@ -11,10 +11,12 @@ from rest_framework import mixins, status
 from rest_framework.response import Response
 
 from ...models import EvidenceUpload, Measurement, Score, UploadToken
-from ...permissions import CAN_EDIT, CAN_UPLOAD
+from ...permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
+from ...services.evidence import evidence_upload_delete
 from ...services.tokens import upload_token_create, upload_token_revoke
 from ..filters import MeasurementFilter, ScoreFilter, UploadFilter, UploadTokenFilter
 from ..serializers.evidence import (
+    DeleteReasonSerializer,
     MeasurementSerializer,
     ScoreSerializer,
     UploadSerializer,
@@ -120,11 +122,25 @@ class UploadList(UploadViewMixin, ListView):
 
 
 class UploadDetail(UploadViewMixin, EvaluationScopedView):
-    """One upload: its import status, error and per-file report."""
+    """One upload: its import status, error and per-file report. DELETE (procurement) with
+    ``{"reason": …}`` deletes it and its measurements through the audited service (a record
+    of what it was stays in the history); refused (409) once the evaluation is decided."""
+
+    roles = {"GET": CAN_VIEW, "DELETE": CAN_EDIT}
 
     def get(self, request, evaluation_pk: int, upload_pk: int):
         upload = get_object_or_404(self.get_queryset(), pk=upload_pk)
         return Response(self.get_serializer(upload).data)
+
+    @extend_schema(request=DeleteReasonSerializer, responses={204: None})
+    def delete(self, request, evaluation_pk: int, upload_pk: int):
+        upload = get_object_or_404(self.get_queryset(), pk=upload_pk)
+        incoming = DeleteReasonSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        evidence_upload_delete(
+            upload=upload, reason=incoming.validated_data["reason"], by=request.user
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeasurementList(ListView):

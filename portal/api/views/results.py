@@ -11,12 +11,13 @@ from rest_framework.response import Response
 from ... import audit
 from ...models import DecisionRecord
 from ...permissions import CAN_DECIDE, CAN_VIEW
-from ...services.evaluations import decision_record
+from ...services.evaluations import decision_record, evaluation_reopen
 from ..ranking import evaluation_ranking_data, evaluation_robustness_data
 from ..serializers.evaluations import (
     DecisionInSerializer,
     DecisionRecordSerializer,
     DecisionStateSerializer,
+    ReopenInSerializer,
 )
 from ..serializers.results import (
     AuditEntrySerializer,
@@ -55,15 +56,20 @@ class RobustnessView(EvaluationScopedView):
 
 
 def _decision_state(evaluation) -> dict:
-    record = (
-        DecisionRecord.objects.select_related("candidate__offering__vendor", "decided_by")
+    records = list(
+        DecisionRecord.objects.select_related(
+            "candidate__offering__vendor", "decided_by", "reopening__reopened_by"
+        )
         .filter(evaluation=evaluation)
-        .first()
+        .order_by("-round")
     )
+    current = records[0] if records and evaluation.status == "decided" else None
+    earlier = [r for r in records if r is not current]
     return {
         "evaluation": evaluation.pk,
         "status": evaluation.status,
-        "decision": DecisionRecordSerializer(record).data if record is not None else None,
+        "decision": DecisionRecordSerializer(current).data if current is not None else None,
+        "earlier_decisions": DecisionRecordSerializer(earlier, many=True).data,
     }
 
 
@@ -87,6 +93,26 @@ class DecisionView(EvaluationScopedView):
         decision_record(evaluation=self.evaluation, by=request.user, **incoming.validated_data)
         self.evaluation.refresh_from_db()
         return Response(_decision_state(self.evaluation), status=status.HTTP_201_CREATED)
+
+
+class DecisionReopenView(EvaluationScopedView):
+    """Reopen a decided evaluation (manager) with a reason: a new decision round starts; the
+    earlier decision stays readable under ``earlier_decisions`` and the reopening is audited."""
+
+    roles = {"POST": CAN_DECIDE}
+    pagination_class = None
+    serializer_class = DecisionStateSerializer
+    input_serializers = {"POST": ReopenInSerializer}
+
+    @extend_schema(request=ReopenInSerializer, responses=DecisionStateSerializer)
+    def post(self, request, evaluation_pk: int):
+        incoming = ReopenInSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        evaluation_reopen(
+            evaluation=self.evaluation, reason=incoming.validated_data["reason"], by=request.user
+        )
+        self.evaluation.refresh_from_db()
+        return Response(_decision_state(self.evaluation))
 
 
 class HistoryView(mixins.ListModelMixin, EvaluationScopedView):

@@ -9,6 +9,7 @@ from django.db import transaction
 
 from portal.demo import demo_evidence_load
 from portal.models import Evaluation, Membership, Role
+from portal.services.catalogue import candidate_versions_pin_missing, catalogue_permission
 from portal.services.scores import evaluation_rescore
 
 DEMO_USERS = (
@@ -35,6 +36,8 @@ class Command(BaseCommand):
         # "created" row per object, so that the trail starts from the demo's first state
         # (a model that already has history, as on a second run, is left alone).
         call_command("populate_history", auto=True, verbosity=0, stdout=StringIO())
+        # Fixtures load raw: pin each candidate to its offering as loaded (version 1).
+        candidate_versions_pin_missing()
         for evaluation in Evaluation.objects.filter(pk__in=(1, 2, 16)):
             evaluation_rescore(evaluation=evaluation, verify=True)
         demo_evidence_load()
@@ -50,6 +53,9 @@ class Command(BaseCommand):
             if created:
                 user.set_password(password)
                 user.save(update_fields=["password"])
+            if role == Role.PROCUREMENT:
+                # The demo's buyer also keeps the shared catalogue (the catalogue role).
+                user.user_permissions.add(catalogue_permission())
             for evaluation in evaluations:
                 Membership.objects.get_or_create(
                     evaluation=evaluation, user=user, defaults={"role": role}

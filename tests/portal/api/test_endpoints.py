@@ -196,7 +196,7 @@ def test_procurement_edits_the_catalogue_and_others_read_it(api, world):
     assert api.get(url("api-vendor-list")).status_code == 200
     denied = api.post(url("api-vendor-list"), {"name": "Nope"}, format="json")
     assert denied.status_code == 403
-    assert "procurement" in denied.json()["detail"]
+    assert "catalogue role" in denied.json()["detail"]
     api.as_(world.users["procurement"])
     created = api.post(
         url("api-vendor-list"), {"name": "GPU Cloud", "mlps_level": 3}, format="json"
@@ -259,9 +259,10 @@ def test_offering_filters_and_pagination(api, world):
     assert api.get(url("api-offering-list"), {"page": 9}).status_code == 404
 
 
-def test_a_price_change_rescores_the_candidacies(api, world):
+def test_a_price_change_makes_a_new_version_and_rescores_nothing(api, world):
     world.candidate.scored_at = None
     world.candidate.save(update_fields=["scored_at"])
+    pinned = world.candidate.offering_version_id
     api.as_(world.users["procurement"])
     response = api.post(
         url("api-offering-price-list", offering_pk=world.offering.pk),
@@ -270,7 +271,10 @@ def test_a_price_change_rescores_the_candidacies(api, world):
     )
     assert response.status_code == 201, response.content
     world.candidate.refresh_from_db()
-    assert world.candidate.scored_at is not None
+    # The candidate keeps the version it pinned until procurement adopts the new one.
+    assert world.candidate.scored_at is None
+    assert world.candidate.offering_version_id == pinned
+    assert world.offering.versions.count() == 2
     twice = api.post(
         url("api-offering-price-list", offering_pk=world.offering.pk),
         {"billing_model": "hourly", "price_per_gpu": "21"},
@@ -325,8 +329,8 @@ def test_requirements_are_validated_and_a_decided_evaluation_is_frozen(api, worl
     assert ok.status_code == 200 and ok.json()["required_total_gpus"] == 32
     Evaluation.objects.filter(pk=world.evaluation.pk).update(status="decided")
     frozen = api.patch(target, {"required_total_gpus": 8}, format="json")
-    assert frozen.status_code == 400
-    assert "decided" in frozen.json()["non_field_errors"][0]
+    assert frozen.status_code == 409
+    assert "decided" in frozen.json()["detail"]
 
 
 def test_members_are_managed_by_procurement_and_one_procurement_member_remains(
@@ -528,13 +532,17 @@ def test_the_ranking_follows_every_change_of_its_inputs(api, world):
 
     first = api.get(target).json()
     assert first == fresh()
-    # Changes made behind the API's back (admin, shell) count as much as the API's own.
+    # The catalogue changed behind the API's back (admin, shell): the candidate is scored on
+    # the version it pinned, so nothing moves until it adopts the catalogue as it is now.
     OfferingPrice.objects.filter(pk=world.price.pk).update(price_per_gpu=Decimal("30000"))
+    Vendor.objects.filter(pk=world.offering.vendor_id).update(name="Renamed Vendor")
+    assert api.get(target).json() == first
+    from portal.services.catalogue import candidate_offering_adopt
+
+    candidate_offering_adopt(candidate=world.candidate, by=world.users["procurement"])
     second = api.get(target).json()
     assert second == fresh() and second != first
-    Vendor.objects.filter(pk=world.offering.vendor_id).update(name="Renamed Vendor")
-    third = api.get(target).json()
-    assert third["results"][0]["label"].startswith("Renamed Vendor")
+    assert second["results"][0]["label"].startswith("Renamed Vendor")
     Answer.objects.filter(pk=world.answer.pk).update(status="contradicted")
     assert api.get(target).json() == fresh()
     Candidate.objects.filter(pk=world.candidate.pk).update(node_count=1)
@@ -566,6 +574,7 @@ def test_the_decision_is_recorded_once_by_a_manager(api, world):
         "evaluation": world.evaluation.pk,
         "status": world.evaluation.status,
         "decision": None,
+        "earlier_decisions": [],
     }
     api.as_(world.users["manager"])
     blank = api.post(target, {"candidate": world.candidate.pk, "rationale": "  "}, format="json")
@@ -583,7 +592,7 @@ def test_the_decision_is_recorded_once_by_a_manager(api, world):
     again = api.post(
         target, {"candidate": world.candidate.pk, "rationale": "Changed my mind."}, format="json"
     )
-    assert again.status_code == 400
+    assert again.status_code == 409
     for method in ("put", "patch", "delete"):
         assert getattr(api, method)(target, {}, format="json").status_code == 405
     assert DecisionRecord.objects.get().rationale == "Best measured fabric."

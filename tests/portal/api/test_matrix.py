@@ -83,6 +83,8 @@ ROUTES: dict[str, Route] = {
     ),
     "api-candidate-list": Route("evaluation", {"get": ALL, "post": P}, EVALUATION),
     "api-candidate-detail": Route("evaluation", {"get": ALL, "patch": P, "delete": P}, CANDIDATE),
+    "api-candidate-catalogue": Route("evaluation", {"get": ALL, "post": P}, CANDIDATE),
+    "api-candidate-integrity": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-answer-list": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-answer-detail": Route(
         "evaluation", {"get": ALL, "put": P}, lambda w: {**CANDIDATE(w), "item": "gpu_match"}
@@ -99,13 +101,16 @@ ROUTES: dict[str, Route] = {
     ),
     "api-upload-list": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-upload-detail": Route(
-        "evaluation", {"get": ALL}, lambda w: {**EVALUATION(w), "upload_pk": w.upload.pk}
+        "evaluation",
+        {"get": ALL, "delete": P},
+        lambda w: {**EVALUATION(w), "upload_pk": w.upload.pk},
     ),
     "api-measurement-list": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-score-list": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-ranking": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-robustness": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-decision": Route("evaluation", {"get": ALL, "post": M}, EVALUATION),
+    "api-decision-reopen": Route("evaluation", {"post": M}, EVALUATION),
     "api-history": Route("evaluation", {"get": ALL}, EVALUATION),
     "api-evidence-upload": Route("evidence", {"post": UPLOADERS}),
     "api-evidence-nonce": Route("evidence", {"get": frozenset()}),

@@ -1,0 +1,205 @@
+"""Writes on the shared catalogue (vendors, offerings, list prices) and on what candidates
+pinned of it.
+
+Every catalogue write makes a new version of each offering it touches (facts, vendor facts and
+list prices); no candidate changes with it. A candidate keeps the version it pinned until its
+evaluation's procurement member adopts the new one (rescored, audited) or keeps the old one.
+Who may write here: staff and holders of the catalogue role (``portal.edit_catalogue``),
+never merely a member of some evaluation.
+"""
+
+from collections.abc import Iterable
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
+from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
+from .errors import ensure_not_decided
+
+CATALOGUE_PERMISSION = "portal.edit_catalogue"
+
+
+def catalogue_permission():
+    """The Permission row of the catalogue role (grant it to a user or a group)."""
+    from django.contrib.auth.models import Permission
+
+    return Permission.objects.get(content_type__app_label="portal", codename="edit_catalogue")
+
+
+def is_catalogue_editor(user) -> bool:
+    """Staff, or a user holding the catalogue role (directly or through a group)."""
+    if not (user is not None and user.is_authenticated and user.is_active):
+        return False
+    return user.is_staff or user.has_perm(CATALOGUE_PERMISSION)
+
+
+def require_catalogue_editor(user) -> None:
+    if not is_catalogue_editor(user):
+        raise PermissionDenied(
+            _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
+        )
+
+
+def _by(obj, user):
+    obj._history_user = user
+    return obj
+
+
+def _new_versions(offerings: Iterable[Offering], by) -> list[OfferingVersion]:
+    versions = []
+    for offering in offerings:
+        # One version number at a time per offering, even when two editors save together.
+        locked = Offering.objects.select_for_update().get(pk=offering.pk)
+        versions.append(OfferingVersion.current(locked, by=by))
+    return versions
+
+
+@transaction.atomic
+def vendor_save(*, vendor: Vendor, by) -> Vendor:
+    """Create or change a vendor; its offerings get a new version when their facts changed."""
+    require_catalogue_editor(by)
+    vendor.full_clean()
+    _by(vendor, by).save()
+    _new_versions(vendor.offerings.all(), by)
+    return vendor
+
+
+@transaction.atomic
+def offering_save(
+    *,
+    offering: Offering,
+    by,
+    prices: Iterable[OfferingPrice] = (),
+    deleted_prices: Iterable[OfferingPrice] = (),
+) -> Offering:
+    """Create or change an offering and (optionally) its list prices in one step; a new
+    version is made when anything changed. Candidates keep the version they pinned."""
+    require_catalogue_editor(by)
+    offering.full_clean()
+    _by(offering, by).save()
+    for price in deleted_prices:
+        if price.pk is not None:
+            _by(price, by).delete()
+    for price in prices:
+        price.offering = offering
+        price.full_clean()
+        _by(price, by).save()
+    _new_versions([offering], by)
+    return offering
+
+
+@transaction.atomic
+def offering_price_save(*, price: OfferingPrice, by) -> OfferingPrice:
+    require_catalogue_editor(by)
+    price.full_clean()
+    _by(price, by).save()
+    _new_versions([price.offering], by)
+    return price
+
+
+@transaction.atomic
+def offering_price_delete(*, price: OfferingPrice, by) -> None:
+    require_catalogue_editor(by)
+    offering = price.offering
+    _by(price, by).delete()
+    _new_versions([offering], by)
+
+
+@transaction.atomic
+def candidate_versions_pin_missing() -> int:
+    """Pin candidates loaded without a version (fixtures load raw) to their offering as it is
+    now; returns how many. Candidates pin themselves when saved otherwise."""
+    missing = list(Candidate.objects.filter(offering_version__isnull=True).order_by("pk"))
+    for candidate in missing:
+        candidate.save(update_fields=["offering_version"])
+    return len(missing)
+
+
+def catalogue_changes(candidate: Candidate) -> list[dict]:
+    """How the catalogue differs from what the candidate pinned ([] when it does not, or when
+    the procurement member kept the pinned version after seeing these very changes)."""
+    if candidate.offering_version_id is None:
+        return []
+    live = _live(Offering.objects.select_related("vendor").get(pk=candidate.offering_id))
+    pinned = candidate.offering_version
+    changes = pinned.diff(live)
+    if changes and candidate.catalogue_kept == _fingerprint(live):
+        return []
+    return changes
+
+
+def _live(offering: Offering) -> OfferingVersion:
+    """The offering as the catalogue has it now, as an unsaved version (nothing written)."""
+    return OfferingVersion(
+        offering=offering,
+        facts=offering_facts_of(offering),
+        vendor_facts=vendor_facts_of(offering.vendor),
+        prices=price_facts_of(offering),
+    )
+
+
+def evaluation_catalogue_changes(evaluation) -> list[dict]:
+    """[{candidate, changes}] for the evaluation's candidates whose offering changed in the
+    catalogue since the version they pinned (and not kept), in a fixed number of queries."""
+    candidates = list(
+        Candidate.objects.filter(evaluation=evaluation, offering_version__isnull=False)
+        .select_related("offering_version", "offering__vendor")
+        .prefetch_related("offering__prices")
+        .order_by("pk")
+    )
+    changed = []
+    for candidate in candidates:
+        offering = candidate.offering
+        live = OfferingVersion(
+            offering=offering,
+            facts=offering_facts_of(offering),
+            vendor_facts=vendor_facts_of(offering.vendor),
+            prices=[
+                {"billing_model": p.billing_model, "price_per_gpu": str(p.price_per_gpu)}
+                for p in sorted(offering.prices.all(), key=lambda p: p.billing_model)
+            ],
+        )
+        changes = candidate.offering_version.diff(live)
+        if changes and candidate.catalogue_kept != _fingerprint(live):
+            changed.append({"candidate": candidate, "changes": changes})
+    return changed
+
+
+def _fingerprint(version: OfferingVersion) -> str:
+    import hashlib
+    import json
+
+    blob = json.dumps([version.facts, version.vendor_facts, version.prices], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@transaction.atomic
+def candidate_offering_adopt(*, candidate: Candidate, by) -> Candidate:
+    """Pin the offering as the catalogue has it now and rescore the candidate (audited in the
+    candidate's history as a change of its offering version)."""
+    from .scores import candidate_refresh
+
+    candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
+    ensure_not_decided(candidate.evaluation)
+    (version,) = _new_versions([candidate.offering], by)
+    if version.pk != candidate.offering_version_id:
+        candidate.offering_version = version
+        candidate.catalogue_kept = ""
+        _by(candidate, by).save(update_fields=["offering_version", "catalogue_kept"])
+    return candidate_refresh(candidate_id=candidate.pk)
+
+
+@transaction.atomic
+def candidate_offering_keep(*, candidate: Candidate, by) -> Candidate:
+    """Keep the pinned version although the catalogue changed: the notice goes away until the
+    catalogue changes again (audited in the candidate's history)."""
+    candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
+    ensure_not_decided(candidate.evaluation)
+    live = _live(Offering.objects.select_related("vendor").get(pk=candidate.offering_id))
+    if not candidate.offering_version.diff(live):
+        raise ValidationError(_("The catalogue has not changed since this candidate's version."))
+    candidate.catalogue_kept = _fingerprint(live)
+    _by(candidate, by).save(update_fields=["catalogue_kept"])
+    return candidate

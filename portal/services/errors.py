@@ -1,0 +1,30 @@
+"""Domain errors the services raise; pages show their message, the API maps them to a status."""
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+
+class EvaluationDecided(ValidationError):
+    """The evaluation is decided: nothing in it may change until a manager reopens it.
+
+    A ValidationError, so forms show it like any refused input; the API answers 409."""
+
+    def __init__(self, message: str | None = None):
+        super().__init__(
+            message
+            or _(
+                "This evaluation is decided; it can no longer be changed. A manager can "
+                "reopen it, with a reason."
+            ),
+            code="evaluation_decided",
+        )
+
+
+def ensure_not_decided(evaluation) -> None:
+    """Raise EvaluationDecided when ``evaluation`` is decided (read from the database, so a
+    stale instance cannot slip through)."""
+    from ..models import Evaluation, EvaluationStatus
+
+    status = Evaluation.objects.filter(pk=evaluation.pk).values_list("status", flat=True).first()
+    if status == EvaluationStatus.DECIDED or evaluation.status == EvaluationStatus.DECIDED:
+        raise EvaluationDecided()
