@@ -137,6 +137,14 @@ EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1
 # An import task takes along up to this many waiting uploads of the same candidate (itself
 # included), written in one transaction with one rescore; 1 imports each upload alone.
 EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
+# Byte quotas of the raw evidence kept on disk, per upload token and per candidate (0: none).
+# An upload that would pass one is refused with 507 before its body is read (by its declared
+# length) and again before it is stored (by its real size).
+EVIDENCE_QUOTA_TOKEN_BYTES = env.int("EVIDENCE_QUOTA_TOKEN_BYTES", default=2 * 1024**3)
+EVIDENCE_QUOTA_CANDIDATE_BYTES = env.int("EVIDENCE_QUOTA_CANDIDATE_BYTES", default=8 * 1024**3)
+# The beat sweeper deletes the raw files of failed uploads this long after they failed; the
+# row and its error stay.
+EVIDENCE_FAILED_RETENTION_HOURS = env.int("EVIDENCE_FAILED_RETENTION_HOURS", default=72)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

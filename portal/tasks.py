@@ -7,7 +7,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from .models import WorkerHeartbeat
-from .services.evidence import evidence_import, evidence_sweep
+from .services.evidence import evidence_failed_cleanup, evidence_import, evidence_sweep
 
 
 @shared_task(name="portal.tasks.worker_heartbeat_task")
@@ -39,5 +39,8 @@ def evidence_import_task(self, upload_id: int) -> str | None:
 
 @shared_task(name="portal.tasks.evidence_sweep_task")
 def evidence_sweep_task() -> int:
-    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing."""
-    return len(evidence_sweep())
+    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, and
+    delete the raw files of uploads that failed longer ago than the retention period."""
+    enqueued = len(evidence_sweep())
+    evidence_failed_cleanup()
+    return enqueued

@@ -5,7 +5,7 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -224,6 +224,8 @@ def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileRespon
     """The raw evidence exactly as received; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
+    if not upload.file:
+        raise Http404  # a failed upload whose raw file the retention sweep removed
     response = FileResponse(
         upload.file.open("rb"),
         as_attachment=True,
