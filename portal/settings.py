@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -85,6 +86,13 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# A restarted PostgreSQL: persistent connections are checked before reuse, a connection attempt
+# gives up quickly, and the request gets a 503 (portal.middleware) instead of hanging or a 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -99,7 +107,11 @@ LOGOUT_REDIRECT_URL = "login"
 
 # Cache: login and upload rate limits and the API's ranking cache live here. Local memory in the
 # embedded mode; production shares Redis between gunicorn workers (CACHE_URL=redis://…).
+# With Redis, a failing call falls back to a per-process cache (portal.cache), so that a Redis
+# outage slows nothing down and fails no request.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "portal.cache.ResilientRedisCache"
 
 # Internationalisation: the interface speaks English and Simplified Chinese.
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="en")
@@ -161,7 +173,7 @@ X_FRAME_OPTIONS = "DENY"
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The health endpoint is probed over plain HTTP from inside the compose network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$"]
 
 # Celery. The embedded default runs tasks eagerly in process; production points
 # CELERY_BROKER_URL at Redis and runs workers.
@@ -179,17 +191,45 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
+# A killed worker's imports are back in the queue within 2 minutes at these defaults: the hard
+# time limit (90 s) < the import lease (time limit + 10 s = 100 s; the sweeper re-queues an
+# import held longer) = the broker's visibility timeout (a message unacknowledged that long is
+# delivered again); the sweeper runs every 15 s, so 100 + 15 < 120 s. A running import is never
+# taken from a live worker: the lease is longer than the time limit.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=80)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=90)
+EVIDENCE_IMPORT_LEASE_S = env.int("EVIDENCE_IMPORT_LEASE_S", default=CELERY_TASK_TIME_LIMIT + 10)
+EVIDENCE_SWEEP_INTERVAL_S = env.float("EVIDENCE_SWEEP_INTERVAL_S", default=15.0)
+if not CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT < EVIDENCE_IMPORT_LEASE_S:
+    raise ImproperlyConfigured(
+        "Need CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT < EVIDENCE_IMPORT_LEASE_S."
+    )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    # Longer than the hard time limit, so a running task is not delivered twice.
-    "visibility_timeout": CELERY_TASK_TIME_LIMIT + 60,
-    "max_retries": 3,
+    "visibility_timeout": EVIDENCE_IMPORT_LEASE_S,
+    "max_retries": 1,
+    "socket_connect_timeout": 1,
+    "socket_timeout": 5,
 }
+# Publishing to a stopped Redis gives up fast: the row stays queued and the sweeper sends it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+WORKER_HEARTBEAT_INTERVAL_S = env.float("WORKER_HEARTBEAT_INTERVAL_S", default=30.0)
+# /readyz/ reports the worker unavailable when its last heartbeat is older than this.
+WORKER_HEARTBEAT_STALE_S = env.int("WORKER_HEARTBEAT_STALE_S", default=120)
 CELERY_BEAT_SCHEDULE = {
-    "worker-heartbeat": {"task": "portal.tasks.worker_heartbeat_task", "schedule": 60.0},
-    "evidence-sweep": {"task": "portal.tasks.evidence_sweep_task", "schedule": 60.0},
+    "worker-heartbeat": {
+        "task": "portal.tasks.worker_heartbeat_task",
+        "schedule": WORKER_HEARTBEAT_INTERVAL_S,
+    },
+    "evidence-sweep": {
+        "task": "portal.tasks.evidence_sweep_task",
+        "schedule": EVIDENCE_SWEEP_INTERVAL_S,
+    },
 }
 
 REST_FRAMEWORK = {

@@ -400,7 +400,7 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
     Returns the ids enqueued. Safe to run concurrently: each reset is a conditional update.
     """
     now = timezone.now()
-    stuck_before = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stuck_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S)
     exhausted = EvidenceUpload.objects.filter(
         Q(status=UploadStatus.QUEUED)
         | Q(status=UploadStatus.PROCESSING, started_at__lt=stuck_before),
@@ -418,12 +418,16 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
 
     for candidate_id in sorted(abandoned):
         candidate_refresh(candidate_id=candidate_id, unless_pending=True)
-    EvidenceUpload.objects.filter(
+    stuck = EvidenceUpload.objects.filter(
         status=UploadStatus.PROCESSING, started_at__lt=stuck_before
-    ).update(status=UploadStatus.QUEUED, task_id="", claim_token="")
+    )
+    stuck_ids = list(stuck.values_list("pk", flat=True))
+    # Held past the lease (its worker was killed): back in the queue at once.
+    stuck.filter(pk__in=stuck_ids).update(status=UploadStatus.QUEUED, task_id="", claim_token="")
     due = list(
         EvidenceUpload.objects.filter(
-            status=UploadStatus.QUEUED, created_at__lt=now - queued_for
+            Q(created_at__lt=now - queued_for) | Q(pk__in=stuck_ids),
+            status=UploadStatus.QUEUED,
         ).values_list("pk", flat=True)
     )
     for upload_id in due:
