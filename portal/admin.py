@@ -3,7 +3,6 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from .auth_views import ThrottledAdminAuthenticationForm
 from .models import (
     Answer,
     Candidate,
@@ -169,7 +168,3 @@ class DecisionRecordAdmin(admin.ModelAdmin):
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["hostname", "seen_at"]
-
-
-# The admin login counts failed attempts like the portal's own login page.
-admin.site.login_form = ThrottledAdminAuthenticationForm

@@ -5,10 +5,16 @@ install. Production sets DATABASE_URL, CELERY_BROKER_URL, SECRET_KEY and ALLOWED
 ``.env.example``). A bad value raises ImproperlyConfigured at start-up instead of surfacing later.
 """
 
+import base64
+import hashlib
+import html
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 import plotly
+from csp.constants import NONCE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -45,6 +51,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "csp",
+    "axes",
     "portal",
 ]
 
@@ -60,6 +68,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -76,6 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -101,6 +113,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "portal.auth_views.LoginAttemptBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed logins (django-axes, see portal.auth_views): locked per username AND client address,
+# so the real user logs in from elsewhere while an attacker waits out the cool-off.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_FAILURE_WINDOW_S", default=300))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "portal.auth_views.login_username"
+AXES_CLIENT_IP_CALLABLE = "portal.auth_views.client_ip"
+AXES_LOCKOUT_CALLABLE = "portal.auth_views.lockout_response"
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
+AXES_VERBOSE = False
+# Behind nginx: the header it sets with the client's address, trusted only from these proxies.
+TRUSTED_PROXY_IP_HEADER = env.str("TRUSTED_PROXY_IP_HEADER", default="")
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=["127.0.0.1/32", "::1/128"])
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "evaluation-list"
 LOGOUT_REDIRECT_URL = "login"
@@ -170,6 +200,37 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+
+# Content-Security-Policy (django-csp): scripts only from this site or with the page's nonce;
+# styles may be inline (Plotly, Swagger and Redoc inject style elements). The inline event
+# handlers written in the project's own templates (onchange="…") are allowed by their hashes,
+# computed here at start-up; any other inline script, such as injected markup, is blocked.
+def _template_handler_hashes() -> list[str]:
+    hashes = set()
+    for template in sorted((BASE_DIR / "templates").rglob("*.html")):
+        for match in re.finditer(r'\son[a-z]+="([^"]*)"', template.read_text(encoding="utf-8")):
+            digest = hashlib.sha256(html.unescape(match.group(1)).encode()).digest()
+            hashes.add(f"'sha256-{base64.b64encode(digest).decode()}'")
+    return sorted(hashes)
+
+
+CSP_INLINE_HANDLER_HASHES = _template_handler_hashes()
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE, "'unsafe-hashes'", *CSP_INLINE_HANDLER_HASHES],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "worker-src": ["'self'", "blob:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The health endpoint is probed over plain HTTP from inside the compose network.
@@ -232,7 +293,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# JSON bodies of the API: larger or more deeply nested ones are a 400 (portal.api.parsers).
+API_JSON_MAX_BYTES = env.int("API_JSON_MAX_BYTES", default=1024 * 1024)
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
+
 REST_FRAMEWORK = {
+    "DEFAULT_PARSER_CLASSES": [
+        "portal.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
@@ -244,6 +314,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "portal.api.exceptions.api_exception_handler",
 }
+# The OpenAPI schema, Swagger and Redoc need a signed-in user unless published
+# (portal.api.schema).
+API_DOCS_PUBLIC = env.bool("API_DOCS_PUBLIC", default=False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU Procurement Portal API",
     "VERSION": "1",
