@@ -10,4 +10,5 @@ ensure_postgres
 ensure_redis
 ensure_chromium
 ensure_fio
+ensure_nginx
 exec bash scripts/check.sh "$@"
