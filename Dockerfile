@@ -14,8 +14,8 @@ COPY . .
 # Static files are collected at build time; the key below exists only for this step.
 RUN SECRET_KEY=collectstatic-build-step-only DEBUG=0 python manage.py collectstatic --noinput -v0 \
     && useradd --system --uid 10001 --home /app portal \
-    && mkdir -p /app/media \
-    && chown -R portal /app/media /app/staticfiles
+    && mkdir -p /app/media /var/lib/portal-metrics \
+    && chown -R portal /app/media /app/staticfiles /var/lib/portal-metrics
 
 USER portal
 EXPOSE 8000

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.metrics.RequestMetricsMiddleware",
     "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -234,7 +235,7 @@ CONTENT_SECURITY_POLICY = {
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The health endpoint is probed over plain HTTP from inside the compose network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$", r"^metrics$"]
 
 # Celery. The embedded default runs tasks eagerly in process; production points
 # CELERY_BROKER_URL at Redis and runs workers.
@@ -326,11 +327,22 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# Prometheus metrics at /metrics (portal.metrics) for requests with
+# "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics is a 404. Several processes:
+# PROMETHEUS_MULTIPROC_DIR (an environment variable read by prometheus-client).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# "json": one JSON object per log line, plus one line per request and per import (upload id).
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be plain or json.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "portal.logging_json.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

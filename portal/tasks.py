@@ -1,11 +1,13 @@
 """Celery tasks: thin interfaces that take ids, call one service and carry the retry policy."""
 
 import socket
+import time
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from .metrics import import_observed
 from .models import WorkerHeartbeat
 from .services.evidence import evidence_failed_cleanup, evidence_import, evidence_sweep
 
@@ -33,7 +35,14 @@ def worker_heartbeat_task() -> str:
 )
 def evidence_import_task(self, upload_id: int) -> str | None:
     """Import one upload. Database outages are retried; a parse failure is a result."""
-    upload = evidence_import(upload_id=upload_id, task_id=self.request.id or "")
+    started = time.perf_counter()
+    try:
+        upload = evidence_import(upload_id=upload_id, task_id=self.request.id or "")
+    except Exception:
+        import_observed("error", time.perf_counter() - started, upload_id)
+        raise
+    outcome = upload.status if upload else "skipped"
+    import_observed(str(outcome), time.perf_counter() - started, upload_id)
     return upload.status if upload else None
 
 

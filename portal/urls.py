@@ -12,6 +12,7 @@ from django.views import defaults
 from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
+from .metrics import metrics_view
 from .middleware import DATABASE_DOWN, database_unavailable_response
 from .views import candidates, dashboard, decisions, evaluations, health
 
@@ -77,6 +78,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("healthz/", evaluations.healthz, name="healthz"),
     path("readyz/", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]
 

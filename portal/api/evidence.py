@@ -199,7 +199,9 @@ class EvidenceUploadView(APIView):
         out = UploadOutSerializer(
             upload, context={"request": request, "duplicate": not created}
         ).data
-        return Response(out, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        response = Response(out, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        response.upload_id = upload.pk  # for the structured request log
+        return response
 
 
 class EvidenceDetailView(APIView):
