@@ -2,8 +2,10 @@
 
 import socket
 import time
+from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
@@ -50,6 +52,7 @@ def evidence_import_task(self, upload_id: int) -> str | None:
 def evidence_sweep_task() -> int:
     """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, and
     delete the raw files of uploads that failed longer ago than the retention period."""
-    enqueued = len(evidence_sweep())
+    queued_for = timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S)
+    enqueued = len(evidence_sweep(queued_for=queued_for))
     evidence_failed_cleanup()
     return enqueued
