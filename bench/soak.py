@@ -15,8 +15,8 @@ readers load the dashboard page and the ranking API:
 2. worker-kill  -- the Celery worker is SIGKILLed mid-import and started again;
 3. redis-down   -- Redis is stopped (15 s) and started again, empty (no persistence);
 4. pg-restart   -- PostgreSQL is shut down (fast) and started again;
-5. slow-clients -- 10 clients send uploads at 1 byte/s while the others work; /healthz/ is
-                   probed throughout (p95 must stay under 1 s).
+5. slow-clients -- 10 clients send uploads at 1 byte/s beside a trickle of ordinary uploads;
+                   /healthz/ is probed throughout (p95 must stay under 1 s).
 
 An upload answered 202 is "accepted"; clients retry 503 answers and dropped connections like
 the collector does. At the end every accepted upload must be imported exactly once: "lost" is
@@ -568,6 +568,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def kill_worker(stats: PhaseStats) -> None:
             # SIGKILL the worker while it holds imports (status processing), then restart it.
+            time.sleep(profile.duration_s / 4)  # into this phase's own imports
             deadline = time.monotonic() + profile.duration_s
             held = 0
             while time.monotonic() < deadline and not held:
@@ -614,9 +615,14 @@ def main(argv: list[str] | None = None) -> int:
             stats.fault_to = load.pg.up_at = time.monotonic()
 
         phases.append(run_phase(load, profile, "pg-restart", api_token, fault=restart_postgres))
+        # The slow clients with /healthz/ probed and a trickle of ordinary uploads (a tenth of
+        # a phase's bundles, 2 clients), no readers: what is measured is whether 1-byte/s
+        # senders take gunicorn's workers, not how busy the machine is.
+        trickle = Profile(**{**profile.__dict__, "bundles": max(4, profile.bundles // 10)})
+        trickle.clients, trickle.readers = 2, 0
         phases.append(
             run_phase(
-                load, profile, "slow-clients", api_token, slow=True, duration_s=profile.slow_s
+                load, trickle, "slow-clients", api_token, slow=True, duration_s=profile.slow_s
             )
         )
 
