@@ -118,6 +118,8 @@ class EvidenceUploadView(APIView):
         # Credentials first: an anonymous client is refused before a byte of its body is read
         # (a slow sender then holds nothing), and a token over its quota by the declared size.
         super().check_permissions(request)
+        if not hasattr(self, request.method.lower()):
+            return  # a method this view lacks: 405, for anyone
         token = request.auth if isinstance(request.auth, UploadToken) else None
         if token is None and not request.user.is_authenticated:
             raise exceptions.NotAuthenticated(

@@ -15,6 +15,7 @@ from drf_spectacular.views import (
     SpectacularRedocView,
     SpectacularSwaggerSplitView,
 )
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.permissions import AllowAny, IsAuthenticated
 
 
@@ -41,7 +42,10 @@ class DocsPermissionMixin:
 class SchemaView(DocsPermissionMixin, SpectacularAPIView):
     """GET the schema (YAML, or JSON with ``?format=json`` / ``Accept: application/json``).
 
-    A signed-in user (session or API token) only, unless API_DOCS_PUBLIC is on."""
+    A signed-in user (session or API token) only, unless API_DOCS_PUBLIC is on; an anonymous
+    client gets 401 like the rest of the API."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
 
 
 class SignInPageMixin(DocsPermissionMixin):
@@ -49,7 +53,11 @@ class SignInPageMixin(DocsPermissionMixin):
     API_DOCS_PUBLIC), rather than answering 401/403 to a browser."""
 
     def dispatch(self, request, *args, **kwargs):
-        if not settings.API_DOCS_PUBLIC and not request.user.is_authenticated:
+        if (
+            request.method in ("GET", "HEAD")
+            and not settings.API_DOCS_PUBLIC
+            and not request.user.is_authenticated
+        ):
             return redirect_to_login(request.get_full_path())
         return super().dispatch(request, *args, **kwargs)
 
