@@ -81,7 +81,7 @@ FULL = Profile(
 # (same ratios as the defaults: soft < hard < lease = visibility timeout).
 SHORT = Profile(
     bundles=24, duration_s=8, clients=4, readers=2, redis_down_s=6, slow_clients=10, slow_s=10,
-    finish_timeout_s=75,
+    finish_timeout_s=150,  # an import retried through the PostgreSQL restart backs off
     env={
         "CELERY_TASK_SOFT_TIME_LIMIT": "15",
         "CELERY_TASK_TIME_LIMIT": "20",
@@ -682,6 +682,9 @@ def report(phases, statuses, counts, expected, json_path) -> int:
         )
         if row["lost"] or row["duplicated"] or row["5xx"] or phase.refused:
             failed = True
+            if lost:
+                states = {i: (statuses.get(i), counts.get(i, 0)) for i in sorted(lost)[:10]}
+                print(f"  {phase.name} lost (id: status, measurements): {states}")
             if row["errors"]:
                 print(f"  {phase.name} 5xx: {row['errors']}")
         if phase.name == "slow-clients" and row["healthz_p95_s"] >= 1.0:
