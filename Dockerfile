@@ -14,9 +14,10 @@ COPY . .
 # Static files are collected at build time; the key below exists only for this step.
 RUN SECRET_KEY=collectstatic-build-step-only DEBUG=0 python manage.py collectstatic --noinput -v0 \
     && useradd --system --uid 10001 --home /app portal \
-    && mkdir -p /app/media \
-    && chown -R portal /app/media
+    && mkdir -p /app/media /var/lib/portal-metrics \
+    && chown -R portal /app/media /app/staticfiles /var/lib/portal-metrics
 
 USER portal
 EXPOSE 8000
-CMD ["gunicorn", "portal.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--access-logfile", "-"]
+# Behind nginx (docker-compose.yml): never publish this port directly.
+CMD ["gunicorn", "portal.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "60", "--graceful-timeout", "10", "--access-logfile", "-"]

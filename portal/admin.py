@@ -6,7 +6,6 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
-from .auth_views import ThrottledAdminAuthenticationForm
 from .models import (
     Answer,
     Candidate,
@@ -308,7 +307,3 @@ class DecisionRecordAdmin(admin.ModelAdmin):
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["hostname", "seen_at"]
-
-
-# The admin login counts failed attempts like the portal's own login page.
-admin.site.login_form = ThrottledAdminAuthenticationForm

@@ -1,64 +1,73 @@
-"""The login page with a limit on failed attempts per username and client address.
+"""The login page, and the limit on failed logins (django-axes).
 
-After LOGIN_FAILURE_LIMIT failed attempts (default 10) within LOGIN_FAILURE_WINDOW_S seconds
-(default 300) for one username from one address, further attempts are refused with a form error
-and HTTP 429 until the window ends, even with the right password: guessing stays slow. A
-successful login clears the count. Counts live in the default cache, so they are shared by the
-web workers only when the cache is (Redis, say); with the per-process default each worker
-counts for itself.
+After AXES_FAILURE_LIMIT failed attempts (default 10) for one username from one client address,
+further attempts with that pair are refused with HTTP 429 for AXES_COOLOFF_TIME (default 5
+minutes), even with the right password: guessing stays slow. The same username from another
+address is not affected, so an attacker cannot lock the real user out. The client address is
+REMOTE_ADDR, or the header the trusted proxy sets (TRUSTED_PROXY_IP_HEADER) when the request
+comes from one of TRUSTED_PROXIES. Attempts are kept in the database (shared by every web
+worker, independent of Redis); a successful login clears the pair's count.
 """
 
-import hashlib
+import ipaddress
 import math
-import time
 
+from axes.backends import AxesStandaloneBackend
+from axes.helpers import get_cool_off
 from django.conf import settings
-from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
-from django.core.cache import cache
-from django.core.exceptions import ValidationError
+from django.shortcuts import render
 from django.utils.translation import ngettext
 
 
-def _limit() -> int:
-    return getattr(settings, "LOGIN_FAILURE_LIMIT", 10)
+def _in_trusted_proxies(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    for network in settings.TRUSTED_PROXIES:
+        try:
+            if ip in ipaddress.ip_network(network, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
-def _window_s() -> int:
-    return getattr(settings, "LOGIN_FAILURE_WINDOW_S", 300)
+def client_ip(request) -> str:
+    """The client's address: the trusted proxy's header when the request came through it."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    header = settings.TRUSTED_PROXY_IP_HEADER
+    if header and _in_trusted_proxies(remote):
+        meta_key = "HTTP_" + header.upper().replace("-", "_")
+        # X-Forwarded-For lists every hop; the last one was added by the trusted proxy.
+        forwarded = [part.strip() for part in request.META.get(meta_key, "").split(",")]
+        forwarded = [part for part in forwarded if part]
+        if forwarded:
+            try:
+                return str(ipaddress.ip_address(forwarded[-1]))
+            except ValueError:
+                pass
+    return remote
 
 
-class LoginThrottle:
-    """Failed-login counter of one (username, client address) pair in a fixed window."""
+def login_username(request, credentials) -> str:
+    """The username a failed attempt counts against, as the login form cleans it."""
+    username = (credentials or {}).get("username")
+    if username is None and request is not None:
+        username = request.POST.get("username", "")
+    return (username or "").strip().lower()
 
-    def __init__(self, request, username: str):
-        address = request.META.get("REMOTE_ADDR", "")
-        ident = f"{username.strip().lower()}|{address}".encode()
-        self.key = "login-failures:" + hashlib.sha256(ident).hexdigest()
 
-    def _state(self) -> tuple[int, float]:
-        count, reset_at = cache.get(self.key, (0, 0.0))
-        if reset_at <= time.time():
-            return 0, 0.0
-        return count, reset_at
+class LoginAttemptBackend(AxesStandaloneBackend):
+    """Axes' backend; a call without a request (management commands, the test client's
+    ``login()``) has no client to count against and passes through."""
 
-    def retry_after(self) -> int | None:
-        """Seconds until attempts are allowed again, or None while they are."""
-        count, reset_at = self._state()
-        if count >= _limit():
-            return max(1, math.ceil(reset_at - time.time()))
-        return None
-
-    def failed(self) -> None:
-        count, reset_at = self._state()
-        now = time.time()
-        if count == 0:
-            reset_at = now + _window_s()
-        cache.set(self.key, (count + 1, reset_at), timeout=max(1, math.ceil(reset_at - now)))
-
-    def clear(self) -> None:
-        cache.delete(self.key)
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None:
+            return None
+        return super().authenticate(request, username=username, password=password, **kwargs)
 
 
 def locked_message(seconds: int) -> str:
@@ -70,54 +79,25 @@ def locked_message(seconds: int) -> str:
     ) % {"minutes": minutes}
 
 
-class ThrottledFormMixin:
-    """For an AuthenticationForm: refuses to check a password while the username is locked
-    out from this address, counts failures and clears the count on success."""
-
-    retry_after: int | None = None
-
-    def clean(self):
-        username = self.cleaned_data.get("username") or ""
-        throttle = LoginThrottle(self.request, username)
-        self.retry_after = throttle.retry_after()
-        if self.retry_after is not None:
-            raise ValidationError(locked_message(self.retry_after), code="throttled")
-        try:
-            cleaned = super().clean()
-        except ValidationError:
-            throttle.failed()
-            self.retry_after = throttle.retry_after()
-            raise
-        # Only a password that was checked and accepted clears the count (an empty password
-        # is a form error, not a success).
-        if self.get_user() is not None:
-            throttle.clear()
-        return cleaned
+def lockout_response(request, original_response=None, credentials=None):
+    """AXES_LOCKOUT_CALLABLE: the login page again with the reason, 429 and Retry-After."""
+    cool_off = get_cool_off(request)
+    seconds = int(cool_off.total_seconds()) if cool_off else 300
+    # An unbound form: binding it would check the password once more.
+    form = AuthenticationForm(request, initial={"username": login_username(request, credentials)})
+    form.full_clean()
+    form.cleaned_data = {}
+    form.add_error(None, locked_message(seconds))
+    response = render(request, "registration/login.html", {"form": form}, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
 
 
-class ThrottledAuthenticationForm(ThrottledFormMixin, AuthenticationForm):
-    pass
-
-
-class ThrottledAdminAuthenticationForm(ThrottledFormMixin, AdminAuthenticationForm):
-    """The same limit for the admin's login page: ``admin.site.login_form = …``."""
-
-
-class ThrottledLoginView(LoginView):
-    form_class = ThrottledAuthenticationForm
+class LoginView(LoginView):
     redirect_authenticated_user = True
 
-    def form_invalid(self, form):
-        response = super().form_invalid(form)
-        if form.retry_after is not None and form.has_error("__all__", code="throttled"):
-            response.status_code = 429
-            response["Retry-After"] = str(form.retry_after)
-        return response
 
+# The old names, for code that imported them.
+ThrottledLoginView = LoginView
 
-__all__ = [
-    "LoginThrottle",
-    "ThrottledAdminAuthenticationForm",
-    "ThrottledAuthenticationForm",
-    "ThrottledLoginView",
-]
+__all__ = ["LoginAttemptBackend", "LoginView", "ThrottledLoginView", "client_ip"]

@@ -5,10 +5,16 @@ install. Production sets DATABASE_URL, CELERY_BROKER_URL, SECRET_KEY and ALLOWED
 ``.env.example``). A bad value raises ImproperlyConfigured at start-up instead of surfacing later.
 """
 
+import base64
+import hashlib
+import html
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 import plotly
+from csp.constants import NONCE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -45,11 +51,15 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    "csp",
+    "axes",
     "portal",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.metrics.RequestMetricsMiddleware",
+    "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -60,6 +70,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     "portal.middleware.EvaluationDecidedMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -76,6 +89,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "csp.context_processors.nonce",
             ],
         },
     },
@@ -86,6 +100,13 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# A restarted PostgreSQL: persistent connections are checked before reuse, a connection attempt
+# gives up quickly, and the request gets a 503 (portal.middleware) instead of hanging or a 500.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -94,13 +115,35 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "portal.auth_views.LoginAttemptBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed logins (django-axes, see portal.auth_views): locked per username AND client address,
+# so the real user logs in from elsewhere while an attacker waits out the cool-off.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(seconds=env.int("LOGIN_FAILURE_WINDOW_S", default=300))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "portal.auth_views.login_username"
+AXES_CLIENT_IP_CALLABLE = "portal.auth_views.client_ip"
+AXES_LOCKOUT_CALLABLE = "portal.auth_views.lockout_response"
+AXES_ENABLE_ACCESS_FAILURE_LOG = False
+AXES_VERBOSE = False
+# Behind nginx: the header it sets with the client's address, trusted only from these proxies.
+TRUSTED_PROXY_IP_HEADER = env.str("TRUSTED_PROXY_IP_HEADER", default="")
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=["127.0.0.1/32", "::1/128"])
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "evaluation-list"
 LOGOUT_REDIRECT_URL = "login"
 
 # Cache: login and upload rate limits and the API's ranking cache live here. Local memory in the
 # embedded mode; production shares Redis between gunicorn workers (CACHE_URL=redis://…).
+# With Redis, a failing call falls back to a per-process cache (portal.cache), so that a Redis
+# outage slows nothing down and fails no request.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "portal.cache.ResilientRedisCache"
 
 # Internationalisation: the interface speaks English and Simplified Chinese.
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="en")
@@ -138,6 +181,14 @@ EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1
 # An import task takes along up to this many waiting uploads of the same candidate (itself
 # included), written in one transaction with one rescore; 1 imports each upload alone.
 EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
+# Byte quotas of the raw evidence kept on disk, per upload token and per candidate (0: none).
+# An upload that would pass one is refused with 507 before its body is read (by its declared
+# length) and again before it is stored (by its real size).
+EVIDENCE_QUOTA_TOKEN_BYTES = env.int("EVIDENCE_QUOTA_TOKEN_BYTES", default=2 * 1024**3)
+EVIDENCE_QUOTA_CANDIDATE_BYTES = env.int("EVIDENCE_QUOTA_CANDIDATE_BYTES", default=8 * 1024**3)
+# The beat sweeper deletes the raw files of failed uploads this long after they failed; the
+# row and its error stay.
+EVIDENCE_FAILED_RETENTION_HOURS = env.int("EVIDENCE_FAILED_RETENTION_HOURS", default=72)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
@@ -151,10 +202,41 @@ SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=not DEBUG)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+
+# Content-Security-Policy (django-csp): scripts only from this site or with the page's nonce;
+# styles may be inline (Plotly, Swagger and Redoc inject style elements). The inline event
+# handlers written in the project's own templates (onchange="…") are allowed by their hashes,
+# computed here at start-up; any other inline script, such as injected markup, is blocked.
+def _template_handler_hashes() -> list[str]:
+    hashes = set()
+    for template in sorted((BASE_DIR / "templates").rglob("*.html")):
+        for match in re.finditer(r'\son[a-z]+="([^"]*)"', template.read_text(encoding="utf-8")):
+            digest = hashlib.sha256(html.unescape(match.group(1)).encode()).digest()
+            hashes.add(f"'sha256-{base64.b64encode(digest).decode()}'")
+    return sorted(hashes)
+
+
+CSP_INLINE_HANDLER_HASHES = _template_handler_hashes()
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE, "'unsafe-hashes'", *CSP_INLINE_HANDLER_HASHES],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "worker-src": ["'self'", "blob:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 if env.bool("BEHIND_TLS_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 # The health endpoint is probed over plain HTTP from inside the compose network.
-SECURE_REDIRECT_EXEMPT = [r"^healthz/$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz/$", r"^readyz/$", r"^metrics$"]
 
 # Celery. The embedded default runs tasks eagerly in process; production points
 # CELERY_BROKER_URL at Redis and runs workers.
@@ -172,20 +254,59 @@ CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=300)
-CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=360)
+# A killed worker's imports are back in the queue within 2 minutes at these defaults: the hard
+# time limit (90 s) < the import lease (time limit + 10 s = 100 s; the sweeper re-queues an
+# import held longer) = the broker's visibility timeout (a message unacknowledged that long is
+# delivered again); the sweeper runs every 15 s, so 100 + 15 < 120 s. A running import is never
+# taken from a live worker: the lease is longer than the time limit.
+CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=80)
+CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=90)
+EVIDENCE_IMPORT_LEASE_S = env.int("EVIDENCE_IMPORT_LEASE_S", default=CELERY_TASK_TIME_LIMIT + 10)
+EVIDENCE_SWEEP_INTERVAL_S = env.float("EVIDENCE_SWEEP_INTERVAL_S", default=15.0)
+# An upload still queued this long was never enqueued (Redis was down): the sweeper sends it.
+EVIDENCE_SWEEP_QUEUED_FOR_S = env.int("EVIDENCE_SWEEP_QUEUED_FOR_S", default=120)
+if not CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT < EVIDENCE_IMPORT_LEASE_S:
+    raise ImproperlyConfigured(
+        "Need CELERY_TASK_SOFT_TIME_LIMIT < CELERY_TASK_TIME_LIMIT < EVIDENCE_IMPORT_LEASE_S."
+    )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    # Longer than the hard time limit, so a running task is not delivered twice.
-    "visibility_timeout": CELERY_TASK_TIME_LIMIT + 60,
-    "max_retries": 3,
+    "visibility_timeout": EVIDENCE_IMPORT_LEASE_S,
+    "max_retries": 1,
+    "socket_connect_timeout": 1,
+    "socket_timeout": 5,
 }
+# Publishing to a stopped Redis gives up fast: the row stays queued and the sweeper sends it.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+WORKER_HEARTBEAT_INTERVAL_S = env.float("WORKER_HEARTBEAT_INTERVAL_S", default=30.0)
+# /readyz/ reports the worker unavailable when its last heartbeat is older than this.
+WORKER_HEARTBEAT_STALE_S = env.int("WORKER_HEARTBEAT_STALE_S", default=120)
 CELERY_BEAT_SCHEDULE = {
-    "worker-heartbeat": {"task": "portal.tasks.worker_heartbeat_task", "schedule": 60.0},
-    "evidence-sweep": {"task": "portal.tasks.evidence_sweep_task", "schedule": 60.0},
+    "worker-heartbeat": {
+        "task": "portal.tasks.worker_heartbeat_task",
+        "schedule": WORKER_HEARTBEAT_INTERVAL_S,
+    },
+    "evidence-sweep": {
+        "task": "portal.tasks.evidence_sweep_task",
+        "schedule": EVIDENCE_SWEEP_INTERVAL_S,
+    },
 }
 
+# JSON bodies of the API: larger or more deeply nested ones are a 400 (portal.api.parsers).
+API_JSON_MAX_BYTES = env.int("API_JSON_MAX_BYTES", default=1024 * 1024)
+API_JSON_MAX_DEPTH = env.int("API_JSON_MAX_DEPTH", default=32)
+
 REST_FRAMEWORK = {
+    "DEFAULT_PARSER_CLASSES": [
+        "portal.api.parsers.LimitedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
@@ -197,6 +318,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "portal.api.exceptions.api_exception_handler",
 }
+# The OpenAPI schema, Swagger and Redoc need a signed-in user unless published
+# (portal.api.schema).
+API_DOCS_PUBLIC = env.bool("API_DOCS_PUBLIC", default=False)
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU Procurement Portal API",
     "VERSION": "1",
@@ -206,11 +330,22 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# Prometheus metrics at /metrics (portal.metrics) for requests with
+# "Authorization: Bearer <METRICS_TOKEN>"; unset, /metrics is a 404. Several processes:
+# PROMETHEUS_MULTIPROC_DIR (an environment variable read by prometheus-client).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# "json": one JSON object per log line, plus one line per request and per import (upload id).
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured("LOG_FORMAT must be plain or json.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "portal.logging_json.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

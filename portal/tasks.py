@@ -1,13 +1,17 @@
 """Celery tasks: thin interfaces that take ids, call one service and carry the retry policy."""
 
 import socket
+import time
+from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from .metrics import import_observed
 from .models import WorkerHeartbeat
-from .services.evidence import evidence_import, evidence_sweep
+from .services.evidence import evidence_failed_cleanup, evidence_import, evidence_sweep
 
 
 @shared_task(name="portal.tasks.worker_heartbeat_task")
@@ -33,11 +37,22 @@ def worker_heartbeat_task() -> str:
 )
 def evidence_import_task(self, upload_id: int) -> str | None:
     """Import one upload. Database outages are retried; a parse failure is a result."""
-    upload = evidence_import(upload_id=upload_id, task_id=self.request.id or "")
+    started = time.perf_counter()
+    try:
+        upload = evidence_import(upload_id=upload_id, task_id=self.request.id or "")
+    except Exception:
+        import_observed("error", time.perf_counter() - started, upload_id)
+        raise
+    outcome = upload.status if upload else "skipped"
+    import_observed(str(outcome), time.perf_counter() - started, upload_id)
     return upload.status if upload else None
 
 
 @shared_task(name="portal.tasks.evidence_sweep_task")
 def evidence_sweep_task() -> int:
-    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing."""
-    return len(evidence_sweep())
+    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, and
+    delete the raw files of uploads that failed longer ago than the retention period."""
+    queued_for = timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S)
+    enqueued = len(evidence_sweep(queued_for=queued_for))
+    evidence_failed_cleanup()
+    return enqueued

@@ -1,16 +1,21 @@
 """URL configuration of the portal."""
 
+import sys
+
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views import defaults
 from django.views.i18n import JavaScriptCatalog
 
 from . import views_history
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
-from .views import candidates, dashboard, decisions, evaluations, portfolio
+from .metrics import metrics_view
+from .middleware import DATABASE_DOWN, database_unavailable_response
+from .views import candidates, dashboard, decisions, evaluations, health, portfolio
 from .views import weights as weights_views
 
 urlpatterns = [
@@ -86,8 +91,20 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("healthz/", evaluations.healthz, name="healthz"),
+    path("readyz/", health.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
 ]
+
+
+def server_error(request):
+    """A database outage raised outside a view (in a middleware) is a 503 too."""
+    if isinstance(sys.exc_info()[1], DATABASE_DOWN):
+        return database_unavailable_response(request)
+    return defaults.server_error(request)
+
+
+handler500 = server_error
 
 if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

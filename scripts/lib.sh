@@ -104,6 +104,14 @@ ensure_ping() {
   apt_install iputils-ping || die "could not install ping"
 }
 
+ensure_nginx() {
+  # Debian's nginx fronts gunicorn in the deployment tests and bench/soak.py; they start their
+  # own nginx on a free loopback port, never the system service.
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] && return 0
+  log "installing nginx (the buffering proxy in front of gunicorn)"
+  apt_install nginx || die "could not install nginx"
+}
+
 ensure_gettext() {
   command -v msgfmt >/dev/null && return 0
   log "installing gettext (message catalogues)"

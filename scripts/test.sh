@@ -11,4 +11,5 @@ ensure_redis
 ensure_chromium
 ensure_fio
 ensure_ping
+ensure_nginx
 exec bash scripts/check.sh "$@"

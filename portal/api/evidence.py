@@ -17,7 +17,12 @@ from .. import selectors
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
-from ..services.evidence import UploadTooLarge, evidence_submit
+from ..services.evidence import (
+    QuotaExceeded,
+    UploadTooLarge,
+    evidence_quota_check,
+    evidence_submit,
+)
 from .authentication import UploadTokenAuthentication
 from .throttling import UploadTokenRateThrottle
 from .uploads import MaxSizeUploadHandler
@@ -29,6 +34,11 @@ MULTIPART_OVERHEAD_BYTES = 64 * 1024
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "payload_too_large"
+
+
+class InsufficientStorage(exceptions.APIException):
+    status_code = status.HTTP_507_INSUFFICIENT_STORAGE
+    default_code = "quota_exceeded"
 
 
 class UploadInSerializer(serializers.Serializer):
@@ -108,6 +118,31 @@ class EvidenceUploadView(APIView):
         ]
         super().initial(request, *args, **kwargs)
 
+    def check_permissions(self, request):
+        # Credentials first: an anonymous client is refused before a byte of its body is read
+        # (a slow sender then holds nothing), and a token over its quota by the declared size.
+        super().check_permissions(request)
+        if not hasattr(self, request.method.lower()):
+            return  # a method this view lacks: 405, for anyone
+        token = request.auth if isinstance(request.auth, UploadToken) else None
+        if token is None and not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated(
+                _("Send an upload token (Authorization: Bearer …) or log in.")
+            )
+        if token is not None:
+            try:
+                declared = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                declared = 0
+            try:
+                evidence_quota_check(
+                    candidate_id=token.candidate_id,
+                    token_id=token.pk,
+                    size=max(0, declared - MULTIPART_OVERHEAD_BYTES),
+                )
+            except QuotaExceeded as exc:
+                raise InsufficientStorage(exc.message_dict["file"][0]) from exc
+
     def _candidate(self, request, candidate_id) -> tuple[Candidate, UploadToken | None]:
         if isinstance(request.auth, UploadToken):
             token = request.auth
@@ -165,12 +200,16 @@ class EvidenceUploadView(APIView):
             raise PayloadTooLarge(exc.message_dict["file"][0]) from exc
         except EvaluationDecided:
             raise  # 409, from the exception handler
+        except QuotaExceeded as exc:
+            raise InsufficientStorage(exc.message_dict["file"][0]) from exc
         except ValidationError as exc:
             raise exceptions.ValidationError(exc.message_dict) from exc
         out = UploadOutSerializer(
             upload, context={"request": request, "duplicate": not created}
         ).data
-        return Response(out, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        response = Response(out, status=status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK)
+        response.upload_id = upload.pk  # for the structured request log
+        return response
 
 
 class EvidenceDetailView(APIView):

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -53,6 +53,93 @@ UNIT_SUFFIXES = (
 
 class UploadTooLarge(ValidationError):
     """The upload is above EVIDENCE_MAX_UPLOAD_BYTES."""
+
+
+class QuotaExceeded(ValidationError):
+    """Storing the upload would pass the byte quota of its upload token or its candidate."""
+
+
+def _stored(uploads) -> int:
+    # Bytes still on disk: a failed upload whose raw file was cleaned up counts no more.
+    return uploads.exclude(file="").aggregate(total=Sum("size_bytes"))["total"] or 0
+
+
+def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) -> None:
+    """Raise QuotaExceeded when ``size`` more bytes would pass a quota (0 means no quota).
+
+    Called with the declared length before the body is read, and with the real size before
+    the file is stored. Concurrent uploads can pass a quota by at most their own sizes.
+    """
+    checks = [(settings.EVIDENCE_QUOTA_CANDIDATE_BYTES, Q(candidate_id=candidate_id))]
+    if token_id is not None:
+        checks.append((settings.EVIDENCE_QUOTA_TOKEN_BYTES, Q(token_id=token_id)))
+    for quota, scope in checks:
+        if not quota:
+            continue
+        used = _stored(EvidenceUpload.objects.filter(scope))
+        if used + size > quota:
+            raise QuotaExceeded(
+                {
+                    "file": _(
+                        "The storage quota is used up: %(used)s of %(quota)s bytes are stored "
+                        "and this upload is %(size)s bytes. Ask the procurement lead to remove "
+                        "old evidence or raise the quota."
+                    )
+                    % {"used": used, "quota": quota, "size": size}
+                }
+            )
+
+
+def evidence_failed_cleanup(*, older_than: timedelta | None = None) -> int:
+    """Delete the raw files of uploads that failed more than ``older_than`` ago (default
+    EVIDENCE_FAILED_RETENTION_HOURS); the row and its error stay. Returns the files deleted."""
+    if older_than is None:
+        older_than = timedelta(hours=settings.EVIDENCE_FAILED_RETENTION_HOURS)
+    cutoff = timezone.now() - older_than
+    deleted = 0
+    candidates = EvidenceUpload.objects.filter(
+        status=UploadStatus.FAILED, finished_at__lt=cutoff
+    ).exclude(file="")
+    for upload_id, name in candidates.values_list("pk", "file"):
+        with transaction.atomic():
+            # Only while it is still failed: a re-import queued meanwhile keeps its file.
+            changed = (
+                EvidenceUpload.objects.filter(pk=upload_id, status=UploadStatus.FAILED)
+                .exclude(file="")
+                .update(file="")
+            )
+            if changed:
+                transaction.on_commit(
+                    lambda name=name: EvidenceUpload._meta.get_field("file").storage.delete(name)
+                )
+                deleted += 1
+    if deleted:
+        logger.info("evidence cleanup: deleted %d raw files of failed uploads", deleted)
+    return deleted
+
+
+def evidence_usage() -> list[dict[str, Any]]:
+    """Bytes stored per evaluation and candidate (raw files still on disk), largest first."""
+    rows = (
+        EvidenceUpload.objects.exclude(file="")
+        .values(
+            "candidate_id",
+            "candidate__evaluation_id",
+            "candidate__evaluation__name",
+        )
+        .annotate(stored_bytes=Sum("size_bytes"), uploads=Count("pk"))
+        .order_by("candidate__evaluation_id", "-stored_bytes", "candidate_id")
+    )
+    return [
+        {
+            "evaluation_id": row["candidate__evaluation_id"],
+            "evaluation": row["candidate__evaluation__name"],
+            "candidate_id": row["candidate_id"],
+            "uploads": row["uploads"],
+            "stored_bytes": row["stored_bytes"] or 0,
+        }
+        for row in rows
+    ]
 
 
 def _enqueue_import(upload_id: int) -> None:
@@ -104,6 +191,7 @@ def evidence_submit(
     existing = EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).first()
     if existing is not None:
         return existing, False
+    evidence_quota_check(candidate_id=candidate.pk, token_id=token.pk if token else None, size=size)
 
     upload = EvidenceUpload(
         candidate=candidate,
@@ -428,7 +516,7 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
     Returns the ids enqueued. Safe to run concurrently: each reset is a conditional update.
     """
     now = timezone.now()
-    stuck_before = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stuck_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S)
     exhausted = EvidenceUpload.objects.filter(
         Q(status=UploadStatus.QUEUED)
         | Q(status=UploadStatus.PROCESSING, started_at__lt=stuck_before),
@@ -446,12 +534,16 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
 
     for candidate_id in sorted(abandoned):
         candidate_refresh(candidate_id=candidate_id, unless_pending=True)
-    EvidenceUpload.objects.filter(
+    stuck = EvidenceUpload.objects.filter(
         status=UploadStatus.PROCESSING, started_at__lt=stuck_before
-    ).update(status=UploadStatus.QUEUED, task_id="", claim_token="")
+    )
+    stuck_ids = list(stuck.values_list("pk", flat=True))
+    # Held past the lease (its worker was killed): back in the queue at once.
+    stuck.filter(pk__in=stuck_ids).update(status=UploadStatus.QUEUED, task_id="", claim_token="")
     due = list(
         EvidenceUpload.objects.filter(
-            status=UploadStatus.QUEUED, created_at__lt=now - queued_for
+            Q(created_at__lt=now - queued_for) | Q(pk__in=stuck_ids),
+            status=UploadStatus.QUEUED,
         ).values_list("pk", flat=True)
     )
     for upload_id in due:

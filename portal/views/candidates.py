@@ -6,6 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import (
     FileResponse,
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
@@ -262,6 +263,8 @@ def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileRespon
     """The raw evidence exactly as received; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
+    if not upload.file:
+        raise Http404  # a failed upload whose raw file the retention sweep removed
     response = FileResponse(
         upload.file.open("rb"),
         as_attachment=True,

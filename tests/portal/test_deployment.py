@@ -1,5 +1,9 @@
 """The production compose file: every service present, healthy-checked and configured alike."""
 
+import socket
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import yaml
@@ -38,3 +42,104 @@ def test_the_example_env_file_names_what_the_settings_need():
         name = line.lstrip("# ").split("=", 1)[0]
         if "=" in line and name.isupper() and name != "POSTGRES_PASSWORD":
             assert f'"{name}"' in settings_source, f"{name} is not read by portal/settings.py"
+
+
+def test_nginx_fronts_gunicorn_which_is_not_exposed():
+    services = _compose()["services"]
+    assert "ports" not in services["web"], "gunicorn must be reached through nginx only"
+    proxy = services["nginx"]
+    assert proxy["image"].startswith("nginx:")
+    assert proxy["ports"]
+    assert any("deploy/nginx/portal.conf" in volume for volume in proxy["volumes"])
+    assert any(volume.startswith("static:") for volume in proxy["volumes"])
+    assert any(volume.startswith("static:") for volume in services["web"]["volumes"])
+    environment = services["nginx"]["environment"]
+    assert environment["PORTAL_UPSTREAM"] == "web:8000"
+
+
+def test_compose_health_checks_use_readyz():
+    services = _compose()["services"]
+    for name in ("web", "nginx", "beat"):
+        assert "/readyz/" in " ".join(services[name]["healthcheck"]["test"]), name
+
+
+def test_the_nginx_configuration_is_valid(tmp_path):
+    from deploy import stack
+
+    conf = stack.render_nginx(
+        tmp_path / "nginx", listen=stack.free_port(), upstream="127.0.0.1:9", static_root=tmp_path
+    )
+    result = subprocess.run(
+        [stack.nginx_binary(), "-t", "-c", str(conf), "-p", str(conf.parent)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    text = (conf.parent / "portal.conf").read_text()
+    assert "client_max_body_size 257m;" in text  # the portal's 256 MiB plus multipart framing
+    assert "${" not in text
+
+
+def _slow_upload(port: int, stop: threading.Event, sent: list[int]) -> None:
+    """POST /api/v1/evidence/ one byte a second, headers included (as the attack did)."""
+    request = (
+        b"POST /api/v1/evidence/ HTTP/1.1\r\nHost: localhost\r\n"
+        b"Authorization: Bearer gpt_slow\r\n"
+        b"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 10000\r\n\r\n"
+    ) + b"x" * 10000
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        for byte in request:
+            if stop.is_set():
+                return
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                return  # nginx dropped it (client_header_timeout): what it is there for
+            sent.append(1)
+            stop.wait(1.0)
+
+
+def test_slow_uploaders_do_not_stall_the_portal_behind_nginx(
+    subprocess_env, transactional_db, tmp_path
+):
+    """10 clients sending 1 byte/s to gunicorn's 3 sync workers through nginx: /healthz/
+    answers fast throughout (p95 < 1 s); without nginx, three such clients stalled it."""
+    from deploy import stack
+
+    app_port, proxy_port = stack.free_port(), stack.free_port()
+    env = {**subprocess_env, "SECURE_SSL_REDIRECT": "0"}
+    app = stack.gunicorn(app_port, env, tmp_path / "gunicorn.log").start()
+    conf = stack.render_nginx(
+        tmp_path / "nginx",
+        listen=proxy_port,
+        upstream=f"127.0.0.1:{app_port}",
+        static_root=tmp_path,
+    )
+    proxy = stack.nginx(conf, tmp_path / "nginx.log").start()
+    stop = threading.Event()
+    sent: list[int] = []
+    uploaders = [
+        threading.Thread(target=_slow_upload, args=(proxy_port, stop, sent), daemon=True)
+        for _ in range(10)
+    ]
+    try:
+        health = f"http://127.0.0.1:{proxy_port}/healthz/"
+        stack.wait_for(lambda: stack.http_ok(health), timeout=30, what="gunicorn behind nginx")
+        for thread in uploaders:
+            thread.start()
+        latencies = []
+        deadline = time.monotonic() + 12
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            assert stack.http_ok(health, timeout=10)
+            latencies.append(time.monotonic() - started)
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        proxy.stop()
+        app.stop()
+    latencies.sort()
+    p95 = latencies[int(len(latencies) * 0.95) - 1]
+    assert len(sent) >= 60, "the slow uploaders kept sending throughout"
+    assert p95 < 1.0, f"/healthz/ p95 {p95:.2f} s under 10 slow uploaders"

@@ -3,12 +3,12 @@
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, generics
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 
 from ...permissions import CAN_VIEW
 from ..pagination import Pagination
+from ..parsers import LimitedJSONParser
 from ..permissions import EvaluationMember
 
 
@@ -22,7 +22,7 @@ class ApiView(generics.GenericAPIView):
 
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser]
+    parser_classes = [LimitedJSONParser]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
     pagination_class = Pagination
     # Request serializers per method, for the browsable API's forms (the schema names them

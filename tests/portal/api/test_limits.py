@@ -1,4 +1,5 @@
-"""Rate limits (failed logins, uploads per upload token) and the API token command."""
+"""Rate limits (uploads per upload token) and the API token command; failed logins are in
+tests/portal/test_hardening_login.py."""
 
 import io
 
@@ -9,85 +10,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from portal.api.throttling import UploadTokenRateThrottle
-from portal.auth_views import LoginThrottle
-
-from ..conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
-
-
-def login(client, username, password):
-    return client.post(reverse("login"), {"username": username, "password": password})
-
-
-def test_ten_failed_logins_lock_the_username_from_that_address(client, world, settings):
-    for _ in range(10):
-        response = login(client, "viewer", "wrong")
-        assert response.status_code == 200
-        assert "Please enter a correct username and password" in response.text
-    locked = login(client, "viewer", PASSWORD)  # even the right password waits now
-    assert locked.status_code == 429
-    assert "Too many failed login attempts" in locked.text
-    assert "Try again in 5 minutes" in locked.text
-    assert 0 < int(locked["Retry-After"]) <= 300
-    assert not client.session.get("_auth_user_id")
-    # Another username, or the same one from another address, is not affected.
-    assert login(client, "engineer", PASSWORD).status_code == 302
-    other = client.post(
-        reverse("login"),
-        {"username": "viewer", "password": PASSWORD},
-        REMOTE_ADDR="10.9.8.7",
-    )
-    assert other.status_code == 302
-
-
-def test_a_successful_login_clears_the_count(client, world):
-    for _ in range(9):
-        login(client, "viewer", "wrong")
-    assert login(client, "viewer", PASSWORD).status_code == 302
-    client.logout()
-    for _ in range(9):
-        assert login(client, "viewer", "wrong").status_code == 200
-    assert login(client, "viewer", PASSWORD).status_code == 302
-
-
-def test_an_empty_password_does_not_reset_the_count(client, world):
-    for _ in range(5):
-        login(client, "viewer", "wrong")
-        login(client, "viewer", "")
-    for _ in range(5):
-        login(client, "viewer", "wrong")
-    assert login(client, "viewer", PASSWORD).status_code == 429
-
-
-def test_the_admin_login_form_counts_failures_too(rf, world):
-    from django.contrib.sessions.middleware import SessionMiddleware
-
-    from portal.auth_views import ThrottledAdminAuthenticationForm
-
-    request = rf.post("/admin/login/", REMOTE_ADDR="127.0.0.1")
-    SessionMiddleware(lambda r: None).process_request(request)
-    for _ in range(10):
-        form = ThrottledAdminAuthenticationForm(
-            request, data={"username": "viewer", "password": "wrong"}
-        )
-        assert not form.is_valid()
-    form = ThrottledAdminAuthenticationForm(request, data={"username": "viewer", "password": "x"})
-    assert not form.is_valid()
-    assert "Too many failed login attempts" in str(form.non_field_errors())
-
-
-def test_the_lock_ends_with_its_window(rf, world, monkeypatch):
-    import time
-
-    request = rf.post("/accounts/login/", REMOTE_ADDR="127.0.0.1")
-    throttle = LoginThrottle(request, "Viewer ")
-    for _ in range(10):
-        throttle.failed()
-    assert LoginThrottle(request, "viewer").retry_after() is not None  # case and spaces
-    later = time.time() + 301
-    monkeypatch.setattr(time, "time", lambda: later)
-    assert throttle.retry_after() is None
 
 
 def test_uploads_per_upload_token_are_limited_with_a_clear_message(api, world, settings):

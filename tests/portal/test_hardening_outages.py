@@ -1,0 +1,179 @@
+"""Dependencies that go away: Redis down, PostgreSQL unreachable, readiness per component."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import OperationalError
+from django.test import override_settings
+from django.utils import timezone
+
+from portal.celery import app as celery_app
+from portal.models import EvidenceUpload, UploadStatus, WorkerHeartbeat
+
+from .conftest import sample_bytes
+
+
+def _named(name: str, data: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, data)
+
+
+pytestmark = pytest.mark.django_db
+DEAD_REDIS = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+DEAD_CACHE = {"default": {"BACKEND": "portal.cache.ResilientRedisCache", "LOCATION": DEAD_REDIS}}
+
+
+@pytest.fixture
+def broker_down():
+    """Point the Celery app's publisher at a port where nothing listens."""
+    previous = celery_app.conf.broker_url
+    celery_app.conf.broker_url = DEAD_REDIS
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+    yield
+    celery_app.conf.broker_url = previous
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@override_settings(CACHES=DEAD_CACHE)
+def test_uploads_are_accepted_and_queued_while_redis_is_down(
+    client, upload_token, broker_down, django_capture_on_commit_callbacks
+):
+    _token, raw = upload_token
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/api/v1/evidence/",
+            {"file": _named("nccl.txt", sample_bytes("nccl-a100-8gpu.txt"))},
+            HTTP_AUTHORIZATION=f"Bearer {raw}",
+        )
+    elapsed = time.monotonic() - started
+    assert response.status_code == 202, response.content
+    assert EvidenceUpload.objects.get().status == UploadStatus.QUEUED
+    assert elapsed < 5, f"the upload waited {elapsed:.1f} s for Redis"
+
+
+@override_settings(
+    CACHES=DEAD_CACHE, REST_FRAMEWORK={"DEFAULT_THROTTLE_RATES": {"evidence_upload": "2/min"}}
+)
+def test_the_upload_throttle_limits_per_process_while_redis_is_down(
+    client, upload_token, broker_down
+):
+    from rest_framework.settings import api_settings
+
+    api_settings.reload()
+    try:
+        _token, raw = upload_token
+        codes = [
+            client.post(
+                "/api/v1/evidence/",
+                {"file": _named(f"f{i}.txt", f"file {i}".encode())},
+                HTTP_AUTHORIZATION=f"Bearer {raw}",
+            ).status_code
+            for i in range(3)
+        ]
+    finally:
+        api_settings.reload()
+    assert codes == [202, 202, 429]
+
+
+@override_settings(CACHES=DEAD_CACHE)
+def test_the_ranking_and_pages_work_while_redis_is_down(client, members, candidate):
+    client.force_login(members["engineer"])
+    evaluation = candidate.evaluation
+    started = time.monotonic()
+    ranking = client.get(f"/api/v1/evaluations/{evaluation.pk}/ranking/")
+    assert ranking.status_code == 200, ranking.content
+    assert client.get(f"/api/v1/evaluations/{evaluation.pk}/ranking/").status_code == 200
+    assert client.get(f"/evaluations/{evaluation.pk}/").status_code == 200
+    assert time.monotonic() - started < 5
+    assert cache.get("anything") is None  # answered by the per-process fallback
+
+
+def test_a_database_error_in_a_view_is_a_503(client, members, monkeypatch):
+    from portal.api import views
+
+    def down(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(views.EvaluationList, "get_queryset", down)
+    client.force_login(members["engineer"])
+    response = client.get("/api/v1/evaluations/")
+    assert response.status_code == 503
+    assert response["Retry-After"]
+    assert "database" in response.json()["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unreachable_database_is_a_fast_503_and_recovers(client, members, settings):
+    from django.db import connection
+
+    client.force_login(members["engineer"])
+    good = connection.settings_dict.copy()
+    # The next connection goes to a port where nothing listens.
+    connection.close()
+    connection.settings_dict["PORT"] = "1"
+    try:
+        started = time.monotonic()
+        page = client.get("/", HTTP_ACCEPT="text/html")
+        api = client.get("/api/v1/evaluations/")
+        elapsed = time.monotonic() - started
+    finally:
+        connection.close()
+        connection.settings_dict.update(good)
+        connection.connect()
+    assert page.status_code == 503, page.content[:300]
+    assert b"database" in page.content
+    assert api.status_code == 503
+    assert elapsed < 5
+    assert client.get("/api/v1/evaluations/").status_code == 200
+
+
+def test_readyz_reports_each_component(client, settings):
+    WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now())
+    body = client.get("/readyz/").json()
+    assert body["database"]["ok"] is True
+    assert body["redis"]["ok"] is True
+    assert body["worker"]["ok"] is True
+    assert body["status"] == "ready"
+
+    WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=10))
+    stale = client.get("/readyz/")
+    assert stale.status_code == 503
+    assert stale.json()["worker"]["ok"] is False
+    assert client.get("/readyz/?require=database,redis").status_code == 200
+
+    settings.CELERY_BROKER_URL = DEAD_REDIS
+    down = client.get("/readyz/?require=database,redis")
+    assert down.status_code == 503
+    assert down.json()["redis"]["ok"] is False
+    assert down.json()["database"]["ok"] is True
+
+
+def test_the_killed_worker_budget_is_under_two_minutes(settings):
+    lease = settings.EVIDENCE_IMPORT_LEASE_S
+    assert lease > settings.CELERY_TASK_TIME_LIMIT
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] <= lease
+    assert lease + settings.EVIDENCE_SWEEP_INTERVAL_S < 120
+
+
+def test_the_sweeper_requeues_an_import_held_past_the_lease(settings, candidate):
+    from portal.services.evidence import evidence_sweep
+
+    upload = EvidenceUpload.objects.create(
+        candidate=candidate,
+        sha256="a" * 64,
+        size_bytes=1,
+        original_name="x",
+        status=UploadStatus.PROCESSING,
+        task_id="dead-worker-task",
+    )
+    held = timezone.now() - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S + 1)
+    EvidenceUpload.objects.filter(pk=upload.pk).update(started_at=held, created_at=held)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert upload.pk in evidence_sweep()
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.QUEUED
