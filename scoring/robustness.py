@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from .ranking import Ranking
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
 from .weights import normalise_weights
@@ -185,26 +187,7 @@ def rank_stability(
     base = [normalised[d] for d in DIMENSIONS]
     columns = list(zip(*_rows(qualified), strict=True))
     ids = [r.candidate_id for r in qualified]
-    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
-    spread = perturbation_pct / 100.0
-    uniform = rng.uniform
-    counts = [0] * len(ids)
-    indices = range(len(ids))
-    for _ in range(draws):
-        drawn = [w * (1.0 + uniform(-spread, spread)) for w in base]
-        # Renormalising divides every total by the same positive sum, which cannot change
-        # who ranks first, so the argmax is taken on the unnormalised draw.
-        if sum(drawn) <= 0:
-            drawn = base
-        w0, w1, w2, w3, w4, w5 = drawn
-        c0, c1, c2, c3, c4, c5 = columns
-        totals = [
-            w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
-            for i in indices
-        ]
-        # max() returns the first maximum: candidates are sorted by id, so ties go to the
-        # lower candidate_id.
-        counts[max(indices, key=totals.__getitem__)] += 1
+    counts = first_counts(base, columns, draws, perturbation_pct / 100.0, seed)
     for candidate_id, count in zip(ids, counts, strict=True):
         shares[candidate_id] = count / draws
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
@@ -231,3 +214,67 @@ def robustness(
         flips=weight_flip_thresholds(results, weights),
         stability=rank_stability(results, weights, draws, perturbation_pct, seed),
     )
+
+
+def _draws(base: list[float], draws: int, spread: float, seed: int) -> list[list[float]]:
+    """The seeded weight draws: every weight times (1 + u), u uniform in ±spread, drawn from
+    random.Random(seed) in draw order then DIMENSIONS order; a draw summing to <= 0 is base."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
+    uniform = rng.uniform
+    result = []
+    for _ in range(draws):
+        drawn = [w * (1.0 + uniform(-spread, spread)) for w in base]
+        result.append(base if sum(drawn) <= 0 else drawn)
+    return result
+
+
+def first_counts(
+    base: list[float],
+    columns: Sequence[Sequence[float]],
+    draws: int,
+    spread: float,
+    seed: int,
+) -> list[int]:
+    """How often each candidate (columns: one score column per dimension, candidates sorted
+    by id) ranks first over the seeded draws, vectorised with numpy.
+
+    Totals are summed dimension by dimension in DIMENSIONS order, exactly as the plain loop
+    (first_counts_reference) does, so every total is the same float and argmax (the first
+    maximum: the lower candidate_id on ties) picks the same candidate. Renormalising a draw
+    divides every total by the same positive sum, which cannot change who ranks first, so
+    the argmax is taken on the unnormalised draw.
+    """
+    count = len(columns[0])
+    weights = np.array(_draws(base, draws, spread, seed), dtype=np.float64)
+    scores = np.array(columns, dtype=np.float64)
+    # Blocks of draws keep the draws x candidates matrix small whatever the sizes.
+    block = max(1, 262_144 // max(count, 1))
+    winners = np.empty(draws, dtype=np.intp)
+    for start in range(0, draws, block):
+        w = weights[start : start + block]
+        totals = w[:, 0:1] * scores[0]
+        for d in range(1, len(DIMENSIONS)):
+            totals += w[:, d : d + 1] * scores[d]
+        winners[start : start + block] = totals.argmax(axis=1)
+    return np.bincount(winners, minlength=count).tolist()
+
+
+def first_counts_reference(
+    base: list[float],
+    columns: Sequence[Sequence[float]],
+    draws: int,
+    spread: float,
+    seed: int,
+) -> list[int]:
+    """first_counts in plain Python: the specification the numpy kernel is tested against."""
+    indices = range(len(columns[0]))
+    counts = [0] * len(indices)
+    for drawn in _draws(base, draws, spread, seed):
+        w0, w1, w2, w3, w4, w5 = drawn
+        c0, c1, c2, c3, c4, c5 = columns
+        totals = [
+            w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
+            for i in indices
+        ]
+        counts[max(indices, key=totals.__getitem__)] += 1
+    return counts
