@@ -23,7 +23,7 @@ from scoring.dimensions import (
     score_dimensions_batch,
 )
 from scoring.ranking import rank
-from scoring.robustness import first_counts, first_counts_reference
+from scoring.robustness import _flip_point, first_counts, first_counts_reference, flip_points
 from scoring.rubric import load_rubric
 from scoring.tco import ModelCost, Tco, TcoPlan, compute_tco
 from scoring.types import Contribution, DimensionScore, MeasuredFacts, Price
@@ -261,3 +261,28 @@ def test_the_stability_kernel_breaks_exact_ties_towards_the_first_candidate():
     # Blocks of draws: more draws than one block holds for this many candidates.
     many = [tuple(float(i % 7) for i in range(3000))] * 6
     assert first_counts(base, many, 200, 0.2, 1) == first_counts_reference(base, many, 200, 0.2, 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.tuples(*[_score_values] * 6), min_size=2, max_size=30),
+    raw_weights=st.tuples(*[st.sampled_from((0.0, 0.05, 0.1, 0.2, 0.3, 1.0))] * 6).filter(
+        lambda w: sum(w) > 0
+    ),
+)
+def test_the_numpy_flip_points_are_the_plain_flip_points(rows, raw_weights):
+    total = sum(raw_weights)
+    w = [x / total for x in raw_weights]
+    leader, others = rows[0], rows[1:]
+    expected = [
+        [_flip_point([a - b for a, b in zip(leader, other, strict=True)], w, d) for d in range(6)]
+        for other in others
+    ]
+    assert flip_points(leader, others, w) == expected
+
+
+def test_all_weight_on_one_dimension_gives_the_plain_flip_points():
+    leader, other = (90.0, 10.0, 50.0, 50.0, 20.0, 0.0), (10.0, 90.0, 50.0, 40.0, 30.0, 100.0)
+    w = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    delta = [a - b for a, b in zip(leader, other, strict=True)]
+    assert flip_points(leader, [other], w) == [[_flip_point(delta, w, d) for d in range(6)]]
