@@ -27,6 +27,37 @@ from ..services.evaluations import answer_attachment_add, answer_save
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
+# Newest uploads listed on a page; the rest are one API call away (uploads/ in the API).
+UPLOADS_SHOWN = 100
+
+
+def _uploads_shown(candidate) -> tuple[list[EvidenceUpload], int]:
+    """The candidate's newest uploads without their report JSON (loaded per upload, when
+    asked for) and how many uploads the candidate has."""
+    uploads = list(
+        candidate.uploads.select_related("uploaded_by")
+        .defer("report")
+        .order_by("-created_at", "-pk")[:UPLOADS_SHOWN]
+    )
+    total = len(uploads)
+    if total == UPLOADS_SHOWN:
+        total = candidate.uploads.count()
+    return uploads, total
+
+
+def _upload_context(evaluation, candidate) -> dict:
+    uploads, total = _uploads_shown(candidate)
+    busy = candidate.uploads.filter(
+        status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
+    ).exists()
+    return {
+        "evaluation": evaluation,
+        "candidate": candidate,
+        "uploads": uploads,
+        "uploads_total": total,
+        "uploads_hidden": total - len(uploads),
+        "busy": busy,
+    }
 
 
 @login_required
@@ -36,6 +67,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     answers = {a.item_id: a for a in candidate.answers.select_related("item")}
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
+    # One row past the page says whether there are more, without counting them all.
+    measurements = list(
+        Measurement.objects.filter(candidate=candidate)
+        .defer("details")
+        .order_by("kind", "node_name", "metric", "line", "pk")[: MEASUREMENTS_SHOWN + 1]
+    )
+    more = len(measurements) > MEASUREMENTS_SHOWN
+    measurements = measurements[:MEASUREMENTS_SHOWN]
     items = [
         {"item": item, "answer": answers.get(item.pk), "verdict": verdicts.get(item.key)}
         for item in ChecklistItem.objects.order_by("number")
@@ -51,14 +90,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
-        "uploads": candidate.uploads.select_related("uploaded_by").order_by("-created_at"),
-        "measurements": Measurement.objects.filter(candidate=candidate)
-        .select_related("upload")
-        .order_by("kind", "node_name", "metric", "line")[:MEASUREMENTS_SHOWN],
-        "measurements_total": Measurement.objects.filter(candidate=candidate).count(),
+        "measurements": measurements,
+        "measurements_more": more,
         "measurements_shown": MEASUREMENTS_SHOWN,
         "can_edit": membership.role in CAN_EDIT,
         "can_upload": membership.role in CAN_UPLOAD,
+        **_upload_context(evaluation, candidate),
+        # Candidate pages poll only on the upload page.
+        "busy": False,
     }
     return render(request, "portal/candidate_detail.html", context)
 
@@ -200,12 +239,7 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 @login_required
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        "candidate": candidate,
-        "uploads": candidate.uploads.order_by("-created_at"),
-    }
+    context = {"membership": membership, **_upload_context(evaluation, candidate)}
     return render(request, "portal/evidence_upload.html", context)
 
 
@@ -213,10 +247,15 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's uploads with their status (polled by the upload page while busy)."""
     evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
-    uploads = list(candidate.uploads.order_by("-created_at"))
-    busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
-    context = {"evaluation": evaluation, "candidate": candidate, "uploads": uploads, "busy": busy}
-    return render(request, "portal/_upload_list.html", context)
+    return render(request, "portal/_upload_list.html", _upload_context(evaluation, candidate))
+
+
+@login_required
+def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: int) -> HttpResponse:
+    """One upload's per-file report (htmx fragment, loaded when the reader opens it)."""
+    _evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
+    upload = get_object_or_404(candidate.uploads.only("pk", "candidate_id", "report"), pk=upload_pk)
+    return render(request, "portal/_upload_report.html", {"upload": upload})
 
 
 @login_required
