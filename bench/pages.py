@@ -222,9 +222,13 @@ def main() -> int:
             evaluation = build(n, f"bench {n}")
             Membership.objects.create(evaluation=evaluation, user=user, role="manager")
             floor()
-            # Cold: the results cache emptied before every request (what a change costs).
+            # Cold: the results cache emptied before every request (what a change costs);
+            # cached: the read model answered from the cache under the inputs' fingerprint.
             results[f"dashboard {n} candidates"] = measure(
                 client, f"/evaluations/{evaluation.pk}/", args.repeat, before=cache.clear
+            )
+            results[f"dashboard {n} candidates, cached"] = measure(
+                client, f"/evaluations/{evaluation.pk}/", args.repeat
             )
         for uploads in (20, 1000):
             evaluation = build(1, f"bench uploads {uploads}", uploads=uploads)
@@ -254,13 +258,15 @@ def main() -> int:
     for name, figures in results.items():
         print(_row(name, figures, floor_median))
     failures = []
-    biggest = f"dashboard {sizes[-1]} candidates"
-    dashboard_ratio = statistics.median(results[biggest][0]) / floor_median
-    if sizes[-1] == 200 and dashboard_ratio > DASHBOARD_RATIO_MAX:
-        failures.append(f"{biggest}: {dashboard_ratio:.1f}x the floor (target <= 25x)")
-    dash_queries = {results[f"dashboard {n} candidates"][2] for n in sizes}
-    if len(dash_queries) != 1:
-        failures.append(f"dashboard queries grow with candidates: {sorted(dash_queries)}")
+    # The 25x target is checked on both the cold and the cached dashboard at 200 candidates.
+    for suffix in ("", ", cached"):
+        biggest = f"dashboard {sizes[-1]} candidates{suffix}"
+        dashboard_ratio = statistics.median(results[biggest][0]) / floor_median
+        if sizes[-1] == 200 and dashboard_ratio > DASHBOARD_RATIO_MAX:
+            failures.append(f"{biggest}: {dashboard_ratio:.1f}x the floor (target <= 25x)")
+        dash_queries = {results[f"dashboard {n} candidates{suffix}"][2] for n in sizes}
+        if len(dash_queries) != 1:
+            failures.append(f"dashboard{suffix} queries grow: {sorted(dash_queries)}")
     for page in ("candidate page", "uploads list"):
         big = results[f"{page}, 1000 uploads"]
         small = results[f"{page}, 20 uploads"]
