@@ -286,3 +286,25 @@ def test_all_weight_on_one_dimension_gives_the_plain_flip_points():
     w = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     delta = [a - b for a, b in zip(leader, other, strict=True)]
     assert flip_points(leader, [other], w) == [[_flip_point(delta, w, d) for d in range(6)]]
+
+
+def test_ranking_pauses_the_cyclic_collector_and_resumes_it():
+    import gc
+
+    from scoring.ranking import _no_cyclic_gc
+
+    assert gc.isenabled()
+    with _no_cyclic_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), _no_cyclic_gc():
+        raise RuntimeError("scoring failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _no_cyclic_gc():
+            pass
+        # Left as the caller had it: disabled.
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
