@@ -8,10 +8,14 @@ sends a bounded number of requests from a few threads to
 - ``GET /api/v1/evaluations/<id>/ranking/`` (computed live from the stored facts), and
 - ``GET /api/v1/me/`` (the user and their memberships: a trivial authenticated endpoint),
 
-both authenticated with a personal API token, interleaved in rounds so both see the same load.
-It prints the requests per second and p95 latency of both and their ratio, and exits 1 when
-the ratio is below the target (0.5). It also prints the cost of one full ranking computation
-(what the first request after a change pays). Traffic goes to 127.0.0.1 only.
+both authenticated with a personal API token, interleaved in rounds so all see the same load.
+
+The ranking is measured twice: cached (the default cache: the answer is read under the
+fingerprint of its inputs) and cold, from a second gunicorn whose cache is Django's dummy
+cache, so every request computes the ranking from the stored facts (what the first request
+after any change pays). Both are printed with the trivial endpoint's figures as their floor;
+the bench exits 1 when the cached ratio is below 0.5 or the cold ratio below 0.05. It also
+prints the in-process cost of one ranking computation. Traffic goes to 127.0.0.1 only.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 RATIO_TARGET = 0.5
+COLD_RATIO_TARGET = 0.05
 CANDIDATES = 50
 DEFAULT_ADMIN_URL = "postgres://postgres:postgres@127.0.0.1:5432/postgres"
 
@@ -271,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, **database_env(db_url)}
     os.environ.update(database_env(db_url))
     create_database(args.admin_url, args.database)
-    server = None
+    server = cold_server = None
     try:
         import django
 
@@ -286,13 +291,14 @@ def main(argv: list[str] | None = None) -> int:
 
         port = free_port()
         server = start_gunicorn(env, port, args.workers)
-        paths = {
-            "ranking": f"/api/v1/evaluations/{evaluation_id}/ranking/",
-            "trivial": "/api/v1/me/",
-        }
-        for path in paths.values():  # warm every worker: imports, rubric, connections
+        cold_port = free_port()
+        cold_server = start_gunicorn({**env, "CACHE_URL": "dummycache://"}, cold_port, args.workers)
+        ranking_path = f"/api/v1/evaluations/{evaluation_id}/ranking/"
+        paths = {"ranking": ranking_path, "cold": ranking_path, "trivial": "/api/v1/me/"}
+        ports = {"ranking": port, "cold": cold_port, "trivial": port}
+        for name, path in paths.items():  # warm every worker: imports, rubric, connections
             for _ in range(args.workers * 5):
-                status, body = request(port, path, token)
+                status, body = request(ports[name], path, token)
                 if status != 200:
                     raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
         latencies: dict[str, list[float]] = {name: [] for name in paths}
@@ -300,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.rounds):
             for name, path in paths.items():
                 rate, values = load(
-                    port,
+                    ports[name],
                     path,
                     token,
                     threads=args.threads,
@@ -310,12 +316,13 @@ def main(argv: list[str] | None = None) -> int:
                 latencies[name] += values
                 seconds[name] += len(values) / rate
     finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+        for process in (server, cold_server):
+            if process is not None:
+                process.terminate()
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
         try:
             from django.db import connections
 
@@ -326,23 +333,32 @@ def main(argv: list[str] | None = None) -> int:
 
     rps = {name: len(latencies[name]) / seconds[name] for name in paths}
     ratio = rps["ranking"] / rps["trivial"]
+    cold_ratio = rps["cold"] / rps["trivial"]
     print(
         f"API under gunicorn ({args.workers} workers, {args.threads} client threads, "
         f"{args.candidates} candidates x 10 answers)"
     )
+    shown = {"ranking": "ranking, cached", "cold": "ranking, cold", "trivial": "trivial"}
     for name, path in paths.items():
         print(
-            f"  {name:<8} {path:<40} {len(latencies[name]):>5} requests  "
+            f"  {shown[name]:<16} {path:<40} {len(latencies[name]):>5} requests  "
             f"{rps[name]:8.1f} req/s  p95 {p95(latencies[name]) * 1000:7.1f} ms"
         )
     print(
         f"  a full ranking computation (the first request after any input changed): "
-        f"{cold_ms:.1f} ms median in process; later requests are served from the cache "
-        f"under a fingerprint of the inputs (one query)"
+        f"{cold_ms:.1f} ms median in process"
     )
-    verdict = "ok" if ratio >= RATIO_TARGET else "MISSED"
-    print(f"  ratio ranking/trivial {ratio:.2f} (target >= {RATIO_TARGET}) {verdict}")
-    return 0 if ratio >= RATIO_TARGET else 1
+    ok = ratio >= RATIO_TARGET
+    cold_ok = cold_ratio >= COLD_RATIO_TARGET
+    print(
+        f"  {'ok  ' if ok else 'FAIL'} ratio ranking cached/trivial {ratio:.2f} "
+        f"(target >= {RATIO_TARGET})"
+    )
+    print(
+        f"  {'ok  ' if cold_ok else 'FAIL'} ratio ranking cold/trivial {cold_ratio:.2f} "
+        f"(target >= {COLD_RATIO_TARGET})"
+    )
+    return 0 if ok and cold_ok else 1
 
 
 if __name__ == "__main__":

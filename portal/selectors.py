@@ -1,5 +1,11 @@
 """Reads that decide visibility: every query for evaluation data goes through the user here."""
 
+import copyreg
+import hashlib
+import logging
+from types import MappingProxyType
+
+from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.http import Http404
 
@@ -100,13 +106,60 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     return candidates
 
 
-def evaluation_ranking(*, evaluation: Evaluation, weights=None):
-    """The live ranking of an evaluation (optionally with what-if weights) and its candidates
-    (as ``candidates_for_scoring`` gives them, by id).
+logger = logging.getLogger(__name__)
 
-    Computed from the stored facts on every call, so it can never be stale; the Score rows are
-    the persisted record of the same computation.
-    """
+# --- the results read model -----------------------------------------------------------------
+#
+# Pages and the API read the live ranking and its robustness through here. Both are computed
+# from the stored facts and kept in the Django cache under the fingerprint of every input they
+# read (portal.api.ranking.ranking_fingerprint: one light query), so a cached answer is the one
+# a fresh computation would give. The cache is an accelerator only: when it fails (Redis down)
+# the answer is computed and served all the same.
+
+RESULTS_CACHE_SECONDS = 600
+_CACHE_VERSION = "results-v1"
+
+
+# Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
+# they pickle as the plain dict they show, and unpickle read-only again.
+def read_only(mapping: dict) -> MappingProxyType:
+    return MappingProxyType(mapping)
+
+
+copyreg.pickle(MappingProxyType, lambda proxy: (read_only, (dict(proxy),)))
+
+
+def _weights_key(weights) -> str:
+    if weights is None:
+        return "saved"
+    return ",".join(f"{k}={float(v)!r}" for k, v in sorted(dict(weights).items()))
+
+
+def cache_get(key: str):
+    try:
+        return cache.get(key)
+    except Exception:
+        logger.warning("results cache unavailable (get %s)", key, exc_info=True)
+        return None
+
+
+def cache_set(key: str, value) -> None:
+    try:
+        cache.set(key, value, RESULTS_CACHE_SECONDS)
+    except Exception:
+        logger.warning("results cache unavailable (set %s)", key, exc_info=True)
+
+
+def results_key(evaluation: Evaluation, *parts) -> str:
+    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+    from .api.ranking import ranking_fingerprint
+
+    fingerprint = ranking_fingerprint(evaluation)
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+    return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
+
+
+def _compute_ranking(*, evaluation: Evaluation, weights=None):
     from scoring.api import score_candidates
 
     from .adapters import candidate_input, evaluation_spec
@@ -121,3 +174,70 @@ def evaluation_ranking(*, evaluation: Evaluation, weights=None):
         rubric_version=evaluation.rubric_version,
     )
     return ranking, candidates
+
+
+def evaluation_ranking(*, evaluation: Evaluation, weights=None, use_cache: bool = True):
+    """The live ranking of an evaluation (optionally with what-if weights) and its candidates
+    (as ``candidates_for_scoring`` gives them, by id).
+
+    Computed from the stored facts, or read from the cache under their fingerprint, so it can
+    never be stale; the Score rows are the persisted record of the same computation.
+    """
+    if not use_cache:
+        return _compute_ranking(evaluation=evaluation, weights=weights)
+    key = results_key(evaluation, "ranking", _weights_key(weights))
+    cached = cache_get(key)
+    if cached is not None:
+        return cached
+    result = _compute_ranking(evaluation=evaluation, weights=weights)
+    cache_set(key, result)
+    return result
+
+
+def evaluation_robustness(
+    *,
+    evaluation: Evaluation,
+    ranking,
+    weights=None,
+    draws: int = 1000,
+    perturbation_pct: float = 20.0,
+    seed: int = 0,
+    what_if: bool = False,
+):
+    """The robustness of ``ranking`` (flip thresholds and seeded rank stability), cached under
+    the fingerprint of the inputs, the weights and the analysis' parameters.
+
+    ``what_if``: an answer to what-if weights being typed. Its flip thresholds are computed
+    for the typed weights (cheap), but the rank stability (``draws`` seeded draws) is the one
+    around the saved weights, computed once and cached: a keystroke never reruns the draws.
+    """
+    from scoring.api import robustness as robustness_of
+    from scoring.robustness import Robustness, weight_flip_thresholds
+
+    weights = dict(ranking.weights if weights is None else weights)
+    params = (draws, float(perturbation_pct), seed)
+    if what_if:
+        saved, _candidates = evaluation_ranking(evaluation=evaluation)
+        stability = evaluation_robustness(
+            evaluation=evaluation,
+            ranking=saved,
+            draws=draws,
+            perturbation_pct=perturbation_pct,
+            seed=seed,
+        ).stability
+        flips = weight_flip_thresholds(ranking, weights)
+        leader = ranking.leader
+        return Robustness(
+            leader_id=None if leader is None else leader.candidate_id,
+            flips=flips,
+            stability=stability,
+        )
+    key = results_key(evaluation, "robustness", _weights_key(weights), params)
+    cached = cache_get(key)
+    if cached is not None:
+        return cached
+    result = robustness_of(
+        ranking, weights, draws=draws, perturbation_pct=perturbation_pct, seed=seed
+    )
+    cache_set(key, result)
+    return result

@@ -58,6 +58,11 @@ urlpatterns = [
         name="candidate-uploads",
     ),
     path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/uploads/<int:upload_pk>/report/",
+        candidates.upload_report,
+        name="candidate-upload-report",
+    ),
+    path(
         "evaluations/<int:pk>/attachments/<int:attachment_pk>/",
         candidates.attachment_download,
         name="attachment-download",

@@ -1,5 +1,8 @@
 """The import contract of ``scoring``: it never imports Django, the portal or other frameworks.
 
+numpy is allowed (a numeric library, not a framework): the ranking and robustness kernels use
+it (issue #15). Everything else scoring imports is the standard library.
+
 Run ``python -m scoring.contract``: it reads every module's imports statically and then imports
 every module and checks what landed in ``sys.modules``; it exits 1 naming each violation.
 """

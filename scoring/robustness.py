@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from .ranking import Ranking
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
 from .weights import normalise_weights
@@ -88,7 +90,11 @@ def _qualified(results: Ranking | Sequence[CandidateResult]) -> list[CandidateRe
 
 
 def _rows(qualified: list[CandidateResult]) -> list[tuple[float, ...]]:
-    return [tuple(r.score(d) for d in DIMENSIONS) for r in qualified]
+    rows = []
+    for result in qualified:
+        scores = result.scores
+        rows.append(tuple(scores[d] for d in DIMENSIONS))
+    return rows
 
 
 def _leader_index(rows: list[tuple[float, ...]], ids: list[int], w: list[float]) -> int:
@@ -131,30 +137,77 @@ def weight_flip_thresholds(
     if len(qualified) < 2:
         return ()
     normalised = normalise_weights(weights)
+    return _flips(_rows(qualified), [r.candidate_id for r in qualified], normalised)
+
+
+def _flips(
+    rows: list[tuple[float, ...]], ids: list[int], normalised: Mapping[str, float]
+) -> tuple[FlipThreshold, ...]:
     w = [normalised[d] for d in DIMENSIONS]
-    rows = _rows(qualified)
-    ids = [r.candidate_id for r in qualified]
     leader = _leader_index(rows, ids, w)
     others = sorted(
         (i for i in range(len(rows)) if i != leader),
         key=lambda i: (-sum(a * b for a, b in zip(w, rows[i], strict=True)), ids[i]),
     )
+    points = flip_points(rows[leader], [rows[i] for i in others], w)
+    weight_pct = [round(x * 100, 4) for x in w]
     flips = []
-    for other in others:
-        delta = [a - b for a, b in zip(rows[leader], rows[other], strict=True)]
-        for d, dimension in enumerate(DIMENSIONS):
-            t = _flip_point(delta, w, d)
-            flips.append(
+    append = flips.append
+    leader_id = ids[leader]
+    for other, row in zip(others, points, strict=True):
+        other_id = ids[other]
+        for d, (dimension, t) in enumerate(zip(DIMENSIONS, row, strict=True)):
+            append(
                 FlipThreshold(
-                    leader_id=ids[leader],
-                    other_id=ids[other],
+                    leader_id=leader_id,
+                    other_id=other_id,
                     dimension=dimension,
-                    weight_pct=round(w[d] * 100, 4),
+                    weight_pct=weight_pct[d],
                     change_pp=None if t is None else round((t - w[d]) * 100, 4),
                     new_weight_pct=None if t is None else round(t * 100, 4),
                 )
             )
     return tuple(flips)
+
+
+def flip_points(
+    leader: Sequence[float], others: Sequence[Sequence[float]], w: Sequence[float]
+) -> list[list[float | None]]:
+    """_flip_point of the leader against each other row for each dimension, vectorised with
+    numpy: every sum is taken term by term in the same order as the plain function, so each
+    result is the same float (tested against _flip_point)."""
+    if not others:
+        return []
+    delta = np.array(leader, dtype=np.float64) - np.array(others, dtype=np.float64)
+    size = len(w)
+    columns = []
+    for d in range(size):
+        wd = w[d]
+        rest = np.zeros(len(delta))
+        if wd < 1.0 - 1e-12:
+            for k in range(size):
+                if k != d:
+                    rest += w[k] * delta[:, k]
+            rest /= 1.0 - wd
+        else:
+            for k in range(size):
+                if k != d:
+                    rest += delta[:, k]
+            rest /= size - 1
+        delta_d = delta[:, d]
+        slope = delta_d - rest
+        flat = np.abs(slope) < 1e-12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = rest / np.where(flat, 1.0, rest - delta_d)
+        inside = ~flat & (t >= -1e-12) & (t <= 1.0 + 1e-12)
+        clamped = np.minimum(1.0, np.maximum(0.0, t))
+        columns.append(
+            [
+                value if keep else None
+                for value, keep in zip(clamped.tolist(), inside.tolist(), strict=True)
+            ]
+        )
+    return [list(row) for row in zip(*columns, strict=True)]
 
 
 def rank_stability(
@@ -185,26 +238,7 @@ def rank_stability(
     base = [normalised[d] for d in DIMENSIONS]
     columns = list(zip(*_rows(qualified), strict=True))
     ids = [r.candidate_id for r in qualified]
-    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
-    spread = perturbation_pct / 100.0
-    uniform = rng.uniform
-    counts = [0] * len(ids)
-    indices = range(len(ids))
-    for _ in range(draws):
-        drawn = [w * (1.0 + uniform(-spread, spread)) for w in base]
-        # Renormalising divides every total by the same positive sum, which cannot change
-        # who ranks first, so the argmax is taken on the unnormalised draw.
-        if sum(drawn) <= 0:
-            drawn = base
-        w0, w1, w2, w3, w4, w5 = drawn
-        c0, c1, c2, c3, c4, c5 = columns
-        totals = [
-            w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
-            for i in indices
-        ]
-        # max() returns the first maximum: candidates are sorted by id, so ties go to the
-        # lower candidate_id.
-        counts[max(indices, key=totals.__getitem__)] += 1
+    counts = first_counts(base, columns, draws, perturbation_pct / 100.0, seed)
     for candidate_id, count in zip(ids, counts, strict=True):
         shares[candidate_id] = count / draws
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
@@ -218,16 +252,113 @@ def robustness(
     seed: int = 0,
 ) -> Robustness:
     """Flip thresholds and rank stability together."""
+    stability = rank_stability(results, weights, draws, perturbation_pct, seed)
     qualified = _qualified(results)
     leader_id = None
+    flips: tuple[FlipThreshold, ...] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
         rows = _rows(qualified)
         ids = [r.candidate_id for r in qualified]
         leader_id = ids[_leader_index(rows, ids, w)]
-    return Robustness(
-        leader_id=leader_id,
-        flips=weight_flip_thresholds(results, weights),
-        stability=rank_stability(results, weights, draws, perturbation_pct, seed),
-    )
+        if len(qualified) >= 2:
+            flips = _flips(rows, ids, normalised)
+    return Robustness(leader_id=leader_id, flips=flips, stability=stability)
+
+
+def _draws(base: list[float], draws: int, spread: float, seed: int) -> list[list[float]]:
+    """The seeded weight draws: every weight times (1 + u), u uniform in ±spread, drawn from
+    random.Random(seed) in draw order then DIMENSIONS order; a draw summing to <= 0 is base."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
+    uniform = rng.uniform
+    result = []
+    for _ in range(draws):
+        drawn = [w * (1.0 + uniform(-spread, spread)) for w in base]
+        result.append(base if sum(drawn) <= 0 else drawn)
+    return result
+
+
+def _draws_array(base: list[float], draws: int, spread: float, seed: int) -> Any:
+    """_draws as a draws x dimensions numpy array: the same random() numbers in the same
+    order, through the same float operations as random.Random.uniform (a + (b - a) x r)."""
+    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
+    size = len(base)
+    r = np.array([rng.random() for _ in range(draws * size)]).reshape(draws, size)
+    u = -spread + (spread - -spread) * r
+    drawn = np.array(base, dtype=np.float64) * (1.0 + u)
+    total = np.zeros(draws)
+    for d in range(size):
+        total += drawn[:, d]
+    drawn[total <= 0] = base
+    return drawn
+
+
+# Totals differ between summation orders by far less than this (scores 0..100, weights ~1).
+_NEAR = 1e-9
+
+
+def first_counts(
+    base: list[float],
+    columns: Sequence[Sequence[float]],
+    draws: int,
+    spread: float,
+    seed: int,
+) -> list[int]:
+    """How often each candidate (columns: one score column per dimension, candidates sorted
+    by id) ranks first over the seeded draws, vectorised with numpy.
+
+    The totals come from one matrix product; a draw whose best total is within _NEAR of
+    another candidate's (a near tie that the summation order could decide) is summed again
+    dimension by dimension in DIMENSIONS order, exactly as the plain loop
+    (first_counts_reference) does, so argmax (the first maximum: the lower candidate_id on
+    ties) picks the same candidate. Renormalising a draw divides every total by the same
+    positive sum, which cannot change who ranks first, so the argmax is taken on the
+    unnormalised draw.
+    """
+    count = len(columns[0])
+    weights = _draws_array(base, draws, spread, seed)
+    # Candidates with equal scores tie in every draw and the first of them wins: keep the
+    # first of each distinct score row, in candidate order.
+    distinct, first = np.unique(np.array(columns, dtype=np.float64).T, axis=0, return_index=True)
+    order = np.argsort(first)
+    scores, first = distinct[order].T.copy(), first[order]
+    count_distinct = len(first)
+    winners = np.empty(draws, dtype=np.intp)
+    # Blocks of draws keep the draws x candidates matrix small whatever the sizes.
+    block = max(1, 262_144 // max(count_distinct, 1))
+    for start in range(0, draws, block):
+        w = weights[start : start + block]
+        totals = w @ scores
+        best = totals.argmax(axis=1)
+        top = totals[np.arange(len(w)), best]
+        near = (totals >= (top - _NEAR * np.maximum(1.0, np.abs(top)))[:, None]).sum(axis=1) > 1
+        if near.any():
+            exact_w = w[near]
+            exact = exact_w[:, 0:1] * scores[0]
+            for d in range(1, len(DIMENSIONS)):
+                exact += exact_w[:, d : d + 1] * scores[d]
+            best[near] = exact.argmax(axis=1)
+        winners[start : start + len(w)] = best
+    return np.bincount(first[winners], minlength=count).tolist()
+
+
+def first_counts_reference(
+    base: list[float],
+    columns: Sequence[Sequence[float]],
+    draws: int,
+    spread: float,
+    seed: int,
+) -> list[int]:
+    """first_counts in plain Python: the specification the numpy kernel is tested against."""
+    indices = range(len(columns[0]))
+    counts = [0] * len(indices)
+    for drawn in _draws(base, draws, spread, seed):
+        w0, w1, w2, w3, w4, w5 = drawn
+        c0, c1, c2, c3, c4, c5 = columns
+        totals = [
+            w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
+            for i in indices
+        ]
+        counts[max(indices, key=totals.__getitem__)] += 1
+    return counts

@@ -16,11 +16,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import Case, Count, F, Max, OuterRef, Subquery, Sum, Value, When
-
-from scoring.api import robustness as scoring_robustness
 
 from .. import selectors
 from ..models import (
@@ -190,15 +187,16 @@ def ranking_fingerprint(evaluation: Evaluation) -> str:
 
 def evaluation_ranking_data(evaluation: Evaluation, *, use_cache: bool = True) -> dict[str, Any]:
     """The ranking of ``evaluation`` as a fresh computation from its stored facts gives it."""
-    key = f"api-ranking:{evaluation.pk}:{ranking_fingerprint(evaluation)}" if use_cache else None
-    if key is not None:
-        cached = cache.get(key)
-        if cached is not None:
-            return cached
+    if not use_cache:
+        ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+        return ranking_payload(ranking, candidates, evaluation)
+    key = selectors.results_key(evaluation, "api-ranking-payload")
+    cached = selectors.cache_get(key)
+    if cached is not None:
+        return cached
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     payload = ranking_payload(ranking, candidates, evaluation)
-    if key is not None:
-        cache.set(key, payload, CACHE_SECONDS)
+    selectors.cache_set(key, payload)
     return payload
 
 
@@ -206,7 +204,11 @@ def evaluation_robustness_data(
     evaluation: Evaluation, *, draws: int, perturbation_pct: float, seed: int
 ) -> dict[str, Any]:
     ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
-    result = scoring_robustness(
-        ranking, draws=draws, perturbation_pct=perturbation_pct, seed=seed
+    result = selectors.evaluation_robustness(
+        evaluation=evaluation,
+        ranking=ranking,
+        draws=draws,
+        perturbation_pct=perturbation_pct,
+        seed=seed,
     ).as_dict()
     return {"evaluation": evaluation.pk, **result}

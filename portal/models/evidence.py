@@ -147,7 +147,11 @@ class EvidenceUpload(models.Model):
                 condition=Q(status__in=[c.value for c in UploadStatus]), name="upload_status_valid"
             ),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="upload_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="upload_status_idx"),
+            # A candidate's newest uploads (pages list the first screen of them).
+            models.Index(fields=["candidate", "-created_at", "-id"], name="upload_cand_recent_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.original_name} ({self.get_status_display()})"
@@ -246,7 +250,15 @@ class Measurement(models.Model):
         ordering = ["upload", "kind", "metric"]
         verbose_name = _("measurement")
         verbose_name_plural = _("measurements")
-        indexes = [models.Index(fields=["candidate", "kind"], name="measurement_cand_kind_idx")]
+        indexes = [
+            models.Index(fields=["candidate", "kind"], name="measurement_cand_kind_idx"),
+            # The candidate page's first screen of measurements, read in this order: an index
+            # range, not a sort of every measurement of the candidate.
+            models.Index(
+                fields=["candidate", "kind", "node_name", "metric", "line", "id"],
+                name="measurement_cand_page_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind}.{self.metric} = {self.value:g} {self.unit}"

@@ -41,6 +41,40 @@ from . import display
 from .common import member_candidate, member_evaluation
 
 MEASUREMENTS_SHOWN = 300
+# Newest uploads listed on a page; the rest are one API call away (uploads/ in the API).
+UPLOADS_SHOWN = 100
+
+
+def _uploads_shown(candidate) -> tuple[list[EvidenceUpload], int]:
+    """The candidate's newest uploads without their report JSON (loaded per upload, when
+    asked for) and how many uploads the candidate has."""
+    uploads = list(
+        candidate.uploads.select_related("uploaded_by")
+        .defer("report")
+        .order_by("-created_at", "-pk")[:UPLOADS_SHOWN]
+    )
+    total = len(uploads)
+    if total == UPLOADS_SHOWN:
+        total = candidate.uploads.count()
+    return uploads, total
+
+
+def _upload_context(evaluation, candidate, membership) -> dict:
+    uploads, total = _uploads_shown(candidate)
+    for upload in uploads:
+        upload.error_shown = display.upload_error(upload.error)
+    busy = candidate.uploads.filter(
+        status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
+    ).exists()
+    return {
+        "evaluation": evaluation,
+        "candidate": candidate,
+        "uploads": uploads,
+        "uploads_total": total,
+        "uploads_hidden": total - len(uploads),
+        "busy": busy,
+        "can_upload": membership.role in CAN_UPLOAD,
+    }
 
 
 @login_required
@@ -50,6 +84,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     answers = {a.item_id: a for a in candidate.answers.select_related("item")}
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
+    # One row past the page says whether there are more, without counting them all.
+    measurements = list(
+        Measurement.objects.filter(candidate=candidate)
+        .defer("details")
+        .order_by("kind", "node_name", "metric", "line", "pk")[: MEASUREMENTS_SHOWN + 1]
+    )
+    more = len(measurements) > MEASUREMENTS_SHOWN
+    measurements = measurements[:MEASUREMENTS_SHOWN]
     items = [
         {
             "item": item,
@@ -60,9 +102,6 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         }
         for item in ChecklistItem.objects.order_by("number")
     ]
-    uploads = list(candidate.uploads.select_related("uploaded_by").order_by("-created_at"))
-    for upload in uploads:
-        upload.error_shown = display.upload_error(upload.error)
     candidate.use_pinned_offering()  # the facts it is scored on, not today's catalogue
     context = {
         "evaluation": evaluation,
@@ -89,14 +128,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
-        "uploads": uploads,
-        "measurements": Measurement.objects.filter(candidate=candidate)
-        .select_related("upload")
-        .order_by("kind", "node_name", "metric", "line")[:MEASUREMENTS_SHOWN],
-        "measurements_total": Measurement.objects.filter(candidate=candidate).count(),
+        "measurements": measurements,
+        "measurements_more": more,
         "measurements_shown": MEASUREMENTS_SHOWN,
         "can_edit": membership.role in CAN_EDIT,
         "can_upload": membership.role in CAN_UPLOAD,
+        **_upload_context(evaluation, candidate, membership),
+        # Candidate pages poll only on the upload page.
+        "busy": False,
     }
     return render(request, "portal/candidate_detail.html", context)
 
@@ -205,23 +244,10 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
     return render(request, "portal/_answer_entry.html", context, status=200 if saved else 422)
 
 
-def _shown(uploads) -> list[EvidenceUpload]:
-    uploads = list(uploads)
-    for upload in uploads:
-        upload.error_shown = display.upload_error(upload.error)
-    return uploads
-
-
 @login_required
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        "candidate": candidate,
-        "uploads": _shown(candidate.uploads.order_by("-created_at")),
-        "can_upload": True,
-    }
+    context = {"membership": membership, **_upload_context(evaluation, candidate, membership)}
     return render(request, "portal/evidence_upload.html", context)
 
 
@@ -229,16 +255,17 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's uploads with their status (polled by the upload page while busy)."""
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
-    uploads = _shown(candidate.uploads.order_by("-created_at"))
-    busy = any(u.status in (UploadStatus.QUEUED, UploadStatus.PROCESSING) for u in uploads)
-    context = {
-        "evaluation": evaluation,
-        "candidate": candidate,
-        "uploads": uploads,
-        "busy": busy,
-        "can_upload": membership.role in CAN_UPLOAD,
-    }
-    return render(request, "portal/_upload_list.html", context)
+    return render(
+        request, "portal/_upload_list.html", _upload_context(evaluation, candidate, membership)
+    )
+
+
+@login_required
+def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: int) -> HttpResponse:
+    """One upload's per-file report (htmx fragment, loaded when the reader opens it)."""
+    _evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
+    upload = get_object_or_404(candidate.uploads.only("pk", "candidate_id", "report"), pk=upload_pk)
+    return render(request, "portal/_upload_report.html", {"upload": upload})
 
 
 @login_required

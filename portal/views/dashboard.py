@@ -15,8 +15,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from scoring.api import robustness as robustness_of
-
 from .. import charts, selectors
 from ..models import ChecklistItem, Dimension, Offering, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
@@ -94,11 +92,15 @@ def results_context(evaluation, *, weights=None) -> dict:
     results = list(ranking.results)
     lang = get_language()
     # Computed once per request: the ranking table, the flips table and the chart share it.
-    robustness = robustness_of(
-        ranking,
+    # Cached by the fingerprint of the inputs; a what-if keystroke reuses the saved weights'
+    # stability draws (see selectors.evaluation_robustness).
+    robustness = selectors.evaluation_robustness(
+        evaluation=evaluation,
+        ranking=ranking,
         draws=ROBUSTNESS_DRAWS,
         perturbation_pct=ROBUSTNESS_PERTURBATION_PCT,
         seed=evaluation.pk,
+        what_if=weights is not None,
     )
     labels = {r.candidate_id: r.label for r in results}
     # Unpriced candidates go in with no cost, so that the chart names them instead of hiding.

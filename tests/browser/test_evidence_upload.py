@@ -55,8 +55,11 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     expect(row).to_have_count(1)
     expect(row.locator("td").first).to_contain_text("poc-node-7.tar.gz")
     expect(row.locator(".upload-status")).to_have_text("Done", timeout=30_000)
+    # The per-file report loads when opened (htmx), not with the list.
+    report = row.locator("td").nth(4)
+    report.locator("summary").click()
     for name, kind in EXPECTED_KINDS.items():
-        expect(row.locator("td").nth(4)).to_contain_text(f"{name}: {kind}")
+        expect(report).to_contain_text(f"{name}: {kind}")
     expect(row.locator("td").nth(1)).to_have_text("poc-node-7")
     expect(page.locator("#upload-list")).not_to_have_attribute("hx-trigger", "every 2s")
     portal.screenshot("done")

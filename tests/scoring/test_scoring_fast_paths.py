@@ -23,6 +23,7 @@ from scoring.dimensions import (
     score_dimensions_batch,
 )
 from scoring.ranking import rank
+from scoring.robustness import _flip_point, first_counts, first_counts_reference, flip_points
 from scoring.rubric import load_rubric
 from scoring.tco import ModelCost, Tco, TcoPlan, compute_tco
 from scoring.types import Contribution, DimensionScore, MeasuredFacts, Price
@@ -224,3 +225,86 @@ def test_many_dimension_scores_equal_one_by_one_construction():
     assert made == [DimensionScore("network", 10.0, (item,)), DimensionScore("network", 20.5, ())]
     with pytest.raises(ValueError, match="one tuple of contributions per score"):
         DimensionScore.many("network", [1.0], [])
+
+
+# --- rank stability kernel ------------------------------------------------------------------
+
+_score_values = st.one_of(
+    st.sampled_from((0.0, 50.0, 100.0, 33.33, 66.67)),
+    st.floats(min_value=0, max_value=100, allow_nan=False),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.tuples(*[_score_values] * 6), min_size=1, max_size=40),
+    raw_weights=st.tuples(*[st.floats(min_value=0, max_value=1)] * 6).filter(lambda w: sum(w) > 0),
+    draws=st.integers(min_value=1, max_value=300),
+    spread=st.sampled_from((0.0, 0.1, 0.2, 0.6, 1.0)),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_the_numpy_stability_kernel_counts_exactly_what_the_plain_loop_counts(
+    rows, raw_weights, draws, spread, seed
+):
+    total = sum(raw_weights)
+    base = [w / total for w in raw_weights]
+    columns = list(zip(*rows, strict=True))
+    assert first_counts(base, columns, draws, spread, seed) == first_counts_reference(
+        base, columns, draws, spread, seed
+    )
+
+
+def test_the_stability_kernel_breaks_exact_ties_towards_the_first_candidate():
+    columns = [(70.0, 70.0, 10.0)] * 6
+    base = [1 / 6] * 6
+    assert first_counts(base, columns, 50, 0.3, 4) == [50, 0, 0]
+    # Blocks of draws: more draws than one block holds for this many candidates.
+    many = [tuple(float(i % 7) for i in range(3000))] * 6
+    assert first_counts(base, many, 200, 0.2, 1) == first_counts_reference(base, many, 200, 0.2, 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.tuples(*[_score_values] * 6), min_size=2, max_size=30),
+    raw_weights=st.tuples(*[st.sampled_from((0.0, 0.05, 0.1, 0.2, 0.3, 1.0))] * 6).filter(
+        lambda w: sum(w) > 0
+    ),
+)
+def test_the_numpy_flip_points_are_the_plain_flip_points(rows, raw_weights):
+    total = sum(raw_weights)
+    w = [x / total for x in raw_weights]
+    leader, others = rows[0], rows[1:]
+    expected = [
+        [_flip_point([a - b for a, b in zip(leader, other, strict=True)], w, d) for d in range(6)]
+        for other in others
+    ]
+    assert flip_points(leader, others, w) == expected
+
+
+def test_all_weight_on_one_dimension_gives_the_plain_flip_points():
+    leader, other = (90.0, 10.0, 50.0, 50.0, 20.0, 0.0), (10.0, 90.0, 50.0, 40.0, 30.0, 100.0)
+    w = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    delta = [a - b for a, b in zip(leader, other, strict=True)]
+    assert flip_points(leader, [other], w) == [[_flip_point(delta, w, d) for d in range(6)]]
+
+
+def test_ranking_pauses_the_cyclic_collector_and_resumes_it():
+    import gc
+
+    from scoring.ranking import _no_cyclic_gc
+
+    assert gc.isenabled()
+    with _no_cyclic_gc():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), _no_cyclic_gc():
+        raise RuntimeError("scoring failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _no_cyclic_gc():
+            pass
+        # Left as the caller had it: disabled.
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -107,6 +107,14 @@ class UploadSerializer(serializers.ModelSerializer):
         return getattr(obj, "measurement_count", None)
 
 
+class UploadSummarySerializer(UploadSerializer):
+    """An upload in a list: everything but the per-file report (read one upload for it)."""
+
+    class Meta(UploadSerializer.Meta):
+        fields = tuple(f for f in UploadSerializer.Meta.fields if f != "report")
+        read_only_fields = fields
+
+
 class MeasurementSerializer(serializers.ModelSerializer):
     class Meta:
         model = Measurement

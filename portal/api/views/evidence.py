@@ -4,7 +4,8 @@ Uploading itself is ``/api/v1/evidence/`` (portal.api.evidence), the one place u
 are accepted; everything here takes a member's session or personal API token.
 """
 
-from django.db.models import Count
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
@@ -15,11 +16,13 @@ from ...permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ...services.evidence import evidence_upload_delete
 from ...services.tokens import upload_token_create, upload_token_revoke
 from ..filters import MeasurementFilter, ScoreFilter, UploadFilter, UploadTokenFilter
+from ..pagination import KeysetPagination, NewestFirstPagination
 from ..serializers.evidence import (
     DeleteReasonSerializer,
     MeasurementSerializer,
     ScoreSerializer,
     UploadSerializer,
+    UploadSummarySerializer,
     UploadTokenCreatedSerializer,
     UploadTokenInSerializer,
     UploadTokenSerializer,
@@ -43,7 +46,7 @@ class UploadTokenViewMixin:
         return (
             UploadToken.objects.filter(evaluation=self.evaluation)
             .select_related("candidate__offering__vendor", "created_by")
-            .order_by("-created_at", "-pk")
+            .order_by("-pk")
         )
 
     def get_token(self) -> UploadToken:
@@ -64,6 +67,7 @@ class UploadTokenList(UploadTokenViewMixin, ListView):
     roles = {"GET": CAN_UPLOAD, "POST": CAN_EDIT}
     input_serializers = {"POST": UploadTokenInSerializer}
     filterset_class = UploadTokenFilter
+    pagination_class = NewestFirstPagination
 
     @extend_schema(request=UploadTokenInSerializer, responses={201: UploadTokenCreatedSerializer})
     def post(self, request, evaluation_pk: int):
@@ -101,6 +105,19 @@ class UploadTokenRevoke(UploadTokenViewMixin, EvaluationScopedView):
         return Response(self.output(token).data)
 
 
+def _measurement_count():
+    """Measurements of the upload, counted per row of the page (a correlated subquery on the
+    upload index), never grouped over the whole evaluation."""
+    counted = (
+        Measurement.objects.filter(upload=OuterRef("pk"))
+        .order_by()
+        .values("upload")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
 class UploadViewMixin:
     serializer_class = UploadSerializer
 
@@ -109,16 +126,21 @@ class UploadViewMixin:
             return EvidenceUpload.objects.none()
         return (
             EvidenceUpload.objects.filter(candidate__evaluation=self.evaluation)
-            .annotate(measurement_count=Count("measurements"))
-            .order_by("-created_at", "-pk")
+            .annotate(measurement_count=_measurement_count())
+            .order_by("-pk")
         )
 
 
 class UploadList(UploadViewMixin, ListView):
     """Evidence uploads of the evaluation and their import status (filter: candidate, status,
-    node_name)."""
+    node_name), newest first, a cursor page at a time."""
 
     filterset_class = UploadFilter
+    pagination_class = NewestFirstPagination
+    serializer_class = UploadSummarySerializer
+
+    def get_queryset(self):
+        return super().get_queryset().defer("report")
 
 
 class UploadDetail(UploadViewMixin, EvaluationScopedView):
@@ -144,32 +166,31 @@ class UploadDetail(UploadViewMixin, EvaluationScopedView):
 
 
 class MeasurementList(ListView):
-    """Facts parsed from the evidence (filter: candidate, upload, kind, metric, node_name)."""
+    """Facts parsed from the evidence (filter: candidate, upload, kind, metric, node_name), in
+    the order they were stored, a cursor page at a time."""
 
     serializer_class = MeasurementSerializer
     filterset_class = MeasurementFilter
+    pagination_class = KeysetPagination
 
     def get_queryset(self):
         if self.fake:
             return Measurement.objects.none()
-        return Measurement.objects.filter(candidate__evaluation=self.evaluation).order_by(
-            "candidate_id", "kind", "metric", "pk"
-        )
+        return Measurement.objects.filter(candidate__evaluation=self.evaluation).order_by("pk")
 
 
 class ScoreList(ListView):
     """Stored dimension scores with the contributions that explain them (filter: candidate,
-    dimension). The live ranking is /ranking/."""
+    dimension), a cursor page at a time. The live ranking is /ranking/."""
 
     serializer_class = ScoreSerializer
     filterset_class = ScoreFilter
+    pagination_class = KeysetPagination
 
     def get_queryset(self):
         if self.fake:
             return Score.objects.none()
-        return Score.objects.filter(candidate__evaluation=self.evaluation).order_by(
-            "candidate_id", "dimension"
-        )
+        return Score.objects.filter(candidate__evaluation=self.evaluation).order_by("pk")
 
 
 __all__ = [
