@@ -12,7 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from portal.celery import app as celery_app
-from portal.models import EvidenceUpload, Measurement, Offering, UploadStatus
+from portal.models import Candidate, EvidenceUpload, Measurement, Offering, UploadStatus
+from portal.services.catalogue import candidate_offering_adopt
 from portal.services.evidence import (
     evidence_import,
     evidence_reimport_all,
@@ -252,6 +253,10 @@ def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate, settings
     Offering.objects.filter(pk=candidate.offering_id).update(
         gpu_model="NVIDIA A100-SXM4-40GB", gpu_memory_gib=40
     )
+    # The candidate is scored on the offering version it pins: adopt the edited one, then start
+    # from an unscored candidate again (adopting rescored it).
+    candidate_offering_adopt(candidate=candidate, by=None)
+    Candidate.objects.filter(pk=candidate.pk).update(scored_at=None)
     first = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "a.txt")
     second = _submit(candidate, sample_bytes("topo-a100-8gpu.txt"), "b.txt")
     evidence_import(upload_id=first.pk, task_id="t1")
