@@ -1,8 +1,8 @@
-"""Weights (direct and AHP, with what-if), the decision record, the report and exports."""
+"""The decision record (and reopening), the report and exports; the weights page is in
+portal/views/weights.py."""
 
 import csv
 import io
-from decimal import Decimal
 
 from django import forms
 from django.contrib import messages
@@ -15,122 +15,15 @@ from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..exports import safe_cell, xlsx_row
-from ..models import Dimension, EvaluationStatus, VerificationStatus
-from ..permissions import CAN_DECIDE, CAN_EDIT
+from ..models import Dimension, VerificationStatus
+from ..permissions import CAN_DECIDE
 from ..services.evaluations import (
     DIMENSIONS,
     decision_record,
     evaluation_reopen,
-    evaluation_weights_from_ahp,
-    evaluation_weights_set,
 )
 from .common import member_evaluation
 from .dashboard import results_context
-
-CAN_WEIGH = CAN_EDIT | CAN_DECIDE
-# Saaty's scale: the judgement "row dimension is N times as important as the column one".
-AHP_CHOICES = [
-    ("1/9", "1/9"),
-    ("1/7", "1/7"),
-    ("1/5", "1/5"),
-    ("1/3", "1/3"),
-    ("1", "1"),
-    ("3", "3"),
-    ("5", "5"),
-    ("7", "7"),
-    ("9", "9"),
-]
-PAIRS = [(a, b) for i, a in enumerate(DIMENSIONS) for b in DIMENSIONS[i + 1 :]]
-
-
-class WeightsForm(forms.Form):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # Named like the dashboard's what-if parameters, so one form serves both.
-        for d in Dimension:
-            self.fields[f"w_{d.value}"] = forms.DecimalField(
-                label=d.label, min_value=0, max_value=100, decimal_places=3, max_digits=7
-            )
-
-    def weights(self) -> dict[str, Decimal]:
-        return {d: self.cleaned_data[f"w_{d}"] for d in DIMENSIONS}
-
-    def clean(self):
-        data = super().clean()
-        if not self.errors and not any(data.get(f"w_{d}", 0) > 0 for d in DIMENSIONS):
-            raise ValidationError(_("At least one weight must be positive: all six are zero."))
-        return data
-
-
-class AhpForm(forms.Form):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        labels = dict(Dimension.choices)
-        for a, b in PAIRS:
-            self.fields[f"{a}__{b}"] = forms.ChoiceField(
-                label=_("%(a)s compared with %(b)s") % {"a": labels[a], "b": labels[b]},
-                choices=AHP_CHOICES,
-                initial="1",
-            )
-
-    def matrix(self) -> list[list[float]]:
-        index = {d: i for i, d in enumerate(DIMENSIONS)}
-        size = len(DIMENSIONS)
-        matrix = [[1.0] * size for _ in range(size)]
-        for a, b in PAIRS:
-            raw = self.cleaned_data[f"{a}__{b}"]
-            num, _sep, den = raw.partition("/")
-            value = float(num) / float(den or 1)
-            matrix[index[a]][index[b]] = value
-            matrix[index[b]][index[a]] = 1.0 / value
-        return matrix
-
-
-@login_required
-def weights(request: HttpRequest, pk: int) -> HttpResponse:
-    evaluation, membership = member_evaluation(request, pk)
-    can_save = membership.role in CAN_WEIGH and evaluation.status != EvaluationStatus.DECIDED
-    percent = {d: float(w) for d, w in evaluation.weights.items()}
-    total = sum(percent.values()) or 1.0
-    form = WeightsForm(initial={f"w_{d}": round(100 * w / total, 1) for d, w in percent.items()})
-    ahp_form = AhpForm()
-    if request.method == "POST":
-        if not can_save:
-            from django.core.exceptions import PermissionDenied
-
-            raise PermissionDenied(_("Your role does not allow saving weights."))
-        try:
-            if "ahp" in request.POST:
-                ahp_form = AhpForm(request.POST)
-                if ahp_form.is_valid():
-                    evaluation_weights_from_ahp(
-                        evaluation=evaluation, matrix=ahp_form.matrix(), by=request.user
-                    )
-                    messages.success(request, _("Weights derived from the pairwise comparisons."))
-                    return redirect("evaluation-weights", pk)
-            else:
-                form = WeightsForm(request.POST)
-                if form.is_valid():
-                    evaluation_weights_set(
-                        evaluation=evaluation,
-                        weights=form.weights(),
-                        by=request.user,
-                    )
-                    messages.success(request, _("Weights saved."))
-                    return redirect("evaluation-weights", pk)
-        except ValidationError as exc:
-            target = ahp_form if "ahp" in request.POST else form
-            for message in exc.messages:
-                target.add_error(None, message)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        "form": form,
-        "ahp_form": ahp_form,
-        "can_save": can_save,
-        **results_context(evaluation),
-    }
-    return render(request, "portal/evaluation_weights.html", context, status=200)
 
 
 class DecisionForm(forms.Form):
