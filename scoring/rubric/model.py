@@ -307,11 +307,17 @@ class Rubric:
         self, claimed: str, verdict: str | None, confidence: float | None
     ) -> tuple[str, str]:
         """The delivery form to score: the evidence's bare-metal verdict when it is confident
-        enough (measured beats claimed), else the claim. Returns (form, basis)."""
+        enough (measured beats claimed), else the claim. Returns (form, basis).
+
+        Rubric v2: the verdict only detects a hypervisor, so "bare metal" confirms a bare-metal
+        claim and nothing else. MIG slices and containers run on hosts without one; a confident
+        "bare metal" never turns a MIG, vGPU, container or passthrough claim into bare metal."""
         if verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
             self.bare_metal_min_confidence
         ):
             if verdict == "bare_metal":
+                if self.v2 is not None and claimed != "bare_metal":
+                    return claimed, "claimed"
                 return "bare_metal", "measured"
             return ("virtualised" if claimed == "bare_metal" else claimed), "measured"
         return claimed, "claimed"

@@ -170,3 +170,17 @@ def test_a_v2_total_is_exactly_the_sum_of_its_parts(o, nodes, duration, commitme
         assert sum(amount for _, amount in model.components) == model.total
     assert tco.recommended_total == tco.model(tco.recommended).total
     assert tco.cheapest_total <= tco.recommended_total
+
+
+@pytest.mark.parametrize("claimed", ["mig", "vgpu", "container", "passthrough_vm"])
+def test_a_bare_metal_verdict_confirms_only_a_bare_metal_claim(claimed):
+    # The verdict detects a hypervisor; MIG slices and containers run on hosts without one.
+    assert V2.observed_delivery_form(claimed, "bare_metal", 0.95) == (claimed, "claimed")
+    assert V2.observed_delivery_form("bare_metal", "bare_metal", 0.95) == (
+        "bare_metal",
+        "measured",
+    )
+    assert V2.observed_delivery_form("bare_metal", "virtualised", 0.95) == (
+        "virtualised",
+        "measured",
+    )
