@@ -44,7 +44,7 @@ def hardware_reuse(candidate: Candidate) -> list[dict]:
             kind__in=mine.values("kind"), value__in=mine.values("value")
         )
         .exclude(candidate=candidate)
-        .select_related("upload")
+        .only("candidate_id", "kind", "value")
         .order_by("candidate_id", "kind", "value")
     )
     own = set(mine.values_list("kind", "value"))
