@@ -32,13 +32,15 @@ def _answer_status(answer: Answer, verdict) -> tuple[str, str, str]:
     return status, note, ""
 
 
-def usable_uploads(candidate: Candidate, now=None) -> list[EvidenceUpload]:
+def usable_uploads(candidate: Candidate, now=None, *, reports: bool = True) -> list[EvidenceUpload]:
     """The evidence verification and scoring may use: imported, of a checked origin (never
-    "unverified origin") and no older than the evaluation allows."""
+    "unverified origin") and no older than the evaluation allows. ``reports=False`` leaves the
+    report JSON unread (pages that only list which uploads are used)."""
+    fields = ["pk", "status", "node_name", "measured_at", "created_at", "origin"]
     uploads = (
         EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
         .exclude(origin=EvidenceOrigin.UNVERIFIED)
-        .only("pk", "status", "node_name", "report", "measured_at", "created_at", "origin")
+        .only(*fields, *(["report"] if reports else []))
         .order_by("pk")
     )
     now = now or timezone.now()

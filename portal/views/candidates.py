@@ -111,7 +111,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "catalogue_changes": catalogue_changes(candidate),
         "fingerprint": candidate_fingerprint(candidate),
         "reuse": hardware_reuse(candidate),
-        "used_upload_ids": {u.pk for u in usable_uploads(candidate)},
+        "used_upload_ids": {u.pk for u in usable_uploads(candidate, reports=False)},
         "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [
             {
