@@ -24,6 +24,7 @@ from ..services.evaluations import (
     evaluation_weights_from_ahp,
     evaluation_weights_set,
 )
+from ..services.portfolio import portfolio_export_rows
 from .common import member_evaluation
 from .dashboard import results_context
 
@@ -290,6 +291,7 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The comparison as CSV or XLSX: one row per candidate in ranking order."""
     evaluation, _membership = member_evaluation(request, pk)
     header, rows = _comparison_rows(evaluation)
+    rows += portfolio_export_rows(evaluation.decision)
     filename = f"evaluation-{evaluation.pk}-comparison.{fmt}"
     if fmt == "csv":
         buffer = io.StringIO()
