@@ -76,3 +76,18 @@ def test_recommended_model_on_dashboard_api_and_csv(client, evaluation, priced, 
     assert Decimal(rows[1][header.index("Commitment")]) == 0
     chart = client.get(reverse("evaluation-detail", args=[evaluation.pk])).content.decode()
     assert "✓" in chart
+
+
+def test_demo_a100_candidate_has_fabric_proof_but_its_real_numbers_fall_short(demo):
+    """Demo evaluation 1: the A100 candidate's second node folder holds a real two-node A100
+    run; it proves the fabric, and its measured bus bandwidth (32.84 GB/s, unedited) is far
+    below the 70 % the evaluation requires, so it stays disqualified, now for that reason."""
+    from portal.models import Evaluation
+
+    evaluation = Evaluation.objects.get(pk=1)
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    a100 = next(r for r in ranking.results if r.candidate_id == 2)
+    assert candidates[2].answer_statuses["fabric"] == "verified"
+    assert [k.code for k in a100.knockouts] == ["busbw_fraction"]
+    assert "32.84" in a100.knockouts[0].reason_en
+    assert len(ranking.qualified) == 1
