@@ -100,15 +100,15 @@ def test_reopen_then_a_single_candidate_round(evaluation, hybrid, members):  # n
     from portal import selectors
 
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
-    if ranking.qualified:
-        third = decision_record(
-            evaluation=evaluation,
-            candidate=candidates[ranking.qualified[0].candidate_id],
-            rationale="single",
-            by=members["manager"],
-        )
-        assert "portfolio" not in third.snapshot
-        assert portfolio_export_rows(third) == []
+    assert ranking.qualified, "the fixture no longer gives a qualified single candidate"
+    third = decision_record(
+        evaluation=evaluation,
+        candidate=candidates[ranking.qualified[0].candidate_id],
+        rationale="single",
+        by=members["manager"],
+    )
+    assert "portfolio" not in third.snapshot
+    assert portfolio_export_rows(third) == []
 
 
 def test_page_records_it_and_decision_report_and_export_show_it(
