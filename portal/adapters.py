@@ -72,6 +72,9 @@ def evaluation_spec(
         require_xinchuang=evaluation.require_xinchuang,
         min_busbw_fraction=evaluation.min_busbw_fraction,
         weights=dict(weights if weights is not None else evaluation.weights),
+        data_residency=evaluation.data_residency,
+        ops_capacity=evaluation.ops_capacity,
+        ops_staff_cost_month=evaluation.ops_staff_cost_month,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import Tco
 from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
@@ -267,6 +268,22 @@ def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> l
     ]
 
 
+def _residency_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+    """Rubric v2: data residency judged on the offering's structured region (ISO country)."""
+    offering = candidate.offering
+    region = None
+    if offering.region_country:
+        try:
+            region = Region(offering.region_country, offering.region_province, offering.region_zone)
+        except RegionError:
+            region = None
+    reason = residency_knockout(evaluation.data_residency, region)
+    if reason is None:
+        return []
+    where = region.key if region else (offering.region or "-")
+    return [Knockout("data_residency", reason[0], reason[1], f"offering: region = {where}")]
+
+
 def check_knockouts(
     candidate: CandidateInput,
     evaluation: EvaluationSpec,
@@ -291,4 +308,6 @@ def check_knockouts(
         found += _budget_knockouts(candidate, evaluation, tco)
     if evaluation.min_busbw_fraction is not None:
         found += _busbw_knockouts(candidate, evaluation)
+    if rubric.v2 is not None and evaluation.data_residency != "none":
+        found += _residency_knockouts(candidate, evaluation)
     return tuple(found)

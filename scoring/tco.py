@@ -48,8 +48,9 @@ from .types import (
 )
 
 COMPONENTS = ("gpu", "storage", "egress", "support", "licence", "setup")
-# Rubric v2 adds the minimum-commitment component after the six of v1.
-COMPONENTS_V2 = (*COMPONENTS, "commitment")
+# Rubric v2 adds the minimum-commitment component after the six of v1, and the operations
+# staff a buyer must add for self-managed bare metal (issue #16 §4).
+COMPONENTS_V2 = (*COMPONENTS, "commitment", "operations")
 UNITS = {"hourly": "gpu_hour", "spot": "gpu_hour", "monthly": "month", "yearly": "year"}
 
 _RATE = Decimal("0.0001")
@@ -112,6 +113,7 @@ class _Breakdown(NamedTuple):
     duration_months: Decimal
     currency: str
     with_commitment: bool = False
+    operations: Decimal = Decimal("0.00")
 
     def models(self) -> tuple[ModelCost, ...]:
         rows, duration_months, currency = self.rows, self.duration_months, self.currency
@@ -133,7 +135,11 @@ class _Breakdown(NamedTuple):
                         ("gpu", gpu),
                         *shared,
                         ("setup", setup),
-                        *((("commitment", commitment),) if self.with_commitment else ()),
+                        *(
+                            (("commitment", commitment), ("operations", self.operations))
+                            if self.with_commitment
+                            else ()
+                        ),
                     ),
                     total,
                     (total / duration_months).quantize(CENT, ROUND_HALF_EVEN),
@@ -322,6 +328,34 @@ def efficiency_for(
     return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
 
 
+def is_self_managed(candidate: CandidateInput) -> bool:
+    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
+    offering = candidate.offering
+    return offering.delivery_form == "bare_metal" and not offering.vendor_managed
+
+
+def operations_cost(
+    candidate: CandidateInput,
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    duration_months: Decimal,
+) -> Decimal:
+    """Rubric v2: the operations staff a buyer without a platform team adds for self-managed
+    bare metal: rubric FTE for its capacity x the evaluation's engineer-month rate x the
+    duration's months, in cents. 0 in v1, for managed offerings, for a platform team, and
+    when the offering is priced in another currency than the evaluation's rate."""
+    policy = rubric.v2
+    if policy is None or not is_self_managed(candidate):
+        return _ZERO_CENTS
+    if candidate.offering.currency != evaluation.budget_currency:
+        return _ZERO_CENTS
+    fte = policy.ops_fte.get(evaluation.ops_capacity, _ZERO)
+    rate = evaluation.ops_staff_cost_month
+    if not fte or not rate:
+        return _ZERO_CENTS
+    return (fte * rate * duration_months).quantize(CENT, ROUND_HALF_EVEN)
+
+
 def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric) -> bool:
     """Whether spot may be recommended: never for a long uninterruptible job (rubric v2)."""
     policy = rubric.v2
@@ -412,6 +446,10 @@ def compute_tco(
         setup_without_days = (setup_fee + _ZERO).quantize(cent, half_even)
 
     policy = rubric.v2
+    operations = _ZERO_CENTS
+    if policy is not None:
+        operations = operations_cost(candidate, evaluation, rubric, duration_months)
+        shared += operations
     risk = offering.spot_preemption_risk_pct
     form = offering.delivery_form
     hourly_hours = used_hours
@@ -540,6 +578,7 @@ def compute_tco(
             duration_months,
             currency,
             policy is not None,
+            operations,
         ),
         best_model,
         best_total,

@@ -50,6 +50,13 @@ def _tco_summary(tco) -> dict[str, Any] | None:
         "monthly": _money(tco.best.monthly),
         "cost_per_effective_gpu_hour": _money(tco.cost_per_effective_gpu_hour),
         "break_even_used_days": _money(tco.break_even_used_days),
+        # Rubric v2 (issue #10 §3): the recommended billing model apart from the cheapest, with
+        # its reason, and the minimum-commitment component of the recommended model.
+        "recommended_billing_model": tco.recommended,
+        "recommended_total": _money(tco.recommended_total),
+        "recommended_reason_en": tco.recommended_reason[0],
+        "recommended_reason_zh": tco.recommended_reason[1],
+        "commitment": _money(dict(tco.model(tco.recommended).components).get("commitment")),
     }
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from scoring.tco import COMPONENTS
+from scoring.tco import COMPONENTS_V2
 
 from .base import (
     CANDIDATE_COLOURS,
@@ -33,6 +34,8 @@ COMPONENT_COLOURS = {
     "support": "#5b8c2a",
     "licence": "#8e5bd0",
     "setup": "#9aa3ae",
+    "commitment": "#c0392b",
+    "operations": "#6d4c41",
 }
 
 # A point of the value-for-money chart: (label, cost per effective GPU-hour, total score 0..100,
@@ -61,6 +64,8 @@ def _component_names() -> dict[str, str]:
         "support": _("Support"),
         "licence": _("Licence"),
         "setup": _("Setup"),
+        "commitment": _("Minimum commitment"),
+        "operations": _("Operations staff"),
     }
 
 
@@ -100,14 +105,16 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
         x = [outer, inner]
         names = _component_names()
         traces = []
-        for component in COMPONENTS:
+        # Rubric v2 adds the commitment and operations components: shown when present.
+        present = [c for c in COMPONENTS_V2 if any(c in dict(m.components) for _tco, m in bars)]
+        for component in present:
             name = names[component]
             traces.append(
                 {
                     "type": "bar",
                     "name": name,
                     "x": x,
-                    "y": [number(model.component(component)) for _tco, model in bars],
+                    "y": [number(dict(m.components).get(component, 0)) for _tco, m in bars],
                     "customdata": [
                         [model.currency, who] for (_tco, model), who in zip(bars, full, strict=True)
                     ],
@@ -119,6 +126,25 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 }
             )
         cheapest = _("cheapest")
+        v2 = "commitment" in present
+        zh = (get_language() or "").startswith("zh")
+        recommended = _("recommended")
+
+        def _text(tco, model) -> str:
+            text = f"{model.total:,.0f}"
+            if model.billing_model == tco.cheapest:
+                text = f"<b>{text}</b>"
+            if v2 and model.billing_model == tco.recommended:
+                text = f"{text} ✓"
+            return text
+
+        def _note(tco, model) -> str:
+            notes = [cheapest] if model.billing_model == tco.cheapest else []
+            if v2 and model.billing_model == tco.recommended:
+                reason = tco.recommended_reason[1 if zh else 0]
+                notes.append(f"{recommended}: {reason}")
+            return " · ".join(notes)
+
         traces.append(
             {
                 "type": "scatter",
@@ -126,18 +152,10 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 "x": x,
                 "y": [number(model.total) for _tco, model in bars],
                 "mode": "text",
-                "text": [
-                    f"<b>{model.total:,.0f}</b>"
-                    if model.billing_model == tco.cheapest
-                    else f"{model.total:,.0f}"
-                    for tco, model in bars
-                ],
+                "text": [_text(tco, model) for tco, model in bars],
                 "textposition": "top center",
                 "textfont": {"color": "#1d2430", "size": 11},
-                "customdata": [
-                    [model.currency, cheapest if model.billing_model == tco.cheapest else ""]
-                    for tco, model in bars
-                ],
+                "customdata": [[model.currency, _note(tco, model)] for tco, model in bars],
                 "hovertemplate": (
                     f"{_('Total')}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}"
                     "<extra></extra>"

@@ -321,10 +321,19 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
 
 @transaction.atomic
 def decision_record(
-    *, evaluation: Evaluation, candidate: Candidate, rationale: str, by
+    *,
+    evaluation: Evaluation,
+    candidate: Candidate,
+    rationale: str,
+    by,
+    portfolio: Mapping[str, Any] | None = None,
 ) -> DecisionRecord:
     """Record the decision of this round, with a snapshot of scores, weights and evidence
-    hashes; the evaluation becomes decided (frozen) and every upload token is revoked."""
+    hashes; the evaluation becomes decided (frozen) and every upload token is revoked.
+
+    ``portfolio`` (from ``services.portfolio.portfolio_decision_record``) records a portfolio:
+    every workload's assignment is kept in the snapshot; ``candidate`` is its largest line,
+    which may be disqualified as a single choice (each line passed its workload's knockouts)."""
     evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
     _not_decided(evaluation)
     if candidate.evaluation_id != evaluation.pk:
@@ -333,7 +342,7 @@ def decision_record(
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
     ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
-    if result.disqualified:
+    if result.disqualified and portfolio is None:
         raise ValidationError(
             {
                 "candidate": _("A disqualified candidate cannot be chosen: %(why)s")
@@ -356,6 +365,8 @@ def decision_record(
         "evidence": _snapshot_evidence(evaluation),
         "rubric_version": evaluation.rubric_version,
     }
+    if portfolio is not None:
+        snapshot["portfolio"] = dict(portfolio)
     round_ = (
         evaluation.decisions.order_by("-round").values_list("round", flat=True).first() or 0
     ) + 1

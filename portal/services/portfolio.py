@@ -3,8 +3,9 @@
 Writes go through ``workload_create`` / ``workload_update`` / ``workload_delete``;
 ``portfolio_propose`` only reads: it maps the evaluation to a ``scoring.portfolio`` problem
 (each workload scored as an evaluation of its own profile, GPUs, duration and weights) and
-solves it. Recording a portfolio as the decision is not built yet (the decision model is
-being reworked).
+solves it. ``portfolio_decision_record`` records the proposed (or an edited) assignment as the
+decision through ``services.evaluations.decision_record``; ``portfolio_export_rows`` gives its
+rows to the exports.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring import portfolio as pf
@@ -271,6 +273,21 @@ def _option(
 def portfolio_propose(*, evaluation: Evaluation, lang_zh: bool = False) -> Proposal | None:
     """The best assignment of the evaluation's workloads to its candidates, beside the best
     single-vendor choice. None when the evaluation has fewer than one workload."""
+    built = _problem(evaluation, lang_zh)
+    if built is None:
+        return None
+    problem, labels, views = built
+    if not problem.candidates:
+        result = pf.solve(replace(problem, candidates=(), options=()))
+    else:
+        result = pf.solve(problem)
+    return Proposal(result, labels, tuple(views), evaluation.budget_currency)
+
+
+def _problem(
+    evaluation: Evaluation, lang_zh: bool
+) -> tuple[pf.PortfolioProblem, dict[str, str], list[OptionView]] | None:
+    """The evaluation as a ``scoring.portfolio`` problem (None without workloads)."""
     workloads = list(evaluation.workloads.all())
     if not workloads:
         return None
@@ -348,11 +365,7 @@ def portfolio_propose(*, evaluation: Evaluation, lang_zh: bool = False) -> Propo
         prefer_fewer_vendors_pct=evaluation.prefer_fewer_vendors_pct,
         region_rates=region_rates,
     )
-    if not candidates:
-        result = pf.solve(replace(problem, candidates=(), options=()))
-    else:
-        result = pf.solve(problem)
-    return Proposal(result, labels, tuple(views), evaluation.budget_currency)
+    return problem, labels, views
 
 
 PORTFOLIO_SETTING_FIELDS = (
@@ -383,3 +396,139 @@ def evaluation_portfolio_settings_set(*, evaluation: Evaluation, by, **fields: A
     evaluation._history_user = by
     evaluation.save(update_fields=[*fields, "updated_at"])
     return evaluation
+
+
+def _plan_dict(plan: pf.Plan, labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "lines": [
+            {
+                "workload": line.workload_id,
+                "candidate_id": int(line.candidate_id),
+                "label": labels.get(line.candidate_id, line.label),
+                "vendor": line.vendor,
+                "region": line.region,
+                "billing_model": line.billing_model,
+                "tco": str(line.tco),
+                "score": round(line.score, 2),
+            }
+            for line in plan.lines
+        ],
+        "workload_tco": str(plan.workload_tco),
+        "egress": str(plan.egress_cny),
+        "ops": str(plan.ops_cny),
+        "total": str(plan.total),
+        "vendors": list(plan.vendors),
+    }
+
+
+def portfolio_decision_snapshot(
+    *, evaluation: Evaluation, assignment: dict[str, tuple[str, str | None]] | None = None
+) -> dict[str, Any]:
+    """What a portfolio decision records: every assignment (workload -> candidate + billing
+    model, TCO per workload), the totals, the best single-vendor plan, the saving and the
+    risks. ``assignment`` (workload name -> (candidate id, billing model or None)) records an
+    edited assignment instead of the proposal; a bad one raises ``ValidationError``."""
+    built = _problem(evaluation, lang_zh=False)
+    if built is None:
+        raise ValidationError(_("The evaluation has no workloads: record a single candidate."))
+    problem, labels, _views = built
+    try:
+        result = pf.solve(problem)
+        if assignment is None:
+            if result.proposal is None:
+                raise ValidationError(
+                    _("No portfolio can serve every workload: %(why)s") % {"why": result.summary_en}
+                )
+            plan, risks = result.proposal, result.risks
+        else:
+            plan, risks = pf.evaluate_assignment(problem, assignment)
+    except pf.PortfolioInputError as exc:
+        raise ValidationError({"assignment": str(exc)}) from exc
+    single = result.single
+    proposed = _plan_dict(result.proposal, labels) if result.proposal else None
+    return {
+        "edited": _plan_dict(plan, labels) != proposed,
+        "method": result.method,
+        "currency": evaluation.budget_currency,
+        "plan": _plan_dict(plan, labels),
+        "single": _plan_dict(single, labels) if single else None,
+        "saving": str(single.total - plan.total) if single else None,
+        "risks": [{"kind": r.kind, "en": r.en, "zh": r.zh} for r in risks],
+    }
+
+
+@transaction.atomic
+def portfolio_decision_record(
+    *,
+    evaluation: Evaluation,
+    rationale: str,
+    by,
+    assignment: dict[str, tuple[str, str | None]] | None = None,
+):
+    """Record the proposed (or an edited) portfolio as this round's decision, through
+    ``decision_record``: the record's candidate is the assignment's largest line by TCO and
+    the snapshot holds every assignment."""
+    from .evaluations import decision_record
+
+    locked = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    _not_decided(locked)
+    snapshot = portfolio_decision_snapshot(evaluation=locked, assignment=assignment)
+    main = max(snapshot["plan"]["lines"], key=lambda line: Decimal(line["tco"]))
+    candidate = Candidate.objects.get(pk=main["candidate_id"], evaluation=locked)
+    return decision_record(
+        evaluation=locked, candidate=candidate, rationale=rationale, by=by, portfolio=snapshot
+    )
+
+
+def portfolio_export_rows(decision) -> list[list[Any]]:
+    """Rows for the exports: a heading row, then one row per assignment of a portfolio
+    decision, then the totals, the single-vendor comparison and the risks. [] when the
+    decision is not a portfolio."""
+    portfolio = (decision.snapshot or {}).get("portfolio") if decision else None
+    if not portfolio:
+        return []
+    zh = (get_language() or "").startswith("zh")
+    plan, currency = portfolio["plan"], portfolio["currency"]
+    rows: list[list[Any]] = [
+        [],
+        [
+            _("Portfolio decision"),
+            _("Workload"),
+            _("Candidate"),
+            _("Billing model"),
+            _("TCO"),
+            _("Currency"),
+            _("Score"),
+        ],
+    ]
+    for line in plan["lines"]:
+        rows.append(
+            [
+                "",
+                line["workload"],
+                line["label"],
+                line["billing_model"],
+                line["tco"],
+                currency,
+                line["score"],
+            ]
+        )
+    rows.append(["", _("Egress"), "", "", plan["egress"], currency, ""])
+    rows.append(["", _("Operations staff"), "", "", plan["ops"], currency, ""])
+    rows.append(["", _("Total"), "", "", plan["total"], currency, ""])
+    if portfolio.get("single"):
+        rows.append(
+            [
+                "",
+                _("Best single vendor"),
+                ", ".join(portfolio["single"]["vendors"]),
+                "",
+                portfolio["single"]["total"],
+                currency,
+                "",
+            ]
+        )
+        rows.append(["", _("Saving"), "", "", portfolio["saving"], currency, ""])
+    for risk in portfolio["risks"]:
+        rows.append(["", _("Risk"), risk["zh"] if zh else risk["en"], "", "", "", ""])
+    return rows

@@ -81,6 +81,25 @@ def _cells(html: Iterable[str]) -> SafeString:
     return mark_safe("".join(html))  # noqa: S308 - every value in them was escaped
 
 
+def _recommended(tco, rubric_version: str, lang_zh: bool) -> dict:
+    """Rubric v2: the recommended billing model (apart from the cheapest), its reason and the
+    recommended model's minimum-commitment cost, for the ranking table's cost cell."""
+    if tco is None or rubric_version == "1":
+        return {}
+    names = {
+        "hourly": _("Hourly"),
+        "spot": _("Spot"),
+        "monthly": _("Monthly"),
+        "yearly": _("Yearly"),
+    }
+    commitment = dict(tco.model(tco.recommended).components).get("commitment")
+    return {
+        "recommended": names.get(tco.recommended, tco.recommended),
+        "recommended_reason": tco.recommended_reason[1 if lang_zh else 0],
+        "commitment": f"{num(commitment, 0)} {tco.currency}" if commitment else "",
+    }
+
+
 def results_context(evaluation, *, weights=None) -> dict:
     """Everything the ranking, charts and matrix need, from a fixed number of queries.
 
@@ -166,6 +185,7 @@ def results_context(evaluation, *, weights=None) -> dict:
                     SCORE_CELL.format(score=escape(num(r.score(d), 0))) for d in DIMENSIONS
                 ),
                 "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",
+                **_recommended(r.tco, evaluation.rubric_version, (lang or "").startswith("zh")),
                 "first_share": first_share.get(r.candidate_id),
                 "answered": sum(
                     1 for status in candidate.answer_statuses.values() if status != "unanswered"

@@ -22,6 +22,7 @@ from ..services.evaluations import (
     decision_record,
     evaluation_reopen,
 )
+from ..services.portfolio import portfolio_export_rows
 from .common import member_evaluation
 from .dashboard import results_context
 
@@ -178,11 +179,31 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
     return header, rows
 
 
+def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list, list[list]]:
+    """Rubric v2: each row gains the recommended billing model, its reason and the
+    recommended model's minimum-commitment cost (rows are in ranking order)."""
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    zh = get_language() == "zh-hans"
+    extra = []
+    for result in ranking.results:
+        tco = result.tco
+        if tco is None:
+            extra.append(["", "", ""])
+            continue
+        commitment = dict(tco.model(tco.recommended).components).get("commitment", "")
+        extra.append([tco.recommended, tco.recommended_reason[1 if zh else 0], commitment])
+    header = [*header, _("Recommended billing model"), _("Why recommended"), _("Commitment")]
+    return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
+
+
 @login_required
 def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The comparison as CSV or XLSX: one row per candidate in ranking order."""
     evaluation, _membership = member_evaluation(request, pk)
     header, rows = _comparison_rows(evaluation)
+    if evaluation.rubric_version != "1":
+        header, rows = _with_recommended(evaluation, header, rows)
+    rows += portfolio_export_rows(evaluation.decision)
     filename = f"evaluation-{evaluation.pk}-comparison.{fmt}"
     if fmt == "csv":
         buffer = io.StringIO()

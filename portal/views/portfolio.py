@@ -10,10 +10,11 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from ..models import Evaluation, EvaluationStatus, Workload
-from ..permissions import CAN_EDIT
+from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.portfolio import (
     PORTFOLIO_SETTING_FIELDS,
     evaluation_portfolio_settings_set,
+    portfolio_decision_record,
     portfolio_propose,
     workload_create,
     workload_delete,
@@ -76,7 +77,22 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
     can_edit = membership.role in CAN_EDIT and evaluation.status != EvaluationStatus.DECIDED
     workload_form = WorkloadForm(prefix="w")
     settings_form = PortfolioSettingsForm(instance=evaluation, prefix="s")
-    if request.method == "POST":
+    decision_errors: list[str] = []
+    if request.method == "POST" and request.POST.get("action") == "record-portfolio":
+        member_evaluation(request, pk, CAN_DECIDE)
+        try:
+            portfolio_decision_record(
+                evaluation=evaluation,
+                rationale=request.POST.get("rationale", ""),
+                by=request.user,
+                assignment=_assignment(request.POST, evaluation),
+            )
+        except ValidationError as exc:
+            decision_errors = exc.messages
+        else:
+            messages.success(request, _("The portfolio is recorded as the decision."))
+            return redirect("evaluation-decision", pk=pk)
+    elif request.method == "POST":
         member_evaluation(request, pk, CAN_EDIT)
         action = request.POST.get("action")
         try:
@@ -121,9 +137,28 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         "proposal": proposal,
         "rows": _rows(proposal, lang_zh) if proposal else None,
         "lang_zh": lang_zh,
+        "can_decide": membership.role in CAN_DECIDE
+        and evaluation.status != EvaluationStatus.DECIDED,
+        "decision_errors": decision_errors,
     }
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/evaluation_portfolio.html", context, status=status)
+
+
+def _assignment(post, evaluation) -> dict[str, tuple[str, str | None]] | None:
+    """``assign-<workload pk>`` = ``<candidate pk>:<billing model>`` per workload; None when
+    the form keeps the proposal (every field empty)."""
+    chosen = {}
+    for workload in evaluation.workloads.all():
+        value = (post.get(f"assign-{workload.pk}") or "").strip()
+        if value:
+            candidate, _sep, billing = value.partition(":")
+            chosen[workload.name] = (candidate, billing or None)
+    if not chosen:
+        return None
+    if len(chosen) != evaluation.workloads.count():
+        raise ValidationError(_("Choose a candidate for every workload, or keep the proposal."))
+    return chosen
 
 
 def _rows(proposal, lang_zh: bool):

@@ -77,6 +77,7 @@ __all__ = [
     "Unassignable",
     "Workload",
     "burst_gpu_hours",
+    "evaluate_assignment",
     "is_self_managed",
     "solve",
 ]
@@ -161,3 +162,46 @@ def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult
         summary_zh=summary_zh,
         notes=tuple(notes),
     )
+
+
+def evaluate_assignment(
+    problem: PortfolioProblem, assignment: dict[str, tuple[str, str | None]]
+) -> tuple[Plan, tuple[Risk, ...]]:
+    """The plan and risks of an assignment chosen by hand: workload id -> (candidate id,
+    billing model or None for the cheapest usable one). Every workload must be assigned to a
+    usable option (knockouts, minimum score; spot only where pre-emption is tolerated) and a
+    billing model the option prices; otherwise ``PortfolioInputError`` names the problem."""
+    model = Model(problem)
+    missing = [w.workload_id for w in model.workloads if w.workload_id not in assignment]
+    unknown = sorted(set(assignment) - set(model.w_index))
+    if missing or unknown:
+        raise PortfolioInputError(
+            f"assign every workload once: missing {missing or '-'}, unknown {unknown or '-'}"
+        )
+    options = {(o.workload_id, o.candidate_id): o for o in problem.options}
+    assign = []
+    for wi, workload in enumerate(model.workloads):
+        cid, billing = assignment[workload.workload_id]
+        if cid not in model.c_index:
+            raise PortfolioInputError(f"{workload.workload_id}: unknown candidate {cid!r}")
+        ci = model.c_index[cid]
+        entry = model.base[wi][ci]
+        if entry is None:
+            why = "; ".join(en for en, _ in model.rejections[wi] if en.startswith(f"{cid}:"))
+            raise PortfolioInputError(
+                f"{workload.workload_id}: candidate {cid} cannot serve it ({why})"
+            )
+        if billing and billing != entry[1]:
+            if billing == "spot" and not workload.tolerates_preemption:
+                raise PortfolioInputError(
+                    f"{workload.workload_id}: spot needs a workload that tolerates pre-emption"
+                )
+            prices = dict(options[(workload.workload_id, cid)].tco_by_model)
+            if billing not in prices:
+                raise PortfolioInputError(
+                    f"{workload.workload_id}: candidate {cid} has no {billing} price"
+                )
+            model.base[wi][ci] = (prices[billing], billing, entry[2])
+        assign.append(ci)
+    plan = model.plan(assign)
+    return plan, _risks(model, plan)

@@ -296,6 +296,9 @@ def _scale(raw: Any) -> ScaleRules:
     )
 
 
+OPS_CAPACITIES = ("none", "small_team", "platform_team")
+
+
 def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     """Rubric v2's delivery-form profiles, cost, elasticity and MIG policy (None in v1)."""
     raw_forms = data.get("delivery_forms")
@@ -362,6 +365,20 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     full_memory = tuple((str(p).lower(), int(m)) for p, m in mig.get("full_memory_gib", []))
     if not patterns or not full_memory:
         raise _fail("mig", "gpu_patterns and full_memory_gib must not be empty")
+    operations = data.get("operations")
+    if not isinstance(operations, Mapping):
+        raise _fail("operations", "must be an object")
+    raw_fte = operations.get("ops_fte_by_capacity")
+    if not isinstance(raw_fte, Mapping) or set(raw_fte) != set(OPS_CAPACITIES):
+        raise _fail("operations.ops_fte_by_capacity", f"must give each of {OPS_CAPACITIES}")
+    ops_fte = {}
+    for capacity, value in raw_fte.items():
+        # zero is a valid figure here (a platform team adds no staff)
+        f_where = f"operations.ops_fte_by_capacity.{capacity}"
+        ops_fte[capacity] = _decimal_param(value, f_where) if value != "0" else Decimal(0)
+    residency = data.get("residency")
+    if not isinstance(residency, Mapping):
+        raise _fail("residency", "must be an object")
     return V2Policy(
         forms=MappingProxyType(forms),
         spot_checkpoint_overhead_pct=overhead,
@@ -373,11 +390,14 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         mig_max_instances=max_instances,
         mig_gpu_patterns=patterns,
         mig_full_memory_gib=full_memory,
+        ops_fte=MappingProxyType(ops_fte),
         sources=MappingProxyType(
             {
                 "billing": _text(billing, "source", "billing"),
                 "elasticity": _text(elasticity, "source", "elasticity"),
                 "mig": _text(mig, "source", "mig"),
+                "operations": _text(operations, "source", "operations"),
+                "residency": _text(residency, "source", "residency"),
             }
         ),
     )

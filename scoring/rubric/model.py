@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import pairwise
+from types import MappingProxyType
 from typing import Any
 
 from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
@@ -264,6 +265,9 @@ class V2Policy:
     mig_gpu_patterns: tuple[str, ...]
     mig_full_memory_gib: tuple[tuple[str, int], ...]
     sources: Mapping[str, str]
+    # Operations engineers (FTE) a buyer's team must add for self-managed bare metal, by its
+    # operations capacity (none / small_team / platform_team); sources["operations"].
+    ops_fte: Mapping[str, Decimal] = field(default_factory=lambda: MappingProxyType({}))
 
     def form(self, delivery_form: str) -> FormProfile:
         found = self.forms.get(delivery_form)

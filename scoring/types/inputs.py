@@ -173,6 +173,12 @@ class OfferingFacts:
     support_24x7: bool = False
     support_tier: str = "ticket_queue"
     poc_window_days: int = 0
+    # Structured region (issue #16): ISO country (CN = mainland China), province or city, zone.
+    region_country: str = ""
+    region_province: str = ""
+    region_zone: str = ""
+    # A vendor-managed (platform) option is offered: bare metal then needs no buyer ops team.
+    vendor_managed: bool = False
 
     def __post_init__(self) -> None:
         _choice(self.delivery_form, DELIVERY_FORMS, "delivery_form")
@@ -364,9 +370,18 @@ class EvaluationSpec:
     require_xinchuang: bool = False
     min_busbw_fraction: Decimal | None = None
     weights: Mapping[str, Any] | None = None
+    # Rubric v2 (issue #16): data residency knockout, and the buyer's operations capacity with
+    # the cost of one operations engineer per month (in budget_currency).
+    data_residency: str = "none"
+    ops_capacity: str = "platform_team"
+    ops_staff_cost_month: Decimal = Decimal(0)
 
     def __post_init__(self) -> None:
         _choice(self.workload_profile, WORKLOAD_PROFILES, "workload_profile")
+        _choice(self.data_residency, ("none", "mainland_china"), "data_residency")
+        _choice(self.ops_capacity, ("none", "small_team", "platform_team"), "ops_capacity")
+        staff = _opt_decimal(self.ops_staff_cost_month, "ops_staff_cost_month")
+        _set(self, "ops_staff_cost_month", staff)
         _int(self.required_total_gpus, "required_total_gpus", 1)
         _int(self.required_gpu_memory_gib, "required_gpu_memory_gib", 0)
         _int(self.duration_days, "duration_days", 1)
