@@ -289,6 +289,7 @@ def test_api_role_matrix(evaluation, candidate, members, persona, get_status, pu
     assert coverage.status_code == get_status
     if get_status == 200:
         data = coverage.json()
+        assert data["plan"] is True
         assert data["required"] == len(data["runs"]) > 0
         assert data["pending"] == data["required"]
 
@@ -296,7 +297,11 @@ def test_api_role_matrix(evaluation, candidate, members, persona, get_status, pu
 def test_api_put_sets_the_plan_and_a_decided_evaluation_answers_409(evaluation, candidate, members):
     api = _api(members["procurement"])
     url = f"/api/v1/evaluations/{evaluation.pk}/poc-plan/"
-    assert api.get(url).status_code == 404
+    before = api.get(url)
+    assert before.status_code == 200 and before.json()["exists"] is False
+    base = f"/api/v1/evaluations/{evaluation.pk}/candidates/{candidate.pk}"
+    empty = api.get(f"{base}/poc-coverage/").json()
+    assert empty["plan"] is False and empty["complete"] is False
     body = {
         "deadline": "2030-01-01T10:00:00Z",
         "sample_size": 2,

@@ -40,17 +40,19 @@ class PocCandidateOutSerializer(serializers.Serializer):
 
 class PocPlanOutSerializer(serializers.Serializer):
     evaluation = serializers.IntegerField()
-    deadline = serializers.DateTimeField()
-    all_nodes_max = serializers.IntegerField()
-    sample_size = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    shared_fs_path = serializers.CharField()
-    updated_at = serializers.DateTimeField()
+    exists = serializers.BooleanField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    all_nodes_max = serializers.IntegerField(allow_null=True)
+    sample_size = serializers.IntegerField(allow_null=True)
+    seed = serializers.IntegerField(allow_null=True)
+    shared_fs_path = serializers.CharField(allow_blank=True)
+    updated_at = serializers.DateTimeField(allow_null=True)
     candidates = PocCandidateOutSerializer(many=True)
 
 
 class PocCoverageSerializer(serializers.Serializer):
     candidate = serializers.IntegerField()
+    plan = serializers.BooleanField()
     required = serializers.IntegerField()
     covered = serializers.IntegerField()
     pending = serializers.IntegerField()
@@ -65,6 +67,7 @@ def _plan_out(plan: PocPlan) -> dict:
     rows = PocCandidateNodes.objects.filter(plan=plan).order_by("candidate_id")
     return {
         "evaluation": plan.evaluation_id,
+        "exists": True,
         "deadline": plan.deadline,
         "all_nodes_max": plan.all_nodes_max,
         "sample_size": plan.sample_size,
@@ -85,7 +88,7 @@ def _plan_out(plan: PocPlan) -> dict:
 class PocPlanView(EvaluationScopedView):
     """The evaluation's POC plan: deadline, fleet sample (seed, size, per-candidate sampled
     nodes) and the span of the multi-node runs. PUT (procurement) creates or changes it; 409
-    when the evaluation is decided; 404 before a plan exists (GET)."""
+    when the evaluation is decided. Before a plan exists GET answers ``exists: false``."""
 
     roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT}
     pagination_class = None
@@ -98,7 +101,17 @@ class PocPlanView(EvaluationScopedView):
     def get(self, request, evaluation_pk: int):
         plan = PocPlan.objects.filter(evaluation=self.evaluation).first()
         if plan is None:
-            raise not_found()
+            empty = dict.fromkeys(
+                ("deadline", "all_nodes_max", "sample_size", "seed", "updated_at")
+            )
+            out = {
+                "evaluation": self.evaluation.pk,
+                "exists": False,
+                "shared_fs_path": "",
+                "candidates": [],
+                **empty,
+            }
+            return Response(PocPlanOutSerializer(out).data)
         return Response(PocPlanOutSerializer(_plan_out(plan)).data)
 
     @extend_schema(request=PocPlanInSerializer, responses=PocPlanOutSerializer)
@@ -111,7 +124,8 @@ class PocPlanView(EvaluationScopedView):
 
 class PocCoverageView(EvaluationScopedView):
     """One candidate's required POC runs, each covered / pending / failed with the uploads and
-    nodes that satisfied it; after the deadline a missing run is failed. 404 without a plan."""
+    nodes that satisfied it; after the deadline a missing run is failed. Without a plan:
+    ``plan: false`` and nothing complete."""
 
     roles = {"GET": CAN_VIEW}
     pagination_class = None
@@ -128,7 +142,13 @@ class PocCoverageView(EvaluationScopedView):
             raise not_found()
         coverage = candidate_coverage(candidate)
         if coverage is None:
-            raise not_found()
+            # No plan yet: nothing is required, and nothing is complete either.
+            empty = {"required": 0, "covered": 0, "pending": 0, "failed": 0}
+            out = {"candidate": candidate.pk, "plan": False, **empty, "deadline_passed": False}
+            out.update(complete=False, runs=[], fleet={})
+            return Response(PocCoverageSerializer(out).data)
         return Response(
-            PocCoverageSerializer({"candidate": candidate.pk, **coverage.as_dict()}).data
+            PocCoverageSerializer(
+                {"candidate": candidate.pk, "plan": True, **coverage.as_dict()}
+            ).data
         )
