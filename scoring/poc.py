@@ -474,3 +474,28 @@ def fleet_figures(evidence: Iterable[PocEvidence]) -> dict[str, dict[str, Any]]:
         node = e.node_name
         per[key][node] = max(value, per[key].get(node, value))
     return {key: fleet_summary(values) for key, values in per.items() if values}
+
+
+def coverage_at(stored: Mapping[str, Any], *, deadline: datetime | None, now: datetime) -> dict:
+    """A coverage stored earlier (:meth:`Coverage.as_dict`) as it stands at ``now``: once the
+    deadline has passed, every run still pending is failed. Lets pages show coverage without
+    re-reading the uploads."""
+    passed = deadline is not None and now >= deadline
+    runs = []
+    for run in stored.get("runs") or ():
+        run = dict(run)
+        if passed and run.get("status") == PENDING:
+            run["status"] = FAILED
+            run["note"] = "missing at the deadline"
+        runs.append(run)
+    counts = {s: sum(1 for r in runs if r.get("status") == s) for s in STATUSES}
+    return {
+        **dict(stored),
+        "runs": runs,
+        "required": len(runs),
+        "covered": counts[COVERED],
+        "pending": counts[PENDING],
+        "failed": counts[FAILED],
+        "deadline_passed": passed,
+        "complete": bool(runs) and counts[COVERED] == len(runs),
+    }

@@ -148,18 +148,28 @@ def candidate_coverage(
 
 
 def verification_entry(candidate: Candidate, uploads) -> dict[str, Any] | None:
-    """What the candidate's stored verification keeps of its coverage: counts and the runs
-    that failed (missing at the deadline counts as failed, never as passed)."""
+    """What the candidate's stored verification keeps of its coverage (the refresh path calls
+    this after every import, plan change or candidate change): every run with its status and
+    evidence, the counts, the failed runs and the fleet figures. Pages read it back through
+    :func:`stored_coverage`, never re-reading the uploads."""
     coverage = candidate_coverage(candidate, uploads=uploads)
     if coverage is None:
         return None
     summary = coverage.as_dict()
-    return {
-        "required": summary["required"],
-        "covered": summary["covered"],
-        "pending": summary["pending"],
-        "failed": summary["failed"],
-        "deadline_passed": summary["deadline_passed"],
-        "failed_runs": [r["key"] for r in summary["runs"] if r["status"] == plan_rules.FAILED],
-        "fleet": summary["fleet"],
-    }
+    summary["failed_runs"] = [r["key"] for r in summary["runs"] if r["status"] == plan_rules.FAILED]
+    return summary
+
+
+def stored_coverage(
+    candidate: Candidate, plan: PocPlan | None, now: datetime | None = None
+) -> dict[str, Any] | None:
+    """The candidate's coverage as stored by the last refresh, as it stands now (a run still
+    missing after the deadline is failed). Falls back to computing it when nothing is stored."""
+    if plan is None:
+        return None
+    now = now or timezone.now()
+    stored = (candidate.verification or {}).get("poc")
+    if not stored or "runs" not in stored:
+        coverage = candidate_coverage(candidate, plan=plan, now=now)
+        return coverage.as_dict() if coverage is not None else None
+    return plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)

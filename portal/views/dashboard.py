@@ -19,7 +19,7 @@ from .. import charts, selectors
 from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
-from ..services.poc import candidate_coverage
+from ..services.poc import stored_coverage
 from ..templatetags.portal_tags import num
 from . import guidance
 from .common import member_evaluation
@@ -231,8 +231,9 @@ def poc_panel(evaluation) -> dict | None:
         return None
     rows = []
     for candidate in evaluation.candidates.select_related("offering", "offering__vendor"):
-        coverage = candidate_coverage(candidate, plan=plan)
-        rows.append({"candidate": candidate, **coverage.as_dict()})
+        coverage = stored_coverage(candidate, plan)
+        if coverage is not None:
+            rows.append({"candidate": candidate, **coverage})
     return {"plan": plan, "rows": rows}
 
 

@@ -15,7 +15,7 @@ from scoring import poc as plan_rules
 
 from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
-from ..services.poc import candidate_coverage, poc_plan_save
+from ..services.poc import poc_plan_save, stored_coverage
 from .common import member_evaluation
 
 STATUS_LABELS = {
@@ -43,45 +43,46 @@ FLEET_LABELS = {
 }
 
 
-def coverage_rows(coverage: plan_rules.Coverage) -> list[dict]:
-    """The coverage as the templates show it: translated run and status labels."""
+def coverage_rows(coverage: dict) -> list[dict]:
+    """The coverage (as stored, see services.poc) as the templates show it."""
     rows = []
-    for item in coverage.runs:
-        run = item.run
-        where = run.node or " ↔ ".join(run.peers)
-        if run.min_nodes > 1:
-            where = _("at least %(n)s nodes") % {"n": run.min_nodes}
+    for run in coverage.get("runs") or ():
+        status = run.get("status")
+        if status not in STATUS_LABELS or run.get("kind") not in RUN_LABELS:
+            continue
+        where = run.get("node") or " ↔ ".join(run.get("peers") or ())
+        if (run.get("min_nodes") or 1) > 1:
+            where = _("at least %(n)s nodes") % {"n": run["min_nodes"]}
         rows.append(
             {
-                "key": run.key,
-                "label": RUN_LABELS[run.kind],
+                "key": run["key"],
+                "label": RUN_LABELS[run["kind"]],
                 "where": where,
-                "status": item.status,
-                "status_label": STATUS_LABELS[item.status],
-                "evidence": item.evidence,
-                "missing_at_deadline": item.status == plan_rules.FAILED and not item.evidence,
+                "status": status,
+                "status_label": STATUS_LABELS[status],
+                "evidence": run.get("evidence") or [],
+                "missing_at_deadline": status == plan_rules.FAILED and not run.get("evidence"),
             }
         )
     return rows
 
 
-def fleet_rows(coverage: plan_rules.Coverage) -> list[dict]:
+def fleet_rows(coverage: dict) -> list[dict]:
     return [
         {"label": FLEET_LABELS[key], **summary}
-        for key, summary in coverage.fleet.items()
+        for key, summary in (coverage.get("fleet") or {}).items()
         if key in FLEET_LABELS
     ]
 
 
-def coverage_context(candidate, plan=None) -> dict | None:
-    coverage = candidate_coverage(candidate, plan=plan)
+def coverage_context(candidate, plan=None, *, lookup: bool = True) -> dict | None:
+    """The coverage block of a candidate; ``plan`` is looked up unless ``lookup`` is False."""
+    if plan is None and lookup:
+        plan = PocPlan.objects.filter(evaluation_id=candidate.evaluation_id).first()
+    coverage = stored_coverage(candidate, plan)
     if coverage is None:
         return None
-    return {
-        "summary": coverage.as_dict(),
-        "rows": coverage_rows(coverage),
-        "fleet": fleet_rows(coverage),
-    }
+    return {"summary": coverage, "rows": coverage_rows(coverage), "fleet": fleet_rows(coverage)}
 
 
 class PlanForm(forms.Form):
@@ -167,7 +168,7 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
             "candidate": c,
             "sampled": rows[c.pk].sampled_nodes if c.pk in rows else [],
             "node_total": len(rows[c.pk].node_names) if c.pk in rows else 0,
-            "coverage": coverage_context(c, plan) if plan else None,
+            "coverage": coverage_context(c, plan, lookup=False),
         }
         for c in candidates
     ]

@@ -234,6 +234,12 @@ def test_plan_page_shows_coverage_and_refuses_bad_input(client, evaluation, cand
     dashboard = client.get(f"/evaluations/{evaluation.pk}/").content.decode()
     assert 'id="poc-panel"' in dashboard
     assert f"/evaluations/{evaluation.pk}/poc-plan/" in dashboard  # next steps link
+    assert 'class="poc-pending"' in detail.content.decode()
+    # The deadline passes (no refresh in between): the stored coverage reads as failed.
+    PocPlan.objects.update(deadline=timezone.now() - timedelta(seconds=1))
+    late = client.get(f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/").content.decode()
+    assert 'class="poc-pending"' not in late and 'class="poc-failed"' in late
+    assert "missing at the deadline" in late
 
 
 def test_next_steps_link_to_the_plan_before_it_exists(client, evaluation, candidate, members):

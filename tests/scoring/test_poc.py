@@ -163,3 +163,18 @@ def test_percentile_rejects_no_values():
     with pytest.raises(ValueError):
         poc.percentile([], 5)
     assert poc.fleet_summary({})["p5"] is None
+
+
+def test_a_stored_coverage_turns_pending_into_failed_at_the_deadline():
+    runs = poc.required_runs(spec(node_count=1, workload_profile="inference"), ["a"])
+    evidence = [ev("a", "nvidia_smi_list", "nvidia-smi -L")]
+    deadline = NOW + timedelta(hours=1)
+    stored = poc.coverage(runs, evidence, deadline=deadline, now=NOW).as_dict()
+    assert stored["pending"] == len(runs) - 1
+    same = poc.coverage_at(stored, deadline=deadline, now=NOW)
+    assert same["pending"] == stored["pending"] and not same["deadline_passed"]
+    late = poc.coverage_at(stored, deadline=deadline, now=deadline)
+    assert late["pending"] == 0 and late["failed"] == len(runs) - 1 and late["covered"] == 1
+    assert late["deadline_passed"] and not late["complete"]
+    live = poc.coverage(runs, evidence, deadline=deadline, now=deadline).as_dict()
+    assert [r["status"] for r in late["runs"]] == [r["status"] for r in live["runs"]]
