@@ -325,3 +325,17 @@ def test_api_put_sets_the_plan_and_a_decided_evaluation_answers_409(evaluation, 
     evaluation.save()
     assert api.put(url, body, format="json").status_code == 409
     assert PocPlan.objects.get().seed == 7
+
+
+def test_the_plan_is_in_the_evaluation_trail(evaluation, candidate, members):
+    from portal.audit import evaluation_history
+
+    _plan(evaluation, members["procurement"], names={candidate.pk: ["n1", "n2"]})
+    _plan(evaluation, members["procurement"], sample_size=1)
+    entries = [e for e in evaluation_history(evaluation) if e.kind.startswith("poc")]
+    kinds = [(e.kind, e.action) for e in entries]
+    assert ("poc_plan", "created") in kinds and ("poc_plan", "changed") in kinds
+    assert ("poc_nodes", "created") in kinds
+    changed = next(e for e in entries if e.kind == "poc_plan" and e.action == "changed")
+    assert changed.user == "procurement"
+    assert any(c.field == "sample_size" and c.after == "1" for c in changed.changes)
