@@ -392,11 +392,14 @@ def coverage(
     now: datetime,
     shared_prefixes: Sequence[str] = DEFAULT_SHARED_PREFIXES,
     node_count: int = 2,
+    sampled: Sequence[str] = (),
 ) -> Coverage:
     """Which required runs the evidence satisfies, and by which upload and node.
 
     A run with matching evidence is ``covered`` (``failed`` when every match reported a
-    failure); one without is ``pending`` until the deadline and ``failed`` after it.
+    failure); one without is ``pending`` until the deadline and ``failed`` after it. With a
+    sample, the fleet figures come from the sampled nodes only (the vendor cannot add a
+    golden node to lift them).
     """
     evidence = list(evidence)
     passed_deadline = deadline is not None and now >= deadline
@@ -412,7 +415,8 @@ def coverage(
             result.append(RunCoverage(run, FAILED, (), "missing at the deadline"))
         else:
             result.append(RunCoverage(run, PENDING))
-    return Coverage(tuple(result), passed_deadline, fleet_figures(evidence))
+    fleet = fleet_figures(evidence, nodes=sampled)
+    return Coverage(tuple(result), passed_deadline, fleet)
 
 
 # -- fleet summaries -------------------------------------------------------------------------
@@ -451,13 +455,19 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def fleet_figures(evidence: Iterable[PocEvidence]) -> dict[str, dict[str, Any]]:
+def fleet_figures(
+    evidence: Iterable[PocEvidence], nodes: Sequence[str] = ()
+) -> dict[str, dict[str, Any]]:
     """Per-node figures summarised across nodes: one-node all_reduce peak bus bandwidth
-    (GB/s), ib_write_bw average (Gbit/s), local fio sequential read (MB/s). A node with several
-    files keeps its best file (repeats of one run), the fleet keeps p5 and median."""
+    (GB/s), ib_write_bw average (Gbit/s), local fio read (MB/s). A node with several files
+    keeps its best file (repeats of one run), the fleet keeps p5 and median. With ``nodes``
+    (the sample) only those nodes count."""
+    only = set(nodes)
     per: dict[str, dict[str, float]] = {"nccl_busbw_gbyte_s": {}, "ib_write_bw_gbit_s": {}}
     per["fio_read_bw_mbyte_s"] = {}
     for e in evidence:
+        if only and e.node_name not in only:
+            continue
         if e.kind == "nccl_tests" and _nccl_collective(e) == "all_reduce":
             if nodes_spanned(e) == 1:
                 key, value = "nccl_busbw_gbyte_s", _number(e.metrics.get("peak_busbw_gbyte_s"))

@@ -144,6 +144,7 @@ def candidate_coverage(
         now=now or timezone.now(),
         shared_prefixes=shared_prefixes(plan),
         node_count=candidate.node_count,
+        sampled=sampled,
     )
 
 

@@ -178,3 +178,22 @@ def test_a_stored_coverage_turns_pending_into_failed_at_the_deadline():
     assert late["deadline_passed"] and not late["complete"]
     live = poc.coverage(runs, evidence, deadline=deadline, now=deadline).as_dict()
     assert [r["status"] for r in late["runs"]] == [r["status"] for r in live["runs"]]
+
+
+def test_the_fleet_counts_only_sampled_nodes_when_there_is_a_sample():
+    evidence = [
+        ev(
+            node,
+            "nccl_tests",
+            "all_reduce_perf",
+            collective="all_reduce",
+            hosts=[node],
+            peak_busbw_gbyte_s=value,
+        )
+        for node, value in (("a", 150.0), ("b", 160.0), ("golden", 240.0))
+    ]
+    runs = poc.required_runs(spec(node_count=3), ["a", "b"])
+    cov = poc.coverage(runs, evidence, deadline=None, now=NOW, sampled=["a", "b"])
+    summary = cov.fleet["nccl_busbw_gbyte_s"]
+    assert summary["nodes"] == 2 and summary["median"] == 155.0
+    assert poc.fleet_figures(evidence)["nccl_busbw_gbyte_s"]["nodes"] == 3
