@@ -62,6 +62,7 @@ def coverage_rows(coverage: dict) -> list[dict]:
                 "status_label": STATUS_LABELS[status],
                 "evidence": run.get("evidence") or [],
                 "missing_at_deadline": status == plan_rules.FAILED and not run.get("evidence"),
+                "tool_failed": status == plan_rules.FAILED and bool(run.get("evidence")),
             }
         )
     return rows

@@ -339,3 +339,29 @@ def test_the_plan_is_in_the_evaluation_trail(evaluation, candidate, members):
     changed = next(e for e in entries if e.kind == "poc_plan" and e.action == "changed")
     assert changed.user == "procurement"
     assert any(c.field == "sample_size" and c.after == "1" for c in changed.changes)
+
+
+def test_a_failed_dcgm_run_shows_as_failed_on_the_candidate_page(
+    client, evaluation, candidate, members, upload_token
+):
+    token, _raw = upload_token
+    _plan(evaluation, members["procurement"], names={candidate.pk: ["gpu01"]})
+    failing = SCORING_SAMPLES / "dcgm_diag" / "memtest-r4-rtx2060-persistence-FAIL.txt"
+    data = bundle(
+        [(["dcgmi", "diag", "-r", "4"], "dcgmi-diag.txt", failing.read_bytes())],
+        hostname="gpu01",
+        nonce=token.nonce,
+    )
+    upload, _ = evidence_submit(
+        candidate=candidate, uploaded_file=SimpleUploadedFile("d.tar.gz", data), token=token
+    )
+    evidence_import(upload_id=upload.pk, task_id="t-dcgm")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.DONE, upload.error
+    coverage = candidate_coverage(candidate)
+    dcgm = next(r for r in coverage.runs if r.run.kind == rules.DCGM_DIAG)
+    assert dcgm.status == rules.FAILED and dcgm.evidence[0].upload_id == upload.pk
+    _client(client, members["viewer"])
+    page = client.get(f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/").content.decode()
+    assert f'data-run="{rules.DCGM_DIAG}@gpu01"' in page
+    assert "the tool reported a failure" in page
