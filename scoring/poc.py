@@ -509,3 +509,38 @@ def coverage_at(stored: Mapping[str, Any], *, deadline: datetime | None, now: da
         "deadline_passed": passed,
         "complete": bool(runs) and counts[COVERED] == len(runs),
     }
+
+
+def suggested_command(run: RequiredRun, *, shared_path: str = "/shared", gpus: int = 8) -> str:
+    """A command line that produces evidence satisfying ``run`` (shown on the plan page; run it
+    through the collector or keep the command with the output so that the portal can read the
+    target path and the peer)."""
+    gpus = max(gpus, 1)
+    shared = (shared_path or "/shared").rstrip("/") or "/shared"
+    fio = (
+        "fio --output-format=json --size=4G --runtime=60 --time_based --ioengine=libaio --direct=1"
+    )
+    kind = run.kind
+    if kind == NCCL_ONE_NODE:
+        return f"all_reduce_perf -b 8 -e 8G -f 2 -g {gpus}"
+    if kind in (NCCL_MULTI_ALL_REDUCE, NCCL_MULTI_ALLTOALL):
+        binary = "all_reduce_perf" if kind == NCCL_MULTI_ALL_REDUCE else "alltoall_perf"
+        ranks = run.min_nodes * gpus
+        return f"mpirun -np {ranks} -N {gpus} --hostfile hosts {binary} -b 8 -e 8G -f 2 -g 1"
+    if kind == IB_WRITE_BW:
+        server = run.peers[1] if run.peers else "<server>"
+        return f"ib_write_bw -d mlx5_0 --report_gbits -a {server}"
+    if kind == DCGM_DIAG:
+        return "dcgmi diag -r 3"
+    if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ, FIO_LOCAL_RAND, FIO_SHARED_RAND):
+        where = shared if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "/local_nvme"
+        if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ):
+            job = "--name=seq-read --rw=read --bs=1M --iodepth=16"
+        else:
+            job = "--name=rand-read --rw=randread --bs=4k --iodepth=64"
+        return f"{fio} --filename={where}/gpu-poc-fio.tmp {job}"
+    if kind == NVIDIA_SMI_Q:
+        return "nvidia-smi -q"
+    if kind == INVENTORY:
+        return "nvidia-smi -L"
+    return ""

@@ -43,8 +43,9 @@ FLEET_LABELS = {
 }
 
 
-def coverage_rows(coverage: dict) -> list[dict]:
-    """The coverage (as stored, see services.poc) as the templates show it."""
+def coverage_rows(coverage: dict, *, shared_path: str = "", gpus: int = 8) -> list[dict]:
+    """The coverage (as stored, see services.poc) as the templates show it, with a command
+    that would satisfy each run still open."""
     rows = []
     for run in coverage.get("runs") or ():
         status = run.get("status")
@@ -53,9 +54,18 @@ def coverage_rows(coverage: dict) -> list[dict]:
         where = run.get("node") or " ↔ ".join(run.get("peers") or ())
         if (run.get("min_nodes") or 1) > 1:
             where = _("at least %(n)s nodes") % {"n": run["min_nodes"]}
+        required = plan_rules.RequiredRun(
+            run["key"],
+            run["kind"],
+            node=run.get("node") or "",
+            peers=tuple(run.get("peers") or ()),
+            min_nodes=run.get("min_nodes") or 1,
+        )
+        command = plan_rules.suggested_command(required, shared_path=shared_path, gpus=gpus)
         rows.append(
             {
                 "key": run["key"],
+                "command": "" if status == plan_rules.COVERED else command,
                 "label": RUN_LABELS[run["kind"]],
                 "where": where,
                 "status": status,
@@ -83,7 +93,10 @@ def coverage_context(candidate, plan=None, *, lookup: bool = True) -> dict | Non
     coverage = stored_coverage(candidate, plan)
     if coverage is None:
         return None
-    return {"summary": coverage, "rows": coverage_rows(coverage), "fleet": fleet_rows(coverage)}
+    rows = coverage_rows(
+        coverage, shared_path=plan.shared_fs_path, gpus=candidate.offering.gpus_per_node
+    )
+    return {"summary": coverage, "rows": rows, "fleet": fleet_rows(coverage)}
 
 
 class PlanForm(forms.Form):

@@ -229,6 +229,7 @@ def test_plan_page_shows_coverage_and_refuses_bad_input(client, evaluation, cand
     _plan(evaluation, members["procurement"], names={candidate.pk: ["n1", "n2"]})
     page = client.get(url).content.decode()
     assert "poc-runs" in page and "dcgmi diag -r 3" in page
+    assert '<code class="poc-command">all_reduce_perf -b 8 -e 8G -f 2 -g 8</code>' in page
     detail = client.get(f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/")
     assert b"poc-runs" in detail.content
     dashboard = client.get(f"/evaluations/{evaluation.pk}/").content.decode()

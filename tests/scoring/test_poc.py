@@ -197,3 +197,36 @@ def test_the_fleet_counts_only_sampled_nodes_when_there_is_a_sample():
     summary = cov.fleet["nccl_busbw_gbyte_s"]
     assert summary["nodes"] == 2 and summary["median"] == 155.0
     assert poc.fleet_figures(evidence)["nccl_busbw_gbyte_s"]["nodes"] == 3
+
+
+def test_every_suggested_command_satisfies_its_own_run():
+    """The command shown for a run, recorded with a matching output, covers that run."""
+    outputs = {
+        "nccl_tests": lambda run, node: dict(
+            collective="alltoall" if run.kind == poc.NCCL_MULTI_ALLTOALL else "all_reduce",
+            hosts=[f"h{i}" for i in range(run.min_nodes)] if run.min_nodes > 1 else [node],
+        ),
+    }
+    kinds = {
+        poc.NCCL_ONE_NODE: "nccl_tests",
+        poc.NCCL_MULTI_ALL_REDUCE: "nccl_tests",
+        poc.NCCL_MULTI_ALLTOALL: "nccl_tests",
+        poc.IB_WRITE_BW: "perftest",
+        poc.DCGM_DIAG: "dcgm_diag",
+        poc.NVIDIA_SMI_Q: "nvidia_smi_query",
+        poc.INVENTORY: "nvidia_smi_list",
+    }
+    runs = poc.required_runs(spec(all_nodes_max=3), ["a", "b", "c"])
+    for run in runs:
+        command = poc.suggested_command(run, shared_path="/lustre/poc")
+        node = run.node or (run.peers[0] if run.peers else "a")
+        kind = kinds.get(run.kind, "fio")
+        metrics = outputs[kind](run, node) if kind in outputs else {}
+        if kind == "fio":
+            rw = "read" if "--rw=read" in command else "randread"
+            metrics = {"jobs": [{"rw": rw}]}
+        if kind == "dcgm_diag":
+            metrics = {"overall": "pass"}
+        e = ev(node, kind, command, **metrics)
+        cov = poc.coverage([run], [e], deadline=None, now=NOW, shared_prefixes=("/lustre/poc",))
+        assert cov.runs[0].status == poc.COVERED, (run.key, command)
