@@ -283,18 +283,29 @@ def _dcgm_level(e: PocEvidence) -> int | None:
     return int(match.group(1)) if match else None
 
 
+SEQUENTIAL_MIN_BS = 128 * 1024  # a sequential run measures throughput: large blocks
+RANDOM_MAX_BS = 64 * 1024  # a random run measures IOPS: small blocks
+
+
 def _fio_modes(e: PocEvidence) -> set[str]:
+    """ "sequential" and/or "random" from the jobs' rw and block size (bs_bytes; a job whose
+    block size was not printed counts by its rw alone)."""
     modes: set[str] = set()
     jobs = e.metrics.get("jobs")
-    rws = [j.get("rw") for j in jobs if isinstance(j, Mapping)] if isinstance(jobs, list) else []
-    if not rws and isinstance(e.metrics.get("rw"), list):
-        rws = list(e.metrics["rw"])
-    for rw in rws:
+    rows = (
+        [(j.get("rw"), j.get("bs_bytes")) for j in jobs if isinstance(j, Mapping)]
+        if isinstance(jobs, list)
+        else []
+    )
+    if not rows and isinstance(e.metrics.get("rw"), list):
+        rows = [(rw, None) for rw in e.metrics["rw"]]
+    for rw, bs in rows:
         if not isinstance(rw, str):
             continue
-        if rw in SEQUENTIAL_RW:
+        size = bs if isinstance(bs, int) and not isinstance(bs, bool) else None
+        if rw in SEQUENTIAL_RW and (size is None or size >= SEQUENTIAL_MIN_BS):
             modes.add("sequential")
-        elif rw in RANDOM_RW:
+        elif rw in RANDOM_RW and (size is None or size <= RANDOM_MAX_BS):
             modes.add("random")
     return modes
 

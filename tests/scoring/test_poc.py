@@ -230,3 +230,21 @@ def test_every_suggested_command_satisfies_its_own_run():
         e = ev(node, kind, command, **metrics)
         cov = poc.coverage([run], [e], deadline=None, now=NOW, shared_prefixes=("/lustre/poc",))
         assert cov.runs[0].status == poc.COVERED, (run.key, command)
+
+
+def test_fio_block_size_decides_what_a_run_measures():
+    runs = poc.required_runs(spec(node_count=1, workload_profile="inference"), ["a"])
+    local = [r for r in runs if r.kind in (poc.FIO_LOCAL_SEQ, poc.FIO_LOCAL_RAND)]
+
+    def status(jobs):
+        e = ev("a", "fio", "fio --filename=/nvme/x", jobs=jobs)
+        cov = poc.coverage(local, [e], deadline=None, now=NOW)
+        return [r.status for r in cov.runs]
+
+    assert status([{"rw": "read", "bs_bytes": 4096}]) == [poc.PENDING, poc.PENDING]
+    assert status([{"rw": "read", "bs_bytes": 1 << 20}]) == [poc.COVERED, poc.PENDING]
+    assert status([{"rw": "randread", "bs_bytes": 1 << 20}]) == [poc.PENDING, poc.PENDING]
+    assert status([{"rw": "randwrite", "bs_bytes": 4096}, {"rw": "write"}]) == [
+        poc.COVERED,
+        poc.COVERED,
+    ]
