@@ -31,6 +31,8 @@ from .models import (
     Membership,
     Offering,
     OfferingPrice,
+    PocCandidateNodes,
+    PocPlan,
     UploadToken,
     Vendor,
 )
@@ -69,6 +71,8 @@ KIND_LABELS = {
     "vendor": gettext_lazy("Vendor"),
     "decision": gettext_lazy("Decision"),
     "evidence": gettext_lazy("Evidence (deletions)"),
+    "poc_plan": gettext_lazy("POC plan"),
+    "poc_nodes": gettext_lazy("POC nodes of a candidate"),
 }
 KINDS = tuple(KIND_LABELS)
 # Fields whose models give no verbose name of their own (foreign keys and a few others).
@@ -83,6 +87,7 @@ FIELD_LABELS = {
     "sha256": gettext_lazy("SHA-256"),
     "token": gettext_lazy("upload token"),
     "uploaded_by": gettext_lazy("uploaded by"),
+    "plan": gettext_lazy("POC plan"),
 }
 
 
@@ -316,6 +321,12 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         if "price" in wanted
         else [],
         "vendor": list(Vendor.history.filter(id__in=vendor_ids)) if "vendor" in wanted else [],
+        "poc_plan": list(PocPlan.history.filter(evaluation_id=evaluation.pk))
+        if "poc_plan" in wanted
+        else [],
+        "poc_nodes": list(PocCandidateNodes.history.filter(candidate_id__in=candidate_ids))
+        if "poc_nodes" in wanted
+        else [],
     }
     decisions = (
         list(
@@ -362,6 +373,8 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
             (str(labels.offerings.get(r.offering_id, r.offering_id)), r.get_billing_model_display())
         ),
         "vendor": lambda r: r.name,
+        "poc_plan": lambda r: evaluation.name,
+        "poc_nodes": candidate_label,
     }
     entries: list[AuditEntry] = []
     for kind, records in rows.items():

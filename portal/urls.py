@@ -16,6 +16,7 @@ from .auth_views import ThrottledLoginView
 from .metrics import metrics_view
 from .middleware import DATABASE_DOWN, database_unavailable_response
 from .views import candidates, dashboard, decisions, evaluations, health, portfolio
+from .views import poc as poc_views
 from .views import weights as weights_views
 
 urlpatterns = [
@@ -23,6 +24,7 @@ urlpatterns = [
     path("evaluations/<int:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
     path("evaluations/<int:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
     path("evaluations/<int:pk>/weights/", weights_views.weights, name="evaluation-weights"),
+    path("evaluations/<int:pk>/poc-plan/", poc_views.poc_plan, name="evaluation-poc"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
     path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),

@@ -4,6 +4,7 @@ from django.urls import path, re_path
 
 from . import evidence, views
 from .schema import api_not_found
+from .views.poc import PocCoverageView, PocPlanView
 
 EVALUATION = "evaluations/<int:evaluation_pk>/"
 CANDIDATE = EVALUATION + "candidates/<int:candidate_pk>/"
@@ -52,6 +53,8 @@ urlpatterns = [
     path(CANDIDATE + "answers/", views.AnswerList.as_view(), name="api-answer-list"),
     path(CANDIDATE + "answers/<str:item>/", views.AnswerDetail.as_view(), name="api-answer-detail"),
     path(EVALUATION + "weights/", views.WeightsView.as_view(), name="api-weights"),
+    path(EVALUATION + "poc-plan/", PocPlanView.as_view(), name="api-poc-plan"),
+    path(CANDIDATE + "poc-coverage/", PocCoverageView.as_view(), name="api-poc-coverage"),
     path(TOKENS, views.UploadTokenList.as_view(), name="api-upload-token-list"),
     path(
         TOKENS + "<int:token_pk>/",

@@ -42,6 +42,7 @@ from .evidence import (
     WorkerHeartbeat,
     hash_token,
 )
+from .poc import PocCandidateNodes, PocPlan
 from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
@@ -79,6 +80,8 @@ __all__ = [
     "OfferingPrice",
     "OfferingVersion",
     "OpsCapacity",
+    "PocCandidateNodes",
+    "PocPlan",
     "Role",
     "Score",
     "SupportTier",

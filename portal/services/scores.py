@@ -48,10 +48,17 @@ def usable_uploads(candidate: Candidate, now=None, *, reports: bool = True) -> l
 
 
 def _verify(candidate: Candidate) -> None:
-    evidence = adapters.node_evidence(usable_uploads(candidate))
+    uploads = usable_uploads(candidate)
+    evidence = adapters.node_evidence(uploads)
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)
+    # The POC plan's coverage (issue #13): a required run missing at the deadline is failed.
+    from .poc import verification_entry
+
+    poc = verification_entry(candidate, uploads)
+    if poc is not None:
+        candidate.verification["poc"] = poc
     for answer in candidate.answers.all():
         status, note, ref = _answer_status(answer, report.items.get(answer.item.key))
         if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):

@@ -39,6 +39,7 @@ from ..services.fingerprints import candidate_fingerprint, hardware_reuse
 from ..services.scores import usable_uploads
 from . import display
 from .common import member_candidate, member_evaluation
+from .poc import coverage_context
 
 MEASUREMENTS_SHOWN = 300
 # Newest uploads listed on a page; the rest are one API call away (uploads/ in the API).
@@ -136,6 +137,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         **_upload_context(evaluation, candidate, membership),
         # Candidate pages poll only on the upload page.
         "busy": False,
+        "poc": coverage_context(candidate),
     }
     return render(request, "portal/candidate_detail.html", context)
 

@@ -16,9 +16,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from .. import charts, selectors
-from ..models import ChecklistItem, Dimension, Offering, VerificationStatus
+from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
+from ..services.poc import stored_coverage
 from ..templatetags.portal_tags import num
 from . import guidance
 from .common import member_evaluation
@@ -243,6 +244,19 @@ def results_context(evaluation, *, weights=None) -> dict:
     }
 
 
+def poc_panel(evaluation) -> dict | None:
+    """Each candidate's POC coverage in one line (None without a plan)."""
+    plan = PocPlan.objects.filter(evaluation=evaluation).first()
+    if plan is None:
+        return None
+    rows = []
+    for candidate in evaluation.candidates.select_related("offering", "offering__vendor"):
+        coverage = stored_coverage(candidate, plan)
+        if coverage is not None:
+            rows.append({"candidate": candidate, **coverage})
+    return {"plan": plan, "rows": rows}
+
+
 @login_required
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
@@ -254,6 +268,7 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_decide": membership.role in CAN_DECIDE,
         "steps": guidance.next_steps(evaluation, membership),
         "catalogue_changed": evaluation_catalogue_changes(evaluation),
+        "poc_panel": poc_panel(evaluation),
         **results_context(evaluation, weights=weights_from_query(request)),
     }
     return render(request, "portal/evaluation_detail.html", context)

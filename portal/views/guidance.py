@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from ..models import (
     ChecklistItem,
     EvaluationStatus,
+    PocPlan,
     Role,
     UploadStatus,
     UploadToken,
@@ -25,6 +26,9 @@ class Step:
     done: bool
     url: str = ""
     action: str = ""
+    # A second link, always shown: the POC plan (its deadline and required runs).
+    extra_url: str = ""
+    extra_action: str = ""
 
 
 def next_steps(evaluation, membership) -> list[Step]:
@@ -102,6 +106,10 @@ def next_steps(evaluation, membership) -> list[Step]:
             if first and role in (Role.ENGINEER, Role.PROCUREMENT)
             else "",
             _("Upload evidence"),
+            reverse("evaluation-poc", args=[evaluation.pk]),
+            _("Open the POC plan")
+            if PocPlan.objects.filter(evaluation=evaluation).exists()
+            else _("Set the POC plan (deadline, required runs)"),
         ),
     ]
     return steps

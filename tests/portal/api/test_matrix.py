@@ -90,6 +90,8 @@ ROUTES: dict[str, Route] = {
         "evaluation", {"get": ALL, "put": P}, lambda w: {**CANDIDATE(w), "item": "gpu_match"}
     ),
     "api-weights": Route("evaluation", {"get": ALL, "put": P, "post": P}, EVALUATION),
+    "api-poc-plan": Route("evaluation", {"get": ALL, "put": P}, EVALUATION),
+    "api-poc-coverage": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-upload-token-list": Route("evaluation", {"get": UPLOADERS, "post": P}, EVALUATION),
     "api-upload-token-detail": Route(
         "evaluation",

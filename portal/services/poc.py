@@ -1,0 +1,176 @@
+"""The POC test plan: saved by procurement (audited, refused when decided) and the coverage of
+each candidate's required runs, read from its usable evidence."""
+
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring import poc as plan_rules
+
+from ..models import Candidate, Evaluation, PocCandidateNodes, PocPlan
+from .errors import ensure_not_decided
+
+MAX_NODE_NAME = 200
+MAX_NODES = 10_000
+
+
+def _with_history_user(obj, user):
+    obj._history_user = user
+    return obj
+
+
+def _clean_names(value: Any, candidate: Candidate) -> list[str]:
+    if not isinstance(value, list | tuple) or not all(isinstance(n, str) for n in value):
+        raise ValidationError(
+            _("Node names of %(candidate)s must be a list of names.") % {"candidate": candidate}
+        )
+    names = list(dict.fromkeys(n.strip() for n in value if n.strip()))
+    if len(names) > MAX_NODES or any(len(n) > MAX_NODE_NAME for n in names):
+        raise ValidationError(_("Too many node names, or a name longer than 200 characters."))
+    return names
+
+
+def plan_spec(plan: PocPlan, candidate: Candidate) -> plan_rules.PlanSpec:
+    evaluation = plan.evaluation
+    return plan_rules.PlanSpec(
+        workload_profile=evaluation.workload_profile,
+        required_total_gpus=evaluation.required_total_gpus,
+        gpus_per_node=candidate.offering.gpus_per_node,
+        node_count=candidate.node_count,
+        all_nodes_max=plan.all_nodes_max,
+        sample_size=plan.sample_size,
+    )
+
+
+@transaction.atomic
+def poc_plan_save(
+    *,
+    evaluation: Evaluation,
+    by,
+    deadline: datetime,
+    all_nodes_max: int = 2,
+    sample_size: int = 4,
+    shared_fs_path: str = "",
+    node_names: Mapping[int, Sequence[str]] | None = None,
+    seed: int | None = None,
+) -> PocPlan:
+    """Create or change the evaluation's POC plan and re-draw each candidate's node sample from
+    the plan's seed (a new plan draws a seed; an existing one keeps its own unless ``seed`` is
+    given). ``node_names`` maps candidate ids to their node names; candidates left out keep
+    theirs. Refused when the evaluation is decided; nothing is written on any error."""
+    ensure_not_decided(evaluation)
+    plan = PocPlan.objects.select_for_update().filter(evaluation=evaluation).first()
+    if plan is None:
+        plan = PocPlan(evaluation=evaluation, seed=secrets.randbits(48) if seed is None else seed)
+    elif seed is not None:
+        plan.seed = seed
+    plan.deadline = deadline
+    plan.all_nodes_max = all_nodes_max
+    plan.sample_size = sample_size
+    plan.shared_fs_path = (shared_fs_path or "").strip()
+    plan.updated_by = by
+    if plan.shared_fs_path and not plan.shared_fs_path.startswith("/"):
+        raise ValidationError({"shared_fs_path": _("Give an absolute path, such as /shared.")})
+    plan.full_clean()
+    _with_history_user(plan, by).save()
+
+    candidates = {c.pk: c for c in evaluation.candidates.select_related("offering")}
+    node_names = dict(node_names or {})
+    unknown = [key for key in node_names if key not in candidates]
+    if unknown:
+        raise ValidationError(
+            _("Candidate %(ids)s is not in this evaluation.")
+            % {"ids": ", ".join(str(k) for k in unknown)}
+        )
+    existing = {row.candidate_id: row for row in PocCandidateNodes.objects.filter(plan=plan)}
+    for candidate_id, candidate in candidates.items():
+        row = existing.get(candidate_id) or PocCandidateNodes(plan=plan, candidate=candidate)
+        if candidate_id in node_names:
+            row.node_names = _clean_names(node_names[candidate_id], candidate)
+        sampled = plan_rules.sample_nodes(plan.seed, row.node_names, plan.sample_size)
+        if row.pk is None or row.sampled_nodes != sampled or candidate_id in node_names:
+            row.sampled_nodes = sampled
+            _with_history_user(row, by).save()
+    # The stored verification carries the coverage: refresh it with the new plan.
+    from .scores import candidate_refresh
+
+    for candidate_id in candidates:
+        candidate_refresh(candidate_id=candidate_id)
+    return plan
+
+
+def shared_prefixes(plan: PocPlan) -> tuple[str, ...]:
+    extra = (plan.shared_fs_path,) if plan.shared_fs_path else ()
+    return extra + plan_rules.DEFAULT_SHARED_PREFIXES
+
+
+def candidate_coverage(
+    candidate: Candidate,
+    *,
+    plan: PocPlan | None = None,
+    uploads=None,
+    now: datetime | None = None,
+) -> plan_rules.Coverage | None:
+    """The candidate's required runs and which usable upload and node satisfied each; None when
+    the evaluation has no plan. Uploads of unverified origin or older than allowed do not count."""
+    if plan is None:
+        plan = PocPlan.objects.filter(evaluation_id=candidate.evaluation_id).first()
+    if plan is None:
+        return None
+    from .scores import usable_uploads
+
+    row = PocCandidateNodes.objects.filter(candidate=candidate).first()
+    sampled = row.sampled_nodes if row else []
+    runs = plan_rules.required_runs(plan_spec(plan, candidate), sampled)
+    if uploads is None:
+        uploads = usable_uploads(candidate, now)
+    evidence = [
+        e
+        for u in uploads
+        for e in plan_rules.evidence_from_report(
+            u.report or (), node_name=u.node_name or f"upload {u.pk}", upload_id=u.pk
+        )
+    ]
+    return plan_rules.coverage(
+        runs,
+        evidence,
+        deadline=plan.deadline,
+        now=now or timezone.now(),
+        shared_prefixes=shared_prefixes(plan),
+        node_count=candidate.node_count,
+        sampled=sampled,
+    )
+
+
+def verification_entry(candidate: Candidate, uploads) -> dict[str, Any] | None:
+    """What the candidate's stored verification keeps of its coverage (the refresh path calls
+    this after every import, plan change or candidate change): every run with its status and
+    evidence, the counts, the failed runs and the fleet figures. Pages read it back through
+    :func:`stored_coverage`, never re-reading the uploads."""
+    coverage = candidate_coverage(candidate, uploads=uploads)
+    if coverage is None:
+        return None
+    summary = coverage.as_dict()
+    summary["failed_runs"] = [r["key"] for r in summary["runs"] if r["status"] == plan_rules.FAILED]
+    return summary
+
+
+def stored_coverage(
+    candidate: Candidate, plan: PocPlan | None, now: datetime | None = None
+) -> dict[str, Any] | None:
+    """The candidate's coverage as stored by the last refresh, as it stands now (a run still
+    missing after the deadline is failed). Falls back to computing it when nothing is stored."""
+    if plan is None:
+        return None
+    now = now or timezone.now()
+    stored = (candidate.verification or {}).get("poc")
+    if not stored or "runs" not in stored:
+        coverage = candidate_coverage(candidate, plan=plan, now=now)
+        return coverage.as_dict() if coverage is not None else None
+    return plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)

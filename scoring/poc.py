@@ -1,0 +1,557 @@
+"""The POC test plan (issue #13, section 4): required runs, coverage, fleet sampling.
+
+Pure functions, no Django. The portal stores a plan per evaluation (deadline, seed, how many
+nodes the all-nodes runs span, how many nodes are sampled) and calls these functions with the
+candidate's parsed evidence.
+
+- :func:`required_runs` lists what a candidate must run, from the evaluation's scale and
+  workload and the candidate's node count.
+- :func:`sample_nodes` picks which of the candidate's nodes must report (golden-node guard): a
+  pure function of the recorded seed and the node names, so the choice can be recomputed.
+- :func:`coverage` says, per required run, which upload and node satisfied it. A run still
+  missing after the deadline is ``failed``, never neutral; a run whose tool reported a failure
+  (``dcgmi diag`` overall "fail") is ``failed`` too.
+- :func:`fleet_summary` summarises a figure across nodes as p5 and median, never the best node.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+COVERED = "covered"
+PENDING = "pending"
+FAILED = "failed"
+STATUSES = (COVERED, PENDING, FAILED)
+
+MULTI_NODE_WORKLOADS = frozenset({"pretraining", "finetuning"})
+DEFAULT_SHARED_PREFIXES = (
+    "/shared",
+    "/mnt/shared",
+    "/lustre",
+    "/gpfs",
+    "/nfs",
+    "/mnt/nfs",
+    "/cpfs",
+    "/weka",
+    "/beegfs",
+)
+SEQUENTIAL_RW = frozenset({"read", "write", "rw", "readwrite"})
+RANDOM_RW = frozenset({"randread", "randwrite", "randrw", "randtrim", "trimwrite"})
+
+# Run kinds (stable keys: stored in reports and used as translation lookups by the portal).
+NCCL_ONE_NODE = "nccl_all_reduce_one_node"
+NCCL_MULTI_ALL_REDUCE = "nccl_all_reduce_multi_node"
+NCCL_MULTI_ALLTOALL = "nccl_alltoall_multi_node"
+IB_WRITE_BW = "ib_write_bw_pair"
+DCGM_DIAG = "dcgm_diag_r3"
+FIO_LOCAL_SEQ = "fio_local_sequential"
+FIO_LOCAL_RAND = "fio_local_random"
+FIO_SHARED_SEQ = "fio_shared_sequential"
+FIO_SHARED_RAND = "fio_shared_random"
+NVIDIA_SMI_Q = "nvidia_smi_q"
+INVENTORY = "inventory"
+
+RUN_LABELS = {
+    NCCL_ONE_NODE: "one-node all_reduce (nccl-tests)",
+    NCCL_MULTI_ALL_REDUCE: "multi-node all_reduce (nccl-tests)",
+    NCCL_MULTI_ALLTOALL: "multi-node alltoall (nccl-tests)",
+    IB_WRITE_BW: "ib_write_bw between two nodes",
+    DCGM_DIAG: "dcgmi diag -r 3",
+    FIO_LOCAL_SEQ: "fio sequential, local NVMe",
+    FIO_LOCAL_RAND: "fio random, local NVMe",
+    FIO_SHARED_SEQ: "fio sequential, shared file system",
+    FIO_SHARED_RAND: "fio random, shared file system",
+    NVIDIA_SMI_Q: "nvidia-smi -q",
+    INVENTORY: "inventory (nvidia-smi -L)",
+}
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """What the plan is derived from: the evaluation, the candidate and the plan's settings."""
+
+    workload_profile: str
+    required_total_gpus: int
+    gpus_per_node: int
+    node_count: int
+    all_nodes_max: int = 2  # the multi-node collectives span min(node_count, this), at least 2
+    sample_size: int = 4
+
+
+@dataclass(frozen=True)
+class RequiredRun:
+    """One run the candidate must show. ``node`` is set for runs every sampled node repeats;
+    ``peers`` for a pairwise run; ``min_nodes`` for the multi-node collectives."""
+
+    key: str
+    kind: str
+    node: str = ""
+    peers: tuple[str, ...] = ()
+    min_nodes: int = 1
+
+    @property
+    def label(self) -> str:
+        return RUN_LABELS[self.kind]
+
+
+@dataclass(frozen=True)
+class PocEvidence:
+    """One parsed file of one upload, as coverage reads it (``command`` from the manifest)."""
+
+    node_name: str
+    upload_id: int | str | None
+    kind: str
+    metrics: Mapping[str, Any]
+    source: str = ""
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class RunCoverage:
+    run: RequiredRun
+    status: str
+    evidence: tuple[PocEvidence, ...] = ()
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.run.key,
+            "kind": self.run.kind,
+            "label": self.run.label,
+            "node": self.run.node,
+            "peers": list(self.run.peers),
+            "min_nodes": self.run.min_nodes,
+            "status": self.status,
+            "note": self.note,
+            "evidence": [
+                {"upload_id": e.upload_id, "node": e.node_name, "file": e.source}
+                for e in self.evidence
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Coverage:
+    runs: tuple[RunCoverage, ...]
+    deadline_passed: bool
+    fleet: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def count(self, status: str) -> int:
+        return sum(1 for r in self.runs if r.status == status)
+
+    @property
+    def complete(self) -> bool:
+        return all(r.status == COVERED for r in self.runs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "required": len(self.runs),
+            "covered": self.count(COVERED),
+            "pending": self.count(PENDING),
+            "failed": self.count(FAILED),
+            "deadline_passed": self.deadline_passed,
+            "complete": self.complete,
+            "runs": [r.as_dict() for r in self.runs],
+            "fleet": {k: dict(v) for k, v in self.fleet.items()},
+        }
+
+
+def is_multi_node(spec: PlanSpec) -> bool:
+    """Multi-node when the candidate has several nodes and the workload spans them: training,
+    or more GPUs required than one node holds."""
+    if spec.node_count < 2:
+        return False
+    return spec.workload_profile in MULTI_NODE_WORKLOADS or spec.required_total_gpus > max(
+        spec.gpus_per_node, 1
+    )
+
+
+def multi_node_span(spec: PlanSpec) -> int:
+    """How many nodes the multi-node collectives must span: every node up to ``all_nodes_max``,
+    at least 2 (never more than the candidate has)."""
+    return max(2, min(spec.node_count, max(spec.all_nodes_max, 2)))
+
+
+def sample_nodes(seed: int | str, node_names: Iterable[str], count: int) -> list[str]:
+    """Which nodes must report: ``count`` of the distinct names, chosen at random from the seed.
+    Pure: the same seed and names (in any order) give the same sample, in name order."""
+    names = sorted({n.strip() for n in node_names if n and n.strip()})
+    if count >= len(names):
+        return names
+    # Reproducible from the recorded seed by design: not a secret.
+    rng = random.Random(f"{seed}|{len(names)}|" + "\n".join(names))  # noqa: S311
+    return sorted(rng.sample(names, max(count, 0)))
+
+
+def _pairs(nodes: Sequence[str]) -> list[tuple[str, str]]:
+    """Pairs covering every sampled node: a ring (a-b, b-c, ..., z-a), one pair for two."""
+    if len(nodes) < 2:
+        return []
+    if len(nodes) == 2:
+        return [(nodes[0], nodes[1])]
+    return [(nodes[i], nodes[(i + 1) % len(nodes)]) for i in range(len(nodes))]
+
+
+def required_runs(spec: PlanSpec, sampled: Sequence[str] = ()) -> list[RequiredRun]:
+    """The runs the candidate must show. Per-node runs repeat on every sampled node; without
+    a sample (no node names known) they are required once, from any node."""
+    nodes = list(sampled) or [""]
+    runs: list[RequiredRun] = []
+    for node in nodes:
+        suffix = f"@{node}" if node else ""
+        runs.append(RequiredRun(NCCL_ONE_NODE + suffix, NCCL_ONE_NODE, node=node))
+    multi = is_multi_node(spec)
+    if multi:
+        span = multi_node_span(spec)
+        runs.append(RequiredRun(NCCL_MULTI_ALL_REDUCE, NCCL_MULTI_ALL_REDUCE, min_nodes=span))
+        runs.append(RequiredRun(NCCL_MULTI_ALLTOALL, NCCL_MULTI_ALLTOALL, min_nodes=span))
+        pairs = _pairs([n for n in nodes if n])
+        if pairs:
+            for a, b in pairs:
+                runs.append(RequiredRun(f"{IB_WRITE_BW}@{a}~{b}", IB_WRITE_BW, peers=(a, b)))
+        else:
+            runs.append(RequiredRun(IB_WRITE_BW, IB_WRITE_BW))
+    for kind in (DCGM_DIAG, FIO_LOCAL_SEQ, FIO_LOCAL_RAND, NVIDIA_SMI_Q, INVENTORY):
+        for node in nodes:
+            suffix = f"@{node}" if node else ""
+            runs.append(RequiredRun(kind + suffix, kind, node=node))
+    runs.append(RequiredRun(FIO_SHARED_SEQ, FIO_SHARED_SEQ))
+    runs.append(RequiredRun(FIO_SHARED_RAND, FIO_SHARED_RAND))
+    return runs
+
+
+def evidence_from_report(
+    report: Iterable[Mapping[str, Any]], *, node_name: str, upload_id: int | str | None
+) -> list[PocEvidence]:
+    """The parsed files of one upload's report (failed or missing files left out)."""
+    found = []
+    for item in report:
+        if not isinstance(item, Mapping) or not item.get("ok") or not item.get("kind"):
+            continue
+        metrics = item.get("metrics")
+        found.append(
+            PocEvidence(
+                node_name=node_name,
+                upload_id=upload_id,
+                kind=str(item["kind"]),
+                metrics=metrics if isinstance(metrics, Mapping) else {},
+                source=str(item.get("file") or ""),
+                command=str(item.get("command") or ""),
+            )
+        )
+    return found
+
+
+# -- matching evidence to runs ---------------------------------------------------------------
+
+
+def _argv(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
+
+
+def _nccl_collective(e: PocEvidence) -> str:
+    collective = e.metrics.get("collective")
+    if isinstance(collective, str) and collective:
+        return collective
+    tool = (_argv(e.command) or [""])[0].rsplit("/", 1)[-1]
+    return tool[: -len("_perf")] if tool.endswith("_perf") else ""
+
+
+def nodes_spanned(e: PocEvidence) -> int:
+    """How many nodes an nccl-tests run spanned: the distinct hosts of its device list (one,
+    the uploading node, when none is listed)."""
+    hosts = e.metrics.get("hosts")
+    if isinstance(hosts, list | tuple) and hosts:
+        return len({str(h) for h in hosts})
+    return 1
+
+
+def _dcgm_level(e: PocEvidence) -> int | None:
+    level = e.metrics.get("level")
+    if isinstance(level, int) and not isinstance(level, bool):
+        return level
+    match = re.search(r"(?:-r|--run)[ =]+(\d)\b", e.command)
+    return int(match.group(1)) if match else None
+
+
+SEQUENTIAL_MIN_BS = 128 * 1024  # a sequential run measures throughput: large blocks
+RANDOM_MAX_BS = 64 * 1024  # a random run measures IOPS: small blocks
+
+
+def _fio_modes(e: PocEvidence) -> set[str]:
+    """ "sequential" and/or "random" from the jobs' rw and block size (bs_bytes; a job whose
+    block size was not printed counts by its rw alone)."""
+    modes: set[str] = set()
+    jobs = e.metrics.get("jobs")
+    rows = (
+        [(j.get("rw"), j.get("bs_bytes")) for j in jobs if isinstance(j, Mapping)]
+        if isinstance(jobs, list)
+        else []
+    )
+    if not rows and isinstance(e.metrics.get("rw"), list):
+        rows = [(rw, None) for rw in e.metrics["rw"]]
+    for rw, bs in rows:
+        if not isinstance(rw, str):
+            continue
+        size = bs if isinstance(bs, int) and not isinstance(bs, bool) else None
+        if rw in SEQUENTIAL_RW and (size is None or size >= SEQUENTIAL_MIN_BS):
+            modes.add("sequential")
+        elif rw in RANDOM_RW and (size is None or size <= RANDOM_MAX_BS):
+            modes.add("random")
+    return modes
+
+
+def fio_target(e: PocEvidence, shared_prefixes: Sequence[str] = DEFAULT_SHARED_PREFIXES) -> str:
+    """ "shared" when the fio command's file or directory lies under a shared-FS prefix (or the
+    file is named for it), else "local"."""
+    prefixes = [p.rstrip("/") for p in shared_prefixes if p and p.strip("/")]
+    for arg in _argv(e.command):
+        value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+        for path in value.split(":"):
+            if any(path == p or path.startswith(p + "/") for p in prefixes):
+                return "shared"
+    name = e.source.lower()
+    if "shared" in name or "sharedfs" in name:
+        return "shared"
+    return "local"
+
+
+def _perftest_peers(e: PocEvidence) -> set[str]:
+    return {a for a in _argv(e.command)[1:] if not a.startswith("-")}
+
+
+def _is_ib_write_bw(e: PocEvidence) -> bool:
+    if e.kind != "perftest":
+        return False
+    test = e.metrics.get("test")
+    tool = (_argv(e.command) or [""])[0].rsplit("/", 1)[-1]
+    return test == "ib_write_bw" or tool == "ib_write_bw"
+
+
+def _on_node(run: RequiredRun, e: PocEvidence) -> bool:
+    return not run.node or e.node_name == run.node
+
+
+def _matches(
+    run: RequiredRun, e: PocEvidence, shared_prefixes: Sequence[str], node_count: int
+) -> bool:
+    kind = run.kind
+    if kind == NCCL_ONE_NODE:
+        return (
+            e.kind == "nccl_tests"
+            and _nccl_collective(e) == "all_reduce"
+            and nodes_spanned(e) == 1
+            and _on_node(run, e)
+        )
+    if kind in (NCCL_MULTI_ALL_REDUCE, NCCL_MULTI_ALLTOALL):
+        wanted = "all_reduce" if kind == NCCL_MULTI_ALL_REDUCE else "alltoall"
+        return (
+            e.kind == "nccl_tests"
+            and _nccl_collective(e) == wanted
+            and nodes_spanned(e) >= min(run.min_nodes, node_count)
+            and nodes_spanned(e) >= 2
+        )
+    if kind == IB_WRITE_BW:
+        if not _is_ib_write_bw(e):
+            return False
+        if not run.peers:
+            return True
+        a, b = run.peers
+        peers = _perftest_peers(e)
+        return (e.node_name == a and b in peers) or (e.node_name == b and a in peers)
+    if kind == DCGM_DIAG:
+        level = _dcgm_level(e)
+        return e.kind == "dcgm_diag" and level is not None and level >= 3 and _on_node(run, e)
+    if kind in (FIO_LOCAL_SEQ, FIO_LOCAL_RAND, FIO_SHARED_SEQ, FIO_SHARED_RAND):
+        if e.kind != "fio" or not _on_node(run, e):
+            return False
+        target = "shared" if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "local"
+        mode = "sequential" if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ) else "random"
+        return fio_target(e, shared_prefixes) == target and mode in _fio_modes(e)
+    if kind == NVIDIA_SMI_Q:
+        if e.kind == "nvidia_smi_xml":
+            return _on_node(run, e)
+        argv = _argv(e.command)
+        asked = "-q" in argv or "--query" in argv or not e.command
+        return e.kind == "nvidia_smi_query" and asked and _on_node(run, e)
+    if kind == INVENTORY:
+        return e.kind == "nvidia_smi_list" and _on_node(run, e)
+    return False
+
+
+def _failed_note(run: RequiredRun, e: PocEvidence) -> str:
+    """Why evidence that matches a run still fails it ("" when it passes)."""
+    if run.kind == DCGM_DIAG and e.metrics.get("overall") in ("fail", "skip"):
+        return f"dcgmi diag reported {e.metrics.get('overall')}"
+    return ""
+
+
+def coverage(
+    runs: Sequence[RequiredRun],
+    evidence: Iterable[PocEvidence],
+    *,
+    deadline: datetime | None,
+    now: datetime,
+    shared_prefixes: Sequence[str] = DEFAULT_SHARED_PREFIXES,
+    node_count: int = 2,
+    sampled: Sequence[str] = (),
+) -> Coverage:
+    """Which required runs the evidence satisfies, and by which upload and node.
+
+    A run with matching evidence is ``covered`` (``failed`` when every match reported a
+    failure); one without is ``pending`` until the deadline and ``failed`` after it. With a
+    sample, the fleet figures come from the sampled nodes only (the vendor cannot add a
+    golden node to lift them).
+    """
+    evidence = list(evidence)
+    passed_deadline = deadline is not None and now >= deadline
+    result = []
+    for run in runs:
+        matches = tuple(e for e in evidence if _matches(run, e, shared_prefixes, node_count))
+        good = tuple(e for e in matches if not _failed_note(run, e))
+        if good:
+            result.append(RunCoverage(run, COVERED, good))
+        elif matches:
+            result.append(RunCoverage(run, FAILED, matches, _failed_note(run, matches[0])))
+        elif passed_deadline:
+            result.append(RunCoverage(run, FAILED, (), "missing at the deadline"))
+        else:
+            result.append(RunCoverage(run, PENDING))
+    fleet = fleet_figures(evidence, nodes=sampled)
+    return Coverage(tuple(result), passed_deadline, fleet)
+
+
+# -- fleet summaries -------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100) with linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("percentile of no values")
+    if len(ordered) == 1:
+        return float(ordered[0])
+    pos = (len(ordered) - 1) * q / 100.0
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (pos - low))
+
+
+def fleet_summary(per_node: Mapping[str, float]) -> dict[str, Any]:
+    """A figure across nodes: count, p5 and median (never the best node; the worst is shown
+    to make a golden node visible)."""
+    values = [float(v) for v in per_node.values()]
+    if not values:
+        return {"nodes": 0, "p5": None, "median": None, "worst": None}
+    return {
+        "nodes": len(values),
+        "p5": percentile(values, 5),
+        "median": percentile(values, 50),
+        "worst": min(values),
+    }
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def fleet_figures(
+    evidence: Iterable[PocEvidence], nodes: Sequence[str] = ()
+) -> dict[str, dict[str, Any]]:
+    """Per-node figures summarised across nodes: one-node all_reduce peak bus bandwidth
+    (GB/s), ib_write_bw average (Gbit/s), local fio read (MB/s). A node with several files
+    keeps its best file (repeats of one run), the fleet keeps p5 and median. With ``nodes``
+    (the sample) only those nodes count."""
+    only = set(nodes)
+    per: dict[str, dict[str, float]] = {"nccl_busbw_gbyte_s": {}, "ib_write_bw_gbit_s": {}}
+    per["fio_read_bw_mbyte_s"] = {}
+    for e in evidence:
+        if only and e.node_name not in only:
+            continue
+        if e.kind == "nccl_tests" and _nccl_collective(e) == "all_reduce":
+            if nodes_spanned(e) == 1:
+                key, value = "nccl_busbw_gbyte_s", _number(e.metrics.get("peak_busbw_gbyte_s"))
+            else:
+                continue
+        elif _is_ib_write_bw(e):
+            key, value = "ib_write_bw_gbit_s", _number(e.metrics.get("bw_avg_gbit_s"))
+        elif e.kind == "fio" and fio_target(e) == "local":
+            key, value = "fio_read_bw_mbyte_s", _number(e.metrics.get("read_bw_mbyte_s"))
+        else:
+            continue
+        if value is None:
+            continue
+        node = e.node_name
+        per[key][node] = max(value, per[key].get(node, value))
+    return {key: fleet_summary(values) for key, values in per.items() if values}
+
+
+def coverage_at(stored: Mapping[str, Any], *, deadline: datetime | None, now: datetime) -> dict:
+    """A coverage stored earlier (:meth:`Coverage.as_dict`) as it stands at ``now``: once the
+    deadline has passed, every run still pending is failed. Lets pages show coverage without
+    re-reading the uploads."""
+    passed = deadline is not None and now >= deadline
+    runs = []
+    for run in stored.get("runs") or ():
+        run = dict(run)
+        if passed and run.get("status") == PENDING:
+            run["status"] = FAILED
+            run["note"] = "missing at the deadline"
+        runs.append(run)
+    counts = {s: sum(1 for r in runs if r.get("status") == s) for s in STATUSES}
+    return {
+        **dict(stored),
+        "runs": runs,
+        "required": len(runs),
+        "covered": counts[COVERED],
+        "pending": counts[PENDING],
+        "failed": counts[FAILED],
+        "deadline_passed": passed,
+        "complete": bool(runs) and counts[COVERED] == len(runs),
+    }
+
+
+def suggested_command(run: RequiredRun, *, shared_path: str = "/shared", gpus: int = 8) -> str:
+    """A command line that produces evidence satisfying ``run`` (shown on the plan page; run it
+    through the collector or keep the command with the output so that the portal can read the
+    target path and the peer)."""
+    gpus = max(gpus, 1)
+    shared = (shared_path or "/shared").rstrip("/") or "/shared"
+    fio = (
+        "fio --output-format=json --size=4G --runtime=60 --time_based --ioengine=libaio --direct=1"
+    )
+    kind = run.kind
+    if kind == NCCL_ONE_NODE:
+        return f"all_reduce_perf -b 8 -e 8G -f 2 -g {gpus}"
+    if kind in (NCCL_MULTI_ALL_REDUCE, NCCL_MULTI_ALLTOALL):
+        binary = "all_reduce_perf" if kind == NCCL_MULTI_ALL_REDUCE else "alltoall_perf"
+        ranks = run.min_nodes * gpus
+        return f"mpirun -np {ranks} -N {gpus} --hostfile hosts {binary} -b 8 -e 8G -f 2 -g 1"
+    if kind == IB_WRITE_BW:
+        server = run.peers[1] if run.peers else "<server>"
+        return f"ib_write_bw -d mlx5_0 --report_gbits -a {server}"
+    if kind == DCGM_DIAG:
+        return "dcgmi diag -r 3"
+    if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ, FIO_LOCAL_RAND, FIO_SHARED_RAND):
+        where = shared if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "/local_nvme"
+        if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ):
+            job = "--name=seq-read --rw=read --bs=1M --iodepth=16"
+        else:
+            job = "--name=rand-read --rw=randread --bs=4k --iodepth=64"
+        return f"{fio} --filename={where}/gpu-poc-fio.tmp {job}"
+    if kind == NVIDIA_SMI_Q:
+        return "nvidia-smi -q"
+    if kind == INVENTORY:
+        return "nvidia-smi -L"
+    return ""
