@@ -35,6 +35,7 @@ from .evaluations import (
 )
 from .evidence import (
     EvidenceDeletion,
+    EvidenceSummary,
     EvidenceUpload,
     HardwareIdentifier,
     Measurement,
@@ -66,6 +67,7 @@ __all__ = [
     "EvaluationStatus",
     "EvidenceDeletion",
     "EvidenceOrigin",
+    "EvidenceSummary",
     "EvidenceUpload",
     "Fabric",
     "FormFactor",
