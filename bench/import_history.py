@@ -135,6 +135,134 @@ def _seed(candidate, template, count: int, start: int, nodes: int) -> None:
         evidence_summaries_rebuild(candidate_id=candidate.pk)
 
 
+BIG_LOG_S_MAX = 10.0
+BIG_LOG_MEMORY_RATIO_MAX = 4.0
+BIG_SAMPLE = "nccl_tests/h100-2node-4gpu-each-g4.txt"
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def child_import(upload_id: int) -> None:
+    """In a fresh process (as a worker's): import one upload; print time and memory."""
+    import json
+    import resource
+
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from portal.services.evidence import evidence_import
+
+    connection.ensure_connection()
+    idle = _rss_kib()
+    began = time.perf_counter()
+    evidence_import(upload_id=upload_id, task_id=f"big-{upload_id}")
+    seconds = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"seconds": seconds, "idle_kib": idle, "peak_kib": peak}))
+
+
+def big_log(candidate, user, megabytes: int) -> tuple[bool, str]:
+    """A bundle holding one nccl log of ``megabytes`` MiB (a real sample's tables repeated),
+    imported in a fresh process: time and peak RSS against the log's size."""
+
+    import json
+    import subprocess
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.db import connections
+
+    from portal.models import EvidenceUpload, Measurement
+    from portal.services.evidence import evidence_submit
+
+    sample = (shared.SAMPLES / BIG_SAMPLE).read_bytes()
+    log = sample * (megabytes * 2**20 // len(sample))
+    del sample
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    manifest = {
+        "schema_version": 1,
+        "collector_version": "1.0.0",
+        "hostname": "big-node",
+        "started_at": "2026-11-30T08:00:00+00:00",
+        "finished_at": "2026-11-30T09:00:00+00:00",
+        "nonce": None,
+        "commands": [
+            {
+                "name": "nccl-all-reduce",
+                "argv": ["all_reduce_perf", "-b", "8", "-e", "16G", "-f", "2", "-g", "4"],
+                "output": "nccl-all-reduce.txt",
+                "exit_code": 0,
+                "duration_s": 3600,
+            }
+        ],
+    }
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
+        raw = json.dumps(manifest).encode()
+        info = tarfile.TarInfo("manifest.json")
+        info.size = len(raw)
+        archive.addfile(info, io.BytesIO(raw))
+        info = tarfile.TarInfo("nccl-all-reduce.txt")
+        info.size = len(log)
+        archive.addfile(info, io.BytesIO(log))
+    size = len(log)
+    del log
+    data = buffer.getvalue()
+    upload, _created = evidence_submit(
+        candidate=candidate,
+        uploaded_file=SimpleUploadedFile("big-log.tar.gz", data),
+        node_name="big-node",
+        user=user,
+    )
+    del data
+    connections.close_all()
+    done = subprocess.run(
+        [sys.executable, __file__, "--child-import", str(upload.pk)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise shared.BenchError(f"the import process failed: {done.stderr[-2000:]}")
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    upload = EvidenceUpload.objects.get(pk=upload.pk)
+    rows = Measurement.objects.filter(upload=upload).count()
+    growth = (figures["peak_kib"] - figures["idle_kib"]) * 1024
+    ratio = growth / size
+    print(
+        f"{'big nccl log (MiB) / gzip upload (MiB)':<58}"
+        f"{size / 2**20:>8.1f} / {upload.size_bytes / 2**20:.2f}"
+    )
+    if upload.error:
+        print(f"big log import error: {upload.error[:500]}")
+    print(f"{'big log import: status, measurement rows':<58}{upload.status:>8}, {rows}")
+    print(f"{'big log import time':<58}{figures['seconds']:>8.2f} s")
+    print(
+        f"{'import process RSS idle / peak (MiB)':<58}"
+        f"{figures['idle_kib'] / 1024:>8.0f} / {figures['peak_kib'] / 1024:.0f}"
+    )
+    print(f"{'peak RSS growth / log size':<58}{ratio:>8.2f}x")
+    ok = upload.status == "done" and figures["seconds"] < BIG_LOG_S_MAX
+    ok = ok and ratio < BIG_LOG_MEMORY_RATIO_MAX
+    verdict = (
+        f"{'PASS' if ok else 'FAIL'} {size / 2**20:.0f} MiB nccl log: {figures['seconds']:.1f} s"
+        f" (target < {BIG_LOG_S_MAX:.0f} s), peak RSS growth {ratio:.2f}x the log"
+        f" (target < {BIG_LOG_MEMORY_RATIO_MAX:.0f}x; absolute peak"
+        f" {figures['peak_kib'] * 1024 / size:.2f}x), {rows} measurement rows"
+    )
+    return ok, verdict
+
+
 def run(args: argparse.Namespace) -> tuple[bool, str]:
     media_root = tempfile.mkdtemp(prefix="gpuportal-bench-history-")
     created_db = False
@@ -147,7 +275,15 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         from django.db import connection
 
         call_command("migrate", verbosity=0)
-        user, (candidate,) = shared._setup_data(1)
+        user, (candidate, other) = shared._setup_data(2)
+        verdicts = []
+        ok_all = True
+        if args.big_log:
+            ok, verdict = big_log(other, user, args.big_log)
+            ok_all &= ok
+            verdicts.append(verdict)
+        if args.skip_history:
+            return ok_all, "\n".join(verdicts)
         from portal.models import EvidenceUpload, Measurement
         from portal.services.scores import full_evidence, kept_evidence
 
@@ -189,11 +325,11 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
             f"{f'the same from every report at {large} ({len(full)} files)':<58}{shared.ms(full_s)}"
         )
         ok = ratio <= RATIO_MAX
-        verdict = (
+        verdicts.append(
             f"{'PASS' if ok else 'FAIL'} import at upload {large} = {ratio:.2f}x upload {small}"
             f" (target <= {RATIO_MAX:.0f}x)"
         )
-        return ok, verdict
+        return ok and ok_all, "\n".join(verdicts)
     finally:
         try:
             shared._purge_queue()
@@ -216,7 +352,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", type=int, default=3000, help="the measured upload number")
     parser.add_argument("--repeat", type=int, default=7, help="imports timed at each size")
     parser.add_argument("--nodes", type=int, default=8, help="nodes the uploads come from")
+    parser.add_argument(
+        "--big-log", type=int, default=64, help="MiB of the nccl log imported (0: skip)"
+    )
+    parser.add_argument("--skip-history", action="store_true")
+    parser.add_argument("--child-import", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child_import:
+        child_import(args.child_import)
+        return 0
     try:
         ok, verdict = run(args)
     except shared.BenchError as exc:
