@@ -26,6 +26,7 @@ never consumed; the queue is purged at the end).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -163,7 +164,15 @@ def child_import(upload_id: int) -> None:
     connection.ensure_connection()
     idle = _rss_kib()
     began = time.perf_counter()
-    evidence_import(upload_id=upload_id, task_id=f"big-{upload_id}")
+    if os.environ.get("BENCH_PROFILE"):
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.runcall(evidence_import, upload_id=upload_id, task_id=f"big-{upload_id}")
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+    else:
+        evidence_import(upload_id=upload_id, task_id=f"big-{upload_id}")
     seconds = time.perf_counter() - began
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"seconds": seconds, "idle_kib": idle, "peak_kib": peak}))
@@ -234,6 +243,8 @@ def big_log(candidate, user, megabytes: int) -> tuple[bool, str]:
     )
     if done.returncode != 0:
         raise shared.BenchError(f"the import process failed: {done.stderr[-2000:]}")
+    if os.environ.get("BENCH_PROFILE"):
+        print(done.stderr)
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     upload = EvidenceUpload.objects.get(pk=upload.pk)
     rows = Measurement.objects.filter(upload=upload).count()

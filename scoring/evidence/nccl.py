@@ -95,6 +95,8 @@ _DEFAULT_PREFIXES = {
 }
 _SCAN_BYTES = 65536
 _NOT_AVAILABLE = frozenset({"N/A", "n/a", "N/a", "n/A"})
+# What base.strip_annotation's pattern cannot match without: "#", "//", "<", ">" or an arrow.
+_ANNOTATION_MARK_RE = re.compile("#|//|[<>\u2190\u2192\u27f5\u27f6\u21d0\u21d2]")
 
 
 def detect(text: str) -> int:
@@ -229,7 +231,15 @@ def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
         if token in _NOT_AVAILABLE:
             result[name] = None
             continue
-        value = _number(token)
+        # _number inlined (millions of cells in a big log).
+        value = None
+        if len(token) <= 40 and "_" not in token:
+            try:
+                value = float(token)
+            except ValueError:
+                value = None
+            if value is not None and value - value != 0:  # inf or nan
+                value = None
         if value is None:
             if name in _WRONG_COLUMNS:
                 result[name] = "unreadable"
@@ -291,7 +301,9 @@ def _clean(line: str) -> str:
     # Both MPI tag forms end in a colon: a line without one is left as it is.
     if ":" in line:
         line = _MPI_TAG_RE.sub("", line, count=1)
-    return strip_annotation(line.rstrip())
+    line = line.rstrip()
+    # An annotation needs one of these marks; result rows ("-1", "N/A") have none.
+    return strip_annotation(line) if _ANNOTATION_MARK_RE.search(line) else line
 
 
 # Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
