@@ -493,7 +493,7 @@ class _Scanner:
         if row is None:
             self.unreadable.append(line_no)
             return
-        if any(v == "unreadable" for g in row.results.values() for v in g.values()):
+        if any("unreadable" in group.values() for group in row.results.values()):
             self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
         self.runs[-1].rows.append(row)
 
