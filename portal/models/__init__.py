@@ -35,6 +35,7 @@ from .evaluations import (
 )
 from .evidence import (
     EvidenceDeletion,
+    EvidenceSummary,
     EvidenceUpload,
     HardwareIdentifier,
     Measurement,
@@ -67,6 +68,7 @@ __all__ = [
     "EvaluationStatus",
     "EvidenceDeletion",
     "EvidenceOrigin",
+    "EvidenceSummary",
     "EvidenceUpload",
     "Fabric",
     "FormFactor",

@@ -276,3 +276,28 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} @ {self.seen_at:%Y-%m-%d %H:%M:%S}"
+
+
+class EvidenceSummary(models.Model):
+    """What verification reads of one node and one kind of evidence of a candidate: per source
+    file, the metrics of the newest usable upload (kept in each import's transaction, so an
+    import never re-reads every earlier report)."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="+")
+    node_name = models.CharField(_("node"), max_length=200)
+    kind = models.CharField(_("evidence kind"), max_length=30)
+    # The newest upload in the summary (deleting it rebuilds the candidate's summaries).
+    upload = models.ForeignKey(EvidenceUpload, on_delete=models.CASCADE, related_name="+")
+    summary = models.JSONField(default=dict)
+
+    class Meta:
+        verbose_name = _("evidence summary")
+        verbose_name_plural = _("evidence summaries")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["candidate", "node_name", "kind"], name="one_summary_per_node_kind"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.node_name} · {self.kind}"

@@ -240,7 +240,7 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
     upload.delete()
     if stored:
         transaction.on_commit(lambda: upload.file.storage.delete(stored))
-    candidate_refresh(candidate_id=record.candidate_id)
+    candidate_refresh(candidate_id=record.candidate_id, rebuild=True)
     return record
 
 
@@ -441,6 +441,27 @@ def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[HardwareIden
     ]
 
 
+def _summaries(candidate_id: int, held) -> None:
+    """Keep the candidate's per-node, per-kind summaries in step with the uploads written:
+    new uploads are merged into the rows they touch; a re-import (which may take evidence
+    away) rebuilds them from every report."""
+    from .scores import _lock, evidence_summaries_apply, evidence_summaries_rebuild
+
+    # The candidate's lock (taken again by the refresh) orders concurrent summary writers.
+    _lock(candidate_id)
+    if any(upload.parser_version for upload, _o, _f in held):
+        evidence_summaries_rebuild(candidate_id=candidate_id)
+        return
+    evidence_summaries_apply(
+        candidate_id=candidate_id,
+        uploads=[
+            (upload, fields.get("node_name", ""), outcome.report, outcome.measured_at)
+            for upload, outcome, fields in held
+            if outcome.status == UploadStatus.DONE and outcome.origin != EvidenceOrigin.UNVERIFIED
+        ],
+    )
+
+
 def _finish(
     uploads: list[EvidenceUpload], outcomes: list[_Outcome], claim_token: str
 ) -> list[EvidenceUpload]:
@@ -479,6 +500,7 @@ def _finish(
             [row for upload, outcome, _f in held for row in _identifiers(upload, outcome)],
             ignore_conflicts=True,
         )
+        _summaries(uploads[0].candidate_id, held)
         from .scores import candidate_refresh
 
         candidate_refresh(candidate_id=uploads[0].candidate_id, unless_pending=True)

@@ -1,10 +1,12 @@
 """Scores: verify claims against measurements and recompute a candidate's stored scores."""
 
+from datetime import UTC, timedelta
+
 from django.db import transaction
 from django.utils import timezone
 
 from scoring.api import score_candidate
-from scoring.verification import verify_candidate
+from scoring.verification import facts, verify_candidate
 
 from .. import adapters
 from ..models import (
@@ -13,6 +15,7 @@ from ..models import (
     Evaluation,
     EvaluationStatus,
     EvidenceOrigin,
+    EvidenceSummary,
     EvidenceUpload,
     Score,
     UploadStatus,
@@ -47,16 +50,122 @@ def usable_uploads(candidate: Candidate, now=None, *, reports: bool = True) -> l
     return [u for u in uploads if not u.stale_for(candidate.evaluation, now)]
 
 
+def _fresh_after(candidate: Candidate, now=None) -> str | None:
+    """The ISO time before which evidence is stale for the evaluation (None: any age)."""
+    days = candidate.evaluation.max_evidence_age_days
+    if not days:
+        return None
+    return ((now or timezone.now()) - timedelta(days=days)).isoformat()
+
+
+def _when(upload: EvidenceUpload, measured_at=None) -> str | None:
+    when = measured_at or upload.measured_at or upload.created_at
+    if when is None:
+        return None
+    if timezone.is_naive(when):
+        when = timezone.make_aware(when)
+    return when.astimezone(UTC).isoformat()
+
+
+def _node(upload: EvidenceUpload, node_name: str = "") -> str:
+    # As adapters.node_evidence names it: an upload without a node is a node of its own.
+    return node_name or upload.node_name or f"upload {upload.pk}"
+
+
+def _history(candidate_id: int):
+    """Every usable-origin finished upload of the candidate, as (id, node, report, when)."""
+    uploads = (
+        EvidenceUpload.objects.filter(candidate_id=candidate_id, status=UploadStatus.DONE)
+        .exclude(origin=EvidenceOrigin.UNVERIFIED)
+        .only("pk", "node_name", "report", "measured_at", "created_at")
+        .order_by("pk")
+    )
+    return [(u.pk, _node(u), u.report or (), _when(u)) for u in uploads.iterator(chunk_size=200)]
+
+
+def full_summaries(candidate_id: int) -> dict[tuple[str, str], dict]:
+    """The summaries per (node, kind) computed from every earlier report (the full
+    re-verification's view of the evidence; what the kept summaries must equal)."""
+    return facts.summary_entries(_history(candidate_id))
+
+
+def full_evidence(candidate: Candidate, now=None):
+    """NodeEvidence for verification, computed from every report (reference path)."""
+    return facts.evidence_from_summaries(
+        ((node, kind, summary) for (node, kind), summary in full_summaries(candidate.pk).items()),
+        fresh_after=_fresh_after(candidate, now),
+    )
+
+
+def kept_evidence(candidate: Candidate, now=None):
+    """NodeEvidence for verification, read from the kept summaries (one row per node and kind)."""
+    rows = EvidenceSummary.objects.filter(candidate_id=candidate.pk).values_list(
+        "node_name", "kind", "summary"
+    )
+    return facts.evidence_from_summaries(rows, fresh_after=_fresh_after(candidate, now))
+
+
+def _summary_rows(candidate_id: int, summaries: dict) -> list[EvidenceSummary]:
+    return [
+        EvidenceSummary(
+            candidate_id=candidate_id,
+            node_name=node[:200],
+            kind=kind[:30],
+            upload_id=max(int(e["upload_id"]) for e in summary["entries"]),
+            summary=summary,
+        )
+        for (node, kind), summary in summaries.items()
+        if summary.get("entries")
+    ]
+
+
+def evidence_summaries_rebuild(*, candidate_id: int) -> int:
+    """Recompute the candidate's summaries from every report (after a deletion or a re-import
+    that may take evidence away); returns how many. Run inside the caller's transaction."""
+    EvidenceSummary.objects.filter(candidate_id=candidate_id).delete()
+    rows = _summary_rows(candidate_id, full_summaries(candidate_id))
+    EvidenceSummary.objects.bulk_create(rows)
+    return len(rows)
+
+
+def evidence_summaries_apply(*, candidate_id: int, uploads) -> None:
+    """Apply newly imported uploads, given as (upload, node name, report, measured_at), to the
+    candidate's summaries: only the (node, kind) rows they touch are read and written."""
+    changes: dict[tuple[str, str], list] = {}
+    for upload, node_name, report, measured_at in sorted(uploads, key=lambda u: u[0].pk):
+        node = _node(upload, node_name)[:200]
+        by_kind = facts.report_by_kind(report, upload_id=upload.pk, when=_when(upload, measured_at))
+        for kind, entries in by_kind.items():
+            changes.setdefault((node, kind[:30]), []).extend(entries)
+    if not changes:
+        return
+    nodes = {node for node, _kind in changes}
+    kinds = {kind for _node_name, kind in changes}
+    existing = {
+        (row.node_name, row.kind): row.summary
+        for row in EvidenceSummary.objects.filter(
+            candidate_id=candidate_id, node_name__in=nodes, kind__in=kinds
+        ).only("node_name", "kind", "summary")
+    }
+    merged = {key: facts.summary_merge(existing.get(key), new) for key, new in changes.items()}
+    EvidenceSummary.objects.bulk_create(
+        _summary_rows(candidate_id, merged),
+        update_conflicts=True,
+        unique_fields=["candidate", "node_name", "kind"],
+        update_fields=["upload", "summary"],
+    )
+
+
 def _verify(candidate: Candidate) -> None:
-    uploads = usable_uploads(candidate)
-    evidence = adapters.node_evidence(uploads)
+    evidence = kept_evidence(candidate)
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)
     # The POC plan's coverage (issue #13): a required run missing at the deadline is failed.
+    # It reads the usable uploads' reports, and only when the evaluation has a plan.
     from .poc import verification_entry
 
-    poc = verification_entry(candidate, uploads)
+    poc = verification_entry(candidate, None)
     if poc is not None:
         candidate.verification["poc"] = poc
     for answer in candidate.answers.all():
@@ -137,7 +246,9 @@ PENDING_STATUSES = (UploadStatus.QUEUED, UploadStatus.PROCESSING)
 # No savepoint: inside an import's transaction it would cost two statements, and an error
 # here fails that whole transaction anyway.
 @transaction.atomic(savepoint=False)
-def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Candidate | None:
+def candidate_refresh(
+    *, candidate_id: int, unless_pending: bool = False, rebuild: bool = False
+) -> Candidate | None:
     """Re-verify one candidate against all its evidence and store its six scores.
 
     With ``unless_pending`` (an import finishing) nothing is done while another upload of the
@@ -154,6 +265,8 @@ def candidate_refresh(*, candidate_id: int, unless_pending: bool = False) -> Can
         ).exists()
     ):
         return None
+    if rebuild:
+        evidence_summaries_rebuild(candidate_id=candidate_id)
     candidate = _load(candidate_id)
     if _frozen(candidate):
         return candidate
@@ -176,7 +289,7 @@ def evaluation_rescore(*, evaluation: Evaluation, verify: bool = False) -> int:
     ids = list(evaluation.candidates.values_list("pk", flat=True))
     for candidate_id in ids:
         if verify:
-            candidate_refresh(candidate_id=candidate_id)
+            candidate_refresh(candidate_id=candidate_id, rebuild=True)
         else:
             candidate_rescore(candidate_id=candidate_id)
     return len(ids)

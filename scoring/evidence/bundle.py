@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
+from . import nccl
 from .archive import (
     DEFAULT_MAX_MEMBER_BYTES,
     DEFAULT_MAX_MEMBERS,
@@ -384,7 +385,11 @@ def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
     try:
         text = decode_text(member.data)
         kind = detect_kind(text, hint)
-        parsed = parse_text(text, kind)
+        if kind == nccl.KIND:
+            # Streamed: one fact per table, never a list of every line (logs reach 64 MiB).
+            parsed = nccl.parse_lines(nccl.iter_lines(text))
+        else:
+            parsed = parse_text(text, kind)
     except EvidenceParseError as exc:
         return MemberResult(member.name, exc.kind or kind, False, str(exc))
     except Exception as exc:  # a parser bug must not lose the other files of the bundle

@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +94,9 @@ _DEFAULT_PREFIXES = {
     11: ["size", "count", "type"],
 }
 _SCAN_BYTES = 65536
+_NOT_AVAILABLE = frozenset({"N/A", "n/a", "N/a", "n/A"})
+# What base.strip_annotation's pattern cannot match without: "#", "//", "<", ">" or an arrow.
+_ANNOTATION_MARK_RE = re.compile("#|//|[<>\u2190\u2192\u27f5\u27f6\u21d0\u21d2]")
 
 
 def detect(text: str) -> int:
@@ -123,9 +127,10 @@ class _Header:
     labels: list[str]
     line: int
 
-    @property
-    def width(self) -> int:
-        return len(self.prefix) + sum(len(g) for g in self.groups)
+    def __post_init__(self) -> None:
+        # Read for every row: computed once per table.
+        self.sizes = [len(g) for g in self.groups]
+        self.width = len(self.prefix) + sum(self.sizes)
 
 
 @dataclass
@@ -157,6 +162,11 @@ class _Run:
     out_of_bounds: int | None = None
     out_of_bounds_ok: bool | None = None
     wrong_kind: str | None = None
+    # Streaming (compact) parses close a table once the next one starts: its summary and its
+    # one curve fact are kept, its rows dropped (the first table's rows stay for the curve).
+    summary: dict[str, Any] | None = None
+    compact: Fact | None = None
+    row_count: int = 0
 
 
 def _number(token: str) -> float | None:
@@ -171,7 +181,7 @@ def _number(token: str) -> float | None:
 
 def _byte_count(token: str) -> int | None:
     """An integer byte/element count; ``%g`` values are snapped to the power of two they round."""
-    if re.fullmatch(r"[0-9]{1,20}", token):
+    if len(token) <= 20 and token.isascii() and token.isdigit():
         return int(token)
     value = _number(token)
     if value is None or value < 0 or value > 2.0**63:
@@ -218,10 +228,18 @@ def _default_header(width: int, line_no: int) -> _Header | None:
 def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
     result: dict[str, Any] = {}
     for name, token in zip(names, tokens, strict=True):
-        if token.upper() == "N/A":
+        if token in _NOT_AVAILABLE:
             result[name] = None
             continue
-        value = _number(token)
+        # _number inlined (millions of cells in a big log).
+        value = None
+        if len(token) <= 40 and "_" not in token:
+            try:
+                value = float(token)
+            except ValueError:
+                value = None
+            if value is not None and value - value != 0:  # inf or nan
+                value = None
         if value is None:
             if name in _WRONG_COLUMNS:
                 result[name] = "unreadable"
@@ -232,7 +250,7 @@ def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
 
 
 def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
-    sizes = [len(g) for g in header.groups]
+    sizes = header.sizes
     width = header.width
     if len(tokens) > width:
         tokens = tokens[:width]
@@ -280,7 +298,12 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
-    return strip_annotation(_MPI_TAG_RE.sub("", line, count=1).rstrip())
+    # Both MPI tag forms end in a colon: a line without one is left as it is.
+    if ":" in line:
+        line = _MPI_TAG_RE.sub("", line, count=1)
+    line = line.rstrip()
+    # An annotation needs one of these marks; result rows ("-1", "N/A") have none.
+    return strip_annotation(line) if _ANNOTATION_MARK_RE.search(line) else line
 
 
 # Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
@@ -316,6 +339,37 @@ def parse(text: str) -> ParseResult:
     return result
 
 
+def iter_lines(text: str, chunk: int = 1 << 20) -> Iterator[str]:
+    """The lines of ``text`` as ``str.splitlines`` gives them, one chunk at a time (never a
+    list of every line of a big log)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + chunk)
+        end = len(text) if end < 0 else end + 1
+        yield from text[start:end].splitlines()
+        start = end
+
+
+def parse_lines(lines: Iterable[str]) -> ParseResult:
+    """Parse nccl-tests output read line by line, keeping little of it: each table is
+    summarised when the next begins, and its rows become ONE ``busbw_curve_gbyte_s`` fact
+    (the table's peak, with ``size_bytes``, ``busbw_gbyte_s``, ``algbw_gbyte_s``,
+    ``time_us``, ``placement`` and ``lines`` arrays in its details) instead of one fact per
+    row. The metrics are those of :func:`parse`; ``net_plugins`` is read line by line."""
+    scanner = _Scanner(compact=True)
+    plugins: list[str] = []
+    for line_no, raw in enumerate(lines, start=1):
+        line = _clean(raw)
+        scanner.feed(line_no, line)
+        if ("NET" in line or "network" in line or "efa" in line.lower()) and not (
+            scanner.runs and line.lstrip()[:1].isdigit() and ":" not in line
+        ):
+            plugins.extend(p for p in _net_plugins(line) if p not in plugins)
+    result = scanner.finish()
+    result.metrics["net_plugins"] = [label for _p, label in _NET_PATTERNS if label in plugins]
+    return result
+
+
 @dataclass
 class _Scanner:
     """One pass over the lines; keeps what the banners said and the tables found."""
@@ -335,6 +389,17 @@ class _Scanner:
     orphan_header: _Header | None = None
     unreadable: list[int] = field(default_factory=list)
     last_line: int = 0
+    compact: bool = False
+
+    def _close(self, index: int) -> None:
+        run = self.runs[index]
+        if run.summary is not None:
+            return
+        run.row_count = len(run.rows)
+        run.summary = _run_summary(run)
+        run.compact = _compact_fact(run, index)
+        if any(earlier.row_count for earlier in self.runs[:index]):
+            run.rows = []  # not the first table with rows: its summary and fact suffice
 
     def feed(self, line_no: int, line: str) -> None:
         self.last_line = line_no
@@ -394,6 +459,8 @@ class _Scanner:
             return True
         header = _parse_header(line, line_no, self.labels) if "busbw" in line else None
         if header is not None:
+            if self.compact and self.runs:
+                self._close(len(self.runs) - 1)
             self.runs.append(_Run(header, self.collective))
             self.labels = []
             return True
@@ -426,7 +493,7 @@ class _Scanner:
         if row is None:
             self.unreadable.append(line_no)
             return
-        if any(v == "unreadable" for g in row.results.values() for v in g.values()):
+        if any("unreadable" in group.values() for group in row.results.values()):
             self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
         self.runs[-1].rows.append(row)
 
@@ -435,7 +502,10 @@ class _Scanner:
         for line_no in self.unreadable:
             tail = " (the output seems truncated)" if line_no == self.last_line else ""
             warnings.append(f"line {line_no}: unreadable or incomplete result row skipped{tail}")
-        runs = [run for run in self.runs if run.rows]
+        if self.compact:
+            for index in range(len(self.runs)):
+                self._close(index)
+        runs = [run for run in self.runs if run.rows or run.row_count]
         if not runs:
             raise _no_rows_error(self.runs, self.failures)
         warnings.extend(
@@ -450,7 +520,7 @@ class _Scanner:
         if len(runs) > 1:
             warnings.append(f"{len(runs)} result tables; the summary describes the first one")
         main = runs[0]
-        summary = _run_summary(main)
+        summary = main.summary or _run_summary(main)
         if main.avg_busbw is None:
             warnings.append("no 'Avg bus bandwidth' line (output truncated?)")
         if main.out_of_bounds is None:
@@ -495,8 +565,9 @@ class _Scanner:
             "failures": [message for _, message in self.failures],
         }
         if len(runs) > 1:
-            metrics["runs"] = [_run_summary(run) for run in runs]
-        return ParseResult(KIND, metrics, tuple(_facts(runs, collective)), tuple(warnings))
+            metrics["runs"] = [run.summary or _run_summary(run) for run in runs]
+        facts = _facts(runs, collective, compact=self.compact)
+        return ParseResult(KIND, metrics, tuple(facts), tuple(warnings))
 
 
 _TYPE_BYTES = {
@@ -648,7 +719,7 @@ def _run_summary(run: _Run) -> dict[str, Any]:
     return {
         "collective": run.collective,
         "header_line": run.header.line,
-        "row_count": len(run.rows),
+        "row_count": len(run.rows) or run.row_count,
         "peak_busbw_gbyte_s": peak_row.best["busbw"] if peak_row and peak_row.best else None,
         "peak_size_bytes": peak_row.size_bytes if peak_row else None,
         "avg_busbw_gbyte_s": run.avg_busbw,
@@ -676,9 +747,33 @@ def _curve_point(row: _Row) -> dict[str, Any]:
     }
 
 
-def _facts(runs: list[_Run], collective: str | None) -> list[Fact]:
+def _compact_fact(run: _Run, index: int) -> Fact | None:
+    """One table's rows as one fact: its peak busbw, with the size sweep as arrays."""
+    rows = [row for row in run.rows if row.best is not None]
+    if not rows:
+        return None
+    peak = max(rows, key=lambda row: row.best["busbw"] if row.best else 0.0)
+    details = {
+        "collective": run.collective,
+        "run": index,
+        "type": rows[0].type,
+        "redop": rows[0].redop,
+        "size_bytes": [row.size_bytes for row in rows],
+        "busbw_gbyte_s": [row.best["busbw"] for row in rows if row.best],
+        "algbw_gbyte_s": [row.best.get("algbw") for row in rows if row.best],
+        "time_us": [row.best.get("time") for row in rows if row.best],
+        "placement": [row.best_label for row in rows],
+        "lines": [row.line for row in rows],
+    }
+    return Fact("busbw_curve_gbyte_s", peak.best["busbw"], "GB/s", rows[0].line, details)
+
+
+def _facts(runs: list[_Run], collective: str | None, *, compact: bool = False) -> list[Fact]:
     facts: list[Fact] = []
     peak: Fact | None = None
+    if compact:
+        facts = [run.compact for run in runs if run.compact is not None]
+        runs = runs[:1]  # the peak fact below reads the first table's rows
     for run in runs:
         for row in run.rows:
             if row.best is None:
@@ -693,7 +788,8 @@ def _facts(runs: list[_Run], collective: str | None) -> list[Fact]:
                 "time_us": row.best.get("time"),
             }
             fact = Fact("busbw_gbyte_s", row.best["busbw"], "GB/s", row.line, details)
-            facts.append(fact)
+            if not compact:
+                facts.append(fact)
             if run is runs[0] and (peak is None or fact.value > peak.value):
                 peak = fact
     if peak is not None:

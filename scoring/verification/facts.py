@@ -298,3 +298,86 @@ def measured_from_summary(summary: Mapping[str, Any]) -> MeasuredFacts:
     if data.get("dcgm_failed_tests") is not None:
         data["dcgm_failed_tests"] = tuple(data["dcgm_failed_tests"])
     return MeasuredFacts(**data)
+
+
+# --- Summaries kept per node and per kind -------------------------------------------------
+#
+# Verification reads, for each node, kind and source file, the file from the newest usable
+# upload (a node measured again next month is judged on the new run, not on both). The
+# portal keeps these as one summary per (node, kind), updated in each import's transaction,
+# so that an import reads a handful of summaries instead of every earlier report.
+# ``summary_entries`` defines the rule over a whole history (the full re-verification);
+# ``summary_merge`` applies one more upload to a summary; both reach the same entries.
+
+
+def _entry(item: Mapping[str, Any], upload_id: int, when: str | None) -> dict[str, Any]:
+    metrics = item.get("metrics")
+    return {
+        "upload_id": upload_id,
+        "source": str(item.get("file") or ""),
+        "metrics": dict(metrics) if isinstance(metrics, Mapping) else {},
+        "when": when,
+    }
+
+
+def report_by_kind(
+    report: Iterable[Mapping[str, Any]], *, upload_id: int, when: str | None
+) -> dict[str, list[dict[str, Any]]]:
+    """The parsed files of one upload's report grouped by kind, as summary entries."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for item in report:
+        if not isinstance(item, Mapping) or not item.get("ok") or not item.get("kind"):
+            continue
+        kinds.setdefault(str(item["kind"]), []).append(_entry(item, upload_id, when))
+    return kinds
+
+
+def summary_merge(
+    summary: Mapping[str, Any] | None, entries: Iterable[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """``summary`` ({"entries": [...]}) with ``entries`` of one upload applied: an entry
+    replaces the one of the same source file from an upload no newer than its own."""
+    by_source = {e["source"]: e for e in (summary or {}).get("entries") or ()}
+    for entry in entries:
+        old = by_source.get(entry["source"])
+        if old is None or int(old["upload_id"]) <= int(entry["upload_id"]):
+            by_source[entry["source"]] = dict(entry)
+    return {"entries": [by_source[s] for s in sorted(by_source)]}
+
+
+def summary_entries(
+    uploads: Iterable[tuple[int, str, Iterable[Mapping[str, Any]], str | None]],
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """Summaries per (node, kind) from a whole history of usable uploads, given as
+    (upload id, node name, report, when) in any order."""
+    summaries: dict[tuple[str, str], dict[str, Any]] = {}
+    for upload_id, node, report, when in sorted(uploads, key=lambda u: u[0]):
+        for kind, entries in report_by_kind(report, upload_id=upload_id, when=when).items():
+            summaries[(node, kind)] = summary_merge(summaries.get((node, kind)), entries)
+    return summaries
+
+
+def evidence_from_summaries(
+    summaries: Iterable[tuple[str, str, Mapping[str, Any]]], *, fresh_after: str | None = None
+) -> list[NodeEvidence]:
+    """NodeEvidence from (node, kind, summary) triples; with ``fresh_after`` (an ISO time),
+    entries measured before it are stale and left out."""
+    from datetime import datetime
+
+    limit = datetime.fromisoformat(fresh_after) if fresh_after else None
+    evidence = []
+    for node, kind, summary in summaries:
+        for entry in (summary or {}).get("entries") or ():
+            when = entry.get("when")
+            if limit is not None and when and datetime.fromisoformat(when) < limit:
+                continue
+            evidence.append(
+                NodeEvidence(
+                    node_name=node,
+                    upload_id=entry["upload_id"],
+                    kind=kind,
+                    metrics=entry.get("metrics") or {},
+                    source=entry.get("source") or "",
+                )
+            )
+    return evidence
