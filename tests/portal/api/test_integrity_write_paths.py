@@ -185,6 +185,13 @@ def api_steps(world):
         ("api-candidate-catalogue", "post", cand, {"action": "adopt"}, "procurement"),
         ("api-answer-detail", "put", {**cand, "item": "1"}, {"claim": "8"}, "procurement"),
         ("api-weights", "put", ev, weights, "procurement"),
+        (
+            "api-poc-plan",
+            "put",
+            ev,
+            {"deadline": "2030-01-01T10:00:00Z", "sample_size": 2},
+            "procurement",
+        ),
         ("api-weights", "post", ev, {"matrix": ones}, "procurement"),
         ("api-upload-token-list", "post", ev, {"candidate": world.candidate.pk}, "procurement"),
         ("api-upload-token-revoke", "post", {**ev, "token_pk": world.token.pk}, {}, "procurement"),
