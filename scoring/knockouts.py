@@ -15,6 +15,7 @@ from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import Tco
 from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
+from .types.inputs import parse_mig_profile
 
 # How the reasons name billing models and delivery forms, in English and in Chinese.
 BILLING_TERMS = {
@@ -79,6 +80,12 @@ def _gpu_knockouts(
         have = max(have, need)
     nodes, per_node = candidate.node_count, offering.gpus_per_node
     memory, need_memory = offering.gpu_memory_gib, evaluation.required_gpu_memory_gib
+    slice_memory = None
+    if offering.mig_profile and rubric.v2 is not None:
+        # Rubric v2: a MIG slice holds only its own memory (slices never pool it), so the
+        # "N GPUs x M GiB" requirement is checked against the slice.
+        slice_memory = parse_mig_profile(offering.mig_profile)[1]
+        memory = min(memory, slice_memory)
     contradicted = candidate.answers.get("gpu_match") == "contradicted"
     if have >= need and memory >= need_memory and not contradicted:
         return found
@@ -92,7 +99,18 @@ def _gpu_knockouts(
                 claim_ref or f"offering: {per_node} GPUs per node × {nodes} nodes",
             )
         )
-    if memory < need_memory:
+    if memory < need_memory and slice_memory is not None:
+        found.append(
+            Knockout(
+                "gpu_memory",
+                f"{memory} GB per MIG slice ({offering.mig_profile}), the evaluation needs "
+                f"{need_memory} GiB per GPU",
+                f"每个 MIG 实例（{offering.mig_profile}）显存 {memory} GB，评估要求每张 GPU "
+                f"{need_memory} GiB",
+                claim_ref or f"offering: mig_profile = {offering.mig_profile}",
+            )
+        )
+    elif memory < need_memory:
         found.append(
             Knockout(
                 "gpu_memory",

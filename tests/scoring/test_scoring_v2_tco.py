@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric
 from scoring.tco import COMPONENTS_V2, compute_tco
 from scoring.types import Price
@@ -184,3 +185,25 @@ def test_a_bare_metal_verdict_confirms_only_a_bare_metal_claim(claimed):
         "virtualised",
         "measured",
     )
+
+
+def test_a_mig_slice_must_hold_the_required_memory_per_gpu():
+    small = offering(
+        delivery_form="mig",
+        gpu_model="NVIDIA H100 SXM5 80GB",
+        gpus_per_node=56,  # 8 GPUs x 7 slices of 1g.10gb: 8 full-GPU equivalents by compute
+        gpu_memory_gib=80,
+        mig_profile="1g.10gb",
+    )
+    spec = evaluation(workload_profile="inference", required_total_gpus=1, duration_days=30)
+    found = {
+        k.code: k
+        for k in score_candidate(candidate(offering=small, node_count=1), spec, V2).knockouts
+    }
+    assert "gpu_memory" in found
+    assert "1g.10gb" in found["gpu_memory"].reason_en
+    assert "MIG" in found["gpu_memory"].reason_zh
+    # A slice as large as the requirement passes.
+    whole = replace(small, gpus_per_node=8, mig_profile="7g.80gb")
+    found = score_candidate(candidate(offering=whole, node_count=1), spec, V2).knockouts
+    assert "gpu_memory" not in {k.code for k in found}
