@@ -509,9 +509,13 @@ def compute_tco(
             setup = (setup_fee + _NEGATIVE_ZERO).quantize(cent, half_even)
         else:
             setup = setup_without_days
-        if commitment_days:
-            rest = _day_rate(model, all_gpus, risk) * commitment_days
-            commitment = min(rest, offering.early_termination_fee).quantize(cent, half_even)
+        # Commitment days beyond what this model already bills (a month or a year billed in
+        # full covers its days).
+        unpaid_days = commitment_days and max(0, commitment_days - _billed_extra_days(model, plan))
+        if unpaid_days:
+            rest = _day_rate(model, all_gpus, risk) * unpaid_days
+            fee = offering.early_termination_fee
+            commitment = (rest if fee is None else min(rest, fee)).quantize(cent, half_even)
             total = gpu + shared + setup + commitment
         else:
             commitment = _ZERO_CENTS
@@ -593,6 +597,18 @@ def compute_tco(
         reason,
         equivalents,
     )
+
+
+def _billed_extra_days(model: str, plan) -> Decimal:
+    """Days this billing model pays beyond the evaluation's duration (a month or a year is
+    billed whole), which already count towards a minimum commitment."""
+    if model == "monthly":
+        billed = plan.months_billed * _DAYS_PER_YEAR / 12
+    elif model == "yearly":
+        billed = plan.years_billed * _DAYS_PER_YEAR
+    else:
+        return _ZERO
+    return max(_ZERO, billed - plan.duration)
 
 
 def _day_rate(model: str, all_gpus: Decimal, spot_risk_pct: Decimal) -> Decimal:

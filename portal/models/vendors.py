@@ -31,13 +31,9 @@ NON_NEGATIVE = [MinValueValidator(Decimal("0"))]
 
 
 def _money(verbose_name, **kwargs):
+    kwargs.setdefault("default", None if kwargs.get("null") else Decimal("0"))
     return models.DecimalField(
-        verbose_name,
-        max_digits=14,
-        decimal_places=2,
-        default=Decimal("0"),
-        validators=NON_NEGATIVE,
-        **kwargs,
+        verbose_name, max_digits=14, decimal_places=2, validators=NON_NEGATIVE, **kwargs
     )
 
 
@@ -263,7 +259,15 @@ class Offering(models.Model):
         ),
     )
     min_commitment_days = models.PositiveIntegerField(_("minimum commitment (days)"), default=0)
-    early_termination_fee = _money(_("early-termination fee"))
+    # Empty: no early-termination term was stated, so the rest of the commitment is paid.
+    early_termination_fee = _money(
+        _("early-termination fee"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "Leave empty when the contract states none: the rest of the commitment is paid."
+        ),
+    )
     storage_cost_month = _money(_("storage cost per month"))
     network_egress_cost_month = _money(_("network egress cost per month"))
     support_cost_month = _money(_("support cost per month"))

@@ -64,11 +64,11 @@ _OFFERING_DECIMALS_OPT = (
     "rtt_ms",
     "sla_availability_pct",
     "spot_preemption_risk_pct",
+    "early_termination_fee",
 )
 _OFFERING_DECIMALS = (
     "oversubscription_ratio",
     "nvme_capacity_tib",
-    "early_termination_fee",
     "storage_cost_month",
     "network_egress_cost_month",
     "support_cost_month",
@@ -158,7 +158,8 @@ class OfferingFacts:
     spot_preemption_risk_pct: Decimal | None = None
     releasable_hourly: bool | None = None
     min_commitment_days: int = 0
-    early_termination_fee: Decimal = Decimal(0)
+    # None: no early-termination term was stated, so the rest of the commitment is paid.
+    early_termination_fee: Decimal | None = None
     mig_profile: str = ""
     storage_cost_month: Decimal = Decimal(0)
     network_egress_cost_month: Decimal = Decimal(0)

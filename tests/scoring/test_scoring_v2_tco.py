@@ -88,6 +88,27 @@ def test_a_minimum_commitment_costs_the_cheaper_of_its_rest_and_the_termination_
     assert tco.total.amount == sum(amount for _, amount in tco.model("hourly").components)
 
 
+def test_an_unstated_termination_fee_means_the_rest_of_the_commitment_is_paid():
+    tco = _tco(
+        spec=evaluation(duration_days=30, expected_idle_days=0),
+        prices=(Price("hourly", Decimal("20.00")),),
+        min_commitment_days=365,
+    )
+    assert tco.model("hourly").component("commitment") == Decimal(20 * 8 * 24 * 335)
+
+
+def test_days_a_billing_model_already_pays_count_towards_the_commitment():
+    # 45 days billed monthly pay two whole months (60.8 days): a 60-day minimum is covered.
+    spec = evaluation(duration_days=45, expected_idle_days=0)
+    prices = (Price("monthly", Decimal("10000.00")), Price("yearly", Decimal("100000.00")))
+    tco = _tco(spec=spec, prices=prices, min_commitment_days=60)
+    assert tco.model("monthly").component("commitment") == 0
+    # A year billed in full covers any commitment up to a year.
+    tco = _tco(spec=spec, prices=prices, min_commitment_days=365)
+    assert tco.model("yearly").component("commitment") == 0
+    assert tco.model("monthly").component("commitment") > 0
+
+
 def test_a_commitment_within_the_duration_costs_nothing():
     tco = _tco(
         spec=evaluation(duration_days=90), min_commitment_days=90, early_termination_fee=Decimal(1)
