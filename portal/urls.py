@@ -15,7 +15,7 @@ from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .metrics import metrics_view
 from .middleware import DATABASE_DOWN, database_unavailable_response
-from .views import candidates, dashboard, decisions, evaluations, health, portfolio
+from .views import candidates, dashboard, decisions, evaluations, health, portfolio, reviews
 from .views import weights as weights_views
 
 urlpatterns = [
@@ -46,6 +46,11 @@ urlpatterns = [
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/<int:number>/",
         candidates.answer_update,
         name="answer-update",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/review/",
+        reviews.candidate_review,
+        name="candidate-review",
     ),
     path(
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/evidence/",

@@ -42,15 +42,18 @@ from .evidence import (
     WorkerHeartbeat,
     hash_token,
 )
+from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, ReviewVerdict
 from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
+    "DOCUMENT_ITEMS",
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",
     "Answer",
     "AnswerAttachment",
+    "AnswerReview",
     "AnswerType",
     "BillingModel",
     "Candidate",
@@ -74,11 +77,13 @@ __all__ = [
     "Membership",
     "MlpsLevel",
     "NetworkIsolation",
+    "NotificationPreference",
     "NvlinkTopology",
     "Offering",
     "OfferingPrice",
     "OfferingVersion",
     "OpsCapacity",
+    "ReviewVerdict",
     "Role",
     "Score",
     "SupportTier",
