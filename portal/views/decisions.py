@@ -14,7 +14,12 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..exports import safe_cell, xlsx_row
+from ..exports import (
+    XLSX_CONTENT_TYPE,
+    evaluation_workbook,
+    export_filename,
+    safe_cell,
+)
 from ..models import Dimension, EvaluationStatus, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import (
@@ -290,7 +295,7 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The comparison as CSV or XLSX: one row per candidate in ranking order."""
     evaluation, _membership = member_evaluation(request, pk)
     header, rows = _comparison_rows(evaluation)
-    filename = f"evaluation-{evaluation.pk}-comparison.{fmt}"
+    filename = export_filename(evaluation, "comparison", fmt)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -301,19 +306,11 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
             "\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8"
         )
     elif fmt == "xlsx":
-        from openpyxl import Workbook
-
-        workbook = Workbook()
-        sheet = workbook.active
-        sheet.title = "Comparison"
-        xlsx_row(sheet, [str(h) for h in header])
-        for row in rows:
-            xlsx_row(sheet, row)
-        buffer = io.BytesIO()
-        workbook.save(buffer)
+        # The whole evaluation, one sheet per section (ranking, dimensions, TCO, checklist,
+        # evidence, weights, decision).
+        filename = export_filename(evaluation, "report", "xlsx")
         response = HttpResponse(
-            buffer.getvalue(),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            evaluation_workbook(evaluation, ranking=(header, rows)), content_type=XLSX_CONTENT_TYPE
         )
     else:
         raise Http404
