@@ -368,3 +368,44 @@ def export_filename(evaluation, what: str, ext: str) -> str:
 
     slug = slugify(evaluation.name)[:40] or "evaluation"
     return f"gpu-evaluation-{evaluation.pk}-{slug}-{what}-{timezone.now():%Y-%m-%d}.{ext}"
+
+
+def report_document(evaluation) -> dict[str, Any]:
+    """The report's sections grouped for the page (TCO and checklist per candidate)."""
+    from itertools import groupby
+
+    sections = report_sections(evaluation)
+    tco_header, tco_rows = sections["tco"]
+    checklist_header, checklist_rows = sections["checklist"]
+    evidence_header, evidence_rows = sections["evidence"]
+    tco_groups = []
+    from django.utils.formats import number_format
+
+    def shown(value):
+        if isinstance(value, float):
+            return number_format(value, 2, force_grouping=True)
+        return value
+
+    for name, rows in groupby(tco_rows, key=lambda r: r[0]):
+        rows = list(rows)
+        tco_groups.append(
+            {
+                "name": name,
+                "rows": [[shown(v) for v in r[1:-1]] for r in rows],
+                "break_even": rows[0][-1] or None,
+            }
+        )
+    return {
+        "budget": sections["budget"],
+        "currency": sections["currency"],
+        "tco_header": tco_header[1:-1],
+        "tco_groups": tco_groups,
+        "checklist_header": checklist_header[1:],
+        "checklist_groups": [
+            {"name": name, "rows": [r[1:] for r in rows]}
+            for name, rows in groupby(checklist_rows, key=lambda r: r[0])
+        ],
+        "evidence_header": evidence_header,
+        "evidence_rows": evidence_rows,
+        "weight_rows": sections["weights"][1],
+    }

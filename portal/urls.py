@@ -25,6 +25,17 @@ urlpatterns = [
     path("evaluations/<int:pk>/weights/", weights_views.weights, name="evaluation-weights"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
+    path("evaluations/<int:pk>/report/pdf/", decisions.report_pdf, name="evaluation-report-pdf"),
+    path(
+        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/",
+        decisions.report_pdf_status,
+        name="evaluation-report-pdf-status",
+    ),
+    path(
+        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/download/",
+        decisions.report_pdf_download,
+        name="evaluation-report-pdf-download",
+    ),
     path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
     path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
     path(

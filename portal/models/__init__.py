@@ -20,6 +20,7 @@ from .choices import (
     VerificationStatus,
     WorkloadProfile,
 )
+from .documents import PdfStatus, ReportPdf
 from .evaluations import (
     REQUIREMENT_FIELDS,
     WEIGHT_FIELDS,
@@ -83,6 +84,8 @@ __all__ = [
     "OfferingPrice",
     "OfferingVersion",
     "OpsCapacity",
+    "PdfStatus",
+    "ReportPdf",
     "ReviewVerdict",
     "Role",
     "Score",
