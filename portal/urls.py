@@ -15,7 +15,16 @@ from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .metrics import metrics_view
 from .middleware import DATABASE_DOWN, database_unavailable_response
-from .views import candidates, dashboard, decisions, evaluations, health, portfolio, reviews
+from .views import (
+    candidates,
+    dashboard,
+    decisions,
+    evaluations,
+    health,
+    notifications,
+    portfolio,
+    reviews,
+)
 from .views import weights as weights_views
 
 urlpatterns = [
@@ -97,6 +106,9 @@ urlpatterns = [
         "accounts/login/",
         ThrottledLoginView.as_view(redirect_authenticated_user=True),
         name="login",
+    ),
+    path(
+        "accounts/notifications/", notifications.notification_settings, name="notification-settings"
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("portal.urls_procurement")),
