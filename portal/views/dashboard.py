@@ -112,6 +112,7 @@ def results_context(evaluation, *, weights=None) -> dict:
             else float(r.tco.cost_per_effective_gpu_hour),
             r.total,
             r.disqualified,
+            r.candidate_id,
         )
         for r in results[:CHART_CANDIDATES]
     ]
@@ -199,7 +200,12 @@ def results_context(evaluation, *, weights=None) -> dict:
         "contributions": charts.contributions_bars(
             results[:CHART_CANDIDATES], ranking.weights, lang=lang
         ),
-        "tco": charts.tco_bars(results[:CHART_CANDIDATES], lang=lang),
+        "tco": charts.tco_bars(
+            results[:CHART_CANDIDATES],
+            lang=lang,
+            budget=float(evaluation.budget_total) if evaluation.budget_total else None,
+            duration_days=evaluation.duration_days,
+        ),
         "busbw": charts.busbw_curves(_curves(candidates, results[:CHART_CANDIDATES]), lang=lang),
         "value": charts.value_for_money(points, currency=currency, lang=lang),
         "robustness": charts.robustness_bars(robustness, labels, lang=lang),
