@@ -291,14 +291,16 @@ def _scale_to_relevant(layout, bars, relevant, budget) -> None:
                 "text": _("Faint bars: billing terms longer than the evaluation (cut off)"),
                 "xref": "paper",
                 "yref": "paper",
-                "x": 0,
-                "y": 1.02,
-                "xanchor": "left",
-                "yanchor": "bottom",
+                "x": 1,
+                "y": 0,
+                "yshift": -80,
+                "xanchor": "right",
+                "yanchor": "top",
                 "showarrow": False,
                 "font": {"color": MUTED, "size": 11},
             }
         )
+        layout["margin"] = {**layout.get("margin", {}), "b": 110}
 
 
 def _not_shown(layout: dict[str, Any], labels: list[str]) -> None:
