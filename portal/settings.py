@@ -371,3 +371,5 @@ EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="gpu-portal@localhost")
 PORTAL_BASE_URL = env.str("PORTAL_BASE_URL", default="http://localhost:8000")
+# Report PDFs (portal/services/reports.py): the headless Chromium binary the worker runs.
+CHROMIUM_BINARY = env.str("CHROMIUM_BINARY", default="/usr/bin/chromium")
