@@ -56,6 +56,11 @@ def test_second_member_verifies_and_the_status_survives_refresh(demo):
     assert answer.status == "verified"
     # Audited: the review has a history row by the reviewer.
     assert review.history.first().history_user == _user("engineer")
+    from portal.audit import evaluation_history
+
+    entries = evaluation_history(answer.candidate.evaluation, kinds=["review"])
+    assert len(entries) == 1 and entries[0].user == "engineer"
+    assert "Certificate p.1" in str([c.after for c in entries[0].changes])
     # The answer changes: the review no longer applies, the item is claimed again.
     answer = _edit(answer, _user("procurement"), "MLPS level 2 only")
     assert answer.status == "claimed"
