@@ -3,6 +3,7 @@
 import shutil
 import subprocess
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -13,11 +14,30 @@ from django.utils import timezone, translation
 from ..models import Evaluation, PdfStatus, ReportPdf
 
 CHROMIUM_TIMEOUT_S = 60
+PDF_STALE_AFTER = timedelta(minutes=5)
 
 
 @transaction.atomic
 def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPdf:
-    """Queue a PDF of ``evaluation``'s report in ``language``; the worker renders it."""
+    """Queue a PDF of ``evaluation``'s report in ``language``; the worker renders it.
+
+    One at a time per member and evaluation: while one is queued or rendering, that one is
+    returned (repeated clicks start no more Chromium processes); one pending for longer than
+    PDF_STALE_AFTER (its worker died) is marked failed and a new one queued."""
+    pending = ReportPdf.objects.select_for_update().filter(
+        evaluation=evaluation,
+        requested_by=by,
+        status__in=[PdfStatus.QUEUED, PdfStatus.RENDERING],
+    )
+    stale_before = timezone.now() - PDF_STALE_AFTER
+    pending.filter(created_at__lt=stale_before).update(
+        status=PdfStatus.FAILED,
+        error="The worker did not finish in time; ask for the PDF again.",
+        finished_at=timezone.now(),
+    )
+    current = pending.filter(created_at__gte=stale_before).first()
+    if current is not None:
+        return current
     pdf = ReportPdf.objects.create(evaluation=evaluation, requested_by=by, language=language)
     from ..tasks import report_pdf_task
 

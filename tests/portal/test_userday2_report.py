@@ -97,3 +97,27 @@ def test_a_real_worker_makes_the_pdf_and_the_page_shows_progress(
     get_user_model().objects.create_user(username="stranger", password="x-123456789")
     client.login(username="stranger", password="x-123456789")
     assert client.get(status_url).status_code == 404
+
+
+@pytest.mark.django_db
+def test_repeated_requests_queue_one_pdf_and_a_stale_one_is_failed(
+    demo, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from portal.models import Evaluation
+    from portal.services.reports import report_pdf_request
+
+    evaluation = Evaluation.objects.get(pk=1)
+    viewer = get_user_model().objects.get(username="viewer")
+    first = report_pdf_request(evaluation=evaluation, by=viewer, language="en")
+    again = report_pdf_request(evaluation=evaluation, by=viewer, language="en")
+    assert again.pk == first.pk and ReportPdf.objects.count() == 1
+    ReportPdf.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    fresh = report_pdf_request(evaluation=evaluation, by=viewer, language="en")
+    assert fresh.pk != first.pk
+    first.refresh_from_db()
+    assert first.status == PdfStatus.FAILED and "again" in first.error
