@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from ..models import Evaluation, PdfStatus, ReportPdf
 
@@ -32,7 +33,8 @@ def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPd
     stale_before = timezone.now() - PDF_STALE_AFTER
     pending.filter(created_at__lt=stale_before).update(
         status=PdfStatus.FAILED,
-        error="The worker did not finish in time; ask for the PDF again.",
+        # Shown only to the member asking, in their language (active during the request).
+        error=_("The worker did not finish in time; ask for the PDF again."),
         finished_at=timezone.now(),
     )
     current = pending.filter(created_at__gte=stale_before).first()
