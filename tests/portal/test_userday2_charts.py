@@ -74,3 +74,11 @@ def test_label_positions_keep_crowded_labels_apart():
         for b in boxes[i + 1 :]:
             assert _overlap(a, b) == 0
     assert len(set(positions)) > 1
+
+
+def test_busbw_lines_take_the_candidates_colour():
+    curve = [{"size_bytes": 1 << 20, "busbw_gbyte_s": 100.0}]
+    figure = charts.busbw_curves({"A": curve, "B": curve}, colours={"B": "#123456"})
+    by_name = {t["name"]: t for t in figure["data"]}
+    assert by_name["B"]["line"]["color"] == "#123456"
+    assert "line" not in by_name["A"]
