@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 
 from .models import (
     Answer,
+    AnswerReview,
     Candidate,
     ChecklistItem,
     DecisionRecord,
@@ -48,6 +49,7 @@ HIDDEN_FIELDS = frozenset(
         "last_used_at",
         "updated_by",
         "ahp_matrix",
+        "reviewed_at",
     }
 )
 
@@ -64,6 +66,7 @@ KIND_LABELS = {
     "member": gettext_lazy("Member (access and role)"),
     "candidate": gettext_lazy("Candidate"),
     "answer": gettext_lazy("Answer"),
+    "review": gettext_lazy("Document review"),
     "token": gettext_lazy("Upload token"),
     "upload": gettext_lazy("Evidence upload"),
     "offering": gettext_lazy("Offering"),
@@ -79,6 +82,8 @@ KINDS = tuple(KIND_LABELS)
 FIELD_LABELS = {
     "created_by": gettext_lazy("created by"),
     "evaluation": gettext_lazy("evaluation"),
+    "answer": gettext_lazy("answer"),
+    "reviewed_by": gettext_lazy("reviewed by"),
     "user": gettext_lazy("user"),
     "offering": gettext_lazy("offering"),
     "candidate": gettext_lazy("candidate"),
@@ -301,6 +306,17 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
     offering_ids = {r.offering_id for r in candidate_rows}
     offering_rows = list(Offering.history.filter(id__in=offering_ids))
     vendor_ids = {r.vendor_id for r in offering_rows}
+    # Reviews hang on answers: (candidate, item) of each answer of these candidates.
+    answer_places = (
+        {
+            a["id"]: (a["candidate_id"], a["item_id"])
+            for a in Answer.objects.filter(candidate_id__in=candidate_ids).values(
+                "id", "candidate_id", "item_id"
+            )
+        }
+        if "review" in wanted
+        else {}
+    )
     rows: dict[str, list] = {
         "evaluation": list(Evaluation.history.filter(id=evaluation.pk)),
         "member": list(Membership.history.filter(evaluation_id=evaluation.pk))
@@ -309,6 +325,9 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "candidate": candidate_rows,
         "answer": list(Answer.history.filter(candidate_id__in=candidate_ids))
         if "answer" in wanted
+        else [],
+        "review": list(AnswerReview.history.filter(answer_id__in=answer_places))
+        if "review" in wanted
         else [],
         "token": list(UploadToken.history.filter(evaluation_id=evaluation.pk))
         if "token" in wanted
@@ -366,6 +385,13 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "member": lambda r: labels.users.get(r.user_id, f"#{r.user_id}"),
         "candidate": lambda r: labels.candidates.get(r.id, f"#{r.id}"),
         "answer": lambda r: f"{candidate_label(r)} · {labels.items.get(r.item_id, r.item_id)}",
+        "review": lambda r: " · ".join(
+            str(part)
+            for part in (
+                labels.candidates.get(answer_places.get(r.answer_id, (None, None))[0], "?"),
+                labels.items.get(answer_places.get(r.answer_id, (None, None))[1], r.answer_id),
+            )
+        ),
         "token": lambda r: f"{r.token_prefix}… · {candidate_label(r)}",
         "upload": lambda r: f"{r.original_name} · {candidate_label(r)}",
         "offering": lambda r: labels.offerings.get(r.id, r.name),

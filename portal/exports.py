@@ -3,9 +3,11 @@
 A cell a spreadsheet program would read as a formula (text starting with ``=``, ``+``, ``-``,
 ``@``, a tab or a carriage return) is neutralised with a leading apostrophe, the OWASP advice
 for CSV injection; in XLSX every text cell is also typed as a string, so no formula is ever
-taken from user text. Numbers stay numbers.
+taken from user text. Numbers stay numbers, dates dates.
 """
 
+import io
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -25,7 +27,7 @@ def safe_cell(value: Any) -> Any:
         return str(value)
     if isinstance(value, Decimal):
         return float(value)
-    if isinstance(value, int | float):
+    if isinstance(value, int | float | datetime | date):
         return value
     return safe_text(str(value))
 
@@ -45,3 +47,364 @@ def xlsx_row(sheet, values) -> None:
             cell.value = value
         cells.append(cell)
     sheet.append(cells)
+
+
+# --- The evaluation as a document: the sections the report and the multi-sheet XLSX share ---
+
+XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _zh() -> bool:
+    from django.utils.translation import get_language
+
+    return get_language() == "zh-hans"
+
+
+def _weights_percent(evaluation) -> dict[str, float]:
+    weights = {d: float(w) for d, w in evaluation.weights.items()}
+    total = sum(weights.values()) or 1.0
+    return {d: 100.0 * w / total for d, w in weights.items()}
+
+
+def report_sections(evaluation) -> dict[str, Any]:
+    """Everything the printed report and the XLSX say beyond the dashboard, in the reader's
+    language: TCO per billing model with components, break-even and budget; the checklist per
+    candidate with its verification status and review; the evidence with hashes; the weights;
+    the decision. Each section is (header, rows) with typed values."""
+    from django.utils.translation import gettext as _
+
+    from . import selectors
+    from .models import (
+        Answer,
+        AnswerReview,
+        BillingModel,
+        ChecklistItem,
+        Dimension,
+        EvidenceUpload,
+        VerificationStatus,
+    )
+
+    zh = _zh()
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    results = list(ranking.results)
+    names = {r.candidate_id: r.label for r in results}
+    dimension_labels = dict(Dimension.choices)
+    billing_labels = dict(BillingModel.choices)
+    weights = _weights_percent(evaluation)
+    budget = float(evaluation.budget_total) if evaluation.budget_total else None
+
+    ranking_rows = []
+    dimension_rows = []
+    for position, r in enumerate(results, start=1):
+        ranking_rows.append(
+            [
+                "" if r.disqualified else position,
+                r.label,
+                round(r.total, 2),
+                _("yes") if r.disqualified else _("no"),
+                "; ".join(k.reason_zh if zh else k.reason_en for k in r.knockouts),
+            ]
+        )
+        for d in r.dimensions:
+            rules = "; ".join(
+                f"{c.label_zh if zh else c.label_en}: {c.points:g}/{c.max_points:g}"
+                for c in d.contributions
+            )
+            weight = weights.get(d.dimension, 0.0)
+            dimension_rows.append(
+                [
+                    r.label,
+                    str(dimension_labels.get(d.dimension, d.dimension)),
+                    round(d.score, 2),
+                    round(weight, 1),
+                    round(d.score * weight / 100.0, 2),
+                    rules,
+                ]
+            )
+
+    component_names = []
+    for r in results:
+        for m in r.tco.models if r.tco else ():
+            for name, _amount in m.components:
+                if name not in component_names:
+                    component_names.append(name)
+    component_labels = {
+        "gpu": _("GPU"),
+        "storage": _("Storage"),
+        "egress": _("Egress"),
+        "support": _("Support"),
+        "licence": _("Licence"),
+        "setup": _("Setup"),
+        "commitment": _("Minimum commitment"),
+    }
+    tco_rows = []
+    for r in results:
+        if r.tco is None:
+            continue
+        for m in r.tco.models:
+            amounts = dict(m.components)
+            tco_rows.append(
+                [
+                    r.label,
+                    str(billing_labels.get(m.billing_model, m.billing_model)),
+                    float(m.price_per_gpu),
+                    float(m.billed_units),
+                    *[float(amounts.get(n, 0)) for n in component_names],
+                    float(m.total),
+                    float(m.monthly),
+                    m.currency,
+                    _("yes") if m.billing_model == r.tco.recommended else "",
+                    "" if budget is None else (_("yes") if float(m.total) <= budget else _("no")),
+                    "" if r.tco.break_even_used_days is None else float(r.tco.break_even_used_days),
+                ]
+            )
+    tco_header = [
+        _("Candidate"),
+        _("Billing model"),
+        _("Price per GPU"),
+        _("Billed units per GPU"),
+        *[str(component_labels.get(n, n)) for n in component_names],
+        _("Total"),
+        _("Per month"),
+        _("Currency"),
+        _("Recommended"),
+        _("Within budget"),
+        _("Break-even (used days)"),
+    ]
+
+    items = list(ChecklistItem.objects.order_by("number"))
+    answers = {
+        (a.candidate_id, a.item_id): a
+        for a in Answer.objects.filter(candidate__in=candidates.keys()).only(
+            "candidate_id", "item_id", "claim", "value", "status", "verification_note"
+        )
+    }
+    reviews = {
+        rv.answer_id: rv
+        for rv in AnswerReview.objects.filter(
+            answer__candidate__in=candidates.keys()
+        ).select_related("reviewed_by")
+    }
+    status_labels = dict(VerificationStatus.choices)
+    checklist_rows = []
+    for r in results:
+        for item in items:
+            a = answers.get((r.candidate_id, item.pk))
+            rv = reviews.get(a.pk) if a else None
+            claim = (a.claim or ("" if a.value is None else str(a.value))) if a else ""
+            status = a.status if a else VerificationStatus.UNANSWERED
+            checklist_rows.append(
+                [
+                    r.label,
+                    item.number,
+                    item.title_zh if zh else item.title_en,
+                    claim,
+                    str(status_labels.get(status, status)),
+                    a.verification_note if a else "",
+                    rv.reviewed_by.get_username() if rv else "",
+                ]
+            )
+
+    evidence_rows = [
+        [
+            names.get(u.candidate_id, str(u.candidate_id)),
+            u.original_name,
+            u.node_name,
+            u.get_status_display(),
+            u.get_origin_display(),
+            u.sha256,
+            u.size_bytes,
+            u.measured_at.replace(tzinfo=None) if u.measured_at else "",
+            u.created_at.replace(tzinfo=None),
+        ]
+        for u in EvidenceUpload.objects.filter(candidate__in=candidates.keys())
+        .only(
+            "candidate_id",
+            "original_name",
+            "node_name",
+            "status",
+            "origin",
+            "sha256",
+            "size_bytes",
+            "measured_at",
+            "created_at",
+        )
+        .order_by("candidate_id", "created_at")
+    ]
+
+    record = evaluation.decision
+    decision_rows = []
+    if record is not None:
+        decision_rows.append(
+            [
+                record.round,
+                names.get(record.candidate_id, str(record.candidate)),
+                record.decided_by.get_username() if record.decided_by else "",
+                record.decided_at.replace(tzinfo=None),
+                record.rationale,
+            ]
+        )
+    return {
+        "ranking": (
+            [_("Rank"), _("Candidate"), _("Total"), _("Disqualified"), _("Knockouts")],
+            ranking_rows,
+        ),
+        "dimensions": (
+            [
+                _("Candidate"),
+                _("Dimension"),
+                _("Score"),
+                _("Weight (%)"),
+                _("Contribution to the total"),
+                _("Rules (points/maximum)"),
+            ],
+            dimension_rows,
+        ),
+        "tco": (tco_header, tco_rows),
+        "checklist": (
+            [
+                _("Candidate"),
+                _("Item"),
+                _("Question"),
+                _("Claim"),
+                _("Verification status"),
+                _("Verification note"),
+                _("Reviewed by"),
+            ],
+            checklist_rows,
+        ),
+        "evidence": (
+            [
+                _("Candidate"),
+                _("File"),
+                _("Node"),
+                _("Status"),
+                _("Origin"),
+                "SHA-256",
+                _("Size (bytes)"),
+                _("Measured at (UTC)"),
+                _("Uploaded at (UTC)"),
+            ],
+            evidence_rows,
+        ),
+        "weights": (
+            [_("Dimension"), _("Weight (%)")],
+            [[str(dimension_labels[d]), round(w, 1)] for d, w in weights.items()],
+        ),
+        "decision": (
+            [
+                _("Round"),
+                _("Chosen candidate"),
+                _("Decided by"),
+                _("Decided at (UTC)"),
+                _("Rationale"),
+            ],
+            decision_rows,
+        ),
+        "budget": budget,
+        "currency": evaluation.budget_currency,
+    }
+
+
+def _sheet_titles() -> dict[str, str]:
+    from django.utils.translation import gettext as _
+
+    return {
+        "ranking": _("Ranking"),
+        "dimensions": _("Dimensions"),
+        "tco": _("TCO by billing model"),
+        "checklist": _("Checklist"),
+        "evidence": _("Evidence"),
+        "weights": _("Weights"),
+        "decision": _("Decision"),
+    }
+
+
+def evaluation_workbook(evaluation, *, ranking: tuple[list, list] | None = None) -> bytes:
+    """The evaluation as a multi-sheet XLSX: typed cells (numbers, dates; text never taken as a
+    formula), a bold frozen header, number formats and column widths, translated labels."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
+
+    sections = report_sections(evaluation)
+    if ranking is not None:
+        # The comparison (one row per candidate with vendor, offering, scores, cost, evidence
+        # counts) is the fuller ranking sheet.
+        sections["ranking"] = ranking
+    workbook = Workbook()
+    workbook.remove(workbook.active)
+    for key, title in _sheet_titles().items():
+        header, rows = sections[key]
+        # Sheet titles: at most 31 characters, none of []:*?/\
+        sheet = workbook.create_sheet(title=title[:31])
+        xlsx_row(sheet, [str(h) for h in header])
+        for row in rows:
+            xlsx_row(sheet, row)
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        sheet.freeze_panes = "A2"
+        for column in sheet.iter_cols(min_row=2):
+            for cell in column:
+                if isinstance(cell.value, float):
+                    cell.number_format = "#,##0.00"
+                elif isinstance(cell.value, int) and not isinstance(cell.value, bool):
+                    cell.number_format = "0"
+                elif hasattr(cell.value, "year"):
+                    cell.number_format = "yyyy-mm-dd hh:mm"
+        for index, column in enumerate(sheet.iter_cols(), start=1):
+            width = max((len(str(c.value)) for c in column if c.value is not None), default=8)
+            sheet.column_dimensions[get_column_letter(index)].width = min(max(width + 2, 8), 60)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    return buffer.getvalue()
+
+
+def export_filename(evaluation, what: str, ext: str) -> str:
+    """A file name that says what the file is: portal, evaluation id and slug, content, date."""
+    from django.utils import timezone
+    from django.utils.text import slugify
+
+    slug = slugify(evaluation.name)[:40] or "evaluation"
+    return f"gpu-evaluation-{evaluation.pk}-{slug}-{what}-{timezone.now():%Y-%m-%d}.{ext}"
+
+
+def report_document(evaluation) -> dict[str, Any]:
+    """The report's sections grouped for the page (TCO and checklist per candidate)."""
+    from itertools import groupby
+
+    sections = report_sections(evaluation)
+    tco_header, tco_rows = sections["tco"]
+    checklist_header, checklist_rows = sections["checklist"]
+    evidence_header, evidence_rows = sections["evidence"]
+    tco_groups = []
+    from django.utils.formats import number_format
+
+    def shown(value):
+        if isinstance(value, float):
+            return number_format(value, 2, force_grouping=True)
+        return value
+
+    for name, rows in groupby(tco_rows, key=lambda r: r[0]):
+        rows = list(rows)
+        tco_groups.append(
+            {
+                "name": name,
+                "rows": [[shown(v) for v in r[1:-1]] for r in rows],
+                "break_even": rows[0][-1] or None,
+            }
+        )
+    return {
+        "budget": sections["budget"],
+        "currency": sections["currency"],
+        "tco_header": tco_header[1:-1],
+        "tco_groups": tco_groups,
+        "checklist_header": checklist_header[1:],
+        "checklist_groups": [
+            {"name": name, "rows": [r[1:] for r in rows]}
+            for name, rows in groupby(checklist_rows, key=lambda r: r[0])
+        ],
+        "evidence_header": evidence_header,
+        "evidence_rows": evidence_rows,
+        "weight_rows": sections["weights"][1],
+    }

@@ -354,3 +354,22 @@ FIXTURE_DIRS = [BASE_DIR / "fixtures"]
 
 # The audit trail is append-only: the admin's "revert to this version" is switched off.
 SIMPLE_HISTORY_REVERT_DISABLED = True
+
+# E-mail notifications (portal/services/notifications.py): the console in development, SMTP in
+# production (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS).
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default="django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="gpu-portal@localhost")
+PORTAL_BASE_URL = env.str("PORTAL_BASE_URL", default="http://localhost:8000")
+# Report PDFs (portal/services/reports.py): the headless Chromium binary the worker runs.
+CHROMIUM_BINARY = env.str("CHROMIUM_BINARY", default="/usr/bin/chromium")

@@ -56,3 +56,12 @@ def evidence_sweep_task() -> int:
     enqueued = len(evidence_sweep(queued_for=queued_for))
     evidence_failed_cleanup()
     return enqueued
+
+
+@shared_task(name="portal.tasks.report_pdf_task", soft_time_limit=80, time_limit=90)
+def report_pdf_task(pdf_id: int) -> str | None:
+    """Render one requested report PDF with headless Chromium."""
+    from .services.reports import report_pdf_render
+
+    pdf = report_pdf_render(pdf_id=pdf_id)
+    return pdf.status if pdf else None

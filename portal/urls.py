@@ -15,7 +15,16 @@ from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .metrics import metrics_view
 from .middleware import DATABASE_DOWN, database_unavailable_response
-from .views import candidates, dashboard, decisions, evaluations, health, portfolio
+from .views import (
+    candidates,
+    dashboard,
+    decisions,
+    evaluations,
+    health,
+    notifications,
+    portfolio,
+    reviews,
+)
 from .views import poc as poc_views
 from .views import weights as weights_views
 
@@ -27,6 +36,17 @@ urlpatterns = [
     path("evaluations/<int:pk>/poc-plan/", poc_views.poc_plan, name="evaluation-poc"),
     path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
     path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
+    path("evaluations/<int:pk>/report/pdf/", decisions.report_pdf, name="evaluation-report-pdf"),
+    path(
+        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/",
+        decisions.report_pdf_status,
+        name="evaluation-report-pdf-status",
+    ),
+    path(
+        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/download/",
+        decisions.report_pdf_download,
+        name="evaluation-report-pdf-download",
+    ),
     path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
     path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
     path(
@@ -48,6 +68,11 @@ urlpatterns = [
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/<int:number>/",
         candidates.answer_update,
         name="answer-update",
+    ),
+    path(
+        "evaluations/<int:pk>/candidates/<int:candidate_pk>/review/",
+        reviews.candidate_review,
+        name="candidate-review",
     ),
     path(
         "evaluations/<int:pk>/candidates/<int:candidate_pk>/evidence/",
@@ -83,6 +108,9 @@ urlpatterns = [
         "accounts/login/",
         ThrottledLoginView.as_view(redirect_authenticated_user=True),
         name="login",
+    ),
+    path(
+        "accounts/notifications/", notifications.notification_settings, name="notification-settings"
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("portal.urls_procurement")),

@@ -258,3 +258,10 @@ def distinct_labels(
         f"{label} #{pk}" if counts[label] > 1 else label
         for (pk, _full), label in zip(named, shown, strict=True)
     ]
+
+
+def candidate_colour(candidate_id: int | None, fallback: int = 0) -> str:
+    """A candidate's colour, the same on every chart and page whatever its rank: chosen by its
+    id (the fallback index when there is no id)."""
+    index = fallback if candidate_id is None else candidate_id
+    return CANDIDATE_COLOURS[index % len(CANDIDATE_COLOURS)]

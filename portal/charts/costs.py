@@ -11,11 +11,11 @@ from django.utils.translation import gettext as _
 from scoring.tco import COMPONENTS_V2
 
 from .base import (
-    CANDIDATE_COLOURS,
     GREY,
     MUTED,
     FigureJson,
     Results,
+    candidate_colour,
     disqualified_label,
     distinct_labels,
     empty_figure,
@@ -40,7 +40,71 @@ COMPONENT_COLOURS = {
 
 # A point of the value-for-money chart: (label, cost per effective GPU-hour, total score 0..100,
 # disqualified). The cost is None when the candidate has no price.
-Point = tuple[str, Any, float, bool]
+# (label, cost, score, disqualified[, candidate id])
+Point = tuple
+
+# The plot area the label placement assumes (px): a half-width chart card on a desktop.
+PLOT_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT, CHAR_WIDTH = 520.0, 340.0, 15.0, 7.0
+_OFFSETS = (
+    # textposition: (left, bottom) of the label box relative to the point, in label widths
+    # and pixels: (dx in widths, dx px, dy in heights, dy px)
+    ("top center", -0.5, 0, 0, 7),
+    ("bottom center", -0.5, 0, -1, -7),
+    ("top right", 0, 4, 0, 5),
+    ("top left", -1, -4, 0, 5),
+    ("middle right", 0, 9, -0.5, 0),
+    ("middle left", -1, -9, -0.5, 0),
+    ("bottom right", 0, 4, -1, -5),
+    ("bottom left", -1, -4, -1, -5),
+)
+
+
+def _box(position, x: float, y: float, width: float) -> tuple[float, float, float, float]:
+    for name, dxw, dxp, dyh, dyp in _OFFSETS:
+        if name == position:
+            left = x + dxw * width + dxp
+            bottom = y + dyh * LABEL_HEIGHT + dyp
+            return left, bottom, left + width, bottom + LABEL_HEIGHT
+    raise KeyError(position)
+
+
+def _overlap(a, b) -> float:
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    height = min(a[3], b[3]) - max(a[1], b[1])
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def label_positions(points: list[tuple[float, float, str]], highest_cost: float) -> list[str]:
+    """A textposition per (cost, score, label) point such that the labels overlap neither each
+    other nor the markers, nor leave the plot, where that is possible (greedy: the highest
+    scores first; each label takes the first free position, else the least crowded one).
+    Positions are worked out in pixels on the plot area the chart usually has."""
+    from .base import _columns
+
+    x_max = (highest_cost or 1.0) * 1.05
+    pixels = [(c / x_max * PLOT_WIDTH, s / 105.0 * PLOT_HEIGHT) for c, s, _l in points]
+    markers = [(x - 6, y - 6, x + 6, y + 6) for x, y in pixels]
+    boxes: list[tuple[float, float, float, float]] = []
+    result = [""] * len(points)
+    order = sorted(range(len(points)), key=lambda i: (-points[i][1], points[i][0]))
+    for i in order:
+        x, y = pixels[i]
+        width = sum(_columns(ch) for ch in points[i][2]) * CHAR_WIDTH
+        best, best_cost = "top center", None
+        for name, *_rest in _OFFSETS:
+            box = _box(name, x, y, width)
+            outside = max(0.0, -box[0]) + max(0.0, box[2] - PLOT_WIDTH * 1.02)
+            outside += max(0.0, box[3] - PLOT_HEIGHT * 1.02) + max(0.0, -box[1])
+            crowd = sum(_overlap(box, b) for b in boxes)
+            crowd += sum(_overlap(box, m) for j, m in enumerate(markers) if j != i)
+            cost = crowd + outside * LABEL_HEIGHT
+            if best_cost is None or cost < best_cost:
+                best, best_cost = name, cost
+            if cost == 0:
+                break
+        boxes.append(_box(best, x, y, width))
+        result[i] = best
+    return result
 
 
 def _disqualified() -> str:
@@ -69,13 +133,27 @@ def _component_names() -> dict[str, str]:
     }
 
 
-def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
+# The shortest evaluation each billing model makes sense for (days): shorter evaluations pay
+# for a whole month or year they do not use, so those bars are drawn faint.
+MODEL_MIN_DAYS = {"hourly": 0, "spot": 0, "monthly": 28, "yearly": 365}
+
+
+def tco_bars(
+    results: Results,
+    *,
+    lang: str | None = None,
+    budget: float | None = None,
+    duration_days: int | None = None,
+) -> FigureJson:
     """Stacked bars of the TCO components (gpu, storage, egress, support, licence, setup) for
     every candidate and billing model it has a price for (``Tco.models``), grouped by
     candidate on a two-level axis, with each bar's total on top (the cheapest model in bold).
 
     ``results`` is a Ranking or a sequence of CandidateResult; candidates without a TCO are
-    left out. Amounts are in the candidates' currency, named in the axis title.
+    left out. Amounts are in the candidates' currency, named in the axis title. ``budget``
+    draws a horizontal budget line; with ``duration_days`` the billing models that do not fit
+    the duration (a yearly term for a 30-day evaluation) are drawn faint and may run off the
+    top of the axis, which is scaled to the relevant bars.
     """
     with language(lang):
         everyone = results_of(results)
@@ -100,6 +178,10 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 full.append(
                     disqualified_label(result.label) if result.disqualified else result.label
                 )
+        relevant = [
+            duration_days is None or duration_days >= MODEL_MIN_DAYS.get(model.billing_model, 0)
+            for _tco, model in bars
+        ]
         currencies = list(dict.fromkeys(tco.currency for tco, _model in bars))
         currency = " / ".join(currencies)
         x = [outer, inner]
@@ -118,7 +200,10 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                     "customdata": [
                         [model.currency, who] for (_tco, model), who in zip(bars, full, strict=True)
                     ],
-                    "marker": {"color": COMPONENT_COLOURS[component]},
+                    "marker": {
+                        "color": COMPONENT_COLOURS[component],
+                        "opacity": [1.0 if ok else 0.3 for ok in relevant],
+                    },
                     "hovertemplate": (
                         f"%{{customdata[1]}}<br>{name}: %{{y:,.2f}} %{{customdata[0]}}"
                         "<extra></extra>"
@@ -154,6 +239,7 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 "mode": "text",
                 "text": [_text(tco, model) for tco, model in bars],
                 "textposition": "top center",
+                "cliponaxis": True,
                 "textfont": {"color": "#1d2430", "size": 11},
                 "customdata": [[model.currency, _note(tco, model)] for tco, model in bars],
                 "hovertemplate": (
@@ -177,9 +263,62 @@ def tco_bars(results: Results, *, lang: str | None = None) -> FigureJson:
                 "rangemode": "tozero",
             },
         }
+        _scale_to_relevant(layout, bars, relevant, budget)
+        if budget:
+            layout["shapes"] = [
+                {
+                    "type": "line",
+                    "xref": "paper",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": budget,
+                    "y1": budget,
+                    "line": {"color": "#d1495b", "width": 2, "dash": "dash"},
+                }
+            ]
+            layout.setdefault("annotations", []).append(
+                {
+                    "text": _("Budget {amount:,.0f}").format(amount=budget),
+                    "xref": "paper",
+                    "x": 1,
+                    "y": budget,
+                    "xanchor": "right",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "font": {"color": "#d1495b", "size": 12},
+                }
+            )
         if missing:
             _not_shown(layout, missing)
         return figure(traces, **layout)
+
+
+def _scale_to_relevant(layout, bars, relevant, budget) -> None:
+    """When faint (irrelevant) bars dwarf the rest, the axis is scaled to the relevant bars
+    and the budget; the faint ones run off the top with their total still written."""
+    totals = [float(model.total) for _tco, model in bars]
+    wanted = [t for t, ok in zip(totals, relevant, strict=True) if ok]
+    if not wanted or all(relevant):
+        return
+    top = max([*wanted, float(budget or 0)]) * 1.2
+    if max(totals) > top:
+        layout["yaxis"]["range"] = [0, top]
+        layout["yaxis"].pop("rangemode", None)
+        layout.setdefault("annotations", []).append(
+            {
+                "text": _("Faint bars: billing terms longer than the evaluation (cut off)"),
+                "xref": "paper",
+                "yref": "paper",
+                "x": 1,
+                "y": 0,
+                "yshift": -80,
+                "xanchor": "right",
+                "yanchor": "top",
+                "showarrow": False,
+                "font": {"color": MUTED, "size": 11},
+            }
+        )
+        layout["margin"] = {**layout.get("margin", {}), "b": 110}
 
 
 def _not_shown(layout: dict[str, Any], labels: list[str]) -> None:
@@ -249,10 +388,13 @@ def value_for_money(
         short = distinct_labels(list(enumerate(p[0] for p in shown)))
         highest = max(number(p[1]) or 0.0 for p in shown) or 1.0
 
+        placed = label_positions(
+            [(number(p[1]) or 0.0, p[2], short[i]) for i, p in enumerate(shown)], highest
+        )
+        positions = {id(p): placed[i] for i, p in enumerate(shown)}
+
         def place(point: Point) -> str:
-            # Names lean inwards at the edges, so that they stay inside the chart.
-            share = (number(point[1]) or 0.0) / highest
-            return "top right" if share < 0.3 else "top left" if share > 0.7 else "top center"
+            return positions[id(point)]
 
         qualified = [(p, short[i]) for i, p in enumerate(shown) if not p[3]]
         disqualified = [(p, short[i]) for i, p in enumerate(shown) if p[3]]
@@ -269,7 +411,15 @@ def value_for_money(
                     "mode": "markers+text",
                     "cliponaxis": False,
                     "textposition": [place(p) for p, _short in qualified],
-                    "marker": {"size": 10, "color": CANDIDATE_COLOURS[0], "opacity": 0.75},
+                    # Each candidate in its own colour (by id), as on every other chart.
+                    "marker": {
+                        "size": 10,
+                        "color": [
+                            candidate_colour(p[4] if len(p) > 4 else None, i)
+                            for i, (p, _short) in enumerate(qualified)
+                        ],
+                        "opacity": 0.85,
+                    },
                     "hovertemplate": hover,
                 }
             )

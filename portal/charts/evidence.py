@@ -33,14 +33,18 @@ def _points(curve: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
 
 
 def busbw_curves(
-    curves: Mapping[str, Sequence[Mapping[str, Any]]], *, lang: str | None = None
+    curves: Mapping[str, Sequence[Mapping[str, Any]]],
+    *,
+    lang: str | None = None,
+    colours: Mapping[str, str] | None = None,
 ) -> FigureJson:
     """Lines of bus bandwidth (GB/s, 10^9 bytes) against message size (bytes, log axis), one
     per candidate.
 
     ``curves`` maps a candidate label to the nccl-tests parser's ``metrics["curve"]`` rows
     (``size_bytes``, ``busbw_gbyte_s``, other keys ignored). Rows sharing a size keep the
-    last one; a candidate without a usable row is left out.
+    last one; a candidate without a usable row is left out. ``colours`` maps a label to its
+    candidate's colour (``candidate_colour``), so a line keeps the colour of the candidate.
     """
     with language(lang):
         series = {label: _points(curve) for label, curve in (curves or {}).items()}
@@ -62,6 +66,7 @@ def busbw_curves(
                 "mode": "lines+markers",
                 "marker": {"size": 5},
                 "hovertemplate": "%{customdata}: %{y:.1f} GB/s",
+                **({"line": {"color": colours[label]}} if colours and label in colours else {}),
             }
             for label, points in series.items()
         ]

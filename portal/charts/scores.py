@@ -11,13 +11,13 @@ from scoring.types import DIMENSIONS
 from scoring.weights import normalise_weights
 
 from .base import (
-    CANDIDATE_COLOURS,
     DIMENSION_COLOURS,
     DIMENSION_GREYS,
     GREY,
     MUTED,
     FigureJson,
     Results,
+    candidate_colour,
     dimension_names,
     disqualified_label,
     empty_figure,
@@ -59,7 +59,7 @@ def radar(
         traces = []
         for index, (result, label) in enumerate(zip(rows, unique_labels(rows), strict=True)):
             scores = [result.score(d) for d in DIMENSIONS]
-            colour = GREY if result.disqualified else CANDIDATE_COLOURS[index % 10]
+            colour = GREY if result.disqualified else candidate_colour(result.candidate_id, index)
             traces.append(
                 {
                     "type": "scatterpolar",

@@ -20,6 +20,7 @@ from .choices import (
     VerificationStatus,
     WorkloadProfile,
 )
+from .documents import PdfStatus, ReportPdf
 from .evaluations import (
     REQUIREMENT_FIELDS,
     WEIGHT_FIELDS,
@@ -44,15 +45,18 @@ from .evidence import (
     hash_token,
 )
 from .poc import PocCandidateNodes, PocPlan
+from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, ReviewVerdict
 from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
+    "DOCUMENT_ITEMS",
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",
     "Answer",
     "AnswerAttachment",
+    "AnswerReview",
     "AnswerType",
     "BillingModel",
     "Candidate",
@@ -77,13 +81,17 @@ __all__ = [
     "Membership",
     "MlpsLevel",
     "NetworkIsolation",
+    "NotificationPreference",
     "NvlinkTopology",
     "Offering",
     "OfferingPrice",
     "OfferingVersion",
     "OpsCapacity",
+    "PdfStatus",
     "PocCandidateNodes",
     "PocPlan",
+    "ReportPdf",
+    "ReviewVerdict",
     "Role",
     "Score",
     "SupportTier",

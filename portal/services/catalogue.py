@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
 from .errors import ensure_not_decided
+from .notifications import notify_catalogue_changed
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -87,6 +88,7 @@ def offering_save(
         price.full_clean()
         _by(price, by).save()
     _new_versions([offering], by)
+    notify_catalogue_changed(offering=offering)
     return offering
 
 
@@ -96,6 +98,7 @@ def offering_price_save(*, price: OfferingPrice, by) -> OfferingPrice:
     price.full_clean()
     _by(price, by).save()
     _new_versions([price.offering], by)
+    notify_catalogue_changed(offering=price.offering)
     return price
 
 

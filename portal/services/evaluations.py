@@ -31,6 +31,7 @@ from ..models import (
     VerificationStatus,
 )
 from .errors import ensure_not_decided
+from .notifications import notify_decision_recorded
 from .scores import candidate_refresh, evaluation_rescore
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -381,6 +382,7 @@ def decision_record(
     evaluation.status = EvaluationStatus.DECIDED
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
     _revoke_all_tokens(evaluation, by)
+    notify_decision_recorded(record=record)
     return record
 
 

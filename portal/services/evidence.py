@@ -32,6 +32,7 @@ from ..models import (
     UploadStatus,
     UploadToken,
 )
+from . import notifications
 from .errors import ensure_not_decided
 
 logger = logging.getLogger(__name__)
@@ -529,6 +530,7 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     first = EvidenceUpload.objects.defer("report").select_related("token").get(pk=upload_id)
     uploads = [first, *_claim_more(first, task_id, claim_token)]
     written = _finish(uploads, [_outcome(upload) for upload in uploads], claim_token)
+    notifications.notify_imports_failed(uploads=written)
     return first if first in written else None
 
 

@@ -11,6 +11,7 @@ from scoring.verification import facts, verify_candidate
 from .. import adapters
 from ..models import (
     Answer,
+    AnswerReview,
     Candidate,
     Evaluation,
     EvaluationStatus,
@@ -25,10 +26,13 @@ from ..models import (
 EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED}
 
 
-def _answer_status(answer: Answer, verdict) -> tuple[str, str, str]:
-    """The answer's status after verification: evidence decides where it can speak."""
+def _answer_status(answer: Answer, verdict, review=None) -> tuple[str, str, str]:
+    """The answer's status after verification: evidence decides where it can speak, then a
+    second member's review of the documents (while the answer still says what was reviewed)."""
     if verdict is not None and verdict.status in EVIDENCE_STATUSES:
         return verdict.status, verdict.explanation_en, verdict.evidence_ref or ""
+    if review is not None and review.applies_to(answer):
+        return review.verdict, review.note, f"review:{review.pk}"
     # Evidence is silent (or gone): fall back to what the questionnaire says.
     status = VerificationStatus.CLAIMED if answer.claim.strip() else VerificationStatus.UNANSWERED
     note = verdict.explanation_en if verdict is not None else ""
@@ -168,8 +172,11 @@ def _verify(candidate: Candidate) -> None:
     poc = verification_entry(candidate, None)
     if poc is not None:
         candidate.verification["poc"] = poc
+    reviews = {r.answer_id: r for r in AnswerReview.objects.filter(answer__candidate=candidate)}
     for answer in candidate.answers.all():
-        status, note, ref = _answer_status(answer, report.items.get(answer.item.key))
+        status, note, ref = _answer_status(
+            answer, report.items.get(answer.item.key), reviews.get(answer.pk)
+        )
         if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):
             answer.status, answer.verification_note, answer.evidence_ref = status, note, ref
             # Derived from evidence, not a person's edit: kept out of the audit trail, which

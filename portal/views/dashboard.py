@@ -16,6 +16,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from .. import charts, selectors
+from ..charts.base import candidate_colour
 from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
@@ -132,6 +133,7 @@ def results_context(evaluation, *, weights=None) -> dict:
             else float(r.tco.cost_per_effective_gpu_hour),
             r.total,
             r.disqualified,
+            r.candidate_id,
         )
         for r in results[:CHART_CANDIDATES]
     ]
@@ -220,8 +222,17 @@ def results_context(evaluation, *, weights=None) -> dict:
         "contributions": charts.contributions_bars(
             results[:CHART_CANDIDATES], ranking.weights, lang=lang
         ),
-        "tco": charts.tco_bars(results[:CHART_CANDIDATES], lang=lang),
-        "busbw": charts.busbw_curves(_curves(candidates, results[:CHART_CANDIDATES]), lang=lang),
+        "tco": charts.tco_bars(
+            results[:CHART_CANDIDATES],
+            lang=lang,
+            budget=float(evaluation.budget_total) if evaluation.budget_total else None,
+            duration_days=evaluation.duration_days,
+        ),
+        "busbw": charts.busbw_curves(
+            _curves(candidates, results[:CHART_CANDIDATES]),
+            lang=lang,
+            colours={r.label: candidate_colour(r.candidate_id) for r in results[:CHART_CANDIDATES]},
+        ),
         "value": charts.value_for_money(points, currency=currency, lang=lang),
         "robustness": charts.robustness_bars(robustness, labels, lang=lang),
     }

@@ -14,8 +14,14 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..exports import safe_cell, xlsx_row
-from ..models import Dimension, VerificationStatus
+from ..exports import (
+    XLSX_CONTENT_TYPE,
+    evaluation_workbook,
+    export_filename,
+    report_document,
+    safe_cell,
+)
+from ..models import Dimension, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
 from ..services.evaluations import (
     DIMENSIONS,
@@ -23,6 +29,7 @@ from ..services.evaluations import (
     evaluation_reopen,
 )
 from ..services.portfolio import portfolio_export_rows
+from ..services.reports import report_pdf_request
 from .common import member_evaluation
 from .dashboard import results_context
 
@@ -118,14 +125,26 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
     return render(request, "portal/evaluation_decision.html", context)
 
 
+def report_context(evaluation) -> dict:
+    """What the report page and its PDF show: the dashboard's results and the document's
+    sections (TCO tables, checklist, evidence, weights) and the decision."""
+    return {
+        "evaluation": evaluation,
+        "record": evaluation.decision,
+        "report": report_document(evaluation),
+        **results_context(evaluation),
+    }
+
+
 @login_required
 def report(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     context = {
-        "evaluation": evaluation,
         "membership": membership,
-        "record": evaluation.decision,
-        **results_context(evaluation),
+        "latest_pdf": ReportPdf.objects.filter(evaluation=evaluation, requested_by=request.user)
+        .order_by("-created_at")
+        .first(),
+        **report_context(evaluation),
     }
     return render(request, "portal/evaluation_report.html", context)
 
@@ -204,7 +223,7 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if evaluation.rubric_version != "1":
         header, rows = _with_recommended(evaluation, header, rows)
     rows += portfolio_export_rows(evaluation.decision)
-    filename = f"evaluation-{evaluation.pk}-comparison.{fmt}"
+    filename = export_filename(evaluation, "comparison", fmt)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer)
@@ -215,21 +234,60 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
             "\ufeff" + buffer.getvalue(), content_type="text/csv; charset=utf-8"
         )
     elif fmt == "xlsx":
-        from openpyxl import Workbook
-
-        workbook = Workbook()
-        sheet = workbook.active
-        sheet.title = "Comparison"
-        xlsx_row(sheet, [str(h) for h in header])
-        for row in rows:
-            xlsx_row(sheet, row)
-        buffer = io.BytesIO()
-        workbook.save(buffer)
+        # The whole evaluation, one sheet per section (ranking, dimensions, TCO, checklist,
+        # evidence, weights, decision).
+        filename = export_filename(evaluation, "report", "xlsx")
         response = HttpResponse(
-            buffer.getvalue(),
-            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            evaluation_workbook(evaluation, ranking=(header, rows)), content_type=XLSX_CONTENT_TYPE
         )
     else:
         raise Http404
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+@login_required
+def report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """POST: queue a PDF of the report in the reader's language, back to the report."""
+    evaluation, _membership = member_evaluation(request, pk)
+    if request.method != "POST":
+        from django.http import HttpResponseNotAllowed
+
+        return HttpResponseNotAllowed(["POST"])
+    report_pdf_request(evaluation=evaluation, by=request.user, language=get_language() or "en")
+    messages.success(request, _("The PDF is being made; this page shows when it is ready."))
+    return redirect("evaluation-report", pk)
+
+
+def _own_pdf(request, pk: int, pdf_pk: int):
+    evaluation, membership = member_evaluation(request, pk)
+    pdf = ReportPdf.objects.filter(evaluation=evaluation, pk=pdf_pk).first()
+    if pdf is None:
+        raise Http404
+    return evaluation, membership, pdf
+
+
+@login_required
+def report_pdf_status(request: HttpRequest, pk: int, pdf_pk: int) -> HttpResponse:
+    """The PDF's status as a fragment the report page polls (JSON when asked for)."""
+    evaluation, _membership, pdf = _own_pdf(request, pk, pdf_pk)
+    if "application/json" in request.headers.get("Accept", ""):
+        from django.http import JsonResponse
+
+        return JsonResponse({"id": pdf.pk, "status": pdf.status, "error": pdf.error})
+    return render(request, "portal/_report_pdf_status.html", {"evaluation": evaluation, "pdf": pdf})
+
+
+@login_required
+def report_pdf_download(request: HttpRequest, pk: int, pdf_pk: int) -> HttpResponse:
+    from django.http import FileResponse
+
+    evaluation, _membership, pdf = _own_pdf(request, pk, pdf_pk)
+    if pdf.status != "done" or not pdf.file:
+        raise Http404
+    return FileResponse(
+        pdf.file.open("rb"),
+        as_attachment=True,
+        filename=export_filename(evaluation, "report", "pdf"),
+        content_type="application/pdf",
+    )

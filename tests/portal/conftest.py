@@ -9,8 +9,19 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import translation
 
 from portal.models import Candidate, Evaluation, Membership, Offering, Role, Vendor
+
+
+@pytest.fixture(autouse=True)
+def _default_language_after_each_test():
+    """A page requested in Chinese leaves Chinese active in this thread (LocaleMiddleware
+    activates it per request and nothing deactivates it between tests): reset it, so no test
+    depends on the language the previous one used."""
+    yield
+    translation.deactivate()
+
 
 PASSWORD = "correct-horse-battery-staple"
 

@@ -1,0 +1,198 @@
+"""E-mail notifications: an import failed, a POC deadline is two days away, a decision was
+recorded, a catalogue change affects an open evaluation. Each user may switch any of them off
+(NotificationPreference, the profile page). Mail is sent after the transaction commits and a
+mail server that refuses is logged, never allowed to undo the change it reports."""
+
+import logging
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from ..models import Membership, NotificationPreference, Role
+
+logger = logging.getLogger(__name__)
+
+EVENTS = ("import_failed", "poc_deadline", "decision_recorded", "catalogue_changed")
+
+
+def notification_preferences_get(*, user) -> NotificationPreference:
+    return NotificationPreference.objects.filter(user=user).first() or NotificationPreference(
+        user=user
+    )
+
+
+@transaction.atomic
+def notification_preferences_set(*, user, choices: dict[str, bool]) -> NotificationPreference:
+    unknown = set(choices) - set(EVENTS)
+    if unknown:
+        raise ValueError(f"unknown notification events: {sorted(unknown)}")
+    preference, _created = NotificationPreference.objects.get_or_create(user=user)
+    for event, on in choices.items():
+        setattr(preference, event, bool(on))
+    preference.save()
+    return preference
+
+
+def _recipients(users: Iterable, event: str) -> list:
+    users = [u for u in users if u is not None and u.is_active and u.email]
+    off = set(
+        NotificationPreference.objects.filter(
+            user__in=[u.pk for u in users], **{event: False}
+        ).values_list("user_id", flat=True)
+    )
+    return [u for u in users if u.pk not in off]
+
+
+def _absolute(path: str) -> str:
+    return settings.PORTAL_BASE_URL.rstrip("/") + path
+
+
+def _send(event: str, users: Iterable, subject_body) -> int:
+    """Send one mail per recipient (in the site's language; ``subject_body()`` is called under
+    it) after the current transaction commits. Returns the number of recipients queued."""
+    recipients = _recipients(users, event)
+    if not recipients:
+        return 0
+    with translation.override(settings.LANGUAGE_CODE):
+        subject, body = subject_body()
+
+    def deliver():
+        for user in recipients:
+            try:
+                send_mail(
+                    subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], fail_silently=False
+                )
+            except Exception:  # a refused mail never undoes what it reports
+                logger.exception("notification %s to user %s not sent", event, user.pk)
+
+    transaction.on_commit(deliver)
+    return len(recipients)
+
+
+def _members(evaluation, roles=None) -> list:
+    qs = Membership.objects.filter(evaluation=evaluation).select_related("user")
+    if roles:
+        qs = qs.filter(role__in=roles)
+    return [m.user for m in qs]
+
+
+def notify_import_failed(*, upload) -> int:
+    """An evidence import failed: tell the uploader and the evaluation's procurement members."""
+    candidate = upload.candidate
+    evaluation = candidate.evaluation
+    users = {u.pk: u for u in _members(evaluation, [Role.PROCUREMENT])}
+    if upload.uploaded_by_id:
+        users.setdefault(upload.uploaded_by_id, upload.uploaded_by)
+
+    def text():
+        url = _absolute(reverse("candidate-uploads", args=[evaluation.pk, candidate.pk]))
+        return (
+            _("Evidence import failed: %(file)s") % {"file": upload.original_name},
+            _(
+                "The evidence file %(file)s for %(candidate)s in %(evaluation)s could not be "
+                "imported.\n\nReason: %(error)s\n\nSee %(url)s"
+            )
+            % {
+                "file": upload.original_name,
+                "candidate": candidate,
+                "evaluation": evaluation.name,
+                "error": upload.error,
+                "url": url,
+            },
+        )
+
+    return _send("import_failed", users.values(), text)
+
+
+def notify_imports_failed(*, uploads) -> int:
+    """The hook the import calls with the uploads it wrote: each failed one is reported."""
+    return sum(notify_import_failed(upload=u) for u in uploads if u.status == "failed")
+
+
+def notify_poc_deadline(*, evaluation, candidate, deadline) -> int:
+    """A POC deadline is two days away (called by the POC plan's daily check)."""
+
+    def text():
+        return (
+            _("POC deadline in 2 days: %(candidate)s") % {"candidate": candidate},
+            _(
+                "The POC of %(candidate)s in %(evaluation)s ends on %(deadline)s. Upload the "
+                "remaining evidence before then.\n\n%(url)s"
+            )
+            % {
+                "candidate": candidate,
+                "evaluation": evaluation.name,
+                "deadline": deadline,
+                "url": _absolute(reverse("candidate-detail", args=[evaluation.pk, candidate.pk])),
+            },
+        )
+
+    return _send("poc_deadline", _members(evaluation, [Role.PROCUREMENT, Role.ENGINEER]), text)
+
+
+def notify_decision_recorded(*, record) -> int:
+    """A decision was recorded: tell every member of the evaluation."""
+    evaluation = record.evaluation
+
+    def text():
+        return (
+            _("Decision recorded: %(evaluation)s") % {"evaluation": evaluation.name},
+            _(
+                "%(who)s chose %(candidate)s for %(evaluation)s.\n\nRationale: %(rationale)s"
+                "\n\nReport: %(url)s"
+            )
+            % {
+                "who": record.decided_by,
+                "candidate": record.candidate,
+                "evaluation": evaluation.name,
+                "rationale": record.rationale,
+                "url": _absolute(reverse("evaluation-report", args=[evaluation.pk])),
+            },
+        )
+
+    return _send("decision_recorded", _members(evaluation), text)
+
+
+def notify_catalogue_changed(*, offering) -> int:
+    """An offering changed in the catalogue: tell the procurement members of every open
+    evaluation with a candidate on it (they decide whether to adopt the new version)."""
+    from ..models import Candidate, EvaluationStatus, OfferingVersion
+
+    latest = (
+        OfferingVersion.objects.filter(offering=offering).order_by("-number").values("pk").first()
+    )
+    # Affected: open evaluations whose candidate is scored on an older version.
+    candidates = (
+        Candidate.objects.filter(offering=offering)
+        .exclude(evaluation__status=EvaluationStatus.DECIDED)
+        .exclude(offering_version_id=latest["pk"] if latest else None)
+        .select_related("evaluation", "offering__vendor")
+    )
+    sent = 0
+    for candidate in candidates:
+        evaluation = candidate.evaluation
+
+        def text(candidate=candidate, evaluation=evaluation):
+            return (
+                _("Catalogue change affects %(evaluation)s") % {"evaluation": evaluation.name},
+                _(
+                    "The catalogue entry of %(offering)s changed. %(candidate)s in %(evaluation)s "
+                    "is still scored on the version it pinned: adopt or keep it.\n\n%(url)s"
+                )
+                % {
+                    "offering": offering,
+                    "candidate": candidate,
+                    "evaluation": evaluation.name,
+                    "url": _absolute(
+                        reverse("candidate-detail", args=[evaluation.pk, candidate.pk])
+                    ),
+                },
+            )
+
+        sent += _send("catalogue_changed", _members(evaluation, [Role.PROCUREMENT]), text)
+    return sent

@@ -1,0 +1,114 @@
+"""Reviews of document-backed answers by a second member, and the quoted cost against the TCO."""
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from ..models import (
+    DOCUMENT_ITEMS,
+    Answer,
+    AnswerReview,
+    Candidate,
+    Membership,
+    ReviewVerdict,
+    Role,
+)
+from .errors import ensure_not_decided
+from .evaluations import _with_history_user
+from .scores import candidate_refresh
+
+REVIEWER_ROLES = frozenset({Role.PROCUREMENT, Role.ENGINEER, Role.MANAGER})
+# The vendor's stated monthly cost agrees with the computed TCO within this fraction.
+COST_TOLERANCE = Decimal("0.10")
+
+
+@transaction.atomic
+def answer_review(*, answer: Answer, verdict: str, note: str, by) -> AnswerReview:
+    """Record ``by``'s verdict (verified or contradicted, with a note) on a document-backed
+    answer and re-verify the candidate. The reviewer must be a member other than the one who
+    last edited the answer; refused on a decided evaluation."""
+    candidate = answer.candidate
+    ensure_not_decided(candidate.evaluation)
+    membership = Membership.objects.filter(evaluation=candidate.evaluation, user=by).first()
+    if membership is None or membership.role not in REVIEWER_ROLES:
+        raise PermissionDenied(_("Your role in this evaluation does not allow reviewing answers."))
+    if answer.item.key not in DOCUMENT_ITEMS:
+        raise ValidationError(_("Only items backed by documents are reviewed by a member."))
+    if answer.updated_by_id is not None and answer.updated_by_id == by.pk:
+        raise ValidationError(
+            _("A second member reviews an answer: you edited it last, so someone else must.")
+        )
+    if not answer.claim.strip() and answer.value in (None, ""):
+        raise ValidationError(_("The item is not answered yet; there is nothing to review."))
+    if verdict not in ReviewVerdict.values:
+        raise ValidationError(_("Choose verified or contradicted."))
+    note = (note or "").strip()
+    if not note:
+        raise ValidationError(_("A review needs a note saying what the document shows."))
+    review = AnswerReview.objects.filter(answer=answer).first() or AnswerReview(answer=answer)
+    review.verdict = verdict
+    review.note = note
+    review.claim_reviewed = answer.claim
+    review.value_reviewed = answer.value
+    review.reviewed_by = by
+    _with_history_user(review, by).save()
+    candidate_refresh(candidate_id=candidate.pk)
+    review.refresh_from_db()
+    return review
+
+
+@dataclass(frozen=True)
+class CostCheck:
+    """The vendor's stated monthly cost (item 9) against the computed TCO's monthly figure."""
+
+    stated: Decimal
+    computed: Decimal
+    billing_model: str
+    currency: str
+    difference_pct: Decimal
+    within_tolerance: bool
+    tolerance_pct: Decimal = COST_TOLERANCE * 100
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _number(value) -> Decimal | None:
+    """A typed number, or the first number in a free-text claim ("Approx. 890,000 CNY")."""
+    if value is None:
+        return None
+    if not isinstance(value, int | float | Decimal):
+        match = _NUMBER.search(str(value))
+        if match is None:
+            return None
+        value = match.group(0)
+    try:
+        number = Decimal(str(value).replace(",", ""))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def monthly_cost_check(*, candidate: Candidate, answer: Answer | None, tco) -> CostCheck | None:
+    """Compare item 9 with the monthly cost of the recommended billing model (None when
+    either side is missing)."""
+    if answer is None or tco is None:
+        return None
+    stated = _number(answer.value if answer.value not in (None, "") else answer.claim)
+    model = next((m for m in tco.models if m.billing_model == tco.recommended), None)
+    if stated is None or model is None or not model.monthly:
+        return None
+    computed = Decimal(model.monthly)
+    difference = (stated - computed) / computed
+    return CostCheck(
+        stated=stated,
+        computed=computed.quantize(Decimal("1")),
+        billing_model=model.billing_model,
+        currency=model.currency,
+        difference_pct=(difference * 100).quantize(Decimal("0.1")),
+        within_tolerance=abs(difference) <= COST_TOLERANCE,
+    )

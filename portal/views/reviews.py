@@ -1,0 +1,119 @@
+"""The review page: a second member checks document-backed answers with the attachments open."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from .. import selectors
+from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
+from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check
+from .common import member_candidate
+
+
+class ReviewForm(forms.Form):
+    verdict = forms.ChoiceField(
+        label=gettext_lazy("Verdict"),
+        choices=[
+            ("verified", gettext_lazy("Verified: the document supports the claim")),
+            ("contradicted", gettext_lazy("Contradicted: the document says otherwise")),
+        ],
+        widget=forms.RadioSelect,
+    )
+    note = forms.CharField(
+        label=gettext_lazy("Note"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        max_length=5000,
+        help_text=gettext_lazy("What the document shows: its title, date, page, clause."),
+    )
+
+
+@login_required
+def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
+    items = ChecklistItem.objects.filter(key__in=DOCUMENT_ITEMS).order_by("number")
+    answers = {
+        a.item_id: a
+        for a in Answer.objects.filter(candidate=candidate, item__in=items)
+        .select_related("item", "updated_by")
+        .prefetch_related("attachments")
+    }
+    reviews = {
+        r.answer_id: r
+        for r in AnswerReview.objects.filter(answer__in=answers.values()).select_related(
+            "reviewed_by"
+        )
+    }
+    may_review = membership.role in REVIEWER_ROLES and evaluation.status != EvaluationStatus.DECIDED
+    posted_number = None
+    bound = None
+    if request.method == "POST":
+        if not may_review:
+            raise PermissionDenied(
+                _("Your role in this evaluation does not allow reviewing answers.")
+            )
+        posted_number = (
+            int(request.POST.get("item") or 0) if str(request.POST.get("item", "")).isdigit() else 0
+        )
+        item = get_object_or_404(items, number=posted_number)
+        answer = answers.get(item.pk)
+        bound = ReviewForm(request.POST)
+        if answer is None:
+            bound.add_error(None, _("The item is not answered yet; there is nothing to review."))
+        elif bound.is_valid():
+            try:
+                answer_review(
+                    answer=answer,
+                    verdict=bound.cleaned_data["verdict"],
+                    note=bound.cleaned_data["note"],
+                    by=request.user,
+                )
+            except ValidationError as exc:
+                for message in exc.messages:
+                    bound.add_error(None, message)
+            else:
+                messages.success(request, _("The review is recorded."))
+                return redirect("candidate-review", pk, candidate_pk)
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    result = next((r for r in ranking.results if r.candidate_id == candidate.pk), None)
+    zh = get_language() == "zh-hans"
+    rows = []
+    cost_check = None
+    for item in items:
+        answer = answers.get(item.pk)
+        review = reviews.get(answer.pk) if answer else None
+        if item.key == "monthly_cost":
+            cost_check = monthly_cost_check(
+                candidate=candidate, answer=answer, tco=result.tco if result else None
+            )
+        form = bound if bound is not None and posted_number == item.number else None
+        if form is None and answer is not None:
+            form = ReviewForm(
+                initial={"verdict": review.verdict, "note": review.note} if review else None,
+                prefix=None,
+            )
+        rows.append(
+            {
+                "item": item,
+                "title": item.title_zh if zh else item.title_en,
+                "answer": answer,
+                "review": review,
+                "review_current": bool(review and review.applies_to(answer)),
+                "edited_by_me": bool(answer and answer.updated_by_id == request.user.pk),
+                "form": form,
+            }
+        )
+    context = {
+        "evaluation": evaluation,
+        "membership": membership,
+        "candidate": candidate,
+        "rows": rows,
+        "may_review": may_review,
+        "cost_check": cost_check,
+    }
+    status = 400 if bound is not None and bound.errors else 200
+    return render(request, "portal/candidate_review.html", context, status=status)

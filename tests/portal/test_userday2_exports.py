@@ -1,0 +1,112 @@
+"""The XLSX a manager can use: one sheet per section, typed and formatted cells, translated
+labels, a file name that says what the file is, and no formula taken from user text."""
+
+import io
+import re
+from datetime import datetime
+
+import pytest
+from django.urls import reverse
+from openpyxl import load_workbook
+
+from portal.models import Answer, Candidate, ChecklistItem, EvidenceUpload
+
+from .test_userday_questionnaire import PASSWORDS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def viewer(client, demo):
+    assert client.login(username="viewer", password=PASSWORDS["viewer"])
+    return client
+
+
+def _workbook(client, **headers):
+    response = client.get(reverse("evaluation-export", args=[1, "xlsx"]), **headers)
+    assert response.status_code == 200
+    return response, load_workbook(io.BytesIO(response.content))
+
+
+def test_the_workbook_has_every_section_with_typed_cells(viewer):
+    response, book = _workbook(viewer)
+    assert book.sheetnames == [
+        "Ranking",
+        "Dimensions",
+        "TCO by billing model",
+        "Checklist",
+        "Evidence",
+        "Weights",
+        "Decision",
+    ]
+    disposition = response["Content-Disposition"]
+    assert re.search(
+        r'filename="gpu-evaluation-1-[a-z0-9-]+-report-\d{4}-\d{2}-\d{2}\.xlsx"', disposition
+    )
+    candidates = Candidate.objects.filter(evaluation_id=1).count()
+    assert book["Ranking"].max_row == 1 + candidates
+    # Dimensions: six per candidate, contribution = score x weight.
+    dims = book["Dimensions"]
+    assert dims.max_row == 1 + 6 * candidates
+    header = [c.value for c in dims[1]]
+    row = [c.value for c in dims[2]]
+    score, weight, contribution = (
+        row[header.index(h)] for h in ("Score", "Weight (%)", "Contribution to the total")
+    )
+    assert isinstance(score, float) and abs(contribution - score * weight / 100) < 0.02
+    assert dims.freeze_panes == "A2" and dims["A1"].font.bold
+    # TCO: one row per candidate and billing model, numbers formatted.
+    tco = book["TCO by billing model"]
+    header = [c.value for c in tco[1]]
+    assert {"GPU", "Total", "Per month", "Within budget", "Break-even (used days)"} <= set(header)
+    total = tco.cell(2, header.index("Total") + 1)
+    assert total.data_type == "n" and total.number_format == "#,##0.00"
+    # Checklist: ten items per candidate with a status label.
+    checklist = book["Checklist"]
+    assert checklist.max_row == 1 + ChecklistItem.objects.count() * candidates
+    statuses = {c.value for c in next(checklist.iter_cols(min_col=5, max_col=5, min_row=2))}
+    assert statuses <= {"Unanswered", "Claimed", "Verified", "Contradicted", "Unverifiable"}
+    # Evidence: every upload with its hash and a real date.
+    evidence = book["Evidence"]
+    uploads = EvidenceUpload.objects.filter(candidate__evaluation_id=1)
+    assert evidence.max_row == 1 + uploads.count()
+    hashes = {c.value for c in next(evidence.iter_cols(min_col=6, max_col=6, min_row=2))}
+    assert hashes == set(uploads.values_list("sha256", flat=True))
+    assert isinstance(evidence.cell(2, 9).value, datetime)
+    weights = book["Weights"]
+    assert (
+        abs(sum(c.value for c in next(weights.iter_cols(min_col=2, max_col=2, min_row=2))) - 100)
+        < 0.5
+    )
+    assert all(c.data_type != "f" for ws in book for row in ws.iter_rows() for c in row)
+
+
+def test_the_workbook_speaks_chinese(viewer):
+    _response, book = _workbook(viewer, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert book.sheetnames == [
+        "排名",
+        "维度",
+        "各计费方式的总拥有成本",
+        "检查清单",
+        "证据",
+        "权重",
+        "决策",
+    ]
+    header = [c.value for c in book.worksheets[2][1]]
+    assert {"候选方案", "合计", "每月", "在预算内"} <= set(header)
+    statuses = {c.value for c in next(book["检查清单"].iter_cols(min_col=5, max_col=5, min_row=2))}
+    assert statuses and not statuses & {"Claimed", "Verified", "Unanswered"}
+
+
+def test_user_text_is_never_a_formula_in_any_sheet(viewer):
+    evil = '=HYPERLINK("http://example.invalid")'
+    Answer.objects.filter(candidate_id=1, item__number=1).update(claim=evil)
+    _response, book = _workbook(viewer)
+    claims = {c.value for c in next(book["Checklist"].iter_cols(min_col=4, max_col=4))}
+    assert "'" + evil in claims
+    for sheet in book:
+        for row in sheet.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f"
+                if isinstance(cell.value, str):
+                    assert not cell.value.startswith("=")

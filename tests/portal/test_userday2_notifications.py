@@ -1,0 +1,151 @@
+"""E-mail notifications delivered to a real SMTP server on loopback (aiosmtpd): a failed import,
+a recorded decision, a catalogue change affecting an open evaluation, the POC-deadline hook;
+each can be switched off on the profile page."""
+
+import email
+import socket
+from decimal import Decimal
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.urls import reverse
+
+from portal.models import NotificationPreference, OfferingPrice
+from portal.services import notifications
+
+from .conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class _Inbox:
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        message = email.message_from_bytes(envelope.content)
+        body = message.get_payload(decode=True).decode("utf-8")
+        self.messages.append((list(envelope.rcpt_tos), str(message["Subject"]), body))
+        return "250 OK"
+
+    def to(self, address):
+        return [m for m in self.messages if address in m[0]]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def smtp(settings):
+    inbox = _Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port())
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = controller.port
+    settings.EMAIL_USE_TLS = False
+    settings.LANGUAGE_CODE = "en"
+    yield inbox
+    controller.stop()
+
+
+@pytest.fixture
+def people(members):
+    for name, user in members.items():
+        user.email = f"{name}@example.test"
+        user.save(update_fields=["email"])
+    return members
+
+
+def test_a_recorded_decision_mails_every_member_except_who_opted_out(
+    smtp, people, evaluation, candidate
+):
+    NotificationPreference.objects.create(user=people["viewer"], decision_recorded=False)
+    from portal.services.evaluations import decision_record
+
+    OfferingPrice.objects.create(
+        offering=candidate.offering, billing_model="monthly", price_per_gpu=Decimal("12000")
+    )
+    decision_record(
+        evaluation=evaluation,
+        candidate=candidate,
+        rationale="Fastest fabric.",
+        by=people["manager"],
+    )
+    assert smtp.to("manager@example.test") and smtp.to("procurement@example.test")
+    assert not smtp.to("viewer@example.test")
+    assert not smtp.to("outsider@example.test")
+    _rcpt, subject, body = smtp.to("engineer@example.test")[0]
+    assert evaluation.name in subject and "Fastest fabric." in body and "/report/" in body
+
+
+def test_a_failed_import_mails_the_uploader_and_procurement(smtp, people, candidate, client):
+    from portal.services.evidence import evidence_import
+
+    client.force_login(people["engineer"])
+    response = client.post(
+        "/api/v1/evidence/",
+        {
+            "file": SimpleUploadedFile("junk.txt", b"this is not evidence at all\n" * 10),
+            "candidate": candidate.pk,
+        },
+    )
+    assert response.status_code == 202, response.content
+    upload = candidate.uploads.get()
+    if upload.status == "queued":  # no worker in this test: import it here, as the task would
+        evidence_import(upload_id=upload.pk, task_id="test")
+    upload.refresh_from_db()
+    assert upload.status == "failed"
+    assert smtp.to("engineer@example.test") and smtp.to("procurement@example.test")
+    _rcpt, subject, body = smtp.to("procurement@example.test")[0]
+    assert "junk.txt" in subject and upload.error[:40] in body
+
+
+def test_a_catalogue_change_mails_procurement_of_open_evaluations(
+    smtp, people, candidate, offering
+):
+    from portal.models import OfferingVersion
+    from portal.services.catalogue import offering_save
+
+    candidate.offering_version = OfferingVersion.current(offering)
+    candidate.save()
+    offering.gpu_memory_gib = 141
+    offering_save(offering=offering, by=people["procurement"])
+    assert smtp.to("procurement@example.test")
+    assert not smtp.to("viewer@example.test")
+    _rcpt, subject, _body = smtp.to("procurement@example.test")[0]
+    assert candidate.evaluation.name in subject
+
+
+def test_the_poc_deadline_hook_and_the_opt_out_page(smtp, people, candidate, client):
+    client.login(username="engineer", password=PASSWORD)
+    page = client.get(reverse("notification-settings"))
+    assert page.status_code == 200 and "engineer@example.test" in page.content.decode()
+    client.post(
+        reverse("notification-settings"),
+        {"import_failed": "on", "decision_recorded": "on", "catalogue_changed": "on"},
+    )
+    assert NotificationPreference.objects.get(user=people["engineer"]).poc_deadline is False
+    with transaction.atomic():
+        sent = notifications.notify_poc_deadline(
+            evaluation=candidate.evaluation, candidate=candidate, deadline="2026-12-03"
+        )
+    assert sent == 1  # procurement only: the engineer opted out
+    assert smtp.to("procurement@example.test") and not smtp.to("engineer@example.test")
+    assert "2026-12-03" in smtp.to("procurement@example.test")[0][2]
+
+
+def test_a_refusing_mail_server_does_not_undo_the_decision(settings, people, evaluation, candidate):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", _free_port(), 2
+    from portal.services.evaluations import decision_record
+
+    record = decision_record(
+        evaluation=evaluation, candidate=candidate, rationale="Fine.", by=people["manager"]
+    )
+    assert record.pk and evaluation.decisions.count() == 1
