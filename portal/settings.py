@@ -295,6 +295,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "portal.tasks.evidence_sweep_task",
         "schedule": EVIDENCE_SWEEP_INTERVAL_S,
     },
+    "poc-deadline-reminders": {
+        "task": "portal.tasks.poc_deadline_reminders_task",
+        "schedule": 3600.0,
+    },
 }
 
 # JSON bodies of the API: larger or more deeply nested ones are a 400 (portal.api.parsers).

@@ -65,3 +65,11 @@ def report_pdf_task(pdf_id: int) -> str | None:
 
     pdf = report_pdf_render(pdf_id=pdf_id)
     return pdf.status if pdf else None
+
+
+@shared_task(name="portal.tasks.poc_deadline_reminders_task")
+def poc_deadline_reminders_task() -> int:
+    """Beat, hourly: mail about POC deadlines two days away (once per deadline)."""
+    from .services.poc import poc_deadline_reminders_send
+
+    return poc_deadline_reminders_send()

@@ -47,7 +47,9 @@ class PocPlan(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     updated_at = models.DateTimeField(auto_now=True)
-    history = HistoricalRecords()
+    # The deadline whose two-day reminder went out: a moved deadline is reminded again.
+    reminded_for = models.DateTimeField(null=True, blank=True, editable=False)
+    history = HistoricalRecords(excluded_fields=["reminded_for"])
 
     class Meta:
         verbose_name = _("POC plan")

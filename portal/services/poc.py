@@ -3,7 +3,7 @@ each candidate's required runs, read from its usable evidence."""
 
 import secrets
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
 
-from ..models import Candidate, Evaluation, PocCandidateNodes, PocPlan
+from ..models import Candidate, Evaluation, EvaluationStatus, PocCandidateNodes, PocPlan
 from .errors import ensure_not_decided
 
 MAX_NODE_NAME = 200
@@ -174,3 +174,43 @@ def stored_coverage(
         coverage = candidate_coverage(candidate, plan=plan, now=now)
         return coverage.as_dict() if coverage is not None else None
     return plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)
+
+
+REMINDER_AHEAD = timedelta(days=2)
+
+
+def poc_deadline_reminders_send(*, now: datetime | None = None) -> int:
+    """Mail the procurement and engineer members of each open evaluation whose POC deadline is
+    at most two days away, once per deadline, about every candidate whose required runs are not
+    all covered yet. Returns the number of candidates reminded about. Safe to run twice (the
+    plan is claimed with a conditional update before any mail is queued)."""
+    from .notifications import notify_poc_deadline
+
+    now = now or timezone.now()
+    due = (
+        PocPlan.objects.filter(deadline__gt=now, deadline__lte=now + REMINDER_AHEAD)
+        .exclude(evaluation__status=EvaluationStatus.DECIDED)
+        .select_related("evaluation")
+    )
+    reminded = 0
+    for plan in due:
+        if plan.reminded_for == plan.deadline:
+            continue
+        with transaction.atomic():
+            claimed = (
+                PocPlan.objects.filter(pk=plan.pk, deadline=plan.deadline)
+                .exclude(reminded_for=plan.deadline)
+                .update(reminded_for=plan.deadline)
+            )
+            if not claimed:
+                continue  # another run reminded about this deadline, or it moved meanwhile
+            for candidate in Candidate.objects.filter(evaluation=plan.evaluation).select_related(
+                "offering__vendor"
+            ):
+                coverage = candidate_coverage(candidate, plan=plan, now=now)
+                if coverage is not None and not coverage.complete:
+                    notify_poc_deadline(
+                        evaluation=plan.evaluation, candidate=candidate, deadline=plan.deadline
+                    )
+                    reminded += 1
+    return reminded

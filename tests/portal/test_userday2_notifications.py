@@ -149,3 +149,34 @@ def test_a_refusing_mail_server_does_not_undo_the_decision(settings, people, eva
         evaluation=evaluation, candidate=candidate, rationale="Fine.", by=people["manager"]
     )
     assert record.pk and evaluation.decisions.count() == 1
+
+
+def test_a_poc_deadline_two_days_away_is_reminded_once_per_deadline(
+    smtp, people, evaluation, candidate, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from portal.services.poc import poc_deadline_reminders_send, poc_plan_save
+
+    now = timezone.now()
+    far = poc_plan_save(
+        evaluation=evaluation, by=people["procurement"], deadline=now + timedelta(days=5)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert poc_deadline_reminders_send(now=now) == 0  # five days away: not yet
+    poc_plan_save(evaluation=evaluation, by=people["procurement"], deadline=now + timedelta(days=1))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert poc_deadline_reminders_send(now=now) == 1  # nothing uploaded: one candidate due
+        assert poc_deadline_reminders_send(now=now) == 0  # once per deadline
+    assert smtp.to("procurement@example.test") and smtp.to("engineer@example.test")
+    assert not smtp.to("viewer@example.test")
+    far.refresh_from_db()
+    assert far.reminded_for == far.deadline
+    # A moved deadline is reminded again.
+    poc_plan_save(
+        evaluation=evaluation, by=people["procurement"], deadline=now + timedelta(hours=30)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert poc_deadline_reminders_send(now=now) == 1
