@@ -228,3 +228,28 @@ def test_a_mig_slice_must_hold_the_required_memory_per_gpu():
     whole = replace(small, gpus_per_node=8, mig_profile="7g.80gb")
     found = score_candidate(candidate(offering=whole, node_count=1), spec, V2).knockouts
     assert "gpu_memory" not in {k.code for k in found}
+
+
+@pytest.mark.parametrize(
+    ("field", "rule_id"),
+    [
+        ("alltoall_busbw_fraction", "network.measured.alltoall_fraction"),
+        ("allgather_busbw_fraction", "network.measured.allgather_fraction"),
+    ],
+)
+def test_alltoall_and_all_gather_runs_feed_the_network_score(field, rule_id):
+    from scoring.types import MeasuredFacts
+
+    spec = evaluation()
+
+    def network(**measured):
+        result = score_candidate(candidate(measured=MeasuredFacts(**measured)), spec, V2)
+        dim = next(d for d in result.dimensions if d.dimension == "network")
+        return dim.score, {c.rule_id: c for c in dim.contributions}
+
+    unmeasured, rules = network()
+    assert rules[rule_id].basis == "excluded"  # no run: neither a bonus nor a penalty
+    good, rules = network(**{field: 0.97})
+    poor, _ = network(**{field: 0.55})
+    assert rules[rule_id].points > 0 and rules[rule_id].basis == "measured"
+    assert poor < unmeasured < good
