@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..reference import (
@@ -579,6 +579,42 @@ def _fraction(
     return round(run.peak_gbyte_s / expected.value_gbyte_s, 3)
 
 
+def _with_measured_fabric(claims: Claims, evidence: Sequence[NodeEvidence]) -> Claims:
+    """``claims`` with the port rate and rail count raised to what ibstat measured on every
+    node (the worst node's count of Active ports at its fastest rate), never lowered: a
+    measured fabric faster than the claim sets the expected bus bandwidth, a slower one is
+    the fabric check's finding, not a smaller expectation."""
+    if claims.fabric == "none":
+        return claims
+    per_node: dict[str, tuple[float, int]] = {}
+    for ev in of_kind(evidence, "ibstat"):
+        rates = [
+            as_float(p.get("rate_gbit_s"))
+            for p in as_list(ev.metrics.get("ports"))
+            if isinstance(p, Mapping) and str(p.get("state", "")).lower() == "active"
+        ]
+        rates = [r for r in rates if r is not None and r > 0]
+        if not rates:
+            continue
+        fastest = max(rates)
+        rails = sum(1 for r in rates if r == fastest)
+        rate, count = per_node.get(ev.node_name, (fastest, rails))
+        per_node[ev.node_name] = (max(rate, fastest), max(count, rails))
+    if not per_node:
+        return claims
+    rate = min(r for r, _ in per_node.values())
+    count = min(c for _, c in per_node.values())
+    faster = rate > claims.fabric_rate_gbit_s
+    wider = count > claims.nics_per_node and rate >= claims.fabric_rate_gbit_s
+    if not (faster or wider):
+        return claims
+    return replace(
+        claims,
+        fabric_rate_gbit_s=int(max(rate, claims.fabric_rate_gbit_s)),
+        nics_per_node=max(count, claims.nics_per_node) if wider else claims.nics_per_node,
+    )
+
+
 def verify_collective(
     claims: Claims, evidence: Sequence[NodeEvidence], collective: str = ALL_REDUCE
 ) -> CollectiveCheck:
@@ -594,6 +630,9 @@ def verify_collective(
     key = "busbw" if collective == ALL_REDUCE else f"{collective}_busbw"
     name = _COLLECTIVE_EN[collective]
     spec = match_gpu(claims.gpu_model)
+    # Judge against what the nodes have when ibstat shows more than was claimed: a vendor who
+    # claims a slower fabric must not earn a higher fraction (and a higher score) by it.
+    claims = _with_measured_fabric(claims, evidence)
     runs = _sort_runs(claims, evidence, collective, spec)
     tolerance = (
         f"verified at ≥ {pct(BUSBW_VERIFIED_FROM)} of expected, contradicted below "

@@ -562,3 +562,34 @@ def test_the_summary_round_trips_through_json() -> None:
     summary["measured"]["from_the_future"] = 1
     assert measured_from_summary(summary) == measured
     assert measured_from_summary({}) == MeasuredFacts()
+
+
+# --- expectations follow the measured fabric, never a slower claim ----------------------------
+
+
+def _ibstat(rate: float, ports: int) -> dict[str, Any]:
+    return {
+        "ports": [
+            {"ca": f"mlx5_{i}", "port": 1, "state": "Active", "rate_gbit_s": rate}
+            for i in range(ports)
+        ]
+    }
+
+
+def test_claiming_a_slower_fabric_than_ibstat_shows_earns_nothing() -> None:
+    run = NCCL_H100_2NODE | {"peak_busbw_gbyte_s": 360.0}
+    evidence = [
+        ev("nccl_tests", run),
+        ev("ibstat", _ibstat(400, 8), node="n1", upload=2),
+        ev("ibstat", _ibstat(400, 8), node="n2", upload=3),
+    ]
+    honest = facts_of(claims(fabric_rate_gbit_s=400, nics_per_node=8), evidence)[1]
+    modest = facts_of(claims(fabric_rate_gbit_s=200, nics_per_node=8), evidence)[1]
+    assert modest.busbw_fraction == pytest.approx(honest.busbw_fraction)
+    assert honest.busbw_fraction < 1.0
+    # A fabric measured slower than claimed keeps the claim's expectation (the fabric check
+    # reports the slow ports); it never lowers the bar.
+    slow = [ev("nccl_tests", run), ev("ibstat", _ibstat(100, 8), node="n1", upload=2)]
+    assert facts_of(claims(fabric_rate_gbit_s=400, nics_per_node=8), slow)[1].busbw_fraction == (
+        pytest.approx(honest.busbw_fraction)
+    )
