@@ -313,11 +313,19 @@ def check_knockouts(
     # Must-haves the evaluation does not set are skipped; each check returns [] for them.
     # Bare metal: judged on the requirement, and in rubric v2 also on the candidate's delivered
     # GPUs (node_count x gpus_per_node), whichever is larger.
-    scale_gpus = (
-        evaluation.required_total_gpus
-        if rubric.v2 is None
-        else max(evaluation.required_total_gpus, candidate.gpu_count)
-    )
+    scale_gpus = evaluation.required_total_gpus
+    if rubric.v2 is not None:
+        delivered = candidate.gpu_count
+        if candidate.offering.mig_profile:
+            # MIG slices count as the full GPUs they add up to, not one each.
+            try:
+                fraction = rubric.gpu_fraction(
+                    candidate.offering.gpu_model, candidate.offering.mig_profile
+                )
+            except ScoringInputError:
+                fraction = 1.0  # the mig_profile knockout above already says why
+            delivered = int(delivered * fraction)
+        scale_gpus = max(scale_gpus, delivered)
     if scale_gpus >= rubric.scale.bare_metal_required_min_gpus:
         found += _delivery_knockouts(candidate, evaluation, rubric, scale_gpus)
     if evaluation.required_mlps_level or evaluation.require_xinchuang:

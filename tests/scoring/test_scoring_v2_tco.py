@@ -253,3 +253,19 @@ def test_alltoall_and_all_gather_runs_feed_the_network_score(field, rule_id):
     poor, _ = network(**{field: 0.55})
     assert rules[rule_id].points > 0 and rules[rule_id].basis == "measured"
     assert poor < unmeasured < good
+
+
+def test_mig_slices_count_as_full_gpus_towards_the_bare_metal_threshold():
+    slices = offering(
+        delivery_form="mig",
+        gpu_model="NVIDIA H100 SXM5 80GB",
+        gpus_per_node=56,  # 8 GPUs x 7 slices of 1g.10gb
+        gpu_memory_gib=80,
+        mig_profile="1g.10gb",
+    )
+    spec = evaluation(
+        workload_profile="inference", required_total_gpus=16, required_gpu_memory_gib=8
+    )
+    # 128 slices on 16 full GPUs: below the 128-GPU bare-metal threshold.
+    result = score_candidate(candidate(offering=slices, node_count=3), spec, V2)
+    assert "delivery_form" not in {k.code for k in result.knockouts}
