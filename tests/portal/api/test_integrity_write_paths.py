@@ -12,7 +12,17 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.urls import reverse
 
-from portal.models import Evaluation, Membership, Offering, OfferingPrice, OfferingVersion, Vendor
+from portal.models import (
+    AnswerReview,
+    Evaluation,
+    Membership,
+    Offering,
+    OfferingPrice,
+    OfferingVersion,
+    PocPlan,
+    ReportPdf,
+    Vendor,
+)
 
 from ..test_procurement_pages import evaluation_data, offering_data, price_data
 from .test_matrix import ROUTES, covered_routes
@@ -338,6 +348,45 @@ def test_every_page_form_writes_only_through_services(client, world):
         {"expires_in_days": "7", "node_name": "n1", "label": ""},
     )
     post(procurement, reverse("upload-token-revoke", args=[pk, cid, world.token.pk]), {})
+    # The pages added with the POC plan, portfolios, document reviews, notifications and the
+    # report PDF write through services too.
+    post(
+        procurement,
+        reverse("evaluation-poc", args=[pk]),
+        {
+            "deadline": "2030-01-01 10:00",
+            "all_nodes_max": "2",
+            "sample_size": "2",
+            "shared_fs_path": "",
+            f"nodes_{cid}": "n1\nn2",
+        },
+    )
+    assert PocPlan.objects.filter(evaluation=evaluation).exists()
+    portfolio = reverse("evaluation-portfolio", args=[pk])
+    post(
+        procurement,
+        portfolio,
+        {
+            "action": "settings",
+            "s-ops_capacity": "small_team",
+            "s-ops_staff_cost_month": "30000",
+            "s-data_residency": "none",
+            "s-home_country": "CN",
+            "s-home_province": "",
+            "s-prefer_fewer_vendors_pct": "5",
+        },
+    )
+    assert Evaluation.objects.get(pk=pk).ops_capacity == "small_team"
+    post(procurement, reverse("answer-update", args=[pk, cid, 7]), {"item-7-claim": "99.9"})
+    post(
+        manager,
+        reverse("candidate-review", args=[pk, cid]),
+        {"item": "7", "verdict": "verified", "note": "SLA appendix, page 3."},
+    )
+    assert AnswerReview.objects.filter(answer__candidate=candidate).exists()
+    post(procurement, reverse("notification-settings"), {"import_failed": "on"})
+    post(manager, reverse("evaluation-report-pdf", args=[pk]), {})
+    assert ReportPdf.objects.filter(evaluation=evaluation).exists()
     post(
         manager, reverse("evaluation-decision", args=[pk]), {"candidate": cid, "rationale": "Best."}
     )
