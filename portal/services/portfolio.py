@@ -38,7 +38,6 @@ from scoring.types import EvaluationSpec
 from .. import adapters
 from ..models import Candidate, Evaluation, EvaluationStatus, Measurement, Workload
 
-RUBRIC_VERSION = "1"
 # Default egress prices (CNY per GiB) while offerings do not state them per destination: public
 # list prices of the large Chinese clouds for inter-region and internet egress are 0.3-0.8.
 CROSS_VENDOR_CNY_GIB = Decimal("0.50")
@@ -225,7 +224,7 @@ def _option(
         burst_hours = Decimal(0)
     sized = replace(base_input, node_count=nodes)
     spec = _spec(evaluation, workload, nodes * per_node)
-    result = score_candidate(sized, spec, rubric_version=RUBRIC_VERSION)
+    result = score_candidate(sized, spec, rubric_version=evaluation.rubric_version)
     reasons.extend((k.reason_en, k.reason_zh) for k in result.knockouts)
     score = result.total
     latency_text = ""

@@ -13,6 +13,7 @@ from ..models import Evaluation, EvaluationStatus, Workload
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.portfolio import (
     PORTFOLIO_SETTING_FIELDS,
+    WORKLOAD_FIELDS,
     evaluation_portfolio_settings_set,
     portfolio_decision_record,
     portfolio_propose,
@@ -38,21 +39,9 @@ class WorkloadForm(forms.ModelForm):
 
     class Meta:
         model = Workload
-        fields = (
-            "name",
-            "profile",
-            "gpus",
-            "peak_gpus",
-            "peak_hours_per_day",
-            "peak_days_per_week",
-            "duration_days",
-            "min_score",
-            "tolerates_preemption",
-            "latency_target_ms",
-            "latency_endpoints",
-            "accepts_far_region",
-            "data_exchange_gib_month",
-        )
+        # The service's fields but the two JSON ones (weights follow the profile's preset; the
+        # one requirement the page sets is the GPU memory above).
+        fields = tuple(f for f in WORKLOAD_FIELDS if f not in ("weights", "requirements"))
 
 
 class PortfolioSettingsForm(forms.ModelForm):
