@@ -212,11 +212,14 @@ class Stack:
         while not self._supervising.wait(1.0):
             for name, start in starters.items():
                 service = self.services.get(name)
-                if service is None or service.running() or name in self.held:
+                if service is None or service.running or name in self.held:
                     continue
                 self.restarts[name] = self.restarts.get(name, 0) + 1
                 print(f"soak: {name} exited by itself; restarted (as compose would)", flush=True)
-                start()
+                try:
+                    start()
+                except Exception as exc:  # keep supervising; the next round tries again
+                    print(f"soak: restarting {name} failed: {exc}", flush=True)
 
     def manage(self, *args: str) -> str:
         result = subprocess.run(
