@@ -2,6 +2,7 @@
 for the HTTP method (else 403); the vendor catalogue is read by everyone, edited by procurement."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import exceptions, permissions
 
 from .. import selectors
@@ -53,37 +54,45 @@ class EvaluationMember(permissions.BasePermission):
         return True
 
 
-class CatalogueEditorOrReadOnly(permissions.BasePermission):
-    """Any signed-in user reads; writing needs staff or the catalogue role (membership of an
-    evaluation gives no power over the catalogue other evaluations share)."""
+class _SignedInReadsWritesIf(permissions.BasePermission):
+    """Any signed-in user reads (or meets a 405 for a method the view lacks); a write needs
+    ``allows(user)``, else a 403 saying who may."""
 
     message = None
+    denied = ""
+
+    def allows(self, user) -> bool:
+        raise NotImplementedError
 
     def has_permission(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):
             return False
         if request.method in READ_METHODS or not _offered(request, view):
             return True
-        if is_catalogue_editor(request.user):
+        if self.allows(request.user):
             return True
-        raise exceptions.PermissionDenied(
-            _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
-        )
+        raise exceptions.PermissionDenied(str(self.denied))
 
 
-class EvaluationCreatorOrReadOnly(permissions.BasePermission):
-    """Any signed-in user lists; creating an evaluation needs staff, the catalogue role or
-    procurement in some evaluation."""
+class CatalogueEditorOrReadOnly(_SignedInReadsWritesIf):
+    """Writing needs staff or the catalogue role (membership of an evaluation gives no power
+    over the catalogue other evaluations share)."""
 
-    message = None
+    denied = gettext_lazy(
+        "Only staff and holders of the catalogue role may edit the vendor catalogue."
+    )
 
-    def has_permission(self, request, view) -> bool:
-        if not (request.user and request.user.is_authenticated):
-            return False
-        if request.method in READ_METHODS or not _offered(request, view):
-            return True
-        if can_create_evaluation(request.user):
-            return True
-        raise exceptions.PermissionDenied(
-            _("Only procurement members (of any evaluation) and staff may create evaluations.")
-        )
+    def allows(self, user) -> bool:
+        return is_catalogue_editor(user)
+
+
+class EvaluationCreatorOrReadOnly(_SignedInReadsWritesIf):
+    """Creating an evaluation needs staff, the catalogue role or procurement in some
+    evaluation."""
+
+    denied = gettext_lazy(
+        "Only procurement members (of any evaluation) and staff may create evaluations."
+    )
+
+    def allows(self, user) -> bool:
+        return can_create_evaluation(user)
