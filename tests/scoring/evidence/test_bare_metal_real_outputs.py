@@ -7,7 +7,9 @@ verdict. The rule checked on every row first: a physical machine is never "virtu
 tests/scoring/test_bare_metal_signals.py holds the earlier rows; these add the signals that
 were only tested on hand-written metrics there: an SR-IOV VF without its PF (KVM and Azure
 VMs) and with it (a physical host), an EC2 guest's emulated chipset, a cloud's DMI and CPU
-flag on a GPU VM, and the AWS EFA plugin named by real NCCL INFO lines.
+flag on a GPU VM, the driver's Pass-Through mode on a GCP A3 VM, and the AWS EFA plugin named
+by real NCCL INFO lines. One row records a miss on purpose: a real a3-highgpu-8g topology has
+two NUMA nodes, so the flat-layout sign stays silent and the verdict is "uncertain".
 """
 
 from __future__ import annotations
@@ -86,6 +88,21 @@ TABLE = [
         frozenset({("nccl_cloud_plugin", "virtual")}),
         "p4d VM: 'NET/OFI Selected Provider is efa' names AWS EFA (0.4), which .metal instances "
         "also have, so it cannot make a verdict alone",
+    ),
+    Row(
+        ("nvidia_smi_query/gcp-a3-h100-vm-pod-q-passthrough-driver535.txt",),
+        VM,
+        "virtualised",
+        frozenset({("gpu_virtualization_mode", "virtual")}),
+        "GCP A3 VM: nvidia-smi -q reports 'Virtualization Mode : Pass-Through' (0.95)",
+    ),
+    Row(
+        ("nvidia_smi_topo/gcp-a3-highgpu-8g-vm-h100-nv18-2numa-no-nic.txt",),
+        VM,
+        "uncertain",
+        frozenset(),
+        "a3-highgpu-8g VM: 8 GPUs and no NIC, but on two NUMA nodes, so the flat-layout sign "
+        "stays silent; the topology alone cannot tell this VM from a server (a known miss)",
     ),
     Row(
         ("lspci/sriov-host-cx6-pf-and-vf-lspci-v-grep-mellanox.txt",),
