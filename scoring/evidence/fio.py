@@ -24,7 +24,10 @@ Metrics (``ParseResult.metrics``):
   "rw", "bs_bytes", "iodepth", "numjobs", "read_bw_mbyte_s", "write_bw_mbyte_s",
   "read_iops", "write_iops"}``. ``rw`` is fio's mode ("read", "randwrite"...); ``bs_bytes``
   the block size in bytes (the write size for write-only modes; fio's k/M are 1024-based);
-  ``iodepth`` and ``numjobs`` as set (1 when not shown). Figures are summed over the job's
+  ``iodepth`` and ``numjobs`` as set (1 when not shown; without an iodepth option the depth
+  fio reports with the latency figures is used: JSON ``latency_depth``, text
+  ``latency : ... depth=N``, the job's iodepth unless a latency target was set; fio 2.x
+  JSON lists no options at all, so its ``bs_bytes`` is None). Figures are summed over the job's
   processes; a direction the job did not run is 0 (a write-only job reads 0), the same in the
   JSON and the text forms. Fields fio did not print are None.
   ``fio_version``; ``format`` ("json", "normal" or "normal+json"); ``errors`` (jobs with a
@@ -79,6 +82,8 @@ _HEADER_BS_RE = re.compile(
 _HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
 _SIZE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<p>[kmgtKMGT]?)(?:i?[bB])?$")
 _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
+# "latency   : target=0, window=0, percentile=100.00%, depth=16": fio's iodepth for the job.
+_LATENCY_DEPTH_RE = re.compile(r"^\s*latency\s*:\s*target=.*\bdepth=(\d{1,6})\b")
 _TERSE_RE = re.compile(r"^\d;fio-\d")
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
@@ -258,6 +263,9 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
         data.get("global options") if isinstance(data.get("global options"), dict) else {}
     )
     global_rw = global_options.get("rw")
+    listed_options = "global options" in data or any(
+        isinstance(j, dict) and "job options" in j for j in jobs
+    )
     job_rows: dict[tuple[str, int], _Job] = {}
     info["jobs"] = job_rows
     for job in jobs:
@@ -281,8 +289,15 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             if bs is not None and _write_only(row.rw):
                 parts = str(bs).split(",")  # "bs=4k,128k": read size, write size
                 bs = parts[1] if len(parts) > 1 and parts[1].strip() else parts[0]
-            row.bs_bytes = _size_bytes(bs if bs is not None else "4k")  # fio's default bs
-            row.iodepth = _option_int(opts.get("iodepth", 1))
+            if bs is None and not listed_options:
+                row.bs_bytes = None  # fio 2.x JSON lists no options: the size is unknown
+            else:
+                row.bs_bytes = _size_bytes(bs if bs is not None else "4k")  # fio's default bs
+            depth = opts.get("iodepth")
+            if depth is None and not job.get("latency_target"):
+                # Without a latency target fio reports the job's iodepth as latency_depth.
+                depth = job.get("latency_depth")
+            row.iodepth = _option_int(depth if depth is not None else 1)
             row.numjobs = _option_int(opts.get("numjobs", 1))
         row.processes += 1
         if job.get("error") not in (None, 0):
@@ -422,6 +437,11 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                     job_row.bw_byte_s[direction] += bw
                     job_row.iops[direction] += iops
                 last_dir = acc
+                continue
+            depth = _LATENCY_DEPTH_RE.match(line)
+            if depth:
+                if job_row is not None and job_row.iodepth is None:
+                    job_row.iodepth = int(depth.group(1))
                 continue
             clat = _CLAT_RE.match(line)
             if clat and last_dir is not None:

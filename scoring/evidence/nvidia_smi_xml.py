@@ -4,7 +4,8 @@ Read with the standard library's expat-based ``xml.etree.ElementTree`` parser, w
 defusedxml takes: any ``<!ENTITY`` declaration or internal DTD subset is refused before parsing
 (no entity expansion, so no "billion laughs"), the external DTD the report names is never
 fetched, and the input is capped at 32 MiB. An output cut short (upload truncated, ``head``)
-keeps the GPUs that were complete, with a warning.
+keeps the GPUs that were complete, with a warning. Text around the document (a pasted prompt
+before ``<?xml``, a markdown fence after ``</nvidia_smi_log>``) is ignored.
 
 metrics
     driver_version, cuda_version, attached_gpus (as printed), dtd (the DOCTYPE's DTD name).
@@ -159,6 +160,10 @@ def parse(text: str) -> ParseResult:
     root_seen = False
     warnings: list[str] = []
     body = text[start:]
+    # Whatever follows the closing tag (a markdown fence, a prompt, notes) is not XML.
+    end = body.rfind("</nvidia_smi_log>")
+    if end >= 0:
+        body = body[: end + len("</nvidia_smi_log>")]
 
     def cut(exc: ET.ParseError) -> None:
         line = text[:start].count("\n") + exc.position[0]
