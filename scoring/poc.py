@@ -667,6 +667,11 @@ class PocShortfall:
 
     @property
     def item_key(self) -> str:
+        """The checklist item the shortfall speaks to, "" for none: a failed health diag
+        says nothing against the claimed GPU model, count or memory (the must-have
+        ``poc_health_failed`` and the measured failed-test count carry it)."""
+        if self.kind == DCGM_DIAG and self.reason == RUN_FAILED:
+            return ""
         return RUN_ITEMS[self.kind]
 
     @property
@@ -738,7 +743,8 @@ def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, str]]:
     reference of the first failed run's evidence."""
     by_item: dict[str, list[PocShortfall]] = {}
     for s in found:
-        by_item.setdefault(s.item_key, []).append(s)
+        if s.item_key:
+            by_item.setdefault(s.item_key, []).append(s)
     result = {}
     for item, items in by_item.items():
         failed = [s for s in items if s.reason == RUN_FAILED]

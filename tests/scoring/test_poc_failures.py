@@ -165,6 +165,9 @@ def test_a_run_whose_tool_reported_a_failure_fails_at_once(broken, kind, note):
     assert found[0].reason == poc.RUN_FAILED and found[0].note == note
     assert found[0].evidence_ref == f"gpu02: {broken.source} (upload 7)"
     assert found[0].item_status == "contradicted"
+    # A failed diag contradicts no checklist claim (the GPUs are the ones claimed): the
+    # must-have poc_health_failed carries it; the other failures contradict their item.
+    assert found[0].item_key == ("" if kind == poc.DCGM_DIAG else poc.RUN_ITEMS[kind])
 
 
 def _same_run(e, broken):
