@@ -586,11 +586,13 @@ def suggested_command(run: RequiredRun, *, shared_path: str = "/shared", gpus: i
     if kind == DCGM_DIAG:
         return "dcgmi diag -r 3"
     if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ, FIO_LOCAL_RAND, FIO_SHARED_RAND):
-        where = shared if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "/local_nvme"
+        target = "shared" if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "local"
+        where = shared if target == "shared" else "/local_nvme"
+        prefix = FIO_JOB_PREFIXES[target]  # the collector's label: matched wherever the path
         if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ):
-            job = "--name=seq-read --rw=read --bs=1M --iodepth=16"
+            job = f"--name={prefix}seq-read --rw=read --bs=1M --iodepth=16"
         else:
-            job = "--name=rand-read --rw=randread --bs=4k --iodepth=64"
+            job = f"--name={prefix}rand-read --rw=randread --bs=4k --iodepth=64"
         return f"{fio} --filename={where}/gpu-poc-fio.tmp {job}"
     if kind == NVIDIA_SMI_Q:
         return "nvidia-smi -q"
