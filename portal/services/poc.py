@@ -207,12 +207,13 @@ def poc_deadlines_apply(*, now: datetime | None = None) -> int:
         evaluation__status=EvaluationStatus.DECIDED
     )
     for plan in plans.only("pk", "evaluation_id"):
-        for candidate_id, verification in Candidate.objects.filter(
-            evaluation_id=plan.evaluation_id
-        ).values_list("pk", "verification"):
-            stored = (verification or {}).get("poc") or {}
-            if stored.get("deadline_passed"):
-                continue
+        # Only the candidates whose stored coverage predates the deadline (or that have none).
+        due = (
+            Candidate.objects.filter(evaluation_id=plan.evaluation_id)
+            .exclude(verification__poc__deadline_passed=True)
+            .values_list("pk", flat=True)
+        )
+        for candidate_id in list(due):
             candidate_refresh(candidate_id=candidate_id)
             refreshed += 1
     return refreshed
