@@ -525,8 +525,8 @@ def dcgm_step(level: int, timeout: float | None) -> Step:
 # "shared file system" runs by these prefixes (scoring/poc.py FIO_JOB_PREFIXES), and the
 # parser reports each job's rw, block size, iodepth and numjobs.
 FIO_TARGETS = {
-    "local": ("local-nvme-", "fio-local-nvme.json", "local NVMe"),
-    "shared": ("shared-fs-", "fio-shared-fs.json", "shared file system"),
+    "local": ("local-nvme-", "fio-local-nvme.json"),
+    "shared": ("shared-fs-", "fio-shared-fs.json"),
 }
 # (suffix, rw, block size, iodepth with an asynchronous engine): sequential throughput with
 # 1 MiB blocks, then random 4 KiB IOPS at a queue deep enough (64) to judge an IOPS claim.
@@ -542,8 +542,11 @@ def fio_step(directory: str, size: str, target: str = "local", runtime: int = 30
     """Sequential 1 MiB write and read, then random 4 KiB read and write, one job after the
     other on a temporary file in ``directory`` (deleted afterwards), each job named for the
     ``target`` ("local" NVMe or "shared" file system)."""
-    prefix, output, _label = FIO_TARGETS[target]
-    path = os.path.join(os.path.abspath(directory), f"gpu-poc-fio-{target}-{os.getpid()}.tmp")
+    prefix, output = FIO_TARGETS[target]
+    # Named for the host too: several nodes may test one shared directory at the same time.
+    host = re.sub(r"[^A-Za-z0-9._-]+", "_", socket.gethostname()) or "node"
+    name = f"gpu-poc-fio-{target}-{host}-{os.getpid()}.tmp"
+    path = os.path.join(os.path.abspath(directory), name)
     # fio splits --filename on ':'; a backslash escapes it.
     filename = path.replace(":", "\\:")
 
