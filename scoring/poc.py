@@ -285,6 +285,10 @@ def _dcgm_level(e: PocEvidence) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# A diag whose every hardware test was skipped checked nothing: it fails its run, but proves
+# nothing either way (see PocShortfall.reason "unproven").
+DCGM_SKIPPED = "dcgmi diag reported skip"
+
 SEQUENTIAL_MIN_BS = 128 * 1024  # a sequential run measures throughput: large blocks
 RANDOM_MAX_BS = 64 * 1024  # a random run measures IOPS: small blocks
 
@@ -422,7 +426,7 @@ def _failed_note(run: RequiredRun, e: PocEvidence) -> str:
     reported the failure (a diag that failed or checked nothing, collectives with wrong
     results, fio jobs that ended in an error)."""
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in ("fail", "skip"):
-        return f"dcgmi diag reported {e.metrics.get('overall')}"
+        return DCGM_SKIPPED if e.metrics["overall"] == "skip" else "dcgmi diag reported fail"
     if e.kind == "nccl_tests":
         wrong = _number(e.metrics.get("wrong_total"))
         if wrong is not None and wrong > 0:
@@ -637,6 +641,8 @@ RUN_LABELS_ZH = {
 }
 MISSING = "missing"
 RUN_FAILED = "failed"
+UNPROVEN = "unproven"  # it ran, but checked nothing (a diag with every hardware test skipped)
+REASONS = (MISSING, RUN_FAILED, UNPROVEN)
 ITEM_CONTRADICTED = "contradicted"
 ITEM_UNVERIFIABLE = "unverifiable"
 # Runs a multi-node plan makes mandatory: without them nothing shows the fabric carries the
@@ -650,8 +656,9 @@ class PocInputError(ValueError):
 
 @dataclass(frozen=True)
 class PocShortfall:
-    """One required run that failed (``reason`` "failed": its evidence reported a failure)
-    or was still missing at the deadline (``reason`` "missing")."""
+    """One required run that failed (``reason`` "failed": its evidence reported a failure),
+    ran without checking anything ("unproven") or was still missing at the deadline
+    ("missing"). Only "failed" contradicts; the other two leave the claim unverifiable."""
 
     run_key: str
     kind: str
@@ -662,10 +669,8 @@ class PocShortfall:
     def __post_init__(self) -> None:
         if self.kind not in RUN_LABELS:
             raise PocInputError(f"unknown POC run kind {self.kind!r}")
-        if self.reason not in (MISSING, RUN_FAILED):
-            raise PocInputError(
-                f"a shortfall is {MISSING!r} or {RUN_FAILED!r}, not {self.reason!r}"
-            )
+        if self.reason not in REASONS:
+            raise PocInputError(f"a shortfall is one of {', '.join(REASONS)}, not {self.reason!r}")
 
     @property
     def item_key(self) -> str:
@@ -692,6 +697,8 @@ class PocShortfall:
         run = f"POC run {RUN_LABELS[self.kind]}" + (f" on {where}" if where else "")
         if self.reason == MISSING:
             return f"{run}: missing at the deadline"
+        if self.reason == UNPROVEN:
+            return f"{run}: checked nothing ({self.note or 'every test was skipped'})"
         return f"{run}: failed ({self.note or 'the tool reported a failure'})"
 
     @property
@@ -700,13 +707,16 @@ class PocShortfall:
         run = f"POC 测试 {RUN_LABELS_ZH[self.kind]}" + (f"（{where}）" if where else "")
         if self.reason == MISSING:
             return f"{run}：截止时仍未提交"
+        if self.reason == UNPROVEN:
+            return f"{run}：未实际检测任何项目（{self.note or '所有测试均被跳过'}）"
         return f"{run}：失败（{self.note or '工具报告失败'}）"
 
 
 def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfall, ...]:
     """The failed runs of a coverage (:class:`Coverage` or its stored :meth:`~Coverage.as_dict`,
-    as :func:`coverage_at` gives it at a time): failed with evidence = the run failed; failed
-    without = missing at the deadline. Pending and covered runs give none."""
+    as :func:`coverage_at` gives it at a time): failed with evidence = the run failed (or, for
+    a diag that skipped every test, proved nothing); failed without = missing at the deadline.
+    Pending and covered runs give none."""
     if stored is None:
         return ()
     if isinstance(stored, Coverage):
@@ -727,12 +737,16 @@ def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfal
             ref = f"{first.get('node') or '?'}: {first.get('file') or kind}"
             if first.get("upload_id") is not None:
                 ref += f" (upload {first['upload_id']})"
+        note = str(run.get("note") or "") if evidence else ""
+        reason = MISSING
+        if evidence:
+            reason = UNPROVEN if kind == DCGM_DIAG and note == DCGM_SKIPPED else RUN_FAILED
         found.append(
             PocShortfall(
                 run_key=str(run.get("key") or kind),
                 kind=kind,
-                reason=RUN_FAILED if evidence else MISSING,
-                note=str(run.get("note") or "") if evidence else "",
+                reason=reason,
+                note=note,
                 evidence_ref=ref,
             )
         )

@@ -269,10 +269,23 @@ def test_a_failed_health_diag_knocks_out_a_missing_one_does_not():
     assert not {r.kind for r in one} & poc.FABRIC_PROOF_RUNS
 
 
+def test_a_diag_that_skipped_every_test_proves_nothing_but_is_no_health_failure():
+    skipped = ev("gpu01", "dcgm_diag", "dcgmi diag -r 3", "d.txt", overall="skip", level=3)
+    evidence = [e for e in EVERYTHING if not (e.kind == "dcgm_diag" and e.node_name == "gpu01")]
+    found = poc.shortfalls(covered([*evidence, skipped], deadline=BEFORE))
+    assert [(s.kind, s.reason, s.item_key, s.item_status) for s in found] == [
+        (poc.DCGM_DIAG, poc.UNPROVEN, "gpu_match", "unverifiable")
+    ]
+    assert found[0].explanation_en == (
+        "POC run dcgmi diag -r 3 on gpu01: checked nothing (dcgmi diag reported skip)"
+    )
+    assert _knockouts([*evidence, skipped], deadline=BEFORE) == {}
+
+
 def test_bad_input_is_refused_clearly():
     with pytest.raises(poc.PocInputError, match="unknown POC run kind"):
         PocShortfall("x", "no_such_run", poc.MISSING)
-    with pytest.raises(poc.PocInputError, match="'missing' or 'failed'"):
+    with pytest.raises(poc.PocInputError, match="one of missing, failed, unproven"):
         PocShortfall(poc.DCGM_DIAG, poc.DCGM_DIAG, "late")
     with pytest.raises(poc.PocInputError, match="mapping"):
         poc.shortfalls(["not", "a", "coverage"])
