@@ -413,6 +413,9 @@ class CandidateInput:
     quoted_prices: tuple[Price, ...] = ()
     answers: Mapping[str, str] = field(default_factory=dict)
     measured: MeasuredFacts = field(default_factory=MeasuredFacts)
+    # The POC plan's failed or missing required runs (scoring.poc.PocShortfall), set by
+    # scoring.poc.candidate_with_poc; the must-haves read them (issue #13, section 4).
+    poc_shortfalls: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         _int(self.candidate_id, "candidate_id", None)
@@ -427,6 +430,13 @@ class CandidateInput:
             _choice(key, CHECKLIST_KEYS, "checklist key")
             _choice(status, ITEM_STATUSES, f"status of {key}")
         _set(self, "answers", answers)
+        if self.poc_shortfalls:
+            from ..poc import PocShortfall
+
+            shortfalls = tuple(self.poc_shortfalls)
+            if not all(isinstance(s, PocShortfall) for s in shortfalls):
+                raise ScoringInputError("poc_shortfalls must be scoring.poc.PocShortfall values")
+            _set(self, "poc_shortfalls", shortfalls)
 
     @property
     def gpu_count(self) -> int:
