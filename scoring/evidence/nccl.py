@@ -318,6 +318,15 @@ _NET_PATTERNS = (
     (re.compile(r"Using network IB\b|NET/IB\b(?!\s*:\s*No device)"), "InfiniBand"),
     (re.compile(r"Using network Socket\b|NET/Socket\b"), "Socket"),
 )
+# Lower-case words one of which a text must contain for the label's pattern to match at all.
+_NET_GATES = {
+    "GCP GPUDirect-TCPXO": ("tcpxo", "fastrak"),
+    "GCP GPUDirect-TCPX": ("tcpx",),
+    "AWS EFA": ("efa",),
+    "libfabric (OFI)": ("net/ofi", "aws-ofi-nccl", "libfabric"),
+    "InfiniBand": ("net/ib", "network ib"),
+    "Socket": ("net/socket", "network socket"),
+}
 # A line NCCL itself printed (src/debug.cc): "[<timestamp>] <host>:<pid>:<tid> [<cudaDev>]
 # NCCL INFO <msg>", WARN lines with "<file>:<line> [(<func>)]" before "NCCL WARN". The
 # timestamp (NCCL_DEBUG_TIMESTAMP_FORMAT, on WARN by default since 2.26), the host part and
@@ -344,9 +353,13 @@ def _net_plugins(text: str) -> list[str]:
     """Transports named by NCCL's own INFO/WARN lines in ``text`` (one line or a whole log),
     in ``_NET_PATTERNS`` order; a match outside such a line does not count."""
     found: list[str] = []
-    if "NET" not in text and "network" not in text and "efa" not in text.lower():
+    lowered = text.lower()
+    if "net" not in lowered and "efa" not in lowered:
         return found
     for pattern, label in _NET_PATTERNS:
+        # A substring test is ~30x cheaper than a case-insensitive regex scan of a big log.
+        if not any(word in lowered for word in _NET_GATES[label]):
+            continue
         for match in pattern.finditer(text):
             if _NCCL_LOG_LINE_RE.match(_line_at(text, match.start())):
                 found.append(label)
