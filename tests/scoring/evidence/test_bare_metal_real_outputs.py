@@ -8,8 +8,11 @@ tests/scoring/test_bare_metal_signals.py holds the earlier rows; these add the s
 were only tested on hand-written metrics there: an SR-IOV VF without its PF (KVM and Azure
 VMs) and with it (a physical host), an EC2 guest's emulated chipset, a cloud's DMI and CPU
 flag on a GPU VM, the driver's Pass-Through mode on a GCP A3 VM, and the AWS EFA plugin named
-by real NCCL INFO lines. One row records a miss on purpose: a real a3-highgpu-8g topology has
-two NUMA nodes, so the flat-layout sign stays silent and the verdict is "uncertain".
+by real NCCL INFO lines, and Hyper-V's vPCI layout (each device alone on bus 00 of its own PCI
+domain) on Azure VMs next to physical hosts with several PCI domains (GH200, PowerMac G5).
+Two rows record a miss on purpose: a real a3-highgpu-8g topology has two NUMA nodes, so the
+flat-layout sign stays silent and the verdict is "uncertain"; and a one-line Azure grep with a
+single vPCI domain is too thin for a verdict.
 """
 
 from __future__ import annotations
@@ -69,9 +72,70 @@ TABLE = [
         ("lspci/azure-vm-cx6-ib-vf-cx4lx-vf-msft-nvme-commented.txt",),
         VM,
         "virtualised",
-        frozenset({("sriov_virtual_function", "virtual")}),
-        "Azure VM: ConnectX-6 IB VF and ConnectX-4 Lx VF, neither with its PF (0.75); the "
-        "commented '# ' paste is read through",
+        frozenset(
+            {
+                ("sriov_virtual_function", "virtual"),
+                ("hyperv_vpci", "virtual"),
+                ("lspci_devices", "virtual"),
+            }
+        ),
+        "Azure VM: ConnectX-6 IB VF and ConnectX-4 Lx VF, neither with its PF (0.75), four "
+        "devices each alone on bus 00 of a random PCI domain (Hyper-V vPCI, 0.8) and "
+        "Microsoft's 'Device b111' NVMe (0.85); the commented '# ' paste is read through",
+    ),
+    Row(
+        ("lspci/azure-nc12s-v3-2xv100-vpci-grep-nvidia.txt",),
+        VM,
+        "virtualised",
+        frozenset({("hyperv_vpci", "virtual")}),
+        "Azure NC12s_v3: two V100s at 0001:00:00.0 and 0002:00:00.0, each alone on bus 00 of "
+        "its own domain with no root port: Hyper-V vPCI in two domains (0.8)",
+    ),
+    Row(
+        ("lspci/azure-ngads-v620-vpci-msft-nvme-cx4lx-vf.txt",),
+        VM,
+        "virtualised",
+        frozenset(
+            {
+                ("hyperv_vpci", "virtual"),
+                ("lspci_devices", "virtual"),
+                ("sriov_virtual_function", "virtual"),
+            }
+        ),
+        "Azure NGads: V620 MxGPU, Microsoft NVMe b111 and a CX-4 Lx VF in domains 0002, 175c, "
+        "6e2b, all on bus 00 (0.8), the Microsoft device (0.85), the VF without PF (0.75)",
+    ),
+    Row(
+        ("lspci/azure-nv36ads-a10-v5-one-gpu-vpci-grep.txt",),
+        VM,
+        "uncertain",
+        frozenset({("hyperv_vpci", "virtual")}),
+        "Azure NV36ads A10 v5: one grep line, the A10 alone at 0002:00:00.0; one vPCI domain "
+        "counts 0.5, below a verdict (a known miss on a one-line paste)",
+    ),
+    Row(
+        ("lspci/azure-nc6s-v3-gen1-440bx-hyperv-vga-notebook.txt",),
+        VM,
+        "virtualised",
+        frozenset({("lspci_devices", "virtual"), ("hyperv_vpci", "virtual")}),
+        "Azure Generation 1 VM: emulated 440BX/PIIX4 and Hyper-V VGA in domain 0000 (0.85), "
+        "the V100 alone in domain 0001 (0.5)",
+    ),
+    Row(
+        ("lspci/gh200-baremetal-cx7-pf-gpu-domain0009-grep.txt",),
+        PHYSICAL,
+        "uncertain",
+        frozenset({("lspci_devices", "bare_metal")}),
+        "bare-metal GH200: the GPU is in domain 0009 but on bus 01 behind a Grace root port, "
+        "so no vPCI sign; the ConnectX-7 PFs are a soft physical sign (0.2)",
+    ),
+    Row(
+        ("lspci/powermac-g5-physical-two-domains-markdown-bold.txt",),
+        PHYSICAL,
+        "uncertain",
+        frozenset(),
+        "physical PowerMac G5 with domains 0000 and 0001: domain 0001 has a host bridge and "
+        "bridges on bus 00 and its endpoints on buses 01-08, so no vPCI sign; nothing else",
     ),
     Row(
         ("lspci/aws-trn1-vm-lspci-venv-prompt.txt",),
