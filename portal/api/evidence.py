@@ -13,7 +13,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
+from .. import evidence_messages, selectors
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
@@ -50,6 +50,9 @@ class UploadInSerializer(serializers.Serializer):
 class UploadOutSerializer(serializers.ModelSerializer):
     status_url = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
+    error_display = serializers.SerializerMethodField(
+        help_text="The error in the request's language; `error` stays the English text."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -63,6 +66,9 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "size_bytes",
             "node_name",
             "error",
+            "error_code",
+            "error_params",
+            "error_display",
             "parser_version",
             "report",
             "origin",
@@ -76,6 +82,11 @@ class UploadOutSerializer(serializers.ModelSerializer):
     def get_status_url(self, obj) -> str:
         return self.context["request"].build_absolute_uri(
             reverse("api-evidence-detail", args=[obj.pk])
+        )
+
+    def get_error_display(self, obj) -> str:
+        return evidence_messages.upload_error(
+            code=obj.error_code, params=obj.error_params, text=obj.error
         )
 
     def get_duplicate(self, obj) -> bool:
