@@ -16,6 +16,8 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from .metric_labels import kind_label
+
 # One template per code raised in scoring/evidence (tests/portal/test_evidence_messages.py
 # checks every raise site has its entry and that the placeholders match its params).
 MESSAGES: dict[str, Promise] = {
@@ -348,7 +350,7 @@ def _format(template: Promise | None, params: Mapping[str, Any], fallback: str) 
 
 def detail_text(detail: Mapping[str, Any] | None) -> str:
     """One error detail ({code, params, line, kind, message}, as scoring's
-    ``EvidenceError.detail()`` gives) in the reader's language, with its kind and line."""
+    ``EvidenceError.detail()`` gives) in the reader's language, with its tool and line."""
     if not detail:
         return ""
     message = detail.get("message") or ""
@@ -356,7 +358,7 @@ def detail_text(detail: Mapping[str, Any] | None) -> str:
     if detail.get("line") is not None:
         text = _("line %(line)s: %(text)s") % {"line": detail["line"], "text": text}
     if detail.get("kind"):
-        text = f"{detail['kind']}: {text}"
+        text = f"{kind_label(detail['kind'])}: {text}"
     return text
 
 

@@ -231,3 +231,21 @@ def test_the_candidate_page_names_rules_and_metrics_by_label(client, candidate, 
     assert "峰值总线带宽" in lines
     assert 'title="peak_busbw_gbyte_s"' in html  # the code is still there for engineers
     assert 'data-rule-id="' in html
+
+
+def test_knockout_references_to_the_offering_name_fields_and_choices_by_label():
+    from portal.views import display
+
+    with translation.override("zh-hans"):
+        assert display.evidence_ref("offering: H100 SXM, gpu_memory_gib = 80") == (
+            "产品方案：H100 SXM, 显存（GiB） = 80"
+        )
+        shown = display.evidence_ref("offering: delivery_form = bare_metal")
+        assert "裸金属" in shown and "delivery_form" not in shown and "bare_metal" not in shown
+        assert display.evidence_ref("offering: 8 GPUs per node × 2 nodes") == (
+            "产品方案：每节点 8 块 GPU × 2 个节点"
+        )
+    with translation.override("en"):
+        assert display.evidence_ref("offering: region = cn-north") == (
+            "Offering: region / data centre = cn-north"
+        )
