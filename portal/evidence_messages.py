@@ -26,7 +26,7 @@ MESSAGES: dict[str, Promise] = {
     "text.binary": gettext_lazy("binary content (NUL bytes), not a text output"),
     "text.not_utf8": gettext_lazy("not UTF-8 text (byte %(byte)s)"),
     "file.empty": gettext_lazy("the file is empty"),
-    "file.unknown_kind": gettext_lazy("not the output of a supported tool (kinds: %(kinds)s)"),
+    "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
     "parser.internal": gettext_lazy("internal parser error (%(error)s)"),
     # Archives (archive.py)
@@ -328,6 +328,21 @@ UPLOAD_MESSAGES: dict[str, Promise] = {
 }
 
 
+def _kinds(value: Any) -> Any:
+    return (
+        ", ".join(kind_label(k.strip()) for k in value.split(","))
+        if isinstance(value, str)
+        else value
+    )
+
+
+# Params that name evidence kinds: shown by their tools ("nvidia-smi topo -m", not the code).
+KIND_PARAMS = {
+    "kind": lambda value: kind_label(value) if isinstance(value, str) else value,
+    "kinds": _kinds,
+}
+
+
 def _param(value: Any) -> Any:
     if isinstance(value, Mapping) and ("code" in value or "message" in value):
         return detail_text(value)
@@ -342,7 +357,8 @@ def _format(template: Promise | None, params: Mapping[str, Any], fallback: str) 
     if template is None:
         return fallback
     try:
-        return str(template) % {key: _param(value) for key, value in params.items()}
+        shown = {key: KIND_PARAMS.get(key, _param)(value) for key, value in params.items()}
+        return str(template) % shown
     except (KeyError, TypeError, ValueError):
         # Params that do not fit (a row stored by another parser version): the English text.
         return fallback

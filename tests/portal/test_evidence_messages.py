@@ -164,6 +164,7 @@ def test_failed_uploads_are_explained_in_chinese_everywhere(client, candidate, m
     assert "不是受支持工具的输出" in listing
     assert "结果包被拒绝" in listing
     assert english not in listing and cut_english not in listing
+    assert "nvidia-smi topo -m" in listing and "nvidia_smi_topo" not in listing  # tools, not codes
     report = client.get(reverse("candidate-upload-report", args=[*args, junk.pk])).content.decode()
     assert "不是受支持工具的输出" in report and english not in report
 
