@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import evidence_messages, selectors
+from ..metric_labels import kind_label
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
@@ -53,6 +54,9 @@ class UploadOutSerializer(serializers.ModelSerializer):
     error_display = serializers.SerializerMethodField(
         help_text="The error in the request's language; `error` stays the English text."
     )
+    kinds_display = serializers.SerializerMethodField(
+        help_text="The tools whose outputs were imported, by name (the report has the kinds)."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -69,6 +73,7 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "error_code",
             "error_params",
             "error_display",
+            "kinds_display",
             "parser_version",
             "report",
             "origin",
@@ -88,6 +93,10 @@ class UploadOutSerializer(serializers.ModelSerializer):
         return evidence_messages.upload_error(
             code=obj.error_code, params=obj.error_params, text=obj.error
         )
+
+    def get_kinds_display(self, obj) -> list[str]:
+        kinds = dict.fromkeys(r.get("kind") for r in obj.report or [] if r.get("ok"))
+        return [kind_label(kind) for kind in kinds if kind]
 
     def get_duplicate(self, obj) -> bool:
         return bool(self.context.get("duplicate", False))

@@ -29,6 +29,7 @@
   }
 
   function kinds(body) {
+    if (body.kinds_display) return body.kinds_display.join(", ");
     var seen = [];
     (body.report || []).forEach(function (r) {
       if (r.ok && r.kind && seen.indexOf(r.kind) < 0) seen.push(r.kind);

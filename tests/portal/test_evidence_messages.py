@@ -213,7 +213,10 @@ def test_the_candidate_page_names_rules_and_metrics_by_label(client, candidate, 
     call_command("loaddata", "checklist", verbosity=0)  # the items the answers' inputs name
     client.force_login(members["engineer"])
     bundle = make_bundle({"nccl.txt": sample_bytes("nccl-a100-8gpu.txt")})
-    assert _page_upload(client, candidate, bundle, "bundle.tar.gz").status == UploadStatus.DONE
+    upload = _page_upload(client, candidate, bundle, "bundle.tar.gz")
+    assert upload.status == UploadStatus.DONE
+    # The upload page's script says what was imported by tool, as the list does.
+    assert client.get(f"{API}{upload.pk}/").json()["kinds_display"] == ["nccl-tests"]
     metrics = set(Measurement.objects.filter(candidate=candidate).values_list("metric", flat=True))
     assert "peak_busbw_gbyte_s" in metrics
     rule_ids = {
