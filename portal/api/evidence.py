@@ -13,7 +13,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
+from .. import evidence_messages, selectors
+from ..metric_labels import kind_label
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
@@ -50,6 +51,12 @@ class UploadInSerializer(serializers.Serializer):
 class UploadOutSerializer(serializers.ModelSerializer):
     status_url = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
+    error_display = serializers.SerializerMethodField(
+        help_text="The error in the request's language; `error` stays the English text."
+    )
+    kinds_display = serializers.SerializerMethodField(
+        help_text="The tools whose outputs were imported, by name (the report has the kinds)."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -63,6 +70,10 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "size_bytes",
             "node_name",
             "error",
+            "error_code",
+            "error_params",
+            "error_display",
+            "kinds_display",
             "parser_version",
             "report",
             "origin",
@@ -77,6 +88,15 @@ class UploadOutSerializer(serializers.ModelSerializer):
         return self.context["request"].build_absolute_uri(
             reverse("api-evidence-detail", args=[obj.pk])
         )
+
+    def get_error_display(self, obj) -> str:
+        return evidence_messages.upload_error(
+            code=obj.error_code, params=obj.error_params, text=obj.error
+        )
+
+    def get_kinds_display(self, obj) -> list[str]:
+        kinds = dict.fromkeys(r.get("kind") for r in obj.report or [] if r.get("ok"))
+        return [kind_label(kind) for kind in kinds if kind]
 
     def get_duplicate(self, obj) -> bool:
         return bool(self.context.get("duplicate", False))

@@ -213,11 +213,18 @@ def _find_json(text: str) -> tuple[Any, int, int, int] | None:
             except json.JSONDecodeError as exc:
                 line = text.count("\n", 0, exc.pos) + 1
                 raise EvidenceParseError(
-                    f"fio JSON is unreadable ({exc.msg}; truncated?)", line=line, kind=KIND
+                    f"fio JSON is unreadable ({exc.msg}; truncated?)",
+                    line=line,
+                    kind=KIND,
+                    code="fio.json_unreadable",
+                    params={"detail": exc.msg},
                 ) from None
             except RecursionError:
                 raise EvidenceParseError(
-                    "fio JSON is nested too deeply", line=number, kind=KIND
+                    "fio JSON is nested too deeply",
+                    line=number,
+                    kind=KIND,
+                    code="fio.json_too_deep",
                 ) from None
             return data, offset, end, number
         offset += len(raw)
@@ -226,23 +233,37 @@ def _find_json(text: str) -> tuple[Any, int, int, int] | None:
 
 def _num(value: Any, what: str, line: int) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise EvidenceParseError(f"fio JSON field {what} is not a number", line=line, kind=KIND)
+        raise EvidenceParseError(
+            f"fio JSON field {what} is not a number",
+            line=line,
+            kind=KIND,
+            code="fio.field_not_number",
+            params={"field": what},
+        )
     number = float(value)
     if math.isnan(number) or math.isinf(number) or number < 0:
         raise EvidenceParseError(
-            f"fio JSON field {what} is not a valid figure", line=line, kind=KIND
+            f"fio JSON field {what} is not a valid figure",
+            line=line,
+            kind=KIND,
+            code="fio.field_invalid",
+            params={"field": what},
         )
     return number
 
 
 def _check_finite(values: tuple[float, ...], line: int) -> None:
     if not all(math.isfinite(v) for v in values):
-        raise EvidenceParseError("implausible figure (number overflow)", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "implausible figure (number overflow)", line=line, kind=KIND, code="fio.overflow"
+        )
 
 
 def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]:
     if not isinstance(data, dict):
-        raise EvidenceParseError("fio JSON is not an object", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "fio JSON is not an object", line=line, kind=KIND, code="fio.json_not_object"
+        )
     jobs = data.get("jobs")
     if jobs is None and isinstance(data.get("client_stats"), list):
         jobs = [
@@ -251,7 +272,9 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             if isinstance(j, dict) and j.get("jobname") != "All clients"
         ]
     if not isinstance(jobs, list) or not jobs:
-        raise EvidenceParseError("fio JSON has no 'jobs' list", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "fio JSON has no 'jobs' list", line=line, kind=KIND, code="fio.json_no_jobs"
+        )
     groups: dict[int, _Group] = {}
     info: dict[str, Any] = {
         "jobnames": [],
@@ -270,7 +293,12 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
     info["jobs"] = job_rows
     for job in jobs:
         if not isinstance(job, dict):
-            raise EvidenceParseError("fio JSON job entry is not an object", line=line, kind=KIND)
+            raise EvidenceParseError(
+                "fio JSON job entry is not an object",
+                line=line,
+                kind=KIND,
+                code="fio.json_job_not_object",
+            )
         name = str(job.get("jobname", "?"))
         gid = int(_num(job.get("groupid", 0), "groupid", line))
         group = groups.setdefault(gid, _Group(gid=gid, line=line))
@@ -521,6 +549,7 @@ def parse(text: str) -> ParseResult:
             "fio terse output is not supported: rerun with --output-format=json",
             line=text_info["terse_line"],
             kind=KIND,
+            code="fio.terse",
         )
     else:
         job_line = next((g.line for g in text_groups.values()), None)
@@ -531,6 +560,7 @@ def parse(text: str) -> ParseResult:
             "normal report with 'Run status group')",
             line=job_line,
             kind=KIND,
+            code="fio.no_results" if job_line else "fio.nothing",
         )
 
     group_rows: list[dict[str, Any]] = []

@@ -297,6 +297,7 @@ def parse(text: str) -> ParseResult:
             "no PCI device lines found (expected `lspci` output such as "
             "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')",
             kind=KIND,
+            code="lspci.nothing",
         )
 
     virtual_signals: list[str] = []

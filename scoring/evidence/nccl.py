@@ -722,14 +722,17 @@ def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> Evidenc
     if failures:
         line_no, message = failures[0]
         reason = f"nccl-tests printed no result rows; the test failed: {message}"
-        return EvidenceParseError(reason, line=line_no, kind=KIND)
+        return EvidenceParseError(
+            reason, line=line_no, kind=KIND, code="nccl.test_failed", params={"message": message}
+        )
     if runs:
         reason = "the nccl-tests table has a header but no readable result rows (truncated?)"
-        return EvidenceParseError(reason, line=runs[0].header.line, kind=KIND)
+        return EvidenceParseError(reason, line=runs[0].header.line, kind=KIND, code="nccl.no_rows")
     return EvidenceParseError(
         "no nccl-tests result table found (expected a header line with 'size count type ... "
         "time algbw busbw' columns and numeric rows)",
         kind=KIND,
+        code="nccl.nothing",
     )
 
 
