@@ -505,7 +505,9 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
     with archive:
         for info in archive.infolist():
             tally.add_entry()
-            name = safe_member_name(info.filename, directory=info.is_dir())
+            # ZipInfo.is_dir() indexes the name's last character: an empty name would crash it.
+            is_dir = info.filename.endswith("/")
+            name = safe_member_name(info.filename, directory=is_dir)
             problem = _zip_type_problem(info)
             if problem:
                 raise BundleRejected(
@@ -513,7 +515,7 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
                     code="archive.not_regular",
                     params={"name": name, "problem": problem},
                 )
-            if info.is_dir():
+            if is_dir:
                 continue
             tally.add_name(name)
             _zip_header_check(info, name, limits)
