@@ -243,6 +243,7 @@ _MEASURED_INTS = (
     "sxid_errors",
     "ib_ports_down",
     "busbw_nodes",
+    "xid_nodes",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -256,6 +257,8 @@ _MEASURED_FLOATS = (
     "alltoall_busbw_fraction",
     "allgather_busbw_gbyte_s",
     "allgather_busbw_fraction",
+    "xid_severity",
+    "xid_node_share",
 )
 # Measured / expected: a run never earns more than the declared hardware should reach (a
 # run above the physical ceiling is set aside as implausible during verification).
@@ -279,7 +282,12 @@ class MeasuredFacts:
     ``alltoall_*`` and ``allgather_*`` are the same figures for nccl-tests alltoall_perf and
     all_gather_perf (mixture-of-experts and sharded training depend on them). Every fraction
     is capped at 1.0. ``xid_errors`` / ``sxid_errors`` count GPU Xid and NVSwitch SXid events in
-    the kernel log. ``nvlink_topology`` is the measured topology of the worst node
+    the kernel log (rubric v1 counts them); rubric v2 reads ``xid_severity``, the worst node's
+    Xid and SXid errors weighed by NVIDIA's catalogue (1.0 a hardware fault such as Xid 48/79/95
+    or a fatal SXid, 0.5 one needing a reset soon, 0.1 one the application usually causes; each
+    distinct code and GPU once), ``xid_nodes`` the nodes with hardware-class errors and
+    ``xid_node_share`` their share of the nodes whose log was read. ``nvlink_topology`` is the
+    measured topology of the worst node
     ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
     ``evidence_refs`` maps a field name (or a checklist key) to a short reference such as
     "upload 12 · nccl_tests all_reduce.txt line 57" quoted in contributions and knockout
@@ -310,6 +318,9 @@ class MeasuredFacts:
     allgather_busbw_gbyte_s: float | None = None
     allgather_busbw_fraction: float | None = None
     sxid_errors: int | None = None
+    xid_severity: float | None = None
+    xid_nodes: int | None = None
+    xid_node_share: float | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:
