@@ -29,6 +29,7 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
 
+from ..reference import GPU_SPECS
 from ..types import (
     CHECKLIST_KEYS,
     CURRENCIES,
@@ -53,6 +54,7 @@ from .model import (
 )
 
 RULE_KINDS = ("boolean", "steps", "linear", "choice")
+GPU_FAMILIES = frozenset(spec.family for spec in GPU_SPECS)
 # The packaged rubric versions, oldest first; new evaluations and the demo use the last one.
 RUBRIC_VERSIONS = ("1", "2")
 CURRENT_RUBRIC_VERSION = RUBRIC_VERSIONS[-1]
@@ -361,10 +363,20 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     max_instances = int(_number(mig.get("max_instances"), "mig.max_instances"))
     if not slices or max_instances < 1 or max(slices) > max_instances:
         raise _fail("mig", "compute_slices and max_instances must describe a 7-slice GPU")
-    patterns = tuple(str(p).lower() for p in mig.get("gpu_patterns", []))
-    full_memory = tuple((str(p).lower(), int(m)) for p, m in mig.get("full_memory_gib", []))
-    if not patterns or not full_memory:
-        raise _fail("mig", "gpu_patterns and full_memory_gib must not be empty")
+    raw_gpus = mig.get("gpus")
+    if not isinstance(raw_gpus, Mapping) or not raw_gpus:
+        raise _fail("mig.gpus", "must map GPU families to their profiles' compute slices")
+    mig_gpus = {}
+    for family, sizes in raw_gpus.items():
+        g_where = f"mig.gpus.{family}"
+        if family not in GPU_FAMILIES:
+            raise _fail(g_where, "not a GPU family of scoring.reference")
+        if not isinstance(sizes, list) or not sizes:
+            raise _fail(g_where, "must list compute-slice sizes")
+        values = tuple(int(_number(x, g_where)) for x in sizes)
+        if not set(values) <= set(slices) or max(values) > max_instances:
+            raise _fail(g_where, f"slice sizes must be among {slices}")
+        mig_gpus[family] = values
     operations = data.get("operations")
     if not isinstance(operations, Mapping):
         raise _fail("operations", "must be an object")
@@ -388,8 +400,7 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         dedicated_fit=MappingProxyType(dedicated_fit),
         mig_compute_slices=slices,
         mig_max_instances=max_instances,
-        mig_gpu_patterns=patterns,
-        mig_full_memory_gib=full_memory,
+        mig_gpus=MappingProxyType(mig_gpus),
         ops_fte=MappingProxyType(ops_fte),
         sources=MappingProxyType(
             {

@@ -11,8 +11,9 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
 
+from ..reference import match_gpu
 from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
-from ..types.inputs import parse_mig_profile
+from ..types.inputs import parse_mig_layout
 
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
@@ -262,8 +263,9 @@ class V2Policy:
     dedicated_fit: Mapping[str, float]
     mig_compute_slices: tuple[int, ...]
     mig_max_instances: int
-    mig_gpu_patterns: tuple[str, ...]
-    mig_full_memory_gib: tuple[tuple[str, int], ...]
+    # Per GPU family (scoring.reference's family: "A100", "H100", "A30"...) the compute-slice
+    # sizes its MIG profiles may have; the largest is the GPU's whole (7, or 4 on an A30).
+    mig_gpus: Mapping[str, tuple[int, ...]]
     sources: Mapping[str, str]
     # Operations engineers (FTE) a buyer's team must add for self-managed bare metal, by its
     # operations capacity (none / small_team / platform_team); sources["operations"].
@@ -328,8 +330,15 @@ class Rubric:
 
     def gpu_fraction(self, gpu_model: str, mig_profile: str) -> float:
         """What one delivered GPU unit counts as in full-GPU equivalents: 1.0 for a whole GPU
-        (and always in rubric v1); for a MIG slice the smaller of its compute fraction (g/7)
-        and memory fraction. ScoringInputError when the GPU cannot run MIG (pre-Ampere)."""
+        (and always in rubric v1); for a MIG slice the smaller of its compute fraction (slices
+        over the GPU's compute slices: 7, or 4 on an A30) and its memory fraction.
+
+        The GPU is recognised with scoring.reference.match_gpu (so an A10 is not an A100 and an
+        L40S has no MIG). ScoringInputError when the GPU cannot run MIG, when the profile does
+        not exist on it, or when the instances stated per GPU ("2x3g.40gb") do not fit: at most
+        as many instances as compute slices, instances x slices within the GPU's slices and
+        instances x memory within its memory (1 GB per instance of rounding: NVIDIA names
+        profiles in whole GB, 3g.71gb is half of an H200's 141)."""
         policy = self.v2
         if policy is None or not mig_profile:
             return 1.0
@@ -337,24 +346,46 @@ class Rubric:
         found = self.memo.get(key)  # type: ignore[call-overload]
         if found is not None:
             return float(found)
-        slices, memory = parse_mig_profile(mig_profile)
-        name = gpu_model.lower()
-        if not any(pattern in name for pattern in policy.mig_gpu_patterns):
+        instances, slices, memory = parse_mig_layout(mig_profile)
+        spec = match_gpu(gpu_model)
+        sizes = policy.mig_gpus.get(spec.family) if spec is not None else None
+        if spec is None or sizes is None:
+            which = f" (read as {spec.display_name})" if spec is not None else ""
             raise ScoringInputError(
-                "MIG needs an Ampere-or-newer GPU (A100, A30, H100, H200, B200…), "
-                f"got {gpu_model!r}"
+                "MIG needs an Ampere-or-newer data-centre GPU that supports it (A100, A30, "
+                f"H100, H200, H20, GH200, B200…), got {gpu_model!r}{which}"
             )
-        if slices not in policy.mig_compute_slices:
+        whole = max(sizes)
+        if slices not in sizes:
             raise ScoringInputError(
-                f"MIG profiles have {', '.join(map(str, policy.mig_compute_slices))} compute "
+                f"MIG profiles on the {spec.family} have {', '.join(map(str, sizes))} compute "
                 f"slices, got {mig_profile!r}"
             )
-        full = next(m for p, m in policy.mig_full_memory_gib if p == "*" or p in name)
+        full = spec.memory_gib
         if memory > full:
             raise ScoringInputError(
                 f"MIG profile {mig_profile!r} has more memory than the whole GPU ({full} GB)"
             )
-        fraction = min(slices / policy.mig_max_instances, memory / full)
+        if instances is not None:
+            limit = min(whole, policy.mig_max_instances)
+            if instances > limit:
+                raise ScoringInputError(
+                    f"the {spec.family} holds at most {limit} MIG instances, got {instances} in "
+                    f"{mig_profile!r}"
+                )
+            if instances * slices > whole:
+                raise ScoringInputError(
+                    f"{instances} instances of {slices} compute slices need {instances * slices} "
+                    f"slices, the {spec.family} has {whole} ({mig_profile!r})"
+                )
+            if instances * memory > full + instances:
+                raise ScoringInputError(
+                    f"{instances} instances of {memory} GB need {instances * memory} GB, "
+                    f"more memory than the whole GPU ({full} GB) ({mig_profile!r})"
+                )
+        fraction = min(slices / whole, memory / full)
+        if len(self.memo) > 4096:
+            self.memo.clear()
         self.memo[key] = fraction  # type: ignore[index]
         return fraction
 

@@ -94,19 +94,42 @@ _OFFERING_BOOLS = (
 )
 
 # A MIG profile: compute slices "g" and slice memory "gb", e.g. "3g.40gb" (an optional "+me"
-# media-extension suffix is accepted and ignored).
-MIG_PROFILE_RE = re.compile(r"^([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
+# media-extension suffix is accepted and ignored), optionally with the instances carved from each
+# GPU in front: "2x3g.40gb" = two 3g.40gb instances per GPU (the multiplication sign and spaces
+# are accepted too).
+MIG_PROFILE_RE = re.compile(r"^(?:([1-9][0-9]?)\s*[x×]\s*)?([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
 
 
-def parse_mig_profile(profile: str) -> tuple[int, int]:
-    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb"; ScoringInputError
-    when it is not one."""
+def _mig_match(profile: Any) -> re.Match[str]:
     found = MIG_PROFILE_RE.match(profile.strip().lower()) if isinstance(profile, str) else None
     if found is None:
         raise ScoringInputError(
-            f"a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), got {profile!r}"
+            "a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), optionally "
+            f"with the instances per GPU in front (2x3g.40gb), got {profile!r}"
         )
-    return int(found.group(1)), int(found.group(2))
+    return found
+
+
+def parse_mig_layout(profile: str) -> tuple[int | None, int, int]:
+    """(instances per GPU or None when not stated, compute slices, slice memory GiB) of a MIG
+    profile such as "3g.40gb" or "2x3g.40gb"; ScoringInputError when it is not one."""
+    found = _mig_match(profile)
+    instances = int(found.group(1)) if found.group(1) else None
+    return instances, int(found.group(2)), int(found.group(3))
+
+
+def parse_mig_profile(profile: str) -> tuple[int, int]:
+    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb" or "2x3g.40gb";
+    ScoringInputError when it is not one."""
+    _, slices, memory = parse_mig_layout(profile)
+    return slices, memory
+
+
+def normalise_mig_profile(profile: str) -> str:
+    """The canonical spelling of a MIG profile: lower case, "2x3g.40gb" (no spaces, "x")."""
+    found = _mig_match(profile)
+    count = f"{found.group(1)}x" if found.group(1) else ""
+    return f"{count}{found.group(2)}g.{found.group(3)}gb{found.group(4) or ''}"
 
 
 @dataclass(frozen=True)
@@ -207,8 +230,7 @@ class OfferingFacts:
         if self.mig_profile:
             if self.delivery_form != "mig":
                 raise ScoringInputError("a MIG profile needs the delivery form 'mig'")
-            parse_mig_profile(self.mig_profile)
-            _set(self, "mig_profile", self.mig_profile.strip().lower())
+            _set(self, "mig_profile", normalise_mig_profile(self.mig_profile))
         _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
         _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
         _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
