@@ -12,7 +12,8 @@ A rubric is a list of rules, each read by generic code according to its ``kind``
 Every rule has a stable ``id`` ("<dimension>.<group>.<name>"), ``label_en`` and ``label_zh``,
 the ``inputs`` it reads (first one present wins, so a measured fact listed before the claimed
 one replaces it), an optional ``claim_item`` (the checklist key whose status scales a claimed
-value by ``status_factors``), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
+value by ``status_factors``, or a derived item such as "delivery_form" whose status the
+evidence settles), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
 leaves it out), ``only_if`` conditions and a ``source`` note. Tables must be monotone, so a
 better value never earns fewer points.
 """
@@ -140,7 +141,7 @@ def _table(kind: str, raw: Mapping[str, Any], where: str) -> Table:
     raise _fail(where, f"unknown rule kind {kind!r} (known: {', '.join(RULE_KINDS)})")
 
 
-def _rule(raw: Any, index: int, fact_names: frozenset[str]) -> Rule:
+def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: frozenset[str]) -> Rule:
     if not isinstance(raw, Mapping):
         raise _fail(f"rules[{index}]", "each rule must be an object")
     rule_id = raw.get("id")
@@ -163,8 +164,10 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str]) -> Rule:
         if name not in fact_names:
             raise _fail(where, f"unknown input fact {name!r}")
     claim_item = raw.get("claim_item")
-    if claim_item is not None and claim_item not in CHECKLIST_KEYS:
-        raise _fail(where, f"claim_item must be a checklist key, got {claim_item!r}")
+    if claim_item is not None and claim_item not in (*CHECKLIST_KEYS, *derived_items):
+        raise _fail(
+            where, f"claim_item must be a checklist key or a derived item, got {claim_item!r}"
+        )
     if_missing = raw.get("if_missing", "zero")
     if if_missing not in ("zero", "exclude"):
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
@@ -448,7 +451,8 @@ def _reference_prices(raw: Any) -> tuple[Mapping[str, tuple[tuple[str, Decimal],
 
 def parse_rubric(data: Any) -> Rubric:
     """Validate rubric data (the decoded JSON) and build a Rubric; RubricError on any fault."""
-    from ..dimensions import FACT_NAMES  # deferred: dimensions imports this module's types
+    # deferred: dimensions imports this module's types
+    from ..dimensions.facts import DERIVED_ITEMS, FACT_NAMES
 
     if not isinstance(data, Mapping):
         raise RubricError("a rubric must be a JSON object")
@@ -458,7 +462,8 @@ def parse_rubric(data: Any) -> Rubric:
     raw_rules = data.get("rules")
     if not isinstance(raw_rules, list) or not raw_rules:
         raise RubricError("the rubric needs a non-empty 'rules' list")
-    rules = tuple(_rule(raw, i, FACT_NAMES) for i, raw in enumerate(raw_rules))
+    derived = frozenset(DERIVED_ITEMS)
+    rules = tuple(_rule(raw, i, FACT_NAMES, derived) for i, raw in enumerate(raw_rules))
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:

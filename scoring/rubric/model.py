@@ -15,6 +15,9 @@ from ..reference import match_gpu
 from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
 from ..types.inputs import parse_mig_layout
 
+# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
+FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
+
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
 
@@ -310,23 +313,57 @@ class Rubric:
     )
 
     def observed_delivery_form(
-        self, claimed: str, verdict: str | None, confidence: float | None
+        self,
+        claimed: str,
+        verdict: str | None,
+        confidence: float | None,
+        seen: str | None = None,
     ) -> tuple[str, str]:
-        """The delivery form to score: the evidence's bare-metal verdict when it is confident
-        enough (measured beats claimed), else the claim. Returns (form, basis).
+        """The delivery form to score and its basis ("measured" when the evidence settled it,
+        else "claimed"): see delivery_form_check."""
+        form, status = self.delivery_form_check(claimed, verdict, confidence, seen)
+        return form, ("measured" if status in ("verified", "contradicted") else "claimed")
 
+    def delivery_form_check(
+        self,
+        claimed: str,
+        verdict: str | None,
+        confidence: float | None,
+        seen: str | None = None,
+    ) -> tuple[str, str]:
+        """(form to score, status of the claim) from the bare-metal verdict
+        when it is confident enough (``bare_metal_min_confidence``) and ``seen``, the form the
+        evidence names (MeasuredFacts.delivery_form_seen). The status is "verified",
+        "contradicted" or "claimed" (nothing confident either way).
+
+        Rubric v1: a refuted bare-metal claim becomes "virtualised"; anything else stays.
         Rubric v2: the verdict only detects a hypervisor, so "bare metal" confirms a bare-metal
-        claim and nothing else. MIG slices and containers run on hosts without one; a confident
-        "bare metal" never turns a MIG, vGPU, container or passthrough claim into bare metal."""
-        if verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
+        claim and nothing else (MIG slices and containers run on hosts without one). A claim
+        the evidence refutes (bare metal under a hypervisor, or a form more favourable than
+        the one a node shows: passthrough > MIG > vGPU > container) is scored as the least
+        favourable form consistent with the evidence: the form a node shows, or a container
+        when only a hypervisor shows (a container can run in any VM)."""
+        sure = verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
             self.bare_metal_min_confidence
-        ):
-            if verdict == "bare_metal":
-                if self.v2 is not None and claimed != "bare_metal":
-                    return claimed, "claimed"
-                return "bare_metal", "measured"
-            return ("virtualised" if claimed == "bare_metal" else claimed), "measured"
-        return claimed, "claimed"
+        )
+        if not sure:
+            return claimed, "claimed"
+        if verdict == "bare_metal":
+            if claimed == "bare_metal":
+                return "bare_metal", "verified"
+            if self.v2 is not None:
+                return claimed, "claimed"
+            return "bare_metal", "verified"
+        if self.v2 is None:
+            if claimed == "bare_metal":
+                return "virtualised", "contradicted"
+            return claimed, "verified"
+        shown = seen if seen in FORMS_BY_FAVOUR and seen != "bare_metal" else None
+        if claimed == "bare_metal":
+            return shown or "container", "contradicted"
+        if shown is not None and FORMS_BY_FAVOUR.index(shown) > FORMS_BY_FAVOUR.index(claimed):
+            return shown, "contradicted"
+        return claimed, "verified"
 
     def gpu_fraction(self, gpu_model: str, mig_profile: str) -> float:
         """What one delivered GPU unit counts as in full-GPU equivalents: 1.0 for a whole GPU
@@ -397,7 +434,8 @@ class Rubric:
         for rule in self.rules:
             keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
             for key in keys - {None}:
-                fed[key].add(rule.dimension)
+                if key in fed:  # a derived item ("delivery_form") is no checklist item
+                    fed[key].add(rule.dimension)
         return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 
     def rule(self, rule_id: str) -> Rule:

@@ -311,6 +311,9 @@ class MeasuredFacts:
     ``xid_node_share`` their share of the nodes whose log was read. ``nvlink_topology`` is the
     measured topology of the worst node
     ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
+    ``delivery_form_seen`` is the delivery form the evidence shows beside the bare-metal verdict:
+    "bare_metal", the virtualised form a node names ("container", "vgpu", "passthrough_vm", the
+    least favourable node's) or "virtualised" when only a hypervisor shows.
     ``evidence_refs`` maps a field name (or a checklist key) to a short reference such as
     "upload 12 · nccl_tests all_reduce.txt line 57" quoted in contributions and knockout
     reasons.
@@ -343,6 +346,7 @@ class MeasuredFacts:
     xid_severity: float | None = None
     xid_nodes: int | None = None
     xid_node_share: float | None = None
+    delivery_form_seen: str | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:
@@ -363,6 +367,8 @@ class MeasuredFacts:
             _choice(self.nvlink_topology, NVLINK_TOPOLOGIES, "measured nvlink_topology")
         if self.bare_metal_verdict is not None:
             _choice(self.bare_metal_verdict, BARE_METAL_VERDICTS, "bare_metal_verdict")
+        if self.delivery_form_seen is not None:
+            _choice(self.delivery_form_seen, (*DELIVERY_FORMS, "virtualised"), "delivery_form_seen")
         confidence = _float(self.bare_metal_confidence, "bare_metal_confidence")
         if confidence is not None and confidence > 1:
             raise ScoringInputError(f"bare_metal_confidence must be in 0..1, got {confidence}")

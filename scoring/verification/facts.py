@@ -21,6 +21,7 @@ from typing import Any
 
 from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
+from .bare_metal import delivery_form_seen
 from .gpu import worse_topology
 from .health import XID_NODE_AFFECTED, node_gpu_errors
 from .model import NodeEvidence, VerificationReport
@@ -238,6 +239,13 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     if report.busbw.evidence_ref:
         refs["busbw_fraction"] = report.busbw.evidence_ref
     bare_metal = report.bare_metal
+    seen = delivery_form_seen(bare_metal, evidence) if bare_metal.signals else None
+    if seen is not None:
+        # The strongest signal on the verdict's side names where the form was seen.
+        side = "bare_metal" if seen == "bare_metal" else "virtual"
+        strongest = next((s for s in bare_metal.signals if s.points_to == side), None)
+        if strongest is not None and strongest.evidence_ref:
+            refs["delivery_form_seen"] = strongest.evidence_ref
     return MeasuredFacts(
         busbw_fraction=report.busbw_fraction,
         peak_busbw_gbyte_s=as_float(busbw.get("measured_gbyte_s")) if covers else None,
@@ -267,6 +275,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         nvlink_topology=topology,
         bare_metal_verdict=bare_metal.verdict if bare_metal.signals else None,
         bare_metal_confidence=bare_metal.confidence if bare_metal.signals else None,
+        delivery_form_seen=seen,
         evidence_refs=refs,
     )
 
