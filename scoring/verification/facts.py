@@ -129,8 +129,8 @@ def _gpu_errors_by_node(
         return None, None, None
     worst_node = max(sorted(per_node), key=lambda node: per_node[node][0])
     severity, source, worst = per_node[worst_node]
-    shown = f" · worst node {worst_node}" + (f" ({worst})" if worst else "")
-    refs["xid_severity"] = _ref(source) + shown
+    # The reference names the worst node (in _ref) and its heaviest code.
+    refs["xid_severity"] = _ref(source) + (f" · {worst}" if worst else "")
     affected = sum(1 for value, _, _ in per_node.values() if value >= XID_NODE_AFFECTED)
     if affected:
         refs["xid_nodes"] = refs["xid_node_share"] = refs["xid_severity"]
