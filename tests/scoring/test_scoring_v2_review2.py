@@ -145,6 +145,20 @@ def test_a_form_a_node_contradicts_is_scored_as_the_form_shown():
             assert form.inputs["derived.delivery_form"] == shown
 
 
+def test_the_tco_prices_a_refuted_claim_at_the_efficiency_of_the_form_shown():
+    from scoring.tco import efficiency_for
+
+    for shown in ("vgpu", "container"):
+        liar = candidate(1, node_count=4, measured=_seen(shown))
+        honest = candidate(
+            2, node_count=4, offering=offering(delivery_form=shown), measured=_seen(shown)
+        )
+        assert efficiency_for(liar, V2, "pretraining") == efficiency_for(honest, V2, "pretraining")
+        assert efficiency_for(liar, V2, "pretraining") < efficiency_for(
+            candidate(3, node_count=4), V2, "pretraining"
+        )
+
+
 def test_delivery_form_check_statuses():
     check = V2.delivery_form_check
     assert check("bare_metal", None, None) == ("bare_metal", "claimed")
