@@ -340,7 +340,8 @@ class Rubric:
         Rubric v2: the verdict only detects a hypervisor, so "bare metal" confirms a bare-metal
         claim and nothing else (MIG slices and containers run on hosts without one). A claim
         the evidence refutes (bare metal under a hypervisor, or a form more favourable than
-        the one a node shows: passthrough > MIG > vGPU > container) is scored as the least
+        the one a node shows: passthrough > vGPU > container; a MIG claim is about the GPU and
+        stands beside a container or a vGPU) is scored as the least
         favourable form consistent with the evidence: the form a node shows, or a container
         when only a hypervisor shows (a container can run in any VM)."""
         sure = verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
@@ -361,7 +362,13 @@ class Rubric:
         shown = seen if seen in FORMS_BY_FAVOUR and seen != "bare_metal" else None
         if claimed == "bare_metal":
             return shown or "container", "contradicted"
-        if shown is not None and FORMS_BY_FAVOUR.index(shown) > FORMS_BY_FAVOUR.index(claimed):
+        # MIG partitions the GPU, not the host: its slices are handed out in containers or in
+        # MIG-backed vGPU VMs, so neither contradicts a MIG claim.
+        if (
+            shown is not None
+            and claimed != "mig"
+            and FORMS_BY_FAVOUR.index(shown) > FORMS_BY_FAVOUR.index(claimed)
+        ):
             return shown, "contradicted"
         return claimed, "verified"
 

@@ -131,7 +131,7 @@ def test_the_refuted_claim_is_explained_form_factor_and_deduction(refuted_rankin
 
 def test_a_form_a_node_contradicts_is_scored_as_the_form_shown():
     spec = evaluation(required_total_gpus=16, workload_profile="inference")
-    for claimed in FORMS_BY_FAVOUR[1:]:
+    for claimed in ("passthrough_vm", "vgpu"):
         for shown in FORMS_BY_FAVOUR[FORMS_BY_FAVOUR.index(claimed) + 1 :]:
             liar = candidate(
                 1, label="liar", offering=offering(delivery_form=claimed), measured=_seen(shown)
@@ -171,6 +171,9 @@ def test_delivery_form_check_statuses():
     # Evidence of a better form than claimed is no misrepresentation.
     assert check("container", "virtualised", 0.9, "passthrough_vm") == ("container", "verified")
     assert check("container", "bare_metal", 0.9) == ("container", "claimed")
+    # MIG slices are handed out in containers or MIG-backed vGPU VMs.
+    assert check("mig", "virtualised", 0.9, "container") == ("mig", "verified")
+    assert check("mig", "virtualised", 0.9, "vgpu") == ("mig", "verified")
 
 
 def test_the_efficiency_rule_is_gated_by_the_delivery_form_check_not_by_control():
