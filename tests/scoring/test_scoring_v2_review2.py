@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.evidence import parse_bytes
 from scoring.ranking import rank
@@ -15,7 +17,13 @@ from scoring.types import DELIVERY_FORMS, MeasuredFacts, ScoringInputError
 from scoring.types.inputs import normalise_mig_profile, parse_mig_layout
 from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate
 from scoring.verification.health import XID_SEVERITY, xid_weight
-from tests.scoring.scoring_factories import candidate, evaluation, offering
+from tests.scoring.scoring_factories import (
+    candidate,
+    candidates,
+    evaluation,
+    evaluations,
+    offering,
+)
 
 V2 = load_rubric("2")
 SAMPLES = Path(__file__).parent / "evidence" / "samples"
@@ -111,6 +119,44 @@ def test_a_refuted_bare_metal_claim_is_below_every_honest_form_below_128_gpus(re
             assert refuted.total < honest.total, (key, label, refuted.total, honest.total)
             for dimension, score in refuted.scores.items():
                 assert score <= honest.scores[dimension], (key, label, dimension)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    c=candidates(),
+    spec=evaluations,
+    seen=st.sampled_from(("virtualised", "passthrough_vm", "vgpu", "container")),
+    confidence=st.floats(V2.bare_metal_min_confidence, 1.0),
+)
+def test_a_refuted_bare_metal_claim_never_reaches_the_honest_form(c, spec, seen, confidence):
+    """Invariant: whatever else the candidate offers, claiming bare metal on nodes that show a
+    hypervisor (with the confidence the rubric acts on) totals strictly less than declaring
+    the form the evidence shows."""
+    from dataclasses import replace
+
+    measured = replace(
+        c.measured,
+        bare_metal_verdict="virtualised",
+        bare_metal_confidence=confidence,
+        delivery_form_seen=seen,
+    )
+    honest_form = "container" if seen == "virtualised" else seen
+    liar = replace(
+        c,
+        candidate_id=1,
+        offering=replace(c.offering, delivery_form="bare_metal"),
+        measured=measured,
+    )
+    honest = replace(
+        c,
+        candidate_id=2,
+        offering=replace(c.offering, delivery_form=honest_form),
+        measured=measured,
+    )
+    by = {r.candidate_id: r for r in rank([liar, honest], spec, V2).results}
+    assert by[1].total < by[2].total
+    for dimension, score in by[1].scores.items():
+        assert score <= by[2].scores[dimension]
 
 
 def test_the_refuted_claim_is_explained_form_factor_and_deduction(refuted_rankings):
