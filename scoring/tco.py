@@ -314,7 +314,10 @@ def efficiency_for(
     form = candidate.offering.delivery_form
     if measured.bare_metal_verdict is not None:
         form, _ = rubric.observed_delivery_form(
-            form, measured.bare_metal_verdict, measured.bare_metal_confidence
+            form,
+            measured.bare_metal_verdict,
+            measured.bare_metal_confidence,
+            measured.delivery_form_seen,
         )
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:

@@ -94,19 +94,42 @@ _OFFERING_BOOLS = (
 )
 
 # A MIG profile: compute slices "g" and slice memory "gb", e.g. "3g.40gb" (an optional "+me"
-# media-extension suffix is accepted and ignored).
-MIG_PROFILE_RE = re.compile(r"^([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
+# media-extension suffix is accepted and ignored), optionally with the instances carved from each
+# GPU in front: "2x3g.40gb" = two 3g.40gb instances per GPU (the multiplication sign and spaces
+# are accepted too).
+MIG_PROFILE_RE = re.compile(r"^(?:([1-9][0-9]?)\s*[x×]\s*)?([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
 
 
-def parse_mig_profile(profile: str) -> tuple[int, int]:
-    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb"; ScoringInputError
-    when it is not one."""
+def _mig_match(profile: Any) -> re.Match[str]:
     found = MIG_PROFILE_RE.match(profile.strip().lower()) if isinstance(profile, str) else None
     if found is None:
         raise ScoringInputError(
-            f"a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), got {profile!r}"
+            "a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), optionally "
+            f"with the instances per GPU in front (2x3g.40gb), got {profile!r}"
         )
-    return int(found.group(1)), int(found.group(2))
+    return found
+
+
+def parse_mig_layout(profile: str) -> tuple[int | None, int, int]:
+    """(instances per GPU or None when not stated, compute slices, slice memory GiB) of a MIG
+    profile such as "3g.40gb" or "2x3g.40gb"; ScoringInputError when it is not one."""
+    found = _mig_match(profile)
+    instances = int(found.group(1)) if found.group(1) else None
+    return instances, int(found.group(2)), int(found.group(3))
+
+
+def parse_mig_profile(profile: str) -> tuple[int, int]:
+    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb" or "2x3g.40gb";
+    ScoringInputError when it is not one."""
+    _, slices, memory = parse_mig_layout(profile)
+    return slices, memory
+
+
+def normalise_mig_profile(profile: str) -> str:
+    """The canonical spelling of a MIG profile: lower case, "2x3g.40gb" (no spaces, "x")."""
+    found = _mig_match(profile)
+    count = f"{found.group(1)}x" if found.group(1) else ""
+    return f"{count}{found.group(2)}g.{found.group(3)}gb{found.group(4) or ''}"
 
 
 @dataclass(frozen=True)
@@ -207,8 +230,7 @@ class OfferingFacts:
         if self.mig_profile:
             if self.delivery_form != "mig":
                 raise ScoringInputError("a MIG profile needs the delivery form 'mig'")
-            parse_mig_profile(self.mig_profile)
-            _set(self, "mig_profile", self.mig_profile.strip().lower())
+            _set(self, "mig_profile", normalise_mig_profile(self.mig_profile))
         _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
         _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
         _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
@@ -243,6 +265,7 @@ _MEASURED_INTS = (
     "sxid_errors",
     "ib_ports_down",
     "busbw_nodes",
+    "xid_nodes",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -256,6 +279,8 @@ _MEASURED_FLOATS = (
     "alltoall_busbw_fraction",
     "allgather_busbw_gbyte_s",
     "allgather_busbw_fraction",
+    "xid_severity",
+    "xid_node_share",
 )
 # Measured / expected: a run never earns more than the declared hardware should reach (a
 # run above the physical ceiling is set aside as implausible during verification).
@@ -279,8 +304,16 @@ class MeasuredFacts:
     ``alltoall_*`` and ``allgather_*`` are the same figures for nccl-tests alltoall_perf and
     all_gather_perf (mixture-of-experts and sharded training depend on them). Every fraction
     is capped at 1.0. ``xid_errors`` / ``sxid_errors`` count GPU Xid and NVSwitch SXid events in
-    the kernel log. ``nvlink_topology`` is the measured topology of the worst node
+    the kernel log (rubric v1 counts them); rubric v2 reads ``xid_severity``, the worst node's
+    Xid and SXid errors weighed by NVIDIA's catalogue (1.0 a hardware fault such as Xid 48/79/95
+    or a fatal SXid, 0.5 one needing a reset soon, 0.1 one the application usually causes; each
+    distinct code and GPU once), ``xid_nodes`` the nodes with hardware-class errors and
+    ``xid_node_share`` their share of the nodes whose log was read. ``nvlink_topology`` is the
+    measured topology of the worst node
     ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
+    ``delivery_form_seen`` is the delivery form the evidence shows beside the bare-metal verdict:
+    "bare_metal", the virtualised form a node names ("container", "vgpu", "passthrough_vm", the
+    least favourable node's) or "virtualised" when only a hypervisor shows.
     ``evidence_refs`` maps a field name (or a checklist key) to a short reference such as
     "upload 12 · nccl_tests all_reduce.txt line 57" quoted in contributions and knockout
     reasons.
@@ -310,6 +343,10 @@ class MeasuredFacts:
     allgather_busbw_gbyte_s: float | None = None
     allgather_busbw_fraction: float | None = None
     sxid_errors: int | None = None
+    xid_severity: float | None = None
+    xid_nodes: int | None = None
+    xid_node_share: float | None = None
+    delivery_form_seen: str | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:
@@ -330,6 +367,8 @@ class MeasuredFacts:
             _choice(self.nvlink_topology, NVLINK_TOPOLOGIES, "measured nvlink_topology")
         if self.bare_metal_verdict is not None:
             _choice(self.bare_metal_verdict, BARE_METAL_VERDICTS, "bare_metal_verdict")
+        if self.delivery_form_seen is not None:
+            _choice(self.delivery_form_seen, (*DELIVERY_FORMS, "virtualised"), "delivery_form_seen")
         confidence = _float(self.bare_metal_confidence, "bare_metal_confidence")
         if confidence is not None and confidence > 1:
             raise ScoringInputError(f"bare_metal_confidence must be in 0..1, got {confidence}")
