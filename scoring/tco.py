@@ -54,6 +54,7 @@ COMPONENTS_V2 = (*COMPONENTS, "commitment", "operations")
 UNITS = {"hourly": "gpu_hour", "spot": "gpu_hour", "monthly": "month", "yearly": "year"}
 
 _RATE = Decimal("0.0001")
+_AVAILABILITY = Decimal("0.000001")
 _DAYS_PER_YEAR = Decimal(365)
 _HUNDRED = Decimal(100)
 _HOURS_PER_DAY = Decimal(24)
@@ -306,7 +307,8 @@ def efficiency_for(
     Rubric v1: the measured bus-bandwidth fraction (capped at 1) or else the scale rule.
     Rubric v2: the scale rule capped by the measured fraction (at most 1, never a bonus) or,
     unmeasured, by the delivery form's conservative assumed fraction, so a measurement at or
-    above the assumption never lowers the efficiency."""
+    above the assumption never lowers the efficiency. A one-GPU candidate (no collective can
+    run) is measured by its host<->device fraction when that reaches the assumption."""
     fraction = candidate.measured.busbw_fraction
     if fraction is not None and rubric.v2 is None:
         return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
@@ -319,6 +321,14 @@ def efficiency_for(
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:
         return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
+    if fraction is None and candidate.gpu_count == 1:
+        # No collective runs on one GPU: its measured path is the host<->device copy bandwidth
+        # against its PCIe generation (a hypervisor's DMA remapping or a downgraded link shows
+        # there). Ignored below the assumption, so measuring never lowers the efficiency.
+        single = measured.host_device_fraction
+        assumed = rubric.v2.form(form).assumed_busbw_fraction
+        if single is not None and single >= assumed:
+            fraction = single
     if fraction is not None:
         cap, basis = min(fraction, 1.0), "measured"
     else:
@@ -356,15 +366,94 @@ def operations_cost(
     return (fte * rate * duration_months).quantize(CENT, ROUND_HALF_EVEN)
 
 
-def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric) -> bool:
-    """Whether spot may be recommended: never for a long uninterruptible job (rubric v2)."""
+def claim_status(candidate: CandidateInput, item: str) -> str:
+    """The document-review status of a checklist item ("unanswered" when not reviewed)."""
+    return candidate.answers.get(item, "unanswered")
+
+
+def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal, str]:
+    """Availability 0..1 used for the effective GPU-hour, and its basis.
+
+    Rubric v1: the stated SLA (basis "sla"), else the rubric's assumed figure ("assumed").
+    Rubric v2 is monotone and honest about the claim: no SLA is "unanswered" and takes the
+    conservative floor (``assumed_availability_pct``); an SLA the document review found
+    "contradicted" is treated exactly like no SLA; any other stated SLA never falls below the
+    floor, and only the part above it counts, scaled by the SLA item's claim factor (in full
+    when "verified", 70 % when claimed, …), so typing a high figure buys at most the discounted
+    gap and a verified SLA buys it in full. Bases: "unanswered", "contradicted", "stated",
+    "verified"."""
+    stated = candidate.offering.sla_availability_pct
+    floor = rubric.assumed_availability_pct / _HUNDRED
+    if rubric.v2 is None:
+        if stated is None:
+            return floor, "assumed"
+        return stated / _HUNDRED, "sla"
+    if stated is None:
+        return floor, "unanswered"
+    status = claim_status(candidate, "sla")
+    if status == "contradicted":
+        return floor, "contradicted"
+    basis = "verified" if status == "verified" else "stated"
+    gap = stated / _HUNDRED - floor
+    if gap <= 0:
+        return floor, basis
+    factor = Decimal(repr(rubric.status_factors[status]))
+    return (floor + gap * factor).quantize(_AVAILABILITY, ROUND_HALF_EVEN), basis
+
+
+def spot_risk_pct(candidate: CandidateInput, rubric: Rubric) -> Decimal:
+    """The spot preemption risk (percent) the TCO prices with.
+
+    Rubric v1: the stated risk, 0 when unstated. Rubric v2: the delivery form's default,
+    unless the vendor states a higher one (always believed: it only costs the vendor) or a
+    lower one the cost statement's review verified (checklist item "monthly_cost"). No
+    evidence the portal collects can measure a preemption rate, so an unverified lower figure
+    is ignored instead of taken at face value."""
+    offering = candidate.offering
+    stated = offering.spot_preemption_risk_pct
+    policy = rubric.v2
+    if policy is None:
+        return _ZERO if stated is None else stated
+    default = policy.form(offering.delivery_form).spot_preemption_risk_pct
+    if stated is None or stated == default:
+        return default
+    if stated > default or claim_status(candidate, policy.billing_terms_item) == "verified":
+        return stated
+    return default
+
+
+def releasable_hourly(candidate: CandidateInput, rubric: Rubric) -> bool:
+    """Whether hourly capacity is released on idle days (rubric v2; True in v1).
+
+    The delivery form's usual case unless the vendor states otherwise; a statement in the
+    vendor's favour (releasable where the form usually is not: bare metal) counts only once
+    the cost statement's review verified it (checklist item "monthly_cost")."""
     policy = rubric.v2
     if policy is None:
         return True
-    return not (
-        evaluation.workload_profile in policy.uninterruptible_workloads
-        and evaluation.duration_days > policy.spot_max_uninterruptible_days
-    )
+    default = policy.form(candidate.offering.delivery_form).releasable_hourly
+    stated = candidate.offering.releasable_hourly
+    if stated is None or stated == default or not stated:
+        return default if stated is None else stated
+    return claim_status(candidate, policy.billing_terms_item) == "verified"
+
+
+def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric, node_count: int = 1) -> bool:
+    """Whether spot may be recommended (rubric v2): never for a long uninterruptible job.
+
+    A job is uninterruptible when it is one synchronous run across the deployment: a
+    workload whose ``synchronous_min_nodes`` the candidate's node count reaches (pre-training
+    from one node, fine-tuning from two; inference and development are requests and sessions
+    that restart on their own). It is long when it runs beyond the checkpoint-free window
+    (``spot_max_uninterruptible_days``): one preemption then loses the whole window's work on
+    every node. Derived from workload, nodes and duration, never from a list of workloads."""
+    policy = rubric.v2
+    if policy is None:
+        return True
+    min_nodes = policy.synchronous_min_nodes.get(evaluation.workload_profile)
+    if min_nodes is None or node_count < min_nodes:
+        return True
+    return evaluation.duration_days <= policy.spot_max_uninterruptible_days
 
 
 class TcoPlan:
@@ -397,8 +486,8 @@ class TcoPlan:
         self.duration_hours = Decimal(self.duration) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
-        # spot_allowed() by rubric (id): a function of the evaluation and the rubric.
-        self.allow_spot: dict[int, bool] = {}
+        # spot_allowed() by (rubric id, node count): a function of those and the evaluation.
+        self.allow_spot: dict[tuple[int, int], bool] = {}
 
 
 def compute_tco(
@@ -450,28 +539,21 @@ def compute_tco(
     if policy is not None:
         operations = operations_cost(candidate, evaluation, rubric, duration_months)
         shared += operations
-    risk = offering.spot_preemption_risk_pct
-    form = offering.delivery_form
+    risk = spot_risk_pct(candidate, rubric)
     hourly_hours = used_hours
     commitment_days = 0
-    if policy is None:
-        if risk is None:
-            risk = _ZERO
-    else:
-        profile = policy.form(form)
-        if risk is None:
-            risk = profile.spot_preemption_risk_pct
-        releasable = offering.releasable_hourly
-        if releasable is None:
-            releasable = profile.releasable_hourly
-        if not releasable:
+    if policy is not None:
+        if not releasable_hourly(candidate, rubric):
             # Not released on idle days: every day of the duration is paid.
             hourly_hours = plan.duration_hours
         if offering.min_commitment_days > plan.duration:
             commitment_days = offering.min_commitment_days - plan.duration
-    allow_spot = plan.allow_spot.get(id(rubric))
+    spot_key = (id(rubric), candidate.node_count)
+    allow_spot = plan.allow_spot.get(spot_key)
     if allow_spot is None:
-        allow_spot = plan.allow_spot[id(rubric)] = spot_allowed(evaluation, rubric)
+        allow_spot = plan.allow_spot[spot_key] = spot_allowed(
+            evaluation, rubric, candidate.node_count
+        )
 
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
@@ -536,22 +618,21 @@ def compute_tco(
         rec_model, rec_total = best_model, best_total
         reason = (
             f"only spot is priced, though a {evaluation.duration_days}-day "
-            f"{evaluation.workload_profile} job cannot be interrupted: ask for another model",
-            f"仅有竞价实例报价，但 {evaluation.duration_days} 天的任务不可中断："
-            "请索取其他计费方式报价",
+            f"{evaluation.workload_profile} job on {candidate.node_count} node(s) cannot be "
+            "interrupted: ask for another model",
+            f"仅有竞价实例报价，但 {candidate.node_count} 个节点上 {evaluation.duration_days} "
+            "天的任务不可中断：请索取其他计费方式报价",
         )
     elif rec_model != best_model:
         reason = (
             f"spot is cheaper but a {evaluation.duration_days}-day "
-            f"{evaluation.workload_profile} job cannot be interrupted; cheapest of the rest",
-            f"竞价实例更便宜，但 {evaluation.duration_days} 天的任务不可中断；取其余方式中最便宜者",
+            f"{evaluation.workload_profile} job on {candidate.node_count} node(s) cannot be "
+            "interrupted; cheapest of the rest",
+            f"竞价实例更便宜，但 {candidate.node_count} 个节点上 {evaluation.duration_days} "
+            "天的任务不可中断；取其余方式中最便宜者",
         )
 
-    if offering.sla_availability_pct is not None:
-        availability, availability_basis = offering.sla_availability_pct / _HUNDRED, "sla"
-    else:
-        availability = rubric.assumed_availability_pct / _HUNDRED
-        availability_basis = "assumed" if policy is None else "unanswered"
+    availability, availability_basis = availability_for(candidate, rubric)
     efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
     equivalents = gpus
     effective_hours = gpu_hours

@@ -335,9 +335,18 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         billing.get("spot_checkpoint_overhead_pct"), "billing.spot_checkpoint_overhead_pct"
     )
     max_days = int(_number(billing.get("spot_max_uninterruptible_days"), "billing"))
-    workloads = billing.get("uninterruptible_workloads")
-    if not isinstance(workloads, list) or not set(workloads) <= set(WORKLOAD_PROFILES):
-        raise _fail("billing", "uninterruptible_workloads must list workload profiles")
+    raw_sync = billing.get("synchronous_min_nodes")
+    if not isinstance(raw_sync, Mapping) or not set(raw_sync) <= set(WORKLOAD_PROFILES):
+        raise _fail("billing.synchronous_min_nodes", "must map workload profiles to a node count")
+    synchronous = {}
+    for profile, nodes in raw_sync.items():
+        count = _number(nodes, f"billing.synchronous_min_nodes.{profile}")
+        if count < 1 or count != int(count):
+            raise _fail(f"billing.synchronous_min_nodes.{profile}", "must be a whole count >= 1")
+        synchronous[profile] = int(count)
+    terms_item = billing.get("billing_terms_item")
+    if terms_item not in CHECKLIST_KEYS:
+        raise _fail("billing.billing_terms_item", f"must be a checklist key, got {terms_item!r}")
     elasticity = data.get("elasticity")
     if not isinstance(elasticity, Mapping):
         raise _fail("elasticity", "must be an object")
@@ -383,7 +392,8 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         forms=MappingProxyType(forms),
         spot_checkpoint_overhead_pct=overhead,
         spot_max_uninterruptible_days=max_days,
-        uninterruptible_workloads=tuple(workloads),
+        synchronous_min_nodes=MappingProxyType(synchronous),
+        billing_terms_item=terms_item,
         provisioning_fit=MappingProxyType(provisioning_fit),
         dedicated_fit=MappingProxyType(dedicated_fit),
         mig_compute_slices=slices,

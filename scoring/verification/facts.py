@@ -18,6 +18,7 @@ from dataclasses import fields, is_dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..reference import PCIE_EFFICIENCY, match_gpu
 from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
 from .gpu import worse_topology
@@ -165,6 +166,27 @@ def _collective(
     return as_float(details.get("measured_gbyte_s")), as_float(details.get("fraction"))
 
 
+def _host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> float | None:
+    """The worst node's nvbandwidth host<->device copy bandwidth (the lower direction) over the
+    PCIe x16 line rate of its GPU model's generation at protocol efficiency (reference.py);
+    None without an nvbandwidth run that measured both directions on a GPU the reference
+    knows. Rounded to 3 decimals; fractions above 1.0 read as 1.0 (MeasuredFacts caps them)."""
+    worst: tuple[float, NodeEvidence] | None = None
+    for e in _of(evidence, "nvbandwidth"):
+        h2d, d2h = as_float(e.metrics.get("h2d_gbyte_s")), as_float(e.metrics.get("d2h_gbyte_s"))
+        names = as_list(e.metrics.get("device_names"))
+        spec = match_gpu(str(names[0])) if names else None
+        if h2d is None or d2h is None or spec is None:
+            continue
+        fraction = round(min(h2d, d2h) / (spec.pcie_uni_gbyte_s * PCIE_EFFICIENCY), 3)
+        if worst is None or fraction < worst[0]:
+            worst = (fraction, e)
+    if worst is None:
+        return None
+    refs["host_device_fraction"] = _ref(worst[1])
+    return worst[0]
+
+
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
     """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
     refs: dict[str, str] = {}
@@ -222,6 +244,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         remapped_rows_failure=_count_true(e.metrics.get("remapped_rows_failure") for e in query),
         xid_errors=xid,
         sxid_errors=sxid,
+        host_device_fraction=_host_device_fraction(evidence, refs),
         dcgm_overall=dcgm_overall,
         dcgm_failed_tests=tuple(failed) if dcgm_overall else None,
         nvme_read_mbyte_s=nvme["read"],
