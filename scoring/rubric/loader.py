@@ -470,6 +470,9 @@ def parse_rubric(data: Any) -> Rubric:
                 f"dimension {dimension!r} needs at least one rule that always counts "
                 "(positive points, if_missing 'zero')"
             )
+    policy = _v2_policy(data)
+    if policy is not None:
+        _claims_have_a_verification_path(rules)
     reference_prices, reference_source = _reference_prices(data.get("reference_gpu_hour_prices"))
     confidence = _number(data.get("bare_metal_min_confidence"), "bare_metal_min_confidence")
     if not 0 < confidence <= 1:
@@ -488,8 +491,28 @@ def parse_rubric(data: Any) -> Rubric:
         bare_metal_min_confidence=confidence,
         assumed_availability_pct=availability,
         by_dimension=MappingProxyType(by_dimension),
-        v2=_v2_policy(data),
+        v2=policy,
     )
+
+
+def _claims_have_a_verification_path(rules: tuple[Rule, ...]) -> None:
+    """Rubric v2: no vendor claim counts in full without a way to check it. A rule reading a
+    claimed fact needs a ``claim_item`` (the checklist item whose document review verifies it
+    and whose status scales it); a fact whose basis depends on the evidence needs that item or
+    an evidence reference that can measure it."""
+    from ..dimensions.facts import CLAIMED, FACTS  # deferred like FACT_NAMES
+
+    for rule in rules:
+        if rule.claim_item is not None:
+            continue
+        for name in rule.inputs:
+            source = FACTS[name]
+            if source.basis == CLAIMED or (source.basis is None and not source.ref_names):
+                raise _fail(
+                    f"rule {rule.id!r}",
+                    f"reads the claim {name!r} that no checklist item or evidence can verify: "
+                    "give it a claim_item (rubric v2 never counts an unverifiable claim in full)",
+                )
 
 
 def rubric_text(version: str = "1") -> str:
