@@ -16,19 +16,24 @@ equals the sum of its parts. Conventions (documented in the README):
 
 Rubric v2 (issue #10 §3) adds:
 
-- spot: an unstated preemption risk takes the delivery form's default, and the hours also grow
-  by the checkpoint/restart overhead: used hours x (1 + overhead) / (1 - risk);
+- spot: the preemption risk is the delivery form's default unless the vendor states a higher
+  one or a lower one the cost statement's review verified (spot_risk_pct), and the hours also
+  grow by the checkpoint/restart overhead: used hours x (1 + overhead) / (1 - risk);
 - hourly: an offering that cannot be released by the hour (``releasable_hourly`` false, or
-  unstated for a form that usually cannot: bare metal) pays every day, idle ones included;
+  unstated or unverified for a form that usually cannot: bare metal) pays every day, idle ones
+  included (releasable_hourly);
 - commitment: when the evaluation is shorter than the minimum commitment, the cheaper of
   paying the rest of the commitment at the model's day rate and the early-termination fee;
 - the recommended billing model: the cheapest one allowed for the workload (spot is never
-  recommended for pre-training beyond a few days), with its reason; the cost score and the
-  budget use its total;
+  recommended for a long synchronous job, from workload, node count and duration: see
+  spot_allowed), with its reason; the cost score and the budget use its total;
 - efficiency: the scale rule, capped by the measured bus-bandwidth fraction (at most 1) or, when
   unmeasured, by the delivery form's conservative assumed fraction (basis "assumed");
 - GPU-hours of the effective cost count MIG slices in full-GPU equivalents;
-- availability without a stated SLA is the rubric's conservative figure, basis "unanswered".
+- availability (availability_for) never falls below the rubric's conservative floor: no SLA
+  ("unanswered") and a contradicted one ("contradicted") take it; a stated SLA adds the gap
+  above it at the SLA item's claim factor ("stated"), in full once "verified";
+- operations staff: a vendor-managed option counts once the cost statement is verified.
 """
 
 from __future__ import annotations
@@ -338,10 +343,19 @@ def efficiency_for(
     return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
 
 
-def is_self_managed(candidate: CandidateInput) -> bool:
-    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
+def is_self_managed(candidate: CandidateInput, rubric: Rubric | None = None) -> bool:
+    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered.
+
+    With rubric v2 a vendor-managed option is a cost input no evidence can show: it removes
+    the operations staff only once the all-in cost statement (checklist item 9, which prices
+    the managed service) is verified; until then the conservative default (self-managed)."""
     offering = candidate.offering
-    return offering.delivery_form == "bare_metal" and not offering.vendor_managed
+    if offering.delivery_form != "bare_metal":
+        return False
+    if not offering.vendor_managed:
+        return True
+    policy = rubric.v2 if rubric is not None else None
+    return policy is not None and claim_status(candidate, policy.billing_terms_item) != "verified"
 
 
 def operations_cost(
@@ -355,7 +369,7 @@ def operations_cost(
     duration's months, in cents. 0 in v1, for managed offerings, for a platform team, and
     when the offering is priced in another currency than the evaluation's rate."""
     policy = rubric.v2
-    if policy is None or not is_self_managed(candidate):
+    if policy is None or not is_self_managed(candidate, rubric):
         return _ZERO_CENTS
     if candidate.offering.currency != evaluation.budget_currency:
         return _ZERO_CENTS

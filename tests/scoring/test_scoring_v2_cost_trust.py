@@ -196,6 +196,16 @@ def test_an_unverified_zero_risk_leaves_the_tco_unchanged():
     assert stated.model("spot").total == unstated.model("spot").total
 
 
+def test_an_unverified_vendor_managed_option_still_pays_the_operations_staff():
+    spec = evaluation(ops_capacity="none", ops_staff_cost_month=Decimal("30000"))
+    self_run = compute_tco(candidate(), spec, V2).best.component("operations")
+    claimed = candidate(offering=offering(vendor_managed=True), answers={"monthly_cost": "claimed"})
+    verified = replace(claimed, answers={"monthly_cost": "verified"})
+    assert self_run > 0
+    assert compute_tco(claimed, spec, V2).best.component("operations") == self_run
+    assert compute_tco(verified, spec, V2).best.component("operations") == 0
+
+
 # --- 3. Spot and long synchronous jobs -----------------------------------------------------
 
 
