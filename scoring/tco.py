@@ -326,7 +326,7 @@ def efficiency_for(
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:
         return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
-    if fraction is None and candidate.gpu_count == 1:
+    if fraction is None and measured.host_device_fraction is not None and candidate.gpu_count == 1:
         # No collective runs on one GPU: its measured path is the host<->device copy bandwidth
         # against its PCIe generation (a hypervisor's DMA remapping or a downgraded link shows
         # there). Ignored below the assumption, so measuring never lowers the efficiency.
@@ -477,6 +477,7 @@ class TcoPlan:
 
     __slots__ = (
         "allow_spot",
+        "availability",
         "duration",
         "duration_hours",
         "duration_months",
@@ -500,8 +501,10 @@ class TcoPlan:
         self.duration_hours = Decimal(self.duration) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
-        # spot_allowed() by (rubric id, node count): a function of those and the evaluation.
-        self.allow_spot: dict[tuple[int, int], bool] = {}
+        # spot_allowed() by rubric id, then node count: a function of those and the evaluation.
+        self.allow_spot: dict[int, dict[int, bool]] = {}
+        # availability_for() by rubric id, then (stated SLA, SLA item status).
+        self.availability: dict[int, dict[tuple[Any, Any], tuple[Decimal, str]]] = {}
 
 
 def compute_tco(
@@ -553,21 +556,39 @@ def compute_tco(
     if policy is not None:
         operations = operations_cost(candidate, evaluation, rubric, duration_months)
         shared += operations
-    risk = spot_risk_pct(candidate, rubric)
     hourly_hours = used_hours
     commitment_days = 0
-    if policy is not None:
-        if not releasable_hourly(candidate, rubric):
+    form = offering.delivery_form
+    if policy is None:
+        risk = offering.spot_preemption_risk_pct
+        if risk is None:
+            risk = _ZERO
+    else:
+        profile = policy.form(form)
+        # The form's defaults when nothing is stated (the common case) without a call each.
+        # spot_risk_pct() inlined: one call per candidate shows in ranking 1,000.
+        risk, default = offering.spot_preemption_risk_pct, profile.spot_preemption_risk_pct
+        if risk is None or (
+            risk < default and candidate.answers.get(policy.billing_terms_item) != "verified"
+        ):
+            risk = default
+        releasable = offering.releasable_hourly
+        if releasable is None:
+            releasable = profile.releasable_hourly
+        elif releasable and not profile.releasable_hourly:
+            releasable = releasable_hourly(candidate, rubric)
+        if not releasable:
             # Not released on idle days: every day of the duration is paid.
             hourly_hours = plan.duration_hours
         if offering.min_commitment_days > plan.duration:
             commitment_days = offering.min_commitment_days - plan.duration
-    spot_key = (id(rubric), candidate.node_count)
-    allow_spot = plan.allow_spot.get(spot_key)
+    by_nodes = plan.allow_spot.get(id(rubric))
+    if by_nodes is None:
+        by_nodes = plan.allow_spot[id(rubric)] = {}
+    nodes = candidate.node_count
+    allow_spot = by_nodes.get(nodes)
     if allow_spot is None:
-        allow_spot = plan.allow_spot[spot_key] = spot_allowed(
-            evaluation, rubric, candidate.node_count
-        )
+        allow_spot = by_nodes[nodes] = spot_allowed(evaluation, rubric, nodes)
 
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
@@ -646,7 +667,15 @@ def compute_tco(
             "天的任务不可中断；取其余方式中最便宜者",
         )
 
-    availability, availability_basis = availability_for(candidate, rubric)
+    # A function of the stated SLA and the SLA item's status: shared by the candidates of a plan.
+    by_sla = plan.availability.get(id(rubric))
+    if by_sla is None:
+        by_sla = plan.availability[id(rubric)] = {}
+    availability_key = (offering.sla_availability_pct, candidate.answers.get("sla"))
+    found_availability = by_sla.get(availability_key)
+    if found_availability is None:
+        found_availability = by_sla[availability_key] = availability_for(candidate, rubric)
+    availability, availability_basis = found_availability
     efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
     equivalents = gpus
     effective_hours = gpu_hours
