@@ -32,13 +32,14 @@ from scoring.verification.facts import host_device_fraction
 from scoring.verification.model import NodeEvidence
 from scoring.verification.network import BUSBW_VERIFIED_FROM
 from scoring.weights import normalise_weights
-from tests.scoring.scoring_factories import candidate, evaluation, offering
+from tests.scoring.scoring_factories import candidate, candidates, evaluation, evaluations, offering
 
 V2 = load_rubric("2")
 SPEC = evaluation()
 WEIGHTS = normalise_weights(V2.preset_weights(SPEC.workload_profile))
 SAMPLES = Path(__file__).parent / "evidence" / "samples" / "nvbandwidth"
 REVIEWED = ("claimed", "verified", "unverifiable", "unanswered")
+_risks = st.integers(0, 4999).map(lambda v: Decimal(v) / 100)
 
 
 def _score(c, spec=SPEC):
@@ -204,6 +205,33 @@ def test_an_unverified_vendor_managed_option_still_pays_the_operations_staff():
     assert self_run > 0
     assert compute_tco(claimed, spec, V2).best.component("operations") == self_run
     assert compute_tco(verified, spec, V2).best.component("operations") == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    c=candidates(),
+    spec=evaluations,
+    risk=_risks,
+    status=st.sampled_from(("claimed", "unverifiable", "unanswered", "contradicted")),
+)
+def test_unverified_billing_claims_in_the_vendors_favour_never_raise_the_total(
+    c, spec, risk, status
+):
+    # The cost inputs no evidence measures count nothing until the cost statement is verified
+    # (their stated discount is 100 %): claiming them in the vendor's favour changes nothing.
+    c = replace(c, answers={**c.answers, "monthly_cost": status})
+    if not c.effective_prices():
+        return
+    o = c.offering
+    plain = replace(o, spot_preemption_risk_pct=None, releasable_hourly=None, vendor_managed=False)
+    favour = replace(
+        plain, spot_preemption_risk_pct=risk, releasable_hourly=True, vendor_managed=True
+    )
+    spec = replace(spec, ops_capacity="none", ops_staff_cost_month=Decimal(20000))
+    before = score_candidate(replace(c, offering=plain), spec, V2)
+    after = score_candidate(replace(c, offering=favour), spec, V2)
+    assert after.tco.recommended_total >= before.tco.recommended_total
+    assert after.total <= before.total
 
 
 # --- 3. Spot and long synchronous jobs -----------------------------------------------------
