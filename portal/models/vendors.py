@@ -307,11 +307,14 @@ class Offering(models.Model):
         _("hardware replacement (hours)"), null=True, blank=True
     )
     support_24x7 = models.BooleanField(_("7×24 support"), default=False)
+    # Blank: the support question is unanswered (scored 0, never as the lowest tier).
     support_tier = models.CharField(
         _("support tier"),
         max_length=20,
         choices=SupportTier.choices,
-        default=SupportTier.TICKET_QUEUE,
+        blank=True,
+        default="",
+        help_text=_("Empty: the support question is unanswered (0 points, never the lowest tier)."),
     )
     poc_window_days = models.PositiveIntegerField(_("POC window (days)"), default=0)
 

@@ -172,11 +172,14 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
     policy = ctx.rubric.v2
     if policy is None:
         return None, COMPUTED
-    form, basis = _delivery_form(ctx)
+    form, _basis = _delivery_form(ctx)
     fit = policy.elasticity_fit(
         ctx.evaluation.workload_profile, form, ctx.offering.provisioning_time_min
     )
-    return round(fit, 3), basis
+    # The provisioning time is the vendor's word whatever the evidence says about the form:
+    # the fit stays a claim (its checklist item's factor applies), so evidence that refutes
+    # a form never lifts this rule above the same form declared honestly.
+    return round(fit, 3), CLAIMED
 
 
 # The three columns below are functions of a few values the candidates of a batch share; a

@@ -340,9 +340,18 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         billing.get("spot_checkpoint_overhead_pct"), "billing.spot_checkpoint_overhead_pct"
     )
     max_days = int(_number(billing.get("spot_max_uninterruptible_days"), "billing"))
-    workloads = billing.get("uninterruptible_workloads")
-    if not isinstance(workloads, list) or not set(workloads) <= set(WORKLOAD_PROFILES):
-        raise _fail("billing", "uninterruptible_workloads must list workload profiles")
+    raw_sync = billing.get("synchronous_min_nodes")
+    if not isinstance(raw_sync, Mapping) or not set(raw_sync) <= set(WORKLOAD_PROFILES):
+        raise _fail("billing.synchronous_min_nodes", "must map workload profiles to a node count")
+    synchronous = {}
+    for profile, nodes in raw_sync.items():
+        count = _number(nodes, f"billing.synchronous_min_nodes.{profile}")
+        if count < 1 or count != int(count):
+            raise _fail(f"billing.synchronous_min_nodes.{profile}", "must be a whole count >= 1")
+        synchronous[profile] = int(count)
+    terms_item = billing.get("billing_terms_item")
+    if terms_item not in CHECKLIST_KEYS:
+        raise _fail("billing.billing_terms_item", f"must be a checklist key, got {terms_item!r}")
     elasticity = data.get("elasticity")
     if not isinstance(elasticity, Mapping):
         raise _fail("elasticity", "must be an object")
@@ -398,7 +407,8 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         forms=MappingProxyType(forms),
         spot_checkpoint_overhead_pct=overhead,
         spot_max_uninterruptible_days=max_days,
-        uninterruptible_workloads=tuple(workloads),
+        synchronous_min_nodes=MappingProxyType(synchronous),
+        billing_terms_item=terms_item,
         provisioning_fit=MappingProxyType(provisioning_fit),
         dedicated_fit=MappingProxyType(dedicated_fit),
         mig_compute_slices=slices,
@@ -476,6 +486,9 @@ def parse_rubric(data: Any) -> Rubric:
                 f"dimension {dimension!r} needs at least one rule that always counts "
                 "(positive points, if_missing 'zero')"
             )
+    policy = _v2_policy(data)
+    if policy is not None:
+        _claims_have_a_verification_path(rules)
     reference_prices, reference_source = _reference_prices(data.get("reference_gpu_hour_prices"))
     confidence = _number(data.get("bare_metal_min_confidence"), "bare_metal_min_confidence")
     if not 0 < confidence <= 1:
@@ -494,8 +507,28 @@ def parse_rubric(data: Any) -> Rubric:
         bare_metal_min_confidence=confidence,
         assumed_availability_pct=availability,
         by_dimension=MappingProxyType(by_dimension),
-        v2=_v2_policy(data),
+        v2=policy,
     )
+
+
+def _claims_have_a_verification_path(rules: tuple[Rule, ...]) -> None:
+    """Rubric v2: no vendor claim counts in full without a way to check it. A rule reading a
+    claimed fact needs a ``claim_item`` (the checklist item whose document review verifies it
+    and whose status scales it); a fact whose basis depends on the evidence needs that item or
+    an evidence reference that can measure it."""
+    from ..dimensions.facts import CLAIMED, FACTS  # deferred like FACT_NAMES
+
+    for rule in rules:
+        if rule.claim_item is not None:
+            continue
+        for name in rule.inputs:
+            source = FACTS[name]
+            if source.basis == CLAIMED or (source.basis is None and not source.ref_names):
+                raise _fail(
+                    f"rule {rule.id!r}",
+                    f"reads the claim {name!r} that no checklist item or evidence can verify: "
+                    "give it a claim_item (rubric v2 never counts an unverifiable claim in full)",
+                )
 
 
 def rubric_text(version: str = "1") -> str:

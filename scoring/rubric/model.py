@@ -259,7 +259,9 @@ class V2Policy:
     forms: Mapping[str, FormProfile]
     spot_checkpoint_overhead_pct: Decimal
     spot_max_uninterruptible_days: int
-    uninterruptible_workloads: tuple[str, ...]
+    # Per workload: the node count from which its job is one synchronous run (a preempted node
+    # stops every node); a workload absent here (inference, development) is not a batch job.
+    synchronous_min_nodes: Mapping[str, int]
     # Per workload: provisioning-time anchors [(minutes, fit 0..1)] or None when the
     # workload values a dedicated fleet instead; dedicated-fleet fit per delivery form.
     provisioning_fit: Mapping[str, tuple[tuple[float, float], ...] | None]
@@ -273,6 +275,9 @@ class V2Policy:
     # Operations engineers (FTE) a buyer's team must add for self-managed bare metal, by its
     # operations capacity (none / small_team / platform_team); sources["operations"].
     ops_fte: Mapping[str, Decimal] = field(default_factory=lambda: MappingProxyType({}))
+    # The checklist item whose document review verifies billing terms that no evidence can
+    # measure (a lower-than-default spot preemption risk, hourly release of bare metal).
+    billing_terms_item: str = "monthly_cost"
 
     def form(self, delivery_form: str) -> FormProfile:
         found = self.forms.get(delivery_form)

@@ -138,7 +138,8 @@ class OfferingFacts:
 
     Money fields are in ``currency``; the ``*_month`` costs are totals for the whole deployment
     per month, ``licence_cost_gpu_month`` is per GPU and month, ``setup_fee`` is one-off.
-    ``sla_availability_pct`` None means no availability SLA.
+    ``sla_availability_pct`` None means no availability SLA; ``support_tier`` None (or "")
+    means the support question is unanswered.
     """
 
     delivery_form: str
@@ -195,7 +196,8 @@ class OfferingFacts:
     sla_credit_pct: Decimal = Decimal(0)
     hardware_replacement_hours: int | None = None
     support_24x7: bool = False
-    support_tier: str = "ticket_queue"
+    # None (or ""): unanswered, never the lowest tier (issue #10 §3, absent answers).
+    support_tier: str | None = None
     poc_window_days: int = 0
     # Structured region (issue #16): ISO country (CN = mainland China), province or city, zone.
     region_country: str = ""
@@ -211,7 +213,10 @@ class OfferingFacts:
         _choice(self.fabric, FABRICS, "fabric")
         _choice(self.network_isolation, NETWORK_ISOLATIONS, "network_isolation")
         _choice(self.data_wipe_policy, DATA_WIPE_POLICIES, "data_wipe_policy")
-        _choice(self.support_tier, SUPPORT_TIERS, "support_tier")
+        if self.support_tier == "":
+            _set(self, "support_tier", None)
+        if self.support_tier is not None:
+            _choice(self.support_tier, SUPPORT_TIERS, "support_tier")
         _choice(self.currency, CURRENCIES, "currency")
         if not isinstance(self.gpu_model, str):
             raise ScoringInputError(f"gpu_model must be a string, got {self.gpu_model!r}")
@@ -281,6 +286,7 @@ _MEASURED_FLOATS = (
     "allgather_busbw_fraction",
     "xid_severity",
     "xid_node_share",
+    "host_device_fraction",
 )
 # Measured / expected: a run never earns more than the declared hardware should reach (a
 # run above the physical ceiling is set aside as implausible during verification).
@@ -289,6 +295,7 @@ _MEASURED_FRACTIONS = (
     "nvlink_busbw_fraction",
     "alltoall_busbw_fraction",
     "allgather_busbw_fraction",
+    "host_device_fraction",
 )
 
 
@@ -347,6 +354,10 @@ class MeasuredFacts:
     xid_nodes: int | None = None
     xid_node_share: float | None = None
     delivery_form_seen: str | None = None
+    # nvbandwidth's host<->device copy bandwidth (the lower of the two directions) on the
+    # worst GPU, over the PCIe line rate its GPU model's generation gives at protocol
+    # efficiency: the measured efficiency path of a one-GPU candidate, where no collective runs.
+    host_device_fraction: float | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:

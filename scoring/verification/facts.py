@@ -19,6 +19,7 @@ from dataclasses import fields, is_dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..reference import PCIE_EFFICIENCY, match_gpu
 from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
 from .bare_metal import delivery_form_seen
@@ -196,6 +197,44 @@ def _collective(
     return as_float(details.get("measured_gbyte_s")), as_float(details.get("fraction"))
 
 
+def _gpu_name(e: NodeEvidence, evidence: list[NodeEvidence]) -> str | None:
+    """The GPU model an nvbandwidth run measured: its own device list, else the name
+    nvidia-smi printed on the same node."""
+    names = as_list(e.metrics.get("device_names"))
+    if names:
+        return str(names[0])
+    for other in evidence:
+        if other.node_name == e.node_name and other.kind.startswith("nvidia_smi"):
+            found = as_list(other.metrics.get("gpu_names")) or [
+                g.get("name") for g in as_list(other.metrics.get("gpus")) if isinstance(g, Mapping)
+            ]
+            if found and found[0]:
+                return str(found[0])
+    return None
+
+
+def host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> float | None:
+    """The worst node's nvbandwidth host<->device copy bandwidth (the lower of the directions
+    it measured) over the PCIe x16 line rate of its GPU model's generation at protocol
+    efficiency (reference.py); None without an nvbandwidth copy run on a GPU the reference
+    knows. Rounded to 3 decimals; MeasuredFacts caps it at 1.0."""
+    worst: tuple[float, NodeEvidence] | None = None
+    for e in _of(evidence, "nvbandwidth"):
+        copies = [as_float(e.metrics.get(k)) for k in ("h2d_gbyte_s", "d2h_gbyte_s")]
+        copies = [c for c in copies if c is not None]
+        name = _gpu_name(e, evidence)
+        spec = match_gpu(name) if name else None
+        if not copies or spec is None:
+            continue
+        fraction = round(min(copies) / (spec.pcie_uni_gbyte_s * PCIE_EFFICIENCY), 3)
+        if worst is None or fraction < worst[0]:
+            worst = (fraction, e)
+    if worst is None:
+        return None
+    refs["host_device_fraction"] = _ref(worst[1])
+    return worst[0]
+
+
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
     """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
     refs: dict[str, str] = {}
@@ -266,6 +305,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         xid_severity=xid_severity,
         xid_nodes=xid_nodes,
         xid_node_share=xid_node_share,
+        host_device_fraction=host_device_fraction(evidence, refs),
         dcgm_overall=dcgm_overall,
         dcgm_failed_tests=tuple(failed) if dcgm_overall else None,
         nvme_read_mbyte_s=nvme["read"],
