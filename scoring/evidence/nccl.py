@@ -95,8 +95,6 @@ _DEFAULT_PREFIXES = {
 }
 _SCAN_BYTES = 65536
 _NOT_AVAILABLE = frozenset({"N/A", "n/a", "N/a", "n/A"})
-# What base.strip_annotation's pattern cannot match without: "#", "//", "<", ">" or an arrow.
-_ANNOTATION_MARK_RE = re.compile("#|//|[<>\u2190\u2192\u27f5\u27f6\u21d0\u21d2]")
 
 
 def detect(text: str) -> int:
@@ -131,25 +129,64 @@ class _Header:
         # Read for every row: computed once per table.
         self.sizes = [len(g) for g in self.groups]
         self.width = len(self.prefix) + sum(self.sizes)
+        # A row as wide as the header (nearly all of them) is read by position: where each
+        # prefix column is (the last of a repeated name, as a dict of the prefix keeps it)...
+        where = {name: index for index, name in enumerate(self.prefix)}
+        self.at = tuple(where.get(name) for name in ("size", "count", "type", "redop", "root"))
+        # ...and each group's label, columns and first token.
+        spans = []
+        position = len(self.prefix)
+        for index, names in enumerate(self.groups):
+            label = self.labels[index] if index < len(self.labels) else f"group{index}"
+            spans.append((label, tuple(names), position))
+            position += len(names)
+        self.spans = tuple(spans)
 
 
-@dataclass
 class _Row:
-    line: int
-    size_bytes: int
-    count: int | None
-    type: str | None
-    redop: str | None
-    root: int | None
-    results: dict[str, dict[str, Any]]
-    best_label: str | None = None
-    best: dict[str, Any] | None = None
+    """One result row; ``best`` is the group (out-of-place or in-place) with the larger busbw.
+    A plain class with slots: a big log makes hundreds of thousands of them."""
 
-    def __post_init__(self) -> None:
-        for label, values in self.results.items():
+    __slots__ = (
+        "best",
+        "best_label",
+        "count",
+        "line",
+        "redop",
+        "results",
+        "root",
+        "size_bytes",
+        "type",
+        "unreadable",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        line: int,
+        size_bytes: int,
+        count: int | None,
+        type: str | None,
+        redop: str | None,
+        root: int | None,
+        results: dict[str, dict[str, Any]],
+        unreadable: bool = False,
+    ) -> None:
+        self.line = line
+        self.size_bytes = size_bytes
+        self.count = count
+        self.type = type
+        self.redop = redop
+        self.root = root
+        self.results = results
+        self.unreadable = unreadable
+        best_label: str | None = None
+        best: dict[str, Any] | None = None
+        for label, values in results.items():
             busbw = values.get("busbw")
-            if busbw is not None and (self.best is None or busbw > self.best["busbw"]):
-                self.best_label, self.best = label, values
+            if busbw is not None and (best is None or busbw > best["busbw"]):
+                best_label, best = label, values
+        self.best_label = best_label
+        self.best = best
 
 
 @dataclass
@@ -225,7 +262,9 @@ def _default_header(width: int, line_no: int) -> _Header | None:
     return _Header(list(prefix), [group, list(group)], ["out-of-place", "in-place"], line_no)
 
 
-def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
+def _parse_group(names, tokens, flags: list[bool] | None = None) -> dict[str, Any] | None:
+    """One group's cells by name; None when a figure is unreadable. An unreadable #wrong or
+    error cell is kept as "unreadable" (and ``flags``, when given, gets True)."""
     result: dict[str, Any] = {}
     for name, token in zip(names, tokens, strict=True):
         if token in _NOT_AVAILABLE:
@@ -243,17 +282,98 @@ def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
         if value is None:
             if name in _WRONG_COLUMNS:
                 result[name] = "unreadable"
+                if flags is not None:
+                    flags.append(True)
                 continue
             return None
         result[name] = value
     return result
 
 
-def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
+def _full_row(
+    tokens: list[str],
+    header: _Header,
+    line_no: int,
+    counts: dict[str, int | None],
+    plain: bool = False,
+) -> _Row | None:
+    """``_parse_row`` for a row as wide as its header, read by position (the same result).
+    ``counts`` caches byte and element counts by their text: a log sweeps the same sizes in
+    every table, so each distinct one is read (and held) once."""
+    at_size, at_count, at_type, at_redop, at_root = header.at
+    if at_size is None:
+        return None
+    token = tokens[at_size]
+    size = counts.get(token)
+    if size is None:
+        size = _byte_count(token)
+        if size is None:
+            return None
+        if len(counts) < 4096:
+            counts[token] = size
+    count = None
+    if at_count is not None:
+        token = tokens[at_count]
+        count = counts.get(token)
+        if count is None:
+            count = _byte_count(token)
+            if count is None:
+                return None
+            if len(counts) < 4096:
+                counts[token] = count
+    root = None
+    if at_root is not None:
+        root_value = _number(tokens[at_root])
+        if root_value is None:
+            return None
+        root = int(root_value)
+    flags: list[bool] = []
+    results: dict[str, dict[str, Any]] = {}
+    # Cells without "_" (which float() would accept) and of at most 40 characters: a group
+    # that float() reads whole, to finite numbers, is what _parse_group would make of it.
+    plain = plain and max(map(len, tokens)) <= 40
+    for label, names, start in header.spans:
+        cells = tokens[start : start + len(names)]
+        parsed = None
+        if plain:
+            try:
+                values = list(map(float, cells))
+            except ValueError:  # N/A, a cut cell...
+                values = None
+            if values is not None:
+                total = sum(values)
+                if total - total == 0:  # all finite
+                    parsed = dict(zip(names, values, strict=True))
+        if parsed is None:
+            parsed = _parse_group(names, cells, flags)
+            if parsed is None:
+                return None
+        results[label] = parsed
+    return _Row(
+        line_no,
+        size,
+        count,
+        tokens[at_type] if at_type is not None else None,
+        tokens[at_redop] if at_redop is not None else None,
+        root,
+        results,
+        bool(flags),
+    )
+
+
+def _parse_row(
+    tokens: list[str],
+    header: _Header,
+    line_no: int,
+    counts: dict[str, int | None] | None = None,
+    plain: bool = False,
+) -> _Row | None:
+    """One result row read with ``header``'s columns; None when it cannot be read. ``plain``:
+    the row's text holds no "_" (see _full_row)."""
     sizes = header.sizes
     width = header.width
-    if len(tokens) > width:
-        tokens = tokens[:width]
+    if len(tokens) >= width and len(header.prefix) >= 2:
+        return _full_row(tokens, header, line_no, {} if counts is None else counts, plain)
     groups_used = len(sizes)
     pre = len(tokens) - sum(sizes)
     # Blank cells (an old alltoall's empty redop, a tool that leaves in-place empty) shorten the
@@ -281,15 +401,18 @@ def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
     results: dict[str, dict[str, Any]] = {}
     position = pre
     first_group = len(sizes) - groups_used
+    flags: list[bool] = []
     for index in range(first_group, len(sizes)):
         chunk = tokens[position : position + sizes[index]]
         position += sizes[index]
-        parsed = _parse_group(header.groups[index], chunk)
+        parsed = _parse_group(header.groups[index], chunk, flags)
         if parsed is None:
             return None
         label = header.labels[index] if index < len(header.labels) else f"group{index}"
         results[label] = parsed
-    return _Row(line_no, size, count, prefix.get("type"), prefix.get("redop"), root, results)
+    return _Row(
+        line_no, size, count, prefix.get("type"), prefix.get("redop"), root, results, bool(flags)
+    )
 
 
 def _group_labels(line: str) -> list[str]:
@@ -300,10 +423,18 @@ def _group_labels(line: str) -> list[str]:
 def _clean(line: str) -> str:
     # Both MPI tag forms end in a colon: a line without one is left as it is.
     if ":" in line:
-        line = _MPI_TAG_RE.sub("", line, count=1)
+        tag = _MPI_TAG_RE.match(line)
+        if tag:
+            line = line[tag.end() :]
     line = line.rstrip()
-    # An annotation needs one of these marks; result rows ("-1", "N/A") have none.
-    return strip_annotation(line) if _ANNOTATION_MARK_RE.search(line) else line
+    # An annotation needs "#", "//", "<", ">" or an arrow (not ASCII) after a word and a
+    # blank: result rows have none, and a "#" that starts a line is not one.
+    if "/" in line or "<" in line or ">" in line or not line.isascii():
+        return strip_annotation(line)
+    mark = line.find("#")
+    if mark >= 0 and ((not line[:mark].isspace() and mark > 0) or "#" in line[mark + 1 :]):
+        return strip_annotation(line)
+    return line
 
 
 # Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
@@ -358,12 +489,12 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
     row. The metrics are those of :func:`parse`; ``net_plugins`` is read line by line."""
     scanner = _Scanner(compact=True)
     plugins: list[str] = []
+    feed = scanner.feed
     for line_no, raw in enumerate(lines, start=1):
         line = _clean(raw)
-        scanner.feed(line_no, line)
-        if ("NET" in line or "network" in line or "efa" in line.lower()) and not (
-            scanner.runs and line.lstrip()[:1].isdigit() and ":" not in line
-        ):
+        if feed(line_no, line):
+            continue  # a result row: no transport is named there
+        if "NET" in line or "network" in line or "efa" in line.lower():
             plugins.extend(p for p in _net_plugins(line) if p not in plugins)
     result = scanner.finish()
     result.metrics["net_plugins"] = [label for _p, label in _NET_PATTERNS if label in plugins]
@@ -390,6 +521,10 @@ class _Scanner:
     unreadable: list[int] = field(default_factory=list)
     last_line: int = 0
     compact: bool = False
+    # Byte and element counts by their text (see _full_row).
+    counts: dict[str, int | None] = field(default_factory=dict)
+    # Whether a table closed so far kept rows (tables close in order).
+    kept_rows: bool = False
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -398,22 +533,30 @@ class _Scanner:
         run.row_count = len(run.rows)
         run.summary = _run_summary(run)
         run.compact = _compact_fact(run, index)
-        if any(earlier.row_count for earlier in self.runs[:index]):
+        if self.kept_rows:
             run.rows = []  # not the first table with rows: its summary and fact suffice
+        self.kept_rows = self.kept_rows or run.row_count > 0
 
-    def feed(self, line_no: int, line: str) -> None:
+    def feed(self, line_no: int, line: str) -> bool:
+        """Take one cleaned line; True when it was read as a result row (runs exist, it starts
+        with a digit and has no colon), whatever became of it."""
         self.last_line = line_no
-        if not line.strip():
-            return
-        if self.runs and line.lstrip()[:1].isdigit() and ":" not in line:
+        stripped = line.lstrip()
+        if not stripped:
+            return False
+        if self.runs and stripped[0].isdigit() and ":" not in line:
             # Result rows carry no banner: skipping the banner patterns keeps big logs fast.
-            self._add_row(line.split(), line_no)
-        elif _EXCERPT_RE.match(line):
+            self._add_row(line.split(), line_no, "_" not in line)
+            return True
+        if _EXCERPT_RE.match(line):
             self.warnings.append(f"line {line_no}: the output was cut by its author ({line})")
         elif not self._banner(line, line_no):
             tokens = line.split()
             if tokens and not tokens[0].startswith("#") and _number(tokens[0]) is not None:
                 self._add_row(tokens, line_no)
+                # An orphan row starting the first table: a row now, for the transport scan.
+                return bool(self.runs) and stripped[0].isdigit() and ":" not in line
+        return False
 
     def _banner(self, line: str, line_no: int) -> bool:
         """Handle a non-row line; False when it may be a result row."""
@@ -479,7 +622,7 @@ class _Scanner:
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
 
-    def _add_row(self, tokens: list[str], line_no: int) -> None:
+    def _add_row(self, tokens: list[str], line_no: int, plain: bool = False) -> None:
         if not self.runs:
             self.orphan_header = self.orphan_header or _default_header(len(tokens), line_no)
             if self.orphan_header is None:
@@ -489,11 +632,11 @@ class _Scanner:
                 f"line {line_no}: no column header before the first row; columns inferred "
                 "from the row width"
             )
-        row = _parse_row(tokens, self.runs[-1].header, line_no)
+        row = _parse_row(tokens, self.runs[-1].header, line_no, self.counts, plain)
         if row is None:
             self.unreadable.append(line_no)
             return
-        if any("unreadable" in group.values() for group in row.results.values()):
+        if row.unreadable:
             self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
         self.runs[-1].rows.append(row)
 
@@ -695,6 +838,9 @@ def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> Evidenc
     )
 
 
+_ABSENT = object()
+
+
 def _run_summary(run: _Run) -> dict[str, Any]:
     peak_row = max(
         (row for row in run.rows if row.best is not None),
@@ -704,15 +850,20 @@ def _run_summary(run: _Run) -> dict[str, Any]:
     total: int | None = None
     unchecked = 0
     errors: list[float] = []
+    absent = _ABSENT
     for row in run.rows:
         for values in row.results.values():
-            for name in _WRONG_COLUMNS:
-                value = values.get(name, "absent")
+            value = values.get("wrong", absent)
+            if value is not absent:
                 if value is None or value == "unreadable":
                     unchecked += 1
-                elif name == "wrong" and value != "absent":
+                else:
                     total = (total or 0) + int(value)
-                elif value != "absent":
+            value = values.get("error", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    unchecked += 1
+                else:
                     errors.append(value)
     if errors:  # an old "error" column is a deviation: the tool's own verdict is the count
         total = run.out_of_bounds
