@@ -141,6 +141,15 @@ class _Header:
             spans.append((label, tuple(names), position))
             position += len(names)
         self.spans = tuple(spans)
+        # Where each group holds the columns a reduced table reads (the last of a repeated
+        # name, as the group's dict keeps it; None when absent).
+        picks = []
+        for names in self.groups:
+            where = {name: index for index, name in enumerate(names)}
+            picks.append(tuple(where.get(n) for n in ("busbw", "algbw", "time", "wrong", "error")))
+        self.picks = tuple(picks)
+        # Two groups under one label share one entry of a row's results (the last wins).
+        self.distinct_labels = len({label for label, _n, _s in spans}) == len(spans)
 
 
 class _Row:
@@ -204,6 +213,105 @@ class _Run:
     summary: dict[str, Any] | None = None
     compact: Fact | None = None
     row_count: int = 0
+    # Set for a table whose rows are not kept (compact parse, an earlier table kept its rows):
+    # each row is reduced as it comes to what the table's summary and fact need.
+    reduced: _Reduced | None = None
+
+
+class _Reduced:
+    """A table's rows reduced as they are read, to exactly what ``_run_summary`` and
+    ``_compact_fact`` make of the rows (same figures, same order), without keeping any row."""
+
+    __slots__ = (
+        "algbw", "busbw", "count", "errors", "first", "lines", "peak", "peak_size", "placement",
+        "sizes", "times", "total", "unchecked",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.total: int | None = None
+        self.unchecked = 0
+        self.errors: list[float] = []
+        self.first: tuple[str | None, str | None, int] | None = None  # type, redop, line
+        self.peak: float | None = None
+        self.peak_size: int | None = None
+        self.sizes: list[int] = []
+        self.busbw: list[float] = []
+        self.algbw: list[Any] = []
+        self.times: list[Any] = []
+        self.placement: list[str | None] = []
+        self.lines: list[int] = []
+
+    def best(self, line, size, type_, redop, label, busbw, algbw, time_) -> None:
+        """The row's best group (the larger busbw) in the table's arrays and peak."""
+        if self.first is None:
+            self.first = (type_, redop, line)
+        if self.peak is None or busbw > self.peak:
+            self.peak, self.peak_size = busbw, size
+        self.sizes.append(size)
+        self.busbw.append(busbw)
+        self.algbw.append(algbw)
+        self.times.append(time_)
+        self.placement.append(label)
+        self.lines.append(line)
+
+    def add_row(self, row: _Row) -> None:
+        """A row read by _parse_row (any shape)."""
+        self.count += 1
+        absent = _ABSENT
+        for values in row.results.values():
+            value = values.get("wrong", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    self.unchecked += 1
+                else:
+                    self.total = (self.total or 0) + int(value)
+            value = values.get("error", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    self.unchecked += 1
+                else:
+                    self.errors.append(value)
+        best = row.best
+        if best is not None:
+            self.best(
+                row.line, row.size_bytes, row.type, row.redop, row.best_label, best["busbw"],
+                best.get("algbw"), best.get("time"),
+            )  # fmt: skip
+
+    def summary(self, run: _Run) -> dict[str, Any]:
+        total = run.out_of_bounds if self.errors else self.total
+        return {
+            "collective": run.collective,
+            "header_line": run.header.line,
+            "row_count": self.count,
+            "peak_busbw_gbyte_s": self.peak,
+            "peak_size_bytes": self.peak_size,
+            "avg_busbw_gbyte_s": run.avg_busbw,
+            "wrong_total": total,
+            "wrong_unchecked": self.unchecked,
+            "max_error": max(self.errors) if self.errors else None,
+            "out_of_bounds": run.out_of_bounds,
+            "out_of_bounds_ok": run.out_of_bounds_ok,
+        }
+
+    def fact(self, run: _Run, index: int) -> Fact | None:
+        if self.first is None or self.peak is None:
+            return None
+        type_, redop, line = self.first
+        details = {
+            "collective": run.collective,
+            "run": index,
+            "type": type_,
+            "redop": redop,
+            "size_bytes": self.sizes,
+            "busbw_gbyte_s": self.busbw,
+            "algbw_gbyte_s": self.algbw,
+            "time_us": self.times,
+            "placement": self.placement,
+            "lines": self.lines,
+        }
+        return Fact("busbw_curve_gbyte_s", self.peak, "GB/s", line, details)
 
 
 def _number(token: str) -> float | None:
@@ -530,6 +638,14 @@ class _Scanner:
         run = self.runs[index]
         if run.summary is not None:
             return
+        reduced = run.reduced
+        if reduced is not None:
+            run.row_count = reduced.count
+            run.summary = reduced.summary(run)
+            run.compact = reduced.fact(run, index)
+            run.reduced = None
+            self.kept_rows = self.kept_rows or run.row_count > 0
+            return
         run.row_count = len(run.rows)
         run.summary = _run_summary(run)
         run.compact = _compact_fact(run, index)
@@ -604,7 +720,10 @@ class _Scanner:
         if header is not None:
             if self.compact and self.runs:
                 self._close(len(self.runs) - 1)
-            self.runs.append(_Run(header, self.collective))
+            run = _Run(header, self.collective)
+            if self.compact and self.kept_rows:
+                run.reduced = _Reduced()  # its rows will not be kept: reduce them as they come
+            self.runs.append(run)
             self.labels = []
             return True
         return self._summary_line(line, line_no)
@@ -632,13 +751,77 @@ class _Scanner:
                 f"line {line_no}: no column header before the first row; columns inferred "
                 "from the row width"
             )
-        row = _parse_row(tokens, self.runs[-1].header, line_no, self.counts, plain)
+        run = self.runs[-1]
+        if run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no):
+            return
+        row = _parse_row(tokens, run.header, line_no, self.counts, plain)
         if row is None:
             self.unreadable.append(line_no)
             return
         if row.unreadable:
             self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
-        self.runs[-1].rows.append(row)
+        if run.reduced is not None:
+            run.reduced.add_row(row)
+        else:
+            run.rows.append(row)
+
+    def _reduce_plain(self, run: _Run, tokens: list[str], line_no: int) -> bool:
+        """A full-width row of plain finite numbers straight into ``run.reduced`` (what
+        _full_row then _Reduced.add_row would do); False, having changed nothing, for any
+        other row: _parse_row reads it."""
+        header = run.header
+        if len(tokens) < header.width or len(header.prefix) < 2 or not header.distinct_labels:
+            return False
+        if max(map(len, tokens)) > 40:
+            return False
+        at_size, at_count, at_type, at_redop, at_root = header.at
+        if at_size is None:
+            return False
+        counts = self.counts
+        size = counts.get(tokens[at_size])
+        if size is None:
+            return False  # read (and cached) by _full_row
+        if at_count is not None and counts.get(tokens[at_count]) is None:
+            return False
+        if at_root is not None and _number(tokens[at_root]) is None:
+            return False
+        groups = []
+        for (label, names, start), picks in zip(header.spans, header.picks, strict=True):
+            try:
+                values = list(map(float, tokens[start : start + len(names)]))
+            except ValueError:
+                return False
+            total = sum(values)
+            if total - total != 0:  # inf or nan
+                return False
+            groups.append((label, values, picks))
+        reduced = run.reduced
+        if reduced is None:
+            return False
+        reduced.count += 1
+        best = None
+        best_busbw = 0.0
+        for label, values, picks in groups:
+            at_busbw, _algbw, _time, at_wrong, at_error = picks
+            if at_wrong is not None:
+                reduced.total = (reduced.total or 0) + int(values[at_wrong])
+            if at_error is not None:
+                reduced.errors.append(values[at_error])
+            if at_busbw is not None and (best is None or values[at_busbw] > best_busbw):
+                best, best_busbw = (label, values, picks), values[at_busbw]
+        if best is not None:
+            label, values, (_b, at_algbw, at_time, _w, _e) = best
+            reduced.best(
+                line_no,
+                size,
+                tokens[at_type] if at_type is not None else None,
+                tokens[at_redop] if at_redop is not None else None,
+                label,
+                best_busbw,
+                values[at_algbw] if at_algbw is not None else None,
+                values[at_time] if at_time is not None else None,
+            )
+        return True
 
     def finish(self) -> ParseResult:
         warnings = self.warnings
