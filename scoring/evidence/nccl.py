@@ -55,6 +55,7 @@ facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyt
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -148,8 +149,16 @@ class _Header:
             where = {name: index for index, name in enumerate(names)}
             picks.append(tuple(where.get(n) for n in ("busbw", "algbw", "time", "wrong", "error")))
         self.picks = tuple(picks)
-        # Two groups under one label share one entry of a row's results (the last wins).
-        self.distinct_labels = len({label for label, _n, _s in spans}) == len(spans)
+        # Two groups under one label share one entry of a row's results (the last wins): such
+        # a table, or one with fewer than two prefix columns, is never reduced on the fast path.
+        distinct = len({label for label, _n, _s in spans}) == len(spans)
+        self.reducible = distinct and len(self.prefix) >= 2
+        # The same picks as indexes into a row's cells after the prefix.
+        first = len(self.prefix)
+        self.flat = tuple(
+            (label, *(None if at is None else start - first + at for at in pick))
+            for (label, _names, start), pick in zip(spans, picks, strict=True)
+        )
 
 
 class _Row:
@@ -633,6 +642,9 @@ class _Scanner:
     counts: dict[str, int | None] = field(default_factory=dict)
     # Whether a table closed so far kept rows (tables close in order).
     kept_rows: bool = False
+    # Header lines already read (see _header) and root cells known to be numbers.
+    headers: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
+    roots: set[str] = field(default_factory=set)
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -716,7 +728,7 @@ class _Scanner:
         if "out-of-place" in line or "in-place" in line:
             self.labels = _group_labels(line)
             return True
-        header = _parse_header(line, line_no, self.labels) if "busbw" in line else None
+        header = self._header(line, line_no) if "busbw" in line else None
         if header is not None:
             if self.compact and self.runs:
                 self._close(len(self.runs) - 1)
@@ -740,6 +752,22 @@ class _Scanner:
             self.runs[-1].avg_busbw = _number(avg.group(1))
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
+
+    def _header(self, line: str, line_no: int) -> _Header | None:
+        """``_parse_header`` of the line, read once per distinct header line and labels (a long
+        log repeats the same header for every table): a copy with this line's number."""
+        key = (line, tuple(self.labels))
+        known = self.headers.get(key, _ABSENT)
+        if known is _ABSENT:
+            header = _parse_header(line, line_no, self.labels)
+            if len(self.headers) < 64:
+                self.headers[key] = header
+            return header
+        if known is None:
+            return None
+        header = copy.copy(known)
+        header.line = line_no
+        return header
 
     def _add_row(self, tokens: list[str], line_no: int, plain: bool = False) -> None:
         if not self.runs:
@@ -770,9 +798,7 @@ class _Scanner:
         _full_row then _Reduced.add_row would do); False, having changed nothing, for any
         other row: _parse_row reads it."""
         header = run.header
-        if len(tokens) < header.width or len(header.prefix) < 2 or not header.distinct_labels:
-            return False
-        if max(map(len, tokens)) > 40:
+        if len(tokens) < header.width or not header.reducible or max(map(len, tokens)) > 40:
             return False
         at_size, at_count, at_type, at_redop, at_root = header.at
         if at_size is None:
@@ -783,34 +809,36 @@ class _Scanner:
             return False  # read (and cached) by _full_row
         if at_count is not None and counts.get(tokens[at_count]) is None:
             return False
-        if at_root is not None and _number(tokens[at_root]) is None:
+        if at_root is not None:
+            root = tokens[at_root]
+            if root not in self.roots:
+                if _number(root) is None:
+                    return False
+                if len(self.roots) < 1024:
+                    self.roots.add(root)
+        try:
+            values = list(map(float, tokens[len(header.prefix) : header.width]))
+        except ValueError:
             return False
-        groups = []
-        for (label, names, start), picks in zip(header.spans, header.picks, strict=True):
-            try:
-                values = list(map(float, tokens[start : start + len(names)]))
-            except ValueError:
-                return False
-            total = sum(values)
-            if total - total != 0:  # inf or nan
-                return False
-            groups.append((label, values, picks))
+        total = sum(values)
+        if total - total != 0:  # inf or nan
+            return False
         reduced = run.reduced
         if reduced is None:
             return False
         reduced.count += 1
         best = None
         best_busbw = 0.0
-        for label, values, picks in groups:
-            at_busbw, _algbw, _time, at_wrong, at_error = picks
+        for pick in header.flat:
+            _label, at_busbw, _algbw, _time, at_wrong, at_error = pick
             if at_wrong is not None:
                 reduced.total = (reduced.total or 0) + int(values[at_wrong])
             if at_error is not None:
                 reduced.errors.append(values[at_error])
             if at_busbw is not None and (best is None or values[at_busbw] > best_busbw):
-                best, best_busbw = (label, values, picks), values[at_busbw]
+                best, best_busbw = pick, values[at_busbw]
         if best is not None:
-            label, values, (_b, at_algbw, at_time, _w, _e) = best
+            label, _b, at_algbw, at_time, _w, _e = best
             reduced.best(
                 line_no,
                 size,
