@@ -393,12 +393,16 @@ def _packed_text(member: Member) -> tuple[str, Iterator[str]] | None:
     """A packed (big) member's head and an iterator over all its lines, decoded block by
     block: the text is never held whole. None when it must be decoded the usual way (UTF-16,
     NUL bytes or undecodable bytes in the head: decode_text then gives the exact error)."""
-    first = next(member.line_blocks())
-    if first.startswith((b"\xff\xfe", b"\xfe\xff")):
+    head = b""
+    for block in member.blocks():  # decode_text's checks look at the first 64 KiB
+        head += block
+        if len(head) >= 65536 + 3:
+            break
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None
-    if b"\x00" in first.removeprefix(b"\xef\xbb\xbf")[:65536]:
+    if b"\x00" in head.removeprefix(b"\xef\xbb\xbf")[:65536]:
         return None
-    del first
+    del head
     chunks = member.text_chunks()
     pieces: list[str] = []
     held = 0

@@ -117,3 +117,12 @@ def test_a_packed_utf16_file_is_decoded_the_usual_way(big_log):
     (member,) = open_evidence("n.txt", io.BytesIO(data)).members
     assert member.packed
     assert parse_member(member) == parse_member(_held(member))
+
+
+def test_a_nul_byte_early_in_a_packed_file_is_binary_content(big_log):
+    broken = big_log[:1000] + b"\x00" + big_log[1000:]
+    (member,) = open_evidence("n.txt", io.BytesIO(broken)).members
+    assert member.packed
+    result = parse_member(member, hint="nccl_tests")
+    assert not result.ok and "binary content" in (result.error or "")
+    assert result == parse_member(_held(member), hint="nccl_tests")
