@@ -674,7 +674,11 @@ class _Scanner:
             return False
         if self.runs and stripped[0].isdigit() and ":" not in line:
             # Result rows carry no banner: skipping the banner patterns keeps big logs fast.
-            self._add_row(line.split(), line_no, "_" not in line)
+            tokens = line.split()
+            plain = "_" not in line
+            run = self.runs[-1]
+            if not (run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no)):
+                self._add_row(tokens, line_no, plain)
             return True
         if _EXCERPT_RE.match(line):
             self.warnings.append(f"line {line_no}: the output was cut by its author ({line})")
@@ -781,7 +785,7 @@ class _Scanner:
             )
         run = self.runs[-1]
         if run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no):
-            return
+            return  # (rows of the else branch in feed: a sign, a point)
         row = _parse_row(tokens, run.header, line_no, self.counts, plain)
         if row is None:
             self.unreadable.append(line_no)
@@ -837,18 +841,22 @@ class _Scanner:
                 reduced.errors.append(values[at_error])
             if at_busbw is not None and (best is None or values[at_busbw] > best_busbw):
                 best, best_busbw = pick, values[at_busbw]
-        if best is not None:
+        if best is not None:  # _Reduced.best, inlined (once per row of a long log)
             label, _b, at_algbw, at_time, _w, _e = best
-            reduced.best(
-                line_no,
-                size,
-                tokens[at_type] if at_type is not None else None,
-                tokens[at_redop] if at_redop is not None else None,
-                label,
-                best_busbw,
-                values[at_algbw] if at_algbw is not None else None,
-                values[at_time] if at_time is not None else None,
-            )
+            if reduced.first is None:
+                reduced.first = (
+                    tokens[at_type] if at_type is not None else None,
+                    tokens[at_redop] if at_redop is not None else None,
+                    line_no,
+                )
+            if reduced.peak is None or best_busbw > reduced.peak:
+                reduced.peak, reduced.peak_size = best_busbw, size
+            reduced.sizes.append(size)
+            reduced.busbw.append(best_busbw)
+            reduced.algbw.append(values[at_algbw] if at_algbw is not None else None)
+            reduced.times.append(values[at_time] if at_time is not None else None)
+            reduced.placement.append(label)
+            reduced.lines.append(line_no)
         return True
 
     def finish(self) -> ParseResult:
