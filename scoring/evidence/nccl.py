@@ -645,6 +645,7 @@ class _Scanner:
     # Header lines already read (see _header) and root cells known to be numbers.
     headers: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
     roots: set[str] = field(default_factory=set)
+    device_lines: dict[str, Any] = field(default_factory=dict)
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -715,9 +716,9 @@ class _Scanner:
         if match:
             self.gpus_per_process = int(match.group(2))
             return True
-        match = _DEVICE_RE.search(line) if "Rank" in line and "device" in line else None
-        if match:
-            rank, entry = int(match.group(1)), (match.group(3), match.group(6).strip())
+        device = self._device(line) if "Rank" in line and "device" in line else None
+        if device is not None:
+            rank, entry = device
             if rank in self.devices and self.devices[rank] != entry:
                 self.duplicate_ranks.add(rank)
             self.devices.setdefault(rank, entry)
@@ -756,6 +757,20 @@ class _Scanner:
             self.runs[-1].avg_busbw = _number(avg.group(1))
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
+
+    def _device(self, line: str) -> tuple[int, tuple[str, str]] | None:
+        """(rank, (host, GPU name)) of a device-list line, or None; read once per distinct
+        line (every run of a long log prints its device list again)."""
+        known = self.device_lines.get(line, _ABSENT)
+        if known is not _ABSENT:
+            return known
+        match = _DEVICE_RE.search(line)
+        device = None
+        if match:
+            device = int(match.group(1)), (match.group(3), match.group(6).strip())
+        if len(self.device_lines) < 4096:
+            self.device_lines[line] = device
+        return device
 
     def _header(self, line: str, line_no: int) -> _Header | None:
         """``_parse_header`` of the line, read once per distinct header line and labels (a long
