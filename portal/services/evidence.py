@@ -308,7 +308,9 @@ def _measurements(
         if not result.ok:
             continue
         common = dict(
-            upload=upload,
+            # By id: setting the relation itself costs a descriptor's checks on every row (a
+            # big log's thousands); copy_insert writes the ids.
+            upload_id=upload.pk,
             candidate_id=upload.candidate_id,
             kind=result.kind,
             node_name=node_name,
