@@ -18,6 +18,15 @@ report of the bundle), their measurement rows (copied from a real import of the 
 the candidate's evidence summaries rebuilt from every report. The same figure for the full
 re-reading of every report (what verification did before the summaries) is printed beside it.
 
+Big logs (``--big-log [MiB]``, 64 by default; ``--skip-history`` runs this part alone; target of
+issue #15, "Big logs"): a collector bundle holding one nccl-tests log of that size (a real
+sample's tables repeated) is submitted and imported in a fresh process, as a worker's: the
+import takes under 10 s, and the importing process's peak RSS (``ru_maxrss``: its whole memory,
+Django and all, not only what the import adds) stays under 4x the log's size. Printed beside:
+the CPU time of the import (load on the shared machine inflates the wall time), the growth of
+RSS over the process's idle size, and a floor measured in the same process just before: inflate
+the stored tar.gz and decode and split its members into lines, 1 MiB at a time.
+
 Runs on loopback in a database of its own (``gpuportal_bench_history``, dropped at the end),
 a temporary MEDIA_ROOT, and a private Redis queue (the import tasks the submits publish are
 never consumed; the queue is purged at the end).
@@ -162,7 +171,10 @@ def child_import(upload_id: int) -> None:
     from portal.services.evidence import evidence_import
 
     connection.ensure_connection()
+    floor_s = _line_floor(upload_id)
     idle = _rss_kib()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_before = usage.ru_utime + usage.ru_stime
     began = time.perf_counter()
     if os.environ.get("BENCH_PROFILE"):
         import cProfile
@@ -174,8 +186,47 @@ def child_import(upload_id: int) -> None:
     else:
         evidence_import(upload_id=upload_id, task_id=f"big-{upload_id}")
     seconds = time.perf_counter() - began
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"seconds": seconds, "idle_kib": idle, "peak_kib": peak}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
+    peak = usage.ru_maxrss
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "cpu_s": cpu,
+                "idle_kib": idle,
+                "peak_kib": peak,
+                "floor_s": floor_s,
+            }
+        )
+    )
+
+
+def _line_floor(upload_id: int) -> float:
+    """The least an import of the upload does: inflate the stored tar.gz, decode each member
+    1 MiB at a time as UTF-8 and split it into lines (seconds; nothing kept)."""
+    import tarfile
+
+    from portal.models import EvidenceUpload
+
+    upload = EvidenceUpload.objects.get(pk=upload_id)
+    began = time.perf_counter()
+    lines = 0
+    with upload.file.open("rb") as handle, tarfile.open(fileobj=handle, mode="r|gz") as archive:
+        for info in archive:
+            member = archive.extractfile(info)
+            carry = b""
+            while member is not None:
+                block = member.read(1 << 20)
+                if not block:
+                    break
+                block = carry + block
+                end = block.rfind(b"\n") + 1
+                carry = block[end:]
+                lines += len(block[:end].decode("utf-8").splitlines())
+            lines += len(carry.decode("utf-8").splitlines())
+    assert lines > 0
+    return time.perf_counter() - began
 
 
 def big_log(candidate, user, megabytes: int) -> tuple[bool, str]:
@@ -249,7 +300,7 @@ def big_log(candidate, user, megabytes: int) -> tuple[bool, str]:
     upload = EvidenceUpload.objects.get(pk=upload.pk)
     rows = Measurement.objects.filter(upload=upload).count()
     growth = (figures["peak_kib"] - figures["idle_kib"]) * 1024
-    ratio = growth / size
+    ratio = figures["peak_kib"] * 1024 / size  # the worker's whole memory against the log
     print(
         f"{'big nccl log (MiB) / gzip upload (MiB)':<58}"
         f"{size / 2**20:>8.1f} / {upload.size_bytes / 2**20:.2f}"
@@ -259,17 +310,26 @@ def big_log(candidate, user, megabytes: int) -> tuple[bool, str]:
     print(f"{'big log import: status, measurement rows':<58}{upload.status:>8}, {rows}")
     print(f"{'big log import time':<58}{figures['seconds']:>8.2f} s")
     print(
+        f"{'floor: inflate, decode and split the log into lines':<58}{figures['floor_s']:>8.2f} s"
+        f"  (import = {figures['seconds'] / figures['floor_s']:.1f}x)"
+    )
+    print(f"{'big log import CPU time (user + system)':<58}{figures['cpu_s']:>8.2f} s")
+    print(
         f"{'import process RSS idle / peak (MiB)':<58}"
         f"{figures['idle_kib'] / 1024:>8.0f} / {figures['peak_kib'] / 1024:.0f}"
     )
-    print(f"{'peak RSS growth / log size':<58}{ratio:>8.2f}x")
+    print(
+        f"{'peak RSS / log size (growth over idle / log size)':<58}{ratio:>8.2f}x"
+        f"  ({growth / size:.2f}x)"
+    )
     ok = upload.status == "done" and figures["seconds"] < BIG_LOG_S_MAX
     ok = ok and ratio < BIG_LOG_MEMORY_RATIO_MAX
     verdict = (
         f"{'PASS' if ok else 'FAIL'} {size / 2**20:.0f} MiB nccl log: {figures['seconds']:.1f} s"
-        f" (target < {BIG_LOG_S_MAX:.0f} s), peak RSS growth {ratio:.2f}x the log"
-        f" (target < {BIG_LOG_MEMORY_RATIO_MAX:.0f}x; absolute peak"
-        f" {figures['peak_kib'] * 1024 / size:.2f}x), {rows} measurement rows"
+        f" (target < {BIG_LOG_S_MAX:.0f} s; {figures['cpu_s']:.1f} s CPU;"
+        f" {figures['seconds'] / figures['floor_s']:.1f}x the line floor), peak RSS of the"
+        f" importing process {ratio:.2f}x the log (target < {BIG_LOG_MEMORY_RATIO_MAX:.0f}x;"
+        f" growth over its idle {growth / size:.2f}x), {rows} measurement rows"
     )
     return ok, verdict
 
@@ -364,7 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7, help="imports timed at each size")
     parser.add_argument("--nodes", type=int, default=8, help="nodes the uploads come from")
     parser.add_argument(
-        "--big-log", type=int, default=64, help="MiB of the nccl log imported (0: skip)"
+        "--big-log",
+        type=int,
+        nargs="?",
+        const=64,
+        default=64,
+        help="MiB of the nccl log imported (default 64; 0: skip)",
     )
     parser.add_argument("--skip-history", action="store_true")
     parser.add_argument("--child-import", type=int, help=argparse.SUPPRESS)

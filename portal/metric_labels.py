@@ -161,9 +161,11 @@ METRIC_LABELS: dict[str, Promise] = {
 INPUT_LABELS: dict[str, Promise] = {
     "answer.gpu_match": gettext_lazy("GPU model as answered matches the offering"),
     "answer.monthly_cost": gettext_lazy("Monthly cost as answered"),
+    "answer.delivery_form": gettext_lazy("Delivery form as the evidence settled it"),
     "derived.budget_ratio": gettext_lazy("Cost as a share of the budget"),
     "derived.dcgm_failed_count": gettext_lazy("DCGM tests failed"),
     "derived.delivery_form": gettext_lazy("Delivery form"),
+    "derived.delivery_form_status": gettext_lazy("Delivery-form claim against the evidence"),
     "derived.effective_price_ratio": gettext_lazy("Effective price against the reference"),
     "derived.elasticity_fit": gettext_lazy("Elasticity fit to the workload"),
     "derived.has_distributed_fs": gettext_lazy("Has a distributed file system"),
@@ -185,6 +187,8 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.remapped_rows_failure": gettext_lazy("Row remapping failed"),
     "measured.remapped_rows_pending": gettext_lazy("Row remapping pending"),
     "measured.xid_errors": gettext_lazy("Xid errors"),
+    "measured.xid_severity": gettext_lazy("Worst node's Xid/SXid severity"),
+    "measured.xid_node_share": gettext_lazy("Share of nodes with Xid/SXid errors"),
 }
 
 

@@ -128,6 +128,36 @@ def _mac(value: str) -> str:
     return value
 
 
+def may_identify(text: str) -> bool:
+    """False when ``text`` certainly holds no identifier ``extract`` reads. Each identifier
+    needs a word that lies within one line, so a text split after newlines holds none when
+    no piece passes this test (a big log is checked piece by piece, never decoded whole)."""
+    if "GPU-" in text or "ether" in text or "HWaddr" in text:
+        return True
+    if text.isascii():
+        # No case folding beyond ASCII to allow for: plain substring tests (fast).
+        lowered = text.lower()
+        return "guid" in lowered or (
+            "serial" in lowered
+            and "serial number" in lowered
+            and _SERIAL_WORDS.search(text) is not None
+        )
+    return _GUID_WORD.search(text) is not None or (
+        _SERIAL_WORDS.search(text) is not None and "serial number" in text.lower()
+    )
+
+
+_DATE_WORDS = re.compile(
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+)
+
+
+def may_be_dated(text: str) -> bool:
+    """False when ``measured_at(text)`` is certainly None; like ``may_identify``, a text split
+    after newlines can be checked piece by piece."""
+    return '"timestamp"' in text or _DATE_WORDS.search(text) is not None
+
+
 def extract(text: str) -> Fingerprint:
     """The hardware identifiers printed in one tool output (any tool; unknown text gives an
     empty fingerprint)."""

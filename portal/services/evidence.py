@@ -19,7 +19,7 @@ from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
-from scoring.fingerprint import extract_all, measured_at
+from scoring.fingerprint import Fingerprint, extract, may_be_dated, may_identify, measured_at
 
 from .. import evidence_messages
 from ..db import copy_insert
@@ -309,7 +309,9 @@ def _measurements(
         if not result.ok:
             continue
         common = dict(
-            upload=upload,
+            # By id: setting the relation itself costs a descriptor's checks on every row (a
+            # big log's thousands); copy_insert writes the ids.
+            upload_id=upload.pk,
             candidate_id=upload.candidate_id,
             kind=result.kind,
             node_name=node_name,
@@ -398,20 +400,43 @@ def _origin(upload: EvidenceUpload, evidence) -> str:
     return EvidenceOrigin.UNVERIFIED
 
 
-def _times(evidence) -> dict:
+def _texts(member) -> tuple[str, str]:
+    """The member's text (undecodable bytes replaced) for ``measured_at`` and for
+    ``extract``. A big (packed) member is first scanned piece by piece with the necessary
+    conditions of each (``may_be_dated``, ``may_identify``): "" stands for its text where no
+    piece passes, and the text is decoded whole only when one does."""
+    if not member.packed:
+        text = member.data.decode("utf-8", errors="replace")
+        return text, text
+    dated = identified = False
+    for piece in member.text_chunks(errors="replace"):
+        dated = dated or may_be_dated(piece)
+        identified = identified or may_identify(piece)
+        if dated and identified:
+            break
+    text = member.data.decode("utf-8", errors="replace") if dated or identified else ""
+    return (text if dated else ""), (text if identified else "")
+
+
+def _scan(evidence) -> tuple[dict, Fingerprint]:
     """When each member was measured, by member name (None: the whole upload): the tool's own
-    time when it prints one, else the manifest's start; the upload's is the earliest."""
+    time when it prints one, else the manifest's start; the upload's is the earliest. And the
+    hardware identifiers the members print. One member's text at a time."""
     times = {}
+    fingerprint = Fingerprint()
     for member in evidence.members:
-        when = measured_at(member.data.decode("utf-8", errors="replace"))
+        dated, identified = _texts(member)
+        when = measured_at(dated)
         if when is not None:
             times[member.name] = when
+        fingerprint = fingerprint.merge(extract(identified))
+        del dated, identified
     if evidence.manifest is not None:
         for member in evidence.members:
             times.setdefault(member.name, evidence.manifest.started_at)
     if times:
         times[None] = min(times.values())
-    return times
+    return times, fingerprint
 
 
 def _outcome(upload: EvidenceUpload) -> _Outcome:
@@ -437,11 +462,12 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             error_code=evidence_messages.UPLOAD_FILE_MISSING,
         )
     origin = _origin(upload, evidence)
-    times = _times(evidence)
-    fingerprint = extract_all(m.data.decode("utf-8", errors="replace") for m in evidence.members)
+    times, fingerprint = _scan(evidence)
     found = {"origin": origin, "measured_at": times.get(None), "fingerprint": fingerprint.as_dict()}
     results = parse_evidence_set(evidence)
-    node_name = upload.node_name or (evidence.manifest.hostname if evidence.manifest else "")
+    hostname = evidence.manifest.hostname if evidence.manifest else ""
+    del evidence  # the files themselves are not needed past parsing
+    node_name = upload.node_name or hostname
     node_name = (node_name or "")[:200]
     report = _report(results)
     parsed = [r for r in results if r.ok]

@@ -27,7 +27,8 @@ import struct
 import tarfile
 import zipfile
 import zlib
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from .base import EvidenceError
@@ -38,6 +39,9 @@ DEFAULT_MAX_MEMBER_BYTES = 64 * MIB
 DEFAULT_MAX_TOTAL_BYTES = 256 * MIB
 DEFAULT_MAX_RATIO = 200.0
 _CHUNK = 64 * 1024
+# Files above this are held deflated (level 1, in blocks) rather than as plain bytes.
+PACK_ABOVE_BYTES = 4 * MIB
+BLOCK_BYTES = MIB
 # Below this many inflated bytes the ratio is not checked: a tar of a few small text files is
 # mostly zero padding and compresses far better than real data.
 _RATIO_FLOOR_BYTES = MIB
@@ -74,11 +78,58 @@ class BundleLimits:
 
 @dataclass(frozen=True)
 class Member:
-    """One evidence file: its name inside the bundle (or the upload's name) and its bytes."""
+    """One evidence file: its name inside the bundle (or the upload's name) and its bytes.
+
+    A file over ``PACK_ABOVE_BYTES`` (a long nccl log) is held deflated in blocks of
+    ``BLOCK_BYTES`` (``packed``; ``held`` is then empty) so that an import never holds its
+    text twice: ``blocks()`` and ``text_chunks()`` inflate one block at a time; ``data``
+    joins them, for the callers that need the whole file at once.
+    """
 
     name: str
-    data: bytes
+    held: bytes
     size_bytes: int
+    packed: tuple[bytes, ...] = field(default=(), repr=False)
+
+    @property
+    def data(self) -> bytes:
+        """The whole file (inflated when packed: big, so streaming readers use blocks())."""
+        return b"".join(self.blocks()) if self.packed else self.held
+
+    def blocks(self) -> Iterator[bytes]:
+        """The file's bytes, one block at a time."""
+        if not self.packed:
+            yield self.held
+            return
+        for block in self.packed:
+            yield zlib.decompress(block)
+
+    def line_blocks(self) -> Iterator[bytes]:
+        """The file's bytes in pieces that end after a newline (the last one may not): a
+        line is never split, nor a UTF-8 character (a newline byte is never inside one)."""
+        if not self.packed:
+            yield self.held
+            return
+        carry = b""
+        for block in self.blocks():
+            end = block.rfind(b"\n") + 1
+            if end == 0:
+                carry += block
+                continue
+            yield carry + block[:end]
+            carry = block[end:]
+        if carry:
+            yield carry
+
+    def text_chunks(self, errors: str = "strict") -> Iterator[str]:
+        """The file decoded as UTF-8 (a BOM dropped), piece by piece: together they are
+        ``data.decode("utf-8", errors)`` without the BOM, split only after newlines."""
+        first = True
+        for piece in self.line_blocks():
+            if first and piece.startswith(b"\xef\xbb\xbf"):
+                piece = piece[3:]
+            first = False
+            yield piece.decode("utf-8", errors)
 
 
 # --------------------------------------------------------------------------- format detection
@@ -110,14 +161,20 @@ def read_upload(
     head = _read_exactly(stream, 512)
     fmt = archive_format(head)
     if fmt is None:
-        body = head + _read_capped(stream, limits.max_member_bytes - len(head) + 1)
-        if len(body) > limits.max_member_bytes:
+        holder = _Holder()
+        holder.add(head)
+        while holder.size <= limits.max_member_bytes:
+            chunk = stream.read(min(_CHUNK, limits.max_member_bytes - holder.size + 1))
+            if not chunk:
+                break
+            holder.add(chunk)
+        if holder.size > limits.max_member_bytes:
             raise BundleRejected(
                 f"file {label!r} is larger than the {_size(limits.max_member_bytes)} cap",
                 code="archive.file_too_large",
                 params={"name": label, "cap": _size(limits.max_member_bytes)},
             )
-        return None, [Member(label, body, len(body))]
+        return None, [holder.member(label)]
     source = _Prefixed(head, stream)
     if fmt == "zip":
         return fmt, _read_zip(source, limits)
@@ -251,9 +308,9 @@ class _Tally:
             )
         self.names.add(name)
 
-    def read_member(self, name: str, stream: Any, compressed_bytes: int | None = None) -> bytes:
+    def read_member(self, name: str, stream: Any, compressed_bytes: int | None = None) -> Member:
         """Read one member in chunks, counting against the per-member and total caps."""
-        parts: list[bytes] = []
+        holder = _Holder()
         size = 0
         while True:
             chunk = stream.read(_CHUNK)
@@ -277,8 +334,42 @@ class _Tally:
                 )
             if compressed_bytes is not None:
                 _check_ratio(size, compressed_bytes, self.limits, name)
-            parts.append(chunk)
-        return b"".join(parts)
+            holder.add(chunk)
+        return holder.member(name)
+
+
+class _Holder:
+    """Collects a file's bytes as they are read: plain up to PACK_ABOVE_BYTES (one buffer,
+    never a list of chunks plus their join), then deflated block by block."""
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._packed: list[bytes] = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        self._buffer.write(chunk)
+        packing = self._packed or self.size > PACK_ABOVE_BYTES
+        if packing and self._buffer.tell() >= BLOCK_BYTES:
+            self._pack(final=False)
+
+    def _pack(self, *, final: bool) -> None:
+        held = self._buffer.getbuffer()
+        start = 0
+        while len(held) - start >= BLOCK_BYTES or (final and start < len(held)):
+            self._packed.append(zlib.compress(held[start : start + BLOCK_BYTES], 1))
+            start += BLOCK_BYTES
+        rest = bytes(held[start:])
+        held.release()
+        self._buffer = io.BytesIO()
+        self._buffer.write(rest)
+
+    def member(self, name: str) -> Member:
+        if not self._packed:
+            return Member(name, self._buffer.getvalue(), self.size)
+        self._pack(final=True)
+        return Member(name, b"", self.size, tuple(self._packed))
 
 
 def _check_ratio(
@@ -406,8 +497,9 @@ def _read_tar(raw: Any, limits: BundleLimits, *, compressed: bool) -> list[Membe
                     continue
                 tally.add_name(name)
                 handle = archive.extractfile(info)
-                data = tally.read_member(name, handle) if handle is not None else b""
-                files.append(Member(name, data, len(data)))
+                files.append(
+                    tally.read_member(name, handle) if handle is not None else Member(name, b"", 0)
+                )
     except (tarfile.TarError, EOFError, ValueError, OSError) as exc:
         what = "gzip-compressed tar" if compressed else "tar"
         raise BundleRejected(
@@ -522,7 +614,7 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
             try:
                 with archive.open(info) as stream:
                     # The header's compressed size may lie too: never count more than we hold.
-                    data = tally.read_member(name, stream, min(info.compress_size, len(blob)))
+                    member = tally.read_member(name, stream, min(info.compress_size, len(blob)))
             except BundleRejected:
                 raise
             except Exception as exc:  # zipfile, zlib, bz2 and lzma each raise their own types
@@ -532,7 +624,7 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
                     params={"name": name, "detail": exc},
                 ) from None
             _check_ratio(tally.total_bytes, len(blob), limits)
-            files.append(Member(name, data, len(data)))
+            files.append(member)
     if tally.members == 0:
         raise BundleRejected("the archive is empty", code="archive.empty")
     return files

@@ -28,6 +28,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
@@ -449,17 +450,85 @@ def command_kind(argv: tuple[str, ...]) -> str | None:
     return _TOOL_KINDS.get(tool)
 
 
+class _Undecodable(Exception):
+    """A packed member's text stopped decoding part-way (decode_text says why)."""
+
+
+# Every detector reads at most the first 256 Ki characters of a text (virt only asks whether
+# it exceeds 4 KiB): detecting a big file's kind from a head this long gives the same kind.
+_DETECT_HEAD_CHARS = 256 * 1024
+
+
+def _packed_text(member: Member) -> tuple[str, Iterator[str]] | None:
+    """A packed (big) member's head and an iterator over all its lines, decoded block by
+    block: the text is never held whole. None when it must be decoded the usual way (UTF-16,
+    NUL bytes or undecodable bytes in the head: decode_text then gives the exact error)."""
+    head = b""
+    for block in member.blocks():  # decode_text's checks look at the first 64 KiB
+        head += block
+        if len(head) >= 65536 + 3:
+            break
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    if b"\x00" in head.removeprefix(b"\xef\xbb\xbf")[:65536]:
+        return None
+    del head
+    chunks = member.text_chunks()
+    pieces: list[str] = []
+    held = 0
+    try:
+        while held <= _DETECT_HEAD_CHARS:
+            piece = next(chunks, None)
+            if piece is None:
+                break
+            pieces.append(piece)
+            held += len(piece)
+    except UnicodeDecodeError:
+        return None
+
+    def lines() -> Iterator[str]:
+        for piece in pieces:
+            yield from piece.splitlines()
+        pieces.clear()
+        try:
+            for text in chunks:
+                yield from text.splitlines()
+        except UnicodeDecodeError:
+            raise _Undecodable from None
+
+    head = "".join(pieces) if len(pieces) > 1 else pieces[0]
+    return head[: _DETECT_HEAD_CHARS + 1], lines()
+
+
 def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
     """Detect the kind of one file from its content (``hint`` first) and parse it."""
     kind = UNKNOWN
     try:
-        text = decode_text(member.data)
-        kind = detect_kind(text, hint)
-        if kind == nccl.KIND:
-            # Streamed: one fact per table, never a list of every line (logs reach 64 MiB).
-            parsed = nccl.parse_lines(nccl.iter_lines(text))
+        packed = _packed_text(member) if member.packed else None
+        if packed is not None:
+            # A big file, read block by block: an nccl log is parsed line by line, never
+            # held as one text (logs reach 64 MiB).
+            head, lines = packed
+            kind = detect_kind(head, hint)
+            del head
+            try:
+                if kind == nccl.KIND:
+                    parsed = nccl.parse_lines(lines)
+                else:
+                    lines.close()
+                    parsed = parse_text(decode_text(member.data), kind)
+            except _Undecodable:
+                kind = UNKNOWN
+                decode_text(member.data)  # raises the same error as for a held file
+                raise
         else:
-            parsed = parse_text(text, kind)
+            text = decode_text(member.data)
+            kind = detect_kind(text, hint)
+            if kind == nccl.KIND:
+                # Streamed: one fact per table, never a list of every line.
+                parsed = nccl.parse_lines(nccl.iter_lines(text))
+            else:
+                parsed = parse_text(text, kind)
     except EvidenceParseError as exc:
         return MemberResult(
             member.name, exc.kind or kind, False, str(exc), error_detail=exc.detail()

@@ -55,6 +55,7 @@ facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyt
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -95,8 +96,6 @@ _DEFAULT_PREFIXES = {
 }
 _SCAN_BYTES = 65536
 _NOT_AVAILABLE = frozenset({"N/A", "n/a", "N/a", "n/A"})
-# What base.strip_annotation's pattern cannot match without: "#", "//", "<", ">" or an arrow.
-_ANNOTATION_MARK_RE = re.compile("#|//|[<>\u2190\u2192\u27f5\u27f6\u21d0\u21d2]")
 
 
 def detect(text: str) -> int:
@@ -131,25 +130,81 @@ class _Header:
         # Read for every row: computed once per table.
         self.sizes = [len(g) for g in self.groups]
         self.width = len(self.prefix) + sum(self.sizes)
+        # A row as wide as the header (nearly all of them) is read by position: where each
+        # prefix column is (the last of a repeated name, as a dict of the prefix keeps it)...
+        where = {name: index for index, name in enumerate(self.prefix)}
+        self.at = tuple(where.get(name) for name in ("size", "count", "type", "redop", "root"))
+        # ...and each group's label, columns and first token.
+        spans = []
+        position = len(self.prefix)
+        for index, names in enumerate(self.groups):
+            label = self.labels[index] if index < len(self.labels) else f"group{index}"
+            spans.append((label, tuple(names), position))
+            position += len(names)
+        self.spans = tuple(spans)
+        # Where each group holds the columns a reduced table reads (the last of a repeated
+        # name, as the group's dict keeps it; None when absent).
+        picks = []
+        for names in self.groups:
+            where = {name: index for index, name in enumerate(names)}
+            picks.append(tuple(where.get(n) for n in ("busbw", "algbw", "time", "wrong", "error")))
+        self.picks = tuple(picks)
+        # Two groups under one label share one entry of a row's results (the last wins): such
+        # a table, or one with fewer than two prefix columns, is never reduced on the fast path.
+        distinct = len({label for label, _n, _s in spans}) == len(spans)
+        self.reducible = distinct and len(self.prefix) >= 2
+        # The same picks as indexes into a row's cells after the prefix.
+        first = len(self.prefix)
+        self.flat = tuple(
+            (label, *(None if at is None else start - first + at for at in pick))
+            for (label, _names, start), pick in zip(spans, picks, strict=True)
+        )
 
 
-@dataclass
 class _Row:
-    line: int
-    size_bytes: int
-    count: int | None
-    type: str | None
-    redop: str | None
-    root: int | None
-    results: dict[str, dict[str, Any]]
-    best_label: str | None = None
-    best: dict[str, Any] | None = None
+    """One result row; ``best`` is the group (out-of-place or in-place) with the larger busbw.
+    A plain class with slots: a big log makes hundreds of thousands of them."""
 
-    def __post_init__(self) -> None:
-        for label, values in self.results.items():
+    __slots__ = (
+        "best",
+        "best_label",
+        "count",
+        "line",
+        "redop",
+        "results",
+        "root",
+        "size_bytes",
+        "type",
+        "unreadable",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        line: int,
+        size_bytes: int,
+        count: int | None,
+        type: str | None,
+        redop: str | None,
+        root: int | None,
+        results: dict[str, dict[str, Any]],
+        unreadable: bool = False,
+    ) -> None:
+        self.line = line
+        self.size_bytes = size_bytes
+        self.count = count
+        self.type = type
+        self.redop = redop
+        self.root = root
+        self.results = results
+        self.unreadable = unreadable
+        best_label: str | None = None
+        best: dict[str, Any] | None = None
+        for label, values in results.items():
             busbw = values.get("busbw")
-            if busbw is not None and (self.best is None or busbw > self.best["busbw"]):
-                self.best_label, self.best = label, values
+            if busbw is not None and (best is None or busbw > best["busbw"]):
+                best_label, best = label, values
+        self.best_label = best_label
+        self.best = best
 
 
 @dataclass
@@ -167,6 +222,105 @@ class _Run:
     summary: dict[str, Any] | None = None
     compact: Fact | None = None
     row_count: int = 0
+    # Set for a table whose rows are not kept (compact parse, an earlier table kept its rows):
+    # each row is reduced as it comes to what the table's summary and fact need.
+    reduced: _Reduced | None = None
+
+
+class _Reduced:
+    """A table's rows reduced as they are read, to exactly what ``_run_summary`` and
+    ``_compact_fact`` make of the rows (same figures, same order), without keeping any row."""
+
+    __slots__ = (
+        "algbw", "busbw", "count", "errors", "first", "lines", "peak", "peak_size", "placement",
+        "sizes", "times", "total", "unchecked",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.total: int | None = None
+        self.unchecked = 0
+        self.errors: list[float] = []
+        self.first: tuple[str | None, str | None, int] | None = None  # type, redop, line
+        self.peak: float | None = None
+        self.peak_size: int | None = None
+        self.sizes: list[int] = []
+        self.busbw: list[float] = []
+        self.algbw: list[Any] = []
+        self.times: list[Any] = []
+        self.placement: list[str | None] = []
+        self.lines: list[int] = []
+
+    def best(self, line, size, type_, redop, label, busbw, algbw, time_) -> None:
+        """The row's best group (the larger busbw) in the table's arrays and peak."""
+        if self.first is None:
+            self.first = (type_, redop, line)
+        if self.peak is None or busbw > self.peak:
+            self.peak, self.peak_size = busbw, size
+        self.sizes.append(size)
+        self.busbw.append(busbw)
+        self.algbw.append(algbw)
+        self.times.append(time_)
+        self.placement.append(label)
+        self.lines.append(line)
+
+    def add_row(self, row: _Row) -> None:
+        """A row read by _parse_row (any shape)."""
+        self.count += 1
+        absent = _ABSENT
+        for values in row.results.values():
+            value = values.get("wrong", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    self.unchecked += 1
+                else:
+                    self.total = (self.total or 0) + int(value)
+            value = values.get("error", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    self.unchecked += 1
+                else:
+                    self.errors.append(value)
+        best = row.best
+        if best is not None:
+            self.best(
+                row.line, row.size_bytes, row.type, row.redop, row.best_label, best["busbw"],
+                best.get("algbw"), best.get("time"),
+            )  # fmt: skip
+
+    def summary(self, run: _Run) -> dict[str, Any]:
+        total = run.out_of_bounds if self.errors else self.total
+        return {
+            "collective": run.collective,
+            "header_line": run.header.line,
+            "row_count": self.count,
+            "peak_busbw_gbyte_s": self.peak,
+            "peak_size_bytes": self.peak_size,
+            "avg_busbw_gbyte_s": run.avg_busbw,
+            "wrong_total": total,
+            "wrong_unchecked": self.unchecked,
+            "max_error": max(self.errors) if self.errors else None,
+            "out_of_bounds": run.out_of_bounds,
+            "out_of_bounds_ok": run.out_of_bounds_ok,
+        }
+
+    def fact(self, run: _Run, index: int) -> Fact | None:
+        if self.first is None or self.peak is None:
+            return None
+        type_, redop, line = self.first
+        details = {
+            "collective": run.collective,
+            "run": index,
+            "type": type_,
+            "redop": redop,
+            "size_bytes": self.sizes,
+            "busbw_gbyte_s": self.busbw,
+            "algbw_gbyte_s": self.algbw,
+            "time_us": self.times,
+            "placement": self.placement,
+            "lines": self.lines,
+        }
+        return Fact("busbw_curve_gbyte_s", self.peak, "GB/s", line, details)
 
 
 def _number(token: str) -> float | None:
@@ -225,7 +379,9 @@ def _default_header(width: int, line_no: int) -> _Header | None:
     return _Header(list(prefix), [group, list(group)], ["out-of-place", "in-place"], line_no)
 
 
-def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
+def _parse_group(names, tokens, flags: list[bool] | None = None) -> dict[str, Any] | None:
+    """One group's cells by name; None when a figure is unreadable. An unreadable #wrong or
+    error cell is kept as "unreadable" (and ``flags``, when given, gets True)."""
     result: dict[str, Any] = {}
     for name, token in zip(names, tokens, strict=True):
         if token in _NOT_AVAILABLE:
@@ -243,17 +399,98 @@ def _parse_group(names: list[str], tokens: list[str]) -> dict[str, Any] | None:
         if value is None:
             if name in _WRONG_COLUMNS:
                 result[name] = "unreadable"
+                if flags is not None:
+                    flags.append(True)
                 continue
             return None
         result[name] = value
     return result
 
 
-def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
+def _full_row(
+    tokens: list[str],
+    header: _Header,
+    line_no: int,
+    counts: dict[str, int | None],
+    plain: bool = False,
+) -> _Row | None:
+    """``_parse_row`` for a row as wide as its header, read by position (the same result).
+    ``counts`` caches byte and element counts by their text: a log sweeps the same sizes in
+    every table, so each distinct one is read (and held) once."""
+    at_size, at_count, at_type, at_redop, at_root = header.at
+    if at_size is None:
+        return None
+    token = tokens[at_size]
+    size = counts.get(token)
+    if size is None:
+        size = _byte_count(token)
+        if size is None:
+            return None
+        if len(counts) < 4096:
+            counts[token] = size
+    count = None
+    if at_count is not None:
+        token = tokens[at_count]
+        count = counts.get(token)
+        if count is None:
+            count = _byte_count(token)
+            if count is None:
+                return None
+            if len(counts) < 4096:
+                counts[token] = count
+    root = None
+    if at_root is not None:
+        root_value = _number(tokens[at_root])
+        if root_value is None:
+            return None
+        root = int(root_value)
+    flags: list[bool] = []
+    results: dict[str, dict[str, Any]] = {}
+    # Cells without "_" (which float() would accept) and of at most 40 characters: a group
+    # that float() reads whole, to finite numbers, is what _parse_group would make of it.
+    plain = plain and max(map(len, tokens)) <= 40
+    for label, names, start in header.spans:
+        cells = tokens[start : start + len(names)]
+        parsed = None
+        if plain:
+            try:
+                values = list(map(float, cells))
+            except ValueError:  # N/A, a cut cell...
+                values = None
+            if values is not None:
+                total = sum(values)
+                if total - total == 0:  # all finite
+                    parsed = dict(zip(names, values, strict=True))
+        if parsed is None:
+            parsed = _parse_group(names, cells, flags)
+            if parsed is None:
+                return None
+        results[label] = parsed
+    return _Row(
+        line_no,
+        size,
+        count,
+        tokens[at_type] if at_type is not None else None,
+        tokens[at_redop] if at_redop is not None else None,
+        root,
+        results,
+        bool(flags),
+    )
+
+
+def _parse_row(
+    tokens: list[str],
+    header: _Header,
+    line_no: int,
+    counts: dict[str, int | None] | None = None,
+    plain: bool = False,
+) -> _Row | None:
+    """One result row read with ``header``'s columns; None when it cannot be read. ``plain``:
+    the row's text holds no "_" (see _full_row)."""
     sizes = header.sizes
     width = header.width
-    if len(tokens) > width:
-        tokens = tokens[:width]
+    if len(tokens) >= width and len(header.prefix) >= 2:
+        return _full_row(tokens, header, line_no, {} if counts is None else counts, plain)
     groups_used = len(sizes)
     pre = len(tokens) - sum(sizes)
     # Blank cells (an old alltoall's empty redop, a tool that leaves in-place empty) shorten the
@@ -281,15 +518,18 @@ def _parse_row(tokens: list[str], header: _Header, line_no: int) -> _Row | None:
     results: dict[str, dict[str, Any]] = {}
     position = pre
     first_group = len(sizes) - groups_used
+    flags: list[bool] = []
     for index in range(first_group, len(sizes)):
         chunk = tokens[position : position + sizes[index]]
         position += sizes[index]
-        parsed = _parse_group(header.groups[index], chunk)
+        parsed = _parse_group(header.groups[index], chunk, flags)
         if parsed is None:
             return None
         label = header.labels[index] if index < len(header.labels) else f"group{index}"
         results[label] = parsed
-    return _Row(line_no, size, count, prefix.get("type"), prefix.get("redop"), root, results)
+    return _Row(
+        line_no, size, count, prefix.get("type"), prefix.get("redop"), root, results, bool(flags)
+    )
 
 
 def _group_labels(line: str) -> list[str]:
@@ -300,10 +540,18 @@ def _group_labels(line: str) -> list[str]:
 def _clean(line: str) -> str:
     # Both MPI tag forms end in a colon: a line without one is left as it is.
     if ":" in line:
-        line = _MPI_TAG_RE.sub("", line, count=1)
+        tag = _MPI_TAG_RE.match(line)
+        if tag:
+            line = line[tag.end() :]
     line = line.rstrip()
-    # An annotation needs one of these marks; result rows ("-1", "N/A") have none.
-    return strip_annotation(line) if _ANNOTATION_MARK_RE.search(line) else line
+    # An annotation needs "#", "//", "<", ">" or an arrow (not ASCII) after a word and a
+    # blank: result rows have none, and a "#" that starts a line is not one.
+    if "/" in line or "<" in line or ">" in line or not line.isascii():
+        return strip_annotation(line)
+    mark = line.find("#")
+    if mark >= 0 and ((not line[:mark].isspace() and mark > 0) or "#" in line[mark + 1 :]):
+        return strip_annotation(line)
+    return line
 
 
 # Network transports named by NCCL_DEBUG=INFO lines ("NCCL INFO Using network ...",
@@ -396,12 +644,12 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
     row. The metrics are those of :func:`parse`; ``net_plugins`` is read line by line."""
     scanner = _Scanner(compact=True)
     plugins: list[str] = []
+    feed = scanner.feed
     for line_no, raw in enumerate(lines, start=1):
         line = _clean(raw)
-        scanner.feed(line_no, line)
-        if ("NET" in line or "network" in line or "efa" in line.lower()) and not (
-            scanner.runs and line.lstrip()[:1].isdigit() and ":" not in line
-        ):
+        if feed(line_no, line):
+            continue  # a result row: no transport is named there
+        if "NET" in line or "network" in line or "efa" in line.lower():
             plugins.extend(p for p in _net_plugins(line) if p not in plugins)
     result = scanner.finish()
     result.metrics["net_plugins"] = [label for _p, label in _NET_PATTERNS if label in plugins]
@@ -428,30 +676,58 @@ class _Scanner:
     unreadable: list[int] = field(default_factory=list)
     last_line: int = 0
     compact: bool = False
+    # Byte and element counts by their text (see _full_row).
+    counts: dict[str, int | None] = field(default_factory=dict)
+    # Whether a table closed so far kept rows (tables close in order).
+    kept_rows: bool = False
+    # Header lines already read (see _header) and root cells known to be numbers.
+    headers: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
+    roots: set[str] = field(default_factory=set)
+    device_lines: dict[str, Any] = field(default_factory=dict)
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
         if run.summary is not None:
             return
+        reduced = run.reduced
+        if reduced is not None:
+            run.row_count = reduced.count
+            run.summary = reduced.summary(run)
+            run.compact = reduced.fact(run, index)
+            run.reduced = None
+            self.kept_rows = self.kept_rows or run.row_count > 0
+            return
         run.row_count = len(run.rows)
         run.summary = _run_summary(run)
         run.compact = _compact_fact(run, index)
-        if any(earlier.row_count for earlier in self.runs[:index]):
+        if self.kept_rows:
             run.rows = []  # not the first table with rows: its summary and fact suffice
+        self.kept_rows = self.kept_rows or run.row_count > 0
 
-    def feed(self, line_no: int, line: str) -> None:
+    def feed(self, line_no: int, line: str) -> bool:
+        """Take one cleaned line; True when it was read as a result row (runs exist, it starts
+        with a digit and has no colon), whatever became of it."""
         self.last_line = line_no
-        if not line.strip():
-            return
-        if self.runs and line.lstrip()[:1].isdigit() and ":" not in line:
+        stripped = line.lstrip()
+        if not stripped:
+            return False
+        if self.runs and stripped[0].isdigit() and ":" not in line:
             # Result rows carry no banner: skipping the banner patterns keeps big logs fast.
-            self._add_row(line.split(), line_no)
-        elif _EXCERPT_RE.match(line):
+            tokens = line.split()
+            plain = "_" not in line
+            run = self.runs[-1]
+            if not (run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no)):
+                self._add_row(tokens, line_no, plain)
+            return True
+        if _EXCERPT_RE.match(line):
             self.warnings.append(f"line {line_no}: the output was cut by its author ({line})")
         elif not self._banner(line, line_no):
             tokens = line.split()
             if tokens and not tokens[0].startswith("#") and _number(tokens[0]) is not None:
                 self._add_row(tokens, line_no)
+                # An orphan row starting the first table: a row now, for the transport scan.
+                return bool(self.runs) and stripped[0].isdigit() and ":" not in line
+        return False
 
     def _banner(self, line: str, line_no: int) -> bool:
         """Handle a non-row line; False when it may be a result row."""
@@ -478,9 +754,9 @@ class _Scanner:
         if match:
             self.gpus_per_process = int(match.group(2))
             return True
-        match = _DEVICE_RE.search(line) if "Rank" in line and "device" in line else None
-        if match:
-            rank, entry = int(match.group(1)), (match.group(3), match.group(6).strip())
+        device = self._device(line) if "Rank" in line and "device" in line else None
+        if device is not None:
+            rank, entry = device
             if rank in self.devices and self.devices[rank] != entry:
                 self.duplicate_ranks.add(rank)
             self.devices.setdefault(rank, entry)
@@ -495,11 +771,14 @@ class _Scanner:
         if "out-of-place" in line or "in-place" in line:
             self.labels = _group_labels(line)
             return True
-        header = _parse_header(line, line_no, self.labels) if "busbw" in line else None
+        header = self._header(line, line_no) if "busbw" in line else None
         if header is not None:
             if self.compact and self.runs:
                 self._close(len(self.runs) - 1)
-            self.runs.append(_Run(header, self.collective))
+            run = _Run(header, self.collective)
+            if self.compact and self.kept_rows:
+                run.reduced = _Reduced()  # its rows will not be kept: reduce them as they come
+            self.runs.append(run)
             self.labels = []
             return True
         return self._summary_line(line, line_no)
@@ -517,7 +796,37 @@ class _Scanner:
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
 
-    def _add_row(self, tokens: list[str], line_no: int) -> None:
+    def _device(self, line: str) -> tuple[int, tuple[str, str]] | None:
+        """(rank, (host, GPU name)) of a device-list line, or None; read once per distinct
+        line (every run of a long log prints its device list again)."""
+        known = self.device_lines.get(line, _ABSENT)
+        if known is not _ABSENT:
+            return known
+        match = _DEVICE_RE.search(line)
+        device = None
+        if match:
+            device = int(match.group(1)), (match.group(3), match.group(6).strip())
+        if len(self.device_lines) < 4096:
+            self.device_lines[line] = device
+        return device
+
+    def _header(self, line: str, line_no: int) -> _Header | None:
+        """``_parse_header`` of the line, read once per distinct header line and labels (a long
+        log repeats the same header for every table): a copy with this line's number."""
+        key = (line, tuple(self.labels))
+        known = self.headers.get(key, _ABSENT)
+        if known is _ABSENT:
+            header = _parse_header(line, line_no, self.labels)
+            if len(self.headers) < 64:
+                self.headers[key] = header
+            return header
+        if known is None:
+            return None
+        header = copy.copy(known)
+        header.line = line_no
+        return header
+
+    def _add_row(self, tokens: list[str], line_no: int, plain: bool = False) -> None:
         if not self.runs:
             self.orphan_header = self.orphan_header or _default_header(len(tokens), line_no)
             if self.orphan_header is None:
@@ -527,13 +836,81 @@ class _Scanner:
                 f"line {line_no}: no column header before the first row; columns inferred "
                 "from the row width"
             )
-        row = _parse_row(tokens, self.runs[-1].header, line_no)
+        run = self.runs[-1]
+        if run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no):
+            return  # (rows of the else branch in feed: a sign, a point)
+        row = _parse_row(tokens, run.header, line_no, self.counts, plain)
         if row is None:
             self.unreadable.append(line_no)
             return
-        if any("unreadable" in group.values() for group in row.results.values()):
+        if row.unreadable:
             self.warnings.append(f"line {line_no}: unreadable #wrong/error value (truncated?)")
-        self.runs[-1].rows.append(row)
+        if run.reduced is not None:
+            run.reduced.add_row(row)
+        else:
+            run.rows.append(row)
+
+    def _reduce_plain(self, run: _Run, tokens: list[str], line_no: int) -> bool:
+        """A full-width row of plain finite numbers straight into ``run.reduced`` (what
+        _full_row then _Reduced.add_row would do); False, having changed nothing, for any
+        other row: _parse_row reads it."""
+        header = run.header
+        if len(tokens) < header.width or not header.reducible or max(map(len, tokens)) > 40:
+            return False
+        at_size, at_count, at_type, at_redop, at_root = header.at
+        if at_size is None:
+            return False
+        counts = self.counts
+        size = counts.get(tokens[at_size])
+        if size is None:
+            return False  # read (and cached) by _full_row
+        if at_count is not None and counts.get(tokens[at_count]) is None:
+            return False
+        if at_root is not None:
+            root = tokens[at_root]
+            if root not in self.roots:
+                if _number(root) is None:
+                    return False
+                if len(self.roots) < 1024:
+                    self.roots.add(root)
+        try:
+            values = list(map(float, tokens[len(header.prefix) : header.width]))
+        except ValueError:
+            return False
+        total = sum(values)
+        if total - total != 0:  # inf or nan
+            return False
+        reduced = run.reduced
+        if reduced is None:
+            return False
+        reduced.count += 1
+        best = None
+        best_busbw = 0.0
+        for pick in header.flat:
+            _label, at_busbw, _algbw, _time, at_wrong, at_error = pick
+            if at_wrong is not None:
+                reduced.total = (reduced.total or 0) + int(values[at_wrong])
+            if at_error is not None:
+                reduced.errors.append(values[at_error])
+            if at_busbw is not None and (best is None or values[at_busbw] > best_busbw):
+                best, best_busbw = pick, values[at_busbw]
+        if best is not None:  # _Reduced.best, inlined (once per row of a long log)
+            label, _b, at_algbw, at_time, _w, _e = best
+            if reduced.first is None:
+                reduced.first = (
+                    tokens[at_type] if at_type is not None else None,
+                    tokens[at_redop] if at_redop is not None else None,
+                    line_no,
+                )
+            if reduced.peak is None or best_busbw > reduced.peak:
+                reduced.peak, reduced.peak_size = best_busbw, size
+            reduced.sizes.append(size)
+            reduced.busbw.append(best_busbw)
+            reduced.algbw.append(values[at_algbw] if at_algbw is not None else None)
+            reduced.times.append(values[at_time] if at_time is not None else None)
+            reduced.placement.append(label)
+            reduced.lines.append(line_no)
+        return True
 
     def finish(self) -> ParseResult:
         warnings = self.warnings
@@ -736,6 +1113,9 @@ def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> Evidenc
     )
 
 
+_ABSENT = object()
+
+
 def _run_summary(run: _Run) -> dict[str, Any]:
     peak_row = max(
         (row for row in run.rows if row.best is not None),
@@ -745,15 +1125,20 @@ def _run_summary(run: _Run) -> dict[str, Any]:
     total: int | None = None
     unchecked = 0
     errors: list[float] = []
+    absent = _ABSENT
     for row in run.rows:
         for values in row.results.values():
-            for name in _WRONG_COLUMNS:
-                value = values.get(name, "absent")
+            value = values.get("wrong", absent)
+            if value is not absent:
                 if value is None or value == "unreadable":
                     unchecked += 1
-                elif name == "wrong" and value != "absent":
+                else:
                     total = (total or 0) + int(value)
-                elif value != "absent":
+            value = values.get("error", absent)
+            if value is not absent:
+                if value is None or value == "unreadable":
+                    unchecked += 1
+                else:
                     errors.append(value)
     if errors:  # an old "error" column is a deviation: the tool's own verdict is the count
         total = run.out_of_bounds

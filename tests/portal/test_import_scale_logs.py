@@ -87,3 +87,22 @@ def test_a_log_of_many_tables_is_stored_one_row_per_table_and_charted(candidate:
         or trace["x"] == one.details["size_bytes"]
     )
     assert trace["y"] == one.details["busbw_gbyte_s"]
+
+
+@pytest.mark.django_db
+def test_a_log_held_deflated_still_gives_its_identifiers_and_time(candidate: Candidate):
+    # Past the 4 MiB packing threshold; a GPU UUID and an nvidia-smi time only at the very end.
+    log = sample_bytes("nccl-h100-2node.txt")
+    log = log * (4 * 2**20 // len(log) + 1)
+    uuid = "GPU-12345678-1234-1234-1234-123456789abc"
+    log += f"GPU 0: NVIDIA H100 (UUID: {uuid})\nMon Nov 30 07:55:00 2026\n".encode()
+    data = make_bundle({"nccl-all-reduce.txt": log}, hostname="node-1")
+    upload, _created = evidence_submit(
+        candidate=candidate, uploaded_file=SimpleUploadedFile("b.tar.gz", data)
+    )
+    evidence_import(upload_id=upload.pk, task_id="packed")
+    upload.refresh_from_db()
+    assert upload.status == UploadStatus.DONE, upload.error
+    assert upload.fingerprint["gpu_uuid"] == [uuid]
+    assert upload.measured_at.isoformat() == "2026-11-30T07:55:00+00:00"
+    assert Measurement.objects.filter(upload=upload, metric="busbw_curve_gbyte_s").count() > 100

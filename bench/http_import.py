@@ -1,0 +1,268 @@
+"""Benchmark: evidence import throughput over HTTP, through nginx, gunicorn and one worker.
+
+Run: ``.venv/bin/python bench/http_import.py`` (from the repository root). Exits 1 when the
+target is missed, 2 when the run could not be carried out (no nginx, a service did not start,
+uploads refused or unfinished after ``--timeout``).
+
+Target (issue #15, "Import throughput"): 200 bundles over HTTP reach at least 0.6x the floor,
+both measured in this run:
+
+- measured: ``--bundles`` distinct 8-GPU collector bundles (bench/evidence.py's real outputs,
+  the manifest's hostname varied, each carrying its token's nonce so that it imports as
+  collector evidence) POSTed to ``/api/v1/evidence/`` with one upload token per candidate
+  (``Authorization: Bearer``), bundle i to candidate i mod n (candidates interleaved), by
+  ``--clients`` concurrent clients; imported by ONE Celery worker of 2 processes (prefork,
+  concurrency 2). Throughput = bundles fully imported per second, from the first POST to the
+  last upload's ``finished_at`` (stamped in the import's transaction, just before the
+  candidate is re-verified and rescored).
+- floor: the same POSTs (same bodies, tokens, clients) to ``/bench/floor/``
+  (bench/http_floor_urls.py): authenticated by the same upload token, the multipart body read
+  whole, one no-op task published to the same queue; per second from the first POST until the
+  worker has consumed every task. Measured before and after the import; the faster counts.
+
+The stack is deploy/stack.py's, on loopback and private ports, as bench/soak.py starts it:
+a private PostgreSQL cluster and Redis, ``setup_demo``'s data, gunicorn (sync workers as in
+compose), Debian's nginx with deploy/nginx/portal.conf, one worker and beat. Nothing shared
+(the services on 5432/6379) is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import requests  # noqa: E402
+
+from bench import soak  # noqa: E402
+from deploy import stack  # noqa: E402
+
+RATIO_MIN = 0.6
+
+
+class BenchError(Exception):
+    pass
+
+
+def _tokens(st: soak.Stack, candidates: int) -> list[tuple[int, str, str | None]]:
+    """One upload token per candidate of setup_demo's first evaluation: (candidate, raw, nonce)."""
+    api_token = st.manage("api_token_create", "procurement").strip().splitlines()[-1]
+    auth = {"Authorization": f"Token {api_token}"}
+    evaluation = requests.get(st.base + "/api/v1/evaluations/", headers=auth, timeout=30)
+    evaluation_id = evaluation.json()["results"][0]["id"]
+    found = requests.get(
+        f"{st.base}/api/v1/evaluations/{evaluation_id}/candidates/", headers=auth, timeout=30
+    ).json()["results"][:candidates]
+    tokens = []
+    for candidate in found:
+        created = requests.post(
+            f"{st.base}/api/v1/evaluations/{evaluation_id}/upload-tokens/",
+            headers=auth,
+            json={"candidate": candidate["id"], "label": "bench http import"},
+            timeout=30,
+        )
+        created.raise_for_status()
+        tokens.append((candidate["id"], created.json()["token"], created.json().get("nonce")))
+    if not tokens:
+        raise BenchError("setup_demo made no candidates")
+    return tokens
+
+
+def _post_all(st: soak.Stack, url: str, posts: list[tuple[str, str, bytes]], clients: int):
+    """POST every (token, name, body) with ``clients`` threads, in order; returns (start, ids)."""
+    order = itertools.count()
+    lock = threading.Lock()
+    ids: list[int] = []
+    errors: list[str] = []
+
+    def client() -> None:
+        with requests.Session() as session:
+            while True:
+                with lock:
+                    index = next(order)
+                if index >= len(posts) or errors:
+                    return
+                raw, name, body = posts[index]
+                response = session.post(
+                    url,
+                    headers={"Authorization": f"Bearer {raw}"},
+                    files={"file": (name, body)},
+                    timeout=60,
+                )
+                if response.status_code not in (200, 202):
+                    errors.append(f"{url}: {response.status_code} {response.text[:300]}")
+                    return
+                with lock:
+                    ids.append(response.json().get("id", index))
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    start = time.time()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise BenchError(errors[0])
+    return start, ids
+
+
+def _cpu(st: soak.Stack) -> dict[str, float]:
+    """CPU seconds (user + system) so far of each service's process group (its children too)."""
+    groups = {service.process.pid: name for name, service in st.services.items() if service.running}
+    spent = dict.fromkeys(groups.values(), 0.0)
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = groups.get(int(fields[2]))  # the process group
+        if name is not None:
+            spent[name] += (int(fields[11]) + int(fields[12])) / tick
+    return spent
+
+
+def _cpu_line(label: str, before: dict[str, float], after: dict[str, float], count: int) -> str:
+    per = {name: (after[name] - before.get(name, 0.0)) * 1000 / count for name in after}
+    shown = ", ".join(
+        f"{name} {per[name]:.1f}" for name in ("nginx", "gunicorn", "worker", "postgres", "redis")
+    )
+    return f"{label:<58}{sum(per.values()):>8.1f} ms  ({shown})"
+
+
+def _queue_empty(st: soak.Stack) -> bool:
+    import redis
+
+    client = redis.Redis(port=st.ports["redis"], db=0, socket_timeout=2)
+    try:
+        return client.llen("celery") == 0 and client.hlen("unacked") == 0
+    finally:
+        client.close()
+
+
+def floor(st: soak.Stack, posts, clients: int, timeout: float) -> float:
+    start, _ids = _post_all(st, st.base + "/bench/floor/", posts, clients)
+    deadline = time.time() + timeout
+    while not _queue_empty(st):
+        if time.time() > deadline:
+            raise BenchError("the floor's no-op tasks were not consumed in time")
+        time.sleep(0.02)
+    return len(posts) / (time.time() - start)
+
+
+def measured(st: soak.Stack, posts, clients: int, timeout: float) -> tuple[float, dict]:
+    before = st.query("SELECT coalesce(max(id), 0) FROM portal_evidenceupload")[0][0]
+    start, _ids = _post_all(st, st.base + "/api/v1/evidence/", posts, clients)
+    posted = time.time() - start
+    deadline = time.time() + timeout
+    while True:
+        rows = [
+            (status, when)
+            for pk, status, when in st.query(
+                "SELECT id, status, extract(epoch FROM finished_at) FROM portal_evidenceupload"
+            )
+            if pk > before
+        ]
+        finished = sum(status in ("done", "failed") for status, _when in rows)
+        failed = sum(status == "failed" for status, _when in rows)
+        last = max((when for _status, when in rows if when is not None), default=None)
+        if finished >= len(posts):
+            break
+        if time.time() > deadline:
+            raise BenchError(f"only {finished} of {len(posts)} uploads finished in time")
+        time.sleep(0.1)
+    if failed:
+        raise BenchError(f"{failed} uploads failed to import")
+    elapsed = float(last) - start
+    return len(posts) / elapsed, {"posted_s": posted, "elapsed_s": elapsed}
+
+
+def run(args: argparse.Namespace) -> tuple[bool, str]:
+    if stack.nginx_binary() is None:
+        raise BenchError("nginx is not installed (scripts/lib.sh: ensure_nginx)")
+    profile = soak.Profile(
+        bundles=args.bundles, duration_s=0, clients=args.clients, readers=0, redis_down_s=0,
+        slow_clients=0, slow_s=0, finish_timeout_s=args.timeout,
+        env={
+            "DJANGO_SETTINGS_MODULE": "bench.http_floor_settings",
+            **({"EVIDENCE_IMPORT_BATCH": str(args.batch)} if args.batch else {}),
+        },
+    )  # fmt: skip
+    st = soak.Stack(profile, keep=args.keep)
+    try:
+        st.start()
+        tokens = _tokens(st, args.candidates)
+        print(
+            f"stack up: nginx :{st.ports['nginx']} -> gunicorn :{st.ports['gunicorn']},"
+            f" 1 worker (2 processes); {len(tokens)} candidates, one upload token each;"
+            f" EVIDENCE_IMPORT_BATCH {args.batch or 'default'}",
+            flush=True,
+        )
+        posts = []
+        for number in range(args.bundles):
+            _candidate, raw, nonce = tokens[number % len(tokens)]
+            body = soak.make_bundle(f"http-node-{number:04d}", nonce)
+            posts.append((raw, f"node-{number:04d}.tar.gz", body))
+        # Warm every gunicorn worker and the worker's processes before anything is timed.
+        floor(st, posts[: 4 * args.clients], args.clients, args.timeout)
+        cpu = _cpu(st)
+        first = floor(st, posts, args.clients, args.timeout)
+        print(f"{'floor (POST + no-op task), before':<58}{first:>8.1f} /s", flush=True)
+        cpu_floor = _cpu(st)
+        rate, figures = measured(st, posts, args.clients, args.timeout)
+        cpu_import = _cpu(st)
+        print(
+            f"{f'import over HTTP, {args.bundles} bundles':<58}{rate:>8.1f} /s"
+            f"  (POSTs done after {figures['posted_s']:.2f} s, last import at"
+            f" {figures['elapsed_s']:.2f} s)",
+            flush=True,
+        )
+        second = floor(st, posts, args.clients, args.timeout)
+        print(f"{'floor (POST + no-op task), after':<58}{second:>8.1f} /s", flush=True)
+        best = max(first, second)
+        print(_cpu_line("CPU per bundle, floor (by process)", cpu, cpu_floor, len(posts)))
+        print(_cpu_line("CPU per bundle, import (by process)", cpu_floor, cpu_import, len(posts)))
+        ratio = rate / best
+        load = os.getloadavg()
+        print(f"{'load average (1, 5, 15 min)':<58}{load[0]:>8.2f} {load[1]:.2f} {load[2]:.2f}")
+        ok = ratio >= RATIO_MIN
+        verdict = (
+            f"{'PASS' if ok else 'FAIL'} {args.bundles} bundles over HTTP: {rate:.1f}/s ="
+            f" {ratio:.2f}x the floor of {best:.1f}/s (target >= {RATIO_MIN}x)"
+        )
+        return ok, verdict
+    finally:
+        st.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundles", type=int, default=200)
+    parser.add_argument("--candidates", type=int, default=8, help="interleaved, one token each")
+    parser.add_argument("--clients", type=int, default=4, help="concurrent HTTP clients")
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--batch", type=int, default=0, help="EVIDENCE_IMPORT_BATCH (0: the portal's default)"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the stack's directory")
+    args = parser.parse_args(argv)
+    try:
+        ok, verdict = run(args)
+    except (BenchError, RuntimeError, TimeoutError) as exc:
+        print(f"\nERROR {exc}", file=sys.stderr)
+        return 2
+    print("\n" + verdict)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

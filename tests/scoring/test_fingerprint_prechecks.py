@@ -1,0 +1,52 @@
+"""The cheap necessary conditions that let a big log skip the identifier and time scans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scoring.fingerprint import extract, may_be_dated, may_identify, measured_at
+
+SAMPLES = sorted(
+    path
+    for path in (Path(__file__).parent / "evidence" / "samples").rglob("*")
+    if path.is_file() and path.suffix != ".tsv"
+)
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` split after newlines, as a big member's blocks are (one line each: the finest
+    split there is)."""
+    return text.splitlines(keepends=True) or [text]
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_piece_passing_means_nothing_to_find(path):
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    pieces = _pieces(text)
+    if not any(map(may_identify, pieces)):
+        assert not extract(text)
+    if not any(map(may_be_dated, pieces)):
+        assert measured_at(text) is None
+
+
+def test_identifiers_and_times_are_found_piece_by_piece():
+    text = (
+        "x\nNode GUID: 0x0002c90300a1b2c3\n  link/ether 0c:42:a1:00:00:01 brd\n"
+        "GPU 0: A100 (UUID: GPU-12345678-1234-1234-1234-123456789abc)\n"
+        "Serial Number : 1321234567890\nTimestamp : Mon Nov 30 08:00:00 2026\n"
+        '{"timestamp": 1764489600}\n'
+    )
+    found = extract(text)
+    assert found.hca_guid and found.mac and found.gpu_uuid
+    assert measured_at(text) is not None
+    for line in _pieces(text):
+        if "GUID" in line or "ether" in line or "UUID" in line:
+            assert may_identify(line)
+        if "Timestamp" in line or "timestamp" in line:
+            assert may_be_dated(line)
+    # Case folding beyond ASCII ("GUİD") still counts: the slow test, for non-ASCII text.
+    assert may_identify("Node GU\u0130D: 0x0002c90300a1b2c3")
+    assert not may_identify("#  Rank  0 Group  0 Pid 1 on node device  0 [0x63] H100\n")
+    assert not may_be_dated("       8   2   float   sum   -1   32.07   0.00   0.00   0\n")
