@@ -78,6 +78,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         Answer,
         AnswerReview,
         BillingModel,
+        Candidate,
         ChecklistItem,
         Dimension,
         EvidenceUpload,
@@ -196,6 +197,13 @@ def report_sections(evaluation) -> dict[str, Any]:
         ).select_related("reviewed_by")
     }
     status_labels = dict(VerificationStatus.choices)
+    # The stored verification per candidate: an answer's note copied from it reads in Chinese.
+    verdicts = {
+        pk: (verification or {}).get("items") or {}
+        for pk, verification in Candidate.objects.filter(pk__in=candidates.keys()).values_list(
+            "pk", "verification"
+        )
+    }
     checklist_rows = []
     for r in results:
         for item in items:
@@ -210,7 +218,9 @@ def report_sections(evaluation) -> dict[str, Any]:
                     item.title_zh if zh else item.title_en,
                     claim,
                     str(status_labels.get(status, status)),
-                    stored_note(a.verification_note) if a else "",
+                    stored_note(a.verification_note, verdicts.get(r.candidate_id, {}).get(item.key))
+                    if a
+                    else "",
                     rv.reviewed_by.get_username() if rv else "",
                 ]
             )

@@ -183,10 +183,23 @@ def _poc_ref(ref: str) -> str | None:
     return _("POC plan: %(runs)s") % {"runs": ("；" if is_zh() else "; ").join(runs)}
 
 
-def stored_note(note: str) -> str:
+def stored_note(note: str, verdict: Mapping[str, Any] | None = None) -> str:
     """An answer's stored verification note in the reader's language where the portal knows
-    its words (the POC's failed or missing runs); other notes stay as written."""
-    return poc_explanation(note or "") or (note or "")
+    its words: the POC's failed or missing runs, or the evidence verdict it was copied from
+    (``verdict``, the candidate's stored verification of the item, has both languages);
+    other notes (a reviewer's) stay as written."""
+    note = note or ""
+    shown = poc_explanation(note)
+    if shown is not None:
+        return shown
+    if (
+        verdict
+        and is_zh()
+        and note == verdict.get("explanation_en")
+        and verdict.get("explanation_zh")
+    ):
+        return verdict["explanation_zh"]
+    return note
 
 
 def evidence_ref(ref: str) -> str:

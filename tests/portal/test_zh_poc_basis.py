@@ -103,6 +103,8 @@ def test_missing_poc_runs_read_in_chinese(client, evaluation, missed):
     sheets = _workbook_text(client, evaluation)
     text = "\n".join(sheets.values())
     assert "截止时仍未提交" in text
+    # Notes copied from the evidence verdict (the SLA is a contract term) read in Chinese too.
+    assert "SLA commitments and compensation terms" not in text
     for phrase in ENGLISH:
         assert phrase not in text, phrase
 
