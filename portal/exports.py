@@ -78,11 +78,13 @@ def report_sections(evaluation) -> dict[str, Any]:
         Answer,
         AnswerReview,
         BillingModel,
+        Candidate,
         ChecklistItem,
         Dimension,
         EvidenceUpload,
         VerificationStatus,
     )
+    from .views.display import stored_note, tco_basis
 
     zh = _zh()
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
@@ -143,6 +145,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             continue
         for m in r.tco.models:
             amounts = dict(m.components)
+            basis = tco_basis(r.tco)
             tco_rows.append(
                 [
                     r.label,
@@ -155,6 +158,10 @@ def report_sections(evaluation) -> dict[str, Any]:
                     m.currency,
                     _("yes") if m.billing_model == r.tco.recommended else "",
                     "" if budget is None else (_("yes") if float(m.total) <= budget else _("no")),
+                    float(basis["availability"]),
+                    basis["availability_label"],
+                    float(basis["efficiency"]),
+                    basis["efficiency_label"],
                     "" if r.tco.break_even_used_days is None else float(r.tco.break_even_used_days),
                 ]
             )
@@ -169,6 +176,10 @@ def report_sections(evaluation) -> dict[str, Any]:
         _("Currency"),
         _("Recommended"),
         _("Within budget"),
+        _("Availability"),
+        _("Availability basis"),
+        _("Efficiency"),
+        _("Efficiency basis"),
         _("Break-even (used days)"),
     ]
 
@@ -186,6 +197,13 @@ def report_sections(evaluation) -> dict[str, Any]:
         ).select_related("reviewed_by")
     }
     status_labels = dict(VerificationStatus.choices)
+    # The stored verification per candidate: an answer's note copied from it reads in Chinese.
+    verdicts = {
+        pk: (verification or {}).get("items") or {}
+        for pk, verification in Candidate.objects.filter(pk__in=candidates.keys()).values_list(
+            "pk", "verification"
+        )
+    }
     checklist_rows = []
     for r in results:
         for item in items:
@@ -200,7 +218,9 @@ def report_sections(evaluation) -> dict[str, Any]:
                     item.title_zh if zh else item.title_en,
                     claim,
                     str(status_labels.get(status, status)),
-                    a.verification_note if a else "",
+                    stored_note(a.verification_note, verdicts.get(r.candidate_id, {}).get(item.key))
+                    if a
+                    else "",
                     rv.reviewed_by.get_username() if rv else "",
                 ]
             )
@@ -373,6 +393,8 @@ def report_document(evaluation) -> dict[str, Any]:
     """The report's sections grouped for the page (TCO and checklist per candidate)."""
     from itertools import groupby
 
+    from django.utils.translation import gettext as _
+
     sections = report_sections(evaluation)
     tco_header, tco_rows = sections["tco"]
     checklist_header, checklist_rows = sections["checklist"]
@@ -380,9 +402,13 @@ def report_document(evaluation) -> dict[str, Any]:
     tco_groups = []
     from django.utils.formats import number_format
 
-    def shown(value):
+    availability_column = tco_header.index(_("Availability"))
+
+    def shown(value, column=0):
         if isinstance(value, float):
-            return number_format(value, 2, force_grouping=True)
+            # Availability reads to four places (0.9950 vs 0.9900), money and the rest to two.
+            digits = 4 if column == availability_column else 2
+            return number_format(value, digits, force_grouping=True)
         return value
 
     for name, rows in groupby(tco_rows, key=lambda r: r[0]):
@@ -390,7 +416,7 @@ def report_document(evaluation) -> dict[str, Any]:
         tco_groups.append(
             {
                 "name": name,
-                "rows": [[shown(v) for v in r[1:-1]] for r in rows],
+                "rows": [[shown(v, i) for i, v in enumerate(r[:-1]) if i] for r in rows],
                 "break_even": rows[0][-1] or None,
             }
         )

@@ -705,11 +705,84 @@ class PocShortfall:
     def explanation_zh(self) -> str:
         where = self.where.replace("~", " 与 ")
         run = f"POC 测试 {RUN_LABELS_ZH[self.kind]}" + (f"（{where}）" if where else "")
+        note = note_zh(self.note)
         if self.reason == MISSING:
             return f"{run}：截止时仍未提交"
         if self.reason == UNPROVEN:
-            return f"{run}：未实际检测任何项目（{self.note or '所有测试均被跳过'}）"
-        return f"{run}：失败（{self.note or '工具报告失败'}）"
+            return f"{run}：未实际检测任何项目（{note or '所有测试均被跳过'}）"
+        return f"{run}：失败（{note or '工具报告失败'}）"
+
+
+# The notes _failed_note writes, as patterns with their parts: the portal shows them in the
+# reader's language from the code and the parts (note_parts), the Chinese text here uses them.
+NOTE_PATTERNS = (
+    ("dcgm_fail", re.compile(r"^dcgmi diag reported fail$")),
+    ("dcgm_skip", re.compile(r"^dcgmi diag reported skip$")),
+    ("nccl_wrong", re.compile(r"^nccl-tests reported (?P<count>[\d.e+]+) wrong results$")),
+    ("fio_errors", re.compile(r"^fio jobs ended in an error \((?P<jobs>.*)\)$")),
+)
+_NOTES_ZH = {
+    "dcgm_fail": "dcgmi diag 报告失败",
+    "dcgm_skip": "dcgmi diag 报告全部跳过",
+    "nccl_wrong": "nccl-tests 报告 {count} 个错误结果",
+    "fio_errors": "fio 作业以错误结束（{jobs}）",
+}
+_DEFAULT_NOTES = {
+    UNPROVEN: "every test was skipped",
+    RUN_FAILED: "the tool reported a failure",
+}
+
+
+def note_parts(note: str) -> tuple[str, dict[str, str]] | None:
+    """A failure note as (code, parts), e.g. ("nccl_wrong", {"count": "3"}); None for a note
+    this module did not write."""
+    for code, pattern in NOTE_PATTERNS:
+        match = pattern.match(note or "")
+        if match:
+            return code, match.groupdict()
+    return None
+
+
+def note_zh(note: str) -> str:
+    """A failure note in Chinese where it is one of this module's; others stay as written."""
+    parts = note_parts(note)
+    return _NOTES_ZH[parts[0]].format(**parts[1]) if parts else note
+
+
+_RUN_KINDS_BY_LABEL = {label: kind for kind, label in RUN_LABELS.items()}
+_EXPLANATION = re.compile(
+    r"^POC run (?P<label>.+?)(?: on (?P<where>[^:]+?))?: "
+    r"(?:(?P<missing>missing at the deadline)|(?P<state>checked nothing|failed) \((?P<note>.*)\))$"
+)
+
+
+def parse_explanations(text: str) -> tuple[PocShortfall, ...] | None:
+    """The shortfalls a stored English explanation (:attr:`PocShortfall.explanation_en`, several
+    joined by "; ") names, as structured parts (kind, node or pair, reason, note) for a page to
+    word in its reader's language; None when ``text`` is not such an explanation. The evidence
+    reference is not part of the explanation ("")."""
+    found = []
+    for part in re.split(r"; (?=POC run )", text or ""):
+        match = _EXPLANATION.match(part)
+        if match is None:
+            return None
+        kind = _RUN_KINDS_BY_LABEL.get(match["label"])
+        if kind is None:
+            return None
+        where = (match["where"] or "").replace(" and ", "~")
+        if match["missing"]:
+            reason, note = MISSING, ""
+        else:
+            reason = UNPROVEN if match["state"] == "checked nothing" else RUN_FAILED
+            note = match["note"]
+            if note == _DEFAULT_NOTES[reason]:
+                note = ""
+        found.append(
+            PocShortfall(
+                run_key=f"{kind}@{where}" if where else kind, kind=kind, reason=reason, note=note
+            )
+        )
+    return tuple(found) or None
 
 
 def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfall, ...]:

@@ -59,7 +59,17 @@ def chart_is_empty(figure) -> bool:
 
 @register.filter
 def evidence_ref(ref):
-    """A knockout's evidence reference in the reader's language where it is words."""
+    """An evidence reference (a knockout's, a score's, an answer's) in the reader's language
+    where it is words."""
     from ..views.display import evidence_ref as shown
 
     return shown(ref)
+
+
+@register.filter
+def stored_note(note):
+    """An answer's stored verification note in the reader's language where it is known words
+    (the POC's failed or missing runs)."""
+    from ..views.display import stored_note as shown
+
+    return shown(note)

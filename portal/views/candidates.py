@@ -102,6 +102,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
             "answer": answers.get(item.pk),
             "verdict": verdicts.get(item.key),
             "tolerance": display.tolerance(verdicts.get(item.key)),
+            "poc_note": _poc_note(answers.get(item.pk)),
             "claim": AnswerForm(item=item, answer=answers.get(item.pk)).display_claim(),
         }
         for item in ChecklistItem.objects.order_by("number")
@@ -141,8 +142,30 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         # Candidate pages poll only on the upload page.
         "busy": False,
         "poc": coverage_context(candidate),
+        "tco_basis": _tco_basis(evaluation, candidate),
     }
     return render(request, "portal/candidate_detail.html", context)
+
+
+def _poc_note(answer) -> str:
+    """The POC's word on an answer (its failed or missing runs) in the reader's language, ""
+    when the answer's note is not the POC's: shown beside the evidence verdict, which says
+    what the uploads show but not that the POC deadline passed without them."""
+    if answer is None or not answer.verification_note:
+        return ""
+    return display.poc_explanation(answer.verification_note) or ""
+
+
+def _tco_basis(evaluation, candidate) -> dict | None:
+    """The availability and efficiency behind the candidate's cost per effective GPU-hour, from
+    the (cached) ranking the evaluation page shows."""
+    from ..selectors import evaluation_ranking
+
+    ranking, _candidates = evaluation_ranking(evaluation=evaluation)
+    for result in ranking.results:
+        if result.candidate_id == candidate.pk:
+            return display.tco_basis(result.tco)
+    return None
 
 
 def _progress(candidate) -> int:
@@ -213,7 +236,13 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "membership": membership,
         "candidate": candidate,
         "entries": [
-            {"item": f.item, "answer": f.answer, "form": f, "verdict": verdicts.get(f.item.key)}
+            {
+                "item": f.item,
+                "answer": f.answer,
+                "form": f,
+                "verdict": verdicts.get(f.item.key),
+                "poc_note": _poc_note(f.answer),
+            }
             for f in forms_
         ],
         "answered": _progress(candidate),
