@@ -139,3 +139,37 @@ def portal(page: Page, live_server, demo, request) -> Portal:
     yield portal
     # Taken whether the test passed or not: the last state of the page is the useful one.
     portal.screenshot()
+
+
+# Every title of every drawn chart against every other text of the same chart (tick labels,
+# bar labels, legend entries, other titles): the pairs whose boxes cross, and titles that run
+# past the edge of their figure (plotly never wraps a title; the page would clip it).
+CHART_TEXT_CLASHES = """() => {
+  const TITLES = '.gtitle, .annotation-text, .g-xtitle text, .g-ytitle text, '
+    + '.g-x2title text, .g-y2title text';
+  const LABELS = '.bartext, .xtick text, .ytick text, .x2tick text, .y2tick text, '
+    + '.legendtext, .textpoint text';
+  const box = (el) => el.getBoundingClientRect();
+  const crosses = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const clashes = [];
+  document.querySelectorAll('[data-chart].js-plotly-plot').forEach((chart) => {
+    const name = chart.getAttribute('data-chart');
+    const svg = box(chart.querySelector('.main-svg'));
+    const visible = (el) => { const b = box(el); return b.width > 0 && b.height > 0; };
+    const titles = [...chart.querySelectorAll(TITLES)].filter(visible);
+    const labels = [...chart.querySelectorAll(LABELS)].filter(visible);
+    titles.forEach((title, n) => {
+      const t = box(title);
+      if (t.left < svg.left - 1 || t.right > svg.right + 1) {
+        clashes.push(`${name}: "${title.textContent}" runs past the figure's edge`);
+      }
+      [...titles.slice(n + 1), ...labels].forEach((other) => {
+        if (crosses(t, box(other))) {
+          clashes.push(`${name}: "${title.textContent}" overlaps "${other.textContent}"`);
+        }
+      });
+    });
+  });
+  return clashes;
+}"""
