@@ -173,3 +173,67 @@ CHART_TEXT_CLASHES = """() => {
   });
   return clashes;
 }"""
+
+
+# The user's-day walks (issue 14's proof) run in both languages at both sizes.
+WALK_LANGUAGES = ("en", "zh-hans")
+WALK_SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
+walk_in_every_language_and_size = pytest.mark.parametrize(
+    ("language", "size"),
+    [(language, size) for language in WALK_LANGUAGES for size in WALK_SIZES],
+)
+
+
+@dataclass
+class Walk:
+    """One walk through the portal in one language at one size. ``check`` runs on every page it
+    visits: a screenshot per step, no horizontal scrolling on a phone, and on Chinese pages no raw
+    choice code or known English label (test_chinese's lists)."""
+
+    portal: Portal
+    language: str
+    size: str
+    name: str
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def page(self) -> Page:
+        return self.portal.page
+
+    @property
+    def width(self) -> int:
+        return WALK_SIZES[self.size][0]
+
+    def text(self, en: str, zh: str) -> str:
+        """What the page says, in the walk's language."""
+        return en if self.language == "en" else zh
+
+    def start(self, username: str) -> None:
+        width, height = WALK_SIZES[self.size]
+        self.page.set_viewport_size({"width": width, "height": height})
+        # The language cookie before signing in: every page, the login's included, is in it.
+        self.page.context.add_cookies(
+            [{"name": "django_language", "value": self.language, "url": self.portal.base_url}]
+        )
+        self.portal.login(username)
+        expect(self.page.locator("html")).to_have_attribute("lang", self.language)
+
+    def check(self, step: str) -> None:
+        from .test_chinese import ENGLISH, RAW_CODES
+
+        self.steps.append(step)
+        path = self.page.url.removeprefix(self.portal.base_url)
+        self.portal.screenshot(f"{self.language}-{self.size}-{len(self.steps):02d}-{step}")
+        if self.size == "phone":
+            scroll_width = self.page.evaluate("document.documentElement.scrollWidth")
+            assert scroll_width <= self.width, f"{step} ({path}): {scroll_width} px wide"
+        if self.language != "en":
+            text = self.page.evaluate("() => document.querySelector('main').innerText")
+            assert sorted(set(RAW_CODES.findall(text))) == [], f"{step} ({path}): raw codes"
+            english = [label for label in ENGLISH if label in text]
+            assert english == [], f"{step} ({path}): English labels {english}"
+
+
+@pytest.fixture
+def walk(portal, language, size, request) -> Walk:
+    return Walk(portal=portal, language=language, size=size, name=request.node.originalname)
