@@ -23,6 +23,7 @@ from ..services.evidence import (
     evidence_quota_check,
     evidence_submit,
 )
+from ..views.display import upload_error
 from .authentication import UploadTokenAuthentication
 from .throttling import UploadTokenRateThrottle
 from .uploads import MaxSizeUploadHandler
@@ -50,6 +51,9 @@ class UploadInSerializer(serializers.Serializer):
 class UploadOutSerializer(serializers.ModelSerializer):
     status_url = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
+    error_message = serializers.SerializerMethodField(
+        help_text="The import error in the request's language (``error`` as stored)."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -63,6 +67,7 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "size_bytes",
             "node_name",
             "error",
+            "error_message",
             "parser_version",
             "report",
             "origin",
@@ -77,6 +82,11 @@ class UploadOutSerializer(serializers.ModelSerializer):
         return self.context["request"].build_absolute_uri(
             reverse("api-evidence-detail", args=[obj.pk])
         )
+
+    def get_error_message(self, obj) -> str:
+        # The upload page shows this one: the stored error is English whatever the reader's
+        # language (the worker writes it).
+        return upload_error(obj.error)
 
     def get_duplicate(self, obj) -> bool:
         return bool(self.context.get("duplicate", False))

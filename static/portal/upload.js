@@ -46,7 +46,7 @@
       text = interpolate(gettext("imported: %(kinds)s"), { kinds: kinds(body) || "—" }, true);
     } else if (body.status === "failed") {
       kind = "bad";
-      text = interpolate(gettext("failed: %(reason)s"), { reason: body.error || "" }, true);
+      text = interpolate(gettext("failed: %(reason)s"), { reason: body.error_message || body.error || "" }, true);
     } else if (body.status === "processing") {
       text = gettext("importing…");
     } else {
@@ -56,7 +56,7 @@
       if (body.status === "failed") {
         text = interpolate(
           gettext("already received, and its import failed: %(reason)s Retract it in the list below to upload it again."),
-          { reason: body.error || "" }, true);
+          { reason: body.error_message || body.error || "" }, true);
       } else {
         text = interpolate(gettext("already received earlier (%(status)s)"), { status: text }, true);
       }
