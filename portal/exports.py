@@ -186,8 +186,13 @@ def report_sections(evaluation) -> dict[str, Any]:
         ).select_related("reviewed_by")
     }
     status_labels = dict(VerificationStatus.choices)
+    explanation = "explanation_zh" if zh else "explanation_en"
     checklist_rows = []
     for r in results:
+        # The verifier's explanation in the reader's language, as the candidate page shows it;
+        # the answer's stored note is English only.
+        verification = getattr(candidates.get(r.candidate_id), "verification", None) or {}
+        verdicts = verification.get("items") or {}
         for item in items:
             a = answers.get((r.candidate_id, item.pk))
             rv = reviews.get(a.pk) if a else None
@@ -200,7 +205,11 @@ def report_sections(evaluation) -> dict[str, Any]:
                     item.title_zh if zh else item.title_en,
                     claim,
                     str(status_labels.get(status, status)),
-                    a.verification_note if a else "",
+                    (
+                        (verdicts.get(item.key) or {}).get(explanation)
+                        or (verdicts.get(item.key) or {}).get("explanation_en")
+                        or (a.verification_note if a else "")
+                    ),
                     rv.reviewed_by.get_username() if rv else "",
                 ]
             )
