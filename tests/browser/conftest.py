@@ -218,12 +218,27 @@ class Walk:
         self.portal.login(username)
         expect(self.page.locator("html")).to_have_attribute("lang", self.language)
 
+    def screenshot(self, step: str) -> None:
+        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page. JPEG:
+        a tall page encodes several times faster than as PNG, and these are for looking at."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "-", f"{self.name}-{self.language}-{self.size}-{step}")
+        self.page.screenshot(
+            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
+        )
+
+    def done(self) -> None:
+        """The walk passed: leave the last page, so that the portal fixture's closing screenshot
+        (kept for a failure's last state) costs nothing."""
+        self.portal.assert_no_js_errors()
+        self.page.goto("about:blank")
+
     def check(self, step: str) -> None:
         from .test_chinese import ENGLISH, RAW_CODES
 
         self.steps.append(step)
         path = self.page.url.removeprefix(self.portal.base_url)
-        self.portal.screenshot(f"{self.language}-{self.size}-{len(self.steps):02d}-{step}")
+        self.screenshot(f"{len(self.steps):02d}-{step}")
         if self.size == "phone":
             scroll_width = self.page.evaluate("document.documentElement.scrollWidth")
             assert scroll_width <= self.width, f"{step} ({path}): {scroll_width} px wide"
