@@ -65,8 +65,9 @@ def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     with portal.navigation():
         page.locator("#weights-form button[name=direct]").click()
     expect(page.locator(".messages")).to_contain_text(walk.text("Weights saved.", "权重已保存。"))
-    page.reload(wait_until="domcontentloaded")
+    # The page after the save is a fresh GET (post/redirect/get): the saved values are shown.
     expect(page.locator("#weights-form [name=w_stability]")).to_have_value("30.0")
+    expect(page.locator("#weights-sum-value")).to_have_text("100.0")
     evaluation = Evaluation.objects.get(pk=1)
     assert {d: getattr(evaluation, f"weight_{d}") * 100 for d in WEIGHTS} == {
         d: Decimal(v) for d, v in WEIGHTS.items()
