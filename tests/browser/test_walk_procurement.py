@@ -65,12 +65,13 @@ def test_procurement_creates_an_evaluation_and_fills_the_questionnaire(walk):
         page.locator("main form button[type=submit].primary").click()
     candidate = Candidate.objects.get(evaluation=evaluation, offering_id=offering_id)
     assert candidate.node_count == 2
+    # Back on the evaluation, whose next step is now the candidate's questionnaire.
+    assert page.url == walk.portal.url(f"/evaluations/{evaluation.pk}/")
     walk.check("candidate-added")
 
     questionnaire = f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/questionnaire/"
-    if not page.url.endswith(questionnaire):
-        with walk.portal.navigation():
-            page.locator(f"main a[href='{questionnaire}']").first.click()
+    with walk.portal.navigation():
+        page.locator(f"main a[href='{questionnaire}']").first.click()
     progress = page.locator("#progress")
     expect(progress).to_have_text(_progress(walk, 0))
 
