@@ -215,8 +215,15 @@ class Walk:
         self.page.context.add_cookies(
             [{"name": "django_language", "value": self.language, "url": self.portal.base_url}]
         )
-        self.portal.login(username)
+        # Portal.login's steps, with the login page checked like every other page.
+        self.portal.goto("/accounts/login/")
         expect(self.page.locator("html")).to_have_attribute("lang", self.language)
+        self.check("login")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", PASSWORDS[username])
+        with self.portal.navigation():
+            self.page.click("main button[type=submit]")
+        expect(self.page.locator("header.topbar .who")).to_be_visible()
 
     def screenshot(self, step: str) -> None:
         """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page. JPEG:
