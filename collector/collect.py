@@ -4,6 +4,7 @@
 Run it on each candidate node of a POC (Python 3.8+, standard library only):
 
     python3 collect.py --portal https://portal.example --token TOKEN
+    python3 collect.py --portal URL --token TOKEN --fio-target /mnt/nvme --shared-fs /shared/poc
     python3 collect.py --no-upload --out node1.tar.gz          # offline: upload later
     python3 collect.py --portal URL --token TOKEN --upload-only node1.tar.gz
 
@@ -40,7 +41,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
-COLLECTOR_VERSION = "1.0.0"
+COLLECTOR_VERSION = "1.1.0"
 MANIFEST_SCHEMA_VERSION = 1
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_USAGE, EXIT_UPLOAD_FAILED = 0, 1, 2, 3
 DEFAULT_TIMEOUT_S = 600.0
@@ -74,6 +75,8 @@ class Step:
         alternatives: list[list[str]] | None = None,
         prepare: Callable[[dict[str, bytes]], tuple[list[str] | None, str]] | None = None,
         cleanup: Callable[[], None] | None = None,
+        usable: Callable[[bytes], bool] | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.name = name
         self.argv = argv
@@ -82,6 +85,11 @@ class Step:
         # prepare(outputs so far) -> (argv, "") or (None, why the step is skipped)
         self.prepare = prepare
         self.cleanup = cleanup
+        # usable(stdout) -> True when a command that exited non-zero still printed its report
+        # (dcgmi diag exits 1 when a test fails): the alternatives are then not tried.
+        self.usable = usable
+        # Seconds allowed for this step (None: --timeout).
+        self.timeout = timeout
 
     @property
     def label(self) -> str:
@@ -117,11 +125,13 @@ def plan_steps(args: argparse.Namespace) -> list[Step]:
         Step("lscpu", ["lscpu"], "lscpu.txt"),
         Step("dmidecode", ["dmidecode", "-t", "system"], "dmidecode-system.txt"),
         Step("systemd-detect-virt", ["systemd-detect-virt"], "systemd-detect-virt.txt"),
-        Step("dcgmi-diag", ["dcgmi", "diag", "-r", "1"], "dcgmi-diag.txt"),
+        dcgm_step(args.dcgm_level, args.dcgm_timeout),
     ]
     steps += extra_tool_steps()
     if args.fio_target:
-        steps.append(fio_step(args.fio_target, args.fio_size))
+        steps.append(fio_step(args.fio_target, args.fio_size, "local", args.fio_runtime))
+    if args.shared_fs:
+        steps.append(fio_step(args.shared_fs, args.fio_size, "shared", args.fio_runtime))
     if args.nccl_tests:
         steps.append(nccl_step(find_all_reduce(args.nccl_tests) or "all_reduce_perf"))
     steps += [rtt_step(target, args.rtt_count) for target in args.rtt or []]
@@ -473,37 +483,106 @@ def node_progress(
     return nodes
 
 
-def fio_step(directory: str, size: str) -> Step:
-    """Sequential 1 MiB write then read of a temporary file in ``directory`` (then deleted)."""
-    path = os.path.join(os.path.abspath(directory), f"gpu-poc-fio-{os.getpid()}.tmp")
-    # fio splits --filename on ':'; a backslash escapes it.
-    target = path.replace(":", "\\:")
+# --------------------------------------------------------------------------- dcgmi diag
 
-    def argv(engine: list[str]) -> list[str]:
-        return [
+DCGM_LEVELS = (1, 2, 3, 4)
+# NVIDIA's guidance: -r 1 takes seconds, -r 2 about two minutes, -r 3 up to about 30 minutes,
+# -r 4 one to two hours (on an 8-GPU node).
+DEFAULT_DCGM_TIMEOUT_S = 2700.0
+
+
+def printed_json(stdout: bytes) -> bool:
+    """True when ``stdout`` holds a JSON object (noise lines before it allowed)."""
+    text = stdout.decode("utf-8", "replace")
+    start = text.find("{")
+    if start < 0:
+        return False
+    try:
+        json.JSONDecoder().raw_decode(text[start:])
+    except ValueError:
+        return False
+    return True
+
+
+def dcgm_step(level: int, timeout: float | None) -> Step:
+    """``dcgmi diag -r LEVEL -j`` (JSON), else the text table where ``-j`` is not understood.
+    A diag that found a failure exits non-zero with its report: that report is kept and the
+    diag is not run a second time."""
+    base = ["dcgmi", "diag", "-r", str(level)]
+    return Step(
+        "dcgmi-diag",
+        [*base, "-j"],
+        "dcgmi-diag.txt",
+        alternatives=[base],
+        usable=printed_json,
+        timeout=timeout,
+    )
+
+
+# --------------------------------------------------------------------------- fio
+
+# Job names carry the target: the portal matches a job to the POC plan's "local NVMe" or
+# "shared file system" runs by these prefixes (scoring/poc.py FIO_JOB_PREFIXES), and the
+# parser reports each job's rw, block size, iodepth and numjobs.
+FIO_TARGETS = {
+    "local": ("local-nvme-", "fio-local-nvme.json"),
+    "shared": ("shared-fs-", "fio-shared-fs.json"),
+}
+# (suffix, rw, block size, iodepth with an asynchronous engine): sequential throughput with
+# 1 MiB blocks, then random 4 KiB IOPS at a queue deep enough (64) to judge an IOPS claim.
+FIO_JOBS = (
+    ("seq-write", "write", "1M", 16),
+    ("seq-read", "read", "1M", 16),
+    ("rand-read", "randread", "4k", 64),
+    ("rand-write", "randwrite", "4k", 64),
+)
+
+
+def fio_step(directory: str, size: str, target: str = "local", runtime: int = 30) -> Step:
+    """Sequential 1 MiB write and read, then random 4 KiB read and write, one job after the
+    other on a temporary file in ``directory`` (deleted afterwards), each job named for the
+    ``target`` ("local" NVMe or "shared" file system)."""
+    prefix, output = FIO_TARGETS[target]
+    # Named for the host too: several nodes may test one shared directory at the same time.
+    host = re.sub(r"[^A-Za-z0-9._-]+", "_", socket.gethostname()) or "node"
+    name = f"gpu-poc-fio-{target}-{host}-{os.getpid()}.tmp"
+    path = os.path.join(os.path.abspath(directory), name)
+    # fio splits --filename on ':'; a backslash escapes it.
+    filename = path.replace(":", "\\:")
+
+    def argv(engine: list[str], asynchronous: bool) -> list[str]:
+        words = [
             "fio",
             "--output-format=json",
-            "--filename=" + target,
+            "--filename=" + filename,
             "--size=" + size,
-            "--bs=1M",
-            "--runtime=30",
+            "--runtime=" + str(runtime),
             *engine,
-            "--name=seq-write",
-            "--rw=write",
-            "--end_fsync=1",
-            "--name=seq-read",
-            "--rw=read",
-            "--stonewall",
         ]
+        for index, (suffix, rw, bs, depth) in enumerate(FIO_JOBS):
+            words += ["--name=" + prefix + suffix, "--rw=" + rw, "--bs=" + bs]
+            # A synchronous engine keeps one I/O in flight: say so rather than claim a depth.
+            words.append("--iodepth=" + str(depth if asynchronous else 1))
+            if rw == "write":
+                words.append("--end_fsync=1")
+            if index:
+                words.append("--stonewall")  # one job at a time: figures are not mixed
+        return words
 
     def cleanup() -> None:
         with contextlib.suppress(OSError):
             os.remove(path)
 
     # O_DIRECT bypasses the page cache, but tmpfs and some network file systems refuse it.
-    primary = argv(["--ioengine=libaio", "--iodepth=16", "--direct=1"])
-    fallback = argv(["--ioengine=psync", "--direct=0"])
-    return Step("fio", primary, "fio.json", alternatives=[fallback], cleanup=cleanup)
+    primary = argv(["--ioengine=libaio", "--direct=1"], True)
+    fallback = argv(["--ioengine=psync", "--direct=0"], False)
+    return Step(
+        output[: -len(".json")],
+        primary,
+        output,
+        alternatives=[fallback],
+        cleanup=cleanup,
+    )
 
 
 def find_all_reduce(directory: str) -> str | None:
@@ -618,12 +697,16 @@ def execute(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, A
 def run_step(step: Step, argv: list[str], timeout: float, env: dict[str, str]) -> Outcome:
     entry: dict[str, Any] = {"name": step.name, "argv": argv, "output": step.output}
     result: dict[str, Any] | None = None
+    if step.timeout is not None:
+        timeout = step.timeout
     for candidate in [argv, *step.alternatives]:
         if shutil.which(candidate[0], path=env["PATH"]) is None:
             continue
         result = execute(candidate, timeout, env)
         entry["argv"] = candidate
-        if result["exit_code"] == 0:
+        if result["exit_code"] == 0 or result["timed_out"]:
+            break  # a tool that hung is not started again in another form
+        if step.usable is not None and step.usable(result["stdout"]):
             break
     if result is None:
         entry.update(
@@ -923,8 +1006,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--token", help="upload token (or set GPU_PORTAL_TOKEN)")
     parser.add_argument("--nonce", help="nonce to embed (default: asked from the portal)")
     parser.add_argument("--nccl-tests", metavar="DIR", help="nccl-tests directory to run from")
-    parser.add_argument("--fio-target", metavar="DIR", help="directory on the disk to test")
+    parser.add_argument(
+        "--fio-target",
+        metavar="DIR",
+        help="directory on the local NVMe disk: fio sequential and random jobs there",
+    )
+    parser.add_argument(
+        "--shared-fs",
+        metavar="DIR",
+        help="directory on the shared file system: the same fio jobs there",
+    )
     parser.add_argument("--fio-size", default="1G", help="fio file size (default 1G)")
+    parser.add_argument(
+        "--fio-runtime", type=int, default=30, help="seconds per fio job at most (default 30)"
+    )
+    parser.add_argument(
+        "--dcgm-level",
+        type=int,
+        choices=DCGM_LEVELS,
+        default=3,
+        help="dcgmi diag -r level (default 3, as the POC plan requires)",
+    )
+    parser.add_argument(
+        "--dcgm-timeout",
+        type=float,
+        default=DEFAULT_DCGM_TIMEOUT_S,
+        help="seconds allowed for dcgmi diag (default %(default)g)",
+    )
     parser.add_argument("--out", help="bundle path (default evidence-HOST-TIME.tar.gz)")
     parser.add_argument("--no-upload", action="store_true", help="only write the bundle")
     parser.add_argument("--upload-only", metavar="BUNDLE", help="upload an existing bundle")
@@ -985,11 +1093,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.portal = args.portal.rstrip("/")
     if args.timeout <= 0 or args.retries < 0 or args.retry_delay < 0:
         parser.error("--timeout must be positive, --retries and --retry-delay not negative")
-    if args.fio_target and not os.path.isdir(args.fio_target):
-        parser.error(
-            "--fio-target must be an existing directory: the collector writes a "
-            "temporary file there and deletes it (never a device or a file)"
-        )
+    for option, directory in (("--fio-target", args.fio_target), ("--shared-fs", args.shared_fs)):
+        if directory and not os.path.isdir(directory):
+            parser.error(
+                f"{option} must be an existing directory: the collector writes a "
+                "temporary file there and deletes it (never a device or a file)"
+            )
+    if args.fio_runtime < 1 or args.dcgm_timeout <= 0:
+        parser.error("--fio-runtime must be at least 1, --dcgm-timeout positive")
     if args.nccl_tests and find_all_reduce(args.nccl_tests) is None:
         parser.error(
             f"no executable all_reduce_perf in {args.nccl_tests} or {args.nccl_tests}/build"

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Prefetch
 
+from scoring import poc as poc_rules
 from scoring.types import (
     CandidateInput,
     EvaluationSpec,
@@ -127,7 +128,7 @@ def candidate_input(
         quoted = (Price(candidate.quoted_billing_model, candidate.quoted_price_per_gpu),)
     if answers is None:
         answers = {answer.item.key: answer.status for answer in candidate.answers.all()}
-    return CandidateInput(
+    scored = CandidateInput(
         candidate_id=candidate.pk,
         label=str(candidate),
         vendor=vendor_facts(offering.vendor),
@@ -137,3 +138,12 @@ def candidate_input(
         answers=dict(answers),
         measured=measured_from_summary(candidate.verification or {}),
     )
+    return with_poc(scored, candidate.verification or {})
+
+
+def with_poc(scored: CandidateInput, verification: Mapping[str, Any]) -> CandidateInput:
+    """The POC hook (issue #13, section 4): the failed or missing required runs recorded in the
+    stored verification's coverage (``verification["poc"]``, kept by every refresh and by the
+    deadline sweep) turn the claims they would have verified contradicted or unverifiable and
+    feed the must-haves. No plan, or nothing failed: the candidate as it is."""
+    return poc_rules.candidate_with_poc(scored, poc_rules.shortfalls(verification.get("poc")))

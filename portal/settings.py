@@ -299,6 +299,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "portal.tasks.poc_deadline_reminders_task",
         "schedule": 3600.0,
     },
+    "poc-deadlines": {
+        "task": "portal.tasks.poc_deadlines_task",
+        "schedule": 600.0,
+    },
 }
 
 # JSON bodies of the API: larger or more deeply nested ones are a 400 (portal.api.parsers).

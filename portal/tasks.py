@@ -73,3 +73,12 @@ def poc_deadline_reminders_task() -> int:
     from .services.poc import poc_deadline_reminders_send
 
     return poc_deadline_reminders_send()
+
+
+@shared_task(name="portal.tasks.poc_deadlines_task")
+def poc_deadlines_task() -> int:
+    """Beat, every 10 minutes: rescore candidates whose POC deadline has just passed, so that
+    their missing runs count in the ranking (idempotent)."""
+    from .services.poc import poc_deadlines_apply
+
+    return poc_deadlines_apply()

@@ -2,15 +2,18 @@
 
 The must-haves come from the evaluation: total GPUs, GPU memory, the delivery form its scale
 requires (bare metal from the rubric's threshold, 128 GPUs in v1), MLPS level, Xinchuang,
-maximum budget and minimum measured bus-bandwidth fraction. A must-have that the evidence
-cannot show yet (no bus-bandwidth measurement, no price against a budget) also disqualifies,
-with a reason saying what is missing: a must-have is met only when it is shown.
+maximum budget and minimum measured bus-bandwidth fraction, and the POC plan's mandatory runs
+(the multi-node fabric proof of a multi-node evaluation, a health diag that did not fail). A
+must-have that the evidence cannot show yet (no bus-bandwidth measurement, no price against a
+budget) also disqualifies, with a reason saying what is missing: a must-have is met only when it
+is shown.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
+from . import poc
 from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import Tco
@@ -302,6 +305,42 @@ def _residency_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) 
     return [Knockout("data_residency", reason[0], reason[1], f"offering: region = {where}")]
 
 
+def _poc_knockouts(candidate: CandidateInput) -> list[Knockout]:
+    """The POC plan's mandatory runs: the multi-node all_reduce/alltoall of a multi-node plan
+    (only such plans require them) failed or still missing at the deadline, and a
+    ``dcgmi diag`` that reported a failure on a sampled node."""
+    found: list[Knockout] = []
+    fabric = [s for s in candidate.poc_shortfalls if s.kind in poc.FABRIC_PROOF_RUNS]
+    if fabric:
+        found.append(
+            Knockout(
+                "poc_fabric_unproven",
+                "the evaluation spans several nodes but the POC did not prove the fabric: "
+                + "; ".join(s.explanation_en for s in fabric),
+                "评估需要跨多个节点运行，但 POC 未能证明节点间网络："
+                + "；".join(s.explanation_zh for s in fabric),
+                next((s.evidence_ref for s in fabric if s.evidence_ref), None)
+                or f"POC plan: {', '.join(s.run_key for s in fabric)}",
+            )
+        )
+    health = [
+        s
+        for s in candidate.poc_shortfalls
+        if s.kind == poc.DCGM_DIAG and s.reason == poc.RUN_FAILED
+    ]
+    if health:
+        found.append(
+            Knockout(
+                "poc_health_failed",
+                "the GPU health diagnostic failed in the POC: "
+                + "; ".join(s.explanation_en for s in health),
+                "POC 中 GPU 健康诊断未通过：" + "；".join(s.explanation_zh for s in health),
+                next((s.evidence_ref for s in health if s.evidence_ref), None),
+            )
+        )
+    return found
+
+
 def check_knockouts(
     candidate: CandidateInput,
     evaluation: EvaluationSpec,
@@ -336,4 +375,6 @@ def check_knockouts(
         found += _busbw_knockouts(candidate, evaluation)
     if rubric.v2 is not None and evaluation.data_residency != "none":
         found += _residency_knockouts(candidate, evaluation)
+    if candidate.poc_shortfalls:
+        found += _poc_knockouts(candidate)
     return tuple(found)

@@ -20,9 +20,11 @@ import random
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+
+from .types import CandidateInput
 
 COVERED = "covered"
 PENDING = "pending"
@@ -283,6 +285,10 @@ def _dcgm_level(e: PocEvidence) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# A diag whose every hardware test was skipped checked nothing: it fails its run, but proves
+# nothing either way (see PocShortfall.reason "unproven").
+DCGM_SKIPPED = "dcgmi diag reported skip"
+
 SEQUENTIAL_MIN_BS = 128 * 1024  # a sequential run measures throughput: large blocks
 RANDOM_MAX_BS = 64 * 1024  # a random run measures IOPS: small blocks
 
@@ -310,9 +316,36 @@ def _fio_modes(e: PocEvidence) -> set[str]:
     return modes
 
 
+# The collector names its fio jobs for their target ("local-nvme-seq-read",
+# "shared-fs-rand-write"...): the label says which plan run a job belongs to wherever the
+# directory lies. fio reports the names back (JSON "jobname", text "name: (groupid=...)").
+FIO_JOB_PREFIXES = {"local": "local-nvme-", "shared": "shared-fs-"}
+
+
+def fio_job_target(e: PocEvidence) -> str:
+    """ "local" or "shared" when every job of the file carries the collector's label for that
+    target, else "" (unlabelled or mixed jobs)."""
+    jobs = e.metrics.get("jobs")
+    names = []
+    if isinstance(jobs, list):
+        names = [j.get("name") for j in jobs if isinstance(j, Mapping)]
+    if not names and isinstance(e.metrics.get("jobnames"), list):
+        names = list(e.metrics["jobnames"])
+    if not names or not all(isinstance(n, str) for n in names):
+        return ""
+    for target, prefix in FIO_JOB_PREFIXES.items():
+        if all(n.startswith(prefix) for n in names):
+            return target
+    return ""
+
+
 def fio_target(e: PocEvidence, shared_prefixes: Sequence[str] = DEFAULT_SHARED_PREFIXES) -> str:
-    """ "shared" when the fio command's file or directory lies under a shared-FS prefix (or the
+    """ "shared" or "local": the collector's job label when every job carries one; else
+    "shared" when the fio command's file or directory lies under a shared-FS prefix (or the
     file is named for it), else "local"."""
+    labelled = fio_job_target(e)
+    if labelled:
+        return labelled
     prefixes = [p.rstrip("/") for p in shared_prefixes if p and p.strip("/")]
     for arg in _argv(e.command):
         value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
@@ -389,9 +422,22 @@ def _matches(
 
 
 def _failed_note(run: RequiredRun, e: PocEvidence) -> str:
-    """Why evidence that matches a run still fails it ("" when it passes)."""
+    """Why evidence that matches a run still fails it ("" when it passes): the tool itself
+    reported the failure (a diag that failed or checked nothing, collectives with wrong
+    results, fio jobs that ended in an error)."""
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in ("fail", "skip"):
-        return f"dcgmi diag reported {e.metrics.get('overall')}"
+        return DCGM_SKIPPED if e.metrics["overall"] == "skip" else "dcgmi diag reported fail"
+    if e.kind == "nccl_tests":
+        wrong = _number(e.metrics.get("wrong_total"))
+        if wrong is not None and wrong > 0:
+            return f"nccl-tests reported {wrong:g} wrong results"
+    if e.kind == "fio":
+        errors = e.metrics.get("errors")
+        if isinstance(errors, list) and errors:
+            names = (
+                ", ".join(str(x.get("job")) for x in errors[:3] if isinstance(x, Mapping)) or "?"
+            )
+            return f"fio jobs ended in an error ({names})"
     return ""
 
 
@@ -544,14 +590,216 @@ def suggested_command(run: RequiredRun, *, shared_path: str = "/shared", gpus: i
     if kind == DCGM_DIAG:
         return "dcgmi diag -r 3"
     if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ, FIO_LOCAL_RAND, FIO_SHARED_RAND):
-        where = shared if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "/local_nvme"
+        target = "shared" if kind in (FIO_SHARED_SEQ, FIO_SHARED_RAND) else "local"
+        where = shared if target == "shared" else "/local_nvme"
+        prefix = FIO_JOB_PREFIXES[target]  # the collector's label: matched wherever the path
         if kind in (FIO_LOCAL_SEQ, FIO_SHARED_SEQ):
-            job = "--name=seq-read --rw=read --bs=1M --iodepth=16"
+            job = f"--name={prefix}seq-read --rw=read --bs=1M --iodepth=16"
         else:
-            job = "--name=rand-read --rw=randread --bs=4k --iodepth=64"
+            job = f"--name={prefix}rand-read --rw=randread --bs=4k --iodepth=64"
         return f"{fio} --filename={where}/gpu-poc-fio.tmp {job}"
     if kind == NVIDIA_SMI_Q:
         return "nvidia-smi -q"
     if kind == INVENTORY:
         return "nvidia-smi -L"
     return ""
+
+
+# -- what failed or missing runs do to the scores and the must-haves --------------------------
+#
+# A required run that failed (its tool reported the failure) contradicts the claim it would have
+# verified; one still missing at the deadline leaves that claim unverifiable, which the rubric
+# scores below a plain claim (never neutral). Before the deadline a missing run is pending and
+# changes nothing: the POC is still running.
+
+# The checklist item each run's evidence speaks to.
+RUN_ITEMS = {
+    NCCL_ONE_NODE: "nvlink_topology",
+    NCCL_MULTI_ALL_REDUCE: "fabric",
+    NCCL_MULTI_ALLTOALL: "fabric",
+    IB_WRITE_BW: "fabric",
+    DCGM_DIAG: "gpu_match",
+    FIO_LOCAL_SEQ: "local_nvme",
+    FIO_LOCAL_RAND: "local_nvme",
+    FIO_SHARED_SEQ: "distributed_storage",
+    FIO_SHARED_RAND: "distributed_storage",
+    NVIDIA_SMI_Q: "gpu_match",
+    INVENTORY: "gpu_match",
+}
+RUN_LABELS_ZH = {
+    NCCL_ONE_NODE: "单节点 all_reduce（nccl-tests）",
+    NCCL_MULTI_ALL_REDUCE: "多节点 all_reduce（nccl-tests）",
+    NCCL_MULTI_ALLTOALL: "多节点 alltoall（nccl-tests）",
+    IB_WRITE_BW: "两节点间 ib_write_bw",
+    DCGM_DIAG: "dcgmi diag -r 3",
+    FIO_LOCAL_SEQ: "fio 顺序读写，本地 NVMe",
+    FIO_LOCAL_RAND: "fio 随机读写，本地 NVMe",
+    FIO_SHARED_SEQ: "fio 顺序读写，共享文件系统",
+    FIO_SHARED_RAND: "fio 随机读写，共享文件系统",
+    NVIDIA_SMI_Q: "nvidia-smi -q",
+    INVENTORY: "清单（nvidia-smi -L）",
+}
+MISSING = "missing"
+RUN_FAILED = "failed"
+UNPROVEN = "unproven"  # it ran, but checked nothing (a diag with every hardware test skipped)
+REASONS = (MISSING, RUN_FAILED, UNPROVEN)
+ITEM_CONTRADICTED = "contradicted"
+ITEM_UNVERIFIABLE = "unverifiable"
+# Runs a multi-node plan makes mandatory: without them nothing shows the fabric carries the
+# workload across nodes. Only multi-node plans list them.
+FABRIC_PROOF_RUNS = frozenset({NCCL_MULTI_ALL_REDUCE, NCCL_MULTI_ALLTOALL})
+
+
+class PocInputError(ValueError):
+    """A stored coverage or shortfall that cannot be read as given."""
+
+
+@dataclass(frozen=True)
+class PocShortfall:
+    """One required run that failed (``reason`` "failed": its evidence reported a failure),
+    ran without checking anything ("unproven") or was still missing at the deadline
+    ("missing"). Only "failed" contradicts; the other two leave the claim unverifiable."""
+
+    run_key: str
+    kind: str
+    reason: str
+    note: str = ""
+    evidence_ref: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in RUN_LABELS:
+            raise PocInputError(f"unknown POC run kind {self.kind!r}")
+        if self.reason not in REASONS:
+            raise PocInputError(f"a shortfall is one of {', '.join(REASONS)}, not {self.reason!r}")
+
+    @property
+    def item_key(self) -> str:
+        """The checklist item the shortfall speaks to, "" for none: a failed health diag
+        says nothing against the claimed GPU model, count or memory (the must-have
+        ``poc_health_failed`` and the measured failed-test count carry it)."""
+        if self.kind == DCGM_DIAG and self.reason == RUN_FAILED:
+            return ""
+        return RUN_ITEMS[self.kind]
+
+    @property
+    def item_status(self) -> str:
+        """What the shortfall makes of the claim the run would have verified."""
+        return ITEM_CONTRADICTED if self.reason == RUN_FAILED else ITEM_UNVERIFIABLE
+
+    @property
+    def where(self) -> str:
+        """The node ("gpu03") or pair ("gpu03~gpu07") the run was required on, or ""."""
+        return self.run_key.split("@", 1)[1] if "@" in self.run_key else ""
+
+    @property
+    def explanation_en(self) -> str:
+        where = self.where.replace("~", " and ")
+        run = f"POC run {RUN_LABELS[self.kind]}" + (f" on {where}" if where else "")
+        if self.reason == MISSING:
+            return f"{run}: missing at the deadline"
+        if self.reason == UNPROVEN:
+            return f"{run}: checked nothing ({self.note or 'every test was skipped'})"
+        return f"{run}: failed ({self.note or 'the tool reported a failure'})"
+
+    @property
+    def explanation_zh(self) -> str:
+        where = self.where.replace("~", " 与 ")
+        run = f"POC 测试 {RUN_LABELS_ZH[self.kind]}" + (f"（{where}）" if where else "")
+        if self.reason == MISSING:
+            return f"{run}：截止时仍未提交"
+        if self.reason == UNPROVEN:
+            return f"{run}：未实际检测任何项目（{self.note or '所有测试均被跳过'}）"
+        return f"{run}：失败（{self.note or '工具报告失败'}）"
+
+
+def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfall, ...]:
+    """The failed runs of a coverage (:class:`Coverage` or its stored :meth:`~Coverage.as_dict`,
+    as :func:`coverage_at` gives it at a time): failed with evidence = the run failed (or, for
+    a diag that skipped every test, proved nothing); failed without = missing at the deadline.
+    Pending and covered runs give none."""
+    if stored is None:
+        return ()
+    if isinstance(stored, Coverage):
+        stored = stored.as_dict()
+    if not isinstance(stored, Mapping):
+        raise PocInputError(f"a stored coverage is a mapping, not {type(stored).__name__}")
+    found = []
+    for run in stored.get("runs") or ():
+        if not isinstance(run, Mapping) or run.get("status") != FAILED:
+            continue
+        kind = run.get("kind")
+        if kind not in RUN_LABELS:
+            continue  # a run kind from another version of the plan: nothing to say about it
+        evidence = [e for e in run.get("evidence") or () if isinstance(e, Mapping)]
+        ref = ""
+        if evidence:
+            first = evidence[0]
+            ref = f"{first.get('node') or '?'}: {first.get('file') or kind}"
+            if first.get("upload_id") is not None:
+                ref += f" (upload {first['upload_id']})"
+        note = str(run.get("note") or "") if evidence else ""
+        reason = MISSING
+        if evidence:
+            reason = UNPROVEN if kind == DCGM_DIAG and note == DCGM_SKIPPED else RUN_FAILED
+        found.append(
+            PocShortfall(
+                run_key=str(run.get("key") or kind),
+                kind=kind,
+                reason=reason,
+                note=note,
+                evidence_ref=ref,
+            )
+        )
+    return tuple(found)
+
+
+def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, str]]:
+    """Per checklist item the shortfalls touch: the status they give it ("contradicted" when a
+    run failed, else "unverifiable"), the bilingual explanation naming every run, and the
+    reference of the first failed run's evidence."""
+    by_item: dict[str, list[PocShortfall]] = {}
+    for s in found:
+        if s.item_key:
+            by_item.setdefault(s.item_key, []).append(s)
+    result = {}
+    for item, items in by_item.items():
+        failed = [s for s in items if s.reason == RUN_FAILED]
+        result[item] = {
+            "status": ITEM_CONTRADICTED if failed else ITEM_UNVERIFIABLE,
+            "explanation_en": "; ".join(s.explanation_en for s in items),
+            "explanation_zh": "；".join(s.explanation_zh for s in items),
+            "evidence_ref": next((s.evidence_ref for s in failed if s.evidence_ref), ""),
+        }
+    return result
+
+
+def status_with_poc(current: str, finding: Mapping[str, str] | None) -> str:
+    """A checklist status after the POC's findings: a failed run contradicts the claim, a
+    missing one leaves it at most unverifiable (a contradiction from elsewhere stays)."""
+    if finding is None or current == ITEM_CONTRADICTED:
+        return current
+    return finding["status"]
+
+
+def candidate_with_poc(candidate: CandidateInput, found: Sequence[PocShortfall]) -> CandidateInput:
+    """``candidate`` (a scoring CandidateInput) with the POC's shortfalls applied: the statuses
+    of the items they touch (:func:`status_with_poc`), the explanation naming the runs as those
+    items' evidence reference (shown on every rule that reads the item) and the shortfalls
+    themselves, for the must-haves (``knockouts``)."""
+    found = tuple(found)
+    if not found:
+        return candidate
+    for s in found:
+        if not isinstance(s, PocShortfall):
+            raise PocInputError(f"shortfalls are PocShortfall, not {type(s).__name__}")
+    findings = item_findings(found)
+    answers = dict(candidate.answers)
+    refs = dict(candidate.measured.evidence_refs)
+    for item, finding in findings.items():
+        answers[item] = status_with_poc(answers.get(item, "unanswered"), finding)
+        ref = finding["explanation_en"]
+        if finding["evidence_ref"]:
+            ref += f" [{finding['evidence_ref']}]"
+        refs[item] = ref + (f" | {refs[item]}" if refs.get(item) else "")
+    measured = replace(candidate.measured, evidence_refs=refs)
+    return replace(candidate, answers=answers, measured=measured, poc_shortfalls=found)

@@ -16,19 +16,24 @@ equals the sum of its parts. Conventions (documented in the README):
 
 Rubric v2 (issue #10 §3) adds:
 
-- spot: an unstated preemption risk takes the delivery form's default, and the hours also grow
-  by the checkpoint/restart overhead: used hours x (1 + overhead) / (1 - risk);
+- spot: the preemption risk is the delivery form's default unless the vendor states a higher
+  one or a lower one the cost statement's review verified (spot_risk_pct), and the hours also
+  grow by the checkpoint/restart overhead: used hours x (1 + overhead) / (1 - risk);
 - hourly: an offering that cannot be released by the hour (``releasable_hourly`` false, or
-  unstated for a form that usually cannot: bare metal) pays every day, idle ones included;
+  unstated or unverified for a form that usually cannot: bare metal) pays every day, idle ones
+  included (releasable_hourly);
 - commitment: when the evaluation is shorter than the minimum commitment, the cheaper of
   paying the rest of the commitment at the model's day rate and the early-termination fee;
 - the recommended billing model: the cheapest one allowed for the workload (spot is never
-  recommended for pre-training beyond a few days), with its reason; the cost score and the
-  budget use its total;
+  recommended for a long synchronous job, from workload, node count and duration: see
+  spot_allowed), with its reason; the cost score and the budget use its total;
 - efficiency: the scale rule, capped by the measured bus-bandwidth fraction (at most 1) or, when
   unmeasured, by the delivery form's conservative assumed fraction (basis "assumed");
 - GPU-hours of the effective cost count MIG slices in full-GPU equivalents;
-- availability without a stated SLA is the rubric's conservative figure, basis "unanswered".
+- availability (availability_for) never falls below the rubric's conservative floor: no SLA
+  ("unanswered") and a contradicted one ("contradicted") take it; a stated SLA adds the gap
+  above it at the SLA item's claim factor ("stated"), in full once "verified";
+- operations staff: a vendor-managed option counts once the cost statement is verified.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ COMPONENTS_V2 = (*COMPONENTS, "commitment", "operations")
 UNITS = {"hourly": "gpu_hour", "spot": "gpu_hour", "monthly": "month", "yearly": "year"}
 
 _RATE = Decimal("0.0001")
+_AVAILABILITY = Decimal("0.000001")
 _DAYS_PER_YEAR = Decimal(365)
 _HUNDRED = Decimal(100)
 _HOURS_PER_DAY = Decimal(24)
@@ -298,6 +304,22 @@ def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, ROUND_HALF_EVEN)
 
 
+def priced_form(candidate: CandidateInput, rubric: Rubric) -> str:
+    """The delivery form the TCO prices: the claim, or the form the evidence shows when it
+    refutes the claim (efficiency, spot risk and hourly release follow it). A bare-metal claim
+    on nodes that show a hypervisor is never priced with bare metal's defaults."""
+    measured = candidate.measured
+    form = candidate.offering.delivery_form
+    if measured.bare_metal_verdict is None:
+        return form
+    return rubric.observed_delivery_form(
+        form,
+        measured.bare_metal_verdict,
+        measured.bare_metal_confidence,
+        measured.delivery_form_seen,
+    )[0]
+
+
 def efficiency_for(
     candidate: CandidateInput, rubric: Rubric, workload: str | None = None
 ) -> tuple[Decimal, str]:
@@ -306,19 +328,24 @@ def efficiency_for(
     Rubric v1: the measured bus-bandwidth fraction (capped at 1) or else the scale rule.
     Rubric v2: the scale rule capped by the measured fraction (at most 1, never a bonus) or,
     unmeasured, by the delivery form's conservative assumed fraction, so a measurement at or
-    above the assumption never lowers the efficiency."""
+    above the assumption never lowers the efficiency. A one-GPU candidate (no collective can
+    run) is measured by its host<->device fraction when that reaches the assumption."""
     fraction = candidate.measured.busbw_fraction
     if fraction is not None and rubric.v2 is None:
         return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
     measured = candidate.measured
-    form = candidate.offering.delivery_form
-    if measured.bare_metal_verdict is not None:
-        form, _ = rubric.observed_delivery_form(
-            form, measured.bare_metal_verdict, measured.bare_metal_confidence
-        )
+    form = priced_form(candidate, rubric)
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:
         return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
+    if fraction is None and measured.host_device_fraction is not None and candidate.gpu_count == 1:
+        # No collective runs on one GPU: its measured path is the host<->device copy bandwidth
+        # against its PCIe generation (a hypervisor's DMA remapping or a downgraded link shows
+        # there). Ignored below the assumption, so measuring never lowers the efficiency.
+        single = measured.host_device_fraction
+        assumed = rubric.v2.form(form).assumed_busbw_fraction
+        if single is not None and single >= assumed:
+            fraction = single
     if fraction is not None:
         cap, basis = min(fraction, 1.0), "measured"
     else:
@@ -328,10 +355,19 @@ def efficiency_for(
     return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
 
 
-def is_self_managed(candidate: CandidateInput) -> bool:
-    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
+def is_self_managed(candidate: CandidateInput, rubric: Rubric | None = None) -> bool:
+    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered.
+
+    With rubric v2 a vendor-managed option is a cost input no evidence can show: it removes
+    the operations staff only once the all-in cost statement (checklist item 9, which prices
+    the managed service) is verified; until then the conservative default (self-managed)."""
     offering = candidate.offering
-    return offering.delivery_form == "bare_metal" and not offering.vendor_managed
+    if offering.delivery_form != "bare_metal":
+        return False
+    if not offering.vendor_managed:
+        return True
+    policy = rubric.v2 if rubric is not None else None
+    return policy is not None and claim_status(candidate, policy.billing_terms_item) != "verified"
 
 
 def operations_cost(
@@ -345,7 +381,7 @@ def operations_cost(
     duration's months, in cents. 0 in v1, for managed offerings, for a platform team, and
     when the offering is priced in another currency than the evaluation's rate."""
     policy = rubric.v2
-    if policy is None or not is_self_managed(candidate):
+    if policy is None or not is_self_managed(candidate, rubric):
         return _ZERO_CENTS
     if candidate.offering.currency != evaluation.budget_currency:
         return _ZERO_CENTS
@@ -356,15 +392,94 @@ def operations_cost(
     return (fte * rate * duration_months).quantize(CENT, ROUND_HALF_EVEN)
 
 
-def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric) -> bool:
-    """Whether spot may be recommended: never for a long uninterruptible job (rubric v2)."""
+def claim_status(candidate: CandidateInput, item: str) -> str:
+    """The document-review status of a checklist item ("unanswered" when not reviewed)."""
+    return candidate.answers.get(item, "unanswered")
+
+
+def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal, str]:
+    """Availability 0..1 used for the effective GPU-hour, and its basis.
+
+    Rubric v1: the stated SLA (basis "sla"), else the rubric's assumed figure ("assumed").
+    Rubric v2 is monotone and honest about the claim: no SLA is "unanswered" and takes the
+    conservative floor (``assumed_availability_pct``); an SLA the document review found
+    "contradicted" is treated exactly like no SLA; any other stated SLA never falls below the
+    floor, and only the part above it counts, scaled by the SLA item's claim factor (in full
+    when "verified", 70 % when claimed, …), so typing a high figure buys at most the discounted
+    gap and a verified SLA buys it in full. Bases: "unanswered", "contradicted", "stated",
+    "verified"."""
+    stated = candidate.offering.sla_availability_pct
+    floor = rubric.assumed_availability_pct / _HUNDRED
+    if rubric.v2 is None:
+        if stated is None:
+            return floor, "assumed"
+        return stated / _HUNDRED, "sla"
+    if stated is None:
+        return floor, "unanswered"
+    status = claim_status(candidate, "sla")
+    if status == "contradicted":
+        return floor, "contradicted"
+    basis = "verified" if status == "verified" else "stated"
+    gap = stated / _HUNDRED - floor
+    if gap <= 0:
+        return floor, basis
+    factor = Decimal(repr(rubric.status_factors[status]))
+    return (floor + gap * factor).quantize(_AVAILABILITY, ROUND_HALF_EVEN), basis
+
+
+def spot_risk_pct(candidate: CandidateInput, rubric: Rubric) -> Decimal:
+    """The spot preemption risk (percent) the TCO prices with.
+
+    Rubric v1: the stated risk, 0 when unstated. Rubric v2: the delivery form's default,
+    unless the vendor states a higher one (always believed: it only costs the vendor) or a
+    lower one the cost statement's review verified (checklist item "monthly_cost"). No
+    evidence the portal collects can measure a preemption rate, so an unverified lower figure
+    is ignored instead of taken at face value."""
+    offering = candidate.offering
+    stated = offering.spot_preemption_risk_pct
+    policy = rubric.v2
+    if policy is None:
+        return _ZERO if stated is None else stated
+    default = policy.form(priced_form(candidate, rubric)).spot_preemption_risk_pct
+    if stated is None or stated == default:
+        return default
+    if stated > default or claim_status(candidate, policy.billing_terms_item) == "verified":
+        return stated
+    return default
+
+
+def releasable_hourly(candidate: CandidateInput, rubric: Rubric) -> bool:
+    """Whether hourly capacity is released on idle days (rubric v2; True in v1).
+
+    The delivery form's usual case unless the vendor states otherwise; a statement in the
+    vendor's favour (releasable where the form usually is not: bare metal) counts only once
+    the cost statement's review verified it (checklist item "monthly_cost")."""
     policy = rubric.v2
     if policy is None:
         return True
-    return not (
-        evaluation.workload_profile in policy.uninterruptible_workloads
-        and evaluation.duration_days > policy.spot_max_uninterruptible_days
-    )
+    default = policy.form(priced_form(candidate, rubric)).releasable_hourly
+    stated = candidate.offering.releasable_hourly
+    if stated is None or stated == default or not stated:
+        return default if stated is None else stated
+    return claim_status(candidate, policy.billing_terms_item) == "verified"
+
+
+def spot_allowed(evaluation: EvaluationSpec, rubric: Rubric, node_count: int = 1) -> bool:
+    """Whether spot may be recommended (rubric v2): never for a long uninterruptible job.
+
+    A job is uninterruptible when it is one synchronous run across the deployment: a
+    workload whose ``synchronous_min_nodes`` the candidate's node count reaches (pre-training
+    from one node, fine-tuning from two; inference and development are requests and sessions
+    that restart on their own). It is long when it runs beyond the checkpoint-free window
+    (``spot_max_uninterruptible_days``): one preemption then loses the whole window's work on
+    every node. Derived from workload, nodes and duration, never from a list of workloads."""
+    policy = rubric.v2
+    if policy is None:
+        return True
+    min_nodes = policy.synchronous_min_nodes.get(evaluation.workload_profile)
+    if min_nodes is None or node_count < min_nodes:
+        return True
+    return evaluation.duration_days <= policy.spot_max_uninterruptible_days
 
 
 class TcoPlan:
@@ -374,6 +489,7 @@ class TcoPlan:
 
     __slots__ = (
         "allow_spot",
+        "availability",
         "duration",
         "duration_hours",
         "duration_months",
@@ -397,8 +513,10 @@ class TcoPlan:
         self.duration_hours = Decimal(self.duration) * _HOURS_PER_DAY
         self.gpus: dict[int, tuple[Decimal, Decimal]] = {}
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
-        # spot_allowed() by rubric (id): a function of the evaluation and the rubric.
-        self.allow_spot: dict[int, bool] = {}
+        # spot_allowed() by rubric id, then node count: a function of those and the evaluation.
+        self.allow_spot: dict[int, dict[int, bool]] = {}
+        # availability_for() by rubric id, then (stated SLA, SLA item status).
+        self.availability: dict[int, dict[tuple[Any, Any], tuple[Decimal, str]]] = {}
 
 
 def compute_tco(
@@ -450,28 +568,39 @@ def compute_tco(
     if policy is not None:
         operations = operations_cost(candidate, evaluation, rubric, duration_months)
         shared += operations
-    risk = offering.spot_preemption_risk_pct
-    form = offering.delivery_form
     hourly_hours = used_hours
     commitment_days = 0
+    form = offering.delivery_form if policy is None else priced_form(candidate, rubric)
     if policy is None:
+        risk = offering.spot_preemption_risk_pct
         if risk is None:
             risk = _ZERO
     else:
         profile = policy.form(form)
-        if risk is None:
-            risk = profile.spot_preemption_risk_pct
+        # The form's defaults when nothing is stated (the common case) without a call each.
+        # spot_risk_pct() inlined: one call per candidate shows in ranking 1,000.
+        risk, default = offering.spot_preemption_risk_pct, profile.spot_preemption_risk_pct
+        if risk is None or (
+            risk < default and candidate.answers.get(policy.billing_terms_item) != "verified"
+        ):
+            risk = default
         releasable = offering.releasable_hourly
         if releasable is None:
             releasable = profile.releasable_hourly
+        elif releasable and not profile.releasable_hourly:
+            releasable = releasable_hourly(candidate, rubric)
         if not releasable:
             # Not released on idle days: every day of the duration is paid.
             hourly_hours = plan.duration_hours
         if offering.min_commitment_days > plan.duration:
             commitment_days = offering.min_commitment_days - plan.duration
-    allow_spot = plan.allow_spot.get(id(rubric))
+    by_nodes = plan.allow_spot.get(id(rubric))
+    if by_nodes is None:
+        by_nodes = plan.allow_spot[id(rubric)] = {}
+    nodes = candidate.node_count
+    allow_spot = by_nodes.get(nodes)
     if allow_spot is None:
-        allow_spot = plan.allow_spot[id(rubric)] = spot_allowed(evaluation, rubric)
+        allow_spot = by_nodes[nodes] = spot_allowed(evaluation, rubric, nodes)
 
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
@@ -536,22 +665,29 @@ def compute_tco(
         rec_model, rec_total = best_model, best_total
         reason = (
             f"only spot is priced, though a {evaluation.duration_days}-day "
-            f"{evaluation.workload_profile} job cannot be interrupted: ask for another model",
-            f"仅有竞价实例报价，但 {evaluation.duration_days} 天的任务不可中断："
-            "请索取其他计费方式报价",
+            f"{evaluation.workload_profile} job on {candidate.node_count} node(s) cannot be "
+            "interrupted: ask for another model",
+            f"仅有竞价实例报价，但 {candidate.node_count} 个节点上 {evaluation.duration_days} "
+            "天的任务不可中断：请索取其他计费方式报价",
         )
     elif rec_model != best_model:
         reason = (
             f"spot is cheaper but a {evaluation.duration_days}-day "
-            f"{evaluation.workload_profile} job cannot be interrupted; cheapest of the rest",
-            f"竞价实例更便宜，但 {evaluation.duration_days} 天的任务不可中断；取其余方式中最便宜者",
+            f"{evaluation.workload_profile} job on {candidate.node_count} node(s) cannot be "
+            "interrupted; cheapest of the rest",
+            f"竞价实例更便宜，但 {candidate.node_count} 个节点上 {evaluation.duration_days} "
+            "天的任务不可中断；取其余方式中最便宜者",
         )
 
-    if offering.sla_availability_pct is not None:
-        availability, availability_basis = offering.sla_availability_pct / _HUNDRED, "sla"
-    else:
-        availability = rubric.assumed_availability_pct / _HUNDRED
-        availability_basis = "assumed" if policy is None else "unanswered"
+    # A function of the stated SLA and the SLA item's status: shared by the candidates of a plan.
+    by_sla = plan.availability.get(id(rubric))
+    if by_sla is None:
+        by_sla = plan.availability[id(rubric)] = {}
+    availability_key = (offering.sla_availability_pct, candidate.answers.get("sla"))
+    found_availability = by_sla.get(availability_key)
+    if found_availability is None:
+        found_availability = by_sla[availability_key] = availability_for(candidate, rubric)
+    availability, availability_basis = found_availability
     efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
     equivalents = gpus
     effective_hours = gpu_hours

@@ -13,7 +13,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
+from .. import evidence_messages, selectors
+from ..metric_labels import kind_label
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
@@ -23,7 +24,6 @@ from ..services.evidence import (
     evidence_quota_check,
     evidence_submit,
 )
-from ..views.display import upload_error
 from .authentication import UploadTokenAuthentication
 from .throttling import UploadTokenRateThrottle
 from .uploads import MaxSizeUploadHandler
@@ -51,8 +51,11 @@ class UploadInSerializer(serializers.Serializer):
 class UploadOutSerializer(serializers.ModelSerializer):
     status_url = serializers.SerializerMethodField()
     duplicate = serializers.SerializerMethodField()
-    error_message = serializers.SerializerMethodField(
-        help_text="The import error in the request's language (``error`` as stored)."
+    error_display = serializers.SerializerMethodField(
+        help_text="The error in the request's language; `error` stays the English text."
+    )
+    kinds_display = serializers.SerializerMethodField(
+        help_text="The tools whose outputs were imported, by name (the report has the kinds)."
     )
 
     class Meta:
@@ -67,7 +70,10 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "size_bytes",
             "node_name",
             "error",
-            "error_message",
+            "error_code",
+            "error_params",
+            "error_display",
+            "kinds_display",
             "parser_version",
             "report",
             "origin",
@@ -83,10 +89,14 @@ class UploadOutSerializer(serializers.ModelSerializer):
             reverse("api-evidence-detail", args=[obj.pk])
         )
 
-    def get_error_message(self, obj) -> str:
-        # The upload page shows this one: the stored error is English whatever the reader's
-        # language (the worker writes it).
-        return upload_error(obj.error)
+    def get_error_display(self, obj) -> str:
+        return evidence_messages.upload_error(
+            code=obj.error_code, params=obj.error_params, text=obj.error
+        )
+
+    def get_kinds_display(self, obj) -> list[str]:
+        kinds = dict.fromkeys(r.get("kind") for r in obj.report or [] if r.get("ok"))
+        return [kind_label(kind) for kind in kinds if kind]
 
     def get_duplicate(self, obj) -> bool:
         return bool(self.context.get("duplicate", False))

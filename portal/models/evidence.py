@@ -84,6 +84,10 @@ class EvidenceUpload(models.Model):
         _("status"), max_length=12, choices=UploadStatus.choices, default=UploadStatus.QUEUED
     )
     error = models.TextField(_("error"), blank=True)
+    # ``error`` as data, so that it can be shown in the reader's language
+    # (portal/evidence_messages.py); empty on rows stored before codes existed.
+    error_code = models.CharField(_("error code"), max_length=60, blank=True)
+    error_params = models.JSONField(_("error parameters"), default=dict, blank=True)
     report = models.JSONField(_("per-file report"), default=list, blank=True)
     parser_version = models.CharField(_("parser version"), max_length=20, blank=True)
     token = models.ForeignKey(

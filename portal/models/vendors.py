@@ -12,7 +12,7 @@ from simple_history.models import HistoricalRecords
 
 from scoring.rubric import CURRENT_RUBRIC_VERSION, load_rubric
 from scoring.types import ScoringInputError
-from scoring.types.inputs import MIG_PROFILE_RE
+from scoring.types.inputs import MIG_PROFILE_RE, normalise_mig_profile
 
 from .choices import (
     BillingModel,
@@ -111,12 +111,16 @@ class Offering(models.Model):
         validators=[
             RegexValidator(
                 MIG_PROFILE_RE,
-                _("A MIG profile looks like 3g.40gb: compute slices (1-7), then memory in GB."),
+                _(
+                    "A MIG profile looks like 3g.40gb: compute slices (1-7), then memory in "
+                    "GB; the instances per GPU may come first, as in 2x3g.40gb."
+                ),
             )
         ],
         help_text=_(
-            "MIG instances only, for example 3g.40gb; GPUs per node then counts instances. "
-            "Scored in full-GPU equivalents."
+            "MIG instances only, for example 3g.40gb, or 2x3g.40gb for two instances per GPU "
+            "(checked against the GPU's 7 compute slices and its memory); GPUs per node then "
+            "counts instances. Scored in full-GPU equivalents."
         ),
     )
     logical_cpus_per_node = models.PositiveIntegerField(
@@ -303,11 +307,14 @@ class Offering(models.Model):
         _("hardware replacement (hours)"), null=True, blank=True
     )
     support_24x7 = models.BooleanField(_("7×24 support"), default=False)
+    # Blank: the support question is unanswered (scored 0, never as the lowest tier).
     support_tier = models.CharField(
         _("support tier"),
         max_length=20,
         choices=SupportTier.choices,
-        default=SupportTier.TICKET_QUEUE,
+        blank=True,
+        default="",
+        help_text=_("Empty: the support question is unanswered (0 points, never the lowest tier)."),
     )
     poc_window_days = models.PositiveIntegerField(_("POC window (days)"), default=0)
 
@@ -361,6 +368,8 @@ class Offering(models.Model):
     def clean(self) -> None:
         super().clean()
         profile = (self.mig_profile or "").strip().lower()
+        if MIG_PROFILE_RE.match(profile):
+            profile = normalise_mig_profile(profile)
         self.mig_profile = profile
         if not profile:
             return

@@ -21,6 +21,7 @@ from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
 from scoring.fingerprint import extract_all, measured_at
 
+from .. import evidence_messages
 from ..db import copy_insert
 from ..models import (
     Candidate,
@@ -339,7 +340,17 @@ def _measurements(
     return rows
 
 
-REPORT_KEYS = ("file", "kind", "ok", "error", "exit_code", "missing", "command", "metrics")
+REPORT_KEYS = (
+    "file",
+    "kind",
+    "ok",
+    "error",
+    "error_detail",
+    "exit_code",
+    "missing",
+    "command",
+    "metrics",
+)
 
 
 def _report(results) -> list[dict[str, Any]]:
@@ -364,9 +375,14 @@ class _Outcome:
     fingerprint: dict[str, list[str]] = field(default_factory=dict)
     # The node the evidence came from: as given at upload, else the bundle manifest's hostname.
     node_name: str = ""
+    # The error as data for other languages (see portal/evidence_messages.py).
+    error_code: str = ""
+    error_params: dict[str, Any] = field(default_factory=dict)
 
 
 BUNDLE_REFUSED = gettext_noop("The bundle was refused:")
+# The stored text is capped at 5000 characters; the failures kept as data, at this many files.
+MAX_FAILURES_STORED = 50
 
 
 def _origin(upload: EvidenceUpload, evidence) -> str:
@@ -408,9 +424,18 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             evidence = open_evidence(upload.original_name, handle)
     except BundleRejected as exc:
         # Stored in English with a lead sentence that pages show in the reader's language.
-        return _Outcome(failed, f"{BUNDLE_REFUSED} {exc}")
+        return _Outcome(
+            failed,
+            f"{BUNDLE_REFUSED} {exc}",
+            error_code=evidence_messages.UPLOAD_BUNDLE_REFUSED,
+            error_params={"reason": exc.detail()},
+        )
     except FileNotFoundError:
-        return _Outcome(failed, _("The stored file is missing; upload it again."))
+        return _Outcome(
+            failed,
+            _("The stored file is missing; upload it again."),
+            error_code=evidence_messages.UPLOAD_FILE_MISSING,
+        )
     origin = _origin(upload, evidence)
     times = _times(evidence)
     fingerprint = extract_all(m.data.decode("utf-8", errors="replace") for m in evidence.members)
@@ -425,7 +450,22 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             r.error or "" for r in results
         ]
         error = _("Nothing in this upload could be parsed.") + " " + "; ".join(failures)
-        return _Outcome(failed, error[:5000], report, **found, node_name=node_name)
+        shown = [r for r in results if not r.missing] or results
+        params = {
+            "failures": [
+                {"file": r.file, "error": r.error or "", "detail": r.error_detail}
+                for r in shown[:MAX_FAILURES_STORED]
+            ]
+        }
+        return _Outcome(
+            failed,
+            error[:5000],
+            report,
+            **found,
+            node_name=node_name,
+            error_code=evidence_messages.UPLOAD_NOTHING_PARSED,
+            error_params=params,
+        )
     rows = _measurements(upload, parsed, node_name, times)
     return _Outcome(UploadStatus.DONE, "", report, rows, **found, node_name=node_name)
 
@@ -476,6 +516,8 @@ def _finish(
             fields = {
                 "status": outcome.status,
                 "error": outcome.error,
+                "error_code": outcome.error_code,
+                "error_params": outcome.error_params,
                 "report": outcome.report,
                 "parser_version": PARSER_VERSION,
                 "finished_at": finished_at,
@@ -552,6 +594,8 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
         finished_at=now,
         error=_("The import was abandoned after %(n)s attempts; upload the file again.")
         % {"n": MAX_IMPORT_ATTEMPTS},
+        error_code=evidence_messages.UPLOAD_ABANDONED,
+        error_params={"n": MAX_IMPORT_ATTEMPTS},
     )
     # An import that finished while these were pending left the refresh to them.
     from .scores import candidate_refresh

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from .. import evidence_messages
 from ..models import Membership, NotificationPreference, Role
 
 logger = logging.getLogger(__name__)
@@ -101,7 +102,9 @@ def notify_import_failed(*, upload) -> int:
                 "file": upload.original_name,
                 "candidate": candidate,
                 "evaluation": evaluation.name,
-                "error": upload.error,
+                "error": evidence_messages.upload_error(
+                    code=upload.error_code, params=upload.error_params, text=upload.error
+                ),
                 "url": url,
             },
         )

@@ -176,6 +176,49 @@ def stored_coverage(
     return plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)
 
 
+def poc_findings(stored: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+    """Per checklist item, what the stored coverage's failed or missing runs make of it."""
+    return plan_rules.item_findings(plan_rules.shortfalls(stored))
+
+
+def answer_with_poc(
+    current: tuple[str, str, str], finding: Mapping[str, str] | None
+) -> tuple[str, str, str]:
+    """An answer's (status, note, evidence reference) after the POC's finding on its item: the
+    status :func:`scoring.poc.status_with_poc` gives, the note naming the runs, the failed
+    run's evidence (else the plan) as the reference. A contradiction from elsewhere stays."""
+    status = current[0]
+    new_status = plan_rules.status_with_poc(status, finding)
+    if finding is None or new_status == status == plan_rules.ITEM_CONTRADICTED:
+        return current
+    return new_status, finding["explanation_en"], (finding["evidence_ref"] or "POC plan")[:300]
+
+
+def poc_deadlines_apply(*, now: datetime | None = None) -> int:
+    """Rescore the candidates of open evaluations whose POC deadline has passed since their
+    last refresh: their runs still missing now count (unverifiable claims, knockouts), and the
+    ranking, computed from the stored facts, changes with them. Returns how many candidates
+    were refreshed; a second run finds nothing left to do."""
+    from .scores import candidate_refresh
+
+    now = now or timezone.now()
+    refreshed = 0
+    plans = PocPlan.objects.filter(deadline__lte=now).exclude(
+        evaluation__status=EvaluationStatus.DECIDED
+    )
+    for plan in plans.only("pk", "evaluation_id"):
+        # Only the candidates whose stored coverage predates the deadline (or that have none).
+        due = (
+            Candidate.objects.filter(evaluation_id=plan.evaluation_id)
+            .exclude(verification__poc__deadline_passed=True)
+            .values_list("pk", flat=True)
+        )
+        for candidate_id in list(due):
+            candidate_refresh(candidate_id=candidate_id)
+            refreshed += 1
+    return refreshed
+
+
 REMINDER_AHEAD = timedelta(days=2)
 
 

@@ -167,16 +167,19 @@ def _verify(candidate: Candidate) -> None:
     candidate.verification = adapters.verification_summary(report, measured, evidence)
     # The POC plan's coverage (issue #13): a required run missing at the deadline is failed.
     # It reads the usable uploads' reports, and only when the evaluation has a plan.
-    from .poc import verification_entry
+    from .poc import answer_with_poc, poc_findings, verification_entry
 
     poc = verification_entry(candidate, None)
     if poc is not None:
         candidate.verification["poc"] = poc
+    # Failed runs contradict, runs missing at the deadline leave unverifiable, what they show.
+    findings = poc_findings(poc)
     reviews = {r.answer_id: r for r in AnswerReview.objects.filter(answer__candidate=candidate)}
     for answer in candidate.answers.all():
         status, note, ref = _answer_status(
             answer, report.items.get(answer.item.key), reviews.get(answer.pk)
         )
+        status, note, ref = answer_with_poc((status, note, ref), findings.get(answer.item.key))
         if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):
             answer.status, answer.verification_note, answer.evidence_ref = status, note, ref
             # Derived from evidence, not a person's edit: kept out of the audit trail, which

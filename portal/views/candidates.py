@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from .. import evidence_messages
 from ..forms import AnswerForm, questionnaire_forms
 from ..models import (
     Answer,
@@ -63,7 +64,9 @@ def _uploads_shown(candidate) -> tuple[list[EvidenceUpload], int]:
 def _upload_context(evaluation, candidate, membership) -> dict:
     uploads, total = _uploads_shown(candidate)
     for upload in uploads:
-        upload.error_shown = display.upload_error(upload.error)
+        upload.error_shown = evidence_messages.upload_error(
+            code=upload.error_code, params=upload.error_params, text=upload.error
+        )
     busy = candidate.uploads.filter(
         status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
     ).exists()
@@ -267,7 +270,8 @@ def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: i
     """One upload's per-file report (htmx fragment, loaded when the reader opens it)."""
     _evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
     upload = get_object_or_404(candidate.uploads.only("pk", "candidate_id", "report"), pk=upload_pk)
-    return render(request, "portal/_upload_report.html", {"upload": upload})
+    rows = [{**row, "error_shown": evidence_messages.report_error(row)} for row in upload.report]
+    return render(request, "portal/_upload_report.html", {"upload": upload, "rows": rows})
 
 
 @login_required

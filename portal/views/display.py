@@ -5,6 +5,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.utils.translation import get_language, gettext_lazy, gettext_noop
 from django.utils.translation import gettext as _
 
@@ -101,18 +102,53 @@ def tolerance(verdict: Mapping[str, Any] | None) -> str:
 
 
 TCO_REF = re.compile(r"^TCO: (\w+) billing over (\d+) days$")
+# A knockout's reference to the catalogue offering: "offering: gpu_model = H100, region = cn-north".
+OFFERING_REF = re.compile(r"^offering: (.+)$")
+OFFERING_FACT = re.compile(r"^([a-z][a-z0-9_]*) = (.*)$")
+OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 
 
 def evidence_ref(ref: str) -> str:
     """An evidence reference in the reader's language where it is words, not a file: the
     budget knockout's "TCO: monthly billing over 30 days" names the billing model by its
     label."""
+    offering = OFFERING_REF.match(ref or "")
+    if offering:
+        return _("Offering: %(facts)s") % {"facts": _offering_facts(offering.group(1))}
     match = TCO_REF.match(ref or "")
     if not match:
         return ref or ""
     model, days = match.groups()
     label = dict(BillingModel.choices).get(model, model)
     return _("TCO: %(model)s, over %(days)s days") % {"model": label, "days": days}
+
+
+def _offering_facts(text: str) -> str:
+    """ "gpu_model = H100, delivery_form = bare_metal" with each field by its label and each
+    choice by its label; other words (a count of GPUs per node) stay as written."""
+    from ..models import Offering
+
+    shown = []
+    for part in text.split(", "):
+        scale = OFFERING_SCALE.match(part)
+        if scale is not None:
+            gpus, nodes = scale.groups()
+            shown.append(
+                _("%(gpus)s GPUs per node × %(nodes)s nodes") % {"gpus": gpus, "nodes": nodes}
+            )
+            continue
+        fact = OFFERING_FACT.match(part)
+        if fact is None:
+            shown.append(part)
+            continue
+        name, value = fact.groups()
+        try:
+            label = str(Offering._meta.get_field(name).verbose_name)
+        except FieldDoesNotExist:
+            shown.append(part)
+            continue
+        shown.append(f"{label} = {value_label(value, name)}")
+    return ", ".join(shown)
 
 
 def upload_error(error: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from operator import attrgetter, methodcaller
 from typing import Any
 
-from .facts import FACTS, UNANSWERED, FactContext
+from .facts import DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
 
 
 class Batch:
@@ -52,10 +52,15 @@ class Batch:
         return column
 
     def status(self, item: str) -> list[str]:
-        """The checklist status of ``item`` for every candidate."""
+        """The status of claim item ``item`` for every candidate: its checklist answer, or
+        what the evidence settled for a derived item (facts.DERIVED_ITEMS)."""
         column = self.columns.get(("status", item))
         if column is None:
-            column = list(map(methodcaller("get", item, UNANSWERED), self.answers))
+            derived = DERIVED_ITEMS.get(item)
+            if derived is not None:
+                column = list(map(derived, self.ctxs))
+            else:
+                column = list(map(methodcaller("get", item, UNANSWERED), self.answers))
             self.columns["status", item] = column
         return column
 

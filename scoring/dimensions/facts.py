@@ -120,32 +120,66 @@ def _dcgm_failed_count(ctx: FactContext) -> int | None:
     return None if failed is None else len(failed)
 
 
-def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
+def _form_check(ctx: FactContext) -> tuple[str, str]:
+    """(delivery form to score, status of the delivery-form claim) from the evidence."""
     measured = ctx.measured
-    form, basis = ctx.rubric.observed_delivery_form(
-        ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+    return ctx.rubric.delivery_form_check(
+        ctx.offering.delivery_form,
+        measured.bare_metal_verdict,
+        measured.bare_metal_confidence,
+        measured.delivery_form_seen,
     )
+
+
+def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
+    """The efficiency of the delivery form at the candidate's scale. Rubric v2: measured only
+    when the evidence verified the form; a refuted claim is a claim (its status,
+    "contradicted", scales the efficiency of the least favourable form the evidence allows)."""
+    form, status = _form_check(ctx)
+    refuted_v1 = status == "contradicted" and ctx.rubric.v2 is None
+    basis = MEASURED if status == "verified" or refuted_v1 else CLAIMED
     workload = ctx.evaluation.workload_profile
     return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count, workload), 4), basis
 
 
 def _delivery_form(ctx: FactContext) -> tuple[str, str]:
     """The delivery form the evidence shows (when confident) or the claim, and its basis."""
-    measured = ctx.measured
-    return ctx.rubric.observed_delivery_form(
-        ctx.offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
-    )
+    form, status = _form_check(ctx)
+    return form, (MEASURED if status in ("verified", "contradicted") else CLAIMED)
+
+
+def delivery_form_status(ctx: FactContext) -> str:
+    """The status of the delivery-form claim: "verified", "contradicted" or "claimed"."""
+    return _form_check(ctx)[1]
+
+
+# Claim items the scoring derives from the evidence itself rather than from the checklist:
+# the delivery form is checked by the bare-metal verdict and the form the nodes show, so rules
+# about the delivery form are gated by that check, not by an item no evidence can verify.
+DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {"delivery_form": delivery_form_status}
+
+
+def claim_status(ctx: FactContext, item: str) -> str:
+    """The status of claim item ``item`` for one candidate: a checklist answer, or for a
+    derived item (DERIVED_ITEMS) what the evidence settled."""
+    derived = DERIVED_ITEMS.get(item)
+    if derived is not None:
+        return derived(ctx)
+    return ctx.answers.get(item, UNANSWERED)
 
 
 def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
     policy = ctx.rubric.v2
     if policy is None:
         return None, COMPUTED
-    form, basis = _delivery_form(ctx)
+    form, _basis = _delivery_form(ctx)
     fit = policy.elasticity_fit(
         ctx.evaluation.workload_profile, form, ctx.offering.provisioning_time_min
     )
-    return round(fit, 3), basis
+    # The provisioning time is the vendor's word whatever the evidence says about the form:
+    # the fit stays a claim (its checklist item's factor applies), so evidence that refutes
+    # a form never lifts this rule above the same form declared honestly.
+    return round(fit, 3), CLAIMED
 
 
 # The three columns below are functions of a few values the candidates of a batch share; a
@@ -164,7 +198,13 @@ def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, s
         if verdict is None:
             key: tuple[Any, ...] = (offering.delivery_form, gpus)
         else:
-            key = (offering.delivery_form, gpus, verdict, measured.bare_metal_confidence)
+            key = (
+                offering.delivery_form,
+                gpus,
+                verdict,
+                measured.bare_metal_confidence,
+                measured.delivery_form_seen,
+            )
         found = known.get(key)
         if found is None:
             found = known[key] = _scale_efficiency(ctx)
@@ -182,7 +222,12 @@ def _delivery_form_column(ctxs: Sequence[FactContext]) -> list[tuple[str, str]]:
         if verdict is None:
             key: Any = ctx.offering.delivery_form
         else:
-            key = (ctx.offering.delivery_form, verdict, measured.bare_metal_confidence)
+            key = (
+                ctx.offering.delivery_form,
+                verdict,
+                measured.bare_metal_confidence,
+                measured.delivery_form_seen,
+            )
         found = known.get(key)
         if found is None:
             found = known[key] = _delivery_form(ctx)
@@ -205,6 +250,7 @@ def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | No
                 offering.provisioning_time_min,
                 verdict,
                 measured.bare_metal_confidence,
+                measured.delivery_form_seen,
             )
         found = known.get(key)
         if found is None:
@@ -228,6 +274,10 @@ def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> fl
         return None
     reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
     return round(float(tco.cost_per_effective_gpu_hour / reference), 3)
+
+
+# The evidence references of the facts the delivery-form check derives.
+_FORM_REFS = ("delivery_form_seen", "bare_metal_verdict")
 
 
 def _build_facts() -> dict[str, FactSource]:
@@ -268,13 +318,23 @@ def _build_facts() -> dict[str, FactSource]:
         _dcgm_failed_count, MEASURED, ("dcgm_failed_tests", "dcgm_overall")
     )
     facts["derived.scale_efficiency"] = FactSource(
-        _scale_efficiency, None, ("bare_metal_verdict",), column=_scale_efficiency_column
+        _scale_efficiency,
+        None,
+        ("delivery_form_seen", "bare_metal_verdict"),
+        column=_scale_efficiency_column,
     )
     facts["derived.delivery_form"] = FactSource(
-        _delivery_form, None, ("bare_metal_verdict",), column=_delivery_form_column
+        _delivery_form,
+        None,
+        ("delivery_form_seen", "bare_metal_verdict"),
+        column=_delivery_form_column,
     )
+    facts["derived.delivery_form_status"] = FactSource(delivery_form_status, COMPUTED)
     facts["derived.elasticity_fit"] = FactSource(
-        _elasticity_fit, None, ("bare_metal_verdict",), column=_elasticity_fit_column
+        _elasticity_fit,
+        None,
+        ("delivery_form_seen", "bare_metal_verdict"),
+        column=_elasticity_fit_column,
     )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..types import Contribution
-from .facts import CLAIMED, FACTS, MEASURED, UNANSWERED, FactContext
+from .facts import CLAIMED, FACTS, MEASURED, FactContext, claim_status
 
 if TYPE_CHECKING:
     from ..rubric import Rule
@@ -322,7 +322,7 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
     refs = ctx.refs
     if basis == CLAIMED:
         if rule.claim_item is not None:
-            status = ctx.answers.get(rule.claim_item, UNANSWERED)
+            status = claim_status(ctx, rule.claim_item)
             ref = refs.get(rule.claim_item) if refs else None
     elif refs and basis == MEASURED:
         ref = next(filter(None, map(refs.get, source.ref_names)), None)

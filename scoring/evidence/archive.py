@@ -51,8 +51,9 @@ _DRIVE_LETTER = re.compile(r"^[A-Za-z]:")
 class BundleRejected(EvidenceError):
     """The whole upload is refused; ``reason`` says which member or cap is at fault."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, *, code: str = "", params: dict[str, Any] | None = None):
         self.reason = reason
+        self._set_code(code, params)
         super().__init__(reason)
 
 
@@ -112,7 +113,9 @@ def read_upload(
         body = head + _read_capped(stream, limits.max_member_bytes - len(head) + 1)
         if len(body) > limits.max_member_bytes:
             raise BundleRejected(
-                f"file {label!r} is larger than the {_size(limits.max_member_bytes)} cap"
+                f"file {label!r} is larger than the {_size(limits.max_member_bytes)} cap",
+                code="archive.file_too_large",
+                params={"name": label, "cap": _size(limits.max_member_bytes)},
             )
         return None, [Member(label, body, len(body))]
     source = _Prefixed(head, stream)
@@ -175,21 +178,49 @@ def safe_member_name(raw: str, *, directory: bool = False) -> str:
     A directory entry may name the archive's root (``./``): its normalised name is empty.
     """
     if "\x00" in raw:
-        raise BundleRejected(f"member name {raw!r} contains a NUL byte")
+        raise BundleRejected(
+            f"member name {raw!r} contains a NUL byte",
+            code="archive.name_nul",
+            params={"name": raw},
+        )
     if "\\" in raw:
-        raise BundleRejected(f"member name {raw!r} contains a backslash")
+        raise BundleRejected(
+            f"member name {raw!r} contains a backslash",
+            code="archive.name_backslash",
+            params={"name": raw},
+        )
     if raw.startswith("/"):
-        raise BundleRejected(f"member name {raw!r} is an absolute path")
+        raise BundleRejected(
+            f"member name {raw!r} is an absolute path",
+            code="archive.name_absolute",
+            params={"name": raw},
+        )
     if _DRIVE_LETTER.match(raw):
-        raise BundleRejected(f"member name {raw!r} starts with a drive letter")
+        raise BundleRejected(
+            f"member name {raw!r} starts with a drive letter",
+            code="archive.name_drive_letter",
+            params={"name": raw},
+        )
     if any(not ch.isprintable() for ch in raw):
-        raise BundleRejected(f"member name {raw!r} contains a control character")
+        raise BundleRejected(
+            f"member name {raw!r} contains a control character",
+            code="archive.name_control_char",
+            params={"name": raw},
+        )
     parts = raw.split("/")
     if ".." in parts:
-        raise BundleRejected(f"member name {raw!r} has a '..' component (path traversal)")
+        raise BundleRejected(
+            f"member name {raw!r} has a '..' component (path traversal)",
+            code="archive.name_traversal",
+            params={"name": raw},
+        )
     kept = [p for p in parts if p not in ("", ".")]
     if not kept and not directory:
-        raise BundleRejected(f"member name {raw!r} is empty")
+        raise BundleRejected(
+            f"member name {raw!r} is empty",
+            code="archive.name_empty",
+            params={"name": raw},
+        )
     return "/".join(kept)
 
 
@@ -205,11 +236,19 @@ class _Tally:
     def add_entry(self) -> None:
         self.members += 1
         if self.members > self.limits.max_members:
-            raise BundleRejected(f"too many members: more than {self.limits.max_members}")
+            raise BundleRejected(
+                f"too many members: more than {self.limits.max_members}",
+                code="archive.too_many_members",
+                params={"max": self.limits.max_members},
+            )
 
     def add_name(self, name: str) -> None:
         if name in self.names:
-            raise BundleRejected(f"duplicate member name {name!r}")
+            raise BundleRejected(
+                f"duplicate member name {name!r}",
+                code="archive.duplicate_name",
+                params={"name": name},
+            )
         self.names.add(name)
 
     def read_member(self, name: str, stream: Any, compressed_bytes: int | None = None) -> bytes:
@@ -225,12 +264,16 @@ class _Tally:
             if size > self.limits.max_member_bytes:
                 raise BundleRejected(
                     f"member {name!r} is larger than the "
-                    f"{_size(self.limits.max_member_bytes)} cap per file"
+                    f"{_size(self.limits.max_member_bytes)} cap per file",
+                    code="archive.member_too_large",
+                    params={"name": name, "cap": _size(self.limits.max_member_bytes)},
                 )
             if self.total_bytes > self.limits.max_total_bytes:
                 raise BundleRejected(
                     "the bundle's files add up to more than the "
-                    f"{_size(self.limits.max_total_bytes)} cap"
+                    f"{_size(self.limits.max_total_bytes)} cap",
+                    code="archive.files_too_large",
+                    params={"cap": _size(self.limits.max_total_bytes)},
                 )
             if compressed_bytes is not None:
                 _check_ratio(size, compressed_bytes, self.limits, name)
@@ -238,11 +281,17 @@ class _Tally:
         return b"".join(parts)
 
 
-def _check_ratio(inflated: int, compressed: int, limits: BundleLimits, what: str) -> None:
+def _check_ratio(
+    inflated: int, compressed: int, limits: BundleLimits, member: str | None = None
+) -> None:
+    """``member`` names the member checked; None checks the whole archive."""
     if inflated > _RATIO_FLOOR_BYTES and inflated > limits.max_ratio * max(compressed, 1):
+        what = "the archive" if member is None else f"member {member!r}"
         raise BundleRejected(
             f"{what} inflates more than {limits.max_ratio:g} times its compressed size "
-            "(compression bomb?)"
+            "(compression bomb?)",
+            code="archive.ratio" if member is None else "archive.member_ratio",
+            params={"name": member, "ratio": f"{limits.max_ratio:g}"},
         )
 
 
@@ -275,10 +324,12 @@ class _BoundedSource:
         self.inflated_bytes += len(data)
         if self.inflated_bytes > self._limit:
             raise BundleRejected(
-                f"the archive holds more than the {_size(self._limits.max_total_bytes)} cap"
+                f"the archive holds more than the {_size(self._limits.max_total_bytes)} cap",
+                code="archive.too_large",
+                params={"cap": _size(self._limits.max_total_bytes)},
             )
         if self._compressed:
-            _check_ratio(self.inflated_bytes, self.compressed_bytes, self._limits, "the archive")
+            _check_ratio(self.inflated_bytes, self.compressed_bytes, self._limits)
         return data
 
     def _inflate(self, size: int) -> bytes:
@@ -289,7 +340,9 @@ class _BoundedSource:
                 self._pending = self._raw.read(_CHUNK)
                 if not self._pending:
                     if not self._inflater.eof:
-                        raise BundleRejected("the gzip stream is truncated")
+                        raise BundleRejected(
+                            "the gzip stream is truncated", code="archive.gzip_truncated"
+                        )
                     self._done = True
                     break
                 if self._inflater.eof:
@@ -299,7 +352,11 @@ class _BoundedSource:
             try:
                 piece = self._inflater.decompress(self._pending, size - got)
             except zlib.error as exc:
-                raise BundleRejected(f"corrupt gzip data ({exc})") from None
+                raise BundleRejected(
+                    f"corrupt gzip data ({exc})",
+                    code="archive.gzip_corrupt",
+                    params={"detail": exc},
+                ) from None
             if self._inflater.eof:
                 self._pending = self._inflater.unused_data
             else:
@@ -340,7 +397,11 @@ def _read_tar(raw: Any, limits: BundleLimits, *, compressed: bool) -> list[Membe
                 name = safe_member_name(info.name, directory=info.isdir())
                 problem = _tar_type_problem(info)
                 if problem:
-                    raise BundleRejected(f"member {name!r} {problem}: only regular files allowed")
+                    raise BundleRejected(
+                        f"member {name!r} {problem}: only regular files allowed",
+                        code="archive.not_regular",
+                        params={"name": name, "problem": problem},
+                    )
                 if info.isdir():
                     continue
                 tally.add_name(name)
@@ -349,9 +410,13 @@ def _read_tar(raw: Any, limits: BundleLimits, *, compressed: bool) -> list[Membe
                 files.append(Member(name, data, len(data)))
     except (tarfile.TarError, EOFError, ValueError, OSError) as exc:
         what = "gzip-compressed tar" if compressed else "tar"
-        raise BundleRejected(f"not a valid {what} archive ({exc})") from None
+        raise BundleRejected(
+            f"not a valid {what} archive ({exc})",
+            code="archive.bad_tgz" if compressed else "archive.bad_tar",
+            params={"detail": exc},
+        ) from None
     if tally.members == 0:
-        raise BundleRejected("the archive is empty")
+        raise BundleRejected("the archive is empty", code="archive.empty")
     return files
 
 
@@ -367,7 +432,10 @@ def _zip_directory_check(handle: BinaryIO, limits: BundleLimits) -> None:
     handle.seek(0)
     pos = tail.rfind(b"PK\x05\x06")
     if pos < 0 or len(tail) - pos < 22:
-        raise BundleRejected("not a valid zip archive (no end of central directory: truncated?)")
+        raise BundleRejected(
+            "not a valid zip archive (no end of central directory: truncated?)",
+            code="archive.zip_truncated",
+        )
     entries, directory_bytes = struct.unpack("<HI", tail[pos + 10 : pos + 16])
     if entries == 0xFFFF or directory_bytes == 0xFFFFFFFF:
         # Zip64: the real figures sit in the zip64 end record just before its 20-byte locator.
@@ -375,11 +443,17 @@ def _zip_directory_check(handle: BinaryIO, limits: BundleLimits) -> None:
         if len(rec) == 56 and rec[:4] == b"PK\x06\x06":
             entries, directory_bytes = struct.unpack("<QQ", rec[32:48])
     if entries > limits.max_members:
-        raise BundleRejected(f"too many members: more than {limits.max_members}")
+        raise BundleRejected(
+            f"too many members: more than {limits.max_members}",
+            code="archive.too_many_members",
+            params={"max": limits.max_members},
+        )
     if directory_bytes > limits.max_members * _ZIP_DIRECTORY_BYTES_PER_MEMBER:
         raise BundleRejected(
             f"the zip central directory is too large ({directory_bytes} bytes) for "
-            f"{limits.max_members} members"
+            f"{limits.max_members} members",
+            code="archive.zip_directory_too_large",
+            params={"bytes": directory_bytes, "max": limits.max_members},
         )
 
 
@@ -405,7 +479,11 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
     # zipfile needs to seek; the archive is held in memory, capped like its contents.
     blob = _read_capped(raw, limits.max_total_bytes + MIB + 1)
     if len(blob) > limits.max_total_bytes + MIB:
-        raise BundleRejected(f"the archive is larger than the {_size(limits.max_total_bytes)} cap")
+        raise BundleRejected(
+            f"the archive is larger than the {_size(limits.max_total_bytes)} cap",
+            code="archive.too_large",
+            params={"cap": _size(limits.max_total_bytes)},
+        )
     handle = io.BytesIO(blob)
     _zip_directory_check(handle, limits)
     try:
@@ -419,17 +497,25 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
         NotImplementedError,  # "zip file version 12.5" from a garbled header
         struct.error,
     ) as exc:
-        raise BundleRejected(f"not a valid zip archive ({exc})") from None
+        raise BundleRejected(
+            f"not a valid zip archive ({exc})", code="archive.bad_zip", params={"detail": exc}
+        ) from None
     tally = _Tally(limits)
     files: list[Member] = []
     with archive:
         for info in archive.infolist():
             tally.add_entry()
-            name = safe_member_name(info.filename, directory=info.is_dir())
+            # ZipInfo.is_dir() indexes the name's last character: an empty name would crash it.
+            is_dir = info.filename.endswith("/")
+            name = safe_member_name(info.filename, directory=is_dir)
             problem = _zip_type_problem(info)
             if problem:
-                raise BundleRejected(f"member {name!r} {problem}: only regular files allowed")
-            if info.is_dir():
+                raise BundleRejected(
+                    f"member {name!r} {problem}: only regular files allowed",
+                    code="archive.not_regular",
+                    params={"name": name, "problem": problem},
+                )
+            if is_dir:
                 continue
             tally.add_name(name)
             _zip_header_check(info, name, limits)
@@ -440,27 +526,37 @@ def _read_zip(raw: Any, limits: BundleLimits) -> list[Member]:
             except BundleRejected:
                 raise
             except Exception as exc:  # zipfile, zlib, bz2 and lzma each raise their own types
-                raise BundleRejected(f"member {name!r} is corrupt ({exc})") from None
-            _check_ratio(tally.total_bytes, len(blob), limits, "the archive")
+                raise BundleRejected(
+                    f"member {name!r} is corrupt ({exc})",
+                    code="archive.member_corrupt",
+                    params={"name": name, "detail": exc},
+                ) from None
+            _check_ratio(tally.total_bytes, len(blob), limits)
             files.append(Member(name, data, len(data)))
     if tally.members == 0:
-        raise BundleRejected("the archive is empty")
+        raise BundleRejected("the archive is empty", code="archive.empty")
     return files
 
 
 def _zip_header_check(info: zipfile.ZipInfo, name: str, limits: BundleLimits) -> None:
     if info.flag_bits & 0x1:
-        raise BundleRejected(f"member {name!r} is encrypted")
+        raise BundleRejected(
+            f"member {name!r} is encrypted", code="archive.encrypted", params={"name": name}
+        )
     if info.file_size > limits.max_member_bytes:
         raise BundleRejected(
             f"member {name!r} declares {info.file_size} bytes, over the "
-            f"{_size(limits.max_member_bytes)} cap per file"
+            f"{_size(limits.max_member_bytes)} cap per file",
+            code="archive.member_declares_too_large",
+            params={"name": name, "bytes": info.file_size, "cap": _size(limits.max_member_bytes)},
         )
     # Deflate, bzip2 and lzma expand incompressible data by well under 1 % plus a small
     # header; more compressed than inflated bytes means the header lies about the size.
     if info.compress_size > info.file_size + info.file_size // 100 + 1024:
         raise BundleRejected(
             f"member {name!r} has a lying header: it declares {info.file_size} bytes but "
-            f"holds {info.compress_size} compressed bytes"
+            f"holds {info.compress_size} compressed bytes",
+            code="archive.lying_header",
+            params={"name": name, "bytes": info.file_size, "compressed": info.compress_size},
         )
-    _check_ratio(info.file_size, info.compress_size, limits, f"member {name!r}")
+    _check_ratio(info.file_size, info.compress_size, limits, name)

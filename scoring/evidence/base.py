@@ -35,16 +35,58 @@ UNKNOWN = "unknown"
 
 
 class EvidenceError(Exception):
-    """Base class of every error raised while reading evidence."""
+    """Base class of every error raised while reading evidence.
+
+    ``code`` names the message (``"nccl.no_rows"``) and ``params`` holds its values, so that
+    a reader in another language can be shown it from a catalogue; ``str(exc)`` stays the
+    English text the CLI prints. An empty code means no catalogue entry: show the text.
+    """
+
+    code: str = ""
+    params: dict[str, Any]
+
+    def _set_code(self, code: str, params: dict[str, Any] | None) -> None:
+        self.code = code
+        self.params = {key: json_safe(value) for key, value in (params or {}).items()}
+
+    def detail(self) -> dict[str, Any]:
+        """The error as JSON-safe data: code, params, line, kind and the English message."""
+        return {
+            "code": self.code,
+            "params": self.params,
+            "line": getattr(self, "line", None),
+            "kind": getattr(self, "kind", None),
+            "message": getattr(self, "reason", str(self)),
+        }
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as stored in an error's params: numbers, text, None, or dicts/lists of those."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return str(value)
 
 
 class EvidenceParseError(EvidenceError):
     """A file could not be parsed. ``line`` is 1-based, or None when no single line is at fault."""
 
-    def __init__(self, reason: str, *, line: int | None = None, kind: str | None = None):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        line: int | None = None,
+        kind: str | None = None,
+        code: str = "",
+        params: dict[str, Any] | None = None,
+    ):
         self.reason = reason
         self.line = line
         self.kind = kind
+        self._set_code(code, params)
         where = f"line {line}: " if line is not None else ""
         prefix = f"{kind}: " if kind else ""
         super().__init__(f"{prefix}{where}{reason}")
@@ -87,17 +129,28 @@ def decode_text(data: bytes, *, kind: str | None = None) -> str:
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise EvidenceParseError(f"invalid UTF-16 text ({exc.reason})", kind=kind) from exc
+            raise EvidenceParseError(
+                f"invalid UTF-16 text ({exc.reason})",
+                kind=kind,
+                code="text.utf16",
+                params={"detail": exc.reason},
+            ) from exc
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if b"\x00" in data[:65536]:
-        raise EvidenceParseError("binary content (NUL bytes), not a text output", kind=kind)
+        raise EvidenceParseError(
+            "binary content (NUL bytes), not a text output", kind=kind, code="text.binary"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise EvidenceParseError(
-            f"not UTF-8 text (byte 0x{data[exc.start]:02x})", line=line, kind=kind
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x})",
+            line=line,
+            kind=kind,
+            code="text.not_utf8",
+            params={"byte": f"0x{data[exc.start]:02x}"},
         ) from exc
 
 

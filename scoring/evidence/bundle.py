@@ -146,6 +146,9 @@ class MemberResult:
     exit_code: int | None = None
     missing: bool = False
     command: str | None = None
+    # ``error`` as data ({code, params, line, kind, message}, see EvidenceError.detail) for
+    # a reader in another language; None when ``ok``.
+    error_detail: dict[str, Any] | None = None
 
 
 # --------------------------------------------------------------------------- opening
@@ -179,7 +182,8 @@ def open_evidence(
     if manifest_member is None:
         raise BundleRejected(
             f"{MANIFEST_NAME} is missing: a bundle must be made by the collector "
-            "(loose tool outputs can be uploaded one file at a time instead)"
+            "(loose tool outputs can be uploaded one file at a time instead)",
+            code="manifest.missing",
         )
     manifest = parse_manifest(manifest_member.data)
     return EvidenceSet(label, tuple(m for m in files if m.name != MANIFEST_NAME), manifest)
@@ -200,24 +204,36 @@ def parse_manifest(data: bytes) -> Manifest:
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise BundleRejected(f"{MANIFEST_NAME} is not valid JSON ({exc})") from None
+        raise BundleRejected(
+            f"{MANIFEST_NAME} is not valid JSON ({exc})",
+            code="manifest.bad_json",
+            params={"detail": exc},
+        ) from None
     if not isinstance(doc, dict):
-        raise BundleRejected(f"{MANIFEST_NAME} must hold a JSON object")
+        raise BundleRejected(f"{MANIFEST_NAME} must hold a JSON object", code="manifest.not_object")
     schema = doc.get("schema_version", MANIFEST_SCHEMA_VERSION)
     if schema != MANIFEST_SCHEMA_VERSION:
         raise BundleRejected(
             f"{MANIFEST_NAME}: unsupported schema_version {schema!r} "
-            f"(this portal reads version {MANIFEST_SCHEMA_VERSION})"
+            f"(this portal reads version {MANIFEST_SCHEMA_VERSION})",
+            code="manifest.schema_version",
+            params={"schema": repr(schema), "supported": MANIFEST_SCHEMA_VERSION},
         )
     commands_raw = _field(doc, "commands", list)
     commands = tuple(_parse_command(i, raw) for i, raw in enumerate(commands_raw, start=1))
     outputs = [c.output for c in commands if c.output is not None]
     for output in outputs:
         if outputs.count(output) > 1:
-            raise BundleRejected(f"{MANIFEST_NAME}: output {output!r} is listed twice")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: output {output!r} is listed twice",
+                code="manifest.output_twice",
+                params={"output": output},
+            )
     nonce = doc.get("nonce")
     if nonce is not None and not isinstance(nonce, str):
-        raise BundleRejected(f"{MANIFEST_NAME}: 'nonce' must be a string or null")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: 'nonce' must be a string or null", code="manifest.nonce_type"
+        )
     return Manifest(
         collector_version=_nonempty(doc, "collector_version"),
         hostname=_nonempty(doc, "hostname"),
@@ -232,19 +248,31 @@ def parse_manifest(data: bytes) -> Manifest:
 _TYPE_NAMES = {str: "a string", list: "a list", dict: "an object", bool: "true or false"}
 
 
-def _field(doc: dict[str, Any], key: str, kind: type, where: str = "") -> Any:
+def _field(doc: dict[str, Any], key: str, kind: type, index: int | None = None) -> Any:
+    """``doc[key]`` checked to be a ``kind``; ``index`` numbers the command ``doc`` is, if one."""
+    where = "" if index is None else f"command {index}: "
     if key not in doc:
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}required key {key!r} is missing")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}required key {key!r} is missing",
+            code="manifest.missing_key" if index is None else "manifest.command_missing_key",
+            params={"key": key, "command": index},
+        )
     value = doc[key]
     if not isinstance(value, kind):
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}{key!r} must be {_TYPE_NAMES[kind]}")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}{key!r} must be {_TYPE_NAMES[kind]}",
+            code="manifest.key_type" if index is None else "manifest.command_key_type",
+            params={"key": key, "command": index, "type": _TYPE_NAMES[kind]},
+        )
     return value
 
 
 def _nonempty(doc: dict[str, Any], key: str) -> str:
     value: str = _field(doc, key, str)
     if not value.strip():
-        raise BundleRejected(f"{MANIFEST_NAME}: {key!r} is empty")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {key!r} is empty", code="manifest.empty_key", params={"key": key}
+        )
     return value
 
 
@@ -254,47 +282,89 @@ def _timestamp(doc: dict[str, Any], key: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise BundleRejected(
-            f"{MANIFEST_NAME}: {key!r} is not an ISO 8601 time: {text!r}"
+            f"{MANIFEST_NAME}: {key!r} is not an ISO 8601 time: {text!r}",
+            code="manifest.bad_time",
+            params={"key": key, "text": text},
         ) from None
     if moment.tzinfo is None:
-        raise BundleRejected(f"{MANIFEST_NAME}: {key!r} has no time zone: {text!r}")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {key!r} has no time zone: {text!r}",
+            code="manifest.no_time_zone",
+            params={"key": key, "text": text},
+        )
     return moment
 
 
 def _parse_command(index: int, raw: Any) -> ManifestCommand:
     where = f"command {index}: "
     if not isinstance(raw, dict):
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}must be an object")
-    name = _field(raw, "name", str, where)
-    argv = _field(raw, "argv", list, where)
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}must be an object",
+            code="manifest.command_not_object",
+            params={"command": index},
+        )
+    name = _field(raw, "name", str, index)
+    argv = _field(raw, "argv", list, index)
     if not all(isinstance(a, str) for a in argv):
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}'argv' must be a list of strings")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}'argv' must be a list of strings",
+            code="manifest.command_argv",
+            params={"command": index},
+        )
     for key in ("output", "exit_code", "duration_s"):
         if key not in raw:
-            raise BundleRejected(f"{MANIFEST_NAME}: {where}required key {key!r} is missing")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: {where}required key {key!r} is missing",
+                code="manifest.command_missing_key",
+                params={"command": index, "key": key},
+            )
     output = raw["output"]
     if output is not None:
         if not isinstance(output, str):
-            raise BundleRejected(f"{MANIFEST_NAME}: {where}'output' must be a string or null")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: {where}'output' must be a string or null",
+                code="manifest.command_output_type",
+                params={"command": index},
+            )
         output = safe_member_name(output)
         if output == MANIFEST_NAME:
-            raise BundleRejected(f"{MANIFEST_NAME}: {where}'output' cannot be the manifest")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: {where}'output' cannot be the manifest",
+                code="manifest.command_output_manifest",
+                params={"command": index},
+            )
     exit_code = raw["exit_code"]
     if exit_code is not None and (isinstance(exit_code, bool) or not isinstance(exit_code, int)):
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}'exit_code' must be an integer or null")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}'exit_code' must be an integer or null",
+            code="manifest.command_exit_code",
+            params={"command": index},
+        )
     duration = raw["duration_s"]
     if duration is not None and (
         isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0
     ):
-        raise BundleRejected(f"{MANIFEST_NAME}: {where}'duration_s' must be seconds >= 0 or null")
+        raise BundleRejected(
+            f"{MANIFEST_NAME}: {where}'duration_s' must be seconds >= 0 or null",
+            code="manifest.command_duration",
+            params={"command": index},
+        )
     flags = {k: raw.get(k, False) for k in ("missing", "timed_out")}
     for key, value in flags.items():
         if not isinstance(value, bool):
-            raise BundleRejected(f"{MANIFEST_NAME}: {where}{key!r} must be true or false")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: {where}{key!r} must be true or false",
+                code="manifest.command_flag",
+                params={"command": index, "key": key},
+            )
     texts = {k: raw.get(k) for k in ("error", "stderr")}
     for key, value in texts.items():
         if value is not None and not isinstance(value, str):
-            raise BundleRejected(f"{MANIFEST_NAME}: {where}{key!r} must be a string or null")
+            raise BundleRejected(
+                f"{MANIFEST_NAME}: {where}{key!r} must be a string or null",
+                code="manifest.command_text",
+                params={"command": index, "key": key},
+            )
     return ManifestCommand(
         name=name,
         argv=tuple(argv),
@@ -391,14 +461,21 @@ def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
         else:
             parsed = parse_text(text, kind)
     except EvidenceParseError as exc:
-        return MemberResult(member.name, exc.kind or kind, False, str(exc))
-    except Exception as exc:  # a parser bug must not lose the other files of the bundle
         return MemberResult(
-            member.name, kind, False, f"internal parser error ({type(exc).__name__}: {exc})"
+            member.name, exc.kind or kind, False, str(exc), error_detail=exc.detail()
         )
+    except Exception as exc:  # a parser bug must not lose the other files of the bundle
+        message = f"internal parser error ({type(exc).__name__}: {exc})"
+        detail = _detail("parser.internal", message, error=f"{type(exc).__name__}: {exc}")
+        return MemberResult(member.name, kind, False, message, error_detail=detail)
     return MemberResult(
         member.name, parsed.kind, True, None, parsed.metrics, parsed.facts, parsed.warnings
     )
+
+
+def _detail(code: str, message: str, **params: Any) -> dict[str, Any]:
+    """An error detail made here (not raised by a parser): see EvidenceError.detail."""
+    return {"code": code, "params": params, "line": None, "kind": None, "message": message}
 
 
 def _with(result: MemberResult, **changes: Any) -> MemberResult:
@@ -413,6 +490,7 @@ def _command_result(command: ManifestCommand, member: Member | None) -> MemberRe
     if command.missing:
         tool = command.argv[0] if command.argv else command.name
         reason = command.error or f"{tool} is not installed on the node"
+        why = command.error or _detail("command.not_installed", reason, tool=tool)
         return MemberResult(
             label,
             UNKNOWN,
@@ -420,10 +498,12 @@ def _command_result(command: ManifestCommand, member: Member | None) -> MemberRe
             f"not collected: {reason}",
             missing=True,
             command=command.command_line,
+            error_detail=_detail("command.not_collected", f"not collected: {reason}", reason=why),
         )
     if member is None:
         if command.output is None or (command.exit_code is None and not command.timed_out):
             reason = command.error or "the collector did not run it"
+            why = command.error or _detail("command.not_run", reason)
             return MemberResult(
                 label,
                 UNKNOWN,
@@ -432,14 +512,19 @@ def _command_result(command: ManifestCommand, member: Member | None) -> MemberRe
                 exit_code=command.exit_code,
                 missing=True,
                 command=command.command_line,
+                error_detail=_detail(
+                    "command.not_collected", f"not collected: {reason}", reason=why
+                ),
             )
+        message = f"{command.output!r} is listed in manifest.json but not in the bundle"
         return MemberResult(
             label,
             UNKNOWN,
             False,
-            f"{command.output!r} is listed in manifest.json but not in the bundle",
+            message,
             exit_code=command.exit_code,
             command=command.command_line,
+            error_detail=_detail("command.output_missing", message, output=command.output),
         )
     result = parse_member(member, hint=command_kind(command.argv))
     notes: list[str] = []
@@ -448,16 +533,27 @@ def _command_result(command: ManifestCommand, member: Member | None) -> MemberRe
     failed = command.exit_code not in (0, None)
     if failed and result.ok:
         notes.append(f"{shown} exited with code {command.exit_code}")
-    error = result.error
+    error, detail = result.error, result.error_detail
     if failed and not result.ok:
         stderr = (command.stderr or "").strip()
         printed = "printed nothing" if not member.data.strip() else str(error)
         error = f"{shown} failed with exit code {command.exit_code}: {printed}"
         if stderr:
             error += f" (stderr: {stderr[-300:]})"
+        detail = _detail(
+            "command.failed_stderr" if stderr else "command.failed",
+            error,
+            command=command.command_line,
+            exit_code=command.exit_code,
+            detail=_detail("command.printed_nothing", printed)
+            if not member.data.strip()
+            else result.error_detail,
+            stderr=stderr[-300:],
+        )
     return _with(
         result,
         error=error,
+        error_detail=detail,
         warnings=(*notes, *result.warnings),
         exit_code=command.exit_code,
         command=command.command_line,

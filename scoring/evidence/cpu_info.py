@@ -122,7 +122,13 @@ def _int_or_none(value: str | None, line: int | None, label: str) -> int | None:
     if text in {"", "-"}:
         return None
     if not text.isdigit() or len(text) > 7:
-        raise EvidenceParseError(f"unreadable {label} {text!r}", line=line, kind=KIND)
+        raise EvidenceParseError(
+            f"unreadable {label} {text!r}",
+            line=line,
+            kind=KIND,
+            code="cpu_info.unreadable",
+            params={"label": label, "text": text},
+        )
     return int(text)
 
 
@@ -223,6 +229,7 @@ def parse(text: str) -> ParseResult:
                 "no lscpu fields or /proc/cpuinfo processor blocks found "
                 "(expected 'CPU(s):' or 'processor : 0' lines)",
                 kind=KIND,
+                code="cpu_info.nothing",
             )
         logical = _int_or_none(values.get("CPU(s)"), where.get("CPU(s)"), "CPU count")
         vendor_line = values.get("Hypervisor vendor") or None

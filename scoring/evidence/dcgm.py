@@ -190,7 +190,9 @@ def _json_gpus(result: dict[str, Any]) -> list[int]:
 
 def _parse_json(document: Any, first_line: int) -> ParseResult:
     if not isinstance(document, dict):
-        raise EvidenceParseError("dcgmi diag JSON: the document is not an object", kind=KIND)
+        raise EvidenceParseError(
+            "dcgmi diag JSON: the document is not an object", kind=KIND, code="dcgm.json_not_object"
+        )
     root = next((document[k] for k in _JSON_ROOTS if isinstance(document.get(k), dict)), document)
     warnings: list[str] = []
     tests: list[_Test] = []
@@ -243,6 +245,7 @@ def _parse_json(document: Any, first_line: int) -> ParseResult:
             "dcgmi diag JSON without any test result (no 'test_categories' or 'tests')",
             line=first_line,
             kind=KIND,
+            code="dcgm.json_no_tests",
         )
     meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
     metadata: dict[str, str] = {}
@@ -333,12 +336,17 @@ def parse(text: str) -> ParseResult:
     if not any(t.status != "unknown" for t in tests) and not messages:
         if tool_error is not None:
             raise EvidenceParseError(
-                f"dcgmi reported an error: {tool_error[1]}", line=tool_error[0], kind=KIND
+                f"dcgmi reported an error: {tool_error[1]}",
+                line=tool_error[0],
+                kind=KIND,
+                code="dcgm.tool_error",
+                params={"message": tool_error[1]},
             )
         raise EvidenceParseError(
             "no dcgmi diag results found (expected '| Diagnostic | Result |' table rows such "
             "as '| PCIe | Pass - All |')",
             kind=KIND,
+            code="dcgm.nothing",
         )
     return _result(tests, messages, metadata, level, warnings)
 

@@ -275,10 +275,13 @@ def parse(text: str) -> ParseResult:
                 "host itself, not inside a container",
                 line=line,
                 kind=KIND,
+                code="dmi.unreadable_table",
+                params={"message": message},
             )
         raise EvidenceParseError(
             "no DMI records found (expected `dmidecode` output with 'Handle 0x...' blocks)",
             kind=KIND,
+            code="dmi.nothing",
         )
 
     warnings: list[str] = []

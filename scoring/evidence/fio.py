@@ -24,7 +24,10 @@ Metrics (``ParseResult.metrics``):
   "rw", "bs_bytes", "iodepth", "numjobs", "read_bw_mbyte_s", "write_bw_mbyte_s",
   "read_iops", "write_iops"}``. ``rw`` is fio's mode ("read", "randwrite"...); ``bs_bytes``
   the block size in bytes (the write size for write-only modes; fio's k/M are 1024-based);
-  ``iodepth`` and ``numjobs`` as set (1 when not shown). Figures are summed over the job's
+  ``iodepth`` and ``numjobs`` as set (1 when not shown; without an iodepth option the depth
+  fio reports with the latency figures is used: JSON ``latency_depth``, text
+  ``latency : ... depth=N``, the job's iodepth unless a latency target was set; fio 2.x
+  JSON lists no options at all, so its ``bs_bytes`` is None). Figures are summed over the job's
   processes; a direction the job did not run is 0 (a write-only job reads 0), the same in the
   JSON and the text forms. Fields fio did not print are None.
   ``fio_version``; ``format`` ("json", "normal" or "normal+json"); ``errors`` (jobs with a
@@ -79,6 +82,8 @@ _HEADER_BS_RE = re.compile(
 _HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
 _SIZE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<p>[kmgtKMGT]?)(?:i?[bB])?$")
 _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
+# "latency   : target=0, window=0, percentile=100.00%, depth=16": fio's iodepth for the job.
+_LATENCY_DEPTH_RE = re.compile(r"^\s*latency\s*:\s*target=.*\bdepth=(\d{1,6})\b")
 _TERSE_RE = re.compile(r"^\d;fio-\d")
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
@@ -208,11 +213,18 @@ def _find_json(text: str) -> tuple[Any, int, int, int] | None:
             except json.JSONDecodeError as exc:
                 line = text.count("\n", 0, exc.pos) + 1
                 raise EvidenceParseError(
-                    f"fio JSON is unreadable ({exc.msg}; truncated?)", line=line, kind=KIND
+                    f"fio JSON is unreadable ({exc.msg}; truncated?)",
+                    line=line,
+                    kind=KIND,
+                    code="fio.json_unreadable",
+                    params={"detail": exc.msg},
                 ) from None
             except RecursionError:
                 raise EvidenceParseError(
-                    "fio JSON is nested too deeply", line=number, kind=KIND
+                    "fio JSON is nested too deeply",
+                    line=number,
+                    kind=KIND,
+                    code="fio.json_too_deep",
                 ) from None
             return data, offset, end, number
         offset += len(raw)
@@ -221,23 +233,37 @@ def _find_json(text: str) -> tuple[Any, int, int, int] | None:
 
 def _num(value: Any, what: str, line: int) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise EvidenceParseError(f"fio JSON field {what} is not a number", line=line, kind=KIND)
+        raise EvidenceParseError(
+            f"fio JSON field {what} is not a number",
+            line=line,
+            kind=KIND,
+            code="fio.field_not_number",
+            params={"field": what},
+        )
     number = float(value)
     if math.isnan(number) or math.isinf(number) or number < 0:
         raise EvidenceParseError(
-            f"fio JSON field {what} is not a valid figure", line=line, kind=KIND
+            f"fio JSON field {what} is not a valid figure",
+            line=line,
+            kind=KIND,
+            code="fio.field_invalid",
+            params={"field": what},
         )
     return number
 
 
 def _check_finite(values: tuple[float, ...], line: int) -> None:
     if not all(math.isfinite(v) for v in values):
-        raise EvidenceParseError("implausible figure (number overflow)", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "implausible figure (number overflow)", line=line, kind=KIND, code="fio.overflow"
+        )
 
 
 def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]:
     if not isinstance(data, dict):
-        raise EvidenceParseError("fio JSON is not an object", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "fio JSON is not an object", line=line, kind=KIND, code="fio.json_not_object"
+        )
     jobs = data.get("jobs")
     if jobs is None and isinstance(data.get("client_stats"), list):
         jobs = [
@@ -246,7 +272,9 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             if isinstance(j, dict) and j.get("jobname") != "All clients"
         ]
     if not isinstance(jobs, list) or not jobs:
-        raise EvidenceParseError("fio JSON has no 'jobs' list", line=line, kind=KIND)
+        raise EvidenceParseError(
+            "fio JSON has no 'jobs' list", line=line, kind=KIND, code="fio.json_no_jobs"
+        )
     groups: dict[int, _Group] = {}
     info: dict[str, Any] = {
         "jobnames": [],
@@ -258,11 +286,19 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
         data.get("global options") if isinstance(data.get("global options"), dict) else {}
     )
     global_rw = global_options.get("rw")
+    listed_options = "global options" in data or any(
+        isinstance(j, dict) and "job options" in j for j in jobs
+    )
     job_rows: dict[tuple[str, int], _Job] = {}
     info["jobs"] = job_rows
     for job in jobs:
         if not isinstance(job, dict):
-            raise EvidenceParseError("fio JSON job entry is not an object", line=line, kind=KIND)
+            raise EvidenceParseError(
+                "fio JSON job entry is not an object",
+                line=line,
+                kind=KIND,
+                code="fio.json_job_not_object",
+            )
         name = str(job.get("jobname", "?"))
         gid = int(_num(job.get("groupid", 0), "groupid", line))
         group = groups.setdefault(gid, _Group(gid=gid, line=line))
@@ -281,8 +317,15 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             if bs is not None and _write_only(row.rw):
                 parts = str(bs).split(",")  # "bs=4k,128k": read size, write size
                 bs = parts[1] if len(parts) > 1 and parts[1].strip() else parts[0]
-            row.bs_bytes = _size_bytes(bs if bs is not None else "4k")  # fio's default bs
-            row.iodepth = _option_int(opts.get("iodepth", 1))
+            if bs is None and not listed_options:
+                row.bs_bytes = None  # fio 2.x JSON lists no options: the size is unknown
+            else:
+                row.bs_bytes = _size_bytes(bs if bs is not None else "4k")  # fio's default bs
+            depth = opts.get("iodepth")
+            if depth is None and not job.get("latency_target"):
+                # Without a latency target fio reports the job's iodepth as latency_depth.
+                depth = job.get("latency_depth")
+            row.iodepth = _option_int(depth if depth is not None else 1)
             row.numjobs = _option_int(opts.get("numjobs", 1))
         row.processes += 1
         if job.get("error") not in (None, 0):
@@ -423,6 +466,11 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                     job_row.iops[direction] += iops
                 last_dir = acc
                 continue
+            depth = _LATENCY_DEPTH_RE.match(line)
+            if depth:
+                if job_row is not None and job_row.iodepth is None:
+                    job_row.iodepth = int(depth.group(1))
+                continue
             clat = _CLAT_RE.match(line)
             if clat and last_dir is not None:
                 last_dir.clat_sum_us += float(clat.group("avg")) * _LAT_TO_US[clat.group("unit")]
@@ -501,6 +549,7 @@ def parse(text: str) -> ParseResult:
             "fio terse output is not supported: rerun with --output-format=json",
             line=text_info["terse_line"],
             kind=KIND,
+            code="fio.terse",
         )
     else:
         job_line = next((g.line for g in text_groups.values()), None)
@@ -511,6 +560,7 @@ def parse(text: str) -> ParseResult:
             "normal report with 'Run status group')",
             line=job_line,
             kind=KIND,
+            code="fio.no_results" if job_line else "fio.nothing",
         )
 
     group_rows: list[dict[str, Any]] = []

@@ -130,16 +130,34 @@ def _rate(value: str, line: int) -> tuple[float | None, str | None, str | None]:
     try:
         rate = float(text)
     except ValueError:
-        raise EvidenceParseError(f"unreadable port rate {text!r}", line=line, kind=KIND) from None
+        raise EvidenceParseError(
+            f"unreadable port rate {text!r}",
+            line=line,
+            kind=KIND,
+            code="ibstat.unreadable_rate",
+            params={"text": text},
+        ) from None
     if rate < 0 or rate > 100000:
-        raise EvidenceParseError(f"implausible port rate {text!r}", line=line, kind=KIND)
+        raise EvidenceParseError(
+            f"implausible port rate {text!r}",
+            line=line,
+            kind=KIND,
+            code="ibstat.implausible_rate",
+            params={"text": text},
+        )
     return rate, None, None
 
 
 def _port_number(text: str, line: int) -> int:
     number = int(text)
     if number > 255:
-        raise EvidenceParseError(f"implausible port number {number}", line=line, kind=KIND)
+        raise EvidenceParseError(
+            f"implausible port number {number}",
+            line=line,
+            kind=KIND,
+            code="ibstat.implausible_port",
+            params={"number": number},
+        )
     return number
 
 
@@ -209,10 +227,13 @@ def parse(text: str) -> ParseResult:
                 f"CA {cas[0].name!r} has no port status lines (truncated output?)",
                 line=cas[0].line,
                 kind=KIND,
+                code="ibstat.no_ports",
+                params={"ca": cas[0].name},
             )
         raise EvidenceParseError(
             "no InfiniBand CA or port status found (expected `ibstat` or `ibstatus` output)",
             kind=KIND,
+            code="ibstat.nothing",
         )
     if orphan_ports:
         warnings.append(f"{len(orphan_ports)} port(s) printed without a CA header: CA name unknown")

@@ -143,6 +143,7 @@ def parse(text: str) -> ParseResult:
             "no kernel log found (expected dmesg / journalctl -k lines, or 'NVRM: Xid' / "
             "'SXid' lines)",
             kind=KIND,
+            code="kernel_log.nothing",
         )
     warnings: list[str] = []
     if len(events) >= _MAX_EVENTS:

@@ -13,17 +13,28 @@ Metrics (``ParseResult.metrics``):
   signals are; None when the listing shows neither (cannot tell).
 - ``virtual_signals`` (list[str]): e.g. "virtio device 1af4:1050 (Virtio 1.0 GPU)",
   "VMware device (SVGA II Adapter)", "NVIDIA virtual function", "GRID/vGPU model (GRID M60-8Q)",
-  "emulated Intel 440FX chipset".
+  "emulated Intel 440FX chipset", "Hyper-V vPCI layout: 2 devices alone on bus 00 of their own PCI
+  domain (0001, 0002)".
 - ``physical_signals`` (list[str]): "ASPEED BMC VGA", "Matrox G200 BMC VGA", "NVSwitch bridge",
   "Mellanox ConnectX physical function", "HPE iLO BMC".
 - ``device_count``, ``nvswitch_count``, ``mellanox_functions`` (count of 15b3 functions),
   ``filtered`` (bool: the command line pipes through grep, so signals may be hidden).
+- ``vpci_domains`` (list[str]): the PCI domains laid out as Hyper-V's virtual PCI bus lays them
+  out (see below), e.g. ["0101", "3532", "78a8", "cc4c"]; empty on any other machine.
 
 Facts: ``nvidia_gpu_count`` (unit "count").
 
 SR-IOV note: a host with SR-IOV enabled lists its NIC virtual functions next to the physical
 ones, so a virtual function only counts as a VM signal when no physical function of the same
 vendor is listed, or when it is an NVIDIA GPU function (vGPU).
+
+Hyper-V vPCI note: Hyper-V (Azure) hands each passed-through device to a Linux guest on a PCI
+bus of its own (the pci-hyperv driver), in a PCI domain numbered from the device's instance GUID
+- "0001", "000b", but also "3532" or "c05b" - with the device on bus 00 and no bridge above it.
+A physical machine with several PCI segments (multi-socket x86, Grace, Ampere Altra, a PowerMac)
+has a host bridge or root ports on bus 00 of each segment and its endpoints behind them on bus
+01 or higher, so a non-zero domain that holds only endpoints on bus 00 is the VM's layout. A
+grep cannot move a device to another bus: filtering hides bridges, never creates this layout.
 """
 
 from __future__ import annotations
@@ -55,6 +66,20 @@ _BRACKET_RE = re.compile(r"\[([^\]]+)\]")
 _PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
 _GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller")
+# Classes of the devices a cloud passes into a VM (GPUs, NICs/HCAs and their VFs, NVMe, NVSwitch
+# as a plain "Bridge" [0680], accelerators). Root-complex parts (host bridges, root ports,
+# IOMMUs, system peripherals) are never among them.
+_VPCI_ENDPOINT_CLASSES = (
+    *_GPU_CLASSES,
+    "ethernet controller",
+    "infiniband controller",
+    "network controller",
+    "non-volatile memory controller",
+    "processing accelerators",
+    "bridge",
+)
+_SLOT_PARTS_RE = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):[0-9a-fA-F]{2}\.[0-7]$")
+_MARKDOWN_BOLD_RE = re.compile(r"^\*\*(.*)\*\*$")
 
 # (vendor id or None, case-insensitive text, signal) - checked in order, first match wins.
 _VIRTUAL_DEVICE_SIGNS: tuple[tuple[str | None, str | None, str], ...] = (
@@ -99,7 +124,10 @@ class _Device:
 
 
 def _clean(raw: str) -> str:
-    return _PREFIX_RE.sub("", raw.strip())
+    line = _PREFIX_RE.sub("", raw.strip())
+    # A line the author set in markdown bold ("**0000:0a:00.0 VGA ...**") is still a device.
+    bold = _MARKDOWN_BOLD_RE.match(line)
+    return bold.group(1).strip() if bold else line
 
 
 def detect(text: str) -> int:
@@ -213,6 +241,11 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
 
 def _virtual_device_signal(dev: _Device) -> str | None:
     lowered = f"{dev.description} {dev.subsystem}".lower()
+    if dev.description.lower().startswith("microsoft corporation"):
+        # Vendor 1414 by name (plain lspci prints no ids), e.g. Azure's NVMe "Device b111". Only
+        # the device's own vendor counts: an OEM subsystem name says nothing about the host.
+        ident = f" {dev.vendor_id}:{dev.device_id}" if dev.vendor_id and dev.device_id else ""
+        return f"Microsoft Hyper-V device{ident} ({dev.description})"
     for vendor, needle, label in _VIRTUAL_DEVICE_SIGNS:
         if (vendor and dev.vendor_id == vendor) or (needle and needle in lowered):
             ident = f" {dev.vendor_id}:{dev.device_id}" if dev.vendor_id and dev.device_id else ""
@@ -222,6 +255,21 @@ def _virtual_device_signal(dev: _Device) -> str | None:
         if (chip_id and pci_id == chip_id) or needle in lowered:
             return label
     return None
+
+
+def _vpci_domains(devices: list[_Device]) -> list[str]:
+    """Non-zero PCI domains holding only passed-through-type endpoints, all on bus 00."""
+    by_domain: dict[str, list[tuple[str, str]]] = {}
+    for dev in devices:
+        parts = _SLOT_PARTS_RE.match(dev.slot)
+        if not parts or not parts.group(1) or int(parts.group(1), 16) == 0:
+            continue
+        by_domain.setdefault(parts.group(1).lower(), []).append((parts.group(2), dev.cls.lower()))
+    return [
+        domain
+        for domain, members in by_domain.items()
+        if all(bus == "00" and cls in _VPCI_ENDPOINT_CLASSES for bus, cls in members)
+    ]
 
 
 def _physical_signal(dev: _Device) -> str | None:
@@ -249,6 +297,7 @@ def parse(text: str) -> ParseResult:
             "no PCI device lines found (expected `lspci` output such as "
             "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')",
             kind=KIND,
+            code="lspci.nothing",
         )
 
     virtual_signals: list[str] = []
@@ -290,6 +339,14 @@ def parse(text: str) -> ParseResult:
                 )
         add(virtual_signals, _virtual_device_signal(dev))
         add(physical_signals, _physical_signal(dev))
+    vpci_domains = _vpci_domains(devices)
+    if vpci_domains:
+        count = sum(1 for d in devices if d.slot.split(":")[0].lower() in vpci_domains)
+        add(
+            virtual_signals,
+            f"Hyper-V vPCI layout: {count} device{'s' if count != 1 else ''} alone on bus 00 of "
+            f"their own PCI domain ({', '.join(vpci_domains)})",
+        )
 
     if virtual_signals:
         virtual: bool | None = True
@@ -337,5 +394,6 @@ def parse(text: str) -> ParseResult:
             1 for d in devices if d.vendor_id == "15b3" or "mellanox" in d.description.lower()
         ),
         "filtered": filtered,
+        "vpci_domains": vpci_domains,
     }
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

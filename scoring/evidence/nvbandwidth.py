@@ -164,6 +164,7 @@ def parse(text: str) -> ParseResult:
             "no nvbandwidth output found (expected 'nvbandwidth Version', 'Running <test>.' "
             "and 'SUM <test> <GB/s>' lines)",
             kind=KIND,
+            code="nvbandwidth.nothing",
         )
     if None in cases:
         warnings.append("a bandwidth matrix without its test case name (no 'Running' or SUM line)")
@@ -194,6 +195,8 @@ def parse(text: str) -> ParseResult:
             "nvbandwidth measured nothing"
             + (f" ({errors[0]})" if errors else " (no matrix and no SUM line)"),
             kind=KIND,
+            code="nvbandwidth.failed" if errors else "nvbandwidth.empty",
+            params={"error": errors[0] if errors else None},
         )
 
     def first(names: tuple[str, ...], key: str) -> float | None:

@@ -161,12 +161,17 @@ def parse(text: str) -> ParseResult:
     if not gpus:
         if failure is not None:
             raise EvidenceParseError(
-                f"nvidia-smi reported an error: {failure[1]}", line=failure[0], kind=KIND
+                f"nvidia-smi reported an error: {failure[1]}",
+                line=failure[0],
+                kind=KIND,
+                code="nvidia_smi.tool_error",
+                params={"message": failure[1]},
             )
         raise EvidenceParseError(
             "no nvidia-smi GPU table found (expected the '| NVIDIA-SMI ... Driver Version' "
             "header and '|   0  <name>  On | <bus id> ... |' rows)",
             kind=KIND,
+            code="nvidia_smi.nothing",
         )
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")

@@ -89,11 +89,18 @@ def parse(text: str) -> ParseResult:
         if line.startswith(("GPU ", "MIG ")):
             warnings.append(f"line {number}: unreadable GPU/MIG line skipped")
         elif "No devices were found" in line or "NVIDIA-SMI has failed" in line:
-            raise EvidenceParseError(f"nvidia-smi reported: {line}", line=number, kind=KIND)
+            raise EvidenceParseError(
+                f"nvidia-smi reported: {line}",
+                line=number,
+                kind=KIND,
+                code="nvidia_smi_list.tool_error",
+                params={"message": line},
+            )
     if not gpus and not migs:
         raise EvidenceParseError(
             "no 'GPU n: <name> (UUID: GPU-...)' or 'MIG ... Device n: (UUID: ...)' line",
             kind=KIND,
+            code="nvidia_smi_list.nothing",
         )
     if migs and not gpus:
         warnings.append("MIG devices listed without their GPU (run inside a container?)")

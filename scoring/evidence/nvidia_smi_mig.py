@@ -114,6 +114,7 @@ def parse(text: str) -> ParseResult:
         raise EvidenceParseError(
             "no MIG table found (expected 'nvidia-smi mig -lgi' / '-lci' / '-lgip' output)",
             kind=KIND,
+            code="nvidia_smi_mig.nothing",
         )
     warnings: list[str] = []
     if none_line is not None:

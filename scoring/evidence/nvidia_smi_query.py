@@ -197,6 +197,7 @@ def _parse_q(text: str) -> ParseResult:
             "no nvidia-smi -q values found (expected 'Attached GPUs : N', 'GPU 00000000:07:00.0' "
             "blocks with indented 'Key : value' lines, or --query-gpu CSV)",
             kind=KIND,
+            code="nvidia_smi_query.nothing",
         )
     attached = _int(top.get("attached gpus"))
     per_gpu = [_q_gpu(values, bus) for _, bus, values in gpus]
@@ -340,6 +341,7 @@ def _parse_csv(text: str) -> ParseResult:
             "no --query-gpu CSV rows found (expected comma-separated values under a header such "
             "as 'name, pci.bus_id, memory.total [MiB]')",
             kind=KIND,
+            code="nvidia_smi_query.no_csv_rows",
         )
     if fields is None:
         warnings.append(

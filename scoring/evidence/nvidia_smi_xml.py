@@ -4,7 +4,8 @@ Read with the standard library's expat-based ``xml.etree.ElementTree`` parser, w
 defusedxml takes: any ``<!ENTITY`` declaration or internal DTD subset is refused before parsing
 (no entity expansion, so no "billion laughs"), the external DTD the report names is never
 fetched, and the input is capped at 32 MiB. An output cut short (upload truncated, ``head``)
-keeps the GPUs that were complete, with a warning.
+keeps the GPUs that were complete, with a warning. Text around the document (a pasted prompt
+before ``<?xml``, a markdown fence after ``</nvidia_smi_log>``) is ignored.
 
 metrics
     driver_version, cuda_version, attached_gpus (as printed), dtd (the DOCTYPE's DTD name).
@@ -55,15 +56,21 @@ def _refuse_unsafe(text: str) -> str | None:
     """Raise on entity declarations or an internal DTD subset; return the DTD name if any."""
     head = text[:65536]
     if "<!ENTITY" in text:
-        raise EvidenceParseError("XML entity declarations are refused (<!ENTITY)", kind=KIND)
+        raise EvidenceParseError(
+            "XML entity declarations are refused (<!ENTITY)",
+            kind=KIND,
+            code="nvidia_smi_xml.entity",
+        )
     doctypes = re.findall(r"<!DOCTYPE[^>]*>?", head)
     if len(doctypes) > 1:
-        raise EvidenceParseError("more than one DOCTYPE", kind=KIND)
+        raise EvidenceParseError("more than one DOCTYPE", kind=KIND, code="nvidia_smi_xml.doctypes")
     if doctypes:
         match = _DOCTYPE_RE.search(head)
         if match is None or "[" in doctypes[0]:
             raise EvidenceParseError(
-                "only nvidia-smi's own DOCTYPE is accepted (no internal DTD subset)", kind=KIND
+                "only nvidia-smi's own DOCTYPE is accepted (no internal DTD subset)",
+                kind=KIND,
+                code="nvidia_smi_xml.doctype",
             )
         return match.group(1)
     return None
@@ -142,13 +149,22 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
 def parse(text: str) -> ParseResult:
     """Parse ``nvidia-smi -q -x`` into per-GPU identity, memory, ECC and virtualisation."""
     if len(text) > MAX_BYTES:
-        raise EvidenceParseError(f"XML larger than {MAX_BYTES} bytes", kind=KIND)
+        raise EvidenceParseError(
+            f"XML larger than {MAX_BYTES} bytes",
+            kind=KIND,
+            code="nvidia_smi_xml.too_large",
+            params={"max": MAX_BYTES},
+        )
     dtd = _refuse_unsafe(text)
     start = text.find("<?xml")
     if start < 0:
         start = text.find("<nvidia_smi_log")
     if start < 0:
-        raise EvidenceParseError("no <nvidia_smi_log> element (not nvidia-smi -q -x)", kind=KIND)
+        raise EvidenceParseError(
+            "no <nvidia_smi_log> element (not nvidia-smi -q -x)",
+            kind=KIND,
+            code="nvidia_smi_xml.no_root",
+        )
     parser = ET.XMLPullParser(events=("end",))
     gpus: list[dict[str, Any]] = []
     top: dict[str, str | None] = {
@@ -159,6 +175,10 @@ def parse(text: str) -> ParseResult:
     root_seen = False
     warnings: list[str] = []
     body = text[start:]
+    # Whatever follows the closing tag (a markdown fence, a prompt, notes) is not XML.
+    end = body.rfind("</nvidia_smi_log>")
+    if end >= 0:
+        body = body[: end + len("</nvidia_smi_log>")]
 
     def cut(exc: ET.ParseError) -> None:
         line = text[:start].count("\n") + exc.position[0]
@@ -185,7 +205,12 @@ def parse(text: str) -> ParseResult:
         cut(exc)
     if not gpus and top["driver_version"] is None:
         reason = warnings[0] if warnings else "no <gpu> and no <driver_version>"
-        raise EvidenceParseError(f"nothing readable in the XML: {reason}", kind=KIND)
+        raise EvidenceParseError(
+            f"nothing readable in the XML: {reason}",
+            kind=KIND,
+            code="nvidia_smi_xml.nothing",
+            params={"reason": reason},
+        )
     if not root_seen and not warnings:
         warnings.append("no closing </nvidia_smi_log>")
     attached = _int(top["attached_gpus"])

@@ -137,6 +137,7 @@ def parse(text: str) -> ParseResult:
             "no NVLink lines found (expected 'Link N: 26.562 GB/s', 'Link N: <inactive>', "
             "'Link N: Replay Errors: 0' or 'Link N, P2P is supported: true')",
             kind=KIND,
+            code="nvlink.nothing",
         )
     for line_no in excerpt_lines:
         warnings.append(f"line {line_no}: the output was cut by its author; hidden links inferred")

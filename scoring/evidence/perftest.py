@@ -135,7 +135,13 @@ def _floats(tokens: list[str], line: int) -> list[float]:
     for token in tokens:
         value = float(token)
         if math.isnan(value) or math.isinf(value):
-            raise EvidenceParseError(f"not a finite number {token!r}", line=line, kind=KIND)
+            raise EvidenceParseError(
+                f"not a finite number {token!r}",
+                line=line,
+                kind=KIND,
+                code="perftest.not_finite",
+                params={"token": token},
+            )
         values.append(value)
     return values
 
@@ -249,6 +255,8 @@ def _unit(report: _Report, report_gbits: bool) -> str:
             f"unknown bandwidth unit {report.unit!r} (expected MB/sec, MiB/sec or Gb/sec)",
             line=report.header_line,
             kind=KIND,
+            code="perftest.unit",
+            params={"unit": report.unit},
         )
     if unit == "MB/sec" and report_gbits:
         # Some perftest builds keep the MB/sec heading when --report_gbits is given.
@@ -276,11 +284,19 @@ def _bandwidth_rows(report: _Report, unit: str) -> list[dict[str, Any]]:
                 f"bandwidth row has {len(values)} columns, expected at least {5 + offset}",
                 line=line,
                 kind=KIND,
+                code="perftest.bw_columns",
+                params={"columns": len(values), "expected": 5 + offset},
             )
         size, iterations = values[0], values[1 + offset]
         peak, avg, rate = values[2 + offset], values[3 + offset], values[4 + offset]
         if size < 0 or size != int(size) or size > 2**40:
-            raise EvidenceParseError(f"implausible message size {size:g}", line=line, kind=KIND)
+            raise EvidenceParseError(
+                f"implausible message size {size:g}",
+                line=line,
+                kind=KIND,
+                code="perftest.size",
+                params={"size": f"{size:g}"},
+            )
         rows.append(
             {
                 "size_bytes": int(size),
@@ -309,7 +325,9 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for line, values in report.rows:
         if len(values) < 3:
-            raise EvidenceParseError("latency row has too few columns", line=line, kind=KIND)
+            raise EvidenceParseError(
+                "latency row has too few columns", line=line, kind=KIND, code="perftest.lat_columns"
+            )
         row: dict[str, Any] = {"size_bytes": int(values[0]), "iterations": int(values[1])}
         for name, value in zip(columns, values[2:], strict=False):
             row[name] = value
@@ -327,17 +345,25 @@ def parse(text: str) -> ParseResult:
         if notes["failures"]:
             line, message = notes["failures"][0]
             detail = f": the tool reported {message!r}"
-            raise EvidenceParseError(f"no perftest result rows{detail}", line=line, kind=KIND)
+            raise EvidenceParseError(
+                f"no perftest result rows{detail}",
+                line=line,
+                kind=KIND,
+                code="perftest.tool_failed",
+                params={"message": message},
+            )
         if reports:
             raise EvidenceParseError(
                 "perftest header found but no result rows (the run did not finish?)",
                 line=reports[0].title_line,
                 kind=KIND,
+                code="perftest.no_rows",
             )
         raise EvidenceParseError(
             "no perftest report found (expected ib_write_bw/ib_read_bw/ib_send_bw output with "
             "a '#bytes ... BW average' table)",
             kind=KIND,
+            code="perftest.nothing",
         )
     report = with_rows[0]
     warnings: list[str] = []

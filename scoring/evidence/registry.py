@@ -80,17 +80,23 @@ def detect_kind(text: str, hint: str | None = None) -> str:
 def parse_text(text: str, kind: str | None = None) -> ParseResult:
     """Parse one tool output; ``kind`` is detected from the content when not given."""
     if not text.strip():
-        raise EvidenceParseError("the file is empty", kind=kind)
+        raise EvidenceParseError("the file is empty", kind=kind, code="file.empty")
     if kind is None:
         kind = detect_kind(text)
     if kind == UNKNOWN:
         raise EvidenceParseError(
-            "not the output of a supported tool (kinds: " + ", ".join(PARSERS) + ")"
+            "not the output of a supported tool (kinds: " + ", ".join(PARSERS) + ")",
+            code="file.unknown_kind",
+            params={"kinds": ", ".join(PARSERS)},
         )
     try:
         module = PARSERS[kind]
     except KeyError:
-        raise EvidenceParseError(f"unsupported evidence kind {kind!r}") from None
+        raise EvidenceParseError(
+            f"unsupported evidence kind {kind!r}",
+            code="file.unsupported_kind",
+            params={"kind": kind},
+        ) from None
     return module.parse(text)
 
 

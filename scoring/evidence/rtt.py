@@ -231,11 +231,14 @@ def parse(text: str) -> ParseResult:
                 f"{targets[0].target}: no reply and no summary (the run did not finish?)",
                 line=targets[0].line,
                 kind=KIND,
+                code="rtt.unfinished",
+                params={"target": targets[0].target},
             )
         raise EvidenceParseError(
             "no ping / TCP-connect round-trip output found (expected 'N packets transmitted' "
             "and 'rtt min/avg/max' lines)",
             kind=KIND,
+            code="rtt.nothing",
         )
     summaries: list[dict[str, Any]] = []
     warnings: list[str] = []

@@ -131,6 +131,8 @@ def parse(text: str) -> ParseResult:
                         f"{_MAX_DEVICES} expected)",
                         line=line_no,
                         kind=KIND,
+                        code="topo.too_many_devices",
+                        params={"devices": len(devices), "max": _MAX_DEVICES},
                     )
             else:
                 in_table = False
@@ -160,11 +162,15 @@ def parse(text: str) -> ParseResult:
             "no 'nvidia-smi topo -m' matrix found (expected a header line starting with GPU0 "
             "and rows such as 'GPU0  X  NV12 ...')",
             kind=KIND,
+            code="topo.nothing",
         )
     gpus = [d for d in devices if _GPU_RE.match(d)]
     if not any(g in rows for g in gpus):
         raise EvidenceParseError(
-            "the topology header has no GPU rows below it", line=header_line, kind=KIND
+            "the topology header has no GPU rows below it",
+            line=header_line,
+            kind=KIND,
+            code="topo.no_rows",
         )
     if unknown_cells:
         warnings.append("unknown connection code(s): " + ", ".join(sorted(unknown_cells)))

@@ -103,14 +103,20 @@ def _read(text: str) -> tuple[str, int, str, bool]:
     """Return (word, line, scope, command_seen) or raise EvidenceParseError."""
     if len(text) > 4096:
         raise EvidenceParseError(
-            "too long for systemd-detect-virt output (it prints one word)", kind=KIND
+            "too long for systemd-detect-virt output (it prints one word)",
+            kind=KIND,
+            code="virt.too_long",
         )
     lines = [(n, s) for n, s in _lines(text) if not _PROMPT_RE.match(s)]
     if not lines:
-        raise EvidenceParseError("no systemd-detect-virt result found (empty)", kind=KIND)
+        raise EvidenceParseError(
+            "no systemd-detect-virt result found (empty)", kind=KIND, code="virt.empty"
+        )
     if len(lines) > _MAX_LINES:
         raise EvidenceParseError(
-            "too many lines for systemd-detect-virt output (it prints one word)", kind=KIND
+            "too many lines for systemd-detect-virt output (it prints one word)",
+            kind=KIND,
+            code="virt.too_many_lines",
         )
     scope, command_seen = "any", False
     words: list[tuple[int, str]] = []
@@ -134,7 +140,9 @@ def _read(text: str) -> tuple[str, int, str, bool]:
         words.append((number, line))
     if not words:
         raise EvidenceParseError(
-            "systemd-detect-virt command line without its result word", kind=KIND
+            "systemd-detect-virt command line without its result word",
+            kind=KIND,
+            code="virt.no_word",
         )
     if len(words) > 1:
         number, line = words[1]
@@ -142,6 +150,8 @@ def _read(text: str) -> tuple[str, int, str, bool]:
             f"expected one word from systemd-detect-virt, found another line {line[:40]!r}",
             line=number,
             kind=KIND,
+            code="virt.extra_line",
+            params={"line": line[:40]},
         )
     number, word = words[0]
     if word not in _KNOWN and not (command_seen and _WORD_RE.match(word)):
@@ -150,6 +160,8 @@ def _read(text: str) -> tuple[str, int, str, bool]:
             "vmware, microsoft, xen, docker)",
             line=number,
             kind=KIND,
+            code="virt.unknown_word",
+            params={"word": word[:40]},
         )
     return word, number, scope, command_seen
 

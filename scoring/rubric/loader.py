@@ -12,7 +12,8 @@ A rubric is a list of rules, each read by generic code according to its ``kind``
 Every rule has a stable ``id`` ("<dimension>.<group>.<name>"), ``label_en`` and ``label_zh``,
 the ``inputs`` it reads (first one present wins, so a measured fact listed before the claimed
 one replaces it), an optional ``claim_item`` (the checklist key whose status scales a claimed
-value by ``status_factors``), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
+value by ``status_factors``, or a derived item such as "delivery_form" whose status the
+evidence settles), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
 leaves it out), ``only_if`` conditions and a ``source`` note. Tables must be monotone, so a
 better value never earns fewer points.
 """
@@ -29,6 +30,7 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
 
+from ..reference import GPU_SPECS
 from ..types import (
     CHECKLIST_KEYS,
     CURRENCIES,
@@ -53,6 +55,7 @@ from .model import (
 )
 
 RULE_KINDS = ("boolean", "steps", "linear", "choice")
+GPU_FAMILIES = frozenset(spec.family for spec in GPU_SPECS)
 # The packaged rubric versions, oldest first; new evaluations and the demo use the last one.
 RUBRIC_VERSIONS = ("1", "2")
 CURRENT_RUBRIC_VERSION = RUBRIC_VERSIONS[-1]
@@ -138,7 +141,7 @@ def _table(kind: str, raw: Mapping[str, Any], where: str) -> Table:
     raise _fail(where, f"unknown rule kind {kind!r} (known: {', '.join(RULE_KINDS)})")
 
 
-def _rule(raw: Any, index: int, fact_names: frozenset[str]) -> Rule:
+def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: frozenset[str]) -> Rule:
     if not isinstance(raw, Mapping):
         raise _fail(f"rules[{index}]", "each rule must be an object")
     rule_id = raw.get("id")
@@ -161,8 +164,10 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str]) -> Rule:
         if name not in fact_names:
             raise _fail(where, f"unknown input fact {name!r}")
     claim_item = raw.get("claim_item")
-    if claim_item is not None and claim_item not in CHECKLIST_KEYS:
-        raise _fail(where, f"claim_item must be a checklist key, got {claim_item!r}")
+    if claim_item is not None and claim_item not in (*CHECKLIST_KEYS, *derived_items):
+        raise _fail(
+            where, f"claim_item must be a checklist key or a derived item, got {claim_item!r}"
+        )
     if_missing = raw.get("if_missing", "zero")
     if if_missing not in ("zero", "exclude"):
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
@@ -335,9 +340,18 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         billing.get("spot_checkpoint_overhead_pct"), "billing.spot_checkpoint_overhead_pct"
     )
     max_days = int(_number(billing.get("spot_max_uninterruptible_days"), "billing"))
-    workloads = billing.get("uninterruptible_workloads")
-    if not isinstance(workloads, list) or not set(workloads) <= set(WORKLOAD_PROFILES):
-        raise _fail("billing", "uninterruptible_workloads must list workload profiles")
+    raw_sync = billing.get("synchronous_min_nodes")
+    if not isinstance(raw_sync, Mapping) or not set(raw_sync) <= set(WORKLOAD_PROFILES):
+        raise _fail("billing.synchronous_min_nodes", "must map workload profiles to a node count")
+    synchronous = {}
+    for profile, nodes in raw_sync.items():
+        count = _number(nodes, f"billing.synchronous_min_nodes.{profile}")
+        if count < 1 or count != int(count):
+            raise _fail(f"billing.synchronous_min_nodes.{profile}", "must be a whole count >= 1")
+        synchronous[profile] = int(count)
+    terms_item = billing.get("billing_terms_item")
+    if terms_item not in CHECKLIST_KEYS:
+        raise _fail("billing.billing_terms_item", f"must be a checklist key, got {terms_item!r}")
     elasticity = data.get("elasticity")
     if not isinstance(elasticity, Mapping):
         raise _fail("elasticity", "must be an object")
@@ -361,10 +375,20 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     max_instances = int(_number(mig.get("max_instances"), "mig.max_instances"))
     if not slices or max_instances < 1 or max(slices) > max_instances:
         raise _fail("mig", "compute_slices and max_instances must describe a 7-slice GPU")
-    patterns = tuple(str(p).lower() for p in mig.get("gpu_patterns", []))
-    full_memory = tuple((str(p).lower(), int(m)) for p, m in mig.get("full_memory_gib", []))
-    if not patterns or not full_memory:
-        raise _fail("mig", "gpu_patterns and full_memory_gib must not be empty")
+    raw_gpus = mig.get("gpus")
+    if not isinstance(raw_gpus, Mapping) or not raw_gpus:
+        raise _fail("mig.gpus", "must map GPU families to their profiles' compute slices")
+    mig_gpus = {}
+    for family, sizes in raw_gpus.items():
+        g_where = f"mig.gpus.{family}"
+        if family not in GPU_FAMILIES:
+            raise _fail(g_where, "not a GPU family of scoring.reference")
+        if not isinstance(sizes, list) or not sizes:
+            raise _fail(g_where, "must list compute-slice sizes")
+        values = tuple(int(_number(x, g_where)) for x in sizes)
+        if not set(values) <= set(slices) or max(values) > max_instances:
+            raise _fail(g_where, f"slice sizes must be among {slices}")
+        mig_gpus[family] = values
     operations = data.get("operations")
     if not isinstance(operations, Mapping):
         raise _fail("operations", "must be an object")
@@ -383,13 +407,13 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         forms=MappingProxyType(forms),
         spot_checkpoint_overhead_pct=overhead,
         spot_max_uninterruptible_days=max_days,
-        uninterruptible_workloads=tuple(workloads),
+        synchronous_min_nodes=MappingProxyType(synchronous),
+        billing_terms_item=terms_item,
         provisioning_fit=MappingProxyType(provisioning_fit),
         dedicated_fit=MappingProxyType(dedicated_fit),
         mig_compute_slices=slices,
         mig_max_instances=max_instances,
-        mig_gpu_patterns=patterns,
-        mig_full_memory_gib=full_memory,
+        mig_gpus=MappingProxyType(mig_gpus),
         ops_fte=MappingProxyType(ops_fte),
         sources=MappingProxyType(
             {
@@ -437,7 +461,8 @@ def _reference_prices(raw: Any) -> tuple[Mapping[str, tuple[tuple[str, Decimal],
 
 def parse_rubric(data: Any) -> Rubric:
     """Validate rubric data (the decoded JSON) and build a Rubric; RubricError on any fault."""
-    from ..dimensions import FACT_NAMES  # deferred: dimensions imports this module's types
+    # deferred: dimensions imports this module's types
+    from ..dimensions.facts import DERIVED_ITEMS, FACT_NAMES
 
     if not isinstance(data, Mapping):
         raise RubricError("a rubric must be a JSON object")
@@ -447,7 +472,8 @@ def parse_rubric(data: Any) -> Rubric:
     raw_rules = data.get("rules")
     if not isinstance(raw_rules, list) or not raw_rules:
         raise RubricError("the rubric needs a non-empty 'rules' list")
-    rules = tuple(_rule(raw, i, FACT_NAMES) for i, raw in enumerate(raw_rules))
+    derived = frozenset(DERIVED_ITEMS)
+    rules = tuple(_rule(raw, i, FACT_NAMES, derived) for i, raw in enumerate(raw_rules))
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
@@ -460,6 +486,9 @@ def parse_rubric(data: Any) -> Rubric:
                 f"dimension {dimension!r} needs at least one rule that always counts "
                 "(positive points, if_missing 'zero')"
             )
+    policy = _v2_policy(data)
+    if policy is not None:
+        _claims_have_a_verification_path(rules)
     reference_prices, reference_source = _reference_prices(data.get("reference_gpu_hour_prices"))
     confidence = _number(data.get("bare_metal_min_confidence"), "bare_metal_min_confidence")
     if not 0 < confidence <= 1:
@@ -478,8 +507,28 @@ def parse_rubric(data: Any) -> Rubric:
         bare_metal_min_confidence=confidence,
         assumed_availability_pct=availability,
         by_dimension=MappingProxyType(by_dimension),
-        v2=_v2_policy(data),
+        v2=policy,
     )
+
+
+def _claims_have_a_verification_path(rules: tuple[Rule, ...]) -> None:
+    """Rubric v2: no vendor claim counts in full without a way to check it. A rule reading a
+    claimed fact needs a ``claim_item`` (the checklist item whose document review verifies it
+    and whose status scales it); a fact whose basis depends on the evidence needs that item or
+    an evidence reference that can measure it."""
+    from ..dimensions.facts import CLAIMED, FACTS  # deferred like FACT_NAMES
+
+    for rule in rules:
+        if rule.claim_item is not None:
+            continue
+        for name in rule.inputs:
+            source = FACTS[name]
+            if source.basis == CLAIMED or (source.basis is None and not source.ref_names):
+                raise _fail(
+                    f"rule {rule.id!r}",
+                    f"reads the claim {name!r} that no checklist item or evidence can verify: "
+                    "give it a claim_item (rubric v2 never counts an unverifiable claim in full)",
+                )
 
 
 def rubric_text(version: str = "1") -> str:

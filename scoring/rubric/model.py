@@ -11,8 +11,12 @@ from itertools import pairwise
 from types import MappingProxyType
 from typing import Any
 
+from ..reference import match_gpu
 from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
-from ..types.inputs import parse_mig_profile
+from ..types.inputs import parse_mig_layout
+
+# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
+FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
@@ -255,19 +259,25 @@ class V2Policy:
     forms: Mapping[str, FormProfile]
     spot_checkpoint_overhead_pct: Decimal
     spot_max_uninterruptible_days: int
-    uninterruptible_workloads: tuple[str, ...]
+    # Per workload: the node count from which its job is one synchronous run (a preempted node
+    # stops every node); a workload absent here (inference, development) is not a batch job.
+    synchronous_min_nodes: Mapping[str, int]
     # Per workload: provisioning-time anchors [(minutes, fit 0..1)] or None when the
     # workload values a dedicated fleet instead; dedicated-fleet fit per delivery form.
     provisioning_fit: Mapping[str, tuple[tuple[float, float], ...] | None]
     dedicated_fit: Mapping[str, float]
     mig_compute_slices: tuple[int, ...]
     mig_max_instances: int
-    mig_gpu_patterns: tuple[str, ...]
-    mig_full_memory_gib: tuple[tuple[str, int], ...]
+    # Per GPU family (scoring.reference's family: "A100", "H100", "A30"...) the compute-slice
+    # sizes its MIG profiles may have; the largest is the GPU's whole (7, or 4 on an A30).
+    mig_gpus: Mapping[str, tuple[int, ...]]
     sources: Mapping[str, str]
     # Operations engineers (FTE) a buyer's team must add for self-managed bare metal, by its
     # operations capacity (none / small_team / platform_team); sources["operations"].
     ops_fte: Mapping[str, Decimal] = field(default_factory=lambda: MappingProxyType({}))
+    # The checklist item whose document review verifies billing terms that no evidence can
+    # measure (a lower-than-default spot preemption risk, hourly release of bare metal).
+    billing_terms_item: str = "monthly_cost"
 
     def form(self, delivery_form: str) -> FormProfile:
         found = self.forms.get(delivery_form)
@@ -308,28 +318,76 @@ class Rubric:
     )
 
     def observed_delivery_form(
-        self, claimed: str, verdict: str | None, confidence: float | None
+        self,
+        claimed: str,
+        verdict: str | None,
+        confidence: float | None,
+        seen: str | None = None,
     ) -> tuple[str, str]:
-        """The delivery form to score: the evidence's bare-metal verdict when it is confident
-        enough (measured beats claimed), else the claim. Returns (form, basis).
+        """The delivery form to score and its basis ("measured" when the evidence settled it,
+        else "claimed"): see delivery_form_check."""
+        form, status = self.delivery_form_check(claimed, verdict, confidence, seen)
+        return form, ("measured" if status in ("verified", "contradicted") else "claimed")
 
+    def delivery_form_check(
+        self,
+        claimed: str,
+        verdict: str | None,
+        confidence: float | None,
+        seen: str | None = None,
+    ) -> tuple[str, str]:
+        """(form to score, status of the claim) from the bare-metal verdict
+        when it is confident enough (``bare_metal_min_confidence``) and ``seen``, the form the
+        evidence names (MeasuredFacts.delivery_form_seen). The status is "verified",
+        "contradicted" or "claimed" (nothing confident either way).
+
+        Rubric v1: a refuted bare-metal claim becomes "virtualised"; anything else stays.
         Rubric v2: the verdict only detects a hypervisor, so "bare metal" confirms a bare-metal
-        claim and nothing else. MIG slices and containers run on hosts without one; a confident
-        "bare metal" never turns a MIG, vGPU, container or passthrough claim into bare metal."""
-        if verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
+        claim and nothing else (MIG slices and containers run on hosts without one). A claim
+        the evidence refutes (bare metal under a hypervisor, or a form more favourable than
+        the one a node shows: passthrough > vGPU > container; a MIG claim is about the GPU and
+        stands beside a container or a vGPU) is scored as the least
+        favourable form consistent with the evidence: the form a node shows, or a container
+        when only a hypervisor shows (a container can run in any VM)."""
+        sure = verdict in ("bare_metal", "virtualised") and (confidence or 0.0) >= (
             self.bare_metal_min_confidence
+        )
+        if not sure:
+            return claimed, "claimed"
+        if verdict == "bare_metal":
+            if claimed == "bare_metal":
+                return "bare_metal", "verified"
+            if self.v2 is not None:
+                return claimed, "claimed"
+            return "bare_metal", "verified"
+        if self.v2 is None:
+            if claimed == "bare_metal":
+                return "virtualised", "contradicted"
+            return claimed, "verified"
+        shown = seen if seen in FORMS_BY_FAVOUR and seen != "bare_metal" else None
+        if claimed == "bare_metal":
+            return shown or "container", "contradicted"
+        # MIG partitions the GPU, not the host: its slices are handed out in containers or in
+        # MIG-backed vGPU VMs, so neither contradicts a MIG claim.
+        if (
+            shown is not None
+            and claimed != "mig"
+            and FORMS_BY_FAVOUR.index(shown) > FORMS_BY_FAVOUR.index(claimed)
         ):
-            if verdict == "bare_metal":
-                if self.v2 is not None and claimed != "bare_metal":
-                    return claimed, "claimed"
-                return "bare_metal", "measured"
-            return ("virtualised" if claimed == "bare_metal" else claimed), "measured"
-        return claimed, "claimed"
+            return shown, "contradicted"
+        return claimed, "verified"
 
     def gpu_fraction(self, gpu_model: str, mig_profile: str) -> float:
         """What one delivered GPU unit counts as in full-GPU equivalents: 1.0 for a whole GPU
-        (and always in rubric v1); for a MIG slice the smaller of its compute fraction (g/7)
-        and memory fraction. ScoringInputError when the GPU cannot run MIG (pre-Ampere)."""
+        (and always in rubric v1); for a MIG slice the smaller of its compute fraction (slices
+        over the GPU's compute slices: 7, or 4 on an A30) and its memory fraction.
+
+        The GPU is recognised with scoring.reference.match_gpu (so an A10 is not an A100 and an
+        L40S has no MIG). ScoringInputError when the GPU cannot run MIG, when the profile does
+        not exist on it, or when the instances stated per GPU ("2x3g.40gb") do not fit: at most
+        as many instances as compute slices, instances x slices within the GPU's slices and
+        instances x memory within its memory (1 GB per instance of rounding: NVIDIA names
+        profiles in whole GB, 3g.71gb is half of an H200's 141)."""
         policy = self.v2
         if policy is None or not mig_profile:
             return 1.0
@@ -337,24 +395,46 @@ class Rubric:
         found = self.memo.get(key)  # type: ignore[call-overload]
         if found is not None:
             return float(found)
-        slices, memory = parse_mig_profile(mig_profile)
-        name = gpu_model.lower()
-        if not any(pattern in name for pattern in policy.mig_gpu_patterns):
+        instances, slices, memory = parse_mig_layout(mig_profile)
+        spec = match_gpu(gpu_model)
+        sizes = policy.mig_gpus.get(spec.family) if spec is not None else None
+        if spec is None or sizes is None:
+            which = f" (read as {spec.display_name})" if spec is not None else ""
             raise ScoringInputError(
-                "MIG needs an Ampere-or-newer GPU (A100, A30, H100, H200, B200…), "
-                f"got {gpu_model!r}"
+                "MIG needs an Ampere-or-newer data-centre GPU that supports it (A100, A30, "
+                f"H100, H200, H20, GH200, B200…), got {gpu_model!r}{which}"
             )
-        if slices not in policy.mig_compute_slices:
+        whole = max(sizes)
+        if slices not in sizes:
             raise ScoringInputError(
-                f"MIG profiles have {', '.join(map(str, policy.mig_compute_slices))} compute "
+                f"MIG profiles on the {spec.family} have {', '.join(map(str, sizes))} compute "
                 f"slices, got {mig_profile!r}"
             )
-        full = next(m for p, m in policy.mig_full_memory_gib if p == "*" or p in name)
+        full = spec.memory_gib
         if memory > full:
             raise ScoringInputError(
                 f"MIG profile {mig_profile!r} has more memory than the whole GPU ({full} GB)"
             )
-        fraction = min(slices / policy.mig_max_instances, memory / full)
+        if instances is not None:
+            limit = min(whole, policy.mig_max_instances)
+            if instances > limit:
+                raise ScoringInputError(
+                    f"the {spec.family} holds at most {limit} MIG instances, got {instances} in "
+                    f"{mig_profile!r}"
+                )
+            if instances * slices > whole:
+                raise ScoringInputError(
+                    f"{instances} instances of {slices} compute slices need {instances * slices} "
+                    f"slices, the {spec.family} has {whole} ({mig_profile!r})"
+                )
+            if instances * memory > full + instances:
+                raise ScoringInputError(
+                    f"{instances} instances of {memory} GB need {instances * memory} GB, "
+                    f"more memory than the whole GPU ({full} GB) ({mig_profile!r})"
+                )
+        fraction = min(slices / whole, memory / full)
+        if len(self.memo) > 4096:
+            self.memo.clear()
         self.memo[key] = fraction  # type: ignore[index]
         return fraction
 
@@ -366,7 +446,8 @@ class Rubric:
         for rule in self.rules:
             keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
             for key in keys - {None}:
-                fed[key].add(rule.dimension)
+                if key in fed:  # a derived item ("delivery_form") is no checklist item
+                    fed[key].add(rule.dimension)
         return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 
     def rule(self, rule_id: str) -> Rule:

@@ -94,19 +94,42 @@ _OFFERING_BOOLS = (
 )
 
 # A MIG profile: compute slices "g" and slice memory "gb", e.g. "3g.40gb" (an optional "+me"
-# media-extension suffix is accepted and ignored).
-MIG_PROFILE_RE = re.compile(r"^([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
+# media-extension suffix is accepted and ignored), optionally with the instances carved from each
+# GPU in front: "2x3g.40gb" = two 3g.40gb instances per GPU (the multiplication sign and spaces
+# are accepted too).
+MIG_PROFILE_RE = re.compile(r"^(?:([1-9][0-9]?)\s*[x×]\s*)?([1-7])g\.([1-9][0-9]{0,3})gb(\+me)?$")
 
 
-def parse_mig_profile(profile: str) -> tuple[int, int]:
-    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb"; ScoringInputError
-    when it is not one."""
+def _mig_match(profile: Any) -> re.Match[str]:
     found = MIG_PROFILE_RE.match(profile.strip().lower()) if isinstance(profile, str) else None
     if found is None:
         raise ScoringInputError(
-            f"a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), got {profile!r}"
+            "a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), optionally "
+            f"with the instances per GPU in front (2x3g.40gb), got {profile!r}"
         )
-    return int(found.group(1)), int(found.group(2))
+    return found
+
+
+def parse_mig_layout(profile: str) -> tuple[int | None, int, int]:
+    """(instances per GPU or None when not stated, compute slices, slice memory GiB) of a MIG
+    profile such as "3g.40gb" or "2x3g.40gb"; ScoringInputError when it is not one."""
+    found = _mig_match(profile)
+    instances = int(found.group(1)) if found.group(1) else None
+    return instances, int(found.group(2)), int(found.group(3))
+
+
+def parse_mig_profile(profile: str) -> tuple[int, int]:
+    """(compute slices, slice memory GiB) of a MIG profile such as "3g.40gb" or "2x3g.40gb";
+    ScoringInputError when it is not one."""
+    _, slices, memory = parse_mig_layout(profile)
+    return slices, memory
+
+
+def normalise_mig_profile(profile: str) -> str:
+    """The canonical spelling of a MIG profile: lower case, "2x3g.40gb" (no spaces, "x")."""
+    found = _mig_match(profile)
+    count = f"{found.group(1)}x" if found.group(1) else ""
+    return f"{count}{found.group(2)}g.{found.group(3)}gb{found.group(4) or ''}"
 
 
 @dataclass(frozen=True)
@@ -115,7 +138,8 @@ class OfferingFacts:
 
     Money fields are in ``currency``; the ``*_month`` costs are totals for the whole deployment
     per month, ``licence_cost_gpu_month`` is per GPU and month, ``setup_fee`` is one-off.
-    ``sla_availability_pct`` None means no availability SLA.
+    ``sla_availability_pct`` None means no availability SLA; ``support_tier`` None (or "")
+    means the support question is unanswered.
     """
 
     delivery_form: str
@@ -172,7 +196,8 @@ class OfferingFacts:
     sla_credit_pct: Decimal = Decimal(0)
     hardware_replacement_hours: int | None = None
     support_24x7: bool = False
-    support_tier: str = "ticket_queue"
+    # None (or ""): unanswered, never the lowest tier (issue #10 §3, absent answers).
+    support_tier: str | None = None
     poc_window_days: int = 0
     # Structured region (issue #16): ISO country (CN = mainland China), province or city, zone.
     region_country: str = ""
@@ -188,7 +213,10 @@ class OfferingFacts:
         _choice(self.fabric, FABRICS, "fabric")
         _choice(self.network_isolation, NETWORK_ISOLATIONS, "network_isolation")
         _choice(self.data_wipe_policy, DATA_WIPE_POLICIES, "data_wipe_policy")
-        _choice(self.support_tier, SUPPORT_TIERS, "support_tier")
+        if self.support_tier == "":
+            _set(self, "support_tier", None)
+        if self.support_tier is not None:
+            _choice(self.support_tier, SUPPORT_TIERS, "support_tier")
         _choice(self.currency, CURRENCIES, "currency")
         if not isinstance(self.gpu_model, str):
             raise ScoringInputError(f"gpu_model must be a string, got {self.gpu_model!r}")
@@ -207,8 +235,7 @@ class OfferingFacts:
         if self.mig_profile:
             if self.delivery_form != "mig":
                 raise ScoringInputError("a MIG profile needs the delivery form 'mig'")
-            parse_mig_profile(self.mig_profile)
-            _set(self, "mig_profile", self.mig_profile.strip().lower())
+            _set(self, "mig_profile", normalise_mig_profile(self.mig_profile))
         _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
         _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
         _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
@@ -243,6 +270,7 @@ _MEASURED_INTS = (
     "sxid_errors",
     "ib_ports_down",
     "busbw_nodes",
+    "xid_nodes",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -256,6 +284,9 @@ _MEASURED_FLOATS = (
     "alltoall_busbw_fraction",
     "allgather_busbw_gbyte_s",
     "allgather_busbw_fraction",
+    "xid_severity",
+    "xid_node_share",
+    "host_device_fraction",
 )
 # Measured / expected: a run never earns more than the declared hardware should reach (a
 # run above the physical ceiling is set aside as implausible during verification).
@@ -264,6 +295,7 @@ _MEASURED_FRACTIONS = (
     "nvlink_busbw_fraction",
     "alltoall_busbw_fraction",
     "allgather_busbw_fraction",
+    "host_device_fraction",
 )
 
 
@@ -279,8 +311,16 @@ class MeasuredFacts:
     ``alltoall_*`` and ``allgather_*`` are the same figures for nccl-tests alltoall_perf and
     all_gather_perf (mixture-of-experts and sharded training depend on them). Every fraction
     is capped at 1.0. ``xid_errors`` / ``sxid_errors`` count GPU Xid and NVSwitch SXid events in
-    the kernel log. ``nvlink_topology`` is the measured topology of the worst node
+    the kernel log (rubric v1 counts them); rubric v2 reads ``xid_severity``, the worst node's
+    Xid and SXid errors weighed by NVIDIA's catalogue (1.0 a hardware fault such as Xid 48/79/95
+    or a fatal SXid, 0.5 one needing a reset soon, 0.1 one the application usually causes; each
+    distinct code and GPU once), ``xid_nodes`` the nodes with hardware-class errors and
+    ``xid_node_share`` their share of the nodes whose log was read. ``nvlink_topology`` is the
+    measured topology of the worst node
     ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
+    ``delivery_form_seen`` is the delivery form the evidence shows beside the bare-metal verdict:
+    "bare_metal", the virtualised form a node names ("container", "vgpu", "passthrough_vm", the
+    least favourable node's) or "virtualised" when only a hypervisor shows.
     ``evidence_refs`` maps a field name (or a checklist key) to a short reference such as
     "upload 12 · nccl_tests all_reduce.txt line 57" quoted in contributions and knockout
     reasons.
@@ -310,6 +350,14 @@ class MeasuredFacts:
     allgather_busbw_gbyte_s: float | None = None
     allgather_busbw_fraction: float | None = None
     sxid_errors: int | None = None
+    xid_severity: float | None = None
+    xid_nodes: int | None = None
+    xid_node_share: float | None = None
+    delivery_form_seen: str | None = None
+    # nvbandwidth's host<->device copy bandwidth (the lower of the two directions) on the
+    # worst GPU, over the PCIe line rate its GPU model's generation gives at protocol
+    # efficiency: the measured efficiency path of a one-GPU candidate, where no collective runs.
+    host_device_fraction: float | None = None
 
     def __post_init__(self) -> None:
         for name in _MEASURED_FLOATS:
@@ -330,6 +378,8 @@ class MeasuredFacts:
             _choice(self.nvlink_topology, NVLINK_TOPOLOGIES, "measured nvlink_topology")
         if self.bare_metal_verdict is not None:
             _choice(self.bare_metal_verdict, BARE_METAL_VERDICTS, "bare_metal_verdict")
+        if self.delivery_form_seen is not None:
+            _choice(self.delivery_form_seen, (*DELIVERY_FORMS, "virtualised"), "delivery_form_seen")
         confidence = _float(self.bare_metal_confidence, "bare_metal_confidence")
         if confidence is not None and confidence > 1:
             raise ScoringInputError(f"bare_metal_confidence must be in 0..1, got {confidence}")
@@ -413,6 +463,9 @@ class CandidateInput:
     quoted_prices: tuple[Price, ...] = ()
     answers: Mapping[str, str] = field(default_factory=dict)
     measured: MeasuredFacts = field(default_factory=MeasuredFacts)
+    # The POC plan's failed or missing required runs (scoring.poc.PocShortfall), set by
+    # scoring.poc.candidate_with_poc; the must-haves read them (issue #13, section 4).
+    poc_shortfalls: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         _int(self.candidate_id, "candidate_id", None)
@@ -427,6 +480,13 @@ class CandidateInput:
             _choice(key, CHECKLIST_KEYS, "checklist key")
             _choice(status, ITEM_STATUSES, f"status of {key}")
         _set(self, "answers", answers)
+        if self.poc_shortfalls:
+            from ..poc import PocShortfall
+
+            shortfalls = tuple(self.poc_shortfalls)
+            if not all(isinstance(s, PocShortfall) for s in shortfalls):
+                raise ScoringInputError("poc_shortfalls must be scoring.poc.PocShortfall values")
+            _set(self, "poc_shortfalls", shortfalls)
 
     @property
     def gpu_count(self) -> int:

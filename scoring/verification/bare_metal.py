@@ -70,7 +70,13 @@ W_CPU_MATCH = 0.15
 # - NCCL network plugins that exist only in one cloud's VMs (GCP GPUDirect-TCPX/TCPXO); AWS EFA
 #   is mostly VMs but also on .metal instances, hence weaker; libfabric/OFI alone says nothing
 #   (Slingshot HPC is bare metal).
+# - Hyper-V's vPCI layout (lspci): passed-through devices each alone on bus 00 of a non-zero PCI
+#   domain, no bridge above them. A physical multi-segment host puts root ports on bus 00 and
+#   its endpoints behind them, so two such domains are near-proof; one is weaker (a single line
+#   such as Azure NC's "0001:00:00.0 3D controller" is thin evidence on its own).
 W_PCI_LAYOUT = 0.35
+W_HYPERV_VPCI = 0.8
+W_HYPERV_VPCI_ONE = 0.5
 W_SRIOV_VF_ONLY = 0.75
 W_HCA_VF = 0.7
 W_TOPO_FLAT = 0.3
@@ -255,6 +261,26 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
             )
         )
         virtual_signals = [s for s in virtual_signals if s not in vf_only]
+        virtual = bool(virtual_signals)
+    vpci = [s for s in virtual_signals if s.startswith("Hyper-V vPCI layout")]
+    domains = [str(d) for d in as_list(m.get("vpci_domains")) if d]
+    if vpci:
+        shown = ", ".join(domains) or vpci[0]
+        out.append(
+            _sig(
+                ev,
+                "hyperv_vpci",
+                POINTS_TO_VIRTUAL,
+                W_HYPERV_VPCI if len(domains) >= 2 else W_HYPERV_VPCI_ONE,
+                f"lspci on node {node} shows devices each alone on bus 00 of its own PCI domain "
+                f"({shown}) with no bridge above them: the layout of Hyper-V's virtual PCI bus "
+                "(Azure VMs); a physical server puts its devices behind root ports.",
+                f"节点 {node} 的 lspci 显示设备各自独占一个 PCI 域（{shown}）的 00 号总线，"
+                "上方没有任何桥：这是 Hyper-V 虚拟 PCI 总线（Azure 虚拟机）的布局；"
+                "物理服务器的设备位于根端口之下。",
+            )
+        )
+        virtual_signals = [s for s in virtual_signals if s not in vpci]
         virtual = bool(virtual_signals)
     slots = [
         str(g.get("slot"))
@@ -614,3 +640,52 @@ def combine_signals(signals: Sequence[Signal]) -> BareMetalVerdict:
 def verify_bare_metal(claims: Claims, evidence: Sequence[NodeEvidence]) -> BareMetalVerdict:
     """The bare-metal verdict for all nodes together: a virtual signal on any node counts."""
     return combine_signals(collect_signals(claims, evidence))
+
+
+# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1):
+# a claim is contradicted when the evidence shows a less favourable one.
+FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
+# Only a hypervisor was seen: the form under it is unknown.
+SEEN_VIRTUALISED = "virtualised"
+
+
+def _node_forms(evs: Sequence[NodeEvidence]) -> set[str]:
+    """The specific virtualised forms one node's evidence names."""
+    forms: set[str] = set()
+    for ev in evs:
+        m = ev.metrics
+        if ev.kind == "virt" and as_bool(m.get("container")):
+            forms.add("container")
+        if ev.kind in ("nvidia_smi", "nvidia_smi_query"):
+            names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+            modes = {
+                str(v).strip().lower().replace("-", "").replace(" ", "")
+                for v in as_list(m.get("virtualization_mode"))
+                if v
+            }
+            if as_bool(m.get("vgpu")) or any(_VGPU_NAME.search(n) for n in names):
+                forms.add("vgpu")
+            if "vgpu" in modes:
+                forms.add("vgpu")
+            if "passthrough" in modes:
+                forms.add("passthrough_vm")
+    return forms
+
+
+def delivery_form_seen(verdict: BareMetalVerdict, evidence: Sequence[NodeEvidence]) -> str | None:
+    """The delivery form the evidence shows, judged on the least favourable node: "bare_metal"
+    for a bare-metal verdict; for a virtualised one the specific form a node names (a container,
+    a vGPU, GPUs passed through) or "virtualised" when only a hypervisor shows; None while the
+    verdict is uncertain. A container inside a VM is delivered as a container."""
+    if verdict.verdict == VERDICT_BARE_METAL:
+        return "bare_metal"
+    if verdict.verdict != VERDICT_VIRTUALISED:
+        return None
+    seen = SEEN_VIRTUALISED
+    for evs in by_node(evidence).values():
+        for form in _node_forms(evs):
+            if seen == SEEN_VIRTUALISED or FORMS_BY_FAVOUR.index(form) > FORMS_BY_FAVOUR.index(
+                seen
+            ):
+                seen = form
+    return seen

@@ -8,7 +8,8 @@ Every figure is read from the same verdict verification reached, so scoring and 
 never disagree: the NVLink topology is the worst node's (degraded when that node's links are
 down), the bus bandwidth comes from the run the busbw check judged (never a foreign or
 implausible run, and for a candidate of two or more nodes only a run spanning two), NVMe
-bandwidth from sequential large-block fio jobs only, fabric ports from the compute rails.
+bandwidth from sequential large-block fio jobs only, on the worst node, fabric ports from the
+compute rails, Xid/SXid on the worst node.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ from dataclasses import fields, is_dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..reference import PCIE_EFFICIENCY, match_gpu
 from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
+from .bare_metal import delivery_form_seen
 from .gpu import worse_topology
+from .health import XID_NODE_AFFECTED, node_gpu_errors
 from .model import NodeEvidence, VerificationReport
 from .network import ALL_GATHER, ALLTOALL
-from .storage import bandwidth_jobs
+from .storage import worst_node_bandwidth
 
 DCGM_SEVERITY = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
 KERNEL_LOG = "kernel_log"
@@ -106,6 +110,34 @@ def _kernel_log(evidence: list[NodeEvidence], refs: dict[str, str]) -> tuple[int
     return xid, sxid
 
 
+def _gpu_errors_by_node(
+    evidence: list[NodeEvidence], refs: dict[str, str]
+) -> tuple[float | None, int | None, float | None]:
+    """(worst node's weighted Xid/SXid severity, nodes with hardware-class errors, their share
+    of the nodes whose kernel log was read); all None without a readable kernel log.
+
+    Each node is judged on its own log (several logs of one node, e.g. dmesg and journalctl,
+    repeat the same events: the heavier counts); the worst node is named in the reference."""
+    per_node: dict[str, tuple[float, NodeEvidence, str]] = {}
+    for e in _of(evidence, KERNEL_LOG):
+        errors = node_gpu_errors(e)
+        if errors is None:
+            continue
+        found = per_node.get(e.node_name)
+        if found is None or errors.severity > found[0]:
+            per_node[e.node_name] = (errors.severity, e, errors.worst)
+    if not per_node:
+        return None, None, None
+    worst_node = max(sorted(per_node), key=lambda node: per_node[node][0])
+    severity, source, worst = per_node[worst_node]
+    # The reference names the worst node (in _ref) and its heaviest code.
+    refs["xid_severity"] = _ref(source) + (f" · {worst}" if worst else "")
+    affected = sum(1 for value, _, _ in per_node.values() if value >= XID_NODE_AFFECTED)
+    if affected:
+        refs["xid_nodes"] = refs["xid_node_share"] = refs["xid_severity"]
+    return severity, affected, round(affected / len(per_node), 3)
+
+
 def _fabric(
     report: VerificationReport, evidence: list[NodeEvidence], refs: dict[str, str]
 ) -> tuple[int | None, float | None]:
@@ -165,6 +197,44 @@ def _collective(
     return as_float(details.get("measured_gbyte_s")), as_float(details.get("fraction"))
 
 
+def _gpu_name(e: NodeEvidence, evidence: list[NodeEvidence]) -> str | None:
+    """The GPU model an nvbandwidth run measured: its own device list, else the name
+    nvidia-smi printed on the same node."""
+    names = as_list(e.metrics.get("device_names"))
+    if names:
+        return str(names[0])
+    for other in evidence:
+        if other.node_name == e.node_name and other.kind.startswith("nvidia_smi"):
+            found = as_list(other.metrics.get("gpu_names")) or [
+                g.get("name") for g in as_list(other.metrics.get("gpus")) if isinstance(g, Mapping)
+            ]
+            if found and found[0]:
+                return str(found[0])
+    return None
+
+
+def host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> float | None:
+    """The worst node's nvbandwidth host<->device copy bandwidth (the lower of the directions
+    it measured) over the PCIe x16 line rate of its GPU model's generation at protocol
+    efficiency (reference.py); None without an nvbandwidth copy run on a GPU the reference
+    knows. Rounded to 3 decimals; MeasuredFacts caps it at 1.0."""
+    worst: tuple[float, NodeEvidence] | None = None
+    for e in _of(evidence, "nvbandwidth"):
+        copies = [as_float(e.metrics.get(k)) for k in ("h2d_gbyte_s", "d2h_gbyte_s")]
+        copies = [c for c in copies if c is not None]
+        name = _gpu_name(e, evidence)
+        spec = match_gpu(name) if name else None
+        if not copies or spec is None:
+            continue
+        fraction = round(min(copies) / (spec.pcie_uni_gbyte_s * PCIE_EFFICIENCY), 3)
+        if worst is None or fraction < worst[0]:
+            worst = (fraction, e)
+    if worst is None:
+        return None
+    refs["host_device_fraction"] = _ref(worst[1])
+    return worst[0]
+
+
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
     """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
     refs: dict[str, str] = {}
@@ -183,14 +253,17 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
 
     nvme: dict[str, float | None] = {"read": None, "write": None}
     for direction in nvme:
-        jobs = bandwidth_jobs(evidence, direction)
-        if jobs:
-            value, source = max(jobs, key=lambda pair: pair[0])
+        # Judged on the worst node (the 5th percentile of many), never the best: a candidate is
+        # as fast as the node a job lands on. The reference names that node.
+        worst = worst_node_bandwidth(evidence, direction)
+        if worst is not None:
+            value, source = worst
             nvme[direction] = value
             refs[f"nvme_{direction}_mbyte_s"] = _ref(source)
 
     ports_down, rate_min = _fabric(report, evidence, refs)
     xid, sxid = _kernel_log(evidence, refs)
+    xid_severity, xid_nodes, xid_node_share = _gpu_errors_by_node(evidence, refs)
     alltoall = _collective(report, ALLTOALL, refs)
     allgather = _collective(report, ALL_GATHER, refs)
 
@@ -205,6 +278,13 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     if report.busbw.evidence_ref:
         refs["busbw_fraction"] = report.busbw.evidence_ref
     bare_metal = report.bare_metal
+    seen = delivery_form_seen(bare_metal, evidence) if bare_metal.signals else None
+    if seen is not None:
+        # The strongest signal on the verdict's side names where the form was seen.
+        side = "bare_metal" if seen == "bare_metal" else "virtual"
+        strongest = next((s for s in bare_metal.signals if s.points_to == side), None)
+        if strongest is not None and strongest.evidence_ref:
+            refs["delivery_form_seen"] = strongest.evidence_ref
     return MeasuredFacts(
         busbw_fraction=report.busbw_fraction,
         peak_busbw_gbyte_s=as_float(busbw.get("measured_gbyte_s")) if covers else None,
@@ -222,6 +302,10 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         remapped_rows_failure=_count_true(e.metrics.get("remapped_rows_failure") for e in query),
         xid_errors=xid,
         sxid_errors=sxid,
+        xid_severity=xid_severity,
+        xid_nodes=xid_nodes,
+        xid_node_share=xid_node_share,
+        host_device_fraction=host_device_fraction(evidence, refs),
         dcgm_overall=dcgm_overall,
         dcgm_failed_tests=tuple(failed) if dcgm_overall else None,
         nvme_read_mbyte_s=nvme["read"],
@@ -231,6 +315,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         nvlink_topology=topology,
         bare_metal_verdict=bare_metal.verdict if bare_metal.signals else None,
         bare_metal_confidence=bare_metal.confidence if bare_metal.signals else None,
+        delivery_form_seen=seen,
         evidence_refs=refs,
     )
 

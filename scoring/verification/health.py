@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ._util import as_bool, as_int, as_list, evidence_sort_key, first
@@ -148,8 +149,127 @@ def _nvlink_faults(ev: NodeEvidence) -> list[Fault]:
     ]
 
 
+# --- Xid / SXid severity -----------------------------------------------------------------
+#
+# NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors, "Analyzing Xid Errors with the Xid
+# Catalog") gives each code a resolution bucket: restart the application, reset the GPU, reboot
+# the node, or contact support (RMA). Codes whose fix is a GPU reset, a reboot or a replacement
+# say the hardware is unhealthy and weigh 1.0; codes the driver recovered from but that ask for
+# a reset soon (a row remap pending, contained ECC, a high single-bit rate) 0.5; codes that are
+# usually the application's own fault (an illegal address, an engine exception, a channel the
+# driver reset) 0.1. A code the catalogue lists that is not named here weighs 0.5: unknown is
+# neither clean nor proven fatal.
+XID_HARDWARE = 1.0
+XID_ATTENTION = 0.5
+XID_APPLICATION = 0.1
+XID_DEFAULT = XID_ATTENTION
+XID_SEVERITY: Mapping[int, float] = {
+    48: XID_HARDWARE,  # double-bit ECC error (DBE)
+    61: XID_HARDWARE,  # internal micro-controller breakpoint/warning
+    62: XID_HARDWARE,  # internal micro-controller halt
+    64: XID_HARDWARE,  # ECC page retirement / row remapping failure
+    74: XID_HARDWARE,  # NVLink error
+    79: XID_HARDWARE,  # GPU has fallen off the bus
+    95: XID_HARDWARE,  # uncontained ECC error
+    119: XID_HARDWARE,  # GSP RPC timeout
+    120: XID_HARDWARE,  # GSP error
+    140: XID_HARDWARE,  # unrecovered ECC error
+    63: XID_ATTENTION,  # ECC page retired / row remapping pending: reset to activate
+    92: XID_ATTENTION,  # high single-bit ECC error rate
+    94: XID_ATTENTION,  # contained ECC error: the application was stopped, the GPU goes on
+    154: XID_ATTENTION,  # GPU recovery action changed (reset or reboot requested)
+    13: XID_APPLICATION,  # graphics engine exception (usually the application)
+    31: XID_APPLICATION,  # GPU memory page fault (an illegal address in the application)
+    43: XID_APPLICATION,  # GPU stopped processing (the driver reset the channel)
+    45: XID_APPLICATION,  # preemptive cleanup after an earlier error
+    69: XID_APPLICATION,  # graphics engine class error
+}
+# NVSwitch SXid lines say "Fatal" or "Non-fatal" themselves (NVIDIA Fabric Manager user guide,
+# "NVSwitch errors"): a fatal SXid takes the switch's GPUs out until the fabric is reset.
+SXID_FATAL = 1.0
+SXID_NON_FATAL = 0.25
+# A node whose weighted errors reach this is a node with hardware trouble (not only faults the
+# application usually causes itself).
+XID_NODE_AFFECTED = XID_ATTENTION
+
+
+def xid_weight(code: int) -> float:
+    """The severity weight 0..1 of one Xid code (XID_SEVERITY, XID_DEFAULT when unlisted)."""
+    return XID_SEVERITY.get(code, XID_DEFAULT)
+
+
+@dataclass(frozen=True)
+class NodeGpuErrors:
+    """One node's kernel-log errors weighed by severity.
+
+    ``severity`` sums the weight of each distinct (Xid code, GPU) and (SXid code, switch) pair:
+    a line repeated for the same fault counts once, the same fault on two GPUs twice.
+    ``worst`` names the heaviest code seen ("Xid 79", "SXid 12028 fatal") or is empty."""
+
+    node: str
+    severity: float
+    xid_count: int
+    sxid_count: int
+    sxid_fatal: int
+    worst: str
+    ref: str
+
+
+def _event_pairs(m: Mapping[str, Any], kind: str) -> list[tuple[int, str, bool]]:
+    """Distinct (code, device, fatal) of a log's Xid or SXid events; without an event list
+    (older parses) one per distinct code."""
+    pairs: dict[tuple[int, str], bool] = {}
+    events = [e for e in as_list(m.get("events")) if isinstance(e, Mapping)]
+    for event in events:
+        code = as_int(event.get("code"))
+        if event.get("type") != kind or code is None:
+            continue
+        key = (code, str(event.get("pci") or ""))
+        pairs[key] = pairs.get(key, False) or bool(event.get("fatal"))
+    codes_key = "xid_codes" if kind == "xid" else "sxid_codes"
+    listed = [c for c in (as_int(x) for x in as_list(m.get(codes_key))) if c is not None]
+    seen = {code for code, _ in pairs}
+    # Codes beyond the parser's event limit, or a log summarised without events.
+    fatal_left = (as_int(m.get("sxid_fatal_count")) or 0) > 0 and kind == "sxid" and not events
+    for code in listed:
+        if code not in seen:
+            pairs[(code, "")] = fatal_left
+    return [(code, device, fatal) for (code, device), fatal in sorted(pairs.items())]
+
+
+def node_gpu_errors(ev: NodeEvidence) -> NodeGpuErrors | None:
+    """The weighted Xid/SXid errors of one kernel log; None when it is no kernel log or its
+    counts cannot be read."""
+    if ev.kind != "kernel_log":
+        return None
+    m = ev.metrics
+    xid = as_int(m.get("xid_count"))
+    if xid is None and "xid_codes" in m:
+        xid = len([c for c in as_list(m.get("xid_codes")) if as_int(c)])
+    if xid is None or xid < 0:
+        return None
+    sxid = max(as_int(m.get("sxid_count")) or 0, 0)
+    severity, worst, worst_weight = 0.0, "", 0.0
+    for code, _, _ in _event_pairs(m, "xid") if xid else ():
+        weight = xid_weight(code)
+        severity += weight
+        if weight > worst_weight:
+            worst, worst_weight = f"Xid {code}", weight
+    fatal = 0
+    for code, _, is_fatal in _event_pairs(m, "sxid") if sxid else ():
+        weight = SXID_FATAL if is_fatal else SXID_NON_FATAL
+        fatal += is_fatal
+        severity += weight
+        if weight > worst_weight:
+            worst, worst_weight = f"SXid {code} {'fatal' if is_fatal else 'non-fatal'}", weight
+    if sxid and fatal == 0:
+        fatal = min(as_int(m.get("sxid_fatal_count")) or 0, sxid)
+    return NodeGpuErrors(ev.node_name, round(severity, 2), xid, sxid, fatal, worst, ev.ref)
+
+
 def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
-    """GPU Xid and NVSwitch SXid events in a node's kernel log (kind ``kernel_log``)."""
+    """GPU Xid and NVSwitch SXid events in a node's kernel log (kind ``kernel_log``), weighed
+    by severity: hardware-class codes are errors, application-class ones warnings."""
     m = ev.metrics
     xid = as_int(m.get("xid_count")) or 0
     sxid = as_int(m.get("sxid_count")) or 0
@@ -157,17 +277,38 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
         return []
     codes = sorted({c for c in (as_int(x) for x in as_list(m.get("xid_codes"))) if c is not None})
     shown = f" (codes {', '.join(str(c) for c in codes)})" if codes else ""
+    errors = node_gpu_errors(ev)
+    severity = errors.severity if errors is not None else 0.0
+    worst = errors.worst if errors is not None else ""
+    hardware = severity >= XID_NODE_AFFECTED
+    judged_en = (
+        f"weighted severity {severity:g}, worst {worst}: the GPUs or their links need attention"
+        if hardware
+        else f"weighted severity {severity:g}: codes usually caused by the application itself"
+    )
+    judged_zh = (
+        f"加权严重度 {severity:g}，最严重为 {worst}：GPU 或其链路需要处理"
+        if hardware
+        else f"加权严重度 {severity:g}：多为应用程序自身引起的错误码"
+    )
     return [
         Fault(
             "xid_errors",
             ev.node_name,
-            SEVERITY_WARNING,
+            SEVERITY_ERROR if hardware else SEVERITY_WARNING,
             ev.ref,
             f"The kernel log of node {ev.node_name} shows {xid} GPU Xid and {sxid} NVSwitch "
-            f"SXid event(s){shown}: the GPUs or their links reported errors.",
+            f"SXid event(s){shown}; {judged_en}.",
             f"节点 {ev.node_name} 的内核日志记录了 {xid} 次 GPU Xid 与 {sxid} 次 NVSwitch SXid "
-            f"事件{shown}：GPU 或其链路报告了错误。",
-            {"xid_count": xid, "sxid_count": sxid, "xid_codes": codes},
+            f"事件{shown}；{judged_zh}。",
+            {
+                "xid_count": xid,
+                "sxid_count": sxid,
+                "xid_codes": codes,
+                "severity": severity,
+                "worst": worst,
+                "sxid_fatal": errors.sxid_fatal if errors is not None else 0,
+            },
         )
     ]
 

@@ -9,6 +9,7 @@ contradicts a claim: it leaves it unverifiable, and says which jobs ran.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -140,6 +141,48 @@ def bandwidth_jobs(
             if mbyte_s and mbyte_s > 0 and job_kind(job, direction) == JOB_BANDWIDTH:
                 found.append((mbyte_s, ev))
     return found
+
+
+# Per-node figures are judged on the worst node, like the other per-node items; from 20 nodes on,
+# on the 5th percentile (nearest rank), so one node among many that a reboot would fix does not
+# decide alone. Below 20 nodes the 5th percentile is the worst node.
+NODE_PERCENTILE = 0.05
+
+
+def node_percentile(values: Sequence[tuple[float, str]]) -> tuple[float, str] | None:
+    """The (value, node) at the 5th percentile (nearest rank) of per-node values, lower is
+    worse; the worst node below 20 nodes. Ties break by node name; None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(math.ceil(NODE_PERCENTILE * len(ordered)), 1)
+    return ordered[rank - 1]
+
+
+def node_bandwidths(
+    evidence: Iterable[NodeEvidence], direction: str
+) -> list[tuple[float, str, NodeEvidence]]:
+    """Each node's sequential large-block ``direction`` bandwidth (MB/s): the best such job
+    on that node (several jobs on one node are settings tried, the node can reach the best),
+    as (MB/s, node, evidence), one entry per node with such a job, by node name."""
+    best: dict[str, tuple[float, NodeEvidence]] = {}
+    for mbyte_s, ev in bandwidth_jobs(evidence, direction):
+        found = best.get(ev.node_name)
+        if found is None or mbyte_s > found[0]:
+            best[ev.node_name] = (mbyte_s, ev)
+    return [(value, node, ev) for node, (value, ev) in sorted(best.items())]
+
+
+def worst_node_bandwidth(
+    evidence: Iterable[NodeEvidence], direction: str
+) -> tuple[float, NodeEvidence] | None:
+    """The per-node ``direction`` bandwidth (MB/s) that judges the candidate: the worst node's
+    (the 5th percentile from 20 nodes on, see NODE_PERCENTILE), never the best node's."""
+    per_node = node_bandwidths(evidence, direction)
+    chosen = node_percentile([(value, node) for value, node, _ in per_node])
+    if chosen is None:
+        return None
+    return next((value, ev) for value, node, ev in per_node if node == chosen[1])
 
 
 def _mismatch(

@@ -29,6 +29,7 @@
   }
 
   function kinds(body) {
+    if (body.kinds_display) return body.kinds_display.join(", ");
     var seen = [];
     (body.report || []).forEach(function (r) {
       if (r.ok && r.kind && seen.indexOf(r.kind) < 0) seen.push(r.kind);
@@ -46,7 +47,7 @@
       text = interpolate(gettext("imported: %(kinds)s"), { kinds: kinds(body) || "—" }, true);
     } else if (body.status === "failed") {
       kind = "bad";
-      text = interpolate(gettext("failed: %(reason)s"), { reason: body.error_message || body.error || "" }, true);
+      text = interpolate(gettext("failed: %(reason)s"), { reason: body.error_display || body.error || "" }, true);
     } else if (body.status === "processing") {
       text = gettext("importing…");
     } else {
@@ -56,7 +57,7 @@
       if (body.status === "failed") {
         text = interpolate(
           gettext("already received, and its import failed: %(reason)s Retract it in the list below to upload it again."),
-          { reason: body.error_message || body.error || "" }, true);
+          { reason: body.error_display || body.error || "" }, true);
       } else {
         text = interpolate(gettext("already received earlier (%(status)s)"), { status: text }, true);
       }

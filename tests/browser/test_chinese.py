@@ -1,5 +1,5 @@
-"""Chinese pages carry no raw choice codes and no known English labels, the JavaScript strings
-included (they come from the djangojs catalogue)."""
+"""Chinese pages carry no raw choice codes, metric names, rule ids or input keys and no known
+English labels, the JavaScript strings included (they come from the djangojs catalogue)."""
 
 import re
 
@@ -11,6 +11,12 @@ pytestmark = pytest.mark.browser
 RAW_CODES = re.compile(
     r"\b(full_mesh|bare_metal|passthrough_vm|dedicated_team|named_contact|ticket_queue|"
     r"unanswered|claimed|verified|contradicted|unverifiable|not_applicable)\b"
+)
+# Parser metric names (units in the name), rule ids and rule input keys: shown by their labels.
+RAW_NAMES = re.compile(
+    r"\b(?:[a-z0-9]+_)+(?:gbyte_s|gbit_s|mbyte_s|us|ms|mib|gib|count|pct)\b"
+    r"|\b(?:stability|network|storage|security|cost|support)(?:\.[a-z0-9_]+){2,}\b"
+    r"|\b(?:offering|measured|derived|answer|vendor)\.[a-z0-9_]+\b"
 )
 ENGLISH = [
     "Save all",
@@ -53,6 +59,8 @@ def _check(portal, path: str) -> None:
     text = portal.page.evaluate("() => document.querySelector('main').innerText")
     raw = sorted(set(RAW_CODES.findall(text)))
     assert raw == [], f"{path}: raw codes {raw}"
+    names = sorted(set(RAW_NAMES.findall(text)))
+    assert names == [], f"{path}: raw metric, rule or input names {names}"
     english = [label for label in ENGLISH if label in text]
     assert english == [], f"{path}: English labels {english}"
 

@@ -17,6 +17,8 @@ EXPECTED_KINDS = {
     "ibstat.txt": "ibstat",
     "lspci.txt": "lspci",
 }
+# What the page shows for each kind: the tool that prints it.
+SHOWN_KINDS = {"nccl_tests": "nccl-tests", "ibstat": "ibstat", "lspci": "lspci"}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -48,7 +50,7 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     expect(progress.locator("progress")).to_have_attribute("value", "100")
     # The line follows the import: queued or importing first, then done with the kinds found.
     expect(progress).to_have_class("ok", timeout=30_000)
-    expect(progress).to_contain_text("imported: nccl_tests, ibstat, lspci")
+    expect(progress).to_contain_text("imported: nccl-tests, ibstat, lspci")
 
     # The list polls every 2 s while the worker imports the bundle, then stops.
     row = page.locator("#upload-list tr[data-upload-id]")
@@ -59,7 +61,7 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     report = row.locator("td").nth(4)
     report.locator("summary").click()
     for name, kind in EXPECTED_KINDS.items():
-        expect(report).to_contain_text(f"{name}: {kind}")
+        expect(report).to_contain_text(f"{name}: {SHOWN_KINDS[kind]}")
     expect(row.locator("td").nth(1)).to_have_text("poc-node-7")
     expect(page.locator("#upload-list")).not_to_have_attribute("hx-trigger", "every 2s")
     portal.screenshot("done")
@@ -73,7 +75,7 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     with portal.navigation():
         page.get_by_role("link", name="Scores and evidence").click()
     expect(page.locator("main")).to_contain_text("poc-node-7")
-    expect(page.locator("main table").filter(has_text="nccl_tests").first).to_be_visible()
+    expect(page.locator("main table").filter(has_text="nccl-tests").first).to_be_visible()
     portal.assert_no_js_errors()
 
 

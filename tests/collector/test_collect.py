@@ -17,12 +17,14 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from scoring import poc
 from scoring.evidence.bundle import EvidenceSet, open_evidence, parse_evidence_set
 
 HERE = Path(__file__).resolve().parent
@@ -194,28 +196,77 @@ def test_runs_on_this_machine_without_upload(tmp_path: Path) -> None:
         assert "] lscpu ... ok " in run.stderr
 
 
-def test_fio_measures_the_target_directory_and_cleans_up(tmp_path: Path, no_tools) -> None:
+FIO_JOBS = [
+    ("seq-write", "write", 1 << 20),
+    ("seq-read", "read", 1 << 20),
+    ("rand-read", "randread", 4096),
+    ("rand-write", "randwrite", 4096),
+]
+
+
+def test_fio_runs_the_plans_local_and_shared_jobs_and_cleans_up(tmp_path: Path, no_tools) -> None:
+    """Real fio on two directories: sequential and random jobs on each, labelled so that the
+    parser reports every job and the POC plan's four fio runs are covered by them."""
     # A real fio job: ./scripts/test.sh installs fio, and its absence fails instead of skipping.
     assert shutil.which("fio"), "fio is not installed (./scripts/test.sh installs it)"
-    disk = tmp_path / "disk"
+    disk, shared = tmp_path / "disk", tmp_path / "team-share"
     disk.mkdir()
+    shared.mkdir()
     env = clean_env(no_tools["PATH"] + os.pathsep + os.path.dirname(shutil.which("fio") or ""))
-    args = ["--no-upload", "--out", "b.tgz", "--fio-target", str(disk), "--fio-size", "8M"]
+    args = ["--no-upload", "--out", "b.tgz", "--fio-target", str(disk), "--shared-fs"]
+    args += [str(shared), "--fio-size", "8M", "--fio-runtime", "1"]
 
     run = run_collector(args, env, tmp_path)
 
     assert run.returncode == 0, run.stderr
-    assert list(disk.iterdir()) == []  # the temporary fio file is gone
+    assert list(disk.iterdir()) == [] and list(shared.iterdir()) == []  # temporary files gone
     evidence = bundle_at(tmp_path / "b.tgz")
-    fio = next(r for r in parse_evidence_set(evidence) if r.file == "fio.json")
-    assert (fio.kind, fio.ok) == ("fio", True), fio.error
-    assert fio.metrics["read_bw_mbyte_s"] > 0
-    assert fio.metrics["write_bw_mbyte_s"] > 0
     assert evidence.manifest is not None
-    fio_command = evidence.manifest.commands[-1]
-    assert fio_command.argv[0] == "fio"
-    assert "--output-format=json" in fio_command.argv
-    assert "--size=8M" in fio_command.argv
+    results = {r.file: r for r in parse_evidence_set(evidence)}
+    commands = {c.output: c for c in evidence.manifest.commands}
+    for output, prefix, where in (
+        ("fio-local-nvme.json", "local-nvme-", disk),
+        ("fio-shared-fs.json", "shared-fs-", shared),
+    ):
+        fio = results[output]
+        assert (fio.kind, fio.ok) == ("fio", True), fio.error
+        assert fio.metrics["errors"] == []
+        jobs = fio.metrics["jobs"]
+        assert [(j["name"], j["rw"], j["bs_bytes"]) for j in jobs] == [
+            (prefix + name, rw, bs) for name, rw, bs in FIO_JOBS
+        ]
+        assert all(j["numjobs"] == 1 and j["iodepth"] in (1, 16, 64) for j in jobs)
+        assert jobs[0]["write_bw_mbyte_s"] > 0 and jobs[1]["read_bw_mbyte_s"] > 0
+        assert jobs[2]["read_iops"] > 0 and jobs[3]["write_iops"] > 0
+        argv = commands[output].argv
+        assert argv[0] == "fio" and "--output-format=json" in argv and "--size=8M" in argv
+        assert any(a.startswith(f"--filename={where}/") for a in argv)
+        if "--ioengine=libaio" in argv:  # O_DIRECT accepted: the random jobs keep 64 in flight
+            assert [j["iodepth"] for j in jobs] == [16, 16, 64, 64]
+        else:  # psync: one I/O in flight, reported as such
+            assert [j["iodepth"] for j in jobs] == [1, 1, 1, 1]
+
+    # The portal's matching: the report of this bundle covers the plan's four fio runs.
+    report = [
+        {"file": r.file, "kind": r.kind, "ok": r.ok, "command": r.command, "metrics": r.metrics}
+        for r in results.values()
+    ]
+    found = poc.evidence_from_report(report, node_name="node1", upload_id=1)
+    plan = poc.required_runs(poc.PlanSpec("inference", 8, 8, node_count=1), ["node1"])
+    fio_runs = [r for r in plan if r.kind.startswith("fio_")]
+    covered = poc.coverage(fio_runs, found, deadline=None, now=datetime.now(UTC), node_count=1)
+    assert {r.run.kind: r.status for r in covered.runs} == {
+        poc.FIO_LOCAL_SEQ: poc.COVERED,
+        poc.FIO_LOCAL_RAND: poc.COVERED,
+        poc.FIO_SHARED_SEQ: poc.COVERED,
+        poc.FIO_SHARED_RAND: poc.COVERED,
+    }
+    assert {r.run.kind: r.evidence[0].source for r in covered.runs} == {
+        poc.FIO_LOCAL_SEQ: "fio-local-nvme.json",
+        poc.FIO_LOCAL_RAND: "fio-local-nvme.json",
+        poc.FIO_SHARED_SEQ: "fio-shared-fs.json",
+        poc.FIO_SHARED_RAND: "fio-shared-fs.json",
+    }
 
 
 EXTRA_OUTPUTS = {
@@ -291,7 +342,41 @@ def test_stand_in_tools_give_members_of_the_right_kinds(
     assert (virt.ok, virt.exit_code, virt.metrics["virtual"]) == (True, 1, False)
     assert "`systemd-detect-virt` exited with code 1" in virt.warnings
     dcgm = results["dcgmi-diag.txt"]
-    assert (dcgm.ok, dcgm.exit_code, dcgm.metrics["overall"]) == (True, 1, "fail")
+    assert (dcgm.ok, dcgm.exit_code, dcgm.metrics["overall"]) == (True, 0, "pass")
+    assert dcgm.metrics["format"] == "json"
+    assert dcgm.command == "dcgmi diag -r 3 -j"
+
+
+def test_dcgm_diag_falls_back_to_the_text_report_once(
+    stand_ins: dict[str, Any], tmp_path: Path
+) -> None:
+    """A dcgmi that refuses -j: the level-3 diag runs again as text, and a failing report
+    (exit 1) is kept; nothing runs a third time."""
+    log = tmp_path / "calls.log"
+    env = dict(stand_ins["env"], STANDIN_DCGMI_JSON="0", STANDIN_LOG=str(log))
+
+    run = run_collector(["--no-upload", "--out", "b.tgz"], env, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert log.read_text().splitlines() == ["dcgmi diag -r 3 -j", "dcgmi diag -r 3"]
+    total = 11 + len(extra_names(env["PATH"]))
+    assert f"[11/{total}] dcgmi diag -r 3 -j ... failed (exit 1) " in run.stderr
+    evidence = bundle_at(tmp_path / "b.tgz")
+    dcgm = next(r for r in parse_evidence_set(evidence) if r.file == "dcgmi-diag.txt")
+    assert (dcgm.kind, dcgm.ok, dcgm.exit_code) == ("dcgm_diag", True, 1)
+    assert dcgm.metrics["overall"] == "fail" and dcgm.command == "dcgmi diag -r 3"
+    # The POC plan reads the level from the command: this run is its dcgmi diag -r 3 run, and
+    # it failed.
+    found = poc.evidence_from_report(
+        [{"file": dcgm.file, "kind": dcgm.kind, "ok": True, "command": dcgm.command,
+          "metrics": dcgm.metrics}],
+        node_name="n",
+        upload_id=1,
+    )  # fmt: skip
+    runs = [poc.RequiredRun(poc.DCGM_DIAG, poc.DCGM_DIAG)]
+    covered = poc.coverage(runs, found, deadline=None, now=datetime.now(UTC))
+    assert covered.runs[0].status == poc.FAILED
+    assert covered.runs[0].note == "dcgmi diag reported fail"
 
 
 def test_nccl_is_skipped_when_no_gpu_is_listed(stand_ins: dict[str, Any], tmp_path: Path) -> None:
@@ -316,18 +401,24 @@ def test_nccl_is_skipped_when_no_gpu_is_listed(stand_ins: dict[str, Any], tmp_pa
 
 def test_a_hanging_tool_is_killed_at_the_timeout(stand_ins: dict[str, Any], tmp_path: Path) -> None:
     hang = stand_ins["bin"] / "dcgmi"
-    hang.write_text("#!/bin/sh\necho 'partial report'\nsleep 60\necho never\n")
+    log = tmp_path / "calls.log"
+    hang.write_text(
+        f"#!/bin/sh\necho \"$*\" >> {log}\necho 'partial report'\nsleep 60\necho never\n"
+    )
     hang.chmod(0o755)
 
     started = time.monotonic()
     run = run_collector(
-        ["--no-upload", "--out", "b.tgz", "--timeout", "1"], stand_ins["env"], tmp_path
+        ["--no-upload", "--out", "b.tgz", "--timeout", "1", "--dcgm-timeout", "1"],
+        stand_ins["env"],
+        tmp_path,
     )
 
     assert time.monotonic() - started < 20
     assert run.returncode == 0, run.stderr
     total = 11 + len(extra_names(stand_ins["env"]["PATH"]))
-    assert f"[11/{total}] dcgmi diag -r 1 ... timed out after 1s" in run.stderr
+    assert f"[11/{total}] dcgmi diag -r 3 -j ... timed out after 1s" in run.stderr
+    assert log.read_text().splitlines() == ["diag -r 3 -j"]  # a hung tool is not started again
     evidence = bundle_at(tmp_path / "b.tgz")
     assert evidence.manifest is not None
     dcgm = evidence.manifest.commands[10]
@@ -341,6 +432,9 @@ def test_a_hanging_tool_is_killed_at_the_timeout(stand_ins: dict[str, Any], tmp_
         ([], "--portal and --token are needed to upload"),
         (["--portal", "ftp://x", "--token", "t"], "--portal must be an http:// or https:// URL"),
         (["--no-upload", "--fio-target", "/dev/null"], "--fio-target must be an existing dir"),
+        (["--no-upload", "--shared-fs", "/nonexistent"], "--shared-fs must be an existing dir"),
+        (["--no-upload", "--fio-runtime", "0"], "--fio-runtime must be at least 1"),
+        (["--no-upload", "--dcgm-level", "5"], "argument --dcgm-level: invalid choice"),
         (["--no-upload", "--nccl-tests", "/"], "no executable all_reduce_perf in /"),
         (["--no-upload", "--timeout", "0"], "--timeout must be positive"),
         (["--no-upload", "--upload-only", "x"], "--no-upload and --upload-only exclude"),

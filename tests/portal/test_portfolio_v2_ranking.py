@@ -67,6 +67,13 @@ def test_recommended_model_on_dashboard_api_and_csv(client, evaluation, priced, 
     assert "cannot be interrupted" in summary["recommended_reason_en"]
     assert "不可中断" in summary["recommended_reason_zh"]
     assert summary["commitment"] == "0.00"
+    # the effective GPU-hour's availability and efficiency are shown with their basis
+    assert (summary["availability"], summary["availability_basis"]) == (
+        str(tco.availability),
+        tco.availability_basis,
+    )
+    assert summary["availability_basis"] in ("stated", "verified", "unanswered", "contradicted")
+    assert summary["efficiency_basis"] == tco.efficiency_basis
     export = client.get(reverse("evaluation-export", args=[evaluation.pk, "csv"]))
     rows = list(csv.reader(io.StringIO(export.content.decode("utf-8-sig"))))
     header = rows[0]

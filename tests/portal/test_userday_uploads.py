@@ -154,15 +154,3 @@ def test_engineers_see_the_candidates_awaiting_evidence_at_home(client, candidat
 
     client.force_login(members["manager"])
     assert "Candidates awaiting your evidence" not in client.get("/").content.decode()
-
-
-def test_a_failed_upload_s_reason_comes_in_the_reader_s_language(client, candidate, members):
-    """The upload page shows ``error_message``; ``error`` stays as stored (English)."""
-    upload = _failed_upload(client, candidate, members["engineer"])
-    client.cookies["django_language"] = "zh-hans"
-    body = client.get(reverse("api-evidence-detail", args=[upload.pk])).json()
-    assert body["error"].startswith("Nothing in this upload could be parsed.")
-    assert body["error_message"].startswith("此次上传中没有任何内容可以解析。")
-    assert body["error_message"].endswith(
-        body["error"].removeprefix("Nothing in this upload could be parsed.")
-    )

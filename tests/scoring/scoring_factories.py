@@ -152,7 +152,7 @@ offerings = st.builds(
     sla_response_time_min=_optional(st.integers(0, 600)),
     hardware_replacement_hours=_optional(st.integers(0, 100)),
     support_24x7=st.booleans(),
-    support_tier=st.sampled_from(SUPPORT_TIERS),
+    support_tier=_optional(st.sampled_from(SUPPORT_TIERS)),
     poc_window_days=st.integers(0, 30),
 )
 

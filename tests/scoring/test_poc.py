@@ -224,7 +224,13 @@ def test_every_suggested_command_satisfies_its_own_run():
         metrics = outputs[kind](run, node) if kind in outputs else {}
         if kind == "fio":
             rw = "read" if "--rw=read" in command else "randread"
-            metrics = {"jobs": [{"rw": rw}]}
+            name = command.split("--name=", 1)[1].split()[0]
+            metrics = {"jobs": [{"rw": rw, "name": name}]}
+            # The job's label alone places it, even where the path says nothing.
+            other = command.replace("/lustre/poc/", "/data/").replace("/local_nvme/", "/data/")
+            labelled = ev(node, kind, other, **metrics)
+            cov = poc.coverage([run], [labelled], deadline=None, now=NOW)
+            assert cov.runs[0].status == poc.COVERED, (run.key, other)
         if kind == "dcgm_diag":
             metrics = {"overall": "pass"}
         e = ev(node, kind, command, **metrics)

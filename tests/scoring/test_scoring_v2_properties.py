@@ -114,7 +114,7 @@ def test_unmeasured_efficiency_is_shown_as_assumed():
     c = candidate(measured=MeasuredFacts())
     tco = score_candidate(c, evaluation(), RUBRIC).tco
     assert tco.efficiency_basis == "assumed"
-    assert tco.efficiency == Decimal("0.8000")
+    assert tco.efficiency == Decimal("0.7500")
 
 
 def test_properties_are_not_vacuous():

@@ -67,7 +67,12 @@ def test_no_ops_cost_for_platform_teams_managed_offerings_v1_or_other_currency()
     small = evaluation(ops_capacity="none", ops_staff_cost_month=RATE)
     cases = [
         (candidate(), evaluation(ops_capacity="platform_team", ops_staff_cost_month=RATE), V2),
-        (candidate(offering=offering(vendor_managed=True)), small, V2),
+        # a managed option counts once the cost statement that prices it is verified
+        (
+            candidate(offering=offering(vendor_managed=True), answers={"monthly_cost": "verified"}),
+            small,
+            V2,
+        ),
         (candidate(offering=offering(delivery_form="passthrough_vm")), small, V2),
         (candidate(offering=offering(currency="USD")), small, V2),
         (candidate(), evaluation(ops_capacity="none"), V2),  # no rate stated
@@ -84,7 +89,9 @@ def test_ops_cost_can_change_the_single_candidate_ranking():
     from scoring.api import score_candidates
 
     metal = candidate(1)
-    managed = candidate(2, offering=offering(vendor_managed=True))
+    managed = candidate(
+        2, offering=offering(vendor_managed=True), answers={"monthly_cost": "verified"}
+    )
     spec = evaluation(ops_capacity="none", ops_staff_cost_month=Decimal("500000"))
     ranked = score_candidates([metal, managed], spec, rubric_version="2")
     by_id = {r.candidate_id: r for r in ranked.results}

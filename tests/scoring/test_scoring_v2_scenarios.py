@@ -52,6 +52,7 @@ def _candidates(scenario: dict[str, Any]) -> list:
                 offering=_offering(spec.get("offering", {})),
                 node_count=spec.get("node_count", 2),
                 measured=MeasuredFacts(**spec.get("measured", {})),
+                answers=spec.get("answers", {}),
             )
         )
     return built
@@ -87,6 +88,9 @@ def _check_candidates(scenario: dict[str, Any]) -> None:
         elif key == "availability_basis":
             for label, basis in wanted.items():
                 assert by_label[label].tco.availability_basis == basis
+        elif key == "efficiency_basis":
+            for label, basis in wanted.items():
+                assert by_label[label].tco.efficiency_basis == basis
         elif key == "spot_hours_factor_above":
             for label, factor in wanted.items():
                 tco = by_label[label].tco

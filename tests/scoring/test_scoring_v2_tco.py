@@ -35,8 +35,20 @@ def test_spot_takes_the_delivery_forms_default_risk_and_the_checkpoint_overhead(
     ).quantize(Decimal("0.0001"))
     container = _tco(spec=spec, prices=prices, delivery_form="container")
     assert container.model("spot").billed_units > bare.model("spot").billed_units
+    # A stated 0 % risk is a billing term no evidence measures: ignored until the cost
+    # statement's review verifies it, then taken.
     stated = _tco(spec=spec, prices=prices, spot_preemption_risk_pct=Decimal(0))
-    assert stated.model("spot").billed_units == used_hours * Decimal("1.1")
+    assert stated.model("spot").billed_units == bare.model("spot").billed_units
+    verified = compute_tco(
+        candidate(
+            offering=offering(prices=prices, spot_preemption_risk_pct=Decimal(0)),
+            node_count=1,
+            answers={"monthly_cost": "verified"},
+        ),
+        spec,
+        V2,
+    )
+    assert verified.model("spot").billed_units == used_hours * Decimal("1.1")
     # rubric v1 keeps its reading: unstated risk is 0 %, no checkpoint overhead
     assert _tco(V1, spec=spec, prices=prices).model("spot").billed_units == used_hours
 
@@ -59,16 +71,24 @@ def test_spot_is_never_recommended_for_long_pretraining_and_says_why():
     ("form", "releasable", "idle_paid"),
     [
         ("bare_metal", None, True),
-        ("bare_metal", True, False),
+        # releasable bare metal is the vendor's claim: believed once the review verified it
+        ("bare_metal", True, True),
+        ("bare_metal", "verified", False),
         ("passthrough_vm", None, False),
         ("passthrough_vm", False, True),
     ],
 )
 def test_hourly_capacity_that_cannot_be_released_pays_idle_days(form, releasable, idle_paid):
     prices = (Price("hourly", Decimal("20.00")),)
+    answers = {"monthly_cost": "verified"} if releasable == "verified" else {}
+    releasable = True if releasable == "verified" else releasable
     changes = {"delivery_form": form, "releasable_hourly": releasable, "prices": prices}
-    idle = _tco(spec=evaluation(expected_idle_days=10), **changes)
-    busy = _tco(spec=evaluation(expected_idle_days=0), **changes)
+
+    def tco(idle_days):
+        c = candidate(offering=offering(**changes), node_count=1, answers=answers)
+        return compute_tco(c, evaluation(expected_idle_days=idle_days), V2)
+
+    idle, busy = tco(10), tco(0)
     same = idle.model("hourly").component("gpu") == busy.model("hourly").component("gpu")
     assert same is idle_paid
 
@@ -202,8 +222,9 @@ def test_a_bare_metal_verdict_confirms_only_a_bare_metal_claim(claimed):
         "bare_metal",
         "measured",
     )
+    # A refuted bare-metal claim is scored as the least favourable form a hypervisor allows.
     assert V2.observed_delivery_form("bare_metal", "virtualised", 0.95) == (
-        "virtualised",
+        "container",
         "measured",
     )
 

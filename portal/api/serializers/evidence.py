@@ -5,6 +5,7 @@ from datetime import timedelta
 from django.urls import reverse
 from rest_framework import serializers
 
+from ... import evidence_messages
 from ...models import Candidate, EvidenceUpload, Measurement, Score, UploadToken
 from ...services.tokens import MAX_TOKEN_LIFETIME
 from .base import StrictSerializer
@@ -72,6 +73,9 @@ class UploadSerializer(serializers.ModelSerializer):
     status = UploadStatusField(read_only=True)
     status_url = serializers.SerializerMethodField()
     measurement_count = serializers.SerializerMethodField()
+    error_display = serializers.SerializerMethodField(
+        help_text="The error in the request's language; `error` stays the English text."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -85,6 +89,9 @@ class UploadSerializer(serializers.ModelSerializer):
             "size_bytes",
             "node_name",
             "error",
+            "error_code",
+            "error_params",
+            "error_display",
             "parser_version",
             "report",
             "attempts",
@@ -102,6 +109,11 @@ class UploadSerializer(serializers.ModelSerializer):
         path = reverse("api-evidence-detail", args=[obj.pk])
         request = self.context.get("request")
         return request.build_absolute_uri(path) if request is not None else path
+
+    def get_error_display(self, obj) -> str:
+        return evidence_messages.upload_error(
+            code=obj.error_code, params=obj.error_params, text=obj.error
+        )
 
     def get_measurement_count(self, obj) -> int | None:
         return getattr(obj, "measurement_count", None)

@@ -25,8 +25,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring.evidence.archive import read_upload
 from scoring.evidence.base import EvidenceError
 from scoring.evidence.bundle import (
+    BundleLimits,
     BundleRejected,
     Member,
     archive_format,
@@ -768,3 +770,27 @@ def test_random_bytes_are_rejected_or_opened_never_crash(magic: bytes, body: byt
         open_evidence("fuzz", magic + body)
     except BundleRejected as exc:
         assert exc.reason
+
+
+def test_a_zip_member_with_an_empty_name_is_refused_not_a_crash():
+    # Found by the damaged-archive fuzz test: zipfile's ZipInfo.is_dir() raised IndexError on
+    # a central directory entry whose name length is 0.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("manifest.json", "{}")
+        archive.writestr("x", "x")
+    data = buffer.getvalue()
+    entry = data.rfind(b"PK\x01\x02")
+    name_length = struct.unpack("<H", data[entry + 28 : entry + 30])[0]
+    data = (
+        data[: entry + 28]
+        + struct.pack("<H", 0)
+        + data[entry + 30 : entry + 46]
+        + data[entry + 46 + name_length :]
+    )
+    end = data.rfind(b"PK\x05\x06")
+    size = struct.unpack("<I", data[end + 12 : end + 16])[0]
+    data = data[: end + 12] + struct.pack("<I", size - name_length) + data[end + 16 :]
+    with pytest.raises(BundleRejected) as refused:
+        read_upload(io.BytesIO(data), BundleLimits(), "upload.zip")
+    assert refused.value.code == "archive.name_empty"

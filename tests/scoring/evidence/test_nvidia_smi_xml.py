@@ -81,3 +81,50 @@ def test_dtd_tricks_are_refused(evil: str) -> None:
 def test_not_xml_is_refused() -> None:
     with pytest.raises(EvidenceParseError, match="no <nvidia_smi_log>"):
         nvidia_smi_xml.parse("GPU 0: NVIDIA L4 (UUID: GPU-1)\n")
+
+
+TELEGRAF_A100 = "nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt"
+MARKDOWN_GTX1070 = "nvidia_smi_xml/markdown-gtx1070-driver418-v10-fenced.xml.txt"
+
+
+def test_a100_with_mig_on_and_fewer_gpus_than_attached(sample: Sample) -> None:
+    result = nvidia_smi_xml.parse(sample(TELEGRAF_A100))
+    metrics = result.metrics
+    assert (metrics["driver_version"], metrics["cuda_version"], metrics["dtd"]) == (
+        "535.54.03",
+        "12.2",
+        "nvsmi_device_v12.dtd",
+    )
+    assert (metrics["attached_gpus"], metrics["gpu_count"]) == (4, 1)
+    assert result.warnings == ("attached_gpus says 4 but 1 complete <gpu> elements",)
+    (gpu,) = metrics["gpus"]
+    assert (gpu["name"], gpu["memory_total_mib"], gpu["mig_mode"]) == (
+        "NVIDIA A100-SXM4-80GB",
+        81920,  # the GPU's own fb_memory_usage, not a MIG device's 19968 MiB
+        "Enabled",
+    )
+    assert (gpu["ecc_mode"], gpu["ecc_uncorrected_volatile"], gpu["virtualization_mode"]) == (
+        "Enabled",
+        0,
+        "None",
+    )
+    assert (gpu["temperature_c"], gpu["power_limit_w"]) == (27, 500.0)
+
+
+def test_markdown_fences_around_an_old_report_are_ignored(sample: Sample) -> None:
+    text = sample(MARKDOWN_GTX1070)
+    assert text.startswith("Example output") and text.rstrip().endswith("```")
+    result = nvidia_smi_xml.parse(text)
+    assert result.warnings == ()
+    metrics = result.metrics
+    assert (metrics["driver_version"], metrics["cuda_version"], metrics["dtd"]) == (
+        "418.56",
+        "10.1",
+        "nvsmi_device_v10.dtd",
+    )
+    (gpu,) = metrics["gpus"]
+    assert (gpu["name"], gpu["memory_total_mib"]) == ("GeForce GTX 1070", 8119)
+    assert gpu["mig_mode"] is None
+    # Pre-R450 ECC layout, every counter N/A: no uncorrectable count rather than 0.
+    assert (gpu["ecc_mode"], metrics["ecc_uncorrected_volatile_total"]) == ("N/A", None)
+    assert (gpu["temperature_c"], gpu["power_limit_w"]) == (49, 151.0)  # power_readings/power_limit

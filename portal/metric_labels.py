@@ -1,0 +1,256 @@
+"""Human labels, in the reader's language, for the names the evidence parsers give their figures
+(``peak_busbw_gbyte_s``) and for the inputs the rubric's rules read (``measured.busbw_fraction``).
+
+One definition for every page and export; the code stays available to engineers beside the
+label (a title attribute). tests/portal/test_evidence_messages.py fails when a parser emits a
+metric that has no label here. Units are not part of a label: pages show them in their own
+column (or the value carries them).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import FieldDoesNotExist
+from django.utils.functional import Promise
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
+
+from .models import ChecklistItem, Offering, Vendor
+
+METRIC_LABELS: dict[str, Promise] = {
+    # nccl-tests
+    "peak_busbw_gbyte_s": gettext_lazy("Peak bus bandwidth"),
+    "avg_busbw_gbyte_s": gettext_lazy("Average bus bandwidth"),
+    "busbw_gbyte_s": gettext_lazy("Bus bandwidth"),
+    "busbw_curve_gbyte_s": gettext_lazy("Bus bandwidth curve (peak)"),
+    "peak_size_bytes": gettext_lazy("Message size at the peak"),
+    "min_size_bytes": gettext_lazy("Smallest message size"),
+    "max_size_bytes": gettext_lazy("Largest message size"),
+    "ranks": gettext_lazy("Ranks"),
+    "ranks_inferred": gettext_lazy("Ranks (inferred)"),
+    "gpus_per_process": gettext_lazy("GPUs per process"),
+    "row_count": gettext_lazy("Result rows"),
+    "wrong_total": gettext_lazy("Wrong results"),
+    "wrong_unchecked": gettext_lazy("Rows with unchecked results"),
+    "out_of_bounds": gettext_lazy("Out-of-bounds values"),
+    "max_error": gettext_lazy("Largest error"),
+    # perftest
+    "bw_avg_gbit_s": gettext_lazy("Average bandwidth"),
+    "bw_avg_gbit_s_at_max_size": gettext_lazy("Average bandwidth at the largest message"),
+    "bw_peak_gbit_s": gettext_lazy("Peak bandwidth"),
+    "perftest_bw_avg_gbit_s": gettext_lazy("RDMA average bandwidth"),
+    "perftest_lat_typical_us": gettext_lazy("RDMA typical latency"),
+    "lat_typical_us": gettext_lazy("Typical latency"),
+    "lat_avg_us": gettext_lazy("Average latency"),
+    "lat_min_us": gettext_lazy("Minimum latency"),
+    "lat_max_us": gettext_lazy("Maximum latency"),
+    "lat_p99_us": gettext_lazy("99th percentile latency"),
+    "lat_p999_us": gettext_lazy("99.9th percentile latency"),
+    "lat_stdev_us": gettext_lazy("Latency standard deviation"),
+    "lat_size_bytes": gettext_lazy("Latency message size"),
+    "msg_rate_mpps": gettext_lazy("Message rate"),
+    "mtu_bytes": gettext_lazy("Maximum transfer unit (MTU)"),
+    "qps": gettext_lazy("Queue pairs"),
+    "gid_index": gettext_lazy("GID index"),
+    "cpu_freq_warnings": gettext_lazy("CPU frequency warnings"),
+    # ibstat
+    "port_rate_gbit_s": gettext_lazy("Port rate"),
+    "max_active_rate_gbit_s": gettext_lazy("Highest active port rate"),
+    "ca_count": gettext_lazy("Host channel adapters"),
+    "port_count": gettext_lazy("Ports"),
+    "active_port_count": gettext_lazy("Active ports"),
+    "down_port_count": gettext_lazy("Ports down"),
+    # nvidia-smi topo / nvlink
+    "gpu_count": gettext_lazy("GPUs"),
+    "nic_count": gettext_lazy("Network adapters"),
+    "nvlink_pairs": gettext_lazy("GPU pairs joined by NVLink"),
+    "nvlink_min_links": gettext_lazy("Fewest NVLinks between two GPUs"),
+    "nvlink_max_links": gettext_lazy("Most NVLinks between two GPUs"),
+    "gpus_with_local_nic": gettext_lazy("GPUs with a local network adapter"),
+    "links_per_gpu": gettext_lazy("NVLinks per GPU"),
+    "link_gbyte_s": gettext_lazy("NVLink speed per link"),
+    "link_gbyte_s_min": gettext_lazy("Slowest NVLink speed"),
+    "nvlink_active_links": gettext_lazy("Active NVLinks"),
+    "inactive_links": gettext_lazy("Inactive NVLinks"),
+    "p2p_supported_links": gettext_lazy("Links with P2P support"),
+    "nvlink_replay_errors": gettext_lazy("NVLink replay errors"),
+    "nvlink_recovery_errors": gettext_lazy("NVLink recovery errors"),
+    "nvlink_crc_errors": gettext_lazy("NVLink CRC errors"),
+    "replay_errors_total": gettext_lazy("Replay errors (total)"),
+    "recovery_errors_total": gettext_lazy("Recovery errors (total)"),
+    "crc_errors_total": gettext_lazy("CRC errors (total)"),
+    # nvidia-smi, -q, -x, -L, mig
+    "gpu_memory_total_mib": gettext_lazy("GPU memory"),
+    "attached_gpus": gettext_lazy("Attached GPUs"),
+    "gpus_shown": gettext_lazy("GPUs listed"),
+    "ecc_volatile_uncorrected_total": gettext_lazy("Uncorrected ECC errors since boot (total)"),
+    "ecc_volatile_corrected": gettext_lazy("Corrected ECC errors since boot"),
+    "ecc_volatile_uncorrected": gettext_lazy("Uncorrected ECC errors since boot"),
+    "ecc_aggregate_corrected": gettext_lazy("Corrected ECC errors (lifetime)"),
+    "ecc_aggregate_uncorrected": gettext_lazy("Uncorrected ECC errors (lifetime)"),
+    "ecc_uncorrected_volatile_total": gettext_lazy("Uncorrected ECC errors since boot (total)"),
+    "ecc_uncorrected_aggregate_total": gettext_lazy("Uncorrected ECC errors, lifetime (total)"),
+    "remapped_rows_correctable": gettext_lazy("Rows remapped (correctable)"),
+    "remapped_rows_uncorrectable": gettext_lazy("Rows remapped (uncorrectable)"),
+    "remapped_rows_pending": gettext_lazy("Row remapping pending"),
+    "remapped_rows_failure": gettext_lazy("Row remapping failed"),
+    "retired_pages": gettext_lazy("Retired memory pages"),
+    "retired_pages_pending": gettext_lazy("Memory page retirement pending"),
+    "mig_count": gettext_lazy("MIG devices"),
+    "gpu_instance_count": gettext_lazy("GPU instances"),
+    "compute_instance_count": gettext_lazy("Compute instances"),
+    "mig_gpu_instance_count": gettext_lazy("MIG GPU instances"),
+    "mig_compute_instance_count": gettext_lazy("MIG compute instances"),
+    "profile_count": gettext_lazy("MIG profiles"),
+    # nvbandwidth
+    "nvbandwidth_sum_gbyte_s": gettext_lazy("Copy bandwidth (sum of a test)"),
+    "h2d_gbyte_s": gettext_lazy("Host-to-device bandwidth"),
+    "d2h_gbyte_s": gettext_lazy("Device-to-host bandwidth"),
+    "d2d_min_gbyte_s": gettext_lazy("Slowest device-to-device bandwidth"),
+    "d2d_mean_gbyte_s": gettext_lazy("Mean device-to-device bandwidth"),
+    "device_count": gettext_lazy("Devices"),
+    "waived": gettext_lazy("Tests waived"),
+    # lspci, lscpu, dmidecode, systemd-detect-virt
+    "nvidia_gpu_count": gettext_lazy("NVIDIA GPUs on the PCI bus"),
+    "nvswitch_count": gettext_lazy("NVSwitches"),
+    "mellanox_functions": gettext_lazy("Mellanox PCI functions"),
+    "logical_cpus": gettext_lazy("Logical CPUs"),
+    "cpu_sockets": gettext_lazy("CPU sockets"),
+    "sockets": gettext_lazy("CPU sockets"),
+    "cores_per_socket": gettext_lazy("Cores per socket"),
+    "threads_per_core": gettext_lazy("Threads per core"),
+    "numa_nodes": gettext_lazy("NUMA nodes"),
+    "dmi_virtual": gettext_lazy("Virtual machine per DMI"),
+    "memory_total_gib": gettext_lazy("System memory"),
+    "record_count": gettext_lazy("DMI records"),
+    "system_count": gettext_lazy("System records"),
+    "virtual": gettext_lazy("Virtualised"),
+    # fio
+    "read_bw_mbyte_s": gettext_lazy("Read bandwidth"),
+    "write_bw_mbyte_s": gettext_lazy("Write bandwidth"),
+    "read_iops": gettext_lazy("Read IOPS"),
+    "write_iops": gettext_lazy("Write IOPS"),
+    "read_clat_mean_us": gettext_lazy("Mean read completion latency"),
+    "write_clat_mean_us": gettext_lazy("Mean write completion latency"),
+    "job_count": gettext_lazy("fio jobs"),
+    # kernel log
+    "xid": gettext_lazy("Xid error (code)"),
+    "sxid": gettext_lazy("SXid error (code)"),
+    "xid_count": gettext_lazy("Xid errors"),
+    "sxid_count": gettext_lazy("SXid errors"),
+    "sxid_fatal_count": gettext_lazy("Fatal SXid errors"),
+    "kernel_lines": gettext_lazy("Kernel log lines"),
+    "line_count": gettext_lazy("Lines read"),
+    # ping / TCP connect
+    "rtt_avg_ms": gettext_lazy("Average round-trip time"),
+    "rtt_min_ms": gettext_lazy("Minimum round-trip time"),
+    "rtt_max_ms": gettext_lazy("Maximum round-trip time"),
+    "rtt_mdev_ms": gettext_lazy("Round-trip time deviation"),
+    "loss_pct": gettext_lazy("Packet loss"),
+    "transmitted": gettext_lazy("Probes sent"),
+    "received": gettext_lazy("Replies received"),
+    "reply_count": gettext_lazy("Replies read"),
+    "target_count": gettext_lazy("Targets"),
+    # dcgmi diag
+    "dcgm_failed_tests": gettext_lazy("DCGM tests failed"),
+    "dcgm_failed_gpus": gettext_lazy("GPUs failing DCGM tests"),
+    "level": gettext_lazy("DCGM run level"),
+}
+
+# The rubric's inputs that are not a catalogue field (offering./vendor. inputs are labelled by
+# their model field): what was measured, derived or answered.
+INPUT_LABELS: dict[str, Promise] = {
+    "answer.gpu_match": gettext_lazy("GPU model as answered matches the offering"),
+    "answer.monthly_cost": gettext_lazy("Monthly cost as answered"),
+    "derived.budget_ratio": gettext_lazy("Cost as a share of the budget"),
+    "derived.dcgm_failed_count": gettext_lazy("DCGM tests failed"),
+    "derived.delivery_form": gettext_lazy("Delivery form"),
+    "derived.effective_price_ratio": gettext_lazy("Effective price against the reference"),
+    "derived.elasticity_fit": gettext_lazy("Elasticity fit to the workload"),
+    "derived.has_distributed_fs": gettext_lazy("Has a distributed file system"),
+    "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
+    "measured.allgather_busbw_fraction": gettext_lazy(
+        "Measured all_gather bus bandwidth against the expected"
+    ),
+    "measured.alltoall_busbw_fraction": gettext_lazy(
+        "Measured alltoall bus bandwidth against the expected"
+    ),
+    "measured.busbw_fraction": gettext_lazy("Measured bus bandwidth against the expected"),
+    "measured.dcgm_overall": gettext_lazy("DCGM diagnostic result"),
+    "measured.ecc_uncorrected": gettext_lazy("Uncorrected ECC errors"),
+    "measured.ib_ports_down": gettext_lazy("InfiniBand ports down"),
+    "measured.ib_rate_gbit_s_min": gettext_lazy("Slowest active InfiniBand port rate"),
+    "measured.nvlink_topology": gettext_lazy("Measured NVLink topology"),
+    "measured.nvme_read_gbyte_s": gettext_lazy("Measured NVMe read bandwidth"),
+    "measured.nvme_write_gbyte_s": gettext_lazy("Measured NVMe write bandwidth"),
+    "measured.remapped_rows_failure": gettext_lazy("Row remapping failed"),
+    "measured.remapped_rows_pending": gettext_lazy("Row remapping pending"),
+    "measured.xid_errors": gettext_lazy("Xid errors"),
+}
+
+
+# Each evidence kind by the tool that prints it (a command name reads the same in every language).
+KIND_LABELS: dict[str, str] = {
+    "nccl_tests": "nccl-tests",
+    "nvidia_smi_topo": "nvidia-smi topo -m",
+    "nvidia_smi_nvlink": "nvidia-smi nvlink",
+    "nvidia_smi": "nvidia-smi",
+    "nvidia_smi_query": "nvidia-smi -q",
+    "nvidia_smi_xml": "nvidia-smi -q -x",
+    "nvidia_smi_list": "nvidia-smi -L",
+    "nvidia_smi_mig": "nvidia-smi mig",
+    "ibstat": "ibstat",
+    "lspci": "lspci",
+    "cpu_info": "lscpu",
+    "dmi": "dmidecode",
+    "virt": "systemd-detect-virt",
+    "fio": "fio",
+    "perftest": "perftest (ib_*_bw / ib_*_lat)",
+    "dcgm_diag": "dcgmi diag",
+    "kernel_log": "dmesg / journalctl -k",
+    "rtt": "ping",
+    "nvbandwidth": "nvbandwidth",
+}
+
+
+def kind_label(kind: str) -> str:
+    """The tool behind an evidence kind; the kind itself when unknown."""
+    return KIND_LABELS.get(kind, kind)
+
+
+def metric_label(name: str) -> str:
+    """The label of a parser's metric; the name itself when it has none."""
+    label = METRIC_LABELS.get(name)
+    return str(label) if label is not None else name
+
+
+def input_label(key: str) -> str:
+    """The label of a rule's input ("offering.fabric", "measured.busbw_fraction"); catalogue
+    fields by their model field's verbose name; the key itself when unknown."""
+    if key in INPUT_LABELS:
+        return str(INPUT_LABELS[key])
+    source, _dot, name = key.partition(".")
+    if source == "answer":
+        titles = _item_titles(name)
+        if titles is None:
+            return key
+        title = titles[1] if (get_language() or "").startswith("zh") and titles[1] else titles[0]
+        return _("Answer: %(item)s") % {"item": title}
+    model = {"offering": Offering, "vendor": Vendor}.get(source)
+    if model is None:
+        return key
+    try:
+        return str(model._meta.get_field(name).verbose_name)
+    except FieldDoesNotExist:
+        return key
+
+
+# Checklist item titles by key, (English, Chinese): reference data loaded with the fixtures, read
+# once per process and again only when a key is not known yet.
+_ITEM_TITLES: dict[str, tuple[str, str]] = {}
+
+
+def _item_titles(key: str) -> tuple[str, str] | None:
+    if key not in _ITEM_TITLES:
+        rows = ChecklistItem.objects.values_list("key", "title_en", "title_zh")
+        _ITEM_TITLES.update({k: (en, zh) for k, en, zh in rows})
+    return _ITEM_TITLES.get(key)
