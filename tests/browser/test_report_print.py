@@ -51,7 +51,7 @@ def portal_pdf_path(portal):
 A4_PRINT_WIDTH_PX = 703
 
 
-def test_printed_chart_titles_overlap_no_labels(portal):
+def test_printed_chart_titles_overlap_no_labels_and_tables_fit_the_page(portal):
     """Issue 14 item 4: "100 %" ran into the robustness title when printed. Demo evaluation 16
     has the two-panel robustness chart with a candidate first in 100 % of the draws."""
     from tests.browser.conftest import CHART_TEXT_CLASHES
@@ -68,6 +68,15 @@ def test_printed_chart_titles_overlap_no_labels(portal):
         arg=A4_PRINT_WIDTH_PX,
     )
     assert page.evaluate(CHART_TEXT_CLASHES) == []
+    # A printed page cannot scroll: no table runs past the page's right edge (the TCO tables
+    # were twice as wide as the page, the ranking a third wider).
+    too_wide = page.evaluate(
+        """() => { const right = document.querySelector('main').getBoundingClientRect().right;
+             return [...document.querySelectorAll('table')]
+               .filter((t) => t.getBoundingClientRect().right > right + 1)
+               .map((t) => t.className + ' ' + Math.round(t.getBoundingClientRect().width)); }"""
+    )
+    assert too_wide == []
     # Redrawn at the printed width, each chart keeps the height its figure asks for (squeezed
     # to the CSS minimum, the labels had run into the titles).
     heights = page.evaluate(
