@@ -25,6 +25,7 @@ FONT_FAMILY = (
     'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Microsoft YaHei", '
     '"Noto Sans CJK SC", sans-serif'
 )
+INK = "#1d2430"
 MUTED = "#5b6676"
 GRID = "#e3e8ef"
 GREY = "#b0b7c1"
@@ -63,7 +64,7 @@ CANDIDATE_COLOURS = (
 # A small explicit template: without one, plotly.js would fall back to plotly's ~7 kB default.
 TEMPLATE = {
     "layout": {
-        "font": {"family": FONT_FAMILY, "size": 13, "color": "#1d2430"},
+        "font": {"family": FONT_FAMILY, "size": 13, "color": INK},
         "colorway": list(CANDIDATE_COLOURS),
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
@@ -225,6 +226,25 @@ def short_label(label: str, columns: int = LABEL_COLUMNS) -> str:
     if space >= len(text) * 2 // 3:
         text = text[:space]
     return text.rstrip(" ·,;:-(") + "…"
+
+
+def wrapped(text: str, columns: int = 64) -> str:
+    """``text`` broken with "<br>" into lines of at most ``columns`` display columns, at spaces
+    where there are any (Chinese breaks between characters): plotly never wraps a title, and a
+    long one ran off the edge of a printed page."""
+    lines: list[str] = []
+    line = ""
+    for word in re.findall(r"\S+\s*|\s+", text):
+        pieces = [word] if _fits(word.rstrip(), columns) else list(word)
+        for piece in pieces:
+            if line and not _fits((line + piece).rstrip(), columns):
+                lines.append(line.rstrip())
+                line = piece.lstrip()
+            else:
+                line += piece
+    if line.strip():
+        lines.append(line.rstrip())
+    return "<br>".join(lines)
 
 
 def two_line_label(label: str, columns: int = 22) -> str:

@@ -14,6 +14,7 @@ from scoring.types import DIMENSIONS
 from .base import (
     CANDIDATE_COLOURS,
     GREY,
+    INK,
     MUTED,
     FigureJson,
     dimension_names,
@@ -22,6 +23,7 @@ from .base import (
     figure,
     language,
     two_line_label,
+    wrapped,
 )
 
 NO_FLIP_COLOUR = "#eef1f5"
@@ -57,6 +59,10 @@ def _bar_names(ids: Sequence[int], full: Mapping[int, str]) -> dict[int, str]:
 
 def _stability_bar(robustness: Robustness, ids: list[int], full: dict[int, str]) -> dict[str, Any]:
     shares = robustness.stability.first_share
+    # A share's label sits inside a tall bar: outside, "100 %" rose above the axis range into
+    # the panel title (the top panel of the two is short, printed or not).
+    inside = [shares[i] >= 0.5 for i in ids]
+    leader = [i == robustness.leader_id for i in ids]
     return {
         "type": "bar",
         "name": _("Ranked first"),
@@ -64,11 +70,11 @@ def _stability_bar(robustness: Robustness, ids: list[int], full: dict[int, str])
         "customdata": [full[i] for i in ids],
         "y": [shares[i] * 100 for i in ids],
         "text": [f"{shares[i] * 100:.0f} %" for i in ids],
-        "textposition": "outside",
+        "textposition": ["inside" if tall else "outside" for tall in inside],
+        "insidetextanchor": "end",
+        "insidetextfont": {"color": ["#ffffff" if lead else INK for lead in leader]},
         "cliponaxis": False,
-        "marker": {
-            "color": [CANDIDATE_COLOURS[0] if i == robustness.leader_id else GREY for i in ids]
-        },
+        "marker": {"color": [CANDIDATE_COLOURS[0] if lead else GREY for lead in leader]},
         "hovertemplate": "%{customdata}: %{y:.1f} %<extra></extra>",
         "showlegend": False,
     }
@@ -149,8 +155,10 @@ def robustness_bars(
             "Share of {draws} weight draws (each weight ±{pct} %) in which each candidate "
             "ranks first"
         ).format(draws=stability.draws, pct=f"{stability.perturbation_pct:g}")
-        # xgettext:no-python-format
-        share_axis = {"title": {"text": _("Ranked first (% of draws)")}, "range": [0, 110]}
+        bars_title = wrapped(bars_title)
+        # The panel title names the share; a rotated axis title ran up into it in the short top
+        # panel, so the ticks carry the unit instead.
+        share_axis = {"ticksuffix": " %", "range": [0, 110]}
         if not robustness.flips:
             return figure(
                 [_stability_bar(robustness, ids, full)],
@@ -164,9 +172,11 @@ def robustness_bars(
         dimensions = dimension_names(dimension_labels)
         rows, z, text, hover = _flip_cells(robustness, full, short, dimensions)
         columns = [dimensions[d] for d in DIMENSIONS]
-        flips_title = _(
-            "Weight change (percentage points) that lets another candidate overtake {leader}"
-        ).format(leader=short[robustness.leader_id])
+        flips_title = wrapped(
+            _(
+                "Weight change (percentage points) that lets another candidate overtake {leader}"
+            ).format(leader=short[robustness.leader_id])
+        )
         # Two panels stacked as plotly's make_subplots(rows=2, cols=1) lays them out: the
         # bars on axes x/y, the flips on axes x2/y2, each panel's title above it.
         top, bottom = _panel_domains()

@@ -20,7 +20,13 @@
     }
     try {
       var fig = JSON.parse(text);
-      window.Plotly.react(el, fig.data || [], fig.layout || {}, CONFIG);
+      var layout = fig.layout || {};
+      // Plotly's autosize (on a window resize, and when printing) takes the height of the
+      // element: without this a figure drawn at its own height (a tall TCO chart, the two
+      // robustness panels) was squeezed to the CSS min-height, and its labels ran into its titles.
+      el.style.height = layout.height ? layout.height + "px" : "";
+      el.style.minHeight = layout.height ? "0" : "";
+      window.Plotly.react(el, fig.data || [], layout, CONFIG);
       drawn.set(el, text);
     } catch (err) {
       console.error("charts.js: cannot draw #" + id, err);

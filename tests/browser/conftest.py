@@ -139,3 +139,123 @@ def portal(page: Page, live_server, demo, request) -> Portal:
     yield portal
     # Taken whether the test passed or not: the last state of the page is the useful one.
     portal.screenshot()
+
+
+# Every title of every drawn chart against every other text of the same chart (tick labels,
+# bar labels, legend entries, other titles): the pairs whose boxes cross, and titles that run
+# past the edge of their figure (plotly never wraps a title; the page would clip it).
+CHART_TEXT_CLASHES = """() => {
+  const TITLES = '.gtitle, .annotation-text, .g-xtitle text, .g-ytitle text, '
+    + '.g-x2title text, .g-y2title text';
+  const LABELS = '.bartext, .xtick text, .ytick text, .x2tick text, .y2tick text, '
+    + '.legendtext, .textpoint text';
+  const box = (el) => el.getBoundingClientRect();
+  const crosses = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1;
+  const clashes = [];
+  document.querySelectorAll('[data-chart].js-plotly-plot').forEach((chart) => {
+    const name = chart.getAttribute('data-chart');
+    const svg = box(chart.querySelector('.main-svg'));
+    const visible = (el) => { const b = box(el); return b.width > 0 && b.height > 0; };
+    const titles = [...chart.querySelectorAll(TITLES)].filter(visible);
+    const labels = [...chart.querySelectorAll(LABELS)].filter(visible);
+    titles.forEach((title, n) => {
+      const t = box(title);
+      if (t.left < svg.left - 1 || t.right > svg.right + 1) {
+        clashes.push(`${name}: "${title.textContent}" runs past the figure's edge`);
+      }
+      [...titles.slice(n + 1), ...labels].forEach((other) => {
+        if (crosses(t, box(other))) {
+          clashes.push(`${name}: "${title.textContent}" overlaps "${other.textContent}"`);
+        }
+      });
+    });
+  });
+  return clashes;
+}"""
+
+
+# The user's-day walks (issue 14's proof) run in both languages at both sizes.
+WALK_LANGUAGES = ("en", "zh-hans")
+WALK_SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
+walk_in_every_language_and_size = pytest.mark.parametrize(
+    ("language", "size"),
+    [(language, size) for language in WALK_LANGUAGES for size in WALK_SIZES],
+)
+
+
+@dataclass
+class Walk:
+    """One walk through the portal in one language at one size. ``check`` runs on every page it
+    visits: a screenshot per step, no horizontal scrolling on a phone, and on Chinese pages no raw
+    choice code or known English label (test_chinese's lists)."""
+
+    portal: Portal
+    language: str
+    size: str
+    name: str
+    steps: list[str] = field(default_factory=list)
+
+    @property
+    def page(self) -> Page:
+        return self.portal.page
+
+    @property
+    def width(self) -> int:
+        return WALK_SIZES[self.size][0]
+
+    def text(self, en: str, zh: str) -> str:
+        """What the page says, in the walk's language."""
+        return en if self.language == "en" else zh
+
+    def start(self, username: str) -> None:
+        width, height = WALK_SIZES[self.size]
+        self.page.set_viewport_size({"width": width, "height": height})
+        # The language cookie before signing in: every page, the login's included, is in it.
+        self.page.context.add_cookies(
+            [{"name": "django_language", "value": self.language, "url": self.portal.base_url}]
+        )
+        # Portal.login's steps, with the login page checked like every other page.
+        self.portal.goto("/accounts/login/")
+        expect(self.page.locator("html")).to_have_attribute("lang", self.language)
+        self.check("login")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", PASSWORDS[username])
+        with self.portal.navigation():
+            self.page.click("main button[type=submit]")
+        expect(self.page.locator("header.topbar .who")).to_be_visible()
+
+    def screenshot(self, step: str) -> None:
+        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page. JPEG:
+        a tall page encodes several times faster than as PNG, and these are for looking at."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "-", f"{self.name}-{self.language}-{self.size}-{step}")
+        self.page.screenshot(
+            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
+        )
+
+    def done(self) -> None:
+        """The walk passed: leave the last page, so that the portal fixture's closing screenshot
+        (kept for a failure's last state) costs nothing."""
+        self.portal.assert_no_js_errors()
+        self.page.goto("about:blank")
+
+    def check(self, step: str) -> None:
+        from .test_chinese import ENGLISH, RAW_CODES
+
+        self.steps.append(step)
+        path = self.page.url.removeprefix(self.portal.base_url)
+        self.screenshot(f"{len(self.steps):02d}-{step}")
+        if self.size == "phone":
+            scroll_width = self.page.evaluate("document.documentElement.scrollWidth")
+            assert scroll_width <= self.width, f"{step} ({path}): {scroll_width} px wide"
+        if self.language != "en":
+            text = self.page.evaluate("() => document.querySelector('main').innerText")
+            assert sorted(set(RAW_CODES.findall(text))) == [], f"{step} ({path}): raw codes"
+            english = [label for label in ENGLISH if label in text]
+            assert english == [], f"{step} ({path}): English labels {english}"
+
+
+@pytest.fixture
+def walk(portal, language, size, request) -> Walk:
+    return Walk(portal=portal, language=language, size=size, name=request.node.originalname)

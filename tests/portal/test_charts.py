@@ -372,6 +372,20 @@ def test_robustness_with_one_qualified_candidate_draws_only_the_bars(by_label):
     figure = charts.robustness_bars(alone, {1: "Alpha", 3: "Gamma"})
     assert [t["type"] for t in figure["data"]] == ["bar"]
     assert figure["data"][0]["y"] == [100.0, 0.0]
+    # "100 %" sits inside its bar (outside, it rose into the title); "0 %" above the axis.
+    assert figure["data"][0]["textposition"] == ["inside", "outside"]
+    assert figure["layout"]["yaxis"]["range"] == [0, 110]
+
+
+def test_long_chart_titles_wrap_within_their_columns():
+    title = "Weight change (percentage points) that lets another candidate overtake Hanhai Compute"
+    lines = charts.base.wrapped(title, 40).split("<br>")
+    assert len(lines) == 3 and " ".join(lines) == title
+    assert all(len(line) <= 40 for line in lines)
+    # Chinese breaks between characters, each counting two columns.
+    chinese = charts.base.wrapped("使其他候选方案超过瀚海算力所需的权重变化（百分点）", 20)
+    assert [len(line) for line in chinese.split("<br>")] == [10, 10, 5]
+    assert charts.base.wrapped("Short title") == "Short title"
 
 
 def test_robustness_labels_missing_ids_by_number(ranking, robust):

@@ -121,3 +121,22 @@ def test_repeated_requests_queue_one_pdf_and_a_stale_one_is_failed(
     assert fresh.pk != first.pk
     first.refresh_from_db()
     assert first.status == PdfStatus.FAILED and "again" in first.error
+
+
+@pytest.mark.django_db
+def test_the_checklist_explains_verification_in_the_reader_s_language(demo):
+    """The verifier's explanations, not the answers' English notes, in the report and XLSX."""
+    from django.utils import translation
+
+    from portal.exports import report_sections
+    from portal.models import Evaluation
+
+    evaluation = Evaluation.objects.get(pk=1)
+    with translation.override("zh-hans"):
+        rows = report_sections(evaluation)["checklist"][1]
+    with translation.override("en"):
+        english = report_sections(evaluation)["checklist"][1]
+    notes = [row[5] for row in rows if row[5]]
+    assert notes and len(notes) == len([row[5] for row in english if row[5]])
+    assert not [n for n in notes if "claimed" in n or "cannot be" in n], notes[:3]
+    assert any("as claimed" in row[5] for row in english)
