@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .dimensions import score_dimensions_columns, weighted_totals
+from .dimensions import score_dimensions_deferred, weighted_totals_array
 from .knockouts import check_knockouts
 from .rubric import Rubric, load_rubric
 from .tco import TcoPlan, compute_tco
@@ -74,8 +74,10 @@ def score_candidates_batch(
         compute_tco(candidate, evaluation, rubric, plan) if _has_price(candidate) else None
         for candidate in candidates
     ]
-    dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
-    totals = weighted_totals(columns, [weights[d] for d in DIMENSIONS])
+    # The numpy kernel scores the batch; each dimension's contributions (the explanations)
+    # are built from the same rules the first time one of them is read.
+    dimensions, columns = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
+    totals = weighted_totals_array(columns, [weights[d] for d in DIMENSIONS]).tolist()
     results = []
     for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
         knockouts = check_knockouts(candidate, evaluation, rubric, tco)
