@@ -150,11 +150,18 @@ def cache_set(key: str, value) -> None:
         logger.warning("results cache unavailable (set %s)", key, exc_info=True)
 
 
-def results_key(evaluation: Evaluation, *parts) -> str:
-    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+def results_fingerprint(evaluation: Evaluation) -> str:
+    """The fingerprint of every input of ``evaluation``'s results (one query): a page that
+    reads several results computes it once and passes it on as ``fingerprint``."""
     from .api.ranking import ranking_fingerprint
 
-    fingerprint = ranking_fingerprint(evaluation)
+    return ranking_fingerprint(evaluation)
+
+
+def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) -> str:
+    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+    if fingerprint is None:
+        fingerprint = results_fingerprint(evaluation)
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
     return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
 
@@ -173,10 +180,28 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
     )
+    for candidate in candidates.values():
+        _slim(candidate)
     return ranking, candidates
 
 
-def evaluation_ranking(*, evaluation: Evaluation, weights=None, use_cache: bool = True):
+def _slim(candidate: Candidate) -> None:
+    """Leave out of a scored candidate what the read model's readers never use, so that the
+    cached (ranking, candidates) pickles small (at 200 candidates: 1.9 MB before, most of it
+    each candidate's verification verdicts and its pinned version's JSON).
+
+    Scoring has read the verification summary; pages keep its bus-bandwidth curve as
+    ``busbw_curve``. ``verification`` becomes a deferred field (reading it loads it again;
+    save() leaves it alone) and the pinned version is dropped from the relation cache
+    (``offering`` already holds its facts, ``list_prices`` its prices)."""
+    candidate.busbw_curve = (candidate.verification or {}).get("busbw_curve")
+    del candidate.verification
+    candidate._state.fields_cache.pop("offering_version", None)
+
+
+def evaluation_ranking(
+    *, evaluation: Evaluation, weights=None, use_cache: bool = True, fingerprint=None
+):
     """The live ranking of an evaluation (optionally with what-if weights) and its candidates
     (as ``candidates_for_scoring`` gives them, by id).
 
@@ -185,7 +210,7 @@ def evaluation_ranking(*, evaluation: Evaluation, weights=None, use_cache: bool 
     """
     if not use_cache:
         return _compute_ranking(evaluation=evaluation, weights=weights)
-    key = results_key(evaluation, "ranking", _weights_key(weights))
+    key = results_key(evaluation, "ranking", _weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         return cached
@@ -203,6 +228,7 @@ def evaluation_robustness(
     perturbation_pct: float = 20.0,
     seed: int = 0,
     what_if: bool = False,
+    fingerprint: str | None = None,
 ):
     """The robustness of ``ranking`` (flip thresholds and seeded rank stability), cached under
     the fingerprint of the inputs, the weights and the analysis' parameters.
@@ -217,13 +243,14 @@ def evaluation_robustness(
     weights = dict(ranking.weights if weights is None else weights)
     params = (draws, float(perturbation_pct), seed)
     if what_if:
-        saved, _candidates = evaluation_ranking(evaluation=evaluation)
+        saved, _candidates = evaluation_ranking(evaluation=evaluation, fingerprint=fingerprint)
         stability = evaluation_robustness(
             evaluation=evaluation,
             ranking=saved,
             draws=draws,
             perturbation_pct=perturbation_pct,
             seed=seed,
+            fingerprint=fingerprint,
         ).stability
         flips = weight_flip_thresholds(ranking, weights)
         leader = ranking.leader
@@ -232,7 +259,9 @@ def evaluation_robustness(
             flips=flips,
             stability=stability,
         )
-    key = results_key(evaluation, "robustness", _weights_key(weights), params)
+    key = results_key(
+        evaluation, "robustness", _weights_key(weights), params, fingerprint=fingerprint
+    )
     cached = cache_get(key)
     if cached is not None:
         return cached

@@ -60,7 +60,8 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     """Bus bandwidth against message size: the best all_reduce sweep kept by verification."""
     curves = {}
     for r in results:
-        curve = (candidates[r.candidate_id].verification or {}).get("busbw_curve")
+        # The read model keeps each candidate's curve aside (selectors._slim).
+        curve = candidates[r.candidate_id].busbw_curve
         if curve:
             curves[r.label] = curve
     return curves
@@ -109,7 +110,11 @@ def results_context(evaluation, *, weights=None) -> dict:
     ranking are rendered here, and the ranking's other values formatted: template loops and
     lookups per cell (or format_html) cost more than the rest of the page at 50 candidates.
     """
-    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, weights=weights)
+    # One fingerprint of the inputs keys both cached results (it costs a query).
+    fingerprint = selectors.results_fingerprint(evaluation)
+    ranking, candidates = selectors.evaluation_ranking(
+        evaluation=evaluation, weights=weights, fingerprint=fingerprint
+    )
     results = list(ranking.results)
     lang = get_language()
     # Computed once per request: the ranking table, the flips table and the chart share it.
@@ -122,6 +127,7 @@ def results_context(evaluation, *, weights=None) -> dict:
         perturbation_pct=ROBUSTNESS_PERTURBATION_PCT,
         seed=evaluation.pk,
         what_if=weights is not None,
+        fingerprint=fingerprint,
     )
     labels = {r.candidate_id: r.label for r in results}
     # Unpriced candidates go in with no cost, so that the chart names them instead of hiding.
