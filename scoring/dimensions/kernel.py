@@ -190,26 +190,26 @@ _set_contributions = _CONTRIBUTIONS.__set__
 
 
 class _Pending:
-    """One dimension of one batch whose contributions are not built yet."""
+    """One dimension of one batch whose contributions are not built yet. It holds no
+    reference to the scores that read it (no reference cycle: a discarded ranking is freed
+    by reference counting alone, never left to the cyclic garbage collector)."""
 
-    __slots__ = ("batch", "run", "scores")
+    __slots__ = ("batch", "rows", "run")
 
     def __init__(
         self, batch: Batch, run: Callable[[Batch], list[tuple[Contribution, ...]]]
     ) -> None:
         self.batch: Batch | None = batch
-        self.run = run
-        self.scores: list[DeferredDimensionScore] = []
+        self.run: Callable[[Batch], list[tuple[Contribution, ...]]] | None = run
+        self.rows: list[tuple[Contribution, ...]] | None = None
 
-    def fill(self) -> None:
-        batch = self.batch
-        if batch is None:
-            return
-        rows = self.run(batch)
-        for score, row in zip(self.scores, rows, strict=True):
-            _set_contributions(score, row)
-        self.batch = None
-        self.scores = []
+    def row(self, index: int) -> tuple[Contribution, ...]:
+        rows = self.rows
+        if rows is None:
+            assert self.run is not None and self.batch is not None  # noqa: S101 - set together
+            rows = self.rows = self.run(self.batch)
+            self.batch = self.run = None
+        return rows[index]
 
 
 class DeferredDimensionScore(DimensionScore):
@@ -218,15 +218,16 @@ class DeferredDimensionScore(DimensionScore):
     It equals, hashes, prints and pickles as the DimensionScore with the same fields (pickling
     and copying give a plain DimensionScore)."""
 
-    __slots__ = ("_pending",)
+    __slots__ = ("_index", "_pending")
 
     @property  # type: ignore[override]
     def contributions(self) -> tuple[Contribution, ...]:
         try:
             return _get_contributions(self)
         except AttributeError:
-            self._pending.fill()
-            return _get_contributions(self)
+            row = self._pending.row(self._index)
+            _set_contributions(self, row)
+            return row
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DimensionScore):
@@ -248,6 +249,7 @@ _DEFERRED_SLOTS = (
     DimensionScore.__dict__["dimension"].__set__,
     DimensionScore.__dict__["score"].__set__,
     DeferredDimensionScore.__dict__["_pending"].__set__,
+    DeferredDimensionScore.__dict__["_index"].__set__,
 )
 
 
@@ -261,16 +263,16 @@ def deferred_scores(
     contributions (in batch order) when any of them is first read."""
     pending = _Pending(batch, run)
     new = object.__new__
-    set_dimension, set_score, set_pending = _DEFERRED_SLOTS
+    set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
     made = []
     append = made.append
-    for score in scores:
+    for index, score in enumerate(scores):
         item = new(DeferredDimensionScore)
         set_dimension(item, name)
         set_score(item, score)
         set_pending(item, pending)
+        set_index(item, index)
         append(item)
-    pending.scores = made
     return made
 
 

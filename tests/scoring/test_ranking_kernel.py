@@ -203,3 +203,27 @@ def test_py_sum_is_sum_row_by_row(rows):
     columns = [np.array(column, dtype=float) for column in zip(*rows, strict=True)]
     got = py_sum(columns, len(rows)).tolist()
     assert [repr(x) for x in got] == [repr(sum(tuple(row))) for row in rows]
+
+
+def test_a_discarded_ranking_leaves_no_cyclic_garbage(bench_pool):
+    """Deferred contributions hold no cycle: a ranking nobody reads is freed by reference
+    counting, never left for the cyclic collector (which would make ranking grow faster than
+    linearly with the candidates)."""
+    import gc
+
+    from scoring.types import EvaluationSpec
+
+    spec = EvaluationSpec(workload_profile="pretraining", required_total_gpus=8)
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for read in (False, True):
+            ranking = rank(bench_pool[:100], spec, RUBRICS[1])
+            if read:
+                assert ranking.results[0].dimensions[0].contributions
+            del ranking
+            assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
