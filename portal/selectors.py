@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 
 from .models import (
@@ -86,8 +87,21 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     ``list_prices``: its pinned version's (billing model, price per GPU) pairs in
     billing-model order. Answers are read as columns rather than as model rows (with their
     items): at 50 candidates those rows cost more than the scoring itself.
+
+    Of ``verification`` (deferred: reading it loads it) only what the read model uses is read:
+    ``measured_summary`` (its "measured" facts, what scoring reads) and ``busbw_curve`` (the
+    curve the dashboard draws). The rest, mostly the per-item verdicts, was most of the JSON
+    a cold dashboard decoded (6 kB per candidate).
     """
-    candidates = list(evaluation.candidates.select_related("offering_version").order_by("pk"))
+    candidates = list(
+        evaluation.candidates.select_related("offering_version")
+        .defer("verification")
+        .annotate(
+            measured_summary=KeyTransform("measured", "verification"),
+            busbw_curve=KeyTransform("busbw_curve", "verification"),
+        )
+        .order_by("pk")
+    )
     # Each candidate is scored on the version of its offering it pinned, never on the live
     # catalogue row: a catalogue edit changes no evaluation until it adopts the new version.
     for candidate in candidates:
@@ -174,7 +188,12 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
     candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
     ranking = score_candidates(
         [
-            candidate_input(c, answers=c.answer_statuses, prices=c.list_prices)
+            candidate_input(
+                c,
+                answers=c.answer_statuses,
+                prices=c.list_prices,
+                summary={"measured": c.measured_summary},
+            )
             for c in candidates.values()
         ],
         evaluation_spec(evaluation, weights=weights),
@@ -190,12 +209,9 @@ def _slim(candidate: Candidate) -> None:
     cached (ranking, candidates) pickles small (at 200 candidates: 1.9 MB before, most of it
     each candidate's verification verdicts and its pinned version's JSON).
 
-    Scoring has read the verification summary; pages keep its bus-bandwidth curve as
-    ``busbw_curve``. ``verification`` becomes a deferred field (reading it loads it again;
-    save() leaves it alone) and the pinned version is dropped from the relation cache
-    (``offering`` already holds its facts, ``list_prices`` its prices)."""
-    candidate.busbw_curve = (candidate.verification or {}).get("busbw_curve")
-    del candidate.verification
+    ``verification`` was never read (see candidates_for_scoring: it stays deferred, so reading
+    it loads it and save() leaves it alone); the pinned version is dropped from the relation
+    cache (``offering`` already holds its facts, ``list_prices`` its prices)."""
     candidate._state.fields_cache.pop("offering_version", None)
 
 
