@@ -90,8 +90,8 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
 
     Of ``verification`` (deferred: reading it loads it) only what the read model uses is read:
     ``measured_summary`` (its "measured" facts, what scoring reads) and ``busbw_curve`` (the
-    curve the dashboard draws). The rest, mostly the per-item verdicts, was most of the JSON
-    a cold dashboard decoded (6 kB per candidate).
+    curve the dashboard draws). The rest (more than half of the 9.5 kB of JSON a candidate of
+    bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
     """
     candidates = list(
         evaluation.candidates.select_related("offering_version")
