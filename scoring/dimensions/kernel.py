@@ -17,7 +17,9 @@ kind it does not know, a NaN) is scored per candidate through the table's own po
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -262,17 +264,17 @@ def deferred_scores(
     """One dimension's scores of a batch; ``run(batch)`` builds every candidate's
     contributions (in batch order) when any of them is first read."""
     pending = _Pending(batch, run)
-    new = object.__new__
+    count = len(scores)
+    made = list(map(object.__new__, repeat(DeferredDimensionScore, count)))
     set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
-    made = []
-    append = made.append
-    for index, score in enumerate(scores):
-        item = new(DeferredDimensionScore)
-        set_dimension(item, name)
-        set_score(item, score)
-        set_pending(item, pending)
-        set_index(item, index)
-        append(item)
+    # map() runs the slot setters in C (as DimensionScore.many); the deque only drains it.
+    for setter, values in (
+        (set_dimension, repeat(name, count)),
+        (set_score, scores),
+        (set_pending, repeat(pending, count)),
+        (set_index, range(count)),
+    ):
+        deque(map(setter, made, values), maxlen=0)
     return made
 
 
