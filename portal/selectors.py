@@ -198,6 +198,9 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
         ],
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
+        # The read model is cached (pickled) whole, contributions included: build them now,
+        # through the memoised per-candidate engine, rather than after the numpy kernel.
+        explain=True,
     )
     for candidate in candidates.values():
         _slim(candidate)

@@ -115,7 +115,7 @@ def test_ranking_results_keep_their_explanations_with_evidence(bench_pool):
     from scoring.types import EvaluationSpec
 
     spec = EvaluationSpec(workload_profile="finetuning", required_total_gpus=8)
-    ranking = rank(bench_pool[:50], spec, RUBRICS[1])
+    ranking = rank(bench_pool[:50], spec, RUBRICS[1], explain=False)
     refs = [
         c.evidence_ref
         for result in ranking.results
@@ -137,7 +137,7 @@ def test_deferred_scores_pickle_copy_and_compare_as_plain_dimension_scores(bench
     from scoring.types import EvaluationSpec
 
     spec = EvaluationSpec(workload_profile="inference", required_total_gpus=1)
-    ranking = rank(bench_pool[:5], spec, RUBRICS[0])
+    ranking = rank(bench_pool[:5], spec, RUBRICS[0], explain=False)
     deferred = ranking.results[0].dimensions[0]
     assert isinstance(deferred, DeferredDimensionScore)
     plain = DimensionScore(deferred.dimension, deferred.score, deferred.contributions)
@@ -219,7 +219,7 @@ def test_a_discarded_ranking_leaves_no_cyclic_garbage(bench_pool):
     gc.disable()
     try:
         for read in (False, True):
-            ranking = rank(bench_pool[:100], spec, RUBRICS[1])
+            ranking = rank(bench_pool[:100], spec, RUBRICS[1], explain=False)
             if read:
                 assert ranking.results[0].dimensions[0].contributions
             del ranking
@@ -227,3 +227,20 @@ def test_a_discarded_ranking_leaves_no_cyclic_garbage(bench_pool):
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_either_path_ranks_the_same(bench_pool):
+    from scoring.ranking import KERNEL_MIN_CANDIDATES
+    from scoring.types import EvaluationSpec
+
+    spec = EvaluationSpec(workload_profile="pretraining", required_total_gpus=8)
+    for rubric in RUBRICS:
+        for pool in (bench_pool[:3], bench_pool[: KERNEL_MIN_CANDIDATES + 6]):
+            eager = rank(pool, spec, rubric, explain=True)
+            deferred = rank(pool, spec, rubric, explain=False)
+            default = rank(pool, spec, rubric)
+            assert eager.as_dict() == deferred.as_dict() == default.as_dict()
+            assert not isinstance(eager.results[0].dimensions[0], DeferredDimensionScore)
+            assert isinstance(deferred.results[0].dimensions[0], DeferredDimensionScore)
+            big = len(pool) >= KERNEL_MIN_CANDIDATES
+            assert isinstance(default.results[0].dimensions[0], DeferredDimensionScore) is big
