@@ -114,13 +114,16 @@ def candidate_input(
     *,
     answers: Mapping[str, str] | None = None,
     prices: Iterable[tuple[str, Any]] | None = None,
+    summary: Mapping[str, Any] | None = None,
 ) -> CandidateInput:
     """A candidate with prefetched offering, vendor, prices and answers, as scoring takes it.
 
     ``answers`` ({checklist item key: status}) and ``prices`` ((billing model, price per GPU)
     pairs) stand in for the candidate's Answer rows and its offering's OfferingPrice rows when
     the caller read them as values (selectors.candidates_for_scoring); otherwise they come
-    from ``candidate.answers`` and ``offering.prices`` (``CANDIDATE_PREFETCH``).
+    from ``candidate.answers`` and ``offering.prices`` (``CANDIDATE_PREFETCH``). ``summary``
+    stands in for ``candidate.verification`` when the caller read only the part scoring
+    uses (its "measured" key).
     """
     offering = candidate.offering
     quoted = ()
@@ -136,7 +139,9 @@ def candidate_input(
         node_count=candidate.node_count,
         quoted_prices=quoted,
         answers=dict(answers),
-        measured=measured_from_summary(candidate.verification or {}),
+        measured=measured_from_summary(
+            (candidate.verification or {}) if summary is None else summary
+        ),
     )
     return with_poc(scored, candidate.verification or {})
 

@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from django.core.cache import cache
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 
 from .models import (
@@ -86,8 +87,21 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     ``list_prices``: its pinned version's (billing model, price per GPU) pairs in
     billing-model order. Answers are read as columns rather than as model rows (with their
     items): at 50 candidates those rows cost more than the scoring itself.
+
+    Of ``verification`` (deferred: reading it loads it) only what the read model uses is read:
+    ``measured_summary`` (its "measured" facts, what scoring reads) and ``busbw_curve`` (the
+    curve the dashboard draws). The rest (more than half of the 9.5 kB of JSON a candidate of
+    bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
     """
-    candidates = list(evaluation.candidates.select_related("offering_version").order_by("pk"))
+    candidates = list(
+        evaluation.candidates.select_related("offering_version")
+        .defer("verification")
+        .annotate(
+            measured_summary=KeyTransform("measured", "verification"),
+            busbw_curve=KeyTransform("busbw_curve", "verification"),
+        )
+        .order_by("pk")
+    )
     # Each candidate is scored on the version of its offering it pinned, never on the live
     # catalogue row: a catalogue edit changes no evaluation until it adopts the new version.
     for candidate in candidates:
@@ -150,11 +164,18 @@ def cache_set(key: str, value) -> None:
         logger.warning("results cache unavailable (set %s)", key, exc_info=True)
 
 
-def results_key(evaluation: Evaluation, *parts) -> str:
-    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+def results_fingerprint(evaluation: Evaluation) -> str:
+    """The fingerprint of every input of ``evaluation``'s results (one query): a page that
+    reads several results computes it once and passes it on as ``fingerprint``."""
     from .api.ranking import ranking_fingerprint
 
-    fingerprint = ranking_fingerprint(evaluation)
+    return ranking_fingerprint(evaluation)
+
+
+def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) -> str:
+    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+    if fingerprint is None:
+        fingerprint = results_fingerprint(evaluation)
     digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
     return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
 
@@ -167,16 +188,39 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
     candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
     ranking = score_candidates(
         [
-            candidate_input(c, answers=c.answer_statuses, prices=c.list_prices)
+            candidate_input(
+                c,
+                answers=c.answer_statuses,
+                prices=c.list_prices,
+                summary={"measured": c.measured_summary},
+            )
             for c in candidates.values()
         ],
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
+        # The read model is cached (pickled) whole, contributions included: build them now,
+        # through the memoised per-candidate engine, rather than after the numpy kernel.
+        explain=True,
     )
+    for candidate in candidates.values():
+        _slim(candidate)
     return ranking, candidates
 
 
-def evaluation_ranking(*, evaluation: Evaluation, weights=None, use_cache: bool = True):
+def _slim(candidate: Candidate) -> None:
+    """Leave out of a scored candidate what the read model's readers never use, so that the
+    cached (ranking, candidates) pickles small (at 200 candidates: 1.9 MB before, most of it
+    each candidate's verification verdicts and its pinned version's JSON).
+
+    ``verification`` was never read (see candidates_for_scoring: it stays deferred, so reading
+    it loads it and save() leaves it alone); the pinned version is dropped from the relation
+    cache (``offering`` already holds its facts, ``list_prices`` its prices)."""
+    candidate._state.fields_cache.pop("offering_version", None)
+
+
+def evaluation_ranking(
+    *, evaluation: Evaluation, weights=None, use_cache: bool = True, fingerprint=None
+):
     """The live ranking of an evaluation (optionally with what-if weights) and its candidates
     (as ``candidates_for_scoring`` gives them, by id).
 
@@ -185,7 +229,7 @@ def evaluation_ranking(*, evaluation: Evaluation, weights=None, use_cache: bool 
     """
     if not use_cache:
         return _compute_ranking(evaluation=evaluation, weights=weights)
-    key = results_key(evaluation, "ranking", _weights_key(weights))
+    key = results_key(evaluation, "ranking", _weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         return cached
@@ -203,6 +247,7 @@ def evaluation_robustness(
     perturbation_pct: float = 20.0,
     seed: int = 0,
     what_if: bool = False,
+    fingerprint: str | None = None,
 ):
     """The robustness of ``ranking`` (flip thresholds and seeded rank stability), cached under
     the fingerprint of the inputs, the weights and the analysis' parameters.
@@ -217,13 +262,14 @@ def evaluation_robustness(
     weights = dict(ranking.weights if weights is None else weights)
     params = (draws, float(perturbation_pct), seed)
     if what_if:
-        saved, _candidates = evaluation_ranking(evaluation=evaluation)
+        saved, _candidates = evaluation_ranking(evaluation=evaluation, fingerprint=fingerprint)
         stability = evaluation_robustness(
             evaluation=evaluation,
             ranking=saved,
             draws=draws,
             perturbation_pct=perturbation_pct,
             seed=seed,
+            fingerprint=fingerprint,
         ).stability
         flips = weight_flip_thresholds(ranking, weights)
         leader = ranking.leader
@@ -232,7 +278,9 @@ def evaluation_robustness(
             flips=flips,
             stability=stability,
         )
-    key = results_key(evaluation, "robustness", _weights_key(weights), params)
+    key = results_key(
+        evaluation, "robustness", _weights_key(weights), params, fingerprint=fingerprint
+    )
     cached = cache_get(key)
     if cached is not None:
         return cached

@@ -52,14 +52,16 @@ def score_candidates(
     evaluation: EvaluationSpec,
     *,
     rubric_version: str = "1",
+    explain: bool | None = None,
 ) -> _ranking.Ranking:
     """Score and rank an evaluation's candidates.
 
     Each result has six dimension scores 0..100 with their contributions, the weighted total
     0..100, knockouts (a disqualified candidate is ranked after every qualified one) and the
-    TCO. Scores of one candidate never depend on the other candidates.
+    TCO. Scores of one candidate never depend on the other candidates. ``explain``: build
+    the contributions now (True) or on first read (False); see ranking.score_candidates_batch.
     """
-    return _ranking.rank(candidates, evaluation, load_rubric(rubric_version))
+    return _ranking.rank(candidates, evaluation, load_rubric(rubric_version), explain=explain)
 
 
 def score_candidate(

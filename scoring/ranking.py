@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from .dimensions import score_dimensions_columns, weighted_totals
+from .dimensions import (
+    score_dimensions_columns,
+    score_dimensions_deferred,
+    weighted_totals,
+    weighted_totals_array,
+)
 from .knockouts import check_knockouts
 from .rubric import Rubric, load_rubric
 from .tco import TcoPlan, compute_tco
@@ -61,21 +66,42 @@ def weighted_total(scores: Mapping[str, float], weights: Mapping[str, float]) ->
     return round(sum(weights[d] * scores[d] for d in DIMENSIONS), 4)
 
 
+# Below this many candidates the per-candidate engine (memoised contributions, no numpy call
+# per rule) is cheaper than the kernel's fixed cost of some twenty numpy calls per rule.
+KERNEL_MIN_CANDIDATES = 64
+
+
 def score_candidates_batch(
     candidates: Sequence[CandidateInput],
     evaluation: EvaluationSpec,
     rubric: Rubric,
     weights: Mapping[str, float],
+    *,
+    explain: bool | None = None,
 ) -> list[CandidateResult]:
     """Score candidates (in input order): TCO, six dimension scores with contributions,
-    knockouts and the weighted total. Each result depends only on its own candidate."""
+    knockouts and the weighted total. Each result depends only on its own candidate.
+
+    ``explain`` True builds every contribution now (the per-candidate engine, memoised per
+    rule): for a caller that reads or stores them all. False scores through the numpy kernel
+    and builds a batch's contributions when one is first read. None (the default) takes the
+    kernel from KERNEL_MIN_CANDIDATES candidates on. Both give identical results."""
     plan = TcoPlan(evaluation)
     tcos = [
         compute_tco(candidate, evaluation, rubric, plan) if _has_price(candidate) else None
         for candidate in candidates
     ]
-    dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
-    totals = weighted_totals(columns, [weights[d] for d in DIMENSIONS])
+    ordered = [weights[d] for d in DIMENSIONS]
+    if explain is None:
+        explain = len(candidates) < KERNEL_MIN_CANDIDATES
+    if explain:
+        dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
+        totals = weighted_totals(columns, ordered)
+    else:
+        # The numpy kernel scores the batch; each dimension's contributions (the
+        # explanations) are built from the same rules the first time one of them is read.
+        dimensions, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
+        totals = weighted_totals_array(arrays, ordered).tolist()
     results = []
     for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
         knockouts = check_knockouts(candidate, evaluation, rubric, tco)
@@ -164,10 +190,13 @@ def rank(
     candidates: Iterable[CandidateInput],
     evaluation: EvaluationSpec,
     rubric: Rubric | None = None,
+    *,
+    explain: bool | None = None,
 ) -> Ranking:
     """Score and order every candidate of an evaluation (see the module docstring).
 
-    Raises ScoringInputError when two candidates share a candidate_id.
+    ``explain``: see score_candidates_batch. Raises ScoringInputError when two candidates
+    share a candidate_id.
     """
     rubric = rubric or load_rubric()
     weights = evaluation_weights(evaluation, rubric)
@@ -180,7 +209,7 @@ def rank(
             raise ScoringInputError(f"candidate_id {candidate.candidate_id} appears twice")
         seen.add(candidate.candidate_id)
     with _no_cyclic_gc():
-        results = score_candidates_batch(candidates, evaluation, rubric, weights)
+        results = score_candidates_batch(candidates, evaluation, rubric, weights, explain=explain)
     results.sort(key=order_key)
     return Ranking(
         results=tuple(results),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 import math
 import re
 import unicodedata
@@ -205,6 +207,7 @@ def _fits(label: str, columns: int) -> bool:
     return sum(map(_columns, label)) <= columns
 
 
+@functools.lru_cache(maxsize=4096)
 def short_label(label: str, columns: int = LABEL_COLUMNS) -> str:
     """``label`` within ``columns`` display columns (a CJK character takes two); unchanged
     when it fits. Otherwise asides in brackets go first (a vendor's second name: "Hanhai
@@ -273,7 +276,7 @@ def distinct_labels(
 ) -> list[str]:
     """Short labels of (id, full label) pairs, "#id" added to those that would collide."""
     shown = [shorten(label, columns) for _id, label in named]
-    counts = {label: shown.count(label) for label in shown}
+    counts = collections.Counter(shown)
     return [
         f"{label} #{pk}" if counts[label] > 1 else label
         for (pk, _full), label in zip(named, shown, strict=True)

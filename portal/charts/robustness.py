@@ -3,6 +3,7 @@ the leader."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,8 +46,8 @@ def _panel_domains() -> tuple[list[float], list[float]]:
 def _names(ids: Sequence[int], labels: Mapping[int, str]) -> tuple[dict[int, str], dict[int, str]]:
     """Full names (for the hover sentences) and short ones (for the axes), both unique."""
     full = {i: str(labels.get(i, f"#{i}")) for i in ids}
-    values = list(full.values())
-    full = {i: f"{n} #{i}" if values.count(n) > 1 else n for i, n in full.items()}
+    counts = Counter(full.values())
+    full = {i: f"{n} #{i}" if counts[n] > 1 else n for i, n in full.items()}
     short = dict(zip(ids, distinct_labels([(i, full[i]) for i in ids]), strict=True))
     return full, short
 

@@ -155,16 +155,21 @@ def evaluation_catalogue_changes(evaluation) -> list[dict]:
     changed = []
     for candidate in candidates:
         offering = candidate.offering
+        facts = offering_facts_of(offering)
+        vendor_facts = vendor_facts_of(offering.vendor)
+        prices = [
+            {"billing_model": p.billing_model, "price_per_gpu": str(p.price_per_gpu)}
+            for p in sorted(offering.prices.all(), key=lambda p: p.billing_model)
+        ]
+        pinned = candidate.offering_version
+        # Equal facts, vendor facts and prices have no differences: the usual case, decided
+        # without building the live version or diffing it field by field.
+        if pinned.same_as(facts, vendor_facts, prices):
+            continue
         live = OfferingVersion(
-            offering=offering,
-            facts=offering_facts_of(offering),
-            vendor_facts=vendor_facts_of(offering.vendor),
-            prices=[
-                {"billing_model": p.billing_model, "price_per_gpu": str(p.price_per_gpu)}
-                for p in sorted(offering.prices.all(), key=lambda p: p.billing_model)
-            ],
+            offering=offering, facts=facts, vendor_facts=vendor_facts, prices=prices
         )
-        changes = candidate.offering_version.diff(live)
+        changes = pinned.diff(live)
         if changes and candidate.catalogue_kept != _fingerprint(live):
             changed.append({"candidate": candidate, "changes": changes})
     return changed

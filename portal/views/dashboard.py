@@ -1,5 +1,6 @@
 """The manager's dashboard: live ranking, charts, verification matrix; what-if weights."""
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
@@ -14,6 +15,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from scoring.robustness import Robustness
 
 from .. import charts, selectors
 from ..charts.base import candidate_colour
@@ -32,6 +35,9 @@ ROBUSTNESS_PERTURBATION_PCT = 20.0
 # table above them lists everyone).
 CHART_CANDIDATES = 10
 RADAR_CANDIDATES = 6
+# The verification matrix shows this many candidates (ranking order) unless ?matrix=all: at
+# 200 candidates its 2,000 cells were a quarter of the page and 200 columns no one reads.
+MATRIX_CANDIDATES = 50
 # The cells rendered in Python (see results_context): the markup the template had per cell,
 # filled with values escaped as the template's autoescaping does.
 MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>'
@@ -60,10 +66,31 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     """Bus bandwidth against message size: the best all_reduce sweep kept by verification."""
     curves = {}
     for r in results:
-        curve = (candidates[r.candidate_id].verification or {}).get("busbw_curve")
+        # The read model keeps each candidate's curve aside (selectors._slim).
+        curve = candidates[r.candidate_id].busbw_curve
         if curve:
             curves[r.label] = curve
     return curves
+
+
+def _charted_robustness(robustness: Robustness, labels: dict[int, str]):
+    """The part of ``robustness`` the chart draws, and the labels of its candidates (ranking
+    order): the first CHART_CANDIDATES, as on every chart of the page, and any other that
+    ranked first in some draw; flips against those. At 200 candidates the whole analysis made
+    a 350 kB figure (a heatmap row with six hover sentences per candidate) that no one could
+    read; the page's flips table still lists every candidate."""
+    stability = robustness.stability
+    kept = set(list(labels)[:CHART_CANDIDATES])
+    kept.update(i for i, share in stability.first_share.items() if share > 0)
+    charted = dataclasses.replace(
+        robustness,
+        flips=tuple(f for f in robustness.flips if f.other_id in kept),
+        stability=dataclasses.replace(
+            stability,
+            first_share={i: s for i, s in stability.first_share.items() if i in kept},
+        ),
+    )
+    return charted, {i: label for i, label in labels.items() if i in kept}
 
 
 def _json_script(value, element_id: str) -> SafeString:
@@ -83,17 +110,22 @@ def _cells(html: Iterable[str]) -> SafeString:
     return mark_safe("".join(html))  # noqa: S308 - every value in them was escaped
 
 
-def _recommended(tco, rubric_version: str, lang_zh: bool) -> dict:
-    """Rubric v2: the recommended billing model (apart from the cheapest), its reason and the
-    recommended model's minimum-commitment cost, for the ranking table's cost cell."""
-    if tco is None or rubric_version == "1":
-        return {}
-    names = {
+def billing_model_names() -> dict[str, str]:
+    """The billing models' names in the active language (translated once per page)."""
+    return {
         "hourly": _("Hourly"),
         "spot": _("Spot"),
         "monthly": _("Monthly"),
         "yearly": _("Yearly"),
     }
+
+
+def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str]) -> dict:
+    """Rubric v2: the recommended billing model (apart from the cheapest), its reason and the
+    recommended model's minimum-commitment cost, for the ranking table's cost cell.
+    ``names``: billing_model_names()."""
+    if tco is None or rubric_version == "1":
+        return {}
     commitment = dict(tco.model(tco.recommended).components).get("commitment")
     return {
         "recommended": names.get(tco.recommended, tco.recommended),
@@ -102,14 +134,18 @@ def _recommended(tco, rubric_version: str, lang_zh: bool) -> dict:
     }
 
 
-def results_context(evaluation, *, weights=None) -> dict:
+def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> dict:
     """Everything the ranking, charts and matrix need, from a fixed number of queries.
 
     The cells of the matrix (items x candidates), of the flips table and the scores of the
     ranking are rendered here, and the ranking's other values formatted: template loops and
     lookups per cell (or format_html) cost more than the rest of the page at 50 candidates.
     """
-    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, weights=weights)
+    # One fingerprint of the inputs keys both cached results (it costs a query).
+    fingerprint = selectors.results_fingerprint(evaluation)
+    ranking, candidates = selectors.evaluation_ranking(
+        evaluation=evaluation, weights=weights, fingerprint=fingerprint
+    )
     results = list(ranking.results)
     lang = get_language()
     # Computed once per request: the ranking table, the flips table and the chart share it.
@@ -122,6 +158,7 @@ def results_context(evaluation, *, weights=None) -> dict:
         perturbation_pct=ROBUSTNESS_PERTURBATION_PCT,
         seed=evaluation.pk,
         what_if=weights is not None,
+        fingerprint=fingerprint,
     )
     labels = {r.candidate_id: r.label for r in results}
     # Unpriced candidates go in with no cost, so that the chart names them instead of hiding.
@@ -151,9 +188,10 @@ def results_context(evaluation, *, weights=None) -> dict:
         value: (escape(value), escape(str(label))) for value, label in VerificationStatus.choices
     }
     unanswered = (escape("unanswered"), escape(_("Missing")))
+    in_matrix = results if matrix_all else results[:MATRIX_CANDIDATES]
     columns = [
         (escape(base_urls[r.candidate_id]), candidates[r.candidate_id].answer_statuses)
-        for r in results
+        for r in in_matrix
     ]
     matrix = []
     for item in items:
@@ -169,6 +207,8 @@ def results_context(evaluation, *, weights=None) -> dict:
         value: str(label) for value, label in Offering._meta.get_field("delivery_form").flatchoices
     }
     rows = []
+    lang_zh = (lang or "").startswith("zh")
+    model_names = billing_model_names()
     for index, r in enumerate(results, start=1):
         candidate = candidates[r.candidate_id]
         delivery_form = candidate.offering.delivery_form
@@ -188,7 +228,7 @@ def results_context(evaluation, *, weights=None) -> dict:
                     SCORE_CELL.format(score=escape(num(r.score(d), 0))) for d in DIMENSIONS
                 ),
                 "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",
-                **_recommended(r.tco, evaluation.rubric_version, (lang or "").startswith("zh")),
+                **_recommended(r.tco, evaluation.rubric_version, lang_zh, model_names),
                 "first_share": first_share.get(r.candidate_id),
                 "answered": sum(
                     1 for status in candidate.answer_statuses.values() if status != "unanswered"
@@ -234,7 +274,7 @@ def results_context(evaluation, *, weights=None) -> dict:
             colours={r.label: candidate_colour(r.candidate_id) for r in results[:CHART_CANDIDATES]},
         ),
         "value": charts.value_for_money(points, currency=currency, lang=lang),
-        "robustness": charts.robustness_bars(robustness, labels, lang=lang),
+        "robustness": charts.robustness_bars(*_charted_robustness(robustness, labels), lang=lang),
     }
     return {
         "ranking": ranking,
@@ -246,7 +286,9 @@ def results_context(evaluation, *, weights=None) -> dict:
         "flips_table": flips_table,
         "matrix": matrix,
         "checklist_size": len(items),
-        "matrix_candidates": [candidates[r.candidate_id] for r in results],
+        "matrix_candidates": [candidates[r.candidate_id] for r in in_matrix],
+        "matrix_hidden": len(results) - len(in_matrix),
+        "candidate_count": len(results),
         "figures": figures,
         "figure_scripts": {
             name: _json_script(figure, f"fig-{name}") for name, figure in figures.items()
@@ -280,7 +322,11 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "steps": guidance.next_steps(evaluation, membership),
         "catalogue_changed": evaluation_catalogue_changes(evaluation),
         "poc_panel": poc_panel(evaluation),
-        **results_context(evaluation, weights=weights_from_query(request)),
+        **results_context(
+            evaluation,
+            weights=weights_from_query(request),
+            matrix_all=request.GET.get("matrix") == "all",
+        ),
     }
     return render(request, "portal/evaluation_detail.html", context)
 
@@ -292,6 +338,10 @@ def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "evaluation": evaluation,
         "membership": membership,
-        **results_context(evaluation, weights=weights_from_query(request)),
+        **results_context(
+            evaluation,
+            weights=weights_from_query(request),
+            matrix_all=request.GET.get("matrix") == "all",
+        ),
     }
     return render(request, "portal/_evaluation_results.html", context)

@@ -7,6 +7,7 @@ from .engine import (
     score_dimensions,
     score_dimensions_batch,
     score_dimensions_columns,
+    score_dimensions_deferred,
     weighted_totals,
 )
 from .facts import (
@@ -18,11 +19,13 @@ from .facts import (
     effective_price_ratio,
     fact_value,
 )
+from .kernel import DeferredDimensionScore, py_round, py_sum, weighted_totals_array
 
 __all__ = [
     "FACTS",
     "FACT_NAMES",
     "Batch",
+    "DeferredDimensionScore",
     "FactContext",
     "FactSource",
     "budget_ratio",
@@ -30,8 +33,12 @@ __all__ = [
     "effective_price_ratio",
     "evaluate_rule",
     "fact_value",
+    "py_round",
+    "py_sum",
     "score_dimensions",
     "score_dimensions_batch",
     "score_dimensions_columns",
+    "score_dimensions_deferred",
     "weighted_totals",
+    "weighted_totals_array",
 ]

@@ -9,13 +9,16 @@ on its own facts only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter, mul
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..types import DIMENSIONS, CandidateInput, DimensionScore, EvaluationSpec
 from .batch import Batch
 from .facts import FactContext
+from .kernel import compiled_kernels, deferred_scores
 from .runners import BatchRunner, compile_rule, reference
 
 if TYPE_CHECKING:
@@ -127,6 +130,47 @@ def score_dimensions_columns(
     per_dimension = [_dimension(d, batch, count) for d in _compiled(rubric)]
     results = list(zip(*[scores for scores, _ in per_dimension], strict=True))
     return results, [bare for _, bare in per_dimension]
+
+
+def _rows(dimension: _Dimension) -> Callable[[Batch], list[tuple[Contribution, ...]]]:
+    """The function building every candidate's contributions to ``dimension`` in a batch."""
+
+    def run(batch: Batch) -> list[tuple[Contribution, ...]]:
+        columns = [run(batch) for run in dimension.runners]
+        if not columns:
+            return [()] * len(batch.ctxs)
+        return list(zip(*columns, strict=True))
+
+    return run
+
+
+def score_dimensions_deferred(
+    candidates: Sequence[CandidateInput],
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    tcos: Sequence[Tco | None],
+) -> tuple[list[tuple[DimensionScore, ...]], list[np.ndarray]]:
+    """score_dimensions_columns's result through the numpy kernel: the same scores, bit for
+    bit, with each dimension's contributions built on first access (for the whole batch, by
+    the same runners), and the bare scores as one float64 array per dimension."""
+    batch = Batch(
+        [
+            FactContext(candidate, evaluation, rubric, tco)
+            for candidate, tco in zip(candidates, tcos, strict=True)
+        ]
+    )
+    factors = rubric.status_factors
+    kernels = compiled_kernels(rubric)
+    batch.prefetch(frozenset().union(*(kernel.names for kernel in kernels)))
+    arrays = []
+    per_dimension = []
+    for kernel, dimension in zip(kernels, _compiled(rubric), strict=True):
+        scores = kernel.scores(batch, factors)
+        arrays.append(scores)
+        per_dimension.append(
+            deferred_scores(dimension.name, scores.tolist(), batch, _rows(dimension))
+        )
+    return list(zip(*per_dimension, strict=True)), arrays
 
 
 def score_dimensions_batch(

@@ -15,6 +15,8 @@ from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..types import (
     CHECKLIST_KEYS,
     CandidateInput,
@@ -23,6 +25,7 @@ from ..types import (
     OfferingFacts,
     VendorFacts,
 )
+from .rounding import py_round
 
 if TYPE_CHECKING:
     from ..rubric import Rubric
@@ -280,6 +283,60 @@ def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> fl
 _FORM_REFS = ("delivery_form_seen", "bare_metal_verdict")
 
 
+# Column forms of the per-candidate functions above, for a batch (one evaluation, one rubric):
+# the same operations without a Python call per candidate and fact.
+
+
+def _rounded_column(owner_field: str, scale: float | None, digits: int) -> Callable[..., list]:
+    """round(value / scale, digits) (or round(value, digits)) of a measured float field for
+    every candidate, None where unknown: Python's rounding, vectorised (kernel.py_round)."""
+    get = attrgetter(owner_field)
+
+    def column(ctxs: Sequence[FactContext]) -> list[Any]:
+        values = list(map(get, ctxs))
+        known = [v is not None for v in values]
+        raw = np.array([v if k else 0.0 for v, k in zip(values, known, strict=True)], float)
+        if scale is not None:
+            raw = raw / scale
+        rounded = py_round(raw, digits).tolist()
+        if all(known):
+            return rounded
+        return [r if k else None for r, k in zip(rounded, known, strict=True)]
+
+    return column
+
+
+def _budget_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
+    if not ctxs:
+        return []
+    evaluation = ctxs[0].evaluation
+    budget, currency = evaluation.budget_total, evaluation.budget_currency
+    if budget is None or budget <= 0:
+        return [None] * len(ctxs)
+    column: list[float | None] = []
+    append = column.append
+    for ctx in ctxs:
+        tco = ctx.tco
+        if tco is None or tco.currency != currency:
+            append(None)
+        else:
+            append(round(float(tco.recommended_total / budget), 3))
+    return column
+
+
+def _effective_price_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
+    column: list[float | None] = []
+    append = column.append
+    for ctx in ctxs:
+        tco = ctx.tco
+        if tco is None or tco.cost_per_effective_gpu_hour is None:
+            append(None)
+            continue
+        reference = ctx.rubric.reference_gpu_hour_price(ctx.offering.gpu_model, tco.currency)
+        append(round(float(tco.cost_per_effective_gpu_hour / reference), 3))
+    return column
+
+
 def _build_facts() -> dict[str, FactSource]:
     facts: dict[str, FactSource] = {}
     for f in fields(VendorFacts):
@@ -306,10 +363,19 @@ def _build_facts() -> dict[str, FactSource]:
         _busbw_fraction,
         MEASURED,
         ("busbw_fraction", "peak_busbw_gbyte_s"),
+        column=_rounded_column("measured.busbw_fraction", None, 3),
     )
-    facts["measured.nvme_read_gbyte_s"] = FactSource(_nvme_read, MEASURED, ("nvme_read_mbyte_s",))
+    facts["measured.nvme_read_gbyte_s"] = FactSource(
+        _nvme_read,
+        MEASURED,
+        ("nvme_read_mbyte_s",),
+        column=_rounded_column("measured.nvme_read_mbyte_s", 1000.0, 2),
+    )
     facts["measured.nvme_write_gbyte_s"] = FactSource(
-        _nvme_write, MEASURED, ("nvme_write_mbyte_s",)
+        _nvme_write,
+        MEASURED,
+        ("nvme_write_mbyte_s",),
+        column=_rounded_column("measured.nvme_write_mbyte_s", 1000.0, 2),
     )
     for key in CHECKLIST_KEYS:
         facts[f"answer.{key}"] = FactSource(_answer(key), ANSWER, (key,))
@@ -337,10 +403,12 @@ def _build_facts() -> dict[str, FactSource]:
         column=_elasticity_fit_column,
     )
     facts["derived.budget_ratio"] = FactSource(
-        lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED
+        lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED, column=_budget_ratio_column
     )
     facts["derived.effective_price_ratio"] = FactSource(
-        lambda ctx: effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric), COMPUTED
+        lambda ctx: effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric),
+        COMPUTED,
+        column=_effective_price_ratio_column,
     )
     return facts
 

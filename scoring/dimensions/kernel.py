@@ -1,0 +1,306 @@
+"""The ranking kernel: every rule's points for a whole batch as numpy columns.
+
+Ranking needs each candidate's six dimension scores and weighted total; the contributions that
+explain them (one immutable Contribution per rule and candidate) are wanted only for the
+candidates a page shows. So the kernel compiles each rubric rule once into column operations
+(its table as np.searchsorted/np.where over the facts as float columns, its claim factor by
+checklist status) and scores the batch from those; the contributions of a dimension are built
+by the columnar runners (see engine) the first time any result of the batch is asked for them,
+for the whole batch at once, and are then the same objects the eager path builds.
+
+Results are bit-identical to the eager path: every float operation is the one the eager path
+performs, in the same order (numpy's float64 arithmetic is IEEE like Python's), and rounding
+and summation follow Python's round() and sum() exactly (see py_round and py_sum). The kernel
+reads the rules generically: a rule of a shape or with values it cannot vectorise (a table
+kind it does not know, a NaN) is scored per candidate through the table's own points().
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
+from ..types import DIMENSIONS, DimensionScore
+from .facts import FACTS
+from .rounding import py_round, py_sum
+
+if TYPE_CHECKING:
+    from ..rubric import Rule
+    from ..types import Contribution
+    from .batch import Batch
+
+
+def _table_points(table: Any, batch: Batch, name: str) -> np.ndarray:
+    """table.points(value) of fact ``name`` for every candidate (anything where unknown),
+    vectorised by table kind; per candidate through points() when it cannot be."""
+    if isinstance(table, StepTable | LinearTable):
+        x = batch.floats(name)
+        if x is not None:
+            return _steps(table, x) if isinstance(table, StepTable) else _linear(table, x)
+    values = batch.values(name)
+    count = len(values)
+    if isinstance(table, BooleanTable):
+        truth = np.fromiter(map(bool, values), bool, count)
+        return np.where(truth, table.points_true, table.points_false)
+    if isinstance(table, ChoiceTable):
+        choices, default = table.choices, table.default
+        get = choices.get
+        return np.fromiter(
+            (default if v is None else get(v, default) for v in values), float, count
+        )
+    points = table.points
+    known = batch.known(name).tolist()
+    return np.fromiter(
+        (points(v) if k else 0.0 for v, k in zip(values, known, strict=True)), float, count
+    )
+
+
+def _steps(table: StepTable, x: np.ndarray) -> np.ndarray:
+    thresholds = np.array(table.thresholds, dtype=float)
+    steps = np.array((*table.step_points, table.otherwise), dtype=float)
+    if table.direction == "higher":
+        # bisect_right - 1; -1 (below every threshold) picks "otherwise" at the end.
+        index = np.searchsorted(thresholds, x, side="right") - 1
+        index[index < 0] = len(thresholds)
+    else:
+        # bisect_left; len(thresholds) (beyond every threshold) is "otherwise".
+        index = np.searchsorted(thresholds, x, side="left")
+    return steps[index]
+
+
+def _linear(table: LinearTable, x: np.ndarray) -> np.ndarray:
+    xs = np.array(table.xs, dtype=float)
+    ys = np.array(table.ys, dtype=float)
+    if len(xs) < 2:
+        return np.full(len(x), ys[0])
+    i = np.clip(np.searchsorted(xs, x, side="right"), 1, len(xs) - 1)
+    x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+    # The same operations in the same order as LinearTable.points.
+    inner = y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return np.where(x <= xs[0], ys[0], np.where(x >= xs[-1], ys[-1], inner))
+
+
+class RuleKernel:
+    """One rule compiled to column operations: points and max points of every candidate.
+
+    Semantics (the runners' and ``reference``'s): the first input whose value is known is
+    read; none known is "missing" (0 points; max 0 when the rule excludes missing facts);
+    an only_if condition not met is "not applicable" (0 of the rule's maximum); otherwise the
+    table's points, scaled for a claimed value by the factor of the claim item's status (or
+    "no_item" without one), rounded to 4 decimals."""
+
+    __slots__ = ("claim_item", "conditions", "exclude", "inputs", "max_points", "table")
+
+    def __init__(self, rule: Rule) -> None:
+        self.inputs = tuple((name, FACTS[name]) for name in rule.inputs)
+        self.conditions = rule.only_if
+        self.claim_item = rule.claim_item
+        self.table = rule.table
+        self.max_points = float(rule.max_points)
+        self.exclude = rule.if_missing == "exclude"
+
+    def run(self, batch: Batch, factors: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        count = len(batch.ctxs)
+        table = self.table
+        name, _ = self.inputs[0]
+        known = batch.known(name)
+        points = _table_points(table, batch, name)
+        claimed = batch.claimed(name)
+        for name, _ in self.inputs[1:]:
+            # Candidates whose earlier inputs are all unknown read this one.
+            take = batch.known(name) & ~known
+            if not take.any():
+                continue
+            points = np.where(take, _table_points(table, batch, name), points)
+            here = batch.claimed(name)
+            if isinstance(claimed, bool) and isinstance(here, bool) and claimed == here:
+                pass
+            else:
+                claimed = np.where(take, here, claimed)
+            known = known | take
+        if claimed is not False and (claimed is True or claimed.any()):
+            if self.claim_item is None:
+                factor: np.ndarray | float = factors["no_item"]
+            else:
+                factor = batch.factors(self.claim_item, factors)
+            if claimed is not True:
+                factor = np.where(claimed, factor, 1.0)
+            points = points * factor
+        points = py_round(points, 4)
+        applicable = known
+        for name, allowed in self.conditions:
+            applicable = applicable & batch.allowed(name, allowed)
+        points = np.where(applicable, points, 0.0)
+        if self.exclude:
+            max_points = np.where(known, self.max_points, 0.0)
+        else:
+            max_points = np.full(count, self.max_points)
+        return points, max_points
+
+
+class DimensionKernel:
+    """A dimension's compiled rules; ``possible`` as in engine._Dimension."""
+
+    __slots__ = ("name", "names", "possible", "rules")
+
+    def __init__(self, name: str, rules: Sequence[Rule]) -> None:
+        self.name = name
+        self.rules = tuple(RuleKernel(rule) for rule in rules)
+        # Every fact the dimension's rules read (inputs and only_if conditions).
+        self.names = frozenset(
+            name for rule in self.rules for name, _ in (*rule.inputs, *rule.conditions)
+        )
+        excludable = any(rule.if_missing == "exclude" for rule in rules)
+        self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
+
+    def scores(self, batch: Batch, factors: Mapping[str, float]) -> np.ndarray:
+        """The dimension's 0..100 score of every candidate (engine._score, vectorised)."""
+        count = len(batch.ctxs)
+        if not self.rules:
+            return np.zeros(count)
+        runs = [rule.run(batch, factors) for rule in self.rules]
+        earned = py_sum([points for points, _ in runs], count)
+        if self.possible is None:
+            possible = py_sum([maximum for _, maximum in runs], count)
+        else:
+            possible = np.full(count, float(self.possible))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = 100.0 * earned / possible
+        share = np.where(share > 0.0, share, 0.0)  # NaN falls to 0.0 as in _score
+        share = np.where(share < 100.0, share, 100.0)
+        share = np.where(possible > 0, share, 0.0)
+        return py_round(share, 2)
+
+
+def weighted_totals_array(scores: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+    """round(Σ weight x score, 4) per candidate (engine.weighted_totals, vectorised)."""
+    count = len(scores[0]) if scores else 0
+    products = [weight * column for weight, column in zip(weights, scores, strict=True)]
+    return py_round(py_sum(products, count), 4)
+
+
+# --- contributions on demand -----------------------------------------------------------------
+
+_CONTRIBUTIONS = DimensionScore.__dict__["contributions"]
+_get_contributions: Callable[[DimensionScore], Any] = _CONTRIBUTIONS.__get__
+_set_contributions = _CONTRIBUTIONS.__set__
+
+
+class _Pending:
+    """One dimension of one batch whose contributions are not built yet. It holds no
+    reference to the scores that read it (no reference cycle: a discarded ranking is freed
+    by reference counting alone, never left to the cyclic garbage collector)."""
+
+    __slots__ = ("batch", "rows", "run")
+
+    def __init__(
+        self, batch: Batch, run: Callable[[Batch], list[tuple[Contribution, ...]]]
+    ) -> None:
+        self.batch: Batch | None = batch
+        self.run: Callable[[Batch], list[tuple[Contribution, ...]]] | None = run
+        self.rows: list[tuple[Contribution, ...]] | None = None
+
+    def row(self, index: int) -> tuple[Contribution, ...]:
+        rows = self.rows
+        if rows is None:
+            assert self.run is not None and self.batch is not None  # noqa: S101 - set together
+            rows = self.rows = self.run(self.batch)
+            self.batch = self.run = None
+        return rows[index]
+
+
+class DeferredDimensionScore(DimensionScore):
+    """A DimensionScore whose contributions are built on first access (for its whole batch).
+
+    It equals, hashes, prints and pickles as the DimensionScore with the same fields (pickling
+    and copying give a plain DimensionScore)."""
+
+    __slots__ = ("_index", "_pending")
+
+    @property  # type: ignore[override]
+    def contributions(self) -> tuple[Contribution, ...]:
+        try:
+            return _get_contributions(self)
+        except AttributeError:
+            row = self._pending.row(self._index)
+            _set_contributions(self, row)
+            return row
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DimensionScore):
+            return NotImplemented
+        return (self.dimension, self.score, self.contributions) == (
+            other.dimension,
+            other.score,
+            other.contributions,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.dimension, self.score, self.contributions))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (DimensionScore, (self.dimension, self.score, self.contributions))
+
+
+_DEFERRED_SLOTS = (
+    DimensionScore.__dict__["dimension"].__set__,
+    DimensionScore.__dict__["score"].__set__,
+    DeferredDimensionScore.__dict__["_pending"].__set__,
+    DeferredDimensionScore.__dict__["_index"].__set__,
+)
+
+
+def deferred_scores(
+    name: str,
+    scores: list[float],
+    batch: Batch,
+    run: Callable[[Batch], list[tuple[Contribution, ...]]],
+) -> list[DeferredDimensionScore]:
+    """One dimension's scores of a batch; ``run(batch)`` builds every candidate's
+    contributions (in batch order) when any of them is first read."""
+    pending = _Pending(batch, run)
+    count = len(scores)
+    made = list(map(object.__new__, repeat(DeferredDimensionScore, count)))
+    set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
+    # map() runs the slot setters in C (as DimensionScore.many); the deque only drains it.
+    for setter, values in (
+        (set_dimension, repeat(name, count)),
+        (set_score, scores),
+        (set_pending, repeat(pending, count)),
+        (set_index, range(count)),
+    ):
+        deque(map(setter, made, values), maxlen=0)
+    return made
+
+
+_compiled_kernels: dict[int, tuple[Any, tuple[DimensionKernel, ...]]] = {}
+
+
+def compiled_kernels(rubric: Any) -> tuple[DimensionKernel, ...]:
+    """The rubric's DimensionKernels in DIMENSIONS order, compiled once per rubric."""
+    entry = _compiled_kernels.get(id(rubric))
+    # The entry keeps its rubric alive, so an id is never reused while it is cached.
+    if entry is not None and entry[0] is rubric:
+        return entry[1]
+    kernels = tuple(DimensionKernel(d, rubric.by_dimension[d]) for d in DIMENSIONS)
+    if len(_compiled_kernels) >= 16:
+        _compiled_kernels.clear()
+    _compiled_kernels[id(rubric)] = (rubric, kernels)
+    return kernels
+
+
+__all__ = [
+    "DeferredDimensionScore",
+    "DimensionKernel",
+    "RuleKernel",
+    "compiled_kernels",
+    "deferred_scores",
+    "py_round",
+    "py_sum",
+    "weighted_totals_array",
+]
