@@ -16,7 +16,8 @@ VERDICT_THRESHOLD; otherwise it is "uncertain". One weak signal is never enough.
 A container (systemd-detect-virt "docker", "podman", "lxc"...) is no hypervisor: an engineer
 who runs the collector in Docker on a physical host sees the host's CPU, DMI and PCI devices.
 Its signal points to CONTEXT and weighs on neither side, so it can never make a verdict
-"virtualised" (issue #10: a physical machine must never be judged virtualised). It does keep a
+"virtualised" (issue #10: a physical machine must never be judged virtualised); MIG mode, a
+GPU partition physical hosts use too, weighs on neither side either. A container does keep a
 "bare metal" verdict at "uncertain": from inside a container nobody can tell whether the
 machine is handed over whole, so only a run on the host itself can verify a bare-metal claim.
 """
@@ -64,7 +65,10 @@ W_VGPU = 0.95
 W_PASSTHROUGH = 0.95
 W_HOST_VGPU = 0.5
 W_VIRT_MODE_NONE = 0.3
-W_MIG = 0.5
+# MIG partitions a GPU, on physical hosts too (a DGX A100 runs it bare metal): context, like a
+# container, never weight towards a hypervisor. As a 0.5 virtual signal it made "MIG enabled"
+# plus a few CPUs held back (0.3) a "virtualised" verdict (0.65) on a physical host.
+W_MIG = 0.0
 W_CPU_SLICE = 0.5
 W_CPU_SHORT = 0.3
 W_CPU_MATCH = 0.15
@@ -533,10 +537,12 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
             _sig(
                 ev,
                 "mig_mode",
-                POINTS_TO_VIRTUAL,
+                POINTS_TO_CONTEXT,
                 W_MIG,
-                f"MIG is enabled on node {node}: the GPUs are partitioned into instances.",
-                f"节点 {node} 已启用 MIG：GPU 被划分为多个实例。",
+                f"MIG is enabled on node {node}: the GPUs are partitioned into instances (a "
+                "GPU feature physical hosts use too, no sign of a hypervisor).",
+                f"节点 {node} 已启用 MIG：GPU 被划分为多个实例（物理主机同样可用的 GPU 功能，"
+                "并非虚拟化迹象）。",
             )
         )
     return out
@@ -616,7 +622,7 @@ def combine_signals(signals: Sequence[Signal]) -> BareMetalVerdict:
     bm_score = round(p_bm * (1 - p_vm), 4)
     vm_score = round(p_vm * (1 - COUNTER_EVIDENCE_DISCOUNT * p_bm), 4)
     ordered = tuple(sorted(signals, key=lambda s: (-s.weight, s.name, s.node_name or "")))
-    in_container = sorted({s.node_name or "" for s in signals if s.points_to == POINTS_TO_CONTEXT})
+    in_container = sorted({s.node_name or "" for s in signals if s.name == "container"})
     if bm_score >= VERDICT_THRESHOLD and bm_score >= vm_score and not in_container:
         verdict, confidence, side = VERDICT_BARE_METAL, bm_score, POINTS_TO_BARE_METAL
     elif vm_score >= VERDICT_THRESHOLD:

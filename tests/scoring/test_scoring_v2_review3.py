@@ -93,3 +93,18 @@ def test_a_bare_metal_claim_run_in_docker_keeps_its_rank_and_escapes_the_knockou
     by = {r.label: r for r in rank([docker, plain], spec, V2).results}
     assert not by["docker"].knockouts
     assert by["docker"].total == by["plain"].total
+
+
+def test_mig_mode_is_no_hypervisor_signal():
+    # MIG enabled on a physical A100 host plus a CPU count a little short of the claim (a
+    # weak "held back" signal, 0.3) was a "virtualised" verdict (0.65): neither is a hypervisor.
+    claims = Claims("A100", 8, 80, node_count=1, logical_cpus_per_node=256)
+    evidence = [
+        NodeEvidence("gpu-01", 1, "nvidia_smi_query", {"mig_mode": ["Enabled"]}, "q.txt", 1),
+        NodeEvidence("gpu-01", 1, "cpu_info", {"logical_cpus": 224}, "lscpu.txt", 1),
+    ]
+    verdict = verify_bare_metal(claims, evidence)
+    assert verdict.verdict == "uncertain"
+    assert verdict.virtual_score == 0.3
+    mig = next(s for s in verdict.signals if s.name == "mig_mode")
+    assert mig.points_to == "context" and "no sign of a hypervisor" in mig.explanation_en
