@@ -846,12 +846,21 @@ def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, str]]:
     return result
 
 
+# Checklist statuses from worst to best as the rubrics score them (rubric v2's
+# stability.gpu.match gives unverifiable 2 points, unanswered 0; the claim factors put them
+# level): a POC finding can only move a status down this order.
+_STATUS_ORDER = (ITEM_CONTRADICTED, "unanswered", ITEM_UNVERIFIABLE, "claimed", "verified")
+
+
 def status_with_poc(current: str, finding: Mapping[str, str] | None) -> str:
     """A checklist status after the POC's findings: a failed run contradicts the claim, a
-    missing one leaves it at most unverifiable (a contradiction from elsewhere stays)."""
-    if finding is None or current == ITEM_CONTRADICTED:
-        return current
-    return finding["status"]
+    missing one leaves it at most unverifiable (a contradiction from elsewhere stays). A
+    shortfall never raises a status: an item nobody answered stays unanswered when its run is
+    missing (issue #10 review 3: "unverifiable" scores above "unanswered", so a missing run
+    had raised the GPU-match points of a candidate that never answered)."""
+    if finding is None or current not in _STATUS_ORDER:
+        return current if finding is None or current == ITEM_CONTRADICTED else finding["status"]
+    return min(current, finding["status"], key=_STATUS_ORDER.index)
 
 
 def candidate_with_poc(candidate: CandidateInput, found: Sequence[PocShortfall]) -> CandidateInput:

@@ -33,6 +33,7 @@ from scoring.region import (
     placement,
     with_latency,
 )
+from scoring.rubric import load_rubric
 from scoring.types import EvaluationSpec
 
 from .. import adapters
@@ -299,21 +300,23 @@ def _problem(
     home = _region(evaluation.home_country, evaluation.home_province)
     rtts = _rtt_measurements([c.pk for c in candidates])
     options, views, pf_candidates, labels = [], [], [], {}
+    rubric = load_rubric(evaluation.rubric_version)
     for candidate in candidates:
         offering = candidate.offering
         region = offering_region(offering)
         cid = str(candidate.pk)
         labels[cid] = str(candidate)
+        base_input = adapters.candidate_input(candidate)
         pf_candidates.append(
             pf.Candidate(
                 cid,
                 offering.vendor.name,
                 region.key if region else (offering.region or "?"),
-                self_managed=pf.is_self_managed(offering.delivery_form, offering.vendor_managed),
+                # the TCO's rule: a vendor-managed option counts once its cost is verified
+                self_managed=pf.is_self_managed(base_input, rubric),
                 label=str(candidate),
             )
         )
-        base_input = adapters.candidate_input(candidate)
         for workload in workloads:
             option, view = _option(
                 evaluation,

@@ -31,6 +31,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+# One rule for "bare metal the buyer runs itself" (the TCO's): an unverified vendor-managed
+# option keeps the operations staff cost in the portfolio too.
+from ..tco import is_self_managed
 from .explain import _far_region_notes, _money, _risks, _summary
 from .model import Model
 from .search import _better, _exact, _heuristic, _order_key, _single
@@ -54,7 +57,6 @@ from .types import (
     Unassignable,
     Workload,
     burst_gpu_hours,
-    is_self_managed,
 )
 
 __all__ = [

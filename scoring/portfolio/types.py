@@ -156,11 +156,6 @@ def burst_gpu_hours(
     return Decimal(peak_gpus - gpus) * peak_hours_per_day * peak_days_per_week * weeks
 
 
-def is_self_managed(delivery_form: str, vendor_managed: bool) -> bool:
-    """Bare metal the buyer must run itself: no vendor-managed (platform) option offered."""
-    return delivery_form == "bare_metal" and not vendor_managed
-
-
 def _cents(value: Decimal) -> Decimal:
     return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
 

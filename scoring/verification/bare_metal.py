@@ -12,6 +12,14 @@ so a virtual signal always lowers the bare-metal score, and physical signals onl
 offset a virtual one: a hypervisor can hide its CPUID bit or pass the host's DMI strings
 through, but no physical host shows a virtio GPU. A verdict needs its score at or above
 VERDICT_THRESHOLD; otherwise it is "uncertain". One weak signal is never enough.
+
+A container (systemd-detect-virt "docker", "podman", "lxc"...) is no hypervisor: an engineer
+who runs the collector in Docker on a physical host sees the host's CPU, DMI and PCI devices.
+Its signal points to CONTEXT and weighs on neither side, so it can never make a verdict
+"virtualised" (issue #10: a physical machine must never be judged virtualised); MIG mode, a
+GPU partition physical hosts use too, weighs on neither side either. A container does keep a
+"bare metal" verdict at "uncertain": from inside a container nobody can tell whether the
+machine is handed over whole, so only a run on the host itself can verify a bare-metal claim.
 """
 
 from __future__ import annotations
@@ -49,12 +57,18 @@ W_LSPCI_BMC = 0.4
 W_LSPCI_OTHER_PHYSICAL = 0.2
 W_DETECT_VIRT_VM = 0.9
 W_DETECT_VIRT_NONE = 0.35
-W_CONTAINER = 0.7
+# A container signal weighs nothing on either side (see the module docstring).
+W_CONTAINER = 0.0
+# Points to neither side: a container says nothing about a hypervisor under the host.
+POINTS_TO_CONTEXT = "context"
 W_VGPU = 0.95
 W_PASSTHROUGH = 0.95
 W_HOST_VGPU = 0.5
 W_VIRT_MODE_NONE = 0.3
-W_MIG = 0.5
+# MIG partitions a GPU, on physical hosts too (a DGX A100 runs it bare metal): context, like a
+# container, never weight towards a hypervisor. As a 0.5 virtual signal it made "MIG enabled"
+# plus a few CPUs held back (0.3) a "virtualised" verdict (0.65) on a physical host.
+W_MIG = 0.0
 W_CPU_SLICE = 0.5
 W_CPU_SHORT = 0.3
 W_CPU_MATCH = 0.15
@@ -418,12 +432,13 @@ def _virt_signals(ev: NodeEvidence) -> list[Signal]:
             _sig(
                 ev,
                 "container",
-                POINTS_TO_VIRTUAL,
+                POINTS_TO_CONTEXT,
                 W_CONTAINER,
                 f"systemd-detect-virt on node {node} reports a container ({word}): the "
-                "machine is shared, not handed over whole.",
-                f"节点 {node} 的 systemd-detect-virt 报告运行于容器（{word}）：整机为共享，"
-                "并非独占交付。",
+                "collector ran in a container, which is no hypervisor; whether the host is "
+                "handed over whole cannot be seen from inside it.",
+                f"节点 {node} 的 systemd-detect-virt 报告运行于容器（{word}）：采集器在容器中"
+                "运行，容器不是虚拟机监控程序；从容器内部无法判断整机是否独占交付。",
             )
         ]
     virtual = as_bool(m.get("virtual"))
@@ -522,10 +537,12 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
             _sig(
                 ev,
                 "mig_mode",
-                POINTS_TO_VIRTUAL,
+                POINTS_TO_CONTEXT,
                 W_MIG,
-                f"MIG is enabled on node {node}: the GPUs are partitioned into instances.",
-                f"节点 {node} 已启用 MIG：GPU 被划分为多个实例。",
+                f"MIG is enabled on node {node}: the GPUs are partitioned into instances (a "
+                "GPU feature physical hosts use too, no sign of a hypervisor).",
+                f"节点 {node} 已启用 MIG：GPU 被划分为多个实例（物理主机同样可用的 GPU 功能，"
+                "并非虚拟化迹象）。",
             )
         )
     return out
@@ -605,13 +622,16 @@ def combine_signals(signals: Sequence[Signal]) -> BareMetalVerdict:
     bm_score = round(p_bm * (1 - p_vm), 4)
     vm_score = round(p_vm * (1 - COUNTER_EVIDENCE_DISCOUNT * p_bm), 4)
     ordered = tuple(sorted(signals, key=lambda s: (-s.weight, s.name, s.node_name or "")))
-    if bm_score >= VERDICT_THRESHOLD and bm_score >= vm_score:
+    in_container = sorted({s.node_name or "" for s in signals if s.name == "container"})
+    if bm_score >= VERDICT_THRESHOLD and bm_score >= vm_score and not in_container:
         verdict, confidence, side = VERDICT_BARE_METAL, bm_score, POINTS_TO_BARE_METAL
     elif vm_score >= VERDICT_THRESHOLD:
         verdict, confidence, side = VERDICT_VIRTUALISED, vm_score, POINTS_TO_VIRTUAL
     else:
         verdict, confidence, side = VERDICT_UNCERTAIN, max(bm_score, vm_score), ""
-    reasons = [s for s in ordered if not side or s.points_to == side][:3]
+    reasons = [
+        s for s in ordered if s.points_to != POINTS_TO_CONTEXT and (not side or s.points_to == side)
+    ][:3]
     because_en = " ".join(s.explanation_en for s in reasons)
     because_zh = "".join(s.explanation_zh for s in reasons)
     scores = f"bare-metal score {num(bm_score, 2)}, virtual score {num(vm_score, 2)}"
@@ -625,6 +645,19 @@ def combine_signals(signals: Sequence[Signal]) -> BareMetalVerdict:
     elif verdict == VERDICT_VIRTUALISED:
         en = f"Virtualised (confidence {num(confidence, 2)}; {scores}). {because_en}"
         zh = f"虚拟化（置信度 {num(confidence, 2)}；{scores_zh}）。{because_zh}"
+    elif in_container and p_vm == 0.0:
+        nodes = ", ".join(n for n in in_container if n) or "?"
+        en = (
+            "Uncertain: the collector ran in a container; the host shows no hypervisor "
+            f"(container on node {nodes}; {scores}). A container cannot show whether the "
+            "machine is handed over whole: run the collector on the host itself to verify a "
+            f"bare-metal claim. {because_en}"
+        )
+        zh = (
+            "无法判断：采集器在容器中运行；宿主机未显示任何虚拟机监控程序"
+            f"（容器位于节点 {nodes}；{scores_zh}）。容器内无法判断整机是否独占交付："
+            f"请在宿主机上直接运行采集器以验证裸金属声明。{because_zh}"
+        )
     else:
         en = (
             f"Uncertain: the signals are too weak or point both ways ({scores}; a verdict "
@@ -650,12 +683,11 @@ SEEN_VIRTUALISED = "virtualised"
 
 
 def _node_forms(evs: Sequence[NodeEvidence]) -> set[str]:
-    """The specific virtualised forms one node's evidence names."""
+    """The specific virtualised forms one node's evidence names (a container is none: see
+    delivery_form_seen)."""
     forms: set[str] = set()
     for ev in evs:
         m = ev.metrics
-        if ev.kind == "virt" and as_bool(m.get("container")):
-            forms.add("container")
         if ev.kind in ("nvidia_smi", "nvidia_smi_query"):
             names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
             modes = {
@@ -676,7 +708,9 @@ def delivery_form_seen(verdict: BareMetalVerdict, evidence: Sequence[NodeEvidenc
     """The delivery form the evidence shows, judged on the least favourable node: "bare_metal"
     for a bare-metal verdict; for a virtualised one the specific form a node names (a container,
     a vGPU, GPUs passed through) or "virtualised" when only a hypervisor shows; None while the
-    verdict is uncertain. A container inside a VM is delivered as a container."""
+    verdict is uncertain. A container is never a form seen: it is where the collector ran (an
+    engineer's Docker on a physical host or in a VM), not how the vendor delivers the machine,
+    so a container inside a VM shows the VM ("virtualised")."""
     if verdict.verdict == VERDICT_BARE_METAL:
         return "bare_metal"
     if verdict.verdict != VERDICT_VIRTUALISED:

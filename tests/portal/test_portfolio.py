@@ -265,3 +265,35 @@ def test_measured_rtt_evidence_wins_over_the_claim(evaluation, hybrid):
     # 25 ms against a 10 ms target: 100 at 10, 0 at 30, so 25 scores 25
     assert "measured RTT 25.0 ms to users-sh" in option.latency
     assert "25/100" in option.latency
+
+
+def test_a_vendor_managed_claim_counts_only_once_its_cost_is_verified(evaluation, hybrid, members):
+    # The TCO's rule (scoring.tco.is_self_managed), not the offering's flag at face value: the
+    # bare metal says a vendor-managed option exists, but until checklist item 9 (the all-in
+    # cost statement that prices it) is verified the buyer still staffs its operations.
+    from portal.models import Answer, ChecklistItem
+
+    assert evaluation.rubric_version == "2"
+    metal = hybrid["metal"]
+    metal.offering.vendor_managed = True
+    metal.offering.save()
+    evaluation_portfolio_settings_set(
+        evaluation=evaluation,
+        by=members["procurement"],
+        ops_capacity="small_team",
+        ops_staff_cost_month=Decimal(50000),
+    )
+    evaluation.refresh_from_db()
+    result = portfolio_propose(evaluation=evaluation).result
+    assert result.proposal.ops_cny == Decimal("73972.60")
+    Answer.objects.create(
+        candidate=metal,
+        item=ChecklistItem.objects.get_or_create(
+            key="monthly_cost",
+            defaults={"number": 9, "title_en": "Monthly cost", "title_zh": "月度成本"},
+        )[0],
+        claim="managed service priced in the monthly statement",
+        status="verified",
+    )
+    result = portfolio_propose(evaluation=evaluation).result
+    assert result.proposal.ops_cny == Decimal("0.00")

@@ -226,7 +226,12 @@ def test_a_contradiction_from_elsewhere_stays():
     found = poc.shortfalls(covered(without(lambda e: e.kind == "fio")))
     applied = poc.candidate_with_poc(candidate(answers={"local_nvme": "contradicted"}), found)
     assert applied.answers["local_nvme"] == "contradicted"
-    assert applied.answers["distributed_storage"] == "unverifiable"
+    # An item nobody answered stays unanswered (a missing run never raises a status; review 3),
+    # its reference naming the missing run.
+    assert applied.answers["distributed_storage"] == "unanswered"
+    assert "missing at the deadline" in applied.measured.evidence_refs["distributed_storage"]
+    claimed = poc.candidate_with_poc(candidate(answers={"distributed_storage": "claimed"}), found)
+    assert claimed.answers["distributed_storage"] == "unverifiable"
 
 
 def _knockouts(evidence, deadline=AFTER):

@@ -29,6 +29,8 @@ from scoring.region import (
     placement,
     residency_knockout,
 )
+from scoring.rubric import load_rubric
+from tests.scoring.scoring_factories import candidate, offering
 
 SHANGHAI_A = Region("CN", "Shanghai", "a")
 SHANGHAI_B = Region("CN", "Shanghai", "b")
@@ -121,10 +123,18 @@ def test_latency_score_is_monotone_in_rtt(target, a, b):
     assert 0 <= slow <= fast <= 100
 
 
-def test_self_managed_is_bare_metal_without_a_vendor_managed_option():
-    assert is_self_managed("bare_metal", vendor_managed=False)
-    assert not is_self_managed("bare_metal", vendor_managed=True)
-    assert not is_self_managed("vgpu", vendor_managed=False)
+def test_self_managed_is_the_tco_rule_a_managed_option_counts_once_verified():
+    # One definition (scoring.tco.is_self_managed): rubric v2 believes a vendor-managed option
+    # only once checklist item 9 (the all-in monthly cost) is verified; rubric v1 at face value.
+    v1, v2 = load_rubric("1"), load_rubric("2")
+    bare, managed = offering(vendor_managed=False), offering(vendor_managed=True)
+    assert is_self_managed(candidate(offering=bare), v2)
+    assert is_self_managed(candidate(offering=managed), v2)
+    assert not is_self_managed(
+        candidate(offering=managed, answers={"monthly_cost": "verified"}), v2
+    )
+    assert not is_self_managed(candidate(offering=managed), v1)
+    assert not is_self_managed(candidate(offering=offering(delivery_form="vgpu")), v2)
 
 
 def test_region_egress_rates_enter_the_portfolio_cost():

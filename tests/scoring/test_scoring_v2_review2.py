@@ -245,16 +245,17 @@ def test_the_efficiency_rule_is_gated_by_the_delivery_form_check_not_by_control(
 
 
 def test_verification_names_the_form_the_nodes_show():
+    # A container is where the collector ran, not a hypervisor (review 3): no form, no verdict.
     docker = parsed("virt/devmachine-systemd-detect-virt-docker.txt")
     measured = measured_of([docker])
-    assert measured.bare_metal_verdict == "virtualised"
-    assert measured.delivery_form_seen == "container"
-    assert measured.ref("delivery_form_seen")
+    assert measured.bare_metal_verdict == "uncertain"
+    assert measured.delivery_form_seen is None
     passthrough = parsed("nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt")
     assert measured_of([passthrough]).delivery_form_seen == "passthrough_vm"
-    # The least favourable node decides: a container on one node of two.
+    assert measured_of([passthrough]).ref("delivery_form_seen")
+    # The least favourable node decides; a container on the other node names no form.
     both = [passthrough, parsed("virt/devmachine-systemd-detect-virt-docker.txt", "gpu-02")]
-    assert measured_of(both).delivery_form_seen == "container"
+    assert measured_of(both).delivery_form_seen == "passthrough_vm"
     kvm = parsed("virt/devmachine-systemd-detect-virt-vm-kvm.txt")
     assert measured_of([kvm]).delivery_form_seen == "virtualised"
     assert measured_of([]).delivery_form_seen is None

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from scoring.poc import PocShortfall, candidate_with_poc
 from scoring.ranking import rank
 from scoring.rubric import load_rubric
 from scoring.tco import compute_tco
@@ -45,16 +46,17 @@ def _offering(changes: dict[str, Any]) -> OfferingFacts:
 def _candidates(scenario: dict[str, Any]) -> list:
     built = []
     for i, spec in enumerate(scenario["candidates"], start=1):
-        built.append(
-            candidate(
-                i,
-                label=spec["label"],
-                offering=_offering(spec.get("offering", {})),
-                node_count=spec.get("node_count", 2),
-                measured=MeasuredFacts(**spec.get("measured", {})),
-                answers=spec.get("answers", {}),
-            )
+        one = candidate(
+            i,
+            label=spec["label"],
+            offering=_offering(spec.get("offering", {})),
+            node_count=spec.get("node_count", 2),
+            measured=MeasuredFacts(**spec.get("measured", {})),
+            answers=spec.get("answers", {}),
         )
+        # POC runs failed or missing at the deadline: [run kind, reason] pairs
+        found = [PocShortfall(kind, kind, reason) for kind, reason in spec.get("poc", [])]
+        built.append(candidate_with_poc(one, found))
     return built
 
 

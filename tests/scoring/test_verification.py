@@ -685,13 +685,19 @@ def test_hidden_hypervisor_flag_does_not_save_a_virtio_vm() -> None:
         ("nvidia_smi_query", {"virtualization_mode": ["Pass-Through"]}, "gpu_virtualization_mode"),
         ("nvidia_smi_query", {"virtualization_mode": "VGPU"}, "gpu_virtualization_mode"),
         ("dmi", {"products": ["KVM"], "virtual": True}, "dmi_product"),
-        ("virt", {"virt": "docker", "virtual": False, "container": True}, "container"),
     ],
 )
 def test_strong_virtual_signals(kind: str, metrics: dict[str, Any], signal: str) -> None:
     verdict = verify_candidate(claims(), [ev(kind, metrics)]).bare_metal
     assert verdict.verdict == "virtualised"
     assert verdict.signals[0].name == signal
+
+
+def test_a_container_alone_is_no_virtual_signal() -> None:
+    # The collector run in Docker (review 3): no hypervisor, so no verdict either way.
+    metrics = {"virt": "docker", "virtual": None, "container": True}
+    verdict = verify_candidate(claims(), [ev("virt", metrics)]).bare_metal
+    assert (verdict.verdict, verdict.virtual_score) == ("uncertain", 0.0)
 
 
 def test_a_signal_repeated_on_many_nodes_counts_once() -> None:
