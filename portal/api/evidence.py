@@ -155,7 +155,7 @@ class EvidenceUploadView(APIView):
             except ValueError:
                 declared = 0
             try:
-                evidence_quota_check(
+                self.quota_room = evidence_quota_check(
                     candidate_id=token.candidate_id,
                     token_id=token.pk,
                     size=max(0, declared - MULTIPART_OVERHEAD_BYTES),
@@ -170,7 +170,12 @@ class EvidenceUploadView(APIView):
                 raise exceptions.PermissionDenied(
                     _("This upload token belongs to another candidate.")
                 )
-            return token.candidate, token
+            candidate = token.candidate
+            if candidate.evaluation_id == token.evaluation_id:
+                # Authentication read the evaluation already (evidence_submit re-reads its
+                # status from the database): not a query of its own.
+                candidate.evaluation = token.evaluation
+            return candidate, token
         if not request.user.is_authenticated:
             raise exceptions.NotAuthenticated(
                 _("Send an upload token (Authorization: Bearer …) or log in.")
@@ -215,6 +220,7 @@ class EvidenceUploadView(APIView):
                 node_name=incoming.validated_data.get("node_name", ""),
                 token=token,
                 user=request.user,
+                quota_room=getattr(self, "quota_room", None) if token is not None else None,
             )
         except UploadTooLarge as exc:
             raise PayloadTooLarge(exc.message_dict["file"][0]) from exc
