@@ -181,11 +181,6 @@ EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1
 # An import task takes along up to this many waiting uploads of the same candidate (itself
 # included), written in one transaction with one rescore; 1 imports each upload alone.
 EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
-# While a candidate's uploads keep coming (a collector sending a fleet's bundles), a batch
-# that is not full waits for the next one as long as one arrived less than this many ms ago
-# (at most 4 times this in all): fewer, larger batches, each re-verifying once. 0: no wait.
-# A lone upload never waits.
-EVIDENCE_IMPORT_LINGER_MS = env.int("EVIDENCE_IMPORT_LINGER_MS", default=300)
 # Byte quotas of the raw evidence kept on disk, per upload token and per candidate (0: none).
 # An upload that would pass one is refused with 507 before its body is read (by its declared
 # length) and again before it is stored when its real size is more than the room found then.

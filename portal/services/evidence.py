@@ -3,7 +3,6 @@
 import hashlib
 import hmac
 import logging
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -603,26 +602,6 @@ def _finish(
     return written
 
 
-def _lingering(uploads: list[EvidenceUpload], linger: float) -> bool:
-    """Whether a batch that is not full should wait for the candidate's next upload: only
-    during a burst, i.e. the newest upload of the batch came less than ``linger`` seconds ago
-    and another of the candidate's uploads (outside the batch) came at most ``linger``
-    before it. A lone upload, or the end of a burst, is imported at once."""
-    if linger <= 0 or len(uploads) >= settings.EVIDENCE_IMPORT_BATCH:
-        return False
-    newest = max(upload.created_at for upload in uploads)
-    if timezone.now() - newest > timedelta(seconds=linger):
-        return False
-    return (
-        EvidenceUpload.objects.filter(
-            candidate_id=uploads[0].candidate_id,
-            created_at__gte=newest - timedelta(seconds=linger),
-        )
-        .exclude(pk__in=[upload.pk for upload in uploads])
-        .exists()
-    )
-
-
 def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     """Import one upload, and with it the other uploads of its candidate waiting in the queue
     (up to EVIDENCE_IMPORT_BATCH in all): parse each, replace each one's measurements, all
@@ -640,19 +619,13 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     first = EvidenceUpload.objects.defer("report").select_related("token").get(pk=upload_id)
     uploads, outcomes = [first], []
     # Uploads of the candidate that arrive while the batch is parsed join it (up to the
-    # batch's size), and during a burst the batch lingers for the next (_lingering): one
-    # transaction, one summary write and one re-verification for all.
-    linger = settings.EVIDENCE_IMPORT_LINGER_MS / 1000
-    give_up = time.monotonic() + 4 * linger
+    # batch's size): one transaction, one summary write and one re-verification for all.
     while True:
         outcomes += [_outcome(upload) for upload in uploads[len(outcomes) :]]
         more = _claim_more(first, task_id, claim_token, have=uploads)
-        if more:
-            uploads += more
-            continue
-        if time.monotonic() > give_up or not _lingering(uploads, linger):
+        if not more:
             break
-        time.sleep(min(0.05, linger))
+        uploads += more
     written = _finish(uploads, outcomes, claim_token)
     notifications.notify_imports_failed(uploads=written)
     return first if first in written else None

@@ -1,18 +1,14 @@
-"""Cheaper uploads and imports (issue #15): one quota statement per upload request, and a
-batch that waits for the next upload only during a burst of its candidate's uploads."""
-
-from datetime import timedelta
+"""Cheaper upload requests (issue #15): one quota statement per check, and one per upload
+request when the file fits the room found before its body was read."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from portal.models import EvidenceUpload
 from portal.services.evidence import (
     QuotaExceeded,
-    _lingering,
     evidence_quota_check,
     evidence_submit,
 )
@@ -64,36 +60,3 @@ def test_an_api_upload_that_fits_the_room_is_summed_once_and_one_that_does_not_t
     assert refused.status_code == 507, refused.content
     assert _sums(queries) == 2
     assert EvidenceUpload.objects.count() == 1
-
-
-def test_a_batch_lingers_only_during_a_burst_of_its_candidates_uploads(candidate, settings):
-    settings.EVIDENCE_IMPORT_BATCH = 8
-    first = EvidenceUpload.objects.create(
-        candidate=candidate, original_name="a", sha256="a" * 64, size_bytes=1
-    )
-    assert not _lingering([first], 0.3)  # a lone upload is imported at once
-    second = EvidenceUpload.objects.create(
-        candidate=candidate, original_name="b", sha256="b" * 64, size_bytes=1
-    )
-    assert _lingering([second], 0.3)  # another came just before: a burst
-    assert not _lingering([second], 0)  # waiting switched off
-    settings.EVIDENCE_IMPORT_BATCH = 1
-    assert not _lingering([second], 0.3)  # the batch is full
-    settings.EVIDENCE_IMPORT_BATCH = 8
-    # The burst is over once nothing came for the linger time.
-    EvidenceUpload.objects.filter(pk=second.pk).update(
-        created_at=timezone.now() - timedelta(seconds=1)
-    )
-    second.refresh_from_db()
-    assert not _lingering([second], 0.3)
-    # Uploads far apart are no burst.
-    EvidenceUpload.objects.filter(pk=first.pk).update(
-        created_at=timezone.now() - timedelta(minutes=5)
-    )
-    third = EvidenceUpload.objects.create(
-        candidate=candidate, original_name="c", sha256="c" * 64, size_bytes=1
-    )
-    EvidenceUpload.objects.filter(pk=second.pk).update(
-        created_at=timezone.now() - timedelta(minutes=4)
-    )
-    assert not _lingering([third], 0.3)
