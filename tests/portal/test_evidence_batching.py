@@ -22,6 +22,12 @@ def _sums(queries) -> int:
     return sum('SUM("portal_evidenceupload"."size_bytes")' in q["sql"] for q in queries)
 
 
+@pytest.fixture(autouse=True)
+def _own_media(settings, tmp_path):
+    # The stored files of these tests stay out of the folder other tests look into.
+    settings.MEDIA_ROOT = tmp_path
+
+
 def test_both_quotas_are_summed_in_one_statement_and_the_room_returned(upload_token, settings):
     token, _raw = upload_token
     settings.EVIDENCE_QUOTA_CANDIDATE_BYTES = 10_000
