@@ -89,8 +89,8 @@ class UploadOutSerializer(serializers.ModelSerializer):
     _built_fields = None
 
     def get_fields(self):
-        # ModelSerializer builds its fields from the model on every instance (1.3 ms, a
-        # tenth of an upload's request); a copy of the ones built once costs a fifth of it.
+        # ModelSerializer builds its fields from the model on every instance (1.3 ms on the
+        # shared 2-CPU machine); a deep copy of the ones built once took 0.26 ms.
         cls = type(self)
         if cls.__dict__.get("_built_fields") is None:
             cls._built_fields = super().get_fields()
