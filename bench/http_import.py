@@ -195,8 +195,11 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         env={
             "DJANGO_SETTINGS_MODULE": "bench.http_floor_settings",
             **({"EVIDENCE_IMPORT_BATCH": str(args.batch)} if args.batch else {}),
+            **({"BENCH_PROFILE_DIR": str(Path(args.profile).resolve())} if args.profile else {}),
         },
     )  # fmt: skip
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
     st = soak.Stack(profile, keep=args.keep)
     try:
         st.start()
@@ -254,6 +257,12 @@ def main(argv: list[str] | None = None) -> int:
         "--batch", type=int, default=0, help="EVIDENCE_IMPORT_BATCH (0: the portal's default)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the stack's directory")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="cProfile gunicorn's requests and the worker's tasks into DIR/<role>-<pid>.prof"
+        " (the figures then include the profiler's cost)",
+    )
     args = parser.parse_args(argv)
     try:
         ok, verdict = run(args)

@@ -2,8 +2,29 @@
 
 import time
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.db import connection, models
+
+# Field classes (exactly these, not subclasses that may convert) and the Python types whose
+# values their get_db_prep_save returns unchanged on PostgreSQL. copy_insert writes such
+# values as they are: the conversion call costs more than the write, row by row.
+_UNCHANGED = {
+    models.CharField: (str, type(None)),
+    models.TextField: (str, type(None)),
+    models.FloatField: (float, type(None)),
+    models.IntegerField: (int, type(None)),
+    models.PositiveIntegerField: (int, type(None)),
+    models.BigIntegerField: (int, type(None)),
+    models.DateTimeField: (datetime, type(None)),  # aware only: see copy_insert
+}
+_KEYS = {models.AutoField, models.BigAutoField}
+
+
+def _unchanged(field: models.Field) -> tuple[type, ...]:
+    if type(field) is models.ForeignKey and type(field.target_field) in _KEYS:
+        return (int, type(None))
+    return _UNCHANGED.get(type(field), ())
 
 
 def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> int:
@@ -34,9 +55,18 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
         connection.wrap_database_errors,
         cursor.cursor.copy(sql) as copy,
     ):
+        plain = [_unchanged(f) for f in fields]
+        columns = list(zip(fields, plain, strict=True))
         for obj in objects:
-            prepared = [f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields]
-            copy.write_row(prepared)
+            row = []
+            for f, unchanged in columns:
+                value = getattr(obj, f.attname)
+                if type(value) not in unchanged or (
+                    type(value) is datetime and value.tzinfo is None
+                ):
+                    value = f.get_db_prep_save(value, connection)
+                row.append(value)
+            copy.write_row(row)
     if connection.queries_logged:
         connection.queries_log.append(
             {"sql": f"{sql} -- {len(objects)} rows", "time": f"{time.monotonic() - started:.3f}"}

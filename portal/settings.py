@@ -183,7 +183,7 @@ EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1
 EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
 # Byte quotas of the raw evidence kept on disk, per upload token and per candidate (0: none).
 # An upload that would pass one is refused with 507 before its body is read (by its declared
-# length) and again before it is stored (by its real size).
+# length) and again before it is stored when its real size is more than the room found then.
 EVIDENCE_QUOTA_TOKEN_BYTES = env.int("EVIDENCE_QUOTA_TOKEN_BYTES", default=2 * 1024**3)
 EVIDENCE_QUOTA_CANDIDATE_BYTES = env.int("EVIDENCE_QUOTA_CANDIDATE_BYTES", default=8 * 1024**3)
 # The beat sweeper deletes the raw files of failed uploads this long after they failed; the

@@ -61,24 +61,35 @@ class QuotaExceeded(ValidationError):
     """Storing the upload would pass the byte quota of its upload token or its candidate."""
 
 
-def _stored(uploads) -> int:
-    # Bytes still on disk: a failed upload whose raw file was cleaned up counts no more.
-    return uploads.exclude(file="").aggregate(total=Sum("size_bytes"))["total"] or 0
-
-
-def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) -> None:
+def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) -> int | None:
     """Raise QuotaExceeded when ``size`` more bytes would pass a quota (0 means no quota).
 
-    Called with the declared length before the body is read, and with the real size before
-    the file is stored. Concurrent uploads can pass a quota by at most their own sizes.
+    Returns the room the quotas left before ``size`` (the fewest bytes still free under any
+    of them), None when no quota applies. The API calls it with the declared length before
+    the body is read and hands the room to ``evidence_submit``, which sums again only when
+    the real file does not fit in it; other callers are checked by ``evidence_submit``
+    with the real size. Concurrent uploads can pass a quota by at most their own sizes.
     """
-    checks = [(settings.EVIDENCE_QUOTA_CANDIDATE_BYTES, Q(candidate_id=candidate_id))]
-    if token_id is not None:
-        checks.append((settings.EVIDENCE_QUOTA_TOKEN_BYTES, Q(token_id=token_id)))
-    for quota, scope in checks:
+    candidate_quota = settings.EVIDENCE_QUOTA_CANDIDATE_BYTES
+    token_quota = settings.EVIDENCE_QUOTA_TOKEN_BYTES if token_id is not None else 0
+    if not (candidate_quota or token_quota):
+        return None
+    # One statement for both sums (they were two, and the check runs twice per upload).
+    sums, scope = {}, Q(pk__in=[])
+    if candidate_quota:
+        sums["candidate"] = Sum("size_bytes", filter=Q(candidate_id=candidate_id))
+        scope |= Q(candidate_id=candidate_id)
+    if token_quota:
+        sums["token"] = Sum("size_bytes", filter=Q(token_id=token_id))
+        scope |= Q(token_id=token_id)
+    # Bytes still on disk: a failed upload whose raw file was cleaned up counts no more.
+    stored = EvidenceUpload.objects.filter(scope).exclude(file="").aggregate(**sums)
+    room = None
+    for quota, name in ((candidate_quota, "candidate"), (token_quota, "token")):
         if not quota:
             continue
-        used = _stored(EvidenceUpload.objects.filter(scope))
+        used = stored[name] or 0
+        room = quota - used if room is None else min(room, quota - used)
         if used + size > quota:
             raise QuotaExceeded(
                 {
@@ -90,6 +101,7 @@ def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) 
                     % {"used": used, "quota": quota, "size": size}
                 }
             )
+    return room
 
 
 def evidence_failed_cleanup(*, older_than: timedelta | None = None) -> int:
@@ -172,11 +184,14 @@ def evidence_submit(
     node_name: str = "",
     token: UploadToken | None = None,
     user=None,
+    quota_room: int | None = None,
 ) -> tuple[EvidenceUpload, bool]:
     """Store an upload and queue its import; returns (upload, created).
 
     The same content for the same candidate is recognised: the first upload is returned with
-    created False and nothing is imported twice.
+    created False and nothing is imported twice. ``quota_room`` is what
+    ``evidence_quota_check`` returned for this request's token and candidate moments before
+    (the API's check before the body): a file that fits in it is not summed again.
     """
     ensure_not_decided(candidate.evaluation)
     size = uploaded_file.size or 0
@@ -193,7 +208,10 @@ def evidence_submit(
     existing = EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).first()
     if existing is not None:
         return existing, False
-    evidence_quota_check(candidate_id=candidate.pk, token_id=token.pk if token else None, size=size)
+    if quota_room is None or size > quota_room:
+        evidence_quota_check(
+            candidate_id=candidate.pk, token_id=token.pk if token else None, size=size
+        )
 
     upload = EvidenceUpload(
         candidate=candidate,
@@ -272,12 +290,15 @@ def _claim(upload_id: int, task_id: str) -> str | None:
     return claim_token if claimed else None
 
 
-def _claim_more(first: EvidenceUpload, task_id: str, claim_token: str) -> list[EvidenceUpload]:
-    """Also claim, under the same task id and token, up to EVIDENCE_IMPORT_BATCH - 1 other
-    uploads of the same candidate that wait in the queue (or that this task id held when its
-    worker was lost), oldest first. Rows another worker holds or is claiming are skipped,
-    never waited for. Their own messages, when delivered, then find nothing to claim."""
-    limit = settings.EVIDENCE_IMPORT_BATCH - 1
+def _claim_more(
+    first: EvidenceUpload, task_id: str, claim_token: str, have: list[EvidenceUpload]
+) -> list[EvidenceUpload]:
+    """Also claim, under the same task id and token, other uploads of the same candidate that
+    wait in the queue (or that this task id held when its worker was lost), oldest first, so
+    that the batch (``have`` so far) holds at most EVIDENCE_IMPORT_BATCH. Rows another worker
+    holds or is claiming are skipped, never waited for. Their own messages, when delivered,
+    then find nothing to claim."""
+    limit = settings.EVIDENCE_IMPORT_BATCH - len(have)
     if limit <= 0:
         return []
     mine = Q(status=UploadStatus.PROCESSING, task_id=task_id) if task_id else Q(pk__in=[])
@@ -285,7 +306,7 @@ def _claim_more(first: EvidenceUpload, task_id: str, claim_token: str) -> list[E
         more = list(
             EvidenceUpload.objects.select_for_update(skip_locked=True)
             .filter(Q(status=UploadStatus.QUEUED) | mine, candidate_id=first.candidate_id)
-            .exclude(pk=first.pk)
+            .exclude(pk__in=[upload.pk for upload in have])
             .order_by("pk")
             .defer("report")[:limit]
         )
@@ -596,8 +617,16 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
         return None
     # The previous reports are not needed: they are replaced.
     first = EvidenceUpload.objects.defer("report").select_related("token").get(pk=upload_id)
-    uploads = [first, *_claim_more(first, task_id, claim_token)]
-    written = _finish(uploads, [_outcome(upload) for upload in uploads], claim_token)
+    uploads, outcomes = [first], []
+    # Uploads of the candidate that arrive while the batch is parsed join it (up to the
+    # batch's size): one transaction, one summary write and one re-verification for all.
+    while True:
+        outcomes += [_outcome(upload) for upload in uploads[len(outcomes) :]]
+        more = _claim_more(first, task_id, claim_token, have=uploads)
+        if not more:
+            break
+        uploads += more
+    written = _finish(uploads, outcomes, claim_token)
     notifications.notify_imports_failed(uploads=written)
     return first if first in written else None
 

@@ -1,8 +1,9 @@
 """Scores: verify claims against measurements and recompute a candidate's stored scores."""
 
+import json
 from datetime import UTC, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from scoring.api import score_candidate
@@ -152,12 +153,50 @@ def evidence_summaries_apply(*, candidate_id: int, uploads) -> None:
         ).only("node_name", "kind", "summary")
     }
     merged = {key: facts.summary_merge(existing.get(key), new) for key, new in changes.items()}
-    EvidenceSummary.objects.bulk_create(
-        _summary_rows(candidate_id, merged),
-        update_conflicts=True,
-        unique_fields=["candidate", "node_name", "kind"],
-        update_fields=["upload", "summary"],
+    _summaries_upsert(_summary_rows(candidate_id, merged))
+
+
+def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
+    """Insert or update summary rows by (candidate, node, kind).
+
+    On PostgreSQL the rows travel as ONE json document expanded by ``jsonb_to_recordset``:
+    ``bulk_create(update_conflicts=True)`` sends a jsonb[] parameter (Django 5.2's UNNEST
+    insert) that psycopg quotes element by element in Python, a tenth of an import's CPU.
+    Elsewhere (SQLite) it is that bulk_create.
+    """
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        EvidenceSummary.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["candidate", "node_name", "kind"],
+            update_fields=["upload", "summary"],
+        )
+        return
+    document = json.dumps(
+        [
+            {
+                "candidate_id": row.candidate_id,
+                "node_name": row.node_name,
+                "kind": row.kind,
+                "upload_id": row.upload_id,
+                "summary": row.summary,
+            }
+            for row in rows
+        ]
     )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO portal_evidencesummary (candidate_id, node_name, kind, upload_id, summary)"
+            " SELECT r.candidate_id, r.node_name, r.kind, r.upload_id, r.summary"
+            " FROM jsonb_to_recordset(%s::jsonb)"
+            " AS r(candidate_id bigint, node_name text, kind text, upload_id bigint,"
+            " summary jsonb)"
+            " ON CONFLICT (candidate_id, node_name, kind)"
+            " DO UPDATE SET upload_id = EXCLUDED.upload_id, summary = EXCLUDED.summary",
+            [document],
+        )
 
 
 def _verify(candidate: Candidate) -> None:
