@@ -122,8 +122,8 @@ def candidate_input(
     pairs) stand in for the candidate's Answer rows and its offering's OfferingPrice rows when
     the caller read them as values (selectors.candidates_for_scoring); otherwise they come
     from ``candidate.answers`` and ``offering.prices`` (``CANDIDATE_PREFETCH``). ``summary``
-    stands in for ``candidate.verification`` when the caller read only the part scoring
-    uses (its "measured" key).
+    stands in for ``candidate.verification`` when the caller read only the parts scoring
+    uses (its "measured" facts and its "poc" coverage), so the deferred field stays unread.
     """
     offering = candidate.offering
     quoted = ()
@@ -131,6 +131,7 @@ def candidate_input(
         quoted = (Price(candidate.quoted_billing_model, candidate.quoted_price_per_gpu),)
     if answers is None:
         answers = {answer.item.key: answer.status for answer in candidate.answers.all()}
+    stored = (candidate.verification or {}) if summary is None else summary
     scored = CandidateInput(
         candidate_id=candidate.pk,
         label=str(candidate),
@@ -139,11 +140,9 @@ def candidate_input(
         node_count=candidate.node_count,
         quoted_prices=quoted,
         answers=dict(answers),
-        measured=measured_from_summary(
-            (candidate.verification or {}) if summary is None else summary
-        ),
+        measured=measured_from_summary(stored),
     )
-    return with_poc(scored, candidate.verification or {})
+    return with_poc(scored, stored)
 
 
 def with_poc(scored: CandidateInput, verification: Mapping[str, Any]) -> CandidateInput:

@@ -89,8 +89,9 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     items): at 50 candidates those rows cost more than the scoring itself.
 
     Of ``verification`` (deferred: reading it loads it) only what the read model uses is read:
-    ``measured_summary`` (its "measured" facts, what scoring reads) and ``busbw_curve`` (the
-    curve the dashboard draws). The rest (more than half of the 9.5 kB of JSON a candidate of
+    ``measured_summary`` (its "measured" facts, what scoring reads), ``poc_summary`` (the POC
+    coverage whose failed runs scoring applies) and ``busbw_curve`` (the curve the dashboard
+    draws). The rest (more than half of the 9.5 kB of JSON a candidate of
     bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
     """
     candidates = list(
@@ -99,6 +100,7 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
         .annotate(
             measured_summary=KeyTransform("measured", "verification"),
             busbw_curve=KeyTransform("busbw_curve", "verification"),
+            poc_summary=KeyTransform("poc", "verification"),
         )
         .order_by("pk")
     )
@@ -192,7 +194,7 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
                 c,
                 answers=c.answer_statuses,
                 prices=c.list_prices,
-                summary={"measured": c.measured_summary},
+                summary={"measured": c.measured_summary, "poc": c.poc_summary},
             )
             for c in candidates.values()
         ],
