@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.fingerprint import KINDS
 
-from ..models import Candidate, EvidenceUpload, HardwareIdentifier, UploadStatus
+from ..models import Candidate, HardwareIdentifier
 
 KIND_LABELS = {
     "gpu_uuid": _("GPU UUID"),
@@ -21,13 +21,18 @@ KIND_LABELS = {
 
 
 def candidate_fingerprint(candidate: Candidate) -> list[dict]:
-    """[{kind, label, values}] over the candidate's imported uploads, in KINDS order."""
+    """[{kind, label, values}] over the candidate's imported uploads, in KINDS order.
+
+    Read from the HardwareIdentifier rows the import writes for each imported upload's
+    fingerprint (one row per upload, kind and value), not from every upload's fingerprint JSON,
+    so the candidate page stays flat in the number of uploads."""
     values: dict[str, set[str]] = defaultdict(set)
-    for fingerprint in EvidenceUpload.objects.filter(
-        candidate=candidate, status=UploadStatus.DONE
-    ).values_list("fingerprint", flat=True):
-        for kind, found in (fingerprint or {}).items():
-            values[kind].update(found)
+    for kind, value in (
+        HardwareIdentifier.objects.filter(candidate=candidate)
+        .values_list("kind", "value")
+        .distinct()
+    ):
+        values[kind].add(value)
     return [
         {"kind": kind, "label": KIND_LABELS[kind], "values": sorted(values[kind])}
         for kind in KINDS
