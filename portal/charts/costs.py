@@ -111,7 +111,9 @@ def _disqualified() -> str:
     return _("(disqualified)")
 
 
-def _billing_names() -> dict[str, str]:
+def billing_names() -> dict[str, str]:
+    """The billing models' short names in the active language (the TCO chart and the
+    dashboard's cost table use the same words; the choice labels carry units)."""
     return {
         "hourly": _("Hourly"),
         "spot": _("Spot"),
@@ -168,7 +170,7 @@ def tco_bars(
         if not rows:
             return empty_figure(_("No prices yet: enter a price to see the cost picture."))
         missing = [r.label for r in everyone if r.tco is None]
-        billing = _billing_names()
+        billing = billing_names()
         outer, inner, bars, full = [], [], [], []
         for result, label in rows:
             for model in result.tco.models:

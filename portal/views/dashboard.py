@@ -20,6 +20,7 @@ from scoring.robustness import Robustness
 
 from .. import charts, selectors
 from ..charts.base import candidate_colour
+from ..charts.costs import billing_names
 from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
@@ -110,20 +111,10 @@ def _cells(html: Iterable[str]) -> SafeString:
     return mark_safe("".join(html))  # noqa: S308 - every value in them was escaped
 
 
-def billing_model_names() -> dict[str, str]:
-    """The billing models' names in the active language (translated once per page)."""
-    return {
-        "hourly": _("Hourly"),
-        "spot": _("Spot"),
-        "monthly": _("Monthly"),
-        "yearly": _("Yearly"),
-    }
-
-
 def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str]) -> dict:
     """Rubric v2: the recommended billing model (apart from the cheapest), its reason and the
     recommended model's minimum-commitment cost, for the ranking table's cost cell.
-    ``names``: billing_model_names()."""
+    ``names``: charts.costs.billing_names()."""
     if tco is None or rubric_version == "1":
         return {}
     commitment = dict(tco.model(tco.recommended).components).get("commitment")
@@ -208,7 +199,7 @@ def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> di
     }
     rows = []
     lang_zh = (lang or "").startswith("zh")
-    model_names = billing_model_names()
+    model_names = billing_names()  # translated once per page
     for index, r in enumerate(results, start=1):
         candidate = candidates[r.candidate_id]
         delivery_form = candidate.offering.delivery_form
