@@ -187,18 +187,20 @@ def poc_evidence(evidence: Mapping[str, Any]) -> str:
     }
 
 
-def poc_reference(shortfalls: Iterable[Mapping[str, Any]]) -> str:
+def poc_reference(shortfalls: Iterable[Mapping[str, Any]], *, runs: bool = True) -> str:
     """What POC shortfalls rest on, in the reader's language: the evidence of the first run
-    that failed on some, else the plan naming the runs still missing."""
+    that failed on some, else the plan (naming the runs unless ``runs`` is False)."""
     shortfalls = list(shortfalls)
     for s in shortfalls:
         if s.get("reason") == plan_rules.RUN_FAILED and s.get("evidence"):
             return poc_evidence(s["evidence"])
-    runs = _joined(
+    if not runs:
+        return _("POC plan")
+    named = _joined(
         poc_run_label(s.get("kind", ""), "~".join(s.get("peers") or []) or s.get("node", ""))
         for s in shortfalls
     )
-    return _("POC plan: %(runs)s") % {"runs": runs} if runs else _("POC plan")
+    return _("POC plan: %(runs)s") % {"runs": named} if named else _("POC plan")
 
 
 def _poc_explained(shortfalls: list[Mapping[str, Any]]) -> str:
@@ -232,11 +234,12 @@ def answer_poc_note(answer: Any) -> str:
 
 
 def answer_evidence_ref(answer: Any) -> str:
-    """An answer's evidence reference in the reader's language (the POC's from structure)."""
+    """An answer's evidence reference in the reader's language: the POC's from structure (the
+    failed run's evidence, else the plan; the note names the runs)."""
     if answer is None:
         return ""
     if getattr(answer, "poc_shortfalls", None):
-        return poc_reference(answer.poc_shortfalls)
+        return poc_reference(answer.poc_shortfalls, runs=False)
     return evidence_ref(answer.evidence_ref or "")
 
 
