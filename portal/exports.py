@@ -82,9 +82,10 @@ def report_sections(evaluation) -> dict[str, Any]:
         ChecklistItem,
         Dimension,
         EvidenceUpload,
+        PocPlan,
         VerificationStatus,
     )
-    from .views.display import stored_note, tco_basis
+    from .views.display import answer_note, poc_rows, tco_basis
 
     zh = _zh()
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
@@ -187,7 +188,13 @@ def report_sections(evaluation) -> dict[str, Any]:
     answers = {
         (a.candidate_id, a.item_id): a
         for a in Answer.objects.filter(candidate__in=candidates.keys()).only(
-            "candidate_id", "item_id", "claim", "value", "status", "verification_note"
+            "candidate_id",
+            "item_id",
+            "claim",
+            "value",
+            "status",
+            "verification_note",
+            "poc_shortfalls",
         )
     }
     reviews = {
@@ -197,13 +204,12 @@ def report_sections(evaluation) -> dict[str, Any]:
         ).select_related("reviewed_by")
     }
     status_labels = dict(VerificationStatus.choices)
-    # The stored verification per candidate: an answer's note copied from it reads in Chinese.
-    verdicts = {
-        pk: (verification or {}).get("items") or {}
-        for pk, verification in Candidate.objects.filter(pk__in=candidates.keys()).values_list(
-            "pk", "verification"
-        )
-    }
+    # The stored verification per candidate: an answer's note copied from it reads in Chinese;
+    # its POC coverage gives the failed or missing runs.
+    verifications = dict(
+        Candidate.objects.filter(pk__in=candidates.keys()).values_list("pk", "verification")
+    )
+    verdicts = {pk: (v or {}).get("items") or {} for pk, v in verifications.items()}
     checklist_rows = []
     for r in results:
         for item in items:
@@ -218,9 +224,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     item.title_zh if zh else item.title_en,
                     claim,
                     str(status_labels.get(status, status)),
-                    stored_note(a.verification_note, verdicts.get(r.candidate_id, {}).get(item.key))
-                    if a
-                    else "",
+                    answer_note(a, verdicts.get(r.candidate_id, {}).get(item.key)) if a else "",
                     rv.reviewed_by.get_username() if rv else "",
                 ]
             )
@@ -251,6 +255,11 @@ def report_sections(evaluation) -> dict[str, Any]:
         )
         .order_by("candidate_id", "created_at")
     ]
+
+    plan = PocPlan.objects.filter(evaluation=evaluation).only("deadline").first()
+    poc_table = poc_rows(
+        [(r.label, (verifications.get(r.candidate_id) or {}).get("poc")) for r in results], plan
+    )
 
     record = evaluation.decision
     decision_rows = []
@@ -307,6 +316,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             ],
             evidence_rows,
         ),
+        "poc": poc_table,
         "weights": (
             [_("Dimension"), _("Weight (%)")],
             [[str(dimension_labels[d]), round(w, 1)] for d, w in weights.items()],
@@ -335,6 +345,7 @@ def _sheet_titles() -> dict[str, str]:
         "tco": _("TCO by billing model"),
         "checklist": _("Checklist"),
         "evidence": _("Evidence"),
+        "poc": _("POC shortfalls"),
         "weights": _("Weights"),
         "decision": _("Decision"),
     }
@@ -432,5 +443,8 @@ def report_document(evaluation) -> dict[str, Any]:
         ],
         "evidence_header": evidence_header,
         "evidence_rows": evidence_rows,
+        # The POC's failed or missing runs, without the stable codes (the XLSX keeps them).
+        "poc_header": sections["poc"][0][:8],
+        "poc_rows": [row[:8] for row in sections["poc"][1]],
         "weight_rows": sections["weights"][1],
     }

@@ -321,6 +321,7 @@ def _poc_knockouts(candidate: CandidateInput) -> list[Knockout]:
                 + "；".join(s.explanation_zh for s in fabric),
                 next((s.evidence_ref for s in fabric if s.evidence_ref), None)
                 or f"POC plan: {', '.join(s.run_key for s in fabric)}",
+                tuple(fabric),
             )
         )
     health = [
@@ -336,6 +337,7 @@ def _poc_knockouts(candidate: CandidateInput) -> list[Knockout]:
                 + "; ".join(s.explanation_en for s in health),
                 "POC 中 GPU 健康诊断未通过：" + "；".join(s.explanation_zh for s in health),
                 next((s.evidence_ref for s in health if s.evidence_ref), None),
+                tuple(health),
             )
         )
     return found

@@ -120,6 +120,8 @@ class RunCoverage:
     status: str
     evidence: tuple[PocEvidence, ...] = ()
     note: str = ""
+    note_code: str = ""  # NOTES_EN's key of a failure note, with its parts
+    note_args: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -131,6 +133,8 @@ class RunCoverage:
             "min_nodes": self.run.min_nodes,
             "status": self.status,
             "note": self.note,
+            "note_code": self.note_code,
+            "note_args": dict(self.note_args),
             "evidence": [
                 {"upload_id": e.upload_id, "node": e.node_name, "file": e.source}
                 for e in self.evidence
@@ -285,9 +289,21 @@ def _dcgm_level(e: PocEvidence) -> int | None:
     return int(match.group(1)) if match else None
 
 
+# Why a run's evidence fails it, as a stable code with its parts (stored with the coverage;
+# pages word it in their reader's language from these) and the English wording of each.
+NOTE_DCGM_FAIL = "dcgm_fail"
+NOTE_DCGM_SKIP = "dcgm_skip"
+NOTE_NCCL_WRONG = "nccl_wrong"
+NOTE_FIO_ERRORS = "fio_errors"
+NOTES_EN = {
+    NOTE_DCGM_FAIL: "dcgmi diag reported fail",
+    NOTE_DCGM_SKIP: "dcgmi diag reported skip",
+    NOTE_NCCL_WRONG: "nccl-tests reported {count} wrong results",
+    NOTE_FIO_ERRORS: "fio jobs ended in an error ({jobs})",
+}
 # A diag whose every hardware test was skipped checked nothing: it fails its run, but proves
 # nothing either way (see PocShortfall.reason "unproven").
-DCGM_SKIPPED = "dcgmi diag reported skip"
+DCGM_SKIPPED = NOTES_EN[NOTE_DCGM_SKIP]
 
 SEQUENTIAL_MIN_BS = 128 * 1024  # a sequential run measures throughput: large blocks
 RANDOM_MAX_BS = 64 * 1024  # a random run measures IOPS: small blocks
@@ -421,24 +437,32 @@ def _matches(
     return False
 
 
-def _failed_note(run: RequiredRun, e: PocEvidence) -> str:
-    """Why evidence that matches a run still fails it ("" when it passes): the tool itself
-    reported the failure (a diag that failed or checked nothing, collectives with wrong
-    results, fio jobs that ended in an error)."""
+NoteArgs = tuple[tuple[str, str], ...]
+
+
+def note_en(code: str, args: Mapping[str, str] | NoteArgs = ()) -> str:
+    """A failure note's English words from its code and parts ("" for no code)."""
+    return NOTES_EN[code].format(**dict(args)) if code else ""
+
+
+def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
+    """Why evidence that matches a run still fails it, as (note code, parts); None when it
+    passes: the tool itself reported the failure (a diag that failed or checked nothing,
+    collectives with wrong results, fio jobs that ended in an error)."""
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in ("fail", "skip"):
-        return DCGM_SKIPPED if e.metrics["overall"] == "skip" else "dcgmi diag reported fail"
+        return (NOTE_DCGM_SKIP if e.metrics["overall"] == "skip" else NOTE_DCGM_FAIL), ()
     if e.kind == "nccl_tests":
         wrong = _number(e.metrics.get("wrong_total"))
         if wrong is not None and wrong > 0:
-            return f"nccl-tests reported {wrong:g} wrong results"
+            return NOTE_NCCL_WRONG, (("count", f"{wrong:g}"),)
     if e.kind == "fio":
         errors = e.metrics.get("errors")
         if isinstance(errors, list) and errors:
             names = (
                 ", ".join(str(x.get("job")) for x in errors[:3] if isinstance(x, Mapping)) or "?"
             )
-            return f"fio jobs ended in an error ({names})"
-    return ""
+            return NOTE_FIO_ERRORS, (("jobs", names),)
+    return None
 
 
 def coverage(
@@ -463,11 +487,12 @@ def coverage(
     result = []
     for run in runs:
         matches = tuple(e for e in evidence if _matches(run, e, shared_prefixes, node_count))
-        good = tuple(e for e in matches if not _failed_note(run, e))
+        good = tuple(e for e in matches if _failure(run, e) is None)
         if good:
             result.append(RunCoverage(run, COVERED, good))
         elif matches:
-            result.append(RunCoverage(run, FAILED, matches, _failed_note(run, matches[0])))
+            code, args = _failure(run, matches[0]) or ("", ())
+            result.append(RunCoverage(run, FAILED, matches, note_en(code, args), code, args))
         elif passed_deadline:
             result.append(RunCoverage(run, FAILED, (), "missing at the deadline"))
         else:
@@ -658,19 +683,44 @@ class PocInputError(ValueError):
 class PocShortfall:
     """One required run that failed (``reason`` "failed": its evidence reported a failure),
     ran without checking anything ("unproven") or was still missing at the deadline
-    ("missing"). Only "failed" contradicts; the other two leave the claim unverifiable."""
+    ("missing"). Only "failed" contradicts; the other two leave the claim unverifiable.
+
+    The structure pages word in their reader's language (:meth:`as_dict`): the run's kind and
+    key (node or node pair), the reason, the failure note as a code with its parts
+    (``note_code``, ``note_args``; ``note`` holds its English words) and the evidence that
+    failed (node, file, upload; ``evidence_ref`` is the same as one English line)."""
 
     run_key: str
     kind: str
     reason: str
     note: str = ""
     evidence_ref: str = ""
+    note_code: str = ""
+    note_args: tuple[tuple[str, str], ...] = ()
+    evidence_node: str = ""
+    evidence_file: str = ""
+    evidence_upload: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in RUN_LABELS:
             raise PocInputError(f"unknown POC run kind {self.kind!r}")
         if self.reason not in REASONS:
             raise PocInputError(f"a shortfall is one of {', '.join(REASONS)}, not {self.reason!r}")
+        if self.note_code and self.note_code not in NOTES_EN:
+            raise PocInputError(f"unknown POC note code {self.note_code!r}")
+        args = tuple((str(k), str(v)) for k, v in dict(self.note_args).items())
+        object.__setattr__(self, "note_args", args)
+        if self.note and not self.note_code:
+            # A note given as words only (a coverage stored before the codes): its code.
+            parts = note_parts(self.note)
+            if parts is not None:
+                object.__setattr__(self, "note_code", parts[0])
+                object.__setattr__(self, "note_args", tuple(parts[1].items()))
+        elif self.note_code and not self.note:
+            try:
+                object.__setattr__(self, "note", note_en(self.note_code, args))
+            except KeyError as missing:
+                raise PocInputError(f"POC note {self.note_code!r} lacks {missing}") from None
 
     @property
     def item_key(self) -> str:
@@ -691,6 +741,54 @@ class PocShortfall:
         """The node ("gpu03") or pair ("gpu03~gpu07") the run was required on, or ""."""
         return self.run_key.split("@", 1)[1] if "@" in self.run_key else ""
 
+    def as_dict(self) -> dict[str, Any]:
+        """The shortfall as stored with answers, scores and knockouts (JSON-safe): what a page
+        words in its reader's language (:meth:`from_dict` reads it back)."""
+        where = self.where
+        peers = where.split("~") if "~" in where else []
+        upload: int | str | None = self.evidence_upload or None
+        if self.evidence_upload.isdigit():
+            upload = int(self.evidence_upload)
+        evidence = None
+        if self.evidence_node or self.evidence_file or upload is not None:
+            evidence = {"node": self.evidence_node, "file": self.evidence_file, "upload_id": upload}
+        return {
+            "run_key": self.run_key,
+            "kind": self.kind,
+            "node": "" if peers else where,
+            "peers": peers,
+            "reason": self.reason,
+            "note": self.note,
+            "note_code": self.note_code,
+            "note_args": dict(self.note_args),
+            "evidence": evidence,
+            "evidence_ref": self.evidence_ref,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PocShortfall:
+        """A shortfall from :meth:`as_dict`; PocInputError when it cannot be read."""
+        if not isinstance(data, Mapping):
+            raise PocInputError(f"a stored shortfall is a mapping, not {type(data).__name__}")
+        texts = {}
+        for name in ("run_key", "kind", "reason", "note", "note_code", "evidence_ref"):
+            value = data.get(name) or ""
+            if not isinstance(value, str):
+                raise PocInputError(f"a stored shortfall's {name} is text, not {value!r}")
+            texts[name] = value
+        args = data.get("note_args") or {}
+        evidence = data.get("evidence") or {}
+        if not isinstance(args, Mapping) or not isinstance(evidence, Mapping):
+            raise PocInputError("a stored shortfall's note_args and evidence are mappings")
+        upload = evidence.get("upload_id")
+        return cls(
+            note_args=tuple(args.items()),
+            evidence_node=str(evidence.get("node") or ""),
+            evidence_file=str(evidence.get("file") or ""),
+            evidence_upload="" if upload is None else str(upload),
+            **texts,
+        )
+
     @property
     def explanation_en(self) -> str:
         where = self.where.replace("~", " and ")
@@ -705,7 +803,9 @@ class PocShortfall:
     def explanation_zh(self) -> str:
         where = self.where.replace("~", " 与 ")
         run = f"POC 测试 {RUN_LABELS_ZH[self.kind]}" + (f"（{where}）" if where else "")
-        note = note_zh(self.note)
+        note = self.note
+        if self.note_code:
+            note = _NOTES_ZH[self.note_code].format(**dict(self.note_args))
         if self.reason == MISSING:
             return f"{run}：截止时仍未提交"
         if self.reason == UNPROVEN:
@@ -713,19 +813,11 @@ class PocShortfall:
         return f"{run}：失败（{note or '工具报告失败'}）"
 
 
-# The notes _failed_note writes, as patterns with their parts: the portal shows them in the
-# reader's language from the code and the parts (note_parts), the Chinese text here uses them.
-NOTE_PATTERNS = (
-    ("dcgm_fail", re.compile(r"^dcgmi diag reported fail$")),
-    ("dcgm_skip", re.compile(r"^dcgmi diag reported skip$")),
-    ("nccl_wrong", re.compile(r"^nccl-tests reported (?P<count>[\d.e+]+) wrong results$")),
-    ("fio_errors", re.compile(r"^fio jobs ended in an error \((?P<jobs>.*)\)$")),
-)
 _NOTES_ZH = {
-    "dcgm_fail": "dcgmi diag 报告失败",
-    "dcgm_skip": "dcgmi diag 报告全部跳过",
-    "nccl_wrong": "nccl-tests 报告 {count} 个错误结果",
-    "fio_errors": "fio 作业以错误结束（{jobs}）",
+    NOTE_DCGM_FAIL: "dcgmi diag 报告失败",
+    NOTE_DCGM_SKIP: "dcgmi diag 报告全部跳过",
+    NOTE_NCCL_WRONG: "nccl-tests 报告 {count} 个错误结果",
+    NOTE_FIO_ERRORS: "fio 作业以错误结束（{jobs}）",
 }
 _DEFAULT_NOTES = {
     UNPROVEN: "every test was skipped",
@@ -733,20 +825,28 @@ _DEFAULT_NOTES = {
 }
 
 
+# -- reading rows stored before the structure --------------------------------------------------
+#
+# For old rows only: answers and scores stored before the shortfalls were kept as structure
+# hold the English words alone (the explanation, the failure note). These read them back into
+# their parts; everything written since carries the parts and never goes through here.
+
+_NOTE_PATTERNS = (
+    (NOTE_DCGM_FAIL, re.compile(r"^dcgmi diag reported fail$")),
+    (NOTE_DCGM_SKIP, re.compile(r"^dcgmi diag reported skip$")),
+    (NOTE_NCCL_WRONG, re.compile(r"^nccl-tests reported (?P<count>[\d.e+]+) wrong results$")),
+    (NOTE_FIO_ERRORS, re.compile(r"^fio jobs ended in an error \((?P<jobs>.*)\)$")),
+)
+
+
 def note_parts(note: str) -> tuple[str, dict[str, str]] | None:
-    """A failure note as (code, parts), e.g. ("nccl_wrong", {"count": "3"}); None for a note
-    this module did not write."""
-    for code, pattern in NOTE_PATTERNS:
+    """An English failure note (old rows only) as (code, parts), e.g. ("nccl_wrong",
+    {"count": "3"}); None for a note this module did not write."""
+    for code, pattern in _NOTE_PATTERNS:
         match = pattern.match(note or "")
         if match:
             return code, match.groupdict()
     return None
-
-
-def note_zh(note: str) -> str:
-    """A failure note in Chinese where it is one of this module's; others stay as written."""
-    parts = note_parts(note)
-    return _NOTES_ZH[parts[0]].format(**parts[1]) if parts else note
 
 
 _RUN_KINDS_BY_LABEL = {label: kind for kind, label in RUN_LABELS.items()}
@@ -757,10 +857,11 @@ _EXPLANATION = re.compile(
 
 
 def parse_explanations(text: str) -> tuple[PocShortfall, ...] | None:
-    """The shortfalls a stored English explanation (:attr:`PocShortfall.explanation_en`, several
-    joined by "; ") names, as structured parts (kind, node or pair, reason, note) for a page to
-    word in its reader's language; None when ``text`` is not such an explanation. The evidence
-    reference is not part of the explanation ("")."""
+    """For old rows only: the shortfalls a stored English explanation
+    (:attr:`PocShortfall.explanation_en`, several joined by "; ") names, as structured parts
+    (kind, node or pair, reason, note) for a page to word in its reader's language; None when
+    ``text`` is not such an explanation. The evidence reference is not part of the
+    explanation (""). Rows written since carry :meth:`PocShortfall.as_dict` instead."""
     found = []
     for part in re.split(r"; (?=POC run )", text or ""):
         match = _EXPLANATION.match(part)
@@ -804,32 +905,38 @@ def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfal
         if kind not in RUN_LABELS:
             continue  # a run kind from another version of the plan: nothing to say about it
         evidence = [e for e in run.get("evidence") or () if isinstance(e, Mapping)]
-        ref = ""
-        if evidence:
-            first = evidence[0]
-            ref = f"{first.get('node') or '?'}: {first.get('file') or kind}"
-            if first.get("upload_id") is not None:
-                ref += f" (upload {first['upload_id']})"
-        note = str(run.get("note") or "") if evidence else ""
-        reason = MISSING
-        if evidence:
-            reason = UNPROVEN if kind == DCGM_DIAG and note == DCGM_SKIPPED else RUN_FAILED
-        found.append(
-            PocShortfall(
-                run_key=str(run.get("key") or kind),
-                kind=kind,
-                reason=reason,
-                note=note,
-                evidence_ref=ref,
-            )
+        if not evidence:
+            found.append(PocShortfall(str(run.get("key") or kind), kind, MISSING))
+            continue
+        first = evidence[0]
+        node, file = str(first.get("node") or "?"), str(first.get("file") or kind)
+        upload = "" if first.get("upload_id") is None else str(first["upload_id"])
+        ref = f"{node}: {file}" + (f" (upload {upload})" if upload else "")
+        args = run.get("note_args")
+        shortfall = PocShortfall(
+            run_key=str(run.get("key") or kind),
+            kind=kind,
+            reason=RUN_FAILED,
+            note=str(run.get("note") or ""),
+            evidence_ref=ref,
+            note_code=str(run.get("note_code") or ""),
+            note_args=tuple(args.items()) if isinstance(args, Mapping) else (),
+            evidence_node=node,
+            evidence_file=file,
+            evidence_upload=upload,
         )
+        if kind == DCGM_DIAG and shortfall.note_code == NOTE_DCGM_SKIP:
+            shortfall = replace(shortfall, reason=UNPROVEN)
+        found.append(shortfall)
     return tuple(found)
 
 
-def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, str]]:
+def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, Any]]:
     """Per checklist item the shortfalls touch: the status they give it ("contradicted" when a
-    run failed, else "unverifiable"), the bilingual explanation naming every run, and the
-    reference of the first failed run's evidence."""
+    run failed, else "unverifiable"), the bilingual explanation naming every run, the
+    reference of the first failed run's evidence, the shortfalls themselves as structure
+    (:meth:`PocShortfall.as_dict`) and the evidence reference scoring records for the item
+    ahead of any earlier one (``reference``)."""
     by_item: dict[str, list[PocShortfall]] = {}
     for s in found:
         if s.item_key:
@@ -837,13 +944,39 @@ def item_findings(found: Iterable[PocShortfall]) -> dict[str, dict[str, str]]:
     result = {}
     for item, items in by_item.items():
         failed = [s for s in items if s.reason == RUN_FAILED]
+        explanation = "; ".join(s.explanation_en for s in items)
+        ref = next((s.evidence_ref for s in failed if s.evidence_ref), "")
         result[item] = {
             "status": ITEM_CONTRADICTED if failed else ITEM_UNVERIFIABLE,
-            "explanation_en": "; ".join(s.explanation_en for s in items),
+            "explanation_en": explanation,
             "explanation_zh": "；".join(s.explanation_zh for s in items),
-            "evidence_ref": next((s.evidence_ref for s in failed if s.evidence_ref), ""),
+            "evidence_ref": ref,
+            "shortfalls": [s.as_dict() for s in items],
+            "reference": explanation + (f" [{ref}]" if ref else ""),
         }
     return result
+
+
+REF_SEPARATOR = " | "
+
+
+def explained_contribution(
+    contribution: Mapping[str, Any], findings: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A contribution's stored form (``Contribution.as_dict()``) with the POC's shortfalls as
+    structure when its evidence reference is the one :func:`candidate_with_poc` recorded for
+    an item (``findings`` from :func:`item_findings`): ``poc`` lists them, and
+    ``evidence_ref_other`` keeps the reference the item had before ("" for none), so a page
+    words the POC part in its reader's language and shows the rest as it is."""
+    shown = dict(contribution)
+    ref = shown.get("evidence_ref") or ""
+    for finding in findings.values():
+        head = finding["reference"]
+        if ref == head or ref.startswith(head + REF_SEPARATOR):
+            shown["poc"] = list(finding["shortfalls"])
+            shown["evidence_ref_other"] = ref[len(head) + len(REF_SEPARATOR) :]
+            break
+    return shown
 
 
 # Checklist statuses from worst to best as the rubrics score them (rubric v2's
@@ -879,9 +1012,7 @@ def candidate_with_poc(candidate: CandidateInput, found: Sequence[PocShortfall])
     refs = dict(candidate.measured.evidence_refs)
     for item, finding in findings.items():
         answers[item] = status_with_poc(answers.get(item, "unanswered"), finding)
-        ref = finding["explanation_en"]
-        if finding["evidence_ref"]:
-            ref += f" [{finding['evidence_ref']}]"
-        refs[item] = ref + (f" | {refs[item]}" if refs.get(item) else "")
+        ref = finding["reference"]
+        refs[item] = ref + (f"{REF_SEPARATOR}{refs[item]}" if refs.get(item) else "")
     measured = replace(candidate.measured, evidence_refs=refs)
     return replace(candidate, answers=answers, measured=measured, poc_shortfalls=found)

@@ -431,11 +431,16 @@ class Answer(models.Model):
     )
     verification_note = models.TextField(_("verification note"), blank=True)
     evidence_ref = models.CharField(_("evidence reference"), max_length=300, blank=True)
+    # The POC plan's failed or missing runs behind the note, as structure
+    # (scoring.poc.PocShortfall.as_dict): pages word them in the reader's language. Empty when
+    # the note is not the POC's (and on rows written before it was kept).
+    poc_shortfalls = models.JSONField(_("POC shortfalls"), default=list, blank=True)
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     updated_at = models.DateTimeField(auto_now=True)
-    history = HistoricalRecords(excluded_fields=["updated_at"])
+    # Derived from the evidence like the note, not a person's edit: kept out of the history.
+    history = HistoricalRecords(excluded_fields=["updated_at", "poc_shortfalls"])
 
     class Meta:
         ordering = ["candidate", "item__number"]

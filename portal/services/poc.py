@@ -176,22 +176,24 @@ def stored_coverage(
     return plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)
 
 
-def poc_findings(stored: Mapping[str, Any] | None) -> dict[str, dict[str, str]]:
+def poc_findings(stored: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     """Per checklist item, what the stored coverage's failed or missing runs make of it."""
     return plan_rules.item_findings(plan_rules.shortfalls(stored))
 
 
 def answer_with_poc(
-    current: tuple[str, str, str], finding: Mapping[str, str] | None
-) -> tuple[str, str, str]:
-    """An answer's (status, note, evidence reference) after the POC's finding on its item: the
-    status :func:`scoring.poc.status_with_poc` gives, the note naming the runs, the failed
-    run's evidence (else the plan) as the reference. A contradiction from elsewhere stays."""
+    current: tuple[str, str, str], finding: Mapping[str, Any] | None
+) -> tuple[str, str, str, list[dict[str, Any]]]:
+    """An answer's (status, note, evidence reference, POC shortfalls) after the POC's finding
+    on its item: the status :func:`scoring.poc.status_with_poc` gives, the note naming the
+    runs, the failed run's evidence (else the plan) as the reference, and the runs as
+    structure for pages to word. A contradiction from elsewhere stays (with no shortfalls)."""
     status = current[0]
     new_status = plan_rules.status_with_poc(status, finding)
     if finding is None or new_status == status == plan_rules.ITEM_CONTRADICTED:
-        return current
-    return new_status, finding["explanation_en"], (finding["evidence_ref"] or "POC plan")[:300]
+        return (*current, [])
+    ref = (finding["evidence_ref"] or "POC plan")[:300]
+    return new_status, finding["explanation_en"], ref, list(finding["shortfalls"])
 
 
 def poc_deadlines_apply(*, now: datetime | None = None) -> int:

@@ -6,6 +6,7 @@ from datetime import UTC, timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
+from scoring import poc as poc_rules
 from scoring.api import score_candidate
 from scoring.verification import facts, verify_candidate
 
@@ -218,22 +219,33 @@ def _verify(candidate: Candidate) -> None:
         status, note, ref = _answer_status(
             answer, report.items.get(answer.item.key), reviews.get(answer.pk)
         )
-        status, note, ref = answer_with_poc((status, note, ref), findings.get(answer.item.key))
-        if (answer.status, answer.verification_note, answer.evidence_ref) != (status, note, ref):
+        found = answer_with_poc((status, note, ref), findings.get(answer.item.key))
+        if (
+            answer.status,
+            answer.verification_note,
+            answer.evidence_ref,
+            answer.poc_shortfalls,
+        ) != found:
+            status, note, ref, shortfalls = found
             answer.status, answer.verification_note, answer.evidence_ref = status, note, ref
+            answer.poc_shortfalls = shortfalls
             # Derived from evidence, not a person's edit: kept out of the audit trail, which
             # records what people changed (the uploads themselves are kept and listed).
             Answer.objects.filter(pk=answer.pk).update(
-                status=status, verification_note=note, evidence_ref=ref
+                status=status, verification_note=note, evidence_ref=ref, poc_shortfalls=shortfalls
             )
 
 
 def _store_scores(candidate: Candidate) -> None:
+    scored = adapters.candidate_input(candidate, prices=candidate.list_prices)
     result = score_candidate(
-        adapters.candidate_input(candidate, prices=candidate.list_prices),
+        scored,
         adapters.evaluation_spec(candidate.evaluation),
         rubric_version=candidate.evaluation.rubric_version,
     )
+    # A contribution whose reference names the POC's failed or missing runs keeps them as
+    # structure, for pages to word in the reader's language.
+    findings = poc_rules.item_findings(scored.poc_shortfalls)
     # One upsert for the six rows instead of a SELECT and an UPDATE each.
     Score.objects.bulk_create(
         [
@@ -241,7 +253,12 @@ def _store_scores(candidate: Candidate) -> None:
                 candidate=candidate,
                 dimension=dimension.dimension,
                 value=dimension.score,
-                contributions=[c.as_dict() for c in dimension.contributions],
+                contributions=[
+                    poc_rules.explained_contribution(c.as_dict(), findings)
+                    if findings
+                    else c.as_dict()
+                    for c in dimension.contributions
+                ],
                 rubric_version=candidate.evaluation.rubric_version,
             )
             for dimension in result.dimensions

@@ -58,18 +58,26 @@ def chart_is_empty(figure) -> bool:
 
 
 @register.filter
-def evidence_ref(ref):
-    """An evidence reference (a knockout's, a score's, an answer's) in the reader's language
-    where it is words."""
-    from ..views.display import evidence_ref as shown
+def knockout_ref(knockout):
+    """A knockout's evidence reference in the reader's language (a POC must-have's from the
+    structure of its runs)."""
+    from ..views.display import knockout_ref as shown
 
-    return shown(ref)
+    return shown(knockout)
 
 
 @register.filter
-def stored_note(note):
-    """An answer's stored verification note in the reader's language where it is known words
-    (the POC's failed or missing runs)."""
-    from ..views.display import stored_note as shown
+def answer_note(answer):
+    """An answer's verification note in the reader's language (the POC's failed or missing runs
+    from their structure)."""
+    from ..views.display import answer_note as shown
 
-    return shown(note)
+    return shown(answer)
+
+
+@register.filter
+def answer_evidence_ref(answer):
+    """An answer's evidence reference in the reader's language."""
+    from ..views.display import answer_evidence_ref as shown
+
+    return shown(answer)

@@ -151,9 +151,7 @@ def _poc_note(answer) -> str:
     """The POC's word on an answer (its failed or missing runs) in the reader's language, ""
     when the answer's note is not the POC's: shown beside the evidence verdict, which says
     what the uploads show but not that the POC deadline passed without them."""
-    if answer is None or not answer.verification_note:
-        return ""
-    return display.poc_explanation(answer.verification_note) or ""
+    return display.answer_poc_note(answer)
 
 
 def _tco_basis(evaluation, candidate) -> dict | None:

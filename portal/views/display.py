@@ -79,13 +79,15 @@ def value_label(value: Any, key: str = "") -> str:
 
 
 def contributions(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Score contributions with ``basis_label`` and ``inputs_shown`` [(key, label)] added."""
+    """Score contributions with ``basis_label``, ``inputs_shown`` [(key, label)] and
+    ``evidence_shown`` (the reference in the reader's language) added."""
     shown = []
     for c in items or []:
         basis = c.get("basis", "")
         shown.append(
             {
                 **c,
+                "evidence_shown": contribution_ref(c),
                 "basis_label": str(BASIS_LABELS.get(basis, basis)),
                 "inputs_shown": [
                     (k, value_label(v, k)) for k, v in (c.get("inputs") or {}).items()
@@ -110,17 +112,11 @@ OFFERING_FACT = re.compile(r"^([a-z][a-z0-9_]*) = (.*)$")
 OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 
 
-# A POC run's evidence: "gpu01: fio-local.json (upload 12)"; the plan itself, alone or naming
-# the runs a knockout is about ("POC plan: nccl_multi_all_reduce, nccl_multi_alltoall").
-POC_EVIDENCE_REF = re.compile(r"^(?P<node>[^:\s]+): (?P<file>.+) \(upload (?P<upload>\d+)\)$")
-POC_PLAN_REF = re.compile(r"^POC plan(?:: (?P<runs>.+))?$")
-# A score contribution's reference after the POC: "<explanation> [<evidence>] | <earlier ref>".
-POC_CONTRIBUTION_REF = re.compile(r"^(?P<text>POC run .+?)(?: \[(?P<ref>[^\]]+)\])?$")
 POC_NOTES = {
-    "dcgm_fail": gettext_noop("dcgmi diag reported fail"),
-    "dcgm_skip": gettext_noop("dcgmi diag reported skip"),
-    "nccl_wrong": gettext_noop("nccl-tests reported %(count)s wrong results"),
-    "fio_errors": gettext_noop("fio jobs ended in an error (%(jobs)s)"),
+    plan_rules.NOTE_DCGM_FAIL: gettext_noop("dcgmi diag reported fail"),
+    plan_rules.NOTE_DCGM_SKIP: gettext_noop("dcgmi diag reported skip"),
+    plan_rules.NOTE_NCCL_WRONG: gettext_noop("nccl-tests reported %(count)s wrong results"),
+    plan_rules.NOTE_FIO_ERRORS: gettext_noop("fio jobs ended in an error (%(jobs)s)"),
 }
 
 
@@ -136,41 +132,234 @@ def poc_run_label(kind: str, where: str = "") -> str:
     return _("%(run)s on %(where)s") % {"run": label, "where": where}
 
 
-def _poc_note(note: str) -> str:
-    parts = plan_rules.note_parts(note)
-    if parts is None:
-        return note
-    return _(POC_NOTES[parts[0]]) % parts[1]
+def _joined(parts: Iterable[str]) -> str:
+    return ("；" if is_zh() else "; ").join(parts)
+
+
+# -- POC shortfalls, worded from their structure (scoring.poc.PocShortfall.as_dict) ------------
+
+
+def poc_note(shortfall: Mapping[str, Any]) -> str:
+    """Why a POC run failed or checked nothing, in the reader's language: the failure note from
+    its code and parts (a note without a known code as written), else what the reason means;
+    "" for a run that is missing."""
+    reason = shortfall.get("reason")
+    if reason == plan_rules.MISSING:
+        return ""
+    code = shortfall.get("note_code") or ""
+    if code in POC_NOTES:
+        return _(POC_NOTES[code]) % (shortfall.get("note_args") or {})
+    if shortfall.get("note"):
+        return shortfall["note"]
+    if reason == plan_rules.UNPROVEN:
+        return _("every test was skipped")
+    return _("the tool reported a failure")
+
+
+def poc_shortfall(shortfall: Mapping[str, Any]) -> str:
+    """One failed or missing POC run in the reader's language: the run with its node or node
+    pair, what happened and why."""
+    peers = shortfall.get("peers") or []
+    run = poc_run_label(shortfall.get("kind", ""), "~".join(peers) or shortfall.get("node", ""))
+    reason = shortfall.get("reason")
+    if reason == plan_rules.MISSING:
+        return _("POC run %(run)s: missing at the deadline") % {"run": run}
+    words = {"run": run, "note": poc_note(shortfall)}
+    if reason == plan_rules.UNPROVEN:
+        return _("POC run %(run)s: checked nothing (%(note)s)") % words
+    return _("POC run %(run)s: failed (%(note)s)") % words
+
+
+def poc_shortfalls(shortfalls: Iterable[Mapping[str, Any]]) -> str:
+    """Several POC shortfalls in the reader's language, each in turn."""
+    return _joined(poc_shortfall(s) for s in shortfalls)
+
+
+def poc_evidence(evidence: Mapping[str, Any]) -> str:
+    """The evidence a POC run failed on: node, file and upload."""
+    node, file = evidence.get("node") or "?", evidence.get("file") or ""
+    if evidence.get("upload_id") is None:
+        return f"{node}: {file}"
+    return _("%(node)s: %(file)s (upload %(upload)s)") % {
+        "node": node,
+        "file": file,
+        "upload": evidence["upload_id"],
+    }
+
+
+def poc_reference(shortfalls: Iterable[Mapping[str, Any]], *, runs: bool = True) -> str:
+    """What POC shortfalls rest on, in the reader's language: the evidence of the first run
+    that failed on some, else the plan (naming the runs unless ``runs`` is False)."""
+    shortfalls = list(shortfalls)
+    for s in shortfalls:
+        if s.get("reason") == plan_rules.RUN_FAILED and s.get("evidence"):
+            return poc_evidence(s["evidence"])
+    if not runs:
+        return _("POC plan")
+    named = _joined(
+        poc_run_label(s.get("kind", ""), "~".join(s.get("peers") or []) or s.get("node", ""))
+        for s in shortfalls
+    )
+    return _("POC plan: %(runs)s") % {"runs": named} if named else _("POC plan")
+
+
+def _poc_explained(shortfalls: list[Mapping[str, Any]]) -> str:
+    """The shortfalls with the evidence of the first failed one, as a score's reference."""
+    text = poc_shortfalls(shortfalls)
+    failed = next(
+        (s for s in shortfalls if s.get("reason") == plan_rules.RUN_FAILED and s.get("evidence")),
+        None,
+    )
+    return text + (f" [{poc_evidence(failed['evidence'])}]" if failed else "")
+
+
+def answer_note(answer: Any, verdict: Mapping[str, Any] | None = None) -> str:
+    """An answer's verification note in the reader's language: the POC's failed or missing
+    runs from their structure, else :func:`stored_note`."""
+    if answer is None:
+        return ""
+    if getattr(answer, "poc_shortfalls", None):
+        return poc_shortfalls(answer.poc_shortfalls)
+    return stored_note(answer.verification_note, verdict)
+
+
+def answer_poc_note(answer: Any) -> str:
+    """The POC's word on an answer (its failed or missing runs) in the reader's language, ""
+    when the answer's note is not the POC's."""
+    if answer is None:
+        return ""
+    if getattr(answer, "poc_shortfalls", None):
+        return poc_shortfalls(answer.poc_shortfalls)
+    return poc_explanation(answer.verification_note or "") or ""
+
+
+def answer_evidence_ref(answer: Any) -> str:
+    """An answer's evidence reference in the reader's language: the POC's from structure (the
+    failed run's evidence, else the plan; the note names the runs)."""
+    if answer is None:
+        return ""
+    if getattr(answer, "poc_shortfalls", None):
+        return poc_reference(answer.poc_shortfalls, runs=False)
+    return evidence_ref(answer.evidence_ref or "")
+
+
+def contribution_ref(contribution: Mapping[str, Any]) -> str:
+    """A score contribution's evidence reference in the reader's language: the POC's runs from
+    their structure followed by the reference the item had before, else the stored text."""
+    shortfalls = contribution.get("poc")
+    if shortfalls:
+        shown = _poc_explained(shortfalls)
+        other = contribution.get("evidence_ref_other") or ""
+        return shown + (f" | {evidence_ref(other)}" if other else "")
+    return evidence_ref(contribution.get("evidence_ref") or "")
+
+
+def knockout_ref(knockout: Any) -> str:
+    """A knockout's evidence reference (a stored dict or a scoring Knockout) in the reader's
+    language: a POC must-have's from its runs' structure, else the stored text."""
+    if isinstance(knockout, Mapping):
+        shortfalls, ref = knockout.get("poc"), knockout.get("evidence_ref")
+    else:
+        shortfalls = [s.as_dict() for s in getattr(knockout, "poc", ())]
+        ref = getattr(knockout, "evidence_ref", "")
+    if shortfalls:
+        return poc_reference(shortfalls)
+    return evidence_ref(ref or "")
+
+
+POC_REASONS = {
+    plan_rules.MISSING: gettext_lazy("missing at the deadline"),
+    plan_rules.RUN_FAILED: gettext_lazy("failed"),
+    plan_rules.UNPROVEN: gettext_lazy("checked nothing"),
+}
+
+
+def poc_rows(
+    candidates: Iterable[tuple[str, Mapping[str, Any] | None]], plan: Any, now: Any = None
+) -> tuple[list[str], list[list[Any]]]:
+    """The failed or missing POC runs of each (candidate label, stored coverage) as a table in
+    the reader's language (header, rows): the run, its node or pair, what happened, the note
+    and the evidence (node, file, upload), then the stable codes (run key, kind, reason, note
+    code) a reader can filter on."""
+    from django.utils import timezone
+
+    header = [
+        _("Candidate"),
+        _("POC run"),
+        _("Node or node pair"),
+        _("Outcome"),
+        _("Why"),
+        _("Evidence node"),
+        _("Evidence file"),
+        _("Upload"),
+        _("Run key"),
+        _("Run kind"),
+        _("Outcome code"),
+        _("Note code"),
+    ]
+    rows: list[list[Any]] = []
+    if plan is None:
+        return header, rows
+    now = now or timezone.now()
+    for label, stored in candidates:
+        if not stored or "runs" not in stored:
+            continue
+        coverage = plan_rules.coverage_at(stored, deadline=plan.deadline, now=now)
+        for found in plan_rules.shortfalls(coverage):
+            s = found.as_dict()
+            evidence = s["evidence"] or {}
+            rows.append(
+                [
+                    label,
+                    poc_run_label(s["kind"]),
+                    " ~ ".join(s["peers"]) or s["node"],
+                    str(POC_REASONS[s["reason"]]),
+                    poc_note(s),
+                    evidence.get("node", ""),
+                    evidence.get("file", ""),
+                    evidence.get("upload_id"),
+                    s["run_key"],
+                    s["kind"],
+                    s["reason"],
+                    s["note_code"],
+                ]
+            )
+    return header, rows
+
+
+# -- old rows only -----------------------------------------------------------------------------
+#
+# Answers, scores and knockouts stored before the POC's shortfalls were kept as structure hold
+# them as English words alone. These read such words back into their parts (the one place that
+# parses the POC's English; rows written since never come here) and word them as above.
+
+# A POC run's evidence: "gpu01: fio-local.json (upload 12)"; the plan itself, alone or naming
+# the runs a knockout is about ("POC plan: nccl_multi_all_reduce, nccl_multi_alltoall").
+POC_EVIDENCE_REF = re.compile(r"^(?P<node>[^:\s]+): (?P<file>.+) \(upload (?P<upload>\d+)\)$")
+POC_PLAN_REF = re.compile(r"^POC plan(?:: (?P<runs>.+))?$")
+# A score contribution's reference after the POC: "<explanation> [<evidence>] | <earlier ref>".
+POC_CONTRIBUTION_REF = re.compile(r"^(?P<text>POC run .+?)(?: \[(?P<ref>[^\]]+)\])?$")
 
 
 def poc_explanation(text: str) -> str | None:
-    """A stored English explanation of failed or missing POC runs (an answer's verification
-    note, the head of a score's evidence reference) in the reader's language, worded from its
-    parts; None when ``text`` is not one."""
+    """For old rows only: a stored English explanation of failed or missing POC runs (an
+    answer's verification note, the head of a score's evidence reference) in the reader's
+    language, worded from the parts :func:`scoring.poc.parse_explanations` reads back; None
+    when ``text`` is not one."""
     found = plan_rules.parse_explanations(text)
     if found is None:
         return None
-    shown = []
-    for s in found:
-        run = poc_run_label(s.kind, s.where)
-        if s.reason == plan_rules.MISSING:
-            shown.append(_("POC run %(run)s: missing at the deadline") % {"run": run})
-        elif s.reason == plan_rules.UNPROVEN:
-            note = _poc_note(s.note) if s.note else _("every test was skipped")
-            shown.append(
-                _("POC run %(run)s: checked nothing (%(note)s)") % {"run": run, "note": note}
-            )
-        else:
-            note = _poc_note(s.note) if s.note else _("the tool reported a failure")
-            shown.append(_("POC run %(run)s: failed (%(note)s)") % {"run": run, "note": note})
-    return ("；" if is_zh() else "; ").join(shown)
+    return poc_shortfalls(s.as_dict() for s in found)
 
 
 def _poc_ref(ref: str) -> str | None:
-    """A POC evidence or plan reference in the reader's language; None for other references."""
+    """For old rows only: a POC evidence or plan reference in the reader's language; None for
+    other references."""
     upload = POC_EVIDENCE_REF.match(ref)
     if upload is not None:
-        return _("%(node)s: %(file)s (upload %(upload)s)") % upload.groupdict()
+        return poc_evidence(
+            {"node": upload["node"], "file": upload["file"], "upload_id": upload["upload"]}
+        )
     plan = POC_PLAN_REF.match(ref)
     if plan is None:
         return None
@@ -180,14 +369,15 @@ def _poc_ref(ref: str) -> str | None:
     for key in plan["runs"].split(", "):
         kind, _sep, where = key.partition("@")
         runs.append(poc_run_label(kind, where))
-    return _("POC plan: %(runs)s") % {"runs": ("；" if is_zh() else "; ").join(runs)}
+    return _("POC plan: %(runs)s") % {"runs": _joined(runs)}
 
 
 def stored_note(note: str, verdict: Mapping[str, Any] | None = None) -> str:
     """An answer's stored verification note in the reader's language where the portal knows
-    its words: the POC's failed or missing runs, or the evidence verdict it was copied from
-    (``verdict``, the candidate's stored verification of the item, has both languages);
-    other notes (a reviewer's) stay as written."""
+    its words: the POC's failed or missing runs (old rows; :func:`answer_note` words the
+    structure of newer ones), or the evidence verdict it was copied from (``verdict``, the
+    candidate's stored verification of the item, has both languages); other notes (a
+    reviewer's) stay as written."""
     note = note or ""
     shown = poc_explanation(note)
     if shown is not None:
@@ -205,8 +395,10 @@ def stored_note(note: str, verdict: Mapping[str, Any] | None = None) -> str:
 def evidence_ref(ref: str) -> str:
     """An evidence reference in the reader's language where it is words, not a file: the
     budget knockout's "TCO: monthly billing over 30 days" names the billing model by its
-    label; the POC's explanations, evidence and plan references are worded from their parts.
-    Several references joined by " | " are shown each in turn."""
+    label; the POC's explanations, evidence and plan references of old rows are worded from
+    the parts read back from their words (newer rows: :func:`contribution_ref`,
+    :func:`knockout_ref`, :func:`answer_evidence_ref`). Several references joined by " | " are
+    shown each in turn."""
     if " | " in (ref or ""):
         return " | ".join(evidence_ref(part) for part in ref.split(" | "))
     poc_ref = _poc_ref(ref or "")

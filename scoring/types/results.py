@@ -133,12 +133,15 @@ _DIMENSION_SCORE_SLOTS = _slot_setters(DimensionScore, DimensionScore.__slots__)
 
 @dataclass(frozen=True)
 class Knockout:
-    """A failed must-have: a stable code, the reason in English and Chinese, the evidence line."""
+    """A failed must-have: a stable code, the reason in English and Chinese, the evidence line.
+    ``poc`` holds the POC plan's shortfalls (scoring.poc.PocShortfall) a POC must-have is
+    about, for pages to word its runs and evidence in their reader's language."""
 
     code: str
     reason_en: str
     reason_zh: str
     evidence_ref: str | None = None
+    poc: tuple[Any, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +149,7 @@ class Knockout:
             "reason_en": self.reason_en,
             "reason_zh": self.reason_zh,
             "evidence_ref": self.evidence_ref,
+            "poc": [s.as_dict() for s in self.poc],
         }
 
 

@@ -36,6 +36,7 @@ def test_the_workbook_has_every_section_with_typed_cells(viewer):
         "TCO by billing model",
         "Checklist",
         "Evidence",
+        "POC shortfalls",
         "Weights",
         "Decision",
     ]
@@ -89,6 +90,7 @@ def test_the_workbook_speaks_chinese(viewer):
         "各计费方式的总拥有成本",
         "检查清单",
         "证据",
+        "POC 未达项",
         "权重",
         "决策",
     ]

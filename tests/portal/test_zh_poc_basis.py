@@ -31,11 +31,9 @@ ENGLISH = (
 )
 
 
-@pytest.fixture
-def missed(client, evaluation, candidate, members):
-    """A two-node candidate, priced, with every item claimed, whose POC deadline has passed
-    with no run uploaded: every claim the runs would check is unverifiable, the fabric
-    knockout applies."""
+def claimed_with_plan(evaluation, candidate, members) -> PocPlan:
+    """A two-node candidate (gpu01, gpu02), priced, with every item claimed, and a POC plan
+    whose deadline is three days away."""
     call_command("loaddata", "checklist", verbosity=0)
     candidate.quoted_billing_model = "monthly"
     candidate.quoted_price_per_gpu = Decimal("9000")
@@ -44,19 +42,28 @@ def missed(client, evaluation, candidate, members):
         Answer.objects.create(
             candidate=candidate, item=item, claim="yes", status=VerificationStatus.CLAIMED
         )
-    plan = poc_plan_save(
+    return poc_plan_save(
         evaluation=evaluation,
         by=members["procurement"],
         deadline=timezone.now() + timedelta(days=3),
         node_names={candidate.pk: ["gpu01", "gpu02"]},
     )
+
+
+@pytest.fixture
+def missed(client, evaluation, candidate, members):
+    """A two-node candidate, priced, with every item claimed, whose POC deadline has passed
+    with no run uploaded: every claim the runs would check is unverifiable, the fabric
+    knockout applies."""
+    plan = claimed_with_plan(evaluation, candidate, members)
     PocPlan.objects.filter(pk=plan.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     assert poc_deadlines_apply() == 1
     client.force_login(members["viewer"])
     return candidate
 
 
-def _pages(client, evaluation, candidate) -> dict[str, str]:
+def pages_of(client, evaluation, candidate) -> dict[str, str]:
+    """The candidate, questionnaire, evaluation, results and report pages as text."""
     urls = {
         "candidate": reverse("candidate-detail", args=[evaluation.pk, candidate.pk]),
         "questionnaire": reverse("candidate-questionnaire", args=[evaluation.pk, candidate.pk]),
@@ -89,7 +96,7 @@ def test_missing_poc_runs_read_in_chinese(client, evaluation, missed):
     note = Answer.objects.get(candidate=missed, item__key="local_nvme").verification_note
     assert note.startswith("POC run fio sequential, local NVMe on gpu01: missing at the deadline")
     client.cookies["django_language"] = "zh-hans"
-    pages = _pages(client, evaluation, missed)
+    pages = pages_of(client, evaluation, missed)
     for name, body in pages.items():
         for phrase in ENGLISH:
             assert phrase not in body, (name, phrase)
@@ -110,7 +117,7 @@ def test_missing_poc_runs_read_in_chinese(client, evaluation, missed):
 
     # In English the same pages keep the English words.
     client.cookies["django_language"] = "en"
-    pages = _pages(client, evaluation, missed)
+    pages = pages_of(client, evaluation, missed)
     assert (
         "POC run fio sequential, local NVMe on gpu01: missing at the deadline"
         in (pages["candidate"])
@@ -120,7 +127,7 @@ def test_missing_poc_runs_read_in_chinese(client, evaluation, missed):
 
 def test_the_tco_shows_availability_and_efficiency_with_their_basis(client, evaluation, missed):
     client.cookies["django_language"] = "en"
-    pages = _pages(client, evaluation, missed)
+    pages = pages_of(client, evaluation, missed)
     # No all-reduce measured: the efficiency is the delivery form's assumption; the SLA is a
     # claim the POC left unverifiable, so it counts only discounted above the floor.
     section = re.search(r'<section[^>]*class="tco-basis".*?</section>', pages["candidate"], re.S)
@@ -133,7 +140,7 @@ def test_the_tco_shows_availability_and_efficiency_with_their_basis(client, eval
     assert "Efficiency basis" in tco and "assumed (no measurement)" in tco
 
     client.cookies["django_language"] = "zh-hans"
-    pages = _pages(client, evaluation, missed)
+    pages = pages_of(client, evaluation, missed)
     section = re.search(r'<section[^>]*class="tco-basis".*?</section>', pages["candidate"], re.S)
     assert "假定（未测量）" in section.group(0)
     assert "声明的 SLA，按声明折算" in section.group(0)

@@ -131,17 +131,21 @@ def test_missing_runs_are_pending_before_the_deadline_and_shortfalls_after():
 
 
 @pytest.mark.parametrize(
-    ("broken", "kind", "note"),
+    ("broken", "kind", "note", "code", "args"),
     [
         (
             ev("gpu02", "dcgm_diag", "dcgmi diag -r 3", "dcgmi-diag.txt", overall="fail", level=3),
             poc.DCGM_DIAG,
             "dcgmi diag reported fail",
+            poc.NOTE_DCGM_FAIL,
+            {},
         ),
         (
             ev("gpu02", "nccl_tests", "all_reduce_perf -g 8", "nccl.txt", wrong_total=3),
             poc.NCCL_ONE_NODE,
             "nccl-tests reported 3 wrong results",
+            poc.NOTE_NCCL_WRONG,
+            {"count": "3"},
         ),
         (
             replace(
@@ -154,16 +158,29 @@ def test_missing_runs_are_pending_before_the_deadline_and_shortfalls_after():
             ),
             poc.FIO_LOCAL_RAND,
             "fio jobs ended in an error (local-nvme-rand-read)",
+            poc.NOTE_FIO_ERRORS,
+            {"jobs": "local-nvme-rand-read"},
         ),
     ],
 )
-def test_a_run_whose_tool_reported_a_failure_fails_at_once(broken, kind, note):
+def test_a_run_whose_tool_reported_a_failure_fails_at_once(broken, kind, note, code, args):
     evidence = [e for e in EVERYTHING if not (e.node_name == "gpu02" and _same_run(e, broken))]
     stored = covered([*evidence, broken], deadline=BEFORE)
     found = [s for s in poc.shortfalls(stored) if s.kind == kind]
     assert len(found) == 1
     assert found[0].reason == poc.RUN_FAILED and found[0].note == note
     assert found[0].evidence_ref == f"gpu02: {broken.source} (upload 7)"
+    # The note is stored as a code with its parts, and the shortfall keeps them as structure;
+    # a coverage stored before the codes (the English note alone) reads back the same.
+    run = next(r for r in stored["runs"] if r["kind"] == kind and r["status"] == poc.FAILED)
+    assert (run["note_code"], run["note_args"]) == (code, args)
+    shown = found[0].as_dict()
+    assert (shown["note_code"], shown["note_args"]) == (code, args)
+    assert shown["evidence"] == {"node": "gpu02", "file": broken.source, "upload_id": 7}
+    assert poc.PocShortfall.from_dict(shown) == found[0]
+    for r in stored["runs"]:
+        r.pop("note_code"), r.pop("note_args")
+    assert [s for s in poc.shortfalls(stored) if s.kind == kind] == found
     assert found[0].item_status == "contradicted"
     # A failed diag contradicts no checklist claim (the GPUs are the ones claimed): the
     # must-have poc_health_failed carries it; the other failures contradict their item.

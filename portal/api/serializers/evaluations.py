@@ -31,6 +31,7 @@ from .fields import (
     QuotedBillingModelField,
     VerificationStatusField,
 )
+from .results import PocShortfallSerializer
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 
@@ -215,6 +216,7 @@ class AnswerSerializer(serializers.ModelSerializer):
     answer_type = serializers.CharField(source="item.answer_type", read_only=True)
     updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
     status = VerificationStatusField(read_only=True)
+    poc_shortfalls = PocShortfallSerializer(many=True, read_only=True)
 
     class Meta:
         model = Answer
@@ -231,6 +233,7 @@ class AnswerSerializer(serializers.ModelSerializer):
             "status",
             "verification_note",
             "evidence_ref",
+            "poc_shortfalls",
             "updated_by",
             "updated_at",
         )

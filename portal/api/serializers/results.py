@@ -7,11 +7,38 @@ it in the OpenAPI schema and validate query parameters.
 from rest_framework import serializers
 
 
+class PocEvidenceSerializer(serializers.Serializer):
+    node = serializers.CharField()
+    file = serializers.CharField()
+    upload_id = serializers.IntegerField(allow_null=True)
+
+
+class PocShortfallSerializer(serializers.Serializer):
+    """A required POC run that failed, checked nothing or was missing at the deadline
+    (scoring.poc.PocShortfall.as_dict): the structure behind the English explanation."""
+
+    run_key = serializers.CharField(help_text="The run's key: kind, then @node or @a~b.")
+    kind = serializers.CharField(help_text="The run kind (scoring.poc RUN_LABELS' keys).")
+    node = serializers.CharField(help_text="The node the run was required on, or empty.")
+    peers = serializers.ListField(
+        child=serializers.CharField(), help_text="The node pair of a pairwise run, or empty."
+    )
+    reason = serializers.ChoiceField(choices=["missing", "failed", "unproven"])
+    note = serializers.CharField(help_text="Why, in English (empty for a missing run).")
+    note_code = serializers.CharField(
+        help_text="Why, as a code (dcgm_fail, dcgm_skip, nccl_wrong, fio_errors) or empty."
+    )
+    note_args = serializers.DictField(child=serializers.CharField())
+    evidence = PocEvidenceSerializer(allow_null=True)
+    evidence_ref = serializers.CharField(help_text="The evidence as one English line.")
+
+
 class KnockoutSerializer(serializers.Serializer):
     code = serializers.CharField()
     reason_en = serializers.CharField()
     reason_zh = serializers.CharField()
     evidence_ref = serializers.CharField(allow_null=True)
+    poc = PocShortfallSerializer(many=True, help_text="The POC runs a POC must-have is about.")
 
 
 class TcoSummarySerializer(serializers.Serializer):
