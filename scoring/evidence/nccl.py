@@ -3,7 +3,9 @@
 Handles every output generation seen in the wild: pre-2019 tables without ``#`` and without
 ``redop``/``root`` columns (``error`` = max deviation), 2020-era tables with ``redop`` only,
 current tables with ``redop root ... #wrong``, NCCL 1.x ``bytes N type op ... res`` headers,
-``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, the
+``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, lines tagged by
+mpirun (``[1,0]<stdout>:``), srun (``0: ``), Ray / SkyPilot (``(head, rank=0, pid=N) ``) or
+``kubectl logs --prefix`` (``[pod/<name>/<container>] ``), the
 "nccl-tests version" / "Collective test starting|concluded" banners, device lists from many
 processes and hosts, and MPI / NCCL / UCX noise interleaved. Columns are found from the
 header line and rows are split on whitespace: widths are never trusted.
@@ -84,7 +86,14 @@ _NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
 _OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
 _FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA failure)\b")
-_MPI_TAG_RE = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )")
+# What a launcher puts before each line it relays: Ray (and so SkyPilot) names the task
+# "(head, rank=0, pid=3808) ", kubectl logs --prefix the pod "[pod/<name>/<container>] ";
+# either may come before mpirun's --tag-output "[1,0]<stdout>:" or srun --label's "0: ".
+_LAUNCHER_TAG = (
+    r"(?:\((?:[\w.-]+,? )?[\w.-]+=[^,()\s]*(?:, [\w.-]+=[^,()\s]*)*\) |\[pod/[^\]\s]+\] )"
+)
+_RANK_TAG = r"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )"
+_MPI_TAG_RE = re.compile(rf"^(?:{_LAUNCHER_TAG}{_RANK_TAG}?|{_RANK_TAG})")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 
 _HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
@@ -538,8 +547,9 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
-    # Both MPI tag forms end in a colon: a line without one is left as it is.
-    if ":" in line:
+    # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
+    # line is left as it is.
+    if ":" in line or line.startswith(("(", "[")):
         tag = _MPI_TAG_RE.match(line)
         if tag:
             line = line[tag.end() :]
@@ -582,7 +592,7 @@ _NET_GATES = {
 # srun --label prefix may come first. Prose that merely names a transport ("grep -c
 # 'NET/Socket'", "look for NET/IB") has none of this shape and names nothing.
 _NCCL_LOG_LINE_RE = re.compile(
-    r"\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?"
+    rf"\s*{_LAUNCHER_TAG}?(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?"
     r"(?:\[[^\]\n]*\]\s?)?"
     r"(?:[^\s:\[]+:\d+:\d+ )?"
     r"(?:\[-?\d+\] )?"
