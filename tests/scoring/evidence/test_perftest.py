@@ -210,3 +210,38 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     result = perftest.parse(text)
     assert len(result.metrics["sweep"]) == 23
     assert time.perf_counter() - start < 30
+
+
+def test_newest_header_bidirectional_four_qps_in_gbits(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(
+        sample("perftest/amd-ainic-ib_write_bw-bidir-4qp-a-gbits-server-newest.txt")
+    )
+    m = result.metrics
+    assert (m["test"], m["bidirectional"], m["qps"]) == ("ib_write_bw", True, 4)
+    assert (m["device"], m["link_type"], m["gid_index"]) == ("ionic_7", "Ethernet", 1)
+    assert (m["report_unit"], m["value_unit"]) == ("Gb/sec", "Gb/sec")
+    assert (m["bw_avg_gbit_s"], m["bw_peak_gbit_s"]) == (779.21, 779.21)
+    assert (m["max_size_bytes"], len(m["sweep"])) == (8388608, 23)
+    assert m["sweep"][0] == {
+        "size_bytes": 2,
+        "iterations": 20000,
+        "bw_peak_gbit_s": 0.147331,
+        "bw_avg_gbit_s": 0.146472,
+        "msg_rate_mpps": 9.154486,
+    }
+    assert m["peak_measured"] is True
+    assert result.warnings == ()
+
+
+def test_gpudirect_run_in_mib_per_second(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(
+        sample("perftest/amd-ainic-mi355x-ib_write_bw-rocm-gdr-a-mib-client.txt")
+    )
+    m = result.metrics
+    assert (m["test"], m["bidirectional"], m["qps"]) == ("ib_write_bw", False, 1)
+    assert m["report_unit"] == "MiB/sec"
+    # 19871.68 MiB/s at 8 KiB is the best average: 19871.68 * 2**20 * 8 / 1e9 Gbit/s.
+    assert m["bw_avg_gbit_s"] == pytest.approx(19871.68 * 1048576 * 8 / 1e9, abs=1e-5)
+    assert m["bw_avg_gbit_s_at_max_size"] == pytest.approx(19044.43 * 1048576 * 8 / 1e9, abs=1e-5)
+    assert m["max_size_bytes"] == 8388608
+    assert [row["size_bytes"] for row in m["sweep"]][-2:] == [4194304, 8388608]
