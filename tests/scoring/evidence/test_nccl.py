@@ -325,3 +325,35 @@ def test_a_ray_or_kubectl_prefix_alone_is_stripped():
         tagged = "".join(prefix + line + "\n" for line in table.splitlines())
         m = nccl.parse(tagged).metrics
         assert (m["row_count"], m["peak_busbw_gbyte_s"]) == (1, 0.03)
+
+
+def test_per_node_log_counts_ranks_from_the_highest_rank(sample):
+    text = sample(
+        "nccl_tests/go-fixture-h200-2node-bf16-per-node-log-info-between-header-and-rows.txt"
+    )
+    result = nccl.parse(text)
+    m = result.metrics
+    # Only ranks 7 and 15 are listed: the run had at least 16, as busbw/algbw = 1.875 says.
+    assert (m["ranks"], m["ranks_inferred"]) == (16, 16)
+    assert (m["collective"], m["collective_inferred"]) == ("all_reduce", True)
+    assert m["gpus_per_process"] == 1  # "nGpus(perProc) 1"
+    assert m["nccl_version"] == "2.27.7"
+    assert m["hosts"] == ["cetus-g88-094", "cetus-g88-061"]
+    assert {point["type"] for point in m["curve"]} == {"bfloat16"}
+    assert (m["row_count"], m["min_size_bytes"], m["max_size_bytes"]) == (31, 0, 1073741824)
+    assert (m["peak_busbw_gbyte_s"], m["peak_size_bytes"]) == (121.29, 536870912)
+    assert m["avg_busbw_gbyte_s"] == 15.9501
+    assert "the device list shows 2 of at least 16 ranks (a per-node or filtered log)" in (
+        result.warnings
+    )
+
+
+def test_nranks_from_nccl_info_lines_raise_a_short_device_list():
+    text = (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#  Rank  0 Group  0 Pid   1 on node-a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+        "node-a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 7000 - Init COMPLETE\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    20.00    0.00    0.00      0\n"
+    )
+    assert nccl.parse(text).metrics["ranks"] == 8
