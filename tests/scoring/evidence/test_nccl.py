@@ -357,3 +357,22 @@ def test_nranks_from_nccl_info_lines_raise_a_short_device_list():
         "           8             2     float     sum      -1    20.00    0.00    0.00      0\n"
     )
     assert nccl.parse(text).metrics["ranks"] == 8
+
+
+def test_every_result_wrong_with_counts_in_g_format(sample):
+    result = nccl.parse(
+        sample("nccl_tests/rtx3090-2node-inc-wrong-results-g-format-108-failed.txt")
+    )
+    m = result.metrics
+    assert (m["out_of_bounds"], m["out_of_bounds_ok"]) == (108, False)
+    assert m["wrong_unchecked"] == 0
+    # The #wrong cells hold the element count of every row: 4 at 8 B ... 2.68435e+08 at 512 MiB.
+    first, last = m["curve"][0], m["curve"][-1]
+    assert (first["size_bytes"], last["size_bytes"]) == (8, 536870912)
+    assert m["wrong_total"] > 2 * 268435000
+    assert (m["ranks"], m["hosts"]) == (2, ["worker1", "worker2"])
+    assert m["gpu_names"] == ["NVIDIA GeForce RTX 3090"]
+    assert (m["row_count"], m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"]) == (27, 7.64, 3.02663)
+    assert "nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
+    facts = {f.metric for f in result.facts}
+    assert "peak_busbw_gbyte_s" in facts
