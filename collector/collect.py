@@ -120,7 +120,10 @@ def plan_steps(args: argparse.Namespace) -> list[Step]:
             "nvidia-smi-query-gpu.csv",
             alternatives=[["nvidia-smi", "--query-gpu=" + QUERY_GPU_BASIC_FIELDS, "--format=csv"]],
         ),
-        Step("ibstat", ["ibstat"], "ibstat.txt", alternatives=[["ibstatus"]]),
+        # Without infiniband-diags, rdma-core's ibv_devinfo -v gives the same port states and rates.
+        Step(
+            "ibstat", ["ibstat"], "ibstat.txt", alternatives=[["ibstatus"], ["ibv_devinfo", "-v"]]
+        ),
         Step("lspci", ["lspci", "-nn"], "lspci.txt"),
         Step("lscpu", ["lscpu"], "lscpu.txt"),
         Step("dmidecode", ["dmidecode", "-t", "system"], "dmidecode-system.txt"),

@@ -187,7 +187,8 @@ MESSAGES: dict[str, Promise] = {
     "ibstat.implausible_port": gettext_lazy("implausible port number %(number)s"),
     "ibstat.no_ports": gettext_lazy("CA “%(ca)s” has no port status lines (truncated output?)"),
     "ibstat.nothing": gettext_lazy(
-        "no InfiniBand CA or port status found (expected `ibstat` or `ibstatus` output)"
+        "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "
+        "`ibv_devinfo` output)"
     ),
     "kernel_log.nothing": gettext_lazy(
         "no kernel log found (expected dmesg / journalctl -k lines, or 'NVRM: Xid' / 'SXid' lines)"

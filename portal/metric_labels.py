@@ -51,6 +51,8 @@ METRIC_LABELS: dict[str, Promise] = {
     "mtu_bytes": gettext_lazy("Maximum transfer unit (MTU)"),
     "qps": gettext_lazy("Queue pairs"),
     "gid_index": gettext_lazy("GID index"),
+    "rdma_cm": gettext_lazy("Connected through rdma_cm"),
+    "tos": gettext_lazy("Traffic class (ToS)"),
     "cpu_freq_warnings": gettext_lazy("CPU frequency warnings"),
     # ibstat
     "port_rate_gbit_s": gettext_lazy("Port rate"),

@@ -21,7 +21,8 @@ metrics
     dcgm_version, driver_version, gpu_device_ids   from the Metadata section (None if absent).
     format               "json" for ``dcgmi diag -j`` (DCGM 3.x "DCGM GPU Diagnostic" ->
                          test_categories -> tests -> results; DCGM 4.x "DCGM Diagnostic" with
-                         "tests" and per-test "test_summary"), absent for the table.
+                         "tests" and per-test "test_summary", "metadata" and "entity_groups"
+                         beside it), absent for the table.
 facts: ``dcgm_failed_tests`` (count) and ``dcgm_failed_gpus`` (count).
 """
 
@@ -188,6 +189,21 @@ def _json_gpus(result: dict[str, Any]) -> list[int]:
     return []
 
 
+def _json_device_ids(document: dict[str, Any]) -> list[str]:
+    """PCI device ids of the GPU entities DCGM 4.x lists under "entity_groups", in order."""
+    found: list[str] = []
+    groups = document.get("entity_groups")
+    for group in groups if isinstance(groups, list) else []:
+        if not isinstance(group, dict) or str(group.get("entity_group", "")).upper() != "GPU":
+            continue
+        entities = group.get("entities")
+        for entity in entities if isinstance(entities, list) else []:
+            value = entity.get("device_id") if isinstance(entity, dict) else None
+            if isinstance(value, str) and value.strip() and value.strip() not in found:
+                found.append(value.strip())
+    return found
+
+
 def _parse_json(document: Any, first_line: int) -> ParseResult:
     if not isinstance(document, dict):
         raise EvidenceParseError(
@@ -247,12 +263,16 @@ def _parse_json(document: Any, first_line: int) -> ParseResult:
             kind=KIND,
             code="dcgm.json_no_tests",
         )
-    meta = root.get("metadata") if isinstance(root.get("metadata"), dict) else {}
+    # DCGM 4.x puts "metadata" beside the "DCGM Diagnostic" object, not inside it.
+    metas = [h[k] for h in (root, document) for k in ("metadata", "Metadata") if k in h]
     metadata: dict[str, str] = {}
-    for source in (root, document, meta):
+    for source in (root, document, *(m for m in metas if isinstance(m, dict))):
         for key, value in source.items():
             if isinstance(value, (str, int, float)) and not isinstance(value, bool):
                 metadata.setdefault(key.lower().replace("_", " "), str(value))
+    device_ids = _json_device_ids(document)
+    if device_ids and "gpu device ids detected" not in metadata:
+        metadata["gpu device ids detected"] = ",".join(device_ids)
     if "version" in metadata:
         metadata.setdefault("dcgm version", metadata["version"])
     if "driver version" in metadata:

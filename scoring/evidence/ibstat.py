@@ -1,4 +1,6 @@
-"""Parser for InfiniBand/RoCE port status: ``ibstat`` and ``ibstatus`` (infiniband-diags).
+"""Parser for InfiniBand/RoCE port status: ``ibstat`` and ``ibstatus`` (infiniband-diags) and
+``ibv_devinfo`` (rdma-core; ``-v`` adds ``active_width``/``active_speed``, a ``grep`` of it may
+keep the port lines without their ``port:`` line).
 
 Metrics (``ParseResult.metrics``):
 
@@ -7,8 +9,12 @@ Metrics (``ParseResult.metrics``):
   ("LinkUp", "Polling", "Disabled"...), ``rate_gbit_s`` (float, the signalling rate the tool
   prints: 100 for HDR100/EDR, 400 for NDR; None if absent), ``link_layer`` ("InfiniBand" or
   "Ethernet" for RoCE), ``ca_type`` (e.g. "MT4129"; ibstat only), ``firmware`` (ibstat only),
-  ``link_width`` and ``speed`` (e.g. "4X", "HDR"; ibstatus only).
-- ``format``: "ibstat" or "ibstatus".
+  ``link_width`` and ``speed`` (e.g. "4X", "HDR"; ibstatus only). ibv_devinfo: ``state``
+  "PORT_ACTIVE (4)" reads "Active", ``phys_state`` "LINK_UP (5)" reads "LinkUp", the rate is
+  ``active_width`` x ``active_speed`` ("4X (2)" x "25.0 Gbps (32)" = 100; None without ``-v``),
+  ``ca_type`` is "MT" + ``vendor_part_id`` for Mellanox/NVIDIA parts (vendor 0x02c9),
+  ``firmware`` is ``fw_ver``, ``transport`` ("InfiniBand", "iWARP"...).
+- ``format``: "ibstat", "ibstatus" or "ibv_devinfo".
 - ``ca_count``, ``port_count``, ``active_port_count``, ``down_port_count``.
 - ``ca_types``, ``firmware_versions``, ``link_layers``: sorted distinct values.
 - ``active_rates_gbit_s``: sorted distinct rates of Active ports; ``max_active_rate_gbit_s``.
@@ -41,6 +47,13 @@ _IBSTATUS_RATE_RE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*Gb/sec(?:\s*\((\d+X)?\s*([A-Za-z0-9]+)?\))?", re.IGNORECASE
 )
 _NUMBERED_RE = re.compile(r"^\d+:\s*(.+)$")
+_HCA_RE = re.compile(r"^hca_id:\s*(\S+)\s*$")
+_DEVINFO_PORT_RE = re.compile(r"^port:\s*(\d+)\s*$")
+# ibv_devinfo prints enums as "WORD_WORD (n)": "PORT_ACTIVE (4)", "LINK_UP (5)", "4X (2)".
+_ENUM_RE = re.compile(r"^([A-Za-z0-9_]+)\s*\(\d+\)$")
+_WIDTH_RE = re.compile(r"^(\d{1,2})X\b", re.IGNORECASE)
+_SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*Gbps\b", re.IGNORECASE)
+_MELLANOX_VENDOR_IDS = {"0x02c9", "0x2c9", "0x15b3"}
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
 # Pasted terminal panes (tmux, screen) keep their box-drawing border on every line.
 _BORDER_CHARS = "\u2502\u2503|"
@@ -90,12 +103,22 @@ def detect(text: str) -> int:
         ca = ibstatus = keys = 0
         for raw in head:
             line = _clean(raw)
-            if _CA_RE.match(line):
+            if _CA_RE.match(line) or _HCA_RE.match(line):
                 ca += 1
             elif _IBSTATUS_RE.match(line):
                 ibstatus += 1
             elif line.startswith(
-                ("CA type:", "Link layer:", "Physical state:", "link_layer:", "phys state:")
+                (
+                    "CA type:",
+                    "Link layer:",
+                    "Physical state:",
+                    "link_layer:",
+                    "phys state:",
+                    "phys_state:",
+                    "phys_port_cnt:",
+                    "state:\t",
+                    "state: PORT_",
+                )
             ):
                 keys += 1
         if (ca or ibstatus) and keys:
@@ -107,16 +130,41 @@ def detect(text: str) -> int:
         return 0
 
 
+def _enum_word(value: str) -> str | None:
+    """ "PORT_ACTIVE (4)" -> "PORT_ACTIVE"; None when ``value`` is not an ibv_devinfo enum."""
+    match = _ENUM_RE.match(value.strip())
+    return match.group(1) if match else None
+
+
 def _normalise_state(value: str) -> str:
     match = _NUMBERED_RE.match(value)
     if match:
         value = match.group(1)
+    word = _enum_word(value)
+    if word is not None:
+        value = word[5:] if word.upper().startswith("PORT_") else word
     return _STATE_WORDS.get(value.strip().lower(), value.strip())
 
 
 def _physical_state(value: str) -> str:
     match = _NUMBERED_RE.match(value)
-    return (match.group(1) if match else value).strip()
+    value = (match.group(1) if match else value).strip()
+    word = _enum_word(value)
+    if word is not None and word.isupper():
+        # ibv_devinfo's "LINK_UP" is ibstat's "LinkUp".
+        return "".join(part.capitalize() for part in word.split("_"))
+    return value
+
+
+def _devinfo_rate(width: tuple[str, int] | None, speed: tuple[str, int] | None) -> float | None:
+    """ibv_devinfo -v: lanes x per-lane speed ("4X (2)" and "25.0 Gbps (32)" -> 100.0)."""
+    if width is None or speed is None:
+        return None
+    lanes = _WIDTH_RE.match(width[0].strip())
+    per_lane = _SPEED_RE.match(speed[0].strip())
+    if not lanes or not per_lane:
+        return None
+    return round(int(lanes.group(1)) * float(per_lane.group(1)), 3)
 
 
 def _rate(value: str, line: int) -> tuple[float | None, str | None, str | None]:
@@ -148,6 +196,15 @@ def _rate(value: str, line: int) -> tuple[float | None, str | None, str | None]:
     return rate, None, None
 
 
+def _devinfo_ca_type(info: dict[str, str]) -> str | None:
+    """ibstat's "CA type" (MT4129) from ibv_devinfo's vendor_part_id, for Mellanox parts."""
+    part = info.get("vendor part id", "").strip()
+    vendor = info.get("vendor id", "").strip().lower()
+    if part.isdigit() and (not vendor or vendor in _MELLANOX_VENDOR_IDS):
+        return f"MT{part}"
+    return None
+
+
 def _port_number(text: str, line: int) -> int:
     number = int(text)
     if number > 255:
@@ -161,8 +218,20 @@ def _port_number(text: str, line: int) -> int:
     return number
 
 
+_PORT_KEYS = {
+    "state",
+    "physical state",
+    "phys state",
+    "rate",
+    "link layer",
+    "active width",
+    "active speed",
+}
+
+
 def parse(text: str) -> ParseResult:
-    """Parse ``ibstat`` or ``ibstatus`` output into per-port state, rate and link layer."""
+    """Parse ``ibstat``, ``ibstatus`` or ``ibv_devinfo`` output into per-port state, rate and
+    link layer."""
     cas: list[_Ca] = []
     orphan_ports: list[_Port] = []
     current_ca: _Ca | None = None
@@ -183,6 +252,19 @@ def parse(text: str) -> ParseResult:
             current_ca = _Ca(name=match.group(1), line=number)
             cas.append(current_ca)
             current_port = None
+            continue
+        match = _HCA_RE.match(line)
+        if match:
+            fmt = fmt or "ibv_devinfo"
+            current_ca = _Ca(name=match.group(1), line=number)
+            cas.append(current_ca)
+            current_port = None
+            continue
+        match = _DEVINFO_PORT_RE.match(line) if fmt == "ibv_devinfo" else None
+        if match and current_ca is not None:
+            port_no = _port_number(match.group(1), number)
+            current_port = _Port(ca=current_ca.name, port=port_no, line=number)
+            current_ca.ports.append(current_port)
             continue
         match = _IBSTATUS_RE.match(line)
         if match:
@@ -209,7 +291,11 @@ def parse(text: str) -> ParseResult:
             continue
         key = match.group(1).strip().lower().replace("_", " ")
         value = match.group(2)
-        if key in {"state", "physical state", "phys state", "rate", "link layer"}:
+        if key in _PORT_KEYS:
+            if current_port is None and fmt == "ibv_devinfo" and current_ca is not None:
+                # A grep of ibv_devinfo keeps the port's fields but not its "port:" line.
+                current_port = _Port(ca=current_ca.name, port=None, line=number)
+                current_ca.ports.append(current_port)
             if current_port is None:
                 # `ibstat mlx5_0 1` prints one port's fields without any CA header.
                 current_port = _Port(ca=None, port=None, line=number)
@@ -231,7 +317,8 @@ def parse(text: str) -> ParseResult:
                 params={"ca": cas[0].name},
             )
         raise EvidenceParseError(
-            "no InfiniBand CA or port status found (expected `ibstat` or `ibstatus` output)",
+            "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "
+            "`ibv_devinfo` output)",
             kind=KIND,
             code="ibstat.nothing",
         )
@@ -249,6 +336,9 @@ def parse(text: str) -> ParseResult:
         rate_raw = port.values.get("rate")
         layer_raw = port.values.get("link layer")
         rate, width, speed = _rate(*rate_raw) if rate_raw else (None, None, None)
+        if rate_raw is None and fmt == "ibv_devinfo":
+            rate = _devinfo_rate(port.values.get("active width"), port.values.get("active speed"))
+            rate_raw = (str(rate), port.values["active speed"][1]) if rate is not None else None
         layer = None
         if layer_raw:
             layer = _LINK_LAYERS.get(layer_raw[0].strip().lower(), layer_raw[0].strip() or None)
@@ -259,16 +349,23 @@ def parse(text: str) -> ParseResult:
             "physical_state": _physical_state(phys_raw[0]) if phys_raw else None,
             "rate_gbit_s": rate,
             "link_layer": layer,
-            "ca_type": info.get("ca type") or None,
-            "firmware": info.get("firmware version") or None,
+            "ca_type": info.get("ca type") or _devinfo_ca_type(info),
+            "firmware": info.get("firmware version") or info.get("fw ver") or None,
         }
+        if fmt == "ibv_devinfo":
+            transport = info.get("transport", "").strip()
+            entry["transport"] = re.sub(r"\s*\(\d+\)$", "", transport) or None
         if fmt == "ibstatus":
             entry["link_width"] = width
             entry["speed"] = speed
         port_dicts.append(entry)
         label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
-        if state_raw is None or rate_raw is None:
+        # ibv_devinfo prints a rate only with -v: its absence there is no truncation.
+        rate_expected = fmt != "ibv_devinfo"
+        if state_raw is None or (rate_raw is None and rate_expected):
             missing = [n for n, v in (("state", state_raw), ("rate", rate_raw)) if v is None]
+            if not rate_expected:
+                missing = ["state"]
             warnings.append(f"{label}: no {' or '.join(missing)} line (truncated output?)")
         if rate is not None and rate_raw is not None:
             facts.append(
@@ -290,7 +387,7 @@ def parse(text: str) -> ParseResult:
             warnings.append(f"{label} is {entry['state']}{phys}")
 
     for ca in cas:
-        declared = ca.info.get("number of ports", "")
+        declared = ca.info.get("number of ports", "") or ca.info.get("phys port cnt", "")
         if declared.isdigit() and int(declared) > len(ca.ports):
             warnings.append(
                 f"CA {ca.name} declares {declared} ports but {len(ca.ports)} shown "

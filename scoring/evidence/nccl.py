@@ -3,7 +3,9 @@
 Handles every output generation seen in the wild: pre-2019 tables without ``#`` and without
 ``redop``/``root`` columns (``error`` = max deviation), 2020-era tables with ``redop`` only,
 current tables with ``redop root ... #wrong``, NCCL 1.x ``bytes N type op ... res`` headers,
-``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, the
+``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, lines tagged by
+mpirun (``[1,0]<stdout>:``), srun (``0: ``), Ray / SkyPilot (``(head, rank=0, pid=N) ``) or
+``kubectl logs --prefix`` (``[pod/<name>/<container>] ``), the
 "nccl-tests version" / "Collective test starting|concluded" banners, device lists from many
 processes and hosts, and MPI / NCCL / UCX noise interleaved. Columns are found from the
 header line and rows are split on whitespace: widths are never trusted.
@@ -27,8 +29,9 @@ metrics
     net_plugins          network transports named by NCCL INFO lines: "GCP GPUDirect-TCPX",
                          "GCP GPUDirect-TCPXO", "AWS EFA", "libfabric (OFI)", "InfiniBand",
                          "Socket" ([] when NCCL_DEBUG=INFO was off).
-    ranks                number of distinct ranks in the device list ("Rank N ... device"),
-                         else NCCL's "nranks N"; None when neither is shown.
+    ranks                number of ranks: the distinct ranks in the device list ("Rank N ...
+                         device"), at least its highest rank + 1 and NCCL's "nranks N" (a
+                         per-node log lists only its own ranks); None when neither is shown.
     peak_busbw_gbyte_s   largest busbw of any row, in- or out-of-place (first table).
     peak_size_bytes      size of the row holding that peak.
     avg_busbw_gbyte_s    the tool's "Avg bus bandwidth", None when not printed.
@@ -75,7 +78,11 @@ _TESTS_VERSION_RE = re.compile(
 )
 _NCCL_VERSION_RE = re.compile(r"\bNCCL version (\d+\.\d+(?:\.\d+)?)")
 _COMPILED_WITH_RE = re.compile(r"compiled with NCCL (\d+\.\d+(?:\.\d+)?)")
-_PARAMS_RE = re.compile(r"\bnThread\s+(\d{1,9})\s+nGpus\s+(\d{1,9})")
+# "nThread 1 nGpus 8 minBytes ..."; some builds print "nGpus(perProc) 1 minBytes ..." instead.
+_PARAMS_RE = re.compile(
+    r"\b(?:nThread\s+(\d{1,9})\s+nGpus|nGpus\(perProc\)(?=\s+\d{1,9}\s+minBytes\b))"
+    r"\s+(\d{1,9})"
+)
 _DEVICE_RE = re.compile(
     r"\bRank\s+(\d{1,9})\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+"
     r"\[([^\]]*)\]\s*(.*)$"
@@ -84,7 +91,14 @@ _NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
 _OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
 _FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA failure)\b")
-_MPI_TAG_RE = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )")
+# What a launcher puts before each line it relays: Ray (and so SkyPilot) names the task
+# "(head, rank=0, pid=3808) ", kubectl logs --prefix the pod "[pod/<name>/<container>] ";
+# either may come before mpirun's --tag-output "[1,0]<stdout>:" or srun --label's "0: ".
+_LAUNCHER_TAG = (
+    r"(?:\((?:[\w.-]+,? )?[\w.-]+=[^,()\s]*(?:, [\w.-]+=[^,()\s]*)*\) |\[pod/[^\]\s]+\] )"
+)
+_RANK_TAG = r"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )"
+_MPI_TAG_RE = re.compile(rf"^(?:{_LAUNCHER_TAG}{_RANK_TAG}?|{_RANK_TAG})")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 
 _HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
@@ -340,6 +354,9 @@ def _byte_count(token: str) -> int | None:
     value = _number(token)
     if value is None or value < 0 or value > 2.0**63:
         return None
+    if value < 1e6 and value != int(value):
+        # %g prints every integer below 10**6 whole: "579.3" is a time, not a count.
+        return None
     if value >= 1:
         # %g keeps 6 significant digits: a power of two within that rounding is the true value.
         power = 2 ** round(math.log2(value))
@@ -504,6 +521,8 @@ def _parse_row(
     size = _byte_count(prefix.get("size", ""))
     if size is None:
         return None
+    if _number(prefix.get("type", "-")) is not None:
+        return None  # a number where the type name goes: the tail of a row cut by other lines
     count_token = prefix.get("count")
     count = _byte_count(count_token) if count_token is not None else None
     if count_token is not None and count is None:
@@ -538,8 +557,9 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
-    # Both MPI tag forms end in a colon: a line without one is left as it is.
-    if ":" in line:
+    # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
+    # line is left as it is.
+    if ":" in line or line.startswith(("(", "[")):
         tag = _MPI_TAG_RE.match(line)
         if tag:
             line = line[tag.end() :]
@@ -582,7 +602,7 @@ _NET_GATES = {
 # srun --label prefix may come first. Prose that merely names a transport ("grep -c
 # 'NET/Socket'", "look for NET/IB") has none of this shape and names nothing.
 _NCCL_LOG_LINE_RE = re.compile(
-    r"\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?"
+    rf"\s*{_LAUNCHER_TAG}?(?:\[\d+,\d+\]<std(?:out|err)>:|\d+: )?"
     r"(?:\[[^\]\n]*\]\s?)?"
     r"(?:[^\s:\[]+:\d+:\d+ )?"
     r"(?:\[-?\d+\] )?"
@@ -750,7 +770,7 @@ class _Scanner:
             match = _NCCL_VERSION_RE.search(line) or _COMPILED_WITH_RE.search(line)
         if match:
             self.nccl_version = self.nccl_version or match.group(1)
-        match = _PARAMS_RE.search(line) if "nThread" in line else None
+        match = _PARAMS_RE.search(line) if "nGpus" in line else None
         if match:
             self.gpus_per_process = int(match.group(2))
             return True
@@ -948,7 +968,16 @@ class _Scanner:
         collective = main.collective
         if collective is None and len(self.collectives) == 1:
             collective = self.collectives[0]
-        ranks = len(self.devices) if self.devices else self.nranks
+        ranks = self.nranks
+        if self.devices:
+            # A per-node or filtered log lists some ranks only: "Rank 15" means 16 or more.
+            listed, highest = len(self.devices), max(self.devices) + 1
+            ranks = max(listed, highest, self.nranks or 0)
+            if ranks > listed:
+                warnings.append(
+                    f"the device list shows {listed} of at least {ranks} ranks "
+                    "(a per-node or filtered log)"
+                )
         inferred = _infer_collective(main.rows, ranks) if collective is None else None
         if inferred is not None:
             candidates, _, reason = inferred

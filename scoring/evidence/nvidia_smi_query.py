@@ -43,7 +43,8 @@ _GPU_HEADER_RE = re.compile(
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _QUERY_RE = re.compile(r"--query-gpu[= ]([A-Za-z0-9_.,]+)")
 _FIELD_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*(?: \[[^\]]+\])?$")
-_NA = {"N/A", "[N/A]", "[NOT SUPPORTED]", "NOT SUPPORTED", "[UNKNOWN ERROR]", ""}
+# "Not Found": the CUDA version on a host without the CUDA user-mode driver (a vGPU host).
+_NA = {"N/A", "[N/A]", "[NOT SUPPORTED]", "NOT SUPPORTED", "[UNKNOWN ERROR]", "NOT FOUND", ""}
 _ALIASES = {
     "gpu_name": "name",
     "gpu_bus_id": "pci.bus_id",
@@ -158,6 +159,7 @@ def _parse_q(text: str) -> ParseResult:
     stack: list[tuple[int, str]] = []
     current: dict[tuple[str, ...], str] | None = None
     recognised = False
+    top_section: str | None = None
 
     for line_no, raw in enumerate(text.splitlines(), start=1):
         line = raw.expandtabs(4).rstrip()
@@ -177,6 +179,14 @@ def _parse_q(text: str) -> ParseResult:
             pair = _key_value(line)
             if pair and not line.startswith(("$", "#")):
                 top[pair[0].lower()] = pair[1]
+            # A heading of the driver's own ("vGPU Driver Capability") opens a section whose
+            # indented lines describe the driver, not a GPU.
+            top_section = None if pair or line.startswith(("$", "#")) else line.strip().lower()
+            continue
+        if current is None and top_section is not None:
+            pair = _key_value(line)
+            if pair:
+                top[f"{top_section} / {pair[0].lower()}"] = pair[1]
             continue
         if current is None:
             current = {}

@@ -15,7 +15,9 @@ metrics
                          per direction); None when only counters/capabilities are present.
     link_gbyte_s_min     slowest active link speed (a degraded link shows here).
     inactive_links       links printed as <inactive> (all GPUs).
-    gpus                 GPU index -> {"name", "uuid", "active_links", "inactive_links"}.
+    gpus                 GPU index -> {"name", "uuid", "active_links", "inactive_links",
+                         "all_links_inactive"} (the last: NVML printed "Unable to retrieve NVLink
+                         information as all links are inActive" under the GPU).
     replay_errors_total / recovery_errors_total / crc_errors_total
                          sums of the -e counters over all links shown (None without -e).
     links_with_errors    "GPU g link l" for every link with a non-zero error counter.
@@ -43,6 +45,8 @@ _CAPABILITY_RE = re.compile(r"^\s*Link (\d{1,6}), (.+):\s*(true|false)\s*$", re.
 _REMOTE_RE = re.compile(r"^\s*Link (\d{1,6}): Remote Device ([0-9A-Fa-f:.]+)")
 _LINK_RE = re.compile(r"^\s*Link \d+[:,]")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
+# NVML's line under a GPU none of whose links is up (a card without its bridge, a link down).
+_ALL_INACTIVE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)
 _SCAN_BYTES = 65536
 
 
@@ -76,6 +80,7 @@ class _Gpu:
     capabilities: dict[int, dict[str, bool]] = field(default_factory=dict)
     remote: dict[int, str] = field(default_factory=dict)
     elided: bool = False
+    all_inactive: bool = False
     line: int | None = None
     speed_line: int | None = None
 
@@ -121,6 +126,9 @@ def parse(text: str) -> ParseResult:
             name, uuid = _name_and_uuid(match.group(2))
             current.name = current.name or name
             current.uuid = current.uuid or uuid
+            continue
+        if current is not None and _ALL_INACTIVE_RE.search(raw) and not _LINK_RE.match(raw):
+            current.all_inactive = True
             continue
         if not _LINK_RE.match(raw):
             continue
@@ -236,6 +244,23 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
     if excerpt and has_errors:
         warnings.append("error counters of links hidden by the excerpt are not included")
     links_per_gpu = max(g["active_links"] for g in per_gpu.values())
+    for key, gpu in gpus.items():
+        per_gpu[str(key) if key is not None else "?"]["all_links_inactive"] = gpu.all_inactive
+        if gpu.all_inactive:
+            warnings.append(f"GPU {key}: NVML reports all its NVLink links inactive")
+    fewer = [
+        f"GPU {key} ({entry['active_links']})"
+        for key, entry in per_gpu.items()
+        if has_status
+        and entry["active_links"] < links_per_gpu
+        and not gpus[None if key == "?" else int(key)].all_inactive
+    ]
+    if fewer:
+        warnings.append(
+            f"fewer active links than the {links_per_gpu} of the other GPUs: "
+            + ", ".join(fewer)
+            + " (links down, or the output was cut)"
+        )
     metrics: dict[str, Any] = {
         "gpu_count": gpu_count,
         "links_per_gpu": links_per_gpu,

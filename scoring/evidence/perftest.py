@@ -22,7 +22,9 @@ Metrics (``ParseResult.metrics``):
   t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us}`` (latency).
 - ``report_unit``: "Gb/sec" or "MB/sec" as printed; ``bidirectional`` (bool); ``device``,
   ``link_type`` ("IB" or "Ethernet" = RoCE), ``transport_type``, ``connection_type``,
-  ``mtu_bytes``, ``qps`` (int), ``gid_index``; ``peak_measured`` (bool);
+  ``mtu_bytes``, ``qps`` (int), ``gid_index``; ``rdma_cm`` (bool: "rdma_cm QPs : ON", the
+  connection made with -R; None when not printed), ``tos`` (the -T traffic class, None when
+  not printed); ``peak_measured`` (bool);
   ``cpu_freq_warnings`` (count of "Conflicting CPU frequency" lines).
 - latency only (``ib_write_lat``/``ib_send_lat``/``ib_read_lat``), all of the smallest message
   size (``lat_size_bytes``): ``lat_typical_us`` (median), ``lat_avg_us``, ``lat_min_us``,
@@ -275,6 +277,11 @@ def _int_info(value: str | None) -> int | None:
     return int(digits.group(0)) if digits and len(digits.group(0)) < 10 else None
 
 
+def _on_off(value: str | None) -> bool | None:
+    word = (value or "").strip().upper()
+    return True if word == "ON" else False if word == "OFF" else None
+
+
 def _bandwidth_rows(report: _Report, unit: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     offset = 1 if report.qos else 0
@@ -396,6 +403,8 @@ def parse(text: str) -> ParseResult:
         "mtu_bytes": _int_info(info.get("mtu")),
         "qps": _int_info(info.get("number of qps")),
         "gid_index": _int_info(info.get("gid index")),
+        "rdma_cm": _on_off(info.get("rdma_cm qps")),
+        "tos": _int_info(info.get("tos")),
         "cpu_freq_warnings": notes["cpu_freq"],
     }
     facts: list[Fact] = []

@@ -3,7 +3,9 @@
 Handles tab- and space-separated tables (tabs are often turned into spaces by copy/paste),
 old ``mlx5_N`` / ``mlx4_0`` NIC columns and new ``NICn`` columns with a "NIC Legend:" block,
 "CPU Affinity", "NUMA Affinity" and "GPU NUMA ID" columns, the old ``SOC`` code (now ``SYS``),
-truncated matrices, and a ``topo -p2p`` table pasted after it (ignored).
+truncated matrices, a header underlined with terminal escapes (newer drivers print them even
+into a file), cells printed without the tab between them in wide matrices ("NODENODE" is two
+cells), and a ``topo -p2p`` table pasted after it (ignored).
 
 metrics
     gpu_count            GPU columns in the header.
@@ -46,6 +48,13 @@ _AFFINITY_NAMES = (
 # Distance order of the codes: lower is closer (used to find each GPU's nearest NIC).
 _DISTANCE = {"X": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5, "SOC": 5, "PSB": 2}
 _LOCAL_NIC = {"PIX", "PXB", "PSB"}
+# Newer drivers underline the header with terminal escapes ("\x1b[4m ... \x1b[0m") even when
+# the output goes to a file; a pasted copy may keep them.
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# Cells printed without the tab between them ("NODENODE", "PIXNODE", seen in wide matrices):
+# a token made only of connection codes is split back into its cells.
+_FUSED_RE = re.compile(r"(?:X|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|C2C){2,}")
+_FUSED_PART_RE = re.compile(r"NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|C2C|X")
 _SCAN_BYTES = 65536
 _MAX_DEVICES = 512  # far above any server (72 GPUs + NICs); bounds the O(n^2) pair work
 
@@ -91,6 +100,23 @@ def _header(tokens: list[str]) -> tuple[list[str], list[str]] | None:
     return devices, extras
 
 
+def _row_cells(tokens: list[str], width: int) -> tuple[list[str], int]:
+    """The first ``width`` connection cells of a matrix row (fused cells split apart) and how
+    many tokens after the row label they took."""
+    cells: list[str] = []
+    used = 0
+    for token in tokens[1:]:
+        if len(cells) >= width:
+            break
+        used += 1
+        upper = token.upper()
+        if len(upper) > 3 and _FUSED_RE.fullmatch(upper):
+            cells.extend(_FUSED_PART_RE.findall(upper))
+        else:
+            cells.append(upper)
+    return cells[:width], used
+
+
 def _none_if_na(value: str | None) -> str | None:
     return None if value is None or value.upper() in ("N/A", "") else value
 
@@ -115,6 +141,8 @@ def parse(text: str) -> ParseResult:
         if match:
             legend[match.group(1)] = match.group(2)
             continue
+        if "\x1b" in raw:
+            raw = _ANSI_RE.sub("", raw)
         tokens = raw.split()
         if not tokens:
             in_table = False
@@ -141,7 +169,7 @@ def parse(text: str) -> ParseResult:
         if not in_table or devices is None or tokens[0] not in devices:
             in_table = False
             continue
-        cells = [t.upper() for t in tokens[1 : 1 + len(devices)]]
+        cells, used = _row_cells(tokens, len(devices))
         if rows == {} and cells and all(c in _P2P_CELLS | {"X"} for c in cells):
             # A `topo -p2p` status table came first: not the topology matrix.
             devices, in_table, ignored_tables = None, False, ignored_tables + 1
@@ -150,7 +178,7 @@ def parse(text: str) -> ParseResult:
         if tokens[0] in rows:
             warnings.append(f"line {line_no}: row {tokens[0]} repeated; the first one is kept")
             continue
-        rows[tokens[0]] = (line_no, cells, tokens[1 + len(devices) :])
+        rows[tokens[0]] = (line_no, cells, tokens[1 + used :])
         if len(cells) < len(devices):
             warnings.append(
                 f"line {line_no}: row {tokens[0]} has {len(cells)} of {len(devices)} cells "

@@ -682,3 +682,21 @@ def test_gpu_count_comes_from_distinct_pci_bus_ids() -> None:
 )
 def test_server_message_prefers_the_detail(body: bytes, message: str) -> None:
     assert collect.server_message(body) == message
+
+
+def test_ibv_devinfo_stands_in_when_ibstat_is_missing(
+    stand_ins: dict[str, Any], tmp_path: Path
+) -> None:
+    (stand_ins["bin"] / "ibstat").unlink()
+
+    run = run_collector(["--no-upload", "--out", "b.tgz"], stand_ins["env"], tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    results = {r.file: r for r in parse_evidence_set(bundle_at(tmp_path / "b.tgz"))}
+    ports = results["ibstat.txt"]
+    assert (ports.kind, ports.ok, ports.command) == ("ibstat", True, "ibv_devinfo -v")
+    assert ports.metrics["format"] == "ibv_devinfo"
+    assert [(p["ca"], p["state"], p["rate_gbit_s"]) for p in ports.metrics["ports"]] == [
+        ("mlx5_0", "Down", 100.0),
+        ("mlx5_1", "Down", 100.0),
+    ]

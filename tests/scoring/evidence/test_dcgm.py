@@ -173,3 +173,24 @@ def test_whitespace_trimmed_copy_still_joins_text():
     m = dcgm.parse(text).metrics
     assert m["failed_tests"] == ["Persistence Mode"]
     assert m["errors"][0]["text"].startswith("Persistence mode for GPU 0 is currently disab")
+
+
+def test_r3_targeted_power_fails_on_one_gpu_with_info_rows(sample):
+    result = dcgm.parse(
+        sample("dcgm_diag/dcgm-3.3.9-r3-aws-4xa10g-targeted-power-fail-gpu1-info-rows.txt")
+    )
+    m = result.metrics
+    assert (m["overall"], m["failed_tests"], m["failed_gpus"]) == ("fail", ["Targeted Power"], [1])
+    assert m["skipped_tests"] == ["EUD Test"]
+    assert len(m["passed_tests"]) == 14
+    power = next(t for t in m["tests"] if t["name"] == "Targeted Power")
+    assert power["category"] == "Stress"
+    assert power["gpus"] == {"0": "pass", "1": "fail", "2": "pass", "3": "pass"}
+    assert (m["dcgm_version"], m["driver_version"]) == ("3.3.9", "570.195.03")
+    assert m["gpu_device_ids"] == ["2237", "2237", "2237", "2237"]
+    # The Warning is wrapped every 45 characters mid-word; the Info rows are not warnings.
+    assert [w["text"] for w in m["warnings"]] == [
+        "GPU 1 Max power of 224.1 did not reach desired power minimum target_power_min_ratio "
+        "of 224.2 for GPU 1 Verify that the clock speeds and GPU utilization are high."
+    ]
+    assert m["errors"] == []

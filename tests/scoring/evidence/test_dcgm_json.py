@@ -85,3 +85,50 @@ def test_truncated_json_falls_back_to_the_table_reader_and_fails_cleanly(sample:
     text = sample("dcgm_diag/dcgm-3.1.0-json-8gpu-pass-nulls-warning-line.txt")
     with pytest.raises(EvidenceParseError):
         dcgm.parse(text[: len(text) // 2])
+
+
+def test_dcgm4_json_fail_with_metadata_beside_the_diagnostic(sample: Callable[[str], str]) -> None:
+    text = sample("dcgm_diag/dcgm-4.2.3-json-gb10-r1-software-fail-persistence.txt")
+    assert registry.detect_kind(text) == "dcgm_diag"
+    result = dcgm.parse(text)
+    m = result.metrics
+    assert (m["format"], m["overall"]) == ("json", "fail")
+    assert (m["failed_tests"], m["failed_gpus"]) == (["software"], [0])
+    assert m["tests"][0]["category"] == "Deployment"
+    assert m["tests"][0]["gpus"] == {"0": "fail"}
+    # "metadata" and "entity_groups" sit next to "DCGM Diagnostic", not inside it.
+    assert (m["dcgm_version"], m["driver_version"]) == ("4.2.3", "580.82.09")
+    assert m["gpu_device_ids"] == ["2e12"]
+    assert len(m["errors"]) == 1
+    assert m["errors"][0]["test"] == "software"
+    assert m["errors"][0]["text"].startswith("Persistence Mode: Persistence mode for GPU 0")
+    assert '"nvidia-smi -i <gpuId> -pm 1 "' in m["errors"][0]["text"]
+    facts = {f.metric: f.value for f in result.facts}
+    assert facts == {"dcgm_failed_tests": 1.0, "dcgm_failed_gpus": 1.0}
+
+
+def test_dcgm4_entity_groups_give_the_device_ids_in_order() -> None:
+    doc = {
+        "DCGM Diagnostic": {
+            "test_categories": [
+                {
+                    "category": "Hardware",
+                    "tests": [{"name": "memory", "results": [{"entity_id": 1, "status": "Pass"}]}],
+                }
+            ]
+        },
+        "entity_groups": [
+            {"entity_group": "CPU", "entities": [{"device_id": "cpu0", "entity_id": 0}]},
+            {
+                "entity_group": "GPU",
+                "entities": [
+                    {"device_id": "2330", "entity_id": 0},
+                    {"device_id": "2330", "entity_id": 1},
+                    {"device_id": "26b9", "entity_id": 2},
+                ],
+            },
+        ],
+    }
+    m = dcgm.parse(json.dumps(doc)).metrics
+    assert m["gpu_device_ids"] == ["2330", "26b9"]
+    assert m["overall"] == "pass"

@@ -195,3 +195,85 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     result = ibstat.parse(text)
     assert result.metrics["port_count"] == 24000
     assert time.perf_counter() - start < 30
+
+
+def test_ibv_devinfo_roce_functions_with_ports_down(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/ibv_devinfo-cx7-4dev-roce-two-down-md-fenced.txt"))
+    m = result.metrics
+    assert (m["format"], m["ca_count"], m["port_count"]) == ("ibv_devinfo", 4, 4)
+    assert (m["active_port_count"], m["down_port_count"]) == (2, 2)
+    assert [(p["ca"], p["port"], p["state"]) for p in m["ports"]] == [
+        ("rocep1s0f0", 1, "Down"),
+        ("rocep1s0f1", 1, "Active"),
+        ("roceP2p1s0f0", 1, "Down"),
+        ("roceP2p1s0f1", 1, "Active"),
+    ]
+    assert m["link_layers"] == ["Ethernet"]
+    assert (m["ca_types"], m["firmware_versions"]) == (["MT4129"], ["28.45.4028"])
+    assert {p["transport"] for p in m["ports"]} == {"InfiniBand"}
+    # Without -v ibv_devinfo prints no rate: that is no truncation.
+    assert m["max_active_rate_gbit_s"] is None
+    assert sorted(result.warnings) == ["roceP2p1s0f0 port 1 is Down", "rocep1s0f0 port 1 is Down"]
+
+
+def test_ibv_devinfo_two_ports_on_one_hca(sample: Callable[[str], str]) -> None:
+    m = ibstat.parse(sample("ibstat/ibv_devinfo-tf-gdr-mlx4-cx3-2port-roce.txt")).metrics
+    assert [(p["ca"], p["port"], p["state"]) for p in m["ports"]] == [
+        ("mlx4_0", 1, "Active"),
+        ("mlx4_0", 2, "Active"),
+    ]
+    assert (m["ca_types"], m["link_layers"]) == (["MT4099"], ["Ethernet"])
+
+
+def test_ibv_devinfo_mixed_firmware_one_port_down(sample: Callable[[str], str]) -> None:
+    m = ibstat.parse(sample("ibstat/ibv_devinfo-cx4lx-4dev-roce-mixed-fw-one-down.txt")).metrics
+    assert (m["port_count"], m["down_port_count"]) == (4, 1)
+    assert m["ports"][1]["ca"] == "mlx5_1" and m["ports"][1]["state"] == "Down"
+    assert m["firmware_versions"] == ["14.28.2006", "14.32.1010"]
+    assert m["ca_types"] == ["MT4117"]
+
+
+def test_ibv_devinfo_iwarp_soft_provider(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/ibv_devinfo-siw-iwarp-prompt-and-lsmod.txt"))
+    (port,) = result.metrics["ports"]
+    assert (port["ca"], port["state"], port["transport"]) == ("siw0", "Active", "iWARP")
+    assert port["ca_type"] is None  # vendor 0x626d74 is no Mellanox part
+    assert result.warnings == ()
+
+
+def test_ibv_devinfo_verbose_excerpt_gives_the_rate(sample: Callable[[str], str]) -> None:
+    # A filtered `ibv_devinfo -v`: no "port:" line; 4X lanes at 25.0 Gbps = 100 Gbit/s (EDR).
+    result = ibstat.parse(sample("ibstat/ibv_devinfo-v-grep-bf3-down-linkup-edr-no-sm.txt"))
+    m = result.metrics
+    assert [(p["ca"], p["port"], p["state"], p["physical_state"]) for p in m["ports"]] == [
+        ("mlx5_0", None, "Down", "LinkUp"),
+        ("mlx5_1", None, "Down", "LinkUp"),
+    ]
+    assert [p["rate_gbit_s"] for p in m["ports"]] == [100.0, 100.0]
+    assert m["ca_types"] == ["MT41692"]
+    assert m["active_port_count"] == 0
+    assert [f.value for f in result.facts] == [100.0, 100.0]
+
+
+def test_ibstat_ports_down_with_link_up_and_a_separator_line(sample: Callable[[str], str]) -> None:
+    result = ibstat.parse(sample("ibstat/bf3-ibstat-2ca-down-linkup-no-sm-separator.txt"))
+    m = result.metrics
+    assert (m["format"], m["ca_count"], m["down_port_count"]) == ("ibstat", 2, 2)
+    assert {(p["state"], p["physical_state"], p["rate_gbit_s"]) for p in m["ports"]} == {
+        ("Down", "LinkUp", 100.0)
+    }
+    assert m["max_active_rate_gbit_s"] is None
+    assert m["link_layers"] == ["InfiniBand"]
+
+
+def test_ibv_devinfo_enum_words_read_like_ibstat() -> None:
+    text = (
+        "hca_id:\tmlx5_3\n\ttransport:\t\t\tInfiniBand (0)\n\tvendor_id:\t\t\t0x02c9\n"
+        "\tvendor_part_id:\t\t\t4123\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n"
+        "\t\t\tstate:\t\t\tPORT_INIT (2)\n\t\t\tactive_width:\t\t2X (16)\n"
+        "\t\t\tactive_speed:\t\t50.0 Gbps (64)\n\t\t\tphys_state:\t\tLINK_ERROR_RECOVERY (6)\n"
+        "\t\t\tlink_layer:\t\tInfiniBand\n"
+    )
+    (port,) = ibstat.parse(text).metrics["ports"]
+    assert (port["state"], port["physical_state"]) == ("Init", "LinkErrorRecovery")
+    assert (port["rate_gbit_s"], port["ca_type"]) == (100.0, "MT4123")

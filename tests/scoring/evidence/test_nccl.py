@@ -261,3 +261,118 @@ def test_big_log_parses_in_linear_time():
     result = nccl.parse(header + row * 20000 + "# Avg bus bandwidth : 3.1\n")
     assert result.metrics["row_count"] == 20000
     assert time.perf_counter() - started < 10
+
+
+def test_a3_mega_two_vms_sixteen_ranks(sample):
+    result = nccl.parse(sample("nccl_tests/gcp-a3mega-2node-16rank-allreduce-npernode8.txt"))
+    m = result.metrics
+    assert (m["collective"], m["ranks"], m["gpus_per_process"]) == ("all_reduce", 16, 1)
+    assert m["hosts"] == ["ztan-mig-235z", "ztan-mig-gq73"]
+    assert m["gpu_names"] == ["NVIDIA H100 80GB HBM3"]
+    assert (m["peak_busbw_gbyte_s"], m["peak_size_bytes"]) == (338.82, 8589934592)
+    assert m["avg_busbw_gbyte_s"] == 70.742
+    assert (m["wrong_total"], m["out_of_bounds"], m["out_of_bounds_ok"]) == (0, 0, True)
+    assert (m["min_size_bytes"], m["row_count"]) == (8, 31)
+    assert result.warnings == ()
+
+
+def test_a3_mega_tcpxo_run_without_validation(sample):
+    result = nccl.parse(sample("nccl_tests/gcp-a3mega-tcpxo-allreduce-c0-all-NA.txt"))
+    m = result.metrics
+    assert m["collective"] == "all_reduce"  # from the 'benchmark: all_reduce_perf' line
+    assert m["ranks"] is None  # no device list, no nranks
+    assert (m["wrong_total"], m["wrong_unchecked"]) == (None, 28)
+    assert (m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"]) == (90.05, 49.6371)
+    assert (m["min_size_bytes"], m["max_size_bytes"]) == (1048576, 8589934592)
+    assert any("not checked for correctness" in w for w in result.warnings)
+
+
+def test_efa_log_tagged_by_mpirun_names_its_transport(sample):
+    result = nccl.parse(sample("nccl_tests/aws-eks-efa-2node-t4-tag-output-ofi150.txt"))
+    m = result.metrics
+    assert m["net_plugins"] == ["AWS EFA", "libfabric (OFI)"]
+    assert (m["ranks"], m["nccl_version"]) == (2, "2.12.7")
+    assert m["hosts"] == ["test-nccl-efa-worker-0", "test-nccl-efa-worker-1"]
+    assert m["collective"] is None
+    assert m["collective_candidates"] == ["all_reduce", "sendrecv"]
+    assert (m["row_count"], m["min_size_bytes"], m["max_size_bytes"]) == (31, 0, 1073741824)
+    assert (m["peak_busbw_gbyte_s"], m["peak_size_bytes"]) == (3.15, 134217728)
+    assert m["avg_busbw_gbyte_s"] == 1.15327
+    assert m["wrong_total"] == 0
+
+
+def test_lines_relayed_by_ray_before_the_mpirun_tag(sample):
+    # SkyPilot runs mpirun under Ray: "(head, rank=0, pid=3808) [1,0]<stdout>:# ..." lines.
+    result = nccl.parse(sample("nccl_tests/skypilot-a3ultra-h200-2node-allgather-ray-prefixed.txt"))
+    m = result.metrics
+    assert (m["ranks"], m["ranks_inferred"]) == (16, 16)
+    assert m["hosts"] == ["nc-d87e1263-head", "nc-d87e1263-worker1"]
+    assert m["gpu_names"] == ["NVIDIA H200"]
+    assert m["collective_candidates"] == ["all_gather", "alltoall"]
+    assert (m["row_count"], m["min_size_bytes"], m["max_size_bytes"]) == (24, 1024, 8589934592)
+    assert (m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"]) == (332.58, 122.073)
+    assert m["wrong_total"] == 0
+
+
+def test_a_ray_or_kubectl_prefix_alone_is_stripped():
+    row = "        1024            16     float    none      -1    28.39    0.04    0.03      0"
+    table = (
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n"
+        f"{row}\n"
+    )
+    for prefix in ("(worker1, rank=1, pid=2769, ip=10.100.10.12) ", "[pod/nccl-0/test] "):
+        tagged = "".join(prefix + line + "\n" for line in table.splitlines())
+        m = nccl.parse(tagged).metrics
+        assert (m["row_count"], m["peak_busbw_gbyte_s"]) == (1, 0.03)
+
+
+def test_per_node_log_counts_ranks_from_the_highest_rank(sample):
+    text = sample(
+        "nccl_tests/go-fixture-h200-2node-bf16-per-node-log-info-between-header-and-rows.txt"
+    )
+    result = nccl.parse(text)
+    m = result.metrics
+    # Only ranks 7 and 15 are listed: the run had at least 16, as busbw/algbw = 1.875 says.
+    assert (m["ranks"], m["ranks_inferred"]) == (16, 16)
+    assert (m["collective"], m["collective_inferred"]) == ("all_reduce", True)
+    assert m["gpus_per_process"] == 1  # "nGpus(perProc) 1"
+    assert m["nccl_version"] == "2.27.7"
+    assert m["hosts"] == ["cetus-g88-094", "cetus-g88-061"]
+    assert {point["type"] for point in m["curve"]} == {"bfloat16"}
+    assert (m["row_count"], m["min_size_bytes"], m["max_size_bytes"]) == (31, 0, 1073741824)
+    assert (m["peak_busbw_gbyte_s"], m["peak_size_bytes"]) == (121.29, 536870912)
+    assert m["avg_busbw_gbyte_s"] == 15.9501
+    assert "the device list shows 2 of at least 16 ranks (a per-node or filtered log)" in (
+        result.warnings
+    )
+
+
+def test_nranks_from_nccl_info_lines_raise_a_short_device_list():
+    text = (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#  Rank  0 Group  0 Pid   1 on node-a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+        "node-a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 8 cudaDev 0 busId 7000 - Init COMPLETE\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
+        "           8             2     float     sum      -1    20.00    0.00    0.00      0\n"
+    )
+    assert nccl.parse(text).metrics["ranks"] == 8
+
+
+def test_every_result_wrong_with_counts_in_g_format(sample):
+    result = nccl.parse(
+        sample("nccl_tests/rtx3090-2node-inc-wrong-results-g-format-108-failed.txt")
+    )
+    m = result.metrics
+    assert (m["out_of_bounds"], m["out_of_bounds_ok"]) == (108, False)
+    assert m["wrong_unchecked"] == 0
+    # The #wrong cells hold the element count of every row: 4 at 8 B ... 2.68435e+08 at 512 MiB.
+    first, last = m["curve"][0], m["curve"][-1]
+    assert (first["size_bytes"], last["size_bytes"]) == (8, 536870912)
+    assert m["wrong_total"] > 2 * 268435000
+    assert (m["ranks"], m["hosts"]) == (2, ["worker1", "worker2"])
+    assert m["gpu_names"] == ["NVIDIA GeForce RTX 3090"]
+    assert (m["row_count"], m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"]) == (27, 7.64, 3.02663)
+    assert "nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
+    facts = {f.metric for f in result.facts}
+    assert "peak_busbw_gbyte_s" in facts

@@ -146,3 +146,23 @@ def test_truncated_table_still_gives_the_gpus_shown(sample):
     result = nvidia_smi.parse("\n".join(lines[:15]))
     assert result.metrics["gpu_count"] == 2
     assert result.metrics["memory_total_mib"] == [48601, 48601]
+
+
+def test_h200_table_driver550(sample):
+    m = nvidia_smi.parse(sample("nvidia_smi/h200-vm-passthrough-driver550-table.txt")).metrics
+    assert (m["driver_version"], m["cuda_version"], m["gpu_count"]) == ("550.90.12", "12.4", 1)
+    assert (m["gpu_names"], m["memory_total_mib"]) == (["NVIDIA H200"], [143771])
+    assert (m["mig_mode"], m["ecc_volatile_uncorrected_total"]) == (["Disabled"], 0)
+    assert m["power_cap_w"] == [700.0]
+
+
+def test_mig_enabled_h100_nvl_with_cuda_not_available(sample):
+    result = nvidia_smi.parse(sample("nvidia_smi/h100nvl-vm-mig-7x1g12gb-table-cuda-na.txt"))
+    m = result.metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("550.127.06", None)
+    assert (m["gpu_count"], m["gpu_names"]) == (1, ["NVIDIA H100 NVL"])
+    assert (m["mig_mode"], m["mig_mode_pending"]) == (["Enabled"], [False])
+    assert m["memory_total_mib"] == [95830]
+    # "On" in the ECC cell is a mode, not an error count.
+    assert m["ecc_volatile_uncorrected_total"] is None
+    assert m["vgpu"] is False

@@ -166,3 +166,23 @@ def test_foreign_text_is_refused() -> None:
         nvidia_smi_mig.parse("hello\n")
     with pytest.raises(EvidenceParseError):
         nvidia_smi_list.parse("hello\n")
+
+
+def test_seven_1g12gb_devices_on_an_h100_nvl(sample: Callable[[str], str]) -> None:
+    text = sample("nvidia_smi_list/h100nvl-vm-mig-L-7x1g12gb.txt")
+    assert registry.detect_kind(text) == "nvidia_smi_list"
+    m = nvidia_smi_list.parse(text).metrics
+    assert (m["gpu_count"], m["mig_count"], m["mig_profiles"]) == (1, 7, ["1g.12gb"])
+    assert m["gpu_names"] == ["NVIDIA H100 NVL"]
+    assert m["mig_devices"][6]["uuid"] == "MIG-7a52b067-66ca-54eb-b2da-4bf4d9673bb7"
+
+
+def test_lgip_with_a_media_extension_profile(sample: Callable[[str], str]) -> None:
+    m = nvidia_smi_mig.parse(sample("nvidia_smi_mig/h100nvl-vm-mig-lgip-me-profiles.txt")).metrics
+    assert m["tables"] == ["lgip"]
+    assert m["profile_count"] == 7
+    names = [p["profile"] for p in m["profiles"]]
+    assert names == ["1g.12gb", "1g.12gb+me", "1g.24gb", "2g.24gb", "3g.47gb", "4g.47gb", "7g.94gb"]
+    me = m["profiles"][1]
+    assert (me["profile_id"], me["free"], me["total"], me["memory_gib"]) == (20, 1, 1, 10.62)
+    assert m["profiles"][-1]["sm"] == 132

@@ -162,3 +162,43 @@ def test_several_gpus_are_summed():
 def test_csv_header_without_rows_is_an_error():
     with pytest.raises(EvidenceParseError, match="no --query-gpu CSV rows found"):
         nvidia_smi_query.parse("name, pci.bus_id, memory.total [MiB]\n")
+
+
+def test_h200_passthrough_vm_full_q_driver550(sample):
+    result = nvidia_smi_query.parse(sample("nvidia_smi_query/h200-vm-passthrough-driver550-q.txt"))
+    m = result.metrics
+    assert (m["format"], m["gpu_count"], m["gpus_shown"]) == ("q", 1, 1)
+    assert (m["driver_version"], m["cuda_version"]) == ("550.90.12", "12.4")
+    assert m["product_names"] == ["NVIDIA H200"]
+    assert m["memory_total_mib"] == [143771]
+    assert (m["virtualization_mode"], m["virtualized"]) == (["Pass-Through"], True)
+    assert m["mig_mode"] == ["Disabled"]
+    assert (m["ecc_volatile_uncorrected"], m["ecc_aggregate_corrected"]) == (0, 0)
+    assert (m["remapped_rows_pending"], m["remapped_rows_failure"]) == (False, False)
+    assert m["retired_pages"] is None
+    assert result.warnings == ()
+
+
+def test_mig_device_memory_does_not_shadow_the_gpu_memory(sample):
+    m = nvidia_smi_query.parse(
+        sample("nvidia_smi_query/rtxpro6000-blackwell-mig-q-trimmed.txt")
+    ).metrics
+    assert m["product_names"] == ["NVIDIA RTX PRO 6000 Blackwell Server Edition"]
+    assert m["memory_total_mib"] == [97887]  # not the MIG device's 23680
+    assert m["mig_mode"] == ["Enabled"]
+    assert m["bus_ids"] == ["00000001:04:00.0"]
+    assert (m["gpu_count"], m["driver_version"]) == (1, None)
+
+
+def test_driver_section_before_the_gpus_is_no_gpu(sample):
+    # "vGPU Driver Capability" and its indented line come before "Attached GPUs".
+    result = nvidia_smi_query.parse(
+        sample("nvidia_smi_query/h100nvl-vm-q-vgpu-capability-mig-enabled-cut.txt")
+    )
+    m = result.metrics
+    assert (m["gpu_count"], m["gpus_shown"]) == (1, 1)
+    assert m["product_names"] == ["NVIDIA H100 NVL"]
+    assert m["mig_mode"] == ["Enabled"]
+    assert m["driver_version"] == "550.127.06"
+    assert m["cuda_version"] is None  # "Not Found"
+    assert result.warnings == ()

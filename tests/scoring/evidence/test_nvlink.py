@@ -40,6 +40,7 @@ def test_nvlink_bridge_pair_with_inactive_links_and_remote_devices(sample):
         "uuid": "GPU-9b1446e2-8a89-4cf6-b68c-a98d99e958d3",
         "active_links": 12,
         "inactive_links": 6,
+        "all_links_inactive": False,
     }
     assert m["remote_devices"] == {"0": ["00000000:D5:00.0"], "1": ["00000000:C2:00.0"]}
     assert m["replay_errors_total"] is None
@@ -102,3 +103,31 @@ def test_a_gpu_list_without_links_is_not_nvlink_output():
 def test_huge_indices_do_not_blow_up(parse_contract):
     text = "GPU 999999: X\n[...]\nGPU 0: Y\n Link 999999: 25 GB/s\n Link 99999999999999: 1 GB/s\n"
     parse_contract(nvlink, "nvidia_smi_nvlink", text)
+
+
+def test_status_cut_inside_the_last_gpu_is_flagged(sample):
+    result = nvlink.parse(sample("nvidia_smi_nvlink/a3-h100-pod-nvlink-status-4gpu-cut.txt"))
+    m = result.metrics
+    assert (m["gpu_count"], m["links_per_gpu"], m["link_gbyte_s"]) == (4, 18, 26.562)
+    assert m["gpus"]["3"]["active_links"] == 2
+    assert m["gpus"]["0"]["uuid"] == "GPU-f8844f98-2150-7cb7-b4d2-93705d00c323"
+    assert result.warnings == (
+        "fewer active links than the 18 of the other GPUs: GPU 3 (2) (links down, or the "
+        "output was cut)",
+    )
+
+
+def test_a_gpu_whose_links_are_all_inactive(sample):
+    path = "nvidia_smi_nvlink/rtx-a6000-3gpu-nvlink-s-bridge-pair-third-inactive.txt"
+    result = nvlink.parse(sample(path))
+    m = result.metrics
+    assert (m["gpu_count"], m["links_per_gpu"], m["link_gbyte_s"]) == (3, 4, 14.062)
+    assert m["gpus"]["2"] == {
+        "name": "NVIDIA RTX A6000",
+        "uuid": "GPU-02c05ee3-bdb5-aac7-f9e8-a4c8f3f725b3",
+        "active_links": 0,
+        "inactive_links": 0,
+        "all_links_inactive": True,
+    }
+    assert m["gpus"]["0"]["all_links_inactive"] is False
+    assert result.warnings == ("GPU 2: NVML reports all its NVLink links inactive",)

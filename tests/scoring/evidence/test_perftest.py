@@ -210,3 +210,95 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     result = perftest.parse(text)
     assert len(result.metrics["sweep"]) == 23
     assert time.perf_counter() - start < 30
+
+
+def test_newest_header_bidirectional_four_qps_in_gbits(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(
+        sample("perftest/amd-ainic-ib_write_bw-bidir-4qp-a-gbits-server-newest.txt")
+    )
+    m = result.metrics
+    assert (m["test"], m["bidirectional"], m["qps"]) == ("ib_write_bw", True, 4)
+    assert (m["device"], m["link_type"], m["gid_index"]) == ("ionic_7", "Ethernet", 1)
+    assert (m["report_unit"], m["value_unit"]) == ("Gb/sec", "Gb/sec")
+    assert (m["bw_avg_gbit_s"], m["bw_peak_gbit_s"]) == (779.21, 779.21)
+    assert (m["max_size_bytes"], len(m["sweep"])) == (8388608, 23)
+    assert m["sweep"][0] == {
+        "size_bytes": 2,
+        "iterations": 20000,
+        "bw_peak_gbit_s": 0.147331,
+        "bw_avg_gbit_s": 0.146472,
+        "msg_rate_mpps": 9.154486,
+    }
+    assert m["peak_measured"] is True
+    assert result.warnings == ()
+
+
+def test_gpudirect_run_in_mib_per_second(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(
+        sample("perftest/amd-ainic-mi355x-ib_write_bw-rocm-gdr-a-mib-client.txt")
+    )
+    m = result.metrics
+    assert (m["test"], m["bidirectional"], m["qps"]) == ("ib_write_bw", False, 1)
+    assert m["report_unit"] == "MiB/sec"
+    # 19871.68 MiB/s at 8 KiB is the best average: 19871.68 * 2**20 * 8 / 1e9 Gbit/s.
+    assert m["bw_avg_gbit_s"] == pytest.approx(19871.68 * 1048576 * 8 / 1e9, abs=1e-5)
+    assert m["bw_avg_gbit_s_at_max_size"] == pytest.approx(19044.43 * 1048576 * 8 / 1e9, abs=1e-5)
+    assert m["max_size_bytes"] == 8388608
+    assert [row["size_bytes"] for row in m["sweep"]][-2:] == [4194304, 8388608]
+
+
+def test_rdma_cm_gpudirect_server_with_warnings_inside_the_header(
+    sample: Callable[[str], str],
+) -> None:
+    result = perftest.parse(sample("perftest/k8s-t4-gdr-ib_write_bw-rdma-cm-server-cuda-lines.txt"))
+    m = result.metrics
+    assert (m["test"], m["rdma_cm"], m["tos"]) == ("ib_write_bw", True, None)
+    assert (m["device"], m["link_type"], m["mtu_bytes"], m["gid_index"]) == (
+        "mlx5_0",
+        "Ethernet",
+        1024,
+        3,
+    )
+    assert (m["bw_peak_gbit_s"], m["bw_avg_gbit_s"], m["max_size_bytes"]) == (10.46, 10.42, 65536)
+    assert m["msg_rate_mpps"] == 0.019882
+    assert result.warnings == ()
+
+
+def test_soft_roce_send_latency_over_rdma_cm(sample: Callable[[str], str]) -> None:
+    result = perftest.parse(
+        sample("perftest/rxe-soft-roce-ib_send_lat-rdma-cm-server-client-labels.txt")
+    )
+    m = result.metrics
+    assert (m["test_type"], m["test"], m["device"], m["rdma_cm"]) == (
+        "latency",
+        "ib_send_lat",
+        "rxe1",
+        True,
+    )
+    assert (m["lat_typical_us"], m["lat_avg_us"], m["lat_min_us"], m["lat_max_us"]) == (
+        7.92,
+        10.23,
+        6.64,
+        725.77,
+    )
+    assert (m["lat_p99_us"], m["lat_p999_us"], m["lat_stdev_us"]) == (25.91, 725.77, 24.62)
+    assert m["bw_avg_gbit_s"] is None
+
+
+def test_rdma_cm_off_and_a_traffic_class(sample: Callable[[str], str]) -> None:
+    m = perftest.parse(
+        sample("perftest/amd-ainic-ib_write_bw-bidir-4qp-a-gbits-server-newest.txt")
+    ).metrics
+    assert (m["rdma_cm"], m["tos"]) == (False, None)
+    text = (
+        "                    RDMA_Write BW Test\n"
+        " Number of qps   : 4\t\tTransport type : IB\n"
+        " rdma_cm QPs\t : ON\n"
+        " Data ex. method : rdma_cm \tTOS    : 41\n"
+        "---------------------------------------------------------------------------------------\n"
+        " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+        " 65536      5000             92.11              91.87  \t\t   0.175234\n"
+        "---------------------------------------------------------------------------------------\n"
+    )
+    m = perftest.parse(text).metrics
+    assert (m["rdma_cm"], m["tos"], m["qps"], m["bw_avg_gbit_s"]) == (True, 41, 4, 91.87)

@@ -134,3 +134,93 @@ def test_an_absurdly_wide_header_is_refused_quickly(parse_contract):
     row = "GPU0\t X " + "\tNV1" * 4999 + "\n"
     parse_contract(topo, "nvidia_smi_topo", header + row)
     assert time.perf_counter() - started < 5
+
+
+def test_wide_matrix_with_fused_cells_keeps_every_column_in_place(sample):
+    # 36 NIC columns; the NIC12 and NIC34 cells lost their padding ("NODENODE", "NODEPIX").
+    path = "nvidia_smi_topo/sglang-env-8gpu-nv18-36nic-fused-cells-driver550.txt"
+    result = topo.parse(sample(path))
+    m = result.metrics
+    assert (m["gpu_count"], m["nic_count"], m["nvlink_pairs"]) == (8, 36, 28)
+    assert m["gpu_pair_links"] == {"NV18": 28}
+    assert m["nic_names"][32:] == ["mlx5_bond_0", "mlx5_bond_1", "mlx5_bond_2", "mlx5_bond_3"]
+    assert m["matrix"]["GPU0"]["NIC12"] == "NODE" and m["matrix"]["GPU0"]["NIC13"] == "NODE"
+    assert m["matrix"]["GPU0"]["NIC34"] == "NODE" and m["matrix"]["GPU0"]["NIC35"] == "PIX"
+    assert m["matrix"]["NIC12"]["NIC12"] == "X" and m["matrix"]["NIC13"]["NIC13"] == "X"
+    assert m["gpu_affinity"]["GPU0"]["cpu_affinity"] == "0-55,112-167"
+    assert m["gpu_affinity"]["GPU7"] == {
+        "cpu_affinity": "70-99,102-107",
+        "numa_affinity": "1",
+        "gpu_numa_id": None,
+    }
+    assert m["numa_nodes"] == ["0", "1"]
+    local = [f"mlx5_{n}" for n in range(8)] + ["mlx5_bond_3"]
+    assert m["gpu_nic_affinity"]["GPU0"] == {"link": "PIX", "nics": local}
+    assert m["gpu_nic_affinity"]["GPU2"]["nics"][-1] == "mlx5_bond_2"
+    assert m["gpus_with_local_nic"] == 4
+    assert result.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("path", "gpus", "nics", "pairs", "numa"),
+    [
+        (
+            "nvidia_smi_topo/go-fixture-6gpu-pcie-2numa-ansi-underline-header.txt",
+            6,
+            0,
+            {"NODE": 4, "PIX": 3, "SYS": 8},
+            ["0", "1"],
+        ),
+        (
+            "nvidia_smi_topo/pod-2gpu-nv12-2nic-ansi-underline-no-legend.txt",
+            2,
+            2,
+            {"NV12": 1},
+            ["0", "1"],
+        ),
+    ],
+)
+def test_a_header_underlined_with_terminal_escapes_is_read(sample, path, gpus, nics, pairs, numa):
+    text = sample(path)
+    assert "\x1b[4m" in text
+    m = topo.parse(text).metrics
+    assert (m["gpu_count"], m["nic_count"], m["gpu_pair_links"]) == (gpus, nics, pairs)
+    assert m["numa_nodes"] == numa
+    # "0\t\tN/A": the empty field before GPU NUMA ID does not shift the affinity columns.
+    assert m["gpu_affinity"]["GPU1"]["gpu_numa_id"] is None
+    assert m["gpu_affinity"]["GPU1"]["numa_affinity"] in numa
+
+
+def test_underlined_pod_topology_nics_without_legend(sample):
+    result = topo.parse(sample("nvidia_smi_topo/pod-2gpu-nv12-2nic-ansi-underline-no-legend.txt"))
+    m = result.metrics
+    assert m["full_nvlink_mesh"] is True
+    assert m["gpu_nic_affinity"]["GPU0"] == {"link": "PXB", "nics": ["NIC0", "NIC1"]}
+    assert m["gpu_nic_affinity"]["GPU1"]["link"] == "SYS"
+    assert m["gpu_affinity"]["GPU1"]["cpu_affinity"] == "64-127"
+    assert any("no 'NIC Legend:' block" in w for w in result.warnings)
+
+
+def test_bridge_pair_beside_a_third_gpu_is_no_mesh(sample):
+    m = topo.parse(sample("nvidia_smi_topo/rtx-a6000-3gpu-nv4-bridge-pair-one-numa.txt")).metrics
+    assert (m["gpu_count"], m["nvlink_pairs"], m["full_nvlink_mesh"]) == (3, 1, False)
+    assert m["gpu_pair_links"] == {"NODE": 2, "NV4": 1}
+    assert m["gpu_nvlink_links"] == {"GPU0": 4, "GPU1": 4, "GPU2": 0}
+    assert m["numa_nodes"] == ["0"]
+
+
+def test_four_gpus_on_one_numa_node_without_nic(sample):
+    m = topo.parse(sample("nvidia_smi_topo/agent-transcript-4gpu-node-one-numa-no-nic.txt")).metrics
+    assert (m["gpu_count"], m["nic_count"], m["nvlink_pairs"]) == (4, 0, 0)
+    assert m["gpu_pair_links"] == {"NODE": 6}
+    assert m["numa_nodes"] == ["0"]
+    assert {a["cpu_affinity"] for a in m["gpu_affinity"].values()} == {"0-119"}
+    assert m["gpus_with_local_nic"] == 0
+
+
+def test_fused_cells_split_only_into_connection_codes():
+    header = "\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n"
+    rows = "GPU0\t X \tNV8\tPXBSYS\t0-7\t0\nGPU1\tNV8\t X \tSYS\tPXB\t0-7\t0\n"
+    m = topo.parse(header + rows).metrics
+    assert m["matrix"]["GPU0"] == {"GPU0": "X", "GPU1": "NV8", "NIC0": "PXB", "NIC1": "SYS"}
+    assert m["gpu_affinity"]["GPU0"]["cpu_affinity"] == "0-7"
