@@ -288,6 +288,35 @@ def _measured_topology(metrics: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _weakest_gpu(metrics: Mapping[str, Any], claims: Claims) -> tuple[str, int] | None:
+    """The GPU with the fewest active NVLink links and its count, or None.
+
+    ``links_per_gpu`` is the best GPU's count, so one GPU with links down on an otherwise
+    healthy node would pass on it alone. Under a full mesh every GPU must have all its links;
+    under NVLink pairs (bridges) a GPU with no active link at all is one left unbridged, which
+    the topology matrix judges, so only a partly connected GPU counts here.
+    """
+    per_gpu = metrics.get("gpus")
+    if not isinstance(per_gpu, Mapping):
+        return None
+    counted = []
+    for key, entry in per_gpu.items():
+        if not isinstance(entry, Mapping):
+            continue
+        active = as_int(entry.get("active_links"))
+        if active is None:
+            continue
+        if claims.nvlink_topology != "full_mesh" and (
+            active == 0 or entry.get("all_links_inactive")
+        ):
+            continue
+        counted.append((active, str(key)))
+    if not counted:
+        return None
+    active, key = min(counted, key=lambda pair: (pair[0], pair[1]))
+    return key, active
+
+
 def _nvlink_status_problem(
     metrics: Mapping[str, Any], spec: GpuSpec | None, claims: Claims
 ) -> tuple[str, str] | None:
@@ -303,6 +332,15 @@ def _nvlink_status_problem(
             f"only {links} of the {spec.nvlink_links} NVLink links of a {spec.display_name} "
             f"are active per GPU ({inactive} inactive link(s) listed)",
             f"每块 GPU 仅 {links} 条 NVLink 激活，{spec.display_name} 应有 {spec.nvlink_links} 条",
+        )
+    weakest = _weakest_gpu(metrics, claims)
+    if weakest is not None and weakest[1] < spec.nvlink_links:
+        gpu, active = weakest
+        return (
+            f"GPU {gpu} has only {active} of the {spec.nvlink_links} NVLink links of a "
+            f"{spec.display_name} active",
+            f"GPU {gpu} 仅 {active} 条 NVLink 激活，{spec.display_name} 应有 "
+            f"{spec.nvlink_links} 条",
         )
     speed = as_float(metrics.get("link_gbyte_s"))
     slowest = as_float(metrics.get("link_gbyte_s_min"))

@@ -593,3 +593,40 @@ def test_claiming_a_slower_fabric_than_ibstat_shows_earns_nothing() -> None:
     assert facts_of(claims(fabric_rate_gbit_s=400, nics_per_node=8), slow)[1].busbw_fraction == (
         pytest.approx(honest.busbw_fraction)
     )
+
+
+def _per_gpu(*active: int, inactive: tuple[int, ...] = ()) -> dict[str, Any]:
+    return {
+        str(i): {"active_links": n, "all_links_inactive": i in inactive}
+        for i, n in enumerate(active)
+    }
+
+
+def test_one_gpu_with_links_down_contradicts_a_full_mesh_though_the_best_gpu_has_all() -> None:
+    # links_per_gpu is the best GPU's count: one GPU with six links down must not hide behind it.
+    degraded = NVLINK_H100 | {"gpu_count": 4, "gpus": _per_gpu(18, 18, 12, 18)}
+    evidence = [
+        ev("nvidia_smi_topo", TOPO_FULL, node="gpu-01"),
+        ev("nvidia_smi_nvlink", degraded, node="gpu-01"),
+    ]
+    report, measured = facts_of(claims(), evidence)
+    item = report.items["nvlink_topology"]
+    assert item.status == "contradicted"
+    assert "GPU 2 has only 12 of the 18 NVLink links" in item.explanation_en
+    assert "GPU 2 仅 12 条 NVLink 激活" in item.explanation_zh
+    assert measured.nvlink_topology == "grouped"
+    healthy = NVLINK_H100 | {"gpu_count": 4, "gpus": _per_gpu(18, 18, 18, 18)}
+    evidence[1] = ev("nvidia_smi_nvlink", healthy, node="gpu-01")
+    assert facts_of(claims(), evidence)[1].nvlink_topology == "full_mesh"
+
+
+def test_an_unbridged_gpu_is_left_to_the_topology_matrix_under_nvlink_pairs() -> None:
+    pairs = claims(nvlink_topology="grouped")
+    unbridged = NVLINK_H100 | {"gpu_count": 3, "gpus": _per_gpu(18, 18, 0, inactive=(2,))}
+    item = verify_candidate(pairs, [ev("nvidia_smi_nvlink", unbridged)]).items["nvlink_topology"]
+    assert item.status != "contradicted"
+    # A partly connected GPU is a degraded bridge under pairs too.
+    partial = NVLINK_H100 | {"gpu_count": 3, "gpus": _per_gpu(18, 18, 4)}
+    item = verify_candidate(pairs, [ev("nvidia_smi_nvlink", partial)]).items["nvlink_topology"]
+    assert item.status == "contradicted"
+    assert "GPU 2 has only 4 of the 18 NVLink links" in item.explanation_en
