@@ -10,10 +10,10 @@ import random
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -104,19 +104,28 @@ class Robustness:
         }
 
 
-def _qualified(results: Ranking | Sequence[CandidateResult]) -> list[CandidateResult]:
+class _Candidates(NamedTuple):
+    """The qualified results, their candidate ids, and the ids of every result."""
+
+    qualified: list[CandidateResult]
+    ids: list[int]
+    every_id: list[int]
+
+
+def _candidates(results: Ranking | Sequence[CandidateResult]) -> _Candidates:
     items = results.results if isinstance(results, Ranking) else results
-    qualified = [r for r in items if not r.disqualified]
-    ids = [r.candidate_id for r in qualified]
+    every_id = list(map(_candidate_id_of, items))
+    keep = [not flag for flag in map(_disqualified_of, items)]
+    ids = list(compress(every_id, keep))
     if len(set(ids)) != len(ids):
         raise ScoringInputError("a candidate_id appears twice in the results")
-    return qualified
+    return _Candidates(list(compress(items, keep)), ids, every_id)
 
 
 def _score_matrix(qualified: list[CandidateResult]) -> Any:
     """The candidates x DIMENSIONS scores of ``qualified`` as a float64 array."""
     size = len(DIMENSIONS)
-    items = [item for result in qualified for item in result.dimensions]
+    items = list(chain.from_iterable(map(_dimensions_of, qualified)))
     if list(map(_dimension_of, items)) == list(DIMENSIONS) * len(qualified):
         # Every result lists its dimensions in DIMENSIONS order (as scoring builds them).
         flat = np.fromiter(map(_score_of, items), dtype=np.float64, count=len(items))
@@ -128,6 +137,9 @@ def _score_matrix(qualified: list[CandidateResult]) -> Any:
     return np.array(rows, dtype=np.float64).reshape(len(rows), size)
 
 
+_candidate_id_of = attrgetter("candidate_id")
+_disqualified_of = attrgetter("disqualified")
+_dimensions_of = attrgetter("dimensions")
 _dimension_of = attrgetter("dimension")
 _score_of = attrgetter("score")
 
@@ -186,13 +198,12 @@ def weight_flip_thresholds(
     """For the leader against each other qualified candidate and each dimension, the smallest
     single-weight change that swaps their order (see FlipThreshold). Ordered by the other
     candidate's current rank, then DIMENSIONS."""
-    qualified = _qualified(results)
+    qualified, ids, _every_id = _candidates(results)
     if len(qualified) < 2:
         return ()
     normalised = normalise_weights(weights)
     w = [normalised[d] for d in DIMENSIONS]
     matrix = _score_matrix(qualified)
-    ids = [r.candidate_id for r in qualified]
     totals = _totals(matrix, w)
     return _flips(matrix, ids, w, totals, _leader_index(matrix, ids, w, totals))
 
@@ -302,31 +313,34 @@ def rank_stability(
     Deterministic for a given seed (random.Random(seed)).
     """
     _check_stability_arguments(draws, perturbation_pct, seed)
-    qualified = _qualified(results)
+    qualified, ids, every_id = _candidates(results)
     return _stability(
-        results, qualified, _score_matrix(qualified), weights, draws, perturbation_pct, seed
+        every_id, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
     )
 
 
 def _stability(
-    results: Ranking | Sequence[CandidateResult],
-    qualified: list[CandidateResult],
+    every_id: list[int],
+    ids: list[int],
     matrix: Any,
     weights: Mapping[str, Any],
     draws: int,
     perturbation_pct: float,
     seed: int,
 ) -> RankStability:
-    items = results.results if isinstance(results, Ranking) else results
-    shares = {r.candidate_id: 0.0 for r in sorted(items, key=lambda r: r.candidate_id)}
-    if qualified:
+    """rank_stability of the qualified candidates ``ids`` (score rows ``matrix``) among the
+    candidates ``every_id``."""
+    shares = dict.fromkeys(sorted(every_id), 0.0)
+    if ids:
         normalised = normalise_weights(weights)
         base = [normalised[d] for d in DIMENSIONS]
-        ids = [r.candidate_id for r in qualified]
-        by_id = sorted(range(len(ids)), key=ids.__getitem__)
-        counts = first_counts(base, matrix[by_id].T, draws, perturbation_pct / 100.0, seed)
-        for index, count in zip(by_id, counts, strict=True):
-            shares[ids[index]] = count / draws
+        id_array = np.array(ids, dtype=np.int64)
+        by_id = np.argsort(id_array, kind="stable")
+        counts = np.array(
+            first_counts(base, matrix[by_id].T, draws, perturbation_pct / 100.0, seed)
+        )
+        # Integer counts over an integer: the same correctly rounded quotients as count / draws.
+        shares.update(zip(id_array[by_id].tolist(), (counts / draws).tolist(), strict=True))
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
 
 
@@ -339,15 +353,14 @@ def robustness(
 ) -> Robustness:
     """Flip thresholds and rank stability together."""
     _check_stability_arguments(draws, perturbation_pct, seed)
-    qualified = _qualified(results)
+    qualified, ids, every_id = _candidates(results)
     matrix = _score_matrix(qualified)
-    stability = _stability(results, qualified, matrix, weights, draws, perturbation_pct, seed)
+    stability = _stability(every_id, ids, matrix, weights, draws, perturbation_pct, seed)
     leader_id = None
     flips: tuple[FlipThreshold, ...] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
-        ids = [r.candidate_id for r in qualified]
         totals = _totals(matrix, w)
         leader = _leader_index(matrix, ids, w, totals)
         leader_id = ids[leader]
@@ -444,6 +457,9 @@ def _contenders(candidates: Any, base: Sequence[float], spread: float) -> Any:
     for champion in champions[np.argsort(-base_totals[champions], kind="stable")].tolist():
         if len(alive) < 2:
             break
+        if champion not in alive:
+            # Whoever left it out beats every candidate it would.
+            continue
         delta = candidates[champion] - candidates[alive]
         low = delta @ weights - wide * (np.abs(delta) @ magnitudes)
         size = (np.abs(candidates[champion]) + np.abs(candidates[alive])) @ magnitudes
