@@ -477,7 +477,8 @@ def first_counts(
     """How often each candidate (columns: one score column per dimension, candidates sorted
     by id) ranks first over the seeded draws, vectorised with numpy.
 
-    The totals come from one matrix product; a draw whose best total is within _NEAR of
+    Only the contenders (_contenders: the candidates no other beats in every draw) are
+    summed. Their totals come from one matrix product; a draw whose best total is within _NEAR of
     another candidate's (a near tie that the summation order could decide) is summed again
     dimension by dimension in DIMENSIONS order, exactly as the plain loop
     (first_counts_reference) does, so argmax (the first maximum: the lower candidate_id on

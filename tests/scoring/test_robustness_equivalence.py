@@ -189,6 +189,28 @@ def test_equal_totals_list_the_lower_id_first_and_the_leader_is_the_rounded_best
     assert repr(_dicts(flips)) == repr(reference_flips(results, dict.fromkeys(DIMENSIONS, 1)))
 
 
+def test_dimensions_in_another_order_are_read_by_name():
+    rows = [(90.0, 50.0, 50.0, 50.0, 50.0, 50.0), (50.0, 80.0, 40.0, 45.0, 45.0, 45.0)]
+    ordered = [_result(i, row) for i, row in enumerate(rows, start=1)]
+    shuffled = [
+        CandidateResult(
+            r.candidate_id, r.label, tuple(reversed(r.dimensions)), 0.0, False, (), None
+        )
+        for r in ordered
+    ]
+    weights = {"stability": 3, "network": 2, "cost": 1}
+    assert weight_flip_thresholds(shuffled, weights) == weight_flip_thresholds(ordered, weights)
+    assert repr(_dicts(weight_flip_thresholds(shuffled, weights))) == repr(
+        reference_flips(ordered, weights)
+    )
+    assert robustness(shuffled, weights, draws=50, seed=4) == robustness(
+        ordered, weights, draws=50, seed=4
+    )
+    missing = CandidateResult(3, "c3", ordered[0].dimensions[:5], 0.0, False, (), None)
+    with pytest.raises(KeyError):
+        weight_flip_thresholds([*ordered, missing], weights)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     values=st.lists(
