@@ -451,6 +451,8 @@ def _contenders(candidates: Any, base: Sequence[float], spread: float) -> Any:
     magnitudes = np.abs(weights)
     wide = spread + 1e-9
     base_totals = candidates @ weights
+    # Each candidate's share of the margin: its scores' size under the widest weights.
+    sizes = 1e-9 * (0.5 + (1.0 + wide) * (np.abs(candidates) @ magnitudes))
     champions = np.argpartition(-base_totals, min(count, _CHAMPIONS) - 1)[:_CHAMPIONS]
     alive = np.arange(count)
     # The strongest first: most candidates fall to the first champion.
@@ -460,10 +462,10 @@ def _contenders(candidates: Any, base: Sequence[float], spread: float) -> Any:
         if champion not in alive:
             # Whoever left it out beats every candidate it would.
             continue
-        delta = candidates[champion] - candidates[alive]
-        low = delta @ weights - wide * (np.abs(delta) @ magnitudes)
-        size = (np.abs(candidates[champion]) + np.abs(candidates[alive])) @ magnitudes
-        alive = alive[~(low > 1e-9 * (1.0 + (1.0 + wide) * size))]
+        rows = candidates if len(alive) == count else candidates[alive]
+        spreads = np.abs(rows - candidates[champion]) @ magnitudes
+        low = (base_totals[champion] - base_totals[alive]) - wide * spreads
+        alive = alive[~(low > sizes[champion] + sizes[alive])]
     return alive
 
 
