@@ -224,7 +224,8 @@ def _flips(
     new_weight_pct = np.where(inside, _round4(t * 100.0), None).ravel().tolist()
     columns = (
         repeat(ids[leader], count),
-        np.repeat(id_array[others], size).tolist(),
+        # The ids themselves, each repeated per dimension (no new int objects).
+        chain.from_iterable(map(repeat, [ids[i] for i in others.tolist()], repeat(size))),
         DIMENSIONS * len(others),
         [round(x * 100, 4) for x in w] * len(others),
         change_pp,
