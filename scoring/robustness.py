@@ -7,25 +7,33 @@ candidates only: a disqualified candidate never leads.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain, compress, repeat
+from operator import attrgetter
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .ranking import Ranking
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
+from .types.results import build_slotted, slot_setters
 from .weights import normalise_weights
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, init=False)
 class FlipThreshold:
     """The smallest change of one dimension's weight that swaps the leader and ``other_id``.
 
     The other weights are rescaled proportionally so the weights still sum to 1.
     ``change_pp`` is signed, in percentage points of that weight (e.g. +12.5 means from 30 %
     to 42.5 %); None means no weight within 0-100 % swaps them.
+
+    Slotted with a hand-written constructor like the scoring results (robustness builds six
+    per other candidate): fields, frozen assignment, eq, hash, repr and pickling behave as for
+    any frozen dataclass.
     """
 
     leader_id: int
@@ -34,6 +42,19 @@ class FlipThreshold:
     weight_pct: float
     change_pp: float | None
     new_weight_pct: float | None
+
+    def __init__(
+        self,
+        leader_id: int,
+        other_id: int,
+        dimension: str,
+        weight_pct: float,
+        change_pp: float | None,
+        new_weight_pct: float | None,
+    ) -> None:
+        values = (leader_id, other_id, dimension, weight_pct, change_pp, new_weight_pct)
+        for setter, value in zip(_FLIP_SLOTS, values, strict=True):
+            setter(self, value)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +65,9 @@ class FlipThreshold:
             "change_pp": self.change_pp,
             "new_weight_pct": self.new_weight_pct,
         }
+
+
+_FLIP_SLOTS = slot_setters(FlipThreshold)
 
 
 @dataclass(frozen=True)
@@ -80,28 +104,69 @@ class Robustness:
         }
 
 
-def _qualified(results: Ranking | Sequence[CandidateResult]) -> list[CandidateResult]:
+class _Candidates(NamedTuple):
+    """The qualified results, their candidate ids, and the ids of every result."""
+
+    qualified: list[CandidateResult]
+    ids: list[int]
+    every_id: list[int]
+
+
+def _candidates(results: Ranking | Sequence[CandidateResult]) -> _Candidates:
     items = results.results if isinstance(results, Ranking) else results
-    qualified = [r for r in items if not r.disqualified]
-    ids = [r.candidate_id for r in qualified]
+    every_id = list(map(_candidate_id_of, items))
+    keep = [not flag for flag in map(_disqualified_of, items)]
+    ids = list(compress(every_id, keep))
     if len(set(ids)) != len(ids):
         raise ScoringInputError("a candidate_id appears twice in the results")
-    return qualified
+    return _Candidates(list(compress(items, keep)), ids, every_id)
 
 
-def _rows(qualified: list[CandidateResult]) -> list[tuple[float, ...]]:
+def _score_matrix(qualified: list[CandidateResult]) -> Any:
+    """The candidates x DIMENSIONS scores of ``qualified`` as a float64 array."""
+    size = len(DIMENSIONS)
+    items = list(chain.from_iterable(map(_dimensions_of, qualified)))
+    if list(map(_dimension_of, items)) == list(DIMENSIONS) * len(qualified):
+        # Every result lists its dimensions in DIMENSIONS order (as scoring builds them).
+        flat = np.fromiter(map(_score_of, items), dtype=np.float64, count=len(items))
+        return flat.reshape(len(qualified), size)
     rows = []
     for result in qualified:
         scores = result.scores
-        rows.append(tuple(scores[d] for d in DIMENSIONS))
-    return rows
+        rows.append([scores[d] for d in DIMENSIONS])
+    return np.array(rows, dtype=np.float64).reshape(len(rows), size)
 
 
-def _leader_index(rows: list[tuple[float, ...]], ids: list[int], w: list[float]) -> int:
+_candidate_id_of = attrgetter("candidate_id")
+_disqualified_of = attrgetter("disqualified")
+_dimensions_of = attrgetter("dimensions")
+_dimension_of = attrgetter("dimension")
+_score_of = attrgetter("score")
+
+
+def _totals(matrix: Any, w: Sequence[float]) -> Any:
+    """Each row's weighted total, summed term by term in DIMENSIONS order like sum()."""
+    totals = np.zeros(len(matrix))
+    for d, weight in enumerate(w):
+        totals += weight * matrix[:, d]
+    return totals
+
+
+# Rounding a total to 4 decimals moves it by at most 0.00005: only the candidates this close to
+# the highest total can be the leader.
+_LEADER_MARGIN = 1e-3
+
+
+def _leader_index(matrix: Any, ids: list[int], w: list[float], totals: Any) -> int:
+    """The ranking's leader: the highest total rounded like CandidateResult.total, ties to the
+    lower candidate_id. Only the candidates near the highest total are compared, on the plain
+    sum() of their row."""
+    top = float(totals.max())
+    near = np.flatnonzero(totals >= top - _LEADER_MARGIN * max(1.0, abs(top)))
     best = 0
     best_key = None
-    for index, row in enumerate(rows):
-        # Rounded like CandidateResult.total so the leader is the ranking's leader.
+    for index in near.tolist():
+        row = matrix[index].tolist()
         key = (round(sum(a * b for a, b in zip(w, row, strict=True)), 4), -ids[index])
         if best_key is None or key > best_key:
             best, best_key = index, key
@@ -133,81 +198,106 @@ def weight_flip_thresholds(
     """For the leader against each other qualified candidate and each dimension, the smallest
     single-weight change that swaps their order (see FlipThreshold). Ordered by the other
     candidate's current rank, then DIMENSIONS."""
-    qualified = _qualified(results)
+    qualified, ids, _every_id = _candidates(results)
     if len(qualified) < 2:
         return ()
     normalised = normalise_weights(weights)
-    return _flips(_rows(qualified), [r.candidate_id for r in qualified], normalised)
+    w = [normalised[d] for d in DIMENSIONS]
+    matrix = _score_matrix(qualified)
+    totals = _totals(matrix, w)
+    return _flips(matrix, ids, w, totals, _leader_index(matrix, ids, w, totals))
 
 
 def _flips(
-    rows: list[tuple[float, ...]], ids: list[int], normalised: Mapping[str, float]
+    matrix: Any, ids: list[int], w: list[float], totals: Any, leader: int
 ) -> tuple[FlipThreshold, ...]:
-    w = [normalised[d] for d in DIMENSIONS]
-    leader = _leader_index(rows, ids, w)
-    others = sorted(
-        (i for i in range(len(rows)) if i != leader),
-        key=lambda i: (-sum(a * b for a, b in zip(w, rows[i], strict=True)), ids[i]),
+    """The flip thresholds of candidate ``leader`` against every other row of ``matrix``,
+    the others by total (highest first), then by candidate_id."""
+    id_array = np.array(ids, dtype=np.int64)
+    others = np.delete(np.arange(len(matrix)), leader)
+    # lexsort: the last key is the primary one; equal totals keep the lower id first.
+    others = others[np.lexsort((id_array[others], -totals[others]))]
+    t, inside = _flip_arrays(matrix[leader] - matrix[others], w)
+    size = len(w)
+    count = len(others) * size
+    change_pp = np.where(inside, _round4((t - np.array(w)) * 100.0), None).ravel().tolist()
+    new_weight_pct = np.where(inside, _round4(t * 100.0), None).ravel().tolist()
+    columns = (
+        repeat(ids[leader], count),
+        # The ids themselves, each repeated per dimension (no new int objects).
+        chain.from_iterable(map(repeat, [ids[i] for i in others.tolist()], repeat(size))),
+        DIMENSIONS * len(others),
+        [round(x * 100, 4) for x in w] * len(others),
+        change_pp,
+        new_weight_pct,
     )
-    points = flip_points(rows[leader], [rows[i] for i in others], w)
-    weight_pct = [round(x * 100, 4) for x in w]
-    flips = []
-    append = flips.append
-    leader_id = ids[leader]
-    for other, row in zip(others, points, strict=True):
-        other_id = ids[other]
-        for d, (dimension, t) in enumerate(zip(DIMENSIONS, row, strict=True)):
-            append(
-                FlipThreshold(
-                    leader_id=leader_id,
-                    other_id=other_id,
-                    dimension=dimension,
-                    weight_pct=weight_pct[d],
-                    change_pp=None if t is None else round((t - w[d]) * 100, 4),
-                    new_weight_pct=None if t is None else round(t * 100, 4),
-                )
-            )
-    return tuple(flips)
+    return tuple(build_slotted(FlipThreshold, _FLIP_SLOTS, columns, count))
+
+
+def _flip_arrays(delta: Any, w: Sequence[float]) -> tuple[Any, Any]:
+    """_flip_point for every row of ``delta`` (leader minus other, per dimension) and every
+    dimension at once: the clamped flip weights (rows x dimensions) and where there is one.
+    Every sum is taken term by term in the same order as _flip_point, and the clamping and
+    the tests are the same comparisons, so each weight is the same float."""
+    size = len(w)
+    # A dimension holding (nearly) all the weight spreads the freed weight evenly instead.
+    full = [not wd < 1.0 - 1e-12 for wd in w]
+    factors = np.array([[1.0 if full[d] else w[k] for d in range(size)] for k in range(size)])
+    divisors = np.array([size - 1.0 if full[d] else 1.0 - w[d] for d in range(size)])
+    rest = np.zeros(delta.shape)
+    for k in range(size):
+        # Term k adds to the rest of every dimension but k itself.
+        np.add(rest, delta[:, k : k + 1] * factors[k], out=rest, where=_OFF[size][k])
+    rest /= divisors
+    # difference(t) = t x delta_d + (1 - t) x rest, linear in t.
+    flat = np.abs(delta - rest) < 1e-12
+    t = rest / np.where(flat, 1.0, rest - delta)
+    inside = ~flat & (t >= -1e-12) & (t <= 1.0 + 1e-12)
+    # min(1.0, max(0.0, t)): max keeps 0.0 unless t is greater, min keeps 1.0 unless less.
+    t = np.where(t > 0.0, t, 0.0)
+    t = np.where(t < 1.0, t, 1.0)
+    return t, inside
+
+
+_OFF = {len(DIMENSIONS): ~np.eye(len(DIMENSIONS), dtype=bool)}
+
+
+def _round4(values: Any) -> Any:
+    """round(v, 4) of every value (|v| well under 10^9): the same floats as Python's round.
+
+    Python rounds the exact binary value to 4 decimals and returns the float nearest to that
+    decimal; rint(v x 10^4) / 10^4 gives the same float (the division is correctly rounded)
+    unless v x 10^4 lies within a hair of a half, where its own rounding could pick the other
+    integer: those few values are rounded by Python."""
+    scaled = values * 1e4
+    rounded = np.rint(scaled) / 1e4
+    halfway = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
+    if len(halfway):
+        flat_values, flat_rounded = values.reshape(-1), rounded.reshape(-1)
+        for index in halfway.tolist():
+            flat_rounded[index] = round(float(flat_values[index]), 4)
+    return rounded
 
 
 def flip_points(
     leader: Sequence[float], others: Sequence[Sequence[float]], w: Sequence[float]
 ) -> list[list[float | None]]:
     """_flip_point of the leader against each other row for each dimension, vectorised with
-    numpy: every sum is taken term by term in the same order as the plain function, so each
-    result is the same float (tested against _flip_point)."""
+    numpy (see _flip_arrays): each result is the same float (tested against _flip_point)."""
     if not others:
         return []
     delta = np.array(leader, dtype=np.float64) - np.array(others, dtype=np.float64)
-    size = len(w)
-    columns = []
-    for d in range(size):
-        wd = w[d]
-        rest = np.zeros(len(delta))
-        if wd < 1.0 - 1e-12:
-            for k in range(size):
-                if k != d:
-                    rest += w[k] * delta[:, k]
-            rest /= 1.0 - wd
-        else:
-            for k in range(size):
-                if k != d:
-                    rest += delta[:, k]
-            rest /= size - 1
-        delta_d = delta[:, d]
-        slope = delta_d - rest
-        flat = np.abs(slope) < 1e-12
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = rest / np.where(flat, 1.0, rest - delta_d)
-        inside = ~flat & (t >= -1e-12) & (t <= 1.0 + 1e-12)
-        clamped = np.minimum(1.0, np.maximum(0.0, t))
-        columns.append(
-            [
-                value if keep else None
-                for value, keep in zip(clamped.tolist(), inside.tolist(), strict=True)
-            ]
-        )
-    return [list(row) for row in zip(*columns, strict=True)]
+    t, inside = _flip_arrays(delta, w)
+    return np.where(inside, t, None).tolist()
+
+
+def _check_stability_arguments(draws: Any, perturbation_pct: Any, seed: Any) -> None:
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
+        raise ScoringInputError(f"draws must be a positive integer, got {draws!r}")
+    if not isinstance(perturbation_pct, int | float) or not 0 <= perturbation_pct <= 100:
+        raise ScoringInputError(f"perturbation_pct must be in 0..100, got {perturbation_pct!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScoringInputError(f"seed must be an integer, got {seed!r}")
 
 
 def rank_stability(
@@ -223,24 +313,35 @@ def rank_stability(
     renormalises; ties go to the lower candidate_id. Disqualified candidates get 0.
     Deterministic for a given seed (random.Random(seed)).
     """
-    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
-        raise ScoringInputError(f"draws must be a positive integer, got {draws!r}")
-    if not isinstance(perturbation_pct, int | float) or not 0 <= perturbation_pct <= 100:
-        raise ScoringInputError(f"perturbation_pct must be in 0..100, got {perturbation_pct!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ScoringInputError(f"seed must be an integer, got {seed!r}")
-    items = results.results if isinstance(results, Ranking) else results
-    qualified = sorted(_qualified(results), key=lambda r: r.candidate_id)
-    shares = {r.candidate_id: 0.0 for r in sorted(items, key=lambda r: r.candidate_id)}
-    if not qualified:
-        return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
-    normalised = normalise_weights(weights)
-    base = [normalised[d] for d in DIMENSIONS]
-    columns = list(zip(*_rows(qualified), strict=True))
-    ids = [r.candidate_id for r in qualified]
-    counts = first_counts(base, columns, draws, perturbation_pct / 100.0, seed)
-    for candidate_id, count in zip(ids, counts, strict=True):
-        shares[candidate_id] = count / draws
+    _check_stability_arguments(draws, perturbation_pct, seed)
+    qualified, ids, every_id = _candidates(results)
+    return _stability(
+        every_id, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
+    )
+
+
+def _stability(
+    every_id: list[int],
+    ids: list[int],
+    matrix: Any,
+    weights: Mapping[str, Any],
+    draws: int,
+    perturbation_pct: float,
+    seed: int,
+) -> RankStability:
+    """rank_stability of the qualified candidates ``ids`` (score rows ``matrix``) among the
+    candidates ``every_id``."""
+    shares = dict.fromkeys(sorted(every_id), 0.0)
+    if ids:
+        normalised = normalise_weights(weights)
+        base = [normalised[d] for d in DIMENSIONS]
+        id_array = np.array(ids, dtype=np.int64)
+        by_id = np.argsort(id_array, kind="stable")
+        counts = np.array(
+            first_counts(base, matrix[by_id].T, draws, perturbation_pct / 100.0, seed)
+        )
+        # Integer counts over an integer: the same correctly rounded quotients as count / draws.
+        shares.update(zip(id_array[by_id].tolist(), (counts / draws).tolist(), strict=True))
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
 
 
@@ -252,18 +353,20 @@ def robustness(
     seed: int = 0,
 ) -> Robustness:
     """Flip thresholds and rank stability together."""
-    stability = rank_stability(results, weights, draws, perturbation_pct, seed)
-    qualified = _qualified(results)
+    _check_stability_arguments(draws, perturbation_pct, seed)
+    qualified, ids, every_id = _candidates(results)
+    matrix = _score_matrix(qualified)
+    stability = _stability(every_id, ids, matrix, weights, draws, perturbation_pct, seed)
     leader_id = None
     flips: tuple[FlipThreshold, ...] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
-        rows = _rows(qualified)
-        ids = [r.candidate_id for r in qualified]
-        leader_id = ids[_leader_index(rows, ids, w)]
+        totals = _totals(matrix, w)
+        leader = _leader_index(matrix, ids, w, totals)
+        leader_id = ids[leader]
         if len(qualified) >= 2:
-            flips = _flips(rows, ids, normalised)
+            flips = _flips(matrix, ids, w, totals, leader)
     return Robustness(leader_id=leader_id, flips=flips, stability=stability)
 
 
@@ -279,12 +382,34 @@ def _draws(base: list[float], draws: int, spread: float, seed: int) -> list[list
     return result
 
 
+# One Mersenne Twister per thread, given random.Random(seed)'s state for each set of draws.
+_twisters = threading.local()
+
+
+def _uniform_numbers(seed: int, count: int) -> Any:
+    """The first ``count`` numbers of random.Random(seed).random(), as a numpy array.
+
+    numpy's MT19937 is the same generator as Python's, and its doubles are made the same way
+    from two 32-bit outputs ((a >> 5) x 2^26 + (b >> 6)) / 2^53, so started from Python's
+    state it gives the same numbers (tested against random.Random) without a Python-level
+    call per number."""
+    state = random.Random(seed).getstate()[1]  # noqa: S311 - a reproducible simulation
+    twister = getattr(_twisters, "generator", None)
+    if twister is None:
+        twister = _twisters.generator = np.random.MT19937(0)
+    # A tuple key: the state setter reads it item by item (an array would be slower).
+    twister.state = {
+        "bit_generator": "MT19937",
+        "state": {"key": state[:624], "pos": state[624]},
+    }
+    return np.random.Generator(twister).random(count)
+
+
 def _draws_array(base: list[float], draws: int, spread: float, seed: int) -> Any:
     """_draws as a draws x dimensions numpy array: the same random() numbers in the same
     order, through the same float operations as random.Random.uniform (a + (b - a) x r)."""
-    rng = random.Random(seed)  # noqa: S311 - a reproducible simulation, not cryptography
     size = len(base)
-    r = np.array([rng.random() for _ in range(draws * size)]).reshape(draws, size)
+    r = _uniform_numbers(seed, draws * size).reshape(draws, size)
     u = -spread + (spread - -spread) * r
     drawn = np.array(base, dtype=np.float64) * (1.0 + u)
     total = np.zeros(draws)
@@ -298,9 +423,56 @@ def _draws_array(base: list[float], draws: int, spread: float, seed: int) -> Any
 _NEAR = 1e-9
 
 
+def _first_of_each_row(rows: Any) -> Any:
+    """The index of the first of each group of equal rows, ascending (one stable lexsort)."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    return np.sort(order[starts])
+
+
+# The few candidates with the highest totals under the base weights that every other candidate
+# is checked against (see _contenders).
+_CHAMPIONS = 8
+
+
+def _contenders(candidates: Any, base: Sequence[float], spread: float) -> Any:
+    """The indices (ascending) of the candidates (rows of scores) that can rank first in some
+    draw of the weights within ±spread of ``base``.
+
+    A candidate j never ranks first when another candidate i beats it in every draw: when the
+    smallest weighted difference i - j over the draws' box of weights (each weight at the end
+    of its range that counts against i) stays above a margin far wider than the rounding of
+    any total, i's total is the higher one in every draw however it is summed. Each
+    candidate is checked against the few with the highest totals under the base weights.
+    """
+    count = len(candidates)
+    weights = np.array(base, dtype=np.float64)
+    magnitudes = np.abs(weights)
+    wide = spread + 1e-9
+    base_totals = candidates @ weights
+    # Each candidate's share of the margin: its scores' size under the widest weights.
+    sizes = 1e-9 * (0.5 + (1.0 + wide) * (np.abs(candidates) @ magnitudes))
+    champions = np.argpartition(-base_totals, min(count, _CHAMPIONS) - 1)[:_CHAMPIONS]
+    alive = np.arange(count)
+    # The strongest first: most candidates fall to the first champion.
+    for champion in champions[np.argsort(-base_totals[champions], kind="stable")].tolist():
+        if len(alive) < 2:
+            break
+        if champion not in alive:
+            # Whoever left it out beats every candidate it would.
+            continue
+        rows = candidates if len(alive) == count else candidates[alive]
+        spreads = np.abs(rows - candidates[champion]) @ magnitudes
+        low = (base_totals[champion] - base_totals[alive]) - wide * spreads
+        alive = alive[~(low > sizes[champion] + sizes[alive])]
+    return alive
+
+
 def first_counts(
     base: list[float],
-    columns: Sequence[Sequence[float]],
+    columns: Sequence[Sequence[float]] | Any,
     draws: int,
     spread: float,
     seed: int,
@@ -308,7 +480,8 @@ def first_counts(
     """How often each candidate (columns: one score column per dimension, candidates sorted
     by id) ranks first over the seeded draws, vectorised with numpy.
 
-    The totals come from one matrix product; a draw whose best total is within _NEAR of
+    Only the contenders (_contenders: the candidates no other beats in every draw) are
+    summed. Their totals come from one matrix product; a draw whose best total is within _NEAR of
     another candidate's (a near tie that the summation order could decide) is summed again
     dimension by dimension in DIMENSIONS order, exactly as the plain loop
     (first_counts_reference) does, so argmax (the first maximum: the lower candidate_id on
@@ -316,29 +489,35 @@ def first_counts(
     positive sum, which cannot change who ranks first, so the argmax is taken on the
     unnormalised draw.
     """
-    count = len(columns[0])
+    candidates = np.asarray(columns, dtype=np.float64).T
+    count = len(candidates)
+    if not count:
+        return []
     weights = _draws_array(base, draws, spread, seed)
-    # Candidates with equal scores tie in every draw and the first of them wins: keep the
-    # first of each distinct score row, in candidate order.
-    distinct, first = np.unique(np.array(columns, dtype=np.float64).T, axis=0, return_index=True)
-    order = np.argsort(first)
-    scores, first = distinct[order].T.copy(), first[order]
-    count_distinct = len(first)
+    # Only the contenders can rank first; of candidates with equal scores (they tie in every
+    # draw) the first wins: keep the first of each distinct score row, in candidate order.
+    contenders = _contenders(candidates, base, spread)
+    first = contenders[_first_of_each_row(candidates[contenders])]
+    scores = candidates[first].T.copy()
     winners = np.empty(draws, dtype=np.intp)
     # Blocks of draws keep the draws x candidates matrix small whatever the sizes.
-    block = max(1, 262_144 // max(count_distinct, 1))
+    block = max(1, 262_144 // len(first))
     for start in range(0, draws, block):
         w = weights[start : start + block]
         totals = w @ scores
         best = totals.argmax(axis=1)
-        top = totals[np.arange(len(w)), best]
-        near = (totals >= (top - _NEAR * np.maximum(1.0, np.abs(top)))[:, None]).sum(axis=1) > 1
-        if near.any():
-            exact_w = w[near]
-            exact = exact_w[:, 0:1] * scores[0]
-            for d in range(1, len(DIMENSIONS)):
-                exact += exact_w[:, d : d + 1] * scores[d]
-            best[near] = exact.argmax(axis=1)
+        if len(first) > 1:
+            rows = np.arange(len(w))
+            top = totals[rows, best]
+            # The runner-up: the best total once each draw's best is taken out.
+            totals[rows, best] = -np.inf
+            near = totals.max(axis=1) >= top - _NEAR * np.maximum(1.0, np.abs(top))
+            if near.any():
+                exact_w = w[near]
+                exact = exact_w[:, 0:1] * scores[0]
+                for d in range(1, len(DIMENSIONS)):
+                    exact += exact_w[:, d : d + 1] * scores[d]
+                best[near] = exact.argmax(axis=1)
         winners[start : start + len(w)] = best
     return np.bincount(first[winners], minlength=count).tolist()
 

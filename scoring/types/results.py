@@ -104,16 +104,9 @@ class DimensionScore:
         count = len(scores)
         if len(contributions) != count:
             raise ValueError("one tuple of contributions per score")
-        made = list(map(object.__new__, repeat(cls, count)))
-        dimension_, score_, contributions_ = _DIMENSION_SCORE_SLOTS
-        for setter, values in (
-            (dimension_, repeat(dimension, count)),
-            (score_, scores),
-            (contributions_, contributions),
-        ):
-            # map() runs the slot setters in C; the deque only drains it.
-            deque(map(setter, made, values), maxlen=0)
-        return made
+        return build_slotted(
+            cls, _DIMENSION_SCORE_SLOTS, (repeat(dimension, count), scores, contributions), count
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,12 +116,28 @@ class DimensionScore:
         }
 
 
-def _slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Callable[[Any, Any], None], ...]:
-    return tuple(getattr(cls, name).__set__ for name in names)
+def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of a slotted class' slots, in field order (they bypass frozen assignment)."""
+    return tuple(getattr(cls, name).__set__ for name in cls.__slots__)
 
 
-_CONTRIBUTION_SLOTS = _slot_setters(Contribution, Contribution.__slots__)
-_DIMENSION_SCORE_SLOTS = _slot_setters(DimensionScore, DimensionScore.__slots__)
+def build_slotted(
+    cls: type,
+    setters: Sequence[Callable[[Any, Any], None]],
+    columns: Sequence[Any],
+    count: int,
+) -> list[Any]:
+    """``count`` new objects of the slotted class ``cls``, object j's slot i set (through
+    ``setters[i]``) to item j of ``columns[i]``, with no Python-level call per object."""
+    made = list(map(object.__new__, repeat(cls, count)))
+    for setter, values in zip(setters, columns, strict=True):
+        # map() runs the slot setters in C; the deque only drains it.
+        deque(map(setter, made, values), maxlen=0)
+    return made
+
+
+_CONTRIBUTION_SLOTS = slot_setters(Contribution)
+_DIMENSION_SCORE_SLOTS = slot_setters(DimensionScore)
 
 
 @dataclass(frozen=True)
