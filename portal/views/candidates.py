@@ -115,7 +115,8 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     answers = {a.item_id: a for a in candidate.answers.select_related("item")}
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
-    measurements, more = _measurement_groups(candidate)
+    uploads = _upload_context(evaluation, candidate, membership, CANDIDATE_UPLOADS_SHOWN)
+    measurements, more = _measurement_groups([upload.pk for upload in uploads["uploads"]])
     items = [
         {
             "item": item,
@@ -158,7 +159,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "measurements_total": sum(group["readings"] for group in measurements),
         "can_edit": membership.role in CAN_EDIT,
         "can_upload": membership.role in CAN_UPLOAD,
-        **_upload_context(evaluation, candidate, membership, CANDIDATE_UPLOADS_SHOWN),
+        **uploads,
         "uploads_link": True,
         # Candidate pages poll only on the upload page.
         "busy": False,
@@ -168,13 +169,14 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     return render(request, "portal/candidate_detail.html", context)
 
 
-def _measurement_groups(candidate) -> tuple[list[dict], bool]:
-    """The candidate's measurements grouped in SQL by kind, node, metric and unit: how many
-    readings each group has and their lowest and highest value. A node measured again in
-    every upload adds readings, not rows. Returns the first MEASUREMENTS_SHOWN groups and
+def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
+    """The measurements of the uploads listed on the page (the newest ones), grouped in SQL by
+    kind, node, metric and unit: how many readings each group has and their lowest and highest
+    value. Read through the uploads, the page stays flat however long the candidate's history
+    grows (the API lists every measurement). Returns the first MEASUREMENTS_SHOWN groups and
     whether there are more (one row past the page says so, without counting them all)."""
     groups = list(
-        Measurement.objects.filter(candidate=candidate)
+        Measurement.objects.filter(upload_id__in=upload_ids)
         .values("kind", "node_name", "metric", "unit")
         .annotate(readings=Count("pk"), low=Min("value"), high=Max("value"))
         .order_by("kind", "node_name", "metric", "unit")[: MEASUREMENTS_SHOWN + 1]

@@ -137,19 +137,41 @@ def test_the_upload_list_polls_only_while_an_import_runs(client, members, candid
 def test_the_candidate_page_groups_measurements_and_says_when_groups_are_cut(
     client, members, candidate
 ):
-    _fill(candidate, 30)
+    _fill(candidate, 10)
     client.force_login(members["viewer"])
     response, _ = _get(client, "candidate-detail", candidate)
-    # 60 readings of one metric on one node: one row, with how many readings it has.
-    assert b"60 measurements, grouped by kind, node and metric." in response.content
+    # 20 readings of one metric on one node: one row, with how many readings it has.
+    assert b"20 measurements, grouped by kind, node and metric." in response.content
     assert response.content.count(b'data-metric="busbw"') == 1
-    upload = EvidenceUpload.objects.filter(candidate=candidate).first()
+    upload = EvidenceUpload.objects.filter(candidate=candidate).order_by("pk").first()
     Measurement.objects.bulk_create(
         Measurement(upload=upload, candidate=candidate, kind="fio", metric=f"m{i}", value=i)
         for i in range(MEASUREMENTS_SHOWN)
     )
     response, _ = _get(client, "candidate-detail", candidate)
     assert f"The first {MEASUREMENTS_SHOWN} groups of measurements".encode() in response.content
+
+
+def test_the_candidate_page_groups_the_measurements_of_the_uploads_it_lists(
+    client, members, candidate
+):
+    _fill(candidate, CANDIDATE_UPLOADS_SHOWN + 5)
+    oldest = EvidenceUpload.objects.filter(candidate=candidate).order_by("pk").first()
+    Measurement.objects.create(
+        upload=oldest, candidate=candidate, kind="fio", metric="read_iops", value=1.0
+    )
+    client.force_login(members["viewer"])
+    response, _ = _get(client, "candidate-detail", candidate)
+    readings = 2 * CANDIDATE_UPLOADS_SHOWN
+    assert (
+        f"{readings} measurements of the {CANDIDATE_UPLOADS_SHOWN} newest uploads".encode()
+        in response.content
+    )
+    assert f'<td class="num">{readings}</td>'.encode() in response.content
+    assert b'data-metric="read_iops"' not in response.content  # an older upload's: the API's
+    Measurement.objects.filter(candidate=candidate).delete()
+    response, _ = _get(client, "candidate-detail", candidate)
+    assert b"No measurements in the newest uploads" in response.content
 
 
 def test_a_group_shows_the_range_of_its_readings(client, members, candidate):
