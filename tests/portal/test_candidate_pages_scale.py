@@ -269,3 +269,17 @@ def test_rows_each_query_reads_are_flat_in_uploads(
     _get(client, name, candidate)
     _response, queries = _get(client, name, candidate)
     assert _rows_read(queries) == before
+
+
+def test_the_uploads_list_is_a_page_and_the_list_alone_for_htmx(client, members, candidate):
+    _fill(candidate, 2)
+    client.force_login(members["viewer"])
+    url = reverse(
+        "candidate-uploads", kwargs={"pk": candidate.evaluation_id, "candidate_pk": candidate.pk}
+    )
+    page = client.get(url).content.decode()
+    assert "<html" in page and 'class="tabs"' in page and "vendor/htmx" in page
+    assert page.count("data-upload-id=") == 2
+    alone = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert alone.lstrip().startswith('<div id="upload-list"')
+    assert alone.count("data-upload-id=") == 2
