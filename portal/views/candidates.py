@@ -169,18 +169,23 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     return render(request, "portal/candidate_detail.html", context)
 
 
-def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
-    """The measurements of the uploads listed on the page (the newest ones), grouped in SQL by
-    kind, node, metric and unit: how many readings each group has and their lowest and highest
-    value. Read through the uploads, the page stays flat however long the candidate's history
-    grows (the API lists every measurement). Returns the first MEASUREMENTS_SHOWN groups and
-    whether there are more (one row past the page says so, without counting them all)."""
-    groups = list(
+def measurement_groups(upload_ids: list[int]):
+    """The measurements of the uploads listed on the candidate page (the newest ones), grouped
+    in SQL by kind, node, metric and unit: how many readings each group has and their lowest
+    and highest value. Read through the uploads, the page stays flat however long the
+    candidate's history grows (the API lists every measurement)."""
+    return (
         Measurement.objects.filter(upload_id__in=upload_ids)
         .values("kind", "node_name", "metric", "unit")
         .annotate(readings=Count("pk"), low=Min("value"), high=Max("value"))
-        .order_by("kind", "node_name", "metric", "unit")[: MEASUREMENTS_SHOWN + 1]
+        .order_by("kind", "node_name", "metric", "unit")
     )
+
+
+def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
+    """The first MEASUREMENTS_SHOWN groups and whether there are more (one row past the page
+    says so, without counting them all)."""
+    groups = list(measurement_groups(upload_ids)[: MEASUREMENTS_SHOWN + 1])
     return groups[:MEASUREMENTS_SHOWN], len(groups) > MEASUREMENTS_SHOWN
 
 
