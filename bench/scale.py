@@ -190,11 +190,18 @@ def plans(evaluation, candidate) -> dict[str, bool]:
     from django.db import connection
 
     from portal.models import Measurement
+    from portal.views.candidates import (
+        CANDIDATE_UPLOADS_SHOWN,
+        MEASUREMENTS_SHOWN,
+        measurement_groups,
+    )
 
+    # As the candidate page reads them: the measurements of its newest uploads, grouped.
+    listed = candidate.uploads.order_by("-created_at", "-pk").values_list("pk", flat=True)
     queries = {
-        "candidate page measurements": Measurement.objects.filter(candidate=candidate)
-        .defer("details")
-        .order_by("kind", "node_name", "metric", "line", "pk")[:301],
+        "candidate page measurements": measurement_groups(list(listed[:CANDIDATE_UPLOADS_SHOWN]))[
+            : MEASUREMENTS_SHOWN + 1
+        ],
         "API measurements page": Measurement.objects.filter(
             candidate__evaluation=evaluation
         ).order_by("pk")[:51],

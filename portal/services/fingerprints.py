@@ -20,18 +20,28 @@ KIND_LABELS = {
 }
 
 
-def candidate_fingerprint(candidate: Candidate) -> list[dict]:
-    """[{kind, label, values}] over the candidate's imported uploads, in KINDS order.
-
-    Read from the HardwareIdentifier rows the import writes for each imported upload's
-    fingerprint (one row per upload, kind and value), not from every upload's fingerprint JSON,
-    so the candidate page stays flat in the number of uploads."""
-    values: dict[str, set[str]] = defaultdict(set)
-    for kind, value in (
+def candidate_identifiers(candidate: Candidate) -> set[tuple[str, str]]:
+    """The (kind, value) pairs seen in the candidate's imported uploads, each once: the import
+    writes one HardwareIdentifier row per upload, so a node uploaded again and again repeats
+    its identifiers, and DISTINCT keeps the rows read flat in the number of uploads."""
+    return set(
         HardwareIdentifier.objects.filter(candidate=candidate)
         .values_list("kind", "value")
         .distinct()
-    ):
+    )
+
+
+def candidate_fingerprint(
+    candidate: Candidate, identifiers: set[tuple[str, str]] | None = None
+) -> list[dict]:
+    """[{kind, label, values}] over the candidate's imported uploads, in KINDS order.
+
+    Read from the HardwareIdentifier rows the import writes for each imported upload's
+    fingerprint (distinct kind and value; ``identifiers`` when the caller has read them),
+    not from every upload's fingerprint JSON, so the candidate page stays flat in the number
+    of uploads."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for kind, value in candidate_identifiers(candidate) if identifiers is None else identifiers:
         values[kind].add(value)
     return [
         {"kind": kind, "label": KIND_LABELS[kind], "values": sorted(values[kind])}
@@ -40,23 +50,28 @@ def candidate_fingerprint(candidate: Candidate) -> list[dict]:
     ]
 
 
-def hardware_reuse(candidate: Candidate) -> list[dict]:
+def hardware_reuse(
+    candidate: Candidate, identifiers: set[tuple[str, str]] | None = None
+) -> list[dict]:
     """The same hardware under another candidate (of any evaluation and vendor): one entry
-    per other candidate, naming it, its evaluation and vendor, and the shared identifiers."""
-    mine = HardwareIdentifier.objects.filter(candidate=candidate)
+    per other candidate, naming it, its evaluation and vendor, and the shared identifiers.
+    ``identifiers``: the candidate's, when the caller has read them."""
+    own = candidate_identifiers(candidate) if identifiers is None else identifiers
+    if not own:
+        return []
+    # Each (other candidate, kind, value) once, however many uploads repeat it.
     shared = (
         HardwareIdentifier.objects.filter(
-            kind__in=mine.values("kind"), value__in=mine.values("value")
+            kind__in={kind for kind, _value in own}, value__in={value for _kind, value in own}
         )
         .exclude(candidate=candidate)
-        .only("candidate_id", "kind", "value")
-        .order_by("candidate_id", "kind", "value")
+        .values_list("candidate_id", "kind", "value")
+        .distinct()
     )
-    own = set(mine.values_list("kind", "value"))
     by_candidate: dict[int, set[tuple[str, str]]] = defaultdict(set)
-    for row in shared:
-        if (row.kind, row.value) in own:
-            by_candidate[row.candidate_id].add((row.kind, row.value))
+    for candidate_id, kind, value in shared:
+        if (kind, value) in own:
+            by_candidate[candidate_id].add((kind, value))
     if not by_candidate:
         return []
     others = Candidate.objects.select_related("evaluation", "offering__vendor").in_bulk(

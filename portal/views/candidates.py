@@ -1,9 +1,12 @@
 """Candidate pages: explanation of the scores, claims against measurements, the questionnaire
 and the evidence of one candidate."""
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Max, Min
 from django.http import (
     FileResponse,
     Http404,
@@ -13,6 +16,7 @@ from django.http import (
     JsonResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -36,37 +40,60 @@ from ..services.catalogue import (
     catalogue_changes,
 )
 from ..services.evidence import RetractRefused, evidence_retract
-from ..services.fingerprints import candidate_fingerprint, hardware_reuse
-from ..services.scores import usable_uploads
+from ..services.fingerprints import (
+    candidate_fingerprint,
+    candidate_identifiers,
+    hardware_reuse,
+)
 from . import display
 from .common import member_candidate, member_evaluation
 from .poc import coverage_context
 
+# Groups of measurements (kind, node, metric, unit) listed on the candidate page.
 MEASUREMENTS_SHOWN = 300
-# Newest uploads listed on a page; the rest are one API call away (uploads/ in the API).
+# Newest uploads listed on the uploads page; the rest are one API call away (uploads/ in the
+# API).
 UPLOADS_SHOWN = 100
+# Newest uploads listed on the candidate page, which links to the uploads page for more.
+CANDIDATE_UPLOADS_SHOWN = 20
 
 
-def _uploads_shown(candidate) -> tuple[list[EvidenceUpload], int]:
-    """The candidate's newest uploads without their report JSON (loaded per upload, when
-    asked for) and how many uploads the candidate has."""
+def _uploads_shown(candidate, limit: int) -> tuple[list[EvidenceUpload], int]:
+    """The candidate's ``limit`` newest uploads without their report JSON (loaded per upload,
+    when asked for) and how many uploads the candidate has."""
     uploads = list(
         candidate.uploads.select_related("uploaded_by")
         .defer("report")
-        .order_by("-created_at", "-pk")[:UPLOADS_SHOWN]
+        .order_by("-created_at", "-pk")[:limit]
     )
     total = len(uploads)
-    if total == UPLOADS_SHOWN:
+    if total == limit:
         total = candidate.uploads.count()
     return uploads, total
 
 
-def _upload_context(evaluation, candidate, membership) -> dict:
-    uploads, total = _uploads_shown(candidate)
+def _url_for_pk(name: str, *args) -> Callable[[int], str]:
+    """``name``'s URL with any primary key as its last argument, reversed once: a list of
+    uploads links every row twice, and reversing each link was a tenth of the list's time."""
+    marker = str(2**31 - 1)
+    head, tail = reverse(name, args=[*args, marker]).rsplit(marker, 1)
+    return lambda pk: f"{head}{int(pk)}{tail}"
+
+
+def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOWN) -> dict:
+    uploads, total = _uploads_shown(candidate, limit)
+    # Per row: the status's name translated once per status (get_status_display translates
+    # every choice's label on each call), and the row's two links.
+    statuses = {value: str(label) for value, label in UploadStatus.choices}
+    download_url = _url_for_pk("upload-download", evaluation.pk)
+    report_url = _url_for_pk("candidate-upload-report", evaluation.pk, candidate.pk)
     for upload in uploads:
         upload.error_shown = evidence_messages.upload_error(
             code=upload.error_code, params=upload.error_params, text=upload.error
         )
+        upload.status_shown = statuses.get(upload.status, upload.status)
+        upload.download_url = download_url(upload.pk)
+        upload.report_url = report_url(upload.pk)
     busy = candidate.uploads.filter(
         status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
     ).exists()
@@ -88,14 +115,8 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
     answers = {a.item_id: a for a in candidate.answers.select_related("item")}
     verification = candidate.verification or {}
     verdicts = verification.get("items") or {}
-    # One row past the page says whether there are more, without counting them all.
-    measurements = list(
-        Measurement.objects.filter(candidate=candidate)
-        .defer("details")
-        .order_by("kind", "node_name", "metric", "line", "pk")[: MEASUREMENTS_SHOWN + 1]
-    )
-    more = len(measurements) > MEASUREMENTS_SHOWN
-    measurements = measurements[:MEASUREMENTS_SHOWN]
+    uploads = _upload_context(evaluation, candidate, membership, CANDIDATE_UPLOADS_SHOWN)
+    measurements, more = _measurement_groups([upload.pk for upload in uploads["uploads"]])
     items = [
         {
             "item": item,
@@ -108,15 +129,15 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         for item in ChecklistItem.objects.order_by("number")
     ]
     candidate.use_pinned_offering()  # the facts it is scored on, not today's catalogue
+    identifiers = candidate_identifiers(candidate)
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "candidate": candidate,
         "offering": candidate.offering,
         "catalogue_changes": catalogue_changes(candidate),
-        "fingerprint": candidate_fingerprint(candidate),
-        "reuse": hardware_reuse(candidate),
-        "used_upload_ids": {u.pk for u in usable_uploads(candidate, reports=False)},
+        "fingerprint": candidate_fingerprint(candidate, identifiers),
+        "reuse": hardware_reuse(candidate, identifiers),
         "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [
             {
@@ -135,16 +156,37 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "measured": verification.get("measured") or {},
         "measurements": measurements,
         "measurements_more": more,
-        "measurements_shown": MEASUREMENTS_SHOWN,
+        "measurements_total": sum(group["readings"] for group in measurements),
         "can_edit": membership.role in CAN_EDIT,
         "can_upload": membership.role in CAN_UPLOAD,
-        **_upload_context(evaluation, candidate, membership),
+        **uploads,
+        "uploads_link": True,
         # Candidate pages poll only on the upload page.
         "busy": False,
         "poc": coverage_context(candidate),
         "tco_basis": _tco_basis(evaluation, candidate),
     }
     return render(request, "portal/candidate_detail.html", context)
+
+
+def measurement_groups(upload_ids: list[int]):
+    """The measurements of the uploads listed on the candidate page (the newest ones), grouped
+    in SQL by kind, node, metric and unit: how many readings each group has and their lowest
+    and highest value. Read through the uploads, the page stays flat however long the
+    candidate's history grows (the API lists every measurement)."""
+    return (
+        Measurement.objects.filter(upload_id__in=upload_ids)
+        .values("kind", "node_name", "metric", "unit")
+        .annotate(readings=Count("pk"), low=Min("value"), high=Max("value"))
+        .order_by("kind", "node_name", "metric", "unit")
+    )
+
+
+def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
+    """The first MEASUREMENTS_SHOWN groups and whether there are more (one row past the page
+    says so, without counting them all)."""
+    groups = list(measurement_groups(upload_ids)[: MEASUREMENTS_SHOWN + 1])
+    return groups[:MEASUREMENTS_SHOWN], len(groups) > MEASUREMENTS_SHOWN
 
 
 def _poc_note(answer) -> str:
@@ -285,11 +327,13 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 
 @login_required
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
-    """The candidate's uploads with their status (polled by the upload page while busy)."""
+    """The candidate's newest uploads with their status: a page of its own (linked from the
+    candidate page), or the list alone for htmx (polled by the upload page while busy)."""
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
-    return render(
-        request, "portal/_upload_list.html", _upload_context(evaluation, candidate, membership)
-    )
+    context = {"membership": membership, **_upload_context(evaluation, candidate, membership)}
+    if request.headers.get("HX-Request"):
+        return render(request, "portal/_upload_list.html", context)
+    return render(request, "portal/candidate_uploads.html", context)
 
 
 @login_required

@@ -26,6 +26,8 @@ def member_candidate(
         pk=candidate_pk,
         evaluation=evaluation,
     )
+    # The evaluation just read, not read again by the first ``candidate.evaluation``.
+    candidate.evaluation = evaluation
     return evaluation, membership, candidate
 
 

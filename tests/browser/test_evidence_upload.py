@@ -76,6 +76,12 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
         page.get_by_role("link", name="Scores and evidence").click()
     expect(page.locator("main")).to_contain_text("poc-node-7")
     expect(page.locator("main table").filter(has_text="nccl-tests").first).to_be_visible()
+    # Its per-file report opens there too (htmx loads it when the reader opens it).
+    listed = page.locator("#upload-list tr[data-upload-id]")
+    expect(listed).to_have_count(1)
+    listed.locator("td").nth(4).locator("summary").click()
+    for name, kind in EXPECTED_KINDS.items():
+        expect(listed.locator("td").nth(4)).to_contain_text(f"{name}: {SHOWN_KINDS[kind]}")
     portal.assert_no_js_errors()
 
 

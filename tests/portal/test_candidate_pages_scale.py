@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from portal.models import Candidate, EvidenceUpload, Measurement
-from portal.views.candidates import MEASUREMENTS_SHOWN, UPLOADS_SHOWN
+from portal.models import Candidate, EvidenceUpload, HardwareIdentifier, Measurement
+from portal.views.candidates import CANDIDATE_UPLOADS_SHOWN, MEASUREMENTS_SHOWN, UPLOADS_SHOWN
 
 from .conftest import small_offering
 
@@ -77,8 +77,11 @@ def test_page_queries_are_flat_in_uploads(client, members, candidate, name):
     response, many = _get(client, name, candidate)
     # Past one screen of uploads the page counts them once: at most one query more.
     assert len(many) <= len(few) + 1
-    assert response.content.count(b"data-upload-id=") == UPLOADS_SHOWN
-    assert b"153 older uploads are not listed here" in response.content
+    shown = CANDIDATE_UPLOADS_SHOWN if name == "candidate-detail" else UPLOADS_SHOWN
+    assert response.content.count(b"data-upload-id=") == shown
+    assert f"{253 - shown} older uploads are not listed here".encode() in response.content
+    # The candidate page links to the uploads page, which lists more of them.
+    assert (b'class="more-uploads"' in response.content) == (name == "candidate-detail")
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -131,8 +134,152 @@ def test_the_upload_list_polls_only_while_an_import_runs(client, members, candid
     assert b'hx-trigger="every 2s"' in response.content
 
 
-def test_the_candidate_page_says_when_measurements_are_cut(client, members, candidate):
-    _fill(candidate, MEASUREMENTS_SHOWN // 2 + 1)
+def test_the_candidate_page_groups_measurements_and_says_when_groups_are_cut(
+    client, members, candidate
+):
+    _fill(candidate, 10)
     client.force_login(members["viewer"])
     response, _ = _get(client, "candidate-detail", candidate)
-    assert f"The first {MEASUREMENTS_SHOWN} measurements".encode() in response.content
+    # 20 readings of one metric on one node: one row, with how many readings it has.
+    assert b"20 measurements, grouped by kind, node and metric." in response.content
+    assert response.content.count(b'data-metric="busbw"') == 1
+    upload = EvidenceUpload.objects.filter(candidate=candidate).order_by("pk").first()
+    Measurement.objects.bulk_create(
+        Measurement(upload=upload, candidate=candidate, kind="fio", metric=f"m{i}", value=i)
+        for i in range(MEASUREMENTS_SHOWN)
+    )
+    response, _ = _get(client, "candidate-detail", candidate)
+    assert f"The first {MEASUREMENTS_SHOWN} groups of measurements".encode() in response.content
+
+
+def test_the_candidate_page_groups_the_measurements_of_the_uploads_it_lists(
+    client, members, candidate
+):
+    _fill(candidate, CANDIDATE_UPLOADS_SHOWN + 5)
+    oldest = EvidenceUpload.objects.filter(candidate=candidate).order_by("pk").first()
+    Measurement.objects.create(
+        upload=oldest, candidate=candidate, kind="fio", metric="read_iops", value=1.0
+    )
+    client.force_login(members["viewer"])
+    response, _ = _get(client, "candidate-detail", candidate)
+    readings = 2 * CANDIDATE_UPLOADS_SHOWN
+    assert (
+        f"{readings} measurements of the {CANDIDATE_UPLOADS_SHOWN} newest uploads".encode()
+        in response.content
+    )
+    assert f'<td class="num">{readings}</td>'.encode() in response.content
+    assert b'data-metric="read_iops"' not in response.content  # an older upload's: the API's
+    Measurement.objects.filter(candidate=candidate).delete()
+    response, _ = _get(client, "candidate-detail", candidate)
+    assert b"No measurements in the newest uploads" in response.content
+
+
+def test_a_group_shows_the_range_of_its_readings(client, members, candidate):
+    _fill(candidate, 2)
+    first = Measurement.objects.filter(candidate=candidate).order_by("pk").first()
+    Measurement.objects.filter(pk=first.pk).update(value=232.5)
+    client.force_login(members["viewer"])
+    response, _ = _get(client, "candidate-detail", candidate)
+    row = response.content.decode().split('data-metric="busbw"')[1].split("</tr>")[0]
+    assert '<td class="num">1 – 232.500</td>' in row
+    assert '<td class="num">4</td>' in row
+
+
+def _fill_nodes(candidate: Candidate, uploads: int, start: int = 0) -> None:
+    """Uploads as a cluster sends them again and again: four nodes, each upload with the
+    node's measurements and hardware identifiers (one identifier row per upload, as the
+    import writes them)."""
+    made = EvidenceUpload.objects.bulk_create(
+        EvidenceUpload(
+            candidate=candidate,
+            file=f"evidence/node-{i}",
+            original_name=f"node-{i % 4}-run-{i}.tar.gz",
+            sha256=f"{candidate.pk:08x}{i:056x}",
+            size_bytes=10,
+            status="done",
+            node_name=f"node-{i % 4}",
+            report=BIG_REPORT,
+        )
+        for i in range(start, start + uploads)
+    )
+    Measurement.objects.bulk_create(
+        Measurement(
+            upload=upload,
+            candidate=candidate,
+            kind="nccl_tests",
+            metric=metric,
+            value=value + n,
+            unit="GB/s",
+            node_name=upload.node_name,
+            source_file="all_reduce.txt",
+            line=10,
+        )
+        for n, upload in enumerate(made)
+        for metric, value in (("busbw", 200.0), ("algbw", 100.0))
+    )
+    HardwareIdentifier.objects.bulk_create(
+        HardwareIdentifier(upload=upload, candidate=candidate, kind=kind, value=value)
+        for upload in made
+        for kind, value in (
+            ("gpu_uuid", f"GPU-{upload.node_name}"),
+            ("mac", f"02:00:00:00:00:0{upload.node_name[-1]}"),
+        )
+    )
+
+
+def _rows_read(queries) -> list[tuple[str, int]]:
+    """Each SELECT the request ran (its table) and how many rows it returns, run again."""
+    rows = []
+    with connection.cursor() as cursor:
+        for query in queries:
+            sql = query["sql"]
+            if not sql.startswith("SELECT"):
+                continue
+            cursor.execute(sql)
+            rows.append((sql.split(" FROM ")[1].split()[0], len(cursor.fetchall())))
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("name", "few", "many"),
+    [
+        ("candidate-detail", CANDIDATE_UPLOADS_SHOWN + 5, CANDIDATE_UPLOADS_SHOWN + 40),
+        ("candidate-uploads", UPLOADS_SHOWN + 5, UPLOADS_SHOWN + 40),
+    ],
+)
+def test_rows_each_query_reads_are_flat_in_uploads(
+    client, members, candidate, vendor, name, few, many
+):
+    """Past one screen of uploads, more uploads of the same nodes add no row to any query:
+    not to the measurements (grouped), the fingerprint or the reused hardware (distinct
+    identifiers), nor the uploads listed."""
+    other = Candidate.objects.create(
+        evaluation=candidate.evaluation, offering=small_offering(vendor), node_count=1
+    )
+    _fill_nodes(other, 8, start=10_000)  # the same GPUs and MACs under another candidate
+    client.force_login(members["procurement"])
+    _fill_nodes(candidate, few)
+    _get(client, name, candidate)  # the first request also caches the evaluation's ranking
+    response, queries = _get(client, name, candidate)
+    before = _rows_read(queries)
+    if name == "candidate-detail":
+        assert response.content.count(b"GPU-node-3") >= 1
+        assert response.content.count(b'data-metric="busbw"') == 4
+    _fill_nodes(candidate, many - few, start=few)
+    _get(client, name, candidate)
+    _response, queries = _get(client, name, candidate)
+    assert _rows_read(queries) == before
+
+
+def test_the_uploads_list_is_a_page_and_the_list_alone_for_htmx(client, members, candidate):
+    _fill(candidate, 2)
+    client.force_login(members["viewer"])
+    url = reverse(
+        "candidate-uploads", kwargs={"pk": candidate.evaluation_id, "candidate_pk": candidate.pk}
+    )
+    page = client.get(url).content.decode()
+    assert "<html" in page and 'class="tabs"' in page and "vendor/htmx" in page
+    assert page.count("data-upload-id=") == 2
+    alone = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert alone.lstrip().startswith('<div id="upload-list"')
+    assert alone.count("data-upload-id=") == 2

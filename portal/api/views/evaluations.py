@@ -40,7 +40,11 @@ from ...services.evaluations import (
     member_remove,
     member_role_set,
 )
-from ...services.fingerprints import candidate_fingerprint, hardware_reuse
+from ...services.fingerprints import (
+    candidate_fingerprint,
+    candidate_identifiers,
+    hardware_reuse,
+)
 from ...services.scores import usable_uploads
 from ..filters import CandidateFilter, EvaluationFilter
 from ..permissions import EvaluationCreatorOrReadOnly
@@ -298,11 +302,14 @@ class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
         candidate = self.get_candidate()
         used = usable_uploads(candidate)
         uploads = candidate.uploads.select_related("uploaded_by").order_by("pk")
+        identifiers = candidate_identifiers(candidate)
         return Response(
             {
                 "candidate": candidate.pk,
-                "fingerprint": {f["kind"]: f["values"] for f in candidate_fingerprint(candidate)},
-                "hardware_reuse": hardware_reuse(candidate),
+                "fingerprint": {
+                    f["kind"]: f["values"] for f in candidate_fingerprint(candidate, identifiers)
+                },
+                "hardware_reuse": hardware_reuse(candidate, identifiers),
                 "used_uploads": [u.pk for u in used],
                 "uploads": [
                     {
