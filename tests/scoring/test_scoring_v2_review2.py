@@ -130,8 +130,11 @@ def test_a_refuted_bare_metal_claim_is_below_every_honest_form_below_128_gpus(re
 )
 def test_a_refuted_bare_metal_claim_never_reaches_the_honest_form(c, spec, seen, confidence):
     """Invariant: whatever else the candidate offers, claiming bare metal on nodes that show a
-    hypervisor (with the confidence the rubric acts on) totals strictly less than declaring
-    the form the evidence shows."""
+    hypervisor (with the confidence the rubric acts on) never totals more than declaring the
+    form the evidence shows, and strictly less whenever the honest form's security score is
+    above its floor: the misrepresentation deduction is taken from the security dimension,
+    which cannot go below 0 (a vendor whose every compliance claim is contradicted already
+    sits there, and the two then tie)."""
     from dataclasses import replace
 
     measured = replace(
@@ -154,7 +157,9 @@ def test_a_refuted_bare_metal_claim_never_reaches_the_honest_form(c, spec, seen,
         measured=measured,
     )
     by = {r.candidate_id: r for r in rank([liar, honest], spec, V2).results}
-    assert by[1].total < by[2].total
+    assert by[1].total <= by[2].total
+    if by[2].score("security") > 0:
+        assert by[1].total < by[2].total
     for dimension, score in by[1].scores.items():
         assert score <= by[2].scores[dimension]
 
