@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
 
-from .facts import CLAIMED, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
+from ..tco import FloatCache
+from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
@@ -120,9 +122,14 @@ class Batch:
         values = self.values(name)
         if not self.known(name).all():
             values = [0.0 if v is None else v for v in values]
+        # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
+        # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
+        # distinct one is converted once (either way gives the same floats).
+        convert: Any = float
+        if values and (type(values[0]) is Decimal or type(values[-1]) is Decimal):
+            convert = FloatCache().__getitem__
         try:
-            # float() in a map first: numpy's own conversion of Decimals is twice as slow.
-            column: np.ndarray | None = np.array(list(map(float, values)), dtype=float)
+            column: np.ndarray | None = np.array(list(map(convert, values)), dtype=float)
         except (TypeError, ValueError):
             column = None
         if column is not None and (column.shape != (len(values),) or np.isnan(column).any()):
@@ -159,12 +166,14 @@ class Batch:
 
     def status(self, item: str) -> list[str]:
         """The status of claim item ``item`` for every candidate: its checklist answer, or
-        what the evidence settled for a derived item (facts.DERIVED_ITEMS)."""
+        what the evidence settled for a derived item (facts.DERIVED_ITEMS, by its column)."""
         column = self.columns.get(("status", item))
         if column is None:
-            derived = DERIVED_ITEMS.get(item)
+            derived = DERIVED_COLUMNS.get(item)
             if derived is not None:
-                column = list(map(derived, self.ctxs))
+                column = derived(self.ctxs)
+            elif item in DERIVED_ITEMS:
+                column = list(map(DERIVED_ITEMS[item], self.ctxs))
             else:
                 column = list(map(methodcaller("get", item, UNANSWERED), self.answers))
             self.columns["status", item] = column
