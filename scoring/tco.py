@@ -822,9 +822,9 @@ class PendingTco(Deferred):
     """A candidate's TCO for a ranking: the figures its scores and knockouts read, and the
     exact Tco (``resolve()``), computed when first asked for.
 
-    ``budget_ratio`` is facts.budget_ratio of the exact TCO and ``effective_price_ratio``
-    facts.effective_price_ratio; ``over_budget`` whether the recommended total exceeds the
-    evaluation's budget (meaningful with a budget in the offering's currency)."""
+    ``budget_ratio`` and ``effective_price_ratio`` are budget_ratio() and
+    effective_price_ratio() of the exact TCO; ``over_budget`` whether its recommended total
+    exceeds the evaluation's budget in the offering's currency (False without one)."""
 
     __slots__ = (
         "_args",
@@ -853,8 +853,10 @@ class PendingTco(Deferred):
         """The exact TCO (compute_tco), computed once."""
         tco = self._tco
         if tco is None:
-            assert self._args is not None  # noqa: S101 - cleared only once _tco is set
-            tco = self._tco = compute_tco(*self._args)
+            args = self._args
+            if args is None:  # another thread has just computed it
+                return self._tco  # type: ignore[return-value]
+            tco = self._tco = compute_tco(*args)
             self._args = None
         return tco
 
