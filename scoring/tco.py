@@ -916,15 +916,27 @@ def _rounded(
     return np.rint(scaled), settled
 
 
+# Below this many candidates the exact TCOs cost less than the float columns' fixed cost
+# (some sixty numpy calls).
+FLOAT_MIN_CANDIDATES = 48
+
+
 def pending_tcos(
     candidates: Sequence[CandidateInput],
     evaluation: EvaluationSpec,
     rubric: Rubric,
     plan: TcoPlan | None = None,
+    *,
+    floats: bool | None = None,
 ) -> list[PendingTco | None]:
     """Each candidate's PendingTco (None without a price), its figures filled in: from float
-    columns over the batch where they are settled (see above), else from the exact TCO."""
+    columns over the batch where they are settled (see above), else from the exact TCO.
+
+    ``floats`` False reads every exact TCO now; None (the default) takes the float columns
+    from FLOAT_MIN_CANDIDATES candidates on. Both give the same figures."""
     plan = plan or TcoPlan(evaluation)
+    if floats is None:
+        floats = len(candidates) >= FLOAT_MIN_CANDIDATES
     found: list[PendingTco | None] = []
     append = found.append
     columns = _Columns()
@@ -935,6 +947,9 @@ def pending_tcos(
             continue
         pending = PendingTco(candidate, evaluation, rubric, plan)
         append(pending)
+        if not floats:
+            pending._read_exact()
+            continue
         row = _float_row(candidate, prices, evaluation, rubric, plan)
         if row is None:
             pending._read_exact()
