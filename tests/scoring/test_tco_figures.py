@@ -133,11 +133,11 @@ def test_float_figures_equal_the_exact_tco_on_the_bench_candidates(bench_pool, b
         _assert_figures(bench_pool, spec, rubric)
         # The float path settles nearly every candidate: only a figure next to a rounding
         # boundary reads the exact TCO up front (resolve() above built the rest).
-        exact = sum(p._args is None for p in pending_tcos(bench_pool, spec, rubric))
+        exact = sum(p._tco is not None for p in pending_tcos(bench_pool, spec, rubric))
         assert exact <= len(bench_pool) // 20
         # A small batch reads its exact TCOs at once: the same figures.
         small = pending_tcos(bench_pool[:5], spec, rubric)
-        assert all(p._args is None for p in small)
+        assert all(p._tco is not None for p in small)
         assert [(p.budget_ratio, p.effective_price_ratio, p.over_budget) for p in small] == [
             (p.budget_ratio, p.effective_price_ratio, p.over_budget)
             for p in pending_tcos(bench_pool[:5], spec, rubric, floats=True)
@@ -168,7 +168,7 @@ def test_shapes_left_to_the_exact_tco_give_the_same_figures():
         pending = _assert_figures(pool, spec, rubric)
         assert pending[4] is None
         # A minimum commitment beyond the duration is priced by the exact TCO alone.
-        assert pending[0]._args is None
+        assert pending[0]._tco is not None
 
 
 def test_a_ratio_on_a_tie_reads_the_exact_tco():
@@ -181,7 +181,7 @@ def test_a_ratio_on_a_tie_reads_the_exact_tco():
         tied = replace(spec, budget_total=total / Decimal("0.1235"))
         expected = budget_ratio(compute_tco(item, tied, rubric), tied)
         (pending,) = pending_tcos([item], tied, rubric, floats=True)
-        assert pending._args is None  # the exact TCO was read up front
+        assert pending._tco is not None  # the exact TCO was read up front
         assert repr(pending.budget_ratio) == repr(expected)
 
 
