@@ -16,7 +16,7 @@ from decimal import Decimal
 from . import poc
 from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
-from .tco import Tco
+from .tco import PendingTco, Tco
 from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
 from .types.inputs import parse_mig_profile
 
@@ -208,7 +208,7 @@ def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec)
 
 
 def _budget_knockouts(
-    candidate: CandidateInput, evaluation: EvaluationSpec, tco: Tco | None
+    candidate: CandidateInput, evaluation: EvaluationSpec, tco: Tco | PendingTco | None
 ) -> list[Knockout]:
     budget = evaluation.budget_total
     if budget is None:
@@ -234,6 +234,11 @@ def _budget_knockouts(
                 None,
             )
         ]
+    if type(tco) is PendingTco:
+        # A ranking's TCO says whether it is over budget; only then is it computed exactly.
+        if not tco.over_budget:
+            return []
+        tco = tco.resolve()
     # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
     # Rubric v2 judges the recommended billing model (v1: the cheapest, the same fields).
     total, model = tco.recommended_total, tco.recommended
@@ -347,7 +352,7 @@ def check_knockouts(
     candidate: CandidateInput,
     evaluation: EvaluationSpec,
     rubric: Rubric,
-    tco: Tco | None,
+    tco: Tco | PendingTco | None,
 ) -> tuple[Knockout, ...]:
     """Every failed must-have of ``candidate``, in a fixed order; empty when it qualifies."""
     found = _gpu_knockouts(candidate, evaluation, rubric)

@@ -23,7 +23,7 @@ from .dimensions import (
 )
 from .knockouts import check_knockouts
 from .rubric import Rubric, load_rubric
-from .tco import TcoPlan, compute_tco
+from .tco import pending_tcos
 from .types import (
     DIMENSIONS,
     CandidateInput,
@@ -86,11 +86,8 @@ def score_candidates_batch(
     rule): for a caller that reads or stores them all. False scores through the numpy kernel
     and builds a batch's contributions when one is first read. None (the default) takes the
     kernel from KERNEL_MIN_CANDIDATES candidates on. Both give identical results."""
-    plan = TcoPlan(evaluation)
-    tcos = [
-        compute_tco(candidate, evaluation, rubric, plan) if _has_price(candidate) else None
-        for candidate in candidates
-    ]
+    # The figures the scores and knockouts read; each exact TCO is built when first read.
+    tcos = pending_tcos(candidates, evaluation, rubric)
     ordered = [weights[d] for d in DIMENSIONS]
     if explain is None:
         explain = len(candidates) < KERNEL_MIN_CANDIDATES
@@ -133,10 +130,6 @@ def score_candidate(
     if weights is None:
         weights = evaluation_weights(evaluation, rubric)
     return score_candidates_batch([candidate], evaluation, rubric, weights)[0]
-
-
-def _has_price(candidate: CandidateInput) -> bool:
-    return bool(candidate.quoted_prices or candidate.offering.prices)
 
 
 def order_key(result: CandidateResult) -> tuple[bool, float, int]:

@@ -38,16 +38,22 @@ Rubric v2 (issue #10 §3) adds:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from .rubric import Rubric, load_rubric
 from .types import (
+    BILLING_MODELS,
     CENT,
     CandidateInput,
+    Deferred,
     EvaluationSpec,
     Money,
+    RubricError,
     ScoringInputError,
     TcoError,
 )
@@ -330,14 +336,22 @@ def efficiency_for(
     unmeasured, by the delivery form's conservative assumed fraction, so a measurement at or
     above the assumption never lowers the efficiency. A one-GPU candidate (no collective can
     run) is measured by its host<->device fraction when that reaches the assumption."""
+    cap, basis = _efficiency_cap(candidate, rubric, workload)
+    return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
+
+
+def _efficiency_cap(
+    candidate: CandidateInput, rubric: Rubric, workload: str | None
+) -> tuple[float, str]:
+    """efficiency_for() before its rounding to 4 decimals (of the float's shortest repr)."""
     fraction = candidate.measured.busbw_fraction
     if fraction is not None and rubric.v2 is None:
-        return Decimal(repr(min(fraction, 1.0))).quantize(_RATE, ROUND_HALF_EVEN), "measured"
+        return min(fraction, 1.0), "measured"
     measured = candidate.measured
     form = priced_form(candidate, rubric)
     efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
     if rubric.v2 is None:
-        return Decimal(repr(efficiency)).quantize(_RATE, ROUND_HALF_EVEN), "scale_rule"
+        return efficiency, "scale_rule"
     if fraction is None and measured.host_device_fraction is not None and candidate.gpu_count == 1:
         # No collective runs on one GPU: its measured path is the host<->device copy bandwidth
         # against its PCIe generation (a hypervisor's DMA remapping or a downgraded link shows
@@ -352,7 +366,7 @@ def efficiency_for(
         cap, basis = rubric.v2.form(form).assumed_busbw_fraction, "assumed"
     if efficiency < cap:
         cap, basis = efficiency, "scale_rule"
-    return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
+    return cap, basis
 
 
 def is_self_managed(candidate: CandidateInput, rubric: Rubric | None = None) -> bool:
@@ -568,39 +582,9 @@ def compute_tco(
     if policy is not None:
         operations = operations_cost(candidate, evaluation, rubric, duration_months)
         shared += operations
-    hourly_hours = used_hours
-    commitment_days = 0
-    form = offering.delivery_form if policy is None else priced_form(candidate, rubric)
-    if policy is None:
-        risk = offering.spot_preemption_risk_pct
-        if risk is None:
-            risk = _ZERO
-    else:
-        profile = policy.form(form)
-        # The form's defaults when nothing is stated (the common case) without a call each.
-        # spot_risk_pct() inlined: one call per candidate shows in ranking 1,000.
-        risk, default = offering.spot_preemption_risk_pct, profile.spot_preemption_risk_pct
-        if risk is None or (
-            risk < default and candidate.answers.get(policy.billing_terms_item) != "verified"
-        ):
-            risk = default
-        releasable = offering.releasable_hourly
-        if releasable is None:
-            releasable = profile.releasable_hourly
-        elif releasable and not profile.releasable_hourly:
-            releasable = releasable_hourly(candidate, rubric)
-        if not releasable:
-            # Not released on idle days: every day of the duration is paid.
-            hourly_hours = plan.duration_hours
-        if offering.min_commitment_days > plan.duration:
-            commitment_days = offering.min_commitment_days - plan.duration
-    by_nodes = plan.allow_spot.get(id(rubric))
-    if by_nodes is None:
-        by_nodes = plan.allow_spot[id(rubric)] = {}
-    nodes = candidate.node_count
-    allow_spot = by_nodes.get(nodes)
-    if allow_spot is None:
-        allow_spot = by_nodes[nodes] = spot_allowed(evaluation, rubric, nodes)
+    risk, hourly_hours, commitment_days, allow_spot = _billing_terms(
+        candidate, evaluation, rubric, plan
+    )
 
     # Only each model's total is needed to rank; its ModelCost is built when first read.
     rows: list[str | Decimal] = []
@@ -614,16 +598,7 @@ def compute_tco(
             units = hourly_hours
             hourly_day_rate = all_gpus * _HOURS_PER_DAY
         elif model == "spot":
-            key = (risk, policy is not None)
-            units = plan.spot_hours.get(key)
-            if units is None:
-                # Preempted time must be run again, so the hours needed grow by 1 / (1 - risk);
-                # rubric v2 adds the checkpoint/restart overhead.
-                keep = _ONE - risk / _HUNDRED
-                hours = used_hours
-                if policy is not None:
-                    hours = hours * (_ONE + policy.spot_checkpoint_overhead_pct / _HUNDRED)
-                units = plan.spot_hours[key] = (hours / keep).quantize(_RATE, half_even)
+            units = _spot_hours(plan, risk, policy)
         elif model == "monthly":
             units = plan.months_billed
         else:
@@ -679,15 +654,7 @@ def compute_tco(
             "天的任务不可中断；取其余方式中最便宜者",
         )
 
-    # A function of the stated SLA and the SLA item's status: shared by the candidates of a plan.
-    by_sla = plan.availability.get(id(rubric))
-    if by_sla is None:
-        by_sla = plan.availability[id(rubric)] = {}
-    availability_key = (offering.sla_availability_pct, candidate.answers.get("sla"))
-    found_availability = by_sla.get(availability_key)
-    if found_availability is None:
-        found_availability = by_sla[availability_key] = availability_for(candidate, rubric)
-    availability, availability_basis = found_availability
+    availability, availability_basis = _plan_availability(candidate, rubric, plan)
     efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
     equivalents = gpus
     effective_hours = gpu_hours
@@ -735,6 +702,80 @@ def compute_tco(
     )
 
 
+def _billing_terms(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, plan: TcoPlan
+) -> tuple[Decimal, Decimal, int, bool]:
+    """What prices a candidate's billing models besides the prices: the spot preemption risk
+    (percent), the hours the hourly model pays, the commitment days beyond the duration and
+    whether spot may be recommended."""
+    offering = candidate.offering
+    policy = rubric.v2
+    hourly_hours = plan.used_hours
+    commitment_days = 0
+    if policy is None:
+        risk = offering.spot_preemption_risk_pct
+        if risk is None:
+            risk = _ZERO
+    else:
+        profile = policy.form(priced_form(candidate, rubric))
+        # The form's defaults when nothing is stated (the common case) without a call each.
+        # spot_risk_pct() inlined: one call per candidate shows in ranking 1,000.
+        risk, default = offering.spot_preemption_risk_pct, profile.spot_preemption_risk_pct
+        if risk is None or (
+            risk < default and candidate.answers.get(policy.billing_terms_item) != "verified"
+        ):
+            risk = default
+        releasable = offering.releasable_hourly
+        if releasable is None:
+            releasable = profile.releasable_hourly
+        elif releasable and not profile.releasable_hourly:
+            releasable = releasable_hourly(candidate, rubric)
+        if not releasable:
+            # Not released on idle days: every day of the duration is paid.
+            hourly_hours = plan.duration_hours
+        if offering.min_commitment_days > plan.duration:
+            commitment_days = offering.min_commitment_days - plan.duration
+    by_nodes = plan.allow_spot.get(id(rubric))
+    if by_nodes is None:
+        by_nodes = plan.allow_spot[id(rubric)] = {}
+    nodes = candidate.node_count
+    allow_spot = by_nodes.get(nodes)
+    if allow_spot is None:
+        allow_spot = by_nodes[nodes] = spot_allowed(evaluation, rubric, nodes)
+    return risk, hourly_hours, commitment_days, allow_spot
+
+
+def _spot_hours(plan: TcoPlan, risk: Decimal, policy: Any) -> Decimal:
+    """The GPU-hours spot bills per GPU at a preemption risk (shared by a plan's candidates).
+
+    Preempted time must be run again, so the hours needed grow by 1 / (1 - risk); rubric v2
+    adds the checkpoint/restart overhead."""
+    key = (risk, policy is not None)
+    units = plan.spot_hours.get(key)
+    if units is None:
+        keep = _ONE - risk / _HUNDRED
+        hours = plan.used_hours
+        if policy is not None:
+            hours = hours * (_ONE + policy.spot_checkpoint_overhead_pct / _HUNDRED)
+        units = plan.spot_hours[key] = (hours / keep).quantize(_RATE, ROUND_HALF_EVEN)
+    return units
+
+
+def _plan_availability(
+    candidate: CandidateInput, rubric: Rubric, plan: TcoPlan
+) -> tuple[Decimal, str]:
+    """availability_for(), shared by the candidates of a plan: a function of the stated SLA
+    and the SLA item's status."""
+    by_sla = plan.availability.get(id(rubric))
+    if by_sla is None:
+        by_sla = plan.availability[id(rubric)] = {}
+    key = (candidate.offering.sla_availability_pct, candidate.answers.get("sla"))
+    found = by_sla.get(key)
+    if found is None:
+        found = by_sla[key] = availability_for(candidate, rubric)
+    return found
+
+
 def _billed_extra_days(model: str, plan) -> Decimal:
     """Days this billing model pays beyond the evaluation's duration (a month or a year is
     billed whole), which already count towards a minimum commitment."""
@@ -756,3 +797,357 @@ def _day_rate(model: str, all_gpus: Decimal, spot_risk_pct: Decimal) -> Decimal:
     if model == "monthly":
         return all_gpus * 12 / _DAYS_PER_YEAR
     return all_gpus / _DAYS_PER_YEAR
+
+
+# --- the figures a ranking reads --------------------------------------------------------------
+#
+# Ranking reads three things from each candidate's TCO: the recommended total against the
+# budget (a ratio rounded to 3 decimals for the cost score, and whether it exceeds the budget
+# for the knockout) and the cost per effective GPU-hour against the reference price (rounded
+# to 3 decimals). Those are computed here in binary floating point with a bound on their
+# error: every component the exact TCO rounds to cents is off by at most half a cent, and the
+# float arithmetic adds a relative error far below 1e-12. A figure is taken from the floats
+# only when the exact value cannot lie on the other side of a rounding boundary or comparison
+# (the recommended model included); otherwise, or for a rare shape (a minimum commitment, MIG
+# slices), the candidate's exact TCO is computed at once and read. Either way the figures are
+# those of the exact TCO, bit for bit; the exact TCO (the money shown) is built when first read.
+
+_RELATIVE_ERROR = 1e-12
+# Keeps a float figure at least this far (in units of its last kept digit) from a tie.
+_TIE_MARGIN = 1e-6
+_LARGEST_SCALED = float(2**40)
+
+
+class PendingTco(Deferred):
+    """A candidate's TCO for a ranking: the figures its scores and knockouts read, and the
+    exact Tco (``resolve()``), computed when first asked for.
+
+    ``budget_ratio`` and ``effective_price_ratio`` are budget_ratio() and
+    effective_price_ratio() of the exact TCO; ``over_budget`` whether its recommended total
+    exceeds the evaluation's budget in the offering's currency (False without one)."""
+
+    __slots__ = (
+        "_candidate",
+        "_evaluation",
+        "_plan",
+        "_rubric",
+        "_tco",
+        "budget_ratio",
+        "currency",
+        "effective_price_ratio",
+        "over_budget",
+    )
+
+    def __init__(
+        self,
+        candidate: CandidateInput,
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        plan: TcoPlan,
+    ) -> None:
+        # Four slots rather than a tuple of them: one object fewer per candidate for the
+        # cyclic garbage collector to walk.
+        self._candidate = candidate
+        self._evaluation = evaluation
+        self._rubric = rubric
+        self._plan = plan
+        self._tco: Tco | None = None
+        self.currency = candidate.offering.currency
+        self.budget_ratio: float | None = None
+        self.effective_price_ratio: float | None = None
+        self.over_budget = False
+
+    def resolve(self) -> Tco:
+        """The exact TCO (compute_tco), computed once."""
+        tco = self._tco
+        if tco is None:
+            tco = self._tco = compute_tco(
+                self._candidate, self._evaluation, self._rubric, self._plan
+            )
+        return tco
+
+    def _read_exact(self) -> None:
+        """Take every figure from the exact TCO."""
+        evaluation = self._evaluation
+        tco = self.resolve()
+        self.budget_ratio = budget_ratio(tco, evaluation)
+        self.effective_price_ratio = effective_price_ratio(
+            tco, self._candidate.offering.gpu_model, self._rubric
+        )
+        budget = evaluation.budget_total
+        self.over_budget = (
+            budget is not None
+            and tco.currency == evaluation.budget_currency
+            and tco.recommended_total > budget
+        )
+
+
+def budget_ratio(tco: Tco | PendingTco | None, evaluation: EvaluationSpec) -> float | None:
+    """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
+    price or a common currency."""
+    if type(tco) is PendingTco:
+        return tco.budget_ratio
+    budget = evaluation.budget_total
+    if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
+        return None
+    return round(float(tco.recommended_total / budget), 3)
+
+
+def effective_price_ratio(
+    tco: Tco | PendingTco | None, gpu_model: str, rubric: Rubric
+) -> float | None:
+    """Cost per effective GPU-hour ÷ the rubric's reference price for the GPU (3 decimals)."""
+    if type(tco) is PendingTco:
+        return tco.effective_price_ratio
+    if tco is None or tco.cost_per_effective_gpu_hour is None:
+        return None
+    reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
+    return round(float(tco.cost_per_effective_gpu_hour / reference), 3)
+
+
+def _rounded(
+    values: np.ndarray, errors: np.ndarray | float, digits: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """k (as floats) such that round(x, digits) is k / 10**digits for every x within
+    ``errors`` of ``values``, and where that is settled: not where such an x may round
+    otherwise (near a tie, huge, not finite)."""
+    scale = 10.0**digits
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = values * scale
+        slack = errors * scale + _RELATIVE_ERROR * np.abs(scaled) + _TIE_MARGIN
+        settled = (np.abs(scaled) < _LARGEST_SCALED) & (
+            np.abs(scaled - np.floor(scaled) - 0.5) > slack
+        )
+    return np.rint(scaled), settled
+
+
+# Below this many candidates the exact TCOs cost less than the float columns' fixed cost
+# (some sixty numpy calls).
+FLOAT_MIN_CANDIDATES = 48
+
+
+def pending_tcos(
+    candidates: Sequence[CandidateInput],
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    plan: TcoPlan | None = None,
+    *,
+    floats: bool | None = None,
+) -> list[PendingTco | None]:
+    """Each candidate's PendingTco (None without a price), its figures filled in: from float
+    columns over the batch where they are settled (see above), else from the exact TCO.
+
+    ``floats`` False reads every exact TCO now; None (the default) takes the float columns
+    from FLOAT_MIN_CANDIDATES candidates on. Both give the same figures."""
+    plan = plan or TcoPlan(evaluation)
+    if floats is None:
+        floats = len(candidates) >= FLOAT_MIN_CANDIDATES
+    found: list[PendingTco | None] = []
+    append = found.append
+    columns = _Columns()
+    for candidate in candidates:
+        prices = candidate.effective_prices()
+        if not prices:
+            append(None)
+            continue
+        pending = PendingTco(candidate, evaluation, rubric, plan)
+        append(pending)
+        if not floats:
+            pending._read_exact()
+            continue
+        row = _float_row(candidate, prices, evaluation, rubric, plan)
+        if row is None:
+            pending._read_exact()
+        else:
+            columns.pending.append(pending)
+            columns.rows.append(row)
+    if columns.pending:
+        columns.settle(evaluation, plan)
+    return found
+
+
+_NO_PRICE = Decimal("NaN")
+_SPOT_ROW = BILLING_MODELS.index("spot")
+
+
+def _float_row(
+    candidate: CandidateInput,
+    prices: tuple[Any, ...],
+    evaluation: EvaluationSpec,
+    rubric: Rubric,
+    plan: TcoPlan,
+) -> tuple[Any, ...] | None:
+    """The inputs of a candidate's float figures (see _Columns), or None for a shape the
+    float path leaves to the exact TCO: a minimum commitment beyond the duration, MIG
+    slices, no reference price."""
+    policy = rubric.v2
+    offering = candidate.offering
+    if policy is not None and offering.mig_profile:
+        return None
+    risk, hourly_hours, commitment_days, allow_spot = _billing_terms(
+        candidate, evaluation, rubric, plan
+    )
+    if commitment_days:
+        return None
+    try:
+        reference = rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency)
+    except RubricError:
+        return None
+    operations = _ZERO_CENTS
+    if policy is not None:
+        operations = operations_cost(candidate, evaluation, rubric, plan.duration_months)
+    if len(prices) == len(BILLING_MODELS):
+        # Every model priced (prices are kept in BILLING_MODELS order).
+        per_gpu = [price.price_per_gpu for price in prices]
+    else:
+        by_model = {price.billing_model: price.price_per_gpu for price in prices}
+        per_gpu = [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
+    spot = per_gpu[_SPOT_ROW]
+    return (
+        *per_gpu,
+        offering.storage_cost_month,
+        offering.network_egress_cost_month,
+        offering.support_cost_month,
+        offering.licence_cost_gpu_month,
+        offering.setup_fee,
+        operations,
+        candidate.gpu_count,
+        offering.setup_days,
+        risk,
+        hourly_hours,
+        _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy),
+        allow_spot,
+        _plan_availability(candidate, rubric, plan)[0],
+        _efficiency_cap(candidate, rubric, evaluation.workload_profile)[0],
+        reference,
+    )
+
+
+# Columns of _float_row holding ints, bools and floats, and Decimals a plan's candidates share.
+_NUMBER_COLUMNS = frozenset((10, 11, 15, 17))
+_SHARED_COLUMNS = frozenset((9, 12, 13, 14, 16, 18))
+
+
+class FloatCache(dict):
+    """float() of each distinct value, converted once (float() of a Decimal costs several
+    dict look-ups). Zeros are never kept: -0 and 0 are equal keys of different floats."""
+
+    def __missing__(self, key: Any) -> float:
+        value = float(key)
+        if value:
+            self[key] = value
+        return value
+
+
+class _Columns:
+    """The candidates on the float path: their PendingTco and _float_row."""
+
+    def __init__(self) -> None:
+        self.pending: list[PendingTco] = []
+        self.rows: list[tuple[Any, ...]] = []
+
+    def settle(self, evaluation: EvaluationSpec, plan: TcoPlan) -> None:
+        """Fill in every pending figure from the columns; a candidate whose figures are not
+        all settled reads its exact TCO."""
+        columns = list(zip(*self.rows, strict=True))
+        # float() of each Decimal (numpy's own conversion of Decimals is slower); the values
+        # a plan's candidates share (risks, hours, availabilities, reference prices) once.
+        shared = FloatCache()
+        values = [
+            np.array(column, dtype=float)
+            if index in _NUMBER_COLUMNS
+            else np.array(
+                list(map(shared.__getitem__ if index in _SHARED_COLUMNS else float, column))
+            )
+            for index, column in enumerate(columns)
+        ]
+        prices = np.array(values[:4])
+        storage, egress, support, licence, setup_fee, operations = values[4:10]
+        gpus, setup_days, risk, hourly_hours, spot_hours, allow_spot = values[10:16]
+        availability, cap, ref = values[16:]
+        count = len(self.pending)
+        months = float(plan.duration_months)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            # Each component in cents, rounded as compute_tco rounds it (settled away from a
+            # half cent), so the totals are exact whole cents.
+            shared = np.zeros(count)
+            settled = np.ones(count, dtype=bool)
+            for part in (
+                storage * months,
+                egress * months,
+                support * months,
+                licence * gpus * months,
+                operations,
+            ):
+                cents, exact = _rounded(part, 0.0, 2)
+                shared += cents
+                settled &= exact
+            all_gpus = prices * gpus
+            units = np.array(
+                (
+                    hourly_hours,
+                    spot_hours,
+                    np.full(count, float(plan.months_billed)),
+                    np.full(count, float(plan.years_billed)),
+                )
+            )
+            day_rates = np.array(
+                (
+                    all_gpus[0] * 24.0,
+                    all_gpus[1] * 24.0 / (1.0 - risk / 100.0),
+                    all_gpus[2] * 12.0 / 365.0,
+                    all_gpus[3] / 365.0,
+                )
+            )
+            gpu, gpu_exact = _rounded(all_gpus * units, 0.0, 2)
+            setup, setup_exact = _rounded(
+                np.where(setup_days != 0, setup_fee + day_rates * setup_days, setup_fee), 0.0, 2
+            )
+            totals = gpu + shared + setup
+            priced = ~np.isnan(prices)
+            settled &= (~priced | (gpu_exact & setup_exact)).all(axis=0)
+            settled &= (np.abs(np.where(priced, totals, 0.0)) < _LARGEST_SCALED).all(axis=0)
+            allowed = priced.copy()
+            allowed[_SPOT_ROW] &= allow_spot > 0
+            # Only spot is priced and spot is not allowed: it stays the figure.
+            allowed = np.where(allowed.any(axis=0), allowed, priced)
+            # The first lowest whole-cent total, as compute_tco picks it.
+            best = np.argmin(np.where(allowed, totals, np.inf), axis=0)
+            total_cents = totals[best, np.arange(count)]
+            total = total_cents / 100.0
+
+            budget = evaluation.budget_total
+            currency = evaluation.budget_currency
+            ratio_k = over = None
+            if budget is not None:
+                judged = np.fromiter((p.currency == currency for p in self.pending), bool, count)
+                limit = float(budget) * 100.0
+                over = total_cents > limit
+                settled &= ~judged | (np.abs(total_cents - limit) > _RELATIVE_ERROR * abs(limit))
+                if budget > 0:
+                    ratio_k, ratio_settled = _rounded(total_cents / limit, 0.0, 3)
+                    settled &= ~judged | ratio_settled
+                    ratio_k = np.where(judged, ratio_k, np.nan)
+                over = over & judged
+            efficiency_k, efficiency_settled = _rounded(cap, 0.0, 4)
+            hours = gpus * float(plan.used_hours) * availability * (efficiency_k / 10_000.0)
+            costed = (gpus * float(plan.used_hours) > 0) & (efficiency_k > 0)
+            settled &= efficiency_settled & (~costed | ((hours > 0) & (ref > 0)))
+            cost_k, cost_settled = _rounded(total / hours, 0.0, 4)
+            price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)
+            settled &= ~costed | (cost_settled & price_settled)
+            price_k = np.where(costed, price_k, np.nan)
+        figures = [
+            self.pending,
+            settled.tolist(),
+            (price_k / 1000.0).tolist(),
+            [None] * count if ratio_k is None else (ratio_k / 1000.0).tolist(),
+            [False] * count if over is None else over.tolist(),
+        ]
+        for pending, ok, price, ratio, above in zip(*figures, strict=True):
+            if not ok:
+                pending._read_exact()
+                continue
+            pending.effective_price_ratio = None if price != price else price
+            pending.budget_ratio = None if ratio is None or ratio != ratio else ratio
+            pending.over_budget = above

@@ -2,16 +2,53 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
+from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
 
-from .facts import CLAIMED, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
+from ..tco import FloatCache
+from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_DICT = attrgetter("__dict__")
+
+
+_PLAIN_FIELDS: dict[tuple[type, tuple[str, ...]], bool] = {}
+
+
+def _plain_fields(kind: type, names: tuple[str, ...]) -> bool:
+    """Whether attributes ``names`` of a ``kind`` instance are read from its __dict__: no
+    data descriptor (a property, a slot) of the class takes precedence over it."""
+    key = (kind, names)
+    found = _PLAIN_FIELDS.get(key)
+    if found is None:
+        found = kind.__getattribute__ is object.__getattribute__ and not hasattr(kind, "__slots__")
+        for name in names:
+            attribute = inspect.getattr_static(kind, name, None)
+            if hasattr(type(attribute), "__set__") or hasattr(type(attribute), "__delete__"):
+                found = False
+        if len(_PLAIN_FIELDS) >= 64:
+            _PLAIN_FIELDS.clear()
+        _PLAIN_FIELDS[key] = found
+    return found
+
+
+def _read_fields(objects: list[Any], names: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """attrgetter(*names) (two or more names) of every object, the same values: read from
+    each object's __dict__ when all are of one class whose fields are plain instance
+    attributes (an item look-up is cheaper than an attribute look-up)."""
+    kinds = set(map(type, objects))
+    if len(kinds) == 1 and _plain_fields(kinds.pop(), names):
+        try:
+            return list(map(itemgetter(*names), map(_DICT, objects)))
+        except (AttributeError, KeyError):
+            pass
+    return list(map(attrgetter(*names), objects))
 
 
 class Batch:
@@ -76,7 +113,7 @@ class Batch:
                 for name, _ in wanted:
                     self.raw(name)
                 continue
-            rows = list(map(attrgetter(*(field for _, field in wanted)), objects))
+            rows = _read_fields(objects, tuple(field for _, field in wanted))
             for (name, _), column in zip(wanted, zip(*rows, strict=True), strict=True):
                 self.columns["raw", name] = list(column)
 
@@ -120,9 +157,14 @@ class Batch:
         values = self.values(name)
         if not self.known(name).all():
             values = [0.0 if v is None else v for v in values]
+        # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
+        # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
+        # distinct one is converted once (either way gives the same floats).
+        convert: Any = float
+        if values and (type(values[0]) is Decimal or type(values[-1]) is Decimal):
+            convert = FloatCache().__getitem__
         try:
-            # float() in a map first: numpy's own conversion of Decimals is twice as slow.
-            column: np.ndarray | None = np.array(list(map(float, values)), dtype=float)
+            column: np.ndarray | None = np.array(list(map(convert, values)), dtype=float)
         except (TypeError, ValueError):
             column = None
         if column is not None and (column.shape != (len(values),) or np.isnan(column).any()):
@@ -159,12 +201,14 @@ class Batch:
 
     def status(self, item: str) -> list[str]:
         """The status of claim item ``item`` for every candidate: its checklist answer, or
-        what the evidence settled for a derived item (facts.DERIVED_ITEMS)."""
+        what the evidence settled for a derived item (facts.DERIVED_ITEMS, by its column)."""
         column = self.columns.get(("status", item))
         if column is None:
-            derived = DERIVED_ITEMS.get(item)
+            derived = DERIVED_COLUMNS.get(item)
             if derived is not None:
-                column = list(map(derived, self.ctxs))
+                column = derived(self.ctxs)
+            elif item in DERIVED_ITEMS:
+                column = list(map(DERIVED_ITEMS[item], self.ctxs))
             else:
                 column = list(map(methodcaller("get", item, UNANSWERED), self.answers))
             self.columns["status", item] = column

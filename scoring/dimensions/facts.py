@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..tco import budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
     CandidateInput,
@@ -29,7 +30,7 @@ from .rounding import py_round
 
 if TYPE_CHECKING:
     from ..rubric import Rubric
-    from ..tco import Tco
+    from ..tco import PendingTco, Tco
 
 MEASURED = "measured"
 CLAIMED = "claimed"
@@ -58,7 +59,7 @@ class FactContext:
         candidate: CandidateInput,
         evaluation: EvaluationSpec,
         rubric: Rubric,
-        tco: Tco | None,
+        tco: Tco | PendingTco | None,
     ) -> None:
         self.candidate = candidate
         self.evaluation = evaluation
@@ -215,27 +216,41 @@ def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, s
     return column
 
 
-def _delivery_form_column(ctxs: Sequence[FactContext]) -> list[tuple[str, str]]:
-    known: dict[Any, tuple[str, str]] = {}
-    column = []
-    append = column.append
-    for ctx in ctxs:
-        measured = ctx.measured
-        verdict = measured.bare_metal_verdict
-        if verdict is None:
-            key: Any = ctx.offering.delivery_form
-        else:
-            key = (
-                ctx.offering.delivery_form,
-                verdict,
-                measured.bare_metal_confidence,
-                measured.delivery_form_seen,
-            )
-        found = known.get(key)
-        if found is None:
-            found = known[key] = _delivery_form(ctx)
-        append(found)
+def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[..., list[Any]]:
+    """The column of a function of the delivery-form check's inputs alone (the claimed form
+    and the evidence about it), computed once per distinct input."""
+
+    def column(ctxs: Sequence[FactContext]) -> list[Any]:
+        known: dict[Any, Any] = {}
+        found_column = []
+        append = found_column.append
+        for ctx in ctxs:
+            measured = ctx.measured
+            verdict = measured.bare_metal_verdict
+            if verdict is None:
+                key: Any = ctx.offering.delivery_form
+            else:
+                key = (
+                    ctx.offering.delivery_form,
+                    verdict,
+                    measured.bare_metal_confidence,
+                    measured.delivery_form_seen,
+                )
+            found = known.get(key)
+            if found is None:
+                found = known[key] = fetch(ctx)
+            append(found)
+        return found_column
+
     return column
+
+
+_delivery_form_column = _by_form_check(_delivery_form)
+
+# The column form of DERIVED_ITEMS, for a batch.
+DERIVED_COLUMNS: dict[str, Callable[[Sequence[FactContext]], list[str]]] = {
+    "delivery_form": _by_form_check(delivery_form_status)
+}
 
 
 def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | None, str]]:
@@ -260,23 +275,6 @@ def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | No
             found = known[key] = _elasticity_fit(ctx)
         append(found)
     return column
-
-
-def budget_ratio(tco: Tco | None, evaluation: EvaluationSpec) -> float | None:
-    """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
-    price or a common currency."""
-    budget = evaluation.budget_total
-    if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
-        return None
-    return round(float(tco.recommended_total / budget), 3)
-
-
-def effective_price_ratio(tco: Tco | None, gpu_model: str, rubric: Rubric) -> float | None:
-    """Cost per effective GPU-hour ÷ the rubric's reference price for the GPU (3 decimals)."""
-    if tco is None or tco.cost_per_effective_gpu_hour is None:
-        return None
-    reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
-    return round(float(tco.cost_per_effective_gpu_hour / reference), 3)
 
 
 # The evidence references of the facts the delivery-form check derives.
@@ -310,31 +308,15 @@ def _budget_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
     if not ctxs:
         return []
     evaluation = ctxs[0].evaluation
-    budget, currency = evaluation.budget_total, evaluation.budget_currency
+    budget = evaluation.budget_total
     if budget is None or budget <= 0:
         return [None] * len(ctxs)
-    column: list[float | None] = []
-    append = column.append
-    for ctx in ctxs:
-        tco = ctx.tco
-        if tco is None or tco.currency != currency:
-            append(None)
-        else:
-            append(round(float(tco.recommended_total / budget), 3))
-    return column
+    # A ranking's PendingTco carries the ratio already (no Decimal division per candidate).
+    return [budget_ratio(ctx.tco, evaluation) for ctx in ctxs]
 
 
 def _effective_price_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
-    column: list[float | None] = []
-    append = column.append
-    for ctx in ctxs:
-        tco = ctx.tco
-        if tco is None or tco.cost_per_effective_gpu_hour is None:
-            append(None)
-            continue
-        reference = ctx.rubric.reference_gpu_hour_price(ctx.offering.gpu_model, tco.currency)
-        append(round(float(tco.cost_per_effective_gpu_hour / reference), 3))
-    return column
+    return [effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric) for ctx in ctxs]
 
 
 def _build_facts() -> dict[str, FactSource]:
@@ -395,7 +377,9 @@ def _build_facts() -> dict[str, FactSource]:
         ("delivery_form_seen", "bare_metal_verdict"),
         column=_delivery_form_column,
     )
-    facts["derived.delivery_form_status"] = FactSource(delivery_form_status, COMPUTED)
+    facts["derived.delivery_form_status"] = FactSource(
+        delivery_form_status, COMPUTED, column=DERIVED_COLUMNS["delivery_form"]
+    )
     facts["derived.elasticity_fit"] = FactSource(
         _elasticity_fit,
         None,

@@ -50,6 +50,9 @@ def _table_points(table: Any, batch: Batch, name: str) -> np.ndarray:
     if isinstance(table, ChoiceTable):
         choices, default = table.choices, table.default
         get = choices.get
+        if None not in choices:
+            # An unknown value (None) takes the default, as any value not listed does.
+            return np.fromiter(map(get, values, repeat(default)), float, count)
         return np.fromiter(
             (default if v is None else get(v, default) for v in values), float, count
         )

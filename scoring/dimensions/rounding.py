@@ -25,12 +25,15 @@ def py_round(values: np.ndarray, digits: int) -> np.ndarray:
     scale = 10.0**digits
     with np.errstate(invalid="ignore", over="ignore"):
         scaled = values * scale
-        result = np.rint(scaled) / scale
-        doubtful = ~(np.abs(scaled) < _EXACT_SCALED) | (
-            np.abs(scaled - np.floor(scaled) - 0.5) < _HALF_MARGIN
-        )
-    if doubtful.any():
-        where = np.flatnonzero(doubtful)
+        nearest = np.rint(scaled)
+        # Settled: farther than the margin from a half (the distance to the nearest integer
+        # is NaN for an infinite or NaN product, and NaN compares False) and not huge.
+        distance = scaled - nearest
+        np.abs(distance, out=distance)
+        settled = (distance < 0.5 - _HALF_MARGIN) & (np.abs(nearest) < _EXACT_SCALED)
+        result = nearest / scale
+    if not settled.all():
+        where = np.flatnonzero(~settled)
         result[where] = [round(float(v), digits) for v in values[where]]
     return result
 

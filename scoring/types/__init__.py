@@ -32,7 +32,7 @@ from .base import (
     to_decimal,
 )
 from .inputs import CandidateInput, EvaluationSpec, MeasuredFacts, OfferingFacts, VendorFacts
-from .results import CandidateResult, Contribution, DimensionScore, Knockout
+from .results import CandidateResult, Contribution, Deferred, DimensionScore, Knockout
 
 __all__ = [
     "BARE_METAL_VERDICTS",
@@ -57,6 +57,7 @@ __all__ = [
     "CandidateResult",
     "Contribution",
     "CurrencyMismatchError",
+    "Deferred",
     "DimensionScore",
     "EvaluationSpec",
     "ItemStatus",

@@ -162,6 +162,40 @@ class Knockout:
         }
 
 
+class Deferred:
+    """A value computed when first read: a field holding one resolves it on access (see
+    CandidateResult.tco)."""
+
+    __slots__ = ()
+
+    def resolve(self) -> Any:
+        raise NotImplementedError
+
+
+class _ResolvedField:
+    """A data descriptor for a dataclass field that may hold a Deferred: the first read
+    resolves it and keeps the value in its place, so eq, hash, repr, replace(), asdict(),
+    copying and pickling all see the value."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        # No class-level value, so dataclasses sees a field without a default.
+        if obj is None:
+            raise AttributeError(self.name)
+        try:
+            value = obj.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(self.name) from None
+        if isinstance(value, Deferred):
+            value = obj.__dict__[self.name] = value.resolve()
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
 @dataclass(frozen=True, init=False)
 class CandidateResult:
     """A scored candidate: six dimension scores, the weighted total 0..100, knockouts, TCO.
@@ -177,7 +211,8 @@ class CandidateResult:
     total: float
     disqualified: bool
     knockouts: tuple[Knockout, ...]
-    tco: Tco | None
+    # A ranking passes a Deferred (tco.PendingTco): the exact TCO is built when first read.
+    tco: Tco | None = _ResolvedField()  # type: ignore[assignment]
 
     def __init__(
         self,
@@ -187,7 +222,7 @@ class CandidateResult:
         total: float,
         disqualified: bool,
         knockouts: tuple[Knockout, ...],
-        tco: Tco | None,
+        tco: Tco | Deferred | None,
     ) -> None:
         self.__dict__.update(
             candidate_id=candidate_id,
@@ -198,6 +233,12 @@ class CandidateResult:
             knockouts=knockouts,
             tco=tco,
         )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy or a pickle holds the exact TCO, never what computes it.
+        state = dict(self.__dict__)
+        state["tco"] = self.tco
+        return state
 
     def score(self, dimension: str) -> float:
         """The 0..100 score of one dimension."""

@@ -244,3 +244,42 @@ def test_either_path_ranks_the_same(bench_pool):
             assert isinstance(deferred.results[0].dimensions[0], DeferredDimensionScore)
             big = len(pool) >= KERNEL_MIN_CANDIDATES
             assert isinstance(default.results[0].dimensions[0], DeferredDimensionScore) is big
+
+
+def test_fields_read_in_one_pass_are_the_attributes():
+    """Batch.prefetch reads plain fields from each object's __dict__; a property, a slot, a
+    custom attribute look-up or a mix of classes is read as attributes."""
+    from scoring.dimensions.batch import _read_fields
+
+    class Plain:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    class Shadowed(Plain):
+        @property
+        def b(self):
+            return "property"
+
+        @b.setter
+        def b(self, value):
+            self.__dict__["b"] = value
+
+    class Slotted:
+        __slots__ = ("a", "b")
+
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    class Looked(Plain):
+        def __getattribute__(self, name):
+            return "looked" if name == "a" else object.__getattribute__(self, name)
+
+    assert _read_fields([Plain(1, 2), Plain(3, 4)], ("a", "b")) == [(1, 2), (3, 4)]
+    assert _read_fields([Shadowed(1, 2)], ("a", "b")) == [(1, "property")]
+    assert _read_fields([Slotted(1, 2)], ("a", "b")) == [(1, 2)]
+    assert _read_fields([Looked(1, 2)], ("a", "b")) == [("looked", 2)]
+    assert _read_fields([Plain(1, 2), Shadowed(3, 4)], ("a", "b")) == [(1, 2), (3, "property")]
+    missing = Plain(1, 2)
+    del missing.b
+    with pytest.raises(AttributeError):
+        _read_fields([missing], ("a", "b"))
