@@ -5,14 +5,15 @@ JavaScript errors are collected, and a full-page screenshot in test-artifacts/sc
 ends, whether it passed or not.
 """
 
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.contrib.contenttypes.models import ContentType
 from playwright.sync_api import ConsoleMessage, Page, expect
+
+from ..demo_snapshot import restore as demo_restore
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -62,9 +63,12 @@ def browser_context_args(browser_context_args):
 
 
 @pytest.fixture
-def demo(transactional_db):
-    """The demo data set and logins, committed for the live server."""
-    call_command("setup_demo", stdout=io.StringIO())
+def demo(transactional_db, demo_snapshot):
+    """The demo data set and logins (restored from the run's copy), committed for the live
+    server."""
+    demo_restore(demo_snapshot)
+    yield
+    ContentType.objects.clear_cache()
 
 
 @dataclass
