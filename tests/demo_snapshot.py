@@ -72,7 +72,7 @@ def _copy_in(cursor, table: str, data: bytes) -> None:
         copy.write(data)
 
 
-def _reset_sequences(cursor, tables) -> None:
+def sequences_reset(cursor, tables) -> None:
     """Every id sequence of ``tables`` to just past its highest id, as ``loaddata`` leaves it."""
     wanted = set(tables)
     models = [
@@ -96,7 +96,7 @@ def build() -> DemoSnapshot:
             present = _non_empty(cursor, tables)
             base = {table: _copy_out(cursor, table) for table in present}
             # Ids from 1, as on a fresh database, whatever ran before.
-            _reset_sequences(cursor, tables)
+            sequences_reset(cursor, tables)
             out = io.StringIO()
             with override_settings(MEDIA_ROOT=str(media)):
                 call_command("setup_demo", stdout=out)
@@ -137,7 +137,7 @@ def _restore_rows(snapshot: DemoSnapshot) -> bool:
                 _copy_in(cursor, table, data)
         for table, data in snapshot.demo.items():
             _copy_in(cursor, table, data)
-        _reset_sequences(cursor, [*snapshot.base, *snapshot.demo])
+        sequences_reset(cursor, [*snapshot.base, *snapshot.demo])
     return True
 
 
