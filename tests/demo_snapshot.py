@@ -28,6 +28,8 @@ from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.test.utils import override_settings
 
+from .testdb import tables_with_rows
+
 
 @dataclass(frozen=True)
 class DemoSnapshot:
@@ -41,15 +43,6 @@ class DemoSnapshot:
 
 def _quote(table: str) -> str:
     return connection.ops.quote_name(table)
-
-
-def _non_empty(cursor, tables) -> list[str]:
-    """The tables holding at least one row (one query)."""
-    if not tables:
-        return []
-    probes = [f"SELECT %s::text WHERE EXISTS (SELECT 1 FROM {_quote(t)})" for t in tables]  # noqa: S608
-    cursor.execute(" UNION ALL ".join(probes), list(tables))
-    return [row[0] for row in cursor.fetchall()]
 
 
 def _digest(cursor, tables) -> tuple[str, ...]:
@@ -93,7 +86,7 @@ def build() -> DemoSnapshot:
     media = Path(tempfile.mkdtemp(prefix="gpuportal-demo-media-"))
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            present = _non_empty(cursor, tables)
+            present = tables_with_rows(cursor, tables)
             base = {table: _copy_out(cursor, table) for table in present}
             # Ids from 1, as on a fresh database, whatever ran before.
             sequences_reset(cursor, tables)
@@ -103,7 +96,9 @@ def build() -> DemoSnapshot:
             changed = [t for t in present if _copy_out(cursor, t) != base[t]]
             if changed:
                 raise RuntimeError(f"setup_demo changed rows it did not create, in {changed}")
-            demo = {t: _copy_out(cursor, t) for t in _non_empty(cursor, tables) if t not in base}
+            demo = {
+                t: _copy_out(cursor, t) for t in tables_with_rows(cursor, tables) if t not in base
+            }
             base_digest = _digest(cursor, list(base))
             transaction.set_rollback(True)
         files = {
@@ -125,7 +120,7 @@ def build() -> DemoSnapshot:
 
 def _restore_rows(snapshot: DemoSnapshot) -> bool:
     with transaction.atomic(), connection.cursor() as cursor:
-        present = _non_empty(cursor, snapshot.tables)
+        present = tables_with_rows(cursor, snapshot.tables)
         if not set(present) <= set(snapshot.base):
             return False
         if _digest(cursor, list(snapshot.base)) != snapshot.base_digest:
