@@ -118,11 +118,14 @@ class Portal:
         assert self.js_errors == [], self.js_errors
 
     def screenshot(self, suffix: str = "") -> None:
-        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].png."""
+        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].jpg. JPEG:
+        a tall page encodes several times faster than as PNG, and these are for looking at."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = "-".join(part for part in (self.test_name, suffix) if part)
         name = re.sub(r"[^\w.-]+", "-", name).strip("-")
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        self.page.screenshot(
+            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
+        )
 
 
 def _is_noise(message: ConsoleMessage) -> bool:
@@ -230,13 +233,8 @@ class Walk:
         expect(self.page.locator("header.topbar .who")).to_be_visible()
 
     def screenshot(self, step: str) -> None:
-        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page. JPEG:
-        a tall page encodes several times faster than as PNG, and these are for looking at."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "-", f"{self.name}-{self.language}-{self.size}-{step}")
-        self.page.screenshot(
-            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
-        )
+        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page."""
+        self.portal.screenshot(f"{self.language}-{self.size}-{step}")
 
     def done(self) -> None:
         """The walk passed: leave the last page, so that the portal fixture's closing screenshot
