@@ -4,8 +4,8 @@ pytest-django empties the database with ``flush`` after every transactional test
 and worker test). On PostgreSQL, TRUNCATE gives every table and index a new file: seconds for
 the project's tables on a busy machine, though a test leaves rows in a few of them. Deleting
 the rows of the tables that hold any takes a small fraction of that and leaves the same
-database: every table empty, sequences where they were (this flush never resets them) and
-post_migrate sent as after Django's flush. Any other use (sequences reset, cascade, the
+database: every table empty, sequences where they were (the flush between tests never resets
+them) and post_migrate sent as after Django's flush. Any other use (sequences reset, cascade, the
 interactive prompt) is Django's command unchanged.
 """
 
