@@ -103,6 +103,15 @@ def subprocess_env(django_db_setup, django_db_blocker) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
+def demo_snapshot(django_db_setup, django_db_blocker):
+    """setup_demo's rows and files, built once per run (tests/demo_snapshot.py)."""
+    from . import demo_snapshot as snapshot
+
+    with django_db_blocker.unblock():
+        return snapshot.build()
+
+
+@pytest.fixture(scope="session")
 def celery_worker_process(subprocess_env, tmp_path_factory):
     """A real worker process consuming from Redis and writing to the test database.
 

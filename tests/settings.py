@@ -26,6 +26,9 @@ os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="gpuportal-media-"))
 
 from portal.settings import *  # noqa: E402, F403
 
+# First, so that its ``flush`` (rows deleted, not tables truncated) is the one tests run.
+INSTALLED_APPS = ["tests.testdb", *INSTALLED_APPS]  # noqa: F405
+
 # Hashing demo passwords with PBKDF2 dominates short tests; strength is not under test here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

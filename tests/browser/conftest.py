@@ -5,14 +5,15 @@ JavaScript errors are collected, and a full-page screenshot in test-artifacts/sc
 ends, whether it passed or not.
 """
 
-import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.contrib.contenttypes.models import ContentType
 from playwright.sync_api import ConsoleMessage, Page, expect
+
+from ..demo_snapshot import restore as demo_restore
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -62,9 +63,12 @@ def browser_context_args(browser_context_args):
 
 
 @pytest.fixture
-def demo(transactional_db):
-    """The demo data set and logins, committed for the live server."""
-    call_command("setup_demo", stdout=io.StringIO())
+def demo(transactional_db, demo_snapshot):
+    """The demo data set and logins (restored from the run's copy), committed for the live
+    server."""
+    demo_restore(demo_snapshot)
+    yield
+    ContentType.objects.clear_cache()
 
 
 @dataclass
@@ -114,11 +118,14 @@ class Portal:
         assert self.js_errors == [], self.js_errors
 
     def screenshot(self, suffix: str = "") -> None:
-        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].png."""
+        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].jpg. JPEG:
+        a tall page encodes several times faster than as PNG, and these are for looking at."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = "-".join(part for part in (self.test_name, suffix) if part)
         name = re.sub(r"[^\w.-]+", "-", name).strip("-")
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        self.page.screenshot(
+            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
+        )
 
 
 def _is_noise(message: ConsoleMessage) -> bool:
@@ -226,13 +233,8 @@ class Walk:
         expect(self.page.locator("header.topbar .who")).to_be_visible()
 
     def screenshot(self, step: str) -> None:
-        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page. JPEG:
-        a tall page encodes several times faster than as PNG, and these are for looking at."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "-", f"{self.name}-{self.language}-{self.size}-{step}")
-        self.page.screenshot(
-            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
-        )
+        """test-artifacts/screenshots/<test>-<language>-<size>-<step>.jpg, the whole page."""
+        self.portal.screenshot(f"{self.language}-{self.size}-{step}")
 
     def done(self) -> None:
         """The walk passed: leave the last page, so that the portal fixture's closing screenshot

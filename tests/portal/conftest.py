@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.contrib.contenttypes.models import ContentType
 from django.utils import translation
 
 from portal.models import Candidate, Evaluation, Membership, Offering, Role, Vendor
+
+from ..demo_snapshot import restore as demo_restore
 
 
 @pytest.fixture(autouse=True)
@@ -102,10 +104,10 @@ def offering(vendor) -> Offering:
 
 
 @pytest.fixture
-def demo(db):
-    out = io.StringIO()
-    call_command("setup_demo", stdout=out)
-    return out.getvalue()
+def demo(db, demo_snapshot):
+    """setup_demo's data set (restored from the run's copy); returns what the command printed."""
+    yield demo_restore(demo_snapshot)
+    ContentType.objects.clear_cache()
 
 
 SAMPLES = Path(__file__).resolve().parent / "samples"

@@ -1,5 +1,7 @@
 """The demo data set: realistic, complete, and loading it twice changes nothing."""
 
+import datetime
+
 import pytest
 from django.contrib.auth import authenticate
 from django.core import serializers
@@ -11,6 +13,7 @@ from portal.models import (
     ChecklistItem,
     DeliveryForm,
     Evaluation,
+    EvidenceUpload,
     Membership,
     Offering,
     OfferingPrice,
@@ -73,3 +76,53 @@ def test_every_demo_login_works(demo):
         assert user is not None, username
         assert set(user.memberships.values_list("role", flat=True)) == {role.value}
     assert "manager" in demo and "decide-gpus-2026" in demo
+
+
+VARYING = {"password", "claim_token"}
+
+
+def _every_row() -> dict[str, list]:
+    """Every row of every table, without the values that differ from one load to the next
+    (timestamps, salted password hashes, an import's random claim token)."""
+    from django.apps import apps
+
+    rows = {}
+    for model in apps.get_models(include_auto_created=True):
+        values = model.objects.order_by("pk").values()
+        rows[model._meta.db_table] = [
+            {
+                k: v
+                for k, v in row.items()
+                if not isinstance(v, datetime.datetime) and k not in VARYING
+            }
+            for row in values
+        ]
+    return {table: table_rows for table, table_rows in rows.items() if table_rows}
+
+
+def test_the_tests_copy_of_the_demo_is_what_setup_demo_writes(
+    db, demo_snapshot, settings, tmp_path
+):
+    """The demo fixture restores a copy of the demo (tests/demo_snapshot.py): it must hold the
+    rows, ids and stored files that the command writes on the same database."""
+    from django.core.management import call_command
+    from django.db import connection, transaction
+
+    from tests.demo_snapshot import restore, sequences_reset
+
+    settings.MEDIA_ROOT = tmp_path / "command"
+    with transaction.atomic(), connection.cursor() as cursor:
+        sequences_reset(cursor, demo_snapshot.tables)  # ids from 1, as the copy's
+        call_command("setup_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+        written = _every_row()
+        transaction.set_rollback(True)
+    assert Evaluation.objects.count() == 0
+    settings.MEDIA_ROOT = tmp_path / "restored"
+    restore(demo_snapshot)
+    assert _every_row() == written
+
+    def stored(root):
+        return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+    assert stored(tmp_path / "restored") == stored(tmp_path / "command")
+    assert len(stored(tmp_path / "command")) == EvidenceUpload.objects.count() == 4

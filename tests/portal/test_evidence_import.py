@@ -273,7 +273,7 @@ def test_the_last_import_of_a_candidate_refreshes_its_scores(candidate, settings
     assert candidate.verification["measured"]["nvlink_busbw_fraction"] is not None
 
 
-def test_verification_does_not_flood_the_audit_trail(candidate, demo):
+def test_verification_does_not_flood_the_audit_trail(demo, candidate):
     from portal.models import Answer
 
     upload = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"))

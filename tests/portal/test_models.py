@@ -59,7 +59,7 @@ def test_one_candidate_per_offering_and_evaluation(evaluation, offering):
     )
 
 
-def test_one_answer_per_candidate_and_item(evaluation, offering, demo):
+def test_one_answer_per_candidate_and_item(demo, evaluation, offering):
     candidate = Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=2)
     item = ChecklistItem.objects.get(number=1)
     Answer.objects.create(candidate=candidate, item=item, claim="8 x H100")
