@@ -148,6 +148,8 @@ def evaluation_catalogue_changes(evaluation) -> list[dict]:
     catalogue since the version they pinned (and not kept), in a fixed number of queries."""
     candidates = list(
         Candidate.objects.filter(evaluation=evaluation, offering_version__isnull=False)
+        # The verification (kilobytes of JSON per candidate) is no part of the notice.
+        .defer("verification")
         .select_related("offering_version", "offering__vendor")
         .prefetch_related("offering__prices")
         .order_by("pk")

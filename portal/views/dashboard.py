@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -125,15 +126,32 @@ def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str])
     }
 
 
-def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> dict:
+def checklist_items() -> list[ChecklistItem]:
+    """The checklist as the verification matrix shows it (numbers, keys, titles)."""
+    return list(
+        ChecklistItem.objects.only("number", "key", "title_en", "title_zh").order_by("number")
+    )
+
+
+def results_context(
+    evaluation,
+    *,
+    weights=None,
+    matrix_all: bool = False,
+    fingerprint: str | None = None,
+    items: list[ChecklistItem] | None = None,
+) -> dict:
     """Everything the ranking, charts and matrix need, from a fixed number of queries.
 
     The cells of the matrix (items x candidates), of the flips table and the scores of the
     ranking are rendered here, and the ranking's other values formatted: template loops and
     lookups per cell (or format_html) cost more than the rest of the page at 50 candidates.
+    ``fingerprint`` (selectors.results_fingerprint) and ``items`` (checklist_items) when the
+    caller has read them already.
     """
     # One fingerprint of the inputs keys both cached results (it costs a query).
-    fingerprint = selectors.results_fingerprint(evaluation)
+    if fingerprint is None:
+        fingerprint = selectors.results_fingerprint(evaluation)
     ranking, candidates = selectors.evaluation_ranking(
         evaluation=evaluation, weights=weights, fingerprint=fingerprint
     )
@@ -166,9 +184,8 @@ def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> di
         for r in results[:CHART_CANDIDATES]
     ]
     currency = next((r.tco.currency for r in results if r.tco is not None), None)
-    items = list(
-        ChecklistItem.objects.only("number", "key", "title_en", "title_zh").order_by("number")
-    )
+    if items is None:
+        items = checklist_items()
     # Built here rather than with {% url %} per row and cell.
     base_urls = {
         r.candidate_id: reverse("candidate-detail", args=[evaluation.pk, r.candidate_id])
@@ -301,23 +318,103 @@ def poc_panel(evaluation) -> dict | None:
     return {"plan": plan, "rows": rows}
 
 
+# --- cached fragments -----------------------------------------------------------------------
+#
+# The results (ranking, charts, flips, matrix) and the catalogue-change notice are rendered
+# once per state of what they show and kept in the cache as HTML, so that a repeat view costs
+# the fingerprint query rather than the read model's unpickling, the charts and ~25,000
+# template nodes. Each key holds the fingerprint of every input shown (the evaluation's own
+# fields, with its weights and status, each candidate's facts, answers and scoring time, its
+# pinned version and the live catalogue), the checklist as shown, the language, the viewer's
+# role and the request's options. The fragments are rendered without the request: nothing of
+# the viewer's session (CSRF token, CSP nonce, user) can be cached inside them.
+
+# Part of every fragment key: change it when a fragment's markup changes, so that a new
+# release never serves fragments rendered by the previous one.
+FRAGMENT_VERSION = "1"
+
+
+def results_html(
+    evaluation, *, role: str, weights=None, matrix_all: bool = False, fingerprint=None
+) -> SafeString:
+    """portal/_evaluation_results.html for ``evaluation``, from the cache when its inputs,
+    the checklist, the language and the viewer's role are those it was rendered for."""
+    if fingerprint is None:
+        fingerprint = selectors.results_fingerprint(evaluation)
+    items = checklist_items()
+    key = selectors.results_key(
+        evaluation,
+        "results-html",
+        FRAGMENT_VERSION,
+        get_language(),
+        role,
+        selectors.weights_key(weights),
+        matrix_all,
+        [(i.number, i.key, i.title_en, i.title_zh) for i in items],
+        fingerprint=fingerprint,
+    )
+    html = selectors.cache_get(key)
+    if html is None:
+        context = results_context(
+            evaluation,
+            weights=weights,
+            matrix_all=matrix_all,
+            fingerprint=fingerprint,
+            items=items,
+        )
+        html = render_to_string("portal/_evaluation_results.html", context)
+        selectors.cache_set(key, html)
+    # Safe: rendered by the template with autoescaping, as {% include %} would.
+    return mark_safe(html)  # noqa: S308
+
+
+def catalogue_html(evaluation, *, role: str, fingerprint: str) -> SafeString:
+    """The catalogue-change notice ("" when no candidate's offering changed), cached under
+    ``fingerprint`` (the second of selectors.results_fingerprints): a new upload or a review
+    leaves it alone, a catalogue edit, an adoption or a kept version renews it."""
+    key = selectors.results_key(
+        evaluation, "catalogue-html", FRAGMENT_VERSION, get_language(), role,
+        fingerprint=fingerprint,
+    )  # fmt: skip
+    html = selectors.cache_get(key)
+    if html is None:
+        changed = evaluation_catalogue_changes(evaluation)
+        html = (
+            render_to_string(
+                "portal/_catalogue_changed.html",
+                {"evaluation": evaluation, "catalogue_changed": changed},
+            )
+            if changed
+            else ""
+        )
+        selectors.cache_set(key, html)
+    return mark_safe(html)  # noqa: S308 - rendered with autoescaping
+
+
+def _results_options(request: HttpRequest) -> dict:
+    return {
+        "weights": weights_from_query(request),
+        "matrix_all": request.GET.get("matrix") == "all",
+    }
+
+
 @login_required
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
+    results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
+    options = _results_options(request)
+    role = membership.role
     context = {
         "evaluation": evaluation,
         "membership": membership,
-        "can_edit": membership.role in CAN_EDIT,
-        "can_upload": membership.role in CAN_UPLOAD,
-        "can_decide": membership.role in CAN_DECIDE,
+        "can_edit": role in CAN_EDIT,
+        "can_upload": role in CAN_UPLOAD,
+        "can_decide": role in CAN_DECIDE,
         "steps": guidance.next_steps(evaluation, membership),
-        "catalogue_changed": evaluation_catalogue_changes(evaluation),
+        "catalogue_html": catalogue_html(evaluation, role=role, fingerprint=catalogue_fp),
         "poc_panel": poc_panel(evaluation),
-        **results_context(
-            evaluation,
-            weights=weights_from_query(request),
-            matrix_all=request.GET.get("matrix") == "all",
-        ),
+        "what_if": options["weights"] is not None,
+        "results_html": results_html(evaluation, role=role, fingerprint=results_fp, **options),
     }
     return render(request, "portal/evaluation_detail.html", context)
 
@@ -326,13 +423,5 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
     """The ranking and charts alone (htmx), for what-if weights without a full reload."""
     evaluation, membership = member_evaluation(request, pk)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        **results_context(
-            evaluation,
-            weights=weights_from_query(request),
-            matrix_all=request.GET.get("matrix") == "all",
-        ),
-    }
-    return render(request, "portal/_evaluation_results.html", context)
+    html = results_html(evaluation, role=membership.role, **_results_options(request))
+    return HttpResponse(html)

@@ -33,6 +33,15 @@ class Step:
     extra_action: str = ""
 
 
+@dataclass
+class _Progress:
+    """A candidate's answered items and imported uploads."""
+
+    pk: int
+    answered: int = 0
+    imported: int = 0
+
+
 def next_steps(evaluation, membership) -> list[Step]:
     """The set-up steps (candidates, questionnaire, upload tokens, POC evidence) with whether
     each is done; [] once the evaluation is decided."""
@@ -40,7 +49,10 @@ def next_steps(evaluation, membership) -> list[Step]:
         return []
     role = membership.role
     items = ChecklistItem.objects.count()
-    candidates = list(evaluation.candidates.order_by("pk"))
+    # Their ids only: a whole row carries the candidate's verification (kilobytes of JSON).
+    candidates = [
+        _Progress(pk) for pk in evaluation.candidates.order_by("pk").values_list("pk", flat=True)
+    ]
     # Two grouped counts rather than both annotations on one query: joining answers and
     # uploads multiplies them (10 answers x 20 uploads per candidate) before DISTINCT.
     answered = dict(
