@@ -35,7 +35,9 @@ from portal.services.answers import AnswerDraft, answers_save
 from portal.services.catalogue import (
     candidate_offering_adopt,
     candidate_offering_keep,
+    offering_price_save,
     offering_save,
+    vendor_save,
 )
 from portal.services.evaluations import decision_record, evaluation_weights_set
 from portal.services.evidence import evidence_import, evidence_submit
@@ -174,26 +176,28 @@ def test_a_checklist_title_change_renews_the_matrix(url):
     assert "Renamed item" in _results(_page(manager, url))
 
 
-def test_the_catalogue_notice_follows_edits_keeps_and_the_decision(url):
+def test_the_catalogue_notice_follows_edits_and_the_decision(url):
     manager = _client("manager")
+    procurement = _user("procurement")
     candidate = Candidate.objects.filter(evaluation_id=DEMO_EVALUATION).order_by("pk").first()
     assert "Catalogue changed since" not in _page(manager, url)
-    offering = Offering.objects.get(pk=candidate.offering_id)
-    offering.sla_availability_pct = Decimal("95.5")
-    offering_save(offering=offering, by=_user("procurement"))
-    html = _page(manager, url)
-    assert "Catalogue changed since" in html and "95.5" in html
-    assert "Their procurement member adopts the new version" in html
-    # A vendor fact the ranking does not score, and a list price, renew it too.
+    # A vendor fact the ranking does not score renews the notice.
+    offering = Offering.objects.select_related("vendor").get(pk=candidate.offering_id)
     vendor = offering.vendor
     vendor.website = "https://cache-test.example"
-    vendor.save()
-    assert "https://cache-test.example" in _page(manager, url)
-    price = OfferingPrice.objects.filter(offering=offering).first()
-    if price is not None:
-        price.price_per_gpu = Decimal("1.2345")
-        price.save()
-        assert "1.2345" in _page(manager, url)
+    vendor_save(vendor=vendor, by=procurement)
+    html = _page(manager, url)
+    assert "Catalogue changed since" in html and "https://cache-test.example" in html
+    # So do a list price and an offering fact.
+    price = OfferingPrice.objects.filter(offering=offering).order_by("pk").first()
+    price.price_per_gpu = Decimal("1.2345")
+    offering_price_save(price=price, by=procurement)
+    assert "1.2345" in _page(manager, url)
+    offering = Offering.objects.get(pk=offering.pk)
+    offering.sla_availability_pct = Decimal("95.5")
+    offering_save(offering=offering, by=procurement)
+    html = _page(manager, url)
+    assert "95.5" in html and "Their procurement member adopts the new version" in html
     # Recording the decision drops the hint about adopting (the evaluation is frozen).
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
     decision_record(
