@@ -26,7 +26,7 @@ from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationSt
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
 from ..services.poc import stored_coverage
-from ..templatetags.portal_tags import num
+from ..templatetags.portal_tags import num, pct
 from . import guidance
 from .common import member_evaluation
 
@@ -46,6 +46,18 @@ MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>
 SCORE_CELL = '<td class="num">{score}</td>'
 FLIP_CELL = '<td class="num">{change} pp</td>'
 FLIP_NONE_CELL = '<td class="num"><span title="{title}">{text}</span></td>'
+# A ranking row (without its knockout reasons), as the template had it: 200 rows of template
+# nodes were most of the results' render. Every value is escaped as it is put in.
+RANKING_ROW = (
+    '<tr class="{row_class}"><td>{rank}</td><td><a href="{url}">{name}</a></td>'
+    '<td>{delivery_form}</td><td class="num total">{total}</td>{score_cells}'
+    '<td class="num">{cost}{recommended}</td><td class="num">{first_share}</td>'
+    '<td class="num nowrap">{answered}/{checklist_size}<br><small>{evidence}</small></td></tr>'
+)
+RECOMMENDED = (
+    '<br><small class="recommended" title="{reason}">{label}: {model} — {reason}'
+    "{commitment}</small>"
+)
 # django.utils.html.json_script's escapes, as (character, JSON escape) pairs.
 JSON_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
@@ -110,6 +122,62 @@ def _json_script(value, element_id: str) -> SafeString:
 def _cells(html: Iterable[str]) -> SafeString:
     """Table cells whose values were escaped with ``escape`` as they were put in."""
     return mark_safe("".join(html))  # noqa: S308 - every value in them was escaped
+
+
+def _row_texts() -> dict[str, str]:
+    """The ranking rows' translated words, escaped once per page."""
+    return {
+        "disqualified": f'<span class="badge bad">{escape(_("disqualified"))}</span>',
+        "recommended": escape(_("recommended")),
+        "commitment": escape(_("Minimum commitment")),
+        "verified": escape(_("verified by the evidence")),
+        "contradicted": escape(_("contradicted by the evidence")),
+        "no_evidence": (
+            f'<span class="muted" title="'
+            f'{escape(_("No evidence has verified or contradicted a claim yet."))}">—</span>'
+        ),
+    }
+
+
+def _row_html(row: dict, checklist_size: int, texts: dict[str, str]) -> SafeString:
+    """The ranking row of ``row`` (see RANKING_ROW)."""
+    disqualified = row["disqualified"]
+    recommended = ""
+    if row.get("recommended"):
+        commitment = row.get("commitment")
+        recommended = RECOMMENDED.format(
+            reason=escape(row["recommended_reason"]),
+            label=texts["recommended"],
+            model=escape(row["recommended"]),
+            commitment=f" · {texts['commitment']} {escape(commitment)}" if commitment else "",
+        )
+    if row["verified"] or row["contradicted"]:
+        evidence = f'<span class="ok" title="{texts["verified"]}">✓ {row["verified"]}</span>'
+        if row["contradicted"]:
+            evidence += (
+                f' <span class="bad" title="{texts["contradicted"]}">✗ {row["contradicted"]}</span>'
+            )
+    else:
+        evidence = texts["no_evidence"]
+    return _cells(
+        [
+            RANKING_ROW.format(
+                row_class="disqualified" if disqualified else "",
+                rank="—" if disqualified else row["rank"],
+                url=escape(row["url"]),
+                name=escape(row["name"]),
+                delivery_form=escape(row["delivery_form"]),
+                total=texts["disqualified"] if disqualified else escape(row["total"]),
+                score_cells=row["score_cells"],
+                cost=escape(row["cost"]),
+                recommended=recommended,
+                first_share=escape(pct(row["first_share"])),
+                answered=row["answered"],
+                checklist_size=checklist_size,
+                evidence=evidence,
+            )
+        ]
+    )
 
 
 def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str]) -> dict:
@@ -246,6 +314,9 @@ def results_context(
                 "contradicted": evidence_says.count(VerificationStatus.CONTRADICTED),
             }
         )
+    texts = _row_texts()
+    for row in rows:
+        row["html"] = _row_html(row, len(items), texts)
     by_other: dict[int, dict[str, float | None]] = {}
     for flip in robustness.flips:
         by_other.setdefault(flip.other_id, {})[flip.dimension] = flip.change_pp
