@@ -409,10 +409,16 @@ def results_html(
     evaluation, *, role: str, weights=None, matrix_all: bool = False, fingerprint=None
 ) -> SafeString:
     """portal/_evaluation_results.html for ``evaluation``, from the cache when its inputs,
-    the checklist, the language and the viewer's role are those it was rendered for."""
+    the checklist, the language and the viewer's role are those it was rendered for.
+
+    What-if weights (typed, each keystroke a new set) are rendered each time rather than
+    cached: a fragment is hundreds of kB at 200 candidates, and a typed set is rarely asked
+    for twice (their ranking is still read from the read model)."""
     if fingerprint is None:
         fingerprint = selectors.results_fingerprint(evaluation)
     items = checklist_items()
+    if weights is not None:
+        return _render_results(evaluation, weights, matrix_all, fingerprint, items)
     key = selectors.results_key(
         evaluation,
         "results-html",
@@ -426,17 +432,17 @@ def results_html(
     )
     html = selectors.cache_get(key)
     if html is None:
-        context = results_context(
-            evaluation,
-            weights=weights,
-            matrix_all=matrix_all,
-            fingerprint=fingerprint,
-            items=items,
-        )
-        html = render_to_string("portal/_evaluation_results.html", context)
-        selectors.cache_set(key, html)
+        html = _render_results(evaluation, weights, matrix_all, fingerprint, items)
+        selectors.cache_set(key, str(html))
     # Safe: rendered by the template with autoescaping, as {% include %} would.
     return mark_safe(html)  # noqa: S308
+
+
+def _render_results(evaluation, weights, matrix_all, fingerprint, items) -> SafeString:
+    context = results_context(
+        evaluation, weights=weights, matrix_all=matrix_all, fingerprint=fingerprint, items=items
+    )
+    return render_to_string("portal/_evaluation_results.html", context)
 
 
 def catalogue_html(evaluation, *, role: str, fingerprint: str) -> SafeString:

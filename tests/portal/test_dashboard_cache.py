@@ -219,7 +219,7 @@ def test_keeping_the_pinned_version_hides_the_notice(url):
     assert "Catalogue changed since" not in _page(manager, url)
 
 
-def _results_key(role: str, lang: str = "en") -> str:
+def _results_key(role: str, lang: str = "en", weights=None) -> str:
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
     items = checklist_items()
     with translation.override(lang):
@@ -229,7 +229,7 @@ def _results_key(role: str, lang: str = "en") -> str:
             FRAGMENT_VERSION,
             translation.get_language(),
             role,
-            selectors.weights_key(None),
+            selectors.weights_key(weights),
             False,
             [(i.number, i.key, i.title_en, i.title_zh) for i in items],
         )
@@ -273,13 +273,20 @@ def test_the_htmx_results_share_the_fragment(url):
     assert fragment.status_code == 200
     assert fragment.content.decode().strip().startswith("<section")
     assert page in fragment.content.decode()
+    what_if_query = {
+        "cost": "90", "stability": "2", "network": "2", "storage": "2", "security": "2",
+        "support": "2",
+    }  # fmt: skip
     what_if = manager.get(
         reverse("evaluation-results", args=[DEMO_EVALUATION]),
-        {"w_cost": "90", "w_stability": "2", "w_network": "2", "w_storage": "2",
-         "w_security": "2", "w_support": "2"},
-    ).content.decode()  # fmt: skip
+        {f"w_{d}": v for d, v in what_if_query.items()},
+    ).content.decode()
     assert "<small>90 %</small>" in what_if
     assert "<small>90 %</small>" not in page
+    # Typed weights are rendered, not cached: only the saved weights' fragment is kept.
+    assert cache.get(_results_key(Role.MANAGER.value)) is not None
+    typed = {d: Decimal(v) for d, v in what_if_query.items()}
+    assert cache.get(_results_key(Role.MANAGER.value, weights=typed)) is None
 
 
 def _evaluation_with(n: int, user, vendor) -> str:
