@@ -376,9 +376,12 @@ def results_context(
     }
 
 
-def poc_panel(evaluation) -> dict | None:
-    """Each candidate's POC coverage in one line (None without a plan)."""
-    plan = PocPlan.objects.filter(evaluation=evaluation).first()
+def poc_plan(evaluation) -> PocPlan | None:
+    return PocPlan.objects.filter(evaluation=evaluation).first()
+
+
+def poc_panel(evaluation, plan: PocPlan | None) -> dict | None:
+    """Each candidate's POC coverage in one line (None without a plan: ``poc_plan``)."""
     if plan is None:
         return None
     rows = []
@@ -406,7 +409,13 @@ FRAGMENT_VERSION = "1"
 
 
 def results_html(
-    evaluation, *, role: str, weights=None, matrix_all: bool = False, fingerprint=None
+    evaluation,
+    *,
+    role: str,
+    weights=None,
+    matrix_all: bool = False,
+    fingerprint=None,
+    items: list[ChecklistItem] | None = None,
 ) -> SafeString:
     """portal/_evaluation_results.html for ``evaluation``, from the cache when its inputs,
     the checklist, the language and the viewer's role are those it was rendered for.
@@ -416,7 +425,8 @@ def results_html(
     for twice (their ranking is still read from the read model)."""
     if fingerprint is None:
         fingerprint = selectors.results_fingerprint(evaluation)
-    items = checklist_items()
+    if items is None:
+        items = checklist_items()
     if weights is not None:
         return _render_results(evaluation, weights, matrix_all, fingerprint, items)
     key = selectors.results_key(
@@ -481,17 +491,25 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
     options = _results_options(request)
     role = membership.role
+    # Read once for the next steps, the POC panel and the results.
+    items = checklist_items()
+    plan = poc_plan(evaluation)
+    steps = guidance.next_steps(
+        evaluation, membership, checklist_size=len(items), has_plan=plan is not None
+    )
     context = {
         "evaluation": evaluation,
         "membership": membership,
         "can_edit": role in CAN_EDIT,
         "can_upload": role in CAN_UPLOAD,
         "can_decide": role in CAN_DECIDE,
-        "steps": guidance.next_steps(evaluation, membership),
+        "steps": steps,
         "catalogue_html": catalogue_html(evaluation, role=role, fingerprint=catalogue_fp),
-        "poc_panel": poc_panel(evaluation),
+        "poc_panel": poc_panel(evaluation, plan),
         "what_if": options["weights"] is not None,
-        "results_html": results_html(evaluation, role=role, fingerprint=results_fp, **options),
+        "results_html": results_html(
+            evaluation, role=role, fingerprint=results_fp, items=items, **options
+        ),
     }
     return render(request, "portal/evaluation_detail.html", context)
 

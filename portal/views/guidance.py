@@ -42,13 +42,19 @@ class _Progress:
     imported: int = 0
 
 
-def next_steps(evaluation, membership) -> list[Step]:
+def next_steps(
+    evaluation, membership, *, checklist_size: int | None = None, has_plan: bool | None = None
+) -> list[Step]:
     """The set-up steps (candidates, questionnaire, upload tokens, POC evidence) with whether
-    each is done; [] once the evaluation is decided."""
+    each is done; [] once the evaluation is decided. ``checklist_size`` (the number of
+    checklist items) and ``has_plan`` (whether the evaluation has a POC plan) when the page
+    has read them already."""
     if evaluation.status == EvaluationStatus.DECIDED:
         return []
     role = membership.role
-    items = ChecklistItem.objects.count()
+    items = ChecklistItem.objects.count() if checklist_size is None else checklist_size
+    if has_plan is None:
+        has_plan = PocPlan.objects.filter(evaluation=evaluation).exists()
     # Their ids only: a whole row carries the candidate's verification (kilobytes of JSON).
     candidates = [
         _Progress(pk) for pk in evaluation.candidates.order_by("pk").values_list("pk", flat=True)
@@ -132,9 +138,7 @@ def next_steps(evaluation, membership) -> list[Step]:
             else "",
             _("Upload evidence"),
             reverse("evaluation-poc", args=[evaluation.pk]),
-            _("Open the POC plan")
-            if PocPlan.objects.filter(evaluation=evaluation).exists()
-            else _("Set the POC plan (deadline, required runs)"),
+            _("Open the POC plan") if has_plan else _("Set the POC plan (deadline, required runs)"),
         ),
     ]
     return steps
