@@ -46,16 +46,9 @@ from portal.views.dashboard import FRAGMENT_VERSION, checklist_items
 
 from .conftest import sample_bytes
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 DEMO_EVALUATION = 1
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def _user(name):
