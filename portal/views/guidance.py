@@ -3,7 +3,8 @@ order, each with a link for the roles that can act on it."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -33,13 +34,13 @@ class Step:
     extra_action: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Progress:
-    """A candidate's answered items and imported uploads."""
+    """A candidate's answered items and whether it has imported evidence."""
 
     pk: int
-    answered: int = 0
-    imported: int = 0
+    answered: int
+    has_evidence: bool
 
 
 def next_steps(
@@ -55,31 +56,28 @@ def next_steps(
     items = ChecklistItem.objects.count() if checklist_size is None else checklist_size
     if has_plan is None:
         has_plan = PocPlan.objects.filter(evaluation=evaluation).exists()
-    # Their ids only: a whole row carries the candidate's verification (kilobytes of JSON).
-    candidates = [
-        _Progress(pk) for pk in evaluation.candidates.order_by("pk").values_list("pk", flat=True)
-    ]
-    # Two grouped counts rather than both annotations on one query: joining answers and
-    # uploads multiplies them (10 answers x 20 uploads per candidate) before DISTINCT.
-    answered = dict(
-        Answer.objects.filter(candidate__evaluation=evaluation)
+    # One row per candidate: its id, its answered items and whether it has imported evidence
+    # (a whole candidate row would carry its verification, kilobytes of JSON). Subqueries per
+    # candidate rather than joins: joining answers and uploads multiplies them (10 answers x
+    # 20 uploads per candidate), and the evidence needs only one done upload, not a count.
+    answered = (
+        Answer.objects.filter(candidate=OuterRef("pk"))
         .exclude(status=VerificationStatus.UNANSWERED)
         .order_by()
-        .values_list("candidate_id")
+        .values("candidate")
         .annotate(n=Count("pk"))
+        .values("n")[:1]
     )
-    imported = dict(
-        EvidenceUpload.objects.filter(candidate__evaluation=evaluation, status=UploadStatus.DONE)
-        .order_by()
-        .values_list("candidate_id")
-        .annotate(n=Count("pk"))
-    )
-    for candidate in candidates:
-        candidate.answered = answered.get(candidate.pk, 0)
-        candidate.imported = imported.get(candidate.pk, 0)
+    imported = EvidenceUpload.objects.filter(candidate=OuterRef("pk"), status=UploadStatus.DONE)
+    candidates = [
+        _Progress(pk, answered, has_evidence)
+        for pk, answered, has_evidence in evaluation.candidates.order_by("pk")
+        .annotate(answered=Coalesce(Subquery(answered), 0), has_evidence=Exists(imported))
+        .values_list("pk", "answered", "has_evidence")
+    ]
     first = candidates[0] if candidates else None
     unanswered = [c for c in candidates if c.answered < items]
-    without_evidence = [c for c in candidates if c.imported == 0]
+    without_evidence = [c for c in candidates if not c.has_evidence]
     tokens = UploadToken.objects.filter(evaluation=evaluation).exists()
     steps = [
         Step(
