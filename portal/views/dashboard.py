@@ -126,16 +126,16 @@ def _cells(html: Iterable[str]) -> SafeString:
 
 def _row_texts() -> dict[str, str]:
     """The ranking rows' translated words, escaped once per page."""
+    # Each msgid outside the f-strings: makemessages does not read calls inside them.
+    disqualified = escape(_("disqualified"))
+    no_evidence = escape(_("No evidence has verified or contradicted a claim yet."))
     return {
-        "disqualified": f'<span class="badge bad">{escape(_("disqualified"))}</span>',
+        "disqualified": f'<span class="badge bad">{disqualified}</span>',
         "recommended": escape(_("recommended")),
         "commitment": escape(_("Minimum commitment")),
         "verified": escape(_("verified by the evidence")),
         "contradicted": escape(_("contradicted by the evidence")),
-        "no_evidence": (
-            f'<span class="muted" title="'
-            f'{escape(_("No evidence has verified or contradicted a claim yet."))}">—</span>'
-        ),
+        "no_evidence": f'<span class="muted" title="{no_evidence}">—</span>',
     }
 
 

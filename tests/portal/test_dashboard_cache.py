@@ -158,6 +158,9 @@ def test_each_language_gets_its_own_results(url):
     chinese = _results(_page(manager, url))
     assert "Verification matrix" in english and "验证矩阵" not in english
     assert "验证矩阵" in chinese and "Verification matrix" not in chinese
+    # The ranking rows' words (rendered in Python) follow the language too.
+    assert "verified by the evidence" in english and "verified by the evidence" not in chinese
+    assert "证据已验证" in chinese
     manager.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     assert _results(_page(manager, url)) == english
 
