@@ -145,7 +145,8 @@ def read_only(mapping: dict) -> MappingProxyType:
 copyreg.pickle(MappingProxyType, lambda proxy: (read_only, (dict(proxy),)))
 
 
-def _weights_key(weights) -> str:
+def weights_key(weights) -> str:
+    """The part of a cache key that names ``weights`` (None: the saved weights)."""
     if weights is None:
         return "saved"
     return ",".join(f"{k}={float(v)!r}" for k, v in sorted(dict(weights).items()))
@@ -172,6 +173,14 @@ def results_fingerprint(evaluation: Evaluation) -> str:
     from .api.ranking import ranking_fingerprint
 
     return ranking_fingerprint(evaluation)
+
+
+def results_fingerprints(evaluation: Evaluation) -> tuple[str, str]:
+    """``results_fingerprint(evaluation)`` and the fingerprint of the evaluation's
+    catalogue-change notice, from the same query."""
+    from .api.ranking import fingerprints
+
+    return fingerprints(evaluation)
 
 
 def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) -> str:
@@ -231,7 +240,7 @@ def evaluation_ranking(
     """
     if not use_cache:
         return _compute_ranking(evaluation=evaluation, weights=weights)
-    key = results_key(evaluation, "ranking", _weights_key(weights), fingerprint=fingerprint)
+    key = results_key(evaluation, "ranking", weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         return cached
@@ -281,7 +290,7 @@ def evaluation_robustness(
             stability=stability,
         )
     key = results_key(
-        evaluation, "robustness", _weights_key(weights), params, fingerprint=fingerprint
+        evaluation, "robustness", weights_key(weights), params, fingerprint=fingerprint
     )
     cached = cache_get(key)
     if cached is not None:

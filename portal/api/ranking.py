@@ -5,7 +5,7 @@ candidates costs far more than serving it, so the result is kept in the cache un
 fingerprint of every input the computation reads: the evaluation's fields, each candidate's
 row (its ``scored_at`` moves whenever verification or scores were refreshed, its
 ``offering_version_id`` when it adopts a new version of its offering)
-with its offering's ``updated_at`` and its vendor's scored facts, and checksums of its list
+with its offering's ``updated_at`` and its vendor's facts, and checksums of its list
 prices and of its answers' statuses with their last change. Any change to an input changes the
 fingerprint, so a cached ranking is the one a fresh computation would give (the checklist and
 the rubric are fixed per release); the fingerprint costs one light query.
@@ -14,10 +14,23 @@ the rubric are fixed per release); the fingerprint costs one light query.
 from __future__ import annotations
 
 import hashlib
+from operator import itemgetter
 from typing import Any
 
 from django.db import connection
-from django.db.models import Case, Count, F, Max, OuterRef, Subquery, Sum, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    Max,
+    OuterRef,
+    Subquery,
+    Sum,
+    TextField,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast
 
 from .. import selectors
 from ..models import (
@@ -26,6 +39,7 @@ from ..models import (
     Candidate,
     Evaluation,
     OfferingPrice,
+    Vendor,
     VerificationStatus,
 )
 
@@ -122,6 +136,41 @@ STATUS_CODES = {status: index + 1 for index, status in enumerate(VerificationSta
 BILLING_CODES = {model: index + 1 for index, model in enumerate(BillingModel.values)}
 
 
+# Every vendor fact (the catalogue-change notice compares them all, not only the scored ones).
+_VENDOR_COLUMNS = tuple(f"offering__vendor__{f.attname}" for f in Vendor._meta.concrete_fields)
+FINGERPRINT_COLUMNS = (
+    "pk",
+    "offering_id",
+    "offering_version_id",
+    "catalogue_kept",
+    "node_count",
+    "quoted_billing_model",
+    "quoted_price_per_gpu",
+    "scored",
+    "offering__name",
+    "offering_changed",
+    *_VENDOR_COLUMNS,
+    "answer_count",
+    "answer_changed",
+    "answer_sum",
+    "price_count",
+    "price_sum",
+)
+# What the catalogue-change notice is a function of: the version each candidate pinned (written
+# once), whether its member kept it, and the live offering, vendor and list prices.
+_CATALOGUE_COLUMNS = (
+    "pk",
+    "offering_id",
+    "offering_version_id",
+    "catalogue_kept",
+    "offering_changed",
+    *_VENDOR_COLUMNS,
+    "price_count",
+    "price_sum",
+)
+_catalogue_columns = itemgetter(*(FINGERPRINT_COLUMNS.index(c) for c in _CATALOGUE_COLUMNS))
+
+
 def _fingerprint_queryset(evaluation_id: int):
     answer_code = Case(
         *[When(status=s, then=Value(code)) for s, code in STATUS_CODES.items()],
@@ -136,32 +185,17 @@ def _fingerprint_queryset(evaluation_id: int):
         Candidate.objects.filter(evaluation_id=evaluation_id)
         .order_by("pk")
         .annotate(
+            # Times as text: parsing and repr() of 600 datetimes were most of the CPU time of
+            # the fingerprint at 200 candidates, and the text names the instant all the same.
+            scored=Cast("scored_at", TextField()),
+            offering_changed=Cast("offering__updated_at", TextField()),
             answer_count=_aggregate(answers, Count("pk")),
-            answer_changed=_aggregate(answers, Max("updated_at")),
+            answer_changed=Cast(_aggregate(answers, Max("updated_at")), TextField()),
             answer_sum=_aggregate(answers, Sum(F("item_id") * 16 + answer_code)),
             price_count=_price_aggregate(Count("pk")),
             price_sum=_price_aggregate(Sum(F("price_per_gpu") * price_code)),
         )
-        .values_list(
-            "pk",
-            "offering_id",
-            "offering_version_id",
-            "node_count",
-            "quoted_billing_model",
-            "quoted_price_per_gpu",
-            "scored_at",
-            "offering__name",
-            "offering__updated_at",
-            "offering__vendor__name",
-            "offering__vendor__mlps_level",
-            "offering__vendor__xinchuang",
-            "offering__vendor__iso27001",
-            "answer_count",
-            "answer_changed",
-            "answer_sum",
-            "price_count",
-            "price_sum",
-        )
+        .values_list(*FINGERPRINT_COLUMNS)
     )
 
 
@@ -193,10 +227,19 @@ def ranking_fingerprint(evaluation: Evaluation) -> str:
     rescore, ``updated_at`` with every save of an offering or answer; the checksums also catch
     rows changed without either.
     """
+    return fingerprints(evaluation)[0]
+
+
+def fingerprints(evaluation: Evaluation) -> tuple[str, str]:
+    """``ranking_fingerprint(evaluation)`` and the fingerprint of its catalogue-change notice
+    (what each candidate pinned and kept against the live catalogue, and the evaluation's
+    status), from the same query."""
     rows = _fingerprint_rows(evaluation.pk)
     own = [getattr(evaluation, f.attname) for f in Evaluation._meta.concrete_fields]
-    facts = repr((RUBRIC_VERSION, own, rows))
-    return hashlib.sha256(facts.encode()).hexdigest()
+    ranking = hashlib.sha256(repr((RUBRIC_VERSION, own, rows)).encode()).hexdigest()
+    catalogue_rows = [_catalogue_columns(row) for row in rows]
+    catalogue = repr((evaluation.pk, evaluation.status, catalogue_rows))
+    return ranking, hashlib.sha256(catalogue.encode()).hexdigest()
 
 
 def evaluation_ranking_data(evaluation: Evaluation, *, use_cache: bool = True) -> dict[str, Any]:

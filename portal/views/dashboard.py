@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -25,7 +26,7 @@ from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationSt
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
 from ..services.poc import stored_coverage
-from ..templatetags.portal_tags import num
+from ..templatetags.portal_tags import num, pct
 from . import guidance
 from .common import member_evaluation
 
@@ -45,6 +46,18 @@ MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>
 SCORE_CELL = '<td class="num">{score}</td>'
 FLIP_CELL = '<td class="num">{change} pp</td>'
 FLIP_NONE_CELL = '<td class="num"><span title="{title}">{text}</span></td>'
+# A ranking row (without its knockout reasons), as the template had it: 200 rows of template
+# nodes were most of the results' render. Every value is escaped as it is put in.
+RANKING_ROW = (
+    '<tr class="{row_class}"><td>{rank}</td><td><a href="{url}">{name}</a></td>'
+    '<td>{delivery_form}</td><td class="num total">{total}</td>{score_cells}'
+    '<td class="num">{cost}{recommended}</td><td class="num">{first_share}</td>'
+    '<td class="num nowrap">{answered}/{checklist_size}<br><small>{evidence}</small></td></tr>'
+)
+RECOMMENDED = (
+    '<br><small class="recommended" title="{reason}">{label}: {model} — {reason}'
+    "{commitment}</small>"
+)
 # django.utils.html.json_script's escapes, as (character, JSON escape) pairs.
 JSON_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
@@ -111,6 +124,62 @@ def _cells(html: Iterable[str]) -> SafeString:
     return mark_safe("".join(html))  # noqa: S308 - every value in them was escaped
 
 
+def _row_texts() -> dict[str, str]:
+    """The ranking rows' translated words, escaped once per page."""
+    # Each msgid outside the f-strings: makemessages does not read calls inside them.
+    disqualified = escape(_("disqualified"))
+    no_evidence = escape(_("No evidence has verified or contradicted a claim yet."))
+    return {
+        "disqualified": f'<span class="badge bad">{disqualified}</span>',
+        "recommended": escape(_("recommended")),
+        "commitment": escape(_("Minimum commitment")),
+        "verified": escape(_("verified by the evidence")),
+        "contradicted": escape(_("contradicted by the evidence")),
+        "no_evidence": f'<span class="muted" title="{no_evidence}">—</span>',
+    }
+
+
+def _row_html(row: dict, checklist_size: int, texts: dict[str, str]) -> SafeString:
+    """The ranking row of ``row`` (see RANKING_ROW)."""
+    disqualified = row["disqualified"]
+    recommended = ""
+    if row.get("recommended"):
+        commitment = row.get("commitment")
+        recommended = RECOMMENDED.format(
+            reason=escape(row["recommended_reason"]),
+            label=texts["recommended"],
+            model=escape(row["recommended"]),
+            commitment=f" · {texts['commitment']} {escape(commitment)}" if commitment else "",
+        )
+    if row["verified"] or row["contradicted"]:
+        evidence = f'<span class="ok" title="{texts["verified"]}">✓ {row["verified"]}</span>'
+        if row["contradicted"]:
+            evidence += (
+                f' <span class="bad" title="{texts["contradicted"]}">✗ {row["contradicted"]}</span>'
+            )
+    else:
+        evidence = texts["no_evidence"]
+    return _cells(
+        [
+            RANKING_ROW.format(
+                row_class="disqualified" if disqualified else "",
+                rank="—" if disqualified else row["rank"],
+                url=escape(row["url"]),
+                name=escape(row["name"]),
+                delivery_form=escape(row["delivery_form"]),
+                total=texts["disqualified"] if disqualified else escape(row["total"]),
+                score_cells=row["score_cells"],
+                cost=escape(row["cost"]),
+                recommended=recommended,
+                first_share=escape(pct(row["first_share"])),
+                answered=row["answered"],
+                checklist_size=checklist_size,
+                evidence=evidence,
+            )
+        ]
+    )
+
+
 def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str]) -> dict:
     """Rubric v2: the recommended billing model (apart from the cheapest), its reason and the
     recommended model's minimum-commitment cost, for the ranking table's cost cell.
@@ -125,15 +194,32 @@ def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str])
     }
 
 
-def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> dict:
+def checklist_items() -> list[ChecklistItem]:
+    """The checklist as the verification matrix shows it (numbers, keys, titles)."""
+    return list(
+        ChecklistItem.objects.only("number", "key", "title_en", "title_zh").order_by("number")
+    )
+
+
+def results_context(
+    evaluation,
+    *,
+    weights=None,
+    matrix_all: bool = False,
+    fingerprint: str | None = None,
+    items: list[ChecklistItem] | None = None,
+) -> dict:
     """Everything the ranking, charts and matrix need, from a fixed number of queries.
 
     The cells of the matrix (items x candidates), of the flips table and the scores of the
     ranking are rendered here, and the ranking's other values formatted: template loops and
     lookups per cell (or format_html) cost more than the rest of the page at 50 candidates.
+    ``fingerprint`` (selectors.results_fingerprint) and ``items`` (checklist_items) when the
+    caller has read them already.
     """
     # One fingerprint of the inputs keys both cached results (it costs a query).
-    fingerprint = selectors.results_fingerprint(evaluation)
+    if fingerprint is None:
+        fingerprint = selectors.results_fingerprint(evaluation)
     ranking, candidates = selectors.evaluation_ranking(
         evaluation=evaluation, weights=weights, fingerprint=fingerprint
     )
@@ -166,9 +252,8 @@ def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> di
         for r in results[:CHART_CANDIDATES]
     ]
     currency = next((r.tco.currency for r in results if r.tco is not None), None)
-    items = list(
-        ChecklistItem.objects.only("number", "key", "title_en", "title_zh").order_by("number")
-    )
+    if items is None:
+        items = checklist_items()
     # Built here rather than with {% url %} per row and cell.
     base_urls = {
         r.candidate_id: reverse("candidate-detail", args=[evaluation.pk, r.candidate_id])
@@ -229,6 +314,9 @@ def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> di
                 "contradicted": evidence_says.count(VerificationStatus.CONTRADICTED),
             }
         )
+    texts = _row_texts()
+    for row in rows:
+        row["html"] = _row_html(row, len(items), texts)
     by_other: dict[int, dict[str, float | None]] = {}
     for flip in robustness.flips:
         by_other.setdefault(flip.other_id, {})[flip.dimension] = flip.change_pp
@@ -288,9 +376,12 @@ def results_context(evaluation, *, weights=None, matrix_all: bool = False) -> di
     }
 
 
-def poc_panel(evaluation) -> dict | None:
-    """Each candidate's POC coverage in one line (None without a plan)."""
-    plan = PocPlan.objects.filter(evaluation=evaluation).first()
+def poc_plan(evaluation) -> PocPlan | None:
+    return PocPlan.objects.filter(evaluation=evaluation).first()
+
+
+def poc_panel(evaluation, plan: PocPlan | None) -> dict | None:
+    """Each candidate's POC coverage in one line (None without a plan: ``poc_plan``)."""
     if plan is None:
         return None
     rows = []
@@ -301,22 +392,123 @@ def poc_panel(evaluation) -> dict | None:
     return {"plan": plan, "rows": rows}
 
 
+# --- cached fragments -----------------------------------------------------------------------
+#
+# The results (ranking, charts, flips, matrix) and the catalogue-change notice are rendered
+# once per state of what they show and kept in the cache as HTML, so that a repeat view costs
+# the fingerprint query rather than the read model's unpickling, the charts and ~25,000
+# template nodes. Each key holds the fingerprint of every input shown (the evaluation's own
+# fields, with its weights and status, each candidate's facts, answers and scoring time, its
+# pinned version and the live catalogue), the checklist as shown, the language, the viewer's
+# role and the request's options. The fragments are rendered without the request: nothing of
+# the viewer's session (CSRF token, CSP nonce, user) can be cached inside them.
+
+# Part of every fragment key: change it when a fragment's markup changes, so that a new
+# release never serves fragments rendered by the previous one.
+FRAGMENT_VERSION = "1"
+
+
+def results_html(
+    evaluation,
+    *,
+    role: str,
+    weights=None,
+    matrix_all: bool = False,
+    fingerprint=None,
+    items: list[ChecklistItem] | None = None,
+) -> SafeString:
+    """portal/_evaluation_results.html for ``evaluation``, from the cache when its inputs,
+    the checklist, the language and the viewer's role are those it was rendered for.
+
+    What-if weights (typed, each keystroke a new set) are rendered each time rather than
+    cached: a fragment is hundreds of kB at 200 candidates, and a typed set is rarely asked
+    for twice (their ranking is still read from the read model)."""
+    if fingerprint is None:
+        fingerprint = selectors.results_fingerprint(evaluation)
+    if items is None:
+        items = checklist_items()
+    if weights is not None:
+        return _render_results(evaluation, weights, matrix_all, fingerprint, items)
+    key = selectors.results_key(
+        evaluation,
+        "results-html",
+        FRAGMENT_VERSION,
+        get_language(),
+        role,
+        selectors.weights_key(weights),
+        matrix_all,
+        [(i.number, i.key, i.title_en, i.title_zh) for i in items],
+        fingerprint=fingerprint,
+    )
+    html = selectors.cache_get(key)
+    if html is None:
+        html = _render_results(evaluation, weights, matrix_all, fingerprint, items)
+        selectors.cache_set(key, str(html))
+    # Safe: rendered by the template with autoescaping, as {% include %} would.
+    return mark_safe(html)  # noqa: S308
+
+
+def _render_results(evaluation, weights, matrix_all, fingerprint, items) -> SafeString:
+    context = results_context(
+        evaluation, weights=weights, matrix_all=matrix_all, fingerprint=fingerprint, items=items
+    )
+    return render_to_string("portal/_evaluation_results.html", context)
+
+
+def catalogue_html(evaluation, *, role: str, fingerprint: str) -> SafeString:
+    """The catalogue-change notice ("" when no candidate's offering changed), cached under
+    ``fingerprint`` (the second of selectors.results_fingerprints): a new upload or a review
+    leaves it alone, a catalogue edit, an adoption or a kept version renews it."""
+    key = selectors.results_key(
+        evaluation, "catalogue-html", FRAGMENT_VERSION, get_language(), role,
+        fingerprint=fingerprint,
+    )  # fmt: skip
+    html = selectors.cache_get(key)
+    if html is None:
+        changed = evaluation_catalogue_changes(evaluation)
+        html = (
+            render_to_string(
+                "portal/_catalogue_changed.html",
+                {"evaluation": evaluation, "catalogue_changed": changed},
+            )
+            if changed
+            else ""
+        )
+        selectors.cache_set(key, html)
+    return mark_safe(html)  # noqa: S308 - rendered with autoescaping
+
+
+def _results_options(request: HttpRequest) -> dict:
+    return {
+        "weights": weights_from_query(request),
+        "matrix_all": request.GET.get("matrix") == "all",
+    }
+
+
 @login_required
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
+    results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
+    options = _results_options(request)
+    role = membership.role
+    # Read once for the next steps, the POC panel and the results.
+    items = checklist_items()
+    plan = poc_plan(evaluation)
+    steps = guidance.next_steps(
+        evaluation, membership, checklist_size=len(items), has_plan=plan is not None
+    )
     context = {
         "evaluation": evaluation,
         "membership": membership,
-        "can_edit": membership.role in CAN_EDIT,
-        "can_upload": membership.role in CAN_UPLOAD,
-        "can_decide": membership.role in CAN_DECIDE,
-        "steps": guidance.next_steps(evaluation, membership),
-        "catalogue_changed": evaluation_catalogue_changes(evaluation),
-        "poc_panel": poc_panel(evaluation),
-        **results_context(
-            evaluation,
-            weights=weights_from_query(request),
-            matrix_all=request.GET.get("matrix") == "all",
+        "can_edit": role in CAN_EDIT,
+        "can_upload": role in CAN_UPLOAD,
+        "can_decide": role in CAN_DECIDE,
+        "steps": steps,
+        "catalogue_html": catalogue_html(evaluation, role=role, fingerprint=catalogue_fp),
+        "poc_panel": poc_panel(evaluation, plan),
+        "what_if": options["weights"] is not None,
+        "results_html": results_html(
+            evaluation, role=role, fingerprint=results_fp, items=items, **options
         ),
     }
     return render(request, "portal/evaluation_detail.html", context)
@@ -326,13 +518,5 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
     """The ranking and charts alone (htmx), for what-if weights without a full reload."""
     evaluation, membership = member_evaluation(request, pk)
-    context = {
-        "evaluation": evaluation,
-        "membership": membership,
-        **results_context(
-            evaluation,
-            weights=weights_from_query(request),
-            matrix_all=request.GET.get("matrix") == "all",
-        ),
-    }
-    return render(request, "portal/_evaluation_results.html", context)
+    html = results_html(evaluation, role=membership.role, **_results_options(request))
+    return HttpResponse(html)

@@ -3,7 +3,8 @@ order, each with a link for the roles that can act on it."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
@@ -33,35 +34,50 @@ class Step:
     extra_action: str = ""
 
 
-def next_steps(evaluation, membership) -> list[Step]:
+@dataclass(frozen=True)
+class _Progress:
+    """A candidate's answered items and whether it has imported evidence."""
+
+    pk: int
+    answered: int
+    has_evidence: bool
+
+
+def next_steps(
+    evaluation, membership, *, checklist_size: int | None = None, has_plan: bool | None = None
+) -> list[Step]:
     """The set-up steps (candidates, questionnaire, upload tokens, POC evidence) with whether
-    each is done; [] once the evaluation is decided."""
+    each is done; [] once the evaluation is decided. ``checklist_size`` (the number of
+    checklist items) and ``has_plan`` (whether the evaluation has a POC plan) when the page
+    has read them already."""
     if evaluation.status == EvaluationStatus.DECIDED:
         return []
     role = membership.role
-    items = ChecklistItem.objects.count()
-    candidates = list(evaluation.candidates.order_by("pk"))
-    # Two grouped counts rather than both annotations on one query: joining answers and
-    # uploads multiplies them (10 answers x 20 uploads per candidate) before DISTINCT.
-    answered = dict(
-        Answer.objects.filter(candidate__evaluation=evaluation)
+    items = ChecklistItem.objects.count() if checklist_size is None else checklist_size
+    if has_plan is None:
+        has_plan = PocPlan.objects.filter(evaluation=evaluation).exists()
+    # One row per candidate: its id, its answered items and whether it has imported evidence
+    # (a whole candidate row would carry its verification, kilobytes of JSON). Subqueries per
+    # candidate rather than joins: joining answers and uploads multiplies them (10 answers x
+    # 20 uploads per candidate), and the evidence needs only one done upload, not a count.
+    answered = (
+        Answer.objects.filter(candidate=OuterRef("pk"))
         .exclude(status=VerificationStatus.UNANSWERED)
         .order_by()
-        .values_list("candidate_id")
+        .values("candidate")
         .annotate(n=Count("pk"))
+        .values("n")[:1]
     )
-    imported = dict(
-        EvidenceUpload.objects.filter(candidate__evaluation=evaluation, status=UploadStatus.DONE)
-        .order_by()
-        .values_list("candidate_id")
-        .annotate(n=Count("pk"))
-    )
-    for candidate in candidates:
-        candidate.answered = answered.get(candidate.pk, 0)
-        candidate.imported = imported.get(candidate.pk, 0)
+    imported = EvidenceUpload.objects.filter(candidate=OuterRef("pk"), status=UploadStatus.DONE)
+    candidates = [
+        _Progress(pk, answered, has_evidence)
+        for pk, answered, has_evidence in evaluation.candidates.order_by("pk")
+        .annotate(answered=Coalesce(Subquery(answered), 0), has_evidence=Exists(imported))
+        .values_list("pk", "answered", "has_evidence")
+    ]
     first = candidates[0] if candidates else None
     unanswered = [c for c in candidates if c.answered < items]
-    without_evidence = [c for c in candidates if c.imported == 0]
+    without_evidence = [c for c in candidates if not c.has_evidence]
     tokens = UploadToken.objects.filter(evaluation=evaluation).exists()
     steps = [
         Step(
@@ -120,9 +136,7 @@ def next_steps(evaluation, membership) -> list[Step]:
             else "",
             _("Upload evidence"),
             reverse("evaluation-poc", args=[evaluation.pk]),
-            _("Open the POC plan")
-            if PocPlan.objects.filter(evaluation=evaluation).exists()
-            else _("Set the POC plan (deadline, required runs)"),
+            _("Open the POC plan") if has_plan else _("Set the POC plan (deadline, required runs)"),
         ),
     ]
     return steps

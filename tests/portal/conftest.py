@@ -29,6 +29,16 @@ PASSWORD = "correct-horse-battery-staple"
 
 
 @pytest.fixture
+def empty_cache():
+    """The Django cache emptied before and after the test (results read model, fragments)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield cache
+    cache.clear()
+
+
+@pytest.fixture
 def make_user(db):
     def make(username: str, **kwargs):
         return get_user_model().objects.create_user(username=username, password=PASSWORD, **kwargs)

@@ -5,7 +5,6 @@ that never rerun the stability draws."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -13,16 +12,9 @@ import scoring.robustness
 from portal import selectors
 from portal.models import Answer, Evaluation
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_cache")]
 
 DEMO_EVALUATION = 1
-
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture
