@@ -130,8 +130,9 @@ def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     download.value.save_as(path)
     workbook = load_workbook(io.BytesIO(path.read_bytes()), read_only=True)
     ranking, decision_sheet = walk.text("Ranking", "排名"), walk.text("Decision", "决策")
-    assert {ranking, decision_sheet} <= set(workbook.sheetnames), workbook.sheetnames
-    assert len(workbook.sheetnames) == 7
+    shortfalls = walk.text("POC shortfalls", "POC 未达项")
+    assert {ranking, decision_sheet, shortfalls} <= set(workbook.sheetnames), workbook.sheetnames
+    assert len(workbook.sheetnames) == 8
     rows = list(workbook[ranking].iter_rows(values_only=True))
     assert len(rows) >= 1 + 6  # the header and the six candidates
     cells = [c for row in workbook[decision_sheet].iter_rows(values_only=True) for c in row]
