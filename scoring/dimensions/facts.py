@@ -191,24 +191,26 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
 # without a bare-metal verdict (the usual case) is keyed by its claim alone.
 
 
+def _form_check_key(ctx: FactContext) -> Any:
+    """What the delivery-form check reads: the claimed form, and the evidence about it when
+    there is a bare-metal verdict."""
+    measured = ctx.measured
+    if measured.bare_metal_verdict is None:
+        return ctx.offering.delivery_form
+    return (
+        ctx.offering.delivery_form,
+        measured.bare_metal_verdict,
+        measured.bare_metal_confidence,
+        measured.delivery_form_seen,
+    )
+
+
 def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
     known: dict[tuple[Any, ...], tuple[float, str]] = {}
     column = []
     append = column.append
     for ctx in ctxs:
-        measured, offering = ctx.measured, ctx.offering
-        verdict = measured.bare_metal_verdict
-        gpus = ctx.candidate.node_count * offering.gpus_per_node
-        if verdict is None:
-            key: tuple[Any, ...] = (offering.delivery_form, gpus)
-        else:
-            key = (
-                offering.delivery_form,
-                gpus,
-                verdict,
-                measured.bare_metal_confidence,
-                measured.delivery_form_seen,
-            )
+        key = (_form_check_key(ctx), ctx.candidate.node_count * ctx.offering.gpus_per_node)
         found = known.get(key)
         if found is None:
             found = known[key] = _scale_efficiency(ctx)
@@ -225,17 +227,7 @@ def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[..., list[An
         found_column = []
         append = found_column.append
         for ctx in ctxs:
-            measured = ctx.measured
-            verdict = measured.bare_metal_verdict
-            if verdict is None:
-                key: Any = ctx.offering.delivery_form
-            else:
-                key = (
-                    ctx.offering.delivery_form,
-                    verdict,
-                    measured.bare_metal_confidence,
-                    measured.delivery_form_seen,
-                )
+            key = _form_check_key(ctx)
             found = known.get(key)
             if found is None:
                 found = known[key] = fetch(ctx)

@@ -246,16 +246,11 @@ def parse(text: str) -> ParseResult:
             continue
         if excerpt_line is None and _EXCERPT_RE.search(line):
             excerpt_line = number
-        match = _CA_RE.match(line)
+        header = _CA_RE.match(line)
+        match = header or _HCA_RE.match(line)
         if match:
-            fmt = fmt or "ibstat"
-            current_ca = _Ca(name=match.group(1), line=number)
-            cas.append(current_ca)
-            current_port = None
-            continue
-        match = _HCA_RE.match(line)
-        if match:
-            fmt = fmt or "ibv_devinfo"
+            # `CA 'mlx5_0'` opens an ibstat device, `hca_id: mlx5_0` an ibv_devinfo one.
+            fmt = fmt or ("ibstat" if header else "ibv_devinfo")
             current_ca = _Ca(name=match.group(1), line=number)
             cas.append(current_ca)
             current_port = None
