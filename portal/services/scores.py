@@ -41,15 +41,13 @@ def _answer_status(answer: Answer, verdict, review=None) -> tuple[str, str, str]
     return status, note, ""
 
 
-def usable_uploads(candidate: Candidate, now=None, *, reports: bool = True) -> list[EvidenceUpload]:
+def usable_uploads(candidate: Candidate, now=None) -> list[EvidenceUpload]:
     """The evidence verification and scoring may use: imported, of a checked origin (never
-    "unverified origin") and no older than the evaluation allows. ``reports=False`` leaves the
-    report JSON unread (pages that only list which uploads are used)."""
-    fields = ["pk", "status", "node_name", "measured_at", "created_at", "origin"]
+    "unverified origin") and no older than the evaluation allows."""
     uploads = (
         EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
         .exclude(origin=EvidenceOrigin.UNVERIFIED)
-        .only(*fields, *(["report"] if reports else []))
+        .only("pk", "status", "node_name", "measured_at", "created_at", "origin", "report")
         .order_by("pk")
     )
     now = now or timezone.now()
