@@ -191,6 +191,29 @@ def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) 
     return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
 
 
+def decided_rubric(evaluation: Evaluation):
+    """The rubric a decided evaluation was decided with: the exact text its decision recorded,
+    so that revising the packaged rubric file moves no recorded ranking, report or export.
+    None while the evaluation is not decided, for a decision recorded before the text was kept,
+    or when the text no longer reads (the pages then say the figures differ from the record)."""
+    from scoring.rubric import load_rubric_text
+    from scoring.types import RubricError
+
+    record = evaluation.decision
+    text = (record.snapshot or {}).get("rubric_text") if record is not None else None
+    if not text:
+        return None
+    try:
+        return load_rubric_text(text)
+    except RubricError:
+        logger.warning(
+            "decision %s: its recorded rubric no longer loads; scored with the packaged one",
+            record.pk,
+            exc_info=True,
+        )
+        return None
+
+
 def _compute_ranking(*, evaluation: Evaluation, weights=None):
     from scoring.api import score_candidates
 
@@ -209,6 +232,7 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
         ],
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
+        rubric=decided_rubric(evaluation),
         # The read model is cached (pickled) whole, contributions included: build them now,
         # through the memoised per-candidate engine, rather than after the numpy kernel.
         explain=True,
