@@ -113,6 +113,12 @@ def report_sections(evaluation) -> dict[str, Any]:
                 f"{c.label_zh if zh else c.label_en}: {c.points:g}/{c.max_points:g}"
                 for c in d.contributions
             )
+            # Each figure a rule read from the evidence names its upload, node and file.
+            evidence = "; ".join(
+                f"{c.label_zh if zh else c.label_en}: {c.evidence_ref}"
+                for c in d.contributions
+                if c.evidence_ref
+            )
             weight = weights.get(d.dimension, 0.0)
             dimension_rows.append(
                 [
@@ -122,6 +128,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     round(weight, 1),
                     round(d.score * weight / 100.0, 2),
                     rules,
+                    evidence,
                 ]
             )
 
@@ -286,6 +293,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                 _("Weight (%)"),
                 _("Contribution to the total"),
                 _("Rules (points/maximum)"),
+                _("Evidence"),
             ],
             dimension_rows,
         ),

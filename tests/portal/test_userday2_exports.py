@@ -112,3 +112,29 @@ def test_user_text_is_never_a_formula_in_any_sheet(viewer):
                 assert cell.data_type != "f"
                 if isinstance(cell.value, str):
                     assert not cell.value.startswith("=")
+
+
+def test_every_measured_rule_in_the_dimensions_sheet_names_its_evidence(viewer):
+    """A measured figure in the workbook names the upload, node and file it comes from, beside
+    the rule it scored (the rules cell gives only points)."""
+    from portal import selectors
+    from portal.models import Evaluation
+
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=Evaluation.objects.get(pk=1))
+    refs = {
+        (r.label, str(c.label_en), c.evidence_ref)
+        for r in ranking.results
+        for d in r.dimensions
+        for c in d.contributions
+        if c.basis == "measured" and c.evidence_ref
+    }
+    assert refs, "the demo's first evaluation has measured rules with evidence"
+    _response, book = _workbook(viewer)
+    dims = book["Dimensions"]
+    header = [c.value for c in dims[1]]
+    assert header[-1] == "Evidence"
+    evidence_by_candidate: dict[str, str] = {}
+    for row in dims.iter_rows(min_row=2, values_only=True):
+        evidence_by_candidate[row[0]] = evidence_by_candidate.get(row[0], "") + (row[-1] or "")
+    for label, rule, ref in refs:
+        assert f"{rule}: {ref}" in evidence_by_candidate[label]
