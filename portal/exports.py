@@ -66,12 +66,57 @@ def _weights_percent(evaluation) -> dict[str, float]:
     return {d: 100.0 * w / total for d, w in weights.items()}
 
 
+def tco_assumptions(candidate, rubric) -> dict[str, str]:
+    """What each billing model's TCO assumed rather than read from a statement or the evidence,
+    in the reader's language, by billing model: spot's preemption risk (the delivery form's
+    default unless a higher one is stated or a lower one verified) and its checkpoint/restart
+    overhead; whether hourly capacity is released on idle days. ``candidate`` is the scoring
+    core's CandidateInput (selectors.scoring_input), ``rubric`` the one the ranking used."""
+    from django.utils.translation import gettext as _
+
+    from scoring.tco import releasable_hourly, spot_risk_pct
+
+    def pct(value) -> str:
+        return f"{value.normalize():f} %"
+
+    offering = candidate.offering
+    risk = spot_risk_pct(candidate, rubric)
+    stated = offering.spot_preemption_risk_pct
+    if stated is not None and risk == stated:
+        spot = _("preemption risk %(risk)s (stated by the vendor)") % {"risk": pct(risk)}
+    elif rubric.v2 is None:
+        spot = _("no preemption risk (assumed: none stated; rubric v1 assumes none)")
+    else:
+        spot = _("preemption risk %(risk)s (assumed: the delivery form's default)") % {
+            "risk": pct(risk)
+        }
+    if rubric.v2 is not None:
+        spot += "; " + _("checkpoint/restart overhead %(pct)s (assumed by the rubric)") % {
+            "pct": pct(rubric.v2.spot_checkpoint_overhead_pct)
+        }
+    released = releasable_hourly(candidate, rubric)
+    if released == offering.releasable_hourly:
+        hourly = _("released on idle days (stated)") if released else _("idle days paid (stated)")
+    elif released:
+        hourly = _("released on idle days (assumed: the delivery form's usual case)")
+    elif offering.releasable_hourly is None:
+        hourly = _("idle days paid (assumed: the delivery form's usual case)")
+    else:
+        hourly = _(
+            "idle days paid (assumed: a release by the hour is stated but counts once the cost "
+            "statement is verified)"
+        )
+    return {"spot": spot, "hourly": hourly}
+
+
 def report_sections(evaluation) -> dict[str, Any]:
     """Everything the printed report and the XLSX say beyond the dashboard, in the reader's
     language: TCO per billing model with components, break-even and budget; the checklist per
     candidate with its verification status and review; the evidence with hashes; the weights;
     the decision. Each section is (header, rows) with typed values."""
     from django.utils.translation import gettext as _
+
+    from scoring.rubric import load_rubric
 
     from . import selectors
     from .models import (
@@ -147,10 +192,12 @@ def report_sections(evaluation) -> dict[str, Any]:
         "setup": _("Setup"),
         "commitment": _("Minimum commitment"),
     }
+    rubric = selectors.decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
     tco_rows = []
     for r in results:
         if r.tco is None:
             continue
+        assumed = tco_assumptions(selectors.scoring_input(candidates[r.candidate_id]), rubric)
         for m in r.tco.models:
             amounts = dict(m.components)
             basis = tco_basis(r.tco)
@@ -170,6 +217,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     basis["availability_label"],
                     float(basis["efficiency"]),
                     basis["efficiency_label"],
+                    assumed.get(m.billing_model, ""),
                     "" if r.tco.break_even_used_days is None else float(r.tco.break_even_used_days),
                 ]
             )
@@ -188,6 +236,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         _("Availability basis"),
         _("Efficiency"),
         _("Efficiency basis"),
+        _("Assumed in this cost"),
         _("Break-even (used days)"),
     ]
 

@@ -214,22 +214,27 @@ def decided_rubric(evaluation: Evaluation):
         return None
 
 
+def scoring_input(candidate: Candidate):
+    """The scoring core's CandidateInput of a candidate as ``candidates_for_scoring`` (or
+    ``evaluation_ranking``) gives it: what its ranking was computed from."""
+    from .adapters import candidate_input
+
+    return candidate_input(
+        candidate,
+        answers=candidate.answer_statuses,
+        prices=candidate.list_prices,
+        summary={"measured": candidate.measured_summary, "poc": candidate.poc_summary},
+    )
+
+
 def _compute_ranking(*, evaluation: Evaluation, weights=None):
     from scoring.api import score_candidates
 
-    from .adapters import candidate_input, evaluation_spec
+    from .adapters import evaluation_spec
 
     candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
     ranking = score_candidates(
-        [
-            candidate_input(
-                c,
-                answers=c.answer_statuses,
-                prices=c.list_prices,
-                summary={"measured": c.measured_summary, "poc": c.poc_summary},
-            )
-            for c in candidates.values()
-        ],
+        [scoring_input(c) for c in candidates.values()],
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
         rubric=decided_rubric(evaluation),

@@ -138,3 +138,36 @@ def test_every_measured_rule_in_the_dimensions_sheet_names_its_evidence(viewer):
         evidence_by_candidate[row[0]] = evidence_by_candidate.get(row[0], "") + (row[-1] or "")
     for label, rule, ref in refs:
         assert f"{rule}: {ref}" in evidence_by_candidate[label]
+
+
+@pytest.mark.parametrize(
+    "language, assumed, stated",
+    [("en", "assumed", "stated"), ("zh-hans", "假定", "声明")],
+)
+def test_every_cost_assumption_of_the_tco_is_labelled_in_the_readers_language(
+    demo, language, assumed, stated
+):
+    """The spot total prices a preemption risk and a checkpoint overhead, the hourly total paid
+    or released idle days: the TCO section says which of these were stated and which assumed."""
+    from django.utils import translation
+
+    from portal.exports import report_sections
+    from portal.models import Evaluation
+
+    with translation.override(language):
+        for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
+            header, rows = report_sections(evaluation)["tco"]
+            column = header.index("Assumed in this cost" if language == "en" else "此成本中的假定")
+            by_model = {}
+            for row in rows:
+                by_model.setdefault(row[1], []).append(row[column])
+            labels = {model: {bool(text) for text in texts} for model, texts in by_model.items()}
+            spot = next(m for m in by_model if "Spot" in m or "竞价" in m)
+            hourly = next(m for m in by_model if "Hourly" in m or "按小时" in m)
+            assert labels[spot] == {True} and labels[hourly] == {True}
+            assert all(assumed in text for text in by_model[spot])  # the overhead at least
+            assert all(assumed in text or stated in text for text in by_model[hourly])
+    # The demo's Pearl River offering states no spot risk: the form's default is assumed.
+    with translation.override("en"):
+        _header, rows = report_sections(Evaluation.objects.get(pk=2))["tco"]
+        assert any("preemption risk 20 % (assumed" in str(v) for row in rows for v in row)
