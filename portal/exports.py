@@ -130,7 +130,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         PocPlan,
         VerificationStatus,
     )
-    from .views.display import answer_note, poc_rows, tco_basis
+    from .views.display import answer_note, evidence_ref, poc_rows, tco_basis
 
     zh = _zh()
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
@@ -160,7 +160,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             )
             # Each figure a rule read from the evidence names its upload, node and file.
             evidence = "; ".join(
-                f"{c.label_zh if zh else c.label_en}: {c.evidence_ref}"
+                f"{c.label_zh if zh else c.label_en}: {evidence_ref(c.evidence_ref)}"
                 for c in d.contributions
                 if c.evidence_ref
             )
