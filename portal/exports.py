@@ -109,14 +109,43 @@ def tco_assumptions(candidate, rubric) -> dict[str, str]:
     return {"spot": spot, "hourly": hourly}
 
 
+def scoring_rubric(evaluation):
+    """The rubric the evaluation's ranking is computed with: its decision's own while it is
+    decided (selectors.decided_rubric), else the packaged rubric of its version."""
+    from scoring.rubric import load_rubric
+
+    from . import selectors
+
+    return selectors.decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
+
+
+def reference_price_note(tco, gpu_model: str, rubric) -> str:
+    """What the cost score compares: the cost per effective GPU-hour against the rubric's
+    reference GPU-hour price for the GPU, labelled as the assumption it is ("" without a cost
+    per effective GPU-hour)."""
+    from django.utils.formats import number_format
+    from django.utils.translation import gettext as _
+
+    if tco is None or tco.cost_per_effective_gpu_hour is None:
+        return ""
+    reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
+    return _(
+        "Cost score: %(cost)s %(currency)s per effective GPU-hour against a reference price of "
+        "%(reference)s %(currency)s per GPU-hour for this GPU (assumed: the rubric's planning "
+        "figure, not a market quote)."
+    ) % {
+        "cost": number_format(tco.cost_per_effective_gpu_hour, 2, force_grouping=True),
+        "reference": number_format(reference, 2, force_grouping=True),
+        "currency": tco.currency,
+    }
+
+
 def report_sections(evaluation) -> dict[str, Any]:
     """Everything the printed report and the XLSX say beyond the dashboard, in the reader's
     language: TCO per billing model with components, break-even and budget; the checklist per
     candidate with its verification status and review; the evidence with hashes; the weights;
     the decision. Each section is (header, rows) with typed values."""
     from django.utils.translation import gettext as _
-
-    from scoring.rubric import load_rubric
 
     from . import selectors
     from .models import (
@@ -192,12 +221,15 @@ def report_sections(evaluation) -> dict[str, Any]:
         "setup": _("Setup"),
         "commitment": _("Minimum commitment"),
     }
-    rubric = selectors.decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
+    rubric = scoring_rubric(evaluation)
     tco_rows = []
+    tco_reference = {}
     for r in results:
         if r.tco is None:
             continue
-        assumed = tco_assumptions(selectors.scoring_input(candidates[r.candidate_id]), rubric)
+        scored = selectors.scoring_input(candidates[r.candidate_id])
+        assumed = tco_assumptions(scored, rubric)
+        tco_reference[r.label] = reference_price_note(r.tco, scored.offering.gpu_model, rubric)
         for m in r.tco.models:
             amounts = dict(m.components)
             basis = tco_basis(r.tco)
@@ -347,6 +379,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             dimension_rows,
         ),
         "tco": (tco_header, tco_rows),
+        "tco_reference": tco_reference,
         "checklist": (
             [
                 _("Candidate"),
@@ -484,6 +517,7 @@ def report_document(evaluation) -> dict[str, Any]:
         tco_groups.append(
             {
                 "name": name,
+                "reference": sections["tco_reference"].get(name, ""),
                 "rows": [[shown(v, i) for i, v in enumerate(r[:-1]) if i] for r in rows],
                 "break_even": rows[0][-1] or None,
             }

@@ -20,6 +20,7 @@ from ..exports import (
     export_filename,
     report_document,
     safe_cell,
+    scoring_rubric,
 )
 from ..models import Dimension, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
@@ -195,11 +196,13 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         _("Total cost"),
         _("Currency"),
         _("Cost per effective GPU-hour"),
+        _("Reference price per GPU-hour (assumed)"),
         _("Checklist items answered"),
         _("Verified by the evidence"),
         _("Contradicted by the evidence"),
     ]
     reason = "reason_zh" if get_language() == "zh-hans" else "reason_en"
+    rubric = scoring_rubric(evaluation)
     rows = []
     for index, result in enumerate(ranking.results, start=1):
         candidate = candidates[result.candidate_id]
@@ -220,6 +223,11 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 tco.cheapest_total if tco else "",
                 tco.currency if tco else "",
                 tco.cost_per_effective_gpu_hour if tco else "",
+                (
+                    rubric.reference_gpu_hour_price(candidate.offering.gpu_model, tco.currency)
+                    if tco and tco.cost_per_effective_gpu_hour is not None
+                    else ""
+                ),
                 sum(1 for s in statuses if s != VerificationStatus.UNANSWERED),
                 statuses.count(VerificationStatus.VERIFIED),
                 statuses.count(VerificationStatus.CONTRADICTED),

@@ -171,3 +171,35 @@ def test_every_cost_assumption_of_the_tco_is_labelled_in_the_readers_language(
     with translation.override("en"):
         _header, rows = report_sections(Evaluation.objects.get(pk=2))["tco"]
         assert any("preemption risk 20 % (assumed" in str(v) for row in rows for v in row)
+
+
+def test_the_reference_gpu_hour_price_the_cost_score_compares_with_is_shown_as_assumed(viewer):
+    """The cost score divides the cost per effective GPU-hour by the rubric's reference price
+    for the GPU, a planning figure: the comparison export and the report name it as assumed."""
+    import csv
+
+    from portal.models import Evaluation
+    from scoring.rubric import load_rubric
+
+    evaluation = Evaluation.objects.get(pk=1)
+    rubric = load_rubric(evaluation.rubric_version)
+    response = viewer.get(reverse("evaluation-export", args=[1, "csv"]))
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header = rows[0]
+    column = header.index("Reference price per GPU-hour (assumed)")
+    assert column == header.index("Cost per effective GPU-hour") + 1
+    shown = 0
+    for row in rows[1:]:
+        candidate = Candidate.objects.get(evaluation=evaluation, offering__name=row[2])
+        if row[column - 1]:
+            currency = row[header.index("Currency")]
+            expected = rubric.reference_gpu_hour_price(candidate.offering.gpu_model, currency)
+            assert float(row[column]) == float(expected)
+            shown += 1
+        else:
+            assert row[column] == ""
+    assert shown
+    report = viewer.get(reverse("evaluation-report", args=[1])).content.decode()
+    assert report.count("(assumed: the rubric&#x27;s planning figure, not a market quote)") == shown
+    zh = viewer.get(reverse("evaluation-report", args=[1]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert zh.content.decode().count("假定：评分规则的规划数字") == shown
