@@ -66,6 +66,80 @@ def _weights_percent(evaluation) -> dict[str, float]:
     return {d: 100.0 * w / total for d, w in weights.items()}
 
 
+def tco_assumptions(candidate, rubric) -> dict[str, str]:
+    """What each billing model's TCO assumed rather than read from a statement or the evidence,
+    in the reader's language, by billing model: spot's preemption risk (the delivery form's
+    default unless a higher one is stated or a lower one verified) and its checkpoint/restart
+    overhead; whether hourly capacity is released on idle days. ``candidate`` is the scoring
+    core's CandidateInput (selectors.scoring_input), ``rubric`` the one the ranking used."""
+    from django.utils.translation import gettext as _
+
+    from scoring.tco import releasable_hourly, spot_risk_pct
+
+    def pct(value) -> str:
+        return f"{value.normalize():f} %"
+
+    offering = candidate.offering
+    risk = spot_risk_pct(candidate, rubric)
+    stated = offering.spot_preemption_risk_pct
+    if stated is not None and risk == stated:
+        spot = _("preemption risk %(risk)s (stated by the vendor)") % {"risk": pct(risk)}
+    elif rubric.v2 is None:
+        spot = _("no preemption risk (assumed: none stated; rubric v1 assumes none)")
+    else:
+        spot = _("preemption risk %(risk)s (assumed: the delivery form's default)") % {
+            "risk": pct(risk)
+        }
+    if rubric.v2 is not None:
+        spot += "; " + _("checkpoint/restart overhead %(pct)s (assumed by the rubric)") % {
+            "pct": pct(rubric.v2.spot_checkpoint_overhead_pct)
+        }
+    released = releasable_hourly(candidate, rubric)
+    if released == offering.releasable_hourly:
+        hourly = _("released on idle days (stated)") if released else _("idle days paid (stated)")
+    elif released:
+        hourly = _("released on idle days (assumed: the delivery form's usual case)")
+    elif offering.releasable_hourly is None:
+        hourly = _("idle days paid (assumed: the delivery form's usual case)")
+    else:
+        hourly = _(
+            "idle days paid (assumed: a release by the hour is stated but counts once the cost "
+            "statement is verified)"
+        )
+    return {"spot": spot, "hourly": hourly}
+
+
+def scoring_rubric(evaluation):
+    """The rubric the evaluation's ranking is computed with: its decision's own while it is
+    decided (selectors.decided_rubric), else the packaged rubric of its version."""
+    from scoring.rubric import load_rubric
+
+    from . import selectors
+
+    return selectors.decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
+
+
+def reference_price_note(tco, gpu_model: str, rubric) -> str:
+    """What the cost score compares: the cost per effective GPU-hour against the rubric's
+    reference GPU-hour price for the GPU, labelled as the assumption it is ("" without a cost
+    per effective GPU-hour)."""
+    from django.utils.formats import number_format
+    from django.utils.translation import gettext as _
+
+    if tco is None or tco.cost_per_effective_gpu_hour is None:
+        return ""
+    reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
+    return _(
+        "Cost score: %(cost)s %(currency)s per effective GPU-hour against a reference price of "
+        "%(reference)s %(currency)s per GPU-hour for this GPU (assumed: the rubric's planning "
+        "figure, not a market quote)."
+    ) % {
+        "cost": number_format(tco.cost_per_effective_gpu_hour, 2, force_grouping=True),
+        "reference": number_format(reference, 2, force_grouping=True),
+        "currency": tco.currency,
+    }
+
+
 def report_sections(evaluation) -> dict[str, Any]:
     """Everything the printed report and the XLSX say beyond the dashboard, in the reader's
     language: TCO per billing model with components, break-even and budget; the checklist per
@@ -85,7 +159,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         PocPlan,
         VerificationStatus,
     )
-    from .views.display import answer_note, poc_rows, tco_basis
+    from .views.display import answer_note, evidence_ref, poc_rows, tco_basis
 
     zh = _zh()
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
@@ -113,6 +187,12 @@ def report_sections(evaluation) -> dict[str, Any]:
                 f"{c.label_zh if zh else c.label_en}: {c.points:g}/{c.max_points:g}"
                 for c in d.contributions
             )
+            # Each figure a rule read from the evidence names its upload, node and file.
+            evidence = "; ".join(
+                f"{c.label_zh if zh else c.label_en}: {evidence_ref(c.evidence_ref)}"
+                for c in d.contributions
+                if c.evidence_ref
+            )
             weight = weights.get(d.dimension, 0.0)
             dimension_rows.append(
                 [
@@ -122,6 +202,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     round(weight, 1),
                     round(d.score * weight / 100.0, 2),
                     rules,
+                    evidence,
                 ]
             )
 
@@ -140,10 +221,15 @@ def report_sections(evaluation) -> dict[str, Any]:
         "setup": _("Setup"),
         "commitment": _("Minimum commitment"),
     }
+    rubric = scoring_rubric(evaluation)
     tco_rows = []
+    tco_reference = {}
     for r in results:
         if r.tco is None:
             continue
+        scored = selectors.scoring_input(candidates[r.candidate_id])
+        assumed = tco_assumptions(scored, rubric)
+        tco_reference[r.label] = reference_price_note(r.tco, scored.offering.gpu_model, rubric)
         for m in r.tco.models:
             amounts = dict(m.components)
             basis = tco_basis(r.tco)
@@ -163,6 +249,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     basis["availability_label"],
                     float(basis["efficiency"]),
                     basis["efficiency_label"],
+                    assumed.get(m.billing_model, ""),
                     "" if r.tco.break_even_used_days is None else float(r.tco.break_even_used_days),
                 ]
             )
@@ -181,6 +268,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         _("Availability basis"),
         _("Efficiency"),
         _("Efficiency basis"),
+        _("Assumed in this cost"),
         _("Break-even (used days)"),
     ]
 
@@ -286,10 +374,12 @@ def report_sections(evaluation) -> dict[str, Any]:
                 _("Weight (%)"),
                 _("Contribution to the total"),
                 _("Rules (points/maximum)"),
+                _("Evidence"),
             ],
             dimension_rows,
         ),
         "tco": (tco_header, tco_rows),
+        "tco_reference": tco_reference,
         "checklist": (
             [
                 _("Candidate"),
@@ -427,6 +517,7 @@ def report_document(evaluation) -> dict[str, Any]:
         tco_groups.append(
             {
                 "name": name,
+                "reference": sections["tco_reference"].get(name, ""),
                 "rows": [[shown(v, i) for i, v in enumerate(r[:-1]) if i] for r in rows],
                 "break_even": rows[0][-1] or None,
             }

@@ -191,24 +191,53 @@ def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) 
     return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
 
 
+def decided_rubric(evaluation: Evaluation):
+    """The rubric a decided evaluation was decided with: the exact text its decision recorded,
+    so that revising the packaged rubric file moves no recorded ranking, report or export.
+    None while the evaluation is not decided, for a decision recorded before the text was kept,
+    or when the text no longer reads (the pages then say the figures differ from the record)."""
+    from scoring.rubric import load_rubric_text
+    from scoring.types import RubricError
+
+    record = evaluation.decision
+    text = (record.snapshot or {}).get("rubric_text") if record is not None else None
+    if not text:
+        return None
+    try:
+        return load_rubric_text(text)
+    except RubricError:
+        logger.warning(
+            "decision %s: its recorded rubric no longer loads; scored with the packaged one",
+            record.pk,
+            exc_info=True,
+        )
+        return None
+
+
+def scoring_input(candidate: Candidate):
+    """The scoring core's CandidateInput of a candidate as ``candidates_for_scoring`` (or
+    ``evaluation_ranking``) gives it: what its ranking was computed from."""
+    from .adapters import candidate_input
+
+    return candidate_input(
+        candidate,
+        answers=candidate.answer_statuses,
+        prices=candidate.list_prices,
+        summary={"measured": candidate.measured_summary, "poc": candidate.poc_summary},
+    )
+
+
 def _compute_ranking(*, evaluation: Evaluation, weights=None):
     from scoring.api import score_candidates
 
-    from .adapters import candidate_input, evaluation_spec
+    from .adapters import evaluation_spec
 
     candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
     ranking = score_candidates(
-        [
-            candidate_input(
-                c,
-                answers=c.answer_statuses,
-                prices=c.list_prices,
-                summary={"measured": c.measured_summary, "poc": c.poc_summary},
-            )
-            for c in candidates.values()
-        ],
+        [scoring_input(c) for c in candidates.values()],
         evaluation_spec(evaluation, weights=weights),
         rubric_version=evaluation.rubric_version,
+        rubric=decided_rubric(evaluation),
         # The read model is cached (pickled) whole, contributions included: build them now,
         # through the memoised per-candidate engine, rather than after the numpy kernel.
         explain=True,

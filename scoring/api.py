@@ -53,6 +53,7 @@ def score_candidates(
     *,
     rubric_version: str = "1",
     explain: bool | None = None,
+    rubric: Rubric | None = None,
 ) -> _ranking.Ranking:
     """Score and rank an evaluation's candidates.
 
@@ -60,8 +61,12 @@ def score_candidates(
     0..100, knockouts (a disqualified candidate is ranked after every qualified one) and the
     TCO. Scores of one candidate never depend on the other candidates. ``explain``: build
     the contributions now (True) or on first read (False); see ranking.score_candidates_batch.
+    ``rubric``: score with this rubric instead of the packaged ``rubric_version`` (a recorded
+    decision's own rubric, from ``scoring.rubric.load_rubric_text``).
     """
-    return _ranking.rank(candidates, evaluation, load_rubric(rubric_version), explain=explain)
+    if rubric is None:
+        rubric = load_rubric(rubric_version)
+    return _ranking.rank(candidates, evaluation, rubric, explain=explain)
 
 
 def score_candidate(

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from scoring.api import preset_weights
+from scoring.rubric import loader as rubric_loader
 from scoring.types import AhpError, AhpInconsistentError, WeightsError
 from scoring.weights import ahp_weights, normalise_weights
 
@@ -341,6 +342,7 @@ def decision_record(
         raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
     if not rationale.strip():
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
+    text = rubric_loader.rubric_text(evaluation.rubric_version)
     ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
     if result.disqualified and portfolio is None:
@@ -365,6 +367,10 @@ def decision_record(
         ],
         "evidence": _snapshot_evidence(evaluation),
         "rubric_version": evaluation.rubric_version,
+        # The exact rubric the ranking above was computed with: a decided evaluation is scored
+        # with it (selectors.decided_rubric), whatever later releases ship as that version.
+        "rubric_text": text,
+        "rubric_sha256": rubric_loader.rubric_sha256(text),
     }
     if portfolio is not None:
         snapshot["portfolio"] = dict(portfolio)

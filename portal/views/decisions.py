@@ -20,6 +20,7 @@ from ..exports import (
     export_filename,
     report_document,
     safe_cell,
+    scoring_rubric,
 )
 from ..models import Dimension, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
@@ -104,6 +105,29 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
     return _decision_page(request, evaluation, membership, record, form, reopen_form, ranking)
 
 
+def decision_drift(record, ranking) -> list[str]:
+    """The candidates whose figures computed today differ from those the decision recorded
+    (total to two places, disqualification, place in the ranking), by their recorded label.
+    Empty when they agree or there is no decision. A decided evaluation is scored with the
+    rubric it was decided on; this catches what that cannot: a change of the scoring code, or
+    a recorded rubric that no longer loads."""
+    if record is None:
+        return []
+    recorded = (record.snapshot or {}).get("ranking") or []
+    today = {r.candidate_id: (i, r) for i, r in enumerate(ranking.results)}
+    drift = []
+    for position, entry in enumerate(recorded):
+        found = today.get(entry.get("candidate_id"))
+        if (
+            found is None
+            or found[0] != position
+            or round(found[1].total, 2) != round(entry.get("total", 0), 2)
+            or bool(found[1].disqualified) != bool(entry.get("disqualified"))
+        ):
+            drift.append(entry.get("label", ""))
+    return drift
+
+
 def _decision_page(request, evaluation, membership, record, form, reopen_form, ranking):
     earlier = (
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
@@ -121,6 +145,7 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         "can_reopen": membership.role in CAN_DECIDE and record is not None,
         "earlier_decisions": earlier,
         "ranking": ranking,
+        "decision_drift": decision_drift(record, ranking),
     }
     return render(request, "portal/evaluation_decision.html", context)
 
@@ -128,9 +153,15 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
 def report_context(evaluation) -> dict:
     """What the report page and its PDF show: the dashboard's results and the document's
     sections (TCO tables, checklist, evidence, weights) and the decision."""
+    record = evaluation.decision
+    drift = []
+    if record is not None:
+        ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+        drift = decision_drift(record, ranking)
     return {
         "evaluation": evaluation,
-        "record": evaluation.decision,
+        "record": record,
+        "decision_drift": drift,
         "report": report_document(evaluation),
         **results_context(evaluation),
     }
@@ -165,11 +196,13 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         _("Total cost"),
         _("Currency"),
         _("Cost per effective GPU-hour"),
+        _("Reference price per GPU-hour (assumed)"),
         _("Checklist items answered"),
         _("Verified by the evidence"),
         _("Contradicted by the evidence"),
     ]
     reason = "reason_zh" if get_language() == "zh-hans" else "reason_en"
+    rubric = scoring_rubric(evaluation)
     rows = []
     for index, result in enumerate(ranking.results, start=1):
         candidate = candidates[result.candidate_id]
@@ -190,6 +223,11 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 tco.cheapest_total if tco else "",
                 tco.currency if tco else "",
                 tco.cost_per_effective_gpu_hour if tco else "",
+                (
+                    rubric.reference_gpu_hour_price(candidate.offering.gpu_model, tco.currency)
+                    if tco and tco.cost_per_effective_gpu_hour is not None
+                    else ""
+                ),
                 sum(1 for s in statuses if s != VerificationStatus.UNANSWERED),
                 statuses.count(VerificationStatus.VERIFIED),
                 statuses.count(VerificationStatus.CONTRADICTED),

@@ -6,7 +6,9 @@ from .loader import (
     RULE_KINDS,
     STATUS_FACTOR_KEYS,
     load_rubric,
+    load_rubric_text,
     parse_rubric,
+    rubric_sha256,
     rubric_text,
 )
 from .model import (
@@ -40,6 +42,8 @@ __all__ = [
     "Table",
     "V2Policy",
     "load_rubric",
+    "load_rubric_text",
     "parse_rubric",
+    "rubric_sha256",
     "rubric_text",
 ]

@@ -20,6 +20,7 @@ better value never earns fewer points.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Mapping
@@ -545,10 +546,28 @@ def rubric_text(version: str = "1") -> str:
 @lru_cache(maxsize=8)
 def load_rubric(version: str = "1") -> Rubric:
     """Load and validate a packaged rubric (cached: a Rubric is immutable)."""
+    return _parse_text(rubric_text(version), f"rubric-v{version}.json")
+
+
+def rubric_sha256(text: str) -> str:
+    """The hex sha256 of a rubric's JSON text (UTF-8): what a recorded decision names it by."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=16)
+def load_rubric_text(text: str) -> Rubric:
+    """Load and validate a rubric from its exact JSON text, e.g. the text a recorded decision
+    kept, so that the decision replays on the rubric it was taken with after the packaged file
+    has been revised. RubricError when the text no longer reads (a schema an older release
+    wrote); the caller decides what to fall back on."""
+    if not isinstance(text, str):
+        raise RubricError(f"a rubric text is a string, got {type(text).__name__}")
+    return _parse_text(text, "the recorded rubric")
+
+
+def _parse_text(text: str, name: str) -> Rubric:
     try:
-        data = json.loads(rubric_text(version))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise RubricError(
-            f"rubric-v{version}.json is not valid JSON: line {exc.lineno}: {exc.msg}"
-        ) from None
+        raise RubricError(f"{name} is not valid JSON: line {exc.lineno}: {exc.msg}") from None
     return parse_rubric(data)

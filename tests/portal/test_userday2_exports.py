@@ -112,3 +112,94 @@ def test_user_text_is_never_a_formula_in_any_sheet(viewer):
                 assert cell.data_type != "f"
                 if isinstance(cell.value, str):
                     assert not cell.value.startswith("=")
+
+
+def test_every_measured_rule_in_the_dimensions_sheet_names_its_evidence(viewer):
+    """A measured figure in the workbook names the upload, node and file it comes from, beside
+    the rule it scored (the rules cell gives only points)."""
+    from portal import selectors
+    from portal.models import Evaluation
+
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=Evaluation.objects.get(pk=1))
+    refs = {
+        (r.label, str(c.label_en), c.evidence_ref)
+        for r in ranking.results
+        for d in r.dimensions
+        for c in d.contributions
+        if c.basis == "measured" and c.evidence_ref
+    }
+    assert refs, "the demo's first evaluation has measured rules with evidence"
+    _response, book = _workbook(viewer)
+    dims = book["Dimensions"]
+    header = [c.value for c in dims[1]]
+    assert header[-1] == "Evidence"
+    evidence_by_candidate: dict[str, str] = {}
+    for row in dims.iter_rows(min_row=2, values_only=True):
+        evidence_by_candidate[row[0]] = evidence_by_candidate.get(row[0], "") + (row[-1] or "")
+    for label, rule, ref in refs:
+        assert f"{rule}: {ref}" in evidence_by_candidate[label]
+
+
+@pytest.mark.parametrize(
+    "language, assumed, stated",
+    [("en", "assumed", "stated"), ("zh-hans", "假定", "声明")],
+)
+def test_every_cost_assumption_of_the_tco_is_labelled_in_the_readers_language(
+    demo, language, assumed, stated
+):
+    """The spot total prices a preemption risk and a checkpoint overhead, the hourly total paid
+    or released idle days: the TCO section says which of these were stated and which assumed."""
+    from django.utils import translation
+
+    from portal.exports import report_sections
+    from portal.models import Evaluation
+
+    with translation.override(language):
+        for evaluation in Evaluation.objects.filter(pk__in=(1, 2)):
+            header, rows = report_sections(evaluation)["tco"]
+            column = header.index("Assumed in this cost" if language == "en" else "此成本中的假定")
+            by_model = {}
+            for row in rows:
+                by_model.setdefault(row[1], []).append(row[column])
+            labels = {model: {bool(text) for text in texts} for model, texts in by_model.items()}
+            spot = next(m for m in by_model if "Spot" in m or "竞价" in m)
+            hourly = next(m for m in by_model if "Hourly" in m or "按小时" in m)
+            assert labels[spot] == {True} and labels[hourly] == {True}
+            assert all(assumed in text for text in by_model[spot])  # the overhead at least
+            assert all(assumed in text or stated in text for text in by_model[hourly])
+    # The demo's Pearl River offering states no spot risk: the form's default is assumed.
+    with translation.override("en"):
+        _header, rows = report_sections(Evaluation.objects.get(pk=2))["tco"]
+        assert any("preemption risk 20 % (assumed" in str(v) for row in rows for v in row)
+
+
+def test_the_reference_gpu_hour_price_the_cost_score_compares_with_is_shown_as_assumed(viewer):
+    """The cost score divides the cost per effective GPU-hour by the rubric's reference price
+    for the GPU, a planning figure: the comparison export and the report name it as assumed."""
+    import csv
+
+    from portal.models import Evaluation
+    from scoring.rubric import load_rubric
+
+    evaluation = Evaluation.objects.get(pk=1)
+    rubric = load_rubric(evaluation.rubric_version)
+    response = viewer.get(reverse("evaluation-export", args=[1, "csv"]))
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header = rows[0]
+    column = header.index("Reference price per GPU-hour (assumed)")
+    assert column == header.index("Cost per effective GPU-hour") + 1
+    shown = 0
+    for row in rows[1:]:
+        candidate = Candidate.objects.get(evaluation=evaluation, offering__name=row[2])
+        if row[column - 1]:
+            currency = row[header.index("Currency")]
+            expected = rubric.reference_gpu_hour_price(candidate.offering.gpu_model, currency)
+            assert float(row[column]) == float(expected)
+            shown += 1
+        else:
+            assert row[column] == ""
+    assert shown
+    report = viewer.get(reverse("evaluation-report", args=[1])).content.decode()
+    assert report.count("(assumed: the rubric&#x27;s planning figure, not a market quote)") == shown
+    zh = viewer.get(reverse("evaluation-report", args=[1]), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert zh.content.decode().count("假定：评分规则的规划数字") == shown

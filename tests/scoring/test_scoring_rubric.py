@@ -219,3 +219,49 @@ def test_unknown_version_and_non_object_data():
         rubric_text("../x")
     with pytest.raises(RubricError, match="must be a JSON object"):
         parse_rubric([1, 2])
+
+
+def test_a_rubric_loads_from_its_recorded_text_and_scores_as_that_text_says():
+    """A recorded decision keeps its rubric's exact text: loading it gives the packaged rubric
+    while the file is unchanged, and a revised text scores as revised (here the H100 reference
+    GPU-hour price, which the rubric says is revised per procurement round)."""
+    from decimal import Decimal
+
+    from scoring_factories import candidate, evaluation
+
+    from scoring.api import score_candidates
+    from scoring.rubric import load_rubric_text, rubric_sha256
+
+    text = rubric_text("2")
+    assert load_rubric_text(text).rules == load_rubric("2").rules
+    assert re.fullmatch(r"[0-9a-f]{64}", rubric_sha256(text))
+    data = json.loads(text)
+    for row in data["reference_gpu_hour_prices"]["CNY"]:
+        if row[0] == "h100":
+            row[1] = "26.00"
+    revised = json.dumps(data)
+    assert rubric_sha256(revised) != rubric_sha256(text)
+    h100 = "NVIDIA H100 SXM5 80GB"
+    assert load_rubric_text(revised).reference_gpu_hour_price(h100, "CNY") == Decimal("26.00")
+    spec = evaluation()
+    packaged = score_candidates([candidate()], spec, rubric_version="2").results[0]
+    pinned = score_candidates(
+        [candidate()], spec, rubric_version="2", rubric=load_rubric_text(text)
+    ).results[0]
+    dearer = score_candidates(
+        [candidate()], spec, rubric_version="2", rubric=load_rubric_text(revised)
+    ).results[0]
+    assert pinned.total == packaged.total
+    # A higher reference price makes the same quote look cheaper: the cost score rises.
+    assert dearer.score("cost") > packaged.score("cost")
+
+
+def test_a_recorded_text_that_no_longer_reads_is_a_rubric_error():
+    from scoring.rubric import load_rubric_text
+
+    with pytest.raises(RubricError, match="recorded rubric is not valid JSON"):
+        load_rubric_text("{")
+    with pytest.raises(RubricError, match="non-empty 'rules' list"):
+        load_rubric_text('{"version": "2", "rules": []}')
+    with pytest.raises(RubricError, match="is a string"):
+        load_rubric_text(None)
