@@ -109,16 +109,6 @@ def tco_assumptions(candidate, rubric) -> dict[str, str]:
     return {"spot": spot, "hourly": hourly}
 
 
-def scoring_rubric(evaluation):
-    """The rubric the evaluation's ranking is computed with: its decision's own while it is
-    decided (selectors.decided_rubric), else the packaged rubric of its version."""
-    from scoring.rubric import load_rubric
-
-    from . import selectors
-
-    return selectors.decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
-
-
 def reference_price_note(tco, gpu_model: str, rubric) -> str:
     """What the cost score compares: the cost per effective GPU-hour against the rubric's
     reference GPU-hour price for the GPU, labelled as the assumption it is ("" without a cost
@@ -221,7 +211,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         "setup": _("Setup"),
         "commitment": _("Minimum commitment"),
     }
-    rubric = scoring_rubric(evaluation)
+    rubric = selectors.scoring_rubric(evaluation)
     tco_rows = []
     tco_reference = {}
     for r in results:

@@ -214,6 +214,15 @@ def decided_rubric(evaluation: Evaluation):
         return None
 
 
+def scoring_rubric(evaluation: Evaluation):
+    """The rubric the evaluation is scored with: its decision's own while it is decided
+    (``decided_rubric``), else the packaged rubric of its version. Every page, export and plan
+    of one evaluation reads this one."""
+    from scoring.rubric import load_rubric
+
+    return decided_rubric(evaluation) or load_rubric(evaluation.rubric_version)
+
+
 def scoring_input(candidate: Candidate):
     """The scoring core's CandidateInput of a candidate as ``candidates_for_scoring`` (or
     ``evaluation_ranking``) gives it: what its ranking was computed from."""

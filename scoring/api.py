@@ -70,10 +70,17 @@ def score_candidates(
 
 
 def score_candidate(
-    candidate: CandidateInput, evaluation: EvaluationSpec, *, rubric_version: str = "1"
+    candidate: CandidateInput,
+    evaluation: EvaluationSpec,
+    *,
+    rubric_version: str = "1",
+    rubric: Rubric | None = None,
 ) -> CandidateResult:
-    """Score one candidate (the same result it gets inside score_candidates)."""
-    return _ranking.score_candidate(candidate, evaluation, load_rubric(rubric_version))
+    """Score one candidate (the same result it gets inside score_candidates); ``rubric`` as
+    there."""
+    if rubric is None:
+        rubric = load_rubric(rubric_version)
+    return _ranking.score_candidate(candidate, evaluation, rubric)
 
 
 def compute_tco(

@@ -33,10 +33,9 @@ from scoring.region import (
     placement,
     with_latency,
 )
-from scoring.rubric import load_rubric
 from scoring.types import EvaluationSpec
 
-from .. import adapters
+from .. import adapters, selectors
 from ..models import Candidate, Evaluation, EvaluationStatus, Measurement, Workload
 
 # Default egress prices (CNY per GiB) while offerings do not state them per destination: public
@@ -202,6 +201,7 @@ def _option(
     home: Region | None,
     rtts: list[RttMeasurement],
     lang_zh: bool,
+    rubric,
 ) -> tuple[pf.Option, OptionView]:
     offering = candidate.offering
     per_node = max(1, offering.gpus_per_node or 1)
@@ -225,7 +225,7 @@ def _option(
         burst_hours = Decimal(0)
     sized = replace(base_input, node_count=nodes)
     spec = _spec(evaluation, workload, nodes * per_node)
-    result = score_candidate(sized, spec, rubric_version=evaluation.rubric_version)
+    result = score_candidate(sized, spec, rubric=rubric)
     reasons.extend((k.reason_en, k.reason_zh) for k in result.knockouts)
     score = result.total
     latency_text = ""
@@ -300,7 +300,8 @@ def _problem(
     home = _region(evaluation.home_country, evaluation.home_province)
     rtts = _rtt_measurements([c.pk for c in candidates])
     options, views, pf_candidates, labels = [], [], [], {}
-    rubric = load_rubric(evaluation.rubric_version)
+    # a decided evaluation's plan is scored with its decision's own rubric, as its ranking is
+    rubric = selectors.scoring_rubric(evaluation)
     for candidate in candidates:
         offering = candidate.offering
         region = offering_region(offering)
@@ -326,6 +327,7 @@ def _problem(
                 home,
                 rtts.get(candidate.pk, []),
                 lang_zh,
+                rubric,
             )
             options.append(option)
             views.append(view)

@@ -20,7 +20,6 @@ from ..exports import (
     export_filename,
     report_document,
     safe_cell,
-    scoring_rubric,
 )
 from ..models import Dimension, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
@@ -202,7 +201,7 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         _("Contradicted by the evidence"),
     ]
     reason = "reason_zh" if get_language() == "zh-hans" else "reason_en"
-    rubric = scoring_rubric(evaluation)
+    rubric = selectors.scoring_rubric(evaluation)
     rows = []
     for index, result in enumerate(ranking.results, start=1):
         candidate = candidates[result.candidate_id]

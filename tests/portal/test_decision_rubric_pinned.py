@@ -135,3 +135,30 @@ def test_a_recorded_rubric_the_loader_no_longer_reads_falls_back_and_says_so(
     client.login(username="viewer", password=PASSWORD)
     html = client.get(reverse("evaluation-report", kwargs={"pk": evaluation.pk})).content.decode()
     assert "differ from those recorded at the decision" in html
+
+
+@pytest.fixture
+def pretrain(evaluation):
+    from portal.services.portfolio import workload_create
+
+    return workload_create(
+        evaluation=evaluation, name="pretrain", profile="pretraining", gpus=16, duration_days=60
+    )
+
+
+def test_a_decided_plan_is_scored_with_the_decisions_rubric(
+    pretrain, decided, evaluation, members, ship_rubric
+):
+    from portal.services.portfolio import portfolio_propose
+
+    def scores():
+        proposal = portfolio_propose(evaluation=evaluation)
+        return {(o.workload, o.candidate): o.score for o in proposal.options}
+
+    recorded = scores()
+    ship_rubric(_revised(decided["text"], "20.00"))
+    assert scores() == recorded
+
+    evaluation_reopen(evaluation=evaluation, reason="New quotes.", by=members["manager"])
+    evaluation.refresh_from_db()
+    assert scores() != recorded
