@@ -198,13 +198,27 @@ def _poc_note(answer) -> str:
 
 def _tco_basis(evaluation, candidate) -> dict | None:
     """The availability and efficiency behind the candidate's cost per effective GPU-hour, from
-    the (cached) ranking the evaluation page shows."""
-    from ..selectors import evaluation_ranking
+    the (cached) ranking the evaluation page shows, with what the cost assumed: the reference
+    GPU-hour price it is compared with and the recommended billing model's assumptions."""
+    from .. import selectors
+    from ..exports import reference_price_note, tco_assumptions
 
-    ranking, _candidates = evaluation_ranking(evaluation=evaluation)
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     for result in ranking.results:
         if result.candidate_id == candidate.pk:
-            return display.tco_basis(result.tco)
+            basis = display.tco_basis(result.tco)
+            if basis is None:
+                return None
+            # what the figure assumed rather than read, as the report and the XLSX say it
+            rubric = selectors.scoring_rubric(evaluation)
+            scored = selectors.scoring_input(candidates[candidate.pk])
+            basis["reference_note"] = reference_price_note(
+                result.tco, scored.offering.gpu_model, rubric
+            )
+            basis["recommended_assumed"] = tco_assumptions(scored, rubric).get(
+                result.tco.recommended, ""
+            )
+            return basis
     return None
 
 

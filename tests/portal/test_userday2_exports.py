@@ -203,3 +203,29 @@ def test_the_reference_gpu_hour_price_the_cost_score_compares_with_is_shown_as_a
     assert report.count("(assumed: the rubric&#x27;s planning figure, not a market quote)") == shown
     zh = viewer.get(reverse("evaluation-report", args=[1]), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert zh.content.decode().count("假定：评分规则的规划数字") == shown
+
+
+def test_the_candidate_page_names_what_its_cost_assumed(viewer):
+    """The candidate page's cost per effective GPU-hour says what the report says of it: the
+    reference price it is compared with (assumed) and what the recommended model assumed."""
+    from portal.models import Evaluation
+    from portal.selectors import evaluation_ranking
+
+    evaluation = Evaluation.objects.get(pk=2)
+    ranking, _candidates = evaluation_ranking(evaluation=evaluation)
+    priced = [r for r in ranking.results if r.tco and r.tco.cost_per_effective_gpu_hour]
+    assert priced
+    recommended = set()
+    for result in priced:
+        url = reverse("candidate-detail", args=[evaluation.pk, result.candidate_id])
+        html = viewer.get(url).content.decode()
+        assert "(assumed: the rubric&#x27;s planning figure, not a market quote)" in html
+        # only spot and hourly prices rest on assumptions (risk, idle days); a monthly or
+        # reserved price is what it is
+        assumes = result.tco.recommended in ("spot", "hourly")
+        assert ("Assumed in this cost" in html) == assumes
+        zh = viewer.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+        assert "假定：评分规则的规划数字" in zh
+        assert ("此成本中的假定" in zh) == assumes
+        recommended.add(result.tco.recommended)
+    assert recommended & {"spot", "hourly"}, recommended
