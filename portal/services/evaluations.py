@@ -157,8 +157,14 @@ def evaluation_update(*, evaluation: Evaluation, by) -> Evaluation:
     """Save changed requirements (validated by the caller's form) and rescore every candidate."""
     _not_decided(evaluation)
     evaluation.full_clean()
+    age_before = (
+        Evaluation.objects.filter(pk=evaluation.pk)
+        .values_list("max_evidence_age_days", flat=True)
+        .first()
+    )
     _with_history_user(evaluation, by).save()
-    evaluation_rescore(evaluation=evaluation)
+    # Another maximum evidence age changes which evidence is used: verify again.
+    evaluation_rescore(evaluation=evaluation, verify=age_before != evaluation.max_evidence_age_days)
     return evaluation
 
 

@@ -466,3 +466,26 @@ def evidence_from_summaries(
                 )
             )
     return evidence
+
+
+def oldest_used(
+    summaries: Iterable[tuple[str, str, Mapping[str, Any]]], *, fresh_after: str | None = None
+) -> str | None:
+    """The measurement time (ISO) of the oldest entry :func:`evidence_from_summaries` keeps
+    from the same arguments; None when none is kept or none is dated. Once it is older than an
+    evaluation's maximum evidence age, the evidence verified at that time has expired."""
+    from datetime import datetime
+
+    limit = datetime.fromisoformat(fresh_after) if fresh_after else None
+    oldest: tuple[datetime, str] | None = None
+    for _node, _kind, summary in summaries:
+        for entry in (summary or {}).get("entries") or ():
+            when = entry.get("when")
+            if not when:
+                continue
+            moment = datetime.fromisoformat(when)
+            if limit is not None and moment < limit:
+                continue
+            if oldest is None or moment < oldest[0]:
+                oldest = (moment, when)
+    return oldest[1] if oldest else None
