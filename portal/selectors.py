@@ -338,3 +338,46 @@ def evaluation_robustness(
     )
     cache_set(key, result)
     return result
+
+
+# The key of a candidate's stored verification holding the measurement time (ISO) of the
+# oldest evidence it used (services.scores writes it at each verification).
+EVIDENCE_OLDEST_KEY = "evidence_oldest_at"
+
+
+def evidence_expired_candidates(
+    *, evaluation: Evaluation | None = None, now=None, include_unknown: bool = False
+) -> list[int]:
+    """Candidates of undecided evaluations with a maximum evidence age whose oldest evidence
+    used at their last verification has since passed that age (one query). With
+    ``include_unknown``, also those verified before the time was kept (or never verified)."""
+    from datetime import datetime, timedelta
+
+    from django.db.models import BooleanField, ExpressionWrapper
+    from django.db.models.fields.json import KT
+    from django.utils import timezone
+
+    from .models import EvaluationStatus
+
+    candidates = Candidate.objects.filter(evaluation__max_evidence_age_days__gt=0).exclude(
+        evaluation__status=EvaluationStatus.DECIDED
+    )
+    if evaluation is not None:
+        if not evaluation.max_evidence_age_days or evaluation.status == EvaluationStatus.DECIDED:
+            return []
+        candidates = candidates.filter(evaluation_id=evaluation.pk)
+    rows = candidates.annotate(
+        oldest=KT(f"verification__{EVIDENCE_OLDEST_KEY}"),
+        known=ExpressionWrapper(
+            Q(verification__has_key=EVIDENCE_OLDEST_KEY), output_field=BooleanField()
+        ),
+    ).values_list("pk", "evaluation__max_evidence_age_days", "known", "oldest")
+    now = now or timezone.now()
+    due = []
+    for candidate_id, days, known, oldest in rows.order_by("pk"):
+        if not known:
+            if include_unknown:
+                due.append(candidate_id)
+        elif oldest and datetime.fromisoformat(oldest) < now - timedelta(days=days):
+            due.append(candidate_id)
+    return due

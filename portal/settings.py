@@ -295,6 +295,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "portal.tasks.evidence_sweep_task",
         "schedule": EVIDENCE_SWEEP_INTERVAL_S,
     },
+    # Evidence passing an evaluation's maximum age changes no row: this re-verifies without it.
+    "evidence-expiry": {
+        "task": "portal.tasks.evidence_expiry_rescore_task",
+        "schedule": env.float("EVIDENCE_EXPIRY_INTERVAL_S", default=300.0),
+    },
     "poc-deadline-reminders": {
         "task": "portal.tasks.poc_deadline_reminders_task",
         "schedule": 3600.0,

@@ -82,3 +82,12 @@ def poc_deadlines_task() -> int:
     from .services.poc import poc_deadlines_apply
 
     return poc_deadlines_apply()
+
+
+@shared_task(name="portal.tasks.evidence_expiry_rescore_task")
+def evidence_expiry_rescore_task() -> int:
+    """Beat, every 5 minutes: verify and score again the candidates of undecided evaluations
+    whose evidence passed the maximum evidence age since they were scored (idempotent)."""
+    from .services.scores import evidence_expiry_rescore
+
+    return len(evidence_expiry_rescore())

@@ -236,7 +236,10 @@ def fingerprints(evaluation: Evaluation) -> tuple[str, str]:
     status), from the same query."""
     rows = _fingerprint_rows(evaluation.pk)
     own = [getattr(evaluation, f.attname) for f in Evaluation._meta.concrete_fields]
-    ranking = hashlib.sha256(repr((RUBRIC_VERSION, own, rows)).encode()).hexdigest()
+    # Evidence passing the maximum age changes no row: the candidates whose evidence expired
+    # since they were scored (a query only when the evaluation sets an age) key the results.
+    expired = selectors.evidence_expired_candidates(evaluation=evaluation)
+    ranking = hashlib.sha256(repr((RUBRIC_VERSION, own, rows, expired)).encode()).hexdigest()
     catalogue_rows = [_catalogue_columns(row) for row in rows]
     catalogue = repr((evaluation.pk, evaluation.status, catalogue_rows))
     return ranking, hashlib.sha256(catalogue.encode()).hexdigest()

@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from scoring.api import preset_weights
+from scoring.evidence import PARSER_VERSION
 from scoring.rubric import loader as rubric_loader
 from scoring.types import AhpError, AhpInconsistentError, WeightsError
 from scoring.weights import ahp_weights, normalise_weights
@@ -32,6 +33,7 @@ from ..models import (
     VerificationStatus,
 )
 from .errors import ensure_not_decided
+from .evidence import evidence_reimport
 from .notifications import notify_decision_recorded
 from .scores import candidate_refresh, evaluation_rescore
 
@@ -155,8 +157,14 @@ def evaluation_update(*, evaluation: Evaluation, by) -> Evaluation:
     """Save changed requirements (validated by the caller's form) and rescore every candidate."""
     _not_decided(evaluation)
     evaluation.full_clean()
+    age_before = (
+        Evaluation.objects.filter(pk=evaluation.pk)
+        .values_list("max_evidence_age_days", flat=True)
+        .first()
+    )
     _with_history_user(evaluation, by).save()
-    evaluation_rescore(evaluation=evaluation)
+    # Another maximum evidence age changes which evidence is used: verify again.
+    evaluation_rescore(evaluation=evaluation, verify=age_before != evaluation.max_evidence_age_days)
     return evaluation
 
 
@@ -409,4 +417,6 @@ def evaluation_reopen(*, evaluation: Evaluation, reason: str, by) -> DecisionReo
     )
     evaluation.status = EvaluationStatus.OPEN
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    # Evidence kept as decided while the parsers improved is parsed again for the new round.
+    evidence_reimport(older_than_version=PARSER_VERSION, evaluation_id=evaluation.pk)
     return reopening

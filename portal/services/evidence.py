@@ -674,18 +674,53 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
     return due
 
 
-def evidence_reimport_all(*, older_than_version: str | None = None) -> int:
-    """Queue every finished upload again (after the parsers improved); returns the count."""
+@dataclass(frozen=True)
+class Reimport:
+    """What a re-import queued, and how many uploads it left alone because their evaluation
+    is decided (its evidence stays what the decision rested on until it is reopened)."""
+
+    queued: int
+    kept_decided: int
+
+
+def evidence_reimport(
+    *, older_than_version: str | None = None, evaluation_id: int | None = None
+) -> Reimport:
+    """Queue finished uploads again (after the parsers improved), of every evaluation or of one.
+
+    Uploads of a decided evaluation are kept as they are and counted: re-parsing would rewrite
+    the measurements the decision rested on. Reopening the evaluation queues them
+    (``evaluation_reopen``), or a later run of this picks them up. Run inside a transaction:
+    the evaluations concerned are locked until it ends, so a decision recorded meanwhile waits
+    and no upload of an evaluation decided in between is queued.
+    """
+    from ..models import Evaluation, EvaluationStatus
+
     uploads = EvidenceUpload.objects.filter(status__in=[UploadStatus.DONE, UploadStatus.FAILED])
     if older_than_version:
         uploads = uploads.exclude(parser_version=older_than_version)
-    ids = list(uploads.values_list("pk", flat=True))
+    evaluations = Evaluation.objects.exclude(status=EvaluationStatus.DECIDED)
+    if evaluation_id is not None:
+        uploads = uploads.filter(candidate__evaluation_id=evaluation_id)
+        evaluations = evaluations.filter(pk=evaluation_id)
+    # The lock (decision_record takes the same one) orders this with a decision being recorded.
+    open_ids = list(
+        evaluations.select_for_update(no_key=True).order_by("pk").values_list("pk", flat=True)
+    )
+    ids = list(uploads.filter(candidate__evaluation_id__in=open_ids).values_list("pk", flat=True))
+    kept = uploads.exclude(candidate__evaluation_id__in=open_ids).count()
     EvidenceUpload.objects.filter(pk__in=ids).update(
         status=UploadStatus.QUEUED, task_id="", claim_token="", attempts=0
     )
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
-    return len(ids)
+    return Reimport(queued=len(ids), kept_decided=kept)
+
+
+@transaction.atomic
+def evidence_reimport_all(*, older_than_version: str | None = None) -> int:
+    """Queue every finished upload of the undecided evaluations again; returns the count."""
+    return evidence_reimport(older_than_version=older_than_version).queued
 
 
 class RetractRefused(ValidationError):

@@ -10,7 +10,7 @@ from scoring import poc as poc_rules
 from scoring.api import score_candidate
 from scoring.verification import facts, verify_candidate
 
-from .. import adapters
+from .. import adapters, selectors
 from ..models import (
     Answer,
     AnswerReview,
@@ -26,6 +26,9 @@ from ..models import (
 )
 
 EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED}
+# The key of a candidate's stored verification holding the measurement time (ISO) of the
+# oldest evidence it used (None: none dated or none used).
+EVIDENCE_OLDEST_KEY = selectors.EVIDENCE_OLDEST_KEY
 
 
 def _answer_status(answer: Answer, verdict, review=None) -> tuple[str, str, str]:
@@ -101,12 +104,19 @@ def full_evidence(candidate: Candidate, now=None):
     )
 
 
+def _kept_rows(candidate: Candidate) -> list[tuple[str, str, dict]]:
+    return list(
+        EvidenceSummary.objects.filter(candidate_id=candidate.pk).values_list(
+            "node_name", "kind", "summary"
+        )
+    )
+
+
 def kept_evidence(candidate: Candidate, now=None):
     """NodeEvidence for verification, read from the kept summaries (one row per node and kind)."""
-    rows = EvidenceSummary.objects.filter(candidate_id=candidate.pk).values_list(
-        "node_name", "kind", "summary"
+    return facts.evidence_from_summaries(
+        _kept_rows(candidate), fresh_after=_fresh_after(candidate, now)
     )
-    return facts.evidence_from_summaries(rows, fresh_after=_fresh_after(candidate, now))
 
 
 def _summary_rows(candidate_id: int, summaries: dict) -> list[EvidenceSummary]:
@@ -199,10 +209,15 @@ def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
 
 
 def _verify(candidate: Candidate) -> None:
-    evidence = kept_evidence(candidate)
+    rows = _kept_rows(candidate)
+    fresh_after = _fresh_after(candidate)
+    evidence = facts.evidence_from_summaries(rows, fresh_after=fresh_after)
     report = verify_candidate(adapters.claims(candidate), evidence)
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)
+    # When the oldest evidence used passes the evaluation's maximum age, the beat task
+    # (evidence_expiry_rescore) verifies again without it.
+    candidate.verification[EVIDENCE_OLDEST_KEY] = facts.oldest_used(rows, fresh_after=fresh_after)
     # The POC plan's coverage (issue #13): a required run missing at the deadline is failed.
     # It reads the usable uploads' reports, and only when the evaluation has a plan.
     from .poc import answer_with_poc, poc_findings, verification_entry
@@ -357,3 +372,17 @@ def evaluation_rescore(*, evaluation: Evaluation, verify: bool = False) -> int:
         else:
             candidate_rescore(candidate_id=candidate_id)
     return len(ids)
+
+
+def evidence_expiry_rescore(*, now=None) -> list[int]:
+    """Verify and score again every candidate of an undecided evaluation whose evidence passed
+    the evaluation's maximum age since it was last verified (time passing changes nothing
+    else, so nothing else would). Decided evaluations keep the scores they were decided on.
+    Returns the candidates refreshed; safe to run twice (a refreshed candidate no longer
+    qualifies) and alongside imports (a candidate with uploads pending is left to them)."""
+    due = selectors.evidence_expired_candidates(now=now, include_unknown=True)
+    return [
+        candidate_id
+        for candidate_id in due
+        if candidate_refresh(candidate_id=candidate_id, unless_pending=True) is not None
+    ]

@@ -358,6 +358,13 @@ def results_context(
     return {
         "ranking": ranking,
         "rows": rows,
+        # Scored on evidence that has since passed the maximum age (until the beat task
+        # verifies them again): the fingerprint holds the same list.
+        "evidence_expired": [
+            labels[pk]
+            for pk in selectors.evidence_expired_candidates(evaluation=evaluation)
+            if pk in labels
+        ],
         "dimensions": [Dimension(d) for d in DIMENSIONS],
         "weights": ranking.weights,
         "robustness": robustness,

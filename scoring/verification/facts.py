@@ -14,8 +14,8 @@ compute rails, Xid/SXid on the worst node.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import fields, is_dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields, is_dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -235,6 +235,113 @@ def host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> 
     return worst[0]
 
 
+def _ref_heaviest(
+    refs: dict[str, str],
+    name: str,
+    evidence: Iterable[NodeEvidence],
+    weigh: Callable[[NodeEvidence], float | None],
+) -> None:
+    """Reference ``name`` (unless referenced already) to the file it was read from: the one
+    weighing most (the worst finding: most errors, most ports down), the first of equals;
+    files that did not print the figure (``weigh`` None) are not candidates."""
+    heaviest: tuple[float, NodeEvidence] | None = None
+    for e in evidence:
+        weight = weigh(e)
+        if weight is not None and (heaviest is None or weight > heaviest[0]):
+            heaviest = (weight, e)
+    if heaviest is not None:
+        refs.setdefault(name, _ref(heaviest[1]))
+
+
+def _ports_down(e: NodeEvidence) -> int | None:
+    ports = [p for p in as_list(e.metrics.get("ports")) if isinstance(p, Mapping)]
+    return sum(1 for p in ports if p.get("state") != "Active") if ports else None
+
+
+def _slowest_rail(e: NodeEvidence, rate: float) -> float | None:
+    """1 when ``e`` has an active port at ``rate`` (the slowest compute rail), else None."""
+    for port in as_list(e.metrics.get("ports")):
+        if (
+            isinstance(port, Mapping)
+            and port.get("state") == "Active"
+            and as_float(port.get("rate_gbit_s")) == rate
+        ):
+            return 1.0
+    return None
+
+
+def _complete_refs(
+    refs: dict[str, str],
+    facts: MeasuredFacts,
+    report: VerificationReport,
+    evidence: list[NodeEvidence],
+) -> None:
+    """Give every measured figure the reference of the evidence it was read from, the good
+    findings too (no error in the log, every port up): a rule that reads a figure names it."""
+    query = _of(evidence, "nvidia_smi_query")
+    if facts.ecc_uncorrected is not None:
+        _ref_heaviest(
+            refs,
+            "ecc_uncorrected",
+            query,
+            lambda e: _sum_ints([e.metrics.get("ecc_volatile_uncorrected")]),
+        )
+    for name in ("remapped_rows_pending", "remapped_rows_failure"):
+        if getattr(facts, name) is not None:
+            _ref_heaviest(
+                refs, name, query, lambda e, name=name: _count_true([e.metrics.get(name)])
+            )
+    logs = _of(evidence, KERNEL_LOG)
+    if facts.sxid_errors is not None:
+        _ref_heaviest(refs, "sxid_errors", logs, lambda e: as_int(e.metrics.get("sxid_count")))
+    if facts.xid_severity is not None and "xid_severity" in refs:
+        # No node affected: the reference is the worst node's log, as for the severity.
+        refs.setdefault("xid_nodes", refs["xid_severity"])
+        refs.setdefault("xid_node_share", refs["xid_severity"])
+    ibstat = _of(evidence, "ibstat")
+    if facts.ib_ports_down is not None:
+        _ref_heaviest(refs, "ib_ports_down", ibstat, _ports_down)
+    rate = facts.ib_rate_gbit_s_min
+    if rate is not None:
+        _ref_heaviest(refs, "ib_rate_gbit_s_min", ibstat, lambda e: _slowest_rail(e, rate))
+    if facts.dcgm_failed_tests is not None:
+        _ref_heaviest(
+            refs,
+            "dcgm_failed_tests",
+            _of(evidence, "dcgm_diag"),
+            lambda e: (
+                len(as_list(e.metrics.get("failed_tests")))
+                if e.metrics.get("overall") in DCGM_SEVERITY
+                else None
+            ),
+        )
+    # Figures of the run a verdict judged carry that verdict's reference.
+    judged = {
+        "busbw_fraction": ("peak_busbw_gbyte_s", "expected_busbw_gbyte_s", "busbw_nodes"),
+        "alltoall_busbw_fraction": ("alltoall_busbw_gbyte_s",),
+        "allgather_busbw_fraction": ("allgather_busbw_gbyte_s",),
+    }
+    for verdict, names in judged.items():
+        for name in names:
+            if getattr(facts, name) is not None and refs.get(verdict):
+                refs.setdefault(name, refs[verdict])
+    if facts.nvlink_busbw_fraction is not None and report.nvlink_busbw_ref:
+        refs.setdefault("nvlink_busbw_fraction", report.nvlink_busbw_ref)
+    bare_metal = report.bare_metal
+    if facts.bare_metal_verdict is not None:
+        # The strongest signal on the verdict's side (any, for an uncertain verdict).
+        side = {"bare_metal": "bare_metal", "virtualised": "virtual"}.get(facts.bare_metal_verdict)
+        signals = sorted(
+            (s for s in bare_metal.signals if s.evidence_ref),
+            key=lambda s: (s.points_to != side, -s.weight),
+        )
+        if signals:
+            refs.setdefault("bare_metal_verdict", signals[0].evidence_ref or "")
+            refs.setdefault("bare_metal_confidence", signals[0].evidence_ref or "")
+    if facts.delivery_form_seen is not None and "bare_metal_verdict" in refs:
+        refs.setdefault("delivery_form_seen", refs["bare_metal_verdict"])
+
+
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
     """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
     refs: dict[str, str] = {}
@@ -285,7 +392,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         strongest = next((s for s in bare_metal.signals if s.points_to == side), None)
         if strongest is not None and strongest.evidence_ref:
             refs["delivery_form_seen"] = strongest.evidence_ref
-    return MeasuredFacts(
+    facts = MeasuredFacts(
         busbw_fraction=report.busbw_fraction,
         peak_busbw_gbyte_s=as_float(busbw.get("measured_gbyte_s")) if covers else None,
         expected_busbw_gbyte_s=(
@@ -318,6 +425,8 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         delivery_form_seen=seen,
         evidence_refs=refs,
     )
+    _complete_refs(refs, facts, report, evidence)
+    return replace(facts, evidence_refs=refs)
 
 
 def json_safe(value: Any) -> Any:
@@ -466,3 +575,26 @@ def evidence_from_summaries(
                 )
             )
     return evidence
+
+
+def oldest_used(
+    summaries: Iterable[tuple[str, str, Mapping[str, Any]]], *, fresh_after: str | None = None
+) -> str | None:
+    """The measurement time (ISO) of the oldest entry :func:`evidence_from_summaries` keeps
+    from the same arguments; None when none is kept or none is dated. Once it is older than an
+    evaluation's maximum evidence age, the evidence verified at that time has expired."""
+    from datetime import datetime
+
+    limit = datetime.fromisoformat(fresh_after) if fresh_after else None
+    oldest: tuple[datetime, str] | None = None
+    for _node, _kind, summary in summaries:
+        for entry in (summary or {}).get("entries") or ():
+            when = entry.get("when")
+            if not when:
+                continue
+            moment = datetime.fromisoformat(when)
+            if limit is not None and moment < limit:
+                continue
+            if oldest is None or moment < oldest[0]:
+                oldest = (moment, when)
+    return oldest[1] if oldest else None

@@ -202,3 +202,5 @@ class VerificationReport:
     faults: tuple[Fault, ...]
     nvlink_busbw_fraction: float | None = None
     collectives: Mapping[str, ItemVerification] = field(default_factory=dict)
+    # The one-node run ``nvlink_busbw_fraction`` was read from.
+    nvlink_busbw_ref: str | None = None

@@ -375,6 +375,8 @@ class CollectiveCheck:
     one_node_fraction: float | None
     measured_gbyte_s: float | None
     nodes: int | None
+    # The run ``one_node_fraction`` was read from (its evidence reference).
+    one_node_ref: str | None = None
 
 
 def _family(name: str) -> str | None:
@@ -772,6 +774,7 @@ def verify_collective(
         one_node_fraction,
         best.peak_gbyte_s,
         best.nodes,
+        one_node.ev.ref if one_node is not None and one_node_fraction is not None else None,
     )
 
 

@@ -111,4 +111,5 @@ def verify_candidate(claims: Claims, evidence: Sequence[NodeEvidence]) -> Verifi
         faults=faults,
         nvlink_busbw_fraction=all_reduce.one_node_fraction,
         collectives=collectives,
+        nvlink_busbw_ref=all_reduce.one_node_ref,
     )
