@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter
@@ -70,6 +70,112 @@ class FlipThreshold:
 _FLIP_SLOTS = slot_setters(FlipThreshold)
 
 
+class FlipThresholds(Sequence[FlipThreshold]):
+    """The flip thresholds of one analysis: a read-only sequence of FlipThreshold, equal to
+    (and hashing, printing and comparing as) the tuple of them.
+
+    An analysis of n candidates has 6 (n - 1) thresholds, and most callers read a few of them
+    or none (a page charts the contenders; a cache stores the analysis). So they are kept as
+    the columns they are computed as (numpy arrays) and built as FlipThreshold objects, all
+    at once, the first time one is read. len() and as_dicts() read the columns; pickling
+    stores the columns, never the objects.
+    """
+
+    __slots__ = ("_change_pp", "_inside", "_items", "_leader_id", "_new_pct", "_others", "_pct")
+
+    def __init__(
+        self,
+        leader_id: int,
+        other_ids: list[int],
+        weight_pct: list[float],
+        change_pp: Any,
+        new_weight_pct: Any,
+        inside: Any,
+    ) -> None:
+        """``other_ids`` in order; ``weight_pct`` per dimension (DIMENSIONS order); the
+        others x dimensions arrays ``change_pp`` and ``new_weight_pct`` hold a value where
+        ``inside`` (a weight within 0-100 % swaps the two), and are None elsewhere."""
+        self._leader_id = leader_id
+        self._others = other_ids
+        self._pct = weight_pct
+        self._change_pp = change_pp
+        self._new_pct = new_weight_pct
+        self._inside = inside
+        self._items: tuple[FlipThreshold, ...] | None = None
+
+    def _columns(self) -> tuple[Any, ...]:
+        """The six fields as flat columns, one entry per threshold, in order."""
+        size = len(DIMENSIONS)
+        count = len(self._others) * size
+        inside = self._inside
+        return (
+            repeat(self._leader_id, count),
+            # The ids themselves, each repeated per dimension (no new int objects).
+            chain.from_iterable(map(repeat, self._others, repeat(size))),
+            DIMENSIONS * len(self._others),
+            self._pct * len(self._others),
+            np.where(inside, self._change_pp, None).ravel().tolist(),
+            np.where(inside, self._new_pct, None).ravel().tolist(),
+        )
+
+    def _built(self) -> tuple[FlipThreshold, ...]:
+        items = self._items
+        if items is None:
+            count = len(self)
+            items = self._items = tuple(
+                build_slotted(FlipThreshold, _FLIP_SLOTS, self._columns(), count)
+            )
+        return items
+
+    def __len__(self) -> int:
+        return len(self._others) * len(DIMENSIONS)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[FlipThreshold]:
+        return iter(self._built())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._built()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FlipThresholds | tuple):
+            return len(self) == len(other) and self._built() == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            FlipThresholds,
+            (
+                self._leader_id,
+                self._others,
+                self._pct,
+                self._change_pp,
+                self._new_pct,
+                self._inside,
+            ),
+        )
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """[f.as_dict() for f in self], read from the columns (no FlipThreshold built)."""
+        if self._items is not None:
+            return [f.as_dict() for f in self._items]
+        names = ("leader_id", "other_id", "dimension", "weight_pct", "change_pp", "new_weight_pct")
+        rows = zip(*self._columns(), strict=True)
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+
 @dataclass(frozen=True)
 class RankStability:
     """Share (0..1) of seeded random weight draws in which each candidate ranks first."""
@@ -93,13 +199,18 @@ class Robustness:
     """Flip thresholds of the leader against every other qualified candidate, and stability."""
 
     leader_id: int | None
-    flips: tuple[FlipThreshold, ...]
+    flips: Sequence[FlipThreshold]
     stability: RankStability
 
     def as_dict(self) -> dict[str, Any]:
+        flips = self.flips
         return {
             "leader_id": self.leader_id,
-            "flips": [f.as_dict() for f in self.flips],
+            "flips": (
+                flips.as_dicts()
+                if isinstance(flips, FlipThresholds)
+                else [f.as_dict() for f in flips]
+            ),
             "stability": self.stability.as_dict(),
         }
 
@@ -194,7 +305,7 @@ def _flip_point(delta: list[float], w: list[float], d: int) -> float | None:
 
 def weight_flip_thresholds(
     results: Ranking | Sequence[CandidateResult], weights: Mapping[str, Any]
-) -> tuple[FlipThreshold, ...]:
+) -> Sequence[FlipThreshold]:
     """For the leader against each other qualified candidate and each dimension, the smallest
     single-weight change that swaps their order (see FlipThreshold). Ordered by the other
     candidate's current rank, then DIMENSIONS."""
@@ -208,9 +319,7 @@ def weight_flip_thresholds(
     return _flips(matrix, ids, w, totals, _leader_index(matrix, ids, w, totals))
 
 
-def _flips(
-    matrix: Any, ids: list[int], w: list[float], totals: Any, leader: int
-) -> tuple[FlipThreshold, ...]:
+def _flips(matrix: Any, ids: list[int], w: list[float], totals: Any, leader: int) -> FlipThresholds:
     """The flip thresholds of candidate ``leader`` against every other row of ``matrix``,
     the others by total (highest first), then by candidate_id."""
     id_array = np.array(ids, dtype=np.int64)
@@ -218,20 +327,14 @@ def _flips(
     # lexsort: the last key is the primary one; equal totals keep the lower id first.
     others = others[np.lexsort((id_array[others], -totals[others]))]
     t, inside = _flip_arrays(matrix[leader] - matrix[others], w)
-    size = len(w)
-    count = len(others) * size
-    change_pp = np.where(inside, _round4((t - np.array(w)) * 100.0), None).ravel().tolist()
-    new_weight_pct = np.where(inside, _round4(t * 100.0), None).ravel().tolist()
-    columns = (
-        repeat(ids[leader], count),
-        # The ids themselves, each repeated per dimension (no new int objects).
-        chain.from_iterable(map(repeat, [ids[i] for i in others.tolist()], repeat(size))),
-        DIMENSIONS * len(others),
-        [round(x * 100, 4) for x in w] * len(others),
-        change_pp,
-        new_weight_pct,
+    return FlipThresholds(
+        ids[leader],
+        [ids[i] for i in others.tolist()],
+        [round(x * 100, 4) for x in w],
+        _round4((t - np.array(w)) * 100.0),
+        _round4(t * 100.0),
+        inside,
     )
-    return tuple(build_slotted(FlipThreshold, _FLIP_SLOTS, columns, count))
 
 
 def _flip_arrays(delta: Any, w: Sequence[float]) -> tuple[Any, Any]:
@@ -358,7 +461,7 @@ def robustness(
     matrix = _score_matrix(qualified)
     stability = _stability(every_id, ids, matrix, weights, draws, perturbation_pct, seed)
     leader_id = None
-    flips: tuple[FlipThreshold, ...] = ()
+    flips: Sequence[FlipThreshold] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
