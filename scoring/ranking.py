@@ -3,7 +3,9 @@
 A candidate's result depends only on its own input, the evaluation and the rubric, so adding
 or removing a candidate never changes another candidate's scores or total; only the order
 changes. The order: qualified candidates by weighted total (highest first), then every
-disqualified one, ties broken by candidate_id (lowest first).
+disqualified one (also by total). Equal totals are ordered by what the evidence said of each
+candidate's claims: fewer refuted (contradicted) checklist answers first, then more verified
+ones, then the lower candidate_id (tie_key: the one rule the robustness analysis follows too).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import gc
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
+from operator import attrgetter, eq
 from types import MappingProxyType
 from typing import Any
 
@@ -111,6 +115,9 @@ def score_candidates_batch(
                 disqualified=bool(knockouts),
                 knockouts=knockouts,
                 tco=tco,
+                # Counted when first read: the order reads them only where totals tie.
+                refuted_claims=candidate.answers,
+                verified_claims=candidate.answers,
             )
         )
     return results
@@ -132,9 +139,46 @@ def score_candidate(
     return score_candidates_batch([candidate], evaluation, rubric, weights)[0]
 
 
-def order_key(result: CandidateResult) -> tuple[bool, float, int]:
-    """Sort key: qualified first, higher total first, then lower candidate_id."""
-    return (result.disqualified, -result.total, result.candidate_id)
+def tie_key(result: CandidateResult) -> tuple[int, int, int]:
+    """How results with equal totals are ordered (lowest key first): fewer refuted claims
+    (checklist answers the evidence contradicted), then more verified claims, then the lower
+    candidate_id, so the order never depends on the order the candidates came in."""
+    return (result.refuted_claims, -result.verified_claims, result.candidate_id)
+
+
+def order_key(result: CandidateResult) -> tuple[bool, float, int, int, int]:
+    """Sort key: qualified first, higher total first, then tie_key."""
+    return (result.disqualified, -result.total, *tie_key(result))
+
+
+_total_of = attrgetter("total")
+_disqualified_of = attrgetter("disqualified")
+
+
+def sort_results(results: list[CandidateResult]) -> None:
+    """Sort ``results`` in place by order_key, reading the claim counts of tied results only.
+
+    Two stable sorts on plain attributes (total, highest first; then qualified first) give
+    the order up to ties; each run of equal totals is then sorted by tie_key."""
+    results.sort(key=_total_of, reverse=True)  # stable: equal totals keep their order
+    results.sort(key=_disqualified_of)
+    totals = list(map(_total_of, results))
+    if True not in map(eq, totals, islice(totals, 1, None)):
+        return  # no two neighbours tie
+    start = 0
+    count = len(results)
+    while start < count - 1:
+        end = start + 1
+        while end < count and totals[end] == totals[start]:
+            end += 1
+        if end - start > 1:
+            run = results[start:end]
+            if len(set(map(_disqualified_of, run))) == 1:
+                run.sort(key=tie_key)
+            else:
+                run.sort(key=order_key)
+            results[start:end] = run
+        start = end
 
 
 @dataclass(frozen=True)
@@ -203,7 +247,7 @@ def rank(
         seen.add(candidate.candidate_id)
     with _no_cyclic_gc():
         results = score_candidates_batch(candidates, evaluation, rubric, weights, explain=explain)
-    results.sort(key=order_key)
+    sort_results(results)
     return Ranking(
         results=tuple(results),
         weights=MappingProxyType(dict(weights)),

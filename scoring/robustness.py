@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .ranking import Ranking
+from .ranking import Ranking, tie_key
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
 from .types.results import build_slotted, slot_setters
 from .weights import normalise_weights
@@ -268,20 +268,43 @@ def _totals(matrix: Any, w: Sequence[float]) -> Any:
 _LEADER_MARGIN = 1e-3
 
 
-def _leader_index(matrix: Any, ids: list[int], w: list[float], totals: Any) -> int:
-    """The ranking's leader: the highest total rounded like CandidateResult.total, ties to the
-    lower candidate_id. Only the candidates near the highest total are compared, on the plain
-    sum() of their row."""
+def _leader_index(
+    matrix: Any, qualified: list[CandidateResult], w: list[float], totals: Any
+) -> int:
+    """The ranking's leader: the highest total rounded like CandidateResult.total, ties by
+    tie_key (the ranking's). Only the candidates near the highest total are compared, on the
+    plain sum() of their row."""
     top = float(totals.max())
-    near = np.flatnonzero(totals >= top - _LEADER_MARGIN * max(1.0, abs(top)))
-    best = 0
-    best_key = None
-    for index in near.tolist():
-        row = matrix[index].tolist()
-        key = (round(sum(a * b for a, b in zip(w, row, strict=True)), 4), -ids[index])
-        if best_key is None or key > best_key:
-            best, best_key = index, key
-    return best
+    near = np.flatnonzero(totals >= top - _LEADER_MARGIN * max(1.0, abs(top))).tolist()
+    rounded = [
+        round(sum(a * b for a, b in zip(w, matrix[index].tolist(), strict=True)), 4)
+        for index in near
+    ]
+    best = max(rounded)
+    tied = [index for index, total in zip(near, rounded, strict=True) if total == best]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda index: tie_key(qualified[index]))
+
+
+def _in_rank_order(rows: Any, rounded: Any, qualified: list[CandidateResult]) -> Any:
+    """``rows`` (indices into ``qualified``) in ranking order: rounded total (``rounded``,
+    per row of ``qualified``) highest first, equal totals by tie_key."""
+    rows = rows[np.argsort(-rounded[rows], kind="stable")]
+    values = rounded[rows]
+    ties = np.flatnonzero(values[1:] == values[:-1])
+    if not len(ties):
+        return rows
+    order = rows.tolist()
+    start = 0
+    while start < len(order) - 1:
+        end = start + 1
+        while end < len(order) and values[end] == values[start]:
+            end += 1
+        if end - start > 1:
+            order[start:end] = sorted(order[start:end], key=lambda i: tie_key(qualified[i]))
+        start = end
+    return np.array(order, dtype=np.intp)
 
 
 def _flip_point(delta: list[float], w: list[float], d: int) -> float | None:
@@ -316,16 +339,21 @@ def weight_flip_thresholds(
     w = [normalised[d] for d in DIMENSIONS]
     matrix = _score_matrix(qualified)
     totals = _totals(matrix, w)
-    return _flips(matrix, ids, w, totals, _leader_index(matrix, ids, w, totals))
+    return _flips(matrix, qualified, ids, w, totals, _leader_index(matrix, qualified, w, totals))
 
 
-def _flips(matrix: Any, ids: list[int], w: list[float], totals: Any, leader: int) -> FlipThresholds:
+def _flips(
+    matrix: Any,
+    qualified: list[CandidateResult],
+    ids: list[int],
+    w: list[float],
+    totals: Any,
+    leader: int,
+) -> FlipThresholds:
     """The flip thresholds of candidate ``leader`` against every other row of ``matrix``,
-    the others by total (highest first), then by candidate_id."""
-    id_array = np.array(ids, dtype=np.int64)
-    others = np.delete(np.arange(len(matrix)), leader)
-    # lexsort: the last key is the primary one; equal totals keep the lower id first.
-    others = others[np.lexsort((id_array[others], -totals[others]))]
+    the others in ranking order (total rounded like CandidateResult.total, highest first;
+    equal totals by tie_key)."""
+    others = _in_rank_order(np.delete(np.arange(len(matrix)), leader), _round4(totals), qualified)
     t, inside = _flip_arrays(matrix[leader] - matrix[others], w)
     return FlipThresholds(
         ids[leader],
@@ -419,12 +447,13 @@ def rank_stability(
     _check_stability_arguments(draws, perturbation_pct, seed)
     qualified, ids, every_id = _candidates(results)
     return _stability(
-        every_id, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
+        every_id, qualified, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
     )
 
 
 def _stability(
     every_id: list[int],
+    qualified: list[CandidateResult],
     ids: list[int],
     matrix: Any,
     weights: Mapping[str, Any],
@@ -432,17 +461,22 @@ def _stability(
     perturbation_pct: float,
     seed: int,
 ) -> RankStability:
-    """rank_stability of the qualified candidates ``ids`` (score rows ``matrix``) among the
-    candidates ``every_id``."""
+    """rank_stability of the qualified candidates ``qualified`` (their ``ids``, score rows
+    ``matrix``) among the candidates ``every_id``."""
     shares = dict.fromkeys(sorted(every_id), 0.0)
     if ids:
         normalised = normalise_weights(weights)
         base = [normalised[d] for d in DIMENSIONS]
         id_array = np.array(ids, dtype=np.int64)
         by_id = np.argsort(id_array, kind="stable")
-        counts = np.array(
-            first_counts(base, matrix[by_id].T, draws, perturbation_pct / 100.0, seed)
-        )
+        in_id_order = [qualified[i] for i in by_id.tolist()]
+
+        def tie_order(indices: Any) -> Any:
+            keys = [tie_key(in_id_order[i]) for i in indices.tolist()]
+            return indices[sorted(range(len(keys)), key=keys.__getitem__)]
+
+        spread = perturbation_pct / 100.0
+        counts = np.array(first_counts(base, matrix[by_id].T, draws, spread, seed, tie_order))
         # Integer counts over an integer: the same correctly rounded quotients as count / draws.
         shares.update(zip(id_array[by_id].tolist(), (counts / draws).tolist(), strict=True))
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
@@ -459,17 +493,17 @@ def robustness(
     _check_stability_arguments(draws, perturbation_pct, seed)
     qualified, ids, every_id = _candidates(results)
     matrix = _score_matrix(qualified)
-    stability = _stability(every_id, ids, matrix, weights, draws, perturbation_pct, seed)
+    stability = _stability(every_id, qualified, ids, matrix, weights, draws, perturbation_pct, seed)
     leader_id = None
     flips: Sequence[FlipThreshold] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
         totals = _totals(matrix, w)
-        leader = _leader_index(matrix, ids, w, totals)
+        leader = _leader_index(matrix, qualified, w, totals)
         leader_id = ids[leader]
         if len(qualified) >= 2:
-            flips = _flips(matrix, ids, w, totals, leader)
+            flips = _flips(matrix, qualified, ids, w, totals, leader)
     return Robustness(leader_id=leader_id, flips=flips, stability=stability)
 
 
@@ -579,16 +613,20 @@ def first_counts(
     draws: int,
     spread: float,
     seed: int,
+    tie_order: Callable[[Any], Any] | None = None,
 ) -> list[int]:
     """How often each candidate (columns: one score column per dimension, candidates sorted
-    by id) ranks first over the seeded draws, vectorised with numpy.
+    by id) ranks first over the seeded draws, vectorised with numpy. Of candidates whose
+    totals tie in a draw the first ranks first: the first in ``tie_order`` (given an array of
+    candidate indices, the same indices in the ranking's tie order; see _stability), or else
+    the lower index.
 
     Only the contenders (_contenders: the candidates no other beats in every draw) are
     summed. Their totals come from one matrix product; a draw whose best total is within _NEAR of
     another candidate's (a near tie that the summation order could decide) is summed again
     dimension by dimension in DIMENSIONS order, exactly as the plain loop
-    (first_counts_reference) does, so argmax (the first maximum: the lower candidate_id on
-    ties) picks the same candidate. Renormalising a draw divides every total by the same
+    (first_counts_reference) does, so argmax (the first maximum, in tie order) picks the
+    same candidate. Renormalising a draw divides every total by the same
     positive sum, which cannot change who ranks first, so the argmax is taken on the
     unnormalised draw.
     """
@@ -600,6 +638,9 @@ def first_counts(
     # Only the contenders can rank first; of candidates with equal scores (they tie in every
     # draw) the first wins: keep the first of each distinct score row, in candidate order.
     contenders = _contenders(candidates, base, spread)
+    if tie_order is not None and len(contenders) > 1:
+        # In tie order: argmax and _first_of_each_row both keep the first.
+        contenders = tie_order(contenders)
     first = contenders[_first_of_each_row(candidates[contenders])]
     scores = candidates[first].T.copy()
     winners = np.empty(draws, dtype=np.intp)
@@ -631,9 +672,12 @@ def first_counts_reference(
     draws: int,
     spread: float,
     seed: int,
+    tie_order: Callable[[Any], Any] | None = None,
 ) -> list[int]:
     """first_counts in plain Python: the specification the numpy kernel is tested against."""
     indices = range(len(columns[0]))
+    # The first maximum wins: the candidates are looked at in tie order.
+    ordered = indices if tie_order is None else tie_order(np.arange(len(indices))).tolist()
     counts = [0] * len(indices)
     for drawn in _draws(base, draws, spread, seed):
         w0, w1, w2, w3, w4, w5 = drawn
@@ -642,5 +686,5 @@ def first_counts_reference(
             w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
             for i in indices
         ]
-        counts[max(indices, key=totals.__getitem__)] += 1
+        counts[max(ordered, key=totals.__getitem__)] += 1
     return counts
