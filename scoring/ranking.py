@@ -11,13 +11,16 @@ ones, then the lower candidate_id (tie_key: the one rule the robustness analysis
 from __future__ import annotations
 
 import gc
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
-from operator import attrgetter, eq
+from itertools import compress, islice, repeat
+from operator import attrgetter, eq, setitem
 from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from .dimensions import (
     score_dimensions_columns,
@@ -33,6 +36,7 @@ from .types import (
     CandidateInput,
     CandidateResult,
     EvaluationSpec,
+    ScoreBlock,
     ScoringInputError,
 )
 from .weights import normalise_weights
@@ -98,11 +102,13 @@ def score_candidates_batch(
     if explain:
         dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
         totals = weighted_totals(columns, ordered)
+        matrix = np.array(columns, dtype=np.float64).reshape(len(DIMENSIONS), -1).T
     else:
         # The numpy kernel scores the batch; each dimension's contributions (the
         # explanations) are built from the same rules the first time one of them is read.
         dimensions, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
         totals = weighted_totals_array(arrays, ordered).tolist()
+        matrix = np.column_stack(arrays) if arrays else np.zeros((len(candidates), 0))
     results = []
     for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
         knockouts = check_knockouts(candidate, evaluation, rubric, tco)
@@ -120,7 +126,21 @@ def score_candidates_batch(
                 verified_claims=candidate.answers,
             )
         )
+    _keep_scores(results, matrix)
     return results
+
+
+def _keep_scores(results: list[CandidateResult], matrix: np.ndarray) -> None:
+    """Give each result the batch's ScoreBlock and its row (``matrix``: the batch's scores,
+    candidates x DIMENSIONS, the same floats as the results' DimensionScores)."""
+    matrix.flags.writeable = False
+    dicts = list(map(_dict_of, results))
+    # map() runs the item assignments in C; the deque only drains it.
+    deque(map(setitem, dicts, repeat("_score_block"), repeat(ScoreBlock(matrix))), maxlen=0)
+    deque(map(setitem, dicts, repeat("_score_index"), range(len(results))), maxlen=0)
+
+
+_dict_of = attrgetter("__dict__")
 
 
 def score_candidate(
@@ -163,22 +183,25 @@ def sort_results(results: list[CandidateResult]) -> None:
     results.sort(key=_total_of, reverse=True)  # stable: equal totals keep their order
     results.sort(key=_disqualified_of)
     totals = list(map(_total_of, results))
-    if True not in map(eq, totals, islice(totals, 1, None)):
+    same = list(map(eq, totals, islice(totals, 1, None)))
+    if True not in same:
         return  # no two neighbours tie
-    start = 0
-    count = len(results)
-    while start < count - 1:
-        end = start + 1
-        while end < count and totals[end] == totals[start]:
-            end += 1
-        if end - start > 1:
-            run = results[start:end]
-            if len(set(map(_disqualified_of, run))) == 1:
-                run.sort(key=tie_key)
-            else:
-                run.sort(key=order_key)
-            results[start:end] = run
-        start = end
+    for start, end in tie_runs(list(compress(range(len(same)), same))):
+        run = results[start:end]
+        run.sort(key=tie_key if len(set(map(_disqualified_of, run))) == 1 else order_key)
+        results[start:end] = run
+
+
+def tie_runs(ties: list[int]) -> Iterator[tuple[int, int]]:
+    """The runs [start, end) of tied neighbours, given the ascending positions i at which
+    item i ties with item i + 1."""
+    index = 0
+    while index < len(ties):
+        start = ties[index]
+        while index + 1 < len(ties) and ties[index + 1] == ties[index] + 1:
+            index += 1
+        yield start, ties[index] + 2
+        index += 1
 
 
 @dataclass(frozen=True)

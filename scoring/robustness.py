@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .ranking import Ranking, tie_key
+from .ranking import Ranking, tie_key, tie_runs
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
 from .types.results import build_slotted, slot_setters
 from .weights import normalise_weights
@@ -236,6 +236,12 @@ def _candidates(results: Ranking | Sequence[CandidateResult]) -> _Candidates:
 def _score_matrix(qualified: list[CandidateResult]) -> Any:
     """The candidates x DIMENSIONS scores of ``qualified`` as a float64 array."""
     size = len(DIMENSIONS)
+    blocks = list(map(_score_block_of, qualified))
+    if blocks and blocks[0] is not None and blocks.count(blocks[0]) == len(blocks):
+        # Results of one ranking: their rows of its ScoreBlock, the same floats as their
+        # DimensionScores. (count() compares by identity: a block defines no equality.)
+        rows = np.fromiter(map(_score_index_of, qualified), dtype=np.intp, count=len(blocks))
+        return blocks[0].matrix[rows]
     items = list(chain.from_iterable(map(_dimensions_of, qualified)))
     if list(map(_dimension_of, items)) == list(DIMENSIONS) * len(qualified):
         # Every result lists its dimensions in DIMENSIONS order (as scoring builds them).
@@ -251,6 +257,8 @@ def _score_matrix(qualified: list[CandidateResult]) -> Any:
 _candidate_id_of = attrgetter("candidate_id")
 _disqualified_of = attrgetter("disqualified")
 _dimensions_of = attrgetter("dimensions")
+_score_block_of = attrgetter("_score_block")
+_score_index_of = attrgetter("_score_index")
 _dimension_of = attrgetter("dimension")
 _score_of = attrgetter("score")
 
@@ -296,14 +304,8 @@ def _in_rank_order(rows: Any, rounded: Any, qualified: list[CandidateResult]) ->
     if not len(ties):
         return rows
     order = rows.tolist()
-    start = 0
-    while start < len(order) - 1:
-        end = start + 1
-        while end < len(order) and values[end] == values[start]:
-            end += 1
-        if end - start > 1:
-            order[start:end] = sorted(order[start:end], key=lambda i: tie_key(qualified[i]))
-        start = end
+    for start, end in tie_runs(ties.tolist()):
+        order[start:end] = sorted(order[start:end], key=lambda i: tie_key(qualified[i]))
     return np.array(order, dtype=np.intp)
 
 

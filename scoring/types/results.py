@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ..tco import Tco
@@ -224,6 +224,19 @@ class _ClaimCount:
         obj.__dict__[self.name] = value
 
 
+class ScoreBlock:
+    """The dimension scores of a batch of results as one candidates x DIMENSIONS float64
+    array (read-only): row i holds the same floats as the DimensionScores of the batch's
+    result i. Each result of a ranking keeps the block and its row, so an analysis of many
+    results (robustness) reads their scores without visiting 6 objects per result. Copies
+    and pickles of a result leave it out (it is a cache of the scores, not a field)."""
+
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix: Any) -> None:
+        self.matrix = matrix
+
+
 @dataclass(frozen=True, init=False)
 class CandidateResult:
     """A scored candidate: six dimension scores, the weighted total 0..100, knockouts, TCO.
@@ -247,6 +260,9 @@ class CandidateResult:
     tco: Tco | None = _ResolvedField()  # type: ignore[assignment]
     refuted_claims: int = _ClaimCount("contradicted")  # type: ignore[assignment]
     verified_claims: int = _ClaimCount("verified")  # type: ignore[assignment]
+    # Set by the ranking that scored the result (see ScoreBlock); not fields.
+    _score_block: ClassVar[ScoreBlock | None] = None
+    _score_index: ClassVar[int] = 0
 
     def __init__(
         self,
@@ -278,6 +294,8 @@ class CandidateResult:
         state["tco"] = self.tco
         state["refuted_claims"] = self.refuted_claims
         state["verified_claims"] = self.verified_claims
+        state.pop("_score_block", None)
+        state.pop("_score_index", None)
         return state
 
     def score(self, dimension: str) -> float:
