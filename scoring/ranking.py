@@ -109,38 +109,45 @@ def score_candidates_batch(
         dimensions, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
         totals = weighted_totals_array(arrays, ordered).tolist()
         matrix = np.column_stack(arrays) if arrays else np.zeros((len(candidates), 0))
-    results = []
-    for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
-        knockouts = check_knockouts(candidate, evaluation, rubric, tco)
-        results.append(
-            CandidateResult(
-                candidate_id=candidate.candidate_id,
-                label=candidate.label,
-                dimensions=scores,
-                total=total,
-                disqualified=bool(knockouts),
-                knockouts=knockouts,
-                tco=tco,
-                # Counted when first read: the order reads them only where totals tie.
-                refuted_claims=candidate.answers,
-                verified_claims=candidate.answers,
-            )
-        )
-    _keep_scores(results, matrix)
-    return results
-
-
-def _keep_scores(results: list[CandidateResult], matrix: np.ndarray) -> None:
-    """Give each result the batch's ScoreBlock and its row (``matrix``: the batch's scores,
-    candidates x DIMENSIONS, the same floats as the results' DimensionScores)."""
+    knockouts = list(map(check_knockouts, candidates, repeat(evaluation), repeat(rubric), tcos))
+    answers = list(map(_answers_of, candidates))
     matrix.flags.writeable = False
-    dicts = list(map(_dict_of, results))
-    # map() runs the item assignments in C; the deque only drains it.
-    deque(map(setitem, dicts, repeat("_score_block"), repeat(ScoreBlock(matrix))), maxlen=0)
-    deque(map(setitem, dicts, repeat("_score_index"), range(len(results))), maxlen=0)
+    return _results(
+        {
+            "candidate_id": list(map(_candidate_id_of, candidates)),
+            "label": list(map(_label_of, candidates)),
+            "dimensions": dimensions,
+            "total": totals,
+            "disqualified": list(map(bool, knockouts)),
+            "knockouts": knockouts,
+            "tco": tcos,
+            # Counted when first read: the order reads them only where totals tie.
+            "refuted_claims": answers,
+            "verified_claims": answers,
+            # The batch's scores as one array, and each result's row (see ScoreBlock).
+            "_score_block": repeat(ScoreBlock(matrix)),
+            "_score_index": range(len(candidates)),
+        },
+        len(candidates),
+    )
+
+
+def _results(columns: Mapping[str, Iterable[Any]], count: int) -> list[CandidateResult]:
+    """``count`` CandidateResults, result i's attribute ``name`` set to item i of
+    ``columns[name]``: what CandidateResult(...) of each sets, with no Python-level call per
+    result (the instance dicts are filled column by column)."""
+    made = list(map(object.__new__, repeat(CandidateResult, count)))
+    dicts = list(map(_dict_of, made))
+    for name, values in columns.items():
+        # map() runs the item assignments in C; the deque only drains it.
+        deque(map(setitem, dicts, repeat(name), values), maxlen=0)
+    return made
 
 
 _dict_of = attrgetter("__dict__")
+_answers_of = attrgetter("answers")
+_candidate_id_of = attrgetter("candidate_id")
+_label_of = attrgetter("label")
 
 
 def score_candidate(
