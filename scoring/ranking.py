@@ -3,17 +3,24 @@
 A candidate's result depends only on its own input, the evaluation and the rubric, so adding
 or removing a candidate never changes another candidate's scores or total; only the order
 changes. The order: qualified candidates by weighted total (highest first), then every
-disqualified one, ties broken by candidate_id (lowest first).
+disqualified one (also by total). Equal totals are ordered by what the evidence said of each
+candidate's claims: fewer refuted (contradicted) checklist answers first, then more verified
+ones, then the lower candidate_id (tie_key: the one rule the robustness analysis follows too).
 """
 
 from __future__ import annotations
 
 import gc
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import compress, islice, repeat
+from operator import attrgetter, eq, setitem
 from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from .dimensions import (
     score_dimensions_columns,
@@ -29,6 +36,7 @@ from .types import (
     CandidateInput,
     CandidateResult,
     EvaluationSpec,
+    ScoreBlock,
     ScoringInputError,
 )
 from .weights import normalise_weights
@@ -94,26 +102,52 @@ def score_candidates_batch(
     if explain:
         dimensions, columns = score_dimensions_columns(candidates, evaluation, rubric, tcos)
         totals = weighted_totals(columns, ordered)
+        matrix = np.array(columns, dtype=np.float64).reshape(len(DIMENSIONS), -1).T
     else:
         # The numpy kernel scores the batch; each dimension's contributions (the
         # explanations) are built from the same rules the first time one of them is read.
         dimensions, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
         totals = weighted_totals_array(arrays, ordered).tolist()
-    results = []
-    for candidate, tco, scores, total in zip(candidates, tcos, dimensions, totals, strict=True):
-        knockouts = check_knockouts(candidate, evaluation, rubric, tco)
-        results.append(
-            CandidateResult(
-                candidate_id=candidate.candidate_id,
-                label=candidate.label,
-                dimensions=scores,
-                total=total,
-                disqualified=bool(knockouts),
-                knockouts=knockouts,
-                tco=tco,
-            )
-        )
-    return results
+        matrix = np.column_stack(arrays) if arrays else np.zeros((len(candidates), 0))
+    knockouts = list(map(check_knockouts, candidates, repeat(evaluation), repeat(rubric), tcos))
+    answers = list(map(_answers_of, candidates))
+    matrix.flags.writeable = False
+    return _results(
+        {
+            "candidate_id": list(map(_candidate_id_of, candidates)),
+            "label": list(map(_label_of, candidates)),
+            "dimensions": dimensions,
+            "total": totals,
+            "disqualified": list(map(bool, knockouts)),
+            "knockouts": knockouts,
+            "tco": tcos,
+            # Counted when first read: the order reads them only where totals tie.
+            "refuted_claims": answers,
+            "verified_claims": answers,
+            # The batch's scores as one array, and each result's row (see ScoreBlock).
+            "_score_block": repeat(ScoreBlock(matrix)),
+            "_score_index": range(len(candidates)),
+        },
+        len(candidates),
+    )
+
+
+def _results(columns: Mapping[str, Iterable[Any]], count: int) -> list[CandidateResult]:
+    """``count`` CandidateResults, result i's attribute ``name`` set to item i of
+    ``columns[name]``: what CandidateResult(...) of each sets, with no Python-level call per
+    result (the instance dicts are filled column by column)."""
+    made = list(map(object.__new__, repeat(CandidateResult, count)))
+    dicts = list(map(_dict_of, made))
+    for name, values in columns.items():
+        # map() runs the item assignments in C; the deque only drains it.
+        deque(map(setitem, dicts, repeat(name), values), maxlen=0)
+    return made
+
+
+_dict_of = attrgetter("__dict__")
+_answers_of = attrgetter("answers")
+_candidate_id_of = attrgetter("candidate_id")
+_label_of = attrgetter("label")
 
 
 def score_candidate(
@@ -132,9 +166,49 @@ def score_candidate(
     return score_candidates_batch([candidate], evaluation, rubric, weights)[0]
 
 
-def order_key(result: CandidateResult) -> tuple[bool, float, int]:
-    """Sort key: qualified first, higher total first, then lower candidate_id."""
-    return (result.disqualified, -result.total, result.candidate_id)
+def tie_key(result: CandidateResult) -> tuple[int, int, int]:
+    """How results with equal totals are ordered (lowest key first): fewer refuted claims
+    (checklist answers the evidence contradicted), then more verified claims, then the lower
+    candidate_id, so the order never depends on the order the candidates came in."""
+    return (result.refuted_claims, -result.verified_claims, result.candidate_id)
+
+
+def order_key(result: CandidateResult) -> tuple[bool, float, int, int, int]:
+    """Sort key: qualified first, higher total first, then tie_key."""
+    return (result.disqualified, -result.total, *tie_key(result))
+
+
+_total_of = attrgetter("total")
+_disqualified_of = attrgetter("disqualified")
+
+
+def sort_results(results: list[CandidateResult]) -> None:
+    """Sort ``results`` in place by order_key, reading the claim counts of tied results only.
+
+    Two stable sorts on plain attributes (total, highest first; then qualified first) give
+    the order up to ties; each run of equal totals is then sorted by tie_key."""
+    results.sort(key=_total_of, reverse=True)  # stable: equal totals keep their order
+    results.sort(key=_disqualified_of)
+    totals = list(map(_total_of, results))
+    same = list(map(eq, totals, islice(totals, 1, None)))
+    if True not in same:
+        return  # no two neighbours tie
+    for start, end in tie_runs(list(compress(range(len(same)), same))):
+        run = results[start:end]
+        run.sort(key=tie_key if len(set(map(_disqualified_of, run))) == 1 else order_key)
+        results[start:end] = run
+
+
+def tie_runs(ties: list[int]) -> Iterator[tuple[int, int]]:
+    """The runs [start, end) of tied neighbours, given the ascending positions i at which
+    item i ties with item i + 1."""
+    index = 0
+    while index < len(ties):
+        start = ties[index]
+        while index + 1 < len(ties) and ties[index + 1] == ties[index] + 1:
+            index += 1
+        yield start, ties[index] + 2
+        index += 1
 
 
 @dataclass(frozen=True)
@@ -203,7 +277,7 @@ def rank(
         seen.add(candidate.candidate_id)
     with _no_cyclic_gc():
         results = score_candidates_batch(candidates, evaluation, rubric, weights, explain=explain)
-    results.sort(key=order_key)
+    sort_results(results)
     return Ranking(
         results=tuple(results),
         weights=MappingProxyType(dict(weights)),

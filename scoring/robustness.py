@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, repeat
 from operator import attrgetter
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .ranking import Ranking
+from .ranking import Ranking, tie_key, tie_runs
 from .types import DIMENSIONS, CandidateResult, ScoringInputError
 from .types.results import build_slotted, slot_setters
 from .weights import normalise_weights
@@ -70,6 +70,112 @@ class FlipThreshold:
 _FLIP_SLOTS = slot_setters(FlipThreshold)
 
 
+class FlipThresholds(Sequence[FlipThreshold]):
+    """The flip thresholds of one analysis: a read-only sequence of FlipThreshold, equal to
+    (and hashing, printing and comparing as) the tuple of them.
+
+    An analysis of n candidates has 6 (n - 1) thresholds, and most callers read a few of them
+    or none (a page charts the contenders; a cache stores the analysis). So they are kept as
+    the columns they are computed as (numpy arrays) and built as FlipThreshold objects, all
+    at once, the first time one is read. len() and as_dicts() read the columns; pickling
+    stores the columns, never the objects.
+    """
+
+    __slots__ = ("_change_pp", "_inside", "_items", "_leader_id", "_new_pct", "_others", "_pct")
+
+    def __init__(
+        self,
+        leader_id: int,
+        other_ids: list[int],
+        weight_pct: list[float],
+        change_pp: Any,
+        new_weight_pct: Any,
+        inside: Any,
+    ) -> None:
+        """``other_ids`` in order; ``weight_pct`` per dimension (DIMENSIONS order); the
+        others x dimensions arrays ``change_pp`` and ``new_weight_pct`` hold a value where
+        ``inside`` (a weight within 0-100 % swaps the two), and are None elsewhere."""
+        self._leader_id = leader_id
+        self._others = other_ids
+        self._pct = weight_pct
+        self._change_pp = change_pp
+        self._new_pct = new_weight_pct
+        self._inside = inside
+        self._items: tuple[FlipThreshold, ...] | None = None
+
+    def _columns(self) -> tuple[Any, ...]:
+        """The six fields as flat columns, one entry per threshold, in order."""
+        size = len(DIMENSIONS)
+        count = len(self._others) * size
+        inside = self._inside
+        return (
+            repeat(self._leader_id, count),
+            # The ids themselves, each repeated per dimension (no new int objects).
+            chain.from_iterable(map(repeat, self._others, repeat(size))),
+            DIMENSIONS * len(self._others),
+            self._pct * len(self._others),
+            np.where(inside, self._change_pp, None).ravel().tolist(),
+            np.where(inside, self._new_pct, None).ravel().tolist(),
+        )
+
+    def _built(self) -> tuple[FlipThreshold, ...]:
+        items = self._items
+        if items is None:
+            count = len(self)
+            items = self._items = tuple(
+                build_slotted(FlipThreshold, _FLIP_SLOTS, self._columns(), count)
+            )
+        return items
+
+    def __len__(self) -> int:
+        return len(self._others) * len(DIMENSIONS)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[FlipThreshold]:
+        return iter(self._built())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._built()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FlipThresholds | tuple):
+            return len(self) == len(other) and self._built() == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._built())
+
+    def __repr__(self) -> str:
+        return repr(self._built())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            FlipThresholds,
+            (
+                self._leader_id,
+                self._others,
+                self._pct,
+                self._change_pp,
+                self._new_pct,
+                self._inside,
+            ),
+        )
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """[f.as_dict() for f in self], read from the columns (no FlipThreshold built)."""
+        if self._items is not None:
+            return [f.as_dict() for f in self._items]
+        names = ("leader_id", "other_id", "dimension", "weight_pct", "change_pp", "new_weight_pct")
+        rows = zip(*self._columns(), strict=True)
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+
 @dataclass(frozen=True)
 class RankStability:
     """Share (0..1) of seeded random weight draws in which each candidate ranks first."""
@@ -93,13 +199,18 @@ class Robustness:
     """Flip thresholds of the leader against every other qualified candidate, and stability."""
 
     leader_id: int | None
-    flips: tuple[FlipThreshold, ...]
+    flips: Sequence[FlipThreshold]
     stability: RankStability
 
     def as_dict(self) -> dict[str, Any]:
+        flips = self.flips
         return {
             "leader_id": self.leader_id,
-            "flips": [f.as_dict() for f in self.flips],
+            "flips": (
+                flips.as_dicts()
+                if isinstance(flips, FlipThresholds)
+                else [f.as_dict() for f in flips]
+            ),
             "stability": self.stability.as_dict(),
         }
 
@@ -125,6 +236,12 @@ def _candidates(results: Ranking | Sequence[CandidateResult]) -> _Candidates:
 def _score_matrix(qualified: list[CandidateResult]) -> Any:
     """The candidates x DIMENSIONS scores of ``qualified`` as a float64 array."""
     size = len(DIMENSIONS)
+    blocks = list(map(_score_block_of, qualified))
+    if blocks and blocks[0] is not None and blocks.count(blocks[0]) == len(blocks):
+        # Results of one ranking: their rows of its ScoreBlock, the same floats as their
+        # DimensionScores. (count() compares by identity: a block defines no equality.)
+        rows = np.fromiter(map(_score_index_of, qualified), dtype=np.intp, count=len(blocks))
+        return blocks[0].matrix[rows]
     items = list(chain.from_iterable(map(_dimensions_of, qualified)))
     if list(map(_dimension_of, items)) == list(DIMENSIONS) * len(qualified):
         # Every result lists its dimensions in DIMENSIONS order (as scoring builds them).
@@ -140,6 +257,8 @@ def _score_matrix(qualified: list[CandidateResult]) -> Any:
 _candidate_id_of = attrgetter("candidate_id")
 _disqualified_of = attrgetter("disqualified")
 _dimensions_of = attrgetter("dimensions")
+_score_block_of = attrgetter("_score_block")
+_score_index_of = attrgetter("_score_index")
 _dimension_of = attrgetter("dimension")
 _score_of = attrgetter("score")
 
@@ -157,20 +276,37 @@ def _totals(matrix: Any, w: Sequence[float]) -> Any:
 _LEADER_MARGIN = 1e-3
 
 
-def _leader_index(matrix: Any, ids: list[int], w: list[float], totals: Any) -> int:
-    """The ranking's leader: the highest total rounded like CandidateResult.total, ties to the
-    lower candidate_id. Only the candidates near the highest total are compared, on the plain
-    sum() of their row."""
+def _leader_index(
+    matrix: Any, qualified: list[CandidateResult], w: list[float], totals: Any
+) -> int:
+    """The ranking's leader: the highest total rounded like CandidateResult.total, ties by
+    tie_key (the ranking's). Only the candidates near the highest total are compared, on the
+    plain sum() of their row."""
     top = float(totals.max())
-    near = np.flatnonzero(totals >= top - _LEADER_MARGIN * max(1.0, abs(top)))
-    best = 0
-    best_key = None
-    for index in near.tolist():
-        row = matrix[index].tolist()
-        key = (round(sum(a * b for a, b in zip(w, row, strict=True)), 4), -ids[index])
-        if best_key is None or key > best_key:
-            best, best_key = index, key
-    return best
+    near = np.flatnonzero(totals >= top - _LEADER_MARGIN * max(1.0, abs(top))).tolist()
+    rounded = [
+        round(sum(a * b for a, b in zip(w, matrix[index].tolist(), strict=True)), 4)
+        for index in near
+    ]
+    best = max(rounded)
+    tied = [index for index, total in zip(near, rounded, strict=True) if total == best]
+    if len(tied) == 1:
+        return tied[0]
+    return min(tied, key=lambda index: tie_key(qualified[index]))
+
+
+def _in_rank_order(rows: Any, rounded: Any, qualified: list[CandidateResult]) -> Any:
+    """``rows`` (indices into ``qualified``) in ranking order: rounded total (``rounded``,
+    per row of ``qualified``) highest first, equal totals by tie_key."""
+    rows = rows[np.argsort(-rounded[rows], kind="stable")]
+    values = rounded[rows]
+    ties = np.flatnonzero(values[1:] == values[:-1])
+    if not len(ties):
+        return rows
+    order = rows.tolist()
+    for start, end in tie_runs(ties.tolist()):
+        order[start:end] = sorted(order[start:end], key=lambda i: tie_key(qualified[i]))
+    return np.array(order, dtype=np.intp)
 
 
 def _flip_point(delta: list[float], w: list[float], d: int) -> float | None:
@@ -194,7 +330,7 @@ def _flip_point(delta: list[float], w: list[float], d: int) -> float | None:
 
 def weight_flip_thresholds(
     results: Ranking | Sequence[CandidateResult], weights: Mapping[str, Any]
-) -> tuple[FlipThreshold, ...]:
+) -> Sequence[FlipThreshold]:
     """For the leader against each other qualified candidate and each dimension, the smallest
     single-weight change that swaps their order (see FlipThreshold). Ordered by the other
     candidate's current rank, then DIMENSIONS."""
@@ -205,33 +341,30 @@ def weight_flip_thresholds(
     w = [normalised[d] for d in DIMENSIONS]
     matrix = _score_matrix(qualified)
     totals = _totals(matrix, w)
-    return _flips(matrix, ids, w, totals, _leader_index(matrix, ids, w, totals))
+    return _flips(matrix, qualified, ids, w, totals, _leader_index(matrix, qualified, w, totals))
 
 
 def _flips(
-    matrix: Any, ids: list[int], w: list[float], totals: Any, leader: int
-) -> tuple[FlipThreshold, ...]:
+    matrix: Any,
+    qualified: list[CandidateResult],
+    ids: list[int],
+    w: list[float],
+    totals: Any,
+    leader: int,
+) -> FlipThresholds:
     """The flip thresholds of candidate ``leader`` against every other row of ``matrix``,
-    the others by total (highest first), then by candidate_id."""
-    id_array = np.array(ids, dtype=np.int64)
-    others = np.delete(np.arange(len(matrix)), leader)
-    # lexsort: the last key is the primary one; equal totals keep the lower id first.
-    others = others[np.lexsort((id_array[others], -totals[others]))]
+    the others in ranking order (total rounded like CandidateResult.total, highest first;
+    equal totals by tie_key)."""
+    others = _in_rank_order(np.delete(np.arange(len(matrix)), leader), _round4(totals), qualified)
     t, inside = _flip_arrays(matrix[leader] - matrix[others], w)
-    size = len(w)
-    count = len(others) * size
-    change_pp = np.where(inside, _round4((t - np.array(w)) * 100.0), None).ravel().tolist()
-    new_weight_pct = np.where(inside, _round4(t * 100.0), None).ravel().tolist()
-    columns = (
-        repeat(ids[leader], count),
-        # The ids themselves, each repeated per dimension (no new int objects).
-        chain.from_iterable(map(repeat, [ids[i] for i in others.tolist()], repeat(size))),
-        DIMENSIONS * len(others),
-        [round(x * 100, 4) for x in w] * len(others),
-        change_pp,
-        new_weight_pct,
+    return FlipThresholds(
+        ids[leader],
+        [ids[i] for i in others.tolist()],
+        [round(x * 100, 4) for x in w],
+        _round4((t - np.array(w)) * 100.0),
+        _round4(t * 100.0),
+        inside,
     )
-    return tuple(build_slotted(FlipThreshold, _FLIP_SLOTS, columns, count))
 
 
 def _flip_arrays(delta: Any, w: Sequence[float]) -> tuple[Any, Any]:
@@ -316,12 +449,13 @@ def rank_stability(
     _check_stability_arguments(draws, perturbation_pct, seed)
     qualified, ids, every_id = _candidates(results)
     return _stability(
-        every_id, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
+        every_id, qualified, ids, _score_matrix(qualified), weights, draws, perturbation_pct, seed
     )
 
 
 def _stability(
     every_id: list[int],
+    qualified: list[CandidateResult],
     ids: list[int],
     matrix: Any,
     weights: Mapping[str, Any],
@@ -329,17 +463,22 @@ def _stability(
     perturbation_pct: float,
     seed: int,
 ) -> RankStability:
-    """rank_stability of the qualified candidates ``ids`` (score rows ``matrix``) among the
-    candidates ``every_id``."""
+    """rank_stability of the qualified candidates ``qualified`` (their ``ids``, score rows
+    ``matrix``) among the candidates ``every_id``."""
     shares = dict.fromkeys(sorted(every_id), 0.0)
     if ids:
         normalised = normalise_weights(weights)
         base = [normalised[d] for d in DIMENSIONS]
         id_array = np.array(ids, dtype=np.int64)
         by_id = np.argsort(id_array, kind="stable")
-        counts = np.array(
-            first_counts(base, matrix[by_id].T, draws, perturbation_pct / 100.0, seed)
-        )
+        in_id_order = [qualified[i] for i in by_id.tolist()]
+
+        def tie_order(indices: Any) -> Any:
+            keys = [tie_key(in_id_order[i]) for i in indices.tolist()]
+            return indices[sorted(range(len(keys)), key=keys.__getitem__)]
+
+        spread = perturbation_pct / 100.0
+        counts = np.array(first_counts(base, matrix[by_id].T, draws, spread, seed, tie_order))
         # Integer counts over an integer: the same correctly rounded quotients as count / draws.
         shares.update(zip(id_array[by_id].tolist(), (counts / draws).tolist(), strict=True))
     return RankStability(draws, float(perturbation_pct), seed, MappingProxyType(shares))
@@ -356,17 +495,17 @@ def robustness(
     _check_stability_arguments(draws, perturbation_pct, seed)
     qualified, ids, every_id = _candidates(results)
     matrix = _score_matrix(qualified)
-    stability = _stability(every_id, ids, matrix, weights, draws, perturbation_pct, seed)
+    stability = _stability(every_id, qualified, ids, matrix, weights, draws, perturbation_pct, seed)
     leader_id = None
-    flips: tuple[FlipThreshold, ...] = ()
+    flips: Sequence[FlipThreshold] = ()
     if qualified:
         normalised = normalise_weights(weights)
         w = [normalised[d] for d in DIMENSIONS]
         totals = _totals(matrix, w)
-        leader = _leader_index(matrix, ids, w, totals)
+        leader = _leader_index(matrix, qualified, w, totals)
         leader_id = ids[leader]
         if len(qualified) >= 2:
-            flips = _flips(matrix, ids, w, totals, leader)
+            flips = _flips(matrix, qualified, ids, w, totals, leader)
     return Robustness(leader_id=leader_id, flips=flips, stability=stability)
 
 
@@ -476,16 +615,20 @@ def first_counts(
     draws: int,
     spread: float,
     seed: int,
+    tie_order: Callable[[Any], Any] | None = None,
 ) -> list[int]:
     """How often each candidate (columns: one score column per dimension, candidates sorted
-    by id) ranks first over the seeded draws, vectorised with numpy.
+    by id) ranks first over the seeded draws, vectorised with numpy. Of candidates whose
+    totals tie in a draw the first ranks first: the first in ``tie_order`` (given an array of
+    candidate indices, the same indices in the ranking's tie order; see _stability), or else
+    the lower index.
 
     Only the contenders (_contenders: the candidates no other beats in every draw) are
     summed. Their totals come from one matrix product; a draw whose best total is within _NEAR of
     another candidate's (a near tie that the summation order could decide) is summed again
     dimension by dimension in DIMENSIONS order, exactly as the plain loop
-    (first_counts_reference) does, so argmax (the first maximum: the lower candidate_id on
-    ties) picks the same candidate. Renormalising a draw divides every total by the same
+    (first_counts_reference) does, so argmax (the first maximum, in tie order) picks the
+    same candidate. Renormalising a draw divides every total by the same
     positive sum, which cannot change who ranks first, so the argmax is taken on the
     unnormalised draw.
     """
@@ -497,6 +640,9 @@ def first_counts(
     # Only the contenders can rank first; of candidates with equal scores (they tie in every
     # draw) the first wins: keep the first of each distinct score row, in candidate order.
     contenders = _contenders(candidates, base, spread)
+    if tie_order is not None and len(contenders) > 1:
+        # In tie order: argmax and _first_of_each_row both keep the first.
+        contenders = tie_order(contenders)
     first = contenders[_first_of_each_row(candidates[contenders])]
     scores = candidates[first].T.copy()
     winners = np.empty(draws, dtype=np.intp)
@@ -528,9 +674,12 @@ def first_counts_reference(
     draws: int,
     spread: float,
     seed: int,
+    tie_order: Callable[[Any], Any] | None = None,
 ) -> list[int]:
     """first_counts in plain Python: the specification the numpy kernel is tested against."""
     indices = range(len(columns[0]))
+    # The first maximum wins: the candidates are looked at in tie order.
+    ordered = indices if tie_order is None else tie_order(np.arange(len(indices))).tolist()
     counts = [0] * len(indices)
     for drawn in _draws(base, draws, spread, seed):
         w0, w1, w2, w3, w4, w5 = drawn
@@ -539,5 +688,5 @@ def first_counts_reference(
             w0 * c0[i] + w1 * c1[i] + w2 * c2[i] + w3 * c3[i] + w4 * c4[i] + w5 * c5[i]
             for i in indices
         ]
-        counts[max(indices, key=totals.__getitem__)] += 1
+        counts[max(ordered, key=totals.__getitem__)] += 1
     return counts

@@ -308,6 +308,7 @@ def _problem(
         cid = str(candidate.pk)
         labels[cid] = str(candidate)
         base_input = adapters.candidate_input(candidate)
+        statuses = list(base_input.answers.values())
         pf_candidates.append(
             pf.Candidate(
                 cid,
@@ -316,6 +317,9 @@ def _problem(
                 # the TCO's rule: a vendor-managed option counts once its cost is verified
                 self_managed=pf.is_self_managed(base_input, rubric),
                 label=str(candidate),
+                # equal costs are decided as in the ranking (scoring.ranking.tie_key)
+                refuted_claims=statuses.count("contradicted"),
+                verified_claims=statuses.count("verified"),
             )
         )
         for workload in workloads:

@@ -6,12 +6,20 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from .model import Model
+from .types import Candidate
 
 _ZERO = Decimal(0)
 
 
-def _order_key(model: Model, assign: Sequence[int]) -> tuple[str, ...]:
-    return tuple(model.candidates[ci].candidate_id for ci in assign)
+def _order_key(model: Model, assign: Sequence[int]) -> tuple[tuple[int, int, str], ...]:
+    """Between plans of equal cost, workload by workload: the candidate with fewer refuted
+    claims, then more verified claims, then the lower candidate_id (the ranking's tie rule,
+    scoring.ranking.tie_key)."""
+    return tuple(_tie_key(model.candidates[ci]) for ci in assign)
+
+
+def _tie_key(candidate: Candidate) -> tuple[int, int, str]:
+    return (candidate.refuted_claims, -candidate.verified_claims, candidate.candidate_id)
 
 
 def _better(

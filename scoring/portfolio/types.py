@@ -35,13 +35,17 @@ class Workload:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An offering that can host workloads; ``self_managed`` = bare metal the buyer runs."""
+    """An offering that can host workloads; ``self_managed`` = bare metal the buyer runs.
+    ``refuted_claims`` and ``verified_claims`` count its checklist answers the evidence
+    contradicted and verified: between plans of equal cost they decide as in the ranking."""
 
     candidate_id: str
     vendor: str
     region: str
     self_managed: bool = False
     label: str = ""
+    refuted_claims: int = 0
+    verified_claims: int = 0
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,14 @@ from .base import (
     to_decimal,
 )
 from .inputs import CandidateInput, EvaluationSpec, MeasuredFacts, OfferingFacts, VendorFacts
-from .results import CandidateResult, Contribution, Deferred, DimensionScore, Knockout
+from .results import (
+    CandidateResult,
+    Contribution,
+    Deferred,
+    DimensionScore,
+    Knockout,
+    ScoreBlock,
+)
 
 __all__ = [
     "BARE_METAL_VERDICTS",
@@ -67,6 +74,7 @@ __all__ = [
     "OfferingFacts",
     "Price",
     "RubricError",
+    "ScoreBlock",
     "ScoringError",
     "ScoringInputError",
     "TcoError",

@@ -6,7 +6,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ..tco import Tco
@@ -196,6 +196,47 @@ class _ResolvedField:
         obj.__dict__[self.name] = value
 
 
+class _ClaimCount:
+    """A data descriptor for a count of a candidate's checklist answers with one status: an
+    int, or the answers themselves (a mapping item -> status), counted when first read and
+    kept in its place. A ranking reads the counts only where totals tie, so it passes the
+    answers and never counts the rest."""
+
+    def __init__(self, status: str) -> None:
+        self.status = status
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        # No class-level value, so dataclasses sees a field without a default.
+        if obj is None:
+            raise AttributeError(self.name)
+        try:
+            value = obj.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(self.name) from None
+        if type(value) is not int:
+            value = obj.__dict__[self.name] = list(value.values()).count(self.status)
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+class ScoreBlock:
+    """The dimension scores of a batch of results as one candidates x DIMENSIONS float64
+    array (read-only): row i holds the same floats as the DimensionScores of the batch's
+    result i. Each result of a ranking keeps the block and its row, so an analysis of many
+    results (robustness) reads their scores without visiting 6 objects per result. Copies
+    and pickles of a result leave it out (it is a cache of the scores, not a field)."""
+
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix: Any) -> None:
+        self.matrix = matrix
+
+
 @dataclass(frozen=True, init=False)
 class CandidateResult:
     """A scored candidate: six dimension scores, the weighted total 0..100, knockouts, TCO.
@@ -203,6 +244,10 @@ class CandidateResult:
     A disqualified candidate keeps its dimension scores for inspection, but the ranking puts
     it after every qualified one and pages show it as disqualified, never as a low score.
     ``tco`` is None when the candidate has no price for any billing model.
+    ``refuted_claims`` and ``verified_claims`` count the candidate's checklist answers the
+    evidence contradicted and verified: among equal totals the ranking puts fewer refuted
+    claims first, then more verified ones (see scoring.ranking.tie_key). Each is given as an
+    int or as the answers themselves (counted when first read).
     """
 
     candidate_id: int
@@ -213,6 +258,11 @@ class CandidateResult:
     knockouts: tuple[Knockout, ...]
     # A ranking passes a Deferred (tco.PendingTco): the exact TCO is built when first read.
     tco: Tco | None = _ResolvedField()  # type: ignore[assignment]
+    refuted_claims: int = _ClaimCount("contradicted")  # type: ignore[assignment]
+    verified_claims: int = _ClaimCount("verified")  # type: ignore[assignment]
+    # Set by the ranking that scored the result (see ScoreBlock); not fields.
+    _score_block: ClassVar[ScoreBlock | None] = None
+    _score_index: ClassVar[int] = 0
 
     def __init__(
         self,
@@ -223,6 +273,8 @@ class CandidateResult:
         disqualified: bool,
         knockouts: tuple[Knockout, ...],
         tco: Tco | Deferred | None,
+        refuted_claims: int | Mapping[str, str] = 0,
+        verified_claims: int | Mapping[str, str] = 0,
     ) -> None:
         self.__dict__.update(
             candidate_id=candidate_id,
@@ -232,12 +284,18 @@ class CandidateResult:
             disqualified=disqualified,
             knockouts=knockouts,
             tco=tco,
+            refuted_claims=refuted_claims,
+            verified_claims=verified_claims,
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy or a pickle holds the exact TCO, never what computes it.
+        # A copy or a pickle holds the exact TCO and counts, never what computes them.
         state = dict(self.__dict__)
         state["tco"] = self.tco
+        state["refuted_claims"] = self.refuted_claims
+        state["verified_claims"] = self.verified_claims
+        state.pop("_score_block", None)
+        state.pop("_score_index", None)
         return state
 
     def score(self, dimension: str) -> float:

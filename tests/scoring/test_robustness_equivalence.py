@@ -52,17 +52,24 @@ def _reference_flip_point(delta, w, d):
     return None
 
 
+def _tie(result):
+    """The ranking's tie-break: fewer refuted claims, more verified claims, lower id."""
+    return (result.refuted_claims, -result.verified_claims, result.candidate_id)
+
+
 def reference_flips(results, weights):
-    """Leader: the highest total rounded to 4 decimals, ties to the lower id; the others by
-    unrounded total, then id; for each, each dimension's flip point and its rounding."""
+    """Leader: the highest total rounded to 4 decimals, ties by _tie; the others in the same
+    order (rounded total, highest first, then _tie); for each, each dimension's flip point
+    and its rounding."""
     qualified = [r for r in results if not r.disqualified]
     if len(qualified) < 2:
         return []
     normalised = normalise_weights(weights)
     w = [normalised[d] for d in DIMENSIONS]
     rows = {r.candidate_id: [r.scores[d] for d in DIMENSIONS] for r in qualified}
-    leader = max(rows, key=lambda i: (round(_total(w, rows[i]), 4), -i))
-    others = sorted((i for i in rows if i != leader), key=lambda i: (-_total(w, rows[i]), i))
+    ties = {r.candidate_id: _tie(r) for r in qualified}
+    order = sorted(rows, key=lambda i: (-round(_total(w, rows[i]), 4), ties[i]))
+    leader, others = order[0], order[1:]
     flips = []
     for other in others:
         delta = [a - b for a, b in zip(rows[leader], rows[other], strict=True)]
@@ -83,13 +90,12 @@ def reference_flips(results, weights):
 
 def reference_first_shares(results, weights, draws, perturbation_pct, seed):
     """One draw at a time: each weight times (1 + u), u uniform in ±spread (a draw summing to
-    <= 0 is the base weights), renormalised; the highest total ranks first, ties to the lower
-    id."""
+    <= 0 is the base weights), renormalised; the highest total ranks first, ties by _tie."""
     normalised = normalise_weights(weights)
     base = [normalised[d] for d in DIMENSIONS]
     spread = perturbation_pct / 100.0
     shares = {r.candidate_id: 0 for r in sorted(results, key=lambda r: r.candidate_id)}
-    qualified = sorted((r for r in results if not r.disqualified), key=lambda r: r.candidate_id)
+    qualified = sorted((r for r in results if not r.disqualified), key=_tie)
     rng = random.Random(seed)  # noqa: S311 - the simulation's own generator
     for _ in range(draws):
         drawn = [x * (1.0 + rng.uniform(-spread, spread)) for x in base]
@@ -108,10 +114,10 @@ def reference_first_shares(results, weights, draws, perturbation_pct, seed):
 # --- inputs ----------------------------------------------------------------------------------
 
 
-def _result(candidate_id, scores, disqualified=False):
+def _result(candidate_id, scores, disqualified=False, refuted=0, verified=0):
     dimensions = tuple(DimensionScore(d, s, ()) for d, s in zip(DIMENSIONS, scores, strict=True))
     return CandidateResult(
-        candidate_id, f"c{candidate_id}", dimensions, 0.0, disqualified, (), None
+        candidate_id, f"c{candidate_id}", dimensions, 0.0, disqualified, (), None, refuted, verified
     )
 
 
@@ -130,9 +136,17 @@ def result_lists(draw, min_size=2, max_size=25):
     rows = rows + copies
     ids = draw(st.permutations(range(1, len(rows) + 1)))
     disqualified = draw(st.lists(st.booleans(), min_size=len(rows), max_size=len(rows)))
+    # Refuted and verified claim counts decide between equal totals (few values: many ties).
+    claims = draw(
+        st.lists(
+            st.tuples(st.integers(0, 2), st.integers(0, 2)),
+            min_size=len(rows),
+            max_size=len(rows),
+        )
+    )
     return [
-        _result(i, row, out and k % 3 == 0)
-        for k, (i, row, out) in enumerate(zip(ids, rows, disqualified, strict=True))
+        _result(i, row, out and k % 3 == 0, *claim)
+        for k, (i, row, out, claim) in enumerate(zip(ids, rows, disqualified, claims, strict=True))
     ]
 
 
@@ -174,7 +188,8 @@ def test_a_difference_in_one_dimension_flips_at_a_weight_of_plus_zero():
 
 
 def test_equal_totals_list_the_lower_id_first_and_the_leader_is_the_rounded_best():
-    # 50.00001 and 50.00004 round alike: the lower id leads; the rest by unrounded total.
+    # 50.00001 and 50.00004 round alike: the lower id leads (no claims either way); the rest
+    # in ranking order, by rounded total.
     rows = {
         7: (50.00004,) * 6,
         3: (50.00001,) * 6,
