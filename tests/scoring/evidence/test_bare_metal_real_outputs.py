@@ -177,6 +177,15 @@ TABLE = [
         "b1:00.1), which a VM never sees; the PFs are a soft physical sign (0.2)",
     ),
     Row(
+        ("nccl_tests/azure-nhc-h200-vm-8gpu-bus00-16g-allreduce.txt",),
+        VM,
+        "virtualised",
+        frozenset({("gpu_root_bus", "virtual")}),
+        "Azure H200 VM: the nccl-tests device list prints '[0x00]' for all 8 GPUs; a physical "
+        "server puts each GPU behind a root port (bus 01 or higher), Hyper-V's vPCI on bus 00 "
+        "(0.8)",
+    ),
+    Row(
         ("dmi/dgx1-v100-physical-dmidecode-t1.txt",),
         PHYSICAL,
         "uncertain",
@@ -225,3 +234,18 @@ def test_physical_hosts_stay_unaccused_next_to_each_weak_virtual_signal() -> Non
     for row in (r for r in TABLE if r.truth == PHYSICAL):
         verdict = verify_bare_metal(CLAIMS, _evidence(row.samples) + efa)
         assert verdict.verdict != "virtualised", (row.samples, verdict.explanation_en)
+
+
+def test_gpu_on_root_bus_read_from_nvidia_smi_bus_ids() -> None:
+    # nvidia-smi's bus ids: an EC2 A10G VM's one GPU at 00000000:00:1E.0 (bus 00) is a weak
+    # sign alone (0.5); a DGX A100's eight GPUs (buses 07..BD) and a GB10 at
+    # 0000000F:01:00.0 (bus 01 of domain 000F) give none.
+    vm = _evidence(("nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt",))
+    root = [s for s in verify_bare_metal(CLAIMS, vm).signals if s.name == "gpu_root_bus"]
+    assert [(s.points_to, s.weight) for s in root] == [("virtual", 0.5)]
+    for path in (
+        "nvidia_smi/dgx-a100-8gpu-driver450-mig-pending.txt",
+        "nvidia_smi/dgx-spark-gb10-driver580-memory-not-supported.txt",
+    ):
+        signals = verify_bare_metal(CLAIMS, _evidence((path,))).signals
+        assert "gpu_root_bus" not in {s.name for s in signals}, path
