@@ -50,6 +50,11 @@ COUNTER_EVIDENCE_DISCOUNT = 0.6
 W_HYPERVISOR_FLAG = 0.9
 W_NO_HYPERVISOR_FLAG = 0.3
 W_DMI_VIRTUAL = 0.9
+# A cloud whose bare-metal machines print the same DMI strings as its VMs: Google Compute
+# Engine's metal machines (C3 metal...) say "Google Compute Engine" too, and their SMBIOS VM bit
+# is unset on VMs as well (systemd/systemd#38125), so the product alone cannot tell them apart.
+W_DMI_CLOUD_ALSO_METAL = 0.5
+_DMI_CLOUD_ALSO_METAL = re.compile(r"Google Compute Engine", re.IGNORECASE)
 W_DMI_SERVER_VENDOR = 0.5
 W_DMI_OTHER_PHYSICAL = 0.25
 W_LSPCI_VIRTUAL = 0.85
@@ -212,7 +217,22 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
     shown = ", ".join(products or makers) or "unnamed product"
     virtual = as_bool(m.get("virtual"))
     if virtual:
-        shown = "; ".join(str(v) for v in as_list(m.get("virtual_signals")) if v) or shown
+        found = [str(v) for v in as_list(m.get("virtual_signals")) if v]
+        shown = "; ".join(found) or shown
+        also_metal = bool(found) and all(_DMI_CLOUD_ALSO_METAL.search(v) for v in found)
+        if also_metal:
+            return [
+                _sig(
+                    ev,
+                    "dmi_product",
+                    POINTS_TO_VIRTUAL,
+                    W_DMI_CLOUD_ALSO_METAL,
+                    f"DMI on node {node} names a cloud machine: {shown}. The cloud's bare-metal "
+                    "machines print the same product, so it is mostly, not surely, a VM.",
+                    f"节点 {node} 的 DMI 信息为云主机：{shown}。该云的裸金属机器也显示相同的"
+                    "产品名，因此多半是虚拟机，但不能确定。",
+                )
+            ]
         return [
             _sig(
                 ev,
