@@ -46,7 +46,8 @@ metrics
                          algbw_gbyte_s, busbw_gbyte_s (from whichever of out-of-/in-place has
                          the larger busbw), out_of_place_busbw_gbyte_s, in_place_busbw_gbyte_s.
     nccl_version         "2.21.5" from "NCCL version ..." lines or nccl-tests' nccl-library code.
-    nccl_tests_version   from "# nccl-tests version X".
+    nccl_tests_version   from "# nccl-tests version X" (newer builds add the git revision:
+                         "2.20.0 (b4d5bee) nccl-headers=... nccl-library=...").
     gpu_names, hosts     distinct values from the device list, in order.
     bus_ids_shown        ranks whose device line shows a readable PCI bus ("[0x18]" in older
                          builds, "[0002:00:01]" domain:bus:device in newer ones).
@@ -80,7 +81,8 @@ _COLLECTIVE_RE = re.compile(
     r"sendrecv|gather|scatter|hypercube)_perf"
 )
 _TESTS_VERSION_RE = re.compile(
-    r"nccl-tests version (\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d{1,9}))?"
+    r"nccl-tests version (\S+)(?:\s+\([^()\s]{1,64}\))?(?:\s+nccl-headers=(\d+))?"
+    r"(?:\s+nccl-library=(\d{1,9}))?"
 )
 _NCCL_VERSION_RE = re.compile(r"\bNCCL version (\d+\.\d+(?:\.\d+)?)")
 _COMPILED_WITH_RE = re.compile(r"compiled with NCCL (\d+\.\d+(?:\.\d+)?)")

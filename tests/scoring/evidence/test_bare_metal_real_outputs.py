@@ -187,6 +187,22 @@ TABLE = [
         "(0.8)",
     ),
     Row(
+        ("cpu_info/kvm-vagrant-vm-lscpu-hypervisor-flag-wrapped-mid-word.txt",),
+        VM,
+        "virtualised",
+        frozenset({("cpu_hypervisor_flag", "virtual")}),
+        "KVM guest: lscpu wraps the Flags column mid-word ('h' / 'ypervisor'); the flag and "
+        "'Hypervisor vendor: KVM' are still read (0.9)",
+    ),
+    Row(
+        ("cpu_info/aws-c7a-metal-48xl-baremetal-lscpu-192cpu-flags-cut.txt",),
+        PHYSICAL,
+        "uncertain",
+        frozenset({("cpu_hypervisor_flag", "bare_metal")}),
+        "AWS c7a.metal-48xl: no hypervisor flag among 192 CPUs (0.3), a soft sign alone (a "
+        "hypervisor can hide the CPUID bit)",
+    ),
+    Row(
         ("dmi/dgx1-v100-physical-dmidecode-t1.txt",),
         PHYSICAL,
         "uncertain",

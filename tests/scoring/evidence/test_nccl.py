@@ -404,3 +404,18 @@ def test_device_bus_in_domain_bus_device_form():
     ]
     m = nccl.parse("\n".join(lines)).metrics
     assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (2, 1)
+
+
+def test_version_banner_with_git_revision_and_domain_bus_device(sample):
+    # nccl-tests 2.20 prints the git revision between the version and the NCCL codes, and the
+    # device's PCI address as domain:bus:device; two GB10 hosts, cut after four rows.
+    result = nccl.parse(sample("nccl_tests/dgx-spark-2x-gb10-v2.20.0-git-rev-banner-cut.txt"))
+    m = result.metrics
+    assert m["nccl_tests_version"] == "2.20.0"
+    assert m["nccl_version"] == "2.31.2"  # nccl-library=23102
+    assert m["collective"] == "all_reduce"
+    assert (m["ranks"], m["hosts"]) == (2, ["spark-d708", "spark-dbf4"])
+    assert m["gpu_names"] == ["NVIDIA GB10"]
+    assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (2, 0)
+    assert m["peak_busbw_gbyte_s"] == 1.01
+    assert m["max_size_bytes"] == 65536
