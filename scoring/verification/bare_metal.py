@@ -134,6 +134,9 @@ _BMC = re.compile(r"ASPEED|Matrox|iLO|BMC|iDRAC|XCC", re.IGNORECASE)
 # GPUs built into an SoC, not on PCIe: their bus number says nothing about a hypervisor.
 _BUS_ID = re.compile(r"(?:[0-9A-Fa-f]{4,8}:)?([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}\.[0-7]")
 _INTEGRATED_GPU = re.compile(r"Orin|Xavier|Thor|Tegra|Jetson", re.IGNORECASE)
+# The nvidia-smi outputs that name each GPU, its bus id and the driver's virtualisation mode
+# (the table, -q and --query-gpu, -q -x).
+_NVIDIA_SMI_KINDS = ("nvidia_smi", "nvidia_smi_query", "nvidia_smi_xml")
 _VGPU_NAME = re.compile(r"\bGRID\b|[-_ ]\d{1,3}[QCAB]\b", re.IGNORECASE)
 
 
@@ -634,7 +637,7 @@ def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Si
             signals.extend(_lspci_signals(ev))
         for ev in of_kind(evs, "virt"):
             signals.extend(_virt_signals(ev))
-        for ev in of_kind(evs, "nvidia_smi", "nvidia_smi_query"):
+        for ev in of_kind(evs, *_NVIDIA_SMI_KINDS):
             signals.extend(_gpu_mode_signals(ev))
         for ev in of_kind(evs, "ibstat"):
             signals.extend(_ibstat_signals(ev))
@@ -642,9 +645,7 @@ def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Si
             signals.extend(_topo_signals(ev))
         for ev in of_kind(evs, "nccl_tests"):
             signals.extend(_nccl_signals(ev))
-        signals.extend(
-            _root_bus_signals(of_kind(evs, "nvidia_smi", "nvidia_smi_query", "nccl_tests"))
-        )
+        signals.extend(_root_bus_signals(of_kind(evs, *_NVIDIA_SMI_KINDS, "nccl_tests")))
     return [_oracle_server_correction(s, evidence) for s in signals]
 
 
@@ -765,7 +766,7 @@ def _node_forms(evs: Sequence[NodeEvidence]) -> set[str]:
     forms: set[str] = set()
     for ev in evs:
         m = ev.metrics
-        if ev.kind in ("nvidia_smi", "nvidia_smi_query"):
+        if ev.kind in _NVIDIA_SMI_KINDS:
             names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
             modes = {
                 str(v).strip().lower().replace("-", "").replace(" ", "")

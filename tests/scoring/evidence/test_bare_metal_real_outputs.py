@@ -266,3 +266,13 @@ def test_gpu_on_root_bus_read_from_nvidia_smi_bus_ids() -> None:
     ):
         signals = verify_bare_metal(CLAIMS, _evidence((path,))).signals
         assert "gpu_root_bus" not in {s.name for s in signals}, path
+
+
+def test_nvidia_smi_xml_is_read_like_nvidia_smi_q() -> None:
+    # `nvidia-smi -q -x` carries the same virtualisation mode and bus ids as `-q`: an A100 with
+    # "<virtualization_mode>None</virtualization_mode>" gives the same soft physical sign.
+    ev = _evidence(("nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt",))
+    signals = {(s.name, s.points_to, s.weight) for s in verify_bare_metal(CLAIMS, ev).signals}
+    assert ("gpu_virtualization_mode", "bare_metal", 0.3) in signals
+    assert ("mig_mode", "context", 0.0) in signals
+    assert not any(name == "gpu_root_bus" for name, _, _ in signals)  # bus 01
