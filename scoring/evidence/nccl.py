@@ -110,7 +110,8 @@ _LAUNCHER_TAG = (
     r"(?:\((?:[\w.-]+,? )?[\w.-]+=[^,()\s]*(?:, [\w.-]+=[^,()\s]*)*\) |\[pod/[^\]\s]+\] )"
 )
 _RANK_TAG = r"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )"
-_MPI_TAG_RE = re.compile(rf"^(?:{_LAUNCHER_TAG}{_RANK_TAG}?|{_RANK_TAG})")
+# A log pasted indented (a list item, a YAML block) keeps the blanks before the tag.
+_MPI_TAG_RE = re.compile(rf"^(?:[ \t]*{_LAUNCHER_TAG}{_RANK_TAG}?|[ \t]*{_RANK_TAG})")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 
 _HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
@@ -571,7 +572,7 @@ def _group_labels(line: str) -> list[str]:
 def _clean(line: str) -> str:
     # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
     # line is left as it is.
-    if ":" in line or line.startswith(("(", "[")):
+    if ":" in line or line.lstrip(" \t").startswith(("(", "[")):
         tag = _MPI_TAG_RE.match(line)
         if tag:
             line = line[tag.end() :]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -419,3 +420,19 @@ def test_version_banner_with_git_revision_and_domain_bus_device(sample):
     assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (2, 0)
     assert m["peak_busbw_gbyte_s"] == 1.01
     assert m["max_size_bytes"] == 65536
+
+
+_NCCL_SAMPLES = sorted(
+    p.name for p in (Path(__file__).parent / "samples" / "nccl_tests").iterdir() if p.is_file()
+)
+
+
+@pytest.mark.parametrize("name", _NCCL_SAMPLES)
+def test_log_pasted_indented_reads_the_same(sample, name):
+    # Logs quoted in a list item or a YAML block keep blanks before mpirun's "[1,0]<stdout>:"
+    # tag (seen in driver-release notes); every real sample indented reads the same figures.
+    text = sample(f"nccl_tests/{name}")
+    indented = "\n".join("        " + line for line in text.splitlines())
+    plain, shifted = nccl.parse(text).metrics, nccl.parse(indented).metrics
+    for key in ("peak_busbw_gbyte_s", "ranks", "row_count", "collective", "hosts"):
+        assert shifted[key] == plain[key], key
