@@ -28,6 +28,8 @@ METRIC_LABELS: dict[str, Promise] = {
     "ranks": gettext_lazy("Ranks"),
     "ranks_inferred": gettext_lazy("Ranks (inferred)"),
     "gpus_per_process": gettext_lazy("GPUs per process"),
+    "bus_ids_shown": gettext_lazy("Ranks showing their GPU's PCI bus"),
+    "root_bus_ranks": gettext_lazy("Ranks with their GPU on PCI bus 00"),
     "row_count": gettext_lazy("Result rows"),
     "wrong_total": gettext_lazy("Wrong results"),
     "wrong_unchecked": gettext_lazy("Rows with unchecked results"),

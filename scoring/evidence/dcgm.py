@@ -12,7 +12,10 @@ metrics
     overall              "fail" if any test failed or an Error row is present; else "warn" if
                          any result is Warn; else "skip" when every test that is not a
                          Deployment/software check was skipped (a run that checked nothing on
-                         the hardware is not a pass); else "pass".
+                         the hardware is not a pass); else "pass". "incomplete" instead of
+                         "pass" or "skip" when the table ends without its closing border (the
+                         output was cut: the tests below the cut, failed ones included, are
+                         unknown, so it proves no pass).
     failed_tests, warned_tests, skipped_tests, passed_tests   test names, in table order.
     tests                list of {"name", "category", "status", "gpus": {gpu: status}, "line"}.
     failed_gpus          GPU indices with at least one failed result.
@@ -37,6 +40,7 @@ from .base import EvidenceParseError, Fact, ParseResult
 
 KIND = "dcgm_diag"
 
+_BORDER_RE = re.compile(r"^\s*\+-{5,}\+-{5,}\+\s*$")
 _CATEGORY_RE = re.compile(r"^\s*[|+]-{3,}([^-|+]+)-{2,}[+|]")
 _STATUS_RE = re.compile(
     r"^(Pass|Fail|Warn|Skip)(?:\s*-\s*(All|GPUs?\s*:[\d,\s]*))?$", re.IGNORECASE
@@ -297,6 +301,8 @@ def parse(text: str) -> ParseResult:
     level: int | None = None
     tool_error: tuple[int, str] | None = None
     table_seen = False
+    # The table's bottom border after the last row: without it the output was cut.
+    ended = False
 
     for line_no, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -309,12 +315,17 @@ def parse(text: str) -> ParseResult:
         if match and level is None:
             word = match.group(1).lower()
             level = int(word) if re.fullmatch(r"[1-9]", word) else _LEVEL_NAMES.get(word)
+        if _BORDER_RE.match(raw):
+            ended = bool(tests)
+            continue
         match = _CATEGORY_RE.match(raw)
         if match:
             category = match.group(1).strip()
             last_message, table_seen = None, True
             continue
         row = _split_row(raw)
+        if row is not None:
+            ended = False
         if row is None:
             if not raw.strip():
                 last_message = None
@@ -368,7 +379,12 @@ def parse(text: str) -> ParseResult:
             kind=KIND,
             code="dcgm.nothing",
         )
-    return _result(tests, messages, metadata, level, warnings)
+    if table_seen and tests and not ended:
+        warnings.append(
+            "the table ends without its closing border: the output was cut, the tests below "
+            "the cut are unknown"
+        )
+    return _result(tests, messages, metadata, level, warnings, cut=table_seen and not ended)
 
 
 def _overall(tests: list[_Test], errors: list[_Message]) -> str:
@@ -391,9 +407,12 @@ def _result(
     metadata: dict[str, str],
     level: int | None,
     warnings: list[str],
+    cut: bool = False,
 ) -> ParseResult:
     errors = [m for m in messages if m.kind == "error"]
     overall = _overall(tests, errors)
+    if cut and overall in ("pass", "skip"):
+        overall = "incomplete"
     by_status: dict[str, list[str]] = {"fail": [], "warn": [], "skip": [], "pass": []}
     failed_gpus: set[int] = set()
     for test in tests:

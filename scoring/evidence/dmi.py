@@ -14,7 +14,9 @@ Metrics (``ParseResult.metrics``):
   i440FX, VMware, VirtualBox, Xen "HVM domU", Microsoft "Virtual Machine", RHEV/oVirt,
   OpenStack, Google Compute Engine, Alibaba Cloud ECS, Tencent CVM, Amazon EC2 non-metal,
   SeaBIOS/OVMF firmware, Bochs/QEMU processors); False when system information is present
-  without any; None when the file has no System Information record.
+  without any; None when the file has no System Information record. Google Compute Engine's
+  bare-metal machines print the same product as its VMs: verification weighs that sign alone
+  as "mostly a VM", not proof.
 - ``virtual_signals`` (list[str]): what matched, e.g. "System Product Name 'VMware Virtual
   Platform' (VMware)".
 - ``system_count``, ``record_count``, ``dmidecode_version``, ``smbios_version``.

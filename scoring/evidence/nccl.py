@@ -46,8 +46,15 @@ metrics
                          algbw_gbyte_s, busbw_gbyte_s (from whichever of out-of-/in-place has
                          the larger busbw), out_of_place_busbw_gbyte_s, in_place_busbw_gbyte_s.
     nccl_version         "2.21.5" from "NCCL version ..." lines or nccl-tests' nccl-library code.
-    nccl_tests_version   from "# nccl-tests version X".
+    nccl_tests_version   from "# nccl-tests version X" (newer builds add the git revision:
+                         "2.20.0 (b4d5bee) nccl-headers=... nccl-library=...").
     gpu_names, hosts     distinct values from the device list, in order.
+    bus_ids_shown        ranks whose device line shows a readable PCI bus ("[0x18]" in older
+                         builds, "[0002:00:01]" domain:bus:device in newer ones).
+    root_bus_ranks       of those, ranks whose GPU sits on bus 00 of its PCI domain. A
+                         discrete GPU in a physical server sits behind a root port (bus 01 or
+                         higher); bus 00 is where a hypervisor's virtual PCI bus (Hyper-V
+                         vPCI, a QEMU/Nitro root bus) puts a passed-through GPU.
     gpus_per_process     the "nGpus" figure of the parameter line.
     failures             "Test NCCL failure ..." / "NCCL failure ..." lines.
     runs                 when the file holds several tables, one summary per table; the figures
@@ -74,7 +81,8 @@ _COLLECTIVE_RE = re.compile(
     r"sendrecv|gather|scatter|hypercube)_perf"
 )
 _TESTS_VERSION_RE = re.compile(
-    r"nccl-tests version (\S+)(?:\s+nccl-headers=(\d+))?(?:\s+nccl-library=(\d{1,9}))?"
+    r"nccl-tests version (\S+)(?:\s+\([^()\s]{1,64}\))?(?:\s+nccl-headers=(\d+))?"
+    r"(?:\s+nccl-library=(\d{1,9}))?"
 )
 _NCCL_VERSION_RE = re.compile(r"\bNCCL version (\d+\.\d+(?:\.\d+)?)")
 _COMPILED_WITH_RE = re.compile(r"compiled with NCCL (\d+\.\d+(?:\.\d+)?)")
@@ -87,6 +95,10 @@ _DEVICE_RE = re.compile(
     r"\bRank\s+(\d{1,9})\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+"
     r"\[([^\]]*)\]\s*(.*)$"
 )
+# The PCI bus of a device-list entry: "0x18" (bus only) or "0002:00:01" (domain:bus:device).
+_DEVICE_BUS_RE = re.compile(
+    r"^\s*(?:0x([0-9A-Fa-f]{1,2})|[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}(?:\.[0-7])?)\s*$"
+)
 _NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
 _OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
@@ -98,7 +110,8 @@ _LAUNCHER_TAG = (
     r"(?:\((?:[\w.-]+,? )?[\w.-]+=[^,()\s]*(?:, [\w.-]+=[^,()\s]*)*\) |\[pod/[^\]\s]+\] )"
 )
 _RANK_TAG = r"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )"
-_MPI_TAG_RE = re.compile(rf"^(?:{_LAUNCHER_TAG}{_RANK_TAG}?|{_RANK_TAG})")
+# A log pasted indented (a list item, a YAML block) keeps the blanks before the tag.
+_MPI_TAG_RE = re.compile(rf"^(?:[ \t]*{_LAUNCHER_TAG}{_RANK_TAG}?|[ \t]*{_RANK_TAG})")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 
 _HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
@@ -559,7 +572,7 @@ def _group_labels(line: str) -> list[str]:
 def _clean(line: str) -> str:
     # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
     # line is left as it is.
-    if ":" in line or line.startswith(("(", "[")):
+    if ":" in line or line.lstrip(" \t").startswith(("(", "[")):
         tag = _MPI_TAG_RE.match(line)
         if tag:
             line = line[tag.end() :]
@@ -704,6 +717,8 @@ class _Scanner:
     headers: dict[tuple[str, tuple[str, ...]], Any] = field(default_factory=dict)
     roots: set[str] = field(default_factory=set)
     device_lines: dict[str, Any] = field(default_factory=dict)
+    # rank -> PCI bus number of its GPU as the device list prints it.
+    buses: dict[int, int] = field(default_factory=dict)
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -776,10 +791,12 @@ class _Scanner:
             return True
         device = self._device(line) if "Rank" in line and "device" in line else None
         if device is not None:
-            rank, entry = device
+            rank, entry, bus = device
             if rank in self.devices and self.devices[rank] != entry:
                 self.duplicate_ranks.add(rank)
             self.devices.setdefault(rank, entry)
+            if bus is not None:
+                self.buses.setdefault(rank, bus)
             return True
         match = _NRANKS_RE.search(line) if "NCCL INFO" in line else None
         if match:
@@ -816,16 +833,18 @@ class _Scanner:
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
 
-    def _device(self, line: str) -> tuple[int, tuple[str, str]] | None:
-        """(rank, (host, GPU name)) of a device-list line, or None; read once per distinct
-        line (every run of a long log prints its device list again)."""
+    def _device(self, line: str) -> tuple[int, tuple[str, str], int | None] | None:
+        """(rank, (host, GPU name), PCI bus or None) of a device-list line, or None; read once
+        per distinct line (every run of a long log prints its device list again)."""
         known = self.device_lines.get(line, _ABSENT)
         if known is not _ABSENT:
             return known
         match = _DEVICE_RE.search(line)
         device = None
         if match:
-            device = int(match.group(1)), (match.group(3), match.group(6).strip())
+            bus = _DEVICE_BUS_RE.match(match.group(5))
+            number = int(bus.group(1) or bus.group(2), 16) if bus else None
+            device = int(match.group(1)), (match.group(3), match.group(6).strip()), number
         if len(self.device_lines) < 4096:
             self.device_lines[line] = device
         return device
@@ -1006,6 +1025,8 @@ class _Scanner:
             "gpu_names": list(dict.fromkeys(n for _, n in self.devices.values() if n)),
             "hosts": list(dict.fromkeys(host for host, _ in self.devices.values())),
             "gpus_per_process": self.gpus_per_process,
+            "bus_ids_shown": len(self.buses),
+            "root_bus_ranks": sum(1 for bus in self.buses.values() if bus == 0),
             "failures": [message for _, message in self.failures],
         }
         if len(runs) > 1:

@@ -15,7 +15,8 @@ metrics
                          per direction); None when only counters/capabilities are present.
     link_gbyte_s_min     slowest active link speed (a degraded link shows here).
     inactive_links       links printed as <inactive> (all GPUs).
-    gpus                 GPU index -> {"name", "uuid", "active_links", "inactive_links",
+    gpus                 GPU index -> {"name", "uuid", "active_links" (None when the GPU's
+                         list ends at an excerpt marker short of the other GPUs'), "inactive_links",
                          "all_links_inactive"} (the last: NVML printed "Unable to retrieve NVLink
                          information as all links are inActive" under the GPU).
     replay_errors_total / recovery_errors_total / crc_errors_total
@@ -80,6 +81,8 @@ class _Gpu:
     capabilities: dict[int, dict[str, bool]] = field(default_factory=dict)
     remote: dict[int, str] = field(default_factory=dict)
     elided: bool = False
+    # A marker came after this GPU's last link line: the end of its list is hidden.
+    tail_cut: bool = False
     all_inactive: bool = False
     line: int | None = None
     speed_line: int | None = None
@@ -117,7 +120,7 @@ def parse(text: str) -> ParseResult:
         if _EXCERPT_RE.match(raw):
             excerpt_lines.append(line_no)
             if current is not None:
-                current.elided = True
+                current.elided = current.tail_cut = True
             continue
         match = _GPU_RE.match(raw)
         if match and not _LINK_RE.match(raw):
@@ -138,6 +141,7 @@ def parse(text: str) -> ParseResult:
             warnings.append(
                 f"line {line_no}: link lines without a 'GPU n:' header; assumed to be one GPU"
             )
+        current.tail_cut = False
         _read_link_line(raw, line_no, current, warnings)
 
     if not seen_link:
@@ -221,6 +225,19 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
     error_links: list[str] = []
     unreadable_counters = 0
     p2p = 0
+    # A GPU whose list ends at a marker with fewer links than a GPU shown whole: its count is
+    # unknown, not low (a pasted "Link 0, Link 1, ..." says nothing about the links after it).
+    whole = [_active_links(g, has_status, excerpt) for g in gpus.values() if not g.tail_cut]
+    unknown = {
+        key
+        for key, gpu in gpus.items()
+        if gpu.tail_cut and whole and _active_links(gpu, has_status, excerpt) < max(whole)
+    }
+    for key in sorted(unknown, key=lambda i: -1 if i is None else i):
+        warnings.append(
+            f"GPU {key if key is not None else '?'}: its link list is cut by an excerpt marker; "
+            "its active links are unknown"
+        )
     for key in sorted(gpus, key=lambda i: -1 if i is None else i):
         gpu = gpus[key]
         speeds.extend(gpu.speeds.values())
@@ -236,14 +253,16 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
         per_gpu[str(key) if key is not None else "?"] = {
             "name": gpu.name,
             "uuid": gpu.uuid,
-            "active_links": _active_links(gpu, has_status, excerpt),
+            "active_links": None if key in unknown else _active_links(gpu, has_status, excerpt),
             "inactive_links": len(gpu.inactive),
         }
     if unreadable_counters:
         warnings.append(f"{unreadable_counters} error counter(s) not readable (N/A?)")
     if excerpt and has_errors:
         warnings.append("error counters of links hidden by the excerpt are not included")
-    links_per_gpu = max(g["active_links"] for g in per_gpu.values())
+    links_per_gpu = max(
+        g["active_links"] for g in per_gpu.values() if g["active_links"] is not None
+    )
     for key, gpu in gpus.items():
         per_gpu[str(key) if key is not None else "?"]["all_links_inactive"] = gpu.all_inactive
         if gpu.all_inactive:
@@ -252,6 +271,7 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
         f"GPU {key} ({entry['active_links']})"
         for key, entry in per_gpu.items()
         if has_status
+        and entry["active_links"] is not None
         and entry["active_links"] < links_per_gpu
         and not gpus[None if key == "?" else int(key)].all_inactive
     ]
@@ -278,13 +298,16 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
         },
     }
     ordered = sorted(gpus.values(), key=lambda g: -1 if g.index is None else g.index)
-    top = max(ordered, key=lambda g: _active_links(g, has_status, excerpt))
+    known = [g for g in ordered if g.index not in unknown]
+    top = max(known, key=lambda g: _active_links(g, has_status, excerpt))
     facts = [Fact("links_per_gpu", float(links_per_gpu), "count", top.line)]
     fastest = [g for g in ordered if g.speeds and max(g.speeds.values()) == max(speeds or [0])]
     if speeds and fastest:
         facts.append(Fact("link_gbyte_s", max(speeds), "GB/s", fastest[0].speed_line))
     for gpu in ordered:
         key = str(gpu.index) if gpu.index is not None else "?"
+        if per_gpu[key]["active_links"] is None:
+            continue
         active = float(per_gpu[key]["active_links"])
         facts.append(Fact("nvlink_active_links", active, "count", gpu.line, {"gpu": key}))
     if has_errors:

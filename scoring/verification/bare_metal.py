@@ -50,6 +50,11 @@ COUNTER_EVIDENCE_DISCOUNT = 0.6
 W_HYPERVISOR_FLAG = 0.9
 W_NO_HYPERVISOR_FLAG = 0.3
 W_DMI_VIRTUAL = 0.9
+# A cloud whose bare-metal machines print the same DMI strings as its VMs: Google Compute
+# Engine's metal machines (C3 metal...) say "Google Compute Engine" too, and their SMBIOS VM bit
+# is unset on VMs as well (systemd/systemd#38125), so the product alone cannot tell them apart.
+W_DMI_CLOUD_ALSO_METAL = 0.5
+_DMI_CLOUD_ALSO_METAL = re.compile(r"Google Compute Engine", re.IGNORECASE)
 W_DMI_SERVER_VENDOR = 0.5
 W_DMI_OTHER_PHYSICAL = 0.25
 W_LSPCI_VIRTUAL = 0.85
@@ -88,6 +93,13 @@ W_CPU_MATCH = 0.15
 #   domain, no bridge above them. A physical multi-segment host puts root ports on bus 00 and
 #   its endpoints behind them, so two such domains are near-proof; one is weaker (a single line
 #   such as Azure NC's "0001:00:00.0 3D controller" is thin evidence on its own).
+# - GPUs on bus 00 of their PCI domain, as nvidia-smi ("00000001:00:00.0") and the nccl-tests
+#   device list ("[0x00]", "[0002:00:01]") print them: a discrete GPU in a physical server sits
+#   behind a root port, on bus 01 or higher; bus 00 is where a hypervisor's virtual PCI bus puts
+#   a passed-through GPU (Hyper-V vPCI on Azure, a QEMU or Nitro root bus). Two or more GPUs
+#   there are near-proof; one alone is weaker (an integrated GPU, not on PCIe, can report 0).
+W_GPU_ROOT_BUS = 0.8
+W_GPU_ROOT_BUS_ONE = 0.5
 W_PCI_LAYOUT = 0.35
 W_HYPERV_VPCI = 0.8
 W_HYPERV_VPCI_ONE = 0.5
@@ -119,6 +131,12 @@ _SERVER_VENDORS = re.compile(
     re.IGNORECASE,
 )
 _BMC = re.compile(r"ASPEED|Matrox|iLO|BMC|iDRAC|XCC", re.IGNORECASE)
+# GPUs built into an SoC, not on PCIe: their bus number says nothing about a hypervisor.
+_BUS_ID = re.compile(r"(?:[0-9A-Fa-f]{4,8}:)?([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}\.[0-7]")
+_INTEGRATED_GPU = re.compile(r"Orin|Xavier|Thor|Tegra|Jetson", re.IGNORECASE)
+# The nvidia-smi outputs that name each GPU, its bus id and the driver's virtualisation mode
+# (the table, -q and --query-gpu, -q -x).
+_NVIDIA_SMI_KINDS = ("nvidia_smi", "nvidia_smi_query", "nvidia_smi_xml")
 _VGPU_NAME = re.compile(r"\bGRID\b|[-_ ]\d{1,3}[QCAB]\b", re.IGNORECASE)
 
 
@@ -202,7 +220,22 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
     shown = ", ".join(products or makers) or "unnamed product"
     virtual = as_bool(m.get("virtual"))
     if virtual:
-        shown = "; ".join(str(v) for v in as_list(m.get("virtual_signals")) if v) or shown
+        found = [str(v) for v in as_list(m.get("virtual_signals")) if v]
+        shown = "; ".join(found) or shown
+        also_metal = bool(found) and all(_DMI_CLOUD_ALSO_METAL.search(v) for v in found)
+        if also_metal:
+            return [
+                _sig(
+                    ev,
+                    "dmi_product",
+                    POINTS_TO_VIRTUAL,
+                    W_DMI_CLOUD_ALSO_METAL,
+                    f"DMI on node {node} names a cloud machine: {shown}. The cloud's bare-metal "
+                    "machines print the same product, so it is mostly, not surely, a VM.",
+                    f"节点 {node} 的 DMI 信息为云主机：{shown}。该云的裸金属机器也显示相同的"
+                    "产品名，因此多半是虚拟机，但不能确定。",
+                )
+            ]
         return [
             _sig(
                 ev,
@@ -548,6 +581,50 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
     return out
 
 
+def _root_bus(bus_id: str) -> bool | None:
+    """Whether an nvidia-smi bus id ("00000001:00:00.0") is on bus 00; None if unreadable."""
+    match = _BUS_ID.fullmatch(bus_id.strip())
+    return int(match.group(1), 16) == 0 if match else None
+
+
+def _root_bus_signals(evs: Sequence[NodeEvidence]) -> list[Signal]:
+    """One signal per node when every GPU whose PCI bus its evidence shows sits on bus 00."""
+    for ev in evs:
+        m = ev.metrics
+        names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+        if any(_INTEGRATED_GPU.search(n) for n in names):
+            continue
+        if ev.kind == "nccl_tests":
+            shown, on_root = as_int(m.get("bus_ids_shown")), as_int(m.get("root_bus_ranks"))
+            where = "the nccl-tests device list"
+            where_zh = "nccl-tests 设备列表"
+        else:
+            flags = [_root_bus(str(b)) for b in as_list(m.get("bus_ids")) if b]
+            known = [f for f in flags if f is not None]
+            shown, on_root = len(known), sum(known)
+            where, where_zh = "nvidia-smi", "nvidia-smi"
+        if not shown or on_root != shown:
+            continue
+        node = ev.node_name
+        return [
+            _sig(
+                ev,
+                "gpu_root_bus",
+                POINTS_TO_VIRTUAL,
+                W_GPU_ROOT_BUS if shown >= 2 else W_GPU_ROOT_BUS_ONE,
+                f"{where} on node {node} shows {'every one of its ' if shown >= 2 else 'its '}"
+                f"{shown} GPU{'s' if shown >= 2 else ''} on PCI bus 00: where a hypervisor's "
+                "virtual PCI bus puts a passed-through GPU; in a physical server a GPU sits "
+                "behind a root port, on bus 01 or higher.",
+                f"节点 {node} 的 {where_zh} 显示{'全部 ' if shown >= 2 else ''}{shown} 块 GPU "
+                "位于 PCI 00 号总线："
+                "这是虚拟化层的虚拟 PCI 总线放置直通 GPU 的位置；物理服务器的 GPU 位于根端口"
+                "之下，总线号为 01 或更高。",
+            )
+        ]
+    return []
+
+
 def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Signal]:
     """Every bare-metal / virtualisation signal in the evidence, node by node, stable order."""
     signals: list[Signal] = []
@@ -560,7 +637,7 @@ def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Si
             signals.extend(_lspci_signals(ev))
         for ev in of_kind(evs, "virt"):
             signals.extend(_virt_signals(ev))
-        for ev in of_kind(evs, "nvidia_smi", "nvidia_smi_query"):
+        for ev in of_kind(evs, *_NVIDIA_SMI_KINDS):
             signals.extend(_gpu_mode_signals(ev))
         for ev in of_kind(evs, "ibstat"):
             signals.extend(_ibstat_signals(ev))
@@ -568,6 +645,7 @@ def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Si
             signals.extend(_topo_signals(ev))
         for ev in of_kind(evs, "nccl_tests"):
             signals.extend(_nccl_signals(ev))
+        signals.extend(_root_bus_signals(of_kind(evs, *_NVIDIA_SMI_KINDS, "nccl_tests")))
     return [_oracle_server_correction(s, evidence) for s in signals]
 
 
@@ -688,7 +766,7 @@ def _node_forms(evs: Sequence[NodeEvidence]) -> set[str]:
     forms: set[str] = set()
     for ev in evs:
         m = ev.metrics
-        if ev.kind in ("nvidia_smi", "nvidia_smi_query"):
+        if ev.kind in _NVIDIA_SMI_KINDS:
             names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
             modes = {
                 str(v).strip().lower().replace("-", "").replace(" ", "")

@@ -51,14 +51,15 @@ TABLE = [
         "virtualised",
         frozenset({("cpu_hypervisor_flag", "virtual"), ("dmi_product", "virtual")}),
         "GCP A100 VM: 'hypervisor' CPU flag with vendor KVM (0.9) and DMI product 'Google "
-        "Compute Engine' (0.9); nothing physical",
+        "Compute Engine' (0.5); nothing physical",
     ),
     Row(
         (GCP_DMI,),
         VM,
-        "virtualised",
+        "uncertain",
         frozenset({("dmi_product", "virtual")}),
-        "the same VM's DMI alone: a cloud's product string is near-proof (0.9)",
+        "the same VM's DMI alone: GCE bare-metal machines print 'Google Compute Engine' too "
+        "(systemd/systemd#38125), so the product counts 0.5, below a verdict",
     ),
     Row(
         ("lspci/fabric-testbed-kvm-vm-440fx-virtio-cx6-vf.txt",),
@@ -177,6 +178,31 @@ TABLE = [
         "b1:00.1), which a VM never sees; the PFs are a soft physical sign (0.2)",
     ),
     Row(
+        ("nccl_tests/azure-nhc-h200-vm-8gpu-bus00-16g-allreduce.txt",),
+        VM,
+        "virtualised",
+        frozenset({("gpu_root_bus", "virtual")}),
+        "Azure H200 VM: the nccl-tests device list prints '[0x00]' for all 8 GPUs; a physical "
+        "server puts each GPU behind a root port (bus 01 or higher), Hyper-V's vPCI on bus 00 "
+        "(0.8)",
+    ),
+    Row(
+        ("cpu_info/kvm-vagrant-vm-lscpu-hypervisor-flag-wrapped-mid-word.txt",),
+        VM,
+        "virtualised",
+        frozenset({("cpu_hypervisor_flag", "virtual")}),
+        "KVM guest: lscpu wraps the Flags column mid-word ('h' / 'ypervisor'); the flag and "
+        "'Hypervisor vendor: KVM' are still read (0.9)",
+    ),
+    Row(
+        ("cpu_info/aws-c7a-metal-48xl-baremetal-lscpu-192cpu-flags-cut.txt",),
+        PHYSICAL,
+        "uncertain",
+        frozenset({("cpu_hypervisor_flag", "bare_metal")}),
+        "AWS c7a.metal-48xl: no hypervisor flag among 192 CPUs (0.3), a soft sign alone (a "
+        "hypervisor can hide the CPUID bit)",
+    ),
+    Row(
         ("dmi/dgx1-v100-physical-dmidecode-t1.txt",),
         PHYSICAL,
         "uncertain",
@@ -225,3 +251,28 @@ def test_physical_hosts_stay_unaccused_next_to_each_weak_virtual_signal() -> Non
     for row in (r for r in TABLE if r.truth == PHYSICAL):
         verdict = verify_bare_metal(CLAIMS, _evidence(row.samples) + efa)
         assert verdict.verdict != "virtualised", (row.samples, verdict.explanation_en)
+
+
+def test_gpu_on_root_bus_read_from_nvidia_smi_bus_ids() -> None:
+    # nvidia-smi's bus ids: an EC2 A10G VM's one GPU at 00000000:00:1E.0 (bus 00) is a weak
+    # sign alone (0.5); a DGX A100's eight GPUs (buses 07..BD) and a GB10 at
+    # 0000000F:01:00.0 (bus 01 of domain 000F) give none.
+    vm = _evidence(("nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt",))
+    root = [s for s in verify_bare_metal(CLAIMS, vm).signals if s.name == "gpu_root_bus"]
+    assert [(s.points_to, s.weight) for s in root] == [("virtual", 0.5)]
+    for path in (
+        "nvidia_smi/dgx-a100-8gpu-driver450-mig-pending.txt",
+        "nvidia_smi/dgx-spark-gb10-driver580-memory-not-supported.txt",
+    ):
+        signals = verify_bare_metal(CLAIMS, _evidence((path,))).signals
+        assert "gpu_root_bus" not in {s.name for s in signals}, path
+
+
+def test_nvidia_smi_xml_is_read_like_nvidia_smi_q() -> None:
+    # `nvidia-smi -q -x` carries the same virtualisation mode and bus ids as `-q`: an A100 with
+    # "<virtualization_mode>None</virtualization_mode>" gives the same soft physical sign.
+    ev = _evidence(("nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt",))
+    signals = {(s.name, s.points_to, s.weight) for s in verify_bare_metal(CLAIMS, ev).signals}
+    assert ("gpu_virtualization_mode", "bare_metal", 0.3) in signals
+    assert ("mig_mode", "context", 0.0) in signals
+    assert not any(name == "gpu_root_bus" for name, _, _ in signals)  # bus 01

@@ -140,3 +140,18 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     start = time.perf_counter()
     assert cpu_info.parse(text).metrics["logical_cpus"] == 8000
     assert time.perf_counter() - start < 30
+
+
+def test_cloud_bare_metal_and_vms_with_wrapped_flags(sample):
+    metal = cpu_info.parse(
+        sample("cpu_info/aws-c7a-metal-48xl-baremetal-lscpu-192cpu-flags-cut.txt")
+    )
+    assert (metal.metrics["logical_cpus"], metal.metrics["hypervisor"]) == (192, False)
+    vm = cpu_info.parse(
+        sample("cpu_info/kvm-vagrant-vm-lscpu-hypervisor-flag-wrapped-mid-word.txt")
+    )
+    assert (vm.metrics["logical_cpus"], vm.metrics["hypervisor"]) == (2, True)
+    assert vm.metrics["hypervisor_vendor"] == "KVM"
+    ec2 = cpu_info.parse(sample("cpu_info/aws-ec2-vm-lscpu-epyc7r32-flags-cut-no-vendor-line.txt"))
+    assert (ec2.metrics["logical_cpus"], ec2.metrics["hypervisor"]) == (4, True)
+    assert ec2.metrics["hypervisor_vendor"] is None

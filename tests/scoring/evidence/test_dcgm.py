@@ -137,6 +137,7 @@ def test_level_one_with_only_deployment_checks_is_a_pass():
         "|-----  Deployment  --------+------------------------------------------------|\n"
         "| Denylist                  | Pass                                           |\n"
         "| NVML Library              | Pass                                           |\n"
+        "+---------------------------+------------------------------------------------+\n"
     )
     m = dcgm.parse(text).metrics
     assert (m["overall"], m["level"]) == ("pass", 1)
@@ -194,3 +195,24 @@ def test_r3_targeted_power_fails_on_one_gpu_with_info_rows(sample):
         "of 224.2 for GPU 1 Verify that the clock speeds and GPU utilization are high."
     ]
     assert m["errors"] == []
+
+
+def test_table_cut_before_its_closing_border_is_incomplete_not_pass(sample):
+    # Only the Deployment rows survive the cut (all Pass); the failures the thread reports are
+    # below it. A cut table proves no pass.
+    result = dcgm.parse(sample("dcgm_diag/dcgm-3.3.1-r2-table-cut-after-deployment-rows.txt"))
+    m = result.metrics
+    assert m["overall"] == "incomplete"
+    assert m["level"] == 2
+    assert (m["dcgm_version"], m["driver_version"]) == ("3.3.1", "535.129.03")
+    assert m["gpu_device_ids"] == ["1eb8"]
+    assert len(m["passed_tests"]) == 8 and m["failed_tests"] == []
+    assert any("closing border" in w for w in result.warnings)
+
+
+def test_closed_table_keeps_its_pass(sample):
+    text = sample("dcgm_diag/meta-gcm-dcgm2-r4-all-pass-blacklist.txt")
+    assert dcgm.parse(text).metrics["overall"] == "pass"
+    # The same table with its last rows and border cut off: incomplete.
+    cut = "\n".join(text.splitlines()[:-3])
+    assert dcgm.parse(cut).metrics["overall"] == "incomplete"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -376,3 +377,62 @@ def test_every_result_wrong_with_counts_in_g_format(sample):
     assert "nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
     facts = {f.metric for f in result.facts}
     assert "peak_busbw_gbyte_s" in facts
+
+
+def test_device_list_bus_numbers_counted_and_root_bus_ranks(sample):
+    # An Azure H200 VM: every GPU of the device list printed at "[0x00]" (bus 00).
+    m = nccl.parse(sample("nccl_tests/azure-nhc-h200-vm-8gpu-bus00-16g-allreduce.txt")).metrics
+    assert m["ranks"] == 8
+    assert m["gpu_names"] == ["NVIDIA H200"]
+    assert m["peak_busbw_gbyte_s"] == 480.26
+    assert m["avg_busbw_gbyte_s"] == 480.11
+    assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (8, 8)
+    # A physical OCI H100 pair: buses shown, none on bus 00.
+    m = nccl.parse(sample("nccl_tests/oci-h100-2node-roce-nccl2215.txt")).metrics
+    assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (16, 0)
+
+
+def test_device_bus_in_domain_bus_device_form():
+    # Newer builds print "[domain:bus:device]"; only the bus decides.
+    lines = [
+        "#  Rank  0 Group  0 Pid  11 on h device  0 [0002:00:01] NVIDIA H100 80GB HBM3",
+        "#  Rank  1 Group  0 Pid  12 on h device  1 [000f:01:00] NVIDIA GB10",
+        "#  Rank  2 Group  0 Pid  13 on h device  2 [garbage] NVIDIA H100 80GB HBM3",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong",
+        "        8192          2048     float     sum      -1    35.15    0.23    0.35       0"
+        "    30.33    0.27    0.40       0",
+    ]
+    m = nccl.parse("\n".join(lines)).metrics
+    assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (2, 1)
+
+
+def test_version_banner_with_git_revision_and_domain_bus_device(sample):
+    # nccl-tests 2.20 prints the git revision between the version and the NCCL codes, and the
+    # device's PCI address as domain:bus:device; two GB10 hosts, cut after four rows.
+    result = nccl.parse(sample("nccl_tests/dgx-spark-2x-gb10-v2.20.0-git-rev-banner-cut.txt"))
+    m = result.metrics
+    assert m["nccl_tests_version"] == "2.20.0"
+    assert m["nccl_version"] == "2.31.2"  # nccl-library=23102
+    assert m["collective"] == "all_reduce"
+    assert (m["ranks"], m["hosts"]) == (2, ["spark-d708", "spark-dbf4"])
+    assert m["gpu_names"] == ["NVIDIA GB10"]
+    assert (m["bus_ids_shown"], m["root_bus_ranks"]) == (2, 0)
+    assert m["peak_busbw_gbyte_s"] == 1.01
+    assert m["max_size_bytes"] == 65536
+
+
+_NCCL_SAMPLES = sorted(
+    p.name for p in (Path(__file__).parent / "samples" / "nccl_tests").iterdir() if p.is_file()
+)
+
+
+@pytest.mark.parametrize("name", _NCCL_SAMPLES)
+def test_log_pasted_indented_reads_the_same(sample, name):
+    # Logs quoted in a list item or a YAML block keep blanks before mpirun's "[1,0]<stdout>:"
+    # tag (seen in driver-release notes); every real sample indented reads the same figures.
+    text = sample(f"nccl_tests/{name}")
+    indented = "\n".join("        " + line for line in text.splitlines())
+    plain, shifted = nccl.parse(text).metrics, nccl.parse(indented).metrics
+    for key in ("peak_busbw_gbyte_s", "ranks", "row_count", "collective", "hosts"):
+        assert shifted[key] == plain[key], key

@@ -186,3 +186,20 @@ def test_lgip_with_a_media_extension_profile(sample: Callable[[str], str]) -> No
     me = m["profiles"][1]
     assert (me["profile_id"], me["free"], me["total"], me["memory_gib"]) == (20, 1, 1, 10.62)
     assert m["profiles"][-1]["sm"] == 132
+
+
+def test_lgip_blackwell_profiles_with_media_and_graphics_suffixes(sample):
+    b200 = nvidia_smi_mig.parse(sample("nvidia_smi_mig/b200-lgip-1g23gb-me-1g45gb-2g45gb-cut.txt"))
+    assert [(p["profile"], p["profile_id"], p["total"]) for p in b200.metrics["profiles"]] == [
+        ("1g.23gb", 19, 7),
+        ("1g.23gb+me", 20, 1),
+        ("1g.45gb", 15, 4),
+        ("2g.45gb", 14, 3),
+    ]
+    wide = nvidia_smi_mig.parse(
+        sample("nvidia_smi_mig/rtxpro6000-blackwell-lgip-wide-gfx-me-cut.txt")
+    )
+    profiles = {p["profile"]: p for p in wide.metrics["profiles"]}
+    assert profiles["1g.24gb+gfx"]["profile_id"] == 47
+    assert profiles["1g.24gb"]["memory_gib"] == 23.12
+    assert profiles["1g.24gb"]["sm"] == 46

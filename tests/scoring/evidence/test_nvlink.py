@@ -131,3 +131,19 @@ def test_a_gpu_whose_links_are_all_inactive(sample):
     }
     assert m["gpus"]["0"]["all_links_inactive"] is False
     assert result.warnings == ("GPU 2: NVML reports all its NVLink links inactive",)
+
+
+def test_gpu_list_cut_by_a_marker_has_unknown_links_not_few(sample):
+    # GB200: GPU 0 shows its 18 links; GPU 1's list stops at "..." after two: unknown, so no
+    # GPU reads as having links down; the -info block after it adds no link lines.
+    result = nvlink.parse(sample("nvidia_smi_nvlink/gb200-nvlink-s-18x53-cut-then-nvlink-info.txt"))
+    m = result.metrics
+    assert m["gpu_count"] == 2
+    assert m["links_per_gpu"] == 18
+    assert m["link_gbyte_s"] == 53.125
+    assert m["gpus"]["0"]["active_links"] == 18
+    assert m["gpus"]["1"]["active_links"] is None
+    assert m["gpus"]["1"]["name"] == "NVIDIA GB200"
+    assert not any("fewer active links" in w for w in result.warnings)
+    active = [f for f in result.facts if f.metric == "nvlink_active_links"]
+    assert [(f.value, f.details["gpu"]) for f in active] == [(18.0, "0")]

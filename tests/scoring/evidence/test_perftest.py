@@ -302,3 +302,18 @@ def test_rdma_cm_off_and_a_traffic_class(sample: Callable[[str], str]) -> None:
     )
     m = perftest.parse(text).metrics
     assert (m["rdma_cm"], m["tos"], m["qps"], m["bw_avg_gbit_s"]) == (True, 41, 4, 91.87)
+
+
+def test_post_list_test_with_unmeasured_peak(sample):
+    m = perftest.parse(sample("perftest/ib_write_bw-post-list-8b-gbits-peak-zero-tabs.txt")).metrics
+    assert m["test_type"] == "bandwidth"
+    assert m["bw_avg_gbit_s"] == 0.48
+    assert m["bw_peak_gbit_s"] is None
+
+
+def test_read_sweep_without_separators_cut_mid_table(sample):
+    result = perftest.parse(sample("perftest/ib_read_bw-a-mbps-no-separators-iterations-cut.txt"))
+    assert result.metrics["link_type"] == "IB"
+    # 310.05 MB/sec at 128 bytes, the last row kept; perftest's MB is 2^20 bytes.
+    assert result.metrics["bw_avg_gbit_s"] == pytest.approx(310.05 * 2**20 * 8 / 1e9, abs=1e-5)
+    assert any("no closing line" in w for w in result.warnings)

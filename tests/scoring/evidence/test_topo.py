@@ -224,3 +224,28 @@ def test_fused_cells_split_only_into_connection_codes():
     m = topo.parse(header + rows).metrics
     assert m["matrix"]["GPU0"] == {"GPU0": "X", "GPU1": "NV8", "NIC0": "PXB", "NIC1": "SYS"}
     assert m["gpu_affinity"]["GPU0"]["cpu_affinity"] == "0-7"
+
+
+def test_tab_separated_spaced_self_cells_and_empty_nic_affinity(sample):
+    m = topo.parse(
+        sample("nvidia_smi_topo/hgx-h100-nv18-10nic-tabs-spaced-x-nic-rows-cut.txt")
+    ).metrics
+    assert (m["gpu_count"], m["nic_count"], m["nvlink_pairs"]) == (8, 10, 28)
+    assert m["full_nvlink_mesh"] is True
+    assert m["gpu_pair_links"] == {"NV18": 28}
+    assert m["numa_nodes"] == ["0", "1"]
+    assert m["gpu_affinity"]["GPU4"] == {
+        "cpu_affinity": "56-111,168-223",
+        "numa_affinity": "1",
+        "gpu_numa_id": None,
+    }
+    assert m["gpus_with_local_nic"] == 8
+    assert m["gpu_nic_affinity"]["GPU3"] == {"link": "PIX", "nics": ["NIC5"]}
+
+
+def test_four_gpus_four_numa_nodes(sample):
+    m = topo.parse(sample("nvidia_smi_topo/h100-4gpu-nv6-4numa-nic-pix-legend.txt")).metrics
+    assert (m["gpu_count"], m["nic_count"], m["nvlink_pairs"]) == (4, 4, 6)
+    assert m["nvlink_min_links"] == m["nvlink_max_links"] == 6
+    assert m["numa_nodes"] == ["1", "3", "5", "7"]
+    assert m["gpu_affinity"]["GPU0"]["cpu_affinity"] == "6,14,22,30"
