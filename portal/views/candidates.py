@@ -3,6 +3,7 @@ and the evidence of one candidate."""
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -351,6 +352,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
         "failed": status == 422,
         "conflicted": status == 409,
+        "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
     }
     return render(request, "portal/questionnaire.html", context, status=status)
 
