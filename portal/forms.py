@@ -1,5 +1,8 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
+import hashlib
+import json
+
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -19,6 +22,39 @@ from .services.answers import AnswerDraft, answer_version
 
 # As the API's answer serializer: a claim or a note longer than this is refused, not cut.
 ANSWER_TEXT_MAX = 10_000
+
+
+def values_version(values) -> str:
+    """A digest of what a page form loaded (any JSON-able values): the version it carries in
+    its ``loaded_version`` field so that a save over someone else's newer save is refused."""
+    text = json.dumps(values, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def loaded_version_field() -> forms.CharField:
+    return forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
+def refuse_stale(form: forms.Form, current: str, theirs: str = "") -> bool:
+    """True when ``form`` was loaded at another version than ``current`` (someone saved since):
+    the form gets an error naming what is stored now (``theirs``) and carries ``current``, so
+    that saving it again is a choice made with both in view. A post without a version (a
+    script) is not checked."""
+    name = form.add_prefix("loaded_version")
+    sent = form.data.get(name)
+    if not sent or sent == current:
+        return False
+    message = _(
+        "Someone saved this form after you opened it, so nothing was saved. Your input is "
+        "kept below: save again to replace theirs, or reload the page to see it."
+    )
+    if theirs:
+        stored = _("Stored now: %(values)s") % {"values": theirs}
+        message = f"{message} {stored}"
+    form.add_error(None, message)
+    form.data = form.data.copy()
+    form.data[name] = current
+    return True
 
 
 class VendorForm(forms.ModelForm):
