@@ -304,3 +304,26 @@ def test_an_api_put_over_an_answer_changed_since_it_was_read_is_a_409(demo_procu
     )
     assert response.status_code == 200
     assert response.json()["claim"] == "Mine" and response.json()["version"] != body["version"]
+
+
+def test_a_review_of_a_claim_changed_since_the_page_loaded_is_refused(client, demo):
+    from portal.models import AnswerReview
+
+    assert client.login(username="engineer", password="measure-gpus-2026")
+    url = reverse("candidate-review", args=[1, 1])
+    page = client.get(url).content.decode()
+    answer = Answer.objects.get(candidate_id=1, item__key="compliance")
+    form = page.split(f'name="item" value="{answer.item.number}"', 1)[1].split("</form>", 1)[0]
+    loaded = re.search(r'name="loaded_version" value="([^"]+)"', form).group(1)
+    Answer.objects.filter(pk=answer.pk).update(claim="MLPS level 2 only")
+    data = {
+        "item": answer.item.number,
+        "verdict": "verified",
+        "note": "Certificate p.1",
+        "loaded_version": loaded,
+    }
+    response = client.post(url, data)
+    text = html.unescape(response.content.decode())
+    assert response.status_code != 302 and STALE in text and "MLPS level 2 only" in text
+    assert "Certificate p.1" in text  # the note typed is still there
+    assert not AnswerReview.objects.filter(answer=answer).exists()
