@@ -337,6 +337,8 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
 
     def clean(self):
         data = super().clean()
+        # Not a requirement: cleaned_data goes to evaluation_create as the model's fields.
+        data.pop("loaded_version", None)
         if self.instance.pk:
             refuse_stale(self, self.stored_version)
         return data
