@@ -1,5 +1,8 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
+import hashlib
+import json
+
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -15,7 +18,43 @@ from .models import (
     OfferingPrice,
     Vendor,
 )
-from .services.answers import AnswerDraft
+from .services.answers import AnswerDraft, answer_version
+
+# As the API's answer serializer: a claim or a note longer than this is refused, not cut.
+ANSWER_TEXT_MAX = 10_000
+
+
+def values_version(values) -> str:
+    """A digest of what a page form loaded (any JSON-able values): the version it carries in
+    its ``loaded_version`` field so that a save over someone else's newer save is refused."""
+    text = json.dumps(values, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def loaded_version_field() -> forms.CharField:
+    return forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+
+
+def refuse_stale(form: forms.Form, current: str, theirs: str = "") -> bool:
+    """True when ``form`` was loaded at another version than ``current`` (someone saved since):
+    the form gets an error naming what is stored now (``theirs``) and carries ``current``, so
+    that saving it again is a choice made with both in view. A post without a version (a
+    script) is not checked."""
+    name = form.add_prefix("loaded_version")
+    sent = form.data.get(name)
+    if not sent or sent == current:
+        return False
+    message = _(
+        "Someone saved this form after you opened it, so nothing was saved. Your input is "
+        "kept below: save again to replace theirs, or reload the page to see it."
+    )
+    if theirs:
+        stored = _("Stored now: %(values)s") % {"values": theirs}
+        message = f"{message} {stored}"
+    form.add_error(None, message)
+    form.data = form.data.copy()
+    form.data[name] = current
+    return True
 
 
 class VendorForm(forms.ModelForm):
@@ -146,11 +185,20 @@ class AnswerForm(forms.Form):
     the user replaces it; a field missing from the submitted data keeps its stored value."""
 
     claim = forms.CharField(
-        label=_("Claim"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label=_("Claim"),
+        required=False,
+        max_length=ANSWER_TEXT_MAX,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
     notes = forms.CharField(
-        label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+        label=_("Notes"),
+        required=False,
+        max_length=ANSWER_TEXT_MAX,
+        widget=forms.Textarea(attrs={"rows": 2}),
     )
+    # The item's version as the page loaded it (services.answers.answer_version): a save over
+    # a newer answer is refused for this item instead of overwriting it.
+    version = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
     attachment = forms.FileField(
         label=_("Attach a document"),
         required=False,
@@ -160,6 +208,7 @@ class AnswerForm(forms.Form):
     def __init__(self, *args, item: ChecklistItem, answer: Answer | None = None, **kwargs):
         self.item = item
         self.answer = answer
+        self.conflict: dict | None = None
         self.legacy = legacy_claim(item, answer)
         kwargs.setdefault("initial", self._initial())
         super().__init__(*args, prefix=f"item-{item.number}", **kwargs)
@@ -177,7 +226,9 @@ class AnswerForm(forms.Form):
                     ],
                     attrs={"class": "legacy"},
                 )
-            self.fields["claim"] = forms.CharField(label=_("Claim"), required=False, widget=widget)
+            self.fields["claim"] = forms.CharField(
+                label=_("Claim"), required=False, max_length=ANSWER_TEXT_MAX, widget=widget
+            )
         elif self.typed is not None:
             self.fields["claim"] = self.typed
         help_text = item.help_zh if _is_zh() else item.help_en
@@ -187,9 +238,27 @@ class AnswerForm(forms.Form):
     def _initial(self) -> dict:
         answer = self.answer
         if answer is None:
-            return {}
+            return {"version": answer_version(None)}
         claim = answer.value if answer.value not in (None, "") else answer.claim
-        return {"claim": claim, "notes": answer.notes}
+        return {"claim": claim, "notes": answer.notes, "version": answer_version(answer)}
+
+    def initial_inputs(self) -> dict[str, str]:
+        """The stored answer as this form's inputs would show it (input name -> value)."""
+        initial = self._initial()
+        claim = initial.get("claim")
+        return {
+            self.add_prefix("claim"): "" if claim is None else str(claim),
+            self.add_prefix("notes"): initial.get("notes") or "",
+            self.add_prefix("version"): initial["version"],
+        }
+
+    def rebase(self, answer: Answer | None, version: str) -> None:
+        """After a conflict: the page shows the newer stored ``answer`` beside the input kept
+        as typed, and carries ``version`` so that saving again is the user's choice to replace
+        it."""
+        self.conflict = {"answer": answer, "claim": AnswerForm(item=self.item, answer=answer)}
+        self.data = self.data.copy()
+        self.data[self.add_prefix("version")] = version
 
     def display_claim(self) -> str:
         """The stored claim as a reader sees it: a choice's label, else the text."""
@@ -230,6 +299,7 @@ class AnswerForm(forms.Form):
             value=value,
             notes=notes,
             attachment=data.get("attachment") or None,
+            base_version=data.get("version") or None,
         )
 
     def _claim_and_value(self, claim) -> tuple[str, object]:

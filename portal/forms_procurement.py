@@ -6,10 +6,20 @@ from collections.abc import Iterable, Mapping
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
-from .forms import OFFERING_FIELDS, CandidateForm, OfferingForm, OfferingPriceForm, VendorForm
+from .forms import (
+    OFFERING_FIELDS,
+    CandidateForm,
+    OfferingForm,
+    OfferingPriceForm,
+    VendorForm,
+    loaded_version_field,
+    refuse_stale,
+    values_version,
+)
 from .models import (
     REQUIREMENT_FIELDS,
     BillingModel,
@@ -288,9 +298,16 @@ def add_service_error(
         form.add_error(name if name in form.fields else None, errors)
 
 
+DESCRIPTION_MAX = 20_000
+
+
 class EvaluationEditForm(PageFormMixin, forms.ModelForm):
     """An evaluation's requirements; editing also moves it between draft and open (a decision
     is recorded on its own page)."""
+
+    # The requirements as the page loaded them: a save over someone else's newer save is
+    # refused with the input kept (forms.refuse_stale).
+    loaded_version = loaded_version_field()
 
     class Meta:
         model = Evaluation
@@ -298,6 +315,16 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
 
     def __init__(self, *args, with_status: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        self.stored_version = values_version(
+            [getattr(self.instance, name) for name in (*REQUIREMENT_FIELDS, "status")]
+        )
+        self.fields["loaded_version"].initial = self.stored_version
+        # A text field of the model has no length of its own: refused past this, never stored.
+        description = self.fields["description"]
+        description.max_length = DESCRIPTION_MAX
+        description.validators.append(MaxLengthValidator(DESCRIPTION_MAX))
+        description.widget.attrs["maxlength"] = str(DESCRIPTION_MAX)
         if with_status:
             self.fields["status"] = forms.ChoiceField(
                 label=_("Status"),
@@ -307,6 +334,14 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
                 ],
                 initial=self.instance.status,
             )
+
+    def clean(self):
+        data = super().clean()
+        # Not a requirement: cleaned_data goes to evaluation_create as the model's fields.
+        data.pop("loaded_version", None)
+        if self.instance.pk:
+            refuse_stale(self, self.stored_version)
+        return data
 
 
 class MemberAddForm(PageFormMixin, forms.Form):

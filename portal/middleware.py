@@ -1,13 +1,16 @@
 """Middleware: a database outage is a clear 503, not a 500; a write refused because the
-evaluation is decided is a 409 page."""
+evaluation is decided is a 409 page; a page's script asking for JSON whose session ended (or
+whose CSRF token is stale) gets a JSON 401/403 it can read instead of the login page."""
 
 import contextlib
 import logging
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import render, resolve_url
 from django.utils.translation import gettext as _
+from django.views.csrf import csrf_failure as django_csrf_failure
 
 from .services.errors import EvaluationDecided
 
@@ -74,3 +77,52 @@ class EvaluationDecidedMiddleware:
                 status=409,
             )
         return None
+
+
+def _script_wants_json(request) -> bool:
+    """A page's own fetch asking for JSON (the API answers for itself)."""
+    return not request.path.startswith("/api/") and "application/json" in request.headers.get(
+        "Accept", ""
+    )
+
+
+def session_ended_message() -> str:
+    return _("Your session ended: sign in in another tab, then press Save again.")
+
+
+class JsonSessionEndedMiddleware:
+    """A fetch asking for JSON that login_required would send to the login page gets a JSON
+    401 instead: following the redirect hands the script an HTML page it cannot read, and the
+    user would think the input is lost."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code == 302 and _script_wants_json(request):
+            login = resolve_url(settings.LOGIN_URL)
+            if response.get("Location", "").split("?", 1)[0] == login:
+                return JsonResponse(
+                    {"detail": session_ended_message(), "code": "session_ended"}, status=401
+                )
+        return response
+
+
+def csrf_failure(request, reason: str = ""):
+    """CSRF_FAILURE_VIEW: JSON for a page's fetch (signed out: 401, as the session ended;
+    signed in with a stale token: 403), Django's page otherwise."""
+    if not _script_wants_json(request):
+        return django_csrf_failure(request, reason=reason)
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return JsonResponse(
+            {"detail": session_ended_message(), "code": "session_ended"}, status=401
+        )
+    return JsonResponse(
+        {
+            "detail": _("The page's security token is out of date: press Save again."),
+            "code": "csrf_failed",
+        },
+        status=403,
+    )

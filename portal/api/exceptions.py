@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
-from ..services.errors import EvaluationDecided
+from ..services.errors import AnswerChanged, EvaluationDecided
 
 NON_FIELD = "non_field_errors"
 
@@ -37,6 +37,8 @@ def validation_detail(exc: DjangoValidationError) -> dict[str, list[str]]:
 def _translate(exc: Exception) -> Exception:
     if isinstance(exc, EvaluationDecided):
         return Conflict(exc.messages[0])
+    if isinstance(exc, AnswerChanged):
+        return Conflict({"detail": exc.messages[0], "version": exc.version})
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(validation_detail(exc))
     if isinstance(exc, ProtectedError | RestrictedError):

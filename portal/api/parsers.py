@@ -1,6 +1,8 @@
-"""The API's JSON parser with limits: body size and nesting depth (a 400, never a 500)."""
+"""The API's JSON parser with limits: body size and nesting depth, no duplicate keys and no
+number beyond a float (a 400, never a 500)."""
 
 import json
+import math
 
 from django.conf import settings
 from django.utils.translation import gettext as _
@@ -49,7 +51,12 @@ class LimitedJSONParser(JSONParser):
         max_depth = settings.API_JSON_MAX_DEPTH
         too_deep = _("The JSON body is nested deeper than %(depth)s levels.") % {"depth": max_depth}
         try:
-            data = json.loads(raw.decode(encoding), parse_constant=_no_constant)
+            data = json.loads(
+                raw.decode(encoding),
+                parse_constant=_no_constant,
+                parse_float=_finite_float,
+                object_pairs_hook=_unique_keys,
+            )
         except RecursionError:
             raise ParseError(too_deep) from None
         except (ValueError, UnicodeDecodeError) as exc:
@@ -62,3 +69,21 @@ class LimitedJSONParser(JSONParser):
 def _no_constant(name: str):
     # NaN and Infinity are not JSON: DRF's own parser refuses them too (strict mode).
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    # 1e400 would silently become Infinity, which no field can store.
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large a number")
+    return value
+
+
+def _unique_keys(pairs: list) -> dict:
+    # {"a": 1, "a": 2} is valid JSON that means two things: refuse it instead of keeping one.
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"duplicate key {key[:100]!r}")
+        out[key] = value
+    return out

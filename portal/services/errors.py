@@ -28,3 +28,19 @@ def ensure_not_decided(evaluation) -> None:
     status = Evaluation.objects.filter(pk=evaluation.pk).values_list("status", flat=True).first()
     if status == EvaluationStatus.DECIDED or evaluation.status == EvaluationStatus.DECIDED:
         raise EvaluationDecided()
+
+
+class AnswerChanged(ValidationError):
+    """The answer changed since the writer read it (its version is not the one the writer
+    named): nothing is written; the API answers 409 with the version now stored."""
+
+    def __init__(self, version: str):
+        self.version = version
+        super().__init__(
+            _(
+                "This answer changed since you read it: read it again (its version is now "
+                "%(version)s), then send your change with that version."
+            )
+            % {"version": version},
+            code="answer_changed",
+        )

@@ -32,7 +32,7 @@ from ..models import (
     UploadToken,
     VerificationStatus,
 )
-from .errors import ensure_not_decided
+from .errors import AnswerChanged, ensure_not_decided
 from .evidence import evidence_reimport
 from .notifications import notify_decision_recorded
 from .scores import candidate_refresh, evaluation_rescore
@@ -217,12 +217,24 @@ def answer_save(
     claim: str = "",
     value: Any = None,
     notes: str = "",
+    expected_version: str | None = None,
 ) -> Answer:
-    """Save one questionnaire answer (a draft may be partial) and re-verify the candidate."""
+    """Save one questionnaire answer (a draft may be partial) and re-verify the candidate.
+
+    With ``expected_version`` (services.answers.answer_version of the answer as the writer read
+    it), an answer changed since is not overwritten: AnswerChanged."""
+    from .answers import answer_version
+
     _not_decided(candidate.evaluation)
+    # One writer per candidate at a time, as answers_save: the version cannot move meanwhile.
+    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
     answer = Answer.objects.filter(candidate=candidate, item=item).first() or Answer(
         candidate=candidate, item=item
     )
+    if expected_version is not None:
+        stored = answer_version(answer if answer.pk else None)
+        if stored != expected_version:
+            raise AnswerChanged(stored)
     answer.claim = claim.strip()
     answer.value = value
     answer.notes = notes

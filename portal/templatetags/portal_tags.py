@@ -35,7 +35,8 @@ def pct(value, digits: int = 0):
 
 @register.filter
 def num(value, digits: int = 1):
-    if value is None:
+    # "": a missing attribute in the template (a portfolio with no feasible plan has no totals).
+    if value is None or value == "":
         return "—"
     return f"{float(value):,.{int(digits)}f}"
 

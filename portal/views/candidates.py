@@ -3,6 +3,7 @@ and the evidence of one candidate."""
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -17,6 +18,8 @@ from django.http import (
 )
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -33,7 +36,7 @@ from ..models import (
     VerificationStatus,
 )
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
-from ..services.answers import answers_save
+from ..services.answers import AnswersSaved, answers_save
 from ..services.catalogue import (
     candidate_offering_adopt,
     candidate_offering_keep,
@@ -236,20 +239,77 @@ def _errors(forms_: list[AnswerForm]) -> dict[str, list[str]]:
     return errors
 
 
-def _save(request, candidate, forms_: list[AnswerForm]) -> bool:
-    """Validate every item, then save them all or none; messages land on the forms."""
+def _save(request, candidate, forms_: list[AnswerForm]) -> AnswersSaved | None:
+    """Validate every item, then save them (None: nothing saved, messages land on the forms).
+    An item changed by someone else since the page loaded is refused: its form keeps the
+    input as typed and shows the newer answer beside it."""
     if not all([form.is_valid() for form in forms_]):
-        return False
+        return None
     try:
-        answers_save(candidate=candidate, drafts=[f.draft() for f in forms_], by=request.user)
+        result = answers_save(
+            candidate=candidate, drafts=[f.draft() for f in forms_], by=request.user
+        )
     except ValidationError as exc:
         errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
         # Which item's attachment was refused is not known here: the first one with a file.
         target = next((f for f in forms_ if f.cleaned_data.get("attachment")), forms_[0])
         for field, messages_ in errors.items():
             target.add_error(field if field in target.fields else None, messages_)
-        return False
-    return True
+        return None
+    by_item = {f.item.pk: f for f in forms_}
+    for conflict in result.conflicts:
+        by_item[conflict.draft.item.pk].rebase(conflict.current, conflict.version)
+    return result
+
+
+def _conflict_message(answer) -> str:
+    if answer is None:
+        return _(
+            "This item was cleared after you opened the page. Nothing of yours was saved "
+            "for it: keep yours or take the stored one."
+        )
+    who = answer.updated_by.username if answer.updated_by else _("someone")
+    when = date_format(timezone.localtime(answer.updated_at), "SHORT_DATETIME_FORMAT")
+    return _(
+        "%(who)s changed this item at %(when)s, after you opened the page. Nothing of yours "
+        "was saved for it: keep yours or take theirs."
+    ) % {"who": who, "when": when}
+
+
+def _outcome(candidate, forms_: list[AnswerForm], result: AnswersSaved | None) -> dict:
+    """The autosave's answer: what was saved, each item's version now, the items someone else
+    changed (``refreshed``: the page shows the stored inputs; ``conflicts``: both sides)."""
+    out = {
+        "saved": result is not None and not result.conflicts,
+        "answered": _progress(candidate),
+        "total": len(forms_),
+        "errors": _errors(forms_),
+        "versions": {},
+        "refreshed": {},
+        "conflicts": {},
+    }
+    if result is None:
+        return out
+    conflicts = {c.draft.item.pk: c for c in result.conflicts}
+    stored = {}
+    if result.refreshed or conflicts:
+        stored = {f.item.pk: f for f in questionnaire_forms(candidate)}
+    for form in forms_:
+        pk = form.item.pk
+        if pk in conflicts:
+            theirs = stored[pk]
+            out["conflicts"][form.prefix] = {
+                "message": _conflict_message(conflicts[pk].current),
+                "claim": theirs.display_claim(),
+                "notes": theirs.answer.notes if theirs.answer else "",
+                "inputs": theirs.initial_inputs(),
+                "version": conflicts[pk].version,
+            }
+            continue
+        out["versions"][form.prefix] = result.versions[pk]
+        if pk in result.refreshed:
+            out["refreshed"][form.prefix] = stored[pk].initial_inputs()
+    return out
 
 
 def _wants_json(request) -> bool:
@@ -265,23 +325,25 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
     status = 200
     if request.method == "POST":
         forms_ = questionnaire_forms(candidate, request.POST, request.FILES)
-        saved = _save(request, candidate, forms_)
+        result = _save(request, candidate, forms_)
+        saved = result is not None and not result.conflicts
         if saved and "autosave" not in request.POST:
             messages.success(request, _("All answers saved."))
         if _wants_json(request):
-            return JsonResponse(
-                {
-                    "saved": saved,
-                    "answered": _progress(candidate),
-                    "total": len(forms_),
-                    "errors": _errors(forms_),
-                },
-                status=200 if saved else 422,
-            )
+            status = 200 if saved else 409 if result is not None else 422
+            return JsonResponse(_outcome(candidate, forms_, result), status=status)
         if saved:
             return redirect("candidate-questionnaire", pk=evaluation.pk, candidate_pk=candidate.pk)
         status = 422
         candidate.refresh_from_db()
+        if result is not None:
+            # Saved but for the conflicts: every other item as stored now.
+            status = 409
+            conflicted = {c.draft.item.pk for c in result.conflicts}
+            forms_ = [
+                old if old.item.pk in conflicted else new
+                for old, new in zip(forms_, questionnaire_forms(candidate), strict=True)
+            ]
     else:
         forms_ = questionnaire_forms(candidate)
     verdicts = (candidate.verification or {}).get("items") or {}
@@ -303,6 +365,8 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "total": len(forms_),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
         "failed": status == 422,
+        "conflicted": status == 409,
+        "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
     }
     return render(request, "portal/questionnaire.html", context, status=status)
 
@@ -315,7 +379,8 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
     item = get_object_or_404(ChecklistItem, number=number)
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
     form = AnswerForm(request.POST, request.FILES, item=item, answer=answer)
-    saved = _save(request, candidate, [form])
+    result = _save(request, candidate, [form])
+    saved = result is not None and not result.conflicts
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
     if saved:
         form = AnswerForm(item=item, answer=answer)
@@ -329,7 +394,8 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
         "can_edit": True,
         "standalone": True,
     }
-    return render(request, "portal/_answer_entry.html", context, status=200 if saved else 422)
+    status = 200 if saved else 409 if result is not None else 422
+    return render(request, "portal/_answer_entry.html", context, status=status)
 
 
 @login_required

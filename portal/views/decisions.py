@@ -37,7 +37,7 @@ from .dashboard import results_context
 class DecisionForm(forms.Form):
     candidate = forms.TypedChoiceField(label=gettext_lazy("Chosen candidate"), coerce=int)
     rationale = forms.CharField(
-        label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5})
+        label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5}), max_length=20_000
     )
 
     def __init__(self, *args, choices, **kwargs):

@@ -65,7 +65,9 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, _("Requirements saved; every candidate was rescored."))
             return redirect("evaluation-detail", pk=evaluation.pk)
     context = {"form": form, "evaluation": evaluation, "membership": membership}
-    return render(request, "portal/evaluation_form.html", context)
+    return render(
+        request, "portal/evaluation_form.html", context, status=422 if form.errors else 200
+    )
 
 
 @login_required

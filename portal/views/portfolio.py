@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from ..forms import loaded_version_field, refuse_stale, values_version
 from ..models import Evaluation, EvaluationStatus, Workload
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.portfolio import (
@@ -45,9 +46,30 @@ class WorkloadForm(forms.ModelForm):
 
 
 class PortfolioSettingsForm(forms.ModelForm):
+    # The settings as the page loaded them: a save over a newer save is refused, input kept.
+    loaded_version = loaded_version_field()
+
     class Meta:
         model = Evaluation
         fields = PORTFOLIO_SETTING_FIELDS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        self.stored_version = values_version(
+            [getattr(self.instance, name) for name in PORTFOLIO_SETTING_FIELDS]
+        )
+        self.fields["loaded_version"].initial = self.stored_version
+
+    def clean(self):
+        data = super().clean()
+        refuse_stale(self, self.stored_version)
+        return data
+
+
+class PortfolioDecisionForm(forms.Form):
+    # As the decision page's rationale: NUL characters and runaway lengths are a form error.
+    rationale = forms.CharField(max_length=20_000)
 
 
 def _apply(form_errors_target, exc: ValidationError) -> None:
@@ -67,12 +89,20 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
     workload_form = WorkloadForm(prefix="w")
     settings_form = PortfolioSettingsForm(instance=evaluation, prefix="s")
     decision_errors: list[str] = []
+    rationale = ""
     if request.method == "POST" and request.POST.get("action") == "record-portfolio":
         member_evaluation(request, pk, CAN_DECIDE)
+        decision_form = PortfolioDecisionForm(request.POST)
+        # Shown again as typed when the decision is refused.
+        rationale = request.POST.get("rationale", "")
         try:
+            if not decision_form.is_valid():
+                raise ValidationError(
+                    [m for messages_ in decision_form.errors.values() for m in messages_]
+                )
             portfolio_decision_record(
                 evaluation=evaluation,
-                rationale=request.POST.get("rationale", ""),
+                rationale=decision_form.cleaned_data["rationale"],
                 by=request.user,
                 assignment=_assignment(request.POST, evaluation),
             )
@@ -92,8 +122,11 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
                     messages.success(request, _("Workload added."))
                     return redirect("evaluation-portfolio", pk=pk)
             elif action == "delete-workload":
+                posted = request.POST.get("workload", "")
                 workload = get_object_or_404(
-                    Workload, pk=request.POST.get("workload"), evaluation=evaluation
+                    Workload,
+                    pk=int(posted) if posted.isdigit() and len(posted) < 19 else 0,
+                    evaluation=evaluation,
                 )
                 workload_delete(workload=workload)
                 messages.success(request, _("Workload removed."))
@@ -129,6 +162,7 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         "can_decide": membership.role in CAN_DECIDE
         and evaluation.status != EvaluationStatus.DECIDED,
         "decision_errors": decision_errors,
+        "rationale": rationale,
     }
     status = 400 if request.method == "POST" else 200
     return render(request, "portal/evaluation_portfolio.html", context, status=status)

@@ -10,7 +10,9 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
+from ..forms import AnswerForm, loaded_version_field, refuse_stale, values_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
+from ..services.answers import answer_version
 from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check
 from .common import member_candidate
 
@@ -29,6 +31,15 @@ class ReviewForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
         max_length=5000,
         help_text=gettext_lazy("What the document shows: its title, date, page, clause."),
+    )
+    # The answer and its review as the page showed them: a review of a claim changed since,
+    # or over someone else's newer review, is refused with the input kept.
+    loaded_version = loaded_version_field()
+
+
+def _review_version(answer, review) -> str:
+    return values_version(
+        [answer_version(answer), review.verdict if review else "", review.note if review else ""]
     )
 
 
@@ -64,7 +75,11 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         bound = ReviewForm(request.POST)
         if answer is None:
             bound.add_error(None, _("The item is not answered yet; there is nothing to review."))
-        elif bound.is_valid():
+        elif bound.is_valid() and not refuse_stale(
+            bound,
+            _review_version(answer, reviews.get(answer.pk)),
+            AnswerForm(item=item, answer=answer).display_claim(),
+        ):
             try:
                 answer_review(
                     answer=answer,
@@ -93,7 +108,10 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         form = bound if bound is not None and posted_number == item.number else None
         if form is None and answer is not None:
             form = ReviewForm(
-                initial={"verdict": review.verdict, "note": review.note} if review else None,
+                initial={
+                    **({"verdict": review.verdict, "note": review.note} if review else {}),
+                    "loaded_version": _review_version(answer, review),
+                },
                 prefix=None,
             )
         rows.append(

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from ..forms import loaded_version_field, refuse_stale, values_version
 from ..models import Dimension, EvaluationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import DIMENSIONS, evaluation_weights_from_ahp, evaluation_weights_set
@@ -39,6 +40,7 @@ class WeightsForm(forms.Form):
     """Six percentages; they must add up to 100, unless ``scale`` asks to scale them to 100."""
 
     scale = forms.BooleanField(required=False)
+    loaded_version = loaded_version_field()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -79,6 +81,8 @@ class WeightsForm(forms.Form):
 
 
 class AhpForm(forms.Form):
+    loaded_version = loaded_version_field()
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         labels = dict(Dimension.choices)
@@ -120,12 +124,13 @@ def saved_judgements(evaluation) -> dict[str, str]:
 
 def _sum_shown(form: WeightsForm) -> str:
     total = Decimal(0)
-    for d in DIMENSIONS:
-        try:
+    try:
+        for d in DIMENSIONS:
             total += Decimal(str(form[f"w_{d}"].value() or 0))
-        except ArithmeticError:
-            return "—"
-    return f"{total.quantize(Decimal('0.1'))}"
+        # 1e400, Infinity or 400 digits as typed: no sum to show, and no 500 either.
+        return f"{total.quantize(Decimal('0.1'))}"
+    except ArithmeticError:
+        return "—"
 
 
 def _saved_message(form: WeightsForm, evaluation) -> str:
@@ -145,9 +150,14 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
     may_weigh = membership.role in CAN_WEIGH
     can_save = may_weigh and evaluation.status != EvaluationStatus.DECIDED
     shown = percentages(evaluation.weights)
-    form = WeightsForm(initial={f"w_{d}": w for d, w in shown.items()})
+    # What the page loaded: a save over weights someone saved since is refused (both shown).
+    version = values_version([evaluation.weights, evaluation.ahp_matrix])
+    form = WeightsForm(
+        initial={**{f"w_{d}": w for d, w in shown.items()}, "loaded_version": version}
+    )
     judgements = saved_judgements(evaluation)
-    ahp_form = AhpForm(initial=judgements)
+    ahp_form = AhpForm(initial={**judgements, "loaded_version": version})
+    theirs = " · ".join(f"{Dimension(d).label} {shown[d]} %" for d in DIMENSIONS if d in shown)
     status = 200
     if request.method == "POST":
         if not can_save:
@@ -155,7 +165,7 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             if "ahp" in request.POST:
                 ahp_form = AhpForm(request.POST)
-                if ahp_form.is_valid():
+                if ahp_form.is_valid() and not refuse_stale(ahp_form, version, theirs):
                     evaluation_weights_from_ahp(
                         evaluation=evaluation, matrix=ahp_form.matrix(), by=request.user
                     )
@@ -163,7 +173,7 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
                     return redirect("evaluation-weights", pk)
             else:
                 form = WeightsForm(request.POST)
-                if form.is_valid():
+                if form.is_valid() and not refuse_stale(form, version, theirs):
                     evaluation_weights_set(
                         evaluation=evaluation, weights=form.fractions(), by=request.user
                     )

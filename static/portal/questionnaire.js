@@ -1,6 +1,13 @@
 // Questionnaire: the ten items are one form. Edits are autosaved as drafts (without files) a
 // moment after typing stops; "Save all" sends everything with the attachments and reloads the
 // page; leaving with unsaved input asks first. The n/10 count follows the inputs as they change.
+//
+// Nothing typed is lost: every unsaved edit is also kept in this browser's localStorage (per
+// user and candidate) until a save succeeds, and offered back on the next visit. A save whose
+// session ended gets the server's JSON 401/403 and says so; the CSRF token is read from the
+// cookie at each send, so signing in again in another tab is enough. Each item carries the
+// version it was loaded at: an item someone else changed meanwhile is not saved and shows both
+// sides until the user keeps theirs or takes the other.
 (function () {
   "use strict";
 
@@ -8,15 +15,50 @@
   var gettext = window.gettext || function (s) { return s; };
   var interpolate = window.interpolate || function (s) { return s; };
 
+  function cookie(name) {
+    var found = null;
+    document.cookie.split(";").forEach(function (part) {
+      var pair = part.trim().split("=");
+      if (pair[0] === name) found = decodeURIComponent(pair.slice(1).join("="));
+    });
+    return found;
+  }
+
+  function storage() {
+    try { return window.localStorage; } catch (e) { return null; }
+  }
+
   function start() {
     var form = document.getElementById("questionnaire");
     if (!form) return;
     var progress = document.getElementById("progress");
     var state = document.getElementById("save-state");
     var saveAll = document.getElementById("save-all");
+    var draftKey = form.dataset.draftKey;
+    var csrfCookie = form.dataset.csrfCookie || "csrftoken";
     var edits = 0; // edits made since the last successful save
+    var conflicted = {}; // item prefix -> true while the user has not chosen a side
     var timer = null;
     var sending = false;
+
+    function fields() {
+      return Array.prototype.filter.call(form.elements, function (el) {
+        return el.name && el.name.indexOf("item-") === 0 && el.type !== "file";
+      });
+    }
+
+    function values() {
+      var out = {};
+      fields().forEach(function (el) { out[el.name] = el.value; });
+      return out;
+    }
+
+    function setValue(name, value) {
+      var el = form.elements.namedItem(name);
+      if (el && el.type !== "file") el.value = value;
+    }
+
+    var loaded = values(); // the page as the server rendered it
 
     function pendingFiles() {
       return Array.prototype.some.call(form.querySelectorAll("input[type=file]"), function (input) {
@@ -24,7 +66,21 @@
       });
     }
 
-    function dirty() { return edits > 0 || pendingFiles(); }
+    function conflicts() { return Object.keys(conflicted).length; }
+
+    function dirty() { return edits > 0 || conflicts() > 0 || pendingFiles(); }
+
+    function keep() {
+      var store = storage();
+      if (!store || !draftKey) return;
+      try {
+        if (edits > 0 || conflicts() > 0) {
+          store.setItem(draftKey, JSON.stringify({ at: Date.now(), inputs: values() }));
+        } else {
+          store.removeItem(draftKey);
+        }
+      } catch (e) { /* full or disabled storage: the page still holds the input */ }
+    }
 
     function setState(text, kind) {
       state.textContent = text;
@@ -69,6 +125,104 @@
       if (first) first.scrollIntoView({ block: "center" });
     }
 
+    function element(tag, className, text) {
+      var el = document.createElement(tag);
+      if (className) el.className = className;
+      if (text !== undefined) el.textContent = text;
+      return el;
+    }
+
+    function removeConflictBox(prefix) {
+      var box = form.querySelector('[data-conflict-for="' + prefix + '"]');
+      if (box) box.parentNode.removeChild(box);
+    }
+
+    function showConflict(prefix, conflict) {
+      conflicted[prefix] = true;
+      removeConflictBox(prefix);
+      var entry = form.querySelector("#entry-" + prefix.replace("item-", ""));
+      if (!entry) return;
+      var box = element("div", "conflict");
+      box.setAttribute("role", "alert");
+      box.dataset.conflictFor = prefix;
+      box.appendChild(element("p", "", conflict.message));
+      var theirs = element("p", "");
+      theirs.appendChild(document.createTextNode(gettext("Stored now:") + " "));
+      theirs.appendChild(element("q", "theirs-claim", conflict.claim || "—"));
+      if (conflict.notes) {
+        theirs.appendChild(document.createTextNode(" · " + gettext("Notes") + ": "));
+        theirs.appendChild(element("q", "theirs-notes", conflict.notes));
+      }
+      box.appendChild(theirs);
+      box.appendChild(element("p", "hint", gettext("Yours is still in the fields below.")));
+      var mine = element("button", "keep-mine", gettext("Keep mine"));
+      mine.type = "button";
+      mine.addEventListener("click", function () {
+        // The user has seen the stored answer: saving on its version replaces it.
+        setValue(prefix + "-version", conflict.version);
+        resolved(prefix);
+        edits += 1;
+        keep();
+        schedule();
+      });
+      var other = element("button", "take-theirs", gettext("Take theirs"));
+      other.type = "button";
+      other.addEventListener("click", function () {
+        Object.keys(conflict.inputs).forEach(function (name) {
+          setValue(name, conflict.inputs[name]);
+          loaded[name] = conflict.inputs[name];
+        });
+        resolved(prefix);
+        countAnswered();
+        keep();
+        if (!dirty()) setState(gettext("Stored answer taken."), "ok");
+      });
+      var actions = element("p", "actions");
+      actions.appendChild(mine);
+      actions.appendChild(document.createTextNode(" "));
+      actions.appendChild(other);
+      box.appendChild(actions);
+      var legend = entry.querySelector("legend");
+      entry.insertBefore(box, legend ? legend.nextSibling : entry.firstChild);
+    }
+
+    function resolved(prefix) {
+      delete conflicted[prefix];
+      removeConflictBox(prefix);
+    }
+
+    // The server's word on each item after a save: versions of what it stored, inputs of
+    // items someone else changed that this page had left as loaded.
+    function applyOutcome(body, sent) {
+      var refreshed = body.refreshed || {};
+      Object.keys(body.versions || {}).forEach(function (prefix) {
+        var inputs = refreshed[prefix];
+        if (inputs) {
+          var untouched = Object.keys(inputs).every(function (name) {
+            return !(name in sent) || values()[name] === sent[name];
+          });
+          // Typed into meanwhile: keep the old version, so that the next save asks.
+          if (!untouched) return;
+          Object.keys(inputs).forEach(function (name) {
+            setValue(name, inputs[name]);
+            loaded[name] = inputs[name];
+          });
+        }
+        setValue(prefix + "-version", body.versions[prefix]);
+        resolved(prefix);
+      });
+      Object.keys(body.conflicts || {}).forEach(function (prefix) {
+        showConflict(prefix, body.conflicts[prefix]);
+      });
+      countAnswered();
+    }
+
+    function readJson(response) {
+      var type = response.headers.get("Content-Type") || "";
+      if (type.indexOf("application/json") === -1) return Promise.resolve(null);
+      return response.json().catch(function () { return null; });
+    }
+
     function send(withFiles) {
       var data = new FormData(form);
       if (!withFiles) {
@@ -77,27 +231,49 @@
         });
         data.append("autosave", "1");
       }
+      // The token of the page may be stale (a sign-in in another tab rotates it): the cookie's
+      // is the current one, and Django reads the form field first.
+      data.delete("csrfmiddlewaretoken");
+      var sent = values();
       var sentEdits = edits;
       sending = true;
       setState(gettext("Saving…"), "busy");
       return fetch(form.action, {
         method: "POST",
         body: data,
-        headers: { Accept: "application/json" },
+        headers: { Accept: "application/json", "X-CSRFToken": cookie(csrfCookie) || "" },
         credentials: "same-origin",
       }).then(function (response) {
-        return response.json().then(function (body) {
+        return readJson(response).then(function (body) {
           sending = false;
-          if (response.ok && body.saved) {
-            edits -= sentEdits;
+          if (!body) {
+            setState(gettext("Not saved: the server did not answer as expected. Your input is kept in this browser; press Save again."), "bad");
+            return false;
+          }
+          if (response.status === 401 || response.status === 403) {
+            setState(body.detail || gettext("Your session ended: sign in in another tab, then press Save again."), "bad");
+            return false;
+          }
+          if (response.status === 200 || response.status === 409) {
+            edits = Math.max(0, edits - sentEdits);
             clearErrors();
+            applyOutcome(body, sent);
             showProgress(body.answered, body.total);
+            keep();
+          }
+          if (response.ok && body.saved) {
             var time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
             setState(interpolate(gettext("Draft saved at %s"), [time]), "ok");
             return true;
           }
+          if (response.status === 409 && conflicts() > 0) {
+            setState(gettext("Saved, except the items someone else changed meanwhile: choose for each."), "bad");
+            var first = form.querySelector(".conflict");
+            if (first) first.scrollIntoView({ block: "center" });
+            return false;
+          }
           showErrors(body.errors || {});
-          setState(gettext("Not saved: correct the marked fields."), "bad");
+          setState(body.detail || gettext("Not saved: correct the marked fields."), "bad");
           return false;
         });
       }).catch(function () {
@@ -121,9 +297,55 @@
         return;
       }
       edits += 1;
+      keep();
       countAnswered();
       setState(gettext("Unsaved changes"), "busy");
       schedule();
+    }
+
+    // Input kept by an earlier visit whose save never arrived: put it back, say so, and let
+    // the user discard it. Its versions come back too, so a save over a newer answer asks.
+    function restore() {
+      var store = storage();
+      if (!store || !draftKey) return;
+      var kept;
+      try { kept = JSON.parse(store.getItem(draftKey) || "null"); } catch (e) { kept = null; }
+      if (!kept || !kept.inputs) return;
+      var changed = Object.keys(kept.inputs).filter(function (name) {
+        return !/-version$/.test(name) && name in loaded && loaded[name] !== kept.inputs[name];
+      });
+      if (changed.length === 0) {
+        store.removeItem(draftKey);
+        return;
+      }
+      Object.keys(kept.inputs).forEach(function (name) {
+        if (name in loaded) setValue(name, kept.inputs[name]);
+      });
+      edits = changed.length;
+      countAnswered();
+      var notice = element("div", "notice restored");
+      notice.id = "restored-notice";
+      notice.setAttribute("role", "status");
+      var time = new Date(kept.at).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+      notice.appendChild(element("span", "", interpolate(
+        gettext("Unsaved input from %(time)s was kept in this browser and is back in the form: press “Save all” to save it."),
+        { time: time }, true)));
+      notice.appendChild(document.createTextNode(" "));
+      var discard = element("button", "discard", gettext("Discard it"));
+      discard.type = "button";
+      discard.addEventListener("click", function () {
+        window.clearTimeout(timer);
+        Object.keys(loaded).forEach(function (name) { setValue(name, loaded[name]); });
+        edits = 0;
+        Object.keys(conflicted).forEach(resolved);
+        store.removeItem(draftKey);
+        countAnswered();
+        notice.parentNode.removeChild(notice);
+        setState(gettext("Kept input discarded."), "ok");
+      });
+      notice.appendChild(discard);
+      form.parentNode.insertBefore(notice, form);
+      setState(gettext("Unsaved changes"), "busy");
     }
 
     form.addEventListener("input", edited);
@@ -140,6 +362,7 @@
         saveAll.disabled = false;
         if (!ok) return;
         edits = 0;
+        keep();
         Array.prototype.forEach.call(form.querySelectorAll("input[type=file]"), function (input) {
           input.value = "";
         });
@@ -152,6 +375,8 @@
       event.preventDefault();
       event.returnValue = "";
     });
+
+    restore();
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

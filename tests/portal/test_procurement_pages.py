@@ -732,7 +732,7 @@ def test_requirements_are_edited_and_every_candidate_rescored(client, members, c
     assert (evaluation.required_total_gpus, evaluation.status) == (8, EvaluationStatus.OPEN)
     assert candidate.scored_at is not None and candidate.scores.count() == 6
     # "decided" is not offered: a decision is recorded on its own page.
-    assert client.post(url, {**data, "status": "decided"}).status_code == 200
+    assert client.post(url, {**data, "status": "decided"}).status_code == 422
     evaluation.refresh_from_db()
     assert evaluation.status == EvaluationStatus.OPEN
 

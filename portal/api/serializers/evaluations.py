@@ -23,6 +23,7 @@ from ...models import (
     Offering,
     Role,
 )
+from ...services.answers import answer_version
 from .base import StrictMixin, StrictSerializer, safe_text
 from .fields import (
     CurrencyField,
@@ -217,11 +218,15 @@ class AnswerSerializer(serializers.ModelSerializer):
     updated_by = serializers.CharField(source="updated_by.username", read_only=True, default=None)
     status = VerificationStatusField(read_only=True)
     poc_shortfalls = PocShortfallSerializer(many=True, read_only=True)
+    version = serializers.SerializerMethodField(
+        help_text="The answer's version: send it back with a PUT to refuse overwriting a newer one."
+    )
 
     class Meta:
         model = Answer
         fields = (
             "id",
+            "version",
             "candidate",
             "item",
             "item_key",
@@ -239,6 +244,9 @@ class AnswerSerializer(serializers.ModelSerializer):
         )
         read_only_fields = fields
 
+    def get_version(self, answer) -> str:
+        return answer_version(answer)
+
 
 class AnswerInSerializer(StrictSerializer):
     """One answer: the claim in words, an optional typed value checked against the item's type."""
@@ -246,6 +254,9 @@ class AnswerInSerializer(StrictSerializer):
     claim = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
     value = serializers.JSONField(required=False, allow_null=True, default=None)
     notes = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
+    # The version read with GET: a PUT over an answer changed since is a 409 (omit it to
+    # overwrite whatever is stored).
+    version = serializers.CharField(required=False, max_length=64)
 
     def validate_value(self, value):
         if value is None or value == "":

@@ -386,8 +386,13 @@ class AnswerDetail(AnswerViewMixin, EvaluationScopedView):
         checklist_item = self.get_item()
         incoming = AnswerInSerializer(data=request.data, context={"item": checklist_item})
         incoming.is_valid(raise_exception=True)
+        data = dict(incoming.validated_data)
         answer_save(
-            candidate=candidate, item=checklist_item, by=request.user, **incoming.validated_data
+            candidate=candidate,
+            item=checklist_item,
+            by=request.user,
+            expected_version=data.pop("version", None),
+            **data,
         )
         answer = self.get_queryset().get(item=checklist_item)
         return Response(self.output(answer).data)

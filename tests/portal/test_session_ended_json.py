@@ -1,0 +1,76 @@
+"""A page's fetch asking for JSON whose session ended, or whose CSRF token is stale, gets a JSON
+401/403 with a message the script shows (the input stays on the page), never the login page;
+ordinary page requests keep their redirect and Django's CSRF page."""
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from portal.models import Answer
+
+from .test_userday_questionnaire import PASSWORDS, _page_data
+
+pytestmark = pytest.mark.django_db
+
+URL = reverse("candidate-questionnaire", args=[1, 4])
+
+
+def test_an_expired_session_gets_a_json_401_and_nothing_is_saved(client, demo):
+    assert client.login(username="procurement", password=PASSWORDS["procurement"])
+    data = {**_page_data(client, 4), "item-10-claim": "14", "autosave": "1"}
+    client.logout()
+    response = client.post(URL, data, HTTP_ACCEPT="application/json")
+    assert response.status_code == 401
+    body = response.json()
+    assert body["code"] == "session_ended"
+    assert body["detail"] == "Your session ended: sign in in another tab, then press Save again."
+    assert not Answer.objects.filter(candidate_id=4, item__number=10).exclude(claim="").exists()
+    # In Chinese too.
+    response = client.post(
+        URL, data, HTTP_ACCEPT="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.json()["detail"].startswith("你的登录已失效")
+
+
+def test_a_page_request_without_a_session_still_goes_to_the_login(client, demo):
+    response = client.post(URL, {"autosave": "1"})
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert client.get(URL, HTTP_ACCEPT="text/html").status_code == 302
+
+
+def _csrf_client(demo) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    assert client.login(username="procurement", password=PASSWORDS["procurement"])
+    return client
+
+
+def test_a_stale_csrf_token_gets_a_json_403(demo):
+    client = _csrf_client(demo)
+    data = {**_page_data(client, 4), "item-10-claim": "14", "autosave": "1"}
+    data["csrfmiddlewaretoken"] = "x" * 64
+    response = client.post(URL, data, HTTP_ACCEPT="application/json")
+    assert response.status_code == 403
+    assert response.json()["code"] == "csrf_failed"
+    assert "press Save again" in response.json()["detail"]
+    # The page's own form post gets Django's CSRF page, as before.
+    response = client.post(URL, data)
+    assert response.status_code == 403 and response["Content-Type"].startswith("text/html")
+
+
+def test_signed_out_with_a_stale_token_is_told_the_session_ended(demo):
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(URL, {"autosave": "1"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 401 and response.json()["code"] == "session_ended"
+
+
+def test_the_token_read_from_the_cookie_after_a_new_sign_in_is_accepted(demo):
+    client = _csrf_client(demo)
+    data = {**_page_data(client, 4), "item-10-claim": "14", "autosave": "1"}
+    client.logout()
+    assert client.login(username="procurement", password=PASSWORDS["procurement"])
+    client.get(URL)  # the page sets the (rotated) cookie
+    token = client.cookies["csrftoken"].value
+    data.pop("csrfmiddlewaretoken", None)
+    response = client.post(URL, data, HTTP_ACCEPT="application/json", HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 200, response.content[:300]
+    assert Answer.objects.get(candidate_id=4, item__number=10).claim == "14"
