@@ -80,7 +80,7 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     """Bus bandwidth against message size: the best all_reduce sweep kept by verification."""
     curves = {}
     for r in results:
-        # The read model keeps each candidate's curve aside (selectors._slim).
+        # The read model keeps each candidate's curve aside (selectors.candidate_rows).
         curve = candidates[r.candidate_id].busbw_curve
         if curve:
             curves[r.label] = curve
