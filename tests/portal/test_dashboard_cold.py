@@ -88,3 +88,15 @@ def test_the_cached_read_model_holds_rows_not_model_instances(demo):
     assert b"django.db.models" not in blob
     assert b"portal.models" not in blob
     cache.clear()
+
+
+def test_candidate_urls_are_those_reverse_gives():
+    from django.urls import reverse
+
+    from portal.views.dashboard import _candidate_urls
+
+    for evaluation_id in (1, 42, 987_654_320_123):
+        ids = [1, 7, 123, 987_654_320_123, 10**12]
+        assert _candidate_urls(evaluation_id, ids) == {
+            pk: reverse("candidate-detail", args=[evaluation_id, pk]) for pk in ids
+        }
