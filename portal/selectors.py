@@ -118,7 +118,7 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
 def candidate_rows(evaluation: Evaluation) -> list[tuple]:
     """The rows ``candidates_from_rows`` builds the candidates from: plain values (columns,
     decoded JSON, the answers' statuses), which is also what the read model caches."""
-    rows = list(
+    query = (
         evaluation.candidates.annotate(
             measured_summary=KeyTransform("measured", "verification"),
             busbw_curve=KeyTransform("busbw_curve", "verification"),
@@ -127,12 +127,13 @@ def candidate_rows(evaluation: Evaluation) -> list[tuple]:
         .order_by("pk")
         .values_list(*_CANDIDATE_COLUMNS, *_VERSION_COLUMNS)
     )
-    version_at = len(_CANDIDATE_COLUMNS) + 1
-    if any(row[version_at] is None for row in rows):
+    rows = list(query)
+    facts_at = len(_CANDIDATE_COLUMNS) + 1
+    if any(row[facts_at] is None for row in rows):
         # A row older than versioning pins its offering as it is now (a write), then reads again.
         for candidate in evaluation.candidates.filter(offering_version__isnull=True):
             candidate.use_pinned_offering()
-        return candidate_rows(evaluation)
+        rows = list(query.all())
     statuses: dict[int, dict[str, str]] = {row[0]: {} for row in rows}
     for candidate_id, key, status in (
         Answer.objects.filter(candidate__evaluation=evaluation)

@@ -100,3 +100,17 @@ def test_candidate_urls_are_those_reverse_gives():
         assert _candidate_urls(evaluation_id, ids) == {
             pk: reverse("candidate-detail", args=[evaluation_id, pk]) for pk in ids
         }
+
+
+def test_a_candidate_older_than_versioning_is_pinned_and_ranked(demo):
+    from portal.models import Candidate
+
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    before, _candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    legacy = evaluation.candidates.order_by("pk").first()
+    Candidate.objects.filter(pk=legacy.pk).update(offering_version=None)
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    assert Candidate.objects.get(pk=legacy.pk).offering_version_id is not None
+    assert candidates[legacy.pk].offering.name == legacy.offering.name
+    assert ranking.as_dict() == before.as_dict()
