@@ -181,7 +181,7 @@ logger = logging.getLogger(__name__)
 # the answer is computed and served all the same.
 
 RESULTS_CACHE_SECONDS = 600
-_CACHE_VERSION = "results-v2"
+_CACHE_VERSION = "results-v3"
 
 
 # Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
