@@ -181,7 +181,7 @@ logger = logging.getLogger(__name__)
 # the answer is computed and served all the same.
 
 RESULTS_CACHE_SECONDS = 600
-_CACHE_VERSION = "results-v3"
+_CACHE_VERSION = "results-v2"
 
 
 # Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
@@ -307,7 +307,9 @@ def evaluation_ranking(
     """
     if not use_cache:
         return _compute_ranking(evaluation=evaluation, weights=weights)
-    key = results_key(evaluation, "ranking", weights_key(weights), fingerprint=fingerprint)
+    # "ranking-rows": the cached value is (ranking, candidate rows); the name differs from
+    # the earlier (ranking, candidates) entries so that no release reads the other's.
+    key = results_key(evaluation, "ranking-rows", weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         ranking, rows = cached

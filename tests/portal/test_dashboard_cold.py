@@ -82,7 +82,7 @@ def test_the_cached_read_model_holds_rows_not_model_instances(demo):
     cache.clear()
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
     selectors.evaluation_ranking(evaluation=evaluation)
-    key = selectors.results_key(evaluation, "ranking", selectors.weights_key(None))
+    key = selectors.results_key(evaluation, "ranking-rows", selectors.weights_key(None))
     _ranking, rows = cache.get(key)
     blob = pickle.dumps(rows)
     assert b"django.db.models" not in blob
