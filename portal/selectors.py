@@ -78,6 +78,24 @@ def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
     )
 
 
+# The columns a read-model candidate is built from: the candidate's own (``verification``
+# deferred), its pinned version's facts, vendor facts and list prices, and the parts of its
+# verification the read model uses.
+_CANDIDATE_COLUMNS = tuple(
+    f.attname for f in Candidate._meta.concrete_fields if f.attname != "verification"
+)
+_CANDIDATE_FIELD_NAMES = frozenset(_CANDIDATE_COLUMNS)
+_VERSION_COLUMNS = (
+    "offering_version__offering_id",
+    "offering_version__facts",
+    "offering_version__vendor_facts",
+    "offering_version__prices",
+    "measured_summary",
+    "busbw_curve",
+    "poc_summary",
+)
+
+
 def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     """Everything scoring reads for an evaluation's candidates, in a fixed number of queries.
 
@@ -94,21 +112,29 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     draws). The rest (more than half of the 9.5 kB of JSON a candidate of
     bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
     """
-    candidates = list(
-        evaluation.candidates.select_related("offering_version")
-        .defer("verification")
-        .annotate(
+    return candidates_from_rows(evaluation, candidate_rows(evaluation))
+
+
+def candidate_rows(evaluation: Evaluation) -> list[tuple]:
+    """The rows ``candidates_from_rows`` builds the candidates from: plain values (columns,
+    decoded JSON, the answers' statuses), which is also what the read model caches."""
+    query = (
+        evaluation.candidates.annotate(
             measured_summary=KeyTransform("measured", "verification"),
             busbw_curve=KeyTransform("busbw_curve", "verification"),
             poc_summary=KeyTransform("poc", "verification"),
         )
         .order_by("pk")
+        .values_list(*_CANDIDATE_COLUMNS, *_VERSION_COLUMNS)
     )
-    # Each candidate is scored on the version of its offering it pinned, never on the live
-    # catalogue row: a catalogue edit changes no evaluation until it adopts the new version.
-    for candidate in candidates:
-        candidate.use_pinned_offering()
-    statuses: dict[int, dict[str, str]] = {c.pk: {} for c in candidates}
+    rows = list(query)
+    facts_at = len(_CANDIDATE_COLUMNS) + 1
+    if any(row[facts_at] is None for row in rows):
+        # A row older than versioning pins its offering as it is now (a write), then reads again.
+        for candidate in evaluation.candidates.filter(offering_version__isnull=True):
+            candidate.use_pinned_offering()
+        rows = list(query.all())
+    statuses: dict[int, dict[str, str]] = {row[0]: {} for row in rows}
     for candidate_id, key, status in (
         Answer.objects.filter(candidate__evaluation=evaluation)
         .order_by("candidate_id", "item__number")
@@ -117,8 +143,30 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
         # A candidate added between the two queries is not in this snapshot: skip its answers.
         if candidate_id in statuses:
             statuses[candidate_id][key] = status
-    for candidate in candidates:
-        candidate.answer_statuses = statuses[candidate.pk]
+    return [(*row, statuses[row[0]]) for row in rows]
+
+
+def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Candidate]:
+    """Read-model candidates (see ``candidates_for_scoring``) from ``candidate_rows``."""
+    from .models.vendors import offering_from_facts, price_pairs
+
+    width = len(_CANDIDATE_COLUMNS)
+    db = evaluation._state.db or "default"
+    candidates = []
+    for row in rows:
+        candidate = Candidate.from_db(db, _CANDIDATE_FIELD_NAMES, row[:width])
+        offering_id, facts, vendor_facts, prices, measured, curve, poc, answers = row[width:]
+        candidate.evaluation = evaluation
+        # Scored on the version of its offering it pinned, never on the live catalogue row: a
+        # catalogue edit changes no evaluation until it adopts the new version.
+        candidate.offering = offering_from_facts(offering_id, facts, vendor_facts)
+        candidate.list_prices = price_pairs(prices)
+        candidate.measured_summary = measured
+        candidate.busbw_curve = curve
+        candidate.poc_summary = poc
+        # A fresh dict per build: a reader may not change the cached rows through it.
+        candidate.answer_statuses = dict(answers)
+        candidates.append(candidate)
     return candidates
 
 
@@ -236,12 +284,15 @@ def scoring_input(candidate: Candidate):
     )
 
 
-def _compute_ranking(*, evaluation: Evaluation, weights=None):
+def _compute_ranking(*, evaluation: Evaluation, weights=None, rows=None):
+    """(ranking, candidates by id) from ``rows`` (``candidate_rows``, read when None)."""
     from scoring.api import score_candidates
 
     from .adapters import evaluation_spec
 
-    candidates = {c.pk: c for c in candidates_for_scoring(evaluation=evaluation)}
+    if rows is None:
+        rows = candidate_rows(evaluation)
+    candidates = {c.pk: c for c in candidates_from_rows(evaluation, rows)}
     ranking = score_candidates(
         [scoring_input(c) for c in candidates.values()],
         evaluation_spec(evaluation, weights=weights),
@@ -251,20 +302,7 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None):
         # through the memoised per-candidate engine, rather than after the numpy kernel.
         explain=True,
     )
-    for candidate in candidates.values():
-        _slim(candidate)
     return ranking, candidates
-
-
-def _slim(candidate: Candidate) -> None:
-    """Leave out of a scored candidate what the read model's readers never use, so that the
-    cached (ranking, candidates) pickles small (at 200 candidates: 1.9 MB before, most of it
-    each candidate's verification verdicts and its pinned version's JSON).
-
-    ``verification`` was never read (see candidates_for_scoring: it stays deferred, so reading
-    it loads it and save() leaves it alone); the pinned version is dropped from the relation
-    cache (``offering`` already holds its facts, ``list_prices`` its prices)."""
-    candidate._state.fields_cache.pop("offering_version", None)
 
 
 def evaluation_ranking(
@@ -278,13 +316,20 @@ def evaluation_ranking(
     """
     if not use_cache:
         return _compute_ranking(evaluation=evaluation, weights=weights)
-    key = results_key(evaluation, "ranking", weights_key(weights), fingerprint=fingerprint)
+    # "ranking-rows": the cached value is (ranking, candidate rows); the name differs from
+    # the earlier (ranking, candidates) entries so that no release reads the other's.
+    key = results_key(evaluation, "ranking-rows", weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
-        return cached
-    result = _compute_ranking(evaluation=evaluation, weights=weights)
-    cache_set(key, result)
-    return result
+        ranking, rows = cached
+        return ranking, {c.pk: c for c in candidates_from_rows(evaluation, rows)}
+    # The candidates are cached as the plain rows they were built from, not as model
+    # instances: at 200 candidates those pickled in 40 ms (470 kB), each Offering and Vendor
+    # through Model.__reduce__; the rows pickle in C and build again in a few ms.
+    rows = candidate_rows(evaluation)
+    ranking, candidates = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
+    cache_set(key, (ranking, rows))
+    return ranking, candidates
 
 
 def evaluation_robustness(

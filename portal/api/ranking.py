@@ -18,19 +18,6 @@ from operator import itemgetter
 from typing import Any
 
 from django.db import connection
-from django.db.models import (
-    Case,
-    Count,
-    F,
-    Max,
-    OuterRef,
-    Subquery,
-    Sum,
-    TextField,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast
 
 from .. import selectors
 from ..models import (
@@ -38,6 +25,7 @@ from ..models import (
     BillingModel,
     Candidate,
     Evaluation,
+    Offering,
     OfferingPrice,
     Vendor,
     VerificationStatus,
@@ -110,27 +98,6 @@ def ranking_payload(ranking, candidates, evaluation: Evaluation) -> dict[str, An
     }
 
 
-def _aggregate(queryset, expression):
-    """One aggregate of a correlated subquery per candidate (portable: SQLite and PostgreSQL)."""
-    return Subquery(
-        queryset.filter(candidate=OuterRef("pk"))
-        .order_by()
-        .values("candidate")
-        .annotate(value=expression)
-        .values("value")[:1]
-    )
-
-
-def _price_aggregate(expression):
-    return Subquery(
-        OfferingPrice.objects.filter(offering=OuterRef("offering_id"))
-        .order_by()
-        .values("offering")
-        .annotate(value=expression)
-        .values("value")[:1]
-    )
-
-
 # Small distinct weights make a swap of two statuses or two prices change the checksums.
 STATUS_CODES = {status: index + 1 for index, status in enumerate(VerificationStatus.values)}
 BILLING_CODES = {model: index + 1 for index, model in enumerate(BillingModel.values)}
@@ -171,48 +138,90 @@ _CATALOGUE_COLUMNS = (
 _catalogue_columns = itemgetter(*(FINGERPRINT_COLUMNS.index(c) for c in _CATALOGUE_COLUMNS))
 
 
-def _fingerprint_queryset(evaluation_id: int):
-    answer_code = Case(
-        *[When(status=s, then=Value(code)) for s, code in STATUS_CODES.items()],
-        default=Value(0),
-    )
-    price_code = Case(
-        *[When(billing_model=m, then=Value(code)) for m, code in BILLING_CODES.items()],
-        default=Value(0),
-    )
-    answers = Answer.objects.all()
-    return (
-        Candidate.objects.filter(evaluation_id=evaluation_id)
-        .order_by("pk")
-        .annotate(
-            # Times as text: parsing and repr() of 600 datetimes were most of the CPU time of
-            # the fingerprint at 200 candidates, and the text names the instant all the same.
-            scored=Cast("scored_at", TextField()),
-            offering_changed=Cast("offering__updated_at", TextField()),
-            answer_count=_aggregate(answers, Count("pk")),
-            answer_changed=Cast(_aggregate(answers, Max("updated_at")), TextField()),
-            answer_sum=_aggregate(answers, Sum(F("item_id") * 16 + answer_code)),
-            price_count=_price_aggregate(Count("pk")),
-            price_sum=_price_aggregate(Sum(F("price_per_gpu") * price_code)),
-        )
-        .values_list(*FINGERPRINT_COLUMNS)
-    )
+def _column(model, attname: str) -> str:
+    return connection.ops.quote_name(model._meta.get_field(attname).column)
 
 
-# Building that query costs more than running it; it is compiled once per database backend,
-# with a placeholder id that each call replaces by the evaluation's.
-_PLACEHOLDER_ID = -7_301_959_123
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _fingerprint_sql() -> tuple[str, list]:
+    """The fingerprint query (FINGERPRINT_COLUMNS, one row per candidate in id order) with its
+    parameters but the evaluation's id (three times, appended by the caller).
+
+    The answers and the list prices are aggregated once each, grouped over the evaluation's
+    candidates and their offerings, and joined: correlated subqueries per column read each
+    candidate's answers three times and scanned the price table twice per candidate."""
+    c, o, v = _table(Candidate), _table(Offering), _table(Vendor)
+    a, p = _table(Answer), _table(OfferingPrice)
+    params: list = []
+
+    def codes(column: str, mapping: dict[str, int]) -> str:
+        whens = []
+        for value, code in mapping.items():
+            whens.append(f"WHEN {column} = %s THEN {int(code)}")
+            params.append(value)
+        return f"CASE {' '.join(whens)} ELSE 0 END"
+
+    def col(model, alias: str, attname: str) -> str:
+        return f"{alias}.{_column(model, attname)}"
+
+    answer_code = codes(col(Answer, "a", "status"), STATUS_CODES)
+    price_code = codes(col(OfferingPrice, "p", "billing_model"), BILLING_CODES)
+    vendor_columns = ", ".join(col(Vendor, "v", f.attname) for f in Vendor._meta.concrete_fields)
+    # Identifiers come from the models' metadata (quoted); every value is a parameter.
+    sql = f"""
+        SELECT {col(Candidate, "c", "id")}, {col(Candidate, "c", "offering_id")},
+            {col(Candidate, "c", "offering_version_id")}, {col(Candidate, "c", "catalogue_kept")},
+            {col(Candidate, "c", "node_count")}, {col(Candidate, "c", "quoted_billing_model")},
+            {col(Candidate, "c", "quoted_price_per_gpu")},
+            CAST({col(Candidate, "c", "scored_at")} AS TEXT),
+            {col(Offering, "o", "name")}, CAST({col(Offering, "o", "updated_at")} AS TEXT),
+            {vendor_columns},
+            answers.n, CAST(answers.changed AS TEXT), answers.total, prices.n, prices.total
+        FROM {c} c
+        INNER JOIN {o} o ON {col(Offering, "o", "id")} = {col(Candidate, "c", "offering_id")}
+        INNER JOIN {v} v ON {col(Vendor, "v", "id")} = {col(Offering, "o", "vendor_id")}
+        LEFT JOIN (
+            SELECT {col(Answer, "a", "candidate_id")} AS candidate_id, COUNT(*) AS n,
+                MAX({col(Answer, "a", "updated_at")}) AS changed,
+                SUM({col(Answer, "a", "item_id")} * 16 + {answer_code}) AS total
+            FROM {a} a
+            WHERE {col(Answer, "a", "candidate_id")} IN (
+                SELECT e.{_column(Candidate, "id")} FROM {c} e
+                WHERE e.{_column(Candidate, "evaluation_id")} = %s
+            )
+            GROUP BY {col(Answer, "a", "candidate_id")}
+        ) answers ON answers.candidate_id = {col(Candidate, "c", "id")}
+        LEFT JOIN (
+            SELECT {col(OfferingPrice, "p", "offering_id")} AS offering_id, COUNT(*) AS n,
+                SUM({col(OfferingPrice, "p", "price_per_gpu")} * {price_code}) AS total
+            FROM {p} p
+            WHERE {col(OfferingPrice, "p", "offering_id")} IN (
+                SELECT e.{_column(Candidate, "offering_id")} FROM {c} e
+                WHERE e.{_column(Candidate, "evaluation_id")} = %s
+            )
+            GROUP BY {col(OfferingPrice, "p", "offering_id")}
+        ) prices ON prices.offering_id = {col(Candidate, "c", "offering_id")}
+        WHERE {col(Candidate, "c", "evaluation_id")} = %s
+        ORDER BY {col(Candidate, "c", "id")}
+    """  # noqa: S608 - quoted identifiers from the models, values as parameters
+    # The placeholders in order: the answers' codes, the evaluation (answers), the prices'
+    # codes, the evaluation (prices), the evaluation (candidates).
+    answer_params = params[: len(STATUS_CODES)]
+    price_params = params[len(STATUS_CODES) :]
+    return sql, [answer_params, price_params]
+
+
 _compiled: dict[str, tuple[str, list]] = {}
 
 
 def _fingerprint_rows(evaluation_id: int) -> list[tuple]:
     if connection.vendor not in _compiled:
-        sql, params = _fingerprint_queryset(_PLACEHOLDER_ID).query.sql_with_params()
-        if list(params).count(_PLACEHOLDER_ID) != 1:
-            raise RuntimeError("the placeholder id must appear exactly once in the query")
-        _compiled[connection.vendor] = (sql, list(params))
-    sql, params = _compiled[connection.vendor]
-    params = [evaluation_id if p == _PLACEHOLDER_ID else p for p in params]
+        _compiled[connection.vendor] = _fingerprint_sql()
+    sql, (answer_params, price_params) = _compiled[connection.vendor]
+    params = [*answer_params, evaluation_id, *price_params, evaluation_id, evaluation_id]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

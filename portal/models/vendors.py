@@ -509,20 +509,10 @@ class OfferingVersion(models.Model):
     def as_offering(self) -> "Offering":
         """An unsaved Offering (with an unsaved Vendor) holding this version's facts, for
         scoring and display. Fields unknown to this version keep their model defaults."""
-        vendor = Vendor(pk=self.facts.get("vendor_id"))
-        for f in Vendor._meta.concrete_fields:
-            if f.attname in self.vendor_facts:
-                setattr(vendor, f.attname, f.to_python(self.vendor_facts[f.attname]))
-        offering = Offering(pk=self.offering_id)
-        for f in Offering._meta.concrete_fields:
-            if f.attname in self.facts:
-                setattr(offering, f.attname, f.to_python(self.facts[f.attname]))
-        offering.vendor = vendor
-        offering._state.adding = False
-        return offering
+        return offering_from_facts(self.offering_id, self.facts, self.vendor_facts)
 
     def price_pairs(self) -> tuple:
-        return tuple((p["billing_model"], Decimal(p["price_per_gpu"])) for p in self.prices)
+        return price_pairs(self.prices)
 
     def diff(self, other: "OfferingVersion") -> list[dict]:
         """What changed from this version to ``other``: [{field, label, before, after}]."""
@@ -562,3 +552,70 @@ class OfferingVersion(models.Model):
                     }
                 )
         return changes
+
+
+# --- versions read back as rows ---------------------------------------------------------------
+#
+# A version's facts become model instances on every cold ranking (one Offering and one Vendor
+# per candidate, 80 fields). Model(**kwargs) asks every field absent from the call for its
+# default and Model.__init__ sets each value through its descriptor (a foreign key's checks
+# its relation cache): at 200 candidates that was most of loading them. Here each instance is
+# built as unpickling builds one (``__new__``, then its ``__dict__``; no pre_init/post_init
+# receivers are registered for these models), with to_python called only where the JSON value
+# is not already the field's Python type.
+
+# Field classes whose to_python returns a value of this type unchanged.
+_NATIVE_TYPES = (
+    (models.BooleanField, bool),
+    (models.IntegerField, int),
+    (models.CharField, str),
+    (models.TextField, str),
+    (models.ForeignKey, int),
+)
+_plans: dict[type, tuple] = {}
+
+
+def _plan(model: type) -> tuple:
+    """(attname, native type or None, field) per concrete field of ``model``, in order."""
+    plan = _plans.get(model)
+    if plan is None:
+        rows = []
+        for f in model._meta.concrete_fields:
+            native = next((t for cls, t in _NATIVE_TYPES if isinstance(f, cls)), None)
+            if isinstance(f, models.JSONField):
+                native = object  # to_python is the identity
+            rows.append((f.attname, native, f))
+        plan = _plans[model] = tuple(rows)
+    return plan
+
+
+def _from_facts(model: type, pk, facts: dict):
+    """An unsaved ``model`` row holding ``facts`` (attname -> JSON value), as
+    ``setattr(obj, attname, field.to_python(value))`` over ``model(pk=pk)`` would hold it."""
+    obj = model.__new__(model)
+    values = obj.__dict__
+    for attname, native, f in _plan(model):
+        if attname in facts:
+            value = facts[attname]
+            if native is not object and (value is None or type(value) is not native):
+                value = f.to_python(value)
+            values[attname] = value
+        else:
+            values[attname] = f.get_default()
+    values[model._meta.pk.attname] = pk
+    obj._state = models.base.ModelState()
+    return obj
+
+
+def offering_from_facts(offering_id, facts: dict, vendor_facts: dict) -> "Offering":
+    """What OfferingVersion.as_offering gives, from a version's columns read as values."""
+    vendor = _from_facts(Vendor, facts.get("vendor_id"), vendor_facts)
+    offering = _from_facts(Offering, offering_id, facts)
+    offering.vendor = vendor
+    offering._state.adding = False
+    return offering
+
+
+def price_pairs(prices: list) -> tuple:
+    """A version's list prices (its ``prices`` column) as (billing model, price) pairs."""
+    return tuple((p["billing_model"], Decimal(p["price_per_gpu"])) for p in prices)

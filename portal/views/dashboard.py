@@ -80,7 +80,7 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     """Bus bandwidth against message size: the best all_reduce sweep kept by verification."""
     curves = {}
     for r in results:
-        # The read model keeps each candidate's curve aside (selectors._slim).
+        # The read model keeps each candidate's curve aside (selectors.candidate_rows).
         curve = candidates[r.candidate_id].busbw_curve
         if curve:
             curves[r.label] = curve
@@ -194,6 +194,20 @@ def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str])
     }
 
 
+# An id no candidate has, reversed once and replaced by each candidate's (see _candidate_urls).
+_STAND_IN_ID = 987_654_320_123
+
+
+def _candidate_urls(evaluation_id: int, candidate_ids: list[int]) -> dict[int, str]:
+    """Each candidate's page URL: one reverse() with a stand-in id, filled in per candidate
+    (200 reverse() calls were a few ms of a cold dashboard)."""
+    parts = reverse("candidate-detail", args=[evaluation_id, _STAND_IN_ID]).split(str(_STAND_IN_ID))
+    if len(parts) != 2:  # the stand-in also in the evaluation's part: reverse each one
+        return {pk: reverse("candidate-detail", args=[evaluation_id, pk]) for pk in candidate_ids}
+    before, after = parts
+    return {pk: f"{before}{pk}{after}" for pk in candidate_ids}
+
+
 def checklist_items() -> list[ChecklistItem]:
     """The checklist as the verification matrix shows it (numbers, keys, titles)."""
     return list(
@@ -255,10 +269,7 @@ def results_context(
     if items is None:
         items = checklist_items()
     # Built here rather than with {% url %} per row and cell.
-    base_urls = {
-        r.candidate_id: reverse("candidate-detail", args=[evaluation.pk, r.candidate_id])
-        for r in results
-    }
+    base_urls = _candidate_urls(evaluation.pk, [r.candidate_id for r in results])
     # Each label translated and escaped once, not once per cell.
     statuses = {
         value: (escape(value), escape(str(label))) for value, label in VerificationStatus.choices

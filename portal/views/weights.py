@@ -17,7 +17,7 @@ from ..models import Dimension, EvaluationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.evaluations import DIMENSIONS, evaluation_weights_from_ahp, evaluation_weights_set
 from .common import member_evaluation
-from .dashboard import results_context
+from .dashboard import results_html
 
 CAN_WEIGH = CAN_EDIT | CAN_DECIDE
 # Saaty's scale: the judgement "row dimension is N times as important as the column one".
@@ -193,6 +193,7 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         "weights_sum": _sum_shown(form),
         "can_save": can_save,
         "may_weigh": may_weigh,
-        **results_context(evaluation),
+        # The dashboard's results fragment, from the same cache entry (rendered once per state).
+        "results_html": results_html(evaluation, role=membership.role),
     }
     return render(request, "portal/evaluation_weights.html", context, status=status)

@@ -1,0 +1,116 @@
+"""The results read model built cheaply from rows is the one the ORM would build: a pinned
+version read back as values holds every fact with the type the model field gives it, and a
+candidate read from the cache carries what one computed fresh carries."""
+
+from __future__ import annotations
+
+import pickle
+from decimal import Decimal
+
+import pytest
+from django.core.cache import cache
+
+from portal import selectors
+from portal.models import Evaluation, Offering, OfferingVersion, Vendor
+
+pytestmark = pytest.mark.django_db
+
+DEMO_EVALUATION = 1
+
+
+def _facts(instance) -> dict:
+    return {
+        f.attname: getattr(instance, f.attname)
+        for f in type(instance)._meta.concrete_fields
+        if f.attname not in ("created_at", "updated_at")
+    }
+
+
+def test_a_version_reads_back_as_the_offering_it_was_made_from(demo):
+    for offering in Offering.objects.select_related("vendor"):
+        version = OfferingVersion.current(offering)
+        pinned = version.as_offering()
+        assert _facts(pinned) == _facts(offering)
+        assert _facts(pinned.vendor) == _facts(offering.vendor)
+        # Same values with the same Python types (a Decimal stays a Decimal, not a string).
+        for name, value in _facts(offering).items():
+            assert type(getattr(pinned, name)) is type(value), name
+        assert pinned.vendor_id == offering.vendor_id
+        assert not pinned._state.adding
+        assert str(pinned) == str(offering)
+
+
+def test_a_fact_missing_from_an_older_version_takes_the_field_default(demo):
+    offering = Offering.objects.first()
+    version = OfferingVersion.current(offering)
+    facts = dict(version.facts)
+    del facts["setup_days"], facts["storage_cost_month"]
+    vendor_facts = {k: v for k, v in version.vendor_facts.items() if k != "iso27001"}
+    old = OfferingVersion(offering=offering, facts=facts, vendor_facts=vendor_facts, prices=[])
+    pinned = old.as_offering()
+    assert pinned.setup_days == Offering._meta.get_field("setup_days").get_default()
+    assert pinned.storage_cost_month == Offering._meta.get_field("storage_cost_month").get_default()
+    assert pinned.vendor.iso27001 == Vendor._meta.get_field("iso27001").get_default()
+    assert pinned.gpu_model == offering.gpu_model
+
+
+def test_cached_candidates_equal_fresh_ones(demo):
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    fresh_ranking, fresh = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, cached = selectors.evaluation_ranking(evaluation=evaluation)  # from the cache
+    assert ranking.as_dict() == fresh_ranking.as_dict()
+    assert list(cached) == list(fresh)
+    for pk, candidate in cached.items():
+        other = fresh[pk]
+        assert _facts(candidate.offering) == _facts(other.offering)
+        assert candidate.offering.vendor.name == other.offering.vendor.name
+        assert candidate.list_prices == other.list_prices
+        assert all(isinstance(price, Decimal) for _model, price in candidate.list_prices)
+        assert candidate.answer_statuses == other.answer_statuses
+        assert list(candidate.answer_statuses) == list(other.answer_statuses)  # checklist order
+        assert candidate.busbw_curve == other.busbw_curve
+        assert candidate.measured_summary == other.measured_summary
+        assert candidate.evaluation is evaluation
+        assert candidate.node_count == other.node_count
+        assert selectors.scoring_input(candidate) == selectors.scoring_input(other)
+    cache.clear()
+
+
+def test_the_cached_read_model_holds_rows_not_model_instances(demo):
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    selectors.evaluation_ranking(evaluation=evaluation)
+    key = selectors.results_key(evaluation, "ranking-rows", selectors.weights_key(None))
+    _ranking, rows = cache.get(key)
+    blob = pickle.dumps(rows)
+    assert b"django.db.models" not in blob
+    assert b"portal.models" not in blob
+    cache.clear()
+
+
+def test_candidate_urls_are_those_reverse_gives():
+    from django.urls import reverse
+
+    from portal.views.dashboard import _candidate_urls
+
+    for evaluation_id in (1, 42, 987_654_320_123):
+        ids = [1, 7, 123, 987_654_320_123, 10**12]
+        assert _candidate_urls(evaluation_id, ids) == {
+            pk: reverse("candidate-detail", args=[evaluation_id, pk]) for pk in ids
+        }
+
+
+def test_a_candidate_older_than_versioning_is_pinned_and_ranked(demo):
+    from portal.models import Candidate
+
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    before, _candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    legacy = evaluation.candidates.order_by("pk").first()
+    Candidate.objects.filter(pk=legacy.pk).update(offering_version=None)
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    assert Candidate.objects.get(pk=legacy.pk).offering_version_id is not None
+    assert candidates[legacy.pk].offering.name == legacy.offering.name
+    assert ranking.as_dict() == before.as_dict()
