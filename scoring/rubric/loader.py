@@ -353,6 +353,9 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     terms_item = billing.get("billing_terms_item")
     if terms_item not in CHECKLIST_KEYS:
         raise _fail("billing.billing_terms_item", f"must be a checklist key, got {terms_item!r}")
+    effective_hours = billing.get("effective_hours", "delivered")
+    if effective_hours not in ("delivered", "required"):
+        raise _fail("billing.effective_hours", "must be 'delivered' or 'required'")
     elasticity = data.get("elasticity")
     if not isinstance(elasticity, Mapping):
         raise _fail("elasticity", "must be an object")
@@ -416,6 +419,7 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         mig_max_instances=max_instances,
         mig_gpus=MappingProxyType(mig_gpus),
         ops_fte=MappingProxyType(ops_fte),
+        effective_hours=effective_hours,
         sources=MappingProxyType(
             {
                 "billing": _text(billing, "source", "billing"),
