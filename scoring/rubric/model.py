@@ -114,6 +114,10 @@ class Rule:
     if_missing: str = "zero"
     only_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     source: str = ""
+    # Conditions under which the rule concerns the candidate at all: when one is not met the
+    # rule is "not applicable" and leaves the dimension's maximum (0 of 0), unlike only_if
+    # (0 of the rule's maximum). E.g. fabric rules for a need that fits in one node.
+    applies_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
