@@ -24,3 +24,19 @@ def test_a_workload_rounded_up_to_whole_nodes_pays_for_its_surplus(evaluation, o
     assert dict(exact.tco_by_model) == dict(surplus.tco_by_model)
     # ...buys 12 useful GPUs instead of 16: a lower cost score, so a lower option score.
     assert surplus.score < exact.score
+
+
+def test_the_ranking_api_names_the_surplus_and_the_useful_gpus(
+    client, evaluation, offering, members
+):
+    OfferingPrice.objects.create(offering=offering, billing_model="hourly", price_per_gpu=12)
+    # 16 GPUs required, 3 nodes of 8 delivered.
+    candidate = Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=3)
+    client.force_login(members["viewer"])
+    api = client.get(f"/api/v1/evaluations/{evaluation.pk}/ranking/").json()
+    tco = next(r for r in api["results"] if r["candidate"] == candidate.pk)["tco"]
+    assert (tco["gpu_equivalents"], tco["useful_gpu_equivalents"]) == ("24", "16")
+    (line,) = tco["assumptions"]
+    assert line["code"] == "surplus_gpus"
+    assert "16 GPUs required, not the 24 delivered" in line["en"]
+    assert "16" in line["zh"] and "24" in line["zh"]
