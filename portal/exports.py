@@ -118,8 +118,10 @@ def reference_price_note(tco, gpu_model: str, rubric) -> str:
 
     if tco is None or tco.cost_per_effective_gpu_hour is None:
         return ""
+    from .views.display import tco_assumption_lines
+
     reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
-    return _(
+    note = _(
         "Cost score: %(cost)s %(currency)s per effective GPU-hour against a reference price of "
         "%(reference)s %(currency)s per GPU-hour for this GPU (assumed: the rubric's planning "
         "figure, not a market quote)."
@@ -128,6 +130,8 @@ def reference_price_note(tco, gpu_model: str, rubric) -> str:
         "reference": number_format(reference, 2, force_grouping=True),
         "currency": tco.currency,
     }
+    # What else the figure assumed: a GPU without its own reference price, surplus GPUs.
+    return " ".join((note, *tco_assumption_lines(tco)))
 
 
 def report_sections(evaluation) -> dict[str, Any]:

@@ -173,6 +173,12 @@ INPUT_LABELS: dict[str, Promise] = {
     "derived.effective_price_ratio": gettext_lazy("Effective price against the reference"),
     "derived.elasticity_fit": gettext_lazy("Elasticity fit to the workload"),
     "derived.has_distributed_fs": gettext_lazy("Has a distributed file system"),
+    "derived.inter_node_traffic": gettext_lazy(
+        "Traffic between nodes needed (the required GPUs exceed one node)"
+    ),
+    "derived.gpu_to_gpu_traffic": gettext_lazy(
+        "Traffic between GPUs needed (more than one GPU required)"
+    ),
     "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
     "measured.allgather_busbw_fraction": gettext_lazy(
         "Measured all_gather bus bandwidth against the expected"

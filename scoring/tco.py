@@ -29,7 +29,9 @@ Rubric v2 (issue #10 §3) adds:
   spot_allowed), with its reason; the cost score and the budget use its total;
 - efficiency: the scale rule, capped by the measured bus-bandwidth fraction (at most 1) or, when
   unmeasured, by the delivery form's conservative assumed fraction (basis "assumed");
-- GPU-hours of the effective cost count MIG slices in full-GPU equivalents;
+- GPU-hours of the effective cost count MIG slices in full-GPU equivalents, and only the
+  GPUs the evaluation requires when the delivery exceeds them (billing.effective_hours
+  "required"): surplus GPUs are paid but add no useful work (Tco.assumptions says so);
 - availability (availability_for) never falls below the rubric's conservative floor: no SLA
   ("unanswered") and a contradicted one ("contradicted") take it; a stated SLA adds the gap
   above it at the SLA item's claim factor ("stated"), in full once "verified";
@@ -196,7 +198,8 @@ class Tco:
     ``break_even_used_days`` is the number of used days within the duration above which the
     monthly model's GPU cost is lower than the hourly one's (None without both prices).
     ``cost_per_effective_gpu_hour`` = cheapest total ÷ (GPU-hours x availability x
-    efficiency), GPU-hours = GPUs x used_days x 24; None when nothing is used.
+    efficiency), GPU-hours = GPUs x used_days x 24 (rubric v2: the useful GPUs, at most the
+    required ones, in full-GPU equivalents); None when nothing is used.
     ``efficiency`` is the measured bus-bandwidth fraction capped at 1 (basis "measured") or
     the rubric's scale rule for the delivery form (basis "scale_rule").
     """
@@ -240,6 +243,8 @@ class Tco:
         recommended_total: Decimal | None = None,
         recommended_reason: tuple[str, str] = ("cheapest total", "总成本最低"),
         gpu_equivalents: Decimal | None = None,
+        useful_gpu_equivalents: Decimal | None = None,
+        reference_fallback: tuple[str, Decimal] | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -262,6 +267,62 @@ class Tco:
             recommended_reason=recommended_reason,
             gpu_equivalents=Decimal(gpu_count) if gpu_equivalents is None else gpu_equivalents,
         )
+        if useful_gpu_equivalents is not None:
+            self.__dict__["useful_gpu_equivalents"] = useful_gpu_equivalents
+        if reference_fallback is not None:
+            self.__dict__["reference_fallback"] = reference_fallback
+
+    @property
+    def reference_fallback(self) -> tuple[str, Decimal] | None:
+        """(GPU model, price) when the rubric lists no reference GPU-hour price for the GPU
+        and the cost score compares with its "*" fallback (an assumption), else None."""
+        return self.__dict__.get("reference_fallback")
+
+    @property
+    def useful_gpu_equivalents(self) -> Decimal:
+        """The full-GPU equivalents whose hours the cost per effective GPU-hour divides by:
+        the delivered ones, or the evaluation's required GPUs when the delivery exceeds them
+        (rubric v2, billing.effective_hours "required"). Read from the instance so a Tco
+        pickled before this figure existed reads as it was computed (every delivered GPU)."""
+        return self.__dict__.get("useful_gpu_equivalents", self.gpu_equivalents)
+
+    @property
+    def surplus_gpu_equivalents(self) -> Decimal:
+        """Delivered full-GPU equivalents beyond the useful ones (paid, no useful work)."""
+        return self.gpu_equivalents - self.useful_gpu_equivalents
+
+    def assumptions(self) -> tuple[tuple[str, str, str], ...]:
+        """What the cost per effective GPU-hour assumed rather than read, each line as
+        (code, English, Chinese): surplus GPUs left out of the useful GPU-hours, and a GPU
+        the rubric has no reference price for (compared with the fallback)."""
+        lines = []
+        fallback = self.reference_fallback
+        if fallback is not None and self.cost_per_effective_gpu_hour is not None:
+            model, price = fallback
+            lines.append(
+                (
+                    "reference_fallback",
+                    f"no reference price for {model}: the rubric's fallback of {price} "
+                    f"{self.currency} per GPU-hour is assumed",
+                    f"{model} 没有参考价格：假定采用评分细则的兜底价 每 GPU 小时 {price} "
+                    f"{self.currency}",
+                )
+            )
+        surplus = self.surplus_gpu_equivalents
+        if surplus > 0:
+            useful, delivered = _count(self.useful_gpu_equivalents), _count(self.gpu_equivalents)
+            extra = _count(surplus)
+            lines.append(
+                (
+                    "surplus_gpus",
+                    f"cost per effective GPU-hour divides by the {useful} GPUs required, not the "
+                    f"{delivered} delivered: {extra} surplus GPU(s) are paid for but add no "
+                    "useful work",
+                    f"每有效 GPU 小时成本按需求的 {useful} 块 GPU 计算，而非交付的 {delivered} "
+                    f"块：多出的 {extra} 块 GPU 需付费但不产生有效算力",
+                )
+            )
+        return tuple(lines)
 
     def model(self, billing_model: str) -> ModelCost:
         for item in self.models:
@@ -303,7 +364,20 @@ class Tco:
             "recommended_reason_en": self.recommended_reason[0],
             "recommended_reason_zh": self.recommended_reason[1],
             "gpu_equivalents": str(self.gpu_equivalents),
+            "useful_gpu_equivalents": str(self.useful_gpu_equivalents),
+            "assumptions": [
+                {"code": code, "en": en, "zh": zh} for code, en, zh in self.assumptions()
+            ],
         }
+
+
+def _count(value: Decimal) -> str:
+    """A GPU count as shown: whole numbers without decimals, equivalents as they are."""
+    return (
+        str(value.to_integral_value())
+        if value == value.to_integral_value()
+        else str(value.normalize())
+    )
 
 
 def _cents(value: Decimal) -> Decimal:
@@ -665,6 +739,23 @@ def compute_tco(
             fraction = 1.0  # disqualified by the mig_profile knockout; priced as whole GPUs
         equivalents = (gpus * Decimal(repr(fraction))).quantize(_RATE, half_even)
         effective_hours = equivalents * used_hours
+    useful = equivalents
+    if policy is not None and policy.effective_hours == "required":
+        required = Decimal(evaluation.required_total_gpus)
+        if equivalents > required:
+            # Surplus GPUs (a node size above the need) are paid for but do no useful work:
+            # the buyer's required GPU-hours are what the total buys (expert review F2).
+            useful = required
+            effective_hours = required * used_hours
+    fallback = None
+    try:
+        if rubric.reference_gpu_hour_pattern(offering.gpu_model, currency) == "*":
+            fallback = (
+                offering.gpu_model,
+                rubric.reference_gpu_hour_price(offering.gpu_model, currency),
+            )
+    except (KeyError, RubricError):
+        fallback = None  # no reference at all: the cost score says so (effective_price_ratio)
     effective = None
     if effective_hours > 0 and efficiency > 0:
         effective = (rec_total / (effective_hours * availability * efficiency)).quantize(
@@ -699,6 +790,8 @@ def compute_tco(
         rec_total,
         reason,
         equivalents,
+        useful,
+        fallback,
     )
 
 
@@ -1003,6 +1096,9 @@ def _float_row(
         by_model = {price.billing_model: price.price_per_gpu for price in prices}
         per_gpu = [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
     spot = per_gpu[_SPOT_ROW]
+    useful = candidate.gpu_count
+    if policy is not None and policy.effective_hours == "required":
+        useful = min(useful, evaluation.required_total_gpus)
     return (
         *per_gpu,
         offering.storage_cost_month,
@@ -1020,11 +1116,12 @@ def _float_row(
         _plan_availability(candidate, rubric, plan)[0],
         _efficiency_cap(candidate, rubric, evaluation.workload_profile)[0],
         reference,
+        useful,
     )
 
 
 # Columns of _float_row holding ints, bools and floats, and Decimals a plan's candidates share.
-_NUMBER_COLUMNS = frozenset((10, 11, 15, 17))
+_NUMBER_COLUMNS = frozenset((10, 11, 15, 17, 19))
 _SHARED_COLUMNS = frozenset((9, 12, 13, 14, 16, 18))
 
 
@@ -1064,7 +1161,7 @@ class _Columns:
         prices = np.array(values[:4])
         storage, egress, support, licence, setup_fee, operations = values[4:10]
         gpus, setup_days, risk, hourly_hours, spot_hours, allow_spot = values[10:16]
-        availability, cap, ref = values[16:]
+        availability, cap, ref, useful = values[16:]
         count = len(self.pending)
         months = float(plan.duration_months)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
@@ -1130,8 +1227,9 @@ class _Columns:
                     ratio_k = np.where(judged, ratio_k, np.nan)
                 over = over & judged
             efficiency_k, efficiency_settled = _rounded(cap, 0.0, 4)
-            hours = gpus * float(plan.used_hours) * availability * (efficiency_k / 10_000.0)
-            costed = (gpus * float(plan.used_hours) > 0) & (efficiency_k > 0)
+            # The useful GPUs: the delivered ones, or the required ones below them (F2).
+            hours = useful * float(plan.used_hours) * availability * (efficiency_k / 10_000.0)
+            costed = (useful * float(plan.used_hours) > 0) & (efficiency_k > 0)
             settled &= efficiency_settled & (~costed | ((hours > 0) & (ref > 0)))
             cost_k, cost_settled = _rounded(total / hours, 0.0, 4)
             price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)

@@ -66,6 +66,12 @@ def _tco_summary(tco) -> dict[str, Any] | None:
         "availability_basis": tco.availability_basis,
         "efficiency": str(tco.efficiency),
         "efficiency_basis": tco.efficiency_basis,
+        # The GPUs whose hours the effective cost divides by (rubric v2: at most the required
+        # ones) and what it assumed rather than read (surplus GPUs, a fallback reference
+        # price), each line in English and Chinese.
+        "gpu_equivalents": str(tco.gpu_equivalents),
+        "useful_gpu_equivalents": str(tco.useful_gpu_equivalents),
+        "assumptions": [{"code": c, "en": en, "zh": zh} for c, en, zh in tco.assumptions()],
     }
 
 

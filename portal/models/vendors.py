@@ -209,7 +209,13 @@ class Offering(models.Model):
         validators=NON_NEGATIVE,
     )
     oob_management = models.BooleanField(_("out-of-band management (IPMI/BMC)"), default=False)
-    provisioning_time_min = models.PositiveIntegerField(_("provisioning time (min)"), default=0)
+    provisioning_time_min = models.PositiveIntegerField(
+        _("provisioning time (min)"),
+        null=True,
+        blank=True,
+        default=None,
+        help_text=_("Empty: unanswered. 0 is an answer: capacity available at once."),
+    )
     root_access = models.BooleanField(_("root access"), default=False)
     custom_image = models.BooleanField(_("custom OS image"), default=False)
     driver_control = models.BooleanField(_("driver version control"), default=False)

@@ -219,12 +219,16 @@ def _option(
     burst_price = prices.get("hourly")
     if workload.tolerates_preemption and "spot" in prices:
         burst_price = min(prices["spot"], burst_price or prices["spot"])
+    need = workload.gpus
     if burst_hours and burst_price is None:
         # no hourly price for the peak: the peak is reserved for the whole duration
         nodes = math.ceil(workload.peak_gpus / per_node)
+        need = workload.peak_gpus
         burst_hours = Decimal(0)
     sized = replace(base_input, node_count=nodes)
-    spec = _spec(evaluation, workload, nodes * per_node)
+    # The requirement is the workload's GPUs, not the whole nodes they round up to: the TCO
+    # then leaves the surplus out of the useful GPU-hours (expert review F2).
+    spec = _spec(evaluation, workload, need)
     result = score_candidate(sized, spec, rubric=rubric)
     reasons.extend((k.reason_en, k.reason_zh) for k in result.knockouts)
     score = result.total

@@ -497,4 +497,17 @@ def tco_basis(tco: Any) -> dict[str, Any] | None:
         ),
         "cost_per_effective_gpu_hour": tco.cost_per_effective_gpu_hour,
         "currency": tco.currency,
+        "gpu_equivalents": tco.gpu_equivalents,
+        "useful_gpu_equivalents": tco.useful_gpu_equivalents,
+        "assumptions": tco_assumption_lines(tco),
     }
+
+
+def tco_assumption_lines(tco: Any) -> list[str]:
+    """What a TCO's cost per effective GPU-hour assumed rather than read (scoring
+    Tco.assumptions: surplus GPUs left out, a GPU without its own reference price), each line
+    in the reader's language."""
+    if tco is None:
+        return []
+    chinese = is_zh()
+    return [zh if chinese else en for _code, en, zh in tco.assumptions()]

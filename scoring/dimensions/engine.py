@@ -39,7 +39,7 @@ class _Dimension:
     def __init__(self, name: str, rules: Sequence[Rule], factors: Mapping[str, float]) -> None:
         self.name = name
         self.runners: tuple[BatchRunner, ...] = tuple(compile_rule(r, factors) for r in rules)
-        excludable = any(rule.if_missing == "exclude" for rule in rules)
+        excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         # Summed as a tuple in rule order, exactly as a candidate's row would be.
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
 

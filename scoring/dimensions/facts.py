@@ -24,6 +24,7 @@ from ..types import (
     EvaluationSpec,
     MeasuredFacts,
     OfferingFacts,
+    ScoringInputError,
     VendorFacts,
 )
 from .rounding import py_round
@@ -296,6 +297,51 @@ def _rounded_column(owner_field: str, scale: float | None, digits: int) -> Calla
     return column
 
 
+def _gpus_per_node_equivalent(ctx: FactContext) -> float:
+    """A node's GPUs in full-GPU equivalents (rubric v2 counts MIG slices by their fraction)."""
+    offering = ctx.offering
+    if offering.mig_profile and ctx.rubric.v2 is not None:
+        try:
+            return offering.gpus_per_node * ctx.rubric.gpu_fraction(
+                offering.gpu_model, offering.mig_profile
+            )
+        except ScoringInputError:
+            pass  # disqualified by the mig_profile knockout; counted as whole GPUs
+    return float(offering.gpus_per_node)
+
+
+def _inter_node_traffic(ctx: FactContext) -> bool:
+    """Whether the requirement needs traffic between nodes on this offering: the required GPUs
+    do not fit in one of its nodes. A 1-node (or 1-GPU) need crosses no fabric."""
+    return ctx.evaluation.required_total_gpus > _gpus_per_node_equivalent(ctx)
+
+
+def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
+    """Whether the requirement needs traffic between GPUs at all (more than one GPU)."""
+    return ctx.evaluation.required_total_gpus > 1
+
+
+def _inter_node_traffic_column(ctxs: Sequence[FactContext]) -> list[bool]:
+    # A function of the evaluation (shared by the batch) and the offering's node shape.
+    known: dict[tuple[Any, ...], bool] = {}
+    column = []
+    append = column.append
+    for ctx in ctxs:
+        offering = ctx.offering
+        key = (offering.gpus_per_node, offering.mig_profile, offering.gpu_model)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _inter_node_traffic(ctx)
+        append(found)
+    return column
+
+
+def _gpu_to_gpu_traffic_column(ctxs: Sequence[FactContext]) -> list[bool]:
+    if not ctxs:
+        return []
+    return [_gpu_to_gpu_traffic(ctxs[0])] * len(ctxs)
+
+
 def _budget_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
     if not ctxs:
         return []
@@ -377,6 +423,12 @@ def _build_facts() -> dict[str, FactSource]:
         None,
         ("delivery_form_seen", "bare_metal_verdict"),
         column=_elasticity_fit_column,
+    )
+    facts["derived.inter_node_traffic"] = FactSource(
+        _inter_node_traffic, COMPUTED, column=_inter_node_traffic_column
+    )
+    facts["derived.gpu_to_gpu_traffic"] = FactSource(
+        _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column
     )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED, column=_budget_ratio_column

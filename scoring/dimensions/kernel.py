@@ -93,11 +93,20 @@ class RuleKernel:
 
     Semantics (the runners' and ``reference``'s): the first input whose value is known is
     read; none known is "missing" (0 points; max 0 when the rule excludes missing facts);
-    an only_if condition not met is "not applicable" (0 of the rule's maximum); otherwise the
+    an only_if condition not met is "not applicable" (0 of the rule's maximum), an applies_if
+    condition not met is "not applicable" and leaves the maximum (0 of 0); otherwise the
     table's points, scaled for a claimed value by the factor of the claim item's status (or
     "no_item" without one), rounded to 4 decimals."""
 
-    __slots__ = ("claim_item", "conditions", "exclude", "inputs", "max_points", "table")
+    __slots__ = (
+        "applies",
+        "claim_item",
+        "conditions",
+        "exclude",
+        "inputs",
+        "max_points",
+        "table",
+    )
 
     def __init__(self, rule: Rule) -> None:
         self.inputs = tuple((name, FACTS[name]) for name in rule.inputs)
@@ -106,6 +115,7 @@ class RuleKernel:
         self.table = rule.table
         self.max_points = float(rule.max_points)
         self.exclude = rule.if_missing == "exclude"
+        self.applies = rule.applies_if
 
     def run(self, batch: Batch, factors: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
         count = len(batch.ctxs)
@@ -143,6 +153,13 @@ class RuleKernel:
             max_points = np.where(known, self.max_points, 0.0)
         else:
             max_points = np.full(count, self.max_points)
+        if self.applies:
+            # A rule that does not concern the candidate: 0 of 0 (runners._inapplicable).
+            concerned = np.ones(count, dtype=bool)
+            for name, allowed in self.applies:
+                concerned = concerned & batch.allowed(name, allowed)
+            points = np.where(concerned, points, 0.0)
+            max_points = np.where(concerned, max_points, 0.0)
         return points, max_points
 
 
@@ -156,9 +173,11 @@ class DimensionKernel:
         self.rules = tuple(RuleKernel(rule) for rule in rules)
         # Every fact the dimension's rules read (inputs and only_if conditions).
         self.names = frozenset(
-            name for rule in self.rules for name, _ in (*rule.inputs, *rule.conditions)
+            name
+            for rule in self.rules
+            for name, _ in (*rule.inputs, *rule.conditions, *rule.applies)
         )
-        excludable = any(rule.if_missing == "exclude" for rule in rules)
+        excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
 
     def scores(self, batch: Batch, factors: Mapping[str, float]) -> np.ndarray:

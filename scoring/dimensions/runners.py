@@ -78,6 +78,13 @@ def _not_applicable(
     return _contribution(rule, inputs, 0.0, rule.max_points, "not_applicable", None)
 
 
+def _inapplicable(rule: Rule, condition: str, current: Any) -> Contribution:
+    """The contribution of a rule whose applies_if condition is not met: it does not concern
+    the candidate, so it leaves the dimension's maximum (0 of 0); the condition read is the
+    explanation (e.g. derived.inter_node_traffic False: the need fits in one node)."""
+    return _contribution(rule, {condition: current}, 0.0, 0.0, "not_applicable", None)
+
+
 def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
     """The function building a rule's contribution from a known fact: the table's points,
     scaled for a claim by the factor of its checklist status."""
@@ -113,6 +120,35 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
 
 def compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     """The batch runner of one rule (see the module docstring)."""
+    runner = _compile_rule(rule, factors)
+    if rule.applies_if:
+        return _applies_runner(rule, runner)
+    return runner
+
+
+def _applies_runner(rule: Rule, runner: BatchRunner) -> BatchRunner:
+    """``runner`` with the rule's applies_if conditions: a candidate for which one is not
+    met gets the rule's not-applicable contribution (memoised by the value read)."""
+    conditions = rule.applies_if
+    getters = [methodcaller("fact", name) for name, _ in conditions]
+    memo: dict[tuple[str, Any], Contribution] = {}
+
+    def run(batch: Batch) -> list[Contribution]:
+        found = runner(batch)
+        for (name, allowed), getter in zip(conditions, getters, strict=True):
+            for index, value in enumerate(getter(batch)):
+                if value not in allowed:
+                    key = (name, value)
+                    contribution = memo.get(key)
+                    if contribution is None:
+                        contribution = memo[key] = _inapplicable(rule, name, value)
+                    found[index] = contribution
+        return found
+
+    return run
+
+
+def _compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     source = FACTS[rule.inputs[0]]
     if len(rule.inputs) == 1 and not rule.only_if:
         if source.basis is not None:
@@ -301,6 +337,11 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
 def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Contribution:
     """One rule applied to one candidate straight from the rubric's definition, without
     columns or memo."""
+    for condition, allowed in rule.applies_if:
+        condition_source = FACTS[condition]
+        current = condition_source.fetch(ctx)
+        if current not in allowed:
+            return _inapplicable(rule, condition, _shown(current, condition_source.exact_text))
     for name in rule.inputs:
         source = FACTS[name]
         if source.basis is None:

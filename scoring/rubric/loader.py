@@ -172,14 +172,8 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
     if_missing = raw.get("if_missing", "zero")
     if if_missing not in ("zero", "exclude"):
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
-    only_if_raw = raw.get("only_if", {})
-    if not isinstance(only_if_raw, Mapping):
-        raise _fail(where, "only_if must map fact names to lists of allowed values")
-    only_if = []
-    for name, allowed in only_if_raw.items():
-        if name not in fact_names or not isinstance(allowed, list) or not allowed:
-            raise _fail(where, f"only_if {name!r} must name a known fact and list allowed values")
-        only_if.append((name, tuple(allowed)))
+    only_if = _conditions(raw, "only_if", where, fact_names)
+    applies_if = _conditions(raw, "applies_if", where, fact_names)
     kind = raw.get("kind")
     table = _table(kind, raw, where)
     return Rule(
@@ -192,9 +186,25 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         table=table,
         claim_item=claim_item,
         if_missing=if_missing,
-        only_if=tuple(only_if),
+        only_if=only_if,
         source=source,
+        applies_if=applies_if,
     )
+
+
+def _conditions(
+    raw: Mapping[str, Any], key: str, where: str, fact_names: frozenset[str]
+) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """A rule's only_if or applies_if: fact names mapped to lists of allowed values."""
+    conditions_raw = raw.get(key, {})
+    if not isinstance(conditions_raw, Mapping):
+        raise _fail(where, f"{key} must map fact names to lists of allowed values")
+    conditions = []
+    for name, allowed in conditions_raw.items():
+        if name not in fact_names or not isinstance(allowed, list) or not allowed:
+            raise _fail(where, f"{key} {name!r} must name a known fact and list allowed values")
+        conditions.append((name, tuple(allowed)))
+    return tuple(conditions)
 
 
 def _status_factors(raw: Any) -> Mapping[str, float]:
@@ -353,6 +363,9 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
     terms_item = billing.get("billing_terms_item")
     if terms_item not in CHECKLIST_KEYS:
         raise _fail("billing.billing_terms_item", f"must be a checklist key, got {terms_item!r}")
+    effective_hours = billing.get("effective_hours", "delivered")
+    if effective_hours not in ("delivered", "required"):
+        raise _fail("billing.effective_hours", "must be 'delivered' or 'required'")
     elasticity = data.get("elasticity")
     if not isinstance(elasticity, Mapping):
         raise _fail("elasticity", "must be an object")
@@ -416,6 +429,7 @@ def _v2_policy(data: Mapping[str, Any]) -> V2Policy | None:
         mig_max_instances=max_instances,
         mig_gpus=MappingProxyType(mig_gpus),
         ops_fte=MappingProxyType(ops_fte),
+        effective_hours=effective_hours,
         sources=MappingProxyType(
             {
                 "billing": _text(billing, "source", "billing"),

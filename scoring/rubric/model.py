@@ -114,6 +114,10 @@ class Rule:
     if_missing: str = "zero"
     only_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     source: str = ""
+    # Conditions under which the rule concerns the candidate at all: when one is not met the
+    # rule is "not applicable" and leaves the dimension's maximum (0 of 0), unlike only_if
+    # (0 of the rule's maximum). E.g. fabric rules for a need that fits in one node.
+    applies_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
@@ -278,6 +282,10 @@ class V2Policy:
     # The checklist item whose document review verifies billing terms that no evidence can
     # measure (a lower-than-default spot preemption risk, hourly release of bare metal).
     billing_terms_item: str = "monthly_cost"
+    # Whether the cost per effective GPU-hour divides by the GPU-hours the buyer requires when
+    # the delivery exceeds them ("required"), or by every delivered GPU-hour ("delivered", the
+    # reading of a rubric text recorded before the billing section named it).
+    effective_hours: str = "delivered"
 
     def form(self, delivery_form: str) -> FormProfile:
         found = self.forms.get(delivery_form)
@@ -285,12 +293,15 @@ class V2Policy:
         # virtualised form with a profile: container.
         return found if found is not None else self.forms["container"]
 
-    def elasticity_fit(self, workload: str, delivery_form: str, provisioning_min: int) -> float:
-        """How well the offering's elasticity suits the workload, 0..1."""
+    def elasticity_fit(
+        self, workload: str, delivery_form: str, provisioning_min: int | None
+    ) -> float:
+        """How well the offering's elasticity suits the workload, 0..1. ``provisioning_min``
+        None is unanswered (0); 0 is an answer (capacity available at once: the best fit)."""
         anchors = self.provisioning_fit.get(workload)
         if anchors is None:
             return self.dedicated_fit.get(delivery_form, 0.0)
-        if provisioning_min <= 0:
+        if provisioning_min is None:
             return 0.0  # not stated: unanswered, never a claim of instant provisioning
         xs = [x for x, _ in anchors]
         ys = [y for _, y in anchors]
@@ -476,4 +487,13 @@ class Rubric:
                     self.memo.clear()
                 self.memo[(gpu_model, currency)] = price
                 return price
+        raise RubricError(f"no reference price for {gpu_model!r} in {currency}")
+
+    def reference_gpu_hour_pattern(self, gpu_model: str, currency: str) -> str:
+        """The pattern of reference_gpu_hour_prices that prices ``gpu_model``: "*" when the
+        rubric lists no price of its own for it (the fallback, an assumption to be said)."""
+        name = gpu_model.lower()
+        for pattern, _price in self.reference_prices[currency]:
+            if pattern == "*" or pattern in name:
+                return pattern
         raise RubricError(f"no reference price for {gpu_model!r} in {currency}")

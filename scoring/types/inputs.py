@@ -164,7 +164,8 @@ class OfferingFacts:
     region: str = ""
     rtt_ms: Decimal | None = None
     oob_management: bool = False
-    provisioning_time_min: int = 0
+    # None: unanswered; 0 is an answer (capacity handed over at once), never "unanswered".
+    provisioning_time_min: int | None = None
     root_access: bool = False
     custom_image: bool = False
     driver_control: bool = False
@@ -224,7 +225,7 @@ class OfferingFacts:
         _int(self.gpu_memory_gib, "gpu_memory_gib", 1)
         _int(self.fabric_rate_gbit_s, "fabric_rate_gbit_s", 0)
         _int(self.nics_per_node, "nics_per_node", 0)
-        _int(self.provisioning_time_min, "provisioning_time_min", 0)
+        _opt_int(self.provisioning_time_min, "provisioning_time_min", 0)
         _int(self.setup_days, "setup_days", 0)
         _int(self.poc_window_days, "poc_window_days", 0)
         _int(self.min_commitment_days, "min_commitment_days", 0)
