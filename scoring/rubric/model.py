@@ -15,6 +15,23 @@ from ..reference import match_gpu
 from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
 from ..types.inputs import parse_mig_layout
 
+
+def _names_gpu(name: str, pattern: str) -> bool:
+    """Whether the lower-cased GPU model ``name`` names ``pattern``'s GPU: the pattern occurs
+    with no digit just before or after it ("*" names every GPU)."""
+    if pattern == "*":
+        return True
+    start = name.find(pattern)
+    while start >= 0:
+        end = start + len(pattern)
+        if not (start and name[start - 1].isdigit()) and not (
+            end < len(name) and name[end].isdigit()
+        ):
+            return True
+        start = name.find(pattern, start + 1)
+    return False
+
+
 # The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
 FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 
@@ -475,14 +492,15 @@ class Rubric:
             raise RubricError(f"no preset for workload profile {profile!r}") from None
 
     def reference_gpu_hour_price(self, gpu_model: str, currency: str) -> Decimal:
-        """The planning price of one GPU-hour for a GPU model (first pattern contained in the
-        lower-cased model name; "*" matches anything)."""
+        """The planning price of one GPU-hour for a GPU model (the first pattern found in the
+        lower-cased model name with no digit either side, so "a100" prices an "A100-SXM4" but
+        not an "RTX A1000", nor "h20" an "H200"; "*" matches anything)."""
         found = self.memo.get((gpu_model, currency))
         if found is not None:
             return found
         name = gpu_model.lower()
         for pattern, price in self.reference_prices[currency]:
-            if pattern == "*" or pattern in name:
+            if _names_gpu(name, pattern):
                 if len(self.memo) > 4096:
                     self.memo.clear()
                 self.memo[(gpu_model, currency)] = price
@@ -494,6 +512,6 @@ class Rubric:
         rubric lists no price of its own for it (the fallback, an assumption to be said)."""
         name = gpu_model.lower()
         for pattern, _price in self.reference_prices[currency]:
-            if pattern == "*" or pattern in name:
+            if _names_gpu(name, pattern):
                 return pattern
         raise RubricError(f"no reference price for {gpu_model!r} in {currency}")

@@ -139,6 +139,22 @@ def test_reference_price_matches_the_first_pattern_or_the_fallback():
     assert str(rubric.reference_gpu_hour_price("Ascend 910B", "CNY")) == "10.00"
 
 
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_a_reference_pattern_names_a_gpu_only_with_no_digit_beside_it(version):
+    """A pattern inside a longer model number is another GPU: an RTX A1000 is no A100, an H200
+    no H20 (whatever the patterns' order), while suffixes and prefixes in letters still name it."""
+    rubric = load_rubric(version)
+    price = rubric.reference_gpu_hour_price
+    pattern = rubric.reference_gpu_hour_pattern
+    assert pattern("NVIDIA RTX A1000 8GB", "CNY") == "*"
+    assert pattern("NVIDIA A100-SXM4-80GB", "CNY") == "a100"
+    assert pattern("NVIDIA H200 141GB", "USD") == "h200"
+    assert pattern("NVIDIA H20", "USD") == "h20"
+    assert pattern("GeForce RTX 4090D", "CNY") == "4090"
+    assert pattern("NVIDIA L40S", "CNY") == "l40s"
+    assert price("NVIDIA RTX A1000 8GB", "CNY") == price("Ascend 910B", "CNY")
+
+
 def test_step_tables_pick_the_reached_threshold():
     higher = StepTable("higher", (99.0, 99.9, 99.99), (3.0, 12.0, 20.0), 0.0)
     assert [higher.points(v) for v in (98, 99.0, 99.5, 99.9, 100)] == [0, 3, 3, 12, 20]
