@@ -261,7 +261,8 @@ def _budget_knockouts(
 
 def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
     minimum = evaluation.min_busbw_fraction
-    if minimum is None:
+    if minimum is None or evaluation.required_total_gpus < 2:
+        # one GPU runs no collective: there is no bus bandwidth to require or to measure
         return []
     measured = candidate.measured
     fraction = measured.busbw_fraction

@@ -139,6 +139,16 @@ def test_unmeasured_bus_bandwidth_is_not_shown_so_it_disqualifies():
     assert "run nccl-tests all_reduce_perf" in found["busbw_unmeasured"].reason_en
 
 
+def test_a_one_gpu_need_requires_no_bus_bandwidth():
+    """One GPU runs no collective: a bus-bandwidth floor set on the evaluation cannot concern it,
+    measured low or not measured at all (two GPUs are held to it)."""
+    low = candidate(measured=MeasuredFacts(busbw_fraction=0.3))
+    for cand in (candidate(), low):
+        assert _knockouts(cand, min_busbw_fraction=Decimal("0.8"), required_total_gpus=1) == {}
+    found = _knockouts(low, min_busbw_fraction=Decimal("0.8"), required_total_gpus=2)
+    assert set(found) == {"busbw_fraction"}
+
+
 def test_disqualified_candidate_keeps_its_scores_for_inspection():
     result = score_candidate(
         candidate(quoted_prices=(Price("hourly", Decimal("1.00")),), node_count=1),
