@@ -11,15 +11,23 @@ from .types import Candidate
 _ZERO = Decimal(0)
 
 
-def _order_key(model: Model, assign: Sequence[int]) -> tuple[tuple[int, int, str], ...]:
+def _order_key(
+    model: Model, assign: Sequence[int]
+) -> tuple[tuple[int, int, tuple[int, int | str]], ...]:
     """Between plans of equal cost, workload by workload: the candidate with fewer refuted
     claims, then more verified claims, then the lower candidate_id (the ranking's tie rule,
     scoring.ranking.tie_key)."""
     return tuple(_tie_key(model.candidates[ci]) for ci in assign)
 
 
-def _tie_key(candidate: Candidate) -> tuple[int, int, str]:
-    return (candidate.refuted_claims, -candidate.verified_claims, candidate.candidate_id)
+def _tie_key(candidate: Candidate) -> tuple[int, int, tuple[int, int | str]]:
+    return (candidate.refuted_claims, -candidate.verified_claims, _id_key(candidate.candidate_id))
+
+
+def _id_key(candidate_id: str) -> tuple[int, int | str]:
+    """A portfolio's candidate ids are text: numeric ones (the portal's primary keys) in number
+    order, as the ranking orders them ("9" before "10"), then any other in text order."""
+    return (0, int(candidate_id)) if candidate_id.isdigit() else (1, candidate_id)
 
 
 def _better(

@@ -47,3 +47,13 @@ def test_without_claims_the_lower_id_decides_as_before():
     assert {line.candidate_id for line in result.proposal.lines} == {"a"}
     refuted = [Candidate("a", "OneCo", "CN-Shanghai", refuted_claims=1), candidates[0]]
     assert {line.candidate_id for line in solve(_problem(refuted)).proposal.lines} == {"b"}
+
+
+@pytest.mark.parametrize("method", ["exact", "heuristic"])
+def test_numeric_ids_tie_in_number_order_as_the_ranking_orders_them(method):
+    """The portal passes primary keys as text: candidate 9 comes before candidate 10, as in
+    the ranking, not after it as text order would have it."""
+    candidates = [Candidate("10", "OneCo", "CN-Shanghai"), Candidate("9", "OneCo", "CN-Shanghai")]
+    result = solve(_problem(candidates), method=method)
+    assert {line.candidate_id for line in result.proposal.lines} == {"9"}
+    assert {line.candidate_id for line in result.single.lines} == {"9"}
