@@ -293,15 +293,18 @@ def _dcgm_level(e: PocEvidence) -> int | None:
 # pages word it in their reader's language from these) and the English wording of each.
 NOTE_DCGM_FAIL = "dcgm_fail"
 NOTE_DCGM_SKIP = "dcgm_skip"
+NOTE_DCGM_INCOMPLETE = "dcgm_incomplete"
 NOTE_NCCL_WRONG = "nccl_wrong"
 NOTE_FIO_ERRORS = "fio_errors"
 NOTES_EN = {
     NOTE_DCGM_FAIL: "dcgmi diag reported fail",
     NOTE_DCGM_SKIP: "dcgmi diag reported skip",
+    NOTE_DCGM_INCOMPLETE: "dcgmi diag output ends before its result",
     NOTE_NCCL_WRONG: "nccl-tests reported {count} wrong results",
     NOTE_FIO_ERRORS: "fio jobs ended in an error ({jobs})",
 }
-# A diag whose every hardware test was skipped checked nothing: it fails its run, but proves
+# A diag whose every hardware test was skipped checked nothing, and one whose output is cut
+# before its result says nothing of the tests past the cut: either fails its run but proves
 # nothing either way (see PocShortfall.reason "unproven").
 DCGM_SKIPPED = NOTES_EN[NOTE_DCGM_SKIP]
 
@@ -445,12 +448,20 @@ def note_en(code: str, args: Mapping[str, str] | NoteArgs = ()) -> str:
     return NOTES_EN[code].format(**dict(args)) if code else ""
 
 
+# dcgmi diag's overall verdict (scoring.evidence.dcgm) when it is no pass
+_DCGM_NOT_PASSED = {
+    "fail": NOTE_DCGM_FAIL,
+    "skip": NOTE_DCGM_SKIP,
+    "incomplete": NOTE_DCGM_INCOMPLETE,
+}
+
+
 def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
     """Why evidence that matches a run still fails it, as (note code, parts); None when it
     passes: the tool itself reported the failure (a diag that failed or checked nothing,
     collectives with wrong results, fio jobs that ended in an error)."""
-    if run.kind == DCGM_DIAG and e.metrics.get("overall") in ("fail", "skip"):
-        return (NOTE_DCGM_SKIP if e.metrics["overall"] == "skip" else NOTE_DCGM_FAIL), ()
+    if run.kind == DCGM_DIAG and e.metrics.get("overall") in _DCGM_NOT_PASSED:
+        return _DCGM_NOT_PASSED[e.metrics["overall"]], ()
     if e.kind == "nccl_tests":
         wrong = _number(e.metrics.get("wrong_total"))
         if wrong is not None and wrong > 0:
@@ -816,6 +827,7 @@ class PocShortfall:
 _NOTES_ZH = {
     NOTE_DCGM_FAIL: "dcgmi diag 报告失败",
     NOTE_DCGM_SKIP: "dcgmi diag 报告全部跳过",
+    NOTE_DCGM_INCOMPLETE: "dcgmi diag 输出在结果之前中断",
     NOTE_NCCL_WRONG: "nccl-tests 报告 {count} 个错误结果",
     NOTE_FIO_ERRORS: "fio 作业以错误结束（{jobs}）",
 }
@@ -834,6 +846,7 @@ _DEFAULT_NOTES = {
 _NOTE_PATTERNS = (
     (NOTE_DCGM_FAIL, re.compile(r"^dcgmi diag reported fail$")),
     (NOTE_DCGM_SKIP, re.compile(r"^dcgmi diag reported skip$")),
+    (NOTE_DCGM_INCOMPLETE, re.compile(r"^dcgmi diag output ends before its result$")),
     (NOTE_NCCL_WRONG, re.compile(r"^nccl-tests reported (?P<count>[\d.e+]+) wrong results$")),
     (NOTE_FIO_ERRORS, re.compile(r"^fio jobs ended in an error \((?P<jobs>.*)\)$")),
 )
@@ -925,7 +938,7 @@ def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfal
             evidence_file=file,
             evidence_upload=upload,
         )
-        if kind == DCGM_DIAG and shortfall.note_code == NOTE_DCGM_SKIP:
+        if kind == DCGM_DIAG and shortfall.note_code in (NOTE_DCGM_SKIP, NOTE_DCGM_INCOMPLETE):
             shortfall = replace(shortfall, reason=UNPROVEN)
         found.append(shortfall)
     return tuple(found)

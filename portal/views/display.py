@@ -115,6 +115,7 @@ OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 POC_NOTES = {
     plan_rules.NOTE_DCGM_FAIL: gettext_noop("dcgmi diag reported fail"),
     plan_rules.NOTE_DCGM_SKIP: gettext_noop("dcgmi diag reported skip"),
+    plan_rules.NOTE_DCGM_INCOMPLETE: gettext_noop("dcgmi diag output ends before its result"),
     plan_rules.NOTE_NCCL_WRONG: gettext_noop("nccl-tests reported %(count)s wrong results"),
     plan_rules.NOTE_FIO_ERRORS: gettext_noop("fio jobs ended in an error (%(jobs)s)"),
 }

@@ -304,6 +304,20 @@ def test_a_diag_that_skipped_every_test_proves_nothing_but_is_no_health_failure(
     assert _knockouts([*evidence, skipped], deadline=BEFORE) == {}
 
 
+def test_a_diag_cut_before_its_result_covers_no_run_and_fails_no_health_check():
+    """A dcgmi diag table cut before its end (overall "incomplete") says nothing of the tests
+    past the cut: it covers no run (it used to, like a pass) and is no health failure either."""
+    cut = ev("gpu01", "dcgm_diag", "dcgmi diag -r 3", "d.txt", overall="incomplete", level=3)
+    evidence = [e for e in EVERYTHING if not (e.kind == "dcgm_diag" and e.node_name == "gpu01")]
+    found = poc.shortfalls(covered([*evidence, cut], deadline=BEFORE))
+    assert [(s.kind, s.reason, s.note_code, s.item_status) for s in found] == [
+        (poc.DCGM_DIAG, poc.UNPROVEN, poc.NOTE_DCGM_INCOMPLETE, "unverifiable")
+    ]
+    assert "dcgmi diag output ends before its result" in found[0].explanation_en
+    assert "输出在结果之前中断" in found[0].explanation_zh
+    assert _knockouts([*evidence, cut], deadline=BEFORE) == {}
+
+
 def test_bad_input_is_refused_clearly():
     with pytest.raises(poc.PocInputError, match="unknown POC run kind"):
         PocShortfall("x", "no_such_run", poc.MISSING)

@@ -26,7 +26,10 @@ class PocShortfallSerializer(serializers.Serializer):
     reason = serializers.ChoiceField(choices=["missing", "failed", "unproven"])
     note = serializers.CharField(help_text="Why, in English (empty for a missing run).")
     note_code = serializers.CharField(
-        help_text="Why, as a code (dcgm_fail, dcgm_skip, nccl_wrong, fio_errors) or empty."
+        help_text=(
+            "Why, as a code (dcgm_fail, dcgm_skip, dcgm_incomplete, nccl_wrong, fio_errors) "
+            "or empty."
+        )
     )
     note_args = serializers.DictField(child=serializers.CharField())
     evidence = PocEvidenceSerializer(allow_null=True)
