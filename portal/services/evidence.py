@@ -205,7 +205,11 @@ def evidence_submit(
             }
         )
     digest = _sha256(uploaded_file)
-    existing = EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).first()
+    # (candidate, sha256) is unique: no ordering to compute.
+    existing = next(
+        iter(EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).order_by()[:1]),
+        None,
+    )
     if existing is not None:
         return existing, False
     if quota_room is None or size > quota_room:
