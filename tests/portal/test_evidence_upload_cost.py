@@ -133,3 +133,47 @@ def test_the_upload_answer_equals_the_field_by_field_serializers(client, upload_
     assert {key: polled[key] for key in ("id", "status", "error_code", "finished_at")} == {
         key: direct[key] for key in ("id", "status", "error_code", "finished_at")
     }
+
+
+def _queue(client, raw: str, nonce: str, numbers) -> list[int]:
+    return [_post(client, raw, _bundle(number, nonce)).json()["id"] for number in numbers]
+
+
+def test_a_batched_import_costs_the_same_queries_for_two_uploads_as_for_six_but_outcomes(
+    client, upload_token, settings
+):
+    settings.EVIDENCE_IMPORT_BATCH = 8
+    token, raw = upload_token
+    counts = []
+    for numbers in (range(0, 2), range(10, 16)):
+        ids = _queue(client, raw, token.nonce, numbers)
+        with CaptureQueriesContext(connection) as captured:
+            evidence_import(upload_id=ids[0], task_id=f"batch-{len(ids)}")
+        uploads = EvidenceUpload.objects.filter(pk__in=ids)
+        # Each carried its token's nonce: collector evidence, every one of the batch.
+        assert set(uploads.values_list("status", "origin")) == {("done", "collector")}
+        # Apart from each upload's own outcome (its status and report, written under its
+        # claim), the batch's queries do not grow with its uploads.
+        outcome = 'UPDATE "portal_evidenceupload" SET "status" = \'done\''
+        counts.append(sum(not q["sql"].startswith(outcome) for q in captured))
+        # No query per upload for its token: the batch's claim joins it.
+        assert not any('FROM "portal_uploadtoken"' in q["sql"] for q in captured), captured
+    assert counts[0] == counts[1], counts
+
+
+def test_measurement_rows_are_written_as_the_parser_gave_them(client, upload_token):
+    from portal.models import Measurement
+
+    token, raw = upload_token
+    (upload_id,) = _queue(client, raw, token.nonce, [0])
+    evidence_import(upload_id=upload_id, task_id="rows")
+    rows = Measurement.objects.filter(upload_id=upload_id)
+    assert rows.count() > 10
+    facts = rows.exclude(line=None)
+    assert facts.exists() and all(row.details is not None for row in facts)
+    # A metric without a fact of its own: no line, empty details, the unit from its name.
+    derived = rows.filter(line=None)
+    assert derived.exists()
+    for row in derived:
+        assert row.details == {} and row.node_name == "gpu-node-000"
+        assert row.candidate_id == token.candidate_id and row.measured_at is not None
