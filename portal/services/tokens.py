@@ -12,6 +12,8 @@ from ..models import Candidate, UploadToken, hash_token
 from .errors import ensure_not_decided
 
 MAX_TOKEN_LIFETIME = timedelta(days=90)
+# How stale a token's "last used" time may get (pages show it to the minute).
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
 class TokenError(Exception):
@@ -65,16 +67,24 @@ def upload_token_revoke(*, token: UploadToken, by=None) -> UploadToken:
 
 def upload_token_authenticate(raw: str) -> UploadToken:
     """The usable token matching ``raw``, or TokenError saying why it cannot be used."""
-    token = (
-        UploadToken.objects.select_related("candidate__offering__vendor", "evaluation")
+    # token_hash is unique: no ordering needed. Only what an upload reads is joined (the
+    # candidate and its evaluation); this runs on every upload, so every column counts.
+    found = list(
+        UploadToken.objects.select_related("candidate", "evaluation")
         .filter(token_hash=hash_token(raw))
-        .first()
+        .order_by()[:1]
     )
+    token = found[0] if found else None
     if token is None:
         raise TokenError(_("Unknown upload token."))
     if token.revoked_at is not None:
         raise TokenError(_("This upload token has been revoked."))
-    if token.expires_at <= timezone.now():
+    now = timezone.now()
+    if token.expires_at <= now:
         raise TokenError(_("This upload token expired on %(when)s.") % {"when": token.expires_at})
-    UploadToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    # "Last used" is shown to the minute: a collector uploading node after node writes it
+    # once a minute, not once per upload.
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        UploadToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
     return token
