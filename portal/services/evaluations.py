@@ -7,7 +7,6 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from scoring.api import preset_weights
 from scoring.evidence import PARSER_VERSION
@@ -30,7 +29,6 @@ from ..models import (
     Membership,
     Offering,
     Role,
-    UploadStatus,
     UploadToken,
     VerificationStatus,
 )
@@ -344,29 +342,6 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
 
 
 @transaction.atomic
-def _no_import_pending(evaluation: Evaluation) -> None:
-    """A decision rests on every upload submitted before it: while one is still queued or being
-    imported, the ranking can still move and its evidence would arrive after the decision, so
-    the decision waits."""
-    pending = EvidenceUpload.objects.filter(
-        candidate__evaluation=evaluation,
-        status__in=[UploadStatus.QUEUED, UploadStatus.PROCESSING],
-    ).count()
-    if pending:
-        raise ValidationError(
-            ngettext(
-                "%(count)s upload of this evaluation is still being imported and may move the "
-                "ranking: record the decision once it is imported (the candidates' uploads "
-                "pages show its progress).",
-                "%(count)s uploads of this evaluation are still being imported and may move the "
-                "ranking: record the decision once they are imported (the candidates' uploads "
-                "pages show their progress).",
-                pending,
-            )
-            % {"count": pending}
-        )
-
-
 def decision_record(
     *,
     evaluation: Evaluation,
@@ -387,7 +362,6 @@ def decision_record(
         raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
     if not rationale.strip():
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
-    _no_import_pending(evaluation)
     text = rubric_loader.rubric_text(evaluation.rubric_version)
     ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)

@@ -5,7 +5,6 @@ audited manager action that starts a new decision round."""
 from decimal import Decimal
 
 import pytest
-from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
@@ -220,42 +219,3 @@ def test_reopening_an_open_evaluation_is_refused(evaluation, members):
 
     with pytest.raises(ValidationError):
         evaluation_reopen(evaluation=evaluation, reason="why", by=members["manager"])
-
-
-def test_no_decision_while_an_upload_is_still_being_imported(
-    evaluation, members, candidate, offering
-):
-    """The decision rests on every upload submitted before it: while one is queued or being
-    imported it could still move the ranking (and would arrive after the decision), so the
-    service, the page and the API refuse until it is imported or has failed."""
-    from portal.models import EvidenceUpload, UploadStatus
-
-    call_command("loaddata", "checklist", verbosity=0)
-    OfferingPrice.objects.create(
-        offering=offering, billing_model="monthly", price_per_gpu=Decimal("12000")
-    )
-    # no worker takes it here: it stays queued
-    upload, _created = evidence_submit(
-        candidate=candidate, uploaded_file=SimpleUploadedFile("a.txt", b"x")
-    )
-    assert upload.status == UploadStatus.QUEUED
-    with pytest.raises(ValidationError, match="1 upload of this evaluation is still being"):
-        decision_record(
-            evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
-        )
-    response = api_as(members["manager"]).post(
-        _url("api-decision", evaluation),
-        {"candidate": candidate.pk, "rationale": "Fast."},
-        format="json",
-    )
-    assert response.status_code in (400, 409), response.content
-    assert "still being imported" in response.content.decode()
-    evaluation.refresh_from_db()
-    assert evaluation.status != "decided" and not DecisionRecord.objects.exists()
-
-    EvidenceUpload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED)
-    decision_record(
-        evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
-    )
-    evaluation.refresh_from_db()
-    assert evaluation.status == "decided"
