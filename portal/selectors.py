@@ -426,3 +426,13 @@ def evidence_expired_candidates(
         elif oldest and datetime.fromisoformat(oldest) < now - timedelta(days=days):
             due.append(candidate_id)
     return due
+
+
+def evaluation_imports_pending(evaluation: Evaluation) -> int:
+    """Uploads of the evaluation still queued or being imported (a decision waits for them)."""
+    from .models import EvidenceUpload, UploadStatus
+
+    return EvidenceUpload.objects.filter(
+        candidate__evaluation_id=evaluation.pk,
+        status__in=[UploadStatus.QUEUED, UploadStatus.PROCESSING],
+    ).count()

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring.api import preset_weights
 from scoring.evidence import PARSER_VERSION
@@ -341,6 +342,26 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
     return sorted(used, key=lambda e: e["upload_id"])
 
 
+def _no_import_pending(evaluation: Evaluation) -> None:
+    """A decision rests on every upload submitted before it: while one is still queued or being
+    imported, the ranking can still move and its evidence would arrive after the decision, so
+    the decision waits."""
+    pending = selectors.evaluation_imports_pending(evaluation)
+    if pending:
+        raise ValidationError(
+            ngettext(
+                "%(count)s upload of this evaluation is still being imported and may move the "
+                "ranking: record the decision once it is imported (the candidates' uploads "
+                "pages show its progress).",
+                "%(count)s uploads of this evaluation are still being imported and may move the "
+                "ranking: record the decision once they are imported (the candidates' uploads "
+                "pages show their progress).",
+                pending,
+            )
+            % {"count": pending}
+        )
+
+
 @transaction.atomic
 def decision_record(
     *,
@@ -362,6 +383,7 @@ def decision_record(
         raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
     if not rationale.strip():
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
+    _no_import_pending(evaluation)
     text = rubric_loader.rubric_text(evaluation.rubric_version)
     ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)

@@ -34,7 +34,7 @@ from ..models import (
     UploadToken,
 )
 from . import notifications
-from .errors import ensure_not_decided
+from .errors import EvaluationDecided, ensure_not_decided
 
 logger = logging.getLogger(__name__)
 
@@ -229,8 +229,14 @@ def evidence_submit(
     upload.file.save(digest, uploaded_file, save=False)
     try:
         with transaction.atomic():
+            # Ordered with a decision being recorded: it refuses while this upload waits, or
+            # this upload is refused once the evaluation is decided.
+            ensure_not_decided(candidate.evaluation, share_lock=True)
             upload.save()
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
+    except EvaluationDecided:
+        upload.file.delete(save=False)
+        raise
     except IntegrityError:
         # The same content arrived concurrently: keep the first, drop our copy of the file.
         upload.file.delete(save=False)

@@ -145,6 +145,9 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         "earlier_decisions": earlier,
         "ranking": ranking,
         "decision_drift": decision_drift(record, ranking),
+        "imports_pending": selectors.evaluation_imports_pending(evaluation)
+        if record is None
+        else 0,
     }
     return render(request, "portal/evaluation_decision.html", context)
 

@@ -5,6 +5,7 @@ audited manager action that starts a new decision round."""
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
@@ -219,3 +220,87 @@ def test_reopening_an_open_evaluation_is_refused(evaluation, members):
 
     with pytest.raises(ValidationError):
         evaluation_reopen(evaluation=evaluation, reason="why", by=members["manager"])
+
+
+def test_no_decision_while_an_upload_is_still_being_imported(
+    evaluation, members, candidate, offering
+):
+    """The decision rests on every upload submitted before it: while one is queued or being
+    imported it could still move the ranking (and would arrive after the decision), so the
+    service, the page and the API refuse until it is imported or has failed."""
+    from portal.models import EvidenceUpload, UploadStatus
+
+    call_command("loaddata", "checklist", verbosity=0)
+    OfferingPrice.objects.create(
+        offering=offering, billing_model="monthly", price_per_gpu=Decimal("12000")
+    )
+    # no worker takes it here: it stays queued
+    upload, _created = evidence_submit(
+        candidate=candidate, uploaded_file=SimpleUploadedFile("a.txt", b"x")
+    )
+    assert upload.status == UploadStatus.QUEUED
+    with pytest.raises(ValidationError, match="1 upload of this evaluation is still being"):
+        decision_record(
+            evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
+        )
+    response = api_as(members["manager"]).post(
+        _url("api-decision", evaluation),
+        {"candidate": candidate.pk, "rationale": "Fast."},
+        format="json",
+    )
+    assert response.status_code in (400, 409), response.content
+    assert "still being imported" in response.content.decode()
+    page = api_as(members["manager"]).get(reverse("evaluation-decision", args=[evaluation.pk]))
+    assert "1 upload of this evaluation is still being imported" in page.content.decode()
+    evaluation.refresh_from_db()
+    assert evaluation.status != "decided" and not DecisionRecord.objects.exists()
+
+    EvidenceUpload.objects.filter(pk=upload.pk).update(status=UploadStatus.FAILED)
+    decision_record(
+        evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
+    )
+    evaluation.refresh_from_db()
+    assert evaluation.status == "decided"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_racing_a_decision_waits_for_it_and_is_refused(evaluation, candidate):
+    """The decision holds the evaluation's row while it records; an upload arriving meanwhile
+    waits for it (its share lock) and is then refused, leaving no row and no stored file
+    (otherwise it would import after the decision it should have preceded)."""
+    import hashlib
+    import threading
+
+    from django.db import connection, transaction
+
+    from portal.models import EvidenceUpload
+
+    outcome = {}
+
+    def upload():
+        try:
+            evidence_submit(
+                candidate=candidate, uploaded_file=SimpleUploadedFile("late.txt", b"late")
+            )
+            outcome["result"] = "stored"
+        except EvaluationDecided:
+            outcome["result"] = "refused"
+        finally:
+            connection.close()
+
+    racer = threading.Thread(target=upload)
+    with transaction.atomic():
+        # What decision_record does first: lock the row, then (later) mark it decided.
+        locked = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+        racer.start()
+        racer.join(timeout=1.0)
+        assert racer.is_alive(), "the upload did not wait for the decision in progress"
+        locked.status = "decided"
+        locked.save(update_fields=["status"])
+    racer.join(timeout=10)
+    assert outcome == {"result": "refused"}
+    assert not EvidenceUpload.objects.exists()
+    from django.core.files.storage import default_storage
+
+    digest = hashlib.sha256(b"late").hexdigest()
+    assert not default_storage.exists(f"evidence/{candidate.pk}/{digest}")

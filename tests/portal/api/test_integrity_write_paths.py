@@ -23,6 +23,7 @@ from portal.models import (
     ReportPdf,
     Vendor,
 )
+from portal.services.evidence import evidence_import
 
 from ..test_procurement_pages import evaluation_data, offering_data, price_data
 from .test_matrix import ROUTES, covered_routes
@@ -265,6 +266,9 @@ def test_every_api_write_endpoint_writes_only_through_services(api, world):
             state["added_candidate"] = response.json()["id"]
         if name == "api-upload-token-list":
             state["issued_token"] = response.json()["id"]
+        if name == "api-evidence-upload":
+            # No worker runs here: import it as one would (a decision waits for every upload).
+            evidence_import(upload_id=response.json()["id"], task_id="write-paths")
     assert guard.outside == [], guard.outside
     assert guard.inside > 0
 
