@@ -188,15 +188,20 @@ class _ResolvedField:
             value = obj.__dict__[self.name]
         except KeyError:
             raise AttributeError(self.name) from None
-        if isinstance(value, Deferred):
-            value = obj.__dict__[self.name] = value.resolve()
-        return value
+        resolved = self.resolve(value)
+        if resolved is not value:
+            obj.__dict__[self.name] = resolved
+        return resolved
 
     def __set__(self, obj: Any, value: Any) -> None:
         obj.__dict__[self.name] = value
 
+    def resolve(self, value: Any) -> Any:
+        """The value to keep in place of ``value`` (``value`` itself when it is final)."""
+        return value.resolve() if isinstance(value, Deferred) else value
 
-class _ClaimCount:
+
+class _ClaimCount(_ResolvedField):
     """A data descriptor for a count of a candidate's checklist answers with one status: an
     int, or the answers themselves (a mapping item -> status), counted when first read and
     kept in its place. A ranking reads the counts only where totals tie, so it passes the
@@ -205,23 +210,8 @@ class _ClaimCount:
     def __init__(self, status: str) -> None:
         self.status = status
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        # No class-level value, so dataclasses sees a field without a default.
-        if obj is None:
-            raise AttributeError(self.name)
-        try:
-            value = obj.__dict__[self.name]
-        except KeyError:
-            raise AttributeError(self.name) from None
-        if type(value) is not int:
-            value = obj.__dict__[self.name] = list(value.values()).count(self.status)
-        return value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__[self.name] = value
+    def resolve(self, value: Any) -> Any:
+        return value if type(value) is int else list(value.values()).count(self.status)
 
 
 class ScoreBlock:
