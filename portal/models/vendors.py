@@ -389,6 +389,13 @@ class Offering(models.Model):
             raise ValidationError({"mig_profile": str(exc)}) from None
 
 
+# What a catalogue editor states about an offering (every editable column, in model order):
+# the page form and the API share it, so a field added to the model reaches both.
+OFFERING_FIELDS = tuple(
+    f.name for f in Offering._meta.local_concrete_fields if f.editable and not f.primary_key
+)
+
+
 class OfferingPrice(models.Model):
     """The list price of one billing model of an offering, per GPU and billing unit."""
 
