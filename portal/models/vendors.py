@@ -93,7 +93,7 @@ class Offering(models.Model):
         _("GPUs per node"), validators=[MinValueValidator(1), MaxValueValidator(64)]
     )
     gpu_memory_gib = models.PositiveIntegerField(
-        _("GPU memory (GiB)"), validators=[MinValueValidator(1)]
+        _("GPU memory (GiB)"), validators=[MinValueValidator(1), MaxValueValidator(10_000)]
     )
     nvlink_topology = models.CharField(
         _("NVLink topology"), max_length=20, choices=NvlinkTopology.choices
