@@ -5,60 +5,115 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('portal', '0024_report_pdf_fingerprint'),
+        ("portal", "0024_report_pdf_fingerprint"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='candidate',
-            name='node_count',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100000)], verbose_name='node count'),
+            model_name="candidate",
+            name="node_count",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(100000),
+                ],
+                verbose_name="node count",
+            ),
         ),
         migrations.AlterField(
-            model_name='evaluation',
-            name='duration_days',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(3653)], verbose_name='duration (days)'),
+            model_name="evaluation",
+            name="duration_days",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(3653),
+                ],
+                verbose_name="duration (days)",
+            ),
         ),
         migrations.AlterField(
-            model_name='evaluation',
-            name='required_gpu_memory_gib',
-            field=models.PositiveIntegerField(default=0, validators=[django.core.validators.MaxValueValidator(10000)], verbose_name='GPU memory required (GiB)'),
+            model_name="evaluation",
+            name="required_gpu_memory_gib",
+            field=models.PositiveIntegerField(
+                default=0,
+                validators=[django.core.validators.MaxValueValidator(10000)],
+                verbose_name="GPU memory required (GiB)",
+            ),
         ),
         migrations.AlterField(
-            model_name='evaluation',
-            name='required_total_gpus',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(1000000)], verbose_name='total GPUs required'),
+            model_name="evaluation",
+            name="required_total_gpus",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(1000000),
+                ],
+                verbose_name="total GPUs required",
+            ),
         ),
         migrations.AlterField(
-            model_name='historicalcandidate',
-            name='node_count',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(100000)], verbose_name='node count'),
+            model_name="historicalcandidate",
+            name="node_count",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(100000),
+                ],
+                verbose_name="node count",
+            ),
         ),
         migrations.AlterField(
-            model_name='historicalevaluation',
-            name='duration_days',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(3653)], verbose_name='duration (days)'),
+            model_name="historicalevaluation",
+            name="duration_days",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(3653),
+                ],
+                verbose_name="duration (days)",
+            ),
         ),
         migrations.AlterField(
-            model_name='historicalevaluation',
-            name='required_gpu_memory_gib',
-            field=models.PositiveIntegerField(default=0, validators=[django.core.validators.MaxValueValidator(10000)], verbose_name='GPU memory required (GiB)'),
+            model_name="historicalevaluation",
+            name="required_gpu_memory_gib",
+            field=models.PositiveIntegerField(
+                default=0,
+                validators=[django.core.validators.MaxValueValidator(10000)],
+                verbose_name="GPU memory required (GiB)",
+            ),
         ),
         migrations.AlterField(
-            model_name='historicalevaluation',
-            name='required_total_gpus',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(1000000)], verbose_name='total GPUs required'),
+            model_name="historicalevaluation",
+            name="required_total_gpus",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(1000000),
+                ],
+                verbose_name="total GPUs required",
+            ),
         ),
         migrations.AlterField(
-            model_name='historicaloffering',
-            name='gpu_memory_gib',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(10000)], verbose_name='GPU memory (GiB)'),
+            model_name="historicaloffering",
+            name="gpu_memory_gib",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(10000),
+                ],
+                verbose_name="GPU memory (GiB)",
+            ),
         ),
         migrations.AlterField(
-            model_name='offering',
-            name='gpu_memory_gib',
-            field=models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(10000)], verbose_name='GPU memory (GiB)'),
+            model_name="offering",
+            name="gpu_memory_gib",
+            field=models.PositiveIntegerField(
+                validators=[
+                    django.core.validators.MinValueValidator(1),
+                    django.core.validators.MaxValueValidator(10000),
+                ],
+                verbose_name="GPU memory (GiB)",
+            ),
         ),
     ]
