@@ -49,9 +49,10 @@ def answer_review(
     as the reviewer loaded them), an answer or a review changed since is not overwritten:
     StaleCopy, whose ``current`` is the answer as stored now."""
     candidate = answer.candidate
-    # Share-locked until commit: a decision being recorded waits for this review, or is seen.
-    ensure_not_decided(candidate.evaluation, share_lock=True)
+    # The lock answer_save takes, taken the same way (so two writers cannot lock in opposite
+    # orders): the answer and its review cannot change before this review commits.
     Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    ensure_not_decided(candidate.evaluation)
     answer = Answer.objects.select_related("item", "candidate").get(pk=answer.pk)
     membership = Membership.objects.filter(evaluation=candidate.evaluation, user=by).first()
     if membership is None or membership.role not in REVIEWER_ROLES:
