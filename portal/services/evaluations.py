@@ -133,8 +133,10 @@ def requirements_version(evaluation: Evaluation) -> str:
 
 def _locked(evaluation: Evaluation) -> Evaluation:
     # The row as stored, held until the transaction ends: the version compared below cannot
-    # move before the write commits, and a decision being recorded waits (or is seen).
-    locked = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    # move before the write commits, and a decision being recorded waits (or is seen). No key
+    # update (the lock the UPDATE would take anyway): rows referencing the evaluation may
+    # still be inserted meanwhile.
+    locked = Evaluation.objects.select_for_update(no_key=True).get(pk=evaluation.pk)
     _not_decided(locked)
     return locked
 
