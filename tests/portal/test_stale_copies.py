@@ -321,3 +321,35 @@ def test_requirements_cannot_decide_an_evaluation(evaluation, members):
     with pytest.raises(ValidationError, match="Record a decision"):
         evaluation_update(evaluation=loaded, by=members["procurement"])
     assert Evaluation.objects.get(pk=evaluation.pk).status != "decided"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_api_patch_of_the_name_waiting_for_a_weights_save_keeps_those_weights(
+    evaluation, members
+):
+    """The PATCH loads the evaluation, then waits for the row while weights are saved: it writes
+    the name it was sent, not its copy of the rest."""
+    from django.urls import reverse
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_login(members["procurement"])
+    url = reverse("api-evaluation-detail", kwargs={"evaluation_pk": evaluation.pk})
+    outcome: dict = {}
+
+    def patch():
+        try:
+            outcome["status"] = client.patch(url, {"name": "Renamed"}, format="json").status_code
+        finally:
+            connection.close()
+
+    outcome_race = _race(
+        lambda: Evaluation.objects.select_for_update().get(pk=evaluation.pk),
+        patch,
+        lambda: evaluation_weights_set(
+            evaluation=evaluation, weights=_weights(storage=8), by=members["manager"]
+        ),
+    )
+    assert outcome_race == {"result": "saved"} and outcome == {"status": 200}
+    stored = Evaluation.objects.get(pk=evaluation.pk)
+    assert stored.name == "Renamed" and stored.weights == _weights(storage=8)
