@@ -5,6 +5,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .models import (
+    OFFERING_FIELDS,
     Answer,
     AnswerType,
     Candidate,
@@ -65,17 +66,6 @@ class VendorForm(forms.ModelForm):
             "other_certifications",
             "notes",
         ]
-
-
-OFFERING_FIELDS = [
-    f.name
-    for f in Offering._meta.get_fields()
-    if getattr(f, "editable", False)
-    and not f.auto_created
-    and f.name not in ("id",)
-    and f.concrete
-    and not f.many_to_many
-]
 
 
 class OfferingForm(forms.ModelForm):

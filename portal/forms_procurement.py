@@ -11,7 +11,6 @@ from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from .forms import (
-    OFFERING_FIELDS,
     CandidateForm,
     OfferingForm,
     OfferingPriceForm,
@@ -19,6 +18,7 @@ from .forms import (
     loaded_version_field,
 )
 from .models import (
+    OFFERING_FIELDS,
     REQUIREMENT_FIELDS,
     BillingModel,
     DeliveryForm,

@@ -29,6 +29,7 @@ from ..models import (
     Evaluation,
     EvaluationStatus,
     EvidenceUpload,
+    Measurement,
     Membership,
     Offering,
     Role,
@@ -380,27 +381,50 @@ def _revoke_all_tokens(evaluation: Evaluation, by) -> int:
 
 
 def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
-    """The evidence the scores rest on, with hashes and node fingerprints: only what was used
-    (imported, of a checked origin, fresh enough), never failed, pending, unverified or stale
-    uploads."""
+    """The evidence the scores rest on, traceable to a node without the upload rows (an
+    upload may be deleted after a reopening): each used upload's hashes, node, who sent it
+    (user or token), node fingerprint and the files of the bundle that gave measurements.
+    Only what was used (imported, of a checked origin, fresh enough), never failed, pending,
+    unverified or stale uploads."""
     from .scores import usable_uploads
 
+    ids = [u.pk for c in evaluation.candidates.order_by("pk") for u in usable_uploads(c)]
+    files: dict[int, list[dict[str, str]]] = {}
+    for upload_id, source_file, kind in (
+        Measurement.objects.filter(upload_id__in=ids)
+        .order_by("upload_id", "source_file", "kind")
+        .values_list("upload_id", "source_file", "kind")
+        .distinct()
+    ):
+        files.setdefault(upload_id, []).append({"file": source_file, "kind": kind})
     used = []
-    for candidate in evaluation.candidates.order_by("pk"):
-        ids = [u.pk for u in usable_uploads(candidate)]
-        for u in EvidenceUpload.objects.filter(pk__in=ids).order_by("pk"):
-            used.append(
-                {
-                    "upload_id": u.pk,
-                    "candidate_id": u.candidate_id,
-                    "sha256": u.sha256,
-                    "name": u.original_name,
-                    "origin": u.origin,
-                    "measured_at": u.measured_at.isoformat() if u.measured_at else None,
-                    "fingerprint": u.fingerprint,
-                }
-            )
-    return sorted(used, key=lambda e: e["upload_id"])
+    for u in (
+        EvidenceUpload.objects.filter(pk__in=ids)
+        .select_related("uploaded_by", "token")
+        .defer("report")
+        .order_by("pk")
+    ):
+        used.append(
+            {
+                "upload_id": u.pk,
+                "candidate_id": u.candidate_id,
+                "sha256": u.sha256,
+                "name": u.original_name,
+                "node_name": u.node_name,
+                "uploaded_by": u.uploaded_by.get_username() if u.uploaded_by else "",
+                "token": (
+                    {"id": u.token_id, "label": u.token.label, "node_name": u.token.node_name}
+                    if u.token
+                    else None
+                ),
+                "created_at": u.created_at.isoformat(),
+                "origin": u.origin,
+                "measured_at": u.measured_at.isoformat() if u.measured_at else None,
+                "fingerprint": u.fingerprint,
+                "files": files.get(u.pk, []),
+            }
+        )
+    return used
 
 
 def _no_import_pending(evaluation: Evaluation) -> None:
