@@ -1,8 +1,6 @@
 """Writes on questionnaire answers: the whole questionnaire saved at once, all or nothing, and
 never over an edit the writer has not seen (each item carries the version it was loaded at)."""
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +10,7 @@ from django.db import transaction
 from ..models import Answer, Candidate, ChecklistItem, VerificationStatus
 from .evaluations import _not_decided, _with_history_user, answer_attachment_add
 from .scores import candidate_refresh
+from .versions import values_version
 
 
 @dataclass(frozen=True)
@@ -54,13 +53,7 @@ class AnswersSaved:
 
 
 def _version(claim: str, value: Any, notes: str) -> str:
-    text = json.dumps(
-        [claim.strip(), None if value == "" else value, notes],
-        ensure_ascii=False,
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return values_version([claim.strip(), None if value == "" else value, notes])
 
 
 def answer_version(answer: Answer | None) -> str:

@@ -1,5 +1,7 @@
 """Domain errors the services raise; pages show their message, the API maps them to a status."""
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
@@ -48,14 +50,50 @@ def ensure_not_decided(evaluation, *, share_lock: bool = False) -> None:
         raise EvaluationDecided()
 
 
-class AnswerChanged(ValidationError):
+class StaleCopy(ValidationError):
+    """What the writer loaded is no longer what is stored: someone saved since (the version
+    the writer sent is not the stored one, compared under the row's lock). Nothing is written.
+
+    ``version`` is the version stored now, so that saving again is a choice made knowingly;
+    ``current`` is what is stored now (the locked row), for a page to name it. The API
+    answers 409 with the version."""
+
+    def __init__(
+        self,
+        version: str,
+        *,
+        current: Any = None,
+        message: str | None = None,
+        code: str = "stale_copy",
+    ):
+        self.version = version
+        self.current = current
+        super().__init__(
+            message
+            or _(
+                "Someone saved this form after you opened it, so nothing was saved. Your input "
+                "is kept below: save again to replace theirs, or reload the page to see it."
+            ),
+            code=code,
+        )
+
+
+def ensure_current(*, stored: str, expected: str | None, current: Any = None) -> None:
+    """Raise StaleCopy when the writer named a version (``expected``) other than the one
+    ``stored`` now; a writer that names none (a script) is not checked. Call it on a row
+    locked for update, so that the version cannot move before the write commits."""
+    if expected is not None and expected != stored:
+        raise StaleCopy(stored, current=current)
+
+
+class AnswerChanged(StaleCopy):
     """The answer changed since the writer read it (its version is not the one the writer
     named): nothing is written; the API answers 409 with the version now stored."""
 
     def __init__(self, version: str):
-        self.version = version
         super().__init__(
-            _(
+            version,
+            message=_(
                 "This answer changed since you read it: read it again (its version is now "
                 "%(version)s), then send your change with that version."
             )

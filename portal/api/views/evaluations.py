@@ -116,7 +116,10 @@ class EvaluationDetail(EvaluationScopedView):
         evaluation = self.evaluation
         for name, value in incoming.validated_data.items():
             setattr(evaluation, name, value)
-        evaluation_update(evaluation=evaluation, by=request.user)
+        # Only what was sent is written: a PATCH never writes back the rest as it read it.
+        evaluation = evaluation_update(
+            evaluation=evaluation, by=request.user, fields=list(incoming.validated_data)
+        )
         return Response(self.output(evaluation).data)
 
 
