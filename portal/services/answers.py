@@ -8,7 +8,8 @@ from typing import Any
 from django.db import transaction
 
 from ..models import Answer, Candidate, ChecklistItem, VerificationStatus
-from .evaluations import _not_decided, _with_history_user, answer_attachment_add
+from .evaluations import _with_history_user, answer_attachment_add
+from .locks import candidate_lock_open
 from .scores import candidate_refresh
 from .versions import values_version
 
@@ -93,10 +94,10 @@ def answers_save(*, candidate: Candidate, drafts: Sequence[AnswerDraft], by) -> 
 
     All or nothing otherwise: a refused attachment (ValidationError) leaves every answer as it
     was."""
-    _not_decided(candidate.evaluation)
     # One writer per candidate at a time: an autosave and a "Save all" never interleave, and
-    # the versions compared below cannot change before this transaction ends.
-    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    # the versions compared below cannot change before this transaction ends; refused once
+    # the evaluation is decided (a decision being recorded waits, or this sees it).
+    candidate_lock_open(candidate.pk)
     stored = {a.item_id: a for a in Answer.objects.filter(candidate=candidate)}
     result = AnswersSaved()
     to_save: list[AnswerDraft] = []

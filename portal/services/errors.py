@@ -26,22 +26,16 @@ def ensure_not_decided(evaluation, *, share_lock: bool = False) -> None:
     """Raise EvaluationDecided when ``evaluation`` is decided (read from the database, so a
     stale instance cannot slip through).
 
-    ``share_lock`` (inside a transaction) keeps the row share-locked until the caller commits:
-    a decision being recorded (it locks the row for update) either commits first, and this
-    sees it, or waits for the caller's write, and sees that. Writers holding share locks do
-    not wait for each other."""
-    from django.db import connection
-
+    ``share_lock`` (inside a transaction) keeps the row key-share locked until the caller
+    commits (services.locks): a decision being recorded (it locks the row for update) either
+    commits first, and this sees it, or waits for the caller's write, and sees that. Writers
+    holding such locks do not wait for each other."""
     from ..models import Evaluation, EvaluationStatus
 
-    if share_lock and connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT status FROM portal_evaluation WHERE id = %s FOR SHARE",
-                [evaluation.pk],
-            )
-            row = cursor.fetchone()
-        status = row[0] if row else None
+    if share_lock:
+        from .locks import evaluation_key_share
+
+        status = evaluation_key_share(evaluation.pk)
     else:
         status = (
             Evaluation.objects.filter(pk=evaluation.pk).values_list("status", flat=True).first()

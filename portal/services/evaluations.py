@@ -38,6 +38,7 @@ from ..models import (
 )
 from .errors import AnswerChanged, ensure_current, ensure_not_decided
 from .evidence import evidence_reimport
+from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .scores import candidate_refresh, evaluation_rescore
 from .versions import values_version
@@ -98,7 +99,7 @@ def member_add(*, evaluation: Evaluation, user, role: str, by) -> Membership:
 @transaction.atomic
 def member_role_set(*, membership: Membership, role: str, by) -> Membership:
     """Change a member's role; the last procurement member keeps theirs."""
-    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    membership = Membership.objects.select_for_update(of=("self",)).get(pk=membership.pk)
     if role != membership.role:
         if role != Role.PROCUREMENT:
             _keep_one_procurement(membership)
@@ -111,7 +112,7 @@ def member_role_set(*, membership: Membership, role: str, by) -> Membership:
 @transaction.atomic
 def member_remove(*, membership: Membership, by) -> None:
     """Take a member's access away; the last procurement member stays."""
-    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    membership = Membership.objects.select_for_update(of=("self",)).get(pk=membership.pk)
     _keep_one_procurement(membership)
     _with_history_user(membership, by).delete()
 
@@ -288,9 +289,9 @@ def answer_save(
     it), an answer changed since is not overwritten: AnswerChanged."""
     from .answers import answer_version
 
-    _not_decided(candidate.evaluation)
-    # One writer per candidate at a time, as answers_save: the version cannot move meanwhile.
-    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    # One writer per candidate at a time, as answers_save: the version cannot move meanwhile
+    # (and a decision being recorded waits, or this sees it).
+    candidate_lock_open(candidate.pk)
     answer = Answer.objects.filter(candidate=candidate, item=item).first() or Answer(
         candidate=candidate, item=item
     )

@@ -18,8 +18,9 @@ from ..models import (
     Role,
 )
 from .answers import answer_version
-from .errors import ensure_current, ensure_not_decided
+from .errors import ensure_current
 from .evaluations import _with_history_user
+from .locks import candidate_lock_open
 from .scores import candidate_refresh
 from .versions import values_version
 
@@ -51,8 +52,7 @@ def answer_review(
     candidate = answer.candidate
     # The lock answer_save takes, taken the same way (so two writers cannot lock in opposite
     # orders): the answer and its review cannot change before this review commits.
-    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
-    ensure_not_decided(candidate.evaluation)
+    candidate_lock_open(candidate.pk)
     answer = Answer.objects.select_related("item", "candidate").get(pk=answer.pk)
     membership = Membership.objects.filter(evaluation=candidate.evaluation, user=by).first()
     if membership is None or membership.role not in REVIEWER_ROLES:
