@@ -353,3 +353,33 @@ def test_an_api_patch_of_the_name_waiting_for_a_weights_save_keeps_those_weights
     assert outcome_race == {"result": "saved"} and outcome == {"status": 200}
     stored = Evaluation.objects.get(pk=evaluation.pk)
     assert stored.name == "Renamed" and stored.weights == _weights(storage=8)
+
+
+# The API: the weights and the requirements carry a version, as the answers do.
+
+
+def test_the_api_refuses_weights_and_requirements_over_a_newer_save(evaluation, members):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_login(members["procurement"])
+    base = f"/api/v1/evaluations/{evaluation.pk}/"
+    loaded = api.get(f"{base}weights/").json()["version"]
+    six = {d: 1 for d in ("stability", "network", "storage", "security", "cost", "support")}
+    first = api.put(f"{base}weights/", {**six, "cost": 5, "version": loaded}, format="json")
+    assert first.status_code == 200, first.content
+    assert first.json()["version"] != loaded
+    stale = api.put(f"{base}weights/", {**six, "version": loaded}, format="json")
+    assert stale.status_code == 409 and stale.json()["version"] == first.json()["version"]
+    assert Evaluation.objects.get(pk=evaluation.pk).weights["cost"] == 5
+    ones = [[1] * 6 for _ in range(6)]
+    stale = api.post(f"{base}weights/", {"matrix": ones, "version": loaded}, format="json")
+    assert stale.status_code == 409
+    # Without a version (a script that means to overwrite) the save goes through.
+    assert api.put(f"{base}weights/", six, format="json").status_code == 200
+
+    loaded = api.get(base).json()["version"]
+    assert api.patch(base, {"name": "A", "version": loaded}, format="json").status_code == 200
+    stale = api.patch(base, {"name": "B", "version": loaded}, format="json")
+    assert stale.status_code == 409, stale.content
+    assert Evaluation.objects.get(pk=evaluation.pk).name == "A"
