@@ -26,9 +26,10 @@ KIND_LABELS = {
     SAME_CONTENT: _("identical upload (SHA-256)"),
 }
 # The evidence kinds whose output differs from one run to the next (timings, bandwidths,
-# clocks): the same bytes twice are one run shown twice. A static listing (topo -m, lspci)
-# prints the same bytes on every server of one board design, so its hash is left out.
-RUN_KINDS = ("nccl_tests", "perftest", "fio", "dcgm_diag", "nvbandwidth", "rtt", "kernel_log")
+# clocks): the same bytes twice are one run shown twice. A static listing (topo -m, lspci) or
+# a healthy DCGM diagnostic (a table of "Pass") prints the same bytes on every server of one
+# board design and software stack, so its hash is left out.
+RUN_KINDS = ("nccl_tests", "perftest", "fio", "nvbandwidth", "rtt", "kernel_log")
 
 
 def candidate_identifiers(candidate: Candidate) -> set[tuple[str, str]]:

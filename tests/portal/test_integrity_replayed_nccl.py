@@ -156,3 +156,13 @@ def test_a_40gb_run_is_set_aside_for_an_80gb_candidate(evaluation, members):
         in (busbw["explanation_en"])
     )
     assert a100.verification["measured"]["busbw_fraction"] is None
+
+
+def test_the_same_static_listing_on_two_candidates_is_no_replay(evaluation, candidate, members):
+    # nvidia-smi topo -m prints the same bytes on every server of one board design.
+    topo = sample_bytes("topo-a100-8gpu.txt")
+    first = _upload(candidate, topo, "hgx-h100-node-01", members["engineer"], name="topo.txt")
+    other = _other_candidate(evaluation)
+    second = _upload(other, topo, "other-node-77", members["engineer"], name="topo.txt")
+    assert first.status == second.status == "done" and first.sha256 == second.sha256
+    assert _integrity(members["viewer"], other)["hardware_reuse"] == []
