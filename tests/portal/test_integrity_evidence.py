@@ -186,7 +186,8 @@ def test_the_same_hardware_under_another_candidate_is_flagged_on_both(
     ).json()
     [reuse] = body["hardware_reuse"]
     assert reuse["candidate_id"] == candidate.pk and reuse["vendor"] == "Test Vendor"
-    assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac"}
+    # Both bundles carry the same nccl-tests output: the same run as well as the same GPU and NIC.
+    assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac", "nccl_run"}
     assert body["fingerprint"]["mac"] == ["04:3f:72:aa:bb:cc"]
 
 

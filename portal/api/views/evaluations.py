@@ -302,8 +302,9 @@ class CandidateCatalogueView(CandidateViewMixin, EvaluationScopedView):
 
 class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
     """Where the candidate's evidence comes from: its node fingerprint (GPU UUIDs and serials,
-    board and system serials, HCA GUIDs, MACs), the same hardware under other candidates
-    (naming them), and which uploads are used (imported, of a checked origin, fresh enough)."""
+    board and system serials, HCA GUIDs, MACs, nccl-tests hosts and runs), the same hardware
+    or the same output (identical upload bytes) under other candidates (naming them), and
+    which uploads are used (imported, of a checked origin, fresh enough)."""
 
     roles = {"GET": CAN_VIEW}
     pagination_class = None
