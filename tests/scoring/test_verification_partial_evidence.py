@@ -1,0 +1,147 @@
+"""Evidence that cannot judge a claim never refutes it: a GPU count from a partial listing is a
+lower bound, only the compute-fabric ports of the claimed link layer are rails, and a fio run
+below the bar for throughput (or with no local device recorded) cannot contradict an NVMe claim.
+
+Built from the real outputs in tests/scoring/evidence/samples (some edited as a person would
+cut them: a block deleted, an excerpt marker pasted in), each named where it is read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from scoring.evidence import parse_bytes
+from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate  # noqa: F401
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+SAMPLES = Path(__file__).parent / "evidence" / "samples"
+
+
+def sample(rel: str) -> str:
+    return (SAMPLES / rel).read_text(encoding="utf-8")
+
+
+def parsed_text(text: str, rel: str, node: str = "gpu-01") -> NodeEvidence:
+    result = parse_bytes(text.encode())
+    return NodeEvidence(node, 1, result.kind, result.metrics, rel, None)
+
+
+def parsed(rel: str, node: str = "gpu-01") -> NodeEvidence:
+    return parsed_text(sample(rel), rel, node)
+
+
+def claims(**overrides: Any) -> Claims:
+    base: dict[str, Any] = {"gpu_model": "H100 SXM5 80GB", "gpus_per_node": 8, "gpu_memory_gib": 80}
+    base.update(overrides)
+    return Claims(**base)
+
+
+# --- 1. GPU count from a partial listing ------------------------------------------------------
+
+H100_CSV = "nvidia_smi_query/mlengineering-h100-query-gpu-vbios-csv.txt"
+A100_TABLE = "nvidia_smi/dgx-a100-8gpu-driver450-mig-pending.txt"
+A100_CLAIM = {"gpu_model": "A100 SXM4 40GB", "gpu_memory_gib": 40}
+
+
+def _without_gpu_block(text: str, index: int) -> str:
+    """The table with GPU ``index``'s block (its three lines and separator) deleted."""
+    lines = text.splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if re.match(rf"^\|\s+{index}\s+A100", line))
+    return "".join(lines[:start] + lines[start + 4 :])
+
+
+def test_csv_excerpt_of_8_h100s_is_a_lower_bound_not_a_contradiction():
+    item = verify_candidate(claims(), [parsed(H100_CSV)]).items["gpu_match"]
+    assert item.status == "unverifiable"
+    assert "only 2 GPU(s) are shown because the listing was cut" in item.explanation_en
+    assert "lower bound" in item.explanation_en
+    assert "下限" in item.explanation_zh and CJK.search(item.explanation_zh)
+    assert item.details["nodes"]["gpu-01"]["gpu_count_partial"] == "excerpt"
+
+
+def test_csv_excerpt_still_verifies_a_count_it_reaches():
+    item = verify_candidate(claims(gpus_per_node=2), [parsed(H100_CSV)]).items["gpu_match"]
+    assert item.status == "verified"
+    assert "at least 2 ×" in item.explanation_en and "至少 2 ×" in item.explanation_zh
+
+
+def test_csv_excerpt_with_the_wrong_model_still_contradicts():
+    item = verify_candidate(claims(gpu_model="A100 SXM4 80GB"), [parsed(H100_CSV)]).items[
+        "gpu_match"
+    ]
+    assert item.status == "contradicted"
+    assert "not the claimed A100 SXM4 80GB" in item.explanation_en
+
+
+def test_csv_filtered_by_id_is_partial():
+    text = sample(H100_CSV).replace("[...]\n", "").replace("--query-gpu", "-i 0,7 --query-gpu")
+    ev = parsed_text(text, "query-i.txt")
+    assert ev.metrics["gpu_count_partial"] == "filter"
+    assert verify_candidate(claims(), [ev]).items["gpu_match"].status == "unverifiable"
+
+
+def test_complete_csv_that_falls_short_still_contradicts():
+    # The same rows without the excerpt marker: a whole listing of 2 GPUs.
+    ev = parsed_text(sample(H100_CSV).replace("[...]\n", ""), "query-whole.txt")
+    assert ev.metrics["gpu_count_partial"] is None
+    item = verify_candidate(claims(), [ev]).items["gpu_match"]
+    assert item.status == "contradicted"
+    assert "only 2 GPU(s) are visible, fewer than the 8 claimed" in item.explanation_en
+
+
+def test_table_with_a_gpu_block_deleted_is_partial_by_its_index_gap():
+    ev = parsed_text(_without_gpu_block(sample(A100_TABLE), 3), "nvidia-smi-edited.txt")
+    assert (ev.metrics["gpu_count"], ev.metrics["gpu_count_partial"]) == (7, "index_gap")
+    item = verify_candidate(claims(**A100_CLAIM), [ev]).items["gpu_match"]
+    assert item.status == "unverifiable"
+    assert "GPU numbers are missing" in item.explanation_en
+
+
+def test_whole_table_is_complete_and_an_excerpt_marker_makes_it_partial():
+    whole = parsed(A100_TABLE)
+    assert (whole.metrics["gpu_count"], whole.metrics["gpu_count_partial"]) == (8, None)
+    assert verify_candidate(claims(**A100_CLAIM), [whole]).items["gpu_match"].status == ("verified")
+    # The last GPU block cut off and "[...]" pasted in its place.
+    text = _without_gpu_block(sample(A100_TABLE), 7).replace("|   6  A100", "[...]\n|   6  A100", 1)
+    assert parsed_text(text, "cut.txt").metrics["gpu_count_partial"] == "excerpt"
+
+
+def test_a_complete_count_wins_over_a_partial_one():
+    # nvidia-smi table (8 GPUs, complete) beside the 2-row CSV excerpt: 8 is the count.
+    evidence = [parsed(H100_CSV), parsed(A100_TABLE)]
+    item = verify_candidate(claims(**A100_CLAIM), evidence).items["gpu_match"]
+    assert item.details["nodes"]["gpu-01"]["gpu_count"] == 8
+    assert item.details["nodes"]["gpu-01"]["gpu_count_partial"] is None
+
+
+def test_q_excerpt_without_attached_gpus_total_is_partial():
+    ev = parsed("nvidia_smi_query/rtxpro6000-blackwell-mig-q-trimmed.txt")
+    assert (ev.metrics["gpu_count"], ev.metrics["gpu_count_partial"]) == (1, "no_total")
+    q_claims = claims(gpu_model="RTX PRO 6000 Blackwell", gpu_memory_gib=96, gpus_per_node=8)
+    assert verify_candidate(q_claims, [ev]).items["gpu_match"].status != "contradicted"
+
+
+def test_q_with_attached_gpus_total_counts_every_gpu_although_one_block_is_shown():
+    ev = parsed("nvidia_smi_query/gcp-a3-h100-vm-pod-q-passthrough-driver535.txt")
+    assert ev.metrics["gpu_count_partial"] is None
+
+
+def test_topo_header_with_a_gpu_column_missing_is_partial():
+    text = sample("nvidia_smi_topo/a100-8gpu-baremetal-4nic-nic-legend.txt")
+    assert parsed_text(text, "topo.txt").metrics["gpu_count_partial"] is None
+    lines = text.splitlines()
+    # GPU3's column and row removed, as a hand-edited matrix would be.
+    header = lines[1].split("\t")
+    col = header.index("GPU3")
+    kept = [lines[0]]
+    for line in lines[1:]:
+        cells = line.split("\t")
+        if cells[0] == "GPU3":
+            continue
+        if len(cells) > col and (cells[0] == "" or cells[0].startswith(("GPU", "NIC"))):
+            del cells[col]
+        kept.append("\t".join(cells))
+    ev = parsed_text("\n".join(kept) + "\n", "topo-edited.txt")
+    assert (ev.metrics["gpu_count"], ev.metrics["gpu_count_partial"]) == (7, "index_gap")
