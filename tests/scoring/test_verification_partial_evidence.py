@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.evidence import parse_bytes
-from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate  # noqa: F401
+from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SAMPLES = Path(__file__).parent / "evidence" / "samples"
@@ -145,3 +145,59 @@ def test_topo_header_with_a_gpu_column_missing_is_partial():
         kept.append("\t".join(cells))
     ev = parsed_text("\n".join(kept) + "\n", "topo-edited.txt")
     assert (ev.metrics["gpu_count"], ev.metrics["gpu_count_partial"]) == (7, "index_gap")
+
+
+# --- 2. Compute rails are the ports of the claimed fabric's link layer -------------------------
+
+# 8 x NDR InfiniBand at 400 plus mlx5_bond_0 (Link layer: Ethernet, rate 200), the front end.
+IB_WITH_BOND = "ibstat/gpud-h100-ndr400-ib-all-active-spaces.txt"
+
+
+def fabric_claims(fabric: str, rate: int, nics: int = 8) -> Claims:
+    return claims(fabric=fabric, fabric_rate_gbit_s=rate, nics_per_node=nics)
+
+
+def test_the_ethernet_bond_is_not_the_slowest_infiniband_rail():
+    evidence = [parsed(IB_WITH_BOND)]
+    report = verify_candidate(fabric_claims("infiniband", 400), evidence)
+    facts = measured_facts(report, evidence)
+    assert facts.ib_rate_gbit_s_min == 400.0  # was 200: the bond's rate
+    assert facts.ib_ports_down == 0
+    item = report.items["fabric"]
+    assert item.status == "verified"
+    assert "Left out as not compute rails (another link layer" in item.explanation_en
+    assert "mlx5_bond_0 (Ethernet, Active, rate 200)" in item.explanation_en
+    assert "mlx5_bond_0（Ethernet，Active，速率 200）" in item.explanation_zh
+    assert item.details["nodes"]["gpu-01"]["left_out_ports"] == ["mlx5_bond_0 port 1"]
+
+
+def test_without_a_claim_the_rails_are_the_fastest_ports_link_layer():
+    evidence = [parsed(IB_WITH_BOND)]
+    facts = measured_facts(verify_candidate(claims(), evidence), evidence)
+    assert facts.ib_rate_gbit_s_min == 400.0
+
+
+def test_a_roce_claim_on_this_node_is_served_by_its_faster_infiniband_ports():
+    evidence = [parsed(IB_WITH_BOND)]
+    report = verify_candidate(fabric_claims("roce", 400), evidence)
+    assert report.items["fabric"].status == "verified"
+    assert measured_facts(report, evidence).ib_rate_gbit_s_min == 400.0
+    assert "mlx5_bond_0" in report.items["fabric"].explanation_en
+
+
+def test_a_slow_infiniband_rail_still_counts():
+    # One NDR port renegotiated at 200: a real rail fault the layer filter must not hide.
+    text = sample(IB_WITH_BOND).replace("Rate: 400", "Rate: 200", 1)
+    evidence = [parsed_text(text, "ibstat-slow-rail.txt")]
+    report = verify_candidate(fabric_claims("infiniband", 400), evidence)
+    assert measured_facts(report, evidence).ib_rate_gbit_s_min == 200.0
+    assert report.items["fabric"].status == "contradicted"
+    assert [f.details["ca"] for f in report.faults if f.kind == "port_rate_low"] == ["mlx5_0"]
+
+
+def test_an_ethernet_management_port_on_a_roce_node_is_not_left_out_by_layer():
+    # All-Ethernet RoCE node (400G rails, 100G and down ports): no port of another layer.
+    evidence = [parsed("ibstat/gpud-h100-roce-cx7-some-down-polling.txt")]
+    report = verify_candidate(fabric_claims("roce", 400), evidence)
+    assert report.items["fabric"].details["nodes"]["gpu-01"]["left_out_ports"] == []
+    assert "Left out" not in report.items["fabric"].explanation_en
