@@ -370,10 +370,16 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         failed.extend(str(t) for t in as_list(e.metrics.get("failed_tests")))
 
     nvme: dict[str, float | None] = {"read": None, "write": None}
+    nvme_item = report.items.get("local_nvme")
+    nvme_details = (nvme_item.details or {}) if nvme_item is not None else {}
     for direction in nvme:
         # Judged on the worst node (the 5th percentile of many), never the best: a candidate is
-        # as fast as the node a job lands on. The reference names that node.
-        worst = worst_node_bandwidth(evidence, direction)
+        # as fast as the node a job lands on. The reference names that node. Only the runs the
+        # verdict could read count: one meeting the claim, or one fit to judge the drive.
+        claimed = as_float(nvme_details.get(f"claimed_{direction}_gbyte_s"))
+        worst = worst_node_bandwidth(
+            evidence, direction, None if claimed is None else claimed * 1000
+        )
         if worst is not None:
             value, source = worst
             nvme[direction] = value

@@ -201,3 +201,117 @@ def test_an_ethernet_management_port_on_a_roce_node_is_not_left_out_by_layer():
     report = verify_candidate(fabric_claims("roce", 400), evidence)
     assert report.items["fabric"].details["nodes"]["gpu-01"]["left_out_ports"] == []
     assert "Left out" not in report.items["fabric"].explanation_en
+
+
+# --- 3. A fio run that cannot judge an NVMe throughput claim does not refute it ----------------
+
+# fio 3.33: rw=read bs=1M, psync (one I/O in flight), buffered (no direct in the listed
+# options), a 16 MiB file, 2 s, on vda: 850069354 bytes/s = 0.85 GB/s.
+SEQREAD = "fio/fio333-seqread-normal-json.txt"
+SEQREAD_TEXT = "fio/fio333-seqread-normal.txt"
+
+
+def nvme_claims(read_gbyte_s: float) -> Claims:
+    return claims(nvme_read_gbyte_s=read_gbyte_s, nvme_capacity_tib=30)
+
+
+def _fit_run(text: str) -> str:
+    """The same JSON as a run fit to judge a drive would print it: direct I/O, libaio at
+    iodepth 32, a 4 GiB file, 30 s, on nvme0n1 (the figures themselves unchanged)."""
+    json_part = text[text.index("{") :]
+    json_part = (
+        json_part.replace(
+            '"ioengine" : "psync"', '"ioengine" : "libaio", "direct" : "1", "iodepth" : "32"'
+        )
+        .replace('"size" : "16M"', '"size" : "4G"')
+        .replace('"runtime" : 2002', '"runtime" : 30002')
+        .replace('"name" : "vda"', '"name" : "nvme0n1"')
+    )
+    return json_part
+
+
+def test_parser_records_what_the_run_was():
+    metrics = parsed(SEQREAD).metrics
+    (job,) = metrics["jobs"]
+    assert metrics["disks"] == ["vda"]
+    assert (job["direct"], job["ioengine"], job["iodepth"], job["numjobs"]) == (
+        False,
+        "psync",
+        1,
+        1,
+    )
+    assert (job["file_size_bytes"], job["runtime_s"]) == (16 * 1024**2, 2.002)
+    assert job["target"] == "/tmp/ev/fio/testfile"
+    # The text report: no direct= (None), the rest from the header, layout and read lines.
+    (text_job,) = parsed(SEQREAD_TEXT).metrics["jobs"]
+    assert (text_job["direct"], text_job["ioengine"], text_job["runtime_s"]) == (
+        None,
+        "psync",
+        2.003,
+    )
+    assert text_job["file_size_bytes"] == 16 * 1024**2
+
+
+def test_a_psync_qd1_two_second_16mib_run_cannot_refute_25_gbyte_s():
+    evidence = [parsed(SEQREAD)]
+    report = verify_candidate(nvme_claims(25), evidence)
+    item = report.items["local_nvme"]
+    assert item.status == "unverifiable"  # was contradicted
+    en = item.explanation_en
+    assert "read 0.85 GB/s against 25 GB/s claimed comes from a run that cannot judge" in en
+    for reason in (
+        "buffered I/O (direct=0",
+        "1 I/O(s) in flight (psync, iodepth 1 × 1 job(s))",
+        "a 2 s run (under 10 s)",
+        "a 16 MiB file (under 1 GiB",
+        "it ran on vda, not a device named as NVMe",
+    ):
+        assert reason in en
+    assert "缓冲 I/O" in item.explanation_zh and "vda" in item.explanation_zh
+    assert item.details["nodes"]["gpu-01"]["read_verdict"] == "unfit"
+    assert measured_facts(report, evidence).nvme_read_mbyte_s is None
+
+
+def test_the_same_run_still_verifies_a_claim_it_meets():
+    evidence = [parsed(SEQREAD)]
+    report = verify_candidate(nvme_claims(0.8), evidence)
+    assert report.items["local_nvme"].status == "verified"
+    assert measured_facts(report, evidence).nvme_read_mbyte_s == 850.069
+
+
+def test_the_text_report_of_a_short_run_cannot_refute_either():
+    item = verify_candidate(nvme_claims(25), [parsed(SEQREAD_TEXT)]).items["local_nvme"]
+    assert item.status == "unverifiable"
+    assert "a 2 s run" in item.explanation_en
+
+
+def test_a_run_fit_to_judge_on_nvme_that_falls_short_contradicts():
+    evidence = [parsed_text(_fit_run(sample(SEQREAD)), "fio-fit.json")]
+    (job,) = evidence[0].metrics["jobs"]
+    assert (job["direct"], job["iodepth"], job["runtime_s"]) == (True, 32, 30.002)
+    report = verify_candidate(nvme_claims(25), evidence)
+    item = report.items["local_nvme"]
+    assert item.status == "contradicted"
+    assert "in a run able to judge an NVMe drive" in item.explanation_en
+    assert measured_facts(report, evidence).nvme_read_mbyte_s == 850.069
+
+
+def test_a_run_naming_no_device_is_not_local_disk_evidence():
+    # The fit run with its disk_util left out (a network mount, or disk stats unavailable).
+    text = _fit_run(sample(SEQREAD))
+    text = text[: text.index(',\n  "disk_util"')] + "\n}\n"
+    ev = parsed_text(text, "fio-no-disks.json")
+    assert ev.metrics["disks"] is None
+    for claimed, status in ((25, "unverifiable"), (0.8, "unverifiable")):
+        item = verify_candidate(nvme_claims(claimed), [ev]).items["local_nvme"]
+        assert item.status == status
+        assert "names no block device it drove" in item.explanation_en
+        assert "无法证明在本地盘上运行" in item.explanation_zh
+
+
+def test_item_5_says_what_fio_records_consistently_with_item_4():
+    report = verify_candidate(claims(distributed_fs="Lustre"), [parsed(SEQREAD)])
+    item = report.items["distributed_storage"]
+    assert item.status == "unverifiable"
+    assert "fio records the local block devices it drove" in item.explanation_en
+    assert "本地块设备" in item.explanation_zh
