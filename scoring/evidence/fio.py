@@ -81,10 +81,10 @@ _HEADER_BS_RE = re.compile(
 )
 _HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
 _HEADER_ENGINE_RE = re.compile(r"\bioengine=([A-Za-z0-9_]+)")
-# "read: IOPS=1062, BW=1063MiB/s (1115MB/s)(2129MiB/2003msec)" (fio 3) and
-# "read : io=431739MB, bw=491222KB/s, iops=122805, runt=900001msec" (fio 2): the run time.
+# "read: IOPS=..., BW=...(<io>/<n>msec)" (fio 3) and "read : io=..., runt=<n>msec" (fio 2):
+# the run time.
 _RUNTIME_RE = re.compile(r"(?:/|\brunt=\s*)(\d{1,12})msec\)?")
-# "seqread: Laying out IO file (1 file / 16MiB)": the size of the file the job laid out.
+# "<job>: Laying out IO file (1 file / <size>)": the size of the file the job laid out.
 _LAYOUT_RE = re.compile(
     r"^(?P<name>\S.*?): Laying out IO file(?:\(s\)|s)? ?\(\d+ file(?:\(s\)|s)? / (?P<size>[^)]+)\)"
 )
