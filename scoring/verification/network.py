@@ -358,15 +358,30 @@ def verify_fabric(
         f"速率 ≥ {claims.fabric_rate_gbit_s} Gb/s（速率须相同或更高）；收敛比无法在节点上测量"
     )
     if claims.fabric == "none" or claims.fabric_rate_gbit_s <= 0:
+        # The slowest-rail figure is still read (facts.py), on the fastest port's link layer:
+        # the ports of another layer it leaves out are named here.
+        en = (
+            "No compute fabric (type and per-port rate) is claimed, so there is nothing to "
+            "verify against the port listing."
+        )
+        zh = "未声明计算网络（类型与每端口速率），无可核对的内容。"
+        left: dict[str, list[str]] = {}
+        for node, evs in by_node(evidence).items():
+            for ev in of_kind(evs, "ibstat"):
+                raw = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
+                labels, left_en, left_zh = left_out_text(raw, rail_layers(raw, "none"), "none")
+                if labels and node not in left:
+                    left[node] = labels
+                    en += f" On node {node}:{left_en}"
+                    zh += f"节点 {node}：{left_zh}"
         item = ItemVerification(
             "fabric",
             STATUS_UNVERIFIABLE,
-            "No compute fabric (type and per-port rate) is claimed, so there is nothing to "
-            "verify against the port listing.",
-            "未声明计算网络（类型与每端口速率），无可核对的内容。",
+            en,
+            zh,
             None,
             None,
-            {"claimed_fabric": claims.fabric},
+            {"claimed_fabric": claims.fabric, "left_out_ports": left},
         )
         return item, faults
     results = [

@@ -173,8 +173,12 @@ def test_the_ethernet_bond_is_not_the_slowest_infiniband_rail():
 
 def test_without_a_claim_the_rails_are_the_fastest_ports_link_layer():
     evidence = [parsed(IB_WITH_BOND)]
-    facts = measured_facts(verify_candidate(claims(), evidence), evidence)
-    assert facts.ib_rate_gbit_s_min == 400.0
+    report = verify_candidate(claims(), evidence)
+    assert measured_facts(report, evidence).ib_rate_gbit_s_min == 400.0
+    item = report.items["fabric"]
+    assert item.status == "unverifiable"
+    assert "the fastest active ports are InfiniBand): mlx5_bond_0" in item.explanation_en
+    assert item.details["left_out_ports"] == {"gpu-01": ["mlx5_bond_0 port 1"]}
 
 
 def test_a_roce_claim_on_this_node_is_served_by_its_faster_infiniband_ports():
