@@ -12,6 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from scoring.evidence import parse_bytes
 from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate
 
@@ -319,3 +322,85 @@ def test_item_5_says_what_fio_records_consistently_with_item_4():
     assert item.status == "unverifiable"
     assert "fio records the local block devices it drove" in item.explanation_en
     assert "本地块设备" in item.explanation_zh
+
+
+# --- properties ------------------------------------------------------------------------------
+
+PARTIAL_CODES = ("excerpt", "filter", "unread_rows", "no_total", "index_gap", "cut")
+
+
+@given(
+    shown=st.integers(min_value=1, max_value=16),
+    claimed=st.integers(min_value=1, max_value=16),
+    code=st.sampled_from(PARTIAL_CODES),
+)
+def test_a_partial_gpu_listing_never_contradicts_the_count(shown, claimed, code):
+    metrics = {
+        "gpu_count": shown,
+        "gpu_count_partial": code,
+        "product_names": ["NVIDIA H100 80GB HBM3"] * shown,
+        "memory_total_mib": [81559] * shown,
+    }
+    ev = NodeEvidence("gpu-01", 1, "nvidia_smi_query", metrics, "q.csv", None)
+    item = verify_candidate(claims(gpus_per_node=claimed), [ev]).items["gpu_match"]
+    assert item.status == ("verified" if shown >= claimed else "unverifiable")
+
+
+@given(
+    mbyte_s=st.floats(min_value=1, max_value=60_000),
+    claimed=st.floats(min_value=0.5, max_value=60),
+    flaw=st.sampled_from(["buffered", "shallow", "short", "small", "sata", "no_disks"]),
+)
+def test_a_run_below_the_bar_never_contradicts_a_throughput_claim(mbyte_s, claimed, flaw):
+    job = {
+        "name": "seq",
+        "rw": "read",
+        "bs_bytes": 1048576,
+        "iodepth": 32,
+        "numjobs": 4,
+        "direct": True,
+        "ioengine": "libaio",
+        "file_size_bytes": 64 * 1024**3,
+        "runtime_s": 60.0,
+        "read_bw_mbyte_s": mbyte_s,
+        "write_bw_mbyte_s": 0.0,
+    }
+    disks: list[str] | None = ["nvme0n1"]
+    if flaw == "buffered":
+        job["direct"] = False
+    elif flaw == "shallow":
+        job["ioengine"] = "psync"
+    elif flaw == "short":
+        job["runtime_s"] = 2.0
+    elif flaw == "small":
+        job["file_size_bytes"] = 16 * 1024**2
+    elif flaw == "sata":
+        disks = ["sda"]
+    else:
+        disks = None
+    ev = NodeEvidence("gpu-01", 1, "fio", {"jobs": [job], "disks": disks}, "fio.json", None)
+    item = verify_candidate(nvme_claims(claimed), [ev]).items["local_nvme"]
+    assert item.status != "contradicted"
+    # Without the flaw the same figure is judged either way.
+    fit = NodeEvidence(
+        "gpu-01",
+        1,
+        "fio",
+        {
+            "jobs": [
+                {
+                    **job,
+                    "direct": True,
+                    "ioengine": "libaio",
+                    "runtime_s": 60.0,
+                    "file_size_bytes": 64 * 1024**3,
+                }
+            ],
+            "disks": ["nvme0n1"],
+        },
+        "fio.json",
+        None,
+    )
+    met = mbyte_s >= claimed * 1000 * 0.8
+    expected = "verified" if met else "contradicted"
+    assert verify_candidate(nvme_claims(claimed), [fit]).items["local_nvme"].status == expected
