@@ -203,7 +203,7 @@ def run_assumptions(job: Mapping[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def fio_target(metrics: Mapping[str, Any]) -> tuple[str, list[str]]:
+def fio_device_target(metrics: Mapping[str, Any]) -> tuple[str, list[str]]:
     """("nvme" | "local" | "unknown", device names) from the block devices fio drove."""
     disks = [str(d) for d in as_list(metrics.get("disks")) if d]
     if not disks:
@@ -270,7 +270,7 @@ def judge_jobs(
     on an NVMe device fell short. UNFIT: the best local job fell short but no such run did;
     the reasons say why it cannot judge. NO_TARGET: no job names the device it drove.
     """
-    local = [e for e in entries if fio_target(e[1].metrics)[0] != TARGET_UNKNOWN]
+    local = [e for e in entries if fio_device_target(e[1].metrics)[0] != TARGET_UNKNOWN]
     if not local:
         return NO_TARGET, max(entries, key=lambda e: e[0]), []
     best = max(local, key=lambda e: e[0])
@@ -279,12 +279,12 @@ def judge_jobs(
     judges = [
         e
         for e in local
-        if fio_target(e[1].metrics)[0] == TARGET_NVME and not run_shortfalls(e[2], measure)
+        if fio_device_target(e[1].metrics)[0] == TARGET_NVME and not run_shortfalls(e[2], measure)
     ]
     if judges:
         return REFUTED, max(judges, key=lambda e: e[0]), []
     reasons = run_shortfalls(best[2], measure)
-    target, disks = fio_target(best[1].metrics)
+    target, disks = fio_device_target(best[1].metrics)
     if target != TARGET_NVME:
         names = ", ".join(disks)
         reasons.append(
