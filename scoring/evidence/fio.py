@@ -80,6 +80,20 @@ _HEADER_BS_RE = re.compile(
     r"|bs=(?P<old>\d+(?:\.\d+)?[KMGkmg]?)(?:-|,|\s|/|$)"
 )
 _HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
+_HEADER_ENGINE_RE = re.compile(r"\bioengine=([A-Za-z0-9_]+)")
+# "read: IOPS=..., BW=...(<io>/<n>msec)" (fio 3) and "read : io=..., runt=<n>msec" (fio 2):
+# the run time.
+_RUNTIME_RE = re.compile(r"(?:/|\brunt=\s*)(\d{1,12})msec\)?")
+# "<job>: Laying out IO file (1 file / <size>)": the size of the file the job laid out.
+_LAYOUT_RE = re.compile(
+    r"^(?P<name>\S.*?): Laying out IO file(?:\(s\)|s)? ?\(\d+ file(?:\(s\)|s)? / (?P<size>[^)]+)\)"
+)
+# An echoed command line ("$ fio --name=x --rw=read --direct=1 ..."): the text report does not
+# print the options, the command line does.
+_COMMAND_RE = re.compile(r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$")
+_COMMAND_OPTION_RE = re.compile(r"--(direct|buffered|filename|directory|size|filesize)=(\S+)")
+_DISK_STATS_RE = re.compile(r"^\s*Disk stats \(read/write\):\s*$")
+_DISK_LINE_RE = re.compile(r"^\s+([A-Za-z0-9_.:-]+): ios=")
 _SIZE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<p>[kmgtKMGT]?)(?:i?[bB])?$")
 _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
 # "latency   : target=0, window=0, percentile=100.00%, depth=16": fio's iodepth for the job.
@@ -112,6 +126,11 @@ class _Job:
     bs_bytes: int | None = None
     iodepth: int | None = None
     numjobs: int | None = None
+    direct: bool | None = None
+    ioengine: str | None = None
+    file_size_bytes: int | None = None
+    runtime_ms: float | None = None
+    target: str | None = None
     processes: int = 0
     bw_byte_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
     iops: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
@@ -135,6 +154,15 @@ def _size_bytes(text: Any) -> int | None:
 
 def _write_only(rw: str | None) -> bool:
     return rw in ("write", "randwrite", "trimwrite")
+
+
+def _direct(options: dict[str, Any]) -> bool:
+    """Whether a job's listed options ask for direct (unbuffered) I/O; fio's default is not."""
+    if options.get("direct") is not None:
+        return _option_int(options["direct"]) == 1
+    if options.get("buffered") is not None:
+        return _option_int(options["buffered"]) == 0
+    return False
 
 
 def _option_int(value: Any) -> int | None:
@@ -291,6 +319,12 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
     )
     job_rows: dict[tuple[str, int], _Job] = {}
     info["jobs"] = job_rows
+    disks = data.get("disk_util")
+    info["disks"] = (
+        [str(d["name"]) for d in disks if isinstance(d, dict) and d.get("name")]
+        if isinstance(disks, list)
+        else None
+    )
     for job in jobs:
         if not isinstance(job, dict):
             raise EvidenceParseError(
@@ -327,6 +361,14 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
                 depth = job.get("latency_depth")
             row.iodepth = _option_int(depth if depth is not None else 1)
             row.numjobs = _option_int(opts.get("numjobs", 1))
+            if listed_options:
+                # fio 3 lists the options it was given: an option not listed is fio's default
+                # (buffered I/O, the psync engine on Linux).
+                row.direct = _direct(opts)
+                row.ioengine = str(opts.get("ioengine") or "psync")
+                row.file_size_bytes = _size_bytes(opts.get("size") or opts.get("filesize"))
+                target = opts.get("filename") or opts.get("directory")
+                row.target = str(target) if target else None
         row.processes += 1
         if job.get("error") not in (None, 0):
             info["errors"].append({"job": name, "error": job.get("error")})
@@ -350,6 +392,8 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             acc.reports += 1
             row.bw_byte_s[direction] += bw
             row.iops[direction] += iops
+            if runtime > 0:
+                row.runtime_ms = max(row.runtime_ms or 0.0, runtime)
             clat = stats.get("clat_ns")
             scale = 1e-3
             if not isinstance(clat, dict):
@@ -396,7 +440,10 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         "errors": [],
         "fio_version": None,
         "terse_line": None,
+        "disks": None,
     }
+    layouts: dict[str, int | None] = {}
+    in_disk_stats = False
     job_rows: dict[tuple[str, int], _Job] = {}
     info["jobs"] = job_rows
     job_group: _Group | None = None
@@ -413,6 +460,24 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             continue
         if info["terse_line"] is None and _TERSE_RE.match(line):
             info["terse_line"] = number
+        if _DISK_STATS_RE.match(line):
+            in_disk_stats = True
+            info["disks"] = info["disks"] or []
+            continue
+        if in_disk_stats:
+            disk = _DISK_LINE_RE.match(line)
+            if disk:
+                info["disks"].append(disk.group(1))
+                continue
+            in_disk_stats = False
+        match = _COMMAND_RE.match(line)
+        if match and info.get("command") is None:
+            info["command"] = dict(_COMMAND_OPTION_RE.findall(match.group("args")))
+            continue
+        match = _LAYOUT_RE.match(line)
+        if match:
+            layouts.setdefault(match.group("name"), _size_bytes(match.group("size").strip()))
+            continue
         match = _HEADER_RE.match(line)
         if match:
             rw = match.group("rw")
@@ -428,6 +493,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                     row.bs_bytes = _size_bytes(size)
                 depth = _HEADER_IODEPTH_RE.search(rest)
                 row.iodepth = int(depth.group(1)) if depth else None
+                engine = _HEADER_ENGINE_RE.search(rest)
+                row.ioengine = engine.group(1) if engine else None
             continue
         match = _JOB_RE.match(line)
         if match:
@@ -464,6 +531,10 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                 if job_row is not None:
                     job_row.bw_byte_s[direction] += bw
                     job_row.iops[direction] += iops
+                    runtime = _RUNTIME_RE.search(line)
+                    if runtime:
+                        ms = float(runtime.group(1))
+                        job_row.runtime_ms = max(job_row.runtime_ms or 0.0, ms)
                 last_dir = acc
                 continue
             depth = _LATENCY_DEPTH_RE.match(line)
@@ -486,6 +557,18 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             _check_finite((bw,), number)
             if direction in _DIRECTIONS:
                 status_group.status_bw.setdefault(direction, (bw, number))
+    command = info.pop("command", None)
+    for (name, _gid), row in job_rows.items():
+        row.file_size_bytes = layouts.get(name)
+        if command is not None:
+            # The command line lists every option the job ran with; one it omits is fio's
+            # default (buffered I/O).
+            row.direct = _direct(command)
+            row.file_size_bytes = row.file_size_bytes or _size_bytes(
+                command.get("size") or command.get("filesize")
+            )
+            target = command.get("filename") or command.get("directory")
+            row.target = target or None
     return groups, info
 
 
@@ -502,6 +585,11 @@ def _job_row(job: _Job) -> dict[str, Any]:
         "bs_bytes": job.bs_bytes,
         "iodepth": job.iodepth if job.iodepth is not None else 1,
         "numjobs": max(numjobs, job.processes, 1),
+        "direct": job.direct,
+        "ioengine": job.ioengine,
+        "file_size_bytes": job.file_size_bytes,
+        "runtime_s": None if job.runtime_ms is None else round(job.runtime_ms / 1000, 3),
+        "target": job.target,
     }
     for direction in _DIRECTIONS:
         row[f"{direction}_bw_mbyte_s"] = _mbyte(job.bw_byte_s[direction])
@@ -632,6 +720,7 @@ def parse(text: str) -> ParseResult:
             "jobs": [_job_row(job) for job in info["jobs"].values() if job.processes],
             "fio_version": info["fio_version"],
             "errors": info["errors"],
+            "disks": info["disks"] if info["disks"] is not None else text_info["disks"],
         }
     )
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -7,6 +7,8 @@ are read for ``Subsystem`` and ``Kernel driver in use``) and ``-vmm`` records; t
 Metrics (``ParseResult.metrics``):
 
 - ``nvidia_gpu_count`` (int): NVIDIA devices of class 3D/VGA/Display controller.
+- ``gpu_count_partial`` (str|None): "excerpt" when an excerpt marker shows the listing was cut,
+  so ``nvidia_gpu_count`` is only a lower bound; None otherwise.
 - ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
 - ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function"}]``.
 - ``virtual`` (bool|None): True when any virtual signal is present; False when only physical
@@ -381,6 +383,7 @@ def parse(text: str) -> ParseResult:
     )
     metrics: dict[str, Any] = {
         "nvidia_gpu_count": nvidia_count,
+        "gpu_count_partial": "excerpt" if excerpt_line is not None else None,
         "gpu_models": gpu_models,
         "gpus": gpus,
         "virtual": virtual,

@@ -8,6 +8,10 @@ widths differ between driver generations, so cells are split on ``|`` and read b
 metrics
     driver_version, cuda_version (None when "N/A"), nvidia_smi_version
     gpu_count            GPUs in the table.
+    gpu_count_partial    None when the table lists every GPU; else why gpu_count is only a
+                         lower bound: "excerpt" (cut by its author), "index_gap" (nvidia-smi
+                         numbers GPUs 0..N-1, so a missing index is a hidden row: ``-i`` or an
+                         edit), "cut" (the last GPU block is incomplete).
     gpu_names            GPU names as printed (nvidia-smi truncates long ones with "...").
     memory_total_mib     per GPU (None when "Not Supported", e.g. unified-memory GB10).
     memory_used_mib      per GPU.
@@ -103,6 +107,7 @@ def parse(text: str) -> ParseResult:
     gpus: list[_Gpu] = []
     seen: set[int] = set()
     in_table = False
+    excerpt = False
     header_seen = False
     has_mig_row = False
     skip_block = False
@@ -113,6 +118,7 @@ def parse(text: str) -> ParseResult:
         line = raw.strip()
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
+            excerpt = True
             continue
         match = _HEADER_RE.search(line)
         if match:
@@ -175,7 +181,18 @@ def parse(text: str) -> ParseResult:
         )
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
-    return _result(gpus, versions, has_mig_row, warnings)
+    return _result(gpus, versions, has_mig_row, warnings, _partial(gpus, excerpt))
+
+
+def _partial(gpus: list[_Gpu], excerpt: bool) -> str | None:
+    """Why the table may not list every GPU (see ``gpu_count_partial``), None when it does."""
+    if excerpt:
+        return "excerpt"
+    if sorted(g.index for g in gpus) != list(range(len(gpus))):
+        return "index_gap"
+    if len(gpus[-1].cells) < 2:
+        return "cut"
+    return None
 
 
 def _start_gpu(cell: str, line_no: int, warnings: list[str]) -> _Gpu | None:
@@ -236,6 +253,7 @@ def _result(
     versions: tuple[str, str, str | None] | None,
     has_mig_row: bool,
     warnings: list[str],
+    partial: str | None = None,
 ) -> ParseResult:
     infos = [_gpu_info(gpu, has_mig_row) for gpu in gpus]
     for gpu, info in zip(gpus, infos, strict=True):
@@ -255,6 +273,7 @@ def _result(
         "cuda_version": None if cuda in (None, "N/A") else cuda,
         "nvidia_smi_version": versions[0] if versions else None,
         "gpu_count": len(infos),
+        "gpu_count_partial": partial,
         "gpu_names": [i["name"] for i in infos],
         "memory_total_mib": [i["memory_total_mib"] for i in infos],
         "memory_used_mib": [i["memory_used_mib"] for i in infos],

@@ -11,6 +11,10 @@ metrics (per-GPU lists follow the order of the GPUs in the file)
     gpu_count            "Attached GPUs" when printed, else the GPU blocks / CSV rows shown
                          (None for a -q excerpt that shows no GPU header at all).
     gpus_shown           GPU blocks or CSV rows actually present.
+    gpu_count_partial    None when gpu_count covers every GPU; else why it is only a lower
+                         bound: "excerpt" (rows cut by the author), "filter" (``-i``/``--id``
+                         asked for some GPUs), "unread_rows" (rows that did not fit the header),
+                         "no_total" (a -q excerpt without "Attached GPUs": blocks shown only).
     product_names, memory_total_mib, mig_mode, virtualization_mode, bus_ids   per GPU.
     driver_version, cuda_version
     ecc_volatile_uncorrected / ecc_volatile_corrected / ecc_aggregate_uncorrected /
@@ -42,6 +46,8 @@ _GPU_HEADER_RE = re.compile(
 )
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _QUERY_RE = re.compile(r"--query-gpu[= ]([A-Za-z0-9_.,]+)")
+# "-i 0,1" / "--id=0": the listing covers the GPUs asked for, not every GPU.
+_ID_FILTER_RE = re.compile(r"(?:^|\s)(?:-i|--id)(?:[= ]|$)")
 _FIELD_RE = re.compile(r"^[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*(?: \[[^\]]+\])?$")
 # "Not Found": the CUDA version on a host without the CUDA user-mode driver (a vGPU host).
 _NA = {"N/A", "[N/A]", "[NOT SUPPORTED]", "NOT SUPPORTED", "[UNKNOWN ERROR]", "NOT FOUND", ""}
@@ -217,6 +223,8 @@ def _parse_q(text: str) -> ParseResult:
         warnings.append(f"{shown} of {attached} attached GPUs shown (excerpt or -i filter)")
     if gpu_count is None:
         warnings.append("the excerpt does not say how many GPUs there are")
+    # Every full -q report prints "Attached GPUs"; without it only the blocks shown are counted.
+    partial = "no_total" if attached is None and gpu_count is not None else None
     return _result(
         "q",
         per_gpu,
@@ -226,6 +234,7 @@ def _parse_q(text: str) -> ParseResult:
         _value(top.get("cuda version")),
         [line for line, _, _ in gpus],
         warnings,
+        partial,
     )
 
 
@@ -324,16 +333,20 @@ def _parse_csv(text: str) -> ParseResult:
     fields: list[str] | None = None
     driver: str | None = None
     rows: list[tuple[int, dict[str, str]]] = []
+    partial: str | None = None
     for line_no, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
             continue
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
+            partial = "excerpt"
             continue
         match = _QUERY_RE.search(line)
         if match:
             fields = [_ALIASES.get(f, f) for f in match.group(1).strip(",").split(",")]
+            if _ID_FILTER_RE.search(line):
+                partial = partial or "filter"
             continue
         parts = [p.strip() for p in line.split(",")]
         if all(_FIELD_RE.match(p) for p in parts) and len(parts) > 1:
@@ -342,6 +355,7 @@ def _parse_csv(text: str) -> ParseResult:
         if fields is None or len(parts) != len(fields):
             if fields is not None and len(parts) > 1:
                 warnings.append(f"line {line_no}: row with {len(parts)} values, not {len(fields)}")
+                partial = partial or "unread_rows"
             elif fields is None and len(parts) > 1:
                 rows.append((line_no, {f"field{i}": v for i, v in enumerate(parts)}))
             continue
@@ -386,7 +400,15 @@ def _parse_csv(text: str) -> ParseResult:
         warnings.append("the same GPU appears in several rows (-l loop?); gpu_count counts once")
     count = len(set(bus_ids)) if bus_ids and len(bus_ids) == len(per_gpu) else len(per_gpu)
     return _result(
-        "csv", per_gpu, count, len(per_gpu), driver, None, [line for line, _ in rows], warnings
+        "csv",
+        per_gpu,
+        count,
+        len(per_gpu),
+        driver,
+        None,
+        [line for line, _ in rows],
+        warnings,
+        partial,
     )
 
 
@@ -412,6 +434,7 @@ def _result(
     cuda: str | None,
     lines: list[int],
     warnings: list[str],
+    partial: str | None = None,
 ) -> ParseResult:
     modes = [g["virtualization_mode"] for g in gpus]
     known_modes = [m.lower() for m in modes if m]
@@ -420,6 +443,7 @@ def _result(
         "format": form,
         "gpu_count": gpu_count,
         "gpus_shown": shown,
+        "gpu_count_partial": partial,
         "driver_version": driver,
         "cuda_version": cuda,
         "product_names": [g["product_name"] for g in gpus],

@@ -9,6 +9,10 @@ cells), and a ``topo -p2p`` table pasted after it (ignored).
 
 metrics
     gpu_count            GPU columns in the header.
+    gpu_count_partial    "index_gap" when the header's GPU columns are not GPU0..GPU<n-1>
+                         (nvidia-smi numbers every GPU, so a missing one was hidden): gpu_count
+                         is then a lower bound; None otherwise (missing rows do not matter, the
+                         header names every GPU).
     nic_count            NIC columns in the header (any non-GPU device column).
     nvlink_pairs         unordered GPU pairs joined by NV#.
     full_nvlink_mesh     every GPU pair is NV# (None with fewer than 2 GPUs or missing cells).
@@ -304,6 +308,9 @@ def _result(
         "numa_nodes": numa_nodes,
         "gpu_nic_affinity": nic_affinity,
         "gpus_with_local_nic": sum(1 for a in nic_affinity.values() if a["link"] in _LOCAL_NIC),
+        "gpu_count_partial": (
+            None if sorted(int(g[3:]) for g in gpus) == list(range(len(gpus))) else "index_gap"
+        ),
     }
     header = rows[gpus[0]][0] if gpus and gpus[0] in rows else None
     facts = (

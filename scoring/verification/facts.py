@@ -26,7 +26,7 @@ from .bare_metal import delivery_form_seen
 from .gpu import worse_topology
 from .health import XID_NODE_AFFECTED, node_gpu_errors
 from .model import NodeEvidence, VerificationReport
-from .network import ALL_GATHER, ALLTOALL
+from .network import ALL_GATHER, ALLTOALL, rail_layers
 from .storage import worst_node_bandwidth
 
 DCGM_SEVERITY = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
@@ -149,27 +149,38 @@ def _fabric(
     """
     active_rates: list[float] = []
     ports_down = None
+    fabric = report.items.get("fabric")
+    claimed = (fabric.details or {}).get("claimed_fabric") if fabric is not None else None
     for e in _of(evidence, "ibstat"):
-        for port in as_list(e.metrics.get("ports")):
-            if not isinstance(port, Mapping):
-                continue
+        ports = [p for p in as_list(e.metrics.get("ports")) if isinstance(p, Mapping)]
+        # Only ports of the rails' link layer are compute rails: the Ethernet bond of an
+        # InfiniBand node is another network (the fabric item names the ports left out).
+        # A node with no active port of the claimed fabric at all (an InfiniBand claim on a
+        # RoCE node, which the fabric item contradicts) is read on the fabric it has.
+        layers = rail_layers(ports, str(claimed or "none"))
+        if layers is not None and not any(
+            p.get("state") == "Active" and str(p.get("link_layer") or "").lower() in layers
+            for p in ports
+        ):
+            layers = rail_layers(ports, "none")
+        for port in ports:
             ports_down = ports_down or 0
             rate = as_float(port.get("rate_gbit_s"))
+            rail = layers is None or str(port.get("link_layer") or "").lower() in layers
             if port.get("state") == "Active" and rate:
-                active_rates.append(rate)
+                if rail:
+                    active_rates.append(rate)
             elif port.get("state") != "Active":
                 ports_down += 1
                 refs.setdefault("ib_ports_down", _ref(e))
-    fabric = report.items.get("fabric")
-    claimed = (fabric.details or {}).get("claimed_fabric") if fabric is not None else None
     if ports_down is not None and claimed not in (None, "none"):
         down = [f for f in report.faults if f.kind == "port_down"]
         ports_down = len(down)
         refs.pop("ib_ports_down", None)
         if down and down[0].evidence_ref:
             refs["ib_ports_down"] = down[0].evidence_ref
-    # Slow management NICs beside the compute rails would read as a slow fabric: only ports
-    # at least half as fast as the fastest active port count as compute rails. A rail the
+    # Slow management NICs of the same link layer beside the compute rails would read as a
+    # slow fabric: only ports at least half as fast as the fastest active rail count. A rail the
     # fabric check found running below the claimed rate (a 400G card at 100) still counts.
     rails = [r for r in active_rates if r >= max(active_rates, default=0) / 2]
     rails += [
@@ -359,10 +370,16 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         failed.extend(str(t) for t in as_list(e.metrics.get("failed_tests")))
 
     nvme: dict[str, float | None] = {"read": None, "write": None}
+    nvme_item = report.items.get("local_nvme")
+    nvme_details = (nvme_item.details or {}) if nvme_item is not None else {}
     for direction in nvme:
         # Judged on the worst node (the 5th percentile of many), never the best: a candidate is
-        # as fast as the node a job lands on. The reference names that node.
-        worst = worst_node_bandwidth(evidence, direction)
+        # as fast as the node a job lands on. The reference names that node. Only the runs the
+        # verdict could read count: one meeting the claim, or one fit to judge the drive.
+        claimed = as_float(nvme_details.get(f"claimed_{direction}_gbyte_s"))
+        worst = worst_node_bandwidth(
+            evidence, direction, None if claimed is None else claimed * 1000
+        )
         if worst is not None:
             value, source = worst
             nvme[direction] = value

@@ -92,16 +92,42 @@ def _memory_from_name(name: str) -> int | None:
     return None
 
 
+# Why a parser's GPU count covers only part of the listing (its ``gpu_count_partial``): the
+# count is then a lower bound, which can reach a claim but never fall short of one.
+_PARTIAL_EN = {
+    "excerpt": "the listing was cut (an excerpt marker hides rows)",
+    "filter": "the command asked for some GPUs only (-i/--id)",
+    "unread_rows": "rows of the listing could not be read",
+    "no_total": "the excerpt lacks the 'Attached GPUs' total and shows only some GPU blocks",
+    "index_gap": "GPU numbers are missing from the listing (rows hidden)",
+    "cut": "the listing stops inside a GPU block",
+}
+_PARTIAL_ZH = {
+    "excerpt": "输出被截断（省略标记隐藏了部分行）",
+    "filter": "命令仅查询了部分 GPU（-i/--id）",
+    "unread_rows": "列表中有无法读取的行",
+    "no_total": "节选缺少 'Attached GPUs' 总数，仅显示部分 GPU",
+    "index_gap": "列表中缺少部分 GPU 编号（有行被隐藏）",
+    "cut": "列表在某个 GPU 块中途结束",
+}
+
+
 def _observe(evs: Sequence[NodeEvidence]) -> dict[str, Any]:
-    """What one node's evidence says about its GPUs; sources in order of trust."""
+    """What one node's evidence says about its GPUs; sources in order of trust.
+
+    The count is the first complete listing's; when every listing is partial (an excerpt, a
+    filtered query), the highest count shown, kept as a lower bound with the reason.
+    """
     obs: dict[str, Any] = {
         "count": None,
         "count_ref": None,
+        "count_partial": None,
         "names": [],
         "names_ref": None,
         "mib": None,
         "mib_ref": None,
     }
+    lower: tuple[int, str, str] | None = None
     for kind, count_key in (
         ("nvidia_smi_query", "gpu_count"),
         ("nvidia_smi", "gpu_count"),
@@ -110,7 +136,11 @@ def _observe(evs: Sequence[NodeEvidence]) -> dict[str, Any]:
     ):
         for ev in of_kind(evs, kind):
             count = as_int(ev.metrics.get(count_key))
-            if obs["count"] is None and count is not None:
+            partial = ev.metrics.get("gpu_count_partial")
+            if count is not None and partial:
+                if lower is None or count > lower[0]:
+                    lower = (count, ev.ref, str(partial))
+            elif obs["count"] is None and count is not None:
                 obs["count"], obs["count_ref"] = count, ev.ref
             names = _names(ev.metrics)
             if not obs["names"] and names:
@@ -118,6 +148,8 @@ def _observe(evs: Sequence[NodeEvidence]) -> dict[str, Any]:
             mib = _memory_mib(ev.metrics)
             if obs["mib"] is None and mib is not None:
                 obs["mib"], obs["mib_ref"] = mib, ev.ref
+    if obs["count"] is None and lower is not None:
+        obs["count"], obs["count_ref"], obs["count_partial"] = lower
     return obs
 
 
@@ -172,8 +204,20 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
             gaps.append(
                 (f"the model name {name!r} is not recognised", f"无法识别型号名称 {name!r}")
             )
+    partial = obs["count_partial"]
     if count is None:
         gaps.append(("the GPU count is not shown", "未显示 GPU 数量"))
+    elif partial and count < claims.gpus_per_node:
+        gaps.append(
+            (
+                f"only {count} GPU(s) are shown because "
+                f"{_PARTIAL_EN.get(partial, 'the listing is partial')}: a partial listing "
+                f"is a lower bound and cannot show fewer than the {claims.gpus_per_node} "
+                "claimed",
+                f"仅显示 {count} 块 GPU，因为{_PARTIAL_ZH.get(partial, '列表不完整')}："
+                f"不完整的列表只是下限，不能证明少于声明的 {claims.gpus_per_node} 块",
+            )
+        )
     elif count < claims.gpus_per_node:
         problems.append(
             (
@@ -208,7 +252,9 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
 
     shown_names = ", ".join(dict.fromkeys(names)) or "GPU"
     shown = f"{count if count is not None else '?'} × {shown_names}"
-    shown_zh = shown
+    if partial and count is not None and count >= claims.gpus_per_node:
+        shown = f"at least {count} × {shown_names}"
+    shown_zh = shown.replace("at least ", "至少 ")
     if memory_source:
         shown += f" ({memory_source})"
         shown_zh += f"（{memory_source_zh}）"
@@ -217,6 +263,7 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
         claim_text += f" {claims.gpu_memory_gib} GB"
     details = {
         "gpu_count": count,
+        "gpu_count_partial": partial,
         "gpu_names": names,
         "memory_gib": None if measured_gib is None else round(measured_gib, 2),
         "memory_mib": obs["mib"],

@@ -104,20 +104,94 @@ def _ports(metrics: Mapping[str, Any]) -> list[_Port]:
     return ports
 
 
-def _rail_ports(ports: list[_Port], claims: Claims) -> list[_Port]:
-    """The ports built for the claimed rate: on a card that can run it, or seen running it.
+# The link layer the compute rails of a claimed fabric run on. A port of another layer is a
+# different network (the Ethernet bond of an InfiniBand node carries front-end and storage
+# traffic), never a rail of the claimed fabric.
+_LAYER_OF_FABRIC = {"infiniband": "infiniband", "roce": "ethernet", "ethernet": "ethernet"}
 
-    Slower NICs (a 100 GbE management card next to 400G rails) are left out, so that their
-    state does not count for or against the compute fabric.
+
+def rail_layers(ports: Sequence[Mapping[str, Any]], fabric: str) -> set[str] | None:
+    """The link layer (lower case, one) whose ports are compute rails, from ibstat's ``ports``.
+
+    An InfiniBand claim: InfiniBand. A RoCE or Ethernet claim runs on Ethernet, but an
+    InfiniBand port serves it too (better, not worse): of the two, the layer of the fastest
+    active port (Ethernet on a tie). Without a claim: the layer of the fastest active port
+    (InfiniBand on a tie). Either way one layer, so a node's second network (the Ethernet
+    bond beside InfiniBand rails) never counts as a rail. None when no port names its layer.
+    """
+    layers = {str(p.get("link_layer") or "").lower() for p in ports} - {""}
+    if not layers:
+        return None
+    allowed = set(_LAYERS_ACCEPTED.get(fabric, layers))
+    own = _LAYER_OF_FABRIC.get(fabric, "infiniband")
+    active = [
+        (as_float(p.get("rate_gbit_s")) or 0.0, layer != own, layer)
+        for p in ports
+        if p.get("state") == "Active"
+        and (layer := str(p.get("link_layer") or "").lower()) in allowed
+    ]
+    if not active:
+        if own in layers:
+            return {own}
+        within = allowed & layers
+        return {min(within)} if within else ({own} if fabric in _LAYER_OF_FABRIC else layers)
+    # Fastest first; on a tie the claimed fabric's own layer (InfiniBand without a claim).
+    return {min(active, key=lambda a: (-a[0], a[1], a[2]))[2]}
+
+
+def left_out_text(
+    ports: Sequence[Mapping[str, Any]], layers: set[str] | None, fabric: str
+) -> tuple[list[str], str, str]:
+    """(labels, en, zh) naming the ports of another link layer and why they are not rails;
+    empty texts when none is left out."""
+    if layers is None:
+        return [], "", ""
+    out = [p for p in ports if str(p.get("link_layer") or "").lower() not in layers]
+    if not out:
+        return [], "", ""
+    labels = [f"{p.get('ca') or '?'} port {p.get('port') or '?'}" for p in out]
+    shown = "; ".join(
+        f"{p.get('ca') or '?'} ({p.get('link_layer') or 'link layer not shown'}, "
+        f"{p.get('state') or '?'}, rate {num(as_float(p.get('rate_gbit_s')) or 0)})"
+        for p in out
+    )
+    shown_zh = "；".join(
+        f"{p.get('ca') or '?'}（{p.get('link_layer') or '未显示链路层'}，"
+        f"{p.get('state') or '?'}，速率 {num(as_float(p.get('rate_gbit_s')) or 0)}）"
+        for p in out
+    )
+    kept = " and ".join(_FABRIC_EN.get(layer, layer) for layer in sorted(layers))
+    why = (
+        f"the rails of the claimed {_FABRIC_EN[fabric]} fabric are its {kept} ports"
+        if fabric in _LAYER_OF_FABRIC
+        else f"no fabric is claimed and the fastest active ports are {kept}"
+    )
+    why_zh = (
+        f"声明的 {_FABRIC_EN[fabric]} 网络的计算端口为 {kept} 端口"
+        if fabric in _LAYER_OF_FABRIC
+        else f"未声明网络，最快的活动端口为 {kept}"
+    )
+    return (
+        labels,
+        f" Left out as not compute rails (another link layer; {why}): {shown}.",
+        f"以下端口链路层不同，不计为计算网络端口（{why_zh}）：{shown_zh}。",
+    )
+
+
+def _rail_ports(ports: list[_Port], claims: Claims, layers: set[str] | None) -> list[_Port]:
+    """The ports built for the claimed rate, of the rails' link layer (``rail_layers``): on
+    a card that can run the rate, or seen running it.
+
+    Slower NICs (a 100 GbE management card next to 400G rails) and ports of another link
+    layer are left out, so that their state does not count for or against the compute fabric.
     """
     rate = claims.fabric_rate_gbit_s
-    layers = _LAYERS_ACCEPTED[claims.fabric]
     capable_types = {
         p.ca_type for p in ports if p.ca_type and (p.rate_gbit_s or 0) >= rate and rate > 0
     }
     rails = []
     for p in ports:
-        if p.link_layer.lower() not in layers:
+        if layers is None or p.link_layer.lower() not in layers:
             continue
         cap = nic_max_rate_gbit_s(p.ca_type)
         card_capable = cap >= rate if cap is not None else (p.rate_gbit_s or 0) >= rate
@@ -174,7 +248,10 @@ def _fabric_node(
         ports = _ports(ev.metrics)
         if not ports:
             continue
-        rails = _rail_ports(ports, claims)
+        raw_ports = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
+        rail_layer = rail_layers(raw_ports, claims.fabric)
+        left_out, left_en, left_zh = left_out_text(raw_ports, rail_layer, claims.fabric)
+        rails = _rail_ports(ports, claims, rail_layer)
         good = [p for p in rails if _is_good(p, rate)]
         bad = [p for p in rails if not _is_good(p, rate)]
         faults.extend(_port_fault(node, ev, p, rate) for p in bad)
@@ -184,6 +261,7 @@ def _fabric_node(
             "good_ports": [p.label for p in good],
             "faulty_ports": [p.describe() for p in bad],
             "link_layers": sorted({p.link_layer for p in ports}),
+            "left_out_ports": left_out,
         }
         if len(good) >= wanted:
             extra = ""
@@ -196,9 +274,10 @@ def _fabric_node(
                 node,
                 STATUS_VERIFIED,
                 f"ibstat on node {node} shows {len(good)} {layer} port(s) Active at "
-                f"≥ {num(rate)} Gb/s, meeting the claim {claim_en}.{extra}",
+                f"≥ {num(rate)} Gb/s, meeting the claim {claim_en}.{extra}{left_en}",
                 f"节点 {node} 的 ibstat 显示 {len(good)} 个 {layer} 端口以 ≥ {num(rate)} Gb/s "
-                f"处于 Active，满足声明的 {wanted} × {num(rate)} Gb/s {fabric}。{extra_zh}",
+                f"处于 Active，满足声明的 {wanted} × {num(rate)} Gb/s {fabric}。"
+                f"{extra_zh}{left_zh}",
                 ev.ref,
                 details,
             )
@@ -210,10 +289,10 @@ def _fabric_node(
                 STATUS_CONTRADICTED,
                 f"ibstat on node {node} shows no {fabric} port able to run {num(rate)} Gb/s "
                 f"(link layers: {layers}; fastest port {num(best)} Gb/s), against the claim "
-                f"{claim_en}.",
+                f"{claim_en}.{left_en}",
                 f"节点 {node} 的 ibstat 未显示可运行 {num(rate)} Gb/s 的 {fabric} 端口"
                 f"（链路层：{layers}；最快端口 {num(best)} Gb/s），与声明的 "
-                f"{wanted} × {num(rate)} Gb/s {fabric} 不符。",
+                f"{wanted} × {num(rate)} Gb/s {fabric} 不符。{left_zh}",
                 ev.ref,
                 details,
             )
@@ -223,9 +302,9 @@ def _fabric_node(
             node,
             STATUS_CONTRADICTED,
             f"ibstat on node {node} shows only {len(good)} of the {wanted} claimed "
-            f"{num(rate)} Gb/s ports Active at full rate; faulty: {listed}.",
+            f"{num(rate)} Gb/s ports Active at full rate; faulty: {listed}.{left_en}",
             f"节点 {node} 的 ibstat 显示声明的 {wanted} 个 {num(rate)} Gb/s 端口中仅 "
-            f"{len(good)} 个以全速处于 Active；故障端口：{listed_zh}。",
+            f"{len(good)} 个以全速处于 Active；故障端口：{listed_zh}。{left_zh}",
             ev.ref,
             details,
         )
@@ -281,15 +360,30 @@ def verify_fabric(
         f"速率 ≥ {claims.fabric_rate_gbit_s} Gb/s（速率须相同或更高）；收敛比无法在节点上测量"
     )
     if claims.fabric == "none" or claims.fabric_rate_gbit_s <= 0:
+        # The slowest-rail figure is still read (facts.py), on the fastest port's link layer:
+        # the ports of another layer it leaves out are named here.
+        en = (
+            "No compute fabric (type and per-port rate) is claimed, so there is nothing to "
+            "verify against the port listing."
+        )
+        zh = "未声明计算网络（类型与每端口速率），无可核对的内容。"
+        left: dict[str, list[str]] = {}
+        for node, evs in by_node(evidence).items():
+            for ev in of_kind(evs, "ibstat"):
+                raw = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
+                labels, left_en, left_zh = left_out_text(raw, rail_layers(raw, "none"), "none")
+                if labels and node not in left:
+                    left[node] = labels
+                    en += f" On node {node}:{left_en}"
+                    zh += f"节点 {node}：{left_zh}"
         item = ItemVerification(
             "fabric",
             STATUS_UNVERIFIABLE,
-            "No compute fabric (type and per-port rate) is claimed, so there is nothing to "
-            "verify against the port listing.",
-            "未声明计算网络（类型与每端口速率），无可核对的内容。",
+            en,
+            zh,
             None,
             None,
-            {"claimed_fabric": claims.fabric},
+            {"claimed_fabric": claims.fabric, "left_out_ports": left},
         )
         return item, faults
     results = [

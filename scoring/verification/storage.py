@@ -5,6 +5,14 @@ large blocks (at least 128 KiB) measures bandwidth and checks the GB/s claims; a
 small-block job (at most 16 KiB) with at least 32 I/Os in flight (iodepth x numjobs) measures
 IOPS and checks the IOPS claims (when the offering states them). A job of another kind never
 contradicts a claim: it leaves it unverifiable, and says which jobs ran.
+
+A job of the right kind may verify a claim it meets; to contradict one it must also be a run
+that can judge the drive (``run_shortfalls``): direct I/O, enough I/Os in flight, a long
+enough run and a file well above cache scale, on a device the output names as NVMe. What fio
+records about where it ran: the block devices it drove (JSON ``disk_util``, the text report's
+"Disk stats"; a network or distributed mount has none) and the file or directory it was given.
+So a run naming a local device is local-disk evidence; a run naming none is not shown to be
+local (the same reason item 5 cannot use fio: no mount type is recorded) and judges no claim.
 """
 
 from __future__ import annotations
@@ -47,6 +55,17 @@ SMALL_BLOCK_BYTES = 16 * 1024
 # Datasheet IOPS are quoted at deep queues (QD128-256); at queue depth 1 a drive shows its
 # latency, not its IOPS. Below 32 outstanding I/Os a random job cannot judge an IOPS claim.
 IOPS_MIN_OUTSTANDING = 32
+# A sequential run that can refute a throughput claim. NVMe datasheets quote sequential GB/s
+# at 128 KiB with 32 or more I/Os in flight; a synchronous engine (psync...) keeps one I/O in
+# flight per job whatever its iodepth. Buffered I/O measures the page cache and its copy, a
+# run of a few seconds its ramp-up, a file of a few MiB the caches in front of the flash.
+SEQ_MIN_OUTSTANDING = 32
+MIN_RUNTIME_S = 10.0
+MIN_FILE_BYTES = 1024**3
+_SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"}
+TARGET_NVME = "nvme"
+TARGET_LOCAL = "local"
+TARGET_UNKNOWN = "unknown"
 _SEQUENTIAL = {"read": "read", "write": "write"}
 _RANDOM = {"read": {"randread", "randrw"}, "write": {"randwrite", "randrw"}}
 JOB_BANDWIDTH = "bandwidth"
@@ -108,39 +127,173 @@ def outstanding_ios(job: Mapping[str, Any]) -> int | None:
     return depth * jobs
 
 
-def iops_jobs(evidence: Iterable[NodeEvidence], direction: str) -> list[tuple[float, NodeEvidence]]:
-    """(IOPS, evidence) of every random small-block job with a deep enough queue that ran
-    ``direction`` (a job of unknown depth is taken at its word)."""
+def effective_outstanding(job: Mapping[str, Any]) -> int | None:
+    """I/Os in flight: iodepth x numjobs, one per job for a synchronous engine."""
+    jobs = as_int(job.get("numjobs"))
+    if str(job.get("ioengine") or "").lower() in _SYNC_ENGINES:
+        return jobs
+    return outstanding_ios(job)
+
+
+def _size_text(size: float) -> str:
+    if size >= 1024**3:
+        return f"{num(size / 1024**3)} GiB"
+    return f"{num(size / 1048576)} MiB"
+
+
+def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[tuple[str, str]]:
+    """Why a job of the right kind cannot refute a ``measure`` claim, as (en, zh); empty when
+    it can. Only what the output records is judged (see ``run_assumptions``)."""
+    found: list[tuple[str, str]] = []
+    if job.get("direct") is False:
+        found.append(
+            (
+                "buffered I/O (direct=0: the page cache is measured, not the drive)",
+                "缓冲 I/O（direct=0：测的是页缓存而非磁盘）",
+            )
+        )
+    depth = effective_outstanding(job)
+    if measure == "bandwidth" and depth is not None and depth < SEQ_MIN_OUTSTANDING:
+        engine = job.get("ioengine") or "?"
+        found.append(
+            (
+                f"{depth} I/O(s) in flight ({engine}, iodepth {job.get('iodepth')} × "
+                f"{job.get('numjobs')} job(s)), under the {SEQ_MIN_OUTSTANDING} at which NVMe "
+                "throughput is quoted",
+                f"在途 I/O 仅 {depth} 个（{engine}，iodepth {job.get('iodepth')} × "
+                f"{job.get('numjobs')} 个任务），低于 NVMe 吞吐标称所用的 {SEQ_MIN_OUTSTANDING} 个",
+            )
+        )
+    runtime = as_float(job.get("runtime_s"))
+    if runtime is not None and runtime < MIN_RUNTIME_S:
+        found.append(
+            (
+                f"a {num(runtime)} s run (under {num(MIN_RUNTIME_S)} s)",
+                f"运行仅 {num(runtime)} 秒（不足 {num(MIN_RUNTIME_S)} 秒）",
+            )
+        )
+    size = as_float(job.get("file_size_bytes"))
+    if measure == "bandwidth" and size is not None and size < MIN_FILE_BYTES:
+        found.append(
+            (
+                f"a {_size_text(size)} file (under {_size_text(MIN_FILE_BYTES)}: held in caches)",
+                f"测试文件仅 {_size_text(size)}（不足 {_size_text(MIN_FILE_BYTES)}，会被缓存）",
+            )
+        )
+    return found
+
+
+def run_assumptions(job: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The conditions of ``run_shortfalls`` the output does not record, taken as met."""
+    found = []
+    if job.get("direct") is None:
+        found.append(
+            (
+                "direct I/O is not recorded (fio's text report omits it) and is assumed",
+                "输出未记录是否为 direct I/O（fio 文本报告不含此项），按 direct I/O 处理",
+            )
+        )
+    if job.get("runtime_s") is None:
+        found.append(
+            (
+                "the run time is not recorded and is assumed long enough",
+                "输出未记录运行时长，按足够长处理",
+            )
+        )
+    return found
+
+
+def fio_device_target(metrics: Mapping[str, Any]) -> tuple[str, list[str]]:
+    """("nvme" | "local" | "unknown", device names) from the block devices fio drove."""
+    disks = [str(d) for d in as_list(metrics.get("disks")) if d]
+    if not disks:
+        return TARGET_UNKNOWN, []
+    if any(d.lower().startswith("nvme") for d in disks):
+        return TARGET_NVME, disks
+    return TARGET_LOCAL, disks
+
+
+def _entries(
+    evidence: Iterable[NodeEvidence], direction: str, measure: str
+) -> list[tuple[float, NodeEvidence, Mapping[str, Any]]]:
+    """(figure, evidence, job) of every job of the kind that measures ``measure`` for
+    ``direction``: MB/s of sequential large-block jobs, IOPS of random small-block jobs with
+    a deep enough queue (a job of unknown depth is taken at its word)."""
     found = []
     for ev in evidence:
         if ev.kind != "fio":
             continue
         for job in fio_jobs(ev.metrics):
-            iops = as_float(job.get(f"{direction}_iops"))
-            depth = outstanding_ios(job)
-            if (
-                iops
-                and iops > 0
-                and job_kind(job, direction) == JOB_IOPS
-                and (depth is None or depth >= IOPS_MIN_OUTSTANDING)
-            ):
-                found.append((iops, ev))
+            if measure == "bandwidth":
+                value = as_float(job.get(f"{direction}_bw_mbyte_s"))
+                fits = job_kind(job, direction) == JOB_BANDWIDTH
+            else:
+                value = as_float(job.get(f"{direction}_iops"))
+                depth = outstanding_ios(job)
+                fits = job_kind(job, direction) == JOB_IOPS and (
+                    depth is None or depth >= IOPS_MIN_OUTSTANDING
+                )
+            if value and value > 0 and fits:
+                found.append((value, ev, job))
     return found
+
+
+def iops_jobs(evidence: Iterable[NodeEvidence], direction: str) -> list[tuple[float, NodeEvidence]]:
+    """(IOPS, evidence) of every random small-block job with a deep enough queue that ran
+    ``direction`` (a job of unknown depth is taken at its word)."""
+    return [(value, ev) for value, ev, _ in _entries(evidence, direction, "iops")]
 
 
 def bandwidth_jobs(
     evidence: Iterable[NodeEvidence], direction: str
 ) -> list[tuple[float, NodeEvidence]]:
     """(MB/s, evidence) of every sequential large-block job that ran ``direction``."""
-    found = []
-    for ev in evidence:
-        if ev.kind != "fio":
-            continue
-        for job in fio_jobs(ev.metrics):
-            mbyte_s = as_float(job.get(f"{direction}_bw_mbyte_s"))
-            if mbyte_s and mbyte_s > 0 and job_kind(job, direction) == JOB_BANDWIDTH:
-                found.append((mbyte_s, ev))
-    return found
+    return [(value, ev) for value, ev, _ in _entries(evidence, direction, "bandwidth")]
+
+
+MET = "met"
+REFUTED = "refuted"
+UNFIT = "unfit"
+NO_TARGET = "no_target"
+
+
+def judge_jobs(
+    entries: Sequence[tuple[float, NodeEvidence, Mapping[str, Any]]],
+    want: float | None,
+    measure: str,
+) -> tuple[str, tuple[float, NodeEvidence, Mapping[str, Any]], list[tuple[str, str]]]:
+    """What one node's jobs of the right kind say about a claim of ``want`` (same unit as the
+    figures; None: no claim, so nothing is met): (verdict, the job it rests on, reasons).
+
+    MET: a job on a local device reached the claim less the tolerance (any run may verify
+    a claim it meets). REFUTED: none did, and a run fit to judge (``run_shortfalls`` empty)
+    on an NVMe device fell short. UNFIT: the best local job fell short but no such run did;
+    the reasons say why it cannot judge. NO_TARGET: no job names the device it drove.
+    """
+    local = [e for e in entries if fio_device_target(e[1].metrics)[0] != TARGET_UNKNOWN]
+    if not local:
+        return NO_TARGET, max(entries, key=lambda e: e[0]), []
+    best = max(local, key=lambda e: e[0])
+    if want is not None and best[0] >= want * NVME_MIN_FRACTION:
+        return MET, best, []
+    judges = [
+        e
+        for e in local
+        if fio_device_target(e[1].metrics)[0] == TARGET_NVME and not run_shortfalls(e[2], measure)
+    ]
+    if judges:
+        return REFUTED, max(judges, key=lambda e: e[0]), []
+    reasons = run_shortfalls(best[2], measure)
+    target, disks = fio_device_target(best[1].metrics)
+    if target != TARGET_NVME:
+        names = ", ".join(disks)
+        reasons.append(
+            (
+                f"it ran on {names}, not a device named as NVMe",
+                f"测试设备为 {names}，并非 NVMe 设备",
+            )
+        )
+    return UNFIT, best, reasons
 
 
 # Per-node figures are judged on the worst node, like the other per-node items; from 20 nodes on,
@@ -160,25 +313,29 @@ def node_percentile(values: Sequence[tuple[float, str]]) -> tuple[float, str] | 
 
 
 def node_bandwidths(
-    evidence: Iterable[NodeEvidence], direction: str
+    evidence: Iterable[NodeEvidence], direction: str, claimed_mbyte_s: float | None = None
 ) -> list[tuple[float, str, NodeEvidence]]:
-    """Each node's sequential large-block ``direction`` bandwidth (MB/s): the best such job
-    on that node (several jobs on one node are settings tried, the node can reach the best),
-    as (MB/s, node, evidence), one entry per node with such a job, by node name."""
-    best: dict[str, tuple[float, NodeEvidence]] = {}
-    for mbyte_s, ev in bandwidth_jobs(evidence, direction):
-        found = best.get(ev.node_name)
-        if found is None or mbyte_s > found[0]:
-            best[ev.node_name] = (mbyte_s, ev)
-    return [(value, node, ev) for node, (value, ev) in sorted(best.items())]
+    """Each node's sequential large-block ``direction`` bandwidth (MB/s) as the verdict read
+    it (``judge_jobs`` against ``claimed_mbyte_s``): the job that met the claim, or the fit
+    run that fell short; a node whose runs cannot judge (UNFIT, NO_TARGET) gives no figure.
+    As (MB/s, node, evidence), one entry per node with such a job, by node name."""
+    per_node: dict[str, list[tuple[float, NodeEvidence, Mapping[str, Any]]]] = {}
+    for entry in _entries(evidence, direction, "bandwidth"):
+        per_node.setdefault(entry[1].node_name, []).append(entry)
+    found = []
+    for node, entries in sorted(per_node.items()):
+        verdict, (value, ev, _), _ = judge_jobs(entries, claimed_mbyte_s, "bandwidth")
+        if verdict in (MET, REFUTED):
+            found.append((value, node, ev))
+    return found
 
 
 def worst_node_bandwidth(
-    evidence: Iterable[NodeEvidence], direction: str
+    evidence: Iterable[NodeEvidence], direction: str, claimed_mbyte_s: float | None = None
 ) -> tuple[float, NodeEvidence] | None:
     """The per-node ``direction`` bandwidth (MB/s) that judges the candidate: the worst node's
     (the 5th percentile from 20 nodes on, see NODE_PERCENTILE), never the best node's."""
-    per_node = node_bandwidths(evidence, direction)
+    per_node = node_bandwidths(evidence, direction, claimed_mbyte_s)
     chosen = node_percentile([(value, node) for value, node, _ in per_node])
     if chosen is None:
         return None
@@ -232,64 +389,83 @@ def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRe
     problems: list[tuple[str, str]] = []
     fits: list[tuple[str, str]] = []
     gaps: list[tuple[str, str]] = []
+    notes: list[tuple[str, str]] = []
     ref = fio[0].ref
-    for direction, direction_zh in _DIRECTIONS:
-        want = claimed[direction]
-        if want is None or want <= 0:
-            continue
-        # Several fio jobs on one node (a read job, a write job): each direction's best
-        # sequential large-block job; other jobs cannot speak to a bandwidth claim.
-        jobs = bandwidth_jobs(fio, direction)
-        best = max(jobs, key=lambda pair: pair[0]) if jobs else None
-        if best is None:
-            gaps.append(_mismatch(fio, direction, direction_zh, "bandwidth"))
-            continue
-        got = best[0] / 1000  # fio metric is MB/s (10^6 bytes); the claim is GB/s
-        details[f"{direction}_gbyte_s"] = round(got, 3)
-        details[f"{direction}_fraction"] = round(got / want, 3)
-        text = (
-            f"{direction} {num(got, 2)} GB/s against {num(want, 2)} GB/s claimed",
-            f"{direction_zh} {num(got, 2)} GB/s（声明 {num(want, 2)} GB/s）",
-        )
-        if got < want * NVME_MIN_FRACTION:
-            problems.append(text)
-            ref = best[1].ref
-        else:
-            fits.append(text)
-    for direction, direction_zh in _DIRECTIONS:
-        want = as_float(getattr(claims, f"nvme_{direction}_iops"))
-        if want is None or want <= 0:
-            continue
-        jobs = iops_jobs(fio, direction)
-        best = max(jobs, key=lambda pair: pair[0]) if jobs else None
-        if best is None:
-            gaps.append(_mismatch(fio, direction, direction_zh, "iops"))
-            continue
-        details[f"{direction}_iops"] = round(best[0], 1)
-        details[f"{direction}_iops_fraction"] = round(best[0] / want, 3)
-        text = (
-            f"random {direction} {num(best[0], 0)} IOPS against {num(want, 0)} IOPS claimed",
-            f"随机{direction_zh} {num(best[0], 0)} IOPS（声明 {num(want, 0)} IOPS）",
-        )
-        if best[0] < want * NVME_MIN_FRACTION:
-            problems.append(text)
-            ref = best[1].ref
-        else:
-            fits.append(text)
+    claimed_iops = {d: as_float(getattr(claims, f"nvme_{d}_iops")) for d, _ in _DIRECTIONS}
+    for measure, wants in (("bandwidth", claimed), ("iops", claimed_iops)):
+        for direction, direction_zh in _DIRECTIONS:
+            want = wants[direction]
+            if want is None or want <= 0:
+                continue
+            # Several fio jobs on one node (a read job, a write job): each direction's jobs
+            # of the kind that measures the claim; other jobs cannot speak to it.
+            entries = _entries(fio, direction, measure)
+            if not entries:
+                gaps.append(_mismatch(fio, direction, direction_zh, measure))
+                continue
+            unit = 1000.0 if measure == "bandwidth" else 1.0  # fio MB/s against GB/s claims
+            verdict, best, reasons = judge_jobs(entries, want * unit, measure)
+            got = best[0] / unit
+            key = direction if measure == "bandwidth" else f"{direction}_iops"
+            details[f"{key}_verdict"] = verdict
+            if measure == "bandwidth":
+                details[f"{direction}_gbyte_s"] = round(got, 3)
+                details[f"{direction}_fraction"] = round(got / want, 3)
+                text = (
+                    f"{direction} {num(got, 2)} GB/s against {num(want, 2)} GB/s claimed",
+                    f"{direction_zh} {num(got, 2)} GB/s（声明 {num(want, 2)} GB/s）",
+                )
+            else:
+                details[f"{direction}_iops"] = round(got, 1)
+                details[f"{direction}_iops_fraction"] = round(got / want, 3)
+                text = (
+                    f"random {direction} {num(got, 0)} IOPS against {num(want, 0)} IOPS claimed",
+                    f"随机{direction_zh} {num(got, 0)} IOPS（声明 {num(want, 0)} IOPS）",
+                )
+            if verdict == MET:
+                fits.append(text)
+            elif verdict == REFUTED:
+                problems.append(text)
+                notes.extend(run_assumptions(best[2]))
+                ref = best[1].ref
+            elif verdict == UNFIT:
+                details[f"{key}_set_aside"] = [r[0] for r in reasons]
+                gaps.append(
+                    (
+                        f"{text[0]} comes from a run that cannot judge the drive: "
+                        + "; ".join(r[0] for r in reasons),
+                        f"{text[1]}来自无法评判磁盘性能的测试：" + "；".join(r[1] for r in reasons),
+                    )
+                )
+            else:
+                gaps.append(
+                    (
+                        f"{text[0]} comes from a run whose output names no block device it "
+                        "drove (no disk_util / Disk stats), so it is not shown to be on a "
+                        "local disk (a network or distributed mount shows none)",
+                        f"{text[1]}所在测试的输出未列出其使用的块设备（无 disk_util / Disk "
+                        "stats），无法证明在本地盘上运行（网络或分布式挂载不会列出设备）",
+                    )
+                )
     if not problems and not fits and not gaps:
         return None
     tol = pct(NVME_MIN_FRACTION)
     tol_zh = pct_zh(NVME_MIN_FRACTION)
     if problems:
+        assumed = list(dict.fromkeys(notes))
         return NodeResult(
             node,
             STATUS_CONTRADICTED,
             f"fio on node {node} measured "
             + "; ".join(p[0] for p in problems)
-            + f", below {tol} of the claim.",
+            + f", below {tol} of the claim, in a run able to judge an NVMe drive (direct "
+            f"I/O, enough I/Os in flight, at least {num(MIN_RUNTIME_S)} s, on an NVMe device)."
+            + "".join(f" Note: {a[0]}." for a in assumed),
             f"节点 {node} 的 fio 实测"
             + "；".join(p[1] for p in problems)
-            + f"，低于声明值的 {tol_zh}。",
+            + f"，低于声明值的 {tol_zh}；该测试足以评判 NVMe 磁盘（direct I/O、足够的在途 "
+            f"I/O、至少 {num(MIN_RUNTIME_S)} 秒、NVMe 设备）。"
+            + "".join(f"注：{a[1]}。" for a in assumed),
             ref,
             details,
         )
@@ -297,14 +473,18 @@ def _nvme_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRe
         return NodeResult(
             node,
             STATUS_UNVERIFIABLE,
-            f"fio on node {node} measured "
-            + ("; ".join(f[0] for f in fits) or "nothing claimed")
-            + ", but "
+            (
+                f"fio on node {node} measured " + "; ".join(f[0] for f in fits) + ", but "
+                if fits
+                else f"fio on node {node}: "
+            )
             + "; ".join(g[0] for g in gaps)
             + ".",
-            f"节点 {node} 的 fio 实测"
-            + ("；".join(f[1] for f in fits) or "无")
-            + "，但"
+            (
+                f"节点 {node} 的 fio 实测" + "；".join(f[1] for f in fits) + "，但"
+                if fits
+                else f"节点 {node} 的 fio："
+            )
             + "；".join(g[1] for g in gaps)
             + "。",
             ref,
@@ -333,12 +513,17 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
     tolerance = (
         f"measured ≥ {pct(NVME_MIN_FRACTION)} of the claimed read/write GB/s (sequential "
         f"≥ {LARGE_BLOCK_BYTES // 1024} KiB jobs) and IOPS (random ≤ "
-        f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight)"
+        f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight), on a "
+        "block device the output names; only a run with direct I/O, ≥ "
+        f"{SEQ_MIN_OUTSTANDING} I/Os in flight (bandwidth), ≥ {num(MIN_RUNTIME_S)} s and a file "
+        f"≥ {_size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short"
     )
     tolerance_zh = (
         f"实测值 ≥ 声明读/写带宽（GB/s，顺序 ≥ {LARGE_BLOCK_BYTES // 1024} KiB 的任务）及 IOPS"
         f"（随机 ≤ {SMALL_BLOCK_BYTES // 1024} KiB、在途 I/O ≥ {IOPS_MIN_OUTSTANDING} 的任务）的 "
-        f"{pct(NVME_MIN_FRACTION)}"
+        f"{pct(NVME_MIN_FRACTION)}，且输出列出所用块设备；仅当测试为 direct I/O、在途 I/O ≥ "
+        f"{SEQ_MIN_OUTSTANDING}（带宽）、≥ {num(MIN_RUNTIME_S)} 秒、文件 ≥ "
+        f"{_size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符"
     )
     claimed_any = (
         claims.nvme_read_gbyte_s,
@@ -366,13 +551,19 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         tolerance_zh=tolerance_zh,
         no_evidence_en="No fio output was uploaded, so the NVMe bandwidth cannot be checked.",
         no_evidence_zh="未上传 fio 输出，无法核对 NVMe 带宽。",
+        extra={
+            "claimed_read_gbyte_s": as_float(claims.nvme_read_gbyte_s),
+            "claimed_write_gbyte_s": as_float(claims.nvme_write_gbyte_s),
+        },
     )
 
 
 def verify_distributed_storage(
     claims: Claims, evidence: Sequence[NodeEvidence]
 ) -> ItemVerification:
-    """Item 5: always unverifiable; a fio result does not say which mount it ran on."""
+    """Item 5: always unverifiable. fio records the block devices it drove (``disks``) and the
+    path it was given, never the file system type: a run that names no local device may be on
+    the distributed mount, on NFS or in memory, so it cannot stand for the claimed system."""
     fio_nodes = sorted({ev.node_name for ev in of_kind(evidence, "fio")})
     if not claims.distributed_fs:
         en = "No distributed file system is claimed."
@@ -380,12 +571,14 @@ def verify_distributed_storage(
     else:
         en = (
             f"The claimed {claims.distributed_fs} bandwidth cannot be verified from node "
-            "evidence: a fio result does not record whether it ran on a local disk or on the "
-            "distributed mount."
+            "evidence: fio records the local block devices it drove (so a run naming one is "
+            "local-disk evidence, item 4), but never the file system it wrote to, so a run "
+            "naming none is not shown to be on the claimed distributed mount."
         )
         zh = (
-            f"无法根据节点证据核对所声明的 {claims.distributed_fs} 带宽：fio 结果未记录其测试"
-            "对象是本地盘还是分布式挂载点。"
+            f"无法根据节点证据核对所声明的 {claims.distributed_fs} 带宽：fio 会记录其使用的本地"
+            "块设备（列出设备的测试属于本地盘证据，见第 4 项），但从不记录所写入的文件系统，"
+            "因此未列出设备的测试也无法证明是在所声明的分布式挂载点上运行。"
         )
     return ItemVerification(
         "distributed_storage",

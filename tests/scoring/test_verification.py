@@ -467,6 +467,7 @@ def test_fabric_without_evidence_is_unverifiable() -> None:
 def test_local_nvme_verified_at_80_percent() -> None:
     c = claims(nvme_read_gbyte_s=Decimal("7.0"), nvme_write_gbyte_s=Decimal("5.0"))
     fio = {"read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": 4000.0, "read_iops": 51.9}
+    fio["disks"] = ["nvme0n1"]  # the device fio drove ("Disk stats" / disk_util)
     item = verify_candidate(c, [ev("fio", fio)]).items["local_nvme"]
     assert item.status == "verified"
     assert "read 6.8 GB/s against 7 GB/s claimed; write 4 GB/s against 5 GB/s" in (
@@ -477,16 +478,21 @@ def test_local_nvme_verified_at_80_percent() -> None:
 
 def test_local_nvme_contradicted_below_80_percent() -> None:
     c = claims(nvme_read_gbyte_s=Decimal("10"))
-    item = verify_candidate(c, [ev("fio", {"read_bw_mbyte_s": 6800.0})]).items["local_nvme"]
+    fio = {"read_bw_mbyte_s": 6800.0, "disks": ["nvme0n1"]}
+    item = verify_candidate(c, [ev("fio", fio)]).items["local_nvme"]
     assert item.status == "contradicted"
     assert item.details["nodes"]["gpu-01"]["read_fraction"] == 0.68
+    # A headline-only figure records none of the run's settings: taken as fit, and said so.
+    assert "direct I/O is not recorded" in item.explanation_en
 
 
 def test_local_nvme_takes_each_directions_best_run() -> None:
     c = claims(nvme_read_gbyte_s=7, nvme_write_gbyte_s=5)
     evidence = [
-        ev("fio", {"read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": None}),
-        ev("fio", {"read_bw_mbyte_s": None, "write_bw_mbyte_s": 4100.0}, upload=2),
+        ev("fio", {"read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": None, "disks": ["nvme0n1"]}),
+        ev(
+            "fio", {"read_bw_mbyte_s": None, "write_bw_mbyte_s": 4100.0, "disks": ["md0"]}, upload=2
+        ),
         ev("fio", {"read_bw_mbyte_s": 120.0, "write_bw_mbyte_s": 90.0}, upload=3),  # 4k random
     ]
     assert verify_candidate(c, evidence).items["local_nvme"].status == "verified"

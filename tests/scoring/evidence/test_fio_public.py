@@ -73,7 +73,15 @@ def test_fio31_text_write_and_read_runs(sample: Sample) -> None:
         "read_iops": 0.0,
         "write_bw_mbyte_s": 12.6,
         "write_iops": 3068.0,
+        # From the echoed command line (--direct=1 --size=4G --filename=test4K-aio), the
+        # header (ioengine=libaio) and "(4106MiB/341704msec)".
+        "direct": True,
+        "ioengine": "libaio",
+        "file_size_bytes": 4 * 1024**3,
+        "runtime_s": 341.704,
+        "target": "test4K-aio",
     }
+    assert write["disks"] == ["xvda"]  # "Disk stats (read/write): xvda: ios=..."
     read = fio.parse(sample(FIO31_READ)).metrics
     assert (read["read_bw_mbyte_s"], read["read_iops"]) == (15.8, 3846.0)
     assert read["read_clat_mean_us"] == 1023.88

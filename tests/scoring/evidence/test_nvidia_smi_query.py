@@ -100,6 +100,7 @@ def test_csv_excerpt_counts_only_the_rows_shown(sample):
     assert m["bus_ids"] == ["00000000:04:00.0", "00000000:8B:00.0"]
     assert m["product_names"] == ["NVIDIA H100 80GB HBM3"] * 2
     assert "rows hidden by the excerpt: gpu_count counts only the rows shown" in result.warnings
+    assert m["gpu_count_partial"] == "excerpt"  # a lower bound, not the node's count
 
 
 def test_csv_noheader_nounits_named_by_the_command_line():
