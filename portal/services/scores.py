@@ -303,12 +303,15 @@ def _lock(candidate_id: int) -> None:
         raise Candidate.DoesNotExist(f"candidate {candidate_id} does not exist")
 
 
-def _load(candidate_id: int) -> Candidate:
-    candidate = (
-        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT, "offering_version")
-        .prefetch_related(*adapters.CANDIDATE_PREFETCH)
-        .get(pk=candidate_id)
-    )
+def _load(candidate_id: int, *, reverify: bool = False) -> Candidate:
+    candidates = Candidate.objects.select_related(
+        *adapters.CANDIDATE_SELECT, "offering_version"
+    ).prefetch_related(*adapters.CANDIDATE_PREFETCH)
+    if reverify:
+        # Verification replaces the stored verification before anything reads it: decoding
+        # the old one (it grows with the candidate's nodes) was a refresh's cost for nothing.
+        candidates = candidates.defer("verification")
+    candidate = candidates.get(pk=candidate_id)
     # Scored on the pinned version of its offering, never on the live catalogue row.
     candidate.use_pinned_offering()
     return candidate
@@ -326,7 +329,11 @@ PENDING_STATUSES = (UploadStatus.QUEUED, UploadStatus.PROCESSING)
 # here fails that whole transaction anyway.
 @transaction.atomic(savepoint=False)
 def candidate_refresh(
-    *, candidate_id: int, unless_pending: bool = False, rebuild: bool = False
+    *,
+    candidate_id: int,
+    unless_pending: bool = False,
+    rebuild: bool = False,
+    locked: bool = False,
 ) -> Candidate | None:
     """Re-verify one candidate against all its evidence and store its six scores.
 
@@ -334,9 +341,11 @@ def candidate_refresh(
     candidate is queued or processing: the last import to finish refreshes. The check is a
     statement of its own run after the candidate's lock is granted, so under READ COMMITTED
     it sees everything committed before: of two imports finishing together the second sees
-    the first as done and refreshes. Returns None when skipped.
+    the first as done and refreshes. Returns None when skipped. ``locked``: the caller's
+    transaction holds the candidate's lock already (``_lock``), so it is not asked again.
     """
-    _lock(candidate_id)
+    if not locked:
+        _lock(candidate_id)
     if (
         unless_pending
         and EvidenceUpload.objects.filter(
@@ -346,7 +355,7 @@ def candidate_refresh(
         return None
     if rebuild:
         evidence_summaries_rebuild(candidate_id=candidate_id)
-    candidate = _load(candidate_id)
+    candidate = _load(candidate_id, reverify=True)
     if _frozen(candidate):
         return candidate
     _verify(candidate)
