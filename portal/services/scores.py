@@ -282,7 +282,14 @@ def _store_scores(candidate: Candidate) -> None:
     )
     candidate.knockouts = [k.as_dict() for k in result.knockouts]
     candidate.scored_at = timezone.now()
-    candidate.save(update_fields=["verification", "knockouts", "scored_at"])
+    # Derived from evidence and answers, and kept out of the candidate's history: written
+    # without save(), which added an audit row recording no change at every refresh (one
+    # per import batch). The offering version is pinned by _load already.
+    Candidate.objects.filter(pk=candidate.pk).update(
+        verification=candidate.verification,
+        knockouts=candidate.knockouts,
+        scored_at=candidate.scored_at,
+    )
 
 
 def _frozen(candidate: Candidate) -> bool:
@@ -294,9 +301,14 @@ def _lock(candidate_id: int) -> None:
     """Lock the candidate's row until the transaction ends, so that two imports finishing
     together rescore one after the other. No key update: rows referencing the candidate may
     still be inserted meanwhile."""
+    # Unordered: the model's default ordering joined the evaluation, offering and vendor, and
+    # FOR NO KEY UPDATE locked their rows too, for the whole import. Every upload of the
+    # evaluation (it share-locks the evaluation's row) then waited for it, and imports of
+    # other candidates of the evaluation (or of the same offering) waited for each other.
     locked = (
-        Candidate.objects.select_for_update(no_key=True)
+        Candidate.objects.select_for_update(no_key=True, of=("self",))
         .filter(pk=candidate_id)
+        .order_by()
         .values_list("pk", flat=True)
     )
     if not list(locked):
