@@ -208,6 +208,47 @@ def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
         )
 
 
+def _scores_upsert(rows: list[Score]) -> None:
+    """Insert or update score rows by (candidate, dimension), stamped now.
+
+    On PostgreSQL as one json document expanded by ``jsonb_to_recordset``, like the summaries
+    (``_summaries_upsert``): Django's UNNEST insert sends the contributions as a jsonb[]
+    parameter that psycopg quotes element by element in Python. Elsewhere, bulk_create.
+    """
+    if connection.vendor != "postgresql":
+        Score.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["candidate", "dimension"],
+            update_fields=["value", "contributions", "rubric_version", "computed_at"],
+        )
+        return
+    document = json.dumps(
+        [
+            {
+                "candidate_id": row.candidate_id,
+                "dimension": row.dimension,
+                "value": row.value,
+                "contributions": row.contributions,
+                "rubric_version": row.rubric_version,
+            }
+            for row in rows
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO portal_score"
+            " (candidate_id, dimension, value, contributions, rubric_version, computed_at)"
+            " SELECT r.candidate_id, r.dimension, r.value, r.contributions, r.rubric_version, %s"
+            " FROM jsonb_to_recordset(%s::jsonb) AS r(candidate_id bigint, dimension text,"
+            " value double precision, contributions jsonb, rubric_version text)"
+            " ON CONFLICT (candidate_id, dimension) DO UPDATE SET value = EXCLUDED.value,"
+            " contributions = EXCLUDED.contributions,"
+            " rubric_version = EXCLUDED.rubric_version, computed_at = EXCLUDED.computed_at",
+            [timezone.now(), document],
+        )
+
+
 def _verify(candidate: Candidate) -> None:
     rows = _kept_rows(candidate)
     fresh_after = _fresh_after(candidate)
@@ -260,7 +301,7 @@ def _store_scores(candidate: Candidate) -> None:
     # structure, for pages to word in the reader's language.
     findings = poc_rules.item_findings(scored.poc_shortfalls)
     # One upsert for the six rows instead of a SELECT and an UPDATE each.
-    Score.objects.bulk_create(
+    _scores_upsert(
         [
             Score(
                 candidate=candidate,
@@ -275,10 +316,7 @@ def _store_scores(candidate: Candidate) -> None:
                 rubric_version=candidate.evaluation.rubric_version,
             )
             for dimension in result.dimensions
-        ],
-        update_conflicts=True,
-        unique_fields=["candidate", "dimension"],
-        update_fields=["value", "contributions", "rubric_version", "computed_at"],
+        ]
     )
     candidate.knockouts = [k.as_dict() for k in result.knockouts]
     candidate.scored_at = timezone.now()
