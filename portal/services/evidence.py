@@ -61,6 +61,34 @@ class QuotaExceeded(ValidationError):
     """Storing the upload would pass the byte quota of its upload token or its candidate."""
 
 
+def _stored_bytes(*, candidate_id: int | None, token_id: int | None) -> dict[str, int | None]:
+    """Bytes still on disk (a failed upload whose raw file was cleaned up counts no more) of
+    the candidate's uploads and of the token's, in one statement; None where not asked."""
+    if connection.vendor == "postgresql":
+        # Every upload runs it: written out, it skips the ORM's compilation of two filtered
+        # sums (a millisecond of the web process's CPU per upload).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                'SELECT SUM("portal_evidenceupload"."size_bytes") FILTER (WHERE candidate_id = %s),'
+                ' SUM("portal_evidenceupload"."size_bytes") FILTER (WHERE token_id = %s)'
+                " FROM portal_evidenceupload"
+                " WHERE (candidate_id = %s OR token_id = %s) AND file <> ''",
+                [candidate_id, token_id, candidate_id, token_id],
+            )
+            sums = cursor.fetchone()
+        # SUM of a bigint is a numeric: as integers, like the ORM's.
+        candidate_sum, token_sum = (None if total is None else int(total) for total in sums)
+        return {"candidate": candidate_sum, "token": token_sum}
+    sums, scope = {}, Q(pk__in=[])
+    if candidate_id is not None:
+        sums["candidate"] = Sum("size_bytes", filter=Q(candidate_id=candidate_id))
+        scope |= Q(candidate_id=candidate_id)
+    if token_id is not None:
+        sums["token"] = Sum("size_bytes", filter=Q(token_id=token_id))
+        scope |= Q(token_id=token_id)
+    return EvidenceUpload.objects.filter(scope).exclude(file="").aggregate(**sums)
+
+
 def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) -> int | None:
     """Raise QuotaExceeded when ``size`` more bytes would pass a quota (0 means no quota).
 
@@ -74,16 +102,10 @@ def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) 
     token_quota = settings.EVIDENCE_QUOTA_TOKEN_BYTES if token_id is not None else 0
     if not (candidate_quota or token_quota):
         return None
-    # One statement for both sums (they were two, and the check runs twice per upload).
-    sums, scope = {}, Q(pk__in=[])
-    if candidate_quota:
-        sums["candidate"] = Sum("size_bytes", filter=Q(candidate_id=candidate_id))
-        scope |= Q(candidate_id=candidate_id)
-    if token_quota:
-        sums["token"] = Sum("size_bytes", filter=Q(token_id=token_id))
-        scope |= Q(token_id=token_id)
-    # Bytes still on disk: a failed upload whose raw file was cleaned up counts no more.
-    stored = EvidenceUpload.objects.filter(scope).exclude(file="").aggregate(**sums)
+    stored = _stored_bytes(
+        candidate_id=candidate_id if candidate_quota else None,
+        token_id=token_id if token_quota else None,
+    )
     room = None
     for quota, name in ((candidate_quota, "candidate"), (token_quota, "token")):
         if not quota:
