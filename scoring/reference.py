@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 # --- efficiency factors (fractions of the line rate that NCCL all-reduce reaches) -------------
 
@@ -284,6 +285,8 @@ def normalise_gpu_name(name: str) -> tuple[str, ...]:
     )
 
 
+# Verification asks for every GPU of every node at each refresh; fleets repeat a few names.
+@lru_cache(maxsize=512)
 def match_gpu(name: str | None) -> GpuSpec | None:
     """Return the GpuSpec a GPU name refers to, or None when it names no GPU in the table.
 

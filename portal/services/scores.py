@@ -209,6 +209,47 @@ def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
         )
 
 
+def _scores_upsert(rows: list[Score]) -> None:
+    """Insert or update score rows by (candidate, dimension), stamped now.
+
+    On PostgreSQL as one json document expanded by ``jsonb_to_recordset``, like the summaries
+    (``_summaries_upsert``): Django's UNNEST insert sends the contributions as a jsonb[]
+    parameter that psycopg quotes element by element in Python. Elsewhere, bulk_create.
+    """
+    if connection.vendor != "postgresql":
+        Score.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["candidate", "dimension"],
+            update_fields=["value", "contributions", "rubric_version", "computed_at"],
+        )
+        return
+    document = json.dumps(
+        [
+            {
+                "candidate_id": row.candidate_id,
+                "dimension": row.dimension,
+                "value": row.value,
+                "contributions": row.contributions,
+                "rubric_version": row.rubric_version,
+            }
+            for row in rows
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO portal_score"
+            " (candidate_id, dimension, value, contributions, rubric_version, computed_at)"
+            " SELECT r.candidate_id, r.dimension, r.value, r.contributions, r.rubric_version, %s"
+            " FROM jsonb_to_recordset(%s::jsonb) AS r(candidate_id bigint, dimension text,"
+            " value double precision, contributions jsonb, rubric_version text)"
+            " ON CONFLICT (candidate_id, dimension) DO UPDATE SET value = EXCLUDED.value,"
+            " contributions = EXCLUDED.contributions,"
+            " rubric_version = EXCLUDED.rubric_version, computed_at = EXCLUDED.computed_at",
+            [timezone.now(), document],
+        )
+
+
 def _verify(candidate: Candidate) -> None:
     rows = _kept_rows(candidate)
     fresh_after = _fresh_after(candidate)
@@ -261,7 +302,7 @@ def _store_scores(candidate: Candidate) -> None:
     # structure, for pages to word in the reader's language.
     findings = poc_rules.item_findings(scored.poc_shortfalls)
     # One upsert for the six rows instead of a SELECT and an UPDATE each.
-    Score.objects.bulk_create(
+    _scores_upsert(
         [
             Score(
                 candidate=candidate,
@@ -276,14 +317,18 @@ def _store_scores(candidate: Candidate) -> None:
                 rubric_version=candidate.evaluation.rubric_version,
             )
             for dimension in result.dimensions
-        ],
-        update_conflicts=True,
-        unique_fields=["candidate", "dimension"],
-        update_fields=["value", "contributions", "rubric_version", "computed_at"],
+        ]
     )
     candidate.knockouts = [k.as_dict() for k in result.knockouts]
     candidate.scored_at = timezone.now()
-    candidate.save(update_fields=["verification", "knockouts", "scored_at"])
+    # Derived from evidence and answers, and kept out of the candidate's history: written
+    # without save(), which added an audit row recording no change at every refresh (one
+    # per import batch). The offering version is pinned by _load already.
+    Candidate.objects.filter(pk=candidate.pk).update(
+        verification=candidate.verification,
+        knockouts=candidate.knockouts,
+        scored_at=candidate.scored_at,
+    )
 
 
 def _frozen(candidate: Candidate) -> bool:
@@ -294,16 +339,19 @@ def _frozen(candidate: Candidate) -> bool:
 def _lock(candidate_id: int) -> None:
     """Lock the candidate's row until the transaction ends, so that two imports finishing
     together rescore one after the other (services.locks: its evaluation is key-shared, so a
-    decision waits for the rescore or the rescore for it)."""
+    decision waits for the rescore or the rescore for it; the candidate's row alone is locked)."""
     candidate_lock(candidate_id)
 
 
-def _load(candidate_id: int) -> Candidate:
-    candidate = (
-        Candidate.objects.select_related(*adapters.CANDIDATE_SELECT, "offering_version")
-        .prefetch_related(*adapters.CANDIDATE_PREFETCH)
-        .get(pk=candidate_id)
-    )
+def _load(candidate_id: int, *, reverify: bool = False) -> Candidate:
+    candidates = Candidate.objects.select_related(
+        *adapters.CANDIDATE_SELECT, "offering_version"
+    ).prefetch_related(*adapters.CANDIDATE_PREFETCH)
+    if reverify:
+        # Verification replaces the stored verification before anything reads it: decoding
+        # the old one (it grows with the candidate's nodes) was a refresh's cost for nothing.
+        candidates = candidates.defer("verification")
+    candidate = candidates.get(pk=candidate_id)
     # Scored on the pinned version of its offering, never on the live catalogue row.
     candidate.use_pinned_offering()
     return candidate
@@ -321,7 +369,11 @@ PENDING_STATUSES = (UploadStatus.QUEUED, UploadStatus.PROCESSING)
 # here fails that whole transaction anyway.
 @transaction.atomic(savepoint=False)
 def candidate_refresh(
-    *, candidate_id: int, unless_pending: bool = False, rebuild: bool = False
+    *,
+    candidate_id: int,
+    unless_pending: bool = False,
+    rebuild: bool = False,
+    locked: bool = False,
 ) -> Candidate | None:
     """Re-verify one candidate against all its evidence and store its six scores.
 
@@ -329,9 +381,11 @@ def candidate_refresh(
     candidate is queued or processing: the last import to finish refreshes. The check is a
     statement of its own run after the candidate's lock is granted, so under READ COMMITTED
     it sees everything committed before: of two imports finishing together the second sees
-    the first as done and refreshes. Returns None when skipped.
+    the first as done and refreshes. Returns None when skipped. ``locked``: the caller's
+    transaction holds the candidate's lock already (``_lock``), so it is not asked again.
     """
-    _lock(candidate_id)
+    if not locked:
+        _lock(candidate_id)
     if (
         unless_pending
         and EvidenceUpload.objects.filter(
@@ -341,7 +395,7 @@ def candidate_refresh(
         return None
     if rebuild:
         evidence_summaries_rebuild(candidate_id=candidate_id)
-    candidate = _load(candidate_id)
+    candidate = _load(candidate_id, reverify=True)
     if _frozen(candidate):
         return candidate
     _verify(candidate)

@@ -68,9 +68,12 @@ def upload_token_revoke(*, token: UploadToken, by=None) -> UploadToken:
 def upload_token_authenticate(raw: str) -> UploadToken:
     """The usable token matching ``raw``, or TokenError saying why it cannot be used."""
     # token_hash is unique: no ordering needed. Only what an upload reads is joined (the
-    # candidate and its evaluation); this runs on every upload, so every column counts.
+    # candidate and its evaluation); this runs on every upload, so every column counts. The
+    # candidate's stored verification and knockouts (JSON that grows with its evidence) are
+    # never read here: decoding them was most of an upload's authentication.
     found = list(
         UploadToken.objects.select_related("candidate", "evaluation")
+        .defer("candidate__verification", "candidate__knockouts", "evaluation__ahp_matrix")
         .filter(token_hash=hash_token(raw))
         .order_by()[:1]
     )

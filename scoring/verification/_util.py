@@ -31,6 +31,8 @@ def first(metrics: Mapping[str, Any], *keys: str) -> Any:
 
 def as_float(value: Any) -> float | None:
     """A finite float from int/float/Decimal/numeric text; None for anything else (bools too)."""
+    if type(value) is float:  # most values: decided without the checks below
+        return value if math.isfinite(value) else None
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float | Decimal):
