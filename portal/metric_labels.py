@@ -190,7 +190,7 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.dcgm_overall": gettext_lazy("DCGM diagnostic result"),
     "measured.ecc_uncorrected": gettext_lazy("Uncorrected ECC errors"),
     "measured.ib_ports_down": gettext_lazy("InfiniBand ports down"),
-    "measured.ib_rate_gbit_s_min": gettext_lazy("Slowest active InfiniBand port rate"),
+    "measured.ib_rate_gbit_s_min": gettext_lazy("Slowest active compute-fabric port rate (ibstat)"),
     "measured.nvlink_topology": gettext_lazy("Measured NVLink topology"),
     "measured.nvme_read_gbyte_s": gettext_lazy("Measured NVMe read bandwidth"),
     "measured.nvme_write_gbyte_s": gettext_lazy("Measured NVMe write bandwidth"),
