@@ -17,15 +17,14 @@ kind it does not know, a NaN) is scored per candidate through the table's own po
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
-from ..types import DIMENSIONS, DimensionScore
+from ..types import DIMENSIONS, DeferredRows, DimensionScore
 from .facts import FACTS
 from .rounding import py_round, py_sum
 
@@ -277,27 +276,52 @@ _DEFERRED_SLOTS = (
 )
 
 
-def deferred_scores(
-    name: str,
-    scores: list[float],
-    batch: Batch,
-    run: Callable[[Batch], list[tuple[Contribution, ...]]],
-) -> list[DeferredDimensionScore]:
-    """One dimension's scores of a batch; ``run(batch)`` builds every candidate's
-    contributions (in batch order) when any of them is first read."""
-    pending = _Pending(batch, run)
-    count = len(scores)
-    made = list(map(object.__new__, repeat(DeferredDimensionScore, count)))
-    set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
-    # map() runs the slot setters in C (as DimensionScore.many); the deque only drains it.
-    for setter, values in (
-        (set_dimension, repeat(name, count)),
-        (set_score, scores),
-        (set_pending, repeat(pending, count)),
-        (set_index, range(count)),
-    ):
-        deque(map(setter, made, values), maxlen=0)
-    return made
+class BatchScores(DeferredRows, Sequence[tuple[DimensionScore, ...]]):
+    """The dimension scores of a batch: row i is candidate i's DeferredDimensionScores (in
+    DIMENSIONS order), built when first asked for; each dimension's contributions are built,
+    for the whole batch, when any of them is first read (``runs[d](batch)`` builds them)."""
+
+    __slots__ = ("names", "pending", "scores")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        scores: Sequence[list[float]],
+        batch: Batch,
+        runs: Sequence[Callable[[Batch], list[tuple[Contribution, ...]]]],
+    ) -> None:
+        self.names = tuple(names)
+        self.scores = tuple(scores)
+        self.pending = tuple(_Pending(batch, run) for run in runs)
+
+    def row(self, index: int) -> tuple[DeferredDimensionScore, ...]:
+        set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
+        found = []
+        for name, scores, pending in zip(self.names, self.scores, self.pending, strict=True):
+            score = object.__new__(DeferredDimensionScore)
+            set_dimension(score, name)
+            set_score(score, scores[index])
+            set_pending(score, pending)
+            set_index(score, index)
+            found.append(score)
+        return tuple(found)
+
+    def __len__(self) -> int:
+        return len(self.scores[0]) if self.scores else 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[DeferredDimensionScore, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[DeferredDimensionScore, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self.row(i) for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError(index)
+        return self.row(index % count)
 
 
 _compiled_kernels: dict[int, tuple[Any, tuple[DimensionKernel, ...]]] = {}
@@ -317,11 +341,11 @@ def compiled_kernels(rubric: Any) -> tuple[DimensionKernel, ...]:
 
 
 __all__ = [
+    "BatchScores",
     "DeferredDimensionScore",
     "DimensionKernel",
     "RuleKernel",
     "compiled_kernels",
-    "deferred_scores",
     "py_round",
     "py_sum",
     "weighted_totals_array",

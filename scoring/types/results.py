@@ -196,6 +196,42 @@ class _ResolvedField:
         obj.__dict__[self.name] = value
 
 
+class DeferredRows:
+    """The dimension scores of a batch of results, each result's tuple built when first read
+    (row ``index`` for the result whose _score_index is ``index``; see CandidateResult)."""
+
+    __slots__ = ()
+
+    def row(self, index: int) -> tuple[DimensionScore, ...]:
+        raise NotImplementedError
+
+
+class _RowField:
+    """A data descriptor for CandidateResult.dimensions: a tuple, or the DeferredRows of the
+    result's batch, whose row (the result's _score_index) is built on the first read and kept
+    in its place, so eq, hash, repr, replace(), asdict(), copying and pickling all see the
+    tuple."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        # No class-level value, so dataclasses sees a field without a default.
+        if obj is None:
+            raise AttributeError(self.name)
+        state = obj.__dict__
+        try:
+            value = state[self.name]
+        except KeyError:
+            raise AttributeError(self.name) from None
+        if isinstance(value, DeferredRows):
+            value = state[self.name] = value.row(state["_score_index"])
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
 class _ClaimCount:
     """A data descriptor for a count of a candidate's checklist answers with one status: an
     int, or the answers themselves (a mapping item -> status), counted when first read and
@@ -252,7 +288,8 @@ class CandidateResult:
 
     candidate_id: int
     label: str
-    dimensions: tuple[DimensionScore, ...]
+    # A ranking passes its batch's DeferredRows: the result's tuple is built when first read.
+    dimensions: tuple[DimensionScore, ...] = _RowField()  # type: ignore[assignment]
     total: float
     disqualified: bool
     knockouts: tuple[Knockout, ...]
@@ -291,6 +328,7 @@ class CandidateResult:
     def __getstate__(self) -> dict[str, Any]:
         # A copy or a pickle holds the exact TCO and counts, never what computes them.
         state = dict(self.__dict__)
+        state["dimensions"] = self.dimensions
         state["tco"] = self.tco
         state["refuted_claims"] = self.refuted_claims
         state["verified_claims"] = self.verified_claims
