@@ -18,7 +18,7 @@ import numpy as np
 from ..types import DIMENSIONS, CandidateInput, DimensionScore, EvaluationSpec
 from .batch import Batch
 from .facts import FactContext
-from .kernel import BatchScores, compiled_kernels
+from .kernel import BatchScores, compiled_kernels, score_batch
 from .runners import BatchRunner, compile_rule, reference
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def score_dimensions_deferred(
     factors = rubric.status_factors
     kernels = compiled_kernels(rubric)
     batch.prefetch(frozenset().union(*(kernel.names for kernel in kernels)))
-    arrays = [kernel.scores(batch, factors) for kernel in kernels]
+    arrays = score_batch(kernels, batch, factors)
     dimensions = _compiled(rubric)
     rows = BatchScores(
         [dimension.name for dimension in dimensions],
