@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
@@ -91,7 +91,7 @@ class Batch:
                 owner, field = source.field
                 column = list(map(attrgetter(field), self.owners(owner)))
             elif source.column is not None:
-                column = source.column(self.ctxs)
+                column = source.column(self)
             else:
                 column = list(map(source.fetch, self.ctxs))
             self.columns["raw", name] = column
@@ -192,6 +192,13 @@ class Batch:
             self.columns[key] = column
         return column
 
+    def shared(self, compute: Callable[[Batch], list[Any]]) -> list[Any]:
+        """compute(batch), computed once: a column several fact columns read."""
+        column = self.columns.get(("shared", compute))
+        if column is None:
+            column = self.columns["shared", compute] = compute(self)
+        return column
+
     def owners(self, owner: str) -> list[Any]:
         """``ctx.<owner>`` of every candidate (its vendor, offering or measured facts)."""
         column = self.columns.get(("owner", owner))
@@ -206,7 +213,7 @@ class Batch:
         if column is None:
             derived = DERIVED_COLUMNS.get(item)
             if derived is not None:
-                column = derived(self.ctxs)
+                column = derived(self)
             elif item in DERIVED_ITEMS:
                 column = list(map(DERIVED_ITEMS[item], self.ctxs))
             else:
