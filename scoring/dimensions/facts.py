@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..batching import once_per_key
 from ..tco import budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -198,12 +199,7 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
 def by_key(batch: Batch, keys: Sequence[Any], fetch: Callable[[FactContext], Any]) -> list[Any]:
     """fetch(ctx) of every candidate of ``batch``, computed once per distinct key: ``keys[i]``
     holds everything ``fetch`` reads of candidate i."""
-    count = len(keys)
-    # Each distinct key's first candidate (a later write of a key wins: reversed order).
-    first = dict(zip(reversed(keys), range(count - 1, -1, -1), strict=True))
-    ctxs = batch.ctxs
-    values = {key: fetch(ctxs[index]) for key, index in first.items()}
-    return list(map(values.__getitem__, keys))
+    return once_per_key(keys, batch.ctxs, fetch)
 
 
 def _form_check_key(ctx: FactContext) -> Any:
