@@ -1151,18 +1151,19 @@ def _float_inputs(
     def billing(candidate: CandidateInput) -> tuple[Any, ...]:
         return _billing_terms(candidate, evaluation, rubric, plan)
 
+    # The shared values as floats, converted once per key.
     def reference(candidate: CandidateInput) -> Any:
         offering = candidate.offering
         try:
-            return rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency)
+            return float(rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency))
         except RubricError:
             return _UNPRICED_REFERENCE
 
-    def operations(candidate: CandidateInput) -> Decimal:
-        return operations_cost(candidate, evaluation, rubric, plan.duration_months)
+    def operations(candidate: CandidateInput) -> float:
+        return float(operations_cost(candidate, evaluation, rubric, plan.duration_months))
 
-    def availability(candidate: CandidateInput) -> Decimal:
-        return _plan_availability(candidate, rubric, plan)[0]
+    def availability(candidate: CandidateInput) -> float:
+        return float(_plan_availability(candidate, rubric, plan)[0])
 
     terms = once_per_key(
         list(
@@ -1199,7 +1200,7 @@ def _float_inputs(
         )
     count = len(taken)
     if policy is None:
-        costs = [_ZERO_CENTS] * count
+        costs = [float(_ZERO_CENTS)] * count
     else:
         costs = once_per_key(
             list(zip(forms, managed, billing_statuses, currencies, strict=True)),
@@ -1230,7 +1231,7 @@ def _float_inputs(
     if policy is not None and policy.effective_hours == "required":
         useful = np.minimum(gpu_array, float(evaluation.required_total_gpus))
     # float() of each Decimal (numpy's own conversion of Decimals is slower); the values the
-    # candidates share (risks, hours, availabilities, reference prices) once each.
+    # candidates share (risks, hours of the hourly and spot models) once each.
     shared = FloatCache()
     values = [
         np.array(list(map(float, per_gpu))).reshape(count, len(BILLING_MODELS)).T,
@@ -1238,7 +1239,7 @@ def _float_inputs(
             np.array(list(map(float, column)))
             for column in (storage, egress, support, licence, setup_fee)
         ),
-        np.array(list(map(shared.__getitem__, costs))),
+        np.array(costs, dtype=float),
         gpu_array,
         np.array(setup_days, dtype=float),
         *(
@@ -1246,9 +1247,9 @@ def _float_inputs(
             for column in (risks, hourly_hours, spot_hours)
         ),
         np.array(allow_spot, dtype=float),
-        np.array(list(map(shared.__getitem__, availabilities))),
+        np.array(availabilities, dtype=float),
         np.array(caps, dtype=float),
-        np.array(list(map(shared.__getitem__, references))),
+        np.array(references, dtype=float),
         useful,
     ]
     return taken, values

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..tco import FloatCache
+from ..types import CandidateInput, EvaluationSpec
 from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
+
+if TYPE_CHECKING:
+    from ..rubric import Rubric
+    from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _DICT = attrgetter("__dict__")
@@ -60,14 +65,26 @@ class Batch:
 
     __slots__ = ("answers", "columns", "ctxs", "nones", "ref_names", "refs")
 
-    def __init__(self, ctxs: list[FactContext]) -> None:
+    def __init__(self, ctxs: Sequence[FactContext]) -> None:
         self.ctxs = ctxs
-        self.answers = [ctx.answers for ctx in ctxs]
-        self.refs = [ctx.refs for ctx in ctxs]
+        self.columns: dict[tuple[str, Any], list[Any]] = {}
+        self.answers = self.owners("answers")
+        self.refs = self.owners("refs")
         # Most reference names appear in no candidate of a batch: their column is this one.
         self.ref_names: set[str] = set().union(*self.refs)
         self.nones: list[None] = [None] * len(ctxs)
-        self.columns: dict[tuple[str, Any], list[Any]] = {}
+
+    @classmethod
+    def of(
+        cls,
+        candidates: Sequence[CandidateInput],
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        tcos: Sequence[Tco | PendingTco | None],
+    ) -> Batch:
+        """The batch of ``candidates`` (each with its TCO); a candidate's FactContext is made
+        only when a fact is fetched for it alone (most facts are read as columns)."""
+        return cls(_Contexts(candidates, evaluation, rubric, tcos))
 
     def fact(self, name: str) -> list[Any]:
         """Fact ``name`` of every candidate as shown in contributions: Decimals as their exact
@@ -203,7 +220,12 @@ class Batch:
         """``ctx.<owner>`` of every candidate (its vendor, offering or measured facts)."""
         column = self.columns.get(("owner", owner))
         if column is None:
-            column = self.columns["owner", owner] = list(map(attrgetter(owner), self.ctxs))
+            ctxs = self.ctxs
+            if type(ctxs) is _Contexts:
+                column = ctxs.owners(owner)
+            else:
+                column = list(map(attrgetter(owner), ctxs))
+            self.columns["owner", owner] = column
         return column
 
     def status(self, item: str) -> list[str]:
@@ -258,3 +280,62 @@ class Batch:
                 column = [s if r is None else (s, r) for s, r in zip(statuses, refs, strict=True)]
             self.columns["claim", item] = column
         return column
+
+
+class _Contexts(Sequence[FactContext]):
+    """The FactContexts of a batch's candidates, each made when first asked for."""
+
+    __slots__ = ("candidates", "evaluation", "made", "rubric", "tcos")
+
+    def __init__(
+        self,
+        candidates: Sequence[CandidateInput],
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        tcos: Sequence[Tco | PendingTco | None],
+    ) -> None:
+        if len(tcos) != len(candidates):
+            raise ValueError("one TCO per candidate")
+        self.candidates = candidates
+        self.evaluation = evaluation
+        self.rubric = rubric
+        self.tcos = tcos
+        self.made: dict[int, FactContext] = {}
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    @overload
+    def __getitem__(self, index: int) -> FactContext: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[FactContext]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self.candidates)
+        if not -count <= index < count:
+            raise IndexError(index)
+        index %= count
+        ctx = self.made.get(index)
+        if ctx is None:
+            ctx = self.made[index] = FactContext(
+                self.candidates[index], self.evaluation, self.rubric, self.tcos[index]
+            )
+        return ctx
+
+    def owners(self, owner: str) -> list[Any]:
+        """FactContext.<owner> of every candidate, read from the candidates themselves."""
+        if owner == "candidate":
+            return list(self.candidates)
+        if owner == "tco":
+            return list(self.tcos)
+        if owner in ("evaluation", "rubric"):
+            return [getattr(self, owner)] * len(self.candidates)
+        if owner == "refs":
+            return list(map(_REFS_OF, self.candidates))
+        return list(map(attrgetter(owner), self.candidates))
+
+
+_REFS_OF = attrgetter("measured.evidence_refs")

@@ -154,12 +154,7 @@ def score_dimensions_deferred(
     bit, as a sequence whose rows (DeferredDimensionScores) are built when first read, each
     dimension's contributions on first access (for the whole batch, by the same runners),
     and the bare scores as one float64 array per dimension."""
-    batch = Batch(
-        [
-            FactContext(candidate, evaluation, rubric, tco)
-            for candidate, tco in zip(candidates, tcos, strict=True)
-        ]
-    )
+    batch = Batch.of(candidates, evaluation, rubric, tcos)
     factors = rubric.status_factors
     kernels = compiled_kernels(rubric)
     batch.prefetch(frozenset().union(*(kernel.names for kernel in kernels)))
