@@ -56,6 +56,47 @@ def _read_fields(objects: list[Any], names: tuple[str, ...]) -> list[tuple[Any, 
     return list(map(attrgetter(*names), objects))
 
 
+# A column factorised: the index of each value among the distinct values, and those values.
+Coded = tuple[np.ndarray, list[Any]]
+
+
+def factorise(values: list[Any]) -> Coded | None:
+    """``values`` as indices into their distinct values (in first-seen order), or None when
+    they are not hashable or mostly distinct (a measured figure): computing a function once
+    per distinct value then costs more than once per value. Distinct means unequal: equal
+    values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
+    equality class (a look-up, a comparison, truth) may be computed per entry."""
+    try:
+        distinct = list(dict.fromkeys(values))
+    except TypeError:
+        return None
+    if len(distinct) * 4 > len(values):
+        return None
+    position = {value: index for index, value in enumerate(distinct)}
+    return np.fromiter(map(position.__getitem__, values), np.intp, len(values)), distinct
+
+
+def _signed_zero(value: Any) -> bool:
+    """Whether ``value`` is a float or Decimal zero (which may be -0)."""
+    return isinstance(value, float | Decimal) and not value
+
+
+def per_value(
+    values: list[Any], coded: Coded | None, function: Callable[..., Any], dtype: Any, *extra: Any
+) -> np.ndarray:
+    """function(value, *extra) of every value as a ``dtype`` array, computed once per
+    distinct value when ``coded`` (factorise(values)) is given."""
+    if coded is not None:
+        codes, values = coded
+        return _mapped(values, function, dtype, extra)[codes]
+    return _mapped(values, function, dtype, extra)
+
+
+def _mapped(values: list[Any], function: Callable[..., Any], dtype: Any, extra: tuple) -> Any:
+    arguments = [repeat(value) for value in extra]
+    return np.fromiter(map(function, values, *arguments), dtype, len(values))
+
+
 class Batch:
     """The candidates scored together, with the columns the rules read.
 
@@ -144,12 +185,19 @@ class Batch:
             self.columns["values", name] = column
         return column
 
+    def coded(self, name: str) -> Coded | None:
+        """Fact ``name``'s values (values()) factorised (see factorise), or None."""
+        key = ("coded", name)
+        if key not in self.columns:
+            self.columns[key] = factorise(self.values(name))
+        return self.columns[key]
+
     def known(self, name: str) -> np.ndarray:
         """Whether fact ``name`` is known (not None), per candidate."""
         column = self.columns.get(("known", name))
         if column is None:
             values = self.values(name)
-            column = np.fromiter(map(is_not, values, repeat(None)), bool, len(values))
+            column = per_value(values, self.coded(name), is_not, bool, None)
             self.columns["known", name] = column
         return column
 
@@ -172,7 +220,13 @@ class Batch:
         if key in self.columns:
             return self.columns[key]
         values = self.values(name)
-        if not self.known(name).all():
+        coded = self.coded(name)
+        codes = None
+        # Per distinct value, unless one is a zero whose float() keeps a sign (-0.0) that
+        # equal values need not share.
+        if coded is not None and not any(map(_signed_zero, coded[1])):
+            codes, values = coded
+        if None in values:
             values = [0.0 if v is None else v for v in values]
         # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
         # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
@@ -186,6 +240,8 @@ class Batch:
             column = None
         if column is not None and (column.shape != (len(values),) or np.isnan(column).any()):
             column = None
+        if column is not None and codes is not None:
+            column = column[codes]
         self.columns[key] = column
         return column
 
@@ -195,7 +251,7 @@ class Batch:
         column = self.columns.get(("factor", item))
         if column is None:
             statuses = self.status(item)
-            column = np.fromiter(map(factors.__getitem__, statuses), float, len(statuses))
+            column = per_value(statuses, factorise(statuses), factors.__getitem__, float)
             self.columns["factor", item] = column
         return column
 
@@ -205,7 +261,9 @@ class Batch:
         column = self.columns.get(key)
         if column is None:
             values = self.raw(name)
-            column = np.fromiter(map(allowed.__contains__, values), bool, len(values))
+            # raw() is values() for a fact with a fixed basis.
+            coded = self.coded(name) if FACTS[name].basis is not None else None
+            column = per_value(values, coded, allowed.__contains__, bool)
             self.columns[key] = column
         return column
 

@@ -18,13 +18,13 @@ kind it does not know, a NaN) is scored per candidate through the table's own po
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
 from ..types import DIMENSIONS, DeferredRows, DimensionScore
+from .batch import per_value
 from .facts import FACTS
 from .rounding import py_round, py_sum
 
@@ -66,16 +66,15 @@ def _table_points(
     values = batch.values(name)
     count = len(values)
     if isinstance(table, BooleanTable):
-        truth = np.fromiter(map(bool, values), bool, count)
+        truth = per_value(values, batch.coded(name), bool, bool)
         return np.where(truth, table.points_true, table.points_false)
     if isinstance(table, ChoiceTable):
         choices, default = table.choices, table.default
-        get = choices.get
         if None not in choices:
             # An unknown value (None) takes the default, as any value not listed does.
-            return np.fromiter(map(get, values, repeat(default)), float, count)
+            return per_value(values, batch.coded(name), choices.get, float, default)
         return np.fromiter(
-            (default if v is None else get(v, default) for v in values), float, count
+            (default if v is None else choices.get(v, default) for v in values), float, count
         )
     points = table.points
     known = batch.known(name).tolist()

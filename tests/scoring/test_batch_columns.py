@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from scoring.batching import once_per_key
 from scoring.dimensions.batch import Batch
 from scoring.dimensions.facts import FACTS, FactContext
+from scoring.ranking import rank
 from scoring.rubric import load_rubric
 from scoring.tco import (
     PendingTco,
@@ -165,3 +166,18 @@ def test_once_per_key_computes_each_key_once_from_its_first_item():
     ]
     assert sorted(calls) == [1, 2, 4]
     assert once_per_key([], [], compute) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(pool=crossover_pools(size=40), spec=evaluations)
+def test_the_kernel_ranks_candidates_sharing_values_as_the_per_candidate_engine(pool, spec):
+    """Repeated values are scored once per distinct value (Batch.coded) by the kernel."""
+    for rubric in RUBRICS:
+        eager = rank(pool, spec, rubric, explain=True)
+        kernel = rank(pool, spec, rubric, explain=False)
+        assert kernel.as_dict() == eager.as_dict()
+        for old, new in zip(eager.results, kernel.results, strict=True):
+            assert repr(new.total) == repr(old.total)
+            assert [repr(d.score) for d in new.dimensions] == [
+                repr(d.score) for d in old.dimensions
+            ]
