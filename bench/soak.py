@@ -257,8 +257,9 @@ class Stack:
         self.start_worker()
         self.start_beat()
         threading.Thread(target=self._supervise, name="supervisor", daemon=True).start()
+        # gunicorn's workers import Django and the portal: slow on a loaded 2-core machine.
         stack.wait_for(
-            lambda: stack.http_ok(self.base + "/healthz/"), timeout=60, what="the portal"
+            lambda: stack.http_ok(self.base + "/healthz/"), timeout=180, what="the portal"
         )
 
     def stop(self) -> None:

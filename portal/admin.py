@@ -205,7 +205,10 @@ class EvaluationAdmin(AuditedAdmin):
         return False
 
     def save_model(self, request, obj, form, change):
-        evaluation_update(evaluation=obj, by=request.user)
+        # Only the fields changed in the form are written: the rest stays as stored now.
+        columns = {f.name for f in Evaluation._meta.concrete_fields}
+        changed = [name for name in form.changed_data if name in columns]
+        evaluation_update(evaluation=obj, by=request.user, fields=changed)
 
 
 class AnswerInline(ReadOnlyInline, admin.StackedInline):

@@ -142,6 +142,7 @@ def report_sections(evaluation) -> dict[str, Any]:
     from django.utils.translation import gettext as _
 
     from . import selectors
+    from .charts.costs import component_names as chart_component_names
     from .models import (
         Answer,
         AnswerReview,
@@ -206,15 +207,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             for name, _amount in m.components:
                 if name not in component_names:
                     component_names.append(name)
-    component_labels = {
-        "gpu": _("GPU"),
-        "storage": _("Storage"),
-        "egress": _("Egress"),
-        "support": _("Support"),
-        "licence": _("Licence"),
-        "setup": _("Setup"),
-        "commitment": _("Minimum commitment"),
-    }
+    component_labels = chart_component_names()
     rubric = selectors.scoring_rubric(evaluation)
     tco_rows = []
     tco_reference = {}

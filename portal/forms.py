@@ -1,13 +1,11 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
-import hashlib
-import json
-
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .models import (
+    OFFERING_FIELDS,
     Answer,
     AnswerType,
     Candidate,
@@ -19,42 +17,33 @@ from .models import (
     Vendor,
 )
 from .services.answers import AnswerDraft, answer_version
+from .services.errors import StaleCopy
 
 # As the API's answer serializer: a claim or a note longer than this is refused, not cut.
 ANSWER_TEXT_MAX = 10_000
-
-
-def values_version(values) -> str:
-    """A digest of what a page form loaded (any JSON-able values): the version it carries in
-    its ``loaded_version`` field so that a save over someone else's newer save is refused."""
-    text = json.dumps(values, sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 def loaded_version_field() -> forms.CharField:
     return forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
 
-def refuse_stale(form: forms.Form, current: str, theirs: str = "") -> bool:
-    """True when ``form`` was loaded at another version than ``current`` (someone saved since):
-    the form gets an error naming what is stored now (``theirs``) and carries ``current``, so
-    that saving it again is a choice made with both in view. A post without a version (a
-    script) is not checked."""
-    name = form.add_prefix("loaded_version")
-    sent = form.data.get(name)
-    if not sent or sent == current:
-        return False
-    message = _(
-        "Someone saved this form after you opened it, so nothing was saved. Your input is "
-        "kept below: save again to replace theirs, or reload the page to see it."
-    )
+def sent_version(form: forms.Form) -> str | None:
+    """The version ``form`` was loaded at, for the service to compare under its lock; None when
+    the post carries none (a script), which is not checked."""
+    return form.data.get(form.add_prefix("loaded_version")) or None
+
+
+def refuse_stale(form: forms.Form, exc: StaleCopy, theirs: str = "") -> None:
+    """Show on ``form`` that the service refused it (someone saved since it was loaded): the
+    message, what is stored now (``theirs``), and the version stored now in the form, so that
+    saving it again is a choice made with both in view. The typed input stays as posted."""
+    message = exc.messages[0]
     if theirs:
         stored = _("Stored now: %(values)s") % {"values": theirs}
         message = f"{message} {stored}"
     form.add_error(None, message)
     form.data = form.data.copy()
-    form.data[name] = current
-    return True
+    form.data[form.add_prefix("loaded_version")] = exc.version
 
 
 class VendorForm(forms.ModelForm):
@@ -77,17 +66,6 @@ class VendorForm(forms.ModelForm):
             "other_certifications",
             "notes",
         ]
-
-
-OFFERING_FIELDS = [
-    f.name
-    for f in Offering._meta.get_fields()
-    if getattr(f, "editable", False)
-    and not f.auto_created
-    and f.name not in ("id",)
-    and f.concrete
-    and not f.many_to_many
-]
 
 
 class OfferingForm(forms.ModelForm):

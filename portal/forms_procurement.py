@@ -11,16 +11,14 @@ from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils.translation import gettext_lazy as _
 
 from .forms import (
-    OFFERING_FIELDS,
     CandidateForm,
     OfferingForm,
     OfferingPriceForm,
     VendorForm,
     loaded_version_field,
-    refuse_stale,
-    values_version,
 )
 from .models import (
+    OFFERING_FIELDS,
     REQUIREMENT_FIELDS,
     BillingModel,
     DeliveryForm,
@@ -31,6 +29,7 @@ from .models import (
     Role,
     Vendor,
 )
+from .services.evaluations import requirements_version
 from .services.tokens import MAX_TOKEN_LIFETIME
 
 # The offering form is long (about sixty claims); fieldsets follow the six dimensions so that
@@ -305,8 +304,8 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
     """An evaluation's requirements; editing also moves it between draft and open (a decision
     is recorded on its own page)."""
 
-    # The requirements as the page loaded them: a save over someone else's newer save is
-    # refused with the input kept (forms.refuse_stale).
+    # The requirements as the page loaded them: evaluation_update refuses a save over someone
+    # else's newer save, and the page keeps the input (forms.refuse_stale).
     loaded_version = loaded_version_field()
 
     class Meta:
@@ -316,10 +315,7 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
     def __init__(self, *args, with_status: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         # Read before validation writes the posted values onto the instance.
-        self.stored_version = values_version(
-            [getattr(self.instance, name) for name in (*REQUIREMENT_FIELDS, "status")]
-        )
-        self.fields["loaded_version"].initial = self.stored_version
+        self.fields["loaded_version"].initial = requirements_version(self.instance)
         # A text field of the model has no length of its own: refused past this, never stored.
         description = self.fields["description"]
         description.max_length = DESCRIPTION_MAX
@@ -339,8 +335,6 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
         data = super().clean()
         # Not a requirement: cleaned_data goes to evaluation_create as the model's fields.
         data.pop("loaded_version", None)
-        if self.instance.pk:
-            refuse_stale(self, self.stored_version)
         return data
 
 

@@ -12,6 +12,16 @@ Pure functions, no Django. From evidence text this reads:
 - MAC addresses (``ip link`` ``link/ether``, ifconfig ``ether`` / ``HWaddr``), globally
   administered ones only: random, locally administered addresses (bridges, veths, containers)
   identify nothing.
+- the hosts an nccl-tests run names in its device list ("Rank 0 Group 0 Pid 1274 on
+  <host> device 0 [0x0f] NVIDIA H100 80GB HBM3"), lower-cased, where the name can identify a
+  node (see ``identifying_host``): "localhost", "node1", "worker2", a Docker container id or a
+  Kubernetes job's pod name ("nccl-tests-efa-worker-0") is given to many machines and names
+  none. The PCI bus and device name of each rank are the same on every server of one board
+  design, so they add nothing to the host;
+- the nccl-tests run itself (``nccl_run``): a digest of each results table's rows (size,
+  count, type, timings, algbw, busbw, errors), whitespace and launcher prefixes aside. Two
+  executions never print the same timings over a table, so the same digest is the same run,
+  however the log was re-wrapped (an excerpt, a different mpirun prefix, edited hostnames).
 
 Placeholders that identify nothing ("Not Specified", "To Be Filled By O.E.M.", all zeros,
 author-masked values with ``x``) are skipped. ``measured_at`` reads the time a tool says it
@@ -20,11 +30,21 @@ ran (the nvidia-smi header or ``Timestamp`` line, DCGM JSON ``timestamp``).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-KINDS = ("gpu_uuid", "gpu_serial", "board_serial", "system_serial", "hca_guid", "mac")
+KINDS = (
+    "gpu_uuid",
+    "gpu_serial",
+    "board_serial",
+    "system_serial",
+    "hca_guid",
+    "mac",
+    "nccl_host",
+    "nccl_run",
+)
 
 _GPU_UUID = re.compile(
     r"\bGPU-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
@@ -75,6 +95,8 @@ class Fingerprint:
     system_serial: tuple[str, ...] = ()
     hca_guid: tuple[str, ...] = ()
     mac: tuple[str, ...] = ()
+    nccl_host: tuple[str, ...] = ()
+    nccl_run: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, kind) for kind in KINDS)
@@ -128,11 +150,119 @@ def _mac(value: str) -> str:
     return value
 
 
+# --- nccl-tests ------------------------------------------------------------------------------
+
+# The device list: "Rank  0 Group  0 Pid   1274 on inst-h100-ol89 device  0 [0x0f] NVIDIA ...".
+_NCCL_DEVICE = re.compile(
+    r"\bRank\s+\d{1,9}\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(?P<host>\S+)\s+device\s+\d+\s+\["
+)
+# The data types nccl-tests prints in its "type" column (every version seen).
+_NCCL_TYPES = frozenset(
+    {
+        "int8", "uint8", "char", "int32", "uint32", "int", "int64", "uint64", "half",
+        "float16", "bfloat16", "bf16", "float", "float32", "double", "float64", "fp8",
+        "f8e4m3", "f8e5m2", "float8",
+    }
+)  # fmt: skip
+# A results row, wherever a launcher tag puts it: size and count, then the type column.
+_NCCL_ROW = re.compile(
+    r"(?:^|\s)\d{1,15}\s+\d{1,15}\s+(?:"
+    + "|".join(sorted(_NCCL_TYPES, key=len, reverse=True))
+    + r")\s+\S"
+)
+# A run's digest needs this many rows: a table of a row or two could repeat by chance.
+NCCL_RUN_MIN_ROWS = 4
+# Words a hostname made only of (with numbers and separators) is given to many machines:
+# defaults of distributions, containers and cloud images, and the role names of job templates.
+_GENERIC_HOST_WORDS = frozenset(
+    {
+        "localhost", "localdomain", "local", "vm", "node", "nodes", "host", "server", "worker",
+        "workers", "master", "head", "launcher", "client", "compute", "gpu", "gpus", "machine",
+        "instance", "container", "docker", "pod", "job", "test", "tests", "nccl", "mpi", "efa",
+        "ib", "rdma", "train", "training", "bench", "benchmark", "ubuntu", "debian", "centos",
+        "rocky", "rhel", "alma", "almalinux", "fedora", "linux", "default", "my", "demo", "poc",
+        "dgx", "hgx", "a", "b",
+    }
+)  # fmt: skip
+# A Kubernetes job's replica ("<job>-worker-0", "-launcher-x7k2p", "-master-0") or a
+# Deployment's pod ("<name>-7d9f8b6c5d-x7k2p"): the job template names it, not the machine.
+_POD_NAME = re.compile(
+    r"-(?:worker|launcher|master|chief|ps|evaluator|replica|rank)(?:-[0-9a-z]{1,10})?$"
+    r"|-[0-9a-f]{8,10}-[0-9a-z]{5}$"
+)
+# "inst-xxxxx-h100", "inst-yyyyy-h100": the part that told the nodes apart was masked.
+_MASKED = re.compile(r"xxx|([a-z])\1{3,}")
+_CONTAINER_ID = re.compile(r"^(?:[0-9a-f]{12}|[0-9a-f]{64})$")
+_IP_HOST = re.compile(r"^(?:ip-)?\d{1,3}(?:[-.]\d{1,3}){3}(?:\..*)?$")
+
+
+def identifying_host(name: str) -> str:
+    """``name`` lower-cased when a hostname can tell one node from another, else "".
+
+    Names given to many machines identify nothing: generic words with numbers ("localhost",
+    "node1", "worker-2", "gpu01", "vm"), Docker's container ids, Kubernetes job replica and
+    Deployment pod names, private-address names ("ip-10-0-1-23", "10.0.1.23": the same in
+    every cloud account), and names an author masked ("inst-xxxxx-h100")."""
+    host = name.strip().strip(".").lower()
+    if not host or _MASKED.search(host) or _CONTAINER_ID.match(host) or _IP_HOST.match(host):
+        return ""
+    short = host.split(".", 1)[0]
+    if _POD_NAME.search(short):
+        return ""
+    words = [w for w in re.split(r"[^a-z]+", short) if w]
+    if all(w in _GENERIC_HOST_WORDS for w in words):
+        return ""  # also a name of numbers only
+    return host
+
+
+def _nccl(text: str, found: _Found) -> None:
+    """The hosts of nccl-tests device lists and the digests of its results tables."""
+    tables: list[list[str]] = []
+    rows: list[str] = []
+    devices: set[str] = set()
+    for line in text.splitlines():
+        if "device" in line:
+            if line in devices:  # a long log prints its device list before every table
+                continue
+            match = _NCCL_DEVICE.search(line)
+            if match:
+                if len(devices) < 4096:
+                    devices.add(line)
+                found.add("nccl_host", identifying_host(match.group("host")))
+                continue
+        if "busbw" in line:  # a table's header: the rows after it are another table
+            if rows:
+                tables.append(rows)
+            rows = []
+            continue
+        # Tokens rather than _NCCL_ROW: a big log's lines are read four times faster.
+        tokens = line.split()
+        for at in range(2, min(len(tokens), 8)):
+            if tokens[at] in _NCCL_TYPES and tokens[at - 1].isdigit() and tokens[at - 2].isdigit():
+                rows.append(" ".join(tokens[at - 2 :]))
+                break
+    if rows:
+        tables.append(rows)
+    for table in tables:
+        if len(table) >= NCCL_RUN_MIN_ROWS:
+            digest = hashlib.sha256("\n".join(table).encode()).hexdigest()[:32]
+            found.add("nccl_run", digest)
+
+
+def _may_be_nccl(text: str) -> bool:
+    """A necessary condition for ``_nccl`` finding anything in a line (or a text)."""
+    if "device" in text and "Rank" in text and _NCCL_DEVICE.search(text):
+        return True
+    return _NCCL_ROW.search(text) is not None
+
+
 def may_identify(text: str) -> bool:
     """False when ``text`` certainly holds no identifier ``extract`` reads. Each identifier
     needs a word that lies within one line, so a text split after newlines holds none when
     no piece passes this test (a big log is checked piece by piece, never decoded whole)."""
     if "GPU-" in text or "ether" in text or "HWaddr" in text:
+        return True
+    if _may_be_nccl(text):
         return True
     if text.isascii():
         # No case folding beyond ASCII to allow for: plain substring tests (fast).
@@ -172,6 +302,8 @@ def extract(text: str) -> Fingerprint:
     if "ether" in text or "HWaddr" in text:
         for match in _MAC.finditer(text):
             found.add("mac", _mac(match.group("value")))
+    if _may_be_nccl(text):
+        _nccl(text, found)
     if not _SERIAL_WORDS.search(text) or "serial number" not in text.lower():
         return found.fingerprint()  # most outputs: no line-by-line pass needed
     section = None  # which serial a "Serial Number" line is

@@ -327,6 +327,94 @@ def gpu_family_of(name: str | None) -> str | None:
     return None
 
 
+# --- what a GPU name states -------------------------------------------------------------------
+
+# Tokens that name a form factor: "SXM4", "SXM5", "PCIE" (also spelled "PCI-E"), "NVL" (the
+# NVLink-bridged PCIe card, a product of its own: H100 NVL, H200 NVL).
+_SXM_TOKEN = re.compile(r"^SXM\d?$")
+# A model token the table may not list ("GB10", "MI300X", "A6000", "8000"): letters then digits
+# (then at most one letter), or a bare four-digit number. Memory/interface words are not models.
+_MODEL_TOKEN = re.compile(r"^(?:[A-Z]{1,3}\d{1,4}[A-Z]?|\d{4})$")
+_NOT_MODEL = re.compile(r"^(?:SXM\d?|HBM\d?E?|GDDR\d?X?|PCIE\d?|GEN\d)$")
+# Two memory figures are the same card within this share (a name's "80GB" and an offering's
+# 80 GiB field; rounding in vendors' spellings).
+MEMORY_FIGURE_TOLERANCE = 0.05
+
+
+@dataclass(frozen=True)
+class GpuNameFacts:
+    """What one GPU name states, and nothing more: None where the name is silent.
+
+    ``model`` is the model token ("A100", "H800", "GB10"), ``memory_gb`` the memory figure the
+    name carries (80 for "A100-SXM4-80GB"), ``form_factor`` "sxm", "pcie" or "nvl"."""
+
+    model: str | None
+    memory_gb: int | None
+    form_factor: str | None
+
+
+def gpu_name_facts(name: str | None) -> GpuNameFacts:
+    """Read the model, memory figure and form factor a GPU name states, from its words alone
+    (no lookup of variants): "NVIDIA A100-SXM4-40GB" -> (A100, 40, sxm); "NVIDIA H100 80GB
+    HBM3" -> (H100, 80, None); "A100" -> (A100, None, None). A name stating two different
+    memory figures or form factors states neither."""
+    if not name:
+        return GpuNameFacts(None, None, None)
+    tokens = normalise_gpu_name(name)
+    token_set = set(tokens)
+    if "PCI" in token_set and "E" in token_set:
+        token_set.add("PCIE")
+    forms = set()
+    if any(_SXM_TOKEN.match(t) for t in token_set):
+        forms.add("sxm")
+    if "PCIE" in token_set:
+        forms.add("pcie")
+    if "NVL" in token_set:
+        forms.add("nvl")
+    memories = {int(m.group(1)) for t in tokens if (m := _MEMORY_TOKEN.match(t))}
+    model = gpu_family_of(name)
+    if model is None:
+        model = next((t for t in tokens if _MODEL_TOKEN.match(t) and not _NOT_MODEL.match(t)), None)
+    return GpuNameFacts(
+        model=model,
+        memory_gb=memories.pop() if len(memories) == 1 else None,
+        form_factor=forms.pop() if len(forms) == 1 else None,
+    )
+
+
+def memory_figures_agree(model: str | None, a_gb: float, b_gb: float) -> bool:
+    """Whether two memory figures can name the same card of ``model``: equal within
+    MEMORY_FIGURE_TOLERANCE, or both figures one spec's names carry (a GH200 "120GB" names
+    its CPU memory beside the 96 GB of HBM)."""
+    if abs(a_gb - b_gb) <= MEMORY_FIGURE_TOLERANCE * max(a_gb, b_gb):
+        return True
+    return any(
+        spec.family == model
+        and spec.accepts_memory_gb(int(a_gb))
+        and spec.accepts_memory_gb(int(b_gb))
+        for spec in GPU_SPECS
+    )
+
+
+def gpu_name_differences(claimed: GpuNameFacts, measured: GpuNameFacts) -> list[str]:
+    """What two GPU names state differently: any of "model", "memory", "form_factor", in that
+    order. Only what both state is compared: a name silent on a point differs in nothing."""
+    found = []
+    if claimed.model and measured.model and claimed.model != measured.model:
+        found.append("model")
+    if (
+        claimed.memory_gb
+        and measured.memory_gb
+        and not memory_figures_agree(
+            claimed.model or measured.model, claimed.memory_gb, measured.memory_gb
+        )
+    ):
+        found.append("memory")
+    if claimed.form_factor and measured.form_factor and claimed.form_factor != measured.form_factor:
+        found.append("form_factor")
+    return found
+
+
 # --- NICs: ibstat prints the PCI device id in decimal as "CA type: MT4129" --------------------
 
 NIC_MAX_RATE_GBIT_S: dict[str, int] = {

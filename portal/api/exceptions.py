@@ -2,7 +2,8 @@
 
 Registered as REST_FRAMEWORK["EXCEPTION_HANDLER"]. Services raise Django's ValidationError with
 field-keyed messages; here they become 400 answers with the same keys, except
-EvaluationDecided (anything written to a decided evaluation), which is 409. A protected row (still
+EvaluationDecided (anything written to a decided evaluation) and StaleCopy (a write over a
+newer one than the version sent), which are 409. A protected row (still
 referenced) becomes 409, and a throttled request says when to come back.
 """
 
@@ -14,7 +15,7 @@ from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
-from ..services.errors import AnswerChanged, EvaluationDecided
+from ..services.errors import EvaluationDecided, StaleCopy
 
 NON_FIELD = "non_field_errors"
 
@@ -37,7 +38,7 @@ def validation_detail(exc: DjangoValidationError) -> dict[str, list[str]]:
 def _translate(exc: Exception) -> Exception:
     if isinstance(exc, EvaluationDecided):
         return Conflict(exc.messages[0])
-    if isinstance(exc, AnswerChanged):
+    if isinstance(exc, StaleCopy):  # AnswerChanged among them
         return Conflict({"detail": exc.messages[0], "version": exc.version})
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(validation_detail(exc))

@@ -105,6 +105,34 @@ def figure(data: list[dict[str, Any]], **layout: Any) -> FigureJson:
     return plain({"data": data, "layout": {**layout, "template": TEMPLATE}})
 
 
+def note(
+    text: str,
+    *,
+    x: float,
+    y: float,
+    xanchor: str = "left",
+    yanchor: str = "top",
+    size: int = 12,
+    color: str = MUTED,
+    **placement: Any,
+) -> dict[str, Any]:
+    """A text annotation placed on the paper (the whole plot area, 0 to 1), without an arrow;
+    ``placement`` adds Plotly's other keys (``yshift``, ``yref`` of an axis, ...)."""
+    font = {"size": size} if color is None else {"color": color, "size": size}
+    return {
+        "text": text,
+        "xref": "paper",
+        "yref": "paper",
+        "x": x,
+        "y": y,
+        "xanchor": xanchor,
+        "yanchor": yanchor,
+        "showarrow": False,
+        "font": font,
+        **placement,
+    }
+
+
 def empty_figure(message: str) -> FigureJson:
     """A figure with no data and ``message`` in its middle, instead of an error or a blank box."""
     return figure(
@@ -113,15 +141,7 @@ def empty_figure(message: str) -> FigureJson:
         yaxis={"visible": False},
         height=260,
         annotations=[
-            {
-                "text": message,
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.5,
-                "showarrow": False,
-                "font": {"size": 15, "color": MUTED},
-            }
+            note(message, x=0.5, y=0.5, xanchor="auto", yanchor="auto", size=15),
         ],
     )
 

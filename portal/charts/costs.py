@@ -21,6 +21,7 @@ from .base import (
     empty_figure,
     figure,
     language,
+    note,
     number,
     results_of,
     two_line_label,
@@ -122,7 +123,8 @@ def billing_names() -> dict[str, str]:
     }
 
 
-def _component_names() -> dict[str, str]:
+def component_names() -> dict[str, str]:
+    """The names of the TCO components, by key, in the current language."""
     return {
         "gpu": _("GPU"),
         "storage": _("Storage"),
@@ -187,7 +189,7 @@ def tco_bars(
         currencies = list(dict.fromkeys(tco.currency for tco, _model in bars))
         currency = " / ".join(currencies)
         x = [outer, inner]
-        names = _component_names()
+        names = component_names()
         traces = []
         # Rubric v2 adds the commitment and operations components: shown when present.
         present = [c for c in COMPONENTS_V2 if any(c in dict(m.components) for _tco, m in bars)]
@@ -279,16 +281,15 @@ def tco_bars(
                 }
             ]
             layout.setdefault("annotations", []).append(
-                {
-                    "text": _("Budget {amount:,.0f}").format(amount=budget),
-                    "xref": "paper",
-                    "x": 1,
-                    "y": budget,
-                    "xanchor": "right",
-                    "yanchor": "bottom",
-                    "showarrow": False,
-                    "font": {"color": "#d1495b", "size": 12},
-                }
+                note(
+                    _("Budget {amount:,.0f}").format(amount=budget),
+                    x=1,
+                    y=budget,
+                    yref="y",
+                    xanchor="right",
+                    yanchor="bottom",
+                    color="#d1495b",
+                )
             )
         if missing:
             _not_shown(layout, missing)
@@ -307,18 +308,14 @@ def _scale_to_relevant(layout, bars, relevant, budget) -> None:
         layout["yaxis"]["range"] = [0, top]
         layout["yaxis"].pop("rangemode", None)
         layout.setdefault("annotations", []).append(
-            {
-                "text": _("Faint bars: billing terms longer than the evaluation (cut off)"),
-                "xref": "paper",
-                "yref": "paper",
-                "x": 1,
-                "y": 0,
-                "yshift": -80,
-                "xanchor": "right",
-                "yanchor": "top",
-                "showarrow": False,
-                "font": {"color": MUTED, "size": 11},
-            }
+            note(
+                _("Faint bars: billing terms longer than the evaluation (cut off)"),
+                x=1,
+                y=0,
+                yshift=-80,
+                xanchor="right",
+                size=11,
+            )
         )
         layout["margin"] = {**layout.get("margin", {}), "b": 110}
 
@@ -326,18 +323,12 @@ def _scale_to_relevant(layout, bars, relevant, budget) -> None:
 def _not_shown(layout: dict[str, Any], labels: list[str]) -> None:
     """A note under the plot naming the candidates left out for want of a price."""
     layout.setdefault("annotations", []).append(
-        {
-            "text": _("Not shown (no price): {labels}").format(labels=", ".join(labels)),
-            "xref": "paper",
-            "yref": "paper",
-            "x": 0,
-            "y": 0,
-            "yshift": -80,
-            "xanchor": "left",
-            "yanchor": "top",
-            "showarrow": False,
-            "font": {"color": MUTED, "size": 12},
-        }
+        note(
+            _("Not shown (no price): {labels}").format(labels=", ".join(labels)),
+            x=0,
+            y=0,
+            yshift=-80,
+        )
     )
     layout["margin"] = {**layout.get("margin", {}), "b": 110}
 

@@ -23,6 +23,7 @@ from .base import (
     empty_figure,
     figure,
     language,
+    note,
     two_line_label,
     wrapped,
 )
@@ -243,31 +244,15 @@ def robustness_bars(
             },
         ]
         titles = [
-            {
-                "text": title,
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": domain[1],
-                "xanchor": "center",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 14},
-            }
+            note(title, x=0.5, y=domain[1], xanchor="center", yanchor="bottom", size=14, color=None)
             for title, domain in ((bars_title, top), (flips_title, bottom))
         ]
-        note = {
+        footnote = note(
             # xgettext:no-python-format
-            "text": _("Grey “—”: no weight within 0–100 % changes who leads."),
-            "xref": "paper",
-            "yref": "paper",
-            "x": 0,
-            "y": -0.08,
-            "xanchor": "left",
-            "yanchor": "top",
-            "showarrow": False,
-            "font": {"color": MUTED, "size": 12},
-        }
+            _("Grey “—”: no weight within 0–100 % changes who leads."),
+            x=0,
+            y=-0.08,
+        )
         return figure(
             traces,
             xaxis={"anchor": "y", "domain": [0.0, 1.0], "tickangle": 0},
@@ -279,7 +264,7 @@ def robustness_bars(
                 "autorange": "reversed",
                 "type": "category",
             },
-            annotations=[*titles, note],
+            annotations=[*titles, footnote],
             height=460 + 36 * len(rows),
             margin={"t": 60, "b": 70},
             showlegend=False,

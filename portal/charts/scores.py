@@ -23,6 +23,7 @@ from .base import (
     empty_figure,
     figure,
     language,
+    note,
     results_of,
     unique_labels,
 )
@@ -164,18 +165,7 @@ def contributions_bars(
         layout: dict[str, Any] = {}
         if any(r.disqualified for r in rows):
             layout["annotations"] = [
-                {
-                    "text": _("Grey bars: disqualified candidates."),
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x": 0,
-                    "y": 0,
-                    "yshift": -60,
-                    "xanchor": "left",
-                    "yanchor": "top",
-                    "showarrow": False,
-                    "font": {"color": MUTED, "size": 12},
-                }
+                note(_("Grey bars: disqualified candidates."), x=0, y=0, yshift=-60)
             ]
         return figure(
             traces,

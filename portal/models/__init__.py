@@ -46,11 +46,12 @@ from .evidence import (
 )
 from .poc import PocCandidateNodes, PocPlan
 from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, ReviewVerdict
-from .vendors import Offering, OfferingPrice, OfferingVersion, Vendor
+from .vendors import OFFERING_FIELDS, Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
     "DOCUMENT_ITEMS",
+    "OFFERING_FIELDS",
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",

@@ -36,6 +36,10 @@ class ReportPdf(models.Model):
     error = models.TextField(_("error"), blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The results fingerprint of the evaluation as it was rendered (selectors.results_fingerprint):
+    # the report page tells a PDF made before a change (a decision, a reopening, an answer,
+    # evidence) from one of the evaluation as it is.
+    fingerprint = models.CharField(_("fingerprint"), max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

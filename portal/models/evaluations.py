@@ -103,12 +103,16 @@ class Evaluation(models.Model):
     )
 
     # Requirements (must-haves)
+    # Upper bounds far beyond any rental (the largest clusters hold about 10^5 GPUs; ten
+    # years), so that a slip of the keyboard is refused instead of giving a TCO of 10^23.
     required_total_gpus = models.PositiveIntegerField(
-        _("total GPUs required"), validators=[MinValueValidator(1)]
+        _("total GPUs required"), validators=[MinValueValidator(1), MaxValueValidator(1_000_000)]
     )
-    required_gpu_memory_gib = models.PositiveIntegerField(_("GPU memory required (GiB)"), default=0)
+    required_gpu_memory_gib = models.PositiveIntegerField(
+        _("GPU memory required (GiB)"), default=0, validators=[MaxValueValidator(10_000)]
+    )
     duration_days = models.PositiveIntegerField(
-        _("duration (days)"), validators=[MinValueValidator(1)]
+        _("duration (days)"), validators=[MinValueValidator(1), MaxValueValidator(3_653)]
     )
     expected_idle_days = models.PositiveIntegerField(_("expected idle days"), default=0)
     budget_total = models.DecimalField(
@@ -321,7 +325,9 @@ class Candidate(models.Model):
         editable=False,
         help_text=_("The catalogue state procurement chose not to adopt (its hash)."),
     )
-    node_count = models.PositiveIntegerField(_("node count"), validators=[MinValueValidator(1)])
+    node_count = models.PositiveIntegerField(
+        _("node count"), validators=[MinValueValidator(1), MaxValueValidator(100_000)]
+    )
     quoted_billing_model = models.CharField(
         _("quoted billing model"), max_length=10, choices=BillingModel.choices, blank=True
     )

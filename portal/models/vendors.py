@@ -93,7 +93,7 @@ class Offering(models.Model):
         _("GPUs per node"), validators=[MinValueValidator(1), MaxValueValidator(64)]
     )
     gpu_memory_gib = models.PositiveIntegerField(
-        _("GPU memory (GiB)"), validators=[MinValueValidator(1)]
+        _("GPU memory (GiB)"), validators=[MinValueValidator(1), MaxValueValidator(10_000)]
     )
     nvlink_topology = models.CharField(
         _("NVLink topology"), max_length=20, choices=NvlinkTopology.choices
@@ -387,6 +387,13 @@ class Offering(models.Model):
             load_rubric(CURRENT_RUBRIC_VERSION).gpu_fraction(self.gpu_model or "", profile)
         except ScoringInputError as exc:
             raise ValidationError({"mig_profile": str(exc)}) from None
+
+
+# What a catalogue editor states about an offering (every editable column, in model order):
+# the page form and the API share it, so a field added to the model reaches both.
+OFFERING_FIELDS = tuple(
+    f.name for f in Offering._meta.local_concrete_fields if f.editable and not f.primary_key
+)
 
 
 class OfferingPrice(models.Model):

@@ -1,8 +1,6 @@
 """Writes on questionnaire answers: the whole questionnaire saved at once, all or nothing, and
 never over an edit the writer has not seen (each item carries the version it was loaded at)."""
 
-import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,8 +8,10 @@ from typing import Any
 from django.db import transaction
 
 from ..models import Answer, Candidate, ChecklistItem, VerificationStatus
-from .evaluations import _not_decided, _with_history_user, answer_attachment_add
+from .evaluations import _with_history_user, answer_attachment_add
+from .locks import candidate_lock_open
 from .scores import candidate_refresh
+from .versions import values_version
 
 
 @dataclass(frozen=True)
@@ -54,13 +54,7 @@ class AnswersSaved:
 
 
 def _version(claim: str, value: Any, notes: str) -> str:
-    text = json.dumps(
-        [claim.strip(), None if value == "" else value, notes],
-        ensure_ascii=False,
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
+    return values_version([claim.strip(), None if value == "" else value, notes])
 
 
 def answer_version(answer: Answer | None) -> str:
@@ -100,10 +94,10 @@ def answers_save(*, candidate: Candidate, drafts: Sequence[AnswerDraft], by) -> 
 
     All or nothing otherwise: a refused attachment (ValidationError) leaves every answer as it
     was."""
-    _not_decided(candidate.evaluation)
     # One writer per candidate at a time: an autosave and a "Save all" never interleave, and
-    # the versions compared below cannot change before this transaction ends.
-    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    # the versions compared below cannot change before this transaction ends; refused once
+    # the evaluation is decided (a decision being recorded waits, or this sees it).
+    candidate_lock_open(candidate.pk)
     stored = {a.item_id: a for a in Answer.objects.filter(candidate=candidate)}
     result = AnswersSaved()
     to_save: list[AnswerDraft] = []

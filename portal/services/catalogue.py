@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
-from .errors import ensure_not_decided
+from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
@@ -214,8 +214,8 @@ def candidate_offering_adopt(*, candidate: Candidate, by) -> Candidate:
     candidate's history as a change of its offering version)."""
     from .scores import candidate_refresh
 
-    candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
-    ensure_not_decided(candidate.evaluation)
+    candidate_lock_open(candidate.pk)
+    candidate = Candidate.objects.select_related("evaluation").get(pk=candidate.pk)
     (version,) = _new_versions([candidate.offering], by)
     if version.pk != candidate.offering_version_id:
         candidate.offering_version = version
@@ -228,8 +228,8 @@ def candidate_offering_adopt(*, candidate: Candidate, by) -> Candidate:
 def candidate_offering_keep(*, candidate: Candidate, by) -> Candidate:
     """Keep the pinned version although the catalogue changed: the notice goes away until the
     catalogue changes again (audited in the candidate's history)."""
-    candidate = Candidate.objects.select_for_update().get(pk=candidate.pk)
-    ensure_not_decided(candidate.evaluation)
+    candidate_lock_open(candidate.pk)
+    candidate = Candidate.objects.select_related("evaluation").get(pk=candidate.pk)
     live = _live(Offering.objects.select_related("vendor").get(pk=candidate.offering_id))
     if not candidate.offering_version.diff(live):
         raise ValidationError(_("The catalogue has not changed since this candidate's version."))

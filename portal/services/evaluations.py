@@ -17,6 +17,8 @@ from scoring.weights import ahp_weights, normalise_weights
 
 from .. import selectors
 from ..models import (
+    REQUIREMENT_FIELDS,
+    WEIGHT_FIELDS,
     Answer,
     AnswerAttachment,
     Candidate,
@@ -27,16 +29,19 @@ from ..models import (
     Evaluation,
     EvaluationStatus,
     EvidenceUpload,
+    Measurement,
     Membership,
     Offering,
     Role,
     UploadToken,
     VerificationStatus,
 )
-from .errors import AnswerChanged, ensure_not_decided
+from .errors import AnswerChanged, ensure_current, ensure_not_decided
 from .evidence import evidence_reimport
+from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .scores import candidate_refresh, evaluation_rescore
+from .versions import values_version
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 
@@ -94,7 +99,7 @@ def member_add(*, evaluation: Evaluation, user, role: str, by) -> Membership:
 @transaction.atomic
 def member_role_set(*, membership: Membership, role: str, by) -> Membership:
     """Change a member's role; the last procurement member keeps theirs."""
-    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    membership = Membership.objects.select_for_update(of=("self",)).get(pk=membership.pk)
     if role != membership.role:
         if role != Role.PROCUREMENT:
             _keep_one_procurement(membership)
@@ -107,9 +112,35 @@ def member_role_set(*, membership: Membership, role: str, by) -> Membership:
 @transaction.atomic
 def member_remove(*, membership: Membership, by) -> None:
     """Take a member's access away; the last procurement member stays."""
-    membership = Membership.objects.select_for_update().get(pk=membership.pk)
+    membership = Membership.objects.select_for_update(of=("self",)).get(pk=membership.pk)
     _keep_one_procurement(membership)
     _with_history_user(membership, by).delete()
+
+
+def weights_version(evaluation: Evaluation) -> str:
+    """The version of the weights a page loaded: the six weights and the AHP matrix."""
+    return values_version([evaluation.weights, evaluation.ahp_matrix])
+
+
+# What evaluation_update writes unless told otherwise: the requirements form's fields and the
+# status (draft or open). Not the weights, nor the portfolio settings: they have services of
+# their own, and a requirements save must not write back a stale copy of them.
+REQUIREMENT_UPDATE_FIELDS = (*REQUIREMENT_FIELDS, "status")
+
+
+def requirements_version(evaluation: Evaluation) -> str:
+    """The version of the requirements (and status) a page loaded."""
+    return values_version([getattr(evaluation, name) for name in REQUIREMENT_UPDATE_FIELDS])
+
+
+def _locked(evaluation: Evaluation) -> Evaluation:
+    # The row as stored, held until the transaction ends: the version compared below cannot
+    # move before the write commits, and a decision being recorded waits (or is seen). No key
+    # update (the lock the UPDATE would take anyway): rows referencing the evaluation may
+    # still be inserted meanwhile.
+    locked = Evaluation.objects.select_for_update(no_key=True).get(pk=evaluation.pk)
+    _not_decided(locked)
+    return locked
 
 
 @transaction.atomic
@@ -119,20 +150,26 @@ def evaluation_weights_set(
     weights: Mapping[str, Any],
     by,
     ahp_matrix: Sequence[Sequence[float]] | None = None,
+    expected_version: str | None = None,
 ) -> Evaluation:
     """Save direct weights (non-negative, one positive at least); stored as given, 3 decimals,
-    with the AHP matrix they came from (None for direct weights)."""
-    _not_decided(evaluation)
-    evaluation.ahp_matrix = [list(map(float, row)) for row in ahp_matrix] if ahp_matrix else None
+    with the AHP matrix they came from (None for direct weights). Only the weights and the
+    matrix are written, on the row as stored: other fields edited meanwhile stay.
+
+    With ``expected_version`` (``weights_version`` of the evaluation as the writer loaded it),
+    weights saved since are not overwritten: StaleCopy. Returns the evaluation as stored."""
+    locked = _locked(evaluation)
+    ensure_current(stored=weights_version(locked), expected=expected_version, current=locked)
     try:
         normalise_weights(weights)
     except WeightsError as exc:
         raise ValidationError({"weights": str(exc)}) from exc
+    locked.ahp_matrix = [list(map(float, row)) for row in ahp_matrix] if ahp_matrix else None
     for dimension in DIMENSIONS:
         value = Decimal(str(weights.get(dimension, 0))).quantize(Decimal("0.001"))
-        setattr(evaluation, f"weight_{dimension}", value)
-    _with_history_user(evaluation, by).save()
-    return evaluation
+        setattr(locked, f"weight_{dimension}", value)
+    _with_history_user(locked, by).save(update_fields=[*WEIGHT_FIELDS, "ahp_matrix", "updated_at"])
+    return locked
 
 
 def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
@@ -146,27 +183,53 @@ def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
 
 
 def evaluation_weights_from_ahp(
-    *, evaluation: Evaluation, matrix: Sequence[Sequence[Any]], by
+    *,
+    evaluation: Evaluation,
+    matrix: Sequence[Sequence[Any]],
+    by,
+    expected_version: str | None = None,
 ) -> Evaluation:
     return evaluation_weights_set(
-        evaluation=evaluation, weights=ahp_to_weights(matrix), by=by, ahp_matrix=matrix
+        evaluation=evaluation,
+        weights=ahp_to_weights(matrix),
+        by=by,
+        ahp_matrix=matrix,
+        expected_version=expected_version,
     )
 
 
 @transaction.atomic
-def evaluation_update(*, evaluation: Evaluation, by) -> Evaluation:
-    """Save changed requirements (validated by the caller's form) and rescore every candidate."""
-    _not_decided(evaluation)
-    evaluation.full_clean()
-    age_before = (
-        Evaluation.objects.filter(pk=evaluation.pk)
-        .values_list("max_evidence_age_days", flat=True)
-        .first()
-    )
-    _with_history_user(evaluation, by).save()
+def evaluation_update(
+    *,
+    evaluation: Evaluation,
+    by,
+    fields: Sequence[str] = REQUIREMENT_UPDATE_FIELDS,
+    expected_version: str | None = None,
+) -> Evaluation:
+    """Save changed requirements (validated by the caller's form) and rescore every candidate.
+
+    ``evaluation`` carries the new values; only ``fields`` of it (the requirements and the
+    status unless told otherwise) are written, on the row as stored, so that weights or
+    settings saved meanwhile stay. With ``expected_version`` (``requirements_version`` of the
+    evaluation as the writer loaded it), requirements saved since are not overwritten:
+    StaleCopy. Returns the evaluation as stored."""
+    concrete = {f.name for f in Evaluation._meta.concrete_fields if not f.primary_key}
+    unknown = set(fields) - concrete
+    if unknown:
+        raise ValueError(f"not fields of an evaluation: {', '.join(sorted(unknown))}")
+    locked = _locked(evaluation)
+    ensure_current(stored=requirements_version(locked), expected=expected_version, current=locked)
+    age_before = locked.max_evidence_age_days
+    for name in fields:
+        setattr(locked, name, getattr(evaluation, name))
+    if locked.status == EvaluationStatus.DECIDED:
+        # Deciding is decision_record's, with its snapshot; never a field written here.
+        raise ValidationError({"status": _("Record a decision to decide an evaluation.")})
+    locked.full_clean()
+    _with_history_user(locked, by).save(update_fields=[*dict.fromkeys(fields), "updated_at"])
     # Another maximum evidence age changes which evidence is used: verify again.
-    evaluation_rescore(evaluation=evaluation, verify=age_before != evaluation.max_evidence_age_days)
-    return evaluation
+    evaluation_rescore(evaluation=locked, verify=age_before != locked.max_evidence_age_days)
+    return locked
 
 
 @transaction.atomic
@@ -226,9 +289,9 @@ def answer_save(
     it), an answer changed since is not overwritten: AnswerChanged."""
     from .answers import answer_version
 
-    _not_decided(candidate.evaluation)
-    # One writer per candidate at a time, as answers_save: the version cannot move meanwhile.
-    Candidate.objects.select_for_update().filter(pk=candidate.pk).first()
+    # One writer per candidate at a time, as answers_save: the version cannot move meanwhile
+    # (and a decision being recorded waits, or this sees it).
+    candidate_lock_open(candidate.pk)
     answer = Answer.objects.filter(candidate=candidate, item=item).first() or Answer(
         candidate=candidate, item=item
     )
@@ -319,27 +382,50 @@ def _revoke_all_tokens(evaluation: Evaluation, by) -> int:
 
 
 def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
-    """The evidence the scores rest on, with hashes and node fingerprints: only what was used
-    (imported, of a checked origin, fresh enough), never failed, pending, unverified or stale
-    uploads."""
+    """The evidence the scores rest on, traceable to a node without the upload rows (an
+    upload may be deleted after a reopening): each used upload's hashes, node, who sent it
+    (user or token), node fingerprint and the files of the bundle that gave measurements.
+    Only what was used (imported, of a checked origin, fresh enough), never failed, pending,
+    unverified or stale uploads."""
     from .scores import usable_uploads
 
+    ids = [u.pk for c in evaluation.candidates.order_by("pk") for u in usable_uploads(c)]
+    files: dict[int, list[dict[str, str]]] = {}
+    for upload_id, source_file, kind in (
+        Measurement.objects.filter(upload_id__in=ids)
+        .order_by("upload_id", "source_file", "kind")
+        .values_list("upload_id", "source_file", "kind")
+        .distinct()
+    ):
+        files.setdefault(upload_id, []).append({"file": source_file, "kind": kind})
     used = []
-    for candidate in evaluation.candidates.order_by("pk"):
-        ids = [u.pk for u in usable_uploads(candidate)]
-        for u in EvidenceUpload.objects.filter(pk__in=ids).order_by("pk"):
-            used.append(
-                {
-                    "upload_id": u.pk,
-                    "candidate_id": u.candidate_id,
-                    "sha256": u.sha256,
-                    "name": u.original_name,
-                    "origin": u.origin,
-                    "measured_at": u.measured_at.isoformat() if u.measured_at else None,
-                    "fingerprint": u.fingerprint,
-                }
-            )
-    return sorted(used, key=lambda e: e["upload_id"])
+    for u in (
+        EvidenceUpload.objects.filter(pk__in=ids)
+        .select_related("uploaded_by", "token")
+        .defer("report")
+        .order_by("pk")
+    ):
+        used.append(
+            {
+                "upload_id": u.pk,
+                "candidate_id": u.candidate_id,
+                "sha256": u.sha256,
+                "name": u.original_name,
+                "node_name": u.node_name,
+                "uploaded_by": u.uploaded_by.get_username() if u.uploaded_by else "",
+                "token": (
+                    {"id": u.token_id, "label": u.token.label, "node_name": u.token.node_name}
+                    if u.token
+                    else None
+                ),
+                "created_at": u.created_at.isoformat(),
+                "origin": u.origin,
+                "measured_at": u.measured_at.isoformat() if u.measured_at else None,
+                "fingerprint": u.fingerprint,
+                "files": files.get(u.pk, []),
+            }
+        )
+    return used
 
 
 def _no_import_pending(evaluation: Evaluation) -> None:

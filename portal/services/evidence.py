@@ -193,7 +193,6 @@ def evidence_submit(
     ``evidence_quota_check`` returned for this request's token and candidate moments before
     (the API's check before the body): a file that fits in it is not summed again.
     """
-    ensure_not_decided(candidate.evaluation)
     size = uploaded_file.size or 0
     if size == 0:
         raise ValidationError({"file": _("The file is empty.")})
@@ -229,8 +228,9 @@ def evidence_submit(
     upload.file.save(digest, uploaded_file, save=False)
     try:
         with transaction.atomic():
-            # Ordered with a decision being recorded: it refuses while this upload waits, or
-            # this upload is refused once the evaluation is decided.
+            # A decided evaluation takes no evidence. The share lock orders this with a
+            # decision being recorded: it refuses while this upload waits, or this upload is
+            # refused once the evaluation is decided.
             ensure_not_decided(candidate.evaluation, share_lock=True)
             upload.save()
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)

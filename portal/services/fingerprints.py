@@ -4,11 +4,15 @@ twice). Nothing here writes."""
 
 from collections import defaultdict
 
+from django.db.models import Exists, OuterRef
 from django.utils.translation import gettext_lazy as _
 
 from scoring.fingerprint import KINDS
 
-from ..models import Candidate, HardwareIdentifier
+from ..models import Candidate, EvidenceUpload, HardwareIdentifier, Measurement, UploadStatus
+
+# The kind under which an upload with the same content (sha256) is listed as reuse.
+SAME_CONTENT = "sha256"
 
 KIND_LABELS = {
     "gpu_uuid": _("GPU UUID"),
@@ -17,7 +21,15 @@ KIND_LABELS = {
     "system_serial": _("system serial"),
     "hca_guid": _("HCA GUID"),
     "mac": _("MAC address"),
+    "nccl_host": _("nccl-tests host"),
+    "nccl_run": _("nccl-tests run"),
+    SAME_CONTENT: _("identical upload (SHA-256)"),
 }
+# The evidence kinds whose output differs from one run to the next (timings, bandwidths,
+# clocks): the same bytes twice are one run shown twice. A static listing (topo -m, lspci) or
+# a healthy DCGM diagnostic (a table of "Pass") prints the same bytes on every server of one
+# board design and software stack, so its hash is left out.
+RUN_KINDS = ("nccl_tests", "perftest", "fio", "nvbandwidth", "rtt", "kernel_log")
 
 
 def candidate_identifiers(candidate: Candidate) -> set[tuple[str, str]]:
@@ -50,33 +62,54 @@ def candidate_fingerprint(
     ]
 
 
+def _same_content(candidate: Candidate) -> list[tuple[int, str]]:
+    """(other candidate id, sha256) of the imported uploads of other candidates whose bytes
+    are those of one of this candidate's imported uploads holding a run's measurements (one
+    query): the same output uploaded again, the strongest sign of a replay."""
+    ran = Measurement.objects.filter(upload=OuterRef("pk"), kind__in=RUN_KINDS)
+    own = EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE).values(
+        "sha256"
+    )
+    return list(
+        EvidenceUpload.objects.filter(status=UploadStatus.DONE, sha256__in=own)
+        .filter(Exists(ran))
+        .exclude(candidate=candidate)
+        .values_list("candidate_id", "sha256")
+        .distinct()
+    )
+
+
 def hardware_reuse(
     candidate: Candidate, identifiers: set[tuple[str, str]] | None = None
 ) -> list[dict]:
-    """The same hardware under another candidate (of any evaluation and vendor): one entry
-    per other candidate, naming it, its evaluation and vendor, and the shared identifiers.
-    ``identifiers``: the candidate's, when the caller has read them."""
+    """The same hardware or the same output under another candidate (of any evaluation and
+    vendor): one entry per other candidate, naming it, its evaluation and vendor, and what is
+    shared — hardware identifiers, nccl-tests hosts and runs, and uploads of the same bytes
+    (kind ``sha256``). ``identifiers``: the candidate's, when the caller has read them."""
     own = candidate_identifiers(candidate) if identifiers is None else identifiers
-    if not own:
-        return []
-    # Each (other candidate, kind, value) once, however many uploads repeat it.
-    shared = (
-        HardwareIdentifier.objects.filter(
-            kind__in={kind for kind, _value in own}, value__in={value for _kind, value in own}
-        )
-        .exclude(candidate=candidate)
-        .values_list("candidate_id", "kind", "value")
-        .distinct()
-    )
     by_candidate: dict[int, set[tuple[str, str]]] = defaultdict(set)
-    for candidate_id, kind, value in shared:
-        if (kind, value) in own:
-            by_candidate[candidate_id].add((kind, value))
+    for other_id, digest in _same_content(candidate):
+        by_candidate[other_id].add((SAME_CONTENT, digest))
+    if own:
+        # Each (other candidate, kind, value) once, however many uploads repeat it.
+        shared = (
+            HardwareIdentifier.objects.filter(
+                kind__in={kind for kind, _value in own},
+                value__in={value for _kind, value in own},
+            )
+            .exclude(candidate=candidate)
+            .values_list("candidate_id", "kind", "value")
+            .distinct()
+        )
+        for candidate_id, kind, value in shared:
+            if (kind, value) in own:
+                by_candidate[candidate_id].add((kind, value))
     if not by_candidate:
         return []
     others = Candidate.objects.select_related("evaluation", "offering__vendor").in_bulk(
         list(by_candidate)
     )
+    order = {kind: n for n, kind in enumerate((SAME_CONTENT, *KINDS))}
     return [
         {
             "candidate_id": other_id,
@@ -87,7 +120,7 @@ def hardware_reuse(
             "same_evaluation": others[other_id].evaluation_id == candidate.evaluation_id,
             "identifiers": [
                 {"kind": kind, "label": str(KIND_LABELS.get(kind, kind)), "value": value}
-                for kind, value in sorted(found)
+                for kind, value in sorted(found, key=lambda kv: (order.get(kv[0], 99), kv[1]))
             ],
         }
         for other_id, found in sorted(by_candidate.items())

@@ -37,6 +37,8 @@ from scoring.types import EvaluationSpec
 
 from .. import adapters, selectors
 from ..models import Candidate, Evaluation, EvaluationStatus, Measurement, Workload
+from .errors import ensure_current
+from .versions import values_version
 
 # Default egress prices (CNY per GiB) while offerings do not state them per destination: public
 # list prices of the large Chinese clouds for inter-region and internet egress are 0.3-0.8.
@@ -390,12 +392,25 @@ PORTFOLIO_SETTING_FIELDS = (
 )
 
 
+def portfolio_settings_version(evaluation: Evaluation) -> str:
+    """The version of the portfolio settings a page loaded."""
+    return values_version([getattr(evaluation, name) for name in PORTFOLIO_SETTING_FIELDS])
+
+
 @transaction.atomic
-def evaluation_portfolio_settings_set(*, evaluation: Evaluation, by, **fields: Any) -> Evaluation:
+def evaluation_portfolio_settings_set(
+    *, evaluation: Evaluation, by, expected_version: str | None = None, **fields: Any
+) -> Evaluation:
     """Save the buyer-side portfolio inputs: ops capacity and staff rate, residency, home region,
-    the fewer-vendors threshold."""
+    the fewer-vendors threshold. Only the fields given are written, on the row as stored.
+
+    With ``expected_version`` (``portfolio_settings_version`` of the evaluation as the writer
+    loaded it), settings saved since are not overwritten: StaleCopy."""
     evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
     _not_decided(evaluation)
+    ensure_current(
+        stored=portfolio_settings_version(evaluation), expected=expected_version, current=evaluation
+    )
     unknown = set(fields) - set(PORTFOLIO_SETTING_FIELDS)
     if unknown:
         raise ValidationError(_("Unknown settings: %(f)s") % {"f": ", ".join(sorted(unknown))})

@@ -111,6 +111,10 @@ def report_pdf_render(*, pdf_id: int) -> ReportPdf | None:
             return pdf
         pdf.status = PdfStatus.RENDERING
         pdf.save(update_fields=["status"])
+    from .. import selectors
+
+    # Taken before the page: a change made while it renders marks the PDF out of date.
+    pdf.fingerprint = selectors.results_fingerprint(pdf.evaluation)
     try:
         with translation.override(pdf.language):
             data = chromium_pdf(report_html(pdf.evaluation))
@@ -124,5 +128,5 @@ def report_pdf_render(*, pdf_id: int) -> ReportPdf | None:
     pdf.size_bytes = len(data)
     pdf.status = PdfStatus.DONE
     pdf.finished_at = timezone.now()
-    pdf.save(update_fields=["file", "size_bytes", "status", "finished_at"])
+    pdf.save(update_fields=["file", "size_bytes", "status", "finished_at", "fingerprint"])
     return pdf

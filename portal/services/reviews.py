@@ -17,25 +17,48 @@ from ..models import (
     ReviewVerdict,
     Role,
 )
-from .errors import ensure_not_decided
+from .answers import answer_version
+from .errors import ensure_current
 from .evaluations import _with_history_user
+from .locks import candidate_lock_open
 from .scores import candidate_refresh
+from .versions import values_version
 
 REVIEWER_ROLES = frozenset({Role.PROCUREMENT, Role.ENGINEER, Role.MANAGER})
 # The vendor's stated monthly cost agrees with the computed TCO within this fraction.
 COST_TOLERANCE = Decimal("0.10")
 
 
+def review_version(answer: Answer, review: AnswerReview | None) -> str:
+    """The version of an answer and its review as a reviewer loaded them: a review of a claim
+    changed since, or over someone else's newer review, is refused."""
+    return values_version(
+        [answer_version(answer), review.verdict if review else "", review.note if review else ""]
+    )
+
+
 @transaction.atomic
-def answer_review(*, answer: Answer, verdict: str, note: str, by) -> AnswerReview:
+def answer_review(
+    *, answer: Answer, verdict: str, note: str, by, expected_version: str | None = None
+) -> AnswerReview:
     """Record ``by``'s verdict (verified or contradicted, with a note) on a document-backed
     answer and re-verify the candidate. The reviewer must be a member other than the one who
-    last edited the answer; refused on a decided evaluation."""
+    last edited the answer; refused on a decided evaluation.
+
+    The answer is read again under the candidate's lock (the one answer_save takes), so the
+    claim recorded as reviewed is the one stored. With ``expected_version`` (``review_version``
+    as the reviewer loaded them), an answer or a review changed since is not overwritten:
+    StaleCopy, whose ``current`` is the answer as stored now."""
     candidate = answer.candidate
-    ensure_not_decided(candidate.evaluation)
+    # The lock answer_save takes, taken the same way (so two writers cannot lock in opposite
+    # orders): the answer and its review cannot change before this review commits.
+    candidate_lock_open(candidate.pk)
+    answer = Answer.objects.select_related("item", "candidate").get(pk=answer.pk)
     membership = Membership.objects.filter(evaluation=candidate.evaluation, user=by).first()
     if membership is None or membership.role not in REVIEWER_ROLES:
         raise PermissionDenied(_("Your role in this evaluation does not allow reviewing answers."))
+    review = AnswerReview.objects.filter(answer=answer).first()
+    ensure_current(stored=review_version(answer, review), expected=expected_version, current=answer)
     if answer.item.key not in DOCUMENT_ITEMS:
         raise ValidationError(_("Only items backed by documents are reviewed by a member."))
     if answer.updated_by_id is not None and answer.updated_by_id == by.pk:
@@ -49,7 +72,7 @@ def answer_review(*, answer: Answer, verdict: str, note: str, by) -> AnswerRevie
     note = (note or "").strip()
     if not note:
         raise ValidationError(_("A review needs a note saying what the document shows."))
-    review = AnswerReview.objects.filter(answer=answer).first() or AnswerReview(answer=answer)
+    review = review or AnswerReview(answer=answer)
     review.verdict = verdict
     review.note = note
     review.claim_reviewed = answer.claim

@@ -24,6 +24,7 @@ from ..models import (
     UploadStatus,
     VerificationStatus,
 )
+from .locks import candidate_lock
 
 EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED}
 # The key of a candidate's stored verification holding the measurement time (ISO) of the
@@ -292,15 +293,9 @@ def _frozen(candidate: Candidate) -> bool:
 
 def _lock(candidate_id: int) -> None:
     """Lock the candidate's row until the transaction ends, so that two imports finishing
-    together rescore one after the other. No key update: rows referencing the candidate may
-    still be inserted meanwhile."""
-    locked = (
-        Candidate.objects.select_for_update(no_key=True)
-        .filter(pk=candidate_id)
-        .values_list("pk", flat=True)
-    )
-    if not list(locked):
-        raise Candidate.DoesNotExist(f"candidate {candidate_id} does not exist")
+    together rescore one after the other (services.locks: its evaluation is key-shared, so a
+    decision waits for the rescore or the rescore for it)."""
+    candidate_lock(candidate_id)
 
 
 def _load(candidate_id: int) -> Candidate:

@@ -172,11 +172,16 @@ def report_context(evaluation) -> dict:
 @login_required
 def report(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
+    latest_pdf = (
+        ReportPdf.objects.filter(evaluation=evaluation, requested_by=request.user)
+        .order_by("-created_at")
+        .first()
+    )
+    if latest_pdf is not None and latest_pdf.status == "done":
+        latest_pdf.out_of_date = latest_pdf.fingerprint != selectors.results_fingerprint(evaluation)
     context = {
         "membership": membership,
-        "latest_pdf": ReportPdf.objects.filter(evaluation=evaluation, requested_by=request.user)
-        .order_by("-created_at")
-        .first(),
+        "latest_pdf": latest_pdf,
         **report_context(evaluation),
     }
     return render(request, "portal/evaluation_report.html", context)

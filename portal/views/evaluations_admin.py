@@ -8,9 +8,11 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from ..forms import refuse_stale, sent_version
 from ..forms_procurement import EvaluationEditForm, MemberAddForm, MemberRoleForm
-from ..models import EvaluationStatus, Membership, Role
+from ..models import REQUIREMENT_FIELDS, EvaluationStatus, Membership, Role
 from ..permissions import CAN_EDIT, CAN_VIEW
+from ..services.errors import StaleCopy
 from ..services.evaluations import (
     evaluation_create,
     evaluation_update,
@@ -55,10 +57,19 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
     decided = evaluation.status == EvaluationStatus.DECIDED
     form = EvaluationEditForm(request.POST or None, instance=evaluation, with_status=not decided)
     if request.method == "POST" and form.is_valid():
+        fields = list(REQUIREMENT_FIELDS)
         if "status" in form.cleaned_data:
             evaluation.status = form.cleaned_data["status"]
+            fields.append("status")
         try:
-            evaluation_update(evaluation=evaluation, by=request.user)
+            evaluation_update(
+                evaluation=evaluation,
+                by=request.user,
+                fields=fields,
+                expected_version=sent_version(form),
+            )
+        except StaleCopy as exc:
+            refuse_stale(form, exc)
         except ValidationError as exc:
             _add_errors(form, exc)
         else:

@@ -9,15 +9,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from ..forms import loaded_version_field, refuse_stale, values_version
+from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..models import Evaluation, EvaluationStatus, Workload
 from ..permissions import CAN_DECIDE, CAN_EDIT
+from ..services.errors import StaleCopy
 from ..services.portfolio import (
     PORTFOLIO_SETTING_FIELDS,
     WORKLOAD_FIELDS,
     evaluation_portfolio_settings_set,
     portfolio_decision_record,
     portfolio_propose,
+    portfolio_settings_version,
     workload_create,
     workload_delete,
 )
@@ -56,15 +58,7 @@ class PortfolioSettingsForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Read before validation writes the posted values onto the instance.
-        self.stored_version = values_version(
-            [getattr(self.instance, name) for name in PORTFOLIO_SETTING_FIELDS]
-        )
-        self.fields["loaded_version"].initial = self.stored_version
-
-    def clean(self):
-        data = super().clean()
-        refuse_stale(self, self.stored_version)
-        return data
+        self.fields["loaded_version"].initial = portfolio_settings_version(self.instance)
 
 
 class PortfolioDecisionForm(forms.Form):
@@ -139,12 +133,15 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
                     evaluation_portfolio_settings_set(
                         evaluation=evaluation,
                         by=request.user,
+                        expected_version=sent_version(settings_form),
                         **{f: settings_form.cleaned_data[f] for f in PORTFOLIO_SETTING_FIELDS},
                     )
                     messages.success(request, _("Portfolio settings saved."))
                     return redirect("evaluation-portfolio", pk=pk)
             else:
                 return HttpResponse(status=400)
+        except StaleCopy as exc:
+            refuse_stale(settings_form, exc)
         except ValidationError as exc:
             _apply(settings_form if action == "settings" else workload_form, exc)
     lang_zh = (get_language() or "").startswith("zh")

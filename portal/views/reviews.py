@@ -10,10 +10,10 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..forms import AnswerForm, loaded_version_field, refuse_stale, values_version
+from ..forms import AnswerForm, loaded_version_field, refuse_stale, sent_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
-from ..services.answers import answer_version
-from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check
+from ..services.errors import StaleCopy
+from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check, review_version
 from .common import member_candidate
 
 
@@ -35,12 +35,6 @@ class ReviewForm(forms.Form):
     # The answer and its review as the page showed them: a review of a claim changed since,
     # or over someone else's newer review, is refused with the input kept.
     loaded_version = loaded_version_field()
-
-
-def _review_version(answer, review) -> str:
-    return values_version(
-        [answer_version(answer), review.verdict if review else "", review.note if review else ""]
-    )
 
 
 @login_required
@@ -75,18 +69,18 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         bound = ReviewForm(request.POST)
         if answer is None:
             bound.add_error(None, _("The item is not answered yet; there is nothing to review."))
-        elif bound.is_valid() and not refuse_stale(
-            bound,
-            _review_version(answer, reviews.get(answer.pk)),
-            AnswerForm(item=item, answer=answer).display_claim(),
-        ):
+        elif bound.is_valid():
             try:
                 answer_review(
                     answer=answer,
                     verdict=bound.cleaned_data["verdict"],
                     note=bound.cleaned_data["note"],
                     by=request.user,
+                    expected_version=sent_version(bound),
                 )
+            except StaleCopy as exc:
+                # Named as stored now: the answer the service read under the candidate's lock.
+                refuse_stale(bound, exc, AnswerForm(item=item, answer=exc.current).display_claim())
             except ValidationError as exc:
                 for message in exc.messages:
                     bound.add_error(None, message)
@@ -110,7 +104,7 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
             form = ReviewForm(
                 initial={
                     **({"verdict": review.verdict, "note": review.note} if review else {}),
-                    "loaded_version": _review_version(answer, review),
+                    "loaded_version": review_version(answer, review),
                 },
                 prefix=None,
             )

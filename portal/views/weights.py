@@ -12,10 +12,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import loaded_version_field, refuse_stale, values_version
+from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..models import Dimension, EvaluationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
-from ..services.evaluations import DIMENSIONS, evaluation_weights_from_ahp, evaluation_weights_set
+from ..services.errors import StaleCopy
+from ..services.evaluations import (
+    DIMENSIONS,
+    evaluation_weights_from_ahp,
+    evaluation_weights_set,
+    weights_version,
+)
 from .common import member_evaluation
 from .dashboard import results_html
 
@@ -133,11 +139,14 @@ def _sum_shown(form: WeightsForm) -> str:
         return "—"
 
 
+def _shares(shown: dict[str, Decimal]) -> str:
+    return " · ".join(f"{Dimension(d).label} {shown[d]} %" for d in DIMENSIONS if d in shown)
+
+
 def _saved_message(form: WeightsForm, evaluation) -> str:
     if form.scaled_from is None:
         return _("Weights saved.")
-    saved = percentages(evaluation.weights)
-    shares = " · ".join(f"{Dimension(d).label} {saved[d]} %" for d in DIMENSIONS)
+    shares = _shares(percentages(evaluation.weights))
     return _("Your weights added up to %(total)s %%; saved scaled to 100 %%: %(w)s.") % {
         "total": format(form.scaled_from.normalize(), "f"),
         "w": shares,
@@ -150,37 +159,46 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
     may_weigh = membership.role in CAN_WEIGH
     can_save = may_weigh and evaluation.status != EvaluationStatus.DECIDED
     shown = percentages(evaluation.weights)
-    # What the page loaded: a save over weights someone saved since is refused (both shown).
-    version = values_version([evaluation.weights, evaluation.ahp_matrix])
+    # What the page loaded: the services refuse a save over weights someone saved since.
+    version = weights_version(evaluation)
     form = WeightsForm(
         initial={**{f"w_{d}": w for d, w in shown.items()}, "loaded_version": version}
     )
     judgements = saved_judgements(evaluation)
     ahp_form = AhpForm(initial={**judgements, "loaded_version": version})
-    theirs = " · ".join(f"{Dimension(d).label} {shown[d]} %" for d in DIMENSIONS if d in shown)
     status = 200
     if request.method == "POST":
         if not can_save:
             raise PermissionDenied(_("Your role does not allow saving weights."))
+        target: forms.Form
+        if "ahp" in request.POST:
+            target = ahp_form = AhpForm(request.POST)
+        else:
+            target = form = WeightsForm(request.POST)
         try:
-            if "ahp" in request.POST:
-                ahp_form = AhpForm(request.POST)
-                if ahp_form.is_valid() and not refuse_stale(ahp_form, version, theirs):
+            if target is ahp_form:
+                if ahp_form.is_valid():
                     evaluation_weights_from_ahp(
-                        evaluation=evaluation, matrix=ahp_form.matrix(), by=request.user
+                        evaluation=evaluation,
+                        matrix=ahp_form.matrix(),
+                        by=request.user,
+                        expected_version=sent_version(ahp_form),
                     )
                     messages.success(request, _("Weights derived from the pairwise comparisons."))
                     return redirect("evaluation-weights", pk)
-            else:
-                form = WeightsForm(request.POST)
-                if form.is_valid() and not refuse_stale(form, version, theirs):
-                    evaluation_weights_set(
-                        evaluation=evaluation, weights=form.fractions(), by=request.user
-                    )
-                    messages.success(request, _saved_message(form, evaluation))
-                    return redirect("evaluation-weights", pk)
+            elif form.is_valid():
+                saved = evaluation_weights_set(
+                    evaluation=evaluation,
+                    weights=form.fractions(),
+                    by=request.user,
+                    expected_version=sent_version(form),
+                )
+                messages.success(request, _saved_message(form, saved))
+                return redirect("evaluation-weights", pk)
+        except StaleCopy as exc:
+            # Named as stored now (the locked row the service compared with).
+            refuse_stale(target, exc, _shares(percentages(exc.current.weights)))
         except ValidationError as exc:
-            target = ahp_form if "ahp" in request.POST else form
             for message in exc.messages:
                 target.add_error(None, message)
         status = 422 if (form.errors or ahp_form.errors) else 200

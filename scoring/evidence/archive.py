@@ -156,29 +156,60 @@ def read_upload(
 ) -> tuple[str | None, list[Member]]:
     """Read an upload from ``stream``: (format, its regular members in archive order).
 
-    A loose file (no archive magic) gives ``(None, [Member(label, whole file)])``.
+    A loose file (no archive magic, or one gzip-compressed file that holds no tar) gives
+    ``(None, [Member(label, whole file)])``.
     """
     head = _read_exactly(stream, 512)
     fmt = archive_format(head)
     if fmt is None:
-        holder = _Holder()
-        holder.add(head)
-        while holder.size <= limits.max_member_bytes:
-            chunk = stream.read(min(_CHUNK, limits.max_member_bytes - holder.size + 1))
-            if not chunk:
-                break
-            holder.add(chunk)
-        if holder.size > limits.max_member_bytes:
-            raise BundleRejected(
-                f"file {label!r} is larger than the {_size(limits.max_member_bytes)} cap",
-                code="archive.file_too_large",
-                params={"name": label, "cap": _size(limits.max_member_bytes)},
-            )
-        return None, [holder.member(label)]
+        return None, [_read_loose(head, stream, limits, label)]
     source = _Prefixed(head, stream)
     if fmt == "zip":
         return fmt, _read_zip(source, limits)
-    return fmt, _read_tar(source, limits, compressed=fmt == "tar.gz")
+    if fmt == "tar":
+        return fmt, _read_tar(
+            _BoundedSource(source, limits, compressed=False), limits, compressed=False
+        )
+    # gzip: a compressed tar (a bundle), or one gzip-compressed file (``nccl.log.gz``), which
+    # is a loose file like any other once inflated (the caps and the ratio check still apply).
+    inflated = _BoundedSource(source, limits, compressed=True)
+    first = _read_exactly(inflated, 512)
+    if not _tar_header(first):
+        name = label[:-3] if label.lower().endswith(".gz") and len(label) > 3 else label
+        return None, [_read_loose(first, inflated, limits, name)]
+    return fmt, _read_tar(_Prefixed(first, inflated), limits, compressed=True)
+
+
+def _tar_header(block: bytes) -> bool:
+    """True when ``block`` (the first 512 bytes) is a tar header, checksum and all, or the
+    zero block of an empty tar."""
+    if len(block) < 512:
+        return False
+    if block[257:262] == b"ustar" or block == bytes(512):
+        return True
+    try:
+        tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
+    except tarfile.HeaderError:
+        return False
+    return True
+
+
+def _read_loose(head: bytes, stream: Any, limits: BundleLimits, label: str) -> Member:
+    """One file, ``head`` then the rest of ``stream``, capped at the per-file size."""
+    holder = _Holder()
+    holder.add(head)
+    while holder.size <= limits.max_member_bytes:
+        chunk = stream.read(min(_CHUNK, limits.max_member_bytes - holder.size + 1))
+        if not chunk:
+            break
+        holder.add(chunk)
+    if holder.size > limits.max_member_bytes:
+        raise BundleRejected(
+            f"file {label!r} is larger than the {_size(limits.max_member_bytes)} cap",
+            code="archive.file_too_large",
+            params={"name": label, "cap": _size(limits.max_member_bytes)},
+        )
+    return holder.member(label)
 
 
 def _read_exactly(stream: BinaryIO, size: int) -> bytes:
@@ -476,8 +507,9 @@ def _tar_type_problem(info: tarfile.TarInfo) -> str | None:
     return f"is not a regular file (tar type {info.type!r})"
 
 
-def _read_tar(raw: Any, limits: BundleLimits, *, compressed: bool) -> list[Member]:
-    source = _BoundedSource(raw, limits, compressed=compressed)
+def _read_tar(source: Any, limits: BundleLimits, *, compressed: bool) -> list[Member]:
+    """The members of the tar read from ``source`` (inflated and capped by a _BoundedSource;
+    ``compressed`` names the archive in errors)."""
     tally = _Tally(limits)
     files: list[Member] = []
     try:

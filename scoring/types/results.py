@@ -188,12 +188,18 @@ class _ResolvedField:
             value = obj.__dict__[self.name]
         except KeyError:
             raise AttributeError(self.name) from None
-        if isinstance(value, Deferred):
-            value = obj.__dict__[self.name] = value.resolve()
-        return value
+        resolved = self.resolve(obj, value)
+        if resolved is not value:
+            obj.__dict__[self.name] = resolved
+        return resolved
 
     def __set__(self, obj: Any, value: Any) -> None:
         obj.__dict__[self.name] = value
+
+    def resolve(self, obj: Any, value: Any) -> Any:
+        """The value to keep in place of ``value`` (``value`` itself when it is final), which
+        ``obj`` holds."""
+        return value.resolve() if isinstance(value, Deferred) else value
 
 
 class DeferredRows:
@@ -206,33 +212,17 @@ class DeferredRows:
         raise NotImplementedError
 
 
-class _RowField:
-    """A data descriptor for CandidateResult.dimensions: a tuple, or the DeferredRows of the
-    result's batch, whose row (the result's _score_index) is built on the first read and kept
-    in its place, so eq, hash, repr, replace(), asdict(), copying and pickling all see the
-    tuple."""
+class _RowField(_ResolvedField):
+    """CandidateResult.dimensions: a tuple, or the DeferredRows of the result's batch, whose
+    row (the result's _score_index) is built on the first read and kept in its place."""
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        # No class-level value, so dataclasses sees a field without a default.
-        if obj is None:
-            raise AttributeError(self.name)
-        state = obj.__dict__
-        try:
-            value = state[self.name]
-        except KeyError:
-            raise AttributeError(self.name) from None
+    def resolve(self, obj: Any, value: Any) -> Any:
         if isinstance(value, DeferredRows):
-            value = state[self.name] = value.row(state["_score_index"])
+            return value.row(obj.__dict__["_score_index"])
         return value
 
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__[self.name] = value
 
-
-class _ClaimCount:
+class _ClaimCount(_ResolvedField):
     """A data descriptor for a count of a candidate's checklist answers with one status: an
     int, or the answers themselves (a mapping item -> status), counted when first read and
     kept in its place. A ranking reads the counts only where totals tie, so it passes the
@@ -241,23 +231,8 @@ class _ClaimCount:
     def __init__(self, status: str) -> None:
         self.status = status
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        # No class-level value, so dataclasses sees a field without a default.
-        if obj is None:
-            raise AttributeError(self.name)
-        try:
-            value = obj.__dict__[self.name]
-        except KeyError:
-            raise AttributeError(self.name) from None
-        if type(value) is not int:
-            value = obj.__dict__[self.name] = list(value.values()).count(self.status)
-        return value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__[self.name] = value
+    def resolve(self, obj: Any, value: Any) -> Any:
+        return value if type(value) is int else list(value.values()).count(self.status)
 
 
 class ScoreBlock:

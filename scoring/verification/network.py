@@ -14,9 +14,11 @@ from ..reference import (
     NVLINK_RING_EFFICIENCY,
     PCIE_EFFICIENCY,
     ExpectedBusbw,
+    GpuNameFacts,
     GpuSpec,
     expected_busbw_gbyte_s,
-    gpu_family_of,
+    gpu_name_differences,
+    gpu_name_facts,
     match_gpu,
     nic_max_rate_gbit_s,
 )
@@ -379,15 +381,45 @@ class CollectiveCheck:
     one_node_ref: str | None = None
 
 
-def _family(name: str) -> str | None:
-    spec = match_gpu(name)
-    return spec.family if spec else gpu_family_of(name)
+_FORM_NAMES = {"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}
+
+
+def _claimed_gpu(claims: Claims) -> GpuNameFacts:
+    """What the offering states about its GPU: the model name's words, and where the name is
+    silent, the offering's own memory (GiB per GPU) and SXM/PCIe fields."""
+    facts = gpu_name_facts(claims.gpu_model)
+    memory = facts.memory_gb or (claims.gpu_memory_gib if claims.gpu_memory_gib > 0 else None)
+    form = facts.form_factor or (
+        claims.gpu_form_factor if claims.gpu_form_factor in _FORM_NAMES else None
+    )
+    return GpuNameFacts(facts.model, memory, form)
+
+
+def _difference(what: str, claimed: GpuNameFacts, measured: GpuNameFacts) -> tuple[str, str]:
+    """(en, zh) naming one point where a device name departs from the claimed GPU."""
+    if what == "model":
+        return (
+            f"model {measured.model}, not {claimed.model}",
+            f"型号 {measured.model}，并非 {claimed.model}",
+        )
+    if what == "memory":
+        return (
+            f"{measured.memory_gb} GB, not {claimed.memory_gb} GB",
+            f"显存 {measured.memory_gb} GB，并非 {claimed.memory_gb} GB",
+        )
+    measured_form = _FORM_NAMES[measured.form_factor or ""]
+    claimed_form = _FORM_NAMES[claimed.form_factor or ""]
+    return (f"{measured_form}, not {claimed_form}", f"{measured_form} 版本，并非 {claimed_form}")
 
 
 def _foreign_reason(
     claims: Claims, m: Mapping[str, Any], ranks: int, nodes: int
 ) -> tuple[str, str] | None:
-    """Why a run cannot come from this candidate (too large, another GPU), or None."""
+    """Why a run cannot come from this candidate, or None: more nodes or ranks than it has,
+    or device names stating another GPU than the claimed one — another model (H800 for H100,
+    A800 for A100), another memory size (40 GB for 80 GB) or another form factor (PCIe for
+    SXM). Only what both the claim and the device name state is compared: a device line
+    reading just "A100" is no reason to set an A100-SXM4-80GB run aside."""
     claimed_gpus = claims.gpus_per_node * claims.node_count
     if nodes > claims.node_count or ranks > claimed_gpus:
         return (
@@ -396,14 +428,18 @@ def _foreign_reason(
             f"{nodes} 个节点共 {ranks} 个 rank，超出该候选的 {claims.node_count} 个节点 × "
             f"{claims.gpus_per_node} 块 GPU",
         )
-    claimed = _family(claims.gpu_model)
+    claimed = _claimed_gpu(claims)
     names = [n for n in as_list(m.get("gpu_names")) if isinstance(n, str) and n.strip()]
     for name in dict.fromkeys(names):
-        measured = _family(name)
-        if claimed and measured and measured != claimed:
+        measured = gpu_name_facts(name)
+        differences = gpu_name_differences(claimed, measured)
+        if differences:
+            parts = [_difference(what, claimed, measured) for what in differences]
             return (
-                f"ran on {name}, not the claimed {claims.gpu_model}",
-                f"运行于 {name}，并非声明的 {claims.gpu_model}",
+                f"ran on {name}, not the claimed {claims.gpu_model} "
+                f"({'; '.join(en for en, _ in parts)})",
+                f"运行于 {name}，并非声明的 {claims.gpu_model}"
+                f"（{'；'.join(zh for _, zh in parts)}）",
             )
     return None
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -185,7 +186,8 @@ def test_the_same_hardware_under_another_candidate_is_flagged_on_both(
     ).json()
     [reuse] = body["hardware_reuse"]
     assert reuse["candidate_id"] == candidate.pk and reuse["vendor"] == "Test Vendor"
-    assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac"}
+    # Both bundles carry the same nccl-tests output: the same run as well as the same GPU and NIC.
+    assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac", "nccl_run"}
     assert body["fingerprint"]["mac"] == ["04:3f:72:aa:bb:cc"]
 
 
@@ -242,3 +244,15 @@ def test_the_snapshot_lists_only_the_evidence_used_with_hashes_and_fingerprints(
     assert entry["upload_id"] == used.pk and entry["sha256"] == used.sha256
     assert entry["origin"] == "collector" and entry["fingerprint"]["gpu_uuid"] == [UUID]
     assert unverified.pk not in {e["upload_id"] for e in record.snapshot["evidence"]}
+    # Traceable to a node and a sender without the upload row (it may be deleted once the
+    # evaluation is reopened): the node, the token, and the bundle's files that gave figures.
+    assert entry["node_name"] == used.node_name != ""
+    assert entry["token"] == {"id": token.pk, "label": token.label, "node_name": token.node_name}
+    measured = set(
+        Measurement.objects.filter(upload=used).values_list("source_file", "kind").distinct()
+    )
+    assert {(f["file"], f["kind"]) for f in entry["files"]} == measured and measured
+    page = Client()
+    page.force_login(members["manager"])
+    shown = page.get(reverse("evaluation-decision", args=[candidate.evaluation.pk]))
+    assert f"node {used.node_name}" in shown.content.decode()

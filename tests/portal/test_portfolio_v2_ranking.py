@@ -85,16 +85,29 @@ def test_recommended_model_on_dashboard_api_and_csv(client, evaluation, priced, 
     assert "✓" in chart
 
 
-def test_demo_a100_candidate_has_fabric_proof_but_its_real_numbers_fall_short(demo):
-    """Demo evaluation 1: the A100 candidate's second node folder holds a real two-node A100
-    run; it proves the fabric, and its measured bus bandwidth (32.84 GB/s, unedited) is far
-    below the 70 % the evaluation requires, so it stays disqualified, now for that reason."""
+def test_demo_a100_candidates_two_node_run_is_another_variants_and_set_aside(demo):
+    """Demo evaluation 1: the A100 candidate's second node folder holds a real two-node run
+    whose device lines name A100-SXM4-40GB cards, not the A100-SXM4-80GB the offering claims
+    (as does its first node's one-node run): both are set aside as foreign (never judged, no
+    fraction), so the interconnect stays unmeasured and the candidate stays disqualified for
+    that reason."""
     from portal.models import Evaluation
 
     evaluation = Evaluation.objects.get(pk=1)
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
     a100 = next(r for r in ranking.results if r.candidate_id == 2)
     assert candidates[2].answer_statuses["fabric"] == "verified"
-    assert [k.code for k in a100.knockouts] == ["busbw_fraction"]
-    assert "32.84" in a100.knockouts[0].reason_en
+    assert [k.code for k in a100.knockouts] == ["busbw_unmeasured"]
+    verification = Candidate.objects.get(pk=2).verification
+    assert verification["measured"]["busbw_fraction"] is None
+    # Both node folders' runs (node-07's one-node run too) are on 40 GB cards.
+    node_07, node_08 = sorted(verification["busbw"]["details"]["foreign_runs"])
+    assert node_07.startswith("a100-node-07") and node_08.startswith("a100-node-08")
+    assert node_07.endswith(
+        "ran on NVIDIA A100-SXM4-40GB, not the claimed NVIDIA A100-SXM4-80GB (40 GB, not 80 GB)"
+    )
+    assert node_08.endswith(
+        "ran on A100-SXM4-40GB, not the claimed NVIDIA A100-SXM4-80GB (40 GB, not 80 GB)"
+    )
+    assert verification["measured"]["nvlink_busbw_fraction"] is None
     assert len(ranking.qualified) == 1

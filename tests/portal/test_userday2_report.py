@@ -51,6 +51,51 @@ def test_the_pdf_renders_in_process(demo):
     data = pdf.file.read()
     assert data.startswith(b"%PDF") and pdf.size_bytes == len(data)
     assert len(re.findall(rb"/Type\s*/Page[^s]", data)) >= 3
+    from portal import selectors
+
+    assert pdf.fingerprint == selectors.results_fingerprint(pdf.evaluation)
+
+
+@pytest.mark.django_db
+def test_a_pdf_made_before_a_change_says_so(client, demo):
+    """The report page offers the member's latest PDF with the time it was made; once the
+    evaluation changes (here a decision, then a reopening) that PDF is said to show the
+    evaluation before the change, so no one prints an old decision as the current one."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from portal import selectors
+    from portal.models import Evaluation
+    from portal.services.evaluations import decision_record, evaluation_reopen
+
+    evaluation = Evaluation.objects.get(pk=1)
+    users = get_user_model().objects
+    ReportPdf.objects.create(
+        evaluation=evaluation,
+        requested_by=users.get(username="viewer"),
+        status=PdfStatus.DONE,
+        file="reports/made-earlier.pdf",
+        size_bytes=1000,
+        finished_at=timezone.now(),
+        fingerprint=selectors.results_fingerprint(evaluation),
+    )
+    url = reverse("evaluation-report", args=[1])
+    body = _login(client).get(url).content.decode()
+    assert "Download the PDF" in body and "made " in body and "before later changes" not in body
+
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    manager = users.get(username="manager")
+    decision_record(
+        evaluation=evaluation,
+        candidate=evaluation.candidates.get(pk=ranking.qualified[0].candidate_id),
+        rationale="Best.",
+        by=manager,
+    )
+    body = client.get(url).content.decode()
+    assert "shows the evaluation before later changes" in body
+    assert "Download that earlier PDF" in body
+    evaluation_reopen(evaluation=evaluation, reason="New quote.", by=manager)
+    assert "before later changes" in client.get(url).content.decode()
 
 
 def _wait_for(predicate, timeout_s=90.0):

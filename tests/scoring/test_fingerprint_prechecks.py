@@ -48,5 +48,8 @@ def test_identifiers_and_times_are_found_piece_by_piece():
             assert may_be_dated(line)
     # Case folding beyond ASCII ("GUİD") still counts: the slow test, for non-ASCII text.
     assert may_identify("Node GU\u0130D: 0x0002c90300a1b2c3")
-    assert not may_identify("#  Rank  0 Group  0 Pid 1 on node device  0 [0x63] H100\n")
+    # An nccl-tests device line names its host, a results row belongs to a run's digest.
+    assert may_identify("#  Rank  0 Group  0 Pid 1 on node device  0 [0x63] H100\n")
+    assert may_identify("       8   2   float   sum   -1   32.07   0.00   0.00   0\n")
+    assert not may_identify("node-01:1234:1234 [0] NCCL INFO Bootstrap : Using eth0\n")
     assert not may_be_dated("       8   2   float   sum   -1   32.07   0.00   0.00   0\n")

@@ -1,7 +1,7 @@
 """A real two-node A100 all_reduce (AWS p4d, EFA; aws-samples/aws-efa-eks) for the demo's A100
-candidate: the parser reads it as a 16-rank, two-host run, and rubric v2 verification judges it
-as fabric proof for a multi-node candidate, with the measured fraction against the declared
-network (see tests/scoring/evidence/samples/PROVENANCE.tsv)."""
+candidate: the parser reads it as a 16-rank, two-host run on A100-SXM4-40GB cards (which is why
+verification sets it aside for the demo's A100-SXM4-80GB offering: tests/scoring/
+test_foreign_gpu_variant.py; provenance in tests/scoring/evidence/samples/PROVENANCE.tsv)."""
 
 from __future__ import annotations
 

@@ -593,9 +593,17 @@ def test_busbw_judges_the_run_on_the_most_nodes() -> None:
 
 def test_busbw_unknown_gpu_model_gives_no_fraction() -> None:
     c = claims(gpu_model="Instinct MI300X", gpu_memory_gib=192, node_count=1)
-    report = verify_candidate(c, [ev("nccl_tests", NCCL_A100_1NODE)])
+    # A run whose device list names no GPU: measured, but nothing to compare it with.
+    report = verify_candidate(c, [ev("nccl_tests", NCCL_A100_1NODE | {"gpu_names": []})])
     assert report.busbw_fraction is None
     assert "not in the reference table" in report.busbw.explanation_en
+    # The same run naming its A100s is another model's run: set aside, not judged.
+    report = verify_candidate(c, [ev("nccl_tests", NCCL_A100_1NODE)])
+    assert report.busbw_fraction is None
+    assert report.busbw.details["foreign_runs"] == [
+        "gpu-01: nccl_tests.txt line 1 (upload 1): ran on NVIDIA A100-SXM4-40GB, not the claimed "
+        "Instinct MI300X (model A100, not MI300X; 40 GB, not 192 GB)"
+    ]
 
 
 # --- faults -------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ...models import (
     Role,
 )
 from ...services.answers import answer_version
+from ...services.evaluations import requirements_version
 from .base import StrictMixin, StrictSerializer, safe_text
 from .fields import (
     CurrencyField,
@@ -44,6 +45,10 @@ class EvaluationSerializer(serializers.ModelSerializer):
     weights = serializers.SerializerMethodField()
     my_role = serializers.SerializerMethodField()
     candidate_count = serializers.SerializerMethodField()
+    version = serializers.SerializerMethodField(
+        help_text="The version of the requirements and status: a PATCH naming an older one is "
+        "a 409 (requirements saved since are not overwritten)."
+    )
 
     class Meta:
         model = Evaluation
@@ -55,10 +60,14 @@ class EvaluationSerializer(serializers.ModelSerializer):
             "weights",
             "my_role",
             "candidate_count",
+            "version",
             "created_at",
             "updated_at",
         )
         read_only_fields = fields
+
+    def get_version(self, obj) -> str:
+        return requirements_version(obj)
 
     def get_weights(self, obj) -> dict[str, str]:
         return {k: str(v) for k, v in obj.weights.items()}
@@ -81,10 +90,13 @@ class EvaluationInSerializer(StrictMixin, serializers.ModelSerializer):
     status = EvaluationStatusField(required=False)
     budget_currency = CurrencyField(required=False)
     required_mlps_level = MlpsLevelField(required=False)
+    # The version read with GET: a PATCH over requirements saved since is a 409 (omit it to
+    # overwrite whatever is stored).
+    version = serializers.CharField(required=False, max_length=64, write_only=True)
 
     class Meta:
         model = Evaluation
-        fields = (*REQUIREMENT_FIELDS, "status")
+        fields = (*REQUIREMENT_FIELDS, "status", "version")
 
     def validate_status(self, value):
         if value == EvaluationStatus.DECIDED:
@@ -299,9 +311,12 @@ class WeightsSerializer(StrictSerializer):
     security = _weight_field()
     cost = _weight_field()
     support = _weight_field()
+    # The version read with GET: a PUT over weights saved since is a 409 (omit it to overwrite
+    # whatever is stored).
+    version = serializers.CharField(required=False, max_length=64)
 
     def validate(self, attrs):
-        if all(value <= 0 for value in attrs.values()):
+        if all(value <= 0 for name, value in attrs.items() if name in DIMENSIONS):
             raise serializers.ValidationError(
                 _("At least one weight must be positive: all six weights are zero.")
             )
@@ -312,6 +327,10 @@ class WeightsOutSerializer(serializers.Serializer):
     weights = serializers.DictField(child=serializers.CharField())
     normalised_pct = serializers.DictField(child=serializers.FloatField())
     consistency_ratio = serializers.FloatField(required=False, allow_null=True)
+    version = serializers.CharField(
+        help_text="The version of the weights (and AHP matrix): a PUT or POST naming an older "
+        "one is a 409."
+    )
 
 
 AHP_MIN = 1 / 9 - 1e-9
@@ -331,6 +350,7 @@ class AhpSerializer(StrictSerializer):
         min_length=len(DIMENSIONS),
         max_length=len(DIMENSIONS),
     )
+    version = serializers.CharField(required=False, max_length=64)
 
 
 class DecisionRecordSerializer(serializers.ModelSerializer):

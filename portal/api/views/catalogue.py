@@ -79,7 +79,44 @@ class CatalogueView(ApiView):
     permission_classes = [CatalogueEditorOrReadOnly]
 
 
-class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
+class CatalogueList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
+    """GET lists, POST creates (catalogue editors)."""
+
+    def get(self, request, *args, **kwargs):
+        return self.list(request, *args, **kwargs)
+
+    def post(self, request, *args, **kwargs):
+        return self.create(request, *args, **kwargs)
+
+
+class CatalogueDetail(
+    mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
+):
+    """GET, PUT/PATCH and DELETE of one catalogue row; a row still in use is a 409."""
+
+    def get(self, request, *args, **kwargs):
+        return self.retrieve(request, *args, **kwargs)
+
+    def put(self, request, *args, **kwargs):
+        return self.update(request, *args, **kwargs)
+
+    def patch(self, request, *args, **kwargs):
+        return self.partial_update(request, *args, **kwargs)
+
+    def delete(self, request, *args, **kwargs):
+        return self.destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance):
+        try:
+            self.remove(instance)
+        except CatalogueRowInUse as exc:
+            raise Conflict(str(exc)) from None
+
+    def remove(self, instance) -> None:
+        raise NotImplementedError
+
+
+class VendorList(CatalogueList):
     """Vendors (filter: name, mlps_level, xinchuang, iso27001). POST: catalogue editors
     (staff or the catalogue role)."""
 
@@ -87,42 +124,19 @@ class VendorList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
     queryset = Vendor.objects.order_by("name")
     filterset_class = VendorFilter
 
-    def get(self, request, *args, **kwargs):
-        return self.list(request, *args, **kwargs)
 
-    def post(self, request, *args, **kwargs):
-        return self.create(request, *args, **kwargs)
-
-
-class VendorDetail(
-    mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
-):
+class VendorDetail(CatalogueDetail):
     """One vendor. PUT/PATCH: catalogue editors; its offerings get a new version.
     DELETE: catalogue editors, only once the vendor has no offerings (else 409)."""
 
     serializer_class = VendorSerializer
     queryset = Vendor.objects.all()
 
-    def get(self, request, *args, **kwargs):
-        return self.retrieve(request, *args, **kwargs)
-
-    def put(self, request, *args, **kwargs):
-        return self.update(request, *args, **kwargs)
-
-    def patch(self, request, *args, **kwargs):
-        return self.partial_update(request, *args, **kwargs)
-
-    def delete(self, request, *args, **kwargs):
-        return self.destroy(request, *args, **kwargs)
-
-    def perform_destroy(self, instance):
-        try:
-            vendor_delete(vendor=instance, by=self.request.user)
-        except CatalogueRowInUse as exc:
-            raise Conflict(str(exc)) from None
+    def remove(self, instance) -> None:
+        vendor_delete(vendor=instance, by=self.request.user)
 
 
-class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView):
+class OfferingList(CatalogueList):
     """Offerings with their list prices (filter: vendor, delivery_form, gpu_model, fabric,
     gpu_form_factor, region). POST: catalogue editors (staff or the catalogue role)."""
 
@@ -130,16 +144,8 @@ class OfferingList(mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
     queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
     filterset_class = OfferingFilter
 
-    def get(self, request, *args, **kwargs):
-        return self.list(request, *args, **kwargs)
 
-    def post(self, request, *args, **kwargs):
-        return self.create(request, *args, **kwargs)
-
-
-class OfferingDetail(
-    mixins.RetrieveModelMixin, mixins.UpdateModelMixin, mixins.DestroyModelMixin, CatalogueView
-):
+class OfferingDetail(CatalogueDetail):
     """One offering. PUT/PATCH: catalogue editors; a new version (candidates keep theirs).
     DELETE: catalogue editors, with its list prices, only while no evaluation has it as a
     candidate (else 409: remove the candidacies first)."""
@@ -147,23 +153,8 @@ class OfferingDetail(
     serializer_class = OfferingSerializer
     queryset = Offering.objects.select_related("vendor").prefetch_related("prices")
 
-    def get(self, request, *args, **kwargs):
-        return self.retrieve(request, *args, **kwargs)
-
-    def put(self, request, *args, **kwargs):
-        return self.update(request, *args, **kwargs)
-
-    def patch(self, request, *args, **kwargs):
-        return self.partial_update(request, *args, **kwargs)
-
-    def delete(self, request, *args, **kwargs):
-        return self.destroy(request, *args, **kwargs)
-
-    def perform_destroy(self, instance):
-        try:
-            offering_delete(offering=instance, by=self.request.user)
-        except CatalogueRowInUse as exc:
-            raise Conflict(str(exc)) from None
+    def remove(self, instance) -> None:
+        offering_delete(offering=instance, by=self.request.user)
 
 
 class OfferingPriceMixin:
@@ -180,46 +171,20 @@ class OfferingPriceMixin:
         return OfferingPrice.objects.filter(offering=self.get_offering()).order_by("billing_model")
 
 
-class OfferingPriceList(
-    OfferingPriceMixin, mixins.ListModelMixin, mixins.CreateModelMixin, CatalogueView
-):
+class OfferingPriceList(OfferingPriceMixin, CatalogueList):
     """The list prices of one offering, one per billing model. POST: catalogue editors
     (staff or the catalogue role)."""
-
-    def get(self, request, *args, **kwargs):
-        return self.list(request, *args, **kwargs)
-
-    def post(self, request, *args, **kwargs):
-        return self.create(request, *args, **kwargs)
 
     def perform_create(self, serializer):
         serializer.save(offering=self.get_offering())
 
 
-class OfferingPriceDetail(
-    OfferingPriceMixin,
-    mixins.RetrieveModelMixin,
-    mixins.UpdateModelMixin,
-    mixins.DestroyModelMixin,
-    CatalogueView,
-):
+class OfferingPriceDetail(OfferingPriceMixin, CatalogueDetail):
     """One list price. PUT/PATCH/DELETE: catalogue editors; a new version of the offering."""
 
     lookup_url_kwarg = "price_pk"
 
-    def get(self, request, *args, **kwargs):
-        return self.retrieve(request, *args, **kwargs)
-
-    def put(self, request, *args, **kwargs):
-        return self.update(request, *args, **kwargs)
-
-    def patch(self, request, *args, **kwargs):
-        return self.partial_update(request, *args, **kwargs)
-
-    def delete(self, request, *args, **kwargs):
-        return self.destroy(request, *args, **kwargs)
-
-    def perform_destroy(self, instance):
+    def remove(self, instance) -> None:
         offering_price_delete(price=instance, by=self.request.user)
 
 

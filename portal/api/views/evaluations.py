@@ -39,6 +39,7 @@ from ...services.evaluations import (
     member_add,
     member_remove,
     member_role_set,
+    weights_version,
 )
 from ...services.fingerprints import (
     candidate_fingerprint,
@@ -93,7 +94,9 @@ class EvaluationList(mixins.ListModelMixin, ApiView):
     def post(self, request):
         incoming = EvaluationInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        evaluation = evaluation_create(fields=incoming.validated_data, by=request.user)
+        fields = dict(incoming.validated_data)
+        fields.pop("version", None)  # a new evaluation has no earlier version to compare
+        evaluation = evaluation_create(fields=fields, by=request.user)
         membership = Membership.objects.get(evaluation=evaluation, user=request.user)
         out = EvaluationSerializer(evaluation, context={"membership": membership})
         return Response(out.data, status=status.HTTP_201_CREATED)
@@ -113,10 +116,18 @@ class EvaluationDetail(EvaluationScopedView):
     def patch(self, request, evaluation_pk: int):
         incoming = EvaluationInSerializer(self.evaluation, data=request.data, partial=True)
         incoming.is_valid(raise_exception=True)
+        changes = dict(incoming.validated_data)
+        expected_version = changes.pop("version", None)
         evaluation = self.evaluation
-        for name, value in incoming.validated_data.items():
+        for name, value in changes.items():
             setattr(evaluation, name, value)
-        evaluation_update(evaluation=evaluation, by=request.user)
+        # Only what was sent is written: a PATCH never writes back the rest as it read it.
+        evaluation = evaluation_update(
+            evaluation=evaluation,
+            by=request.user,
+            fields=list(changes),
+            expected_version=expected_version,
+        )
         return Response(self.output(evaluation).data)
 
 
@@ -291,8 +302,9 @@ class CandidateCatalogueView(CandidateViewMixin, EvaluationScopedView):
 
 class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
     """Where the candidate's evidence comes from: its node fingerprint (GPU UUIDs and serials,
-    board and system serials, HCA GUIDs, MACs), the same hardware under other candidates
-    (naming them), and which uploads are used (imported, of a checked origin, fresh enough)."""
+    board and system serials, HCA GUIDs, MACs, nccl-tests hosts and runs), the same hardware
+    or the same output (identical upload bytes) under other candidates (naming them), and
+    which uploads are used (imported, of a checked origin, fresh enough)."""
 
     roles = {"GET": CAN_VIEW}
     pagination_class = None
@@ -403,6 +415,7 @@ def _weights_out(evaluation: Evaluation, consistency_ratio: float | None = None)
     out = {
         "weights": {k: str(v) for k, v in evaluation.weights.items()},
         "normalised_pct": {k: round(v * 100, 3) for k, v in normalised.items()},
+        "version": weights_version(evaluation),
     }
     if consistency_ratio is not None:
         out["consistency_ratio"] = round(consistency_ratio, 4)
@@ -430,8 +443,13 @@ class WeightsView(EvaluationScopedView):
     def put(self, request, evaluation_pk: int):
         incoming = WeightsSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
+        weights = dict(incoming.validated_data)
+        expected_version = weights.pop("version", None)
         evaluation = evaluation_weights_set(
-            evaluation=self.evaluation, weights=incoming.validated_data, by=request.user
+            evaluation=self.evaluation,
+            weights=weights,
+            by=request.user,
+            expected_version=expected_version,
         )
         return Response(_weights_out(evaluation))
 
@@ -441,7 +459,10 @@ class WeightsView(EvaluationScopedView):
         incoming.is_valid(raise_exception=True)
         matrix = incoming.validated_data["matrix"]
         evaluation = evaluation_weights_from_ahp(
-            evaluation=self.evaluation, matrix=matrix, by=request.user
+            evaluation=self.evaluation,
+            matrix=matrix,
+            by=request.user,
+            expected_version=incoming.validated_data.get("version"),
         )
         return Response(_weights_out(evaluation, ahp(matrix).consistency_ratio))
 

@@ -510,8 +510,30 @@ def test_garbled_gzip_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     assert_rejected(data, r"corrupt gzip data", monkeypatch)
 
 
-def test_gzip_of_plain_text_is_not_a_tar(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert_rejected(gzip.compress(TOPO), r"not a valid gzip-compressed tar archive", monkeypatch)
+def test_one_gzip_compressed_file_is_a_loose_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``gzip nccl.log`` is how a big log travels: it is read as the file it holds (named
+    without ``.gz``), never as a broken tar, and nothing touches the disk."""
+    with no_filesystem(monkeypatch) as touched:
+        evidence = open_evidence("topo.txt.gz", gzip.compress(TOPO))
+    assert touched == []
+    assert evidence.manifest is None
+    [member] = evidence.members
+    assert (member.name, member.data) == ("topo.txt", TOPO)
+    # Shorter than a tar header, and a gzip of text that is not a tar header either.
+    assert open_evidence("a.gz", gzip.compress(b"x")).members[0].data == b"x"
+    assert open_evidence("b", gzip.compress(TOPO * 50)).members[0].name == "b"
+
+
+def test_a_gzip_compressed_file_keeps_the_caps(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = b"0123456789abcdef" * 8192  # 128 KiB, compresses well
+    assert_rejected(
+        gzip.compress(big),
+        r"file .upload\.tar. is larger than the 65536 bytes cap",
+        monkeypatch,
+        max_member_bytes=64 * 1024,
+    )
+    bomb = gzip.compress(b"a" * (64 * MIB))
+    assert_rejected(bomb, r"inflates more than", monkeypatch)
 
 
 def test_truncated_zip_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
