@@ -109,7 +109,7 @@ def crossover_pools(draw, size=24):
     return pool
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(pool=crossover_pools(), spec=evaluations)
 def test_every_fact_column_is_the_fact_fetched_per_candidate(pool, spec):
     for rubric in RUBRICS:
@@ -168,8 +168,8 @@ def test_once_per_key_computes_each_key_once_from_its_first_item():
     assert once_per_key([], [], compute) == []
 
 
-@settings(max_examples=40, deadline=None)
-@given(pool=crossover_pools(size=40), spec=evaluations)
+@settings(max_examples=20, deadline=None)
+@given(pool=crossover_pools(size=32), spec=evaluations)
 def test_the_kernel_ranks_candidates_sharing_values_as_the_per_candidate_engine(pool, spec):
     """Repeated values are scored once per distinct value (Batch.coded) by the kernel."""
     for rubric in RUBRICS:
