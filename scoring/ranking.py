@@ -106,7 +106,9 @@ def score_candidates_batch(
     else:
         # The numpy kernel scores the batch; each dimension's contributions (the
         # explanations) are built from the same rules the first time one of them is read.
-        dimensions, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
+        rows, arrays = score_dimensions_deferred(candidates, evaluation, rubric, tcos)
+        # Each result holds the batch's rows and builds its own tuple when first read.
+        dimensions: Iterable[Any] = repeat(rows, len(candidates))
         totals = weighted_totals_array(arrays, ordered).tolist()
         matrix = np.column_stack(arrays) if arrays else np.zeros((len(candidates), 0))
     knockouts = list(map(check_knockouts, candidates, repeat(evaluation), repeat(rubric), tcos))

@@ -43,10 +43,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
+from itertools import chain
+from operator import attrgetter, mul
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from .batching import once_per_key
 from .rubric import Rubric, load_rubric
 from .types import (
     BILLING_MODELS,
@@ -1036,26 +1039,30 @@ def pending_tcos(
     if floats is None:
         floats = len(candidates) >= FLOAT_MIN_CANDIDATES
     found: list[PendingTco | None] = []
-    append = found.append
-    columns = _Columns()
+    priced: list[CandidateInput] = []
+    prices: list[tuple[Any, ...]] = []
     for candidate in candidates:
-        prices = candidate.effective_prices()
-        if not prices:
-            append(None)
+        offered = candidate.effective_prices()
+        if not offered:
+            found.append(None)
             continue
-        pending = PendingTco(candidate, evaluation, rubric, plan)
-        append(pending)
-        if not floats:
-            pending._read_exact()
-            continue
-        row = _float_row(candidate, prices, evaluation, rubric, plan)
-        if row is None:
-            pending._read_exact()
-        else:
-            columns.pending.append(pending)
-            columns.rows.append(row)
-    if columns.pending:
-        columns.settle(evaluation, plan)
+        found.append(PendingTco(candidate, evaluation, rubric, plan))
+        priced.append(candidate)
+        prices.append(offered)
+    pending = [item for item in found if item is not None]
+    if not floats:
+        for item in pending:
+            item._read_exact()
+        return found
+    taken, values = _float_inputs(priced, prices, evaluation, rubric, plan)
+    on_floats = [False] * len(pending)
+    for index in taken:
+        on_floats[index] = True
+    for item, on in zip(pending, on_floats, strict=True):
+        if not on:
+            item._read_exact()
+    if taken:
+        _settle([pending[index] for index in taken], values, evaluation, plan)
     return found
 
 
@@ -1063,66 +1070,189 @@ _NO_PRICE = Decimal("NaN")
 _SPOT_ROW = BILLING_MODELS.index("spot")
 
 
-def _float_row(
-    candidate: CandidateInput,
-    prices: tuple[Any, ...],
+_UNPRICED_REFERENCE = object()
+_OFFERING_OF = attrgetter("offering")
+_MEASURED_OF = attrgetter("measured")
+_ANSWERS_OF = attrgetter("answers")
+_NODE_COUNT_OF = attrgetter("node_count")
+_VERDICT_OF = attrgetter("bare_metal_verdict", "bare_metal_confidence", "delivery_form_seen")
+_PER_GPU_OF = attrgetter("price_per_gpu")
+# What the float figures read of an offering, in this order.
+_OFFERING_FIELDS = attrgetter(
+    "delivery_form",
+    "spot_preemption_risk_pct",
+    "releasable_hourly",
+    "min_commitment_days",
+    "vendor_managed",
+    "currency",
+    "gpu_model",
+    "mig_profile",
+    "sla_availability_pct",
+    "gpus_per_node",
+    "storage_cost_month",
+    "network_egress_cost_month",
+    "support_cost_month",
+    "licence_cost_gpu_month",
+    "setup_fee",
+    "setup_days",
+)
+
+
+def _float_inputs(
+    candidates: Sequence[CandidateInput],
+    prices: Sequence[tuple[Any, ...]],
     evaluation: EvaluationSpec,
     rubric: Rubric,
     plan: TcoPlan,
-) -> tuple[Any, ...] | None:
-    """The inputs of a candidate's float figures (see _Columns), or None for a shape the
-    float path leaves to the exact TCO: a minimum commitment beyond the duration, MIG
-    slices, no reference price."""
+) -> tuple[list[int], list[np.ndarray]]:
+    """The inputs of the float figures (see _settle) of the candidates (each priced:
+    ``prices`` are their effective prices): the positions of those the float path takes and,
+    for them, one float64 array per input. The rest, a shape left to the exact TCO (a minimum
+    commitment beyond the duration, MIG slices, no reference price), read it.
+
+    Each helper that prices a candidate's terms (_billing_terms, operations_cost,
+    _plan_availability, the reference price) runs once per distinct value of what it reads
+    of the candidate: a batch's candidates share most terms."""
+    count = len(candidates)
     policy = rubric.v2
-    offering = candidate.offering
-    if policy is not None and offering.mig_profile:
-        return None
-    risk, hourly_hours, commitment_days, allow_spot = _billing_terms(
-        candidate, evaluation, rubric, plan
-    )
-    if commitment_days:
-        return None
-    try:
-        reference = rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency)
-    except RubricError:
-        return None
-    operations = _ZERO_CENTS
+    offerings = list(map(_OFFERING_OF, candidates))
+    (
+        forms,
+        stated_risks,
+        releasable,
+        commitments,
+        managed,
+        currencies,
+        models,
+        mig_profiles,
+        slas,
+        per_node,
+        storage,
+        egress,
+        support,
+        licence,
+        setup_fee,
+        setup_days,
+    ) = zip(*map(_OFFERING_FIELDS, offerings), strict=True) if count else ((),) * 16
+    nodes = list(map(_NODE_COUNT_OF, candidates))
+    gpus = list(map(mul, nodes, per_node))
+    answers = list(map(_ANSWERS_OF, candidates))
+    sla_statuses = [items.get("sla") for items in answers]
+    billing_statuses: list[Any] = [None] * count
     if policy is not None:
-        operations = operations_cost(candidate, evaluation, rubric, plan.duration_months)
-    if len(prices) == len(BILLING_MODELS):
-        # Every model priced (prices are kept in BILLING_MODELS order).
-        per_gpu = [price.price_per_gpu for price in prices]
-    else:
-        by_model = {price.billing_model: price.price_per_gpu for price in prices}
-        per_gpu = [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
-    spot = per_gpu[_SPOT_ROW]
-    useful = candidate.gpu_count
-    if policy is not None and policy.effective_hours == "required":
-        useful = min(useful, evaluation.required_total_gpus)
-    return (
-        *per_gpu,
-        offering.storage_cost_month,
-        offering.network_egress_cost_month,
-        offering.support_cost_month,
-        offering.licence_cost_gpu_month,
-        offering.setup_fee,
-        operations,
-        candidate.gpu_count,
-        offering.setup_days,
-        risk,
-        hourly_hours,
-        _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy),
-        allow_spot,
-        _plan_availability(candidate, rubric, plan)[0],
-        _efficiency_cap(candidate, rubric, evaluation.workload_profile)[0],
-        reference,
-        useful,
+        item = policy.billing_terms_item
+        billing_statuses = [items.get(item) for items in answers]
+    # The priced form reads the evidence only where there is a bare-metal verdict.
+    verdicts = list(map(_VERDICT_OF, map(_MEASURED_OF, candidates)))
+    form_keys: Sequence[Any] = forms
+    if any(verdict[0] is not None for verdict in verdicts):
+        form_keys = list(zip(forms, verdicts, strict=True))
+
+    def billing(candidate: CandidateInput) -> tuple[Any, ...]:
+        return _billing_terms(candidate, evaluation, rubric, plan)
+
+    # The shared values as floats, converted once per key.
+    def reference(candidate: CandidateInput) -> Any:
+        offering = candidate.offering
+        try:
+            return float(rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency))
+        except RubricError:
+            return _UNPRICED_REFERENCE
+
+    def operations(candidate: CandidateInput) -> float:
+        return float(operations_cost(candidate, evaluation, rubric, plan.duration_months))
+
+    def availability(candidate: CandidateInput) -> float:
+        return float(_plan_availability(candidate, rubric, plan)[0])
+
+    terms = once_per_key(
+        list(
+            zip(
+                form_keys,
+                stated_risks,
+                billing_statuses,
+                releasable,
+                commitments,
+                nodes,
+                strict=True,
+            )
+        ),
+        candidates,
+        billing,
     )
+    references = once_per_key(list(zip(models, currencies, strict=True)), candidates, reference)
+    taken = [
+        index
+        for index, (term, ref, mig) in enumerate(zip(terms, references, mig_profiles, strict=True))
+        if not term[2] and ref is not _UNPRICED_REFERENCE and not (policy is not None and mig)
+    ]
+    if len(taken) < count:
 
+        def keep(column: Sequence[Any]) -> list[Any]:
+            return [column[index] for index in taken]
 
-# Columns of _float_row holding ints, bools and floats, and Decimals a plan's candidates share.
-_NUMBER_COLUMNS = frozenset((10, 11, 15, 17, 19))
-_SHARED_COLUMNS = frozenset((9, 12, 13, 14, 16, 18))
+        candidates, prices, terms, references = map(keep, (candidates, prices, terms, references))
+        forms, managed, currencies, slas, sla_statuses, billing_statuses = map(
+            keep, (forms, managed, currencies, slas, sla_statuses, billing_statuses)
+        )
+        gpus, storage, egress, support, licence, setup_fee, setup_days = map(
+            keep, (gpus, storage, egress, support, licence, setup_fee, setup_days)
+        )
+    count = len(taken)
+    if policy is None:
+        costs = [float(_ZERO_CENTS)] * count
+    else:
+        costs = once_per_key(
+            list(zip(forms, managed, billing_statuses, currencies, strict=True)),
+            candidates,
+            operations,
+        )
+    availabilities = once_per_key(
+        list(zip(slas, sla_statuses, strict=True)), candidates, availability
+    )
+    risks, hourly_hours, _, allow_spot = zip(*terms, strict=True) if count else ((),) * 4
+    # Every model priced (prices are kept in BILLING_MODELS order) or a look-up per model.
+    if all(len(offered) == len(BILLING_MODELS) for offered in prices):
+        per_gpu = list(map(_PER_GPU_OF, chain.from_iterable(prices)))
+    else:
+        per_gpu = []
+        for offered in prices:
+            by_model = {price.billing_model: price.price_per_gpu for price in offered}
+            per_gpu += [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
+    spot_priced = per_gpu[_SPOT_ROW :: len(BILLING_MODELS)]
+    spot_hours = [
+        _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy)
+        for spot, risk in zip(spot_priced, risks, strict=True)
+    ]
+    workload = evaluation.workload_profile
+    caps = [_efficiency_cap(candidate, rubric, workload)[0] for candidate in candidates]
+    gpu_array = np.array(gpus, dtype=float)
+    useful = gpu_array
+    if policy is not None and policy.effective_hours == "required":
+        useful = np.minimum(gpu_array, float(evaluation.required_total_gpus))
+    # float() of each Decimal (numpy's own conversion of Decimals is slower); the values the
+    # candidates share (risks, hours of the hourly and spot models) once each.
+    shared = FloatCache()
+    values = [
+        np.array(list(map(float, per_gpu))).reshape(count, len(BILLING_MODELS)).T,
+        *(
+            np.array(list(map(float, column)))
+            for column in (storage, egress, support, licence, setup_fee)
+        ),
+        np.array(costs, dtype=float),
+        gpu_array,
+        np.array(setup_days, dtype=float),
+        *(
+            np.array(list(map(shared.__getitem__, column)))
+            for column in (risks, hourly_hours, spot_hours)
+        ),
+        np.array(allow_spot, dtype=float),
+        np.array(availabilities, dtype=float),
+        np.array(caps, dtype=float),
+        np.array(references, dtype=float),
+        useful,
+    ]
+    return taken, values
 
 
 class FloatCache(dict):
@@ -1136,116 +1266,98 @@ class FloatCache(dict):
         return value
 
 
-class _Columns:
-    """The candidates on the float path: their PendingTco and _float_row."""
+def _settle(
+    pending: list[PendingTco], values: list[np.ndarray], evaluation: EvaluationSpec, plan: TcoPlan
+) -> None:
+    """Fill in every pending figure from the float inputs (_float_inputs); a candidate
+    whose figures are not all settled reads its exact TCO."""
+    prices, storage, egress, support, licence, setup_fee, operations = values[:7]
+    gpus, setup_days, risk, hourly_hours, spot_hours, allow_spot = values[7:13]
+    availability, cap, ref, useful = values[13:]
+    count = len(pending)
+    months = float(plan.duration_months)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        # Each component in cents, rounded as compute_tco rounds it (settled away from a
+        # half cent), so the totals are exact whole cents.
+        shared = np.zeros(count)
+        settled = np.ones(count, dtype=bool)
+        for part in (
+            storage * months,
+            egress * months,
+            support * months,
+            licence * gpus * months,
+            operations,
+        ):
+            cents, exact = _rounded(part, 0.0, 2)
+            shared += cents
+            settled &= exact
+        all_gpus = prices * gpus
+        units = np.array(
+            (
+                hourly_hours,
+                spot_hours,
+                np.full(count, float(plan.months_billed)),
+                np.full(count, float(plan.years_billed)),
+            )
+        )
+        day_rates = np.array(
+            (
+                all_gpus[0] * 24.0,
+                all_gpus[1] * 24.0 / (1.0 - risk / 100.0),
+                all_gpus[2] * 12.0 / 365.0,
+                all_gpus[3] / 365.0,
+            )
+        )
+        gpu, gpu_exact = _rounded(all_gpus * units, 0.0, 2)
+        setup, setup_exact = _rounded(
+            np.where(setup_days != 0, setup_fee + day_rates * setup_days, setup_fee), 0.0, 2
+        )
+        totals = gpu + shared + setup
+        priced = ~np.isnan(prices)
+        settled &= (~priced | (gpu_exact & setup_exact)).all(axis=0)
+        settled &= (np.abs(np.where(priced, totals, 0.0)) < _LARGEST_SCALED).all(axis=0)
+        allowed = priced.copy()
+        allowed[_SPOT_ROW] &= allow_spot > 0
+        # Only spot is priced and spot is not allowed: it stays the figure.
+        allowed = np.where(allowed.any(axis=0), allowed, priced)
+        # The first lowest whole-cent total, as compute_tco picks it.
+        best = np.argmin(np.where(allowed, totals, np.inf), axis=0)
+        total_cents = totals[best, np.arange(count)]
+        total = total_cents / 100.0
 
-    def __init__(self) -> None:
-        self.pending: list[PendingTco] = []
-        self.rows: list[tuple[Any, ...]] = []
-
-    def settle(self, evaluation: EvaluationSpec, plan: TcoPlan) -> None:
-        """Fill in every pending figure from the columns; a candidate whose figures are not
-        all settled reads its exact TCO."""
-        columns = list(zip(*self.rows, strict=True))
-        # float() of each Decimal (numpy's own conversion of Decimals is slower); the values
-        # a plan's candidates share (risks, hours, availabilities, reference prices) once.
-        shared = FloatCache()
-        values = [
-            np.array(column, dtype=float)
-            if index in _NUMBER_COLUMNS
-            else np.array(
-                list(map(shared.__getitem__ if index in _SHARED_COLUMNS else float, column))
-            )
-            for index, column in enumerate(columns)
-        ]
-        prices = np.array(values[:4])
-        storage, egress, support, licence, setup_fee, operations = values[4:10]
-        gpus, setup_days, risk, hourly_hours, spot_hours, allow_spot = values[10:16]
-        availability, cap, ref, useful = values[16:]
-        count = len(self.pending)
-        months = float(plan.duration_months)
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            # Each component in cents, rounded as compute_tco rounds it (settled away from a
-            # half cent), so the totals are exact whole cents.
-            shared = np.zeros(count)
-            settled = np.ones(count, dtype=bool)
-            for part in (
-                storage * months,
-                egress * months,
-                support * months,
-                licence * gpus * months,
-                operations,
-            ):
-                cents, exact = _rounded(part, 0.0, 2)
-                shared += cents
-                settled &= exact
-            all_gpus = prices * gpus
-            units = np.array(
-                (
-                    hourly_hours,
-                    spot_hours,
-                    np.full(count, float(plan.months_billed)),
-                    np.full(count, float(plan.years_billed)),
-                )
-            )
-            day_rates = np.array(
-                (
-                    all_gpus[0] * 24.0,
-                    all_gpus[1] * 24.0 / (1.0 - risk / 100.0),
-                    all_gpus[2] * 12.0 / 365.0,
-                    all_gpus[3] / 365.0,
-                )
-            )
-            gpu, gpu_exact = _rounded(all_gpus * units, 0.0, 2)
-            setup, setup_exact = _rounded(
-                np.where(setup_days != 0, setup_fee + day_rates * setup_days, setup_fee), 0.0, 2
-            )
-            totals = gpu + shared + setup
-            priced = ~np.isnan(prices)
-            settled &= (~priced | (gpu_exact & setup_exact)).all(axis=0)
-            settled &= (np.abs(np.where(priced, totals, 0.0)) < _LARGEST_SCALED).all(axis=0)
-            allowed = priced.copy()
-            allowed[_SPOT_ROW] &= allow_spot > 0
-            # Only spot is priced and spot is not allowed: it stays the figure.
-            allowed = np.where(allowed.any(axis=0), allowed, priced)
-            # The first lowest whole-cent total, as compute_tco picks it.
-            best = np.argmin(np.where(allowed, totals, np.inf), axis=0)
-            total_cents = totals[best, np.arange(count)]
-            total = total_cents / 100.0
-
-            budget = evaluation.budget_total
-            currency = evaluation.budget_currency
-            ratio_k = over = None
-            if budget is not None:
-                judged = np.fromiter((p.currency == currency for p in self.pending), bool, count)
-                limit = float(budget) * 100.0
-                over = total_cents > limit
-                settled &= ~judged | (np.abs(total_cents - limit) > _RELATIVE_ERROR * abs(limit))
-                if budget > 0:
-                    ratio_k, ratio_settled = _rounded(total_cents / limit, 0.0, 3)
-                    settled &= ~judged | ratio_settled
-                    ratio_k = np.where(judged, ratio_k, np.nan)
-                over = over & judged
-            efficiency_k, efficiency_settled = _rounded(cap, 0.0, 4)
-            # The useful GPUs: the delivered ones, or the required ones below them (F2).
-            hours = useful * float(plan.used_hours) * availability * (efficiency_k / 10_000.0)
-            costed = (useful * float(plan.used_hours) > 0) & (efficiency_k > 0)
-            settled &= efficiency_settled & (~costed | ((hours > 0) & (ref > 0)))
-            cost_k, cost_settled = _rounded(total / hours, 0.0, 4)
-            price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)
-            settled &= ~costed | (cost_settled & price_settled)
-            price_k = np.where(costed, price_k, np.nan)
-        figures = [
-            self.pending,
-            settled.tolist(),
-            (price_k / 1000.0).tolist(),
-            [None] * count if ratio_k is None else (ratio_k / 1000.0).tolist(),
-            [False] * count if over is None else over.tolist(),
-        ]
-        for pending, ok, price, ratio, above in zip(*figures, strict=True):
-            if not ok:
-                pending._read_exact()
-                continue
-            pending.effective_price_ratio = None if price != price else price
-            pending.budget_ratio = None if ratio is None or ratio != ratio else ratio
-            pending.over_budget = above
+        budget = evaluation.budget_total
+        currency = evaluation.budget_currency
+        ratio_k = over = None
+        if budget is not None:
+            judged = np.fromiter((p.currency == currency for p in pending), bool, count)
+            limit = float(budget) * 100.0
+            over = total_cents > limit
+            settled &= ~judged | (np.abs(total_cents - limit) > _RELATIVE_ERROR * abs(limit))
+            if budget > 0:
+                ratio_k, ratio_settled = _rounded(total_cents / limit, 0.0, 3)
+                settled &= ~judged | ratio_settled
+                ratio_k = np.where(judged, ratio_k, np.nan)
+            over = over & judged
+        efficiency_k, efficiency_settled = _rounded(cap, 0.0, 4)
+        # The useful GPUs: the delivered ones, or the required ones below them (F2).
+        hours = useful * float(plan.used_hours) * availability * (efficiency_k / 10_000.0)
+        costed = (useful * float(plan.used_hours) > 0) & (efficiency_k > 0)
+        settled &= efficiency_settled & (~costed | ((hours > 0) & (ref > 0)))
+        cost_k, cost_settled = _rounded(total / hours, 0.0, 4)
+        price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)
+        settled &= ~costed | (cost_settled & price_settled)
+        price_k = np.where(costed, price_k, np.nan)
+    figures = [
+        pending,
+        settled.tolist(),
+        (price_k / 1000.0).tolist(),
+        [None] * count if ratio_k is None else (ratio_k / 1000.0).tolist(),
+        [False] * count if over is None else over.tolist(),
+    ]
+    for item, ok, price, ratio, above in zip(*figures, strict=True):
+        if not ok:
+            item._read_exact()
+            continue
+        item.effective_price_ratio = None if price != price else price
+        item.budget_ratio = None if ratio is None or ratio != ratio else ratio
+        item.over_budget = above

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
-from operator import attrgetter, is_not, itemgetter, methodcaller
-from typing import Any
+from operator import attrgetter, is_not, itemgetter
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..tco import FloatCache
+from ..types import CandidateInput, EvaluationSpec
 from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
+
+if TYPE_CHECKING:
+    from ..rubric import Rubric
+    from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _DICT = attrgetter("__dict__")
@@ -51,6 +56,47 @@ def _read_fields(objects: list[Any], names: tuple[str, ...]) -> list[tuple[Any, 
     return list(map(attrgetter(*names), objects))
 
 
+# A column factorised: the index of each value among the distinct values, and those values.
+Coded = tuple[np.ndarray, list[Any]]
+
+
+def factorise(values: list[Any]) -> Coded | None:
+    """``values`` as indices into their distinct values (in first-seen order), or None when
+    they are not hashable or mostly distinct (a measured figure): computing a function once
+    per distinct value then costs more than once per value. Distinct means unequal: equal
+    values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
+    equality class (a look-up, a comparison, truth) may be computed per entry."""
+    try:
+        distinct = list(dict.fromkeys(values))
+    except TypeError:
+        return None
+    if len(distinct) * 4 > len(values):
+        return None
+    position = {value: index for index, value in enumerate(distinct)}
+    return np.fromiter(map(position.__getitem__, values), np.intp, len(values)), distinct
+
+
+def _signed_zero(value: Any) -> bool:
+    """Whether ``value`` is a float or Decimal zero (which may be -0)."""
+    return isinstance(value, float | Decimal) and not value
+
+
+def per_value(
+    values: list[Any], coded: Coded | None, function: Callable[..., Any], dtype: Any, *extra: Any
+) -> np.ndarray:
+    """function(value, *extra) of every value as a ``dtype`` array, computed once per
+    distinct value when ``coded`` (factorise(values)) is given."""
+    if coded is not None:
+        codes, values = coded
+        return _mapped(values, function, dtype, extra)[codes]
+    return _mapped(values, function, dtype, extra)
+
+
+def _mapped(values: list[Any], function: Callable[..., Any], dtype: Any, extra: tuple) -> Any:
+    arguments = [repeat(value) for value in extra]
+    return np.fromiter(map(function, values, *arguments), dtype, len(values))
+
+
 class Batch:
     """The candidates scored together, with the columns the rules read.
 
@@ -60,14 +106,26 @@ class Batch:
 
     __slots__ = ("answers", "columns", "ctxs", "nones", "ref_names", "refs")
 
-    def __init__(self, ctxs: list[FactContext]) -> None:
+    def __init__(self, ctxs: Sequence[FactContext]) -> None:
         self.ctxs = ctxs
-        self.answers = [ctx.answers for ctx in ctxs]
-        self.refs = [ctx.refs for ctx in ctxs]
+        self.columns: dict[tuple[str, Any], list[Any]] = {}
+        self.answers = self.owners("answers")
+        self.refs = self.owners("refs")
         # Most reference names appear in no candidate of a batch: their column is this one.
         self.ref_names: set[str] = set().union(*self.refs)
         self.nones: list[None] = [None] * len(ctxs)
-        self.columns: dict[tuple[str, Any], list[Any]] = {}
+
+    @classmethod
+    def of(
+        cls,
+        candidates: Sequence[CandidateInput],
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        tcos: Sequence[Tco | PendingTco | None],
+    ) -> Batch:
+        """The batch of ``candidates`` (each with its TCO); a candidate's FactContext is made
+        only when a fact is fetched for it alone (most facts are read as columns)."""
+        return cls(_Contexts(candidates, evaluation, rubric, tcos))
 
     def fact(self, name: str) -> list[Any]:
         """Fact ``name`` of every candidate as shown in contributions: Decimals as their exact
@@ -91,7 +149,7 @@ class Batch:
                 owner, field = source.field
                 column = list(map(attrgetter(field), self.owners(owner)))
             elif source.column is not None:
-                column = source.column(self.ctxs)
+                column = source.column(self)
             else:
                 column = list(map(source.fetch, self.ctxs))
             self.columns["raw", name] = column
@@ -127,12 +185,19 @@ class Batch:
             self.columns["values", name] = column
         return column
 
+    def coded(self, name: str) -> Coded | None:
+        """Fact ``name``'s values (values()) factorised (see factorise), or None."""
+        key = ("coded", name)
+        if key not in self.columns:
+            self.columns[key] = factorise(self.values(name))
+        return self.columns[key]
+
     def known(self, name: str) -> np.ndarray:
         """Whether fact ``name`` is known (not None), per candidate."""
         column = self.columns.get(("known", name))
         if column is None:
             values = self.values(name)
-            column = np.fromiter(map(is_not, values, repeat(None)), bool, len(values))
+            column = per_value(values, self.coded(name), is_not, bool, None)
             self.columns["known", name] = column
         return column
 
@@ -155,7 +220,13 @@ class Batch:
         if key in self.columns:
             return self.columns[key]
         values = self.values(name)
-        if not self.known(name).all():
+        coded = self.coded(name)
+        codes = None
+        # Per distinct value, unless one is a zero whose float() keeps a sign (-0.0) that
+        # equal values need not share.
+        if coded is not None and not any(map(_signed_zero, coded[1])):
+            codes, values = coded
+        if None in values:
             values = [0.0 if v is None else v for v in values]
         # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
         # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
@@ -169,6 +240,8 @@ class Batch:
             column = None
         if column is not None and (column.shape != (len(values),) or np.isnan(column).any()):
             column = None
+        if column is not None and codes is not None:
+            column = column[codes]
         self.columns[key] = column
         return column
 
@@ -178,7 +251,7 @@ class Batch:
         column = self.columns.get(("factor", item))
         if column is None:
             statuses = self.status(item)
-            column = np.fromiter(map(factors.__getitem__, statuses), float, len(statuses))
+            column = per_value(statuses, factorise(statuses), factors.__getitem__, float)
             self.columns["factor", item] = column
         return column
 
@@ -188,15 +261,29 @@ class Batch:
         column = self.columns.get(key)
         if column is None:
             values = self.raw(name)
-            column = np.fromiter(map(allowed.__contains__, values), bool, len(values))
+            # raw() is values() for a fact with a fixed basis.
+            coded = self.coded(name) if FACTS[name].basis is not None else None
+            column = per_value(values, coded, allowed.__contains__, bool)
             self.columns[key] = column
+        return column
+
+    def shared(self, compute: Callable[[Batch], list[Any]]) -> list[Any]:
+        """compute(batch), computed once: a column several fact columns read."""
+        column = self.columns.get(("shared", compute))
+        if column is None:
+            column = self.columns["shared", compute] = compute(self)
         return column
 
     def owners(self, owner: str) -> list[Any]:
         """``ctx.<owner>`` of every candidate (its vendor, offering or measured facts)."""
         column = self.columns.get(("owner", owner))
         if column is None:
-            column = self.columns["owner", owner] = list(map(attrgetter(owner), self.ctxs))
+            ctxs = self.ctxs
+            if type(ctxs) is _Contexts:
+                column = ctxs.owners(owner)
+            else:
+                column = list(map(attrgetter(owner), ctxs))
+            self.columns["owner", owner] = column
         return column
 
     def status(self, item: str) -> list[str]:
@@ -206,11 +293,12 @@ class Batch:
         if column is None:
             derived = DERIVED_COLUMNS.get(item)
             if derived is not None:
-                column = derived(self.ctxs)
+                column = derived(self)
             elif item in DERIVED_ITEMS:
                 column = list(map(DERIVED_ITEMS[item], self.ctxs))
             else:
-                column = list(map(methodcaller("get", item, UNANSWERED), self.answers))
+                # A comprehension: twice as fast as a methodcaller mapped over the answers.
+                column = [answers.get(item, UNANSWERED) for answers in self.answers]
             self.columns["status", item] = column
         return column
 
@@ -227,7 +315,8 @@ class Batch:
             if not present:
                 column = self.nones
             else:
-                column = list(map(methodcaller("get", present[0]), self.refs))
+                first = present[0]
+                column = [refs.get(first) for refs in self.refs]
                 if len(present) > 1:
                     rest = present[1:]
                     column = [
@@ -249,3 +338,62 @@ class Batch:
                 column = [s if r is None else (s, r) for s, r in zip(statuses, refs, strict=True)]
             self.columns["claim", item] = column
         return column
+
+
+class _Contexts(Sequence[FactContext]):
+    """The FactContexts of a batch's candidates, each made when first asked for."""
+
+    __slots__ = ("candidates", "evaluation", "made", "rubric", "tcos")
+
+    def __init__(
+        self,
+        candidates: Sequence[CandidateInput],
+        evaluation: EvaluationSpec,
+        rubric: Rubric,
+        tcos: Sequence[Tco | PendingTco | None],
+    ) -> None:
+        if len(tcos) != len(candidates):
+            raise ValueError("one TCO per candidate")
+        self.candidates = candidates
+        self.evaluation = evaluation
+        self.rubric = rubric
+        self.tcos = tcos
+        self.made: dict[int, FactContext] = {}
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    @overload
+    def __getitem__(self, index: int) -> FactContext: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[FactContext]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self.candidates)
+        if not -count <= index < count:
+            raise IndexError(index)
+        index %= count
+        ctx = self.made.get(index)
+        if ctx is None:
+            ctx = self.made[index] = FactContext(
+                self.candidates[index], self.evaluation, self.rubric, self.tcos[index]
+            )
+        return ctx
+
+    def owners(self, owner: str) -> list[Any]:
+        """FactContext.<owner> of every candidate, read from the candidates themselves."""
+        if owner == "candidate":
+            return list(self.candidates)
+        if owner == "tco":
+            return list(self.tcos)
+        if owner in ("evaluation", "rubric"):
+            return [getattr(self, owner)] * len(self.candidates)
+        if owner == "refs":
+            return list(map(_REFS_OF, self.candidates))
+        return list(map(attrgetter(owner), self.candidates))
+
+
+_REFS_OF = attrgetter("measured.evidence_refs")

@@ -18,7 +18,7 @@ import numpy as np
 from ..types import DIMENSIONS, CandidateInput, DimensionScore, EvaluationSpec
 from .batch import Batch
 from .facts import FactContext
-from .kernel import compiled_kernels, deferred_scores
+from .kernel import BatchScores, compiled_kernels, score_batch
 from .runners import BatchRunner, compile_rule, reference
 
 if TYPE_CHECKING:
@@ -149,28 +149,24 @@ def score_dimensions_deferred(
     evaluation: EvaluationSpec,
     rubric: Rubric,
     tcos: Sequence[Tco | None],
-) -> tuple[list[tuple[DimensionScore, ...]], list[np.ndarray]]:
+) -> tuple[BatchScores, list[np.ndarray]]:
     """score_dimensions_columns's result through the numpy kernel: the same scores, bit for
-    bit, with each dimension's contributions built on first access (for the whole batch, by
-    the same runners), and the bare scores as one float64 array per dimension."""
-    batch = Batch(
-        [
-            FactContext(candidate, evaluation, rubric, tco)
-            for candidate, tco in zip(candidates, tcos, strict=True)
-        ]
-    )
+    bit, as a sequence whose rows (DeferredDimensionScores) are built when first read, each
+    dimension's contributions on first access (for the whole batch, by the same runners),
+    and the bare scores as one float64 array per dimension."""
+    batch = Batch.of(candidates, evaluation, rubric, tcos)
     factors = rubric.status_factors
     kernels = compiled_kernels(rubric)
     batch.prefetch(frozenset().union(*(kernel.names for kernel in kernels)))
-    arrays = []
-    per_dimension = []
-    for kernel, dimension in zip(kernels, _compiled(rubric), strict=True):
-        scores = kernel.scores(batch, factors)
-        arrays.append(scores)
-        per_dimension.append(
-            deferred_scores(dimension.name, scores.tolist(), batch, _rows(dimension))
-        )
-    return list(zip(*per_dimension, strict=True)), arrays
+    arrays = score_batch(kernels, batch, factors)
+    dimensions = _compiled(rubric)
+    rows = BatchScores(
+        [dimension.name for dimension in dimensions],
+        [scores.tolist() for scores in arrays],
+        batch,
+        [_rows(dimension) for dimension in dimensions],
+    )
+    return rows, arrays
 
 
 def score_dimensions_batch(

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from operator import attrgetter
+from operator import attrgetter, mul
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..batching import once_per_key
 from ..tco import budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -32,6 +33,7 @@ from .rounding import py_round
 if TYPE_CHECKING:
     from ..rubric import Rubric
     from ..tco import PendingTco, Tco
+    from .batch import Batch
 
 MEASURED = "measured"
 CLAIMED = "claimed"
@@ -80,14 +82,14 @@ class FactSource:
     ``ref_names`` are the evidence_refs keys that reference it; ``exact_text`` marks Decimals,
     shown as strings so "7.68" and "7.680" stay distinct. For fetching many candidates at
     once (equal to fetch on each, but cheaper): ``field`` names the attribute when the fact is
-    a plain field of ``ctx.<owner>``, ``column`` is a function of all the contexts."""
+    a plain field of ``ctx.<owner>``, ``column`` is a function of the whole Batch."""
 
     fetch: Callable[[FactContext], Any]
     basis: str | None
     ref_names: tuple[str, ...] = ()
     exact_text: bool = False
     field: tuple[str, str] | None = None
-    column: Callable[[Sequence[FactContext]], list[Any]] | None = None
+    column: Callable[[Batch], list[Any]] | None = None
 
 
 def _owner_fetch(owner: str, name: str) -> Callable[[FactContext], Any]:
@@ -187,14 +189,23 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
     return round(fit, 3), CLAIMED
 
 
-# The three columns below are functions of a few values the candidates of a batch share; a
-# batch scores one evaluation with one rubric, so those are left out of the keys. A candidate
-# without a bare-metal verdict (the usual case) is keyed by its claim alone.
+# Column forms of the per-candidate functions above, for a batch (one evaluation, one rubric):
+# the same values without a Python call per candidate and fact. A column function takes the
+# Batch, so it reads the columns other facts fetched already. Most derived facts are functions
+# of a few values the candidates of a batch share (the evaluation and rubric are the batch's):
+# those are computed once per distinct key (by_key).
+
+
+def by_key(batch: Batch, keys: Sequence[Any], fetch: Callable[[FactContext], Any]) -> list[Any]:
+    """fetch(ctx) of every candidate of ``batch``, computed once per distinct key: ``keys[i]``
+    holds everything ``fetch`` reads of candidate i."""
+    return once_per_key(keys, batch.ctxs, fetch)
 
 
 def _form_check_key(ctx: FactContext) -> Any:
     """What the delivery-form check reads: the claimed form, and the evidence about it when
-    there is a bare-metal verdict."""
+    there is a bare-metal verdict (a candidate without one, the usual case, is keyed by its
+    claim alone)."""
     measured = ctx.measured
     if measured.bare_metal_verdict is None:
         return ctx.offering.delivery_form
@@ -206,34 +217,34 @@ def _form_check_key(ctx: FactContext) -> Any:
     )
 
 
-def _scale_efficiency_column(ctxs: Sequence[FactContext]) -> list[tuple[float, str]]:
-    known: dict[tuple[Any, ...], tuple[float, str]] = {}
-    column = []
-    append = column.append
-    for ctx in ctxs:
-        key = (_form_check_key(ctx), ctx.candidate.node_count * ctx.offering.gpus_per_node)
-        found = known.get(key)
-        if found is None:
-            found = known[key] = _scale_efficiency(ctx)
-        append(found)
-    return column
+def _form_check_keys(batch: Batch) -> list[Any]:
+    """_form_check_key of every candidate."""
+    verdicts = batch.raw("measured.bare_metal_verdict")
+    if verdicts.count(None) == len(verdicts):
+        return batch.raw("offering.delivery_form")
+    return list(map(_form_check_key, batch.ctxs))
 
 
-def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[..., list[Any]]:
+_NODE_COUNT = attrgetter("node_count")
+
+
+def _gpu_counts(batch: Batch) -> list[int]:
+    """The candidate's GPUs (node_count x gpus_per_node) of every candidate."""
+    nodes = map(_NODE_COUNT, batch.owners("candidate"))
+    return list(map(mul, nodes, batch.raw("offering.gpus_per_node")))
+
+
+def _scale_efficiency_column(batch: Batch) -> list[tuple[float, str]]:
+    keys = list(zip(batch.shared(_form_check_keys), batch.shared(_gpu_counts), strict=True))
+    return by_key(batch, keys, _scale_efficiency)
+
+
+def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[[Batch], list[Any]]:
     """The column of a function of the delivery-form check's inputs alone (the claimed form
-    and the evidence about it), computed once per distinct input."""
+    and the evidence about it)."""
 
-    def column(ctxs: Sequence[FactContext]) -> list[Any]:
-        known: dict[Any, Any] = {}
-        found_column = []
-        append = found_column.append
-        for ctx in ctxs:
-            key = _form_check_key(ctx)
-            found = known.get(key)
-            if found is None:
-                found = known[key] = fetch(ctx)
-            append(found)
-        return found_column
+    def column(batch: Batch) -> list[Any]:
+        return by_key(batch, batch.shared(_form_check_keys), fetch)
 
     return column
 
@@ -241,56 +252,37 @@ def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[..., list[An
 _delivery_form_column = _by_form_check(_delivery_form)
 
 # The column form of DERIVED_ITEMS, for a batch.
-DERIVED_COLUMNS: dict[str, Callable[[Sequence[FactContext]], list[str]]] = {
+DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
     "delivery_form": _by_form_check(delivery_form_status)
 }
 
 
-def _elasticity_fit_column(ctxs: Sequence[FactContext]) -> list[tuple[float | None, str]]:
-    known: dict[tuple[Any, ...], tuple[float | None, str]] = {}
-    column = []
-    append = column.append
-    for ctx in ctxs:
-        measured, offering = ctx.measured, ctx.offering
-        verdict = measured.bare_metal_verdict
-        if verdict is None:
-            key: tuple[Any, ...] = (offering.delivery_form, offering.provisioning_time_min)
-        else:
-            key = (
-                offering.delivery_form,
-                offering.provisioning_time_min,
-                verdict,
-                measured.bare_metal_confidence,
-                measured.delivery_form_seen,
-            )
-        found = known.get(key)
-        if found is None:
-            found = known[key] = _elasticity_fit(ctx)
-        append(found)
-    return column
+def _elasticity_fit_column(batch: Batch) -> list[tuple[float | None, str]]:
+    provisioning = batch.raw("offering.provisioning_time_min")
+    keys = list(zip(batch.shared(_form_check_keys), provisioning, strict=True))
+    return by_key(batch, keys, _elasticity_fit)
 
 
 # The evidence references of the facts the delivery-form check derives.
 _FORM_REFS = ("delivery_form_seen", "bare_metal_verdict")
 
 
-# Column forms of the per-candidate functions above, for a batch (one evaluation, one rubric):
-# the same operations without a Python call per candidate and fact.
-
-
-def _rounded_column(owner_field: str, scale: float | None, digits: int) -> Callable[..., list]:
+def _rounded_column(field: str, scale: float | None, digits: int) -> Callable[..., list]:
     """round(value / scale, digits) (or round(value, digits)) of a measured float field for
     every candidate, None where unknown: Python's rounding, vectorised (kernel.py_round)."""
-    get = attrgetter(owner_field)
+    get = attrgetter(field)
 
-    def column(ctxs: Sequence[FactContext]) -> list[Any]:
-        values = list(map(get, ctxs))
-        known = [v is not None for v in values]
-        raw = np.array([v if k else 0.0 for v, k in zip(values, known, strict=True)], float)
+    def column(batch: Batch) -> list[Any]:
+        values = list(map(get, batch.owners("measured")))
+        known = None
+        if None in values:
+            known = [v is not None for v in values]
+            values = [v if k else 0.0 for v, k in zip(values, known, strict=True)]
+        raw = np.array(values, float)
         if scale is not None:
             raw = raw / scale
         rounded = py_round(raw, digits).tolist()
-        if all(known):
+        if known is None:
             return rounded
         return [r if k else None for r, k in zip(rounded, known, strict=True)]
 
@@ -321,28 +313,23 @@ def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
     return ctx.evaluation.required_total_gpus > 1
 
 
-def _inter_node_traffic_column(ctxs: Sequence[FactContext]) -> list[bool]:
+_NODE_SHAPE = attrgetter("gpus_per_node", "mig_profile", "gpu_model")
+
+
+def _inter_node_traffic_column(batch: Batch) -> list[bool]:
     # A function of the evaluation (shared by the batch) and the offering's node shape.
-    known: dict[tuple[Any, ...], bool] = {}
-    column = []
-    append = column.append
-    for ctx in ctxs:
-        offering = ctx.offering
-        key = (offering.gpus_per_node, offering.mig_profile, offering.gpu_model)
-        found = known.get(key)
-        if found is None:
-            found = known[key] = _inter_node_traffic(ctx)
-        append(found)
-    return column
+    keys = list(map(_NODE_SHAPE, batch.owners("offering")))
+    return by_key(batch, keys, _inter_node_traffic)
 
 
-def _gpu_to_gpu_traffic_column(ctxs: Sequence[FactContext]) -> list[bool]:
-    if not ctxs:
+def _gpu_to_gpu_traffic_column(batch: Batch) -> list[bool]:
+    if not batch.ctxs:
         return []
-    return [_gpu_to_gpu_traffic(ctxs[0])] * len(ctxs)
+    return [_gpu_to_gpu_traffic(batch.ctxs[0])] * len(batch.ctxs)
 
 
-def _budget_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
+def _budget_ratio_column(batch: Batch) -> list[float | None]:
+    ctxs = batch.ctxs
     if not ctxs:
         return []
     evaluation = ctxs[0].evaluation
@@ -350,11 +337,33 @@ def _budget_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
     if budget is None or budget <= 0:
         return [None] * len(ctxs)
     # A ranking's PendingTco carries the ratio already (no Decimal division per candidate).
-    return [budget_ratio(ctx.tco, evaluation) for ctx in ctxs]
+    return [budget_ratio(tco, evaluation) for tco in batch.owners("tco")]
 
 
-def _effective_price_ratio_column(ctxs: Sequence[FactContext]) -> list[float | None]:
-    return [effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric) for ctx in ctxs]
+def _effective_price_ratio_column(batch: Batch) -> list[float | None]:
+    models = map(attrgetter("gpu_model"), batch.owners("offering"))
+    rubric = batch.ctxs[0].rubric if batch.ctxs else None
+    return [
+        effective_price_ratio(tco, model, rubric)  # type: ignore[arg-type]
+        for tco, model in zip(batch.owners("tco"), models, strict=True)
+    ]
+
+
+def _has_distributed_fs_column(batch: Batch) -> list[bool]:
+    names = batch.raw("offering.distributed_fs")
+    return by_key(batch, names, _has_distributed_fs)
+
+
+def _dcgm_failed_count_column(batch: Batch) -> list[int | None]:
+    failed = map(attrgetter("dcgm_failed_tests"), batch.owners("measured"))
+    return [None if tests is None else len(tests) for tests in failed]
+
+
+def _answer_column(key: str) -> Callable[[Batch], list[str]]:
+    def column(batch: Batch) -> list[str]:
+        return [answers.get(key, UNANSWERED) for answers in batch.answers]
+
+    return column
 
 
 def _build_facts() -> dict[str, FactSource]:
@@ -383,25 +392,32 @@ def _build_facts() -> dict[str, FactSource]:
         _busbw_fraction,
         MEASURED,
         ("busbw_fraction", "peak_busbw_gbyte_s"),
-        column=_rounded_column("measured.busbw_fraction", None, 3),
+        column=_rounded_column("busbw_fraction", None, 3),
     )
     facts["measured.nvme_read_gbyte_s"] = FactSource(
         _nvme_read,
         MEASURED,
         ("nvme_read_mbyte_s",),
-        column=_rounded_column("measured.nvme_read_mbyte_s", 1000.0, 2),
+        column=_rounded_column("nvme_read_mbyte_s", 1000.0, 2),
     )
     facts["measured.nvme_write_gbyte_s"] = FactSource(
         _nvme_write,
         MEASURED,
         ("nvme_write_mbyte_s",),
-        column=_rounded_column("measured.nvme_write_mbyte_s", 1000.0, 2),
+        column=_rounded_column("nvme_write_mbyte_s", 1000.0, 2),
     )
     for key in CHECKLIST_KEYS:
-        facts[f"answer.{key}"] = FactSource(_answer(key), ANSWER, (key,))
-    facts["derived.has_distributed_fs"] = FactSource(_has_distributed_fs, CLAIMED)
+        facts[f"answer.{key}"] = FactSource(
+            _answer(key), ANSWER, (key,), column=_answer_column(key)
+        )
+    facts["derived.has_distributed_fs"] = FactSource(
+        _has_distributed_fs, CLAIMED, column=_has_distributed_fs_column
+    )
     facts["derived.dcgm_failed_count"] = FactSource(
-        _dcgm_failed_count, MEASURED, ("dcgm_failed_tests", "dcgm_overall")
+        _dcgm_failed_count,
+        MEASURED,
+        ("dcgm_failed_tests", "dcgm_overall"),
+        column=_dcgm_failed_count_column,
     )
     facts["derived.scale_efficiency"] = FactSource(
         _scale_efficiency,

@@ -17,15 +17,14 @@ kind it does not know, a NaN) is scored per candidate through the table's own po
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
-from ..types import DIMENSIONS, DimensionScore
+from ..types import DIMENSIONS, DeferredRows, DimensionScore
+from .batch import per_value
 from .facts import FACTS
 from .rounding import py_round, py_sum
 
@@ -35,26 +34,47 @@ if TYPE_CHECKING:
     from .batch import Batch
 
 
-def _table_points(table: Any, batch: Batch, name: str) -> np.ndarray:
+def _table_arrays(table: Any) -> tuple[np.ndarray, ...]:
+    """A StepTable's or LinearTable's numbers as float arrays, as _steps and _linear read
+    them (compiled once per rule)."""
+    if isinstance(table, StepTable):
+        steps = table.step_points
+        if table.direction == "higher":
+            # Indexed by bisect_right: 0 (below every threshold) is "otherwise".
+            steps = (table.otherwise, *steps)
+        else:
+            # Indexed by bisect_left: len(thresholds) (beyond every threshold) is "otherwise".
+            steps = (*steps, table.otherwise)
+        return np.array(table.thresholds, dtype=float), np.array(steps, dtype=float)
+    if isinstance(table, LinearTable):
+        return np.array(table.xs, dtype=float), np.array(table.ys, dtype=float)
+    return ()
+
+
+def _table_points(
+    table: Any, arrays: tuple[np.ndarray, ...], batch: Batch, name: str
+) -> np.ndarray:
     """table.points(value) of fact ``name`` for every candidate (anything where unknown),
-    vectorised by table kind; per candidate through points() when it cannot be."""
+    vectorised by table kind; per candidate through points() when it cannot be. ``arrays``
+    are the table's _table_arrays."""
     if isinstance(table, StepTable | LinearTable):
         x = batch.floats(name)
         if x is not None:
-            return _steps(table, x) if isinstance(table, StepTable) else _linear(table, x)
+            if isinstance(table, StepTable):
+                return _steps(table, arrays, x)
+            return _linear(arrays, x)
     values = batch.values(name)
     count = len(values)
     if isinstance(table, BooleanTable):
-        truth = np.fromiter(map(bool, values), bool, count)
+        truth = per_value(values, batch.coded(name), bool, bool)
         return np.where(truth, table.points_true, table.points_false)
     if isinstance(table, ChoiceTable):
         choices, default = table.choices, table.default
-        get = choices.get
         if None not in choices:
             # An unknown value (None) takes the default, as any value not listed does.
-            return np.fromiter(map(get, values, repeat(default)), float, count)
+            return per_value(values, batch.coded(name), choices.get, float, default)
         return np.fromiter(
-            (default if v is None else get(v, default) for v in values), float, count
+            (default if v is None else choices.get(v, default) for v in values), float, count
         )
     points = table.points
     known = batch.known(name).tolist()
@@ -63,22 +83,14 @@ def _table_points(table: Any, batch: Batch, name: str) -> np.ndarray:
     )
 
 
-def _steps(table: StepTable, x: np.ndarray) -> np.ndarray:
-    thresholds = np.array(table.thresholds, dtype=float)
-    steps = np.array((*table.step_points, table.otherwise), dtype=float)
-    if table.direction == "higher":
-        # bisect_right - 1; -1 (below every threshold) picks "otherwise" at the end.
-        index = np.searchsorted(thresholds, x, side="right") - 1
-        index[index < 0] = len(thresholds)
-    else:
-        # bisect_left; len(thresholds) (beyond every threshold) is "otherwise".
-        index = np.searchsorted(thresholds, x, side="left")
-    return steps[index]
+def _steps(table: StepTable, arrays: tuple[np.ndarray, ...], x: np.ndarray) -> np.ndarray:
+    thresholds, steps = arrays
+    side = "right" if table.direction == "higher" else "left"
+    return steps[np.searchsorted(thresholds, x, side=side)]
 
 
-def _linear(table: LinearTable, x: np.ndarray) -> np.ndarray:
-    xs = np.array(table.xs, dtype=float)
-    ys = np.array(table.ys, dtype=float)
+def _linear(arrays: tuple[np.ndarray, ...], x: np.ndarray) -> np.ndarray:
+    xs, ys = arrays
     if len(xs) < 2:
         return np.full(len(x), ys[0])
     i = np.clip(np.searchsorted(xs, x, side="right"), 1, len(xs) - 1)
@@ -100,6 +112,7 @@ class RuleKernel:
 
     __slots__ = (
         "applies",
+        "arrays",
         "claim_item",
         "conditions",
         "exclude",
@@ -113,23 +126,25 @@ class RuleKernel:
         self.conditions = rule.only_if
         self.claim_item = rule.claim_item
         self.table = rule.table
+        self.arrays = _table_arrays(rule.table)
         self.max_points = float(rule.max_points)
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
 
     def run(self, batch: Batch, factors: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """Points (before their rounding to 4 decimals: see score_batch) and max points."""
         count = len(batch.ctxs)
         table = self.table
         name, _ = self.inputs[0]
         known = batch.known(name)
-        points = _table_points(table, batch, name)
+        points = _table_points(table, self.arrays, batch, name)
         claimed = batch.claimed(name)
         for name, _ in self.inputs[1:]:
             # Candidates whose earlier inputs are all unknown read this one.
             take = batch.known(name) & ~known
             if not take.any():
                 continue
-            points = np.where(take, _table_points(table, batch, name), points)
+            points = np.where(take, _table_points(table, self.arrays, batch, name), points)
             here = batch.claimed(name)
             if isinstance(claimed, bool) and isinstance(here, bool) and claimed == here:
                 pass
@@ -144,7 +159,7 @@ class RuleKernel:
             if claimed is not True:
                 factor = np.where(claimed, factor, 1.0)
             points = points * factor
-        points = py_round(points, 4)
+        # Rounded by score_batch; masking first is the same, as 0.0 rounds to itself.
         applicable = known
         for name, allowed in self.conditions:
             applicable = applicable & batch.allowed(name, allowed)
@@ -180,23 +195,47 @@ class DimensionKernel:
         excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
 
-    def scores(self, batch: Batch, factors: Mapping[str, float]) -> np.ndarray:
-        """The dimension's 0..100 score of every candidate (engine._score, vectorised)."""
-        count = len(batch.ctxs)
+    def share(
+        self, points: Sequence[np.ndarray], maxima: Sequence[np.ndarray], count: int
+    ) -> np.ndarray:
+        """100 x Σ points / Σ max points, clamped to 0..100 (engine._score, vectorised, before
+        its rounding to 2 decimals) from the rules' rounded points and max points."""
         if not self.rules:
             return np.zeros(count)
-        runs = [rule.run(batch, factors) for rule in self.rules]
-        earned = py_sum([points for points, _ in runs], count)
+        earned = py_sum(points, count)
         if self.possible is None:
-            possible = py_sum([maximum for _, maximum in runs], count)
+            possible = py_sum(maxima, count)
         else:
             possible = np.full(count, float(self.possible))
         with np.errstate(invalid="ignore", divide="ignore"):
             share = 100.0 * earned / possible
         share = np.where(share > 0.0, share, 0.0)  # NaN falls to 0.0 as in _score
         share = np.where(share < 100.0, share, 100.0)
-        share = np.where(possible > 0, share, 0.0)
-        return py_round(share, 2)
+        return np.where(possible > 0, share, 0.0)
+
+
+def _round_rows(rows: Sequence[np.ndarray], digits: int, count: int) -> np.ndarray:
+    """py_round of each row, as the rows of one array (one py_round for all of them)."""
+    if not rows:
+        return np.zeros((0, count))
+    matrix = np.array(rows, dtype=float)
+    return py_round(matrix.ravel(), digits).reshape(matrix.shape)
+
+
+def score_batch(
+    kernels: Sequence[DimensionKernel], batch: Batch, factors: Mapping[str, float]
+) -> list[np.ndarray]:
+    """Each kernel's dimension scores (0..100, rounded to 2 decimals) of every candidate of
+    the batch. Every rule's points are rounded to 4 decimals, and then every score to 2, in
+    one py_round each: rounding is elementwise, so batching it changes no value."""
+    count = len(batch.ctxs)
+    runs = [[rule.run(batch, factors) for rule in kernel.rules] for kernel in kernels]
+    rounded = iter(_round_rows([points for run in runs for points, _ in run], 4, count))
+    shares = [
+        kernel.share([next(rounded) for _ in run], [maximum for _, maximum in run], count)
+        for kernel, run in zip(kernels, runs, strict=True)
+    ]
+    return list(_round_rows(shares, 2, count))
 
 
 def weighted_totals_array(scores: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
@@ -277,27 +316,52 @@ _DEFERRED_SLOTS = (
 )
 
 
-def deferred_scores(
-    name: str,
-    scores: list[float],
-    batch: Batch,
-    run: Callable[[Batch], list[tuple[Contribution, ...]]],
-) -> list[DeferredDimensionScore]:
-    """One dimension's scores of a batch; ``run(batch)`` builds every candidate's
-    contributions (in batch order) when any of them is first read."""
-    pending = _Pending(batch, run)
-    count = len(scores)
-    made = list(map(object.__new__, repeat(DeferredDimensionScore, count)))
-    set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
-    # map() runs the slot setters in C (as DimensionScore.many); the deque only drains it.
-    for setter, values in (
-        (set_dimension, repeat(name, count)),
-        (set_score, scores),
-        (set_pending, repeat(pending, count)),
-        (set_index, range(count)),
-    ):
-        deque(map(setter, made, values), maxlen=0)
-    return made
+class BatchScores(DeferredRows, Sequence[tuple[DimensionScore, ...]]):
+    """The dimension scores of a batch: row i is candidate i's DeferredDimensionScores (in
+    DIMENSIONS order), built when first asked for; each dimension's contributions are built,
+    for the whole batch, when any of them is first read (``runs[d](batch)`` builds them)."""
+
+    __slots__ = ("names", "pending", "scores")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        scores: Sequence[list[float]],
+        batch: Batch,
+        runs: Sequence[Callable[[Batch], list[tuple[Contribution, ...]]]],
+    ) -> None:
+        self.names = tuple(names)
+        self.scores = tuple(scores)
+        self.pending = tuple(_Pending(batch, run) for run in runs)
+
+    def row(self, index: int) -> tuple[DeferredDimensionScore, ...]:
+        set_dimension, set_score, set_pending, set_index = _DEFERRED_SLOTS
+        found = []
+        for name, scores, pending in zip(self.names, self.scores, self.pending, strict=True):
+            score = object.__new__(DeferredDimensionScore)
+            set_dimension(score, name)
+            set_score(score, scores[index])
+            set_pending(score, pending)
+            set_index(score, index)
+            found.append(score)
+        return tuple(found)
+
+    def __len__(self) -> int:
+        return len(self.scores[0]) if self.scores else 0
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[DeferredDimensionScore, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[DeferredDimensionScore, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self.row(i) for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError(index)
+        return self.row(index % count)
 
 
 _compiled_kernels: dict[int, tuple[Any, tuple[DimensionKernel, ...]]] = {}
@@ -317,12 +381,13 @@ def compiled_kernels(rubric: Any) -> tuple[DimensionKernel, ...]:
 
 
 __all__ = [
+    "BatchScores",
     "DeferredDimensionScore",
     "DimensionKernel",
     "RuleKernel",
     "compiled_kernels",
-    "deferred_scores",
     "py_round",
     "py_sum",
+    "score_batch",
     "weighted_totals_array",
 ]

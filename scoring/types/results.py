@@ -188,7 +188,7 @@ class _ResolvedField:
             value = obj.__dict__[self.name]
         except KeyError:
             raise AttributeError(self.name) from None
-        resolved = self.resolve(value)
+        resolved = self.resolve(obj, value)
         if resolved is not value:
             obj.__dict__[self.name] = resolved
         return resolved
@@ -196,9 +196,30 @@ class _ResolvedField:
     def __set__(self, obj: Any, value: Any) -> None:
         obj.__dict__[self.name] = value
 
-    def resolve(self, value: Any) -> Any:
-        """The value to keep in place of ``value`` (``value`` itself when it is final)."""
+    def resolve(self, obj: Any, value: Any) -> Any:
+        """The value to keep in place of ``value`` (``value`` itself when it is final), which
+        ``obj`` holds."""
         return value.resolve() if isinstance(value, Deferred) else value
+
+
+class DeferredRows:
+    """The dimension scores of a batch of results, each result's tuple built when first read
+    (row ``index`` for the result whose _score_index is ``index``; see CandidateResult)."""
+
+    __slots__ = ()
+
+    def row(self, index: int) -> tuple[DimensionScore, ...]:
+        raise NotImplementedError
+
+
+class _RowField(_ResolvedField):
+    """CandidateResult.dimensions: a tuple, or the DeferredRows of the result's batch, whose
+    row (the result's _score_index) is built on the first read and kept in its place."""
+
+    def resolve(self, obj: Any, value: Any) -> Any:
+        if isinstance(value, DeferredRows):
+            return value.row(obj.__dict__["_score_index"])
+        return value
 
 
 class _ClaimCount(_ResolvedField):
@@ -210,7 +231,7 @@ class _ClaimCount(_ResolvedField):
     def __init__(self, status: str) -> None:
         self.status = status
 
-    def resolve(self, value: Any) -> Any:
+    def resolve(self, obj: Any, value: Any) -> Any:
         return value if type(value) is int else list(value.values()).count(self.status)
 
 
@@ -242,7 +263,8 @@ class CandidateResult:
 
     candidate_id: int
     label: str
-    dimensions: tuple[DimensionScore, ...]
+    # A ranking passes its batch's DeferredRows: the result's tuple is built when first read.
+    dimensions: tuple[DimensionScore, ...] = _RowField()  # type: ignore[assignment]
     total: float
     disqualified: bool
     knockouts: tuple[Knockout, ...]
@@ -281,6 +303,7 @@ class CandidateResult:
     def __getstate__(self) -> dict[str, Any]:
         # A copy or a pickle holds the exact TCO and counts, never what computes them.
         state = dict(self.__dict__)
+        state["dimensions"] = self.dimensions
         state["tco"] = self.tco
         state["refuted_claims"] = self.refuted_claims
         state["verified_claims"] = self.verified_claims
