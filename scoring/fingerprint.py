@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -215,38 +216,51 @@ def identifying_host(name: str) -> str:
     return host
 
 
-def _nccl(text: str, found: _Found) -> None:
-    """The hosts of nccl-tests device lists and the digests of its results tables."""
-    tables: list[list[str]] = []
-    rows: list[str] = []
-    devices: set[str] = set()
-    for line in text.splitlines():
-        if "device" in line:
-            if line in devices:  # a long log prints its device list before every table
+class _NcclTables:
+    """The hosts of nccl-tests device lists and the digests of its results tables, read from
+    a text given in pieces split after newlines (``read`` each, then ``close``)."""
+
+    def __init__(self) -> None:
+        self.tables: list[list[str]] = []
+        self.rows: list[str] = []
+        self.devices: set[str] = set()
+
+    def read(self, text: str, found: _Found) -> None:
+        rows, devices = self.rows, self.devices
+        for line in text.splitlines():
+            if "device" in line:
+                if line in devices:  # a long log prints its device list before every table
+                    continue
+                match = _NCCL_DEVICE.search(line)
+                if match:
+                    if len(devices) < 4096:
+                        devices.add(line)
+                    found.add("nccl_host", identifying_host(match.group("host")))
+                    continue
+            if "busbw" in line:  # a table's header: the rows after it are another table
+                if rows:
+                    self.tables.append(rows)
+                rows = self.rows = []
                 continue
-            match = _NCCL_DEVICE.search(line)
-            if match:
-                if len(devices) < 4096:
-                    devices.add(line)
-                found.add("nccl_host", identifying_host(match.group("host")))
-                continue
-        if "busbw" in line:  # a table's header: the rows after it are another table
-            if rows:
-                tables.append(rows)
-            rows = []
-            continue
-        # Tokens rather than _NCCL_ROW: a big log's lines are read four times faster.
-        tokens = line.split()
-        for at in range(2, min(len(tokens), 8)):
-            if tokens[at] in _NCCL_TYPES and tokens[at - 1].isdigit() and tokens[at - 2].isdigit():
-                rows.append(" ".join(tokens[at - 2 :]))
-                break
-    if rows:
-        tables.append(rows)
-    for table in tables:
-        if len(table) >= NCCL_RUN_MIN_ROWS:
-            digest = hashlib.sha256("\n".join(table).encode()).hexdigest()[:32]
-            found.add("nccl_run", digest)
+            # Tokens rather than _NCCL_ROW: a big log's lines are read four times faster.
+            tokens = line.split()
+            for at in range(2, min(len(tokens), 8)):
+                if (
+                    tokens[at] in _NCCL_TYPES
+                    and tokens[at - 1].isdigit()
+                    and tokens[at - 2].isdigit()
+                ):
+                    rows.append(" ".join(tokens[at - 2 :]))
+                    break
+
+    def close(self, found: _Found) -> None:
+        if self.rows:
+            self.tables.append(self.rows)
+            self.rows = []
+        for table in self.tables:
+            if len(table) >= NCCL_RUN_MIN_ROWS:
+                digest = hashlib.sha256("\n".join(table).encode()).hexdigest()[:32]
+                found.add("nccl_run", digest)
 
 
 def _may_be_nccl(text: str) -> bool:
@@ -291,22 +305,69 @@ def may_be_dated(text: str) -> bool:
 def extract(text: str) -> Fingerprint:
     """The hardware identifiers printed in one tool output (any tool; unknown text gives an
     empty fingerprint)."""
+    return extract_pieces((text,))
+
+
+def extract_pieces(pieces: Iterable[str]) -> Fingerprint:
+    """``extract`` of a text given in pieces split after newlines (a big log read block by
+    block, never decoded whole): identifiers lie within a line, and the nccl-tests tables are
+    followed across pieces. A serial is attributed from the headings read since the last
+    piece without one (big files are logs, which print no DMI or nvidia-smi sections)."""
     found = _Found()
-    # Each pattern only where its literal part occurs: a cheap scan first (big logs have none).
-    if "GPU-" in text:
-        for match in _GPU_UUID.finditer(text):
-            found.add("gpu_uuid", "GPU-" + match.group(0)[4:].lower())
-    if _GUID_WORD.search(text):
-        for match in _GUID.finditer(text):
-            found.add("hca_guid", _guid(match.group("value")))
-    if "ether" in text or "HWaddr" in text:
-        for match in _MAC.finditer(text):
-            found.add("mac", _mac(match.group("value")))
-    if _may_be_nccl(text):
-        _nccl(text, found)
-    if not _SERIAL_WORDS.search(text) or "serial number" not in text.lower():
-        return found.fingerprint()  # most outputs: no line-by-line pass needed
+    nccl: _NcclTables | None = None
     section = None  # which serial a "Serial Number" line is
+    for text in pieces:
+        # Each pattern only where its literal part occurs: a cheap scan first (logs have none).
+        if "GPU-" in text:
+            for match in _GPU_UUID.finditer(text):
+                found.add("gpu_uuid", "GPU-" + match.group(0)[4:].lower())
+        if _GUID_WORD.search(text):
+            for match in _GUID.finditer(text):
+                found.add("hca_guid", _guid(match.group("value")))
+        if "ether" in text or "HWaddr" in text:
+            for match in _MAC.finditer(text):
+                found.add("mac", _mac(match.group("value")))
+        if nccl is not None or _may_be_nccl(text):
+            nccl = nccl or _NcclTables()
+            nccl.read(text, found)
+        if not _SERIAL_WORDS.search(text) or "serial number" not in text.lower():
+            # Most outputs: no line-by-line pass, only the section the piece ends in.
+            section = _section_after(text, section)
+            continue
+        section = _serials(text, found, section)
+    if nccl is not None:
+        nccl.close(found)
+    return found.fingerprint()
+
+
+# The lines _serials reads as headings, and a top-level line that ends a DMI section (any
+# line starting with neither whitespace nor "Handle "), found by one scan of a whole piece.
+_HEADING_LINE = re.compile(
+    r"^[│|]*(?:system|base board) information[ \t│|]*$"
+    r"|^[ \t│|]*GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d[ \t│|]*$",
+    re.MULTILINE | re.IGNORECASE,
+)
+_TOP_LEVEL_LINE = re.compile(r"^(?!handle )[^\s│|]|^[│|]+[ \t│|]*(?!handle )[^\s│|]", re.M | re.I)
+
+
+def _section_after(text: str, section: str | None) -> str | None:
+    """The section ``_serials`` would be in at the end of ``text``, without reading it line
+    by line (a piece with no serial in it)."""
+    last = None
+    for last in _HEADING_LINE.finditer(text):  # noqa: B007 (the last one is wanted)
+        pass
+    rest = text
+    if last is not None:
+        heading = last.group(0).strip(" \t│|").lower().strip()
+        section = _DMI_HEADINGS.get(heading, "gpu_serial")
+        rest = text[last.end() :]
+    if section in _DMI_HEADINGS.values() and _TOP_LEVEL_LINE.search(rest):
+        section = None
+    return section
+
+
+def _serials(text: str, found: _Found, section: str | None) -> str | None:
+    """The serials of ``text``'s DMI and nvidia-smi sections; returns the section it ends in."""
     for raw in text.splitlines():
         line = raw.strip(" \t│|")
         lowered = line.lower().strip()
@@ -324,7 +385,7 @@ def extract(text: str) -> Fingerprint:
         match = _SERIAL.match(raw)
         if match and section is not None:
             found.add(section, _real_serial(match.group("value")))
-    return found.fingerprint()
+    return section
 
 
 def extract_all(texts) -> Fingerprint:

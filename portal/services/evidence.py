@@ -1,5 +1,6 @@
 """Evidence: accept an upload, import it (parse, store measurements, refresh scores), sweep."""
 
+import datetime
 import hashlib
 import hmac
 import logging
@@ -19,7 +20,13 @@ from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
-from scoring.fingerprint import Fingerprint, extract, may_be_dated, may_identify, measured_at
+from scoring.fingerprint import (
+    Fingerprint,
+    extract,
+    extract_pieces,
+    may_be_dated,
+    measured_at,
+)
 
 from .. import evidence_messages
 from ..db import copy_insert
@@ -558,22 +565,21 @@ def _origin(upload: EvidenceUpload, evidence) -> str:
     return EvidenceOrigin.UNVERIFIED
 
 
-def _texts(member) -> tuple[str, str]:
-    """The member's text (undecodable bytes replaced) for ``measured_at`` and for
-    ``extract``. A big (packed) member is first scanned piece by piece with the necessary
-    conditions of each (``may_be_dated``, ``may_identify``): "" stands for its text where no
-    piece passes, and the text is decoded whole only when one does."""
+def _member_scan(member) -> tuple[datetime.datetime | None, Fingerprint]:
+    """When the member was measured (the tool's own time, None when it prints none) and the
+    hardware identifiers it prints. A big (packed) member is never decoded whole for its
+    identifiers: they are read piece by piece (``extract_pieces``); its text is decoded whole
+    for the time only when a piece may hold one (``may_be_dated``)."""
     if not member.packed:
         text = member.data.decode("utf-8", errors="replace")
-        return text, text
-    dated = identified = False
+        return measured_at(text), extract(text)
+    dated = False
     for piece in member.text_chunks(errors="replace"):
-        dated = dated or may_be_dated(piece)
-        identified = identified or may_identify(piece)
-        if dated and identified:
+        if may_be_dated(piece):
+            dated = True
             break
-    text = member.data.decode("utf-8", errors="replace") if dated or identified else ""
-    return (text if dated else ""), (text if identified else "")
+    when = measured_at(member.data.decode("utf-8", errors="replace")) if dated else None
+    return when, extract_pieces(member.text_chunks(errors="replace"))
 
 
 def _scan(evidence) -> tuple[dict, Fingerprint]:
@@ -583,12 +589,10 @@ def _scan(evidence) -> tuple[dict, Fingerprint]:
     times = {}
     fingerprint = Fingerprint()
     for member in evidence.members:
-        dated, identified = _texts(member)
-        when = measured_at(dated)
+        when, found = _member_scan(member)
         if when is not None:
             times[member.name] = when
-        fingerprint = fingerprint.merge(extract(identified))
-        del dated, identified
+        fingerprint = fingerprint.merge(found)
     if evidence.manifest is not None:
         for member in evidence.members:
             times.setdefault(member.name, evidence.manifest.started_at)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.fingerprint import extract, may_be_dated, may_identify, measured_at
+from scoring.fingerprint import extract, extract_pieces, may_be_dated, may_identify, measured_at
 
 SAMPLES = sorted(
     path
@@ -53,3 +53,16 @@ def test_identifiers_and_times_are_found_piece_by_piece():
     assert may_identify("       8   2   float   sum   -1   32.07   0.00   0.00   0\n")
     assert not may_identify("node-01:1234:1234 [0] NCCL INFO Bootstrap : Using eth0\n")
     assert not may_be_dated("       8   2   float   sum   -1   32.07   0.00   0.00   0\n")
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_text_read_in_pieces_gives_the_fingerprint_of_the_whole(path):
+    """A big member's identifiers are read block by block (never decoded whole): the same
+    identifiers and nccl-tests run digests as the whole text, for blocks of a few lines and
+    for blocks of any size split after a newline."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    whole = extract(text)
+    lines = _pieces(text)
+    for size in (3, 17, 200):
+        blocks = ["".join(lines[i : i + size]) for i in range(0, len(lines), size)]
+        assert extract_pieces(blocks) == whole, size
