@@ -166,88 +166,76 @@ def evidence_summaries_apply(*, candidate_id: int, uploads) -> None:
     _summaries_upsert(_summary_rows(candidate_id, merged))
 
 
-def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
-    """Insert or update summary rows by (candidate, node, kind).
+def _jsonb_upsert(
+    model, rows: list, *, columns: dict[str, str], unique: tuple[str, ...], stamp: str = ""
+) -> None:
+    """Insert or update ``rows`` of ``model`` by its ``unique`` columns, writing ``columns``
+    (name -> PostgreSQL type; the unique ones included) and, when named, ``stamp`` set to now.
 
     On PostgreSQL the rows travel as ONE json document expanded by ``jsonb_to_recordset``:
     ``bulk_create(update_conflicts=True)`` sends a jsonb[] parameter (Django 5.2's UNNEST
     insert) that psycopg quotes element by element in Python, a tenth of an import's CPU.
-    Elsewhere (SQLite) it is that bulk_create.
-    """
+    Elsewhere (SQLite) it is that bulk_create. The names are the model's own, never input."""
     if not rows:
         return
+    updated = [name for name in columns if name not in unique] + ([stamp] if stamp else [])
     if connection.vendor != "postgresql":
-        EvidenceSummary.objects.bulk_create(
+        if stamp:
+            for row in rows:
+                setattr(row, stamp, timezone.now())
+        model.objects.bulk_create(
             rows,
             update_conflicts=True,
-            unique_fields=["candidate", "node_name", "kind"],
-            update_fields=["upload", "summary"],
+            unique_fields=[name.removesuffix("_id") for name in unique],
+            update_fields=[name.removesuffix("_id") for name in updated],
         )
         return
-    document = json.dumps(
-        [
-            {
-                "candidate_id": row.candidate_id,
-                "node_name": row.node_name,
-                "kind": row.kind,
-                "upload_id": row.upload_id,
-                "summary": row.summary,
-            }
-            for row in rows
-        ]
+    document = json.dumps([{name: getattr(row, name) for name in columns} for row in rows])
+    names = ", ".join(columns)
+    record = ", ".join(f"{name} {kind}" for name, kind in columns.items())
+    # Identifiers from this module's constants and the model's table name only.
+    sql = (
+        f"INSERT INTO {model._meta.db_table} ({names}{', ' + stamp if stamp else ''})"  # noqa: S608
+        f" SELECT {', '.join('r.' + n for n in columns)}{', %s' if stamp else ''}"
+        f" FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
+        f" ON CONFLICT ({', '.join(unique)}) DO UPDATE SET "
+        + ", ".join(f"{name} = EXCLUDED.{name}" for name in updated)
     )
     with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO portal_evidencesummary (candidate_id, node_name, kind, upload_id, summary)"
-            " SELECT r.candidate_id, r.node_name, r.kind, r.upload_id, r.summary"
-            " FROM jsonb_to_recordset(%s::jsonb)"
-            " AS r(candidate_id bigint, node_name text, kind text, upload_id bigint,"
-            " summary jsonb)"
-            " ON CONFLICT (candidate_id, node_name, kind)"
-            " DO UPDATE SET upload_id = EXCLUDED.upload_id, summary = EXCLUDED.summary",
-            [document],
-        )
+        cursor.execute(sql, [timezone.now(), document] if stamp else [document])
+
+
+def _summaries_upsert(rows: list[EvidenceSummary]) -> None:
+    """Insert or update summary rows by (candidate, node, kind)."""
+    _jsonb_upsert(
+        EvidenceSummary,
+        rows,
+        columns={
+            "candidate_id": "bigint",
+            "node_name": "text",
+            "kind": "text",
+            "upload_id": "bigint",
+            "summary": "jsonb",
+        },
+        unique=("candidate_id", "node_name", "kind"),
+    )
 
 
 def _scores_upsert(rows: list[Score]) -> None:
-    """Insert or update score rows by (candidate, dimension), stamped now.
-
-    On PostgreSQL as one json document expanded by ``jsonb_to_recordset``, like the summaries
-    (``_summaries_upsert``): Django's UNNEST insert sends the contributions as a jsonb[]
-    parameter that psycopg quotes element by element in Python. Elsewhere, bulk_create.
-    """
-    if connection.vendor != "postgresql":
-        Score.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["candidate", "dimension"],
-            update_fields=["value", "contributions", "rubric_version", "computed_at"],
-        )
-        return
-    document = json.dumps(
-        [
-            {
-                "candidate_id": row.candidate_id,
-                "dimension": row.dimension,
-                "value": row.value,
-                "contributions": row.contributions,
-                "rubric_version": row.rubric_version,
-            }
-            for row in rows
-        ]
+    """Insert or update score rows by (candidate, dimension), stamped now."""
+    _jsonb_upsert(
+        Score,
+        rows,
+        columns={
+            "candidate_id": "bigint",
+            "dimension": "text",
+            "value": "double precision",
+            "contributions": "jsonb",
+            "rubric_version": "text",
+        },
+        unique=("candidate_id", "dimension"),
+        stamp="computed_at",
     )
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO portal_score"
-            " (candidate_id, dimension, value, contributions, rubric_version, computed_at)"
-            " SELECT r.candidate_id, r.dimension, r.value, r.contributions, r.rubric_version, %s"
-            " FROM jsonb_to_recordset(%s::jsonb) AS r(candidate_id bigint, dimension text,"
-            " value double precision, contributions jsonb, rubric_version text)"
-            " ON CONFLICT (candidate_id, dimension) DO UPDATE SET value = EXCLUDED.value,"
-            " contributions = EXCLUDED.contributions,"
-            " rubric_version = EXCLUDED.rubric_version, computed_at = EXCLUDED.computed_at",
-            [timezone.now(), document],
-        )
 
 
 def _verify(candidate: Candidate) -> None:
