@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from .reference import GpuNameFacts, gpu_name_differences, gpu_name_facts
 from .types import CandidateInput
 
 COVERED = "covered"
@@ -296,12 +297,16 @@ NOTE_DCGM_SKIP = "dcgm_skip"
 NOTE_DCGM_INCOMPLETE = "dcgm_incomplete"
 NOTE_NCCL_WRONG = "nccl_wrong"
 NOTE_FIO_ERRORS = "fio_errors"
+# An nccl-tests run whose device names state another GPU than the offering's (another model,
+# memory size or form factor): it proves nothing about this candidate.
+NOTE_FOREIGN_GPU = "foreign_gpu"
 NOTES_EN = {
     NOTE_DCGM_FAIL: "dcgmi diag reported fail",
     NOTE_DCGM_SKIP: "dcgmi diag reported skip",
     NOTE_DCGM_INCOMPLETE: "dcgmi diag output ends before its result",
     NOTE_NCCL_WRONG: "nccl-tests reported {count} wrong results",
     NOTE_FIO_ERRORS: "fio jobs ended in an error ({jobs})",
+    NOTE_FOREIGN_GPU: "ran on {gpu}, not the claimed {claimed}",
 }
 # A diag whose every hardware test was skipped checked nothing, and one whose output is cut
 # before its result says nothing of the tests past the cut: either fails its run but proves
@@ -456,10 +461,36 @@ _DCGM_NOT_PASSED = {
 }
 
 
-def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
+@dataclass(frozen=True)
+class ClaimedGpu:
+    """The offering's GPU as its runs are compared with (``claimed_gpu_facts``), and its name."""
+
+    facts: GpuNameFacts
+    name: str
+
+
+def foreign_gpu(e: PocEvidence, claimed: ClaimedGpu | None) -> str | None:
+    """The device name of an nccl-tests run stating another GPU than ``claimed`` (only what
+    both state is compared), or None."""
+    if claimed is None or e.kind != "nccl_tests":
+        return None
+    names = e.metrics.get("gpu_names")
+    for name in dict.fromkeys(names if isinstance(names, list) else ()):
+        if isinstance(name, str) and gpu_name_differences(claimed.facts, gpu_name_facts(name)):
+            return name
+    return None
+
+
+def _failure(
+    run: RequiredRun, e: PocEvidence, claimed: ClaimedGpu | None = None
+) -> tuple[str, NoteArgs] | None:
     """Why evidence that matches a run still fails it, as (note code, parts); None when it
     passes: the tool itself reported the failure (a diag that failed or checked nothing,
-    collectives with wrong results, fio jobs that ended in an error)."""
+    collectives with wrong results, fio jobs that ended in an error), or the run was made on
+    another GPU than the offering's."""
+    foreign = foreign_gpu(e, claimed)
+    if foreign is not None and claimed is not None:
+        return NOTE_FOREIGN_GPU, (("gpu", foreign), ("claimed", claimed.name))
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in _DCGM_NOT_PASSED:
         return _DCGM_NOT_PASSED[e.metrics["overall"]], ()
     if e.kind == "nccl_tests":
@@ -485,30 +516,33 @@ def coverage(
     shared_prefixes: Sequence[str] = DEFAULT_SHARED_PREFIXES,
     node_count: int = 2,
     sampled: Sequence[str] = (),
+    claimed_gpu: ClaimedGpu | None = None,
 ) -> Coverage:
     """Which required runs the evidence satisfies, and by which upload and node.
 
     A run with matching evidence is ``covered`` (``failed`` when every match reported a
-    failure); one without is ``pending`` until the deadline and ``failed`` after it. With a
-    sample, the fleet figures come from the sampled nodes only (the vendor cannot add a
-    golden node to lift them).
+    failure or ran on another GPU than ``claimed_gpu``); one without is ``pending`` until the
+    deadline and ``failed`` after it. With a sample, the fleet figures come from the sampled
+    nodes only (the vendor cannot add a golden node to lift them); runs on another GPU never
+    count in them.
     """
     evidence = list(evidence)
     passed_deadline = deadline is not None and now >= deadline
     result = []
     for run in runs:
         matches = tuple(e for e in evidence if _matches(run, e, shared_prefixes, node_count))
-        good = tuple(e for e in matches if _failure(run, e) is None)
+        good = tuple(e for e in matches if _failure(run, e, claimed_gpu) is None)
         if good:
             result.append(RunCoverage(run, COVERED, good))
         elif matches:
-            code, args = _failure(run, matches[0]) or ("", ())
+            code, args = _failure(run, matches[0], claimed_gpu) or ("", ())
             result.append(RunCoverage(run, FAILED, matches, note_en(code, args), code, args))
         elif passed_deadline:
             result.append(RunCoverage(run, FAILED, (), "missing at the deadline"))
         else:
             result.append(RunCoverage(run, PENDING))
-    fleet = fleet_figures(evidence, nodes=sampled)
+    own = [e for e in evidence if foreign_gpu(e, claimed_gpu) is None]
+    fleet = fleet_figures(own, nodes=sampled)
     return Coverage(tuple(result), passed_deadline, fleet)
 
 
@@ -830,6 +864,7 @@ _NOTES_ZH = {
     NOTE_DCGM_INCOMPLETE: "dcgmi diag 输出在结果之前中断",
     NOTE_NCCL_WRONG: "nccl-tests 报告 {count} 个错误结果",
     NOTE_FIO_ERRORS: "fio 作业以错误结束（{jobs}）",
+    NOTE_FOREIGN_GPU: "运行于 {gpu}，并非声明的 {claimed}",
 }
 _DEFAULT_NOTES = {
     UNPROVEN: "every test was skipped",
@@ -849,6 +884,7 @@ _NOTE_PATTERNS = (
     (NOTE_DCGM_INCOMPLETE, re.compile(r"^dcgmi diag output ends before its result$")),
     (NOTE_NCCL_WRONG, re.compile(r"^nccl-tests reported (?P<count>[\d.e+]+) wrong results$")),
     (NOTE_FIO_ERRORS, re.compile(r"^fio jobs ended in an error \((?P<jobs>.*)\)$")),
+    (NOTE_FOREIGN_GPU, re.compile(r"^ran on (?P<gpu>.+), not the claimed (?P<claimed>.+)$")),
 )
 
 
@@ -938,7 +974,12 @@ def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfal
             evidence_file=file,
             evidence_upload=upload,
         )
-        if kind == DCGM_DIAG and shortfall.note_code in (NOTE_DCGM_SKIP, NOTE_DCGM_INCOMPLETE):
+        unproven = kind == DCGM_DIAG and shortfall.note_code in (
+            NOTE_DCGM_SKIP,
+            NOTE_DCGM_INCOMPLETE,
+        )
+        # A run on another GPU says nothing of this candidate's: not proven, not failed.
+        if unproven or shortfall.note_code == NOTE_FOREIGN_GPU:
             shortfall = replace(shortfall, reason=UNPROVEN)
         found.append(shortfall)
     return tuple(found)

@@ -399,6 +399,19 @@ def memory_figures_agree(model: str | None, a_gb: float, b_gb: float) -> bool:
     )
 
 
+def claimed_gpu_facts(
+    gpu_model: str, gpu_memory_gib: float | None, gpu_form_factor: str | None
+) -> GpuNameFacts:
+    """What an offering states about its GPU: the model name's words, and where the name is
+    silent, the offering's own memory (GiB per GPU) and SXM/PCIe fields."""
+    facts = gpu_name_facts(gpu_model)
+    memory = facts.memory_gb or (gpu_memory_gib if gpu_memory_gib and gpu_memory_gib > 0 else None)
+    form = facts.form_factor or (
+        gpu_form_factor if gpu_form_factor in ("sxm", "pcie", "nvl") else None
+    )
+    return GpuNameFacts(facts.model, memory, form)
+
+
 def gpu_name_differences(claimed: GpuNameFacts, measured: GpuNameFacts) -> list[str]:
     """What two GPU names state differently: any of "model", "memory", "form_factor", in that
     order. Only what both state is compared: a name silent on a point differs in nothing."""

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
+from scoring.reference import claimed_gpu_facts
 
 from ..models import Candidate, Evaluation, EvaluationStatus, PocCandidateNodes, PocPlan
 from .errors import ensure_not_decided
@@ -145,6 +146,17 @@ def candidate_coverage(
         shared_prefixes=shared_prefixes(plan),
         node_count=candidate.node_count,
         sampled=sampled,
+        claimed_gpu=_claimed_gpu(candidate),
+    )
+
+
+def _claimed_gpu(candidate: Candidate) -> plan_rules.ClaimedGpu:
+    """The GPU of the offering version the candidate is scored on, as runs are compared with."""
+    version = candidate.offering_version if candidate.offering_version_id else None
+    offering = version.as_offering() if version is not None else candidate.offering
+    return plan_rules.ClaimedGpu(
+        claimed_gpu_facts(offering.gpu_model, offering.gpu_memory_gib, offering.gpu_form_factor),
+        offering.gpu_model,
     )
 
 

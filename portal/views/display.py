@@ -118,6 +118,7 @@ POC_NOTES = {
     plan_rules.NOTE_DCGM_INCOMPLETE: gettext_noop("dcgmi diag output ends before its result"),
     plan_rules.NOTE_NCCL_WRONG: gettext_noop("nccl-tests reported %(count)s wrong results"),
     plan_rules.NOTE_FIO_ERRORS: gettext_noop("fio jobs ended in an error (%(jobs)s)"),
+    plan_rules.NOTE_FOREIGN_GPU: gettext_noop("ran on %(gpu)s, not the claimed %(claimed)s"),
 }
 
 

@@ -16,6 +16,7 @@ from ..reference import (
     ExpectedBusbw,
     GpuNameFacts,
     GpuSpec,
+    claimed_gpu_facts,
     expected_busbw_gbyte_s,
     gpu_name_differences,
     gpu_name_facts,
@@ -479,14 +480,7 @@ _FORM_NAMES = {"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}
 
 
 def _claimed_gpu(claims: Claims) -> GpuNameFacts:
-    """What the offering states about its GPU: the model name's words, and where the name is
-    silent, the offering's own memory (GiB per GPU) and SXM/PCIe fields."""
-    facts = gpu_name_facts(claims.gpu_model)
-    memory = facts.memory_gb or (claims.gpu_memory_gib if claims.gpu_memory_gib > 0 else None)
-    form = facts.form_factor or (
-        claims.gpu_form_factor if claims.gpu_form_factor in _FORM_NAMES else None
-    )
-    return GpuNameFacts(facts.model, memory, form)
+    return claimed_gpu_facts(claims.gpu_model, claims.gpu_memory_gib, claims.gpu_form_factor)
 
 
 def _difference(what: str, claimed: GpuNameFacts, measured: GpuNameFacts) -> tuple[str, str]:

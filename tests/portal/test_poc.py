@@ -106,6 +106,15 @@ def test_bad_input_writes_nothing(evaluation, candidate, members):
 
 
 def test_a_real_collector_bundle_covers_required_runs(evaluation, candidate, members, upload_token):
+    from portal.models import OfferingVersion
+
+    # The sample run is on A100-SXM4-40GB: offered as that, it is this candidate's own run
+    # (a run on another GPU than the offering's covers nothing: tests/scoring/test_poc_failures).
+    offering = candidate.offering
+    offering.gpu_model, offering.gpu_memory_gib = "NVIDIA A100-SXM4-40GB", 40
+    offering.save()
+    candidate.offering_version = OfferingVersion.current(offering)
+    candidate.save(update_fields=["offering_version"])
     token, _raw = upload_token
     plan = _plan(evaluation, members["procurement"], names={candidate.pk: ["gpu01"]})
     data = bundle(

@@ -329,3 +329,54 @@ def test_bad_input_is_refused_clearly():
         replace(candidate(), poc_shortfalls=("dcgm",))
     # Run kinds of another plan version are skipped, not guessed at.
     assert poc.shortfalls({"runs": [{"kind": "old_kind", "status": "failed"}]}) == ()
+
+
+def test_a_run_on_another_gpu_proves_nothing_and_stays_out_of_the_fleet_figures():
+    """An nccl-tests run whose device lines name another GPU than the offering's (here
+    A100-SXM4-40GB for an A100-SXM4-80GB offering) covers no required run and its bus
+    bandwidth never enters the fleet figures; a run naming only "A100" is not set aside."""
+    from scoring.reference import claimed_gpu_facts
+
+    claimed = poc.ClaimedGpu(claimed_gpu_facts("NVIDIA A100-SXM4-80GB", 80, "sxm"), "A100 80GB")
+
+    def one_node(node, names, busbw):
+        return ev(
+            node,
+            "nccl_tests",
+            "all_reduce_perf -g 8",
+            collective="all_reduce",
+            wrong_total=0,
+            gpu_names=names,
+            peak_busbw_gbyte_s=busbw,
+        )
+
+    foreign = one_node("gpu01", ["NVIDIA A100-SXM4-40GB"] * 8, 900.0)
+    plain = one_node("gpu02", ["NVIDIA A100"] * 8, 230.0)
+    rest = [e for e in EVERYTHING if e.kind != "nccl_tests"]
+    result = poc.coverage(
+        RUNS,
+        [*rest, foreign, plain],
+        deadline=AFTER,
+        now=NOW,
+        node_count=2,
+        sampled=NODES,
+        claimed_gpu=claimed,
+    )
+    by_node = {r.run.node: r for r in result.runs if r.run.kind == poc.NCCL_ONE_NODE}
+    assert by_node["gpu01"].status == poc.FAILED
+    assert by_node["gpu01"].note_code == poc.NOTE_FOREIGN_GPU
+    assert dict(by_node["gpu01"].note_args) == {
+        "gpu": "NVIDIA A100-SXM4-40GB",
+        "claimed": "A100 80GB",
+    }
+    assert by_node["gpu02"].status == poc.COVERED
+    assert result.fleet["nccl_busbw_gbyte_s"] == {
+        "nodes": 1,
+        "p5": 230.0,
+        "median": 230.0,
+        "worst": 230.0,
+    }
+    [found] = [s for s in poc.shortfalls(result) if s.note_code == poc.NOTE_FOREIGN_GPU]
+    assert found.reason == poc.UNPROVEN
+    assert "ran on NVIDIA A100-SXM4-40GB, not the claimed A100 80GB" in found.explanation_en
+    assert "运行于 NVIDIA A100-SXM4-40GB" in found.explanation_zh

@@ -27,8 +27,8 @@ class PocShortfallSerializer(serializers.Serializer):
     note = serializers.CharField(help_text="Why, in English (empty for a missing run).")
     note_code = serializers.CharField(
         help_text=(
-            "Why, as a code (dcgm_fail, dcgm_skip, dcgm_incomplete, nccl_wrong, fio_errors) "
-            "or empty."
+            "Why, as a code (dcgm_fail, dcgm_skip, dcgm_incomplete, nccl_wrong, fio_errors, "
+            "foreign_gpu) or empty."
         )
     )
     note_args = serializers.DictField(child=serializers.CharField())
