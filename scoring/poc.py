@@ -481,16 +481,10 @@ def foreign_gpu(e: PocEvidence, claimed: ClaimedGpu | None) -> str | None:
     return None
 
 
-def _failure(
-    run: RequiredRun, e: PocEvidence, claimed: ClaimedGpu | None = None
-) -> tuple[str, NoteArgs] | None:
+def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
     """Why evidence that matches a run still fails it, as (note code, parts); None when it
     passes: the tool itself reported the failure (a diag that failed or checked nothing,
-    collectives with wrong results, fio jobs that ended in an error), or the run was made on
-    another GPU than the offering's."""
-    foreign = foreign_gpu(e, claimed)
-    if foreign is not None and claimed is not None:
-        return NOTE_FOREIGN_GPU, (("gpu", foreign), ("claimed", claimed.name))
+    collectives with wrong results, fio jobs that ended in an error)."""
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in _DCGM_NOT_PASSED:
         return _DCGM_NOT_PASSED[e.metrics["overall"]], ()
     if e.kind == "nccl_tests":
@@ -521,26 +515,34 @@ def coverage(
     """Which required runs the evidence satisfies, and by which upload and node.
 
     A run with matching evidence is ``covered`` (``failed`` when every match reported a
-    failure or ran on another GPU than ``claimed_gpu``); one without is ``pending`` until the
-    deadline and ``failed`` after it. With a sample, the fleet figures come from the sampled
-    nodes only (the vendor cannot add a golden node to lift them); runs on another GPU never
-    count in them.
+    failure); one without is ``pending`` until the deadline and ``failed`` after it. A run
+    made on another GPU than ``claimed_gpu`` is no evidence of this candidate: it is set aside
+    (the run stays pending or missing, its note naming the GPU it ran on) and never counts in
+    the fleet figures. With a sample, the fleet figures come from the sampled nodes only (the
+    vendor cannot add a golden node to lift them).
     """
     evidence = list(evidence)
     passed_deadline = deadline is not None and now >= deadline
     result = []
     for run in runs:
-        matches = tuple(e for e in evidence if _matches(run, e, shared_prefixes, node_count))
-        good = tuple(e for e in matches if _failure(run, e, claimed_gpu) is None)
+        found = [e for e in evidence if _matches(run, e, shared_prefixes, node_count)]
+        matches = tuple(e for e in found if foreign_gpu(e, claimed_gpu) is None)
+        aside: tuple[str, NoteArgs] = ("", ())
+        if len(matches) < len(found) and claimed_gpu is not None:
+            other = next(g for e in found if (g := foreign_gpu(e, claimed_gpu)) is not None)
+            aside = (NOTE_FOREIGN_GPU, (("gpu", other), ("claimed", claimed_gpu.name)))
+        good = tuple(e for e in matches if _failure(run, e) is None)
         if good:
             result.append(RunCoverage(run, COVERED, good))
         elif matches:
-            code, args = _failure(run, matches[0], claimed_gpu) or ("", ())
+            code, args = _failure(run, matches[0]) or ("", ())
             result.append(RunCoverage(run, FAILED, matches, note_en(code, args), code, args))
         elif passed_deadline:
-            result.append(RunCoverage(run, FAILED, (), "missing at the deadline"))
+            code, args = aside  # the note code still says what was set aside
+            result.append(RunCoverage(run, FAILED, (), "missing at the deadline", code, args))
         else:
-            result.append(RunCoverage(run, PENDING))
+            code, args = aside
+            result.append(RunCoverage(run, PENDING, (), note_en(code, args), code, args))
     own = [e for e in evidence if foreign_gpu(e, claimed_gpu) is None]
     fleet = fleet_figures(own, nodes=sampled)
     return Coverage(tuple(result), passed_deadline, fleet)
@@ -974,12 +976,7 @@ def shortfalls(stored: Mapping[str, Any] | Coverage | None) -> tuple[PocShortfal
             evidence_file=file,
             evidence_upload=upload,
         )
-        unproven = kind == DCGM_DIAG and shortfall.note_code in (
-            NOTE_DCGM_SKIP,
-            NOTE_DCGM_INCOMPLETE,
-        )
-        # A run on another GPU says nothing of this candidate's: not proven, not failed.
-        if unproven or shortfall.note_code == NOTE_FOREIGN_GPU:
+        if kind == DCGM_DIAG and shortfall.note_code in (NOTE_DCGM_SKIP, NOTE_DCGM_INCOMPLETE):
             shortfall = replace(shortfall, reason=UNPROVEN)
         found.append(shortfall)
     return tuple(found)

@@ -17,6 +17,7 @@ from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
 from ..services.poc import poc_plan_save, stored_coverage
 from .common import member_evaluation
+from .display import poc_note
 
 STATUS_LABELS = {
     plan_rules.COVERED: gettext_lazy("covered"),
@@ -73,6 +74,11 @@ def coverage_rows(coverage: dict, *, shared_path: str = "", gpus: int = 8) -> li
                 "evidence": run.get("evidence") or [],
                 "missing_at_deadline": status == plan_rules.FAILED and not run.get("evidence"),
                 "tool_failed": status == plan_rules.FAILED and bool(run.get("evidence")),
+                # Why it failed, or what was set aside (a run on another GPU), worded from its
+                # code in the reader's language.
+                "note": poc_note({**run, "reason": plan_rules.RUN_FAILED})
+                if run.get("note_code")
+                else "",
             }
         )
     return rows

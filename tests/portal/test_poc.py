@@ -374,4 +374,42 @@ def test_a_failed_dcgm_run_shows_as_failed_on_the_candidate_page(
     _client(client, members["viewer"])
     page = client.get(f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/").content.decode()
     assert f'data-run="{rules.DCGM_DIAG}@gpu01"' in page
-    assert "the tool reported a failure" in page
+    # What the tool reported, not only that it failed.
+    assert "dcgmi diag reported fail" in page
+
+
+def test_a_run_on_another_gpu_is_set_aside_on_the_page_in_both_languages(
+    client, evaluation, candidate, members, upload_token
+):
+    """The sample run is on A100-SXM4-40GB; the candidate offers H100 SXM5 80GB: the one-node
+    run stays wanted and the page says what was set aside and why."""
+    token, _raw = upload_token
+    _plan(evaluation, members["procurement"], names={candidate.pk: ["gpu01"]})
+    data = bundle(
+        [
+            (
+                ["all_reduce_perf", "-b", "8", "-e", "8G", "-g", "8"],
+                "nccl-all-reduce.txt",
+                sample_bytes("nccl-a100-8gpu.txt"),
+            )
+        ],
+        hostname="gpu01",
+        nonce=token.nonce,
+    )
+    upload, _ = evidence_submit(
+        candidate=candidate,
+        uploaded_file=SimpleUploadedFile("bundle.tar.gz", data),
+        node_name="gpu01",
+        token=token,
+    )
+    evidence_import(upload_id=upload.pk, task_id="t-foreign")
+    one_node = next(
+        r for r in candidate_coverage(candidate).runs if r.run.kind == rules.NCCL_ONE_NODE
+    )
+    assert one_node.status == rules.PENDING and not one_node.evidence
+    _client(client, members["viewer"])
+    url = f"/evaluations/{evaluation.pk}/candidates/{candidate.pk}/"
+    page = client.get(url).content.decode()
+    assert "set aside: ran on NVIDIA A100-SXM4-40GB, not the claimed NVIDIA H100 SXM5 80GB" in page
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "已排除：运行于 NVIDIA A100-SXM4-40GB，并非声明的 NVIDIA H100 SXM5 80GB" in page

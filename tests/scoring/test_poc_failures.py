@@ -363,20 +363,29 @@ def test_a_run_on_another_gpu_proves_nothing_and_stays_out_of_the_fleet_figures(
         claimed_gpu=claimed,
     )
     by_node = {r.run.node: r for r in result.runs if r.run.kind == poc.NCCL_ONE_NODE}
-    assert by_node["gpu01"].status == poc.FAILED
+    # Set aside: the run is still wanted (missing at the deadline), its note names the GPU.
+    assert by_node["gpu01"].status == poc.FAILED and not by_node["gpu01"].evidence
     assert by_node["gpu01"].note_code == poc.NOTE_FOREIGN_GPU
     assert dict(by_node["gpu01"].note_args) == {
         "gpu": "NVIDIA A100-SXM4-40GB",
         "claimed": "A100 80GB",
     }
     assert by_node["gpu02"].status == poc.COVERED
+    before = poc.coverage(
+        RUNS, [foreign], deadline=BEFORE, now=NOW, node_count=2, sampled=NODES, claimed_gpu=claimed
+    )
+    pending = next(
+        r for r in before.runs if r.run.kind == poc.NCCL_ONE_NODE and r.run.node == "gpu01"
+    )
+    assert pending.status == poc.PENDING and pending.note_code == poc.NOTE_FOREIGN_GPU
     assert result.fleet["nccl_busbw_gbyte_s"] == {
         "nodes": 1,
         "p5": 230.0,
         "median": 230.0,
         "worst": 230.0,
     }
-    [found] = [s for s in poc.shortfalls(result) if s.note_code == poc.NOTE_FOREIGN_GPU]
-    assert found.reason == poc.UNPROVEN
-    assert "ran on NVIDIA A100-SXM4-40GB, not the claimed A100 80GB" in found.explanation_en
-    assert "运行于 NVIDIA A100-SXM4-40GB" in found.explanation_zh
+    [missing] = [s for s in poc.shortfalls(result) if s.run_key == by_node["gpu01"].run.key]
+    assert missing.reason == poc.MISSING  # unverifiable, never contradicted
+    assert "ran on NVIDIA A100-SXM4-40GB, not the claimed A100 80GB" in poc.note_en(
+        by_node["gpu01"].note_code, by_node["gpu01"].note_args
+    )
