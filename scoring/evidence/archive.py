@@ -540,6 +540,11 @@ def _read_tar(source: Any, limits: BundleLimits, *, compressed: bool) -> list[Me
             params={"detail": exc},
         ) from None
     if tally.members == 0:
+        # An empty tar is a few zero blocks; a gzip of megabytes of zeros reads as one too.
+        # What follows the end marker is read through (capped, ratio-checked), so a bomb is
+        # refused as one rather than as an empty archive.
+        while source.read(_CHUNK):
+            pass
         raise BundleRejected("the archive is empty", code="archive.empty")
     return files
 

@@ -534,6 +534,8 @@ def test_a_gzip_compressed_file_keeps_the_caps(monkeypatch: pytest.MonkeyPatch) 
     )
     bomb = gzip.compress(b"a" * (64 * MIB))
     assert_rejected(bomb, r"inflates more than", monkeypatch)
+    # Zeros read as a tar's end marker: still refused as a bomb, not as an empty archive.
+    assert_rejected(gzip.compress(bytes(64 * MIB)), r"inflates more than", monkeypatch)
 
 
 def test_truncated_zip_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
