@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
-from ..services.errors import EvaluationDecided, StaleCopy
+from ..services.errors import AnswerChanged, EvaluationDecided, StaleCopy
 
 NON_FIELD = "non_field_errors"
 
@@ -38,8 +38,15 @@ def validation_detail(exc: DjangoValidationError) -> dict[str, list[str]]:
 def _translate(exc: Exception) -> Exception:
     if isinstance(exc, EvaluationDecided):
         return Conflict(exc.messages[0])
-    if isinstance(exc, StaleCopy):  # AnswerChanged among them
+    if isinstance(exc, AnswerChanged):  # worded for an API client already
         return Conflict({"detail": exc.messages[0], "version": exc.version})
+    if isinstance(exc, StaleCopy):
+        # Worded for an API client: the page's message speaks of a form and its input.
+        detail = _(
+            "Someone saved this after you read it, so nothing was written. Read it again, or "
+            "send the version given here to replace what is stored."
+        )
+        return Conflict({"detail": detail, "version": exc.version})
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(validation_detail(exc))
     if isinstance(exc, ProtectedError | RestrictedError):
