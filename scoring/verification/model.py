@@ -122,6 +122,16 @@ class NodeEvidence:
             text += f" (upload {self.upload_id})"
         return text
 
+    @property
+    def ref_zh(self) -> str:
+        """``ref`` for the Chinese wording: the same pointer, its words in Chinese."""
+        text = f"{self.node_name}：{self.source or self.kind}"
+        if self.line is not None:
+            text += f" 第 {self.line} 行"
+        if self.upload_id is not None:
+            text += f"（上传 {self.upload_id}）"
+        return text
+
 
 @dataclass(frozen=True)
 class ItemVerification:

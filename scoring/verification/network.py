@@ -642,30 +642,32 @@ def _sort_runs(
         if m.get("collective") != collective:
             if collective == ALL_REDUCE:
                 name = m.get("collective") or "unknown"
-                out.skipped.append((f"{ev.ref}: collective {name}", f"{ev.ref}：集合通信为 {name}"))
+                out.skipped.append(
+                    (f"{ev.ref}: collective {name}", f"{ev.ref_zh}：集合通信为 {name}")
+                )
             continue
         ranks = as_int(m.get("ranks"))
         peak = as_float(m.get("peak_busbw_gbyte_s"))
         if ranks is None or peak is None or ranks < 1:
             out.skipped.append(
-                (f"{ev.ref}: no rank count or busbw", f"{ev.ref}：缺少 rank 数或 busbw")
+                (f"{ev.ref}: no rank count or busbw", f"{ev.ref_zh}：缺少 rank 数或 busbw")
             )
             continue
         if (as_int(m.get("wrong_total")) or 0) > 0 or m.get("out_of_bounds_ok") is False:
-            out.skipped.append((f"{ev.ref}: wrong results", f"{ev.ref}：结果错误"))
+            out.skipped.append((f"{ev.ref}: wrong results", f"{ev.ref_zh}：结果错误"))
             continue
         hosts = [h for h in as_list(m.get("hosts")) if isinstance(h, str) and h]
         nodes = len(hosts) if hosts else max(-(-ranks // claims.gpus_per_node), 1)
         foreign = _foreign_reason(claims, m, ranks, nodes)
         if foreign:
-            out.foreign.append((f"{ev.ref}: {foreign[0]}", f"{ev.ref}：{foreign[1]}"))
+            out.foreign.append((f"{ev.ref}: {foreign[0]}", f"{ev.ref_zh}：{foreign[1]}"))
             continue
         if ranks != claims.gpus_per_node * nodes:
             out.skipped.append(
                 (
                     f"{ev.ref}: {ranks} ranks on {nodes} node(s), not "
                     f"{claims.gpus_per_node} per node",
-                    f"{ev.ref}：{nodes} 个节点共 {ranks} 个 rank，并非每节点 "
+                    f"{ev.ref_zh}：{nodes} 个节点共 {ranks} 个 rank，并非每节点 "
                     f"{claims.gpus_per_node} 个",
                 )
             )
@@ -676,7 +678,7 @@ def _sort_runs(
                 (
                     f"{ev.ref}: {num(peak, 2)} GB/s on {nodes} node(s) is above the "
                     f"{num(ceiling)} GB/s the declared hardware can physically reach",
-                    f"{ev.ref}：{nodes} 个节点上 {num(peak, 2)} GB/s，超过所声明硬件的物理上限 "
+                    f"{ev.ref_zh}：{nodes} 个节点上 {num(peak, 2)} GB/s，超过所声明硬件的物理上限 "
                     f"{num(ceiling)} GB/s",
                 )
             )

@@ -110,6 +110,9 @@ def test_the_demo_40gb_run_is_foreign_to_the_80gb_candidate():
     assert "运行于 A100-SXM4-40GB，并非声明的 NVIDIA A100-SXM4-80GB（显存 40 GB，并非 80 GB）" in (
         busbw.explanation_zh
     )
+    # The pointer to the file is worded in Chinese too, never "(upload 1)" in the Chinese text.
+    assert "a100-node-08：all_reduce_perf.txt 第 1 行（上传 1）：运行于" in busbw.explanation_zh
+    assert "(upload" not in busbw.explanation_zh
 
 
 def test_the_same_run_judges_a_40gb_candidate():
