@@ -1,12 +1,11 @@
 """Evidence: accept an upload, import it (parse, store measurements, refresh scores), sweep."""
 
-import datetime
 import hashlib
 import hmac
 import logging
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -565,7 +564,7 @@ def _origin(upload: EvidenceUpload, evidence) -> str:
     return EvidenceOrigin.UNVERIFIED
 
 
-def _member_scan(member) -> tuple[datetime.datetime | None, Fingerprint]:
+def _member_scan(member) -> tuple[datetime | None, Fingerprint]:
     """When the member was measured (the tool's own time, None when it prints none) and the
     hardware identifiers it prints. A big (packed) member is never decoded whole for its
     identifiers: they are read piece by piece (``extract_pieces``); its text is decoded whole
@@ -574,12 +573,17 @@ def _member_scan(member) -> tuple[datetime.datetime | None, Fingerprint]:
         text = member.data.decode("utf-8", errors="replace")
         return measured_at(text), extract(text)
     dated = False
-    for piece in member.text_chunks(errors="replace"):
-        if may_be_dated(piece):
-            dated = True
-            break
+
+    def pieces():
+        # One pass over the blocks: the identifiers read, and whether any may hold a time.
+        nonlocal dated
+        for piece in member.text_chunks(errors="replace"):
+            dated = dated or may_be_dated(piece)
+            yield piece
+
+    found = extract_pieces(pieces())
     when = measured_at(member.data.decode("utf-8", errors="replace")) if dated else None
-    return when, extract_pieces(member.text_chunks(errors="replace"))
+    return when, found
 
 
 def _scan(evidence) -> tuple[dict, Fingerprint]:
