@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
 from ..services.evaluations import candidate_add, candidate_remove, candidate_update
-from .common import member_candidate, member_evaluation
+from .common import form_status, member_candidate, member_evaluation
 
 
 @login_required
@@ -37,7 +37,7 @@ def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, _("Candidate “%(name)s” added.") % {"name": candidate})
             return redirect("evaluation-detail", pk=evaluation.pk)
     context = {"evaluation": evaluation, "membership": membership, "form": form}
-    return render(request, "portal/candidate_form.html", context)
+    return render(request, "portal/candidate_form.html", context, status=form_status(form))
 
 
 @login_required
@@ -62,7 +62,7 @@ def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResp
         "candidate": candidate,
         "form": form,
     }
-    return render(request, "portal/candidate_form.html", context)
+    return render(request, "portal/candidate_form.html", context, status=form_status(form))
 
 
 @login_required
@@ -87,4 +87,5 @@ def candidate_delete(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "upload_count": candidate.uploads.count(),
         "token_count": candidate.upload_tokens.count(),
     }
-    return render(request, "portal/candidate_confirm_remove.html", context)
+    status = 422 if errors else 200
+    return render(request, "portal/candidate_confirm_remove.html", context, status=status)

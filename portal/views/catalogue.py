@@ -27,7 +27,7 @@ from ..services.evaluations import (
     offering_delete,
     vendor_delete,
 )
-from .common import can_edit_catalogue, require_catalogue_editor
+from .common import can_edit_catalogue, form_status, require_catalogue_editor
 
 
 @login_required
@@ -45,10 +45,10 @@ def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
             vendor = vendor_save(vendor=form.save(commit=False), by=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
-            return render(request, "portal/vendor_form.html", {"form": form, "vendor": vendor})
         messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
         return redirect("vendor-list")
-    return render(request, "portal/vendor_form.html", {"form": form, "vendor": vendor})
+    context = {"form": form, "vendor": vendor}
+    return render(request, "portal/vendor_form.html", context, status=form_status(form))
 
 
 @login_required
@@ -152,7 +152,7 @@ def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpRespo
                 messages.success(request, _("Offering “%(name)s” saved.") % {"name": saved})
                 return redirect("offering-detail", offering_pk=saved.pk)
     context = {"form": form, "prices": prices, "offering": offering}
-    return render(request, "portal/offering_form.html", context)
+    return render(request, "portal/offering_form.html", context, status=form_status(form, prices))
 
 
 @login_required

@@ -57,3 +57,17 @@ def can_create_evaluation(user) -> bool:
 def require_evaluation_creator(request) -> None:
     if not can_create_evaluation(request.user):
         raise PermissionDenied(_("Only procurement members may create evaluations."))
+
+
+def form_status(*forms) -> int:
+    """The status of a page that shows forms: 422 when a submitted one was refused (its errors
+    are on the page), else 200. Every form page answers a refusal the same way, so a client, a
+    proxy's log or a test tells a refused submission from a page merely shown. Accepts forms,
+    formsets and None (a form the request did not submit)."""
+    for form in forms:
+        if form is None or not form.is_bound:
+            continue
+        count = getattr(form, "total_error_count", None)
+        if (count() if count else len(form.errors)) > 0:
+            return 422
+    return 200

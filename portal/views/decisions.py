@@ -30,7 +30,7 @@ from ..services.evaluations import (
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import report_pdf_request
-from .common import member_evaluation
+from .common import form_status, member_evaluation
 from .dashboard import results_context
 
 
@@ -149,7 +149,8 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         if record is None
         else 0,
     }
-    return render(request, "portal/evaluation_decision.html", context)
+    status = form_status(form, reopen_form)
+    return render(request, "portal/evaluation_decision.html", context, status=status)
 
 
 def report_context(evaluation) -> dict:

@@ -20,7 +20,7 @@ from ..services.evaluations import (
     member_remove,
     member_role_set,
 )
-from .common import member_evaluation, require_evaluation_creator
+from .common import form_status, member_evaluation, require_evaluation_creator
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -48,7 +48,12 @@ def evaluation_create_view(request: HttpRequest) -> HttpResponse:
                 request, _("Evaluation “%(name)s” created.") % {"name": evaluation.name}
             )
             return redirect("evaluation-detail", pk=evaluation.pk)
-    return render(request, "portal/evaluation_form.html", {"form": form, "evaluation": None})
+    return render(
+        request,
+        "portal/evaluation_form.html",
+        {"form": form, "evaluation": None},
+        status=form_status(form),
+    )
 
 
 @login_required
@@ -76,9 +81,7 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, _("Requirements saved; every candidate was rescored."))
             return redirect("evaluation-detail", pk=evaluation.pk)
     context = {"form": form, "evaluation": evaluation, "membership": membership}
-    return render(
-        request, "portal/evaluation_form.html", context, status=422 if form.errors else 200
-    )
+    return render(request, "portal/evaluation_form.html", context, status=form_status(form))
 
 
 @login_required
@@ -121,11 +124,14 @@ def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
                     )
                 else:
                     role_form = MemberRoleForm(request.POST)
-                    if role_form.is_valid():
-                        member_role_set(
-                            membership=member, role=role_form.cleaned_data["role"], by=request.user
+                    if not role_form.is_valid():
+                        raise ValidationError(
+                            [m for field in role_form.errors.values() for m in field]
                         )
-                        messages.success(request, _("Role changed."))
+                    member_role_set(
+                        membership=member, role=role_form.cleaned_data["role"], by=request.user
+                    )
+                    messages.success(request, _("Role changed."))
                 return redirect("evaluation-members", pk=evaluation.pk)
         except ValidationError as exc:
             if action == "add":
@@ -146,4 +152,5 @@ def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
         "add_form": add_form,
         "errors": errors,
     }
-    return render(request, "portal/evaluation_members.html", context)
+    status = 422 if errors else form_status(add_form)
+    return render(request, "portal/evaluation_members.html", context, status=status)

@@ -13,6 +13,7 @@ from ..services.notifications import (
     notification_preferences_get,
     notification_preferences_set,
 )
+from .common import form_status
 
 
 class PreferencesForm(forms.Form):
@@ -39,4 +40,5 @@ def notification_settings(request: HttpRequest) -> HttpResponse:
         request,
         "portal/notification_settings.html",
         {"form": form, "email": request.user.email},
+        status=form_status(form),
     )

@@ -16,7 +16,7 @@ from scoring import poc as plan_rules
 from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
 from ..services.poc import poc_plan_save, stored_coverage
-from .common import member_evaluation
+from .common import form_status, member_evaluation
 from .display import poc_note
 
 STATUS_LABELS = {
@@ -192,7 +192,7 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
         }
         for c in candidates
     ]
-    status = 400 if request.method == "POST" else 200
+    status = form_status(form)
     return render(
         request,
         "portal/poc_plan.html",

@@ -23,7 +23,7 @@ from ..services.portfolio import (
     workload_create,
     workload_delete,
 )
-from .common import member_evaluation
+from .common import form_status, member_evaluation
 
 
 class WorkloadForm(forms.ModelForm):
@@ -161,7 +161,7 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         "decision_errors": decision_errors,
         "rationale": rationale,
     }
-    status = 400 if request.method == "POST" else 200
+    status = 422 if decision_errors else form_status(workload_form, settings_form)
     return render(request, "portal/evaluation_portfolio.html", context, status=status)
 
 

@@ -14,7 +14,7 @@ from ..forms import AnswerForm, loaded_version_field, refuse_stale, sent_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
 from ..services.errors import StaleCopy
 from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check, review_version
-from .common import member_candidate
+from .common import form_status, member_candidate
 
 
 class ReviewForm(forms.Form):
@@ -127,5 +127,5 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "may_review": may_review,
         "cost_check": cost_check,
     }
-    status = 400 if bound is not None and bound.errors else 200
+    status = form_status(bound)
     return render(request, "portal/candidate_review.html", context, status=status)

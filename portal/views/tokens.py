@@ -19,7 +19,7 @@ from ..forms_procurement import UploadTokenCreateForm, add_service_error
 from ..models import UploadToken
 from ..permissions import CAN_EDIT
 from ..services.tokens import upload_token_create, upload_token_revoke
-from .common import member_candidate
+from .common import form_status, member_candidate
 
 
 def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
@@ -69,7 +69,7 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
         "raw_token": raw_token,
         "command": command,
     }
-    return render(request, "portal/token_list.html", context)
+    return render(request, "portal/token_list.html", context, status=form_status(form))
 
 
 @login_required

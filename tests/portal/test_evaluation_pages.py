@@ -277,7 +277,7 @@ def test_a_manager_records_a_decision_once(as_role):
     page = client.get(_url("evaluation-decision", {})).content.decode()
     assert "Best measured fabric." in page and 'name="rationale"' not in page
     again = client.post(_url("evaluation-decision", {}), {"candidate": "2", "rationale": "Other"})
-    assert again.status_code == 200
+    assert again.status_code == 422
     assert DecisionRecord.objects.get().candidate_id == 1
     # A decided evaluation refuses further changes of its weights.
     weights = {f"w_{d}": "1" for d in ("stability", "network", "storage", "security", "cost")}
@@ -289,7 +289,7 @@ def test_a_manager_records_a_decision_once(as_role):
 def test_a_disqualified_candidate_cannot_be_chosen(as_role):
     client = as_role("manager")
     response = client.post(_url("evaluation-decision", {}), {"candidate": "4", "rationale": "x"})
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert not DecisionRecord.objects.exists()
 
 

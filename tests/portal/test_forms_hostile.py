@@ -180,7 +180,7 @@ def test_portfolio_settings_saved_meanwhile_are_not_overwritten(procurement, eva
     data = _settings_data(procurement.get(url))
     Evaluation.objects.filter(pk=evaluation.pk).update(prefer_fewer_vendors_pct=7)
     response = procurement.post(url, {**data, "s-prefer_fewer_vendors_pct": "3"})
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert STALE in html.unescape(response.content.decode())
     assert Evaluation.objects.get(pk=evaluation.pk).prefer_fewer_vendors_pct == 7
 
@@ -213,7 +213,7 @@ def test_a_refused_portfolio_rationale_is_shown_again(
     client.force_login(members["manager"])
     url = reverse("evaluation-portfolio", args=[evaluation.pk])
     response = client.post(url, {"action": "record-portfolio", "rationale": rationale})
-    assert response.status_code == 400
+    assert response.status_code == 422
     page = response.content.decode()
     assert 'id="record-portfolio"' in page and 'role="alert"' in page
     if rationale.strip() and "\x00" not in rationale:

@@ -206,7 +206,7 @@ def test_the_decision_page_reopens_and_shows_the_earlier_round(decided, evaluati
     client.login(username="manager", password=PASSWORD)
     url = reverse("evaluation-decision", kwargs={"pk": evaluation.pk})
     refused = client.post(url, {"reopen": "1", "reason": ""})
-    assert refused.status_code == 200
+    assert refused.status_code == 422
     assert Evaluation.objects.get(pk=evaluation.pk).status == "decided"
     done = client.post(url, {"reopen": "1", "reason": "New quote arrived."})
     assert done.status_code == 302

@@ -234,7 +234,7 @@ def test_plan_page_shows_coverage_and_refuses_bad_input(client, evaluation, cand
     _client(client, members["procurement"])
     url = f"/evaluations/{evaluation.pk}/poc-plan/"
     bad = client.post(url, {"deadline": "", "all_nodes_max": "1", "sample_size": "2"})
-    assert bad.status_code == 400 and not PocPlan.objects.exists()
+    assert bad.status_code == 422 and not PocPlan.objects.exists()
     _plan(evaluation, members["procurement"], names={candidate.pk: ["n1", "n2"]})
     page = client.get(url).content.decode()
     assert "poc-runs" in page and "dcgmi diag -r 3" in page

@@ -196,7 +196,7 @@ def test_portfolio_page_for_members_and_forms_for_procurement(client, evaluation
     page = client.get(url).content.decode()
     assert "spot" in page
     bad = client.post(url, {"action": "add-workload", "w-name": "", "w-gpus": 0})
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     assert Workload.objects.filter(evaluation=evaluation).count() == 3
     removed = client.post(url, {"action": "delete-workload", "workload": dev.pk})
     assert removed.status_code == 302

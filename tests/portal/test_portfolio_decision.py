@@ -125,7 +125,7 @@ def test_page_records_it_and_decision_report_and_export_show_it(
     client.force_login(members["manager"])
     assert 'id="record-portfolio"' in client.get(url).content.decode()
     missing = client.post(url, {"action": "record-portfolio", "rationale": " "})
-    assert missing.status_code == 400
+    assert missing.status_code == 422
     response = client.post(url, {"action": "record-portfolio", "rationale": "Hybrid"})
     assert response.status_code == 302
     decision = client.get(reverse("evaluation-decision", args=[evaluation.pk])).content.decode()

@@ -249,7 +249,7 @@ def test_vendor_errors_are_shown_next_to_the_field(client, members, vendor):
     response = client.post(
         reverse("vendor-create"), {"name": vendor.name, "mlps_level": "0", "website": "nope"}
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "already exists" in field_errors(response, "id_name")
     assert "valid URL" in field_errors(response, "id_website")
     assert 'aria-invalid="true"' in response.text
@@ -310,7 +310,7 @@ def test_a_negative_price_is_refused_next_to_its_field_and_nothing_is_saved(
     client.force_login(members["procurement"])
     data = {**offering_data(vendor), **price_data([("hourly", "12"), ("monthly", "-5")])}
     response = client.post(reverse("offering-create"), data)
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "greater than or equal to 0" in field_errors(response, "id_prices-1-price_per_gpu")
     assert field_errors(response, "id_prices-0-price_per_gpu") == ""
     assert "Please correct the errors below." in response.text
@@ -322,7 +322,7 @@ def test_one_price_per_billing_model(client, members, vendor):
     client.force_login(members["procurement"])
     data = {**offering_data(vendor), **price_data([("hourly", "12"), ("hourly", "11")])}
     response = client.post(reverse("offering-create"), data)
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "one price per billing model" in field_errors(response, "id_prices-1-billing_model")
     assert not Offering.objects.exists()
 
@@ -331,7 +331,7 @@ def test_an_invalid_offering_saves_no_price(client, members, vendor):
     client.force_login(members["procurement"])
     data = {**offering_data(vendor, gpus_per_node="0"), **price_data([("hourly", "12")])}
     response = client.post(reverse("offering-create"), data)
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "greater than or equal to 1" in field_errors(response, "id_gpus_per_node")
     assert not Offering.objects.exists()
     assert not OfferingPrice.objects.exists()
@@ -474,7 +474,7 @@ def test_a_quote_without_a_price_is_refused_next_to_the_field(
         reverse("candidate-add", args=[evaluation.pk]),
         {"offering": offering.pk, "node_count": "2", "quoted_billing_model": "monthly"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "both a billing model and a price" in field_errors(response, "id_quoted_price_per_gpu")
     assert not Candidate.objects.exists()
 
@@ -485,7 +485,7 @@ def test_an_offering_is_a_candidate_only_once(client, members, candidate):
         reverse("candidate-add", args=[candidate.evaluation_id]),
         {"offering": candidate.offering_id, "node_count": "1"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert "already a candidate" in field_errors(response, "id_offering")
     assert Candidate.objects.count() == 1
 
@@ -510,7 +510,7 @@ def test_a_decided_evaluation_refuses_changes_with_a_message(client, members, ca
     response = client.post(
         reverse("candidate-add", args=[evaluation.pk]), {"offering": other.pk, "node_count": "1"}
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert decided in response.text
     assert Candidate.objects.count() == 1
 
@@ -518,11 +518,11 @@ def test_a_decided_evaluation_refuses_changes_with_a_message(client, members, ca
         reverse("candidate-edit", args=[evaluation.pk, candidate.pk]),
         {"offering": candidate.offering_id, "node_count": "5"},
     )
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert decided in response.text
 
     response = client.post(reverse("candidate-remove", args=[evaluation.pk, candidate.pk]))
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert decided in response.text
     candidate.refresh_from_db()
     assert candidate.node_count == 2
@@ -605,7 +605,7 @@ def test_a_token_expiry_outside_1_to_90_days_is_refused(client, members, candida
     client.force_login(members["procurement"])
     url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
     response = client.post(url, {"expires_in_days": days})
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert field_errors(response, "id_expires_in_days")
     assert not RAW_TOKEN.search(response.text)
     assert not UploadToken.objects.exists()
@@ -703,7 +703,7 @@ def test_a_bad_requirement_is_shown_at_its_field_and_nothing_is_created(client, 
     client.force_login(members["procurement"])
     before = Evaluation.objects.count()
     response = client.post(reverse("evaluation-create"), evaluation_data(required_total_gpus="0"))
-    assert response.status_code == 200
+    assert response.status_code == 422
     assert field_errors(response, "id_required_total_gpus")
     assert Evaluation.objects.count() == before
 
@@ -749,18 +749,24 @@ def test_members_are_listed_to_every_member_and_managed_by_procurement(
     newcomer = make_user("newcomer")
     client.force_login(members["procurement"])
     unknown = client.post(url, {"action": "add", "add-username": "nobody", "add-role": "viewer"})
+    assert unknown.status_code == 422
     assert "No active user has this username." in unknown.text
     added = client.post(url, {"action": "add", "add-username": "newcomer", "add-role": "viewer"})
     assert added.status_code == 302
     membership = Membership.objects.get(evaluation=evaluation, user=newcomer)
     twice = client.post(url, {"action": "add", "add-username": "newcomer", "add-role": "manager"})
-    assert "already a member" in twice.text
+    assert twice.status_code == 422 and "already a member" in twice.text
 
     client.post(url, {"action": "role", "member": membership.pk, "role": "engineer"})
     membership.refresh_from_db()
     assert membership.role == Role.ENGINEER
+    forged = client.post(url, {"action": "role", "member": membership.pk, "role": "owner"})
+    assert forged.status_code == 422 and "owner is not one of the available choices" in forged.text
+    membership.refresh_from_db()
+    assert membership.role == Role.ENGINEER
     own = Membership.objects.get(evaluation=evaluation, user=members["procurement"])
     demoted = client.post(url, {"action": "role", "member": own.pk, "role": "viewer"})
+    assert demoted.status_code == 422
     assert "at least one procurement member" in demoted.text
     own.refresh_from_db()
     assert own.role == Role.PROCUREMENT

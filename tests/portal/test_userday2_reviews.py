@@ -115,7 +115,7 @@ def test_review_page_records_and_compares_monthly_cost(client, demo):
     assert "cost-check" in body, body.split("monthly")[-1][:600]
     number = _answer("compliance").item.number
     bad = client.post(url, {"item": number, "verdict": "verified", "note": ""})
-    assert bad.status_code == 400
+    assert bad.status_code == 422
     assert _answer("compliance").status == "claimed"
     ok = client.post(url, {"item": number, "verdict": "verified", "note": "Cert seen"})
     assert ok.status_code == 302

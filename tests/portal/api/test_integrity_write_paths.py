@@ -319,7 +319,15 @@ def test_every_page_form_writes_only_through_services(client, world):
     post(
         procurement,
         reverse("evaluation-edit", args=[pk]),
-        evaluation_data(name=evaluation.name, required_total_gpus="16", status="open"),
+        # Requirements the edited offering meets without POC evidence, so that the decision
+        # below is recorded (a form refused with 422 would write nothing and prove nothing).
+        evaluation_data(
+            name=evaluation.name,
+            required_total_gpus="16",
+            required_gpu_memory_gib="48",
+            min_busbw_fraction="",
+            status="open",
+        ),
     )
     members = reverse("evaluation-members", args=[pk])
     post(procurement, members, {"action": "add", "add-username": "outsider", "add-role": "viewer"})
@@ -394,6 +402,7 @@ def test_every_page_form_writes_only_through_services(client, world):
     post(
         manager, reverse("evaluation-decision", args=[pk]), {"candidate": cid, "rationale": "Best."}
     )
+    assert Evaluation.objects.get(pk=pk).status == "decided"
     post(manager, reverse("evaluation-decision", args=[pk]), {"reopen": "1", "reason": "Recheck."})
     assert Evaluation.objects.get(pk=pk).status == "open"
     assert guard.outside == [], guard.outside
