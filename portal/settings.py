@@ -344,6 +344,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One schema name for the workload profiles (an evaluation's and a workload's field).
+    "ENUM_NAME_OVERRIDES": {"WorkloadProfileEnum": "portal.models.choices.WorkloadProfile"},
 }
 
 # Prometheus metrics at /metrics (portal.metrics) for requests with

@@ -5,6 +5,7 @@ from django.urls import path, re_path
 from . import evidence, views
 from .schema import api_not_found
 from .views.poc import PocCoverageView, PocPlanView
+from .views.portfolio import PortfolioDecisionView, PortfolioView, WorkloadDetail, WorkloadList
 
 EVALUATION = "evaluations/<int:evaluation_pk>/"
 CANDIDATE = EVALUATION + "candidates/<int:candidate_pk>/"
@@ -85,6 +86,18 @@ urlpatterns = [
         name="api-decision-reopen",
     ),
     path(EVALUATION + "history/", views.HistoryView.as_view(), name="api-history"),
+    path(EVALUATION + "portfolio/", PortfolioView.as_view(), name="api-portfolio"),
+    path(
+        EVALUATION + "portfolio/decision/",
+        PortfolioDecisionView.as_view(),
+        name="api-portfolio-decision",
+    ),
+    path(EVALUATION + "workloads/", WorkloadList.as_view(), name="api-workload-list"),
+    path(
+        EVALUATION + "workloads/<int:workload_pk>/",
+        WorkloadDetail.as_view(),
+        name="api-workload-detail",
+    ),
     # Last: anything else under /api/v1/ is a JSON 404, never an HTML page.
     re_path(r"^(?P<path>.*)$", api_not_found, name="api-not-found"),
 ]

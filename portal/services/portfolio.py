@@ -36,8 +36,8 @@ from scoring.region import (
 from scoring.types import EvaluationSpec
 
 from .. import adapters, selectors
-from ..models import Candidate, Evaluation, EvaluationStatus, Measurement, Workload
-from .errors import ensure_current
+from ..models import Candidate, Evaluation, Measurement, Workload
+from .errors import ensure_current, ensure_not_decided
 from .versions import values_version
 
 # Default egress prices (CNY per GiB) while offerings do not state them per destination: public
@@ -66,8 +66,10 @@ WORKLOAD_FIELDS = (
 
 
 def _not_decided(evaluation: Evaluation) -> None:
-    if evaluation.status == EvaluationStatus.DECIDED:
-        raise ValidationError(_("This evaluation is decided: its workloads can no longer change."))
+    """EvaluationDecided (a 409 in the API) when the evaluation is decided, read under a
+    key-share lock of its row: a decision being recorded either committed first, and this
+    sees it, or waits for this write to commit."""
+    ensure_not_decided(evaluation, share_lock=True)
 
 
 def _save(workload: Workload) -> Workload:

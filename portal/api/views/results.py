@@ -55,7 +55,7 @@ class RobustnessView(EvaluationScopedView):
         return Response(evaluation_robustness_data(self.evaluation, **query.validated_data))
 
 
-def _decision_state(evaluation) -> dict:
+def decision_state(evaluation) -> dict:
     records = list(
         DecisionRecord.objects.select_related(
             "candidate__offering__vendor", "decided_by", "reopening__reopened_by"
@@ -84,7 +84,7 @@ class DecisionView(EvaluationScopedView):
 
     @extend_schema(responses=DecisionStateSerializer)
     def get(self, request, evaluation_pk: int):
-        return Response(_decision_state(self.evaluation))
+        return Response(decision_state(self.evaluation))
 
     @extend_schema(request=DecisionInSerializer, responses={201: DecisionStateSerializer})
     def post(self, request, evaluation_pk: int):
@@ -92,7 +92,7 @@ class DecisionView(EvaluationScopedView):
         incoming.is_valid(raise_exception=True)
         decision_record(evaluation=self.evaluation, by=request.user, **incoming.validated_data)
         self.evaluation.refresh_from_db()
-        return Response(_decision_state(self.evaluation), status=status.HTTP_201_CREATED)
+        return Response(decision_state(self.evaluation), status=status.HTTP_201_CREATED)
 
 
 class DecisionReopenView(EvaluationScopedView):
@@ -112,7 +112,7 @@ class DecisionReopenView(EvaluationScopedView):
             evaluation=self.evaluation, reason=incoming.validated_data["reason"], by=request.user
         )
         self.evaluation.refresh_from_db()
-        return Response(_decision_state(self.evaluation))
+        return Response(decision_state(self.evaluation))
 
 
 class HistoryView(mixins.ListModelMixin, EvaluationScopedView):

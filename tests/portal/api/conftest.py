@@ -22,7 +22,9 @@ from portal.models import (
     Role,
     Score,
     UploadToken,
+    Workload,
 )
+from portal.services.portfolio import workload_create
 from portal.services.tokens import upload_token_create
 
 PERSONAS = ("anonymous", "outsider", "viewer", "engineer", "manager", "procurement")
@@ -65,6 +67,7 @@ class World:
     other_token: UploadToken
     other_upload: EvidenceUpload
     users: dict
+    workload: Workload
 
 
 @pytest.fixture
@@ -120,6 +123,9 @@ def world(evaluation, members, offering, vendor, checklist, make_user) -> World:
         sha256="b" * 64,
         size_bytes=10,
     )
+    workload = workload_create(
+        evaluation=evaluation, name="training", profile="pretraining", gpus=8, duration_days=30
+    )
     return World(
         evaluation=evaluation,
         candidate=candidate,
@@ -136,6 +142,7 @@ def world(evaluation, members, offering, vendor, checklist, make_user) -> World:
         other_token=other_token,
         other_upload=other_upload,
         users={**members, "stranger": stranger},
+        workload=workload,
     )
 
 

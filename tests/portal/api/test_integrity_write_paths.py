@@ -223,6 +223,29 @@ def api_steps(world):
             "manager",
         ),
         ("api-decision-reopen", "post", ev, {"reason": "New quote."}, "manager"),
+        (
+            "api-workload-list",
+            "post",
+            ev,
+            {"name": "serving", "profile": "inference", "gpus": 2, "duration_days": 30},
+            "procurement",
+        ),
+        (
+            "api-workload-detail",
+            "patch",
+            {**ev, "workload_pk": world.workload.pk},
+            {"gpus": 4},
+            "procurement",
+        ),
+        (
+            "api-workload-detail",
+            "delete",
+            {**ev, "workload_pk": "added_workload"},
+            None,
+            "procurement",
+        ),
+        ("api-portfolio", "patch", ev, {"home_country": "CN"}, "procurement"),
+        ("api-portfolio-decision", "post", ev, {"rationale": "One workload."}, "manager"),
     ]
 
 
@@ -234,6 +257,8 @@ def _resolve(kwargs, world, state):
         ).pk
     if out.get("candidate_pk") == "added":
         out["candidate_pk"] = state["added_candidate"]
+    if out.get("workload_pk") == "added_workload":
+        out["workload_pk"] = state["added_workload"]
     if out.get("token_pk") == "issued":
         out["token_pk"] = state["issued_token"]
     return out
@@ -264,6 +289,8 @@ def test_every_api_write_endpoint_writes_only_through_services(api, world):
         assert response.status_code < 300, (name, method, response.status_code, response.content)
         if name == "api-candidate-list":
             state["added_candidate"] = response.json()["id"]
+        if name == "api-workload-list":
+            state["added_workload"] = response.json()["id"]
         if name == "api-upload-token-list":
             state["issued_token"] = response.json()["id"]
         if name == "api-evidence-upload":
