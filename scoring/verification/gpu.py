@@ -6,7 +6,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..reference import GpuSpec, gpu_family_of, match_gpu, normalise_gpu_name
+from ..reference import (
+    GpuNameFacts,
+    GpuSpec,
+    gpu_family_of,
+    gpu_name_differences,
+    gpu_name_facts,
+    match_gpu,
+    memory_figures_agree,
+    normalise_gpu_name,
+)
 from ._util import (
     NodeResult,
     as_float,
@@ -153,6 +162,72 @@ def _observe(evs: Sequence[NodeEvidence]) -> dict[str, Any]:
     return obs
 
 
+# The listings that read the GPUs of the node itself (lspci's and the topology's names are
+# spelled otherwise; nccl-tests runs that span hosts are judged by the POC rules).
+_LISTING_KINDS = ("nvidia_smi_query", "nvidia_smi")
+_DIFFERENCE_EN = {"model": "model", "memory": "memory", "form_factor": "form factor"}
+_DIFFERENCE_ZH = {"model": "型号", "memory": "显存", "form_factor": "规格"}
+
+
+def _card_facts(name: str) -> GpuNameFacts:
+    """What an nvidia-smi GPU name says about the card: its own words, and where they are
+    silent, the card the name denotes (nvidia-smi names each variant differently: "NVIDIA
+    H100 80GB HBM3" is the SXM5 card, "NVIDIA H100 PCIe" the PCIe one)."""
+    facts = gpu_name_facts(name)
+    spec = match_gpu(name) if name else None
+    if spec is None:
+        return facts
+    return GpuNameFacts(
+        facts.model or spec.family,
+        facts.memory_gb or spec.memory_gib,
+        facts.form_factor or (spec.form_factor if spec.form_factor != "other" else None),
+    )
+
+
+def _listing_conflict(evs: Sequence[NodeEvidence]) -> tuple[str, str, str] | None:
+    """(en, zh, ref) when two nvidia-smi listings of one node show different GPUs (model,
+    memory or form factor): one machine cannot show both, so one of the files came from
+    another machine or the node was changed between them. Compared with the node's first
+    listing, in the order every check reads the node's files."""
+    first_seen: tuple[NodeEvidence, str, float | None] | None = None  # (file, name, GiB)
+    for ev in of_kind(evs, *_LISTING_KINDS):
+        mib = _memory_mib(ev.metrics)
+        gib = None if mib is None else mib / 1024
+        for name in dict.fromkeys(_names(ev.metrics)) or [""]:
+            if first_seen is None:
+                if name or gib is not None:
+                    first_seen = (ev, name, gib)
+                continue
+            seen, seen_name, seen_gib = first_seen
+            found = gpu_name_differences(_card_facts(seen_name), _card_facts(name))
+            if (
+                "memory" not in found
+                and gib is not None
+                and seen_gib is not None
+                and not memory_figures_agree(None, seen_gib, gib)
+            ):
+                found.append("memory")
+            if not found:
+                continue
+            shown = [
+                f"{label or 'GPUs'} ({num(g)} GiB)" if g is not None else (label or "GPUs")
+                for label, g in ((seen_name, seen_gib), (name, gib))
+            ]
+            en = (
+                f"its nvidia-smi outputs disagree on the GPU "
+                f"{' and '.join(_DIFFERENCE_EN[d] for d in found)}: {seen.ref} shows {shown[0]}, "
+                f"{ev.ref} shows {shown[1]}; one machine cannot show both, so a file comes "
+                "from another machine (remove that upload) or the node was changed"
+            )
+            zh = (
+                f"其 nvidia-smi 输出的 GPU {'与'.join(_DIFFERENCE_ZH[d] for d in found)}不一致："
+                f"{seen.ref_zh} 显示 {shown[0]}，{ev.ref_zh} 显示 {shown[1]}；"
+                "同一台机器不可能同时如此，说明有文件来自另一台机器（请删除该上传）或节点已被更换"
+            )
+            return en, zh, ev.ref
+    return None
+
+
 def _model_problem(claims: Claims, claimed: GpuSpec | None, name: str) -> tuple[str, str] | None:
     """(en, zh) when the measured name contradicts the claimed model; None when it fits."""
     measured = match_gpu(name)
@@ -194,6 +269,9 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
     names: list[str] = obs["names"]
     count: int | None = obs["count"]
 
+    conflict = _listing_conflict(evs)
+    if conflict is not None:
+        problems.append(conflict[:2])
     if not names:
         gaps.append(("the GPU model is not shown", "未显示 GPU 型号"))
     for name in dict.fromkeys(names):
@@ -269,6 +347,8 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
         "memory_mib": obs["mib"],
     }
     ref = obs["names_ref"] or obs["count_ref"] or obs["mib_ref"]
+    if conflict is not None:
+        ref = conflict[2]
     if problems:
         en = f"On node {node} " + "; ".join(p[0] for p in problems) + "."
         zh = f"节点 {node}：" + "；".join(p[1] for p in problems) + "。"
