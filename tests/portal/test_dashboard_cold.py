@@ -114,3 +114,31 @@ def test_a_candidate_older_than_versioning_is_pinned_and_ranked(demo):
     assert Candidate.objects.get(pk=legacy.pk).offering_version_id is not None
     assert candidates[legacy.pk].offering.name == legacy.offering.name
     assert ranking.as_dict() == before.as_dict()
+
+
+def test_the_rows_decode_to_what_the_model_fields_read(demo):
+    """The read model's rows carry the JSON columns as their text (cheap to cache); the
+    candidates built from them hold what the ORM's JSONFields decode, JSON null and absent
+    keys included."""
+    from portal.models import Candidate
+
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    first = evaluation.candidates.order_by("pk").first()
+    # A JSON null under one key and no "poc" key at all: both read as None.
+    verification = dict(first.verification or {})
+    verification["busbw_curve"] = None
+    verification.pop("poc", None)
+    Candidate.objects.filter(pk=first.pk).update(verification=verification)
+    built = {c.pk: c for c in selectors.candidates_for_scoring(evaluation=evaluation)}
+    assert built
+    for candidate in evaluation.candidates.select_related("offering_version"):
+        mine = built[candidate.pk]
+        stored = candidate.verification or {}
+        assert mine.measured_summary == stored.get("measured")
+        assert mine.busbw_curve == stored.get("busbw_curve")
+        assert mine.poc_summary == stored.get("poc")
+        version = candidate.offering_version
+        assert _facts(mine.offering) == _facts(version.as_offering())
+        assert mine.list_prices == version.price_pairs()
+    assert built[first.pk].busbw_curve is None
+    assert built[first.pk].poc_summary is None

@@ -142,3 +142,30 @@ def test_inputs_are_frozen():
     with pytest.raises(TypeError):
         candidate(answers={"sla": "claimed"}).answers["sla"] = "verified"  # type: ignore[index]
     assert VendorFacts("v") == VendorFacts("v")
+
+
+def test_slotted_results_pickle_as_their_fields_and_read_the_older_state():
+    """Contribution and DimensionScore pickle as their slots' values in field order (no
+    dataclasses.fields() per object); a state pickled by dataclasses' own __getstate__ (a list
+    in field order) still loads."""
+    import pickle
+    from dataclasses import astuple, fields
+
+    from scoring.types.results import Contribution, DimensionScore
+
+    contribution = Contribution(
+        "rule", "Rule", "规则", {"fact": "1.5"}, 2.0, 4.0, "measured", "upload 3 line 7"
+    )
+    score = DimensionScore("cost", 50.0, (contribution, contribution))
+    for value in (contribution, score):
+        again = pickle.loads(pickle.dumps(value))  # noqa: S301 - pickled just above
+        assert again == value
+        assert astuple(again) == astuple(value)
+    assert contribution.__getstate__() == tuple(
+        getattr(contribution, f.name) for f in fields(Contribution)
+    )
+    older = Contribution.__new__(Contribution)
+    older.__setstate__([getattr(contribution, f.name) for f in fields(Contribution)])
+    assert older == contribution
+    with pytest.raises(ValueError):
+        Contribution.__new__(Contribution).__setstate__(["rule", "Rule"])
