@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pickle
 from decimal import Decimal
+from html import escape
 
 import pytest
 from django.core.cache import cache
@@ -142,3 +143,36 @@ def test_the_rows_decode_to_what_the_model_fields_read(demo):
         assert mine.list_prices == version.price_pairs()
     assert built[first.pk].busbw_curve is None
     assert built[first.pk].poc_summary is None
+
+
+def test_each_disqualified_row_has_its_reasons_right_under_it(demo):
+    """The ranking's body is rendered in Python, a disqualified row's knockout reasons (their
+    own small template) directly under that row and under no other."""
+    import re
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from portal.models import Membership
+
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    user = get_user_model().objects.create_user("dash-reader", password="x")
+    Membership.objects.create(evaluation=evaluation, user=user, role="viewer")
+    client = Client()
+    client.force_login(user)
+    html = client.get(f"/evaluations/{evaluation.pk}/").content.decode()
+    body = html.split('<table class="data ranking">', 1)[1].split("</tbody>", 1)[0]
+    rows = re.findall(r'<tr class="([^"]*)"', body)
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    expected = []
+    for result in ranking.results:
+        expected.append("disqualified" if result.disqualified else "")
+        if result.disqualified:
+            expected.append("disqualified knockout-row")
+    assert rows == expected
+    assert "disqualified knockout-row" in rows
+    for result in ranking.results:
+        for knockout in result.knockouts:
+            assert escape(knockout.reason_en) in body
+    cache.clear()
