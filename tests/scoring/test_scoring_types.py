@@ -169,3 +169,29 @@ def test_slotted_results_pickle_as_their_fields_and_read_the_older_state():
     assert older == contribution
     with pytest.raises(ValueError):
         Contribution.__new__(Contribution).__setstate__(["rule", "Rule"])
+
+
+def test_facts_kept_as_given_only_when_the_checks_would_keep_them():
+    """OfferingFacts and MeasuredFacts leave a plain bool, a finite non-negative Decimal or
+    float in place (one pass) and send every other value through the checks as before."""
+    plain = offering(storage_cost_month=Decimal("12.50"), rtt_ms=Decimal("0.4"), mfa=True)
+    assert plain.storage_cost_month == Decimal("12.50") and plain.mfa is True
+    converted = offering(storage_cost_month=12, rtt_ms="3.5")
+    assert type(converted.storage_cost_month) is Decimal and converted.storage_cost_month == 12
+    assert converted.rtt_ms == Decimal("3.5")
+    with pytest.raises(ScoringInputError, match="storage_cost_month must be at least 0"):
+        offering(storage_cost_month=Decimal(-1))
+    with pytest.raises(ScoringInputError, match="rtt_ms must be finite"):
+        offering(rtt_ms=Decimal("NaN"))
+    with pytest.raises(ScoringInputError, match="setup_fee must be a Decimal"):
+        offering(setup_fee=1.5)
+    with pytest.raises(ScoringInputError, match="mfa must be True or False"):
+        offering(mfa=1)
+    measured = MeasuredFacts(peak_busbw_gbyte_s=200, busbw_fraction=1.2, xid_errors=0)
+    assert type(measured.peak_busbw_gbyte_s) is float and measured.busbw_fraction == 1.0
+    with pytest.raises(ScoringInputError, match="busbw_fraction must be a finite number"):
+        MeasuredFacts(busbw_fraction=float("inf"))
+    with pytest.raises(ScoringInputError, match="xid_errors must be at least 0"):
+        MeasuredFacts(xid_errors=-1)
+    with pytest.raises(ScoringInputError, match="xid_errors must be an integer"):
+        MeasuredFacts(xid_errors=True)
