@@ -176,3 +176,31 @@ def test_each_disqualified_row_has_its_reasons_right_under_it(demo):
         for knockout in result.knockouts:
             assert escape(knockout.reason_en) in body
     cache.clear()
+
+
+def test_the_postgresql_rows_are_the_orm_rows(demo):
+    """The read model's one statement of PostgreSQL (each stored verification read once) gives
+    the rows the ORM's query gives: the same columns, converted alike (knockouts decoded),
+    with a verification that is JSON null, an array or lacks a part."""
+    from django.db import connection
+
+    from portal.models import Candidate
+
+    assert connection.vendor == "postgresql"
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    ids = list(evaluation.candidates.order_by("pk").values_list("pk", flat=True))
+    assert len(ids) >= 4
+    stored = Candidate.objects.get(pk=ids[0]).verification
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE portal_candidate SET verification = 'null'::jsonb WHERE id = %s",
+            [ids[1]],
+        )
+    Candidate.objects.filter(pk=ids[2]).update(verification=[1, {"measured": {}}])
+    Candidate.objects.filter(pk=ids[3]).update(
+        verification={"measured": stored.get("measured"), "busbw_curve": None}
+    )
+    rows = selectors._version_rows(evaluation)
+    assert rows == list(selectors._version_query(evaluation))
+    assert [row[0] for row in rows] == ids
+    assert any(row[list(selectors._CANDIDATE_COLUMNS).index("knockouts")] for row in rows)
