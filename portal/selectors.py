@@ -254,10 +254,13 @@ def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Cand
     candidates = []
     for row in rows:
         candidate = Candidate.from_db(db, _CANDIDATE_FIELD_NAMES, row[:width])
-        offering_id, *texts, answers = row[width:]
-        # The JSON columns' text (candidate_rows): a SQL NULL, or a JSON null, is None.
-        facts, vendor_facts, prices, measured, curve, poc = (
-            None if text is None else json.loads(text) for text in texts
+        offering_id, facts, vendor_facts, prices, measured, curve, poc, answers = row[width:]
+        # The JSON columns' text (candidate_rows): a SQL NULL, or a JSON null, is None. The
+        # curve stays text until busbw_curve() reads it: the dashboard draws ten curves, and
+        # 200 decoded ones were a third of the JSON decoded here.
+        facts, vendor_facts, prices, measured, poc = (
+            None if text is None else json.loads(text)
+            for text in (facts, vendor_facts, prices, measured, poc)
         )
         candidate.evaluation = evaluation
         # Scored on the version of its offering it pinned, never on the live catalogue row: a
@@ -265,12 +268,20 @@ def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Cand
         candidate.offering = offering_from_facts(offering_id, facts, vendor_facts)
         candidate.list_prices = price_pairs(prices)
         candidate.measured_summary = measured
-        candidate.busbw_curve = curve
+        candidate.busbw_curve_json = curve
         candidate.poc_summary = poc
         # A fresh dict per build: a reader may not change the cached rows through it.
         candidate.answer_statuses = dict(answers)
         candidates.append(candidate)
     return candidates
+
+
+def busbw_curve(candidate: Candidate) -> list | None:
+    """The best all_reduce curve (bus bandwidth against message size) that verification kept
+    for a read-model candidate (``candidates_from_rows``), decoded from its JSON text on each
+    call (a fresh list: a reader may change it)."""
+    text = candidate.busbw_curve_json
+    return None if text is None else json.loads(text)
 
 
 logger = logging.getLogger(__name__)

@@ -84,7 +84,7 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     curves = {}
     for r in results:
         # The read model keeps each candidate's curve aside (selectors.candidate_rows).
-        curve = candidates[r.candidate_id].busbw_curve
+        curve = selectors.busbw_curve(candidates[r.candidate_id])
         if curve:
             curves[r.label] = curve
     return curves
