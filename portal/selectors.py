@@ -420,30 +420,39 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None, rows=None):
 
 
 def evaluation_ranking(
-    *, evaluation: Evaluation, weights=None, use_cache: bool = True, fingerprint=None
+    *,
+    evaluation: Evaluation,
+    weights=None,
+    use_cache: bool = True,
+    fingerprint=None,
+    candidates: bool = True,
 ):
     """The live ranking of an evaluation (optionally with what-if weights) and its candidates
-    (as ``candidates_for_scoring`` gives them, by id).
+    (as ``candidates_for_scoring`` gives them, by id; None with ``candidates=False``, for a
+    caller that reads the ranking alone: a cached ranking then builds no candidates).
 
     Computed from the stored facts, or read from the cache under their fingerprint, so it can
     never be stale; the Score rows are the persisted record of the same computation.
     """
     if not use_cache:
-        return _compute_ranking(evaluation=evaluation, weights=weights)
+        ranking, built = _compute_ranking(evaluation=evaluation, weights=weights)
+        return ranking, built if candidates else None
     # "ranking-rows": the cached value is (ranking, candidate rows); the name differs from
     # the earlier (ranking, candidates) entries so that no release reads the other's.
     key = results_key(evaluation, "ranking-rows", weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         ranking, rows = cached
+        if not candidates:
+            return ranking, None
         return ranking, {c.pk: c for c in candidates_from_rows(evaluation, rows)}
     # The candidates are cached as the plain rows they were built from, not as model
     # instances: at 200 candidates those pickled in 40 ms (470 kB), each Offering and Vendor
     # through Model.__reduce__; the rows pickle in C and build again in a few ms.
     rows = candidate_rows(evaluation)
-    ranking, candidates = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
+    ranking, built = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
     cache_set(key, (ranking, rows))
-    return ranking, candidates
+    return ranking, built if candidates else None
 
 
 def evaluation_robustness(
@@ -470,7 +479,10 @@ def evaluation_robustness(
     weights = dict(ranking.weights if weights is None else weights)
     params = (draws, float(perturbation_pct), seed)
     if what_if:
-        saved, _candidates = evaluation_ranking(evaluation=evaluation, fingerprint=fingerprint)
+        # The saved weights' ranking alone (its candidates are not read here).
+        saved, _none = evaluation_ranking(
+            evaluation=evaluation, fingerprint=fingerprint, candidates=False
+        )
         stability = evaluation_robustness(
             evaluation=evaluation,
             ranking=saved,

@@ -204,3 +204,21 @@ def test_the_postgresql_rows_are_the_orm_rows(demo):
     assert rows == list(selectors._version_query(evaluation))
     assert [row[0] for row in rows] == ids
     assert any(row[list(selectors._CANDIDATE_COLUMNS).index("knockouts")] for row in rows)
+
+
+def test_the_ranking_alone_is_the_ranking_with_its_candidates(demo):
+    """``candidates=False`` (what-if stability reads the saved ranking alone) gives the same
+    ranking, fresh, computed into the cache or read from it, and builds no candidates."""
+    cache.clear()
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    fresh, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
+    assert candidates
+    for _ in range(2):  # computed into the cache, then read from it
+        alone, none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+        assert none is None
+        assert alone.as_dict() == fresh.as_dict()
+    uncached, none = selectors.evaluation_ranking(
+        evaluation=evaluation, use_cache=False, candidates=False
+    )
+    assert none is None and uncached.as_dict() == fresh.as_dict()
+    cache.clear()
