@@ -312,6 +312,8 @@ _MEASURED_FLOATS = (
     "xid_node_share",
     "host_device_fraction",
 )
+_CHECKLIST_KEY_SET = frozenset(CHECKLIST_KEYS)
+_ITEM_STATUS_SET = frozenset(ITEM_STATUSES)
 _MEASURED_FLOAT_VALUES = attrgetter(*_MEASURED_FLOATS)
 _MEASURED_INT_VALUES = attrgetter(*_MEASURED_INTS)
 # Measured / expected: a run never earns more than the declared hardware should reach (a
@@ -511,9 +513,18 @@ class CandidateInput:
             raise ScoringInputError("measured must be a MeasuredFacts")
         _set(self, "quoted_prices", _prices(self.quoted_prices, "quoted_prices"))
         answers = _frozen_map(self.answers, "answers")
-        for key, status in answers.items():
-            _choice(key, CHECKLIST_KEYS, "checklist key")
-            _choice(status, ITEM_STATUSES, f"status of {key}")
+        # Every key and status known (the usual case) in one set comparison each; otherwise
+        # (or for an unhashable status) the first unknown one raises as _choice words it.
+        try:
+            known = answers.keys() <= _CHECKLIST_KEY_SET and _ITEM_STATUS_SET.issuperset(
+                answers.values()
+            )
+        except TypeError:
+            known = False
+        if not known:
+            for key, status in answers.items():
+                _choice(key, CHECKLIST_KEYS, "checklist key")
+                _choice(status, ITEM_STATUSES, f"status of {key}")
         _set(self, "answers", answers)
         if self.poc_shortfalls:
             from ..poc import PocShortfall

@@ -195,3 +195,30 @@ def test_facts_kept_as_given_only_when_the_checks_would_keep_them():
         MeasuredFacts(xid_errors=-1)
     with pytest.raises(ScoringInputError, match="xid_errors must be an integer"):
         MeasuredFacts(xid_errors=True)
+
+
+def test_unknown_answers_are_refused_as_before():
+    """CandidateInput checks its answers' keys and statuses in one pass each, and still names
+    the first unknown key or status (an unhashable status too)."""
+    base = candidate()
+    good = CandidateInput(
+        candidate_id=1,
+        label="a",
+        vendor=base.vendor,
+        offering=base.offering,
+        answers={"gpu_match": "claimed", "fabric": "verified"},
+    )
+    assert dict(good.answers) == {"gpu_match": "claimed", "fabric": "verified"}
+    for answers, message in (
+        ({"gpu_match": "claimed", "nope": "claimed"}, "checklist key must be one of"),
+        ({"gpu_match": "maybe"}, "status of gpu_match must be one of"),
+        ({"gpu_match": ["claimed"]}, "status of gpu_match must be one of"),
+    ):
+        with pytest.raises(ScoringInputError, match=message):
+            CandidateInput(
+                candidate_id=1,
+                label="a",
+                vendor=base.vendor,
+                offering=base.offering,
+                answers=answers,
+            )
