@@ -2,12 +2,15 @@
 
 import copyreg
 import hashlib
+import json
 import logging
 from types import MappingProxyType
 
 from django.core.cache import cache
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db import connection
+from django.db.models import Count, Prefetch, Q, QuerySet, TextField
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast
 from django.http import Http404
 
 from .models import (
@@ -87,9 +90,9 @@ _CANDIDATE_COLUMNS = tuple(
 _CANDIDATE_FIELD_NAMES = frozenset(_CANDIDATE_COLUMNS)
 _VERSION_COLUMNS = (
     "offering_version__offering_id",
-    "offering_version__facts",
-    "offering_version__vendor_facts",
-    "offering_version__prices",
+    "version_facts",
+    "version_vendor_facts",
+    "version_prices",
     "measured_summary",
     "busbw_curve",
     "poc_summary",
@@ -115,25 +118,121 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     return candidates_from_rows(evaluation, candidate_rows(evaluation))
 
 
-def candidate_rows(evaluation: Evaluation) -> list[tuple]:
-    """The rows ``candidates_from_rows`` builds the candidates from: plain values (columns,
-    decoded JSON, the answers' statuses), which is also what the read model caches."""
-    query = (
+def _json_text(expression) -> Cast:
+    """``expression`` (jsonb) read as its JSON text: the text PostgreSQL sends for jsonb
+    anyway, left undecoded (see ``candidate_rows``)."""
+    return Cast(expression, output_field=TextField())
+
+
+# The parts of a candidate's stored verification the read model keeps (see _VERSION_COLUMNS).
+_VERIFICATION_PARTS = ("measured", "busbw_curve", "poc")
+
+
+def _version_query(evaluation: Evaluation):
+    """The candidates' rows without their answers (see ``candidate_rows``), through the ORM."""
+    parts = dict(zip(_VERSION_COLUMNS[4:], _VERIFICATION_PARTS, strict=True))
+    return (
         evaluation.candidates.annotate(
-            measured_summary=KeyTransform("measured", "verification"),
-            busbw_curve=KeyTransform("busbw_curve", "verification"),
-            poc_summary=KeyTransform("poc", "verification"),
+            version_facts=_json_text("offering_version__facts"),
+            version_vendor_facts=_json_text("offering_version__vendor_facts"),
+            version_prices=_json_text("offering_version__prices"),
+            **{name: _json_text(KeyTransform(key, "verification")) for name, key in parts.items()},
         )
         .order_by("pk")
         .values_list(*_CANDIDATE_COLUMNS, *_VERSION_COLUMNS)
     )
-    rows = list(query)
+
+
+def _postgresql_version_sql() -> str:
+    """``_version_query``'s rows in one statement of PostgreSQL that reads each candidate's
+    stored verification once.
+
+    Each ``verification -> key`` of the ORM's query decompresses the whole stored value
+    (about 9 kB of JSON, TOASTed), so its three parts cost three decompressions per
+    candidate: most of the query's time at 200 candidates. Here the value is decompressed
+    once in a subquery (``|| '{}'`` makes a copy in memory; ``OFFSET 0`` keeps the subquery
+    from being merged into the outer query, which would read the stored value again per part).
+    A JSON object is unchanged by ``|| '{}'``; anything else (null, an array) becomes an
+    array, of which ``->`` reads NULL, as of the original.
+    """
+    quote = connection.ops.quote_name
+    candidate = Candidate._meta
+    version = Candidate._meta.get_field("offering_version").related_model._meta
+    own = [
+        quote(f.column) for f in candidate.concrete_fields if f.attname in _CANDIDATE_FIELD_NAMES
+    ]
+    inner_own = ", ".join(f"c.{column}" for column in own)
+    outer_own = ", ".join(f"s.{column}" for column in own)
+
+    def vcol(name: str) -> str:
+        return f"v.{quote(version.get_field(name).column)}"
+
+    parts = ", ".join(f"CAST(s.ver -> '{key}' AS TEXT)" for key in _VERIFICATION_PARTS)
+    return f"""
+        SELECT {outer_own}, s.version_offering_id, CAST(s.version_facts AS TEXT),
+            CAST(s.version_vendor_facts AS TEXT), CAST(s.version_prices AS TEXT), {parts}
+        FROM (
+            SELECT {inner_own}, {vcol("offering")} AS version_offering_id,
+                {vcol("facts")} AS version_facts, {vcol("vendor_facts")} AS version_vendor_facts,
+                {vcol("prices")} AS version_prices,
+                c.{quote(candidate.get_field("verification").column)} || '{{}}'::jsonb AS ver
+            FROM {quote(candidate.db_table)} c
+            LEFT JOIN {quote(version.db_table)} v
+                ON {vcol("id")} = c.{quote(candidate.get_field("offering_version").column)}
+            WHERE c.{quote(candidate.get_field("evaluation").column)} = %s
+            OFFSET 0
+        ) s
+        ORDER BY s.{quote(candidate.pk.column)}
+    """  # noqa: S608 - quoted identifiers from the models and constant keys; the id a parameter
+
+
+_version_sql: list[str] = []
+
+
+def _version_rows(evaluation: Evaluation) -> list[tuple]:
+    """``_version_query(evaluation)``'s rows: on PostgreSQL by ``_postgresql_version_sql``
+    (its candidate columns converted as the ORM converts them: the knockouts' JSON decoded)."""
+    if connection.vendor != "postgresql":
+        return list(_version_query(evaluation))
+    if not _version_sql:
+        _version_sql.append(_postgresql_version_sql())
+    with connection.cursor() as cursor:
+        cursor.execute(_version_sql[0], [evaluation.pk])
+        rows = cursor.fetchall()
+    fields = [f for f in Candidate._meta.concrete_fields if f.attname in _CANDIDATE_FIELD_NAMES]
+    converted = [
+        (index, f.get_col(Candidate._meta.db_table), converters)
+        for index, f in enumerate(fields)
+        if (converters := f.get_db_converters(connection))
+    ]
+    if not converted:
+        return rows
+    result = []
+    for row in rows:
+        row = list(row)
+        for index, column, converters in converted:
+            for convert in converters:
+                row[index] = convert(row[index], column, connection)
+        result.append(tuple(row))
+    return result
+
+
+def candidate_rows(evaluation: Evaluation) -> list[tuple]:
+    """The rows ``candidates_from_rows`` builds the candidates from: plain values (columns,
+    the JSON columns as their JSON text, the answers' statuses), which is also what the read
+    model caches.
+
+    The JSON is decoded by ``candidates_from_rows``, not here: the read model caches these
+    rows, and 200 candidates' decoded facts, measured summaries and curves (about 650 kB of
+    small dicts) took ~9 ms to pickle on every cold dashboard, their text a fraction of one.
+    """
+    rows = _version_rows(evaluation)
     facts_at = len(_CANDIDATE_COLUMNS) + 1
     if any(row[facts_at] is None for row in rows):
         # A row older than versioning pins its offering as it is now (a write), then reads again.
         for candidate in evaluation.candidates.filter(offering_version__isnull=True):
             candidate.use_pinned_offering()
-        rows = list(query.all())
+        rows = _version_rows(evaluation)
     statuses: dict[int, dict[str, str]] = {row[0]: {} for row in rows}
     for candidate_id, key, status in (
         Answer.objects.filter(candidate__evaluation=evaluation)
@@ -156,18 +255,33 @@ def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Cand
     for row in rows:
         candidate = Candidate.from_db(db, _CANDIDATE_FIELD_NAMES, row[:width])
         offering_id, facts, vendor_facts, prices, measured, curve, poc, answers = row[width:]
+        # The JSON columns' text (candidate_rows): a SQL NULL, or a JSON null, is None. The
+        # curve stays text until busbw_curve() reads it: the dashboard draws ten curves, and
+        # 200 decoded ones were a third of the JSON decoded here.
+        facts, vendor_facts, prices, measured, poc = (
+            None if text is None else json.loads(text)
+            for text in (facts, vendor_facts, prices, measured, poc)
+        )
         candidate.evaluation = evaluation
         # Scored on the version of its offering it pinned, never on the live catalogue row: a
         # catalogue edit changes no evaluation until it adopts the new version.
         candidate.offering = offering_from_facts(offering_id, facts, vendor_facts)
         candidate.list_prices = price_pairs(prices)
         candidate.measured_summary = measured
-        candidate.busbw_curve = curve
+        candidate.busbw_curve_json = curve
         candidate.poc_summary = poc
         # A fresh dict per build: a reader may not change the cached rows through it.
         candidate.answer_statuses = dict(answers)
         candidates.append(candidate)
     return candidates
+
+
+def busbw_curve(candidate: Candidate) -> list | None:
+    """The best all_reduce curve (bus bandwidth against message size) that verification kept
+    for a read-model candidate (``candidates_from_rows``), decoded from its JSON text on each
+    call (a fresh list: a reader may change it)."""
+    text = candidate.busbw_curve_json
+    return None if text is None else json.loads(text)
 
 
 logger = logging.getLogger(__name__)
@@ -181,7 +295,7 @@ logger = logging.getLogger(__name__)
 # the answer is computed and served all the same.
 
 RESULTS_CACHE_SECONDS = 600
-_CACHE_VERSION = "results-v2"
+_CACHE_VERSION = "results-v3"
 
 
 # Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
@@ -306,30 +420,39 @@ def _compute_ranking(*, evaluation: Evaluation, weights=None, rows=None):
 
 
 def evaluation_ranking(
-    *, evaluation: Evaluation, weights=None, use_cache: bool = True, fingerprint=None
+    *,
+    evaluation: Evaluation,
+    weights=None,
+    use_cache: bool = True,
+    fingerprint=None,
+    candidates: bool = True,
 ):
     """The live ranking of an evaluation (optionally with what-if weights) and its candidates
-    (as ``candidates_for_scoring`` gives them, by id).
+    (as ``candidates_for_scoring`` gives them, by id; None with ``candidates=False``, for a
+    caller that reads the ranking alone: a cached ranking then builds no candidates).
 
     Computed from the stored facts, or read from the cache under their fingerprint, so it can
     never be stale; the Score rows are the persisted record of the same computation.
     """
     if not use_cache:
-        return _compute_ranking(evaluation=evaluation, weights=weights)
+        ranking, built = _compute_ranking(evaluation=evaluation, weights=weights)
+        return ranking, built if candidates else None
     # "ranking-rows": the cached value is (ranking, candidate rows); the name differs from
     # the earlier (ranking, candidates) entries so that no release reads the other's.
     key = results_key(evaluation, "ranking-rows", weights_key(weights), fingerprint=fingerprint)
     cached = cache_get(key)
     if cached is not None:
         ranking, rows = cached
+        if not candidates:
+            return ranking, None
         return ranking, {c.pk: c for c in candidates_from_rows(evaluation, rows)}
     # The candidates are cached as the plain rows they were built from, not as model
     # instances: at 200 candidates those pickled in 40 ms (470 kB), each Offering and Vendor
     # through Model.__reduce__; the rows pickle in C and build again in a few ms.
     rows = candidate_rows(evaluation)
-    ranking, candidates = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
+    ranking, built = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
     cache_set(key, (ranking, rows))
-    return ranking, candidates
+    return ranking, built if candidates else None
 
 
 def evaluation_robustness(
@@ -356,7 +479,10 @@ def evaluation_robustness(
     weights = dict(ranking.weights if weights is None else weights)
     params = (draws, float(perturbation_pct), seed)
     if what_if:
-        saved, _candidates = evaluation_ranking(evaluation=evaluation, fingerprint=fingerprint)
+        # The saved weights' ranking alone (its candidates are not read here).
+        saved, _none = evaluation_ranking(
+            evaluation=evaluation, fingerprint=fingerprint, candidates=False
+        )
         stability = evaluation_robustness(
             evaluation=evaluation,
             ranking=saved,

@@ -46,6 +46,9 @@ MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>
 SCORE_CELL = '<td class="num">{score}</td>'
 FLIP_CELL = '<td class="num">{change} pp</td>'
 FLIP_NONE_CELL = '<td class="num"><span title="{title}">{text}</span></td>'
+# A row of the flips table (label escaped as it is put in; cells from FLIP_CELL and
+# FLIP_NONE_CELL), with the whitespace the template's loop wrote.
+FLIP_ROW = "\n    <tr><td>{label}</td>\n      {cells}\n    </tr>\n  "
 # A ranking row (without its knockout reasons), as the template had it: 200 rows of template
 # nodes were most of the results' render. Every value is escaped as it is put in.
 RANKING_ROW = (
@@ -81,7 +84,7 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     curves = {}
     for r in results:
         # The read model keeps each candidate's curve aside (selectors.candidate_rows).
-        curve = candidates[r.candidate_id].busbw_curve
+        curve = selectors.busbw_curve(candidates[r.candidate_id])
         if curve:
             curves[r.label] = curve
     return curves
@@ -178,6 +181,23 @@ def _row_html(row: dict, checklist_size: int, texts: dict[str, str]) -> SafeStri
             )
         ]
     )
+
+
+def _ranking_body(rows: list[dict]) -> SafeString:
+    """The ranking table's body: each row's HTML (``_row_html``) and, under a disqualified
+    row, its knockout reasons (portal/_knockout_row.html, rendered for those rows alone)."""
+    parts = []
+    for row in rows:
+        parts.append(f"\n    {row['html']}\n    ")
+        if row["disqualified"]:
+            parts.append(
+                render_to_string(
+                    "portal/_knockout_row.html",
+                    {"row": row, "colspan": len(DIMENSIONS) + 6},
+                )
+            )
+        parts.append("\n  ")
+    return _cells(parts)
 
 
 def _recommended(tco, rubric_version: str, lang_zh: bool, names: dict[str, str]) -> dict:
@@ -296,6 +316,15 @@ def results_context(
     rows = []
     lang_zh = (lang or "").startswith("zh")
     model_names = billing_names()  # translated once per page
+    # One cell per distinct score (scores repeat across 1,200 cells at 200 candidates).
+    score_cells: dict[float, str] = {}
+
+    def score_cell(score: float) -> str:
+        html = score_cells.get(score)
+        if html is None:
+            html = score_cells[score] = SCORE_CELL.format(score=escape(num(score, 0)))
+        return html
+
     for index, r in enumerate(results, start=1):
         candidate = candidates[r.candidate_id]
         delivery_form = candidate.offering.delivery_form
@@ -311,9 +340,7 @@ def results_context(
                 "disqualified": r.disqualified,
                 "delivery_form": delivery_forms.get(delivery_form, delivery_form),
                 "total": num(r.total, 1),
-                "score_cells": _cells(
-                    SCORE_CELL.format(score=escape(num(r.score(d), 0))) for d in DIMENSIONS
-                ),
+                "score_cells": _cells(score_cell(r.score(d)) for d in DIMENSIONS),
                 "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",
                 **_recommended(r.tco, evaluation.rubric_version, lang_zh, model_names),
                 "first_share": first_share.get(r.candidate_id),
@@ -328,6 +355,7 @@ def results_context(
     texts = _row_texts()
     for row in rows:
         row["html"] = _row_html(row, len(items), texts)
+    rows_html = _ranking_body(rows)
     by_other: dict[int, dict[str, float | None]] = {}
     for flip in robustness.flips:
         by_other.setdefault(flip.other_id, {})[flip.dimension] = flip.change_pp
@@ -335,18 +363,26 @@ def results_context(
     no_flip = FLIP_NONE_CELL.format(
         title=escape(_("none within 0–100 %%") % {}), text=escape(_("none"))
     )
+    flip_cells: dict[float, str] = {}
+
+    def flip_cell(change: float | None) -> str:
+        if change is None:
+            return no_flip
+        html = flip_cells.get(change)
+        if html is None:
+            html = flip_cells[change] = FLIP_CELL.format(change=escape(num(change, 1)))
+        return html
+
     flips_table = [
         {
             "label": labels[other],
-            "cells": _cells(
-                no_flip
-                if changes.get(d) is None
-                else FLIP_CELL.format(change=escape(num(changes[d], 1)))
-                for d in DIMENSIONS
-            ),
+            "cells": _cells(flip_cell(changes.get(d)) for d in DIMENSIONS),
         }
         for other, changes in by_other.items()
     ]
+    flips_html = _cells(
+        FLIP_ROW.format(label=escape(flip["label"]), cells=flip["cells"]) for flip in flips_table
+    )
     figures = {
         "radar": charts.radar(results[:RADAR_CANDIDATES], lang=lang),
         "contributions": charts.contributions_bars(
@@ -369,6 +405,7 @@ def results_context(
     return {
         "ranking": ranking,
         "rows": rows,
+        "rows_html": rows_html,
         # Scored on evidence that has since passed the maximum age (until the beat task
         # verifies them again): the fingerprint holds the same list.
         "evidence_expired": [
@@ -381,6 +418,7 @@ def results_context(
         "robustness": robustness,
         "labels": labels,
         "flips_table": flips_table,
+        "flips_html": flips_html,
         "matrix": matrix,
         "checklist_size": len(items),
         "matrix_candidates": [candidates[r.candidate_id] for r in in_matrix],

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -92,6 +94,18 @@ _OFFERING_BOOLS = (
     "audit_logs",
     "support_24x7",
 )
+
+# Each group's values, as one tuple (attrgetter runs in C).
+_OFFERING_BOOL_VALUES = attrgetter(*_OFFERING_BOOLS)
+_OFFERING_DECIMAL_VALUES = attrgetter(*_OFFERING_DECIMALS)
+_OFFERING_DECIMAL_OPT_VALUES = attrgetter(*_OFFERING_DECIMALS_OPT)
+
+
+def _plain_decimal(value: Any) -> bool:
+    """A value ``to_decimal(value, name, minimum=Decimal(0))`` returns as it is: a finite
+    Decimal (not a subclass) of at least 0."""
+    return type(value) is Decimal and value.is_finite() and value >= 0
+
 
 # A MIG profile: compute slices "g" and slice memory "gb", e.g. "3g.40gb" (an optional "+me"
 # media-extension suffix is accepted and ignored), optionally with the instances carved from each
@@ -240,12 +254,21 @@ class OfferingFacts:
         _opt_int(self.logical_cpus_per_node, "logical_cpus_per_node", 1)
         _opt_int(self.sla_response_time_min, "sla_response_time_min", 0)
         _opt_int(self.hardware_replacement_hours, "hardware_replacement_hours", 0)
-        for name in _OFFERING_BOOLS:
-            _bool(getattr(self, name), name)
-        for name in _OFFERING_DECIMALS:
-            _set(self, name, to_decimal(getattr(self, name), name, minimum=Decimal(0)))
-        for name in _OFFERING_DECIMALS_OPT:
-            _set(self, name, _opt_decimal(getattr(self, name), name))
+        # The checks of _bool, to_decimal and _opt_decimal, read in one pass (an offering is
+        # built per candidate on every cold ranking): a value they would keep as it is (a
+        # bool; a finite, non-negative Decimal) is left in place, any other goes through them
+        # (which convert it or raise their error).
+        if not all(type(value) is bool for value in _OFFERING_BOOL_VALUES(self)):
+            for name in _OFFERING_BOOLS:
+                _bool(getattr(self, name), name)
+        for name, value in zip(_OFFERING_DECIMALS, _OFFERING_DECIMAL_VALUES(self), strict=True):
+            if not _plain_decimal(value):
+                _set(self, name, to_decimal(value, name, minimum=Decimal(0)))
+        for name, value in zip(
+            _OFFERING_DECIMALS_OPT, _OFFERING_DECIMAL_OPT_VALUES(self), strict=True
+        ):
+            if value is not None and not _plain_decimal(value):
+                _set(self, name, _opt_decimal(value, name))
         if self.oversubscription_ratio < 1:
             raise ScoringInputError(
                 f"oversubscription_ratio must be at least 1 (1 = non-blocking), "
@@ -289,6 +312,10 @@ _MEASURED_FLOATS = (
     "xid_node_share",
     "host_device_fraction",
 )
+_CHECKLIST_KEY_SET = frozenset(CHECKLIST_KEYS)
+_ITEM_STATUS_SET = frozenset(ITEM_STATUSES)
+_MEASURED_FLOAT_VALUES = attrgetter(*_MEASURED_FLOATS)
+_MEASURED_INT_VALUES = attrgetter(*_MEASURED_INTS)
 # Measured / expected: a run never earns more than the declared hardware should reach (a
 # run above the physical ceiling is set aside as implausible during verification).
 _MEASURED_FRACTIONS = (
@@ -361,14 +388,23 @@ class MeasuredFacts:
     host_device_fraction: float | None = None
 
     def __post_init__(self) -> None:
-        for name in _MEASURED_FLOATS:
-            _set(self, name, _float(getattr(self, name), name))
+        # As for OfferingFacts: a value _float would keep as it is (None, or a finite float of
+        # at least 0) is left in place, any other goes through it.
+        for name, value in zip(_MEASURED_FLOATS, _MEASURED_FLOAT_VALUES(self), strict=True):
+            if value is not None and not (
+                type(value) is float and math.isfinite(value) and value >= 0.0
+            ):
+                _set(self, name, _float(value, name))
         for name in _MEASURED_FRACTIONS:
             value = getattr(self, name)
             if value is not None and value > 1.0:
                 _set(self, name, 1.0)
-        for name in _MEASURED_INTS:
-            _opt_int(getattr(self, name), name)
+        if not all(
+            value is None or (type(value) is int and value >= 0)
+            for value in _MEASURED_INT_VALUES(self)
+        ):
+            for name in _MEASURED_INTS:
+                _opt_int(getattr(self, name), name)
         if self.dcgm_overall is not None:
             _choice(self.dcgm_overall, DCGM_RESULTS, "dcgm_overall")
         if self.dcgm_failed_tests is not None:
@@ -477,9 +513,18 @@ class CandidateInput:
             raise ScoringInputError("measured must be a MeasuredFacts")
         _set(self, "quoted_prices", _prices(self.quoted_prices, "quoted_prices"))
         answers = _frozen_map(self.answers, "answers")
-        for key, status in answers.items():
-            _choice(key, CHECKLIST_KEYS, "checklist key")
-            _choice(status, ITEM_STATUSES, f"status of {key}")
+        # Every key and status known (the usual case) in one set comparison each; otherwise
+        # (or for an unhashable status) the first unknown one raises as _choice words it.
+        try:
+            known = answers.keys() <= _CHECKLIST_KEY_SET and _ITEM_STATUS_SET.issuperset(
+                answers.values()
+            )
+        except TypeError:
+            known = False
+        if not known:
+            for key, status in answers.items():
+                _choice(key, CHECKLIST_KEYS, "checklist key")
+                _choice(status, ITEM_STATUSES, f"status of {key}")
         _set(self, "answers", answers)
         if self.poc_shortfalls:
             from ..poc import PocShortfall

@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -62,6 +63,14 @@ class Contribution:
         basis_(self, basis)
         ref_(self, evidence_ref)
 
+    # Pickling (the results read model is cached pickled): the slots' values in field order,
+    # as dataclasses' own slotted __getstate__ gives them, without its fields() per object.
+    def __getstate__(self) -> tuple[Any, ...]:
+        return _CONTRIBUTION_STATE(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        _set_slots(self, _CONTRIBUTION_SLOTS, state)
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-safe copy for storage and templates."""
         return {
@@ -108,6 +117,12 @@ class DimensionScore:
             cls, _DIMENSION_SCORE_SLOTS, (repeat(dimension, count), scores, contributions), count
         )
 
+    def __getstate__(self) -> tuple[Any, ...]:
+        return _DIMENSION_SCORE_STATE(self)
+
+    def __setstate__(self, state: Sequence[Any]) -> None:
+        _set_slots(self, _DIMENSION_SCORE_SLOTS, state)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "dimension": self.dimension,
@@ -136,8 +151,18 @@ def build_slotted(
     return made
 
 
+def _set_slots(obj: Any, setters: Sequence[Callable[[Any, Any], None]], state: Any) -> None:
+    """Set ``obj``'s slots (``setters``, field order) from a pickled state: the values in field
+    order (a tuple, or the list dataclasses' own __getstate__ gave)."""
+    for setter, value in zip(setters, state, strict=True):
+        setter(obj, value)
+
+
 _CONTRIBUTION_SLOTS = slot_setters(Contribution)
 _DIMENSION_SCORE_SLOTS = slot_setters(DimensionScore)
+# The slots' values in field order, as one tuple (attrgetter runs in C).
+_CONTRIBUTION_STATE = attrgetter(*Contribution.__slots__)
+_DIMENSION_SCORE_STATE = attrgetter(*DimensionScore.__slots__)
 
 
 @dataclass(frozen=True)

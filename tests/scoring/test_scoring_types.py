@@ -142,3 +142,83 @@ def test_inputs_are_frozen():
     with pytest.raises(TypeError):
         candidate(answers={"sla": "claimed"}).answers["sla"] = "verified"  # type: ignore[index]
     assert VendorFacts("v") == VendorFacts("v")
+
+
+def test_slotted_results_pickle_as_their_fields_and_read_the_older_state():
+    """Contribution and DimensionScore pickle as their slots' values in field order (no
+    dataclasses.fields() per object); a state pickled by dataclasses' own __getstate__ (a list
+    in field order) still loads."""
+    import pickle
+    from dataclasses import astuple, fields
+
+    from scoring.types.results import Contribution, DimensionScore
+
+    contribution = Contribution(
+        "rule", "Rule", "规则", {"fact": "1.5"}, 2.0, 4.0, "measured", "upload 3 line 7"
+    )
+    score = DimensionScore("cost", 50.0, (contribution, contribution))
+    for value in (contribution, score):
+        again = pickle.loads(pickle.dumps(value))  # noqa: S301 - pickled just above
+        assert again == value
+        assert astuple(again) == astuple(value)
+    assert contribution.__getstate__() == tuple(
+        getattr(contribution, f.name) for f in fields(Contribution)
+    )
+    older = Contribution.__new__(Contribution)
+    older.__setstate__([getattr(contribution, f.name) for f in fields(Contribution)])
+    assert older == contribution
+    with pytest.raises(ValueError):
+        Contribution.__new__(Contribution).__setstate__(["rule", "Rule"])
+
+
+def test_facts_kept_as_given_only_when_the_checks_would_keep_them():
+    """OfferingFacts and MeasuredFacts leave a plain bool, a finite non-negative Decimal or
+    float in place (one pass) and send every other value through the checks as before."""
+    plain = offering(storage_cost_month=Decimal("12.50"), rtt_ms=Decimal("0.4"), mfa=True)
+    assert plain.storage_cost_month == Decimal("12.50") and plain.mfa is True
+    converted = offering(storage_cost_month=12, rtt_ms="3.5")
+    assert type(converted.storage_cost_month) is Decimal and converted.storage_cost_month == 12
+    assert converted.rtt_ms == Decimal("3.5")
+    with pytest.raises(ScoringInputError, match="storage_cost_month must be at least 0"):
+        offering(storage_cost_month=Decimal(-1))
+    with pytest.raises(ScoringInputError, match="rtt_ms must be finite"):
+        offering(rtt_ms=Decimal("NaN"))
+    with pytest.raises(ScoringInputError, match="setup_fee must be a Decimal"):
+        offering(setup_fee=1.5)
+    with pytest.raises(ScoringInputError, match="mfa must be True or False"):
+        offering(mfa=1)
+    measured = MeasuredFacts(peak_busbw_gbyte_s=200, busbw_fraction=1.2, xid_errors=0)
+    assert type(measured.peak_busbw_gbyte_s) is float and measured.busbw_fraction == 1.0
+    with pytest.raises(ScoringInputError, match="busbw_fraction must be a finite number"):
+        MeasuredFacts(busbw_fraction=float("inf"))
+    with pytest.raises(ScoringInputError, match="xid_errors must be at least 0"):
+        MeasuredFacts(xid_errors=-1)
+    with pytest.raises(ScoringInputError, match="xid_errors must be an integer"):
+        MeasuredFacts(xid_errors=True)
+
+
+def test_unknown_answers_are_refused_as_before():
+    """CandidateInput checks its answers' keys and statuses in one pass each, and still names
+    the first unknown key or status (an unhashable status too)."""
+    base = candidate()
+    good = CandidateInput(
+        candidate_id=1,
+        label="a",
+        vendor=base.vendor,
+        offering=base.offering,
+        answers={"gpu_match": "claimed", "fabric": "verified"},
+    )
+    assert dict(good.answers) == {"gpu_match": "claimed", "fabric": "verified"}
+    for answers, message in (
+        ({"gpu_match": "claimed", "nope": "claimed"}, "checklist key must be one of"),
+        ({"gpu_match": "maybe"}, "status of gpu_match must be one of"),
+        ({"gpu_match": ["claimed"]}, "status of gpu_match must be one of"),
+    ):
+        with pytest.raises(ScoringInputError, match=message):
+            CandidateInput(
+                candidate_id=1,
+                label="a",
+                vendor=base.vendor,
+                offering=base.offering,
+                answers=answers,
+            )
