@@ -1195,6 +1195,7 @@ def _float_inputs(
         forms, managed, currencies, slas, sla_statuses, billing_statuses = map(
             keep, (forms, managed, currencies, slas, sla_statuses, billing_statuses)
         )
+        form_keys = keep(form_keys)
         gpus, storage, egress, support, licence, setup_fee, setup_days = map(
             keep, (gpus, storage, egress, support, licence, setup_fee, setup_days)
         )
@@ -1224,8 +1225,7 @@ def _float_inputs(
         _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy)
         for spot, risk in zip(spot_priced, risks, strict=True)
     ]
-    workload = evaluation.workload_profile
-    caps = [_efficiency_cap(candidate, rubric, workload)[0] for candidate in candidates]
+    caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation.workload_profile)
     gpu_array = np.array(gpus, dtype=float)
     useful = gpu_array
     if policy is not None and policy.effective_hours == "required":
@@ -1248,11 +1248,55 @@ def _float_inputs(
         ),
         np.array(allow_spot, dtype=float),
         np.array(availabilities, dtype=float),
-        np.array(caps, dtype=float),
+        caps,
         np.array(references, dtype=float),
         useful,
     ]
     return taken, values
+
+
+_BUSBW_OF = attrgetter("busbw_fraction")
+
+
+def _efficiency_caps(
+    candidates: Sequence[CandidateInput],
+    form_keys: Sequence[Any],
+    gpus: Sequence[int],
+    rubric: Rubric,
+    workload: str,
+) -> np.ndarray:
+    """_efficiency_cap(candidate, rubric, workload)[0] of every candidate, as float64.
+
+    ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
+    A measured fraction (a float in 0..1) is capped at 1 and, in rubric v2, by the scale
+    rule, computed once per (form key, GPU count); a candidate without one is capped by
+    _efficiency_cap itself, once per what it reads there."""
+    measured = list(map(_MEASURED_OF, candidates))
+    fractions = list(map(_BUSBW_OF, measured))
+    unmeasured = [index for index, fraction in enumerate(fractions) if fraction is None]
+    if unmeasured:
+        fractions = [0.0 if fraction is None else fraction for fraction in fractions]
+    capped = np.minimum(np.array(fractions, dtype=float), 1.0)
+    if rubric.v2 is not None and len(unmeasured) < len(candidates):
+
+        def scale_rule(candidate: CandidateInput) -> float:
+            form = priced_form(candidate, rubric)
+            return rubric.scale.efficiency(form, candidate.gpu_count, workload)
+
+        keys = list(zip(form_keys, gpus, strict=True))
+        efficiency = np.array(once_per_key(keys, candidates, scale_rule), dtype=float)
+        capped = np.where(efficiency < capped, efficiency, capped)
+    if unmeasured:
+        # The host<->device fraction counts only where it can: one GPU, unmeasured.
+        keys = [
+            (form_keys[i], gpus[i], gpus[i] == 1 and measured[i].host_device_fraction)
+            for i in unmeasured
+        ]
+        chosen = [candidates[i] for i in unmeasured]
+        capped[unmeasured] = once_per_key(
+            keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, workload)[0]
+        )
+    return capped
 
 
 class FloatCache(dict):

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
+from operator import truth as truth_of
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -66,6 +67,19 @@ def factorise(values: list[Any]) -> Coded | None:
     per distinct value then costs more than once per value. Distinct means unequal: equal
     values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
     equality class (a look-up, a comparison, truth) may be computed per entry."""
+    count = len(values)
+    # Two common columns found without hashing every value (the same result).
+    if count >= 8 and values[0] is None and not any(values) and values.count(None) == count:
+        # Nothing known (a fact no candidate has). any() stops at the first known value
+        # that is true, before counting compares values with None.
+        return np.zeros(count, np.intp), [None]
+    if count >= 8 and type(values[0]) is bool and values.count(True) + values.count(False) == count:
+        # Every value equals True or False (a flag): at most two classes, first seen first.
+        codes = np.fromiter(map(truth_of, values), bool, count)
+        codes ^= codes[0]
+        if not codes.any():
+            return np.zeros(count, np.intp), [values[0]]
+        return codes.astype(np.intp), [values[0], values[int(np.argmax(codes))]]
     try:
         distinct = list(dict.fromkeys(values))
     except TypeError:
