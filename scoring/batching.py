@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import count
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
@@ -14,8 +15,8 @@ def once_per_key(
     """compute(items[i]) for every i, computed once per distinct key: ``keys[i]`` must hold
     everything ``compute`` reads of ``items[i]`` (whatever else it reads is the same for the
     whole batch), so items with equal keys have equal results."""
-    count = len(keys)
-    # Each distinct key's first item (a later write of a key wins: reversed order).
-    first = dict(zip(reversed(keys), range(count - 1, -1, -1), strict=True))
-    values = {key: compute(items[index]) for key, index in first.items()}
-    return list(map(values.__getitem__, keys))
+    # Each key's first position (setdefault keeps the first), each key hashed once.
+    first: dict[Any, int] = {}
+    positions = list(map(first.setdefault, keys, count()))
+    values = {index: compute(items[index]) for index in first.values()}
+    return list(map(values.__getitem__, positions))

@@ -40,11 +40,12 @@ Rubric v2 (issue #10 §3) adds:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
-from itertools import chain
-from operator import attrgetter, mul
+from itertools import chain, compress, repeat
+from operator import attrgetter, mul, not_
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -978,6 +979,38 @@ class PendingTco(Deferred):
         )
 
 
+_PENDING_SLOTS = {name: getattr(PendingTco, name).__set__ for name in PendingTco.__slots__}
+_SET_PRICE_RATIO = _PENDING_SLOTS["effective_price_ratio"]
+_SET_BUDGET_RATIO = _PENDING_SLOTS["budget_ratio"]
+_SET_OVER_BUDGET = _PENDING_SLOTS["over_budget"]
+_QUOTED_OF = attrgetter("quoted_prices")
+_PRICES_OF = attrgetter("prices")
+_CURRENCY_OF = attrgetter("offering.currency")
+
+
+def _new_pending(
+    candidates: Sequence[CandidateInput], evaluation: EvaluationSpec, rubric: Rubric, plan: TcoPlan
+) -> list[PendingTco]:
+    """PendingTco(candidate, evaluation, rubric, plan) of every candidate, the same objects,
+    with no Python-level call per object (each slot is filled over the batch in C)."""
+    count = len(candidates)
+    made = list(map(object.__new__, repeat(PendingTco, count)))
+    columns = {
+        "_candidate": candidates,
+        "_evaluation": repeat(evaluation),
+        "_rubric": repeat(rubric),
+        "_plan": repeat(plan),
+        "_tco": repeat(None),
+        "currency": map(_CURRENCY_OF, candidates),
+        "budget_ratio": repeat(None),
+        "effective_price_ratio": repeat(None),
+        "over_budget": repeat(False),
+    }
+    for name, setter in _PENDING_SLOTS.items():
+        deque(map(setter, made, columns[name]), maxlen=0)
+    return made
+
+
 def budget_ratio(tco: Tco | PendingTco | None, evaluation: EvaluationSpec) -> float | None:
     """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
     price or a common currency."""
@@ -1038,18 +1071,21 @@ def pending_tcos(
     plan = plan or TcoPlan(evaluation)
     if floats is None:
         floats = len(candidates) >= FLOAT_MIN_CANDIDATES
-    found: list[PendingTco | None] = []
-    priced: list[CandidateInput] = []
-    prices: list[tuple[Any, ...]] = []
-    for candidate in candidates:
-        offered = candidate.effective_prices()
-        if not offered:
-            found.append(None)
-            continue
-        found.append(PendingTco(candidate, evaluation, rubric, plan))
-        priced.append(candidate)
-        prices.append(offered)
-    pending = [item for item in found if item is not None]
+    if any(map(_QUOTED_OF, candidates)):
+        offers = [candidate.effective_prices() for candidate in candidates]
+    else:
+        # No quoted price: the list prices are the effective ones (effective_prices()).
+        offers = list(map(_PRICES_OF, map(_OFFERING_OF, candidates)))
+    priced: list[CandidateInput] = list(candidates)
+    prices: list[tuple[Any, ...]] = offers
+    if not all(offers):
+        priced = list(compress(candidates, offers))
+        prices = list(filter(None, offers))
+    pending = _new_pending(priced, evaluation, rubric, plan)
+    found: list[PendingTco | None] = pending
+    if len(pending) < len(candidates):
+        made = iter(pending)
+        found = [next(made) if offered else None for offered in offers]
     if not floats:
         for item in pending:
             item._read_exact()
@@ -1391,17 +1427,20 @@ def _settle(
         price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)
         settled &= ~costed | (cost_settled & price_settled)
         price_k = np.where(costed, price_k, np.nan)
-    figures = [
-        pending,
-        settled.tolist(),
-        (price_k / 1000.0).tolist(),
-        [None] * count if ratio_k is None else (ratio_k / 1000.0).tolist(),
-        [False] * count if over is None else over.tolist(),
+    ok = settled.tolist()
+    done = list(compress(pending, ok))
+    # NaN (no figure) is None; the figures of the settled candidates only.
+    price_k = price_k[settled] / 1000.0
+    figures: list[tuple[Any, list[Any]]] = [
+        (_SET_PRICE_RATIO, np.where(np.isnan(price_k), None, price_k).tolist())
     ]
-    for item, ok, price, ratio, above in zip(*figures, strict=True):
-        if not ok:
-            item._read_exact()
-            continue
-        item.effective_price_ratio = None if price != price else price
-        item.budget_ratio = None if ratio is None or ratio != ratio else ratio
-        item.over_budget = above
+    if ratio_k is not None:
+        ratio_k = ratio_k[settled] / 1000.0
+        figures.append((_SET_BUDGET_RATIO, np.where(np.isnan(ratio_k), None, ratio_k).tolist()))
+    if over is not None:
+        figures.append((_SET_OVER_BUDGET, over[settled].tolist()))
+    for setter, column in figures:
+        # map() runs the slot assignments in C; the deque only drains it.
+        deque(map(setter, done, column), maxlen=0)
+    for item in compress(pending, map(not_, ok)):
+        item._read_exact()

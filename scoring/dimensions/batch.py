@@ -63,8 +63,10 @@ Coded = tuple[np.ndarray, list[Any]]
 
 def factorise(values: list[Any]) -> Coded | None:
     """``values`` as indices into their distinct values (in first-seen order), or None when
-    they are not hashable or mostly distinct (a measured figure): computing a function once
-    per distinct value then costs more than once per value. Distinct means unequal: equal
+    they are not hashable or mostly distinct (a measured figure; a long column whose first
+    values are mostly distinct is taken as one): computing a function once per distinct
+    value then costs more than once per value, and either gives the same. Distinct means
+    unequal: equal
     values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
     equality class (a look-up, a comparison, truth) may be computed per entry."""
     count = len(values)
@@ -81,6 +83,9 @@ def factorise(values: list[Any]) -> Coded | None:
             return np.zeros(count, np.intp), [values[0]]
         return codes.astype(np.intp), [values[0], values[int(np.argmax(codes))]]
     try:
+        if count >= 64 and len(set(values[:32])) > 16:
+            # Mostly distinct from the start (a measured figure): not worth hashing all.
+            return None
         distinct = list(dict.fromkeys(values))
     except TypeError:
         return None
@@ -233,14 +238,17 @@ class Batch:
         key = ("floats", name)
         if key in self.columns:
             return self.columns[key]
-        values = self.values(name)
+        values = every = self.values(name)
         coded = self.coded(name)
         codes = None
-        # Per distinct value, unless one is a zero whose float() keeps a sign (-0.0) that
-        # equal values need not share.
-        if coded is not None and not any(map(_signed_zero, coded[1])):
+        zeros: list[int] = []
+        if coded is not None:
+            # Per distinct value; but equal zeros need not share the sign float() keeps
+            # (-0.0): the candidates of a zero's entry are converted one by one below.
             codes, values = coded
-        if None in values:
+            zeros = [entry for entry, value in enumerate(values) if _signed_zero(value)]
+        # Not `None in values`: comparing each Decimal with None is slow.
+        if not all(map(is_not, values, repeat(None))):
             values = [0.0 if v is None else v for v in values]
         # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
         # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
@@ -256,6 +264,9 @@ class Batch:
             column = None
         if column is not None and codes is not None:
             column = column[codes]
+            if zeros:
+                rows = np.flatnonzero(np.isin(codes, zeros)).tolist()
+                column[rows] = [float(every[row]) for row in rows]
         self.columns[key] = column
         return column
 

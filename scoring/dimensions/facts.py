@@ -361,6 +361,9 @@ def _dcgm_failed_count_column(batch: Batch) -> list[int | None]:
 
 def _answer_column(key: str) -> Callable[[Batch], list[str]]:
     def column(batch: Batch) -> list[str]:
+        if key not in DERIVED_ITEMS and key not in DERIVED_COLUMNS:
+            # The same list as the item's claim status (Batch.status), read once for both.
+            return batch.status(key)
         return [answers.get(key, UNANSWERED) for answers in batch.answers]
 
     return column

@@ -46,9 +46,13 @@ from scoring.types import (
 )
 
 try:
+    from scoring_factories import candidate as plain_candidate
     from scoring_factories import candidates, evaluations
+    from scoring_factories import evaluation as plain_evaluation
 except ImportError:  # pragma: no cover - when tests/scoring is a package
+    from .scoring_factories import candidate as plain_candidate
     from .scoring_factories import candidates, evaluations
+    from .scoring_factories import evaluation as plain_evaluation
 
 RUBRICS = (load_rubric("1"), load_rubric("2"))
 
@@ -278,3 +282,33 @@ def test_factorise_shortcuts_give_what_hashing_every_value_gives(values, first):
     assert codes.tolist() == expected[0]
     assert len(distinct) == len(expected[1])
     assert all(a is b for a, b in zip(distinct, expected[1], strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from(
+            (Decimal("-0"), Decimal(0), Decimal("0.00"), Decimal("-0.0"), Decimal(10), None)
+        ),
+        min_size=8,
+        max_size=48,
+    )
+)
+def test_float_columns_keep_each_zeros_sign_where_equal_zeros_share_an_entry(values):
+    """floats() converts each distinct value once; -0 and 0 are equal (one entry) but
+    float() keeps their signs apart, so a zero's candidates are converted one by one."""
+    spec = plain_evaluation()
+    rubric = RUBRICS[1]
+    base = plain_candidate()
+    pool = [
+        replace(
+            base,
+            candidate_id=index,
+            offering=replace(base.offering, cross_rack_latency_us=value),
+        )
+        for index, value in enumerate(values, start=1)
+    ]
+    batch = Batch([FactContext(c, spec, rubric, None) for c in pool])
+    column = batch.floats("offering.cross_rack_latency_us")
+    expected = [0.0 if value is None else float(value) for value in values]
+    assert [repr(x) for x in column.tolist()] == [repr(x) for x in expected]
