@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from ..batching import key_positions
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
@@ -95,6 +96,24 @@ def factorise(values: list[Any]) -> Coded | None:
     return np.fromiter(map(position.__getitem__, values), np.intp, len(values)), distinct
 
 
+def _coded_by_key(values: list[Any], positions: list[int], firsts: list[int]) -> Coded | None:
+    """``values`` (computed once per key, key_positions ``positions`` and ``firsts``) coded
+    by key: entry k is the value at firsts[k]. None when mostly distinct (as factorise)."""
+    count = len(values)
+    if len(firsts) * 4 > count:
+        return None
+    entry = np.zeros(count, np.intp)
+    entry[firsts] = np.arange(len(firsts))
+    return entry[np.array(positions, dtype=np.intp)], [values[index] for index in firsts]
+
+
+def _zero_float(value: Any) -> float:
+    """float(value) of a value equal to zero (a Decimal zero's sign read without float())."""
+    if type(value) is Decimal:
+        return -0.0 if value.is_signed() else 0.0
+    return float(value)
+
+
 def _signed_zero(value: Any) -> bool:
     """Whether ``value`` is a float or Decimal zero (which may be -0)."""
     return isinstance(value, float | Decimal) and not value
@@ -123,7 +142,7 @@ class Batch:
     shared by every rule that reads it.
     """
 
-    __slots__ = ("answers", "columns", "ctxs", "nones", "ref_names", "refs")
+    __slots__ = ("answers", "by_key", "columns", "ctxs", "nones", "ref_names", "refs")
 
     def __init__(self, ctxs: Sequence[FactContext]) -> None:
         self.ctxs = ctxs
@@ -133,6 +152,9 @@ class Batch:
         # Most reference names appear in no candidate of a batch: their column is this one.
         self.ref_names: set[str] = set().union(*self.refs)
         self.nones: list[None] = [None] * len(ctxs)
+        # id(list) -> (list, key_positions): key columns and the columns computed per key
+        # (facts.by_key), whose equal keys hold the very same value.
+        self.by_key: dict[int, tuple[Sequence[Any], tuple[list[int], list[int]]]] = {}
 
     @classmethod
     def of(
@@ -204,11 +226,36 @@ class Batch:
             self.columns["values", name] = column
         return column
 
+    def key_positions(self, keys: Sequence[Any]) -> tuple[list[int], list[int]]:
+        """batching.key_positions(keys), computed once per key column."""
+        found = self.by_key.get(id(keys))
+        if found is None or found[0] is not keys:
+            found = self.by_key[id(keys)] = (keys, key_positions(keys))
+        return found[1]
+
+    def keyed(self, column: list[Any], positions: tuple[list[int], list[int]]) -> None:
+        """Record that ``column`` was computed once per key (facts.by_key): its candidates
+        with equal keys hold the very same value, at ``positions`` (key_positions)."""
+        self.by_key[id(column)] = (column, positions)
+
+    def _keyed(self, name: str) -> tuple[list[int], list[int]] | None:
+        """The key positions of fact ``name``'s raw column when it was computed per key."""
+        raw = self.raw(name)
+        found = self.by_key.get(id(raw))
+        return found[1] if found is not None and found[0] is raw else None
+
     def coded(self, name: str) -> Coded | None:
-        """Fact ``name``'s values (values()) factorised (see factorise), or None."""
+        """Fact ``name``'s values (values()) factorised (see factorise), or None. A column
+        computed per key is coded by its keys: equal keys hold one value (entries of equal
+        values from unequal keys compute the same function value)."""
         key = ("coded", name)
         if key not in self.columns:
-            self.columns[key] = factorise(self.values(name))
+            keyed = self._keyed(name)
+            values = self.values(name)
+            if keyed is None:
+                self.columns[key] = factorise(values)
+            else:
+                self.columns[key] = _coded_by_key(values, *keyed)
         return self.columns[key]
 
     def known(self, name: str) -> np.ndarray:
@@ -227,8 +274,17 @@ class Batch:
             return source.basis == CLAIMED
         column = self.columns.get(("claimed", name))
         if column is None:
-            bases = list(map(_SECOND, self.raw(name)))
-            column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))
+            coded = self.coded(name) if self._keyed(name) is not None else None
+            if coded is not None:
+                # Once per key: equal keys hold the same (value, basis) pair.
+                codes, _ = coded
+                raw = self.raw(name)
+                firsts = self._keyed(name)[1]  # type: ignore[index]
+                bases = [raw[index][1] for index in firsts]
+                column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))[codes]
+            else:
+                bases = list(map(_SECOND, self.raw(name)))
+                column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))
             self.columns["claimed", name] = column
         return column
 
@@ -266,7 +322,7 @@ class Batch:
             column = column[codes]
             if zeros:
                 rows = np.flatnonzero(np.isin(codes, zeros)).tolist()
-                column[rows] = [float(every[row]) for row in rows]
+                column[rows] = list(map(_zero_float, map(every.__getitem__, rows)))
         self.columns[key] = column
         return column
 
