@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .batching import once_per_key
+from .batching import once_per_key, read_fields
 from .rubric import Rubric, load_rubric
 from .types import (
     BILLING_MODELS,
@@ -1114,7 +1114,7 @@ _NODE_COUNT_OF = attrgetter("node_count")
 _VERDICT_OF = attrgetter("bare_metal_verdict", "bare_metal_confidence", "delivery_form_seen")
 _PER_GPU_OF = attrgetter("price_per_gpu")
 # What the float figures read of an offering, in this order.
-_OFFERING_FIELDS = attrgetter(
+_OFFERING_FIELDS = (
     "delivery_form",
     "spot_preemption_risk_pct",
     "releasable_hourly",
@@ -1169,7 +1169,7 @@ def _float_inputs(
         licence,
         setup_fee,
         setup_days,
-    ) = zip(*map(_OFFERING_FIELDS, offerings), strict=True) if count else ((),) * 16
+    ) = zip(*read_fields(offerings, _OFFERING_FIELDS), strict=True) if count else ((),) * 16
     nodes = list(map(_NODE_COUNT_OF, candidates))
     gpus = list(map(mul, nodes, per_node))
     answers = list(map(_ANSWERS_OF, candidates))
@@ -1270,11 +1270,8 @@ def _float_inputs(
     # candidates share (risks, hours of the hourly and spot models) once each.
     shared = FloatCache()
     values = [
-        np.array(list(map(float, per_gpu))).reshape(count, len(BILLING_MODELS)).T,
-        *(
-            np.array(list(map(float, column)))
-            for column in (storage, egress, support, licence, setup_fee)
-        ),
+        _float_column(per_gpu).reshape(count, len(BILLING_MODELS)).T,
+        *map(_float_column, (storage, egress, support, licence, setup_fee)),
         np.array(costs, dtype=float),
         gpu_array,
         np.array(setup_days, dtype=float),
@@ -1337,13 +1334,29 @@ def _efficiency_caps(
 
 class FloatCache(dict):
     """float() of each distinct value, converted once (float() of a Decimal costs several
-    dict look-ups). Zeros are never kept: -0 and 0 are equal keys of different floats."""
+    dict look-ups). Zeros are never kept: -0 and 0 are equal keys of different floats (a
+    Decimal zero's sign is read without float())."""
 
     def __missing__(self, key: Any) -> float:
+        if type(key) is Decimal and not key:
+            return -0.0 if key.is_signed() else 0.0
         value = float(key)
         if value:
             self[key] = value
         return value
+
+
+def _float_column(values: Sequence[Any]) -> np.ndarray:
+    """float() of every value as a float64 array: through a FloatCache when the first values
+    repeat (a catalogue figure: each distinct value converted once), else one by one (a
+    price: a cache would only add a look-up). Either way the same floats."""
+    convert: Any = float
+    try:
+        if len(values) >= 64 and len(set(values[:32])) <= 16:
+            convert = FloatCache().__getitem__
+    except TypeError:  # pragma: no cover - Decimals and floats are hashable
+        pass
+    return np.array(list(map(convert, values)), dtype=float)
 
 
 def _settle(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ..batching import key_positions
+from ..batching import read_fields as _read_fields
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
@@ -22,40 +22,6 @@ if TYPE_CHECKING:
     from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_DICT = attrgetter("__dict__")
-
-
-_PLAIN_FIELDS: dict[tuple[type, tuple[str, ...]], bool] = {}
-
-
-def _plain_fields(kind: type, names: tuple[str, ...]) -> bool:
-    """Whether attributes ``names`` of a ``kind`` instance are read from its __dict__: no
-    data descriptor (a property, a slot) of the class takes precedence over it."""
-    key = (kind, names)
-    found = _PLAIN_FIELDS.get(key)
-    if found is None:
-        found = kind.__getattribute__ is object.__getattribute__ and not hasattr(kind, "__slots__")
-        for name in names:
-            attribute = inspect.getattr_static(kind, name, None)
-            if hasattr(type(attribute), "__set__") or hasattr(type(attribute), "__delete__"):
-                found = False
-        if len(_PLAIN_FIELDS) >= 64:
-            _PLAIN_FIELDS.clear()
-        _PLAIN_FIELDS[key] = found
-    return found
-
-
-def _read_fields(objects: list[Any], names: tuple[str, ...]) -> list[tuple[Any, ...]]:
-    """attrgetter(*names) (two or more names) of every object, the same values: read from
-    each object's __dict__ when all are of one class whose fields are plain instance
-    attributes (an item look-up is cheaper than an attribute look-up)."""
-    kinds = set(map(type, objects))
-    if len(kinds) == 1 and _plain_fields(kinds.pop(), names):
-        try:
-            return list(map(itemgetter(*names), map(_DICT, objects)))
-        except (AttributeError, KeyError):
-            pass
-    return list(map(attrgetter(*names), objects))
 
 
 # A column factorised: the index of each value among the distinct values, and those values.
