@@ -1249,7 +1249,7 @@ def _float_inputs(
     )
     risks, hourly_hours, _, allow_spot = zip(*terms, strict=True) if count else ((),) * 4
     # Every model priced (prices are kept in BILLING_MODELS order) or a look-up per model.
-    if all(len(offered) == len(BILLING_MODELS) for offered in prices):
+    if set(map(len, prices)) <= {len(BILLING_MODELS)}:
         per_gpu = list(map(_PER_GPU_OF, chain.from_iterable(prices)))
     else:
         per_gpu = []
