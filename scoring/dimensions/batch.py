@@ -53,13 +53,17 @@ def factorise(values: list[Any]) -> Coded | None:
         if count >= 64 and len(set(values[:32])) > 16:
             # Mostly distinct from the start (a measured figure): not worth hashing all.
             return None
+        if count and type(values[0]) is Decimal:
+            # Equal Decimals are seldom the same object, and each dict operation then
+            # compares them: one operation per value (where each first occurs).
+            return _coded_by_key(values, *key_positions(values))
         distinct = list(dict.fromkeys(values))
     except TypeError:
         return None
-    if len(distinct) * 4 > len(values):
+    if len(distinct) * 4 > count:
         return None
     position = {value: index for index, value in enumerate(distinct)}
-    return np.fromiter(map(position.__getitem__, values), np.intp, len(values)), distinct
+    return np.fromiter(map(position.__getitem__, values), np.intp, count), distinct
 
 
 def _coded_by_key(values: list[Any], positions: list[int], firsts: list[int]) -> Coded | None:
