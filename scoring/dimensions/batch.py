@@ -197,11 +197,15 @@ class Batch:
         return column
 
     def key_positions(self, keys: Sequence[Any]) -> tuple[list[int], list[int]]:
-        """batching.key_positions(keys), computed once per key column."""
+        """batching.key_positions(keys), computed once per key column the batch keeps (a
+        column several facts are keyed by); a key column made for one fact is not kept."""
         found = self.by_key.get(id(keys))
-        if found is None or found[0] is not keys:
-            found = self.by_key[id(keys)] = (keys, key_positions(keys))
-        return found[1]
+        if found is not None and found[0] is keys:
+            return found[1]
+        positions = key_positions(keys)
+        if any(column is keys for column in self.columns.values()):
+            self.by_key[id(keys)] = (keys, positions)
+        return positions
 
     def keyed(self, column: list[Any], positions: tuple[list[int], list[int]]) -> None:
         """Record that ``column`` was computed once per key (facts.by_key): its candidates
