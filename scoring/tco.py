@@ -994,6 +994,9 @@ def _new_pending(
     """PendingTco(candidate, evaluation, rubric, plan) of every candidate, the same objects,
     with no Python-level call per object (each slot is filled over the batch in C)."""
     count = len(candidates)
+    if count < 32:
+        # A few: the constructor costs less than nine passes over the batch.
+        return [PendingTco(candidate, evaluation, rubric, plan) for candidate in candidates]
     made = list(map(object.__new__, repeat(PendingTco, count)))
     columns = {
         "_candidate": candidates,
