@@ -40,16 +40,17 @@ Rubric v2 (issue #10 §3) adds:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal
-from itertools import chain
-from operator import attrgetter, mul
+from itertools import chain, compress, repeat
+from operator import attrgetter, mul, not_
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from .batching import once_per_key
+from .batching import once_per_key, read_fields
 from .rubric import Rubric, load_rubric
 from .types import (
     BILLING_MODELS,
@@ -978,6 +979,41 @@ class PendingTco(Deferred):
         )
 
 
+_PENDING_SLOTS = {name: getattr(PendingTco, name).__set__ for name in PendingTco.__slots__}
+_SET_PRICE_RATIO = _PENDING_SLOTS["effective_price_ratio"]
+_SET_BUDGET_RATIO = _PENDING_SLOTS["budget_ratio"]
+_SET_OVER_BUDGET = _PENDING_SLOTS["over_budget"]
+_QUOTED_OF = attrgetter("quoted_prices")
+_PRICES_OF = attrgetter("prices")
+_CURRENCY_OF = attrgetter("offering.currency")
+
+
+def _new_pending(
+    candidates: Sequence[CandidateInput], evaluation: EvaluationSpec, rubric: Rubric, plan: TcoPlan
+) -> list[PendingTco]:
+    """PendingTco(candidate, evaluation, rubric, plan) of every candidate, the same objects,
+    with no Python-level call per object (each slot is filled over the batch in C)."""
+    count = len(candidates)
+    if count < 32:
+        # A few: the constructor costs less than nine passes over the batch.
+        return [PendingTco(candidate, evaluation, rubric, plan) for candidate in candidates]
+    made = list(map(object.__new__, repeat(PendingTco, count)))
+    columns = {
+        "_candidate": candidates,
+        "_evaluation": repeat(evaluation),
+        "_rubric": repeat(rubric),
+        "_plan": repeat(plan),
+        "_tco": repeat(None),
+        "currency": map(_CURRENCY_OF, candidates),
+        "budget_ratio": repeat(None),
+        "effective_price_ratio": repeat(None),
+        "over_budget": repeat(False),
+    }
+    for name, setter in _PENDING_SLOTS.items():
+        deque(map(setter, made, columns[name]), maxlen=0)
+    return made
+
+
 def budget_ratio(tco: Tco | PendingTco | None, evaluation: EvaluationSpec) -> float | None:
     """Recommended (v1: cheapest) TCO ÷ budget (3 decimals), or None without a budget, a
     price or a common currency."""
@@ -1038,18 +1074,21 @@ def pending_tcos(
     plan = plan or TcoPlan(evaluation)
     if floats is None:
         floats = len(candidates) >= FLOAT_MIN_CANDIDATES
-    found: list[PendingTco | None] = []
-    priced: list[CandidateInput] = []
-    prices: list[tuple[Any, ...]] = []
-    for candidate in candidates:
-        offered = candidate.effective_prices()
-        if not offered:
-            found.append(None)
-            continue
-        found.append(PendingTco(candidate, evaluation, rubric, plan))
-        priced.append(candidate)
-        prices.append(offered)
-    pending = [item for item in found if item is not None]
+    if any(map(_QUOTED_OF, candidates)):
+        offers = [candidate.effective_prices() for candidate in candidates]
+    else:
+        # No quoted price: the list prices are the effective ones (effective_prices()).
+        offers = list(map(_PRICES_OF, map(_OFFERING_OF, candidates)))
+    priced: list[CandidateInput] = list(candidates)
+    prices: list[tuple[Any, ...]] = offers
+    if not all(offers):
+        priced = list(compress(candidates, offers))
+        prices = list(filter(None, offers))
+    pending = _new_pending(priced, evaluation, rubric, plan)
+    found: list[PendingTco | None] = pending
+    if len(pending) < len(candidates):
+        made = iter(pending)
+        found = [next(made) if offered else None for offered in offers]
     if not floats:
         for item in pending:
             item._read_exact()
@@ -1078,7 +1117,7 @@ _NODE_COUNT_OF = attrgetter("node_count")
 _VERDICT_OF = attrgetter("bare_metal_verdict", "bare_metal_confidence", "delivery_form_seen")
 _PER_GPU_OF = attrgetter("price_per_gpu")
 # What the float figures read of an offering, in this order.
-_OFFERING_FIELDS = attrgetter(
+_OFFERING_FIELDS = (
     "delivery_form",
     "spot_preemption_risk_pct",
     "releasable_hourly",
@@ -1133,7 +1172,7 @@ def _float_inputs(
         licence,
         setup_fee,
         setup_days,
-    ) = zip(*map(_OFFERING_FIELDS, offerings), strict=True) if count else ((),) * 16
+    ) = zip(*read_fields(offerings, _OFFERING_FIELDS), strict=True) if count else ((),) * 16
     nodes = list(map(_NODE_COUNT_OF, candidates))
     gpus = list(map(mul, nodes, per_node))
     answers = list(map(_ANSWERS_OF, candidates))
@@ -1195,6 +1234,7 @@ def _float_inputs(
         forms, managed, currencies, slas, sla_statuses, billing_statuses = map(
             keep, (forms, managed, currencies, slas, sla_statuses, billing_statuses)
         )
+        form_keys = keep(form_keys)
         gpus, storage, egress, support, licence, setup_fee, setup_days = map(
             keep, (gpus, storage, egress, support, licence, setup_fee, setup_days)
         )
@@ -1212,7 +1252,7 @@ def _float_inputs(
     )
     risks, hourly_hours, _, allow_spot = zip(*terms, strict=True) if count else ((),) * 4
     # Every model priced (prices are kept in BILLING_MODELS order) or a look-up per model.
-    if all(len(offered) == len(BILLING_MODELS) for offered in prices):
+    if set(map(len, prices)) <= {len(BILLING_MODELS)}:
         per_gpu = list(map(_PER_GPU_OF, chain.from_iterable(prices)))
     else:
         per_gpu = []
@@ -1224,8 +1264,7 @@ def _float_inputs(
         _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy)
         for spot, risk in zip(spot_priced, risks, strict=True)
     ]
-    workload = evaluation.workload_profile
-    caps = [_efficiency_cap(candidate, rubric, workload)[0] for candidate in candidates]
+    caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation.workload_profile)
     gpu_array = np.array(gpus, dtype=float)
     useful = gpu_array
     if policy is not None and policy.effective_hours == "required":
@@ -1234,11 +1273,8 @@ def _float_inputs(
     # candidates share (risks, hours of the hourly and spot models) once each.
     shared = FloatCache()
     values = [
-        np.array(list(map(float, per_gpu))).reshape(count, len(BILLING_MODELS)).T,
-        *(
-            np.array(list(map(float, column)))
-            for column in (storage, egress, support, licence, setup_fee)
-        ),
+        _float_column(per_gpu).reshape(count, len(BILLING_MODELS)).T,
+        *map(_float_column, (storage, egress, support, licence, setup_fee)),
         np.array(costs, dtype=float),
         gpu_array,
         np.array(setup_days, dtype=float),
@@ -1248,22 +1284,82 @@ def _float_inputs(
         ),
         np.array(allow_spot, dtype=float),
         np.array(availabilities, dtype=float),
-        np.array(caps, dtype=float),
+        caps,
         np.array(references, dtype=float),
         useful,
     ]
     return taken, values
 
 
+_BUSBW_OF = attrgetter("busbw_fraction")
+
+
+def _efficiency_caps(
+    candidates: Sequence[CandidateInput],
+    form_keys: Sequence[Any],
+    gpus: Sequence[int],
+    rubric: Rubric,
+    workload: str,
+) -> np.ndarray:
+    """_efficiency_cap(candidate, rubric, workload)[0] of every candidate, as float64.
+
+    ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
+    A measured fraction (a float in 0..1) is capped at 1 and, in rubric v2, by the scale
+    rule, computed once per (form key, GPU count); a candidate without one is capped by
+    _efficiency_cap itself, once per what it reads there."""
+    measured = list(map(_MEASURED_OF, candidates))
+    fractions = list(map(_BUSBW_OF, measured))
+    unmeasured = [index for index, fraction in enumerate(fractions) if fraction is None]
+    if unmeasured:
+        fractions = [0.0 if fraction is None else fraction for fraction in fractions]
+    capped = np.minimum(np.array(fractions, dtype=float), 1.0)
+    if rubric.v2 is not None and len(unmeasured) < len(candidates):
+
+        def scale_rule(candidate: CandidateInput) -> float:
+            form = priced_form(candidate, rubric)
+            return rubric.scale.efficiency(form, candidate.gpu_count, workload)
+
+        keys = list(zip(form_keys, gpus, strict=True))
+        efficiency = np.array(once_per_key(keys, candidates, scale_rule), dtype=float)
+        capped = np.where(efficiency < capped, efficiency, capped)
+    if unmeasured:
+        # The host<->device fraction counts only where it can: one GPU, unmeasured.
+        keys = [
+            (form_keys[i], gpus[i], gpus[i] == 1 and measured[i].host_device_fraction)
+            for i in unmeasured
+        ]
+        chosen = [candidates[i] for i in unmeasured]
+        capped[unmeasured] = once_per_key(
+            keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, workload)[0]
+        )
+    return capped
+
+
 class FloatCache(dict):
     """float() of each distinct value, converted once (float() of a Decimal costs several
-    dict look-ups). Zeros are never kept: -0 and 0 are equal keys of different floats."""
+    dict look-ups). Zeros are never kept: -0 and 0 are equal keys of different floats (a
+    Decimal zero's sign is read without float())."""
 
     def __missing__(self, key: Any) -> float:
+        if type(key) is Decimal and not key:
+            return -0.0 if key.is_signed() else 0.0
         value = float(key)
         if value:
             self[key] = value
         return value
+
+
+def _float_column(values: Sequence[Any]) -> np.ndarray:
+    """float() of every value as a float64 array: through a FloatCache when the first values
+    repeat (a catalogue figure: each distinct value converted once), else one by one (a
+    price: a cache would only add a look-up). Either way the same floats."""
+    convert: Any = float
+    try:
+        if len(values) >= 64 and len(set(values[:32])) <= 16:
+            convert = FloatCache().__getitem__
+    except TypeError:  # pragma: no cover - Decimals and floats are hashable
+        pass
+    return np.array(list(map(convert, values)), dtype=float)
 
 
 def _settle(
@@ -1347,17 +1443,20 @@ def _settle(
         price_k, price_settled = _rounded(cost_k / 10_000.0 / ref, 0.0, 3)
         settled &= ~costed | (cost_settled & price_settled)
         price_k = np.where(costed, price_k, np.nan)
-    figures = [
-        pending,
-        settled.tolist(),
-        (price_k / 1000.0).tolist(),
-        [None] * count if ratio_k is None else (ratio_k / 1000.0).tolist(),
-        [False] * count if over is None else over.tolist(),
+    ok = settled.tolist()
+    done = list(compress(pending, ok))
+    # NaN (no figure) is None; the figures of the settled candidates only.
+    price_k = price_k[settled] / 1000.0
+    figures: list[tuple[Any, list[Any]]] = [
+        (_SET_PRICE_RATIO, np.where(np.isnan(price_k), None, price_k).tolist())
     ]
-    for item, ok, price, ratio, above in zip(*figures, strict=True):
-        if not ok:
-            item._read_exact()
-            continue
-        item.effective_price_ratio = None if price != price else price
-        item.budget_ratio = None if ratio is None or ratio != ratio else ratio
-        item.over_budget = above
+    if ratio_k is not None:
+        ratio_k = ratio_k[settled] / 1000.0
+        figures.append((_SET_BUDGET_RATIO, np.where(np.isnan(ratio_k), None, ratio_k).tolist()))
+    if over is not None:
+        figures.append((_SET_OVER_BUDGET, over[settled].tolist()))
+    for setter, column in figures:
+        # map() runs the slot assignments in C; the deque only drains it.
+        deque(map(setter, done, column), maxlen=0)
+    for item in compress(pending, map(not_, ok)):
+        item._read_exact()

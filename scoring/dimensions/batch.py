@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
+from operator import truth as truth_of
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from ..batching import key_positions
+from ..batching import read_fields as _read_fields
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
@@ -20,40 +22,6 @@ if TYPE_CHECKING:
     from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_DICT = attrgetter("__dict__")
-
-
-_PLAIN_FIELDS: dict[tuple[type, tuple[str, ...]], bool] = {}
-
-
-def _plain_fields(kind: type, names: tuple[str, ...]) -> bool:
-    """Whether attributes ``names`` of a ``kind`` instance are read from its __dict__: no
-    data descriptor (a property, a slot) of the class takes precedence over it."""
-    key = (kind, names)
-    found = _PLAIN_FIELDS.get(key)
-    if found is None:
-        found = kind.__getattribute__ is object.__getattribute__ and not hasattr(kind, "__slots__")
-        for name in names:
-            attribute = inspect.getattr_static(kind, name, None)
-            if hasattr(type(attribute), "__set__") or hasattr(type(attribute), "__delete__"):
-                found = False
-        if len(_PLAIN_FIELDS) >= 64:
-            _PLAIN_FIELDS.clear()
-        _PLAIN_FIELDS[key] = found
-    return found
-
-
-def _read_fields(objects: list[Any], names: tuple[str, ...]) -> list[tuple[Any, ...]]:
-    """attrgetter(*names) (two or more names) of every object, the same values: read from
-    each object's __dict__ when all are of one class whose fields are plain instance
-    attributes (an item look-up is cheaper than an attribute look-up)."""
-    kinds = set(map(type, objects))
-    if len(kinds) == 1 and _plain_fields(kinds.pop(), names):
-        try:
-            return list(map(itemgetter(*names), map(_DICT, objects)))
-        except (AttributeError, KeyError):
-            pass
-    return list(map(attrgetter(*names), objects))
 
 
 # A column factorised: the index of each value among the distinct values, and those values.
@@ -62,18 +30,58 @@ Coded = tuple[np.ndarray, list[Any]]
 
 def factorise(values: list[Any]) -> Coded | None:
     """``values`` as indices into their distinct values (in first-seen order), or None when
-    they are not hashable or mostly distinct (a measured figure): computing a function once
-    per distinct value then costs more than once per value. Distinct means unequal: equal
+    they are not hashable or mostly distinct (a measured figure; a long column whose first
+    values are mostly distinct is taken as one): computing a function once per distinct
+    value then costs more than once per value, and either gives the same. Distinct means
+    unequal: equal
     values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
     equality class (a look-up, a comparison, truth) may be computed per entry."""
+    count = len(values)
+    # Two common columns found without hashing every value (the same result).
+    if count >= 8 and values[0] is None and not any(values) and values.count(None) == count:
+        # Nothing known (a fact no candidate has). any() stops at the first known value
+        # that is true, before counting compares values with None.
+        return np.zeros(count, np.intp), [None]
+    if count >= 8 and type(values[0]) is bool and values.count(True) + values.count(False) == count:
+        # Every value equals True or False (a flag): at most two classes, first seen first.
+        codes = np.fromiter(map(truth_of, values), bool, count)
+        codes ^= codes[0]
+        if not codes.any():
+            return np.zeros(count, np.intp), [values[0]]
+        return codes.astype(np.intp), [values[0], values[int(np.argmax(codes))]]
     try:
+        if count >= 64 and len(set(values[:32])) > 16:
+            # Mostly distinct from the start (a measured figure): not worth hashing all.
+            return None
+        if count and type(values[0]) is Decimal:
+            # Equal Decimals are seldom the same object, and each dict operation then
+            # compares them: one operation per value (where each first occurs).
+            return _coded_by_key(values, *key_positions(values))
         distinct = list(dict.fromkeys(values))
     except TypeError:
         return None
-    if len(distinct) * 4 > len(values):
+    if len(distinct) * 4 > count:
         return None
     position = {value: index for index, value in enumerate(distinct)}
-    return np.fromiter(map(position.__getitem__, values), np.intp, len(values)), distinct
+    return np.fromiter(map(position.__getitem__, values), np.intp, count), distinct
+
+
+def _coded_by_key(values: list[Any], positions: list[int], firsts: list[int]) -> Coded | None:
+    """``values`` (computed once per key, key_positions ``positions`` and ``firsts``) coded
+    by key: entry k is the value at firsts[k]. None when mostly distinct (as factorise)."""
+    count = len(values)
+    if len(firsts) * 4 > count:
+        return None
+    entry = np.zeros(count, np.intp)
+    entry[firsts] = np.arange(len(firsts))
+    return entry[np.array(positions, dtype=np.intp)], [values[index] for index in firsts]
+
+
+def _zero_float(value: Any) -> float:
+    """float(value) of a value equal to zero (a Decimal zero's sign read without float())."""
+    if type(value) is Decimal:
+        return -0.0 if value.is_signed() else 0.0
+    return float(value)
 
 
 def _signed_zero(value: Any) -> bool:
@@ -104,7 +112,7 @@ class Batch:
     shared by every rule that reads it.
     """
 
-    __slots__ = ("answers", "columns", "ctxs", "nones", "ref_names", "refs")
+    __slots__ = ("answers", "by_key", "columns", "ctxs", "nones", "ref_names", "refs")
 
     def __init__(self, ctxs: Sequence[FactContext]) -> None:
         self.ctxs = ctxs
@@ -114,6 +122,9 @@ class Batch:
         # Most reference names appear in no candidate of a batch: their column is this one.
         self.ref_names: set[str] = set().union(*self.refs)
         self.nones: list[None] = [None] * len(ctxs)
+        # id(list) -> (list, key_positions): key columns and the columns computed per key
+        # (facts.by_key), whose equal keys hold the very same value.
+        self.by_key: dict[int, tuple[Sequence[Any], tuple[list[int], list[int]]]] = {}
 
     @classmethod
     def of(
@@ -185,11 +196,40 @@ class Batch:
             self.columns["values", name] = column
         return column
 
+    def key_positions(self, keys: Sequence[Any]) -> tuple[list[int], list[int]]:
+        """batching.key_positions(keys), computed once per key column the batch keeps (a
+        column several facts are keyed by); a key column made for one fact is not kept."""
+        found = self.by_key.get(id(keys))
+        if found is not None and found[0] is keys:
+            return found[1]
+        positions = key_positions(keys)
+        if any(column is keys for column in self.columns.values()):
+            self.by_key[id(keys)] = (keys, positions)
+        return positions
+
+    def keyed(self, column: list[Any], positions: tuple[list[int], list[int]]) -> None:
+        """Record that ``column`` was computed once per key (facts.by_key): its candidates
+        with equal keys hold the very same value, at ``positions`` (key_positions)."""
+        self.by_key[id(column)] = (column, positions)
+
+    def _keyed(self, name: str) -> tuple[list[int], list[int]] | None:
+        """The key positions of fact ``name``'s raw column when it was computed per key."""
+        raw = self.raw(name)
+        found = self.by_key.get(id(raw))
+        return found[1] if found is not None and found[0] is raw else None
+
     def coded(self, name: str) -> Coded | None:
-        """Fact ``name``'s values (values()) factorised (see factorise), or None."""
+        """Fact ``name``'s values (values()) factorised (see factorise), or None. A column
+        computed per key is coded by its keys: equal keys hold one value (entries of equal
+        values from unequal keys compute the same function value)."""
         key = ("coded", name)
         if key not in self.columns:
-            self.columns[key] = factorise(self.values(name))
+            keyed = self._keyed(name)
+            values = self.values(name)
+            if keyed is None:
+                self.columns[key] = factorise(values)
+            else:
+                self.columns[key] = _coded_by_key(values, *keyed)
         return self.columns[key]
 
     def known(self, name: str) -> np.ndarray:
@@ -208,8 +248,17 @@ class Batch:
             return source.basis == CLAIMED
         column = self.columns.get(("claimed", name))
         if column is None:
-            bases = list(map(_SECOND, self.raw(name)))
-            column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))
+            coded = self.coded(name) if self._keyed(name) is not None else None
+            if coded is not None:
+                # Once per key: equal keys hold the same (value, basis) pair.
+                codes, _ = coded
+                raw = self.raw(name)
+                firsts = self._keyed(name)[1]  # type: ignore[index]
+                bases = [raw[index][1] for index in firsts]
+                column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))[codes]
+            else:
+                bases = list(map(_SECOND, self.raw(name)))
+                column = np.fromiter(map(CLAIMED.__eq__, bases), bool, len(bases))
             self.columns["claimed", name] = column
         return column
 
@@ -219,14 +268,17 @@ class Batch:
         key = ("floats", name)
         if key in self.columns:
             return self.columns[key]
-        values = self.values(name)
+        values = every = self.values(name)
         coded = self.coded(name)
         codes = None
-        # Per distinct value, unless one is a zero whose float() keeps a sign (-0.0) that
-        # equal values need not share.
-        if coded is not None and not any(map(_signed_zero, coded[1])):
+        zeros: list[int] = []
+        if coded is not None:
+            # Per distinct value; but equal zeros need not share the sign float() keeps
+            # (-0.0): the candidates of a zero's entry are converted one by one below.
             codes, values = coded
-        if None in values:
+            zeros = [entry for entry, value in enumerate(values) if _signed_zero(value)]
+        # Not `None in values`: comparing each Decimal with None is slow.
+        if not all(map(is_not, values, repeat(None))):
             values = [0.0 if v is None else v for v in values]
         # float() in a map first: numpy's own conversion of Decimals is twice as slow. And
         # float() of a Decimal costs more than a look-up: catalogue values repeat, so each
@@ -242,6 +294,9 @@ class Batch:
             column = None
         if column is not None and codes is not None:
             column = column[codes]
+            if zeros:
+                rows = np.flatnonzero(np.isin(codes, zeros)).tolist()
+                column[rows] = list(map(_zero_float, map(every.__getitem__, rows)))
         self.columns[key] = column
         return column
 

@@ -198,8 +198,12 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
 
 def by_key(batch: Batch, keys: Sequence[Any], fetch: Callable[[FactContext], Any]) -> list[Any]:
     """fetch(ctx) of every candidate of ``batch``, computed once per distinct key: ``keys[i]``
-    holds everything ``fetch`` reads of candidate i."""
-    return once_per_key(keys, batch.ctxs, fetch)
+    holds everything ``fetch`` reads of candidate i. The batch keeps where each key first
+    occurs, so the column is factorised without hashing its values (Batch.coded)."""
+    positions = batch.key_positions(keys)
+    column = once_per_key(keys, batch.ctxs, fetch, positions)
+    batch.keyed(column, positions)
+    return column
 
 
 def _form_check_key(ctx: FactContext) -> Any:
@@ -361,6 +365,9 @@ def _dcgm_failed_count_column(batch: Batch) -> list[int | None]:
 
 def _answer_column(key: str) -> Callable[[Batch], list[str]]:
     def column(batch: Batch) -> list[str]:
+        if key not in DERIVED_ITEMS and key not in DERIVED_COLUMNS:
+            # The same list as the item's claim status (Batch.status), read once for both.
+            return batch.status(key)
         return [answers.get(key, UNANSWERED) for answers in batch.answers]
 
     return column

@@ -13,18 +13,22 @@ TCO figure the exact TCO's.
 from __future__ import annotations
 
 import contextlib
+import random
 from dataclasses import fields, replace
 from decimal import Decimal
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring.batching import once_per_key
-from scoring.dimensions.batch import Batch
+from scoring.dimensions import DeferredDimensionScore, clear_memo
+from scoring.dimensions.batch import Batch, factorise
 from scoring.dimensions.facts import FACTS, FactContext
-from scoring.ranking import rank
+from scoring.ranking import KERNEL_MIN_CANDIDATES, rank, score_candidate
 from scoring.rubric import load_rubric
 from scoring.tco import (
+    FLOAT_MIN_CANDIDATES,
     PendingTco,
     TcoPlan,
     budget_ratio,
@@ -42,9 +46,13 @@ from scoring.types import (
 )
 
 try:
+    from scoring_factories import candidate as plain_candidate
     from scoring_factories import candidates, evaluations
+    from scoring_factories import evaluation as plain_evaluation
 except ImportError:  # pragma: no cover - when tests/scoring is a package
+    from .scoring_factories import candidate as plain_candidate
     from .scoring_factories import candidates, evaluations
+    from .scoring_factories import evaluation as plain_evaluation
 
 RUBRICS = (load_rubric("1"), load_rubric("2"))
 
@@ -181,3 +189,126 @@ def test_the_kernel_ranks_candidates_sharing_values_as_the_per_candidate_engine(
             assert [repr(d.score) for d in new.dimensions] == [
                 repr(d.score) for d in old.dimensions
             ]
+
+
+# Regions and residencies: the data-residency must-have is judged once per key too.
+_REGIONS = (
+    {},
+    {"region_country": "CN", "region_province": "Beijing"},
+    {"region_country": "SG"},
+    {"region": "cn-north-1"},
+)
+
+
+def _with_regions(pool, seed):
+    rng = random.Random(seed)  # noqa: S311 - test data
+    placed = []
+    for candidate in pool:
+        with contextlib.suppress(ScoringInputError):
+            offering = replace(candidate.offering, **rng.choice(_REGIONS))
+            candidate = replace(candidate, offering=offering)
+        placed.append(candidate)
+    return placed
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    pool=crossover_pools(size=KERNEL_MIN_CANDIDATES + 6),
+    spec=evaluations,
+    residency=st.sampled_from(("none", "mainland_china")),
+    seed=st.integers(0, 1000),
+)
+def test_a_batch_ranking_equals_scoring_each_candidate_alone(pool, spec, residency, seed):
+    """rank() of a batch large enough for every batch path (the numpy kernel, the float TCO
+    figures, the knockouts judged once per key) gives each candidate exactly the result
+    score_candidate() gives it alone (the per-candidate engine, the exact TCO)."""
+    assert len(pool) >= max(KERNEL_MIN_CANDIDATES, FLOAT_MIN_CANDIDATES)
+    pool = _with_regions(pool, seed)
+    spec = replace(spec, data_residency=residency)
+    for rubric in RUBRICS:
+        clear_memo(rubric)
+        ranking = rank(pool, spec, rubric)
+        assert isinstance(ranking.results[0].dimensions[0], DeferredDimensionScore)
+        for candidate in pool:
+            clear_memo(rubric)
+            alone = score_candidate(candidate, spec, rubric, dict(ranking.weights))
+            result = ranking.result(candidate.candidate_id)
+            assert repr(result.total) == repr(alone.total)
+            assert [repr(d.score) for d in result.dimensions] == [
+                repr(d.score) for d in alone.dimensions
+            ]
+            assert result.knockouts == alone.knockouts
+            assert result.disqualified is alone.disqualified
+            assert result.as_dict() == alone.as_dict()
+
+
+def _factorised_by_hashing(values):
+    """factorise() as hashing every value computes it (its general path)."""
+    try:
+        distinct = list(dict.fromkeys(values))
+    except TypeError:
+        return None
+    if len(distinct) * 4 > len(values):
+        return None
+    position = {value: index for index, value in enumerate(distinct)}
+    return [position[value] for value in values], distinct
+
+
+_FLAG_LIKE = (True, False, None, 0, 1, 0.0, -0.0, 1.0, Decimal(0), Decimal(1), "", "x")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.one_of(
+        st.lists(st.booleans(), max_size=40),
+        st.lists(st.none(), max_size=40),
+        st.lists(st.sampled_from((None, False, 0, 0.0, Decimal(0), "")), max_size=40),
+        st.lists(st.sampled_from(_FLAG_LIKE), max_size=40),
+    ),
+    first=st.sampled_from((None, True, False, "keep")),
+)
+def test_factorise_shortcuts_give_what_hashing_every_value_gives(values, first):
+    """A column of flags or of unknowns is factorised by counting rather than hashing: the
+    same codes and the same first-seen representatives (the very objects)."""
+    if values and first != "keep":
+        values[0] = first
+    expected = _factorised_by_hashing(values)
+    found = factorise(values)
+    if expected is None:
+        assert found is None
+        return
+    codes, distinct = found
+    assert codes.dtype == np.intp
+    assert codes.tolist() == expected[0]
+    assert len(distinct) == len(expected[1])
+    assert all(a is b for a, b in zip(distinct, expected[1], strict=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from(
+            (Decimal("-0"), Decimal(0), Decimal("0.00"), Decimal("-0.0"), Decimal(10), None)
+        ),
+        min_size=8,
+        max_size=48,
+    )
+)
+def test_float_columns_keep_each_zeros_sign_where_equal_zeros_share_an_entry(values):
+    """floats() converts each distinct value once; -0 and 0 are equal (one entry) but
+    float() keeps their signs apart, so a zero's candidates are converted one by one."""
+    spec = plain_evaluation()
+    rubric = RUBRICS[1]
+    base = plain_candidate()
+    pool = [
+        replace(
+            base,
+            candidate_id=index,
+            offering=replace(base.offering, cross_rack_latency_us=value),
+        )
+        for index, value in enumerate(values, start=1)
+    ]
+    batch = Batch([FactContext(c, spec, rubric, None) for c in pool])
+    column = batch.floats("offering.cross_rack_latency_us")
+    expected = [0.0 if value is None else float(value) for value in values]
+    assert [repr(x) for x in column.tolist()] == [repr(x) for x in expected]
