@@ -34,8 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # One BLAS thread, before numpy loads: on a shared 2-core machine a threaded matrix product
 # (the robustness floor) waits for a second core now and then and its median swings by 30x,
 # which flatters the ratio; the measured side gets the same single thread.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+os.environ.update(
+    dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1")
+)
 
 import numpy as np
 
