@@ -89,11 +89,12 @@ class _Ca:
 
 
 def _clean(raw: str) -> str:
-    line = raw.rstrip()
-    stripped = line.lstrip()
-    while stripped and stripped[0] in _BORDER_CHARS:
-        stripped = stripped[1:]
-    return strip_annotation(stripped.strip())
+    line = raw.strip()
+    if line and line[0] in _BORDER_CHARS:
+        while line and line[0] in _BORDER_CHARS:
+            line = line[1:]
+        line = line.strip()
+    return strip_annotation(line)
 
 
 def detect(text: str) -> int:
@@ -121,6 +122,10 @@ def detect(text: str) -> int:
                 )
             ):
                 keys += 1
+            else:
+                continue
+            if (ca or ibstatus) and keys:
+                return 92  # the most it can say: the rest of the head changes nothing
         if (ca or ibstatus) and keys:
             return 92
         if ca or ibstatus:
