@@ -331,10 +331,15 @@ def _lock(candidate_id: int) -> None:
     candidate_lock(candidate_id)
 
 
+# What a refresh reads of a candidate: the live offering, its vendor and its list prices are
+# not among them (use_pinned_offering replaces them by the pinned version's), so they are not
+# joined or prefetched; a row without a pinned version reads its offering when pinning it.
+_LOAD_SELECT = ("evaluation", "offering_version")
+_LOAD_PREFETCH = tuple(p for p in adapters.CANDIDATE_PREFETCH if p != "offering__prices")
+
+
 def _load(candidate_id: int, *, reverify: bool = False) -> Candidate:
-    candidates = Candidate.objects.select_related(
-        *adapters.CANDIDATE_SELECT, "offering_version"
-    ).prefetch_related(*adapters.CANDIDATE_PREFETCH)
+    candidates = Candidate.objects.select_related(*_LOAD_SELECT).prefetch_related(*_LOAD_PREFETCH)
     if reverify:
         # Verification replaces the stored verification before anything reads it: decoding
         # the old one (it grows with the candidate's nodes) was a refresh's cost for nothing.
