@@ -571,7 +571,7 @@ def _member_scan(member) -> tuple[datetime | None, Fingerprint]:
     for the time only when a piece may hold one (``may_be_dated``)."""
     if not member.packed:
         text = member.data.decode("utf-8", errors="replace")
-        return measured_at(text), extract(text)
+        return (measured_at(text) if may_be_dated(text) else None), extract(text)
     dated = False
 
     def pieces():
