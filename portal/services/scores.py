@@ -150,8 +150,12 @@ def _kept_rows_keyed(candidate: Candidate) -> tuple[list[tuple[str, str, dict]],
     """The kept summaries as (node, kind, summary), and the SHA-256 of each one's JSON text by
     (node, kind). The rows are read as text and decoded here (as the JSON field would decode
     them), so that an unchanged row is not decoded again."""
-    texts = EvidenceSummary.objects.filter(candidate_id=candidate.pk).values_list(
-        "node_name", "kind", Cast("summary", TextField())
+    # In a set order: which of two equal files a measured figure names (the first of equals)
+    # must not depend on where the rows happen to lie in the table (a rebuild moves them).
+    texts = (
+        EvidenceSummary.objects.filter(candidate_id=candidate.pk)
+        .order_by("node_name", "kind")
+        .values_list("node_name", "kind", Cast("summary", TextField()))
     )
     rows, digests = [], {}
     for node, kind, text in texts:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 
 from portal import adapters
-from portal.models import Candidate, EvidenceUpload, Score, UploadStatus
+from portal.models import Candidate, EvidenceSummary, EvidenceUpload, Score, UploadStatus
 from portal.services import scores
 from portal.services.evidence import evidence_upload_delete
 from portal.services.scores import candidate_refresh, full_evidence
@@ -166,3 +167,20 @@ def test_a_refresh_reverifies_only_the_nodes_an_import_touched(candidate, cold_m
     import_one(candidate, _node_bundle("n4", 1, day + timedelta(days=1)))
     assert judged == ["n2", "n4"]
     _assert_incremental_equals_full(candidate, monkeypatch)
+
+
+def test_the_figure_of_equal_files_names_the_same_one_wherever_the_rows_lie(candidate, cold_memo):
+    """Two nodes with equal port listings: the slowest-rail figure names the first of them by
+    node, not the first row the table happens to return (a rebuild or an update moves rows)."""
+    day = datetime(2026, 11, 20, 8, tzinfo=UTC)
+    for index, node in enumerate(["node-a", "node-b"]):
+        import_one(candidate, _node_bundle(node, 0, day + timedelta(hours=index)))
+    before = _stored(candidate.pk)
+    ref = before["verification"]["measured"]["evidence_refs"]["ib_rate_gbit_s_min"]
+    assert "node-a" in ref
+    # node-a's rows rewritten (new row versions at the table's end), then refreshed again.
+    EvidenceSummary.objects.filter(candidate=candidate, node_name="node-a").update(
+        upload_id=F("upload_id")
+    )
+    candidate_refresh(candidate_id=candidate.pk)
+    assert _stored(candidate.pk) == before
