@@ -707,9 +707,11 @@ _OUTCOME_COLUMNS = {
     "parser_version": "text",
     "origin": "text",
     "measured_at": "timestamptz",
+    "finished_at": "timestamptz",
     "fingerprint": "jsonb",
     "node_name": "text",
 }
+_OUTCOME_TIMES = ("measured_at", "finished_at")
 
 
 def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[int]:
@@ -721,8 +723,9 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
     On PostgreSQL one statement for the batch, its rows travelling as one json document (as
     scores._jsonb_upsert writes summaries); it was an ORM update per upload."""
     aware = all(
-        fields["measured_at"] is None or timezone.is_aware(fields["measured_at"])
+        fields[name] is None or timezone.is_aware(fields[name])
         for _pk, fields in written
+        for name in _OUTCOME_TIMES
     )
     if connection.vendor != "postgresql" or not aware or not written:
         return {
@@ -732,20 +735,16 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
                 pk=pk, claim_token=claim_token, status=UploadStatus.PROCESSING
             ).update(**fields)
         }
-    finished = {fields["finished_at"] for _pk, fields in written}
-    assert len(finished) == 1, "one batch, one finishing time"  # noqa: S101
+    plain = [name for name in _OUTCOME_COLUMNS if name not in ("id", "node_name", *_OUTCOME_TIMES)]
     document = json.dumps(
         [
             {
                 "id": pk,
+                **{name: fields[name] for name in plain},
                 **{
-                    name: fields[name]
-                    for name in _OUTCOME_COLUMNS
-                    if name not in ("id", "measured_at", "node_name")
+                    name: fields[name].isoformat() if fields[name] is not None else None
+                    for name in _OUTCOME_TIMES
                 },
-                "measured_at": (
-                    fields["measured_at"].isoformat() if fields["measured_at"] is not None else None
-                ),
                 # Written only when the outcome names the node (else the column is kept).
                 "node_name": fields.get("node_name"),
             }
@@ -760,12 +759,12 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
     with connection.cursor() as cursor:
         cursor.execute(
             # Identifiers from this module's constants and the model's table name only.
-            f"UPDATE {table} AS u SET {sets}, finished_at = %s,"  # noqa: S608
+            f"UPDATE {table} AS u SET {sets},"  # noqa: S608
             " node_name = COALESCE(r.node_name, u.node_name)"
             f" FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
             " WHERE u.id = r.id AND u.claim_token = %s AND u.status = %s"
             " RETURNING u.id",
-            [finished.pop(), document, claim_token, UploadStatus.PROCESSING],
+            [document, claim_token, UploadStatus.PROCESSING],
         )
         return {row[0] for row in cursor.fetchall()}
 
