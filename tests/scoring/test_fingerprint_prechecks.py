@@ -120,3 +120,20 @@ def test_nccl_row_test_agrees_on_random_texts():
         assert (fingerprint._NCCL_ROW.search(text) is not None) == (
             _ROW_AS_WRITTEN.search(text) is not None
         ), repr(text)
+
+
+def _marked(piece: str) -> str:
+    """``piece`` with an indented line holding one non-ASCII character after it: it names no
+    identifier, heading or serial and ends no section, and makes the piece non-ASCII."""
+    return piece + ("" if piece.endswith("\n") else "\n") + "  \u00e9\n"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_ascii_texts_read_by_substring_find_what_the_patterns_find(path):
+    """An ASCII text's case-insensitive words are tested on its lower-cased copy; a non-ASCII
+    one goes through the patterns. Both find the same identifiers, read whole or line by line
+    (where a heading read in one piece decides the serial of the next)."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    assert extract(_marked(text)) == extract(text)
+    pieces = _pieces(text)
+    assert extract_pieces([_marked(p) for p in pieces]) == extract_pieces(pieces)
