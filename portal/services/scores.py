@@ -1,5 +1,6 @@
 """Scores: verify claims against measurements and recompute a candidate's stored scores."""
 
+import contextlib
 import hashlib
 import json
 from collections import OrderedDict
@@ -126,16 +127,22 @@ class _DecodedSummaries:
         self.chars = 0
 
     def get(self, text: str) -> tuple[dict, bytes]:
+        # Safe to share between threads (a threaded server's refreshes): another thread may
+        # evict a text between two steps; the worst is a text decoded twice.
         found = self._items.get(text)
         if found is not None:
-            self._items.move_to_end(text)
+            with contextlib.suppress(KeyError):
+                self._items.move_to_end(text)
             return found
         found = (json.loads(text), hashlib.sha256(text.encode()).digest())
-        if len(text) <= self.max_chars:
+        if len(text) <= self.max_chars and text not in self._items:
             self._items[text] = found
             self.chars += len(text)
             while self.chars > self.max_chars:
-                old, _value = self._items.popitem(last=False)
+                try:
+                    old, _value = self._items.popitem(last=False)
+                except KeyError:
+                    break
                 self.chars -= len(old)
         return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -87,6 +88,9 @@ def by_node(evidence: Iterable[NodeEvidence]) -> dict[str, list[NodeEvidence]]:
     return dict(sorted(groups.items()))
 
 
+_MISSING = object()
+
+
 class NodeMemo:
     """One node's verdicts kept between verifications of its candidate (bounded, least recently
     used first out): a re-verification after an import recomputes only the nodes whose evidence
@@ -106,17 +110,20 @@ class NodeMemo:
         self._items.clear()
 
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
-        try:
-            value = self._items[key]
-        except KeyError:
-            pass
-        else:
-            self._items.move_to_end(key)
+        # Safe to share between threads (a threaded server's refreshes): another thread may
+        # evict or add a key between two steps; the worst is a verdict computed twice.
+        value = self._items.get(key, _MISSING)
+        if value is not _MISSING:
+            with contextlib.suppress(KeyError):
+                self._items.move_to_end(key)
             return value
         value = compute()
         self._items[key] = value
-        if len(self._items) > self.max_items:
-            self._items.popitem(last=False)
+        while len(self._items) > self.max_items:
+            try:
+                self._items.popitem(last=False)
+            except KeyError:
+                break
         return value
 
 
