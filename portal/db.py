@@ -1,5 +1,6 @@
 """Database helpers the ORM lacks."""
 
+import json
 import time
 from collections.abc import Sequence
 from datetime import datetime
@@ -19,6 +20,13 @@ _UNCHANGED = {
     models.DateTimeField: (datetime, type(None)),  # aware only: see copy_insert
 }
 _KEYS = {models.AutoField, models.BigAutoField}
+
+
+def _json_text(field: models.Field) -> bool:
+    """Whether ``field`` stores what ``json.dumps`` gives (a JSONField without an encoder,
+    which Django adapts as Jsonb(value, dumps=json.dumps)): copy_insert then writes that text
+    itself, ``{}`` without a call for the empty dict most rows hold."""
+    return type(field) is models.JSONField and field.encoder is None
 
 
 def _unchanged(field: models.Field) -> tuple[type, ...]:
@@ -56,12 +64,16 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
         cursor.cursor.copy(sql) as copy,
     ):
         plain = [_unchanged(f) for f in fields]
-        columns = list(zip(fields, plain, strict=True))
+        texts = [_json_text(f) for f in fields]
+        columns = list(zip(fields, plain, texts, strict=True))
         for obj in objects:
             row = []
-            for f, unchanged in columns:
+            for f, unchanged, as_json in columns:
                 value = getattr(obj, f.attname)
-                if type(value) not in unchanged or (
+                if as_json and type(value) in (dict, list):
+                    # COPY's text format: the column reads the JSON text as Jsonb would send it.
+                    value = json.dumps(value) if value else ("{}" if type(value) is dict else "[]")
+                elif type(value) not in unchanged or (
                     type(value) is datetime and value.tzinfo is None
                 ):
                     value = f.get_db_prep_save(value, connection)

@@ -166,8 +166,11 @@ _NCCL_TYPES = frozenset(
     }
 )  # fmt: skip
 # A results row, wherever a launcher tag puts it: size and count, then the type column.
+# A row: a size and a count (digits after a blank or the start) and a type. Written to start
+# with the digit (the blank before it checked behind), so that the search skips to digits in C
+# rather than trying the pattern at every character: half the time of "(?:^|\s)\d...".
 _NCCL_ROW = re.compile(
-    r"(?:^|\s)\d{1,15}\s+\d{1,15}\s+(?:"
+    r"\d(?<!\S\d)\d{0,14}\s+\d{1,15}\s+(?:"
     + "|".join(sorted(_NCCL_TYPES, key=len, reverse=True))
     + r")\s+\S"
 )
@@ -317,11 +320,15 @@ def extract_pieces(pieces: Iterable[str]) -> Fingerprint:
     nccl: _NcclTables | None = None
     section = None  # which serial a "Serial Number" line is
     for text in pieces:
+        # An ASCII text's case folds are ASCII's: the case-insensitive words are then plain
+        # substring tests of its lower-cased copy (made once), as in may_identify.
+        lowered = text.lower() if text.isascii() else None
         # Each pattern only where its literal part occurs: a cheap scan first (logs have none).
         if "GPU-" in text:
             for match in _GPU_UUID.finditer(text):
                 found.add("gpu_uuid", "GPU-" + match.group(0)[4:].lower())
-        if _GUID_WORD.search(text):
+        guids = "guid" in lowered if lowered is not None else _GUID_WORD.search(text)
+        if guids:
             for match in _GUID.finditer(text):
                 found.add("hca_guid", _guid(match.group("value")))
         if "ether" in text or "HWaddr" in text:
@@ -330,9 +337,14 @@ def extract_pieces(pieces: Iterable[str]) -> Fingerprint:
         if nccl is not None or _may_be_nccl(text):
             nccl = nccl or _NcclTables()
             nccl.read(text, found)
-        if not _SERIAL_WORDS.search(text) or "serial number" not in text.lower():
+        if lowered is not None:
+            # "serial number" is one of _SERIAL_WORDS' matches: the test below, for ASCII.
+            serials = "serial number" in lowered
+        else:
+            serials = bool(_SERIAL_WORDS.search(text)) and "serial number" in text.lower()
+        if not serials:
             # Most outputs: no line-by-line pass, only the section the piece ends in.
-            section = _section_after(text, section)
+            section = _section_after(text, section, lowered)
             continue
         section = _serials(text, found, section)
     if nccl is not None:
@@ -350,12 +362,14 @@ _HEADING_LINE = re.compile(
 _TOP_LEVEL_LINE = re.compile(r"^(?!handle )[^\s│|]|^[│|]+[ \t│|]*(?!handle )[^\s│|]", re.M | re.I)
 
 
-def _section_after(text: str, section: str | None) -> str | None:
+def _section_after(text: str, section: str | None, lowered: str | None = None) -> str | None:
     """The section ``_serials`` would be in at the end of ``text``, without reading it line
-    by line (a piece with no serial in it)."""
+    by line (a piece with no serial in it). ``lowered``: ``text`` lower-cased when it is ASCII
+    (a heading needs "information" or "gpu " in it, which that tells without a scan)."""
     last = None
-    for last in _HEADING_LINE.finditer(text):  # noqa: B007 (the last one is wanted)
-        pass
+    if lowered is None or "information" in lowered or "gpu " in lowered:
+        for last in _HEADING_LINE.finditer(text):  # noqa: B007 (the last one is wanted)
+            pass
     rest = text
     if last is not None:
         heading = last.group(0).strip(" \t│|").lower().strip()

@@ -267,6 +267,9 @@ _CHIP_TOKEN = re.compile(r"^(?:GV1\d\d|TU1\d\d|GA1\d\d|GH100|AD1\d\d|GB1\d\d|GB2
 _FAMILIES = frozenset(spec.family for spec in GPU_SPECS)
 
 
+# Pure and asked for the same few names at every refresh (every run of every node): cached,
+# like match_gpu. The results are immutable (tuples, frozen dataclasses).
+@lru_cache(maxsize=512)
 def normalise_gpu_name(name: str) -> tuple[str, ...]:
     """Split a GPU name as nvidia-smi, lspci or a vendor writes it into upper-case tokens.
 
@@ -320,6 +323,7 @@ def match_gpu(name: str | None) -> GpuSpec | None:
     return best[2] if best else None
 
 
+@lru_cache(maxsize=512)
 def gpu_family_of(name: str | None) -> str | None:
     """The family token ("H100", "A100", "4090") a name mentions, even when no variant fits."""
     if not name:
@@ -356,6 +360,7 @@ class GpuNameFacts:
     form_factor: str | None
 
 
+@lru_cache(maxsize=512)
 def gpu_name_facts(name: str | None) -> GpuNameFacts:
     """Read the model, memory figure and form factor a GPU name states, from its words alone
     (no lookup of variants): "NVIDIA A100-SXM4-40GB" -> (A100, 40, sxm); "NVIDIA H100 80GB

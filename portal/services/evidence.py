@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import json
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -571,7 +572,7 @@ def _member_scan(member) -> tuple[datetime | None, Fingerprint]:
     for the time only when a piece may hold one (``may_be_dated``)."""
     if not member.packed:
         text = member.data.decode("utf-8", errors="replace")
-        return measured_at(text), extract(text)
+        return (measured_at(text) if may_be_dated(text) else None), extract(text)
     dated = False
 
     def pieces():
@@ -695,6 +696,79 @@ def _summaries(candidate_id: int, held) -> None:
     )
 
 
+# The columns an outcome writes, with their PostgreSQL types (names are the model's own).
+_OUTCOME_COLUMNS = {
+    "id": "bigint",
+    "status": "text",
+    "error": "text",
+    "error_code": "text",
+    "error_params": "jsonb",
+    "report": "jsonb",
+    "parser_version": "text",
+    "origin": "text",
+    "measured_at": "timestamptz",
+    "finished_at": "timestamptz",
+    "fingerprint": "jsonb",
+    "node_name": "text",
+}
+_OUTCOME_TIMES = ("measured_at", "finished_at")
+
+
+def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[int]:
+    """Write each upload's ``fields`` only if this attempt still holds its upload's claim (its
+    claim token, still processing); returns the ids written. The conditional UPDATE takes the
+    row lock: a later claim (the sweeper's) waits for this transaction, and a claim that came
+    first leaves nothing to update.
+
+    On PostgreSQL one statement for the batch, its rows travelling as one json document (as
+    scores._jsonb_upsert writes summaries); it was an ORM update per upload."""
+    aware = all(
+        fields[name] is None or timezone.is_aware(fields[name])
+        for _pk, fields in written
+        for name in _OUTCOME_TIMES
+    )
+    if connection.vendor != "postgresql" or not aware or not written:
+        return {
+            pk
+            for pk, fields in written
+            if EvidenceUpload.objects.filter(
+                pk=pk, claim_token=claim_token, status=UploadStatus.PROCESSING
+            ).update(**fields)
+        }
+    plain = [name for name in _OUTCOME_COLUMNS if name not in ("id", "node_name", *_OUTCOME_TIMES)]
+    document = json.dumps(
+        [
+            {
+                "id": pk,
+                **{name: fields[name] for name in plain},
+                **{
+                    name: fields[name].isoformat() if fields[name] is not None else None
+                    for name in _OUTCOME_TIMES
+                },
+                # Written only when the outcome names the node (else the column is kept).
+                "node_name": fields.get("node_name"),
+            }
+            for pk, fields in written
+        ]
+    )
+    record = ", ".join(f"{name} {kind}" for name, kind in _OUTCOME_COLUMNS.items())
+    sets = ", ".join(
+        f"{name} = r.{name}" for name in _OUTCOME_COLUMNS if name not in ("id", "node_name")
+    )
+    table = EvidenceUpload._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Identifiers from this module's constants and the model's table name only.
+            f"UPDATE {table} AS u SET {sets},"  # noqa: S608
+            " node_name = COALESCE(r.node_name, u.node_name)"
+            f" FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
+            " WHERE u.id = r.id AND u.claim_token = %s AND u.status = %s"
+            " RETURNING u.id",
+            [document, claim_token, UploadStatus.PROCESSING],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
 def _finish(
     uploads: list[EvidenceUpload], outcomes: list[_Outcome], claim_token: str
 ) -> list[EvidenceUpload]:
@@ -704,6 +778,7 @@ def _finish(
     finished_at = timezone.now()
     held = []
     with transaction.atomic():
+        prepared = []
         for upload, outcome in zip(uploads, outcomes, strict=True):
             fields = {
                 "status": outcome.status,
@@ -719,12 +794,9 @@ def _finish(
             }
             if outcome.node_name and not upload.node_name:
                 fields["node_name"] = outcome.node_name
-            # The conditional UPDATE takes the row lock: a later claim (the sweeper's) waits
-            # for this transaction, and a claim that came first leaves nothing to update.
-            if EvidenceUpload.objects.filter(
-                pk=upload.pk, claim_token=claim_token, status=UploadStatus.PROCESSING
-            ).update(**fields):
-                held.append((upload, outcome, fields))
+            prepared.append((upload, outcome, fields))
+        ids = _write_outcomes([(upload.pk, fields) for upload, _o, fields in prepared], claim_token)
+        held = [entry for entry in prepared if entry[0].pk in ids]
         if not held:
             return []
         # Only an upload imported before (a re-import: its parser version is set, in the same

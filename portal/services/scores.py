@@ -1,14 +1,20 @@
 """Scores: verify claims against measurements and recompute a candidate's stored scores."""
 
+import contextlib
+import hashlib
 import json
+from collections import OrderedDict
 from datetime import UTC, timedelta
 
 from django.db import connection, transaction
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
 from scoring import poc as poc_rules
 from scoring.api import score_candidate
 from scoring.verification import facts, verify_candidate
+from scoring.verification._util import NodeMemo
 
 from .. import adapters, selectors
 from ..models import (
@@ -105,12 +111,88 @@ def full_evidence(candidate: Candidate, now=None):
     )
 
 
-def _kept_rows(candidate: Candidate) -> list[tuple[str, str, dict]]:
-    return list(
-        EvidenceSummary.objects.filter(candidate_id=candidate.pk).values_list(
-            "node_name", "kind", "summary"
-        )
+class _DecodedSummaries:
+    """Kept summaries decoded from their JSON text, by that text (least recently used out once
+    their texts pass ``max_chars``): a refresh after an import decodes only the (node, kind)
+    rows the import changed; the others' texts are the same as at the last refresh. Each text
+    also gets its SHA-256, the node keys of incremental verification."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.chars = 0
+        self._items: OrderedDict[str, tuple[dict, bytes]] = OrderedDict()
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.chars = 0
+
+    def get(self, text: str) -> tuple[dict, bytes]:
+        # Safe to share between threads (a threaded server's refreshes): another thread may
+        # evict a text between two steps; the worst is a text decoded twice.
+        found = self._items.get(text)
+        if found is not None:
+            with contextlib.suppress(KeyError):
+                self._items.move_to_end(text)
+            return found
+        found = (json.loads(text), hashlib.sha256(text.encode()).digest())
+        if len(text) <= self.max_chars and text not in self._items:
+            self._items[text] = found
+            self.chars += len(text)
+            while self.chars > self.max_chars:
+                try:
+                    old, _value = self._items.popitem(last=False)
+                except KeyError:
+                    break
+                self.chars -= len(old)
+        return found
+
+
+# Per worker process: about 20 kB of text per 8-GPU node, so some 200 nodes' summaries.
+_DECODED = _DecodedSummaries(max_chars=4_000_000)
+# The per-node verdicts of the nodes verified last (scoring.verification's NodeMemo).
+_NODE_MEMO = NodeMemo(max_items=20_000)
+
+
+def _kept_rows_keyed(candidate: Candidate) -> tuple[list[tuple[str, str, dict]], dict]:
+    """The kept summaries as (node, kind, summary), and the SHA-256 of each one's JSON text by
+    (node, kind). The rows are read as text and decoded here (as the JSON field would decode
+    them), so that an unchanged row is not decoded again."""
+    # In a set order: which of two equal files a measured figure names (the first of equals)
+    # must not depend on where the rows happen to lie in the table (a rebuild moves them).
+    texts = (
+        EvidenceSummary.objects.filter(candidate_id=candidate.pk)
+        .order_by("node_name", "kind")
+        .values_list("node_name", "kind", Cast("summary", TextField()))
     )
+    rows, digests = [], {}
+    for node, kind, text in texts:
+        summary, digest = _DECODED.get(text)
+        rows.append((node, kind, summary))
+        digests[(node, kind)] = digest
+    return rows, digests
+
+
+def _kept_rows(candidate: Candidate) -> list[tuple[str, str, dict]]:
+    return _kept_rows_keyed(candidate)[0]
+
+
+def _node_keys(rows, digests: dict, evidence) -> dict[str, tuple]:
+    """A key per node for incremental verification: the digests of its summaries, which change
+    whenever its evidence does. A node some of whose entries are left out as stale gets none
+    (it is verified afresh)."""
+    entries: dict[str, int] = {}
+    keys: dict[str, list] = {}
+    for node, kind, summary in rows:
+        entries[node] = entries.get(node, 0) + len((summary or {}).get("entries") or ())
+        keys.setdefault(node, []).append((kind, digests[(node, kind)]))
+    used: dict[str, int] = {}
+    for ev in evidence:
+        used[ev.node_name] = used.get(ev.node_name, 0) + 1
+    return {
+        node: tuple(sorted(parts))
+        for node, parts in keys.items()
+        if used.get(node, 0) == entries[node]
+    }
 
 
 def kept_evidence(candidate: Candidate, now=None):
@@ -239,10 +321,17 @@ def _scores_upsert(rows: list[Score]) -> None:
 
 
 def _verify(candidate: Candidate) -> None:
-    rows = _kept_rows(candidate)
+    rows, digests = _kept_rows_keyed(candidate)
     fresh_after = _fresh_after(candidate)
     evidence = facts.evidence_from_summaries(rows, fresh_after=fresh_after)
-    report = verify_candidate(adapters.claims(candidate), evidence)
+    # Incremental: the nodes whose summaries are unchanged since they were last verified (in
+    # this process) reuse their per-node verdicts; the result is that of a full verification.
+    report = verify_candidate(
+        adapters.claims(candidate),
+        evidence,
+        memo=_NODE_MEMO,
+        node_keys=_node_keys(rows, digests, evidence),
+    )
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)
     # When the oldest evidence used passes the evaluation's maximum age, the beat task
@@ -331,10 +420,15 @@ def _lock(candidate_id: int) -> None:
     candidate_lock(candidate_id)
 
 
+# What a refresh reads of a candidate: the live offering, its vendor and its list prices are
+# not among them (use_pinned_offering replaces them by the pinned version's), so they are not
+# joined or prefetched; a row without a pinned version reads its offering when pinning it.
+_LOAD_SELECT = ("evaluation", "offering_version")
+_LOAD_PREFETCH = tuple(p for p in adapters.CANDIDATE_PREFETCH if p != "offering__prices")
+
+
 def _load(candidate_id: int, *, reverify: bool = False) -> Candidate:
-    candidates = Candidate.objects.select_related(
-        *adapters.CANDIDATE_SELECT, "offering_version"
-    ).prefetch_related(*adapters.CANDIDATE_PREFETCH)
+    candidates = Candidate.objects.select_related(*_LOAD_SELECT).prefetch_related(*_LOAD_PREFETCH)
     if reverify:
         # Verification replaces the stored verification before anything reads it: decoding
         # the old one (it grows with the candidate's nodes) was a refresh's cost for nothing.

@@ -163,8 +163,13 @@ _ANNOTATION_RE = re.compile(
 )
 
 
+# Any character an annotation's marker starts with: a line holding none of them has none.
+_ANNOTATION_MARK_RE = re.compile("[#/\\-=\u2190\u2192\u27f5\u27f6\u21d0\u21d2]")
+
+
 def strip_annotation(line: str) -> str:
     """``line`` without a trailing human annotation (comment or arrow note); unchanged otherwise."""
-    if not any(ch in line for ch in "#/-=\u2190\u2192\u27f5\u27f6\u21d0\u21d2"):
+    # One scan of the line in C (it was a generator testing ten characters in turn).
+    if _ANNOTATION_MARK_RE.search(line) is None:
         return line
     return _ANNOTATION_RE.sub("", line)

@@ -89,11 +89,12 @@ class _Ca:
 
 
 def _clean(raw: str) -> str:
-    line = raw.rstrip()
-    stripped = line.lstrip()
-    while stripped and stripped[0] in _BORDER_CHARS:
-        stripped = stripped[1:]
-    return strip_annotation(stripped.strip())
+    line = raw.strip()
+    if line and line[0] in _BORDER_CHARS:
+        while line and line[0] in _BORDER_CHARS:
+            line = line[1:]
+        line = line.strip()
+    return strip_annotation(line)
 
 
 def detect(text: str) -> int:
@@ -121,6 +122,10 @@ def detect(text: str) -> int:
                 )
             ):
                 keys += 1
+            else:
+                continue
+            if (ca or ibstatus) and keys:
+                return 92  # the most it can say: the rest of the head changes nothing
         if (ca or ibstatus) and keys:
             return 92
         if ca or ibstatus:
@@ -244,10 +249,12 @@ def parse(text: str) -> ParseResult:
         line = _clean(raw)
         if not line:
             continue
-        if excerpt_line is None and _EXCERPT_RE.search(line):
+        # Each pattern is tried only on a line holding its literal part (most lines are
+        # "Key: value" ones): "..." or "<" for an excerpt mark, a line start for the headers.
+        if excerpt_line is None and ("..." in line or "<" in line) and _EXCERPT_RE.search(line):
             excerpt_line = number
-        header = _CA_RE.match(line)
-        match = header or _HCA_RE.match(line)
+        header = _CA_RE.match(line) if line.startswith("CA '") else None
+        match = header or (_HCA_RE.match(line) if line.startswith("hca_id:") else None)
         if match:
             # `CA 'mlx5_0'` opens an ibstat device, `hca_id: mlx5_0` an ibv_devinfo one.
             fmt = fmt or ("ibstat" if header else "ibv_devinfo")
@@ -255,13 +262,17 @@ def parse(text: str) -> ParseResult:
             cas.append(current_ca)
             current_port = None
             continue
-        match = _DEVINFO_PORT_RE.match(line) if fmt == "ibv_devinfo" else None
+        match = (
+            _DEVINFO_PORT_RE.match(line)
+            if fmt == "ibv_devinfo" and line.startswith("port:")
+            else None
+        )
         if match and current_ca is not None:
             port_no = _port_number(match.group(1), number)
             current_port = _Port(ca=current_ca.name, port=port_no, line=number)
             current_ca.ports.append(current_port)
             continue
-        match = _IBSTATUS_RE.match(line)
+        match = _IBSTATUS_RE.match(line) if "'" in line else None
         if match:
             fmt = fmt or "ibstatus"
             name = match.group(1)
@@ -271,7 +282,7 @@ def parse(text: str) -> ParseResult:
             current_port = _Port(ca=name, port=_port_number(match.group(2), number), line=number)
             current_ca.ports.append(current_port)
             continue
-        match = _PORT_RE.match(line)
+        match = _PORT_RE.match(line) if line.startswith("Port ") else None
         if match:
             port_no = _port_number(match.group(1), number)
             if current_ca is None:

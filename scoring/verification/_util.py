@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -83,6 +86,65 @@ def by_node(evidence: Iterable[NodeEvidence]) -> dict[str, list[NodeEvidence]]:
     for ev in sorted(evidence, key=evidence_sort_key):
         groups.setdefault(ev.node_name, []).append(ev)
     return dict(sorted(groups.items()))
+
+
+_MISSING = object()
+
+
+class NodeMemo:
+    """One node's verdicts kept between verifications of its candidate (bounded, least recently
+    used first out): a re-verification after an import recomputes only the nodes whose evidence
+    changed and reuses the others'. Kept per node, never per candidate: the checks that compare
+    nodes with each other (combining verdicts, collectives, fleet figures) run over every node
+    each time. Values are the per-node functions' own results and are never changed by the
+    verifiers that read them."""
+
+    def __init__(self, max_items: int = 20000) -> None:
+        self.max_items = max_items
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        # Safe to share between threads (a threaded server's refreshes): another thread may
+        # evict or add a key between two steps; the worst is a verdict computed twice.
+        value = self._items.get(key, _MISSING)
+        if value is not _MISSING:
+            with contextlib.suppress(KeyError):
+                self._items.move_to_end(key)
+            return value
+        value = compute()
+        self._items[key] = value
+        while len(self._items) > self.max_items:
+            try:
+                self._items.popitem(last=False)
+            except KeyError:
+                break
+        return value
+
+
+# The memo and the per-node keys of the verification running in this context (verify_candidate
+# sets them; None: every node is computed).
+_NODE_MEMO: ContextVar[tuple[NodeMemo, Mapping[str, Hashable]] | None] = ContextVar(
+    "node_memo", default=None
+)
+
+
+def per_node(label: str, node: str, claims: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()``, a pure function of one node's evidence and the claims, or what it gave
+    before for the same node, evidence (the node's key) and claims."""
+    state = _NODE_MEMO.get()
+    if state is None:
+        return compute()
+    memo, keys = state
+    key = keys.get(node)
+    if key is None:
+        return compute()
+    return memo.get((label, node, key, claims), compute)
 
 
 def evidence_sort_key(ev: NodeEvidence) -> tuple[str, str, str, str, int]:

@@ -28,7 +28,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 
-from ._util import as_bool, as_int, as_list, by_node, first, num, of_kind
+from ._util import as_bool, as_int, as_list, by_node, first, num, of_kind, per_node
 from .model import (
     POINTS_TO_BARE_METAL,
     POINTS_TO_VIRTUAL,
@@ -628,25 +628,32 @@ def _root_bus_signals(evs: Sequence[NodeEvidence]) -> list[Signal]:
 def collect_signals(claims: Claims, evidence: Sequence[NodeEvidence]) -> list[Signal]:
     """Every bare-metal / virtualisation signal in the evidence, node by node, stable order."""
     signals: list[Signal] = []
-    for evs in by_node(evidence).values():
-        for ev in of_kind(evs, "cpu_info"):
-            signals.extend(_cpu_signals(ev, claims))
-        for ev in of_kind(evs, "dmi"):
-            signals.extend(_dmi_signals(ev))
-        for ev in of_kind(evs, "lspci"):
-            signals.extend(_lspci_signals(ev))
-        for ev in of_kind(evs, "virt"):
-            signals.extend(_virt_signals(ev))
-        for ev in of_kind(evs, *_NVIDIA_SMI_KINDS):
-            signals.extend(_gpu_mode_signals(ev))
-        for ev in of_kind(evs, "ibstat"):
-            signals.extend(_ibstat_signals(ev))
-        for ev in of_kind(evs, "nvidia_smi_topo"):
-            signals.extend(_topo_signals(ev))
-        for ev in of_kind(evs, "nccl_tests"):
-            signals.extend(_nccl_signals(ev))
-        signals.extend(_root_bus_signals(of_kind(evs, *_NVIDIA_SMI_KINDS, "nccl_tests")))
+    for node, evs in by_node(evidence).items():
+        signals.extend(per_node("bare_metal", node, claims, lambda e=evs: _node_signals(claims, e)))
     return [_oracle_server_correction(s, evidence) for s in signals]
+
+
+def _node_signals(claims: Claims, evs: Sequence[NodeEvidence]) -> tuple[Signal, ...]:
+    """The signals of one node's evidence, in collect_signals' order."""
+    signals: list[Signal] = []
+    for ev in of_kind(evs, "cpu_info"):
+        signals.extend(_cpu_signals(ev, claims))
+    for ev in of_kind(evs, "dmi"):
+        signals.extend(_dmi_signals(ev))
+    for ev in of_kind(evs, "lspci"):
+        signals.extend(_lspci_signals(ev))
+    for ev in of_kind(evs, "virt"):
+        signals.extend(_virt_signals(ev))
+    for ev in of_kind(evs, *_NVIDIA_SMI_KINDS):
+        signals.extend(_gpu_mode_signals(ev))
+    for ev in of_kind(evs, "ibstat"):
+        signals.extend(_ibstat_signals(ev))
+    for ev in of_kind(evs, "nvidia_smi_topo"):
+        signals.extend(_topo_signals(ev))
+    for ev in of_kind(evs, "nccl_tests"):
+        signals.extend(_nccl_signals(ev))
+    signals.extend(_root_bus_signals(of_kind(evs, *_NVIDIA_SMI_KINDS, "nccl_tests")))
+    return tuple(signals)
 
 
 def _oracle_server_correction(signal: Signal, evidence: Sequence[NodeEvidence]) -> Signal:

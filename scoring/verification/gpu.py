@@ -28,6 +28,7 @@ from ._util import (
     of_kind,
     pct,
     pct_zh,
+    per_node,
 )
 from .model import (
     STATUS_CONTRADICTED,
@@ -378,7 +379,11 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
 
 def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVerification:
     """Item 1: every node that reported GPUs must show the claimed model, count and memory."""
-    results = [r for node, evs in by_node(evidence).items() if (r := _gpu_node(node, evs, claims))]
+    results = [
+        r
+        for node, evs in by_node(evidence).items()
+        if (r := per_node("gpu_match", node, claims, lambda n=node, e=evs: _gpu_node(n, e, claims)))
+    ]
     return combine_nodes(
         "gpu_match",
         results,
@@ -581,7 +586,13 @@ def verify_nvlink_topology(claims: Claims, evidence: Sequence[NodeEvidence]) -> 
     A richer topology than claimed verifies; a poorer one, or NVLink links down, contradicts.
     """
     results = [
-        r for node, evs in by_node(evidence).items() if (r := _nvlink_node(node, evs, claims))
+        r
+        for node, evs in by_node(evidence).items()
+        if (
+            r := per_node(
+                "nvlink_topology", node, claims, lambda n=node, e=evs: _nvlink_node(n, e, claims)
+            )
+        )
     ]
     return combine_nodes(
         "nvlink_topology",

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._util import as_bool, as_int, as_list, evidence_sort_key, first
+from ._util import as_bool, as_int, as_list, by_node, first, per_node
 from .model import SEVERITY_ERROR, SEVERITY_WARNING, Fault, NodeEvidence
 
 
@@ -316,8 +316,17 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
 def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
     """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows), NVLink error
     counters and kernel-log Xid events, in a stable order."""
+    # Node by node (by_node's order is evidence_sort_key's, which starts with the node).
     faults: list[Fault] = []
-    for ev in sorted(evidence, key=evidence_sort_key):
+    for node, evs in by_node(evidence).items():
+        faults.extend(per_node("health", node, None, lambda e=evs: _node_faults(e)))
+    return faults
+
+
+def _node_faults(evs: Sequence[NodeEvidence]) -> tuple[Fault, ...]:
+    """The faults of one node's evidence (sorted by evidence_sort_key)."""
+    faults: list[Fault] = []
+    for ev in evs:
         if ev.kind == "nccl_tests":
             faults.extend(_nccl_faults(ev))
         elif ev.kind == "dcgm_diag":
@@ -328,4 +337,4 @@ def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
             faults.extend(_nvlink_faults(ev))
         elif ev.kind == "kernel_log":
             faults.extend(_kernel_log_faults(ev))
-    return faults
+    return tuple(faults)

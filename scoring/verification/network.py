@@ -34,6 +34,7 @@ from ._util import (
     of_kind,
     pct,
     pct_zh,
+    per_node,
 )
 from .model import (
     SEVERITY_ERROR,
@@ -342,6 +343,14 @@ def _fabric_node(
     return None
 
 
+def _fabric_node_faults(
+    node: str, evs: Sequence[NodeEvidence], claims: Claims
+) -> tuple[NodeResult | None, tuple[Fault, ...]]:
+    """``_fabric_node`` with the port faults it finds returned rather than appended."""
+    faults: list[Fault] = []
+    return _fabric_node(node, evs, claims, faults), tuple(faults)
+
+
 def verify_fabric(
     claims: Claims, evidence: Sequence[NodeEvidence]
 ) -> tuple[ItemVerification, list[Fault]]:
@@ -387,11 +396,14 @@ def verify_fabric(
             {"claimed_fabric": claims.fabric, "left_out_ports": left},
         )
         return item, faults
-    results = [
-        r
-        for node, evs in by_node(evidence).items()
-        if (r := _fabric_node(node, evs, claims, faults))
-    ]
+    results = []
+    for node, evs in by_node(evidence).items():
+        result, node_faults = per_node(
+            "fabric", node, claims, lambda n=node, e=evs: _fabric_node_faults(n, e, claims)
+        )
+        faults.extend(node_faults)
+        if result:
+            results.append(result)
     item = combine_nodes(
         "fabric",
         results,

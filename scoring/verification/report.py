@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
-from ._util import evidence_sort_key, first, of_kind
+from ._util import _NODE_MEMO, NodeMemo, evidence_sort_key, first, of_kind
 from .bare_metal import verify_bare_metal
 from .gpu import verify_gpu_match, verify_nvlink_topology
 from .health import health_faults
@@ -75,16 +75,36 @@ def _check(evidence: Sequence[NodeEvidence]) -> list[NodeEvidence]:
     return sorted(checked, key=evidence_sort_key)
 
 
-def verify_candidate(claims: Claims, evidence: Sequence[NodeEvidence]) -> VerificationReport:
+def verify_candidate(
+    claims: Claims,
+    evidence: Sequence[NodeEvidence],
+    *,
+    memo: NodeMemo | None = None,
+    node_keys: Mapping[str, Hashable] | None = None,
+) -> VerificationReport:
     """Check a candidate's claims against all its parsed evidence.
 
     ``evidence`` may come from any number of nodes and uploads, in any order (the result does
     not depend on it). Every one of the ten checklist keys gets an item; items no evidence can
     speak to are "unverifiable" with the reason. Pure: no I/O, no clock.
+
+    Incremental use: with a ``memo`` kept between calls and ``node_keys`` (node name -> a key
+    that the caller guarantees changes whenever that node's evidence does), the per-node
+    verdicts of a node whose key and claims are unchanged are taken from the memo instead of
+    computed again; a node without a key is computed. The report is the same either way.
     """
     if not isinstance(claims, Claims):
         raise VerificationInputError(f"claims must be a Claims, not {type(claims).__name__}")
-    evs = _check(evidence)
+    if memo is None or not node_keys:
+        return _verify(claims, _check(evidence))
+    token = _NODE_MEMO.set((memo, node_keys))
+    try:
+        return _verify(claims, _check(evidence))
+    finally:
+        _NODE_MEMO.reset(token)
+
+
+def _verify(claims: Claims, evs: list[NodeEvidence]) -> VerificationReport:
     fabric, port_faults = verify_fabric(claims, evs)
     items = {
         "gpu_match": verify_gpu_match(claims, evs),

@@ -32,6 +32,7 @@ from ._util import (
     of_kind,
     pct,
     pct_zh,
+    per_node,
 )
 from .model import (
     STATUS_CONTRADICTED,
@@ -543,7 +544,15 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
             {},
             tolerance_zh,
         )
-    results = [r for node, evs in by_node(evidence).items() if (r := _nvme_node(node, evs, claims))]
+    results = [
+        r
+        for node, evs in by_node(evidence).items()
+        if (
+            r := per_node(
+                "local_nvme", node, claims, lambda n=node, e=evs: _nvme_node(n, e, claims)
+            )
+        )
+    ]
     return combine_nodes(
         "local_nvme",
         results,

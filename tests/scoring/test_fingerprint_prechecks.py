@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
 from pathlib import Path
 
 import pytest
 
+from scoring import fingerprint
 from scoring.fingerprint import extract, extract_pieces, may_be_dated, may_identify, measured_at
 
 SAMPLES = sorted(
@@ -66,3 +69,71 @@ def test_a_text_read_in_pieces_gives_the_fingerprint_of_the_whole(path):
     for size in (3, 17, 200):
         blocks = ["".join(lines[i : i + size]) for i in range(0, len(lines), size)]
         assert extract_pieces(blocks) == whole, size
+
+
+# The row test as it was first written: a blank (or the start) before the size. The compiled
+# one starts with the digit for speed and must say the same of every text.
+_ROW_AS_WRITTEN = re.compile(
+    r"(?:^|\s)\d{1,15}\s+\d{1,15}\s+(?:"
+    + "|".join(sorted(fingerprint._NCCL_TYPES, key=len, reverse=True))
+    + r")\s+\S"
+)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_nccl_row_test_agrees_with_its_plain_form_on_every_line(path):
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    for piece in [text, *_pieces(text)]:
+        expected = _ROW_AS_WRITTEN.search(piece) is not None
+        assert (fingerprint._NCCL_ROW.search(piece) is not None) == expected, piece
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "8 2 float sum",
+        " 8 2 float sum",
+        "x8 2 float sum",
+        "x 8 2 float sum",
+        "\u00a08\t2\tfloat\t-",
+        "1234567890123456 2 float sum",
+        "123456789012345 2 float sum",
+        "a1234567890123456 2 float sum",
+        "８ 2 float sum",
+        "#8 2 float sum",
+        "8 2 float",
+        "8 2 floatx sum",
+        "\n1048576 262144 float sum -1 1.2",
+    ],
+)
+def test_nccl_row_test_edge_cases(text):
+    assert (fingerprint._NCCL_ROW.search(text) is not None) == (
+        _ROW_AS_WRITTEN.search(text) is not None
+    )
+
+
+def test_nccl_row_test_agrees_on_random_texts():
+    rng = random.Random(15)  # noqa: S311 (test data, not secrets)
+    alphabet = ["1", "23", "0", " ", "\t", "\n", "x", "#", "float", "int8", "-", "\u00a0", "٣"]
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
+        assert (fingerprint._NCCL_ROW.search(text) is not None) == (
+            _ROW_AS_WRITTEN.search(text) is not None
+        ), repr(text)
+
+
+def _marked(piece: str) -> str:
+    """``piece`` with an indented line holding one non-ASCII character after it: it names no
+    identifier, heading or serial and ends no section, and makes the piece non-ASCII."""
+    return piece + ("" if piece.endswith("\n") else "\n") + "  \u00e9\n"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_ascii_texts_read_by_substring_find_what_the_patterns_find(path):
+    """An ASCII text's case-insensitive words are tested on its lower-cased copy; a non-ASCII
+    one goes through the patterns. Both find the same identifiers, read whole or line by line
+    (where a heading read in one piece decides the serial of the next)."""
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    assert extract(_marked(text)) == extract(text)
+    pieces = _pieces(text)
+    assert extract_pieces([_marked(p) for p in pieces]) == extract_pieces(pieces)
