@@ -36,6 +36,7 @@ from .models import (
     PocPlan,
     UploadToken,
     Vendor,
+    Workload,
 )
 
 # Fields that are bookkeeping or secret, never shown in a diff.
@@ -76,6 +77,7 @@ KIND_LABELS = {
     "evidence": gettext_lazy("Evidence (deletions)"),
     "poc_plan": gettext_lazy("POC plan"),
     "poc_nodes": gettext_lazy("POC nodes of a candidate"),
+    "workload": gettext_lazy("Workload (portfolio demand)"),
 }
 KINDS = tuple(KIND_LABELS)
 # Fields whose models give no verbose name of their own (foreign keys and a few others).
@@ -298,7 +300,8 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
 
     Covers the evaluation itself (requirements, weights, status), its candidates (also removed
     ones), their answers, its upload tokens, the offerings, list prices and vendors of its
-    candidates (shared catalogue rows: their whole history), and the decision record.
+    candidates (shared catalogue rows: their whole history), its POC plan, its workloads and
+    the decision record.
     """
     wanted = set(kinds or KINDS)
     candidate_rows = list(Candidate.history.filter(evaluation_id=evaluation.pk))
@@ -345,6 +348,9 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         else [],
         "poc_nodes": list(PocCandidateNodes.history.filter(candidate_id__in=candidate_ids))
         if "poc_nodes" in wanted
+        else [],
+        "workload": list(Workload.history.filter(evaluation_id=evaluation.pk))
+        if "workload" in wanted
         else [],
     }
     decisions = (
@@ -401,6 +407,7 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         "vendor": lambda r: r.name,
         "poc_plan": lambda r: evaluation.name,
         "poc_nodes": candidate_label,
+        "workload": lambda r: r.name,
     }
     entries: list[AuditEntry] = []
     for kind, records in rows.items():

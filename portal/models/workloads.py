@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+from simple_history.models import HistoricalRecords
 
 from .choices import Dimension, WorkloadProfile
 
@@ -97,6 +98,8 @@ class Workload(models.Model):
         validators=[MinValueValidator(Decimal(0))],
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who changed the demand a portfolio decision rests on, and from what (the audit trail).
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["evaluation", "pk"]

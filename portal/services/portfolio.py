@@ -72,8 +72,9 @@ def _not_decided(evaluation: Evaluation) -> None:
     ensure_not_decided(evaluation, share_lock=True)
 
 
-def _save(workload: Workload) -> Workload:
+def _save(workload: Workload, by) -> Workload:
     workload.full_clean()
+    workload._history_user = by
     try:
         with transaction.atomic():
             workload.save()
@@ -85,19 +86,19 @@ def _save(workload: Workload) -> Workload:
 
 
 @transaction.atomic
-def workload_create(*, evaluation: Evaluation, **fields: Any) -> Workload:
-    """Add a workload to the evaluation's demand profile."""
+def workload_create(*, evaluation: Evaluation, by=None, **fields: Any) -> Workload:
+    """Add a workload to the evaluation's demand profile (audited as ``by``'s change)."""
     _not_decided(evaluation)
     unknown = set(fields) - set(WORKLOAD_FIELDS)
     if unknown:
         raise ValidationError(
             _("Unknown workload fields: %(f)s") % {"f": ", ".join(sorted(unknown))}
         )
-    return _save(Workload(evaluation=evaluation, **fields))
+    return _save(Workload(evaluation=evaluation, **fields), by)
 
 
 @transaction.atomic
-def workload_update(*, workload: Workload, **fields: Any) -> Workload:
+def workload_update(*, workload: Workload, by=None, **fields: Any) -> Workload:
     workload = Workload.objects.select_for_update().select_related("evaluation").get(pk=workload.pk)
     _not_decided(workload.evaluation)
     unknown = set(fields) - set(WORKLOAD_FIELDS)
@@ -107,12 +108,13 @@ def workload_update(*, workload: Workload, **fields: Any) -> Workload:
         )
     for name, value in fields.items():
         setattr(workload, name, value)
-    return _save(workload)
+    return _save(workload, by)
 
 
 @transaction.atomic
-def workload_delete(*, workload: Workload) -> None:
+def workload_delete(*, workload: Workload, by=None) -> None:
     _not_decided(workload.evaluation)
+    workload._history_user = by
     workload.delete()
 
 

@@ -112,7 +112,9 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
             if action == "add-workload":
                 workload_form = WorkloadForm(request.POST, prefix="w")
                 if workload_form.is_valid():
-                    workload_create(evaluation=evaluation, **workload_form.workload_fields())
+                    workload_create(
+                        evaluation=evaluation, by=request.user, **workload_form.workload_fields()
+                    )
                     messages.success(request, _("Workload added."))
                     return redirect("evaluation-portfolio", pk=pk)
             elif action == "delete-workload":
@@ -122,7 +124,7 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
                     pk=int(posted) if posted.isdigit() and len(posted) < 19 else 0,
                     evaluation=evaluation,
                 )
-                workload_delete(workload=workload)
+                workload_delete(workload=workload, by=request.user)
                 messages.success(request, _("Workload removed."))
                 return redirect("evaluation-portfolio", pk=pk)
             elif action == "settings":

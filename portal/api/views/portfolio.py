@@ -189,7 +189,9 @@ class WorkloadList(_WorkloadView):
     def post(self, request, evaluation_pk: int):
         incoming = WorkloadSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        workload = workload_create(evaluation=self.evaluation, **incoming.validated_data)
+        workload = workload_create(
+            evaluation=self.evaluation, by=request.user, **incoming.validated_data
+        )
         return Response(WorkloadSerializer(workload).data, status=status.HTTP_201_CREATED)
 
 
@@ -210,12 +212,12 @@ class WorkloadDetail(_WorkloadView):
         workload = self.get_object()
         incoming = WorkloadSerializer(workload, data=request.data, partial=True)
         incoming.is_valid(raise_exception=True)
-        workload = workload_update(workload=workload, **incoming.validated_data)
+        workload = workload_update(workload=workload, by=request.user, **incoming.validated_data)
         return Response(WorkloadSerializer(workload).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, evaluation_pk: int, workload_pk: int):
-        workload_delete(workload=self.get_object())
+        workload_delete(workload=self.get_object(), by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

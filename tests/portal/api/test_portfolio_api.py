@@ -72,6 +72,16 @@ def test_workloads_are_added_changed_and_removed_and_bad_ones_refused(api, evalu
     assert client.delete(detail).status_code == 204
     assert not Workload.objects.exists()
 
+    # The audit trail keeps who added, changed and removed it, and what changed.
+    history = client.get(_url("api-history", evaluation), {"kind": "workload"}).json()["results"]
+    assert [(e["action"], e["object_label"], e["user"]) for e in history] == [
+        ("deleted", "serve", "procurement"),
+        ("changed", "serve", "procurement"),
+        ("created", "serve", "procurement"),
+    ]
+    changed = {c["field"]: (c["before"], c["after"]) for c in history[1]["changes"]}
+    assert changed == {"peak_gpus": ("0", "8")}
+
 
 def test_a_manager_records_an_edited_portfolio_and_it_stays_decided(
     api,
