@@ -9,45 +9,170 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('portal', '0025_bounded_quantities'),
+        ("portal", "0025_bounded_quantities"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='HistoricalWorkload',
+            name="HistoricalWorkload",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, verbose_name='name')),
-                ('profile', models.CharField(choices=[('pretraining', 'Pre-training'), ('finetuning', 'Fine-tuning'), ('inference', 'Inference'), ('development', 'Development')], max_length=20, verbose_name='workload profile')),
-                ('gpus', models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1)], verbose_name='GPUs')),
-                ('peak_gpus', models.PositiveIntegerField(default=0, verbose_name='peak GPUs')),
-                ('peak_hours_per_day', models.PositiveSmallIntegerField(default=0, validators=[django.core.validators.MaxValueValidator(24)], verbose_name='peak hours per day')),
-                ('peak_days_per_week', models.PositiveSmallIntegerField(default=0, validators=[django.core.validators.MaxValueValidator(7)], verbose_name='peak days per week')),
-                ('duration_days', models.PositiveIntegerField(validators=[django.core.validators.MinValueValidator(1)], verbose_name='duration (days)')),
-                ('weights', models.JSONField(blank=True, default=dict, help_text="Empty: the profile's preset weights.", verbose_name='weights')),
-                ('requirements', models.JSONField(blank=True, default=dict, help_text="Overrides of the evaluation's requirements for this workload.", verbose_name='requirements')),
-                ('min_score', models.FloatField(default=0, validators=[django.core.validators.MinValueValidator(0), django.core.validators.MaxValueValidator(100)], verbose_name='minimum score')),
-                ('tolerates_preemption', models.BooleanField(default=False, verbose_name='tolerates pre-emption')),
-                ('latency_target_ms', models.DecimalField(blank=True, decimal_places=2, help_text='Set for latency-sensitive workloads such as inference.', max_digits=8, null=True, validators=[django.core.validators.MinValueValidator(Decimal('0.01'))], verbose_name='latency target RTT (ms)')),
-                ('latency_endpoints', models.CharField(blank=True, help_text='Comma-separated RTT targets that must meet the latency target.', max_length=300, verbose_name='latency endpoints')),
-                ('accepts_far_region', models.BooleanField(default=False, verbose_name='accepts a farther region')),
-                ('data_exchange_gib_month', models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=12, validators=[django.core.validators.MinValueValidator(Decimal('0'))], verbose_name='data exchanged with the other workloads (GiB/month)')),
-                ('created_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('evaluation', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='portal.evaluation')),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100, verbose_name="name")),
+                (
+                    "profile",
+                    models.CharField(
+                        choices=[
+                            ("pretraining", "Pre-training"),
+                            ("finetuning", "Fine-tuning"),
+                            ("inference", "Inference"),
+                            ("development", "Development"),
+                        ],
+                        max_length=20,
+                        verbose_name="workload profile",
+                    ),
+                ),
+                (
+                    "gpus",
+                    models.PositiveIntegerField(
+                        validators=[django.core.validators.MinValueValidator(1)],
+                        verbose_name="GPUs",
+                    ),
+                ),
+                ("peak_gpus", models.PositiveIntegerField(default=0, verbose_name="peak GPUs")),
+                (
+                    "peak_hours_per_day",
+                    models.PositiveSmallIntegerField(
+                        default=0,
+                        validators=[django.core.validators.MaxValueValidator(24)],
+                        verbose_name="peak hours per day",
+                    ),
+                ),
+                (
+                    "peak_days_per_week",
+                    models.PositiveSmallIntegerField(
+                        default=0,
+                        validators=[django.core.validators.MaxValueValidator(7)],
+                        verbose_name="peak days per week",
+                    ),
+                ),
+                (
+                    "duration_days",
+                    models.PositiveIntegerField(
+                        validators=[django.core.validators.MinValueValidator(1)],
+                        verbose_name="duration (days)",
+                    ),
+                ),
+                (
+                    "weights",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="Empty: the profile's preset weights.",
+                        verbose_name="weights",
+                    ),
+                ),
+                (
+                    "requirements",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="Overrides of the evaluation's requirements for this workload.",
+                        verbose_name="requirements",
+                    ),
+                ),
+                (
+                    "min_score",
+                    models.FloatField(
+                        default=0,
+                        validators=[
+                            django.core.validators.MinValueValidator(0),
+                            django.core.validators.MaxValueValidator(100),
+                        ],
+                        verbose_name="minimum score",
+                    ),
+                ),
+                (
+                    "tolerates_preemption",
+                    models.BooleanField(default=False, verbose_name="tolerates pre-emption"),
+                ),
+                (
+                    "latency_target_ms",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=2,
+                        help_text="Set for latency-sensitive workloads such as inference.",
+                        max_digits=8,
+                        null=True,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0.01"))],
+                        verbose_name="latency target RTT (ms)",
+                    ),
+                ),
+                (
+                    "latency_endpoints",
+                    models.CharField(
+                        blank=True,
+                        help_text="Comma-separated RTT targets that must meet the latency target.",
+                        max_length=300,
+                        verbose_name="latency endpoints",
+                    ),
+                ),
+                (
+                    "accepts_far_region",
+                    models.BooleanField(default=False, verbose_name="accepts a farther region"),
+                ),
+                (
+                    "data_exchange_gib_month",
+                    models.DecimalField(
+                        decimal_places=2,
+                        default=Decimal("0"),
+                        max_digits=12,
+                        validators=[django.core.validators.MinValueValidator(Decimal("0"))],
+                        verbose_name="data exchanged with the other workloads (GiB/month)",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "evaluation",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="portal.evaluation",
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical workload',
-                'verbose_name_plural': 'historical workloads',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical workload",
+                "verbose_name_plural": "historical workloads",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
