@@ -23,6 +23,7 @@ from portal.models import (
     UploadToken,
     Vendor,
 )
+from portal.services.portfolio import workload_create
 from portal.services.tokens import upload_token_create
 
 pytestmark = pytest.mark.django_db
@@ -99,6 +100,10 @@ def _real_ids() -> dict[str, dict]:
     upload = EvidenceUpload.objects.filter(candidate__evaluation=evaluation).first()
     token = UploadToken.objects.filter(evaluation=evaluation).first()
     member = Membership.objects.filter(evaluation=evaluation, role="viewer").first()
+    # The demo has no workloads: one, so that the workload routes are fuzzed on a real row.
+    workload = workload_create(
+        evaluation=evaluation, name="fuzzed", profile="inference", gpus=8, duration_days=30
+    )
     scoped = {
         "evaluation_pk": evaluation.pk,
         "candidate_pk": candidate.pk,
@@ -106,6 +111,7 @@ def _real_ids() -> dict[str, dict]:
         "token_pk": token.pk,
         "upload_pk": upload.pk if upload else 1,
         "item": "nvlink_topology",
+        "workload_pk": workload.pk,
     }
     return {
         "/api/v1/evaluations/": scoped,
