@@ -1,6 +1,7 @@
 """The manager's dashboard: live ranking, charts, verification matrix; what-if weights."""
 
 import dataclasses
+import functools
 import json
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
@@ -317,13 +318,7 @@ def results_context(
     lang_zh = (lang or "").startswith("zh")
     model_names = billing_names()  # translated once per page
     # One cell per distinct score (scores repeat across 1,200 cells at 200 candidates).
-    score_cells: dict[float, str] = {}
-
-    def score_cell(score: float) -> str:
-        html = score_cells.get(score)
-        if html is None:
-            html = score_cells[score] = SCORE_CELL.format(score=escape(num(score, 0)))
-        return html
+    score_cell = functools.cache(lambda score: SCORE_CELL.format(score=escape(num(score, 0))))
 
     for index, r in enumerate(results, start=1):
         candidate = candidates[r.candidate_id]
@@ -363,15 +358,11 @@ def results_context(
     no_flip = FLIP_NONE_CELL.format(
         title=escape(_("none within 0–100 %%") % {}), text=escape(_("none"))
     )
-    flip_cells: dict[float, str] = {}
-
-    def flip_cell(change: float | None) -> str:
-        if change is None:
-            return no_flip
-        html = flip_cells.get(change)
-        if html is None:
-            html = flip_cells[change] = FLIP_CELL.format(change=escape(num(change, 1)))
-        return html
+    flip_cell = functools.cache(
+        lambda change: (
+            no_flip if change is None else FLIP_CELL.format(change=escape(num(change, 1)))
+        )
+    )
 
     flips_table = [
         {

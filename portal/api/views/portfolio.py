@@ -113,6 +113,20 @@ class PortfolioDecisionInSerializer(StrictSerializer):
         help_text="Omit it to record the proposal; else one line per workload.",
     )
 
+    def validate_assignment(self, lines) -> dict[str, tuple[str, str | None]]:
+        """The lines as the service takes them: workload name -> (candidate id, billing model
+        or None for the cheapest); a workload named twice is refused."""
+        assignment: dict[str, tuple[str, str | None]] = {}
+        for line in lines:
+            if line["workload"] in assignment:
+                message = _("The workload “%(name)s” is assigned twice.")
+                raise serializers.ValidationError(message % {"name": line["workload"]})
+            assignment[line["workload"]] = (
+                str(line["candidate"]),
+                line.get("billing_model") or None,
+            )
+        return assignment
+
 
 def _settings(evaluation: Evaluation) -> dict:
     values = {name: getattr(evaluation, name) for name in PORTFOLIO_SETTING_FIELDS}
@@ -236,25 +250,11 @@ class PortfolioDecisionView(EvaluationScopedView):
     def post(self, request, evaluation_pk: int):
         incoming = PortfolioDecisionInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        lines = incoming.validated_data.get("assignment")
-        assignment = None
-        if lines is not None:
-            assignment = {}
-            for line in lines:
-                if line["workload"] in assignment:
-                    message = _("The workload “%(name)s” is assigned twice.")
-                    raise serializers.ValidationError(
-                        {"assignment": [message % {"name": line["workload"]}]}
-                    )
-                assignment[line["workload"]] = (
-                    str(line["candidate"]),
-                    line.get("billing_model") or None,
-                )
         portfolio_decision_record(
             evaluation=self.evaluation,
             rationale=incoming.validated_data["rationale"],
             by=request.user,
-            assignment=assignment,
+            assignment=incoming.validated_data.get("assignment"),
         )
         self.evaluation.refresh_from_db()
         return Response(decision_state(self.evaluation), status=status.HTTP_201_CREATED)
