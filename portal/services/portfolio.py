@@ -463,18 +463,20 @@ def portfolio_decision_snapshot(
     if built is None:
         raise ValidationError(_("The evaluation has no workloads: record a single candidate."))
     problem, labels, _views = built
+    lang_zh = (get_language() or "").startswith("zh")
     try:
         result = pf.solve(problem)
         if assignment is None:
             if result.proposal is None:
+                why = result.summary_zh if lang_zh else result.summary_en
                 raise ValidationError(
-                    _("No portfolio can serve every workload: %(why)s") % {"why": result.summary_en}
+                    _("No portfolio can serve every workload: %(why)s") % {"why": why}
                 )
             plan, risks = result.proposal, result.risks
         else:
             plan, risks = pf.evaluate_assignment(problem, assignment)
     except pf.PortfolioInputError as exc:
-        raise ValidationError({"assignment": str(exc)}) from exc
+        raise ValidationError({"assignment": exc.zh if lang_zh else exc.en}) from exc
     single = result.single
     proposed = _plan_dict(result.proposal, labels) if result.proposal else None
     return {

@@ -177,31 +177,42 @@ def evaluate_assignment(
     missing = [w.workload_id for w in model.workloads if w.workload_id not in assignment]
     unknown = sorted(set(assignment) - set(model.w_index))
     if missing or unknown:
+        shown_missing = ", ".join(missing) or "-"
+        shown_unknown = ", ".join(unknown) or "-"
         raise PortfolioInputError(
-            f"assign every workload once: missing {missing or '-'}, unknown {unknown or '-'}"
+            f"assign every workload once: missing {shown_missing}, unknown {shown_unknown}",
+            f"每个工作负载须且只能分配一次：缺少 {shown_missing}，未知 {shown_unknown}",
         )
     options = {(o.workload_id, o.candidate_id): o for o in problem.options}
     assign = []
     for wi, workload in enumerate(model.workloads):
         cid, billing = assignment[workload.workload_id]
         if cid not in model.c_index:
-            raise PortfolioInputError(f"{workload.workload_id}: unknown candidate {cid!r}")
+            raise PortfolioInputError(
+                f"{workload.workload_id}: unknown candidate {cid!r}",
+                f"{workload.workload_id}：未知候选方案 {cid!r}",
+            )
         ci = model.c_index[cid]
         entry = model.base[wi][ci]
         if entry is None:
-            why = "; ".join(en for en, _ in model.rejections[wi] if en.startswith(f"{cid}:"))
+            reasons = [(en, zh) for en, zh in model.rejections[wi] if en.startswith(f"{cid}:")]
+            why_en = "; ".join(en for en, _ in reasons)
+            why_zh = "；".join(zh for _, zh in reasons)
             raise PortfolioInputError(
-                f"{workload.workload_id}: candidate {cid} cannot serve it ({why})"
+                f"{workload.workload_id}: candidate {cid} cannot serve it ({why_en})",
+                f"{workload.workload_id}：候选方案 {cid} 无法承载（{why_zh}）",
             )
         if billing and billing != entry[1]:
             if billing == "spot" and not workload.tolerates_preemption:
                 raise PortfolioInputError(
-                    f"{workload.workload_id}: spot needs a workload that tolerates pre-emption"
+                    f"{workload.workload_id}: spot needs a workload that tolerates pre-emption",
+                    f"{workload.workload_id}：竞价实例只适用于能容忍抢占的工作负载",
                 )
             prices = dict(options[(workload.workload_id, cid)].tco_by_model)
             if billing not in prices:
                 raise PortfolioInputError(
-                    f"{workload.workload_id}: candidate {cid} has no {billing} price"
+                    f"{workload.workload_id}: candidate {cid} has no {billing} price",
+                    f"{workload.workload_id}：候选方案 {cid} 没有 {billing} 计费的报价",
                 )
             model.base[wi][ci] = (prices[billing], billing, entry[2])
         assign.append(ci)

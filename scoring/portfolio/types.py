@@ -16,7 +16,14 @@ _ZERO = Decimal(0)
 
 
 class PortfolioInputError(ValueError):
-    """The portfolio problem is malformed (unknown ids, negative money, bad capacity...)."""
+    """The portfolio problem is malformed (unknown ids, negative money, bad capacity...) or
+    an assignment chosen by hand cannot be used. ``en`` and ``zh`` say why (``zh`` is the
+    English text where the problem is the caller's, not a person's); ``str()`` is ``en``."""
+
+    def __init__(self, en: str, zh: str | None = None) -> None:
+        super().__init__(en)
+        self.en = en
+        self.zh = zh if zh is not None else en
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from scoring.portfolio import (
     PortfolioInputError,
     PortfolioProblem,
     Workload,
+    evaluate_assignment,
     solve,
 )
 
@@ -406,3 +407,17 @@ def test_exact_search_is_deterministic_on_ties():
     )
     result = solve(PortfolioProblem(workloads, candidates, options))
     assert [line.candidate_id for line in result.proposal.lines] == ["x", "x"]
+
+
+def test_a_refused_assignment_says_why_in_both_languages():
+    problem = hybrid_problem()
+    chosen = {"pretrain": ("bm", None), "inference": ("cloud", None), "dev": ("bm", "spot")}
+    with pytest.raises(PortfolioInputError) as refused:
+        evaluate_assignment(problem, chosen)
+    assert refused.value.en == str(refused.value)
+    # dev tolerates pre-emption, but MetalCo quotes it no spot price
+    assert refused.value.en == "dev: candidate bm has no spot price"
+    assert refused.value.zh == "dev：候选方案 bm 没有 spot 计费的报价"
+    with pytest.raises(PortfolioInputError) as unknown:
+        evaluate_assignment(problem, {**chosen, "dev": ("nobody", None)})
+    assert "未知候选方案 'nobody'" in unknown.value.zh

@@ -154,3 +154,27 @@ def test_a_manager_records_an_edited_portfolio_and_it_stays_decided(
     assert Workload.objects.count() == 2 and DecisionRecord.objects.count() == 1
     workload.refresh_from_db()
     assert workload.gpus == 64
+
+
+def test_a_refused_assignment_is_explained_in_the_readers_language(
+    api,
+    evaluation,
+    hybrid,  # noqa: F811
+    members,
+):
+    container = hybrid["container"].pk
+    client = api.as_(members["manager"])
+    spot_for_training = {
+        "rationale": "r",
+        "assignment": [
+            {"workload": "pretrain", "candidate": container, "billing_model": "spot"},
+            {"workload": "inference", "candidate": container},
+        ],
+    }
+    url = _url("api-portfolio-decision", evaluation)
+    english = client.post(url, spot_for_training, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    chinese = client.post(url, spot_for_training, format="json", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert english.status_code == chinese.status_code == 400
+    assert "tolerates pre-emption" in str(english.json())
+    assert "竞价实例只适用于能容忍抢占的工作负载" in str(chinese.json()), chinese.json()
+    assert not DecisionRecord.objects.exists()
