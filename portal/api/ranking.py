@@ -278,7 +278,7 @@ def evaluation_ranking_data(evaluation: Evaluation, *, use_cache: bool = True) -
 def evaluation_robustness_data(
     evaluation: Evaluation, *, draws: int, perturbation_pct: float, seed: int
 ) -> dict[str, Any]:
-    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     result = selectors.evaluation_robustness(
         evaluation=evaluation,
         ranking=ranking,

@@ -471,7 +471,7 @@ def decision_record(
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
     _no_import_pending(evaluation)
     text = rubric_loader.rubric_text(evaluation.rubric_version)
-    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
     if result.disqualified and portfolio is None:
         raise ValidationError(

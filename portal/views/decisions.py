@@ -159,7 +159,7 @@ def report_context(evaluation) -> dict:
     record = evaluation.decision
     drift = []
     if record is not None:
-        ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+        ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
         drift = decision_drift(record, ranking)
     return {
         "evaluation": evaluation,
@@ -247,7 +247,7 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
 def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list, list[list]]:
     """Rubric v2: each row gains the recommended billing model, its reason and the
     recommended model's minimum-commitment cost (rows are in ranking order)."""
-    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     zh = get_language() == "zh-hans"
     extra = []
     for result in ranking.results:

@@ -87,7 +87,7 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
             else:
                 messages.success(request, _("The review is recorded."))
                 return redirect("candidate-review", pk, candidate_pk)
-    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     result = next((r for r in ranking.results if r.candidate_id == candidate.pk), None)
     zh = get_language() == "zh-hans"
     rows = []
