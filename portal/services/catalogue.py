@@ -19,7 +19,7 @@ from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
 from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
-from .results import results_changed_for_offerings
+from .results import results_changed, results_changed_for_offerings
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -238,4 +238,5 @@ def candidate_offering_keep(*, candidate: Candidate, by) -> Candidate:
         raise ValidationError(_("The catalogue has not changed since this candidate's version."))
     candidate.catalogue_kept = _fingerprint(live)
     _by(candidate, by).save(update_fields=["catalogue_kept"])
+    results_changed([candidate.evaluation_id])
     return candidate

@@ -59,10 +59,15 @@ def results_entry_store(
     ``kind`` under other fingerprints. Never fails its caller: a result that cannot be stored
     (the evaluation deleted meanwhile, the database away) is computed again when next read."""
     try:
+        outermost = not connection.in_atomic_block
         # A savepoint when the caller is in a transaction, so that a failure leaves it usable.
         with transaction.atomic():
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
+                    if outermost:
+                        # A result lost in a crash is computed again: its commit need not wait
+                        # for the WAL to reach the disk (a caller's transaction keeps its own).
+                        cursor.execute("SET LOCAL synchronous_commit TO OFF")
                     cursor.execute(
                         _store_sql(),
                         [
