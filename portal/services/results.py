@@ -32,13 +32,24 @@ from ..models import Candidate, ResultsEntry
 logger = logging.getLogger(__name__)
 
 
-def _store_sql() -> str:
+def _store_sql(*, asynchronous: bool) -> str:
+    """The statement that stores an entry and prunes (see the module's description).
+
+    ``asynchronous``: the statement is its own transaction (autocommit), whose commit need
+    not wait for the WAL to reach the disk (``set_config(..., true)`` sets it for that
+    transaction alone): an entry lost in a crash is computed again."""
     table = connection.ops.quote_name(ResultsEntry._meta.db_table)
 
     def col(name: str) -> str:
         return connection.ops.quote_name(ResultsEntry._meta.get_field(name).column)
 
     evaluation, kind, fingerprint = col("evaluation"), col("kind"), col("fingerprint")
+    values = "VALUES (%s, %s, %s, %s, %s, %s)"
+    if asynchronous:
+        values = (
+            "SELECT %s, %s, %s, %s, %s, %s FROM "
+            "(SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous"
+        )
     return f"""
         WITH pruned AS (
             DELETE FROM {table}
@@ -47,7 +58,7 @@ def _store_sql() -> str:
         INSERT INTO {table}
             ({evaluation}, {col("key")}, {kind}, {fingerprint}, {col("payload")},
              {col("created_at")})
-        VALUES (%s, %s, %s, %s, %s, %s)
+        {values}
         ON CONFLICT ({col("key")}) DO NOTHING
     """  # noqa: S608 - quoted identifiers from the model; every value a parameter
 
@@ -58,23 +69,21 @@ def results_entry_store(
     """Store a computed result (pickled) under ``key``, pruning the evaluation's entries of
     ``kind`` under other fingerprints. Never fails its caller: a result that cannot be stored
     (the evaluation deleted meanwhile, the database away) is computed again when next read."""
+    params = [
+        evaluation_id, kind, fingerprint,
+        evaluation_id, key, kind, fingerprint, payload, timezone.now(),
+    ]  # fmt: skip
     try:
-        outermost = not connection.in_atomic_block
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            # One statement, one transaction: nothing to roll back if it fails.
+            with connection.cursor() as cursor:
+                cursor.execute(_store_sql(asynchronous=True), params)
+            return
         # A savepoint when the caller is in a transaction, so that a failure leaves it usable.
         with transaction.atomic():
             if connection.vendor == "postgresql":
                 with connection.cursor() as cursor:
-                    if outermost:
-                        # A result lost in a crash is computed again: its commit need not wait
-                        # for the WAL to reach the disk (a caller's transaction keeps its own).
-                        cursor.execute("SET LOCAL synchronous_commit TO OFF")
-                    cursor.execute(
-                        _store_sql(),
-                        [
-                            evaluation_id, kind, fingerprint,
-                            evaluation_id, key, kind, fingerprint, payload, timezone.now(),
-                        ],
-                    )  # fmt: skip
+                    cursor.execute(_store_sql(asynchronous=False), params)
                 return
             ResultsEntry.objects.filter(evaluation_id=evaluation_id, kind=kind).exclude(
                 fingerprint=fingerprint
