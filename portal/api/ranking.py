@@ -285,18 +285,13 @@ def evaluation_ranking_data(
 def evaluation_robustness_data(
     evaluation: Evaluation, *, draws: int, perturbation_pct: float, seed: int
 ) -> dict[str, Any]:
-    # One fingerprint query for both reads.
-    fingerprint = selectors.results_fingerprint(evaluation)
-    ranking, _candidates = selectors.evaluation_ranking(
-        evaluation=evaluation, fingerprint=fingerprint, candidates=False
-    )
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     result = selectors.evaluation_robustness(
         evaluation=evaluation,
         ranking=ranking,
         draws=draws,
         perturbation_pct=perturbation_pct,
         seed=seed,
-        fingerprint=fingerprint,
         # A client's own parameters: kept in the Django cache alone, never in the table.
         durable=False,
     ).as_dict()
