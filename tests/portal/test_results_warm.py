@@ -207,3 +207,31 @@ def test_the_warmed_fragments_are_what_the_views_render(demo, empty_cache):
         results_entries_clear()
         clients[role].cookies[settings.LANGUAGE_COOKIE_NAME] = language
         assert _results(clients[role]) == html, (language, role)
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_warms_the_results_after_a_change(
+    celery_worker_process, redis_cache, settings, candidate, members
+):
+    """End to end: a rescore in this process schedules the task on the real broker, and the
+    worker process (which knows the task through CELERY_IMPORTS) stores the results in
+    PostgreSQL, from which a view in this process then reads them without computing."""
+    settings.RESULTS_WARM_DELAY_S = 0.2
+    evaluation_id = candidate.evaluation_id
+    candidate_refresh(candidate_id=candidate.pk)  # autocommit: its on-commit hook runs now
+    deadline = time.monotonic() + 60
+    kinds: set[str] = set()
+    while time.monotonic() < deadline and "results-html" not in kinds:
+        time.sleep(0.2)
+        kinds = set(
+            ResultsEntry.objects.filter(evaluation_id=evaluation_id).values_list("kind", flat=True)
+        )
+    assert {"ranking-rows", "robustness", "api-ranking-payload", "results-html"} <= kinds
+    assert celery_worker_process.process.poll() is None
+    client = Client()
+    client.force_login(members[Role.MANAGER])
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("evaluation-detail", args=[evaluation_id]))
+    assert response.status_code == 200
+    assert not any("'{}'::jsonb" in q["sql"] for q in queries.captured_queries)
