@@ -130,8 +130,10 @@ DUE_KEY = "results-warm:due:{}"
 
 # Per process: when this process last noted a change of each evaluation (time.monotonic()). A
 # run of changes (an import's batches, a rescore of every candidate) writes to Redis at most
-# once per NOTE_INTERVAL_S and evaluation: the warming runs at least RESULTS_WARM_DELAY_S
-# (more than this) after the change noted, so it reads every change not noted.
+# once per _note_interval() and evaluation: the warming runs RESULTS_WARM_DELAY_S (more than
+# that) after the last change noted, so it reads the changes not noted. (One that commits
+# while a warming already under way reads the data is left to the first view: a change never
+# makes anything stale, its results are under a new fingerprint.)
 _noted: dict[int, float] = {}
 
 
