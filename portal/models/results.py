@@ -11,10 +11,11 @@ from .evaluations import Evaluation
 
 
 class ResultsEntry(models.Model):
-    """One computed result, pickled. ``key`` is the cache key (portal.selectors.results_key):
-    it names the evaluation, the code and input fingerprints and what was computed; a key is
-    written once (the same key always holds the same result). Entries of an evaluation under
-    any other fingerprint than the one last written for their kind are pruned on write."""
+    """One computed result, pickled and compressed (zlib). ``key`` is the cache key
+    (portal.selectors.results_key): it names the evaluation, the code and input fingerprints
+    and what was computed; a key is written once (the same key always holds the same result).
+    Entries of an evaluation under any other fingerprint than the one last written for their
+    kind are pruned on write."""
 
     evaluation = models.ForeignKey(
         Evaluation,

@@ -66,9 +66,10 @@ def _store_sql(*, asynchronous: bool) -> str:
 def results_entry_store(
     *, evaluation_id: int, key: str, kind: str, fingerprint: str, payload: bytes
 ) -> None:
-    """Store a computed result (pickled) under ``key``, pruning the evaluation's entries of
-    ``kind`` under other fingerprints. Never fails its caller: a result that cannot be stored
-    (the evaluation deleted meanwhile, the database away) is computed again when next read."""
+    """Store a computed result (pickled and compressed: selectors.cache_set) under ``key``,
+    pruning the evaluation's entries of ``kind`` under other fingerprints. Never fails its
+    caller: a result that cannot be stored (the evaluation deleted meanwhile, the database
+    away) is computed again when next read."""
     params = [
         evaluation_id, kind, fingerprint,
         evaluation_id, key, kind, fingerprint, payload, timezone.now(),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 import re
 import threading
+import zlib
 
 import pytest
 from django.core.cache import cache
@@ -145,10 +146,16 @@ def test_an_entry_that_no_longer_unpickles_is_a_miss(demo):
     key = _ranking_key(evaluation)
     # A class the code no longer has, as after a release that renamed one.
     gone = pickle.dumps(ranking).replace(b"scoring.types", b"scoring.gone_")
-    ResultsEntry.objects.filter(key=key).update(payload=gone)
+    ResultsEntry.objects.filter(key=key).update(payload=zlib.compress(gone))
     cache.clear()
     assert selectors.cache_get(key) is None
     assert not ResultsEntry.objects.filter(key=key).exists()  # discarded, to be stored again
+    # Bytes that do not even decompress: a miss too.
+    selectors.evaluation_ranking(evaluation=evaluation)
+    ResultsEntry.objects.filter(key=key).update(payload=b"not zlib")
+    cache.clear()
+    assert selectors.cache_get(key) is None
+    assert not ResultsEntry.objects.filter(key=key).exists()
     again, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
     assert again.as_dict() == ranking.as_dict()
     assert ResultsEntry.objects.filter(key=key).exists()
