@@ -12,8 +12,9 @@ both authenticated with a personal API token, interleaved in rounds so all see t
 
 The ranking is measured twice: cached (the default cache: the answer is read under the
 fingerprint of its inputs) and cold, from a second gunicorn whose cache is Django's dummy
-cache, so every request computes the ranking from the stored facts (what the first request
-after any change pays). Both are printed with the trivial endpoint's figures as their floor;
+cache and whose results table is off (RESULTS_TABLE=0), so every request computes the ranking
+from the stored facts (what the first request after any change pays before a worker warms
+it). Both are printed with the trivial endpoint's figures as their floor;
 the bench exits 1 when the cached ratio is below 0.5 or the cold ratio below 0.05. It also
 prints the in-process cost of one ranking computation. Traffic goes to 127.0.0.1 only.
 """
@@ -292,7 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         port = free_port()
         server = start_gunicorn(env, port, args.workers)
         cold_port = free_port()
-        cold_server = start_gunicorn({**env, "CACHE_URL": "dummycache://"}, cold_port, args.workers)
+        cold_server = start_gunicorn(
+            {**env, "CACHE_URL": "dummycache://", "RESULTS_TABLE": "0"}, cold_port, args.workers
+        )
         ranking_path = f"/api/v1/evaluations/{evaluation_id}/ranking/"
         paths = {"ranking": ranking_path, "cold": ranking_path, "trivial": "/api/v1/me/"}
         ports = {"ranking": port, "cold": cold_port, "trivial": port}

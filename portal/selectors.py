@@ -1,13 +1,18 @@
 """Reads that decide visibility: every query for evaluation data goes through the user here."""
 
 import copyreg
+import functools
 import hashlib
 import json
 import logging
+import pickle
+import zlib
+from pathlib import Path
 from types import MappingProxyType
 
+from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import Count, Prefetch, Q, QuerySet, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast
@@ -295,7 +300,7 @@ logger = logging.getLogger(__name__)
 # the answer is computed and served all the same.
 
 RESULTS_CACHE_SECONDS = 600
-_CACHE_VERSION = "results-v3"
+_CACHE_VERSION = "results-v4"
 
 
 # Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
@@ -314,19 +319,131 @@ def weights_key(weights) -> str:
     return ",".join(f"{k}={float(v)!r}" for k, v in sorted(dict(weights).items()))
 
 
-def cache_get(key: str):
+# What the results are computed and rendered by: the scoring core, the portal's code, its
+# templates and translations. Part of every key, so that a release that computes or renders
+# differently never reads what the previous one stored (the PostgreSQL tier outlives it).
+_CODE_DIRS = ("scoring", "portal", "templates", "locale")
+_CODE_SUFFIXES = frozenset((".py", ".html", ".mo", ".yaml", ".yml", ".json", ".toml", ".txt"))
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the code the results depend on (read once per process)."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for top in _CODE_DIRS:
+        for path in sorted((root / top).rglob("*")):
+            if (
+                path.suffix in _CODE_SUFFIXES
+                and "__pycache__" not in path.parts
+                and "migrations" not in path.parts
+                and path.is_file()
+            ):
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _key_parts(key: str) -> tuple[int, str, str] | None:
+    """(evaluation id, code and input fingerprint, kind) of a ``results_key``; None for a key
+    of another form."""
+    parts = key.split(":")
+    if len(parts) != 6 or parts[0] != _CACHE_VERSION or not parts[1].isdigit():
+        return None
+    _version, evaluation_id, code, fingerprint, kind, _digest = parts
+    return int(evaluation_id), f"{code}:{fingerprint}", kind
+
+
+def _loads(blob, key: str):
+    """The value pickled in ``blob``; None when it no longer unpickles (a class renamed or
+    removed since it was stored): a miss, never an error."""
+    if not isinstance(blob, bytes | bytearray | memoryview):
+        return None
     try:
-        return cache.get(key)
+        return pickle.loads(blob)  # noqa: S301 - written by this application only (cache_set)
     except Exception:
-        logger.warning("results cache unavailable (get %s)", key, exc_info=True)
+        logger.warning("results entry %s no longer unpickles: recomputed", key, exc_info=True)
         return None
 
 
-def cache_set(key: str, value) -> None:
+def results_entry_payload(key: str) -> bytes | None:
+    """The pickled result stored in PostgreSQL under ``key`` (None: none; b"" when it no
+    longer decompresses). The table holds it compressed (``cache_set``): a dashboard fragment
+    of 200 candidates is ~300 kB of HTML, which PostgreSQL sent as ~600 kB of hex after
+    decompressing its own TOAST copy (~6 ms), and a tenth of that compressed."""
+    from .models import ResultsEntry
+
+    row = ResultsEntry.objects.filter(key=key).values_list("payload", flat=True).first()
+    if row is None:
+        return None
     try:
-        cache.set(key, value, RESULTS_CACHE_SECONDS)
+        return zlib.decompress(row)
+    except zlib.error:
+        return b""
+
+
+def cache_get(key: str):
+    """The result stored under ``key``: from the Django cache, else from PostgreSQL (then put
+    back in the Django cache); None when neither has it or it no longer unpickles.
+
+    Both tiers hold the value pickled once, by ``cache_set``: a result read from PostgreSQL
+    goes back to the cache as the same bytes."""
+    try:
+        blob = cache.get(key)
+    except Exception:
+        logger.warning("results cache unavailable (get %s)", key, exc_info=True)
+        blob = None
+    if blob is not None:
+        value = _loads(blob, key)
+        if value is not None:
+            return value
+    parts = _key_parts(key)
+    if parts is None or not settings.RESULTS_TABLE:
+        return None
+    try:
+        blob = results_entry_payload(key)
+    except DatabaseError:
+        logger.warning("results table unavailable (get %s)", key, exc_info=True)
+        return None
+    if blob is None:
+        return None
+    value = _loads(blob, key) if blob else None
+    if value is None:
+        from .services.results import results_entry_discard
+
+        results_entry_discard(key=key)
+        return None
+    _cache_put(key, blob)
+    return value
+
+
+def _cache_put(key: str, blob: bytes) -> None:
+    try:
+        cache.set(key, blob, RESULTS_CACHE_SECONDS)
     except Exception:
         logger.warning("results cache unavailable (set %s)", key, exc_info=True)
+
+
+def cache_set(key: str, value, *, durable: bool = True) -> None:
+    """Store ``value`` under ``key`` in the Django cache and, when ``durable`` (and ``key`` is
+    a ``results_key``), in PostgreSQL. A result asked for once (what-if weights, an API
+    client's own robustness parameters) is kept in the Django cache alone."""
+    blob = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    _cache_put(key, blob)
+    parts = _key_parts(key) if durable and settings.RESULTS_TABLE else None
+    if parts is None:
+        return
+    from .services.results import results_entry_store
+
+    evaluation_id, fingerprint, kind = parts
+    results_entry_store(
+        evaluation_id=evaluation_id,
+        key=key,
+        kind=kind,
+        fingerprint=fingerprint,
+        # Compressed fast (level 1: ~1.5 ms for 300 kB of HTML); see results_entry_payload.
+        payload=zlib.compress(blob, 1),
+    )
 
 
 def results_fingerprint(evaluation: Evaluation) -> str:
@@ -345,12 +462,13 @@ def results_fingerprints(evaluation: Evaluation) -> tuple[str, str]:
     return fingerprints(evaluation)
 
 
-def results_key(evaluation: Evaluation, *parts, fingerprint: str | None = None) -> str:
-    """The cache key of a result of ``evaluation`` under the fingerprint of its inputs."""
+def results_key(evaluation: Evaluation, kind: str, *parts, fingerprint: str | None = None) -> str:
+    """The cache key of a result of ``evaluation`` (``kind``: what it is, a short name; the
+    ``parts``: its parameters) under the fingerprints of the code and of its inputs."""
     if fingerprint is None:
         fingerprint = results_fingerprint(evaluation)
-    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
-    return f"{_CACHE_VERSION}:{evaluation.pk}:{fingerprint}:{digest}"
+    digest = hashlib.sha256(repr((kind, *parts)).encode()).hexdigest()[:32]
+    return f"{_CACHE_VERSION}:{evaluation.pk}:{code_version()}:{fingerprint}:{kind}:{digest}"
 
 
 def decided_rubric(evaluation: Evaluation):
@@ -451,7 +569,8 @@ def evaluation_ranking(
     # through Model.__reduce__; the rows pickle in C and build again in a few ms.
     rows = candidate_rows(evaluation)
     ranking, built = _compute_ranking(evaluation=evaluation, weights=weights, rows=rows)
-    cache_set(key, (ranking, rows))
+    # What-if weights (each keystroke a new set) stay in the Django cache alone.
+    cache_set(key, (ranking, rows), durable=weights is None)
     return ranking, built if candidates else None
 
 
@@ -465,6 +584,7 @@ def evaluation_robustness(
     seed: int = 0,
     what_if: bool = False,
     fingerprint: str | None = None,
+    durable: bool = True,
 ):
     """The robustness of ``ranking`` (flip thresholds and seeded rank stability), cached under
     the fingerprint of the inputs, the weights and the analysis' parameters.
@@ -472,6 +592,7 @@ def evaluation_robustness(
     ``what_if``: an answer to what-if weights being typed. Its flip thresholds are computed
     for the typed weights (cheap), but the rank stability (``draws`` seeded draws) is the one
     around the saved weights, computed once and cached: a keystroke never reruns the draws.
+    ``durable``: kept in PostgreSQL too (``cache_set``); False for parameters a client chose.
     """
     from scoring.api import robustness as robustness_of
     from scoring.robustness import Robustness, weight_flip_thresholds
@@ -507,7 +628,7 @@ def evaluation_robustness(
     result = robustness_of(
         ranking, weights, draws=draws, perturbation_pct=perturbation_pct, seed=seed
     )
-    cache_set(key, result)
+    cache_set(key, result, durable=durable)
     return result
 
 

@@ -289,6 +289,15 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 WORKER_HEARTBEAT_INTERVAL_S = env.float("WORKER_HEARTBEAT_INTERVAL_S", default=30.0)
 # /readyz/ reports the worker unavailable when its last heartbeat is older than this.
 WORKER_HEARTBEAT_STALE_S = env.int("WORKER_HEARTBEAT_STALE_S", default=120)
+# The results read model (portal.selectors.cache_get): computed results are kept in PostgreSQL
+# as well as in the cache (RESULTS_TABLE=0: the cache alone), and a change that moves an
+# evaluation's results has a worker compute them again RESULTS_WARM_DELAY_S after the last
+# change (at most RESULTS_WARM_MAX_DELAY_S after the first of a run of changes).
+RESULTS_TABLE = env.bool("RESULTS_TABLE", default=True)
+RESULTS_WARM_DELAY_S = env.float("RESULTS_WARM_DELAY_S", default=5.0)
+RESULTS_WARM_MAX_DELAY_S = env.float("RESULTS_WARM_MAX_DELAY_S", default=60.0)
+# Task modules outside portal.tasks that workers must know.
+CELERY_IMPORTS = ("portal.results_tasks",)
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "portal.tasks.worker_heartbeat_task",

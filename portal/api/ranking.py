@@ -260,16 +260,23 @@ def fingerprints(evaluation: Evaluation) -> tuple[str, str]:
     return ranking, hashlib.sha256(catalogue.encode()).hexdigest()
 
 
-def evaluation_ranking_data(evaluation: Evaluation, *, use_cache: bool = True) -> dict[str, Any]:
-    """The ranking of ``evaluation`` as a fresh computation from its stored facts gives it."""
+def evaluation_ranking_data(
+    evaluation: Evaluation, *, use_cache: bool = True, fingerprint: str | None = None
+) -> dict[str, Any]:
+    """The ranking of ``evaluation`` as a fresh computation from its stored facts gives it.
+    ``fingerprint``: selectors.results_fingerprint(evaluation), when the caller has it."""
     if not use_cache:
         ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation, use_cache=False)
         return ranking_payload(ranking, candidates, evaluation)
-    key = selectors.results_key(evaluation, "api-ranking-payload")
+    if fingerprint is None:
+        fingerprint = selectors.results_fingerprint(evaluation)
+    key = selectors.results_key(evaluation, "api-ranking-payload", fingerprint=fingerprint)
     cached = selectors.cache_get(key)
     if cached is not None:
         return cached
-    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    ranking, candidates = selectors.evaluation_ranking(
+        evaluation=evaluation, fingerprint=fingerprint
+    )
     payload = ranking_payload(ranking, candidates, evaluation)
     selectors.cache_set(key, payload)
     return payload
@@ -285,5 +292,7 @@ def evaluation_robustness_data(
         draws=draws,
         perturbation_pct=perturbation_pct,
         seed=seed,
+        # A client's own parameters: kept in the Django cache alone, never in the table.
+        durable=False,
     ).as_dict()
     return {"evaluation": evaluation.pk, **result}

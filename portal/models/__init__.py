@@ -45,6 +45,7 @@ from .evidence import (
     hash_token,
 )
 from .poc import PocCandidateNodes, PocPlan
+from .results import ResultsEntry
 from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, ReviewVerdict
 from .vendors import OFFERING_FIELDS, Offering, OfferingPrice, OfferingVersion, Vendor
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
@@ -92,6 +93,7 @@ __all__ = [
     "PocCandidateNodes",
     "PocPlan",
     "ReportPdf",
+    "ResultsEntry",
     "ReviewVerdict",
     "Role",
     "Score",

@@ -19,6 +19,7 @@ from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
 from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
+from .results import results_changed, results_changed_for_offerings
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -55,6 +56,8 @@ def _new_versions(offerings: Iterable[Offering], by) -> list[OfferingVersion]:
         # One version number at a time per offering, even when two editors save together.
         locked = Offering.objects.select_for_update().get(pk=offering.pk)
         versions.append(OfferingVersion.current(locked, by=by))
+    # The catalogue-change notice (and the fingerprint) of every evaluation using them moved.
+    results_changed_for_offerings(version.offering_id for version in versions)
     return versions
 
 
@@ -235,4 +238,5 @@ def candidate_offering_keep(*, candidate: Candidate, by) -> Candidate:
         raise ValidationError(_("The catalogue has not changed since this candidate's version."))
     candidate.catalogue_kept = _fingerprint(live)
     _by(candidate, by).save(update_fields=["catalogue_kept"])
+    results_changed([candidate.evaluation_id])
     return candidate

@@ -40,6 +40,7 @@ from .errors import AnswerChanged, ensure_current, ensure_not_decided
 from .evidence import evidence_reimport
 from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
+from .results import results_changed
 from .scores import candidate_refresh, evaluation_rescore
 from .versions import values_version
 
@@ -169,6 +170,7 @@ def evaluation_weights_set(
         value = Decimal(str(weights.get(dimension, 0))).quantize(Decimal("0.001"))
         setattr(locked, f"weight_{dimension}", value)
     _with_history_user(locked, by).save(update_fields=[*WEIGHT_FIELDS, "ahp_matrix", "updated_at"])
+    results_changed([locked.pk])
     return locked
 
 
@@ -270,6 +272,7 @@ def candidate_update(*, candidate: Candidate, by) -> Candidate:
 def candidate_remove(*, candidate: Candidate, by) -> None:
     _not_decided(candidate.evaluation)
     _with_history_user(candidate, by).delete()
+    results_changed([candidate.evaluation_id])
 
 
 @transaction.atomic
@@ -515,6 +518,7 @@ def decision_record(
     )
     evaluation.status = EvaluationStatus.DECIDED
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    results_changed([evaluation.pk])
     _revoke_all_tokens(evaluation, by)
     notify_decision_recorded(record=record)
     return record
@@ -537,6 +541,7 @@ def evaluation_reopen(*, evaluation: Evaluation, reason: str, by) -> DecisionReo
     )
     evaluation.status = EvaluationStatus.OPEN
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])
+    results_changed([evaluation.pk])
     # Evidence kept as decided while the parsers improved is parsed again for the new round.
     evidence_reimport(older_than_version=PARSER_VERSION, evaluation_id=evaluation.pk)
     return reopening

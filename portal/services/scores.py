@@ -31,6 +31,7 @@ from ..models import (
     VerificationStatus,
 )
 from .locks import candidate_lock
+from .results import results_changed
 
 EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED}
 # The key of a candidate's stored verification holding the measurement time (ISO) of the
@@ -406,6 +407,8 @@ def _store_scores(candidate: Candidate) -> None:
         knockouts=candidate.knockouts,
         scored_at=candidate.scored_at,
     )
+    # The evaluation's results moved: a worker computes them again once the changes settle.
+    results_changed([candidate.evaluation_id])
 
 
 def _frozen(candidate: Candidate) -> bool:

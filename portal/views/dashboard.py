@@ -476,16 +476,8 @@ def results_html(
         items = checklist_items()
     if weights is not None:
         return _render_results(evaluation, weights, matrix_all, fingerprint, items)
-    key = selectors.results_key(
-        evaluation,
-        "results-html",
-        FRAGMENT_VERSION,
-        get_language(),
-        role,
-        selectors.weights_key(weights),
-        matrix_all,
-        [(i.number, i.key, i.title_en, i.title_zh) for i in items],
-        fingerprint=fingerprint,
+    key = results_fragment_key(
+        evaluation, role=role, matrix_all=matrix_all, fingerprint=fingerprint, items=items
     )
     html = selectors.cache_get(key)
     if html is None:
@@ -495,6 +487,29 @@ def results_html(
     return mark_safe(html)  # noqa: S308
 
 
+def results_fragment_key(
+    evaluation, *, role: str, matrix_all: bool, fingerprint: str, items: list[ChecklistItem]
+) -> str:
+    """The cache key of the results fragment (saved weights) in the active language."""
+    return selectors.results_key(
+        evaluation,
+        "results-html",
+        FRAGMENT_VERSION,
+        get_language(),
+        role,
+        selectors.weights_key(None),
+        matrix_all,
+        [(i.number, i.key, i.title_en, i.title_zh) for i in items],
+        fingerprint=fingerprint,
+    )
+
+
+def render_results(evaluation, *, fingerprint: str, items: list[ChecklistItem]) -> str:
+    """The results fragment (saved weights, the matrix's first candidates) in the active
+    language, rendered as ``results_html`` renders it for any role."""
+    return str(_render_results(evaluation, None, False, fingerprint, items))
+
+
 def _render_results(evaluation, weights, matrix_all, fingerprint, items) -> SafeString:
     context = results_context(
         evaluation, weights=weights, matrix_all=matrix_all, fingerprint=fingerprint, items=items
@@ -502,14 +517,19 @@ def _render_results(evaluation, weights, matrix_all, fingerprint, items) -> Safe
     return render_to_string("portal/_evaluation_results.html", context)
 
 
+def catalogue_fragment_key(evaluation, *, role: str, fingerprint: str) -> str:
+    """The cache key of the catalogue-change notice in the active language."""
+    return selectors.results_key(
+        evaluation, "catalogue-html", FRAGMENT_VERSION, get_language(), role,
+        fingerprint=fingerprint,
+    )  # fmt: skip
+
+
 def catalogue_html(evaluation, *, role: str, fingerprint: str) -> SafeString:
     """The catalogue-change notice ("" when no candidate's offering changed), cached under
     ``fingerprint`` (the second of selectors.results_fingerprints): a new upload or a review
     leaves it alone, a catalogue edit, an adoption or a kept version renews it."""
-    key = selectors.results_key(
-        evaluation, "catalogue-html", FRAGMENT_VERSION, get_language(), role,
-        fingerprint=fingerprint,
-    )  # fmt: skip
+    key = catalogue_fragment_key(evaluation, role=role, fingerprint=fingerprint)
     html = selectors.cache_get(key)
     if html is None:
         changed = evaluation_catalogue_changes(evaluation)

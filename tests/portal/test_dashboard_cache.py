@@ -6,6 +6,7 @@ candidates."""
 
 from __future__ import annotations
 
+import pickle
 import re
 from decimal import Decimal
 
@@ -41,6 +42,7 @@ from portal.services.catalogue import (
 )
 from portal.services.evaluations import decision_record, evaluation_weights_set
 from portal.services.evidence import evidence_import, evidence_submit
+from portal.services.results import results_entries_clear
 from portal.services.reviews import answer_review
 from portal.views.dashboard import FRAGMENT_VERSION, checklist_items
 
@@ -82,7 +84,14 @@ def _cached_then_fresh(client, url) -> tuple[str, str]:
     """The page as the cache serves it now, and as a render with an empty cache gives it."""
     cached = _page(client, url)
     cache.clear()
+    results_entries_clear()
     return cached, _page(client, url)
+
+
+def _cached(key: str):
+    """What the Django cache holds under ``key`` (pickled by selectors.cache_set), or None."""
+    blob = cache.get(key)
+    return None if blob is None else pickle.loads(blob)  # noqa: S301 - written by the test
 
 
 def test_a_repeat_view_is_the_fresh_render(url):
@@ -235,18 +244,18 @@ def test_each_role_gets_its_own_fragment(url):
     manager_key, viewer_key = _results_key(Role.MANAGER.value), _results_key(Role.VIEWER.value)
     assert manager_key != viewer_key
     manager = _page(_client("manager"), url)
-    assert cache.get(manager_key) is not None
+    assert _cached(manager_key) is not None
     # The viewer never receives the fragment rendered for the manager: it renders its own.
-    assert cache.get(viewer_key) is None
+    assert _cached(viewer_key) is None
     viewer = _page(_client("viewer"), url)
-    assert cache.get(viewer_key) is not None
+    assert _cached(viewer_key) is not None
     assert _results(viewer) == _results(manager)  # the results show nothing role-bound today
 
 
 def test_nothing_of_the_request_is_cached_in_the_fragments(url):
     manager = _client("manager")
     _page(manager, url)
-    fragment = cache.get(_results_key(Role.MANAGER.value))
+    fragment = _cached(_results_key(Role.MANAGER.value))
     assert "Verification matrix" in fragment
     for private in ("csrfmiddlewaretoken", "nonce"):
         assert private not in fragment
@@ -280,9 +289,9 @@ def test_the_htmx_results_share_the_fragment(url):
     assert "<small>90 %</small>" in what_if
     assert "<small>90 %</small>" not in page
     # Typed weights are rendered, not cached: only the saved weights' fragment is kept.
-    assert cache.get(_results_key(Role.MANAGER.value)) is not None
+    assert _cached(_results_key(Role.MANAGER.value)) is not None
     typed = {d: Decimal(v) for d, v in what_if_query.items()}
-    assert cache.get(_results_key(Role.MANAGER.value, weights=typed)) is None
+    assert _cached(_results_key(Role.MANAGER.value, weights=typed)) is None
 
 
 def _evaluation_with(n: int, user, vendor) -> str:
@@ -315,6 +324,7 @@ def test_the_query_count_is_flat_with_candidates(demo, make_user, vendor):
     for n in (2, 12):
         url = _evaluation_with(n, user, vendor)
         cache.clear()
+        results_entries_clear()
         with CaptureQueriesContext(connection) as cold:
             assert client.get(url).status_code == 200
         with CaptureQueriesContext(connection) as cached:

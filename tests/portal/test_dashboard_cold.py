@@ -84,7 +84,10 @@ def test_the_cached_read_model_holds_rows_not_model_instances(demo):
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
     selectors.evaluation_ranking(evaluation=evaluation)
     key = selectors.results_key(evaluation, "ranking-rows", selectors.weights_key(None))
-    _ranking, rows = cache.get(key)
+    # Stored pickled, in the cache and in PostgreSQL alike.
+    blob = cache.get(key)
+    assert blob == selectors.results_entry_payload(key)
+    _ranking, rows = pickle.loads(blob)  # noqa: S301 - written by the test
     blob = pickle.dumps(rows)
     assert b"django.db.models" not in blob
     assert b"portal.models" not in blob
