@@ -25,6 +25,8 @@ from scoring.batching import once_per_key
 from scoring.dimensions import DeferredDimensionScore, clear_memo
 from scoring.dimensions.batch import Batch, factorise
 from scoring.dimensions.facts import FACTS, FactContext
+from scoring.knockouts import check_knockouts, check_knockouts_batch
+from scoring.poc import DCGM_DIAG, NCCL_MULTI_ALL_REDUCE, RUN_FAILED, PocShortfall
 from scoring.ranking import KERNEL_MIN_CANDIDATES, rank, score_candidate
 from scoring.rubric import load_rubric
 from scoring.tco import (
@@ -312,3 +314,165 @@ def test_float_columns_keep_each_zeros_sign_where_equal_zeros_share_an_entry(val
     column = batch.floats("offering.cross_rack_latency_us")
     expected = [0.0 if value is None else float(value) for value in values]
     assert [repr(x) for x in column.tolist()] == [repr(x) for x in expected]
+
+
+# What the must-haves read beyond the pools' mixes: a scale that needs bare metal, bus
+# bandwidth at and around the required minimum, a POC shortfall.
+_MUST_HAVE_SHAPES = (
+    {},
+    {"node_count": 16},
+    {"measured": {"busbw_fraction": 0.8}},
+    {"measured": {"busbw_fraction": 0.8000000001}},
+    {"measured": {"busbw_fraction": 0.7999999999}},
+    {"measured": {"bare_metal_verdict": "virtualised", "bare_metal_confidence": 0.9}},
+    {"measured": {"bare_metal_verdict": "bare_metal", "bare_metal_confidence": 0.95}},
+    {"poc_shortfalls": (PocShortfall("multi", NCCL_MULTI_ALL_REDUCE, "missing"),)},
+    {"poc_shortfalls": (PocShortfall("node-1", DCGM_DIAG, RUN_FAILED),)},
+)
+
+
+def _with_must_have_shapes(pool, seed=None):
+    """The pool with one of _MUST_HAVE_SHAPES applied to each candidate: at random, or each
+    in turn without a seed."""
+    rng = random.Random(seed)  # noqa: S311 - test data
+    shaped = []
+    for index, candidate in enumerate(pool):
+        if seed is None:
+            shape = dict(_MUST_HAVE_SHAPES[index % len(_MUST_HAVE_SHAPES)])
+        else:
+            shape = dict(rng.choice(_MUST_HAVE_SHAPES))
+        if "measured" in shape:
+            shape["measured"] = replace(candidate.measured, **shape["measured"])
+        shaped.append(replace(candidate, **shape))
+    return shaped
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pool=crossover_pools(size=48),
+    spec=evaluations,
+    residency=st.sampled_from(("none", "mainland_china")),
+    scale=st.sampled_from((None, 128)),
+    seed=st.integers(0, 1000),
+)
+def test_knockouts_judged_over_a_batch_are_each_candidates_own(pool, spec, residency, scale, seed):
+    """check_knockouts_batch clears in bulk only the candidates check_knockouts qualifies:
+    every candidate of a mixed batch gets exactly its own knockouts (codes, reasons in both
+    languages, evidence lines, in order), whichever must-haves the evaluation sets."""
+    pool = _with_must_have_shapes(_with_regions(pool, seed), seed)
+    spec = replace(spec, data_residency=residency)
+    if scale is not None:
+        spec = replace(spec, required_total_gpus=scale)
+    for rubric in RUBRICS:
+        for floats in (True, False):
+            tcos = pending_tcos(pool, spec, rubric, floats=floats)
+            batch = check_knockouts_batch(pool, spec, rubric, tcos)
+            alone = [
+                check_knockouts(candidate, spec, rubric, tco)
+                for candidate, tco in zip(pool, tcos, strict=True)
+            ]
+            assert batch == alone
+            # The exact TCOs (a small batch's) are judged the same way.
+            exact = [t if t is None else t.resolve() for t in tcos]
+            assert check_knockouts_batch(pool, spec, rubric, exact) == alone
+
+
+# Each must-have alone (the others unset), then all of them: a candidate another must-have
+# would fail must still be judged on this one.
+_MUST_HAVES = (
+    {"required_total_gpus": 24},
+    {"required_gpu_memory_gib": 96},
+    {"required_total_gpus": 128},
+    {"required_mlps_level": 3},
+    {"require_xinchuang": True},
+    {"budget_total": Decimal(400_000)},
+    {"min_busbw_fraction": Decimal("0.8")},
+    {"data_residency": "mainland_china"},
+    {
+        "required_total_gpus": 24,
+        "budget_total": Decimal(400_000),
+        "required_mlps_level": 3,
+        "require_xinchuang": True,
+        "min_busbw_fraction": Decimal("0.8"),
+        "data_residency": "mainland_china",
+    },
+)
+# Each must-have's knockouts, at least one of which the pool below must show.
+_MUST_HAVE_CODES = (
+    {"total_gpus"},
+    {"gpu_memory"},
+    {"delivery_form"},
+    {"mlps_level", "compliance_contradicted"},
+    {"xinchuang", "compliance_contradicted"},
+    {"budget", "budget_currency", "budget_unknown"},
+    {"busbw_fraction", "busbw_unmeasured"},
+    {"data_residency"},
+    {"total_gpus", "budget", "mlps_level", "xinchuang", "busbw_fraction", "data_residency"},
+)
+
+
+def _must_have_pool():
+    """Candidates that vary, each independently, everything a must-have reads."""
+    axes = (
+        ("node_count", (1, 2, 3, 16)),
+        ("gpu_match", (None, "verified", "contradicted")),
+        ("compliance", (None, "verified", "contradicted")),
+        ("vendor", ({"mlps_level": 3, "xinchuang": True}, {"mlps_level": 2}, {"mlps_level": 3})),
+        ("measured", tuple(shape.get("measured", {}) for shape in _MUST_HAVE_SHAPES)),
+        (
+            "offering",
+            (
+                {},
+                *_REGIONS[1:],
+                *_SHAPES[1:],
+                {"prices": ()},
+                {"gpu_model": "NVIDIA H20 96GB", "gpu_memory_gib": 96},
+            ),
+        ),
+        ("poc_shortfalls", ((), (), (), *(s["poc_shortfalls"] for s in _MUST_HAVE_SHAPES[7:]))),
+        ("busbw_fraction", (0.9, 0.8, 0.95, 0.7999999999, 0.8000000001, None, 1.0)),
+    )
+    rng = random.Random(3)  # noqa: S311 - test data
+    pool = []
+    for index in range(400):
+        pick = {name: rng.choice(values) for name, values in axes}
+        candidate = plain_candidate(candidate_id=index + 1, node_count=pick["node_count"])
+        answers = {key: pick[key] for key in ("gpu_match", "compliance") if pick[key] is not None}
+        offering = candidate.offering
+        with contextlib.suppress(ScoringInputError):
+            offering = replace(offering, **pick["offering"])
+        measured = replace(
+            candidate.measured, **{"busbw_fraction": pick["busbw_fraction"], **pick["measured"]}
+        )
+        pool.append(
+            replace(
+                candidate,
+                answers=answers,
+                vendor=replace(candidate.vendor, **pick["vendor"]),
+                offering=offering,
+                measured=measured,
+                poc_shortfalls=pick["poc_shortfalls"],
+            )
+        )
+    return pool
+
+
+def test_each_must_have_judged_over_a_batch_is_each_candidates_own():
+    """Each must-have set alone and all together: the batch gives every candidate its own
+    knockouts, some candidates fail that must-have and some qualify."""
+    pool = _must_have_pool()
+    for rubric in RUBRICS:
+        for changes, codes in zip(_MUST_HAVES, _MUST_HAVE_CODES, strict=True):
+            spec = plain_evaluation(
+                **{"required_total_gpus": 8, "required_gpu_memory_gib": 80, **changes}
+            )
+            tcos = pending_tcos(pool, spec, rubric, floats=True)
+            found = check_knockouts_batch(pool, spec, rubric, tcos)
+            alone = [check_knockouts(c, spec, rubric, t) for c, t in zip(pool, tcos, strict=True)]
+            assert found == alone, changes
+            shown = {knockout.code for knockouts in found for knockout in knockouts}
+            # Rubric v1 has no data-residency must-have.
+            expected = codes if rubric.v2 is not None else codes - {"data_residency"}
+            assert not expected or expected & shown, changes
+            if len(changes) == 1:
+                assert () in found, changes
