@@ -186,6 +186,36 @@ class Batch:
             for (name, _), column in zip(wanted, zip(*rows, strict=True), strict=True):
                 self.columns["raw", name] = list(column)
 
+    def prefetch_statuses(self, items: set[str] | frozenset[str]) -> None:
+        """Fetch the status columns of checklist ``items`` (status()) in one pass over the
+        candidates' answers: one item look-up of every item per candidate (a candidate that
+        leaves one unanswered is read item by item)."""
+        wanted = tuple(
+            sorted(
+                item
+                for item in items
+                if item not in DERIVED_COLUMNS
+                and item not in DERIVED_ITEMS
+                and ("status", item) not in self.columns
+            )
+        )
+        if len(wanted) < 2 or not self.answers:
+            return
+        get = itemgetter(*wanted)
+        try:
+            rows = list(map(get, self.answers))
+        except KeyError:
+
+            def row(answers: Mapping[str, str]) -> tuple[str, ...]:
+                try:
+                    return get(answers)
+                except KeyError:
+                    return tuple(answers.get(item, UNANSWERED) for item in wanted)
+
+            rows = list(map(row, self.answers))
+        for item, column in zip(wanted, zip(*rows, strict=True), strict=True):
+            self.columns["status", item] = list(column)
+
     def values(self, name: str) -> list[Any]:
         """raw(name) without the basis: the value of a (value, basis) pair."""
         column = self.columns.get(("values", name))

@@ -476,3 +476,22 @@ def test_each_must_have_judged_over_a_batch_is_each_candidates_own():
             assert not expected or expected & shown, changes
             if len(changes) == 1:
                 assert () in found, changes
+
+
+@settings(max_examples=30, deadline=None)
+@given(pool=crossover_pools(), spec=evaluations)
+def test_status_columns_fetched_together_are_each_items_own(pool, spec):
+    """Batch.prefetch_statuses reads every item of each candidate's answers in one pass (a
+    candidate that leaves one unanswered item by item): the columns status() reads alone."""
+    items = frozenset({"gpu_match", "sla", "fabric", "compliance", "delivery_form", "monthly_cost"})
+    for rubric in RUBRICS:
+        tcos = [None] * len(pool)
+        together = Batch.of(pool, spec, rubric, tcos)
+        together.prefetch_statuses(items)
+        alone = Batch.of(pool, spec, rubric, tcos)
+        for item in sorted(items):
+            assert together.status(item) == alone.status(item), item
+            assert together.status(item) == [
+                c.answers.get(item, "unanswered") if item != "delivery_form" else s
+                for c, s in zip(pool, alone.status(item), strict=True)
+            ]
