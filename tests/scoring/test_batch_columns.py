@@ -495,3 +495,19 @@ def test_status_columns_fetched_together_are_each_items_own(pool, spec):
                 c.answers.get(item, "unanswered") if item != "delivery_form" else s
                 for c, s in zip(pool, alone.status(item), strict=True)
             ]
+
+
+def test_a_ranking_with_unpriced_and_foreign_currency_candidates_scores_each_alone():
+    """The TCO figures the cost rules read (budget and price ratios) come from a ranking's
+    PendingTcos; a candidate without a price or priced in another currency has none or its
+    own, exactly as scoring it alone gives."""
+    pool = _must_have_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    assert not all(c.offering.prices for c in pool)
+    assert {c.offering.currency for c in pool} == {"CNY", "USD"}
+    spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
+    for rubric in RUBRICS:
+        clear_memo(rubric)
+        ranking = rank(pool, spec, rubric)
+        for candidate in pool:
+            alone = score_candidate(candidate, spec, rubric, dict(ranking.weights))
+            assert ranking.result(candidate.candidate_id).as_dict() == alone.as_dict()
