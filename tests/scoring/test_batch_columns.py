@@ -497,6 +497,24 @@ def test_status_columns_fetched_together_are_each_items_own(pool, spec):
             ]
 
 
+def test_a_rankings_tco_ratio_columns_are_the_exact_tcos_figures():
+    """The budget and price ratio columns a ranking reads from its PendingTcos (None
+    without a price) are the figures of each candidate's exact TCO."""
+    pool = _must_have_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    assert not all(c.offering.prices for c in pool)
+    spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
+    for rubric in RUBRICS:
+        for floats in (True, False):
+            pending = pending_tcos(pool, spec, rubric, floats=floats)
+            batch = Batch.of(pool, spec, rubric, pending)
+            exact = [compute_tco(c, spec, rubric) if c.effective_prices() else None for c in pool]
+            assert batch.raw("derived.budget_ratio") == [budget_ratio(t, spec) for t in exact]
+            assert batch.raw("derived.effective_price_ratio") == [
+                effective_price_ratio(t, c.offering.gpu_model, rubric)
+                for c, t in zip(pool, exact, strict=True)
+            ]
+
+
 def test_a_ranking_with_unpriced_and_foreign_currency_candidates_scores_each_alone():
     """The TCO figures the cost rules read (budget and price ratios) come from a ranking's
     PendingTcos; a candidate without a price or priced in another currency has none or its
