@@ -6,7 +6,6 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
-from operator import truth as truth_of
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -44,7 +43,8 @@ def factorise(values: list[Any]) -> Coded | None:
         return np.zeros(count, np.intp), [None]
     if count >= 8 and type(values[0]) is bool and values.count(True) + values.count(False) == count:
         # Every value equals True or False (a flag): at most two classes, first seen first.
-        codes = np.fromiter(map(truth_of, values), bool, count)
+        # Every value is True or False (or equals one), so numpy's truth is bool()'s.
+        codes = np.array(values, dtype=bool)
         codes ^= codes[0]
         if not codes.any():
             return np.zeros(count, np.intp), [values[0]]
