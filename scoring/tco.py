@@ -1188,7 +1188,9 @@ def _float_inputs(
         form_keys = list(zip(forms, verdicts, strict=True))
 
     def billing(candidate: CandidateInput) -> tuple[Any, ...]:
-        return _billing_terms(candidate, evaluation, rubric, plan)
+        # The billing terms, and the hours spot bills at their risk (read where it is priced).
+        terms = _billing_terms(candidate, evaluation, rubric, plan)
+        return (*terms, _spot_hours(plan, terms[0], policy))
 
     # The shared values as floats, converted once per key.
     def reference(candidate: CandidateInput) -> Any:
@@ -1250,20 +1252,26 @@ def _float_inputs(
     availabilities = once_per_key(
         list(zip(slas, sla_statuses, strict=True)), candidates, availability
     )
-    risks, hourly_hours, _, allow_spot = zip(*terms, strict=True) if count else ((),) * 4
+    risks, hourly_hours, _, allow_spot, spot_terms = (
+        zip(*terms, strict=True) if count else ((),) * 5
+    )
     # Every model priced (prices are kept in BILLING_MODELS order) or a look-up per model.
+    unpriced = False
     if set(map(len, prices)) <= {len(BILLING_MODELS)}:
         per_gpu = list(map(_PER_GPU_OF, chain.from_iterable(prices)))
     else:
+        unpriced = True
         per_gpu = []
         for offered in prices:
             by_model = {price.billing_model: price.price_per_gpu for price in offered}
             per_gpu += [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
     spot_priced = per_gpu[_SPOT_ROW :: len(BILLING_MODELS)]
-    spot_hours = [
-        _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy)
-        for spot, risk in zip(spot_priced, risks, strict=True)
-    ]
+    spot_hours: Sequence[Any] = spot_terms
+    if unpriced:
+        spot_hours = [
+            _NO_PRICE if spot is _NO_PRICE else hours
+            for spot, hours in zip(spot_priced, spot_terms, strict=True)
+        ]
     caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation.workload_profile)
     gpu_array = np.array(gpus, dtype=float)
     useful = gpu_array
