@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .batching import once_per_key, read_fields
+from .batching import item_columns, once_per_key, read_fields
 from .rubric import Rubric, load_rubric
 from .types import (
     BILLING_MODELS,
@@ -1176,11 +1176,15 @@ def _float_inputs(
     nodes = list(map(_NODE_COUNT_OF, candidates))
     gpus = list(map(mul, nodes, per_node))
     answers = list(map(_ANSWERS_OF, candidates))
-    sla_statuses = [items.get("sla") for items in answers]
     billing_statuses: list[Any] = [None] * count
-    if policy is not None:
-        item = policy.billing_terms_item
-        billing_statuses = [items.get(item) for items in answers]
+    if policy is not None and policy.billing_terms_item != "sla":
+        sla_statuses, billing_statuses = item_columns(
+            answers, ("sla", policy.billing_terms_item), None
+        )
+    else:
+        sla_statuses = [items.get("sla") for items in answers]
+        if policy is not None:
+            billing_statuses = sla_statuses
     # The priced form reads the evidence only where there is a bare-metal verdict.
     verdicts = list(map(_VERDICT_OF, map(_MEASURED_OF, candidates)))
     form_keys: Sequence[Any] = forms

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from ..batching import key_positions
+from ..batching import item_columns, key_positions
 from ..batching import read_fields as _read_fields
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
@@ -201,20 +201,9 @@ class Batch:
         )
         if len(wanted) < 2 or not self.answers:
             return
-        get = itemgetter(*wanted)
-        try:
-            rows = list(map(get, self.answers))
-        except KeyError:
-
-            def row(answers: Mapping[str, str]) -> tuple[str, ...]:
-                try:
-                    return get(answers)
-                except KeyError:
-                    return tuple(answers.get(item, UNANSWERED) for item in wanted)
-
-            rows = list(map(row, self.answers))
-        for item, column in zip(wanted, zip(*rows, strict=True), strict=True):
-            self.columns["status", item] = list(column)
+        columns = item_columns(self.answers, wanted, UNANSWERED)
+        for item, column in zip(wanted, columns, strict=True):
+            self.columns["status", item] = column
 
     def values(self, name: str) -> list[Any]:
         """raw(name) without the basis: the value of a (value, basis) pair."""

@@ -16,12 +16,13 @@ import contextlib
 import random
 from dataclasses import fields, replace
 from decimal import Decimal
+from types import MappingProxyType
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.batching import once_per_key
+from scoring.batching import item_columns, once_per_key
 from scoring.dimensions import DeferredDimensionScore, clear_memo
 from scoring.dimensions.batch import Batch, factorise
 from scoring.dimensions.facts import FACTS, FactContext
@@ -529,3 +530,19 @@ def test_a_ranking_with_unpriced_and_foreign_currency_candidates_scores_each_alo
         for candidate in pool:
             alone = score_candidate(candidate, spec, rubric, dict(ranking.weights))
             assert ranking.result(candidate.candidate_id).as_dict() == alone.as_dict()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    mappings=st.lists(
+        st.dictionaries(st.sampled_from("abcd"), st.sampled_from(("x", "y", None))).map(
+            lambda d: MappingProxyType(d)
+        ),
+        max_size=12,
+    ),
+    keys=st.lists(st.sampled_from("abcde"), min_size=2, max_size=4),
+)
+def test_item_columns_are_each_keys_get(mappings, keys):
+    """item_columns reads all keys of a mapping at once and one missing key at a time."""
+    keys = tuple(keys)
+    assert item_columns(mappings, keys, "?") == [[m.get(k, "?") for m in mappings] for k in keys]
