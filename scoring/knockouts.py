@@ -446,19 +446,21 @@ def check_knockouts_batch(
         else [need >= threshold] * count
     )
     if any(at_scale):
-        # Bare metal claimed and not refuted by the evidence (judged once per verdict).
+        # At a scale that needs bare metal: bare metal claimed and not refuted by the
+        # evidence (judged once per verdict).
         def refuted(item: MeasuredFacts) -> bool:
             form, basis = rubric.observed_delivery_form(
                 "bare_metal", item.bare_metal_verdict, item.bare_metal_confidence
             )
             return form != "bare_metal" and basis == "measured"
 
-        verdicts = [(m.bare_metal_verdict, m.bare_metal_confidence) for m in measured]
-        refutations = once_per_key(verdicts, measured, refuted)
-        suspect = [
-            s or (scale and (form != "bare_metal" or wrong))
-            for s, scale, form, wrong in zip(suspect, at_scale, forms, refutations, strict=True)
-        ]
+        large = list(compress(range(count), at_scale))
+        chosen = [measured[index] for index in large]
+        verdicts = [(m.bare_metal_verdict, m.bare_metal_confidence) for m in chosen]
+        refutations = once_per_key(verdicts, chosen, refuted)
+        for index, wrong in zip(large, refutations, strict=True):
+            if wrong or forms[index] != "bare_metal":
+                suspect[index] = True
     if evaluation.required_mlps_level or evaluation.require_xinchuang:
         level, xinchuang = evaluation.required_mlps_level, evaluation.require_xinchuang
         suspect = [
