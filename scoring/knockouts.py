@@ -11,17 +11,13 @@ is shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from decimal import Decimal
-from itertools import compress, repeat
-from operator import attrgetter
 
 from . import poc
-from .batching import once_per_key, read_fields
 from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import PendingTco, Tco
-from .types import CandidateInput, EvaluationSpec, Knockout, MeasuredFacts, ScoringInputError
+from .types import CandidateInput, EvaluationSpec, Knockout, ScoringInputError
 from .types.inputs import parse_mig_profile
 
 # How the reasons name billing models and delivery forms, in English and in Chinese.
@@ -390,108 +386,3 @@ def check_knockouts(
     if candidate.poc_shortfalls:
         found += _poc_knockouts(candidate)
     return tuple(found)
-
-
-_OFFERING_OF = attrgetter("offering")
-_MEASURED_OF = attrgetter("measured")
-_ANSWERS_OF = attrgetter("answers")
-_NODE_COUNT_OF = attrgetter("node_count")
-_SHORTFALLS_OF = attrgetter("poc_shortfalls")
-_VENDOR_OF = attrgetter("vendor")
-_REGION_OF = attrgetter("region_country", "region_province", "region_zone", "region")
-# The offering fields the must-haves read, in this order.
-_OFFERING_FIELDS = ("mig_profile", "gpus_per_node", "gpu_memory_gib", "delivery_form")
-# A measured fraction this far above the required minimum meets it whatever the rounding of
-# either side (a fraction is at most 1.0, where a float's spacing is about 1e-16).
-_BUSBW_MARGIN = 1e-9
-
-
-def check_knockouts_batch(
-    candidates: Sequence[CandidateInput],
-    evaluation: EvaluationSpec,
-    rubric: Rubric,
-    tcos: Sequence[Tco | PendingTco | None],
-) -> list[tuple[Knockout, ...]]:
-    """check_knockouts of every candidate, the same tuples: each must-have is judged over the
-    batch's columns first, and check_knockouts itself runs only for the candidates some
-    must-have may fail (the rest qualify: an empty tuple). The column tests are conservative:
-    a candidate they cannot clear is left to check_knockouts, which decides."""
-    count = len(candidates)
-    if count < 16:
-        return list(map(check_knockouts, candidates, repeat(evaluation), repeat(rubric), tcos))
-    offerings = list(map(_OFFERING_OF, candidates))
-    migs, per_node, memory, forms = (
-        zip(*read_fields(offerings, _OFFERING_FIELDS), strict=True) if count else ((),) * 4
-    )
-    nodes = list(map(_NODE_COUNT_OF, candidates))
-    gpus = [n * p for n, p in zip(nodes, per_node, strict=True)]
-    answers = list(map(_ANSWERS_OF, candidates))
-    need = evaluation.required_total_gpus
-    need_memory = evaluation.required_gpu_memory_gib
-    # A MIG profile, a poc shortfall or a contradicted GPU claim: left to check_knockouts.
-    suspect = [
-        bool(mig) or have < need or held < need_memory or bool(short)
-        for mig, have, held, short in zip(
-            migs, gpus, memory, map(_SHORTFALLS_OF, candidates), strict=True
-        )
-    ]
-    suspect = [
-        s or a.get("gpu_match") == "contradicted" for s, a in zip(suspect, answers, strict=True)
-    ]
-    measured = list(map(_MEASURED_OF, candidates))
-    threshold = rubric.scale.bare_metal_required_min_gpus
-    at_scale = (
-        [max(need, have) >= threshold for have in gpus]
-        if rubric.v2 is not None
-        else [need >= threshold] * count
-    )
-    if any(at_scale):
-        # At a scale that needs bare metal: bare metal claimed and not refuted by the
-        # evidence (judged once per verdict).
-        def refuted(item: MeasuredFacts) -> bool:
-            form, basis = rubric.observed_delivery_form(
-                "bare_metal", item.bare_metal_verdict, item.bare_metal_confidence
-            )
-            return form != "bare_metal" and basis == "measured"
-
-        large = list(compress(range(count), at_scale))
-        chosen = [measured[index] for index in large]
-        verdicts = [(m.bare_metal_verdict, m.bare_metal_confidence) for m in chosen]
-        refutations = once_per_key(verdicts, chosen, refuted)
-        for index, wrong in zip(large, refutations, strict=True):
-            if wrong or forms[index] != "bare_metal":
-                suspect[index] = True
-    if evaluation.required_mlps_level or evaluation.require_xinchuang:
-        level, xinchuang = evaluation.required_mlps_level, evaluation.require_xinchuang
-        suspect = [
-            s
-            or v.mlps_level < level
-            or (xinchuang and not v.xinchuang)
-            or a.get("compliance") == "contradicted"
-            for s, v, a in zip(suspect, map(_VENDOR_OF, candidates), answers, strict=True)
-        ]
-    budget = evaluation.budget_total
-    if budget is not None:
-        currency = evaluation.budget_currency
-        # Cleared: a ranking's PendingTco in the budget's currency and not over budget.
-        suspect = [
-            s or type(t) is not PendingTco or t.currency != currency or t.over_budget
-            for s, t in zip(suspect, tcos, strict=True)
-        ]
-    minimum = evaluation.min_busbw_fraction
-    if minimum is not None and need >= 2:
-        floor = float(minimum) + _BUSBW_MARGIN
-        suspect = [
-            s or m.busbw_fraction is None or not m.busbw_fraction >= floor
-            for s, m in zip(suspect, measured, strict=True)
-        ]
-    if rubric.v2 is not None and evaluation.data_residency != "none":
-        regions = list(map(_REGION_OF, offerings))
-        failing = once_per_key(
-            regions, candidates, lambda c: bool(_residency_knockouts(c, evaluation))
-        )
-        suspect = [s or f for s, f in zip(suspect, failing, strict=True)]
-    found: list[tuple[Knockout, ...]] = [()] * count
-    for index in compress(range(count), suspect):
-        found[index] = check_knockouts(candidates[index], evaluation, rubric, tcos[index])
-    return found

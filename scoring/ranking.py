@@ -28,7 +28,7 @@ from .dimensions import (
     weighted_totals,
     weighted_totals_array,
 )
-from .knockouts import check_knockouts_batch
+from .knockouts import check_knockouts
 from .rubric import Rubric, load_rubric
 from .tco import pending_tcos
 from .types import (
@@ -111,7 +111,7 @@ def score_candidates_batch(
         dimensions: Iterable[Any] = repeat(rows, len(candidates))
         totals = weighted_totals_array(arrays, ordered).tolist()
         matrix = np.column_stack(arrays) if arrays else np.zeros((len(candidates), 0))
-    knockouts = check_knockouts_batch(candidates, evaluation, rubric, tcos)
+    knockouts = list(map(check_knockouts, candidates, repeat(evaluation), repeat(rubric), tcos))
     answers = list(map(_answers_of, candidates))
     matrix.flags.writeable = False
     return _results(

@@ -26,7 +26,6 @@ from scoring.batching import item_columns, once_per_key
 from scoring.dimensions import DeferredDimensionScore, clear_memo
 from scoring.dimensions.batch import Batch, factorise
 from scoring.dimensions.facts import FACTS, FactContext
-from scoring.knockouts import check_knockouts, check_knockouts_batch
 from scoring.poc import DCGM_DIAG, NCCL_MULTI_ALL_REDUCE, RUN_FAILED, PocShortfall
 from scoring.ranking import KERNEL_MIN_CANDIDATES, rank, score_candidate
 from scoring.rubric import load_rubric
@@ -317,9 +316,8 @@ def test_float_columns_keep_each_zeros_sign_where_equal_zeros_share_an_entry(val
     assert [repr(x) for x in column.tolist()] == [repr(x) for x in expected]
 
 
-# What the must-haves read beyond the pools' mixes: a scale that needs bare metal, bus
-# bandwidth at and around the required minimum, a POC shortfall.
-_MUST_HAVE_SHAPES = (
+# Evidence and POC shapes beyond the pools' mixes (varied_pool).
+_EVIDENCE_SHAPES = (
     {},
     {"node_count": 16},
     {"measured": {"busbw_fraction": 0.8}},
@@ -332,94 +330,15 @@ _MUST_HAVE_SHAPES = (
 )
 
 
-def _with_must_have_shapes(pool, seed=None):
-    """The pool with one of _MUST_HAVE_SHAPES applied to each candidate: at random, or each
-    in turn without a seed."""
-    rng = random.Random(seed)  # noqa: S311 - test data
-    shaped = []
-    for index, candidate in enumerate(pool):
-        if seed is None:
-            shape = dict(_MUST_HAVE_SHAPES[index % len(_MUST_HAVE_SHAPES)])
-        else:
-            shape = dict(rng.choice(_MUST_HAVE_SHAPES))
-        if "measured" in shape:
-            shape["measured"] = replace(candidate.measured, **shape["measured"])
-        shaped.append(replace(candidate, **shape))
-    return shaped
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    pool=crossover_pools(size=48),
-    spec=evaluations,
-    residency=st.sampled_from(("none", "mainland_china")),
-    scale=st.sampled_from((None, 128)),
-    seed=st.integers(0, 1000),
-)
-def test_knockouts_judged_over_a_batch_are_each_candidates_own(pool, spec, residency, scale, seed):
-    """check_knockouts_batch clears in bulk only the candidates check_knockouts qualifies:
-    every candidate of a mixed batch gets exactly its own knockouts (codes, reasons in both
-    languages, evidence lines, in order), whichever must-haves the evaluation sets."""
-    pool = _with_must_have_shapes(_with_regions(pool, seed), seed)
-    spec = replace(spec, data_residency=residency)
-    if scale is not None:
-        spec = replace(spec, required_total_gpus=scale)
-    for rubric in RUBRICS:
-        for floats in (True, False):
-            tcos = pending_tcos(pool, spec, rubric, floats=floats)
-            batch = check_knockouts_batch(pool, spec, rubric, tcos)
-            alone = [
-                check_knockouts(candidate, spec, rubric, tco)
-                for candidate, tco in zip(pool, tcos, strict=True)
-            ]
-            assert batch == alone
-            # The exact TCOs (a small batch's) are judged the same way.
-            exact = [t if t is None else t.resolve() for t in tcos]
-            assert check_knockouts_batch(pool, spec, rubric, exact) == alone
-
-
-# Each must-have alone (the others unset), then all of them: a candidate another must-have
-# would fail must still be judged on this one.
-_MUST_HAVES = (
-    {"required_total_gpus": 24},
-    {"required_gpu_memory_gib": 96},
-    {"required_total_gpus": 128},
-    {"required_mlps_level": 3},
-    {"require_xinchuang": True},
-    {"budget_total": Decimal(400_000)},
-    {"min_busbw_fraction": Decimal("0.8")},
-    {"data_residency": "mainland_china"},
-    {
-        "required_total_gpus": 24,
-        "budget_total": Decimal(400_000),
-        "required_mlps_level": 3,
-        "require_xinchuang": True,
-        "min_busbw_fraction": Decimal("0.8"),
-        "data_residency": "mainland_china",
-    },
-)
-# Each must-have's knockouts, at least one of which the pool below must show.
-_MUST_HAVE_CODES = (
-    {"total_gpus"},
-    {"gpu_memory"},
-    {"delivery_form"},
-    {"mlps_level", "compliance_contradicted"},
-    {"xinchuang", "compliance_contradicted"},
-    {"budget", "budget_currency", "budget_unknown"},
-    {"busbw_fraction", "busbw_unmeasured"},
-    {"data_residency"},
-    {"total_gpus", "budget", "mlps_level", "xinchuang", "busbw_fraction", "data_residency"},
-)
-
-
-def _must_have_pool():
-    """Candidates that vary, each independently, everything a must-have reads."""
+def _varied_pool():
+    """Candidates that vary, each independently, what their TCO figures and must-haves read
+    (prices, currency, node count, evidence, answers, POC shortfalls)."""
     axes = (
         ("node_count", (1, 2, 3, 16)),
         ("gpu_match", (None, "verified", "contradicted")),
         ("compliance", (None, "verified", "contradicted")),
         ("vendor", ({"mlps_level": 3, "xinchuang": True}, {"mlps_level": 2}, {"mlps_level": 3})),
-        ("measured", tuple(shape.get("measured", {}) for shape in _MUST_HAVE_SHAPES)),
+        ("measured", tuple(shape.get("measured", {}) for shape in _EVIDENCE_SHAPES)),
         (
             "offering",
             (
@@ -430,7 +349,7 @@ def _must_have_pool():
                 {"gpu_model": "NVIDIA H20 96GB", "gpu_memory_gib": 96},
             ),
         ),
-        ("poc_shortfalls", ((), (), (), *(s["poc_shortfalls"] for s in _MUST_HAVE_SHAPES[7:]))),
+        ("poc_shortfalls", ((), (), (), *(s["poc_shortfalls"] for s in _EVIDENCE_SHAPES[7:]))),
         ("busbw_fraction", (0.9, 0.8, 0.95, 0.7999999999, 0.8000000001, None, 1.0)),
     )
     rng = random.Random(3)  # noqa: S311 - test data
@@ -458,50 +377,10 @@ def _must_have_pool():
     return pool
 
 
-def test_each_must_have_judged_over_a_batch_is_each_candidates_own():
-    """Each must-have set alone and all together: the batch gives every candidate its own
-    knockouts, some candidates fail that must-have and some qualify."""
-    pool = _must_have_pool()
-    for rubric in RUBRICS:
-        for changes, codes in zip(_MUST_HAVES, _MUST_HAVE_CODES, strict=True):
-            spec = plain_evaluation(
-                **{"required_total_gpus": 8, "required_gpu_memory_gib": 80, **changes}
-            )
-            tcos = pending_tcos(pool, spec, rubric, floats=True)
-            found = check_knockouts_batch(pool, spec, rubric, tcos)
-            alone = [check_knockouts(c, spec, rubric, t) for c, t in zip(pool, tcos, strict=True)]
-            assert found == alone, changes
-            shown = {knockout.code for knockouts in found for knockout in knockouts}
-            # Rubric v1 has no data-residency must-have.
-            expected = codes if rubric.v2 is not None else codes - {"data_residency"}
-            assert not expected or expected & shown, changes
-            if len(changes) == 1:
-                assert () in found, changes
-
-
-@settings(max_examples=30, deadline=None)
-@given(pool=crossover_pools(), spec=evaluations)
-def test_status_columns_fetched_together_are_each_items_own(pool, spec):
-    """Batch.prefetch_statuses reads every item of each candidate's answers in one pass (a
-    candidate that leaves one unanswered item by item): the columns status() reads alone."""
-    items = frozenset({"gpu_match", "sla", "fabric", "compliance", "delivery_form", "monthly_cost"})
-    for rubric in RUBRICS:
-        tcos = [None] * len(pool)
-        together = Batch.of(pool, spec, rubric, tcos)
-        together.prefetch_statuses(items)
-        alone = Batch.of(pool, spec, rubric, tcos)
-        for item in sorted(items):
-            assert together.status(item) == alone.status(item), item
-            assert together.status(item) == [
-                c.answers.get(item, "unanswered") if item != "delivery_form" else s
-                for c, s in zip(pool, alone.status(item), strict=True)
-            ]
-
-
 def test_a_rankings_tco_ratio_columns_are_the_exact_tcos_figures():
     """The budget and price ratio columns a ranking reads from its PendingTcos (None
     without a price) are the figures of each candidate's exact TCO."""
-    pool = _must_have_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    pool = _varied_pool()[: KERNEL_MIN_CANDIDATES + 16]
     assert not all(c.offering.prices for c in pool)
     spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
     for rubric in RUBRICS:
@@ -520,7 +399,7 @@ def test_a_ranking_with_unpriced_and_foreign_currency_candidates_scores_each_alo
     """The TCO figures the cost rules read (budget and price ratios) come from a ranking's
     PendingTcos; a candidate without a price or priced in another currency has none or its
     own, exactly as scoring it alone gives."""
-    pool = _must_have_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    pool = _varied_pool()[: KERNEL_MIN_CANDIDATES + 16]
     assert not all(c.offering.prices for c in pool)
     assert {c.offering.currency for c in pool} == {"CNY", "USD"}
     spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
