@@ -279,10 +279,13 @@ def _rounded_column(field: str, scale: float | None, digits: int) -> Callable[..
     def column(batch: Batch) -> list[Any]:
         values = list(map(get, batch.owners("measured")))
         known = None
-        if None in values:
+        # numpy reads None as NaN, and a measured figure is never NaN (MeasuredFacts keeps
+        # finite values only): NaN in the array means some figure is unknown.
+        raw = np.array(values, float)
+        if np.isnan(raw).any():
             known = [v is not None for v in values]
             values = [v if k else 0.0 for v, k in zip(values, known, strict=True)]
-        raw = np.array(values, float)
+            raw = np.array(values, float)
         if scale is not None:
             raw = raw / scale
         rounded = py_round(raw, digits).tolist()
