@@ -1210,11 +1210,12 @@ def _float_inputs(
     def availability(candidate: CandidateInput) -> float:
         return float(_plan_availability(candidate, rubric, plan)[0])
 
+    # Decimals in a key by their exact text (see _TEXT_KEYED): equal text is the same value.
     terms = once_per_key(
         list(
             zip(
                 form_keys,
-                stated_risks,
+                map(str, stated_risks),
                 billing_statuses,
                 releasable,
                 commitments,
@@ -1254,7 +1255,7 @@ def _float_inputs(
             operations,
         )
     availabilities = once_per_key(
-        list(zip(slas, sla_statuses, strict=True)), candidates, availability
+        list(zip(map(str, slas), sla_statuses, strict=True)), candidates, availability
     )
     risks, hourly_hours, _, allow_spot, spot_terms = (
         zip(*terms, strict=True) if count else ((),) * 5
@@ -1361,16 +1362,38 @@ class FloatCache(dict):
         return value
 
 
+class TextFloats(dict):
+    """float() of each distinct text, converted once: float(str(d)) is float(d) for every
+    Decimal d (which converts through its text), and -0 keeps its sign."""
+
+    def __missing__(self, text: str) -> float:
+        value = self[text] = float(text)
+        return value
+
+
+# A Decimal's hash is computed on first use (and kept): the inputs a cold ranking reads are
+# built afresh from database rows, so hashing each Decimal, and comparing equal Decimals in a
+# dict, costs more than str() of it. Columns and keys of Decimals are therefore grouped by
+# their exact text, which is never equal for unequal values.
+_TEXT_KEYED = frozenset((Decimal,))
+
+
 def _float_column(values: Sequence[Any]) -> np.ndarray:
-    """float() of every value as a float64 array: through a FloatCache when the first values
-    repeat (a catalogue figure: each distinct value converted once), else one by one (a
-    price: a cache would only add a look-up). Either way the same floats."""
+    """float() of every value as a float64 array: through each distinct text when the first
+    values repeat (a catalogue figure: each distinct value converted once), else one by one
+    (a price: a cache would only add a look-up). Either way the same floats."""
     convert: Any = float
-    try:
-        if len(values) >= 64 and len(set(values[:32])) <= 16:
-            convert = FloatCache().__getitem__
-    except TypeError:  # pragma: no cover - Decimals and floats are hashable
+    if len(values) < 64:
         pass
+    elif type(values[0]) is Decimal:
+        if len(set(map(str, values[:32]))) <= 16 and set(map(type, values)) <= _TEXT_KEYED:
+            return np.array(list(map(TextFloats().__getitem__, map(str, values))), dtype=float)
+    else:
+        try:
+            if len(set(values[:32])) <= 16:
+                convert = FloatCache().__getitem__
+        except TypeError:  # pragma: no cover - Decimals and floats are hashable
+            pass
     return np.array(list(map(convert, values)), dtype=float)
 
 

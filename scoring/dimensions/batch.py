@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_DECIMAL_OR_NONE = frozenset((Decimal, type(None)))
 
 
 # A column factorised: the index of each value among the distinct values, and those values.
@@ -32,9 +33,10 @@ def factorise(values: list[Any]) -> Coded | None:
     they are not hashable or mostly distinct (a measured figure; a long column whose first
     values are mostly distinct is taken as one): computing a function once per distinct
     value then costs more than once per value, and either gives the same. Distinct means
-    unequal: equal
-    values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
-    equality class (a look-up, a comparison, truth) may be computed per entry."""
+    unequal: equal values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of
+    a value's equality class (a look-up, a comparison, truth) may be computed per entry;
+    except in a column of Decimals (and None), keyed by their exact text, where equal values
+    of another text (7.68 and 7.680) take an entry each."""
     count = len(values)
     # Two common columns found without hashing every value (the same result).
     if count >= 8 and values[0] is None and not any(values) and values.count(None) == count:
@@ -53,6 +55,15 @@ def factorise(values: list[Any]) -> Coded | None:
         if count >= 64 and len(set(values[:32])) > 16:
             # Mostly distinct from the start (a measured figure): not worth hashing all.
             return None
+        if count and type(values[0]) in _DECIMAL_OR_NONE:
+            kinds = set(map(type, values))
+            if Decimal in kinds and kinds <= _DECIMAL_OR_NONE:
+                # Decimals (and unknowns) keyed by their exact text: equal Decimals are
+                # seldom the same object, and a dict comparing two (or hashing one afresh)
+                # costs more than str() of each. Equal text is the same value and exponent
+                # (7.68 and 7.680 take an entry each), so any function of the value may be
+                # computed per entry.
+                return _coded_by_key(values, *key_positions(list(map(str, values))))
         if count and type(values[0]) is Decimal:
             # Equal Decimals are seldom the same object, and each dict operation then
             # compares them: one operation per value (where each first occurs).

@@ -33,6 +33,7 @@ from scoring.tco import (
     FLOAT_MIN_CANDIDATES,
     PendingTco,
     TcoPlan,
+    _float_column,
     budget_ratio,
     compute_tco,
     effective_price_ratio,
@@ -425,3 +426,45 @@ def test_item_columns_are_each_keys_get(mappings, keys):
     """item_columns reads all keys of a mapping at once and one missing key at a time."""
     keys = tuple(keys)
     assert item_columns(mappings, keys, "?") == [[m.get(k, "?") for m in mappings] for k in keys]
+
+
+_TEXTS = (None, Decimal(0), Decimal("-0"), Decimal("0.00"), Decimal("7.68"), Decimal("7.680"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=80))
+def test_a_decimal_column_is_coded_by_exact_text(values):
+    """A column of Decimals (and None) is factorised by each value's text: every entry
+    stands for values of the very same text (so for the same value and exponent), and the
+    entries of unequal values are distinct."""
+    if all(value is None for value in values):
+        return
+    found = factorise(values)
+    if found is None:
+        assert len({str(value) for value in values}) * 4 > len(values)
+        return
+    codes, distinct = found
+    assert [str(distinct[code]) for code in codes.tolist()] == [str(v) for v in values]
+    assert len({str(value) for value in distinct}) == len(distinct)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.one_of(
+        st.lists(st.sampled_from(_TEXTS[1:]), min_size=64, max_size=100),
+        st.lists(
+            st.one_of(
+                st.sampled_from(_TEXTS[1:]),
+                st.decimals(allow_nan=False, allow_infinity=False, places=2),
+            ),
+            min_size=64,
+            max_size=100,
+        ),
+    )
+)
+def test_float_columns_of_decimals_are_float_of_each(values):
+    """_float_column converts repeated Decimals once per text: the very floats float() gives
+    each, signed zeros included."""
+    expected = np.array([float(value) for value in values])
+    found = _float_column(values)
+    assert found.tobytes() == expected.tobytes()
