@@ -66,3 +66,23 @@ def once_per_key(
     at, firsts = positions if positions is not None else key_positions(keys)
     values = {index: compute(items[index]) for index in firsts}
     return list(map(values.__getitem__, at))
+
+
+def item_columns(mappings: list[Any], keys: tuple[Any, ...], default: Any) -> list[list[Any]]:
+    """[mapping.get(key, default) of every mapping] for each of ``keys`` (two or more): one
+    item look-up of every key per mapping (a mapping missing one is read key by key)."""
+    get = itemgetter(*keys)
+    try:
+        rows = list(map(get, mappings))
+    except KeyError:
+
+        def row(mapping: Any) -> tuple[Any, ...]:
+            try:
+                return get(mapping)
+            except KeyError:
+                return tuple(mapping.get(key, default) for key in keys)
+
+        rows = list(map(row, mappings))
+    if not rows:
+        return [[] for _ in keys]
+    return list(map(list, zip(*rows, strict=True)))

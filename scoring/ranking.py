@@ -270,13 +270,17 @@ def rank(
     rubric = rubric or load_rubric()
     weights = evaluation_weights(evaluation, rubric)
     candidates = list(candidates)
-    seen: set[int] = set()
-    for candidate in candidates:
-        if not isinstance(candidate, CandidateInput):
-            raise ScoringInputError(f"expected CandidateInput, got {type(candidate).__name__}")
-        if candidate.candidate_id in seen:
-            raise ScoringInputError(f"candidate_id {candidate.candidate_id} appears twice")
-        seen.add(candidate.candidate_id)
+    # Checked over the whole list in C; the first offending candidate is then looked for.
+    if not all(map(isinstance, candidates, repeat(CandidateInput))) or len(
+        set(map(_candidate_id_of, candidates))
+    ) < len(candidates):
+        seen: set[int] = set()
+        for candidate in candidates:
+            if not isinstance(candidate, CandidateInput):
+                raise ScoringInputError(f"expected CandidateInput, got {type(candidate).__name__}")
+            if candidate.candidate_id in seen:
+                raise ScoringInputError(f"candidate_id {candidate.candidate_id} appears twice")
+            seen.add(candidate.candidate_id)
     with _no_cyclic_gc():
         results = score_candidates_batch(candidates, evaluation, rubric, weights, explain=explain)
     sort_results(results)

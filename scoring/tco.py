@@ -50,7 +50,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .batching import once_per_key, read_fields
+from .batching import item_columns, once_per_key, read_fields
 from .rubric import Rubric, load_rubric
 from .types import (
     BILLING_MODELS,
@@ -1176,11 +1176,15 @@ def _float_inputs(
     nodes = list(map(_NODE_COUNT_OF, candidates))
     gpus = list(map(mul, nodes, per_node))
     answers = list(map(_ANSWERS_OF, candidates))
-    sla_statuses = [items.get("sla") for items in answers]
     billing_statuses: list[Any] = [None] * count
-    if policy is not None:
-        item = policy.billing_terms_item
-        billing_statuses = [items.get(item) for items in answers]
+    if policy is not None and policy.billing_terms_item != "sla":
+        sla_statuses, billing_statuses = item_columns(
+            answers, ("sla", policy.billing_terms_item), None
+        )
+    else:
+        sla_statuses = [items.get("sla") for items in answers]
+        if policy is not None:
+            billing_statuses = sla_statuses
     # The priced form reads the evidence only where there is a bare-metal verdict.
     verdicts = list(map(_VERDICT_OF, map(_MEASURED_OF, candidates)))
     form_keys: Sequence[Any] = forms
@@ -1188,7 +1192,9 @@ def _float_inputs(
         form_keys = list(zip(forms, verdicts, strict=True))
 
     def billing(candidate: CandidateInput) -> tuple[Any, ...]:
-        return _billing_terms(candidate, evaluation, rubric, plan)
+        # The billing terms, and the hours spot bills at their risk (read where it is priced).
+        terms = _billing_terms(candidate, evaluation, rubric, plan)
+        return (*terms, _spot_hours(plan, terms[0], policy))
 
     # The shared values as floats, converted once per key.
     def reference(candidate: CandidateInput) -> Any:
@@ -1204,11 +1210,12 @@ def _float_inputs(
     def availability(candidate: CandidateInput) -> float:
         return float(_plan_availability(candidate, rubric, plan)[0])
 
+    # Decimals in a key by their exact text (see _TEXT_KEYED): equal text is the same value.
     terms = once_per_key(
         list(
             zip(
                 form_keys,
-                stated_risks,
+                map(str, stated_risks),
                 billing_statuses,
                 releasable,
                 commitments,
@@ -1248,22 +1255,28 @@ def _float_inputs(
             operations,
         )
     availabilities = once_per_key(
-        list(zip(slas, sla_statuses, strict=True)), candidates, availability
+        list(zip(map(str, slas), sla_statuses, strict=True)), candidates, availability
     )
-    risks, hourly_hours, _, allow_spot = zip(*terms, strict=True) if count else ((),) * 4
+    risks, hourly_hours, _, allow_spot, spot_terms = (
+        zip(*terms, strict=True) if count else ((),) * 5
+    )
     # Every model priced (prices are kept in BILLING_MODELS order) or a look-up per model.
+    unpriced = False
     if set(map(len, prices)) <= {len(BILLING_MODELS)}:
         per_gpu = list(map(_PER_GPU_OF, chain.from_iterable(prices)))
     else:
+        unpriced = True
         per_gpu = []
         for offered in prices:
             by_model = {price.billing_model: price.price_per_gpu for price in offered}
             per_gpu += [by_model.get(model, _NO_PRICE) for model in BILLING_MODELS]
     spot_priced = per_gpu[_SPOT_ROW :: len(BILLING_MODELS)]
-    spot_hours = [
-        _NO_PRICE if spot is _NO_PRICE else _spot_hours(plan, risk, policy)
-        for spot, risk in zip(spot_priced, risks, strict=True)
-    ]
+    spot_hours: Sequence[Any] = spot_terms
+    if unpriced:
+        spot_hours = [
+            _NO_PRICE if spot is _NO_PRICE else hours
+            for spot, hours in zip(spot_priced, spot_terms, strict=True)
+        ]
     caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation.workload_profile)
     gpu_array = np.array(gpus, dtype=float)
     useful = gpu_array
@@ -1349,16 +1362,38 @@ class FloatCache(dict):
         return value
 
 
+class TextFloats(dict):
+    """float() of each distinct text, converted once: float(str(d)) is float(d) for every
+    Decimal d (which converts through its text), and -0 keeps its sign."""
+
+    def __missing__(self, text: str) -> float:
+        value = self[text] = float(text)
+        return value
+
+
+# A Decimal's hash is computed on first use (and kept): the inputs a cold ranking reads are
+# built afresh from database rows, so hashing each Decimal, and comparing equal Decimals in a
+# dict, costs more than str() of it. Columns and keys of Decimals are therefore grouped by
+# their exact text, which is never equal for unequal values.
+_TEXT_KEYED = frozenset((Decimal,))
+
+
 def _float_column(values: Sequence[Any]) -> np.ndarray:
-    """float() of every value as a float64 array: through a FloatCache when the first values
-    repeat (a catalogue figure: each distinct value converted once), else one by one (a
-    price: a cache would only add a look-up). Either way the same floats."""
+    """float() of every value as a float64 array: through each distinct text when the first
+    values repeat (a catalogue figure: each distinct value converted once), else one by one
+    (a price: a cache would only add a look-up). Either way the same floats."""
     convert: Any = float
-    try:
-        if len(values) >= 64 and len(set(values[:32])) <= 16:
-            convert = FloatCache().__getitem__
-    except TypeError:  # pragma: no cover - Decimals and floats are hashable
+    if len(values) < 64:
         pass
+    elif type(values[0]) is Decimal:
+        if len(set(map(str, values[:32]))) <= 16 and set(map(type, values)) <= _TEXT_KEYED:
+            return np.array(list(map(TextFloats().__getitem__, map(str, values))), dtype=float)
+    else:
+        try:
+            if len(set(values[:32])) <= 16:
+                convert = FloatCache().__getitem__
+        except TypeError:  # pragma: no cover - Decimals and floats are hashable
+            pass
     return np.array(list(map(convert, values)), dtype=float)
 
 

@@ -6,12 +6,11 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
-from operator import truth as truth_of
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from ..batching import key_positions
+from ..batching import item_columns, key_positions
 from ..batching import read_fields as _read_fields
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from ..tco import PendingTco, Tco
 
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_DECIMAL_OR_NONE = frozenset((Decimal, type(None)))
 
 
 # A column factorised: the index of each value among the distinct values, and those values.
@@ -33,9 +33,10 @@ def factorise(values: list[Any]) -> Coded | None:
     they are not hashable or mostly distinct (a measured figure; a long column whose first
     values are mostly distinct is taken as one): computing a function once per distinct
     value then costs more than once per value, and either gives the same. Distinct means
-    unequal: equal
-    values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of a value's
-    equality class (a look-up, a comparison, truth) may be computed per entry."""
+    unequal: equal values (7.68 and 7.680, 1 and 1.0) share an entry, so only a function of
+    a value's equality class (a look-up, a comparison, truth) may be computed per entry;
+    except in a column of Decimals (and None), keyed by their exact text, where equal values
+    of another text (7.68 and 7.680) take an entry each."""
     count = len(values)
     # Two common columns found without hashing every value (the same result).
     if count >= 8 and values[0] is None and not any(values) and values.count(None) == count:
@@ -44,7 +45,8 @@ def factorise(values: list[Any]) -> Coded | None:
         return np.zeros(count, np.intp), [None]
     if count >= 8 and type(values[0]) is bool and values.count(True) + values.count(False) == count:
         # Every value equals True or False (a flag): at most two classes, first seen first.
-        codes = np.fromiter(map(truth_of, values), bool, count)
+        # Every value is True or False (or equals one), so numpy's truth is bool()'s.
+        codes = np.array(values, dtype=bool)
         codes ^= codes[0]
         if not codes.any():
             return np.zeros(count, np.intp), [values[0]]
@@ -53,6 +55,15 @@ def factorise(values: list[Any]) -> Coded | None:
         if count >= 64 and len(set(values[:32])) > 16:
             # Mostly distinct from the start (a measured figure): not worth hashing all.
             return None
+        if count and type(values[0]) in _DECIMAL_OR_NONE:
+            kinds = set(map(type, values))
+            if Decimal in kinds and kinds <= _DECIMAL_OR_NONE:
+                # Decimals (and unknowns) keyed by their exact text: equal Decimals are
+                # seldom the same object, and a dict comparing two (or hashing one afresh)
+                # costs more than str() of each. Equal text is the same value and exponent
+                # (7.68 and 7.680 take an entry each), so any function of the value may be
+                # computed per entry.
+                return _coded_by_key(values, *key_positions(list(map(str, values))))
         if count and type(values[0]) is Decimal:
             # Equal Decimals are seldom the same object, and each dict operation then
             # compares them: one operation per value (where each first occurs).
@@ -185,6 +196,25 @@ class Batch:
             rows = _read_fields(objects, tuple(field for _, field in wanted))
             for (name, _), column in zip(wanted, zip(*rows, strict=True), strict=True):
                 self.columns["raw", name] = list(column)
+
+    def prefetch_statuses(self, items: set[str] | frozenset[str]) -> None:
+        """Fetch the status columns of checklist ``items`` (status()) in one pass over the
+        candidates' answers: one item look-up of every item per candidate (a candidate that
+        leaves one unanswered is read item by item)."""
+        wanted = tuple(
+            sorted(
+                item
+                for item in items
+                if item not in DERIVED_COLUMNS
+                and item not in DERIVED_ITEMS
+                and ("status", item) not in self.columns
+            )
+        )
+        if len(wanted) < 2 or not self.answers:
+            return
+        columns = item_columns(self.answers, wanted, UNANSWERED)
+        for item, column in zip(wanted, columns, strict=True):
+            self.columns["status", item] = column
 
     def values(self, name: str) -> list[Any]:
         """raw(name) without the basis: the value of a (value, basis) pair."""

@@ -158,6 +158,7 @@ def score_dimensions_deferred(
     factors = rubric.status_factors
     kernels = compiled_kernels(rubric)
     batch.prefetch(frozenset().union(*(kernel.names for kernel in kernels)))
+    batch.prefetch_statuses(frozenset().union(*(kernel.items for kernel in kernels)))
     arrays = score_batch(kernels, batch, factors)
     dimensions = _compiled(rubric)
     rows = BatchScores(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..batching import once_per_key
-from ..tco import budget_ratio, effective_price_ratio
+from ..tco import PendingTco, budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
     CandidateInput,
@@ -32,7 +32,7 @@ from .rounding import py_round
 
 if TYPE_CHECKING:
     from ..rubric import Rubric
-    from ..tco import PendingTco, Tco
+    from ..tco import Tco
     from .batch import Batch
 
 MEASURED = "measured"
@@ -279,10 +279,13 @@ def _rounded_column(field: str, scale: float | None, digits: int) -> Callable[..
     def column(batch: Batch) -> list[Any]:
         values = list(map(get, batch.owners("measured")))
         known = None
-        if None in values:
+        # numpy reads None as NaN, and a measured figure is never NaN (MeasuredFacts keeps
+        # finite values only): NaN in the array means some figure is unknown.
+        raw = np.array(values, float)
+        if np.isnan(raw).any():
             known = [v is not None for v in values]
             values = [v if k else 0.0 for v, k in zip(values, known, strict=True)]
-        raw = np.array(values, float)
+            raw = np.array(values, float)
         if scale is not None:
             raw = raw / scale
         rounded = py_round(raw, digits).tolist()
@@ -341,10 +344,35 @@ def _budget_ratio_column(batch: Batch) -> list[float | None]:
     if budget is None or budget <= 0:
         return [None] * len(ctxs)
     # A ranking's PendingTco carries the ratio already (no Decimal division per candidate).
-    return [budget_ratio(tco, evaluation) for tco in batch.owners("tco")]
+    tcos = batch.owners("tco")
+    found = _pending_figures(tcos, "budget_ratio")
+    if found is not None:
+        return found
+    return [budget_ratio(tco, evaluation) for tco in tcos]
+
+
+_PENDING_FIGURES = {name: attrgetter(name) for name in ("budget_ratio", "effective_price_ratio")}
+
+
+def _pending_figures(tcos: list[Any], name: str) -> list[Any] | None:
+    """Figure ``name`` (budget_ratio or effective_price_ratio) of every TCO, as those
+    functions give it, read from the slots when every TCO is a ranking's PendingTco or None
+    (no price: no figure); None when some TCO is an exact one."""
+    kinds = set(map(type, tcos))
+    unpriced = type(None) in kinds
+    kinds.discard(type(None))
+    if kinds and kinds != {PendingTco}:
+        return None
+    get = _PENDING_FIGURES[name]
+    if unpriced:
+        return [None if tco is None else get(tco) for tco in tcos]
+    return list(map(get, tcos))
 
 
 def _effective_price_ratio_column(batch: Batch) -> list[float | None]:
+    found = _pending_figures(batch.owners("tco"), "effective_price_ratio")
+    if found is not None:
+        return found
     models = map(attrgetter("gpu_model"), batch.owners("offering"))
     rubric = batch.ctxs[0].rubric if batch.ctxs else None
     return [

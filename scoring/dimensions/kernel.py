@@ -181,7 +181,7 @@ class RuleKernel:
 class DimensionKernel:
     """A dimension's compiled rules; ``possible`` as in engine._Dimension."""
 
-    __slots__ = ("name", "names", "possible", "rules")
+    __slots__ = ("items", "name", "names", "possible", "rules")
 
     def __init__(self, name: str, rules: Sequence[Rule]) -> None:
         self.name = name
@@ -194,6 +194,11 @@ class DimensionKernel:
         )
         excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
+        # Every checklist item whose status the rules read: claim items and answer facts.
+        self.items = frozenset(
+            {rule.claim_item for rule in self.rules if rule.claim_item is not None}
+            | {name.removeprefix("answer.") for name in self.names if name.startswith("answer.")}
+        )
 
     def share(
         self, points: Sequence[np.ndarray], maxima: Sequence[np.ndarray], count: int

@@ -16,21 +16,24 @@ import contextlib
 import random
 from dataclasses import fields, replace
 from decimal import Decimal
+from types import MappingProxyType
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.batching import once_per_key
+from scoring.batching import item_columns, once_per_key
 from scoring.dimensions import DeferredDimensionScore, clear_memo
 from scoring.dimensions.batch import Batch, factorise
 from scoring.dimensions.facts import FACTS, FactContext
+from scoring.poc import DCGM_DIAG, NCCL_MULTI_ALL_REDUCE, RUN_FAILED, PocShortfall
 from scoring.ranking import KERNEL_MIN_CANDIDATES, rank, score_candidate
 from scoring.rubric import load_rubric
 from scoring.tco import (
     FLOAT_MIN_CANDIDATES,
     PendingTco,
     TcoPlan,
+    _float_column,
     budget_ratio,
     compute_tco,
     effective_price_ratio,
@@ -312,3 +315,156 @@ def test_float_columns_keep_each_zeros_sign_where_equal_zeros_share_an_entry(val
     column = batch.floats("offering.cross_rack_latency_us")
     expected = [0.0 if value is None else float(value) for value in values]
     assert [repr(x) for x in column.tolist()] == [repr(x) for x in expected]
+
+
+# Evidence and POC shapes beyond the pools' mixes (varied_pool).
+_EVIDENCE_SHAPES = (
+    {},
+    {"node_count": 16},
+    {"measured": {"busbw_fraction": 0.8}},
+    {"measured": {"busbw_fraction": 0.8000000001}},
+    {"measured": {"busbw_fraction": 0.7999999999}},
+    {"measured": {"bare_metal_verdict": "virtualised", "bare_metal_confidence": 0.9}},
+    {"measured": {"bare_metal_verdict": "bare_metal", "bare_metal_confidence": 0.95}},
+    {"poc_shortfalls": (PocShortfall("multi", NCCL_MULTI_ALL_REDUCE, "missing"),)},
+    {"poc_shortfalls": (PocShortfall("node-1", DCGM_DIAG, RUN_FAILED),)},
+)
+
+
+def _varied_pool():
+    """Candidates that vary, each independently, what their TCO figures and must-haves read
+    (prices, currency, node count, evidence, answers, POC shortfalls)."""
+    axes = (
+        ("node_count", (1, 2, 3, 16)),
+        ("gpu_match", (None, "verified", "contradicted")),
+        ("compliance", (None, "verified", "contradicted")),
+        ("vendor", ({"mlps_level": 3, "xinchuang": True}, {"mlps_level": 2}, {"mlps_level": 3})),
+        ("measured", tuple(shape.get("measured", {}) for shape in _EVIDENCE_SHAPES)),
+        (
+            "offering",
+            (
+                {},
+                *_REGIONS[1:],
+                *_SHAPES[1:],
+                {"prices": ()},
+                {"gpu_model": "NVIDIA H20 96GB", "gpu_memory_gib": 96},
+            ),
+        ),
+        ("poc_shortfalls", ((), (), (), *(s["poc_shortfalls"] for s in _EVIDENCE_SHAPES[7:]))),
+        ("busbw_fraction", (0.9, 0.8, 0.95, 0.7999999999, 0.8000000001, None, 1.0)),
+    )
+    rng = random.Random(3)  # noqa: S311 - test data
+    pool = []
+    for index in range(400):
+        pick = {name: rng.choice(values) for name, values in axes}
+        candidate = plain_candidate(candidate_id=index + 1, node_count=pick["node_count"])
+        answers = {key: pick[key] for key in ("gpu_match", "compliance") if pick[key] is not None}
+        offering = candidate.offering
+        with contextlib.suppress(ScoringInputError):
+            offering = replace(offering, **pick["offering"])
+        measured = replace(
+            candidate.measured, **{"busbw_fraction": pick["busbw_fraction"], **pick["measured"]}
+        )
+        pool.append(
+            replace(
+                candidate,
+                answers=answers,
+                vendor=replace(candidate.vendor, **pick["vendor"]),
+                offering=offering,
+                measured=measured,
+                poc_shortfalls=pick["poc_shortfalls"],
+            )
+        )
+    return pool
+
+
+def test_a_rankings_tco_ratio_columns_are_the_exact_tcos_figures():
+    """The budget and price ratio columns a ranking reads from its PendingTcos (None
+    without a price) are the figures of each candidate's exact TCO."""
+    pool = _varied_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    assert not all(c.offering.prices for c in pool)
+    spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
+    for rubric in RUBRICS:
+        for floats in (True, False):
+            pending = pending_tcos(pool, spec, rubric, floats=floats)
+            batch = Batch.of(pool, spec, rubric, pending)
+            exact = [compute_tco(c, spec, rubric) if c.effective_prices() else None for c in pool]
+            assert batch.raw("derived.budget_ratio") == [budget_ratio(t, spec) for t in exact]
+            assert batch.raw("derived.effective_price_ratio") == [
+                effective_price_ratio(t, c.offering.gpu_model, rubric)
+                for c, t in zip(pool, exact, strict=True)
+            ]
+
+
+def test_a_ranking_with_unpriced_and_foreign_currency_candidates_scores_each_alone():
+    """The TCO figures the cost rules read (budget and price ratios) come from a ranking's
+    PendingTcos; a candidate without a price or priced in another currency has none or its
+    own, exactly as scoring it alone gives."""
+    pool = _varied_pool()[: KERNEL_MIN_CANDIDATES + 16]
+    assert not all(c.offering.prices for c in pool)
+    assert {c.offering.currency for c in pool} == {"CNY", "USD"}
+    spec = plain_evaluation(required_total_gpus=8, budget_total=Decimal(400_000))
+    for rubric in RUBRICS:
+        clear_memo(rubric)
+        ranking = rank(pool, spec, rubric)
+        for candidate in pool:
+            alone = score_candidate(candidate, spec, rubric, dict(ranking.weights))
+            assert ranking.result(candidate.candidate_id).as_dict() == alone.as_dict()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    mappings=st.lists(
+        st.dictionaries(st.sampled_from("abcd"), st.sampled_from(("x", "y", None))).map(
+            lambda d: MappingProxyType(d)
+        ),
+        max_size=12,
+    ),
+    keys=st.lists(st.sampled_from("abcde"), min_size=2, max_size=4),
+)
+def test_item_columns_are_each_keys_get(mappings, keys):
+    """item_columns reads all keys of a mapping at once and one missing key at a time."""
+    keys = tuple(keys)
+    assert item_columns(mappings, keys, "?") == [[m.get(k, "?") for m in mappings] for k in keys]
+
+
+_TEXTS = (None, Decimal(0), Decimal("-0"), Decimal("0.00"), Decimal("7.68"), Decimal("7.680"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.sampled_from(_TEXTS), min_size=1, max_size=80))
+def test_a_decimal_column_is_coded_by_exact_text(values):
+    """A column of Decimals (and None) is factorised by each value's text: every entry
+    stands for values of the very same text (so for the same value and exponent), and the
+    entries of unequal values are distinct."""
+    if all(value is None for value in values):
+        return
+    found = factorise(values)
+    if found is None:
+        assert len({str(value) for value in values}) * 4 > len(values)
+        return
+    codes, distinct = found
+    assert [str(distinct[code]) for code in codes.tolist()] == [str(v) for v in values]
+    assert len({str(value) for value in distinct}) == len(distinct)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.one_of(
+        st.lists(st.sampled_from(_TEXTS[1:]), min_size=64, max_size=100),
+        st.lists(
+            st.one_of(
+                st.sampled_from(_TEXTS[1:]),
+                st.decimals(allow_nan=False, allow_infinity=False, places=2),
+            ),
+            min_size=64,
+            max_size=100,
+        ),
+    )
+)
+def test_float_columns_of_decimals_are_float_of_each(values):
+    """_float_column converts repeated Decimals once per text: the very floats float() gives
+    each, signed zeros included."""
+    expected = np.array([float(value) for value in values])
+    found = _float_column(values)
+    assert found.tobytes() == expected.tobytes()
