@@ -29,6 +29,7 @@ compose), Debian's nginx with deploy/nginx/portal.conf, one worker and beat. Not
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import sys
@@ -116,6 +117,9 @@ def _post_all(st: soak.Stack, url: str, posts: list[tuple[str, str, bytes]], cli
 def _cpu(st: soak.Stack) -> dict[str, float]:
     """CPU seconds (user + system) so far of each service's process group (its children too)."""
     groups = {service.process.pid: name for name, service in st.services.items() if service.running}
+    # The postmaster makes itself a process group of its own (setsid): its pid is the group.
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        groups[int((st.pg_data / "postmaster.pid").read_text().split()[0])] = "postgres"
     spent = dict.fromkeys(groups.values(), 0.0)
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
