@@ -236,3 +236,37 @@ def test_a_real_worker_runs_the_pending_refresh_when_due(
     caught_up = _stored(candidate.pk)
     candidate_refresh(candidate_id=candidate.pk)
     assert _stored(candidate.pk) == caught_up
+
+
+def test_a_decision_rests_on_the_scores_of_every_import(
+    candidate, evaluation, members, offering, settings
+):
+    """Recorded while a refresh is pending, the decision runs it first: its snapshot holds the
+    scores refreshing after every import would give."""
+    from decimal import Decimal
+
+    from django.core.management import call_command
+
+    from portal.models import OfferingPrice
+    from portal.services.evaluations import decision_record
+
+    call_command("loaddata", "checklist", verbosity=0)
+    OfferingPrice.objects.create(
+        offering=offering, billing_model="monthly", price_per_gpu=Decimal("12000")
+    )
+    settings.EVIDENCE_REFRESH_INTERVAL_S = 60.0
+    _import(candidate, "gpu-node-1")
+    before = _stored(candidate.pk)
+    _import(candidate, "gpu-node-2", variant=1)
+    assert PendingRefresh.objects.filter(candidate=candidate).exists()
+    record = decision_record(
+        evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
+    )
+    assert not PendingRefresh.objects.filter(candidate=candidate).exists()
+    decided = _stored(candidate.pk)
+    assert decided != before, "the second import changed what is verified"
+    (row,) = record.snapshot["ranking"]
+    stored = dict(Score.objects.filter(candidate=candidate).values_list("dimension", "value"))
+    assert {name: float(value) for name, value in row["scores"].items()} == {
+        name: float(value) for name, value in stored.items()
+    }
