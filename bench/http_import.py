@@ -12,9 +12,12 @@ both measured in this run:
   collector evidence) POSTed to ``/api/v1/evidence/`` with one upload token per candidate
   (``Authorization: Bearer``), bundle i to candidate i mod n (candidates interleaved), by
   ``--clients`` concurrent clients; imported by ONE Celery worker of 2 processes (prefork,
-  concurrency 2). Throughput = bundles fully imported per second, from the first POST to the
-  last upload's ``finished_at`` (stamped in the import's transaction, just before the
-  candidate is re-verified and rescored).
+  concurrency 2). Throughput = bundles fully imported per second, from the first POST until
+  every candidate's verification and scores are up to date: the later of the last upload's
+  ``finished_at`` (stamped in the import's transaction) and the candidates' last
+  ``scored_at`` (stamped by the refresh; imports in a burst leave it to a pending refresh due
+  up to EVIDENCE_REFRESH_INTERVAL_S after the candidate's previous one), once no refresh is
+  pending.
 - floor: the same POSTs (same bodies, tokens, clients) to ``/bench/floor/``
   (bench/http_floor_urls.py): authenticated by the same upload token, the multipart body read
   whole, one no-op task published to the same queue; per second from the first POST until the
@@ -29,6 +32,7 @@ compose), Debian's nginx with deploy/nginx/portal.conf, one worker and beat. Not
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import sys
@@ -114,8 +118,15 @@ def _post_all(st: soak.Stack, url: str, posts: list[tuple[str, str, bytes]], cli
 
 
 def _cpu(st: soak.Stack) -> dict[str, float]:
-    """CPU seconds (user + system) so far of each service's process group (its children too)."""
+    """CPU seconds (user + system) so far of each service's process group (its children too).
+
+    PostgreSQL's backends each make a process group of their own (setsid): they are counted as
+    the postmaster's children, live ones by their own time, exited ones by the time the
+    postmaster reaped (its cutime and cstime)."""
     groups = {service.process.pid: name for name, service in st.services.items() if service.running}
+    postmaster = None
+    with contextlib.suppress(OSError, ValueError, IndexError, TypeError):
+        postmaster = int((st.pg_data / "postmaster.pid").read_text().split()[0])
     spent = dict.fromkeys(groups.values(), 0.0)
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
@@ -125,9 +136,15 @@ def _cpu(st: soak.Stack) -> dict[str, float]:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        name = groups.get(int(fields[2]))  # the process group
+        pid, parent = int(entry.name), int(fields[1])
+        if postmaster is not None and pid == postmaster:
+            spent["postgres"] = (
+                spent.get("postgres", 0.0) + sum(int(value) for value in fields[11:15]) / tick
+            )
+            continue
+        name = "postgres" if parent == postmaster else groups.get(int(fields[2]))
         if name is not None:
-            spent[name] += (int(fields[11]) + int(fields[12])) / tick
+            spent[name] = spent.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     return spent
 
 
@@ -159,8 +176,21 @@ def floor(st: soak.Stack, posts, clients: int, timeout: float) -> float:
     return len(posts) / (time.time() - start)
 
 
-def measured(st: soak.Stack, posts, clients: int, timeout: float) -> tuple[float, dict]:
+def _refreshes(st: soak.Stack) -> int:
+    """Rows of portal_candidate updated so far (each refresh stores its candidate's scores
+    with one UPDATE): PostgreSQL's own statistics, which lag by up to a second."""
+    rows = st.query(
+        "SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_user_tables"
+        " WHERE relname = 'portal_candidate'"
+    )
+    return int(rows[0][0])
+
+
+def measured(
+    st: soak.Stack, posts, clients: int, timeout: float, candidates: list[int]
+) -> tuple[float, dict]:
     before = st.query("SELECT coalesce(max(id), 0) FROM portal_evidenceupload")[0][0]
+    refreshes_before = _refreshes(st)
     start, _ids = _post_all(st, st.base + "/api/v1/evidence/", posts, clients)
     posted = time.time() - start
     deadline = time.time() + timeout
@@ -175,15 +205,29 @@ def measured(st: soak.Stack, posts, clients: int, timeout: float) -> tuple[float
         finished = sum(status in ("done", "failed") for status, _when in rows)
         failed = sum(status == "failed" for status, _when in rows)
         last = max((when for _status, when in rows if when is not None), default=None)
-        if finished >= len(posts):
+        # Done when every upload is imported and no candidate has a refresh pending (a burst's
+        # last imports may leave theirs to a refresh due up to EVIDENCE_REFRESH_INTERVAL_S on).
+        if finished >= len(posts) and not st.query("SELECT 1 FROM portal_pendingrefresh"):
             break
         if time.time() > deadline:
             raise BenchError(f"only {finished} of {len(posts)} uploads finished in time")
         time.sleep(0.1)
     if failed:
         raise BenchError(f"{failed} uploads failed to import")
-    elapsed = float(last) - start
-    return len(posts) / elapsed, {"posted_s": posted, "elapsed_s": elapsed}
+    ids = ",".join(str(int(candidate)) for candidate in candidates)
+    scored = st.query(
+        f"SELECT max(extract(epoch FROM scored_at)) FROM portal_candidate WHERE id IN ({ids})"  # noqa: S608
+    )[0][0]
+    # Up to date: the last import written and the candidates' last refresh stored after it.
+    current = max(float(last), float(scored or 0))
+    time.sleep(1.5)  # the statistics collector's counters lag by up to a second
+    figures = {
+        "refreshes": _refreshes(st) - refreshes_before,
+        "posted_s": posted,
+        "imported_s": float(last) - start,
+        "elapsed_s": current - start,
+    }
+    return len(posts) / (current - start), figures
 
 
 def run(args: argparse.Namespace) -> tuple[bool, str]:
@@ -221,12 +265,15 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         first = floor(st, posts, args.clients, args.timeout)
         print(f"{'floor (POST + no-op task), before':<58}{first:>8.1f} /s", flush=True)
         cpu_floor = _cpu(st)
-        rate, figures = measured(st, posts, args.clients, args.timeout)
+        rate, figures = measured(
+            st, posts, args.clients, args.timeout, [candidate for candidate, _r, _n in tokens]
+        )
         cpu_import = _cpu(st)
         print(
             f"{f'import over HTTP, {args.bundles} bundles':<58}{rate:>8.1f} /s"
             f"  (POSTs done after {figures['posted_s']:.2f} s, last import at"
-            f" {figures['elapsed_s']:.2f} s)",
+            f" {figures['imported_s']:.2f} s, scores up to date at {figures['elapsed_s']:.2f} s;"
+            f" {figures['refreshes']} refreshes)",
             flush=True,
         )
         second = floor(st, posts, args.clients, args.timeout)

@@ -21,9 +21,11 @@ readers load the dashboard page and the ranking API:
 An upload answered 202 is "accepted"; clients retry 503 answers and dropped connections like
 the collector does. At the end every accepted upload must be imported exactly once: "lost" is
 accepted but not finished (or finished without its measurements) by the deadline, "duplicated"
-holds more measurements than one import of its bundle writes. Any 5xx counts, except a 503
+holds more measurements than one import of its bundle writes; and every candidate must then be
+verified and scored after its last import, with no refresh pending. Any 5xx counts, except a 503
 while PostgreSQL is down (and a few seconds after it is back). Exit status: 0 all good, 1 a
-lost or duplicated upload, a 5xx or a slow /healthz/, 2 the stack could not be started.
+lost or duplicated upload, a 5xx, a slow /healthz/ or a candidate left unrefreshed after its
+last import (a lost refresh), 2 the stack could not be started.
 """
 
 from __future__ import annotations
@@ -567,6 +569,39 @@ def outcome(st: Stack, phases: list[PhaseStats], timeout_s: float) -> dict[int, 
     return statuses
 
 
+# A refresh lost with a killed worker is run by the beat sweeper once it is 30 s overdue
+# (portal.services.scores.REFRESH_OVERDUE_S), at its next run (EVIDENCE_SWEEP_INTERVAL_S).
+REFRESH_TIMEOUT_S = 90
+
+STALE_CANDIDATES = (
+    "SELECT c.id FROM portal_candidate c"
+    " JOIN portal_evaluation e ON e.id = c.evaluation_id AND e.status <> 'decided'"
+    " JOIN portal_evidenceupload u ON u.candidate_id = c.id AND u.status = 'done'"
+    " GROUP BY c.id, c.scored_at"
+    " HAVING c.scored_at IS NULL OR c.scored_at < max(u.finished_at)"
+    " OR EXISTS (SELECT 1 FROM portal_pendingrefresh p WHERE p.candidate_id = c.id)"
+)
+
+
+def stale_after(st: Stack, timeout_s: float) -> list[int]:
+    """Wait until every candidate with imported uploads (of an undecided evaluation) has no
+    refresh pending and was verified and scored after its last import; returns those that
+    were not by the deadline (a refresh lost)."""
+    deadline = time.monotonic() + timeout_s
+    stale: list[int] = []
+    while time.monotonic() < deadline:
+        try:
+            stale = [row[0] for row in st.query(STALE_CANDIDATES)]
+        except Exception as exc:
+            print(f"  waiting for the database: {exc}", flush=True)
+            time.sleep(1)
+            continue
+        if not stale:
+            return []
+        time.sleep(1)
+    return stale
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--short", action="store_true", help="the ~2 minute run of the tests")
@@ -663,12 +698,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         done_counts = [counts[i] for i, s in statuses.items() if s == "done" and counts.get(i)]
         expected = statistics.mode(done_counts) if done_counts else 0
-        return report(phases, statuses, counts, expected, args.json, st.restarts)
+        print("soak: waiting for the candidates' refreshes", flush=True)
+        stale = stale_after(st, REFRESH_TIMEOUT_S)
+        return report(phases, statuses, counts, expected, args.json, st.restarts, stale)
     finally:
         st.stop()
 
 
-def report(phases, statuses, counts, expected, json_path, restarts=None) -> int:
+def report(phases, statuses, counts, expected, json_path, restarts=None, stale=()) -> int:
     rows, failed = [], False
     header = (
         f"{'phase':<13}{'accepted':>9}{'imported':>9}{'lost':>6}{'dup':>5}{'5xx':>5}"
@@ -722,10 +759,18 @@ def report(phases, statuses, counts, expected, json_path, restarts=None) -> int:
         # kombu's Redis transport can end the worker when the broker goes away while it holds
         # unacknowledged messages; compose restarts it and the sweeper sends what it held.
         print("restarted by the supervisor: " + ", ".join(f"{k} x{v}" for k, v in restarts.items()))
+    if stale:
+        failed = True
+        print(f"  candidates not refreshed after their last import (a refresh lost): {stale}")
+    else:
+        print("every candidate verified and scored after its last import")
     print(f"measurements per bundle: {expected}; result: {'FAIL' if failed else 'OK'}")
     if json_path:
         json_path.write_text(
-            json.dumps({"phases": rows, "restarts": restarts, "ok": not failed}, indent=1)
+            json.dumps(
+                {"phases": rows, "restarts": restarts, "stale": list(stale), "ok": not failed},
+                indent=1,
+            )
         )
     return 1 if failed else 0
 

@@ -184,6 +184,12 @@ EVIDENCE_MAX_UPLOAD_BYTES = env.int("EVIDENCE_MAX_UPLOAD_BYTES", default=256 * 1
 # An import task takes along up to this many waiting uploads of the same candidate (itself
 # included), written in one transaction with one rescore; 1 imports each upload alone.
 EVIDENCE_IMPORT_BATCH = env.int("EVIDENCE_IMPORT_BATCH", default=8)
+# A candidate is re-verified and rescored at most once per this many seconds while its
+# uploads keep arriving: an import finishing sooner after the last refresh marks the candidate
+# (PendingRefresh, in its transaction) and one refresh task, due this long after the last
+# refresh, catches up with every import in between; pages say the scores are being updated.
+# 0 refreshes at every import's end.
+EVIDENCE_REFRESH_INTERVAL_S = env.float("EVIDENCE_REFRESH_INTERVAL_S", default=1.0)
 # Byte quotas of the raw evidence kept on disk, per upload token and per candidate (0: none).
 # An upload that would pass one is refused with 507 before its body is read (by its declared
 # length) and again before it is stored when its real size is more than the room found then.

@@ -48,10 +48,29 @@ def evidence_import_task(self, upload_id: int) -> str | None:
     return upload.status if upload else None
 
 
+@shared_task(
+    name="portal.tasks.candidate_refresh_task",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    retry_backoff_max=120,
+    retry_jitter=True,
+    max_retries=5,
+)
+def candidate_refresh_task(candidate_id: int) -> bool:
+    """Run a candidate's pending refresh (queued, due at its time, by an import that left it
+    pending); the sweeper runs one whose task was lost."""
+    from .services.scores import candidate_refresh_pending
+
+    return candidate_refresh_pending(candidate_id=candidate_id) is not None
+
+
 @shared_task(name="portal.tasks.evidence_sweep_task")
 def evidence_sweep_task() -> int:
-    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, and
-    delete the raw files of uploads that failed longer ago than the retention period."""
+    """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, run
+    the pending refreshes whose task was lost, and delete the raw files of uploads that
+    failed longer ago than the retention period."""
     queued_for = timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S)
     enqueued = len(evidence_sweep(queued_for=queued_for))
     evidence_failed_cleanup()

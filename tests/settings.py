@@ -22,6 +22,9 @@ os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 os.environ.setdefault("CONN_MAX_AGE", "0")
+# Most tests read a candidate's scores right after an import: refreshed at every import's end.
+# tests/portal/test_refresh_coalescing.py runs the interval the portal ships with.
+os.environ.setdefault("EVIDENCE_REFRESH_INTERVAL_S", "0")
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="gpuportal-media-"))
 
 from portal.settings import *  # noqa: E402, F403

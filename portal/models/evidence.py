@@ -305,3 +305,23 @@ class EvidenceSummary(models.Model):
 
     def __str__(self) -> str:
         return f"{self.node_name} · {self.kind}"
+
+
+class PendingRefresh(models.Model):
+    """A candidate whose latest imported evidence its verification and scores do not reflect
+    yet: written in the import's transaction when the candidate was refreshed less than
+    EVIDENCE_REFRESH_INTERVAL_S before, deleted by the refresh that catches up (a task due at
+    ``due_at``, or the beat sweeper when that task was lost). Pages say the scores are being
+    updated while it exists."""
+
+    candidate = models.OneToOneField(
+        Candidate, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    due_at = models.DateTimeField(_("refresh due at"))
+
+    class Meta:
+        verbose_name = _("pending refresh")
+        verbose_name_plural = _("pending refreshes")
+
+    def __str__(self) -> str:
+        return f"{self.candidate_id} @ {self.due_at:%Y-%m-%d %H:%M:%S}"

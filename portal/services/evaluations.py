@@ -32,6 +32,7 @@ from ..models import (
     Measurement,
     Membership,
     Offering,
+    PendingRefresh,
     Role,
     UploadToken,
     VerificationStatus,
@@ -451,6 +452,21 @@ def _no_import_pending(evaluation: Evaluation) -> None:
         )
 
 
+def _pending_refreshes_run(evaluation: Evaluation) -> None:
+    """A decision rests on every import: the candidates whose last imports left their
+    re-verification to a pending refresh (services.scores) are refreshed now, in the
+    decision's transaction, before the ranking is read."""
+    from .scores import candidate_refresh_pending
+
+    pending = (
+        PendingRefresh.objects.filter(candidate__evaluation_id=evaluation.pk)
+        .order_by("candidate_id")
+        .values_list("candidate_id", flat=True)
+    )
+    for candidate_id in list(pending):
+        candidate_refresh_pending(candidate_id=candidate_id)
+
+
 @transaction.atomic
 def decision_record(
     *,
@@ -473,6 +489,7 @@ def decision_record(
     if not rationale.strip():
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
     _no_import_pending(evaluation)
+    _pending_refreshes_run(evaluation)
     text = rubric_loader.rubric_text(evaluation.rubric_version)
     ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)

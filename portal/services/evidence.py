@@ -816,9 +816,9 @@ def _finish(
             HardwareIdentifier.objects.bulk_create(identifiers, ignore_conflicts=True)
         # Takes the candidate's lock, which the refresh then holds as its own.
         _summaries(uploads[0].candidate_id, held)
-        from .scores import candidate_refresh
+        from .scores import candidate_refresh_after_import
 
-        candidate_refresh(candidate_id=uploads[0].candidate_id, unless_pending=True, locked=True)
+        candidate_refresh_after_import(candidate_id=uploads[0].candidate_id)
     written = []
     for upload, _written_outcome, fields in held:
         for name, value in fields.items():
@@ -830,7 +830,8 @@ def _finish(
 def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     """Import one upload, and with it the other uploads of its candidate waiting in the queue
     (up to EVIDENCE_IMPORT_BATCH in all): parse each, replace each one's measurements, all
-    in one transaction, and refresh the candidate's scores once. Returns ``upload_id``'s
+    in one transaction, and refresh the candidate's scores once (or leave that to its pending
+    refresh: ``scores.candidate_refresh_after_import``). Returns ``upload_id``'s
     upload, or None when there is nothing to do (finished, or another attempt holds it).
 
     A rejected bundle or a file that parses to nothing marks its upload failed with a message
@@ -896,6 +897,9 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
     )
     for upload_id in due:
         _enqueue_import(upload_id)
+    from .scores import pending_refreshes_overdue
+
+    pending_refreshes_overdue(now=now)
     return due
 
 

@@ -6,8 +6,9 @@ import json
 from collections import OrderedDict
 from datetime import UTC, timedelta
 
+from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import TextField
+from django.db.models import Exists, OuterRef, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -26,6 +27,7 @@ from ..models import (
     EvidenceOrigin,
     EvidenceSummary,
     EvidenceUpload,
+    PendingRefresh,
     Score,
     UploadStatus,
     VerificationStatus,
@@ -486,6 +488,89 @@ def candidate_refresh(
     _verify(candidate)
     _store_scores(candidate)
     return candidate
+
+
+# A pending refresh whose task has not run this long after it was due (its worker was killed,
+# or Redis lost it) is run by the beat sweeper.
+REFRESH_OVERDUE_S = 30
+
+
+def candidate_refresh_after_import(*, candidate_id: int) -> Candidate | None:
+    """An import's refresh, in its transaction with the candidate's lock held. Nothing while
+    another upload of the candidate is queued or processing (the last import to finish
+    refreshes) or while a refresh is pending already (it reads this import when it runs: it
+    waits for this transaction's lock). When the candidate was refreshed less than
+    EVIDENCE_REFRESH_INTERVAL_S ago, a pending refresh due that long after the last one is
+    written in this transaction (so that a worker killed before it runs loses nothing: the
+    sweeper runs it) and its task queued once this commits; otherwise it refreshes now.
+
+    A burst of uploads of one candidate is thus verified and scored at most once per interval
+    instead of once per import, and its last refresh reads every import before it: the
+    results are those refreshing after each import would leave. Returns None when the
+    refresh is left to another upload or to the pending refresh."""
+    scored_at, busy, marked = (
+        Candidate.objects.filter(pk=candidate_id)
+        .order_by()
+        .annotate(
+            busy=Exists(
+                EvidenceUpload.objects.filter(
+                    candidate_id=OuterRef("pk"), status__in=PENDING_STATUSES
+                )
+            ),
+            marked=Exists(PendingRefresh.objects.filter(candidate_id=OuterRef("pk"))),
+        )
+        .values_list("scored_at", "busy", "marked")
+        .get()
+    )
+    if busy or marked:
+        return None
+    interval = timedelta(seconds=settings.EVIDENCE_REFRESH_INTERVAL_S)
+    now = timezone.now()
+    if interval and scored_at is not None and scored_at <= now < scored_at + interval:
+        due = scored_at + interval
+        PendingRefresh.objects.create(candidate_id=candidate_id, due_at=due)
+        transaction.on_commit(lambda: _enqueue_refresh(candidate_id, due), robust=True)
+        return None
+    return candidate_refresh(candidate_id=candidate_id, locked=True)
+
+
+def _enqueue_refresh(candidate_id: int, due) -> None:
+    from ..tasks import candidate_refresh_task
+
+    # Redis may be down: the pending refresh stays and the sweeper runs it once overdue.
+    candidate_refresh_task.apply_async((candidate_id,), eta=due)
+
+
+@transaction.atomic
+def candidate_refresh_pending(*, candidate_id: int) -> Candidate | None:
+    """Run the candidate's pending refresh, if it still has one (another run may have caught
+    up already): re-verify and rescore it with every import committed so far, and drop the
+    mark, in one transaction. Left to the import that finishes last while another upload of
+    the candidate is queued or processing. Returns None when nothing was refreshed."""
+    try:
+        _lock(candidate_id)
+    except Candidate.DoesNotExist:
+        return None  # deleted meanwhile, and its mark with it
+    deleted, _by_model = PendingRefresh.objects.filter(candidate_id=candidate_id).delete()
+    if not deleted:
+        return None
+    return candidate_refresh(candidate_id=candidate_id, unless_pending=True, locked=True)
+
+
+def pending_refreshes_overdue(*, now=None) -> list[int]:
+    """Run the pending refreshes whose task is REFRESH_OVERDUE_S late (lost with a killed
+    worker or a Redis outage); returns the candidates refreshed."""
+    now = now or timezone.now()
+    overdue = list(
+        PendingRefresh.objects.filter(due_at__lt=now - timedelta(seconds=REFRESH_OVERDUE_S))
+        .order_by("candidate_id")
+        .values_list("candidate_id", flat=True)
+    )
+    return [
+        candidate_id
+        for candidate_id in overdue
+        if candidate_refresh_pending(candidate_id=candidate_id) is not None
+    ]
 
 
 @transaction.atomic

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Exists, Max, Min, OuterRef
 from django.http import (
     FileResponse,
     Http404,
@@ -28,10 +28,12 @@ from ..forms import AnswerForm, questionnaire_forms
 from ..models import (
     Answer,
     AnswerAttachment,
+    Candidate,
     ChecklistItem,
     Dimension,
     EvidenceUpload,
     Measurement,
+    PendingRefresh,
     UploadStatus,
     VerificationStatus,
 )
@@ -97,16 +99,31 @@ def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOW
         upload.status_shown = statuses.get(upload.status, upload.status)
         upload.download_url = download_url(upload.pk)
         upload.report_url = report_url(upload.pk)
-    busy = candidate.uploads.filter(
-        status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
-    ).exists()
+    # One statement: uploads still importing, and a refresh of the scores still pending (an
+    # import in a burst leaves the candidate's re-verification to it: services.scores).
+    busy, refreshing = (
+        Candidate.objects.filter(pk=candidate.pk)
+        .order_by()
+        .annotate(
+            importing=Exists(
+                EvidenceUpload.objects.filter(
+                    candidate_id=OuterRef("pk"),
+                    status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING),
+                )
+            ),
+            refreshing=Exists(PendingRefresh.objects.filter(candidate_id=OuterRef("pk"))),
+        )
+        .values_list("importing", "refreshing")
+        .get()
+    )
     return {
         "evaluation": evaluation,
         "candidate": candidate,
         "uploads": uploads,
         "uploads_total": total,
         "uploads_hidden": total - len(uploads),
-        "busy": busy,
+        "busy": busy or refreshing,
+        "refreshing": refreshing,
         "can_upload": membership.role in CAN_UPLOAD,
     }
 

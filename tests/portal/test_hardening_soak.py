@@ -42,3 +42,5 @@ def test_the_short_soak_run_loses_nothing(tmp_path):
         assert row["imported_once"] == row["accepted"]
         assert row["lost"] == row["duplicated"] == row["5xx"] == 0
     assert phases["slow-clients"]["healthz_p95_s"] < 1.0
+    # No refresh lost: every candidate verified and scored after its last import.
+    assert report["stale"] == []
