@@ -436,3 +436,18 @@ def test_log_pasted_indented_reads_the_same(sample, name):
     plain, shifted = nccl.parse(text).metrics, nccl.parse(indented).metrics
     for key in ("peak_busbw_gbyte_s", "ranks", "row_count", "collective", "hosts"):
         assert shifted[key] == plain[key], key
+
+
+def test_old_alltoall_with_validation_off(sample):
+    m = nccl.parse(
+        sample("nccl_tests/superbench-a100-8gpu-alltoall-oldformat-validation0-NA.txt")
+    ).metrics
+    assert m["peak_busbw_gbyte_s"] == 226.16
+    assert m["peak_size_bytes"] == 8589934592
+    assert m["avg_busbw_gbyte_s"] == 58.6481
+    assert m["ranks"] == 8 and m["gpus_per_process"] == 8
+    assert m["gpu_names"] == ["A100-SXM4-40GB"]
+    # Validation was off: every error cell is N/A, so nothing was checked.
+    assert m["wrong_total"] is None and m["wrong_unchecked"] == 68
+    assert m["out_of_bounds"] == 0 and m["out_of_bounds_ok"] is True
+    assert m["row_count"] == 34 and m["min_size_bytes"] == 0

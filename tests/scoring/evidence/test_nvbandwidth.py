@@ -62,3 +62,25 @@ def test_foreign_text() -> None:
     assert nvbandwidth.detect("hello") == 0
     with pytest.raises(EvidenceParseError):
         nvbandwidth.parse("hello\n")
+
+
+def test_latency_test_is_nanoseconds_not_bandwidth(sample: Sample) -> None:
+    text = sample("nvbandwidth/nvbw-v0.8-rtx3050-laptop-all-tests-latency-ns-local-copy.txt")
+    assert registry.detect_kind(text) == "nvbandwidth"
+    result = nvbandwidth.parse(text)
+    metrics = result.metrics
+    latency = metrics["testcases"]["host_device_latency_sm"]
+    assert latency["unit"] == "ns"
+    assert (latency["sum_ns"], latency["mean_ns"]) == (613.22, 613.22)
+    assert latency["sum_gbyte_s"] is None and latency["mean_gbyte_s"] is None
+    assert metrics["host_latency_ns"] == 613.22
+    # 613.22 ns is never reported as a copy bandwidth.
+    assert all(f.metric == "nvbandwidth_sum_gbyte_s" for f in result.facts)
+    assert 613.22 not in [f.value for f in result.facts]
+    assert len(result.facts) == len(metrics["testcase_names"]) - 1 == 17
+    assert metrics["testcases"]["device_local_copy"]["sum_gbyte_s"] == 84.33
+    assert (metrics["h2d_gbyte_s"], metrics["d2h_gbyte_s"]) == (12.98, 13.17)
+    assert metrics["waived"] == 17
+    assert metrics["device_names"] == ["NVIDIA GeForce RTX 3050 Laptop GPU"]
+    assert (metrics["nvbandwidth_version"], metrics["driver_version"]) == ("v0.8", "572.83")
+    assert result.warnings == ()

@@ -317,3 +317,16 @@ def test_read_sweep_without_separators_cut_mid_table(sample):
     # 310.05 MB/sec at 128 bytes, the last row kept; perftest's MB is 2^20 bytes.
     assert result.metrics["bw_avg_gbit_s"] == pytest.approx(310.05 * 2**20 * 8 / 1e9, abs=1e-5)
     assert any("no closing line" in w for w in result.warnings)
+
+
+def test_server_and_client_interleaved_in_one_log(sample: Callable[[str], str]) -> None:
+    # A loopback run: both sides print their title block and '#bytes' header into one log.
+    text = sample("perftest/superbench-ib_write_bw-loopback-server-client-interleaved-mb.txt")
+    metrics = perftest.parse(text).metrics
+    assert (metrics["test"], metrics["title"]) == ("ib_write_bw", "RDMA_Write BW Test")
+    assert (metrics["device"], metrics["link_type"], metrics["mtu_bytes"]) == ("ib0", "IB", 4096)
+    assert metrics["value_unit"] == "MB/sec"
+    assert len(metrics["sweep"]) == 23  # 2 B .. 8 MiB, the repeat after the closing line dropped
+    assert metrics["bw_avg_gbit_s"] == round(23277.91 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
+    assert metrics["bw_peak_gbit_s"] == round(23330.56 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
+    assert metrics["max_size_bytes"] == 8388608
