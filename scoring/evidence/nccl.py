@@ -386,7 +386,7 @@ def _nccl_version_from_code(code: str) -> str:
 
 
 def _parse_header(line: str, line_no: int, labels: list[str]) -> _Header | None:
-    tokens = [t.lower() for t in line.lstrip("#").split()]
+    tokens = [t.lower() for t in line.strip().lstrip("#").split()]
     if len(tokens) < 5 or tokens[0] not in ("size", "bytes") or "busbw" not in tokens:
         return None
     tokens = [_HEADER_ALIASES.get(t, t) for t in tokens]

@@ -433,7 +433,14 @@ def test_log_pasted_indented_reads_the_same(sample, name):
     # tag (seen in driver-release notes); every real sample indented reads the same figures.
     text = sample(f"nccl_tests/{name}")
     indented = "\n".join("        " + line for line in text.splitlines())
-    plain, shifted = nccl.parse(text).metrics, nccl.parse(indented).metrics
+    try:
+        plain = nccl.parse(text).metrics
+    except EvidenceParseError as failed:  # an error case fails the same way indented
+        with pytest.raises(EvidenceParseError) as caught:
+            nccl.parse(indented)
+        assert caught.value.code == failed.code
+        return
+    shifted = nccl.parse(indented).metrics
     for key in ("peak_busbw_gbyte_s", "ranks", "row_count", "collective", "hosts"):
         assert shifted[key] == plain[key], key
 
@@ -451,3 +458,21 @@ def test_old_alltoall_with_validation_off(sample):
     assert m["wrong_total"] is None and m["wrong_unchecked"] == 68
     assert m["out_of_bounds"] == 0 and m["out_of_bounds_ok"] is True
     assert m["row_count"] == 34 and m["min_size_bytes"] == 0
+
+
+def test_cuda_failure_before_any_row_is_quoted(sample):
+    text = sample("nccl_tests/issue264-h100-cuda-system-not-yet-initialized.txt")
+    with pytest.raises(EvidenceParseError, match="system not yet initialized") as caught:
+        nccl.parse(text)
+    assert caught.value.kind == "nccl_tests"
+
+
+def test_repeated_size_rows_without_wrong_columns(sample):
+    path = "nccl_tests/blog-h200-4node-nccl2223-8g-repeated-rows-no-wrong-cols.txt"
+    m = nccl.parse(sample(path)).metrics
+    assert m["nccl_version"] == "2.22.3"
+    assert m["collective"] == "all_reduce" and m["collective_inferred"] is True
+    assert m["row_count"] == 7
+    assert m["peak_busbw_gbyte_s"] == 389.27
+    assert (m["min_size_bytes"], m["max_size_bytes"]) == (8589934592, 8589934592)
+    assert m["wrong_total"] is None

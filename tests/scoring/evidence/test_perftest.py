@@ -330,3 +330,18 @@ def test_server_and_client_interleaved_in_one_log(sample: Callable[[str], str]) 
     assert metrics["bw_avg_gbit_s"] == round(23277.91 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
     assert metrics["bw_peak_gbit_s"] == round(23330.56 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
     assert metrics["max_size_bytes"] == 8388608
+
+
+def test_roce_report_gbits_indented_with_gid_lines(sample: Callable[[str], str]) -> None:
+    path = "perftest/gpu-operator-docs-ib_write_bw-roce-gid5-report-gbits-rst-indented.txt"
+    metrics = perftest.parse(sample(path)).metrics
+    assert (metrics["link_type"], metrics["gid_index"], metrics["rdma_cm"]) == (
+        "Ethernet",
+        5,
+        False,
+    )
+    assert (metrics["value_unit"], metrics["mtu_bytes"]) == ("Gb/sec", 1024)
+    assert metrics["bw_avg_gbit_s"] == 92.46
+    assert metrics["bw_peak_gbit_s"] == 92.46
+    assert metrics["bw_avg_gbit_s_at_max_size"] == 92.39
+    assert len(metrics["sweep"]) == 23
