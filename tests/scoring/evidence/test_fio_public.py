@@ -120,3 +120,21 @@ def test_idle_direction_and_depth_agree_between_json_and_text(sample: Sample) ->
         assert (job["rw"], job["bs_bytes"]) == ("randwrite", 4096)
     assert from_text["write_bw_mbyte_s"] == 13.1  # "(13.1MB/s)" as printed
     assert abs(from_json["write_bw_mbyte_s"] - from_text["write_bw_mbyte_s"]) < 0.05
+
+
+def test_json_after_a_note_line_with_global_options(sample) -> None:
+    path = "fio/lkml-fio333-falloc-write-json-note-line-global-options.txt"
+    m = fio.parse(sample(path)).metrics
+    assert (m["format"], m["fio_version"]) == ("json", "fio-3.33")
+    assert m["write_bw_mbyte_s"] == 1950.18  # bw_bytes 1950180255 / 10**6
+    assert m["write_iops"] == 476118.226
+    assert m["read_bw_mbyte_s"] is None  # a write-only job
+    job = m["jobs"][0]
+    assert (job["rw"], job["bs_bytes"], job["ioengine"], job["iodepth"]) == (
+        "write",
+        4096,
+        "falloc",
+        32,
+    )
+    assert job["file_size_bytes"] == 137438953472
+    assert m["disks"] == ["sdb"]

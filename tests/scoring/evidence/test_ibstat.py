@@ -277,3 +277,12 @@ def test_ibv_devinfo_enum_words_read_like_ibstat() -> None:
     (port,) = ibstat.parse(text).metrics["ports"]
     assert (port["state"], port["physical_state"]) == ("Init", "LinkErrorRecovery")
     assert (port["rate_gbit_s"], port["ca_type"]) == (100.0, "MT4123")
+
+
+def test_roce_ports_both_down_with_trimmed_fields(sample) -> None:
+    m = ibstat.parse(sample("ibstat/blog-h20-cx6lx-mt4127-roce-both-down-trimmed.txt")).metrics
+    assert (m["port_count"], m["active_port_count"], m["down_port_count"]) == (2, 0, 2)
+    assert m["link_layers"] == ["Ethernet"]
+    assert m["ca_types"] == ["MT4127"]
+    assert [p["rate_gbit_s"] for p in m["ports"]] == [40.0, 40.0]
+    assert m["firmware_versions"] == [] and m["max_active_rate_gbit_s"] is None

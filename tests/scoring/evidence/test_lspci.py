@@ -205,3 +205,13 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     start = time.perf_counter()
     assert lspci.parse(text).metrics["device_count"] == 6000
     assert time.perf_counter() - start < 30
+
+
+def test_h20_host_excerpt_with_author_comments(sample) -> None:
+    path = "lspci/blog-h20-amd-host-pex890xx-gen5-cx6lx-arrow-comments-cut.txt"
+    m = lspci.parse(sample(path)).metrics
+    assert (m["nvidia_gpu_count"], m["gpu_count_partial"]) == (1, "excerpt")
+    assert m["gpu_models"] == ["Device 2329"]
+    assert m["device_count"] == 8
+    assert m["mellanox_functions"] == 2
+    assert m["virtual"] is False and m["virtual_signals"] == []

@@ -201,3 +201,15 @@ def test_r560_table_with_prompt_and_persistence_off(sample):
     assert m["persistence_mode"] == ["Off"] * 8
     assert m["memory_total_mib"] == [81559] * 8
     assert m["bus_ids"][1] == "00000000:3B:00.0"
+
+
+def test_r535_h20_table_with_elided_gpus(sample):
+    m = nvidia_smi.parse(
+        sample("nvidia_smi/blog-8xh20-driver535-r535-table-3-of-8-shown.txt")
+    ).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("535.161.03", "12.2")
+    assert (m["gpu_count"], m["gpu_count_partial"]) == (3, "excerpt")  # GPUs 2..6 cut: "..."
+    assert m["gpu_names"] == ["NVIDIA H20"] * 3
+    assert m["memory_total_mib"] == [97871] * 3
+    assert m["power_cap_w"] == [500.0] * 3
+    assert m["bus_ids"] == ["00000000:04:00.0", "00000000:23:00.0", "00000000:E4:00.0"]

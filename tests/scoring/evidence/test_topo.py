@@ -266,3 +266,13 @@ def test_dashed_rule_under_a_shortened_header(sample) -> None:
         "gpu_numa_id": None,
     }
     assert m["numa_nodes"] == ["0", "1"]
+
+
+def test_h20_two_nics_without_a_nic_legend(sample) -> None:
+    m = topo.parse(sample("nvidia_smi_topo/blog-8xh20-nv18-2nic-phb-no-legend.txt")).metrics
+    assert (m["gpu_count"], m["nic_count"]) == (8, 2)
+    assert m["full_nvlink_mesh"] is True and m["gpu_pair_links"] == {"NV18": 28}
+    assert m["nic_names"] == ["NIC0", "NIC1"]  # no NIC Legend to name them
+    assert m["gpu_nic_affinity"]["GPU6"] == {"link": "PHB", "nics": ["NIC0", "NIC1"]}
+    assert m["gpus_with_local_nic"] == 0  # PHB at best: no NIC under a GPU's PCIe switch
+    assert m["numa_nodes"] == ["0", "1"]
