@@ -18,7 +18,6 @@ metrics
                      device_to_host_memcpy_ce (falling back to the _sm variants), None if not run.
     d2d_min_gbyte_s / d2d_mean_gbyte_s   over the off-diagonal cells of
                      device_to_device_memcpy_read_ce (or write_ce / the _sm variants).
-    host_latency_ns  mean of host_device_latency_sm (ns), None if not run.
     device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version.
 facts: one ``nvbandwidth_sum_gbyte_s`` per bandwidth test case (unit "GB/s", details
 {testcase}); latency test cases give none.
@@ -235,7 +234,6 @@ def parse(text: str) -> ParseResult:
         "d2h_gbyte_s": first(_D2H, "mean_gbyte_s"),
         "d2d_min_gbyte_s": first(_D2D, "min_gbyte_s"),
         "d2d_mean_gbyte_s": first(_D2D, "mean_gbyte_s"),
-        "host_latency_ns": first(("host_device_latency_sm",), "mean_ns"),
     }
     facts = tuple(
         Fact("nvbandwidth_sum_gbyte_s", s["sum_gbyte_s"], "GB/s", cases[n]["line"], {"testcase": n})

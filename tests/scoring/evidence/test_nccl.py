@@ -476,3 +476,22 @@ def test_repeated_size_rows_without_wrong_columns(sample):
     assert m["peak_busbw_gbyte_s"] == 389.27
     assert (m["min_size_bytes"], m["max_size_bytes"]) == (8589934592, 8589934592)
     assert m["wrong_total"] is None
+
+
+def test_two_ranks_on_one_gpu_are_flagged(sample):
+    path = "nccl_tests/ebpf-tuner-report-rtx5090-2ranks-one-gpu-reduce-scatter-v2.18.0.txt"
+    result = nccl.parse(sample(path))
+    m = result.metrics
+    assert (m["collective"], m["ranks"]) == ("reduce_scatter", 2)
+    assert (m["nccl_tests_version"], m["nccl_version"]) == ("2.18.0", "2.29.7")
+    assert m["peak_busbw_gbyte_s"] == 2.73
+    assert m["avg_busbw_gbyte_s"] == 1.73537  # "1.73537 GB/s": the unit is not part of it
+    assert m["hosts"] == ["lab"]
+    # Both processes print device 0 at [0000:02:00]: one GPU, no link between GPUs measured.
+    assert m["shared_gpu_ranks"] == [0, 1]
+    assert any("share a GPU" in w for w in result.warnings)
+
+
+def test_eight_gpus_of_one_process_share_nothing(sample):
+    m = nccl.parse(sample("nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt")).metrics
+    assert m["shared_gpu_ranks"] == []
