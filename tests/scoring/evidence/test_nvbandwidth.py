@@ -83,3 +83,28 @@ def test_latency_test_is_nanoseconds_not_bandwidth(sample: Sample) -> None:
     assert metrics["device_names"] == ["NVIDIA GeForce RTX 3050 Laptop GPU"]
     assert (metrics["nvbandwidth_version"], metrics["driver_version"]) == ("v0.8", "572.83")
     assert result.warnings == ()
+
+
+def test_a_run_whose_only_test_was_waived_says_so(sample: Sample) -> None:
+    text = sample("nvbandwidth/nvbw-issue13-v0.2-2x2080ti-write-ce-waiving.txt")
+    assert registry.detect_kind(text) == "nvbandwidth"
+    with pytest.raises(
+        EvidenceParseError, match="Waiving device_to_device_memcpy_write_ce"
+    ) as caught:
+        nvbandwidth.parse(text)
+    assert caught.value.code == "nvbandwidth.failed"
+    assert caught.value.params["error"] == "line 15: Waiving device_to_device_memcpy_write_ce."
+
+
+def test_waived_tests_are_named_when_the_run_measured_others() -> None:
+    text = (
+        "nvbandwidth Version: v0.2\n\nDevice 0: NVIDIA GeForce RTX 2080 Ti\n\n"
+        "Waiving device_to_device_memcpy_write_ce.\n"
+        "Running host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "          0\n0     12.50\n\nSUM host_to_device_memcpy_ce 12.50\n"
+    )
+    metrics = nvbandwidth.parse(text).metrics
+    assert metrics["waived"] == 1
+    assert metrics["waived_testcases"] == ["device_to_device_memcpy_write_ce"]
+    assert metrics["h2d_gbyte_s"] == 12.5

@@ -345,3 +345,15 @@ def test_roce_report_gbits_indented_with_gid_lines(sample: Callable[[str], str])
     assert metrics["bw_peak_gbit_s"] == 92.46
     assert metrics["bw_avg_gbit_s_at_max_size"] == 92.39
     assert len(metrics["sweep"]) == 23
+
+
+def test_broadcom_roce_three_qps_duration_run(sample: Callable[[str], str]) -> None:
+    path = "perftest/scc24-broadcom-bnxt-re-roce-3qp-rdma-cm-duration-peak-zero.txt"
+    result = perftest.parse(sample(path))
+    metrics = result.metrics
+    assert (metrics["device"], metrics["qps"], metrics["gid_index"]) == ("bnxt_re0", 3, 3)
+    assert (metrics["link_type"], metrics["rdma_cm"]) == ("Ethernet", True)
+    assert metrics["bw_avg_gbit_s"] == 363.47
+    # Duration mode printed 0.00 as the peak: not a measured peak of zero.
+    assert (metrics["bw_peak_gbit_s"], metrics["peak_measured"]) == (None, False)
+    assert result.warnings == ("BW peak printed as 0.00 on every row: peak is null",)
