@@ -495,3 +495,20 @@ def test_two_ranks_on_one_gpu_are_flagged(sample):
 def test_eight_gpus_of_one_process_share_nothing(sample):
     m = nccl.parse(sample("nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt")).metrics
     assert m["shared_gpu_ranks"] == []
+
+
+def test_one_row_of_a_16_rank_run_with_nccl_info_lines_of_another_rank(sample):
+    result = nccl.parse(
+        sample("nccl_tests/eks-p5-2node-16rank-nvls-single-size-mpi-tags-excerpt.txt")
+    )
+    m = result.metrics
+    assert m["peak_busbw_gbyte_s"] == 439.28
+    assert m["row_count"] == 1 and m["max_size_bytes"] == 2147483648
+    assert m["avg_busbw_gbyte_s"] == 53.2202
+    # No device list and no collective name: both come from busbw/algbw = 2(n-1)/n.
+    assert (m["collective"], m["collective_inferred"], m["ranks_inferred"]) == (
+        "all_reduce",
+        True,
+        16,
+    )
+    assert m["ranks"] is None

@@ -357,3 +357,16 @@ def test_broadcom_roce_three_qps_duration_run(sample: Callable[[str], str]) -> N
     # Duration mode printed 0.00 as the peak: not a measured peak of zero.
     assert (metrics["bw_peak_gbit_s"], metrics["peak_measured"]) == (None, False)
     assert result.warnings == ("BW peak printed as 0.00 on every row: peak is null",)
+
+
+def test_send_bw_over_roce_on_a_netdev_named_device(sample: Callable[[str], str]) -> None:
+    metrics = perftest.parse(
+        sample("perftest/drbd-rdma-ib_send_bw-roce-gid3-ibv-wr-off-10g.txt")
+    ).metrics
+    assert (metrics["test"], metrics["device"]) == ("ib_send_bw", "rocep18s0f0")
+    assert (metrics["link_type"], metrics["gid_index"], metrics["mtu_bytes"]) == (
+        "Ethernet",
+        3,
+        4096,
+    )
+    assert (metrics["bw_avg_gbit_s"], metrics["bw_peak_gbit_s"]) == (9.81, 9.81)
