@@ -309,6 +309,7 @@ def parse(text: str) -> ParseResult:
     level: int | None = None
     tool_error: tuple[int, str] | None = None
     table_seen = False
+    tables = 0
     # The table's bottom border after the last row: without it the output was cut.
     ended = False
 
@@ -345,6 +346,7 @@ def parse(text: str) -> ParseResult:
         value = result.strip()
         if name.lower() == "diagnostic" and value.lower() == "result":
             table_seen = True
+            tables += 1
             continue
         if (category and category.lower() == "metadata") or _METADATA_ROW_RE.search(name):
             if name:
@@ -386,6 +388,11 @@ def parse(text: str) -> ParseResult:
             "as '| PCIe | Pass - All |')",
             kind=KIND,
             code="dcgm.nothing",
+        )
+    if tables > 1:
+        warnings.append(
+            f"{tables} dcgmi diag tables in this file (several runs or nodes): the test lists "
+            "hold the tests of every table"
         )
     if table_seen and tests and not ended:
         warnings.append(

@@ -241,3 +241,18 @@ def test_single_plugin_run_has_metadata_rows_without_a_heading(sample) -> None:
     assert m["passed_tests"] == ["EUD Test"]  # "EUD Test Version" is metadata, not a test
     assert (m["dcgm_version"], m["driver_version"]) == ("3.3.9", "550.90.07")
     assert m["gpu_device_ids"] == ["2330"] * 8
+
+
+def test_two_tables_in_one_file_are_flagged(sample) -> None:
+    path = "dcgm_diag/slurm-on-aws-dcgm3.3.9-r3-2x-2bb5-two-tables-all-skip.txt"
+    result = dcgm.parse(sample(path))
+    m = result.metrics
+    assert m["overall"] == "skip"
+    assert m["failed_tests"] == [] and m["skipped_tests"].count("GPU Memory") == 2
+    assert (m["level"], m["dcgm_version"], m["driver_version"]) == (3, "3.3.9", "570.172.08")
+    assert m["gpu_device_ids"] == ["2bb5", "2bb5"]
+    assert result.warnings == (
+        "2 dcgmi diag tables in this file (several runs or nodes): the test lists hold the "
+        "tests of every table",
+        "every hardware test was skipped: nothing was verified",
+    )
