@@ -18,10 +18,13 @@ metrics
                          unknown, so it proves no pass).
     failed_tests, warned_tests, skipped_tests, passed_tests   test names, in table order.
     tests                list of {"name", "category", "status", "gpus": {gpu: status}, "line"}.
-    failed_gpus          GPU indices with at least one failed result.
+    failed_gpus          GPU indices with at least one failed result (a test failed on "All"
+                         adds the GPUs its Error/Warning rows name: "GPU 3 Error using ...").
     errors, warnings     list of {"test", "text", "line"}: the joined Error / Warning texts.
     level                the -r/--run level from the command line (1..4), None if not shown.
-    dcgm_version, driver_version, gpu_device_ids   from the Metadata section (None if absent).
+    dcgm_version, driver_version, gpu_device_ids   from the Metadata rows, under a Metadata
+                         heading or not (a single-plugin run such as -r eud has none); None if
+                         absent.
     format               "json" for ``dcgmi diag -j`` (DCGM 3.x "DCGM GPU Diagnostic" ->
                          test_categories -> tests -> results; DCGM 4.x "DCGM Diagnostic" with
                          "tests" and per-test "test_summary", "metadata" and "entity_groups"
@@ -49,6 +52,11 @@ _GPU_STATUS_RE = re.compile(r"^GPU\s*(\d{1,6})\s*:\s*(Pass|Fail|Warn|Skip)\b", r
 _LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?(?:-r|--run)\s*=?\s*(\w+)")
 _LEVEL_NAMES = {"short": 1, "medium": 2, "long": 3, "xlong": 4}
 _MESSAGE_ROWS = {"error": "errors", "warning": "warnings", "info": "info"}
+# Metadata rows ("DCGM Version", "Driver Version Detected", "GPU Device IDs Detected", "EUD Test
+# Version"): a run of one plugin (-r eud) prints them without a Metadata heading.
+_METADATA_ROW_RE = re.compile(r"(?:\bversion(?:\s+detected)?|\bids\s+detected)$", re.IGNORECASE)
+# "GPU 3 Error using CUDA API ...": the GPU a failure message is about.
+_MESSAGE_GPU_RE = re.compile(r"^GPU\s+(\d{1,4})\b")
 _DEPLOYMENT = {"deployment", "software"}
 _DCGMI_ERROR_RE = re.compile(r"^\s*Error:\s*(.+)$")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
@@ -301,6 +309,7 @@ def parse(text: str) -> ParseResult:
     level: int | None = None
     tool_error: tuple[int, str] | None = None
     table_seen = False
+    tables = 0
     # The table's bottom border after the last row: without it the output was cut.
     ended = False
 
@@ -337,8 +346,9 @@ def parse(text: str) -> ParseResult:
         value = result.strip()
         if name.lower() == "diagnostic" and value.lower() == "result":
             table_seen = True
+            tables += 1
             continue
-        if category and category.lower() == "metadata":
+        if (category and category.lower() == "metadata") or _METADATA_ROW_RE.search(name):
             if name:
                 metadata[name.lower()] = value
             continue
@@ -378,6 +388,11 @@ def parse(text: str) -> ParseResult:
             "as '| PCIe | Pass - All |')",
             kind=KIND,
             code="dcgm.nothing",
+        )
+    if tables > 1:
+        warnings.append(
+            f"{tables} dcgmi diag tables in this file (several runs or nodes): the test lists "
+            "hold the tests of every table"
         )
     if table_seen and tests and not ended:
         warnings.append(
@@ -419,6 +434,13 @@ def _result(
         if test.status in by_status:
             by_status[test.status].append(test.name)
         failed_gpus.update(g for g, s in test.gpus.items() if s == "fail")
+    # A test failed on "All" GPUs names each GPU in the messages under it ("GPU 3 Error ...").
+    failed_names = {t.name for t in tests if t.status == "fail"}
+    for message in messages:
+        if message.test in failed_names and message.kind in ("error", "warning"):
+            match = _MESSAGE_GPU_RE.match(message.text)
+            if match:
+                failed_gpus.add(int(match.group(1)))
     unknown = [t.name for t in tests if t.status == "unknown"]
     if unknown:
         warnings.append("no result for: " + ", ".join(unknown))

@@ -30,8 +30,13 @@ Metrics (``ParseResult.metrics``):
   JSON lists no options at all, so its ``bs_bytes`` is None). Figures are summed over the job's
   processes; a direction the job did not run is 0 (a write-only job reads 0), the same in the
   JSON and the text forms. Fields fio did not print are None.
-  ``fio_version``; ``format`` ("json", "normal" or "normal+json"); ``errors`` (jobs with a
-  non-zero error code).
+  ``fio_version``; ``format`` ("json", "normal", "normal+json" or "terse"); ``errors``
+  (jobs with a non-zero error code).
+- ``--output-format=terse`` (``--minimal``) versions 3 and 4 are read too: bandwidth (KiB/s)
+  and IOPS per direction, the clat mean; the lines carry no options, so a terse job's
+  ``rw`` and ``bs_bytes`` are None (``iodepth`` and ``numjobs`` are 1, as for any job whose
+  options were not shown). A file with the normal report as well is read from the normal
+  report.
 
 Facts: ``read_bw_mbyte_s``/``write_bw_mbyte_s`` (unit "MB/s") and ``read_iops``/``write_iops``
 (unit "IOPS") for the headline figures.
@@ -407,6 +412,66 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
     return groups, info
 
 
+# Terse (``--output-format=terse`` / ``--minimal``) fields, 0-based, of versions 3 and 4 (the
+# layout in fio's HOWTO; version 4 adds the trim block after the write block): the version,
+# fio's version, the job name, the group id, the error code, then per direction the I/O in
+# KiB, the bandwidth in KiB/s, the IOPS, the runtime in ms, 4 slat and 4 clat figures (us; the
+# clat mean third), 20 percentiles, 4 lat and 5 bandwidth figures: 41 fields a direction.
+_TERSE_DIRECTION_START = {"read": 5, "write": 46}
+_TERSE_VERSIONS = ("3", "4")
+
+
+def _terse_job(fields: list[str]) -> dict[str, Any] | None:
+    """One terse line as the JSON job object ``_from_json`` reads, or None if not v3/v4."""
+    if fields[0] not in _TERSE_VERSIONS or len(fields) < 50:
+        return None
+    try:
+        numbers = [float(fields[i]) for i in (3, 4, *range(5, 9), 15, *range(46, 50), 56)]
+    except (ValueError, IndexError):
+        return None  # a cut or edited line: not a result
+    if not all(math.isfinite(n) and n >= 0 for n in numbers):
+        return None
+    job: dict[str, Any] = {
+        "jobname": fields[2],
+        "groupid": int(float(fields[3])),
+        "error": int(float(fields[4])),
+    }
+    for direction, start in _TERSE_DIRECTION_START.items():
+        kib, bw, iops, runtime = (float(fields[start + offset]) for offset in range(4))
+        clat_mean = float(fields[start + 10])
+        job[direction] = {
+            "io_bytes": kib * 1024,
+            "bw": bw,  # KiB/s, as fio 2.x JSON gives it
+            "iops": iops,
+            "runtime": runtime,
+            "total_ios": round(iops * runtime / 1000),
+            "clat": {"mean": clat_mean, "N": max(round(iops * runtime / 1000), 1)},
+        }
+    return job
+
+
+def _from_terse(lines: list[str]) -> tuple[dict[int, _Group], dict[str, Any]] | None:
+    """Groups and info from terse v3/v4 lines (one per job, or per group with
+    group_reporting); None when there is no such line."""
+    jobs: list[dict[str, Any]] = []
+    version: str | None = None
+    first = 0
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not _TERSE_RE.match(line):
+            continue
+        fields = line.split(";")
+        job = _terse_job(fields)
+        if job is None:
+            continue
+        first = first or number
+        version = version or fields[1]
+        jobs.append(job)
+    if not jobs:
+        return None
+    return _from_json({"fio version": version, "jobs": jobs}, first)
+
+
 def _job_figures(line: str) -> tuple[str, float, float] | None:
     """(direction, bytes/s, IOPS) from a job's "read: IOPS=..., BW=..." line (fio 3 or 2)."""
     new = _NEW_DIR_RE.match(line)
@@ -632,6 +697,9 @@ def parse(text: str) -> ParseResult:
             warnings.append(f"the JSON part is unreadable ({json_error}); used the text report")
     elif json_error is not None:
         raise json_error
+    elif (terse := _from_terse(lines)) is not None:
+        groups, info = terse
+        fmt = "terse"
     elif text_info["terse_line"] is not None:
         raise EvidenceParseError(
             "fio terse output is not supported: rerun with --output-format=json",

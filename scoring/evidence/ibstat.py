@@ -55,8 +55,9 @@ _WIDTH_RE = re.compile(r"^(\d{1,2})X\b", re.IGNORECASE)
 _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*Gbps\b", re.IGNORECASE)
 _MELLANOX_VENDOR_IDS = {"0x02c9", "0x2c9", "0x15b3"}
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
-# Pasted terminal panes (tmux, screen) keep their box-drawing border on every line.
-_BORDER_CHARS = "\u2502\u2503|"
+# Pasted terminal panes (tmux, screen) keep their box-drawing border on every line; an output
+# quoted in a mail reply or a markdown quote starts every line with "> ".
+_BORDER_CHARS = "\u2502\u2503|>"
 
 _STATE_WORDS = {
     "active": "Active",

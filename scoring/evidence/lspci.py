@@ -66,7 +66,9 @@ _REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
 _NO_NAMES_RE = re.compile(r"\bDevice ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b")
 _BRACKET_RE = re.compile(r"\[([^\]]+)\]")
 _PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
-_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
+# "[...]", "<snip>", a line of "..." alone or with the author's note ("... (8 total GH100
+# devices) ...").
+_EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.(?:\s.*)?$", re.IGNORECASE)
 _GPU_CLASSES = ("3d controller", "vga compatible controller", "display controller")
 # Classes of the devices a cloud passes into a VM (GPUs, NICs/HCAs and their VFs, NVMe, NVSwitch
 # as a plain "Bridge" [0680], accelerators). Root-complex parts (host bridges, root ports,

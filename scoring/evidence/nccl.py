@@ -51,6 +51,9 @@ metrics
     gpu_names, hosts     distinct values from the device list, in order.
     bus_ids_shown        ranks whose device line shows a readable PCI bus ("[0x18]" in older
                          builds, "[0002:00:01]" domain:bus:device in newer ones).
+    shared_gpu_ranks     list of the ranks whose device line shows the same host and full PCI
+                         address ("[0000:02:00]") as another rank's: several processes on one
+                         GPU (empty when none, or when no full address is shown).
     root_bus_ranks       of those, ranks whose GPU sits on bus 00 of its PCI domain. A
                          discrete GPU in a physical server sits behind a root port (bus 01 or
                          higher); bus 00 is where a hypervisor's virtual PCI bus (Hyper-V
@@ -386,7 +389,7 @@ def _nccl_version_from_code(code: str) -> str:
 
 
 def _parse_header(line: str, line_no: int, labels: list[str]) -> _Header | None:
-    tokens = [t.lower() for t in line.lstrip("#").split()]
+    tokens = [t.lower() for t in line.strip().lstrip("#").split()]
     if len(tokens) < 5 or tokens[0] not in ("size", "bytes") or "busbw" not in tokens:
         return None
     tokens = [_HEADER_ALIASES.get(t, t) for t in tokens]
@@ -719,6 +722,8 @@ class _Scanner:
     device_lines: dict[str, Any] = field(default_factory=dict)
     # rank -> PCI bus number of its GPU as the device list prints it.
     buses: dict[int, int] = field(default_factory=dict)
+    # rank -> (host, "domain:bus:device") when the device line shows the full PCI address.
+    pci_ids: dict[int, tuple[str, str]] = field(default_factory=dict)
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -791,12 +796,14 @@ class _Scanner:
             return True
         device = self._device(line) if "Rank" in line and "device" in line else None
         if device is not None:
-            rank, entry, bus = device
+            rank, entry, bus, pci = device
             if rank in self.devices and self.devices[rank] != entry:
                 self.duplicate_ranks.add(rank)
             self.devices.setdefault(rank, entry)
             if bus is not None:
                 self.buses.setdefault(rank, bus)
+            if pci is not None:
+                self.pci_ids.setdefault(rank, (entry[0], pci))
             return True
         match = _NRANKS_RE.search(line) if "NCCL INFO" in line else None
         if match:
@@ -833,9 +840,10 @@ class _Scanner:
             self.runs[-1].avg_line = line_no
         return bool(match or avg)
 
-    def _device(self, line: str) -> tuple[int, tuple[str, str], int | None] | None:
-        """(rank, (host, GPU name), PCI bus or None) of a device-list line, or None; read once
-        per distinct line (every run of a long log prints its device list again)."""
+    def _device(self, line: str) -> tuple[int, tuple[str, str], int | None, str | None] | None:
+        """(rank, (host, GPU name), PCI bus or None, full "domain:bus:device" address or None)
+        of a device-list line, or None; read once per distinct line (every run of a long log
+        prints its device list again)."""
         known = self.device_lines.get(line, _ABSENT)
         if known is not _ABSENT:
             return known
@@ -844,10 +852,24 @@ class _Scanner:
         if match:
             bus = _DEVICE_BUS_RE.match(match.group(5))
             number = int(bus.group(1) or bus.group(2), 16) if bus else None
-            device = int(match.group(1)), (match.group(3), match.group(6).strip()), number
+            pci = match.group(5).strip().lower() if bus and bus.group(2) else None
+            device = (
+                int(match.group(1)),
+                (match.group(3), match.group(6).strip()),
+                number,
+                pci,
+            )
         if len(self.device_lines) < 4096:
             self.device_lines[line] = device
         return device
+
+    def _shared_gpu_ranks(self) -> list[int]:
+        """Ranks whose host and full PCI address another rank also shows: several processes on
+        one GPU (a test run on a machine with fewer GPUs than ranks)."""
+        seen: dict[tuple[str, str], list[int]] = {}
+        for rank, key in self.pci_ids.items():
+            seen.setdefault(key, []).append(rank)
+        return sorted(r for ranks in seen.values() if len(ranks) > 1 for r in ranks)
 
     def _header(self, line: str, line_no: int) -> _Header | None:
         """``_parse_header`` of the line, read once per distinct header line and labels (a long
@@ -971,6 +993,12 @@ class _Scanner:
                 f"rank(s) {ranks} listed by several processes: they ran as separate jobs "
                 "(nccl-tests built without MPI?); 'ranks' counts each rank number once"
             )
+        shared = self._shared_gpu_ranks()
+        if shared:
+            warnings.append(
+                f"{len(shared)} ranks share a GPU with another rank (same host and PCI "
+                "address): the run measured no link between GPUs for them"
+            )
         if len(runs) > 1:
             warnings.append(f"{len(runs)} result tables; the summary describes the first one")
         main = runs[0]
@@ -1027,6 +1055,7 @@ class _Scanner:
             "gpus_per_process": self.gpus_per_process,
             "bus_ids_shown": len(self.buses),
             "root_bus_ranks": sum(1 for bus in self.buses.values() if bus == 0),
+            "shared_gpu_ranks": shared,
             "failures": [message for _, message in self.failures],
         }
         if len(runs) > 1:

@@ -8,15 +8,21 @@ run are reported, not hidden. Rows whose first column header was dropped (pasted
 leading spaces) read the same.
 
 metrics
-    testcases        {name: {title, matrix (list of rows, None for N/A), sum_gbyte_s, min, max,
-                     mean (of the numbers), cells, direction ("h2d", "d2h", "d2d", "local"...)}}.
-    testcase_names   in order of appearance; ``waived`` count; ``errors`` (ASSERT / error lines).
+    testcases        {name: {title, unit ("GB/s", or "ns" for a latency test), matrix (list of
+                     rows, None for N/A), sum_gbyte_s, min, max, mean (of the numbers), cells,
+                     direction ("h2d", "d2h", "d2d", "local"...)}}; a latency test
+                     (``host_device_latency_sm``) has its figures in sum_ns/min_ns/max_ns/
+                     mean_ns and None in the _gbyte_s keys.
+    testcase_names   in order of appearance; ``waived`` count ("Waived:" lines, and "Waiving
+                     <test>." of older builds, whose names are in ``waived_testcases``);
+                     ``errors`` (ASSERT / error lines).
     h2d_gbyte_s / d2h_gbyte_s   mean per-GPU bandwidth of host_to_device_memcpy_ce /
                      device_to_host_memcpy_ce (falling back to the _sm variants), None if not run.
     d2d_min_gbyte_s / d2d_mean_gbyte_s   over the off-diagonal cells of
                      device_to_device_memcpy_read_ce (or write_ce / the _sm variants).
     device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version.
-facts: one ``nvbandwidth_sum_gbyte_s`` per test case (unit "GB/s", details {testcase}).
+facts: one ``nvbandwidth_sum_gbyte_s`` per bandwidth test case (unit "GB/s", details
+{testcase}); latency test cases give none.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ KIND = "nvbandwidth"
 
 _RUNNING_RE = re.compile(r"^Running\s+([A-Za-z0-9_]+)\.?\s*$")
 _SUM_RE = re.compile(r"^SUM\s+([A-Za-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
-_TITLE_RE = re.compile(r"bandwidth\s*\(GB/s\)\s*$", re.IGNORECASE)
+# A bandwidth matrix title ends "(GB/s)"; a latency test's ("memory latency SM CPU(row) <->
+# GPU(column) (ns)") ends "(ns)".
+_TITLE_RE = re.compile(r"(?:bandwidth\s*\(GB/s\)|latency.*\(ns\))\s*$", re.IGNORECASE)
 _DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$")
 _VERSION_RES = {
     "nvbandwidth_version": re.compile(r"^nvbandwidth Version:\s*(\S+)"),
@@ -39,6 +47,7 @@ _VERSION_RES = {
     "cuda_driver_version": re.compile(r"^CUDA Driver Version:\s*(\S+)"),
     "driver_version": re.compile(r"^Driver Version:\s*(\S+)"),
 }
+_WAIVING_RE = re.compile(r"^Waiving\s+([A-Za-z0-9_]+)\.?\s*$")
 _CELL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?|N/A)$")
 _ERROR_RE = re.compile(r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value", re.IGNORECASE)
 _H2D = ("host_to_device_memcpy_ce", "host_to_device_memcpy_sm")
@@ -91,6 +100,8 @@ def parse(text: str) -> ParseResult:
     errors: list[str] = []
     warnings: list[str] = []
     waived = 0
+    waived_names: list[str] = []
+    waived_lines: list[str] = []
     current: dict[str, Any] | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -107,8 +118,13 @@ def parse(text: str) -> ParseResult:
             devices.append({"index": int(match.group(1)), "name": match.group(2) or None,
                             "bus_id": match.group(3)})  # fmt: skip
             continue
-        if line.startswith("Waived"):
+        if line.startswith(("Waived", "Waiving")):
+            # "Waived:" (v0.5+) or "Waiving <test>." (older builds, which name the test).
             waived += 1
+            match = _WAIVING_RE.match(line)
+            if match:
+                waived_names.append(match.group(1))
+                waived_lines.append(f"line {number}: {line[:200]}")
             current = None
             continue
         match = _RUNNING_RE.match(line)
@@ -177,26 +193,39 @@ def parse(text: str) -> ParseResult:
         if case["sum"] is None:
             warnings.append(f"{name}: no SUM line (run cut or failed)")
         if not case["rows"]:
-            warnings.append(f"{name}: no bandwidth matrix")
+            warnings.append(f"{name}: no matrix")
+        latency = "_latency" in name or "(ns)" in (case["title"] or "")
+        figures = {
+            "sum": case["sum"],
+            "min": min(numbers) if numbers else None,
+            "max": max(numbers) if numbers else None,
+            "mean": round(statistics.fmean(numbers), 3) if numbers else None,
+        }
         summaries[name] = {
             "title": case["title"],
             "direction": _direction(name),
+            "unit": "ns" if latency else "GB/s",
             "matrix": case["rows"],
-            "sum_gbyte_s": case["sum"],
-            "min_gbyte_s": min(numbers) if numbers else None,
-            "max_gbyte_s": max(numbers) if numbers else None,
-            "mean_gbyte_s": round(statistics.fmean(numbers), 3) if numbers else None,
+            # A latency test's figures are nanoseconds: they never pass for GB/s.
+            **{f"{key}_gbyte_s": None if latency else value for key, value in figures.items()},
+            **{f"{key}_ns": value if latency else None for key, value in figures.items()},
             "cells": len(numbers),
         }
     if errors:
         warnings.append(f"{len(errors)} error line(s): {errors[0]}")
-    if not any(s["cells"] or s["sum_gbyte_s"] is not None for s in summaries.values()):
+    if not any(
+        s["cells"] or s["sum_gbyte_s"] is not None or s["sum_ns"] is not None
+        for s in summaries.values()
+    ):
+        # An error stops the run; a test nvbandwidth waived (no peer access between the GPUs,
+        # one GPU only) was never run: either is the reason nothing was measured.
+        reason = errors[0] if errors else waived_lines[0] if waived_lines else None
         raise EvidenceParseError(
             "nvbandwidth measured nothing"
-            + (f" ({errors[0]})" if errors else " (no matrix and no SUM line)"),
+            + (f" ({reason})" if reason else " (no matrix and no SUM line)"),
             kind=KIND,
-            code="nvbandwidth.failed" if errors else "nvbandwidth.empty",
-            params={"error": errors[0] if errors else None},
+            code="nvbandwidth.failed" if reason else "nvbandwidth.empty",
+            params={"error": reason},
         )
 
     def first(names: tuple[str, ...], key: str) -> float | None:
@@ -213,6 +242,7 @@ def parse(text: str) -> ParseResult:
         "testcase_names": order,
         "testcases": summaries,
         "waived": waived,
+        "waived_testcases": waived_names,
         "errors": errors,
         "h2d_gbyte_s": first(_H2D, "mean_gbyte_s"),
         "d2h_gbyte_s": first(_D2H, "mean_gbyte_s"),

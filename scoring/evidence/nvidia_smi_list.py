@@ -27,6 +27,12 @@ _GPU_RE = re.compile(r"^GPU\s+(\d{1,4}):\s*(.*?)\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)
 _MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d{1,4}):\s*\(UUID:\s*(MIG-[0-9A-Za-z/-]+)\s*\)")
 _LEGACY_RE = re.compile(r"^MIG-GPU-[0-9A-Fa-f-]+/(\d+)/(\d+)$")
 _LINK_RE = re.compile(r"^\s*Link \d+:", re.MULTILINE)
+# A listing quoted in markdown or a mail reply starts every line with "> ".
+_QUOTE_RE = re.compile(r"^(?:>\s?)+")
+
+
+def _line(raw: str) -> str:
+    return strip_annotation(_QUOTE_RE.sub("", raw.strip()).strip())
 
 
 def detect(text: str) -> int:
@@ -37,7 +43,7 @@ def detect(text: str) -> int:
             return 0
         if _LINK_RE.search(head):
             return 0  # nvidia-smi nvlink prints the same GPU lines above its links
-        lines = [strip_annotation(x.strip()) for x in head.splitlines() if x.strip()]
+        lines = [_line(x) for x in head.splitlines() if _line(x)]
         hits = sum(1 for x in lines if _GPU_RE.match(x) or _MIG_RE.match(x))
         if not hits:
             return 0
@@ -57,7 +63,7 @@ def parse(text: str) -> ParseResult:
     warnings: list[str] = []
     formats: set[str] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = strip_annotation(raw.strip())
+        line = _line(raw)
         if not line:
             continue
         match = _GPU_RE.match(line)
@@ -107,6 +113,13 @@ def parse(text: str) -> ParseResult:
     uuids = [g["uuid"] for g in gpus]
     if len(set(uuids)) != len(uuids):
         warnings.append("the same GPU UUID is listed twice")
+    indexes = [g["index"] for g in gpus]
+    repeated = sorted({i for i in indexes if indexes.count(i) > 1})
+    if repeated and len(set(uuids)) == len(uuids):
+        warnings.append(
+            f"GPU index {repeated[0]} is listed {indexes.count(repeated[0])} times with "
+            "different UUIDs: the lists of several nodes in one file; gpu_count counts them all"
+        )
     for gpu in gpus:
         gpu.pop("line")
     metrics: dict[str, Any] = {

@@ -201,8 +201,20 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             continue
         bw_header = _BW_HEADER_RE.search(line)
         lat_header = None if bw_header else _LAT_HEADER_RE.search(line)
-        if (bw_header or lat_header) and (current is None or current.header_line is not None):
-            # A table pasted without its title block, or a second table after the first.
+        repeated = (
+            current is not None
+            and current.header_line is not None
+            and not current.rows
+            and current.kind == ("bandwidth" if bw_header else "latency")
+        )
+        if (
+            (bw_header or lat_header)
+            and not repeated
+            and (current is None or current.header_line is not None)
+        ):
+            # A table pasted without its title block, or a second table after the first. The
+            # same header twice in a row is one table: a server and a client writing to one
+            # log (a loopback run) interleave their lines.
             current = _Report(
                 title="",
                 title_line=number,

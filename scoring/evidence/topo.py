@@ -48,6 +48,9 @@ _AFFINITY_NAMES = (
     (("CPU", "Affinity"), "cpu_affinity"),
     (("NUMA", "Affinity"), "numa_affinity"),
     (("GPU", "NUMA", "ID"), "gpu_numa_id"),
+    # Headers shortened by hand or by a terminal too narrow for them ("NUMA  GPU NUMA").
+    (("GPU", "NUMA"), "gpu_numa_id"),
+    (("NUMA",), "numa_affinity"),
 )
 # Distance order of the codes: lower is closer (used to find each GPU's nearest NIC).
 _DISTANCE = {"X": 0, "PIX": 1, "PXB": 2, "PHB": 3, "NODE": 4, "SYS": 5, "SOC": 5, "PSB": 2}
@@ -78,6 +81,9 @@ def detect(text: str) -> int:
     if "CPU Affinity" in head:
         score += 10
     return min(score, 100)
+
+
+_RULE_RE = re.compile(r"^\s*[-=+]{10,}\s*$")
 
 
 def _header(tokens: list[str]) -> tuple[list[str], list[str]] | None:
@@ -170,6 +176,8 @@ def parse(text: str) -> ParseResult:
                 in_table = False
                 ignored_tables += 1
             continue
+        if in_table and not rows and _RULE_RE.match(raw):
+            continue  # a dashed line a person (or a wrapper script) drew under the header
         if not in_table or devices is None or tokens[0] not in devices:
             in_table = False
             continue

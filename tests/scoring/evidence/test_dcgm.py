@@ -216,3 +216,43 @@ def test_closed_table_keeps_its_pass(sample):
     # The same table with its last rows and border cut off: incomplete.
     cut = "\n".join(text.splitlines()[:-3])
     assert dcgm.parse(cut).metrics["overall"] == "incomplete"
+
+
+def test_fail_on_all_gpus_names_each_gpu_from_its_warnings(sample) -> None:
+    path = "dcgm_diag/nccl-tests-issue264-dcgm3.3.8-r3-h100-gpu-memory-fail-all-cuinit.txt"
+    result = dcgm.parse(sample(path))
+    m = result.metrics
+    assert m["overall"] == "fail"
+    assert m["failed_tests"] == ["GPU Memory"]
+    assert m["skipped_tests"] == ["PCIe", "Memory Bandwidth", "EUD Test"]
+    # "Fail - All" and one Warning per GPU: every GPU 0..7 failed.
+    assert m["failed_gpus"] == list(range(8))
+    assert [f.value for f in result.facts] == [1.0, 8.0]
+    assert len(m["warnings"]) == 8
+    assert "system not yet initialized" in m["warnings"][7]["text"]
+    assert m["warnings"][7]["text"].startswith("GPU 7 Error using CUDA API cuInit")
+    assert (m["level"], m["dcgm_version"], m["driver_version"]) == (3, "3.3.8", "560.35.03")
+    assert m["gpu_device_ids"] == ["2330"] * 8
+
+
+def test_single_plugin_run_has_metadata_rows_without_a_heading(sample) -> None:
+    m = dcgm.parse(sample("dcgm_diag/blog-h200-dcgm3.3.9-r-eud-no-headings.txt")).metrics
+    assert m["overall"] == "pass"
+    assert m["passed_tests"] == ["EUD Test"]  # "EUD Test Version" is metadata, not a test
+    assert (m["dcgm_version"], m["driver_version"]) == ("3.3.9", "550.90.07")
+    assert m["gpu_device_ids"] == ["2330"] * 8
+
+
+def test_two_tables_in_one_file_are_flagged(sample) -> None:
+    path = "dcgm_diag/slurm-on-aws-dcgm3.3.9-r3-2x-2bb5-two-tables-all-skip.txt"
+    result = dcgm.parse(sample(path))
+    m = result.metrics
+    assert m["overall"] == "skip"
+    assert m["failed_tests"] == [] and m["skipped_tests"].count("GPU Memory") == 2
+    assert (m["level"], m["dcgm_version"], m["driver_version"]) == (3, "3.3.9", "570.172.08")
+    assert m["gpu_device_ids"] == ["2bb5", "2bb5"]
+    assert result.warnings == (
+        "2 dcgmi diag tables in this file (several runs or nodes): the test lists hold the "
+        "tests of every table",
+        "every hardware test was skipped: nothing was verified",
+    )

@@ -152,3 +152,18 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     start = time.perf_counter()
     assert dmi.parse(text).metrics["system_count"] == 5000
     assert time.perf_counter() - start < 30
+
+
+def test_ec2_graviton_type1_record_alone(sample) -> None:
+    m = dmi.parse(sample("dmi/aws-graviton-t4g-large-dmidecode-t1.txt")).metrics
+    assert (m["products"], m["manufacturers"]) == (["t4g.large"], ["Amazon EC2"])
+    assert m["virtual"] is True
+    assert m["dmidecode_version"] is None  # no banner: -t1 output pasted from its Handle line
+
+
+def test_ec2_system_record_cut_after_the_product(sample) -> None:
+    result = dmi.parse(sample("dmi/aws-r5-2xlarge-dmidecode-t-system-sysfs-cut.txt"))
+    m = result.metrics
+    assert (m["products"], m["virtual"]) == (["r5.2xlarge"], True)
+    assert (m["dmidecode_version"], m["smbios_version"]) == ("3.3", "2.7")
+    assert result.warnings == ("excerpt marker at line 10: the output was cut",)

@@ -120,3 +120,46 @@ def test_idle_direction_and_depth_agree_between_json_and_text(sample: Sample) ->
         assert (job["rw"], job["bs_bytes"]) == ("randwrite", 4096)
     assert from_text["write_bw_mbyte_s"] == 13.1  # "(13.1MB/s)" as printed
     assert abs(from_json["write_bw_mbyte_s"] - from_text["write_bw_mbyte_s"]) < 0.05
+
+
+def test_json_after_a_note_line_with_global_options(sample) -> None:
+    path = "fio/lkml-fio333-falloc-write-json-note-line-global-options.txt"
+    m = fio.parse(sample(path)).metrics
+    assert (m["format"], m["fio_version"]) == ("json", "fio-3.33")
+    assert m["write_bw_mbyte_s"] == 1950.18  # bw_bytes 1950180255 / 10**6
+    assert m["write_iops"] == 476118.226
+    assert m["read_bw_mbyte_s"] is None  # a write-only job
+    job = m["jobs"][0]
+    assert (job["rw"], job["bs_bytes"], job["ioengine"], job["iodepth"]) == (
+        "write",
+        4096,
+        "falloc",
+        32,
+    )
+    assert job["file_size_bytes"] == 137438953472
+    assert m["disks"] == ["sdb"]
+
+
+def test_terse_v3_line_alone(sample) -> None:
+    result = fio.parse(sample("fio/rust-probe-fio336-terse-v3-randrw-nvme-one-line.txt"))
+    m = result.metrics
+    assert (m["format"], m["fio_version"]) == ("terse", "fio-3.36")
+    # Terse bandwidth is KiB/s: 62125 KiB/s = 63.616 MB/s.
+    assert (m["read_bw_mbyte_s"], m["read_iops"]) == (63.616, 15531.0)
+    assert (m["write_bw_mbyte_s"], m["write_iops"]) == (67.456, 16468.0)
+    assert m["read_clat_mean_us"] == 62.556
+    assert m["jobnames"] == ["probe"]
+    assert m["jobs"][0]["rw"] is None and m["jobs"][0]["bs_bytes"] is None  # not in terse
+    assert [(f.metric, f.value) for f in result.facts][:2] == [
+        ("read_bw_mbyte_s", 63.616),
+        ("read_iops", 15531.0),
+    ]
+
+
+def test_terse_line_beside_the_normal_report_reads_the_normal_report(sample) -> None:
+    m = fio.parse(sample("fio/cn-blog-fio332-terse-line-then-normal-rw-prompt.txt")).metrics
+    assert (m["format"], m["fio_version"]) == ("normal", "fio-3.32")
+    assert (m["read_bw_mbyte_s"], m["write_bw_mbyte_s"]) == (6.716, 6.714)
+    assert (m["read_iops"], m["write_iops"]) == (1639.0, 1639.0)
+    assert m["jobs"][0]["rw"] == "rw" and m["jobs"][0]["bs_bytes"] == 4096
+    assert m["disks"] == ["vda"]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from scoring.evidence import ibstat
+from scoring.evidence import ibstat, registry
 from scoring.evidence.base import EvidenceParseError, decode_text
 
 
@@ -277,3 +277,57 @@ def test_ibv_devinfo_enum_words_read_like_ibstat() -> None:
     (port,) = ibstat.parse(text).metrics["ports"]
     assert (port["state"], port["physical_state"]) == ("Init", "LinkErrorRecovery")
     assert (port["rate_gbit_s"], port["ca_type"]) == (100.0, "MT4123")
+
+
+def test_roce_ports_both_down_with_trimmed_fields(sample) -> None:
+    m = ibstat.parse(sample("ibstat/blog-h20-cx6lx-mt4127-roce-both-down-trimmed.txt")).metrics
+    assert (m["port_count"], m["active_port_count"], m["down_port_count"]) == (2, 0, 2)
+    assert m["link_layers"] == ["Ethernet"]
+    assert m["ca_types"] == ["MT4127"]
+    assert [p["rate_gbit_s"] for p in m["ports"]] == [40.0, 40.0]
+    assert m["firmware_versions"] == [] and m["max_active_rate_gbit_s"] is None
+
+
+def test_ibstat_quoted_in_a_mail_reply(sample) -> None:
+    text = sample("ibstat/linux-rdma-list-soft-roce-rxe0-mail-quoted-empty-fields.txt")
+    assert registry.detect_kind(text) == "ibstat"
+    m = ibstat.parse(text).metrics
+    assert m["ports"] == [
+        {
+            "ca": "rxe0",
+            "port": 1,
+            "state": "Active",
+            "physical_state": "LinkUp",
+            "rate_gbit_s": 2.5,
+            "link_layer": "Ethernet",
+            "ca_type": None,  # printed empty by soft RoCE
+            "firmware": None,
+        }
+    ]
+
+
+def test_initializing_port_without_a_subnet_manager(sample) -> None:
+    result = ibstat.parse(sample("ibstat/container-cx4-ib-initializing-no-sm-lid-65535.txt"))
+    m = result.metrics
+    assert [(p["state"], p["physical_state"], p["rate_gbit_s"]) for p in m["ports"]] == [
+        ("Init", "LinkUp", 100.0)
+    ]
+    assert (m["active_port_count"], m["max_active_rate_gbit_s"]) == (0, None)
+    assert m["ports"][0]["ca_type"] is None and m["firmware_versions"] == ["12.20.1010"]
+    assert result.warnings == ("mlx5_0 port 1 is Init/LinkUp",)
+
+
+def test_web_copy_without_indentation_and_blank_lines(sample) -> None:
+    m = ibstat.parse(
+        sample("ibstat/mthreads-docs-cx6-hdr200-blank-line-between-every-line.txt")
+    ).metrics
+    assert (m["port_count"], m["active_port_count"]) == (1, 1)
+    assert (m["ca_types"], m["max_active_rate_gbit_s"]) == (["MT4123"], 200.0)
+    assert m["link_layers"] == ["InfiniBand"]
+
+
+def test_renamed_rdma_device_over_roce(sample) -> None:
+    m = ibstat.parse(sample("ibstat/pve-ceph-cx5-renamed-rdma0-roce-100-prompts.txt")).metrics
+    assert [p["ca"] for p in m["ports"]] == ["rdma0"]
+    assert (m["link_layers"], m["active_rates_gbit_s"]) == (["Ethernet"], [100.0])
+    assert m["firmware_versions"] == ["16.35.3006"]

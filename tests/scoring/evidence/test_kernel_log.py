@@ -94,3 +94,19 @@ def test_fallen_off_the_bus() -> None:
     metrics = kernel_log.parse(text).metrics
     assert metrics["gpu_fallen_off_bus"] is True
     assert metrics["xid_codes"] == [79]
+
+
+def test_syslog_lines_with_host_prefix_fallen_off_the_bus(sample) -> None:
+    path = "kernel_log/forum-syslog-hostname-prefix-xid79-fallen-off-bus.txt"
+    m = kernel_log.parse(sample(path)).metrics
+    assert (m["xid_count"], m["xid_codes"]) == (1, [79])
+    assert m["xid_gpus"] == ["0000:01:00"]
+    assert m["gpu_fallen_off_bus"] is True
+    assert (m["kernel_lines"], m["line_count"]) == (7, 14)  # gnome-session lines are not kernel
+
+
+def test_old_driver_xid_without_pid_and_name(sample) -> None:
+    m = kernel_log.parse(sample("kernel_log/forum-dmesg-xid62-driver340-os-schedule.txt")).metrics
+    assert (m["xid_count"], m["xid_codes"]) == (1, [62])
+    assert m["events"][0]["detail"] == "12b2(1fa0) 00000000 00000000"
+    assert m["gpu_fallen_off_bus"] is False

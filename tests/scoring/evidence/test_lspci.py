@@ -205,3 +205,41 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     start = time.perf_counter()
     assert lspci.parse(text).metrics["device_count"] == 6000
     assert time.perf_counter() - start < 30
+
+
+def test_h20_host_excerpt_with_author_comments(sample) -> None:
+    path = "lspci/blog-h20-amd-host-pex890xx-gen5-cx6lx-arrow-comments-cut.txt"
+    m = lspci.parse(sample(path)).metrics
+    assert (m["nvidia_gpu_count"], m["gpu_count_partial"]) == (1, "excerpt")
+    assert m["gpu_models"] == ["Device 2329"]
+    assert m["device_count"] == 8
+    assert m["mellanox_functions"] == 2
+    assert m["virtual"] is False and m["virtual_signals"] == []
+
+
+def test_oc_debug_pod_banner_around_an_hgx_listing(sample) -> None:
+    path = "lspci/openshift-oc-debug-hgx-h100-lspci-d10de-pod-banner.txt"
+    m = lspci.parse(sample(path)).metrics
+    assert (m["nvidia_gpu_count"], m["nvswitch_count"], m["device_count"]) == (8, 4, 12)
+    assert m["gpu_models"] == ["H100 SXM5 80GB"]
+    assert m["gpus"][0]["slot"] == "18:00.0" and m["gpus"][-1]["slot"] == "db:00.0"
+    assert m["virtual"] is False
+
+
+def test_aws_p5_vm_shows_passed_through_nvswitches(sample) -> None:
+    # A Nitro VM: lspci alone (grep-filtered) shows no hypervisor device, and the NVSwitch
+    # bridges came along with the GPUs.
+    result = lspci.parse(sample("lspci/aws-p5-48xlarge-vm-grep-h100-nvswitch-passed-through.txt"))
+    m = result.metrics
+    assert (m["nvidia_gpu_count"], m["nvswitch_count"]) == (8, 4)
+    assert m["filtered"] is True and m["virtual_signals"] == []
+    assert any("filtered with grep" in w for w in result.warnings)
+
+
+def test_gvnic_vm_excerpt_with_a_note_on_the_elision_line(sample) -> None:
+    result = lspci.parse(sample("lspci/gcp-a3-vm-gvnic-h100-excerpt-note-line.txt"))
+    m = result.metrics
+    assert (m["nvidia_gpu_count"], m["gpu_count_partial"]) == (2, "excerpt")  # 8 in truth
+    assert m["virtual"] is True
+    assert m["virtual_signals"][0].startswith("Google Compute Engine virtual device")
+    assert "excerpt marker at line 3: the output was cut" in result.warnings

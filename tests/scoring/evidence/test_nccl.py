@@ -433,6 +433,82 @@ def test_log_pasted_indented_reads_the_same(sample, name):
     # tag (seen in driver-release notes); every real sample indented reads the same figures.
     text = sample(f"nccl_tests/{name}")
     indented = "\n".join("        " + line for line in text.splitlines())
-    plain, shifted = nccl.parse(text).metrics, nccl.parse(indented).metrics
+    try:
+        plain = nccl.parse(text).metrics
+    except EvidenceParseError as failed:  # an error case fails the same way indented
+        with pytest.raises(EvidenceParseError) as caught:
+            nccl.parse(indented)
+        assert caught.value.code == failed.code
+        return
+    shifted = nccl.parse(indented).metrics
     for key in ("peak_busbw_gbyte_s", "ranks", "row_count", "collective", "hosts"):
         assert shifted[key] == plain[key], key
+
+
+def test_old_alltoall_with_validation_off(sample):
+    m = nccl.parse(
+        sample("nccl_tests/superbench-a100-8gpu-alltoall-oldformat-validation0-NA.txt")
+    ).metrics
+    assert m["peak_busbw_gbyte_s"] == 226.16
+    assert m["peak_size_bytes"] == 8589934592
+    assert m["avg_busbw_gbyte_s"] == 58.6481
+    assert m["ranks"] == 8 and m["gpus_per_process"] == 8
+    assert m["gpu_names"] == ["A100-SXM4-40GB"]
+    # Validation was off: every error cell is N/A, so nothing was checked.
+    assert m["wrong_total"] is None and m["wrong_unchecked"] == 68
+    assert m["out_of_bounds"] == 0 and m["out_of_bounds_ok"] is True
+    assert m["row_count"] == 34 and m["min_size_bytes"] == 0
+
+
+def test_cuda_failure_before_any_row_is_quoted(sample):
+    text = sample("nccl_tests/issue264-h100-cuda-system-not-yet-initialized.txt")
+    with pytest.raises(EvidenceParseError, match="system not yet initialized") as caught:
+        nccl.parse(text)
+    assert caught.value.kind == "nccl_tests"
+
+
+def test_repeated_size_rows_without_wrong_columns(sample):
+    path = "nccl_tests/blog-h200-4node-nccl2223-8g-repeated-rows-no-wrong-cols.txt"
+    m = nccl.parse(sample(path)).metrics
+    assert m["nccl_version"] == "2.22.3"
+    assert m["collective"] == "all_reduce" and m["collective_inferred"] is True
+    assert m["row_count"] == 7
+    assert m["peak_busbw_gbyte_s"] == 389.27
+    assert (m["min_size_bytes"], m["max_size_bytes"]) == (8589934592, 8589934592)
+    assert m["wrong_total"] is None
+
+
+def test_two_ranks_on_one_gpu_are_flagged(sample):
+    path = "nccl_tests/ebpf-tuner-report-rtx5090-2ranks-one-gpu-reduce-scatter-v2.18.0.txt"
+    result = nccl.parse(sample(path))
+    m = result.metrics
+    assert (m["collective"], m["ranks"]) == ("reduce_scatter", 2)
+    assert (m["nccl_tests_version"], m["nccl_version"]) == ("2.18.0", "2.29.7")
+    assert m["peak_busbw_gbyte_s"] == 2.73
+    assert m["avg_busbw_gbyte_s"] == 1.73537  # "1.73537 GB/s": the unit is not part of it
+    assert m["hosts"] == ["lab"]
+    # Both processes print device 0 at [0000:02:00]: one GPU, no link between GPUs measured.
+    assert m["shared_gpu_ranks"] == [0, 1]
+    assert any("share a GPU" in w for w in result.warnings)
+
+
+def test_eight_gpus_of_one_process_share_nothing(sample):
+    m = nccl.parse(sample("nccl_tests/oci-a100-1node-ubuntu-nccl2265.txt")).metrics
+    assert m["shared_gpu_ranks"] == []
+
+
+def test_one_row_of_a_16_rank_run_with_nccl_info_lines_of_another_rank(sample):
+    result = nccl.parse(
+        sample("nccl_tests/eks-p5-2node-16rank-nvls-single-size-mpi-tags-excerpt.txt")
+    )
+    m = result.metrics
+    assert m["peak_busbw_gbyte_s"] == 439.28
+    assert m["row_count"] == 1 and m["max_size_bytes"] == 2147483648
+    assert m["avg_busbw_gbyte_s"] == 53.2202
+    # No device list and no collective name: both come from busbw/algbw = 2(n-1)/n.
+    assert (m["collective"], m["collective_inferred"], m["ranks_inferred"]) == (
+        "all_reduce",
+        True,
+        16,
+    )
+    assert m["ranks"] is None

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from scoring.evidence import nccl
+from scoring.evidence.base import EvidenceParseError
 from scoring.evidence.nccl import _net_plugins
 from scoring.verification.bare_metal import verify_bare_metal
 from scoring.verification.model import Claims, NodeEvidence
@@ -123,7 +124,13 @@ def test_nccl_line_shapes(line: str, plugins: list[str]) -> None:
 @pytest.mark.parametrize("name", NCCL_SAMPLES)
 def test_real_logs_keep_their_plugins_when_an_authors_note_is_added(name: str) -> None:
     text = (SAMPLES / "nccl_tests" / name).read_text(encoding="utf-8")
-    whole = nccl.parse(text).metrics["net_plugins"]
+    try:
+        whole = nccl.parse(text).metrics["net_plugins"]
+    except EvidenceParseError as failed:  # an error case: streaming it fails the same way
+        with pytest.raises(EvidenceParseError) as caught:
+            nccl.parse_lines(nccl.iter_lines(text))
+        assert caught.value.code == failed.code
+        return
     streamed = nccl.parse_lines(nccl.iter_lines(text)).metrics["net_plugins"]
     assert whole == streamed
     noted = text + "\n" + PROSE

@@ -62,3 +62,49 @@ def test_foreign_text() -> None:
     assert nvbandwidth.detect("hello") == 0
     with pytest.raises(EvidenceParseError):
         nvbandwidth.parse("hello\n")
+
+
+def test_latency_test_is_nanoseconds_not_bandwidth(sample: Sample) -> None:
+    text = sample("nvbandwidth/nvbw-v0.8-rtx3050-laptop-all-tests-latency-ns-local-copy.txt")
+    assert registry.detect_kind(text) == "nvbandwidth"
+    result = nvbandwidth.parse(text)
+    metrics = result.metrics
+    latency = metrics["testcases"]["host_device_latency_sm"]
+    assert latency["unit"] == "ns"
+    assert (latency["sum_ns"], latency["mean_ns"]) == (613.22, 613.22)
+    assert latency["sum_gbyte_s"] is None and latency["mean_gbyte_s"] is None
+    # 613.22 ns is never reported as a copy bandwidth.
+    assert all(f.metric == "nvbandwidth_sum_gbyte_s" for f in result.facts)
+    assert 613.22 not in [f.value for f in result.facts]
+    assert len(result.facts) == len(metrics["testcase_names"]) - 1 == 17
+    assert metrics["testcases"]["device_local_copy"]["sum_gbyte_s"] == 84.33
+    assert (metrics["h2d_gbyte_s"], metrics["d2h_gbyte_s"]) == (12.98, 13.17)
+    assert metrics["waived"] == 17
+    assert metrics["device_names"] == ["NVIDIA GeForce RTX 3050 Laptop GPU"]
+    assert (metrics["nvbandwidth_version"], metrics["driver_version"]) == ("v0.8", "572.83")
+    assert result.warnings == ()
+
+
+def test_a_run_whose_only_test_was_waived_says_so(sample: Sample) -> None:
+    text = sample("nvbandwidth/nvbw-issue13-v0.2-2x2080ti-write-ce-waiving.txt")
+    assert registry.detect_kind(text) == "nvbandwidth"
+    with pytest.raises(
+        EvidenceParseError, match="Waiving device_to_device_memcpy_write_ce"
+    ) as caught:
+        nvbandwidth.parse(text)
+    assert caught.value.code == "nvbandwidth.failed"
+    assert caught.value.params["error"] == "line 15: Waiving device_to_device_memcpy_write_ce."
+
+
+def test_waived_tests_are_named_when_the_run_measured_others() -> None:
+    text = (
+        "nvbandwidth Version: v0.2\n\nDevice 0: NVIDIA GeForce RTX 2080 Ti\n\n"
+        "Waiving device_to_device_memcpy_write_ce.\n"
+        "Running host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "          0\n0     12.50\n\nSUM host_to_device_memcpy_ce 12.50\n"
+    )
+    metrics = nvbandwidth.parse(text).metrics
+    assert metrics["waived"] == 1
+    assert metrics["waived_testcases"] == ["device_to_device_memcpy_write_ce"]
+    assert metrics["h2d_gbyte_s"] == 12.5

@@ -166,3 +166,50 @@ def test_mig_enabled_h100_nvl_with_cuda_not_available(sample):
     # "On" in the ECC cell is a mode, not an error count.
     assert m["ecc_volatile_uncorrected_total"] is None
     assert m["vgpu"] is False
+
+
+def test_r565_table_eight_h100_bare_metal_bus_ids(sample):
+    m = nvidia_smi.parse(
+        sample("nvidia_smi/thamada-hgx-h100x8-driver565-cuda127-table.txt")
+    ).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("565.57.01", "12.7")
+    assert m["gpu_count"] == 8
+    assert m["gpu_names"] == ["NVIDIA H100 80GB HBM3"] * 8
+    assert m["memory_total_mib"] == [81559] * 8
+    assert m["power_cap_w"] == [700.0] * 8
+    assert m["mig_mode"] == ["Disabled"] * 8
+    assert m["ecc_volatile_uncorrected_total"] == 0
+    assert m["bus_ids"][0] == "00000000:18:00.0" and m["bus_ids"][-1] == "00000000:DB:00.0"
+    assert m["vgpu"] is False
+
+
+def test_r550_table_ada_gpu_without_mig(sample):
+    m = nvidia_smi.parse(sample("nvidia_smi/thamada-l40s-driver550-table-mig-na.txt")).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("550.127.05", "12.4")
+    assert (m["gpu_count"], m["gpu_names"]) == (1, ["NVIDIA L40S"])
+    assert m["memory_total_mib"] == [46068]
+    assert m["mig_mode"] == [None]  # "N/A": Ada has no MIG
+    assert m["power_cap_w"] == [350.0]
+    assert m["gpus"][0]["perf_state"] == "P8"
+
+
+def test_r560_table_with_prompt_and_persistence_off(sample):
+    path = "nvidia_smi/nccl-tests-issue264-h100x8-driver560-persistence-off.txt"
+    m = nvidia_smi.parse(sample(path)).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("560.35.03", "12.6")
+    assert m["gpu_count"] == 8
+    assert m["persistence_mode"] == ["Off"] * 8
+    assert m["memory_total_mib"] == [81559] * 8
+    assert m["bus_ids"][1] == "00000000:3B:00.0"
+
+
+def test_r535_h20_table_with_elided_gpus(sample):
+    m = nvidia_smi.parse(
+        sample("nvidia_smi/blog-8xh20-driver535-r535-table-3-of-8-shown.txt")
+    ).metrics
+    assert (m["driver_version"], m["cuda_version"]) == ("535.161.03", "12.2")
+    assert (m["gpu_count"], m["gpu_count_partial"]) == (3, "excerpt")  # GPUs 2..6 cut: "..."
+    assert m["gpu_names"] == ["NVIDIA H20"] * 3
+    assert m["memory_total_mib"] == [97871] * 3
+    assert m["power_cap_w"] == [500.0] * 3
+    assert m["bus_ids"] == ["00000000:04:00.0", "00000000:23:00.0", "00000000:E4:00.0"]

@@ -203,3 +203,24 @@ def test_lgip_blackwell_profiles_with_media_and_graphics_suffixes(sample):
     assert profiles["1g.24gb+gfx"]["profile_id"] == 47
     assert profiles["1g.24gb"]["memory_gib"] == 23.12
     assert profiles["1g.24gb"]["sm"] == 46
+
+
+def test_list_quoted_in_markdown(sample) -> None:
+    text = sample("nvidia_smi_list/hpc-docs-8xh100-markdown-quoted-fence.txt")
+    assert registry.detect_kind(text) == "nvidia_smi_list"
+    m = nvidia_smi_list.parse(text).metrics
+    assert m["gpu_count"] == 8
+    assert m["gpu_names"] == ["NVIDIA H100 80GB HBM3"] * 8
+    assert m["gpu_uuids"][0] == "GPU-e5f404f3-cc2a-cf0c-219f-dcf1a4e223f2"
+
+
+def test_two_nodes_lists_in_one_file_are_flagged(sample) -> None:
+    result = nvidia_smi_list.parse(
+        sample("nvidia_smi_list/slurm-2node-8xh100-each-concatenated-indented.txt")
+    )
+    assert result.metrics["gpu_count"] == 16
+    assert len(set(result.metrics["gpu_uuids"])) == 16
+    assert result.warnings == (
+        "GPU index 0 is listed 2 times with different UUIDs: the lists of several nodes in "
+        "one file; gpu_count counts them all",
+    )

@@ -203,3 +203,20 @@ def test_driver_section_before_the_gpus_is_no_gpu(sample):
     assert m["driver_version"] == "550.127.06"
     assert m["cuda_version"] is None  # "Not Found"
     assert result.warnings == ()
+
+
+def test_full_q_of_an_ada_gpu_driver550(sample):
+    m = nvidia_smi_query.parse(
+        sample("nvidia_smi_query/thamada-l40s-driver550-q-ada-full.txt")
+    ).metrics
+    assert m["format"] == "q"
+    assert (m["driver_version"], m["cuda_version"]) == ("550.127.05", "12.4")
+    assert (m["gpu_count"], m["gpus_shown"]) == (1, 1)
+    assert m["product_names"] == ["NVIDIA L40S"]
+    assert m["memory_total_mib"] == [46068]
+    assert m["mig_mode"] == [None]
+    assert (m["virtualization_mode"], m["virtualized"]) == (["None"], False)
+    assert m["bus_ids"] == ["00000000:A1:00.0"]
+    assert (m["ecc_volatile_uncorrected"], m["ecc_aggregate_corrected"]) == (0, 0)
+    assert m["retired_pages"] is None
+    assert (m["remapped_rows_pending"], m["remapped_rows_failure"]) == (False, False)

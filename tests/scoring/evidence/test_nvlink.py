@@ -147,3 +147,23 @@ def test_gpu_list_cut_by_a_marker_has_unknown_links_not_few(sample):
     assert not any("fewer active links" in w for w in result.warnings)
     active = [f for f in result.facts if f.metric == "nvlink_active_links"]
     assert [(f.value, f.details["gpu"]) for f in active] == [(18.0, "0")]
+
+
+def test_nvlink_section_of_a_node_report(sample) -> None:
+    path = "nvidia_smi_nvlink/aws-p5-node-report-nvlink-s-8xh100-18-links-section.txt"
+    m = nvlink.parse(sample(path)).metrics
+    assert (m["gpu_count"], m["links_per_gpu"]) == (8, 18)
+    assert (m["link_gbyte_s"], m["link_gbyte_s_min"]) == (26.562, 26.562)
+    assert m["inactive_links"] == 0
+
+
+def test_snip_marker_wrapped_in_dots_inside_each_gpu_list(sample) -> None:
+    result = nvlink.parse(
+        sample("nvidia_smi_nvlink/rhelai-kvm-vm-8xh100-nvlink-status-snip-per-gpu.txt")
+    )
+    m = result.metrics
+    # "...<snip>..." hides links 2..16 of every GPU: the list ends at Link 17, so 18 links.
+    assert (m["gpu_count"], m["links_per_gpu"], m["link_gbyte_s"]) == (8, 18, 26.562)
+    assert m["inactive_links"] == 0
+    assert len(result.warnings) == 8
+    assert result.warnings[0] == "line 5: the output was cut by its author; hidden links inferred"

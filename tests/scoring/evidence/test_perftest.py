@@ -317,3 +317,56 @@ def test_read_sweep_without_separators_cut_mid_table(sample):
     # 310.05 MB/sec at 128 bytes, the last row kept; perftest's MB is 2^20 bytes.
     assert result.metrics["bw_avg_gbit_s"] == pytest.approx(310.05 * 2**20 * 8 / 1e9, abs=1e-5)
     assert any("no closing line" in w for w in result.warnings)
+
+
+def test_server_and_client_interleaved_in_one_log(sample: Callable[[str], str]) -> None:
+    # A loopback run: both sides print their title block and '#bytes' header into one log.
+    text = sample("perftest/superbench-ib_write_bw-loopback-server-client-interleaved-mb.txt")
+    metrics = perftest.parse(text).metrics
+    assert (metrics["test"], metrics["title"]) == ("ib_write_bw", "RDMA_Write BW Test")
+    assert (metrics["device"], metrics["link_type"], metrics["mtu_bytes"]) == ("ib0", "IB", 4096)
+    assert metrics["value_unit"] == "MB/sec"
+    assert len(metrics["sweep"]) == 23  # 2 B .. 8 MiB, the repeat after the closing line dropped
+    assert metrics["bw_avg_gbit_s"] == round(23277.91 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
+    assert metrics["bw_peak_gbit_s"] == round(23330.56 * perftest.MBYTE_PER_S_TO_GBIT_S, 6)
+    assert metrics["max_size_bytes"] == 8388608
+
+
+def test_roce_report_gbits_indented_with_gid_lines(sample: Callable[[str], str]) -> None:
+    path = "perftest/gpu-operator-docs-ib_write_bw-roce-gid5-report-gbits-rst-indented.txt"
+    metrics = perftest.parse(sample(path)).metrics
+    assert (metrics["link_type"], metrics["gid_index"], metrics["rdma_cm"]) == (
+        "Ethernet",
+        5,
+        False,
+    )
+    assert (metrics["value_unit"], metrics["mtu_bytes"]) == ("Gb/sec", 1024)
+    assert metrics["bw_avg_gbit_s"] == 92.46
+    assert metrics["bw_peak_gbit_s"] == 92.46
+    assert metrics["bw_avg_gbit_s_at_max_size"] == 92.39
+    assert len(metrics["sweep"]) == 23
+
+
+def test_broadcom_roce_three_qps_duration_run(sample: Callable[[str], str]) -> None:
+    path = "perftest/scc24-broadcom-bnxt-re-roce-3qp-rdma-cm-duration-peak-zero.txt"
+    result = perftest.parse(sample(path))
+    metrics = result.metrics
+    assert (metrics["device"], metrics["qps"], metrics["gid_index"]) == ("bnxt_re0", 3, 3)
+    assert (metrics["link_type"], metrics["rdma_cm"]) == ("Ethernet", True)
+    assert metrics["bw_avg_gbit_s"] == 363.47
+    # Duration mode printed 0.00 as the peak: not a measured peak of zero.
+    assert (metrics["bw_peak_gbit_s"], metrics["peak_measured"]) == (None, False)
+    assert result.warnings == ("BW peak printed as 0.00 on every row: peak is null",)
+
+
+def test_send_bw_over_roce_on_a_netdev_named_device(sample: Callable[[str], str]) -> None:
+    metrics = perftest.parse(
+        sample("perftest/drbd-rdma-ib_send_bw-roce-gid3-ibv-wr-off-10g.txt")
+    ).metrics
+    assert (metrics["test"], metrics["device"]) == ("ib_send_bw", "rocep18s0f0")
+    assert (metrics["link_type"], metrics["gid_index"], metrics["mtu_bytes"]) == (
+        "Ethernet",
+        3,
+        4096,
+    )
+    assert (metrics["bw_avg_gbit_s"], metrics["bw_peak_gbit_s"]) == (9.81, 9.81)

@@ -50,6 +50,18 @@ def _figures(metrics: dict) -> tuple:
         ),
         # "xmt/rcv/%loss = 4/4/0%, min/avg/max = 0.47/0.51/0.62"
         ("rtt/ping3-issue96-fping-l-summary.txt", (0.47, 0.51, 0.62, 0.0, "192.168.2.2"), "fping"),
+        # BusyBox: "round-trip min/avg/max = 0.081/0.083/0.086 ms", "2 packets received"
+        (
+            "rtt/busybox-docker-exec-ping-c2-round-trip.txt",
+            (0.081, 0.083, 0.086, 0.0, "backend"),
+            "icmp",
+        ),
+        # old iputils "icmp_req=" replies, RST-indented
+        (
+            "rtt/openstack-docs-old-iputils-icmp-req-rst-indented.txt",
+            (0.165, 0.297, 0.619, 0.0, "203.0.113.101"),
+            "icmp",
+        ),
     ],
 )
 def test_real_outputs(sample: Sample, path: str, expected: tuple, method: str) -> None:
@@ -117,3 +129,11 @@ def test_not_ping_is_refused() -> None:
     with pytest.raises(EvidenceParseError, match="no ping"):
         rtt.parse("nothing here\n")
     assert rtt.detect("nothing here\n") == 0
+
+
+def test_no_reply_at_all_after_ctrl_c(sample: Sample) -> None:
+    result = rtt.parse(sample("rtt/docker-bridge-ping-100pct-loss-ctrl-c-echoed.txt"))
+    m = result.metrics
+    assert (m["transmitted"], m["received"], m["loss_pct"]) == (44, 0, 100.0)
+    assert m["rtt_avg_ms"] is None and m["target"] == "172.17.0.2"
+    assert result.warnings == ("172.17.0.2: no reply at all (100% loss)",)

@@ -249,3 +249,30 @@ def test_four_gpus_four_numa_nodes(sample):
     assert m["nvlink_min_links"] == m["nvlink_max_links"] == 6
     assert m["numa_nodes"] == ["1", "3", "5", "7"]
     assert m["gpu_affinity"]["GPU0"]["cpu_affinity"] == "6,14,22,30"
+
+
+def test_dashed_rule_under_a_shortened_header(sample) -> None:
+    path = "nvidia_smi_topo/blog-h200-nv18-9nic-bond-dashed-rule-short-numa-headers-cn-legend.txt"
+    m = topo.parse(sample(path)).metrics
+    assert (m["gpu_count"], m["nic_count"]) == (8, 9)
+    assert m["full_nvlink_mesh"] is True and m["nvlink_min_links"] == 18
+    assert m["nic_names"][-1] == "mlx5_bond_0"
+    assert m["gpu_nic_affinity"]["GPU1"] == {"link": "PIX", "nics": ["mlx5_3"]}
+    assert m["gpus_with_local_nic"] == 8
+    # "NUMA" and "GPU NUMA" are the NUMA Affinity and GPU NUMA ID columns, shortened.
+    assert m["gpu_affinity"]["GPU4"] == {
+        "cpu_affinity": "48-95,144-191",
+        "numa_affinity": "1",
+        "gpu_numa_id": None,
+    }
+    assert m["numa_nodes"] == ["0", "1"]
+
+
+def test_h20_two_nics_without_a_nic_legend(sample) -> None:
+    m = topo.parse(sample("nvidia_smi_topo/blog-8xh20-nv18-2nic-phb-no-legend.txt")).metrics
+    assert (m["gpu_count"], m["nic_count"]) == (8, 2)
+    assert m["full_nvlink_mesh"] is True and m["gpu_pair_links"] == {"NV18": 28}
+    assert m["nic_names"] == ["NIC0", "NIC1"]  # no NIC Legend to name them
+    assert m["gpu_nic_affinity"]["GPU6"] == {"link": "PHB", "nics": ["NIC0", "NIC1"]}
+    assert m["gpus_with_local_nic"] == 0  # PHB at best: no NIC under a GPU's PCIe switch
+    assert m["numa_nodes"] == ["0", "1"]

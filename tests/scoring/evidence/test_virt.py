@@ -88,3 +88,8 @@ def test_command_without_result() -> None:
 def test_long_text_is_refused_quickly() -> None:
     with pytest.raises(EvidenceParseError, match="too long"):
         virt.parse("kvm\n" * 10_000_000)
+
+
+def test_echoed_command_then_kvm(sample) -> None:
+    m = virt.parse(sample("virt/h100-kvm-vm-no-nvswitch-fabric-stuck-kvm.txt")).metrics
+    assert (m["virt"], m["virtual"], m["container"]) == ("kvm", True, False)
