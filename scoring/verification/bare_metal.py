@@ -46,7 +46,8 @@ COUNTER_EVIDENCE_DISCOUNT = 0.6
 
 # Signal weights. Virtual signals are near-proof; physical ones are softer because a
 # hypervisor can hide or fake them (KVM `kvm=off` hides the CPUID bit for GPU passthrough,
-# QEMU `-smbios type=1` copies the host's DMI product, full-board passthrough shows NVSwitches).
+# QEMU `-smbios type=1` copies the host's DMI product; full-board passthrough shows NVSwitches,
+# which therefore count for neither side).
 W_HYPERVISOR_FLAG = 0.9
 W_NO_HYPERVISOR_FLAG = 0.3
 W_DMI_VIRTUAL = 0.9
@@ -350,8 +351,11 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 "类似虚拟化层模拟的根端口；物理 GPU 服务器的 GPU 分布在多个根复合体上。",
             )
         )
-        # A passed-through board brings its NVSwitches along: they prove nothing here.
-        physical = [p for p in physical if "nvswitch" not in p.lower()]
+    # NVSwitches prove nothing either way: the clouds' 8-GPU VMs (AWS p5, GCP A3, Azure ND)
+    # are given the whole HGX board, its NVSwitches included, on spread-out buses like a
+    # physical server's (a real p5.48xlarge listing and a KVM guest with all 18 NVLinks per
+    # GPU up are in the corpus).
+    physical = [p for p in physical if "nvswitch" not in p.lower()]
     if virtual or virtual_signals:
         shown = "; ".join(virtual_signals) or "virtual devices"
         return [

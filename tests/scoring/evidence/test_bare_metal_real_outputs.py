@@ -210,6 +210,15 @@ TABLE = [
         "DGX-1 with V100 in DMI (0.5): a hypervisor can copy host DMI, so alone it stays below "
         "the 0.6 a verdict needs",
     ),
+    Row(
+        ("lspci/aws-p5-48xlarge-vm-grep-h100-nvswitch-passed-through.txt",),
+        VM,
+        "uncertain",
+        frozenset(),
+        "AWS p5.48xlarge VM: the HGX board is passed through whole, its four NVSwitches on "
+        "spread-out buses like a server's; an NVSwitch is no sign of bare metal (it gave 0.2 "
+        "towards it before)",
+    ),
 ]
 
 
