@@ -239,6 +239,16 @@ def _budget_knockouts(
         if not tco.over_budget:
             return []
         tco = tco.resolve()
+    if tco.spot_refused:
+        return [
+            Knockout(
+                "budget_unknown",
+                "only spot is priced and this job cannot run on spot, so the maximum budget "
+                "cannot be checked: ask for another billing model",
+                "仅有竞价实例报价，而该任务不能使用竞价实例，无法核对预算上限：请索取其他计费方式报价",
+                f"TCO: spot billing over {tco.duration_days} days",
+            )
+        ]
     # The cheapest fields, not tco.best: reading a model's breakdown would build them all.
     # Rubric v2 judges the recommended billing model (v1: the cheapest, the same fields).
     total, model = tco.recommended_total, tco.recommended

@@ -249,6 +249,7 @@ class Tco:
         gpu_equivalents: Decimal | None = None,
         useful_gpu_equivalents: Decimal | None = None,
         reference_fallback: tuple[str, Decimal] | None = None,
+        spot_refused: bool = False,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -275,6 +276,15 @@ class Tco:
             self.__dict__["useful_gpu_equivalents"] = useful_gpu_equivalents
         if reference_fallback is not None:
             self.__dict__["reference_fallback"] = reference_fallback
+        if spot_refused:
+            self.__dict__["spot_refused"] = True
+
+    @property
+    def spot_refused(self) -> bool:
+        """Only spot is priced and the job cannot run on spot (rubric v2, spot_allowed): the
+        figures still show the spot total, but no billing model the job can use is priced, so
+        the cost score and the budget check treat the candidate as unpriced."""
+        return self.__dict__.get("spot_refused", False)
 
     @property
     def reference_fallback(self) -> tuple[str, Decimal] | None:
@@ -300,6 +310,17 @@ class Tco:
         (code, English, Chinese): surplus GPUs left out of the useful GPU-hours, and a GPU
         the rubric has no reference price for (compared with the fallback)."""
         lines = []
+        if self.spot_refused:
+            lines.append(
+                (
+                    "spot_refused",
+                    "only spot is priced and this job cannot run on spot: the cost score counts "
+                    "no usable price and the budget cannot be checked until another billing "
+                    "model is quoted",
+                    "仅有竞价实例报价，而该任务不能使用竞价实例：成本评分按无可用报价计，"
+                    "在获得其他计费方式报价之前无法核对预算",
+                )
+            )
         fallback = self.reference_fallback
         if fallback is not None and self.cost_per_effective_gpu_hour is not None:
             model, price = fallback
@@ -713,8 +734,10 @@ def compute_tco(
     if hourly_day_rate is not None and monthly_gpu is not None and hourly_day_rate > 0:
         break_even = (monthly_gpu / hourly_day_rate).quantize(cent, half_even)
     reason = ("cheapest total", "总成本最低")
-    if rec_total is None:
-        # Only spot is priced and spot is not allowed: it stays the figure, flagged.
+    spot_refused = rec_total is None
+    if spot_refused:
+        # Only spot is priced and spot is not allowed: it stays the figure, flagged, and the
+        # ranking reads it as no usable price (Tco.spot_refused).
         rec_model, rec_total = best_model, best_total
         reason = (
             f"only spot is priced, though a {evaluation.duration_days}-day "
@@ -796,6 +819,7 @@ def compute_tco(
         equivalents,
         useful,
         fallback,
+        spot_refused,
     )
 
 
@@ -921,7 +945,8 @@ class PendingTco(Deferred):
 
     ``budget_ratio`` and ``effective_price_ratio`` are budget_ratio() and
     effective_price_ratio() of the exact TCO; ``over_budget`` whether its recommended total
-    exceeds the evaluation's budget in the offering's currency (False without one)."""
+    exceeds the evaluation's budget in the offering's currency, or no price the job can use
+    is given (Tco.spot_refused), so the budget must-have fails (False without a budget)."""
 
     __slots__ = (
         "_candidate",
@@ -972,10 +997,12 @@ class PendingTco(Deferred):
             tco, self._candidate.offering.gpu_model, self._rubric
         )
         budget = evaluation.budget_total
+        # An unusable (refused spot) price cannot meet a budget: the knockout reads the
+        # exact TCO and says why.
         self.over_budget = (
             budget is not None
             and tco.currency == evaluation.budget_currency
-            and tco.recommended_total > budget
+            and (tco.spot_refused or tco.recommended_total > budget)
         )
 
 
@@ -1022,6 +1049,8 @@ def budget_ratio(tco: Tco | PendingTco | None, evaluation: EvaluationSpec) -> fl
     budget = evaluation.budget_total
     if tco is None or budget is None or budget <= 0 or tco.currency != evaluation.budget_currency:
         return None
+    if tco.spot_refused:
+        return None  # no billing model the job can use is priced
     return round(float(tco.recommended_total / budget), 3)
 
 
@@ -1031,7 +1060,7 @@ def effective_price_ratio(
     """Cost per effective GPU-hour ÷ the rubric's reference price for the GPU (3 decimals)."""
     if type(tco) is PendingTco:
         return tco.effective_price_ratio
-    if tco is None or tco.cost_per_effective_gpu_hour is None:
+    if tco is None or tco.cost_per_effective_gpu_hour is None or tco.spot_refused:
         return None
     reference = rubric.reference_gpu_hour_price(gpu_model, tco.currency)
     return round(float(tco.cost_per_effective_gpu_hour / reference), 3)
@@ -1449,8 +1478,11 @@ def _settle(
         settled &= (np.abs(np.where(priced, totals, 0.0)) < _LARGEST_SCALED).all(axis=0)
         allowed = priced.copy()
         allowed[_SPOT_ROW] &= allow_spot > 0
-        # Only spot is priced and spot is not allowed: it stays the figure.
-        allowed = np.where(allowed.any(axis=0), allowed, priced)
+        # Only spot is priced and spot is not allowed: it stays the figure, and the exact
+        # TCO (Tco.spot_refused) gives the ranking's figures.
+        usable = allowed.any(axis=0)
+        settled &= usable | ~priced.any(axis=0)
+        allowed = np.where(usable, allowed, priced)
         # The first lowest whole-cent total, as compute_tco picks it.
         best = np.argmin(np.where(allowed, totals, np.inf), axis=0)
         total_cents = totals[best, np.arange(count)]

@@ -14,7 +14,15 @@ from ..batching import item_columns, key_positions
 from ..batching import read_fields as _read_fields
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
-from .facts import CLAIMED, DERIVED_COLUMNS, DERIVED_ITEMS, FACTS, UNANSWERED, FactContext
+from .facts import (
+    CLAIMED,
+    DERIVED_COLUMNS,
+    DERIVED_ITEMS,
+    FACTS,
+    UNANSWERED,
+    FactContext,
+    item_ref_names,
+)
 
 if TYPE_CHECKING:
     from ..rubric import Rubric
@@ -388,8 +396,9 @@ class Batch:
         return column
 
     def item_ref(self, item: str) -> list[str | None]:
-        """The evidence reference recorded under checklist ``item`` for every candidate."""
-        return self.measured_ref((item,))
+        """The evidence reference recorded under checklist ``item`` (for a derived item, the
+        evidence it is judged on: facts.item_ref_names) for every candidate."""
+        return self.measured_ref(item_ref_names(item))
 
     def measured_ref(self, names: tuple[str, ...]) -> list[str | None]:
         """The first evidence reference recorded under any of ``names`` for every candidate

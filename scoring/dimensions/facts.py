@@ -164,6 +164,16 @@ def delivery_form_status(ctx: FactContext) -> str:
 # the delivery form is checked by the bare-metal verdict and the form the nodes show, so rules
 # about the delivery form are gated by that check, not by an item no evidence can verify.
 DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {"delivery_form": delivery_form_status}
+# The evidence references a derived claim item is judged on: a claim under "delivery_form"
+# cites the node output that verified or refuted the form (no checklist answer records one).
+ITEM_REF_NAMES: dict[str, tuple[str, ...]] = {
+    "delivery_form": ("delivery_form", "delivery_form_seen", "bare_metal_verdict")
+}
+
+
+def item_ref_names(item: str) -> tuple[str, ...]:
+    """The evidence_refs keys a claim under checklist (or derived) ``item`` cites."""
+    return ITEM_REF_NAMES.get(item, (item,))
 
 
 def claim_status(ctx: FactContext, item: str) -> str:
@@ -467,7 +477,10 @@ def _build_facts() -> dict[str, FactSource]:
         column=_delivery_form_column,
     )
     facts["derived.delivery_form_status"] = FactSource(
-        delivery_form_status, COMPUTED, column=DERIVED_COLUMNS["delivery_form"]
+        delivery_form_status,
+        COMPUTED,
+        _FORM_REFS,
+        column=DERIVED_COLUMNS["delivery_form"],
     )
     facts["derived.elasticity_fit"] = FactSource(
         _elasticity_fit,

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..types import Contribution
-from .facts import CLAIMED, FACTS, MEASURED, FactContext, claim_status
+from .facts import CLAIMED, COMPUTED, FACTS, MEASURED, FactContext, claim_status, item_ref_names
 
 if TYPE_CHECKING:
     from ..rubric import Rule
@@ -212,7 +212,8 @@ def _simple_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     context: Callable[[Batch], list[Any]] | None = None
     if claim:
         context = methodcaller("claim", item)
-    elif basis == MEASURED and source.ref_names:
+    elif basis in (MEASURED, COMPUTED) and source.ref_names:
+        # A computed fact with references (the delivery-form check) cites its evidence.
         context = methodcaller("measured_ref", source.ref_names)
     fact = methodcaller("fact", name)
     memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
@@ -364,7 +365,8 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
     if basis == CLAIMED:
         if rule.claim_item is not None:
             status = claim_status(ctx, rule.claim_item)
-            ref = refs.get(rule.claim_item) if refs else None
-    elif refs and basis == MEASURED:
+            names = item_ref_names(rule.claim_item)
+            ref = next(filter(None, map(refs.get, names)), None) if refs else None
+    elif refs and basis in (MEASURED, COMPUTED) and source.ref_names:
         ref = next(filter(None, map(refs.get, source.ref_names)), None)
     return _builder(rule, factors)(name, shown, value, basis, status, ref)

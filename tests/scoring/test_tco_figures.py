@@ -60,7 +60,7 @@ def _exact_figures(pool, spec, rubric):
                 repr(effective_price_ratio(tco, item.offering.gpu_model, rubric)),
                 budget is not None
                 and tco.currency == spec.budget_currency
-                and tco.recommended_total > budget,
+                and (tco.spot_refused or tco.recommended_total > budget),
                 tco,
             )
         )
