@@ -88,6 +88,7 @@ FIELD_LABELS = {
     "reviewed_by": gettext_lazy("reviewed by"),
     "user": gettext_lazy("user"),
     "offering": gettext_lazy("offering"),
+    "offering_version": gettext_lazy("offering version"),
     "candidate": gettext_lazy("candidate"),
     "item": gettext_lazy("checklist item"),
     "token_prefix": gettext_lazy("token prefix"),

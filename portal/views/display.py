@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
 
+from ..metric_labels import kind_label
 from ..models import (
     BillingModel,
     DataWipePolicy,
@@ -46,6 +47,12 @@ FIELD_CHOICES = {
     "billing_model": dict(BillingModel.choices),
     "quoted_billing_model": dict(BillingModel.choices),
     "cheapest": dict(BillingModel.choices),
+    "dcgm_overall": {
+        "pass": gettext_lazy("passed"),
+        "warn": gettext_lazy("warning"),
+        "fail": gettext_lazy("failed"),
+        "skip": gettext_lazy("skipped"),
+    },
 }
 
 # Leading sentences of stored import errors (written by the worker in English) that pages
@@ -108,6 +115,11 @@ def tolerance(verdict: Mapping[str, Any] | None) -> str:
 TCO_REF = re.compile(r"^TCO: (\w+) billing over (\d+) days$")
 # A knockout's reference to the catalogue offering: "offering: gpu_model = H100, region = cn-north".
 OFFERING_REF = re.compile(r"^offering: (.+)$")
+# A measured fact's source (scoring.verification.facts): "upload 3 · gpu01 · ibstat ibstat.txt",
+# sometimes followed by " · <detail>".
+FACT_REF = re.compile(
+    r"^upload (?P<upload>\d+) · (?P<node>[^·]*?) · (?P<kind>[a-z0-9_]+)(?P<rest>.*)$"
+)
 OFFERING_FACT = re.compile(r"^([a-z][a-z0-9_]*) = (.*)$")
 OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 
@@ -413,6 +425,17 @@ def evidence_ref(ref: str) -> str:
             if contribution["ref"]:
                 text += f" [{_poc_ref(contribution['ref']) or contribution['ref']}]"
             return text
+    fact = FACT_REF.match(ref or "")
+    if fact is not None:
+        return " · ".join(
+            part
+            for part in (
+                _("upload %(upload)s") % {"upload": fact["upload"]},
+                fact["node"],
+                kind_label(fact["kind"]) + fact["rest"],
+            )
+            if part
+        )
     offering = OFFERING_REF.match(ref or "")
     if offering:
         return _("Offering: %(facts)s") % {"facts": _offering_facts(offering.group(1))}
