@@ -115,6 +115,7 @@ def tolerance(verdict: Mapping[str, Any] | None) -> str:
 TCO_REF = re.compile(r"^TCO: (\w+) billing over (\d+) days$")
 # A knockout's reference to the catalogue offering: "offering: gpu_model = H100, region = cn-north".
 OFFERING_REF = re.compile(r"^offering: (.+)$")
+VENDOR_REF = re.compile(r"^vendor: (.+)$")
 # A measured fact's source (scoring.verification.facts): "upload 3 · gpu01 · ibstat ibstat.txt",
 # sometimes followed by " · <detail>".
 FACT_REF = re.compile(
@@ -439,6 +440,9 @@ def evidence_ref(ref: str) -> str:
     offering = OFFERING_REF.match(ref or "")
     if offering:
         return _("Offering: %(facts)s") % {"facts": _offering_facts(offering.group(1))}
+    vendor = VENDOR_REF.match(ref or "")
+    if vendor:
+        return _("Vendor: %(facts)s") % {"facts": _offering_facts(vendor.group(1), vendor=True)}
     match = TCO_REF.match(ref or "")
     if not match:
         return ref or ""
@@ -447,10 +451,11 @@ def evidence_ref(ref: str) -> str:
     return _("TCO: %(model)s, over %(days)s days") % {"model": label, "days": days}
 
 
-def _offering_facts(text: str) -> str:
+def _offering_facts(text: str, *, vendor: bool = False) -> str:
     """ "gpu_model = H100, delivery_form = bare_metal" with each field by its label and each
-    choice by its label; other words (a count of GPUs per node) stay as written."""
-    from ..models import Offering
+    choice by its label; other words (a count of GPUs per node) stay as written. ``vendor``:
+    the fields are the vendor's ("mlps_level = 2")."""
+    from ..models import Offering, Vendor
 
     shown = []
     for part in text.split(", "):
@@ -467,10 +472,11 @@ def _offering_facts(text: str) -> str:
             continue
         name, value = fact.groups()
         try:
-            label = str(Offering._meta.get_field(name).verbose_name)
+            label = str((Vendor if vendor else Offering)._meta.get_field(name).verbose_name)
         except FieldDoesNotExist:
             shown.append(part)
             continue
+        value = {"true": True, "false": False}.get(value, value)
         shown.append(f"{label} = {value_label(value, name)}")
     return ", ".join(shown)
 
