@@ -1,14 +1,17 @@
 """A procurement officer working in Chinese reads no English code words on the demo's pages:
 detection signals, units, evidence references, billing models, form labels, history fields."""
 
+import csv
+import io
 import re
 
+import openpyxl
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import translation
 
-from portal.models import Candidate, Evaluation
+from portal.models import BillingModel, Candidate, Evaluation
 from portal.views.display import evidence_ref
 
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
@@ -134,3 +137,64 @@ def test_evidence_references_are_worded_in_the_readers_language(db, ref, english
             assert not evidence_ref(ref).startswith("vendor:")
     with translation.override("zh-hans"):
         assert evidence_ref(ref) == chinese
+
+
+def test_exports_name_billing_models_in_chinese(manager_client):
+    evaluation = Evaluation.objects.filter(candidates__isnull=False).first()
+    response = manager_client.get(reverse("evaluation-export", args=[evaluation.pk, "csv"]), **ZH)
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    header = rows[0]
+    shown = {
+        row[header.index(column)]
+        for row in rows[1:]
+        for column in ("最便宜的计费模式", "推荐计费方式")
+        if column in header and len(row) == len(header)
+    }
+    assert shown & {str(label) for label in _zh_billing_labels()}
+    assert not shown & {"hourly", "monthly", "spot", "yearly"}
+    book = openpyxl.load_workbook(
+        io.BytesIO(
+            manager_client.get(
+                reverse("evaluation-export", args=[evaluation.pk, "xlsx"]), **ZH
+            ).content
+        )
+    )
+    cells = {c.value for row in book.worksheets[0].iter_rows(min_row=2) for c in row}
+    assert not cells & {"hourly", "monthly", "spot", "yearly"}
+
+
+def _zh_billing_labels():
+    with translation.override("zh-hans"):
+        return [str(label) for _code, label in BillingModel.choices]
+
+
+def test_a_recorded_portfolio_exports_its_billing_models_by_label(db):
+    from portal.models import DecisionRecord
+    from portal.services.portfolio import portfolio_export_rows
+
+    decision = DecisionRecord(
+        snapshot={
+            "portfolio": {
+                "currency": "CNY",
+                "plan": {
+                    "lines": [
+                        {
+                            "workload": "pretrain",
+                            "label": "A · B",
+                            "billing_model": "monthly",
+                            "tco": "1",
+                            "score": 50,
+                        }
+                    ],
+                    "egress": "0",
+                    "ops": "0",
+                    "total": "1",
+                },
+                "risks": [],
+            }
+        }
+    )
+    with translation.override("zh-hans"):
+        rows = portfolio_export_rows(decision)
+        assert rows[2][3] == str(dict(BillingModel.choices)["monthly"])
+        assert "monthly" not in rows[2]
