@@ -198,3 +198,14 @@ def test_a_recorded_portfolio_exports_its_billing_models_by_label(db):
         rows = portfolio_export_rows(decision)
         assert rows[2][3] == str(dict(BillingModel.choices)["monthly"])
         assert "monthly" not in rows[2]
+
+
+@pytest.mark.parametrize(
+    ("language", "label"), [("en", "A POC deadline is two days away"), ("zh-hans", "POC 截止")]
+)
+def test_notification_settings_keep_the_poc_abbreviation(client, make_user, language, label):
+    client.force_login(make_user("reader"))
+    response = client.get(reverse("notification-settings"), HTTP_ACCEPT_LANGUAGE=language)
+    text = visible_text(response.content.decode())
+    assert label in text
+    assert "Poc" not in text
