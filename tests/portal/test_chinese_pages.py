@@ -209,3 +209,19 @@ def test_notification_settings_keep_the_poc_abbreviation(client, make_user, lang
     text = visible_text(response.content.decode())
     assert label in text
     assert "Poc" not in text
+
+
+def test_history_names_a_workloads_requirement_overrides_by_label(procurement_client):
+    from portal.models import Workload
+
+    workload = Workload.objects.exclude(requirements={}).first()
+    assert workload is not None, "the demo's portfolio has a workload with its own requirements"
+    key = next(iter(workload.requirements))
+    response = procurement_client.get(
+        reverse("evaluation-history", args=[workload.evaluation_id]), **ZH
+    )
+    text = visible_text(response.content.decode())
+    with translation.override("zh-hans"):
+        label = str(Evaluation._meta.get_field(key).verbose_name)
+    assert f"{label} = {workload.requirements[key]}" in text
+    assert f'"{key}"' not in text and "&quot;" not in text
