@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import FieldDoesNotExist
 from django.db import models
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
@@ -88,6 +89,7 @@ FIELD_LABELS = {
     "reviewed_by": gettext_lazy("reviewed by"),
     "user": gettext_lazy("user"),
     "offering": gettext_lazy("offering"),
+    "offering_version": gettext_lazy("offering version"),
     "candidate": gettext_lazy("candidate"),
     "item": gettext_lazy("checklist item"),
     "token_prefix": gettext_lazy("token prefix"),
@@ -206,9 +208,28 @@ def _display(field: models.Field, value: Any, labels: _Labels) -> str | None:
         return format(value.normalize(), "f") if value == value.to_integral() else str(value)
     if isinstance(value, datetime):
         return value.isoformat(timespec="seconds")
+    if isinstance(value, dict) and field.name == "requirements":
+        return _requirements_shown(value)
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     return str(value)
+
+
+def _requirements_shown(overrides: dict) -> str:
+    """A workload's overrides of the evaluation's requirements, each by the evaluation field's
+    label ("GPU memory required (GiB) = 24"); an unknown key stays as written."""
+    shown = []
+    for key, value in sorted(overrides.items()):
+        try:
+            field = Evaluation._meta.get_field(key)
+        except FieldDoesNotExist:
+            shown.append(f"{key} = {value}")
+            continue
+        if field.is_relation:
+            shown.append(f"{key} = {value}")
+            continue
+        shown.append(f"{field.verbose_name} = {_display(field, value, None)}")
+    return "; ".join(shown)
 
 
 WEIGHT_FIELDS = (

@@ -92,6 +92,7 @@ class CandidateForm(forms.ModelForm):
         self.fields["offering"].queryset = Offering.objects.select_related("vendor").exclude(
             pk__in=taken
         )
+        self.fields["offering"].label = _("Offering")
         self.fields["offering"].error_messages["invalid_choice"] = _(
             "This offering is already a candidate of this evaluation, or does not exist."
         )

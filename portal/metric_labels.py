@@ -199,6 +199,35 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.xid_errors": gettext_lazy("Xid errors"),
     "measured.xid_severity": gettext_lazy("Worst node's Xid/SXid severity"),
     "measured.xid_node_share": gettext_lazy("Share of nodes with Xid/SXid errors"),
+    "factor": gettext_lazy("Credit for a claim not yet verified"),
+}
+
+# The bare-metal detection's signals (scoring.verification.bare_metal) by what they look at.
+SIGNAL_LABELS: dict[str, Promise] = {
+    "container": gettext_lazy("Container runtime"),
+    "cpu_count": gettext_lazy("Logical CPUs against the claim"),
+    "cpu_hypervisor_flag": gettext_lazy("CPU hypervisor flag"),
+    "dmi_product": gettext_lazy("DMI system product"),
+    "gpu_root_bus": gettext_lazy("GPUs on the root PCI bus"),
+    "gpu_virtualization_mode": gettext_lazy("GPU virtualisation mode (nvidia-smi)"),
+    "hca_virtual_function": gettext_lazy("InfiniBand adapter is a virtual function"),
+    "hyperv_vpci": gettext_lazy("Hyper-V virtual PCI bus"),
+    "lspci_devices": gettext_lazy("PCI devices (lspci)"),
+    "mig_mode": gettext_lazy("MIG mode"),
+    "nccl_cloud_plugin": gettext_lazy("NCCL cloud network plugin"),
+    "nvidia_vgpu": gettext_lazy("NVIDIA vGPU"),
+    "pci_layout": gettext_lazy("PCI bus layout of the GPUs"),
+    "sriov_virtual_function": gettext_lazy("SR-IOV virtual function"),
+    "systemd_detect_virt": gettext_lazy("systemd-detect-virt"),
+    "topo_flat_numa": gettext_lazy("Flat NUMA topology (nvidia-smi topo -m)"),
+}
+
+# The parsers' units that are words, not symbols (GB/s, µs and the like read the same in every
+# language).
+UNIT_LABELS: dict[str, Promise] = {
+    "bool": gettext_lazy("yes = 1, no = 0"),
+    "count": gettext_lazy("count"),
+    "B": gettext_lazy("bytes"),
 }
 
 
@@ -229,6 +258,18 @@ KIND_LABELS: dict[str, str] = {
 def kind_label(kind: str) -> str:
     """The tool behind an evidence kind; the kind itself when unknown."""
     return KIND_LABELS.get(kind, kind)
+
+
+def signal_label(name: str) -> str:
+    """The label of a bare-metal detection signal; the name itself when it has none."""
+    label = SIGNAL_LABELS.get(name)
+    return str(label) if label is not None else name
+
+
+def unit_label(unit: str) -> str:
+    """A measurement's unit in the reader's language; symbols stay as they are."""
+    label = UNIT_LABELS.get(unit)
+    return str(label) if label is not None else unit
 
 
 def metric_label(name: str) -> str:

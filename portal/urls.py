@@ -10,7 +10,10 @@ from django.urls import include, path
 from django.views import defaults
 from django.views.i18n import JavaScriptCatalog
 
-from . import views_history
+from . import (
+    converters,  # noqa: F401  (registers the "id" converter)
+    views_history,
+)
 from .api.schema import RedocView, SchemaView, SwaggerView
 from .auth_views import ThrottledLoginView
 from .metrics import metrics_view
@@ -30,77 +33,77 @@ from .views import weights as weights_views
 
 urlpatterns = [
     path("", evaluations.evaluation_list, name="evaluation-list"),
-    path("evaluations/<int:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
-    path("evaluations/<int:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
-    path("evaluations/<int:pk>/weights/", weights_views.weights, name="evaluation-weights"),
-    path("evaluations/<int:pk>/poc-plan/", poc_views.poc_plan, name="evaluation-poc"),
-    path("evaluations/<int:pk>/decision/", decisions.decision, name="evaluation-decision"),
-    path("evaluations/<int:pk>/report/", decisions.report, name="evaluation-report"),
-    path("evaluations/<int:pk>/report/pdf/", decisions.report_pdf, name="evaluation-report-pdf"),
+    path("evaluations/<id:pk>/", dashboard.evaluation_detail, name="evaluation-detail"),
+    path("evaluations/<id:pk>/results/", dashboard.evaluation_results, name="evaluation-results"),
+    path("evaluations/<id:pk>/weights/", weights_views.weights, name="evaluation-weights"),
+    path("evaluations/<id:pk>/poc-plan/", poc_views.poc_plan, name="evaluation-poc"),
+    path("evaluations/<id:pk>/decision/", decisions.decision, name="evaluation-decision"),
+    path("evaluations/<id:pk>/report/", decisions.report, name="evaluation-report"),
+    path("evaluations/<id:pk>/report/pdf/", decisions.report_pdf, name="evaluation-report-pdf"),
     path(
-        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/",
+        "evaluations/<id:pk>/report/pdf/<id:pdf_pk>/",
         decisions.report_pdf_status,
         name="evaluation-report-pdf-status",
     ),
     path(
-        "evaluations/<int:pk>/report/pdf/<int:pdf_pk>/download/",
+        "evaluations/<id:pk>/report/pdf/<id:pdf_pk>/download/",
         decisions.report_pdf_download,
         name="evaluation-report-pdf-download",
     ),
-    path("evaluations/<int:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
-    path("evaluations/<int:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
+    path("evaluations/<id:pk>/portfolio/", portfolio.portfolio, name="evaluation-portfolio"),
+    path("evaluations/<id:pk>/export.<str:fmt>", decisions.export, name="evaluation-export"),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/",
         candidates.candidate_detail,
         name="candidate-detail",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/catalogue/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/catalogue/",
         candidates.candidate_catalogue,
         name="candidate-catalogue",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/questionnaire/",
         candidates.questionnaire,
         name="candidate-questionnaire",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/questionnaire/<int:number>/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/questionnaire/<id:number>/",
         candidates.answer_update,
         name="answer-update",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/review/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/review/",
         reviews.candidate_review,
         name="candidate-review",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/evidence/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/evidence/",
         candidates.evidence_page,
         name="candidate-evidence",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/uploads/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/uploads/",
         candidates.upload_list,
         name="candidate-uploads",
     ),
     path(
-        "evaluations/<int:pk>/candidates/<int:candidate_pk>/uploads/<int:upload_pk>/report/",
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/uploads/<id:upload_pk>/report/",
         candidates.upload_report,
         name="candidate-upload-report",
     ),
     path(
-        "evaluations/<int:pk>/attachments/<int:attachment_pk>/",
+        "evaluations/<id:pk>/attachments/<id:attachment_pk>/",
         candidates.attachment_download,
         name="attachment-download",
     ),
     path(
-        "evaluations/<int:pk>/uploads/<int:upload_pk>/retract/",
+        "evaluations/<id:pk>/uploads/<id:upload_pk>/retract/",
         candidates.upload_retract,
         name="upload-retract",
     ),
     path(
-        "evaluations/<int:pk>/uploads/<int:upload_pk>/download/",
+        "evaluations/<id:pk>/uploads/<id:upload_pk>/download/",
         candidates.upload_download,
         name="upload-download",
     ),
@@ -119,7 +122,7 @@ urlpatterns = [
     path("api/schema/swagger/", SwaggerView.as_view(), name="api-schema-swagger"),
     path("api/schema/redoc/", RedocView.as_view(), name="api-schema-redoc"),
     path(
-        "evaluations/<int:pk>/history/",
+        "evaluations/<id:pk>/history/",
         views_history.evaluation_history,
         name="evaluation-history",
     ),

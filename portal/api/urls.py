@@ -2,32 +2,33 @@
 
 from django.urls import path, re_path
 
+from .. import converters  # noqa: F401  (registers the "id" converter)
 from . import evidence, views
 from .schema import api_not_found
 from .views.poc import PocCoverageView, PocPlanView
 from .views.portfolio import PortfolioDecisionView, PortfolioView, WorkloadDetail, WorkloadList
 
-EVALUATION = "evaluations/<int:evaluation_pk>/"
-CANDIDATE = EVALUATION + "candidates/<int:candidate_pk>/"
+EVALUATION = "evaluations/<id:evaluation_pk>/"
+CANDIDATE = EVALUATION + "candidates/<id:candidate_pk>/"
 TOKENS = EVALUATION + "upload-tokens/"
 
 urlpatterns = [
     path("evidence/", evidence.EvidenceUploadView.as_view(), name="api-evidence-upload"),
     path("evidence/nonce/", evidence.EvidenceNonceView.as_view(), name="api-evidence-nonce"),
-    path("evidence/<int:pk>/", evidence.EvidenceDetailView.as_view(), name="api-evidence-detail"),
+    path("evidence/<id:pk>/", evidence.EvidenceDetailView.as_view(), name="api-evidence-detail"),
     path("me/", views.MeView.as_view(), name="api-me"),
     path("checklist/", views.ChecklistList.as_view(), name="api-checklist"),
     path("vendors/", views.VendorList.as_view(), name="api-vendor-list"),
-    path("vendors/<int:pk>/", views.VendorDetail.as_view(), name="api-vendor-detail"),
+    path("vendors/<id:pk>/", views.VendorDetail.as_view(), name="api-vendor-detail"),
     path("offerings/", views.OfferingList.as_view(), name="api-offering-list"),
-    path("offerings/<int:pk>/", views.OfferingDetail.as_view(), name="api-offering-detail"),
+    path("offerings/<id:pk>/", views.OfferingDetail.as_view(), name="api-offering-detail"),
     path(
-        "offerings/<int:offering_pk>/prices/",
+        "offerings/<id:offering_pk>/prices/",
         views.OfferingPriceList.as_view(),
         name="api-offering-price-list",
     ),
     path(
-        "offerings/<int:offering_pk>/prices/<int:price_pk>/",
+        "offerings/<id:offering_pk>/prices/<id:price_pk>/",
         views.OfferingPriceDetail.as_view(),
         name="api-offering-price-detail",
     ),
@@ -35,7 +36,7 @@ urlpatterns = [
     path(EVALUATION, views.EvaluationDetail.as_view(), name="api-evaluation-detail"),
     path(EVALUATION + "members/", views.MemberList.as_view(), name="api-member-list"),
     path(
-        EVALUATION + "members/<int:member_pk>/",
+        EVALUATION + "members/<id:member_pk>/",
         views.MemberDetail.as_view(),
         name="api-member-detail",
     ),
@@ -58,18 +59,18 @@ urlpatterns = [
     path(CANDIDATE + "poc-coverage/", PocCoverageView.as_view(), name="api-poc-coverage"),
     path(TOKENS, views.UploadTokenList.as_view(), name="api-upload-token-list"),
     path(
-        TOKENS + "<int:token_pk>/",
+        TOKENS + "<id:token_pk>/",
         views.UploadTokenDetail.as_view(),
         name="api-upload-token-detail",
     ),
     path(
-        TOKENS + "<int:token_pk>/revoke/",
+        TOKENS + "<id:token_pk>/revoke/",
         views.UploadTokenRevoke.as_view(),
         name="api-upload-token-revoke",
     ),
     path(EVALUATION + "uploads/", views.UploadList.as_view(), name="api-upload-list"),
     path(
-        EVALUATION + "uploads/<int:upload_pk>/",
+        EVALUATION + "uploads/<id:upload_pk>/",
         views.UploadDetail.as_view(),
         name="api-upload-detail",
     ),
@@ -94,7 +95,7 @@ urlpatterns = [
     ),
     path(EVALUATION + "workloads/", WorkloadList.as_view(), name="api-workload-list"),
     path(
-        EVALUATION + "workloads/<int:workload_pk>/",
+        EVALUATION + "workloads/<id:workload_pk>/",
         WorkloadDetail.as_view(),
         name="api-workload-detail",
     ),

@@ -36,7 +36,7 @@ from scoring.region import (
 from scoring.types import EvaluationSpec
 
 from .. import adapters, selectors
-from ..models import Candidate, Evaluation, Measurement, Workload
+from ..models import BillingModel, Candidate, Evaluation, Measurement, Workload
 from .errors import ensure_current, ensure_not_decided
 from .versions import values_version
 
@@ -540,7 +540,7 @@ def portfolio_export_rows(decision) -> list[list[Any]]:
                 "",
                 line["workload"],
                 line["label"],
-                line["billing_model"],
+                str(dict(BillingModel.choices).get(line["billing_model"], line["billing_model"])),
                 line["tco"],
                 currency,
                 line["score"],

@@ -50,6 +50,17 @@ def dimension_label(code):
 
 
 @register.filter
+def billing_label(code):
+    """``"monthly"|billing_label`` -> the billing model's short name in the reader's language
+    (the code if unknown, "—" for none)."""
+    from ..charts.costs import billing_names
+
+    if not code:
+        return "—"
+    return str(billing_names().get(code, code))
+
+
+@register.filter
 def chart_is_empty(figure) -> bool:
     """True for a Plotly figure with no traces (the charts draw a note in such a figure)."""
     try:

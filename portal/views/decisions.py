@@ -21,7 +21,7 @@ from ..exports import (
     report_document,
     safe_cell,
 )
-from ..models import Dimension, ReportPdf, VerificationStatus
+from ..models import BillingModel, Dimension, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
 from ..services.evaluations import (
     DIMENSIONS,
@@ -188,6 +188,13 @@ def report(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "portal/evaluation_report.html", context)
 
 
+def _billing_label(code: str | None) -> str:
+    """A billing model by its label in the reader's language (as the workbook's TCO sheet)."""
+    if not code:
+        return ""
+    return str(dict(BillingModel.choices).get(code, code))
+
+
 def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     header = [
@@ -227,7 +234,7 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 *[round(result.score(d), 2) for d in DIMENSIONS],
                 _("yes") if result.disqualified else _("no"),
                 "; ".join(getattr(k, reason) for k in result.knockouts),
-                tco.cheapest if tco else "",
+                _billing_label(tco.cheapest) if tco else "",
                 tco.cheapest_total if tco else "",
                 tco.currency if tco else "",
                 tco.cost_per_effective_gpu_hour if tco else "",
@@ -256,7 +263,13 @@ def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list,
             extra.append(["", "", ""])
             continue
         commitment = dict(tco.model(tco.recommended).components).get("commitment", "")
-        extra.append([tco.recommended, tco.recommended_reason[1 if zh else 0], commitment])
+        extra.append(
+            [
+                _billing_label(tco.recommended),
+                tco.recommended_reason[1 if zh else 0],
+                commitment,
+            ]
+        )
     header = [*header, _("Recommended billing model"), _("Why recommended"), _("Commitment")]
     return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
 
+from ..metric_labels import kind_label
 from ..models import (
     BillingModel,
     DataWipePolicy,
@@ -46,6 +47,12 @@ FIELD_CHOICES = {
     "billing_model": dict(BillingModel.choices),
     "quoted_billing_model": dict(BillingModel.choices),
     "cheapest": dict(BillingModel.choices),
+    "dcgm_overall": {
+        "pass": gettext_lazy("passed"),
+        "warn": gettext_lazy("warning"),
+        "fail": gettext_lazy("failed"),
+        "skip": gettext_lazy("skipped"),
+    },
 }
 
 # Leading sentences of stored import errors (written by the worker in English) that pages
@@ -108,6 +115,12 @@ def tolerance(verdict: Mapping[str, Any] | None) -> str:
 TCO_REF = re.compile(r"^TCO: (\w+) billing over (\d+) days$")
 # A knockout's reference to the catalogue offering: "offering: gpu_model = H100, region = cn-north".
 OFFERING_REF = re.compile(r"^offering: (.+)$")
+VENDOR_REF = re.compile(r"^vendor: (.+)$")
+# A measured fact's source (scoring.verification.facts): "upload 3 · gpu01 · ibstat ibstat.txt",
+# sometimes followed by " · <detail>".
+FACT_REF = re.compile(
+    r"^upload (?P<upload>\d+) · (?P<node>[^·]*?) · (?P<kind>[a-z0-9_]+)(?P<rest>.*)$"
+)
 OFFERING_FACT = re.compile(r"^([a-z][a-z0-9_]*) = (.*)$")
 OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 
@@ -413,9 +426,23 @@ def evidence_ref(ref: str) -> str:
             if contribution["ref"]:
                 text += f" [{_poc_ref(contribution['ref']) or contribution['ref']}]"
             return text
+    fact = FACT_REF.match(ref or "")
+    if fact is not None:
+        return " · ".join(
+            part
+            for part in (
+                _("upload %(upload)s") % {"upload": fact["upload"]},
+                fact["node"],
+                kind_label(fact["kind"]) + fact["rest"],
+            )
+            if part
+        )
     offering = OFFERING_REF.match(ref or "")
     if offering:
         return _("Offering: %(facts)s") % {"facts": _offering_facts(offering.group(1))}
+    vendor = VENDOR_REF.match(ref or "")
+    if vendor:
+        return _("Vendor: %(facts)s") % {"facts": _offering_facts(vendor.group(1), vendor=True)}
     match = TCO_REF.match(ref or "")
     if not match:
         return ref or ""
@@ -424,10 +451,11 @@ def evidence_ref(ref: str) -> str:
     return _("TCO: %(model)s, over %(days)s days") % {"model": label, "days": days}
 
 
-def _offering_facts(text: str) -> str:
+def _offering_facts(text: str, *, vendor: bool = False) -> str:
     """ "gpu_model = H100, delivery_form = bare_metal" with each field by its label and each
-    choice by its label; other words (a count of GPUs per node) stay as written."""
-    from ..models import Offering
+    choice by its label; other words (a count of GPUs per node) stay as written. ``vendor``:
+    the fields are the vendor's ("mlps_level = 2")."""
+    from ..models import Offering, Vendor
 
     shown = []
     for part in text.split(", "):
@@ -444,10 +472,11 @@ def _offering_facts(text: str) -> str:
             continue
         name, value = fact.groups()
         try:
-            label = str(Offering._meta.get_field(name).verbose_name)
+            label = str((Vendor if vendor else Offering)._meta.get_field(name).verbose_name)
         except FieldDoesNotExist:
             shown.append(part)
             continue
+        value = {"true": True, "false": False}.get(value, value)
         shown.append(f"{label} = {value_label(value, name)}")
     return ", ".join(shown)
 

@@ -111,9 +111,11 @@ def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
                     )
                     return redirect("evaluation-members", pk=evaluation.pk)
             elif action in ("role", "remove"):
+                # A forged id (not a number, or too long for a row id) is a member not found.
+                posted = request.POST.get("member", "")
                 member = get_object_or_404(
                     Membership.objects.select_related("user"),
-                    pk=request.POST.get("member"),
+                    pk=int(posted) if posted.isdigit() and len(posted) < 19 else 0,
                     evaluation=evaluation,
                 )
                 if action == "remove":

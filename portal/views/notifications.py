@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from ..models import NotificationPreference
@@ -21,7 +22,7 @@ class PreferencesForm(forms.Form):
         super().__init__(*args, **kwargs)
         for event in EVENTS:
             self.fields[event] = forms.BooleanField(
-                label=NotificationPreference._meta.get_field(event).verbose_name.capitalize(),
+                label=capfirst(NotificationPreference._meta.get_field(event).verbose_name),
                 required=False,
             )
 

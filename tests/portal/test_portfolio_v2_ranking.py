@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from portal import selectors
-from portal.models import Candidate, OfferingPrice
+from portal.models import BillingModel, Candidate, OfferingPrice
 from portal.services.portfolio import evaluation_portfolio_settings_set
 
 
@@ -78,7 +78,7 @@ def test_recommended_model_on_dashboard_api_and_csv(client, evaluation, priced, 
     rows = list(csv.reader(io.StringIO(export.content.decode("utf-8-sig"))))
     header = rows[0]
     index = header.index("Recommended billing model")
-    assert rows[1][index] == tco.recommended
+    assert rows[1][index] == str(dict(BillingModel.choices)[tco.recommended])
     assert "cannot be interrupted" in rows[1][header.index("Why recommended")]
     assert Decimal(rows[1][header.index("Commitment")]) == 0
     chart = client.get(reverse("evaluation-detail", args=[evaluation.pk])).content.decode()

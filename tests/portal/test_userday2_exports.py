@@ -119,6 +119,7 @@ def test_every_measured_rule_in_the_dimensions_sheet_names_its_evidence(viewer):
     the rule it scored (the rules cell gives only points)."""
     from portal import selectors
     from portal.models import Evaluation
+    from portal.views.display import evidence_ref
 
     ranking, _candidates = selectors.evaluation_ranking(evaluation=Evaluation.objects.get(pk=1))
     refs = {
@@ -137,7 +138,8 @@ def test_every_measured_rule_in_the_dimensions_sheet_names_its_evidence(viewer):
     for row in dims.iter_rows(min_row=2, values_only=True):
         evidence_by_candidate[row[0]] = evidence_by_candidate.get(row[0], "") + (row[-1] or "")
     for label, rule, ref in refs:
-        assert f"{rule}: {ref}" in evidence_by_candidate[label]
+        # The reference as the reader's language words it (an evidence kind by its tool).
+        assert f"{rule}: {evidence_ref(ref)}" in evidence_by_candidate[label]
 
 
 @pytest.mark.parametrize(
