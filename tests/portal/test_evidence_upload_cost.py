@@ -2,6 +2,7 @@
 candidate's history, the token's "last used" written once a minute, and the upload's answer
 built directly yet equal to the field-by-field serializer's."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -106,6 +107,18 @@ def _both(upload, *, duplicate=False):
     )
 
 
+def _imported(upload: EvidenceUpload, task_id: str, timeout_s: float = 60.0) -> None:
+    """Import ``upload`` here, or wait for the worker that took it first: the upload's commit
+    queued its import, and a test worker started earlier in the run (a session fixture)
+    consumes that queue."""
+    evidence_import(upload_id=upload.pk, task_id=task_id)
+    deadline = time.monotonic() + timeout_s
+    upload.refresh_from_db()
+    while upload.status in ("queued", "processing") and time.monotonic() < deadline:
+        time.sleep(0.1)
+        upload.refresh_from_db()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_upload_answer_equals_the_field_by_field_serializers(client, upload_token):
     token, raw = upload_token
@@ -116,15 +129,13 @@ def test_the_upload_answer_equals_the_field_by_field_serializers(client, upload_
     assert list(direct) == UploadOutSerializer.Meta.fields
     # Imported (report, fingerprint, measured time), then failed with a coded error, and
     # answered as a duplicate.
-    evidence_import(upload_id=upload.pk, task_id="cost-test")
-    upload.refresh_from_db()
+    _imported(upload, "cost-test")
     assert upload.status == "done" and upload.report and upload.measured_at
     direct, generic = _both(upload, duplicate=True)
     assert direct == generic and direct["kinds_display"] and direct["duplicate"] is True
     broken = _post(client, raw, b"\x00\x01 not a bundle")
     upload = EvidenceUpload.objects.get(pk=broken.json()["id"])
-    evidence_import(upload_id=upload.pk, task_id="cost-test-2")
-    upload.refresh_from_db()
+    _imported(upload, "cost-test-2")
     assert upload.status == "failed" and upload.error_code
     direct, generic = _both(upload)
     assert direct == generic and direct["error_display"]
