@@ -63,6 +63,8 @@ class NotificationPreference(models.Model):
     catalogue_changed = models.BooleanField(
         _("a catalogue change affects an open evaluation"), default=True
     )
+    # Empty: the site's language (LANGUAGE_CODE). Checked against LANGUAGES by the service.
+    language = models.CharField(_("e-mail language"), max_length=10, blank=True, default="")
 
     class Meta:
         verbose_name = _("notification preference")

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.db import transaction
 from django.urls import reverse
@@ -27,26 +28,47 @@ def notification_preferences_get(*, user) -> NotificationPreference:
     )
 
 
+def email_languages() -> list[str]:
+    """The languages a notification can be written in (settings.LANGUAGES)."""
+    return [code for code, _name in settings.LANGUAGES]
+
+
 @transaction.atomic
-def notification_preferences_set(*, user, choices: dict[str, bool]) -> NotificationPreference:
+def notification_preferences_set(
+    *, user, choices: dict[str, bool], language: str | None = None
+) -> NotificationPreference:
+    """Switch events on or off and, when ``language`` is given, choose the e-mails' language
+    ("" for the site's); an unknown event or language raises ``ValidationError``."""
     unknown = set(choices) - set(EVENTS)
     if unknown:
         raise ValueError(f"unknown notification events: {sorted(unknown)}")
+    if language is not None and language and language not in email_languages():
+        raise ValidationError({"language": _("Choose one of the portal's languages.")})
     preference, _created = NotificationPreference.objects.get_or_create(user=user)
     for event, on in choices.items():
         setattr(preference, event, bool(on))
+    if language is not None:
+        preference.language = language
     preference.save()
     return preference
 
 
-def _recipients(users: Iterable, event: str) -> list:
+def _recipients(users: Iterable, event: str) -> list[tuple[object, str]]:
+    """(user, language of their e-mails) of each user who receives ``event``."""
     users = [u for u in users if u is not None and u.is_active and u.email]
-    off = set(
-        NotificationPreference.objects.filter(
-            user__in=[u.pk for u in users], **{event: False}
-        ).values_list("user_id", flat=True)
-    )
-    return [u for u in users if u.pk not in off]
+    saved = {
+        user_id: (on, language)
+        for user_id, on, language in NotificationPreference.objects.filter(
+            user__in=[u.pk for u in users]
+        ).values_list("user_id", event, "language")
+    }
+    known = set(email_languages())
+    found = []
+    for user in users:
+        on, language = saved.get(user.pk, (True, ""))
+        if on:
+            found.append((user, language if language in known else settings.LANGUAGE_CODE))
+    return found
 
 
 def _absolute(path: str) -> str:
@@ -54,16 +76,20 @@ def _absolute(path: str) -> str:
 
 
 def _send(event: str, users: Iterable, subject_body) -> int:
-    """Send one mail per recipient (in the site's language; ``subject_body()`` is called under
-    it) after the current transaction commits. Returns the number of recipients queued."""
+    """Send one mail per recipient, in the language each chose on the profile page (the
+    site's by default; ``subject_body()`` is called once under each language), after the
+    current transaction commits. Returns the number of recipients queued."""
     recipients = _recipients(users, event)
     if not recipients:
         return 0
-    with translation.override(settings.LANGUAGE_CODE):
-        subject, body = subject_body()
+    texts = {}
+    for language in dict.fromkeys(language for _user, language in recipients):
+        with translation.override(language):
+            texts[language] = subject_body()
 
     def deliver():
-        for user in recipients:
+        for user, language in recipients:
+            subject, body = texts[language]
             try:
                 send_mail(
                     subject, body, settings.DEFAULT_FROM_EMAIL, [user.email], fail_silently=False

@@ -3,11 +3,13 @@ a recorded decision, a catalogue change affecting an open evaluation, the POC-de
 each can be switched off on the profile page."""
 
 import email
+import email.header
 import socket
 from decimal import Decimal
 
 import pytest
 from aiosmtpd.controller import Controller
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.urls import reverse
@@ -182,3 +184,34 @@ def test_a_poc_deadline_two_days_away_is_reminded_once_per_deadline(
     )
     with django_capture_on_commit_callbacks(execute=True):
         assert poc_deadline_reminders_send(now=now) == 1
+
+
+def test_each_member_is_mailed_in_the_language_they_chose(smtp, people, candidate, client):
+    client.login(username="engineer", password=PASSWORD)
+    # Never saved: the page offers the language it is read in.
+    page = client.get(reverse("notification-settings"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert '<option value="zh-hans" selected>' in page.content.decode()
+    everything = {e: "on" for e in notifications.EVENTS}
+    refused = client.post(reverse("notification-settings"), {**everything, "language": "xx"})
+    assert refused.status_code == 422
+    assert not NotificationPreference.objects.filter(user=people["engineer"]).exists()
+    saved = client.post(reverse("notification-settings"), {**everything, "language": "zh-hans"})
+    assert saved.status_code == 302
+    assert NotificationPreference.objects.get(user=people["engineer"]).language == "zh-hans"
+    with transaction.atomic():
+        sent = notifications.notify_poc_deadline(
+            evaluation=candidate.evaluation, candidate=candidate, deadline="2026-12-03"
+        )
+    assert sent == 2
+    _rcpt, chinese_subject, chinese_body = smtp.to("engineer@example.test")[0]
+    _rcpt, english_subject, english_body = smtp.to("procurement@example.test")[0]
+    chinese_subject, english_subject = (
+        str(email.header.make_header(email.header.decode_header(subject))).strip()
+        for subject in (chinese_subject, english_subject)
+    )
+    assert chinese_subject.startswith("POC 两天后截止") and "2026-12-03" in chinese_body
+    assert english_subject.startswith("POC deadline in 2 days") and "Upload the" in english_body
+    with pytest.raises(ValidationError):
+        notifications.notification_preferences_set(
+            user=people["engineer"], choices={}, language="klingon"
+        )
