@@ -250,6 +250,7 @@ class Tco:
         useful_gpu_equivalents: Decimal | None = None,
         reference_fallback: tuple[str, Decimal] | None = None,
         spot_refused: bool = False,
+        currency_basis: tuple[str, Decimal, Decimal, bool] | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -278,6 +279,18 @@ class Tco:
             self.__dict__["reference_fallback"] = reference_fallback
         if spot_refused:
             self.__dict__["spot_refused"] = True
+        if currency_basis is not None:
+            self.__dict__["currency_basis"] = currency_basis
+
+    @property
+    def currency_basis(self) -> tuple[str, Decimal, Decimal, bool] | None:
+        """(the evaluation's currency, the rubric's reference GPU-hour price for this GPU in
+        the candidate's currency, the same in the evaluation's, whether operations staff
+        priced in the evaluation's currency were left out) when the candidate is priced
+        in another currency than the evaluation counts in: its cost score is then compared
+        with the reference of its own currency, which amounts to an exchange rate the rubric
+        never states (an assumption), else None."""
+        return self.__dict__.get("currency_basis")
 
     @property
     def spot_refused(self) -> bool:
@@ -307,8 +320,10 @@ class Tco:
 
     def assumptions(self) -> tuple[tuple[str, str, str], ...]:
         """What the cost per effective GPU-hour assumed rather than read, each line as
-        (code, English, Chinese): surplus GPUs left out of the useful GPU-hours, and a GPU
-        the rubric has no reference price for (compared with the fallback)."""
+        (code, English, Chinese): a spot-only quote the job cannot use, a GPU the rubric has
+        no reference price for (compared with the fallback), a price in another currency than
+        the evaluation's (compared with that currency's reference: an implied exchange rate),
+        and surplus GPUs left out of the useful GPU-hours."""
         lines = []
         if self.spot_refused:
             lines.append(
@@ -331,6 +346,26 @@ class Tco:
                     f"{self.currency} per GPU-hour is assumed",
                     f"{model} 没有参考价格：假定采用评分细则的兜底价 每 GPU 小时 {price} "
                     f"{self.currency}",
+                )
+            )
+        basis = self.currency_basis
+        if basis is not None and self.cost_per_effective_gpu_hour is not None:
+            home, own_price, home_price, ops_left_out = basis
+            rate = (home_price / own_price).quantize(Decimal("0.01"))
+            ops_en = ops_zh = ""
+            if ops_left_out:
+                ops_en = f"; the operations staff cost (in {home}) is not added"
+                ops_zh = f"；未计入运维人员成本（以 {home} 计）"
+            lines.append(
+                (
+                    "currency_reference",
+                    f"priced in {self.currency}, the evaluation counts in {home}: the cost score "
+                    f"compares with the rubric's reference of {own_price} {self.currency} per "
+                    f"GPU-hour (against {home_price} {home}), as if 1 {self.currency} were "
+                    f"{rate} {home}; no exchange rate is applied{ops_en}",
+                    f"以 {self.currency} 报价，评估以 {home} 计：成本评分与评分细则的参考价"
+                    f"每 GPU 小时 {own_price} {self.currency}（对应 {home_price} {home}）比较，"
+                    f"相当于假定 1 {self.currency} = {rate} {home}；系统不做汇率换算{ops_zh}",
                 )
             )
         surplus = self.surplus_gpu_equivalents
@@ -783,6 +818,26 @@ def compute_tco(
             )
     except (KeyError, RubricError):
         fallback = None  # no reference at all: the cost score says so (effective_price_ratio)
+    currency_basis = None
+    home = evaluation.budget_currency
+    if currency != home:
+        # The operations staff (v2) a self-managed offering would add are priced in the
+        # evaluation's currency and left out here (operations_cost): said with the rate.
+        ops_left_out = bool(
+            policy is not None
+            and is_self_managed(candidate, rubric)
+            and policy.ops_fte.get(evaluation.ops_capacity, _ZERO)
+            and evaluation.ops_staff_cost_month
+        )
+        try:
+            currency_basis = (
+                home,
+                rubric.reference_gpu_hour_price(offering.gpu_model, currency),
+                rubric.reference_gpu_hour_price(offering.gpu_model, home),
+                ops_left_out,
+            )
+        except (KeyError, RubricError):
+            currency_basis = None  # a currency without references: no cost figure to explain
     effective = None
     if effective_hours > 0 and efficiency > 0:
         effective = (rec_total / (effective_hours * availability * efficiency)).quantize(
@@ -820,6 +875,7 @@ def compute_tco(
         useful,
         fallback,
         spot_refused,
+        currency_basis,
     )
 
 
