@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from portal.models import Evaluation, Workload
 from portal.services.portfolio import portfolio_propose
-from portal.templatetags.portal_tags import num
+from portal.templatetags.portal_tags import billing_label, num
 
 pytestmark = pytest.mark.browser
 
@@ -59,5 +59,5 @@ def test_procurement_builds_a_two_workload_evaluation_and_views_the_proposal(por
         expect(page.locator("#single-total")).to_have_text(num(result.single.total, 0))
         expect(page.locator("#saving")).to_contain_text(num(result.saving_cny, 0))
     for line in result.proposal.lines:
-        expect(page.locator("#comparison tbody")).to_contain_text(line.billing_model)
+        expect(page.locator("#comparison tbody")).to_contain_text(billing_label(line.billing_model))
     portal.assert_no_js_errors()

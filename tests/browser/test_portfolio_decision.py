@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from portal.models import Evaluation, EvaluationStatus
 from portal.services.portfolio import portfolio_propose
-from portal.templatetags.portal_tags import num
+from portal.templatetags.portal_tags import billing_label, num
 
 from .test_portfolio import _add_workload
 
@@ -51,6 +51,6 @@ def test_manager_records_a_two_workload_portfolio_and_reads_it_back(portal):
         expect(section.locator("tbody tr")).to_have_count(2)
         for line in proposal.lines:
             expect(section.locator("tbody")).to_contain_text(line.workload_id)
-            expect(section.locator("tbody")).to_contain_text(line.billing_model)
+            expect(section.locator("tbody")).to_contain_text(billing_label(line.billing_model))
         expect(page.locator("#portfolio-decision-total")).to_have_text(num(proposal.total, 0))
     portal.assert_no_js_errors()
