@@ -298,7 +298,7 @@ def main() -> int:
         from django.test.utils import setup_test_environment
 
         from portal.models import Membership
-        from portal.results_tasks import results_warm_task
+        from portal.tasks import results_warm_task
 
         setup_test_environment()
         call_command("migrate", verbosity=0)

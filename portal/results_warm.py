@@ -1,7 +1,7 @@
 """Warming the results read model: what a member's dashboard and the API read of an evaluation,
 computed and stored (portal.selectors.cache_set: the cache and PostgreSQL) before anyone asks.
 
-Run by the warming task (portal.results_tasks) a short delay after a change of the
+Run by the warming task (portal.tasks.results_warm_task) a short delay after a change of the
 evaluation's results (portal.services.results.results_changed). It computes through the very
 functions the dashboard and the API read with, so what it stores is what they would compute:
 the ranking and its robustness, the API's ranking payload and, in every language and for

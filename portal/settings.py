@@ -302,8 +302,6 @@ WORKER_HEARTBEAT_STALE_S = env.int("WORKER_HEARTBEAT_STALE_S", default=120)
 RESULTS_TABLE = env.bool("RESULTS_TABLE", default=True)
 RESULTS_WARM_DELAY_S = env.float("RESULTS_WARM_DELAY_S", default=5.0)
 RESULTS_WARM_MAX_DELAY_S = env.float("RESULTS_WARM_MAX_DELAY_S", default=60.0)
-# Task modules outside portal.tasks that workers must know.
-CELERY_IMPORTS = ("portal.results_tasks",)
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {
         "task": "portal.tasks.worker_heartbeat_task",

@@ -12,6 +12,19 @@ from django.utils import timezone
 from .metrics import import_observed
 from .models import WorkerHeartbeat
 from .services.evidence import evidence_failed_cleanup, evidence_import, evidence_sweep
+from .services.results import results_warm_due
+
+# A task that writes imported evidence or scores: acknowledged only once done (a killed worker's
+# task is delivered again) and retried through database outages.
+DURABLE = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 120,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
 
 
 @shared_task(name="portal.tasks.worker_heartbeat_task")
@@ -24,17 +37,7 @@ def worker_heartbeat_task() -> str:
     return hostname
 
 
-@shared_task(
-    name="portal.tasks.evidence_import_task",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=5,
-)
+@shared_task(name="portal.tasks.evidence_import_task", bind=True, **DURABLE)
 def evidence_import_task(self, upload_id: int) -> str | None:
     """Import one upload. Database outages are retried; a parse failure is a result."""
     started = time.perf_counter()
@@ -48,16 +51,7 @@ def evidence_import_task(self, upload_id: int) -> str | None:
     return upload.status if upload else None
 
 
-@shared_task(
-    name="portal.tasks.candidate_refresh_task",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=120,
-    retry_jitter=True,
-    max_retries=5,
-)
+@shared_task(name="portal.tasks.candidate_refresh_task", **DURABLE)
 def candidate_refresh_task(candidate_id: int) -> bool:
     """Run a candidate's pending refresh (queued, due at its time, by an import that left it
     pending); the sweeper runs one whose task was lost."""
@@ -110,3 +104,15 @@ def evidence_expiry_rescore_task() -> int:
     from .services.scores import evidence_expiry_rescore
 
     return len(evidence_expiry_rescore())
+
+
+@shared_task(
+    name="portal.tasks.results_warm_task",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=2,
+    max_retries=3,
+    ignore_result=True,
+)
+def results_warm_task(evaluation_id: int) -> str:
+    """Compute and store an evaluation's results read model, once its changes have settled."""
+    return results_warm_due(evaluation_id=evaluation_id)

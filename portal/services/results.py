@@ -9,10 +9,10 @@ table holds about one set of results per evaluation.
 Warming: a service whose write moves an evaluation's results fingerprint calls
 ``results_changed``. After the commit it notes the change in Redis and, unless a warming of the
 evaluation is already due, schedules one (a ``SET NX`` key with a TTL dedupes them), to run
-RESULTS_WARM_DELAY_S after the last change; the task (portal.results_tasks) then computes what
-a member's dashboard and the API would read (portal.results_warm). Without Redis (the embedded
-install, or Redis down) or without a worker (tasks run eagerly), nothing is scheduled: the
-first view computes, as before.
+RESULTS_WARM_DELAY_S after the last change; the task (portal.tasks.results_warm_task) then
+computes what a member's dashboard and the API would read (portal.results_warm). Without
+Redis (the embedded install, or Redis down) or without a worker (tasks run eagerly), nothing
+is scheduled: the first view computes, as before.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def _note_changes(ids: set[int]) -> None:
 
 
 def _schedule(evaluation_id: int, countdown: float, backend, client) -> None:
-    from ..results_tasks import results_warm_task
+    from ..tasks import results_warm_task
 
     try:
         results_warm_task.apply_async(args=[evaluation_id], countdown=countdown)

@@ -20,16 +20,16 @@ from django.urls import reverse
 
 from portal.celery import app
 from portal.models import Evaluation, ResultsEntry, Role
-from portal.results_tasks import results_warm_task
 from portal.services import results as results_service
 from portal.services.evaluations import evaluation_weights_set
 from portal.services.results import results_entries_clear
 from portal.services.scores import candidate_refresh
+from portal.tasks import results_warm_task
 
 pytestmark = pytest.mark.django_db
 
 DEMO_EVALUATION = 1
-TASK = "portal.results_tasks.results_warm_task"
+TASK = "portal.tasks.results_warm_task"
 REDIS = "redis://127.0.0.1:6379/13"
 
 
@@ -79,9 +79,10 @@ def _changes(evaluation: Evaluation, n: int, capture) -> None:
 
 
 def test_the_task_is_known_to_workers():
-    assert "portal.results_tasks" in settings.CELERY_IMPORTS
+    # Workers load portal.tasks by autodiscovery: the task must be registered from there.
     app.loader.import_default_modules()
-    assert TASK in app.tasks
+    app.autodiscover_tasks(force=True)
+    assert TASK in app.tasks and app.tasks[TASK].__module__ == "portal.tasks"
 
 
 def test_many_changes_schedule_one_warming(
@@ -215,7 +216,7 @@ def test_a_real_worker_warms_the_results_after_a_change(
     celery_worker_process, redis_cache, settings, candidate, members
 ):
     """End to end: a rescore in this process schedules the task on the real broker, and the
-    worker process (which knows the task through CELERY_IMPORTS) stores the results in
+    worker process (which knows the task from portal.tasks) stores the results in
     PostgreSQL, from which a view in this process then reads them without computing."""
     settings.RESULTS_WARM_DELAY_S = 0.2
     evaluation_id = candidate.evaluation_id
