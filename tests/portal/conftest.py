@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.utils import translation
 
-from portal.models import Candidate, Evaluation, Membership, Offering, Role, Vendor
+from portal.models import Candidate, Evaluation, Membership, Offering, Role, Score, Vendor
 
 from ..demo_snapshot import restore as demo_restore
 
@@ -167,3 +167,17 @@ def upload_token(candidate, members):
 
     token, raw = upload_token_create(candidate=candidate, created_by=members["procurement"])
     return token, raw
+
+
+def stored_refresh(candidate_id: int) -> dict:
+    """Everything a refresh stores: the verification, knockouts and the six scores."""
+    candidate = Candidate.objects.get(pk=candidate_id)
+    return {
+        "verification": candidate.verification,
+        "knockouts": candidate.knockouts,
+        "scores": sorted(
+            Score.objects.filter(candidate_id=candidate_id).values_list(
+                "dimension", "value", "contributions"
+            )
+        ),
+    }

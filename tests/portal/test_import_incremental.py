@@ -10,14 +10,14 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 
 from portal import adapters
-from portal.models import Candidate, EvidenceSummary, EvidenceUpload, Score, UploadStatus
+from portal.models import Candidate, EvidenceSummary, EvidenceUpload, UploadStatus
 from portal.services import scores
 from portal.services.evidence import evidence_upload_delete
 from portal.services.scores import candidate_refresh, full_evidence
 from scoring.verification import gpu, verify_candidate
 from scoring.verification._util import NodeMemo
 
-from .conftest import sample_bytes
+from .conftest import sample_bytes, stored_refresh
 from .test_import_scale import _import as import_one
 from .test_import_scale import bundle
 
@@ -61,20 +61,6 @@ def _node_bundle(node: str, variant: int, day: datetime, names=None) -> bytes:
     )
 
 
-def _stored(candidate_id: int) -> dict:
-    """Everything a refresh stores: the verification, knockouts and the six scores."""
-    candidate = Candidate.objects.get(pk=candidate_id)
-    return {
-        "verification": candidate.verification,
-        "knockouts": candidate.knockouts,
-        "scores": sorted(
-            Score.objects.filter(candidate_id=candidate_id).values_list(
-                "dimension", "value", "contributions"
-            )
-        ),
-    }
-
-
 def _from_scratch(candidate_id: int, monkeypatch) -> dict:
     """What a full re-verification stores: summaries rebuilt from every report, nothing kept
     in this process (fresh memo and decoded rows for this refresh only)."""
@@ -82,14 +68,14 @@ def _from_scratch(candidate_id: int, monkeypatch) -> dict:
         patch.setattr(scores, "_NODE_MEMO", NodeMemo())
         patch.setattr(scores, "_DECODED", scores._DecodedSummaries(max_chars=4_000_000))
         candidate_refresh(candidate_id=candidate_id, rebuild=True)
-    return _stored(candidate_id)
+    return stored_refresh(candidate_id)
 
 
 def _assert_incremental_equals_full(candidate, monkeypatch):
-    incremental = _stored(candidate.pk)
+    incremental = stored_refresh(candidate.pk)
     # Verified once more with what is kept: still the same (nothing kept was changed).
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == incremental
+    assert stored_refresh(candidate.pk) == incremental
     assert _from_scratch(candidate.pk, monkeypatch) == incremental
     # And verify_candidate itself: memo given or not, the same report.
     refreshed = Candidate.objects.get(pk=candidate.pk)
@@ -175,7 +161,7 @@ def test_the_figure_of_equal_files_names_the_same_one_wherever_the_rows_lie(cand
     day = datetime(2026, 11, 20, 8, tzinfo=UTC)
     for index, node in enumerate(["node-a", "node-b"]):
         import_one(candidate, _node_bundle(node, 0, day + timedelta(hours=index)))
-    before = _stored(candidate.pk)
+    before = stored_refresh(candidate.pk)
     ref = before["verification"]["measured"]["evidence_refs"]["ib_rate_gbit_s_min"]
     assert "node-a" in ref
     # node-a's rows rewritten (new row versions at the table's end), then refreshed again.
@@ -183,4 +169,4 @@ def test_the_figure_of_equal_files_names_the_same_one_wherever_the_rows_lie(cand
         upload_id=F("upload_id")
     )
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == before
+    assert stored_refresh(candidate.pk) == before

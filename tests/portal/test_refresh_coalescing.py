@@ -20,7 +20,7 @@ from portal.services import scores
 from portal.services.evidence import evidence_import, evidence_submit, evidence_sweep
 from portal.services.scores import candidate_refresh, candidate_refresh_pending
 
-from .conftest import make_bundle, sample_bytes
+from .conftest import make_bundle, sample_bytes, stored_refresh
 
 pytestmark = pytest.mark.django_db
 
@@ -50,26 +50,12 @@ def _import(candidate, node: str, variant: int = 0) -> EvidenceUpload:
     return upload
 
 
-def _stored(candidate_id: int) -> dict:
-    """Everything a refresh stores: the verification, knockouts and the six scores."""
-    candidate = Candidate.objects.get(pk=candidate_id)
-    return {
-        "verification": candidate.verification,
-        "knockouts": candidate.knockouts,
-        "scores": sorted(
-            Score.objects.filter(candidate_id=candidate_id).values_list(
-                "dimension", "value", "contributions"
-            )
-        ),
-    }
-
-
 def _numbered(candidate_id: int) -> str:
-    """``_stored`` as JSON text, each of the candidate's upload ids (which the explanations
+    """``stored_refresh`` as JSON text, each of the candidate's upload ids (which the explanations
     cite) replaced by its rank among them: two candidates' uploads have different ids."""
     ids = EvidenceUpload.objects.filter(candidate_id=candidate_id).order_by("pk")
     rank = {str(pk): f"#{number}" for number, pk in enumerate(ids.values_list("pk", flat=True))}
-    text = json.dumps(_stored(candidate_id), sort_keys=True, ensure_ascii=False)
+    text = json.dumps(stored_refresh(candidate_id), sort_keys=True, ensure_ascii=False)
     text = re.sub(
         r'(upload |上传 |"upload": |"upload_id": )(\d+)',
         lambda m: m.group(1) + rank.get(m.group(2), m.group(2)),
@@ -102,11 +88,11 @@ def test_a_burst_is_refreshed_once_and_ends_as_a_refresh_after_every_import(
 
     assert candidate_refresh_pending(candidate_id=candidate.pk) is not None
     assert not PendingRefresh.objects.filter(candidate=candidate).exists()
-    caught_up = _stored(candidate.pk)
+    caught_up = stored_refresh(candidate.pk)
     assert Candidate.objects.get(pk=candidate.pk).scored_at > first
     # What refreshing after the last import would have stored: a refresh now changes nothing.
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == caught_up
+    assert stored_refresh(candidate.pk) == caught_up
     # A second run of the task (a redelivered message) finds nothing to do.
     assert candidate_refresh_pending(candidate_id=candidate.pk) is None
 
@@ -162,9 +148,9 @@ def test_a_pending_refresh_waits_for_an_upload_still_queued(candidate, settings)
     evidence_import(upload_id=waiting.pk, task_id="late")
     assert PendingRefresh.objects.filter(candidate=candidate).exists()
     candidate_refresh_pending(candidate_id=candidate.pk)
-    caught_up = _stored(candidate.pk)
+    caught_up = stored_refresh(candidate.pk)
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == caught_up
+    assert stored_refresh(candidate.pk) == caught_up
 
 
 def test_the_sweeper_runs_a_pending_refresh_whose_task_was_lost(candidate, settings):
@@ -180,9 +166,9 @@ def test_the_sweeper_runs_a_pending_refresh_whose_task_was_lost(candidate, setti
     late = pending.due_at + timedelta(seconds=scores.REFRESH_OVERDUE_S + 1)
     assert scores.pending_refreshes_overdue(now=late) == [candidate.pk]
     assert not PendingRefresh.objects.filter(candidate=candidate).exists()
-    caught_up = _stored(candidate.pk)
+    caught_up = stored_refresh(candidate.pk)
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == caught_up
+    assert stored_refresh(candidate.pk) == caught_up
 
 
 def test_an_import_that_refreshes_at_once_costs_one_statement_more_at_most(candidate, settings):
@@ -233,9 +219,9 @@ def test_a_real_worker_runs_the_pending_refresh_when_due(
         time.sleep(0.1)
     refreshed = Candidate.objects.get(pk=candidate.pk).scored_at
     assert refreshed >= first + timedelta(seconds=1), "run when due, not before"
-    caught_up = _stored(candidate.pk)
+    caught_up = stored_refresh(candidate.pk)
     candidate_refresh(candidate_id=candidate.pk)
-    assert _stored(candidate.pk) == caught_up
+    assert stored_refresh(candidate.pk) == caught_up
 
 
 def test_a_decision_rests_on_the_scores_of_every_import(
@@ -256,14 +242,14 @@ def test_a_decision_rests_on_the_scores_of_every_import(
     )
     settings.EVIDENCE_REFRESH_INTERVAL_S = 60.0
     _import(candidate, "gpu-node-1")
-    before = _stored(candidate.pk)
+    before = stored_refresh(candidate.pk)
     _import(candidate, "gpu-node-2", variant=1)
     assert PendingRefresh.objects.filter(candidate=candidate).exists()
     record = decision_record(
         evaluation=evaluation, candidate=candidate, rationale="Fast.", by=members["manager"]
     )
     assert not PendingRefresh.objects.filter(candidate=candidate).exists()
-    decided = _stored(candidate.pk)
+    decided = stored_refresh(candidate.pk)
     assert decided != before, "the second import changed what is verified"
     (row,) = record.snapshot["ranking"]
     stored = dict(Score.objects.filter(candidate=candidate).values_list("dimension", "value"))
