@@ -204,8 +204,10 @@ class Tco:
     ``cost_per_effective_gpu_hour`` = cheapest total ÷ (GPU-hours x availability x
     efficiency), GPU-hours = GPUs x used_days x 24 (rubric v2: the useful GPUs, at most the
     required ones, in full-GPU equivalents); None when nothing is used.
-    ``efficiency`` is the measured bus-bandwidth fraction capped at 1 (basis "measured") or
-    the rubric's scale rule for the delivery form (basis "scale_rule").
+    ``efficiency`` is the measured bus-bandwidth fraction capped at 1 (basis "measured"),
+    the rubric's scale rule for the delivery form (basis "scale_rule"), or unmeasured (rubric
+    v2) the form's assumed fraction ("assumed") or, where lower, the scale rule applied to
+    unmeasured bare metal's assumed fraction ("assumed_scale").
     """
 
     currency: str
@@ -467,9 +469,11 @@ def efficiency_for(
 
     Rubric v1: the measured bus-bandwidth fraction (capped at 1) or else the scale rule.
     Rubric v2: the scale rule capped by the measured fraction (at most 1, never a bonus) or,
-    unmeasured, by the delivery form's conservative assumed fraction, so a measurement at or
-    above the assumption never lowers the efficiency. A one-GPU candidate (no collective can
-    run) is measured by its host<->device fraction when that reaches the assumption."""
+    unmeasured, by the delivery form's conservative assumed fraction and by the scale rule
+    applied to unmeasured bare metal's assumed fraction (whichever is lower), so a
+    measurement at or above the assumption never lowers the efficiency. A one-GPU candidate
+    (no collective can run) is measured by its host<->device fraction when that reaches the
+    assumption."""
     cap, basis = _efficiency_cap(candidate, rubric, workload)
     return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
 
@@ -498,6 +502,13 @@ def _efficiency_cap(
         cap, basis = min(fraction, 1.0), "measured"
     else:
         cap, basis = rubric.v2.form(form).assumed_busbw_fraction, "assumed"
+        # Unmeasured, the scale rule (efficiency relative to bare metal) applies to what
+        # unmeasured bare metal is assumed to reach: a virtualised form at 16-64 GPUs loses
+        # its 10-20 % (DESIGN §2) against the same unknowns, not only its own small-scale
+        # assumption. Bare metal (scale rule 1.0) is unchanged.
+        scaled = efficiency * rubric.v2.form("bare_metal").assumed_busbw_fraction
+        if scaled < cap:
+            return scaled, "assumed_scale"
     if efficiency < cap:
         cap, basis = efficiency, "scale_rule"
     return cap, basis

@@ -61,7 +61,7 @@ def _tco_summary(tco) -> dict[str, Any] | None:
         "commitment": _money(dict(tco.model(tco.recommended).components).get("commitment")),
         # What the effective GPU-hour was computed with, and on what basis: availability
         # "stated" / "verified" / "unanswered" / "contradicted" (v1: "sla" / "assumed"),
-        # efficiency "measured" / "assumed" / "scale_rule".
+        # efficiency "measured" / "assumed" / "assumed_scale" / "scale_rule".
         "availability": str(tco.availability),
         "availability_basis": tco.availability_basis,
         "efficiency": str(tco.efficiency),

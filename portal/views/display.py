@@ -507,6 +507,9 @@ EFFICIENCY_BASIS_LABELS = {
     "measured": gettext_lazy("measured"),
     "assumed": gettext_lazy("assumed (no measurement)"),
     "scale_rule": gettext_lazy("scale rule"),
+    "assumed_scale": gettext_lazy(
+        "assumed (no measurement): bare metal's assumed fraction × the scale rule"
+    ),
 }
 
 
