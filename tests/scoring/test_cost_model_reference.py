@@ -17,8 +17,16 @@ except ImportError:  # pragma: no cover - when tests/scoring is a package
     from .scoring_factories import candidate, evaluation, offering
 
 
-@pytest.mark.parametrize("version", ["1", "2"])
-@pytest.mark.parametrize("gpu", ["NVIDIA A10", "NVIDIA L20", "NVIDIA B200 SXM 180GB"])
+@pytest.mark.parametrize(
+    ("version", "gpu"),
+    [
+        ("1", "NVIDIA A10"),
+        ("1", "NVIDIA L20"),
+        ("1", "NVIDIA B200 SXM 180GB"),
+        ("2", "NVIDIA A10"),
+        ("2", "NVIDIA L20"),
+    ],
+)
 def test_a_gpu_without_its_own_reference_price_is_said_to_be_assumed(version, gpu):
     rubric = load_rubric(version)
     assert rubric.reference_gpu_hour_pattern(gpu, "CNY") == "*"
@@ -42,6 +50,9 @@ def test_a_gpu_without_its_own_reference_price_is_said_to_be_assumed(version, gp
         ("NVIDIA L40S", "l40s"),
         ("NVIDIA H20", "h20"),
         ("NVIDIA H200 141GB", "h200"),
+        ("NVIDIA B200 SXM 180GB", "b200"),
+        ("NVIDIA GB200 186GB", "gb200"),
+        ("NVIDIA B300 288GB", "b300"),
     ],
 )
 def test_a_listed_gpu_is_compared_with_its_own_price_and_no_assumption_is_added(gpu, pattern):
@@ -61,3 +72,16 @@ def test_the_fallback_line_follows_the_offering_currency():
         "1.50 USD per GPU-hour"
         in dict((c, en) for c, en, _ in tco.assumptions())["reference_fallback"]
     )
+
+
+@pytest.mark.parametrize(
+    "gpu", ["NVIDIA B200 SXM 180GB", "NVIDIA GB200 186GB", "NVIDIA B300 288GB"]
+)
+def test_blackwell_is_compared_with_twice_the_h100_figure_not_the_catch_all(gpu):
+    # Expert review: B200 fell to the "*" figure (10 CNY, half an H100), so a market-rate B200
+    # quote (twice an H100's, as public rate cards price it) scored as five times too dear.
+    rubric = load_rubric("2")
+    h100 = rubric.reference_gpu_hour_price("NVIDIA H100 SXM5 80GB", "CNY")
+    assert rubric.reference_gpu_hour_price(gpu, "CNY") == 2 * h100
+    usd_h100 = rubric.reference_gpu_hour_price("NVIDIA H100 SXM5 80GB", "USD")
+    assert rubric.reference_gpu_hour_price(gpu, "USD") == 2 * usd_h100
