@@ -253,6 +253,7 @@ class Tco:
         reference_fallback: tuple[str, Decimal] | None = None,
         spot_refused: bool = False,
         currency_basis: tuple[str, Decimal, Decimal, bool] | None = None,
+        efficiency_scope: tuple[int, int] | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -283,6 +284,15 @@ class Tco:
             self.__dict__["spot_refused"] = True
         if currency_basis is not None:
             self.__dict__["currency_basis"] = currency_basis
+        if efficiency_scope is not None:
+            self.__dict__["efficiency_scope"] = efficiency_scope
+
+    @property
+    def efficiency_scope(self) -> tuple[int, int] | None:
+        """(nodes the all-reduce spanned, the candidate's nodes) when the efficiency is a
+        measurement on fewer nodes than the candidate has (rubric v2): it is assumed to hold
+        for the whole fleet, an extrapolation the assumptions say; else None."""
+        return self.__dict__.get("efficiency_scope")
 
     @property
     def currency_basis(self) -> tuple[str, Decimal, Decimal, bool] | None:
@@ -368,6 +378,19 @@ class Tco:
                     f"以 {self.currency} 报价，评估以 {home} 计：成本评分与评分细则的参考价"
                     f"每 GPU 小时 {own_price} {self.currency}（对应 {home_price} {home}）比较，"
                     f"相当于假定 1 {self.currency} = {rate} {home}；系统不做汇率换算{ops_zh}",
+                )
+            )
+        scope = self.efficiency_scope
+        if scope is not None and self.cost_per_effective_gpu_hour is not None:
+            tested, nodes = scope
+            lines.append(
+                (
+                    "efficiency_partial",
+                    f"the efficiency {self.efficiency} was measured by an all-reduce on {tested} "
+                    f"of the {nodes} nodes and is assumed to hold for all {nodes} (the switch "
+                    "tiers and oversubscription of the full fleet were not measured)",
+                    f"效率 {self.efficiency} 由 {nodes} 个节点中 {tested} 个节点上的 all-reduce "
+                    f"测得，假定对全部 {nodes} 个节点成立（未测量全规模下的交换层级与收敛比）",
                 )
             )
         surplus = self.surplus_gpu_equivalents
@@ -803,6 +826,15 @@ def compute_tco(
 
     availability, availability_basis = _plan_availability(candidate, rubric, plan)
     efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
+    efficiency_scope = None
+    tested = candidate.measured.busbw_nodes
+    if (
+        policy is not None
+        and efficiency_basis == "measured"
+        and tested is not None
+        and tested < candidate.node_count
+    ):
+        efficiency_scope = (tested, candidate.node_count)
     equivalents = gpus
     effective_hours = gpu_hours
     if policy is not None and offering.mig_profile:
@@ -887,6 +919,7 @@ def compute_tco(
         fallback,
         spot_refused,
         currency_basis,
+        efficiency_scope,
     )
 
 

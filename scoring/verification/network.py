@@ -883,6 +883,29 @@ def verify_collective(
         verdict_en = f"which neither confirms nor refutes {what}"
         verdict_zh = f"既不能证实也不能否定{what_zh}"
     scope_en = scope_zh = ""
+    partial = covers and best.nodes < claims.node_count
+    details["covers_all_nodes"] = not partial and covers
+    if partial:
+        # Honest about the extrapolation: a run on some nodes says nothing of the switch tiers
+        # and oversubscription the full fleet's traffic crosses.
+        scope_en = (
+            f" Tested on {best.nodes} of the candidate's {claims.node_count} nodes: the fabric "
+            "at full scale (more switch tiers, oversubscription between leaves) is assumed to "
+            "perform as measured."
+        )
+        scope_zh = (
+            f"仅在该候选 {claims.node_count} 个节点中的 {best.nodes} 个上测试：假定全规模下的网络"
+            "（更多交换层级、叶交换机之间的收敛比）与实测表现一致。"
+        )
+        if expected.bound == "intra_node":
+            scope_en += (
+                " The expected value is bounded inside the node, so the run shows the fabric "
+                "carried the traffic that rate needs, not the fabric's full rate."
+            )
+            scope_zh += (
+                "期望值受节点内互联限制，因此该测试只表明网络承载了该速率所需的流量，"
+                "而非网络的满速率。"
+            )
     if not covers:
         # A one-node run never proves the fabric of a multi-node candidate.
         if status == STATUS_VERIFIED:
