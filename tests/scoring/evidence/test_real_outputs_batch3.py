@@ -1,0 +1,80 @@
+"""Key figures of the real outputs added in the third corpus batch, read by hand from each file.
+
+Each row: the sample, its kind as detected from the content, and the figures the parser must
+return (checked against the tool's own text, not against a previous parser run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from scoring.evidence import PARSERS, registry
+
+EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        "nvidia_smi_list/datadog-pr33120-a100-80gb-7x1g10gb-container-prompt.txt",
+        "nvidia_smi_list",
+        {"gpu_count": 1, "mig_count": 7, "mig_profiles": ["1g.10gb"]},
+    ),
+    (
+        "nvidia_smi_list/telegraf-issue5812-4xa100-one-with-4x1g20gb.txt",
+        "nvidia_smi_list",
+        {"gpu_count": 4, "mig_count": 4, "mig_profiles": ["1g.20gb"]},
+    ),
+    (
+        "nvidia_smi_list/nvct-issue203-a100-pcie-2x3g40gb-lxc.txt",
+        "nvidia_smi_list",
+        {"gpu_count": 1, "mig_count": 2, "mig_profiles": ["3g.40gb"]},
+    ),
+    (
+        "nvidia_smi_list/go-dcgm-issue30-a100-pcie-one-2g20gb-prompts.txt",
+        "nvidia_smi_list",
+        {"gpu_count": 1, "mig_count": 1, "mig_profiles": ["2g.20gb"]},
+    ),
+    (
+        "nccl_tests/superbench-a100-8gpu-reduce-scatter-size0-rows-nccl-info-line.txt",
+        "nccl_tests",
+        {
+            "collective": "reduce_scatter",
+            "ranks": 8,
+            "peak_busbw_gbyte_s": 231.52,
+            "avg_busbw_gbyte_s": 60.168,
+            "max_size_bytes": 8589934592,
+            "out_of_bounds": 0,
+        },
+    ),
+    (
+        "nccl_tests/issue214-2node-a40-sendrecv-truncated-mid-row.txt",
+        "nccl_tests",
+        {"ranks": 2, "peak_busbw_gbyte_s": 0.26, "hosts": ["gpu23", "gpu24"], "wrong_total": 0},
+    ),
+    (
+        "nccl_tests/issue82-2node-v100-pcie-broadcast-tcp-nccl-warn-one-row.txt",
+        "nccl_tests",
+        {"collective": "broadcast", "ranks": 2, "peak_busbw_gbyte_s": 0.0, "row_count": 1},
+    ),
+    (
+        "nccl_tests/rccl-pr2078-ainic-allreduce-tail-rows-asterisks-note.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "peak_busbw_gbyte_s": 361.17,
+            "avg_busbw_gbyte_s": 142.652,
+            "max_size_bytes": 17179869184,
+            "wrong_total": 0,
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
+def test_real_output_figures(
+    sample: Callable[[str], str], path: str, kind: str, figures: dict[str, Any]
+) -> None:
+    text = sample(path)
+    assert registry.detect_kind(text) == kind
+    metrics = PARSERS[kind].parse(text).metrics
+    assert {key: metrics[key] for key in figures} == figures
