@@ -15,6 +15,54 @@ from scoring.evidence import PARSERS, registry
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
+        "ibstat/gpud-h100-ndr400-8ib-4x-cx6dx-eth-three-down-disabled.txt",
+        "ibstat",
+        {
+            "port_count": 12,
+            "active_port_count": 9,
+            "down_port_count": 3,
+            "max_active_rate_gbit_s": 400.0,
+            "ca_types": ["MT4125", "MT4129"],
+        },
+    ),
+    (
+        "fio/fio-issue576-run-status-only-read-dm-aggr-disk-stats.txt",
+        "fio",
+        {"read_bw_mbyte_s": 403.0, "write_bw_mbyte_s": None, "disks": ["dm-2", "sda"]},
+    ),
+    (
+        "fio/spdk-issue771-nvmf-jenkins-log-randrw-summary-zero-disk-stats.txt",
+        "fio",
+        {"read_bw_mbyte_s": 92.8, "write_bw_mbyte_s": 195.0},
+    ),
+    (
+        "perftest/pib-issue4-ib_atomic_bw-cmp-and-swap-soft-ib-inline-notice.txt",
+        "perftest",
+        {
+            "test": "ib_atomic_bw",
+            "test_type": "bandwidth",
+            "max_size_bytes": 8,
+            "msg_rate_mpps": 0.219031,
+            "link_type": "IB",
+        },
+    ),
+    (
+        "nvidia_smi_xml/telegraf-grid-p4-1q-vgpu-windows-wddm-driver513-v11.xml.txt",
+        "nvidia_smi_xml",
+        {
+            "driver_version": "513.46",
+            "gpu_count": 1,
+            "gpu_names": ["GRID P4-1Q"],
+            "virtualization_mode": ["VGPU"],
+            "memory_total_mib": [1024],
+        },
+    ),
+    (
+        "dcgm_diag/dcgm-issue55-3.0.4-r3-denylist-table-cut-at-integration.txt",
+        "dcgm_diag",
+        {"overall": "incomplete", "level": 3, "failed_tests": []},
+    ),
+    (
         "nvidia_smi_list/datadog-pr33120-a100-80gb-7x1g10gb-container-prompt.txt",
         "nvidia_smi_list",
         {"gpu_count": 1, "mig_count": 7, "mig_profiles": ["1g.10gb"]},
