@@ -15,6 +15,32 @@ from scoring.evidence import PARSERS, registry
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
+        "kernel_log/akash-issue244-dmesg-T-grep-nvrm-xid43-31-94-vm-cut.txt",
+        "kernel_log",
+        {
+            "xid_count": 4,
+            "xid_by_code": {"31": 1, "43": 2, "94": 1},
+            "xid_gpus": ["0000:00:05", "0000:00:07", "0000:00:08"],
+            "format": "dmesg_ctime",
+        },
+    ),
+    (
+        "nvbandwidth/nvbw-readme-early-h2d-ce-2gpu-no-sum-no-header.txt",
+        "nvbandwidth",
+        {"testcase_names": ["host_to_device_memcpy_ce"], "h2d_gbyte_s": 9.28},
+    ),
+    (
+        "nvidia_smi_topo/dcgm-issue149-dgx-a100-320gb-nv12-10nic-gpu-numa-id-cut.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 8,
+            "nic_count": 10,
+            "full_nvlink_mesh": None,
+            "nvlink_min_links": 12,
+            "numa_nodes": ["1", "3", "7"],
+        },
+    ),
+    (
         "ibstat/gpud-h100-ndr400-8ib-4x-cx6dx-eth-three-down-disabled.txt",
         "ibstat",
         {
