@@ -15,6 +15,31 @@ from scoring.evidence import PARSERS, registry
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
+        "dmi/backendai-issue113-dgx2-system-information-no-handle.txt",
+        "dmi",
+        {"products": ["NVIDIA DGX-2"], "manufacturers": ["NVIDIA"], "virtual": False},
+    ),
+    (
+        "dmi/system76-firmware-issue432-dmidecode3.5-t-system-oryx-pro-laptop.txt",
+        "dmi",
+        {
+            "products": ["Oryx Pro"],
+            "dmidecode_version": "3.5",
+            "smbios_version": "3.0",
+            "virtual": False,
+            "record_count": 2,
+        },
+    ),
+    (
+        "nvidia_smi_mig/dcgm-issue138-a100-lgi-mixed-2gpus-cut-at-gpu2.txt",
+        "nvidia_smi_mig",
+        {
+            "gpu_instance_count": 8,
+            "gpu_instance_profiles": ["1g.10gb", "2g.20gb", "3g.40gb"],
+            "tables": ["lgi"],
+        },
+    ),
+    (
         "kernel_log/akash-issue244-dmesg-T-grep-nvrm-xid43-31-94-vm-cut.txt",
         "kernel_log",
         {
