@@ -8,7 +8,8 @@ Metrics (``ParseResult.metrics``):
 - ``logical_cpus`` (int|None): lscpu "CPU(s)", or the number of ``processor`` blocks.
 - ``hypervisor`` (bool|None): True when the ``hypervisor`` CPU flag or a "Hypervisor vendor"
   line is present; False when an x86 flag list is shown without either; None when the output
-  shows no flag list and no vendor line (e.g. truncated, or an ARM cpuinfo that has no such flag).
+  shows no flag list and no vendor line (e.g. truncated), or the CPU is not x86 (an aarch64
+  lscpu lists flags, but none of them marks a VM).
 - ``hypervisor_vendor`` (str|None): lscpu "Hypervisor vendor" (KVM, VMware, Microsoft, Xen...).
 - ``virtualization_type`` (str|None): lscpu "Virtualization type" (full, para, container).
 - ``cpu_virtualization`` (str|None): lscpu "Virtualization" (VT-x, AMD-V): what the CPU offers
@@ -38,6 +39,7 @@ _DETECT_MAX_CHARS = 65536
 _LSCPU_RE = re.compile(r"^\s*([^\s:：][^:：]*?)\s*[:：]\s*(.*?)\s*$")
 _CPUINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9 _()]*?)\s*:\s*(.*?)\s*$")
 _PROCESSOR_RE = re.compile(r"^processor\s*:\s*(\d+)\s*$")
+_X86_ARCH_RE = re.compile(r"^(?:x86_64|x86-64|amd64|i[3-6]86)\b")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\s*\.\.\.\s*$", re.IGNORECASE)
 _X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls")
 
@@ -234,8 +236,16 @@ def parse(text: str) -> ParseResult:
         logical = _int_or_none(values.get("CPU(s)"), where.get("CPU(s)"), "CPU count")
         vendor_line = values.get("Hypervisor vendor") or None
         hypervisor: bool | None
+        arch = (values.get("Architecture") or "").strip().lower()
         if vendor_line or (flag_pieces and _has_hypervisor_flag(flag_pieces)):
             hypervisor = True
+        elif flag_pieces and arch and not _X86_ARCH_RE.match(arch):
+            # Only x86 CPUs carry a "hypervisor" flag (CPUID): an ARM/POWER guest looks the same.
+            hypervisor = None
+            warnings.append(
+                f"{arch} CPU: its flag list has no hypervisor flag in a VM either, so it "
+                "cannot show bare metal"
+            )
         elif flag_pieces:
             hypervisor = False
         else:

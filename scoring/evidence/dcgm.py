@@ -15,7 +15,9 @@ metrics
                          the hardware is not a pass); else "pass". "incomplete" instead of
                          "pass" or "skip" when the table ends without its closing border (the
                          output was cut: the tests below the cut, failed ones included, are
-                         unknown, so it proves no pass).
+                         unknown, so it proves no pass), or when a ``-j`` document does not
+                         decode (cut, or shortened by hand): its tests are then read pair by
+                         pair.
     failed_tests, warned_tests, skipped_tests, passed_tests   test names, in table order.
     tests                list of {"name", "category", "status", "gpus": {gpu: status}, "line"}.
     failed_gpus          GPU indices with at least one failed result (a test failed on "All"
@@ -294,11 +296,60 @@ def _parse_json(document: Any, first_line: int) -> ParseResult:
     return result
 
 
+# One "key" : "value" pair of a dcgmi -j document, read without decoding the whole document.
+_JSON_FIELD_RE = re.compile(
+    r'"(category|name|status|gpu_ids?|entity_id)"\s*:\s*(?:"([^"\n]*)"|(\d{1,6}))'
+)
+
+
+def _salvage_json(text: str) -> ParseResult | None:
+    """A ``dcgmi diag -j`` document that does not decode (cut, or shortened by hand with a
+    ``{"..."}`` placeholder): its test names and statuses in document order. Never a pass:
+    what was left out may have failed, so a pass or skip reads as "incomplete"."""
+    if not any(root in text for root in _JSON_ROOTS) and '"test_categories"' not in text:
+        return None
+    tests: list[_Test] = []
+    category: str | None = None
+    gpu: int | None = None
+    for match in _JSON_FIELD_RE.finditer(text):
+        key, value = (
+            match.group(1),
+            match.group(2) if match.group(2) is not None else match.group(3),
+        )
+        line = text.count("\n", 0, match.start()) + 1
+        if key == "category":
+            category = value
+        elif key == "name":
+            tests.append(_Test(value, category, line))
+            gpu = None
+        elif key != "status":
+            gpu = int(value) if value.isdigit() else None
+        elif tests:
+            status = _JSON_STATUS.get(value.strip().lower())
+            if status is not None and gpu is not None:
+                tests[-1].gpus[gpu] = status
+            elif status is not None:
+                tests[-1].statuses.append(status)
+            gpu = None
+    if not any(t.status != "unknown" for t in tests):
+        return None
+    warnings = [
+        "the dcgmi diag JSON does not decode (cut, or shortened by hand): the tests it still "
+        "shows were read one by one, the rest are unknown"
+    ]
+    result = _result(tests, [], {}, None, warnings, cut=True)
+    result.metrics["format"] = "json"
+    return result
+
+
 def parse(text: str) -> ParseResult:
     """Parse a ``dcgmi diag`` table (or its ``-j`` JSON) into the figures documented above."""
     found = _json_document(text)
     if found is not None:
         return _parse_json(*found)
+    salvaged = _salvage_json(text)
+    if salvaged is not None:
+        return salvaged
     warnings: list[str] = []
     tests: list[_Test] = []
     messages: list[_Message] = []

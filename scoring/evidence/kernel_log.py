@@ -14,7 +14,8 @@ metrics (names fixed: the scoring layer maps them)
     xid_by_code      {"79": 2, ...} occurrences per code; ``sxid_by_code`` likewise.
     xid_gpus         distinct GPU PCI addresses named by Xid lines, in order of appearance.
     sxid_fatal_count SXid lines marked "Fatal" (not "Non-fatal").
-    gpu_fallen_off_bus  True when Xid 79 or "has fallen off the bus" appears.
+    gpu_fallen_off_bus  True when Xid 79 or the driver's "has fallen off the bus" sentence
+                     appears (also wrapped over several NVRM lines, without an Xid).
     format           "dmesg" ([seconds]), "dmesg_ctime" ([Mon May 25 ...]), "dmesg_iso"
                      (dmesg -x / --time-format iso), "journal" ("Mon DD HH:MM:SS host kernel:"),
                      or "lines" (no recognisable prefix: a grep excerpt).
@@ -60,6 +61,10 @@ _PREFIXES = (
     ),
 )
 _KERNEL_WORD_RE = re.compile(r"^\s*kernel: ")
+# The driver's own sentence, on one line ("... has fallen off the bus.") or wrapped by newer
+# drivers over several "NVRM:" lines ("... installed in this system has" / "NVRM: fallen off
+# the bus and is not responding to commands."), with no Xid line at all.
+_FALLEN_RE = re.compile(r"(?:\bhas|NVRM:)\s+fallen off the bus\b")
 _MAX_EVENTS = 500
 _DETECT_CHARS = 262144
 
@@ -109,7 +114,7 @@ def parse(text: str) -> ParseResult:
         if name is not None:
             kernel_lines += 1
             formats[name] = formats.get(name, 0) + 1
-        if "has fallen off the bus" in raw:
+        if _FALLEN_RE.search(raw):
             fallen = True
         match = _XID_RE.search(raw)
         if match:

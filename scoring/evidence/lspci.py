@@ -1,8 +1,14 @@
 """Parser for ``lspci`` listings: NVIDIA GPUs and the devices that betray a VM or a bare host.
 
 Handles plain ``lspci``, ``-nn``, ``-D``, ``-Dnn``, ``-v``/``-vv`` blocks (indented detail lines
-are read for ``Subsystem`` and ``Kernel driver in use``) and ``-vmm`` records; tolerates
-``egrep``-filtered listings, prompts, author comment markers and tmux borders.
+are read for ``Subsystem`` and ``Kernel driver in use``), ``-vmm`` records and the ``-tv`` tree;
+tolerates ``egrep``-filtered listings, prompts, author comment markers and tmux borders.
+
+The ``-tv`` tree names each device but not its class: an NVIDIA function counts as a GPU unless
+its name says audio, USB, UCSI, NVSwitch or bridge, and a device named "...Graphics..." or
+"...VGA..." as a VGA controller (the BMC sign). Each device's bus is read from the tree (the
+``-[bus]-`` of the bridge above it, in the column of its branch); functions inside a bridge
+chain (``----00.0-[62-73]--``) are counted, unnamed. A ``-t`` tree without names is not read.
 
 Metrics (``ParseResult.metrics``):
 
@@ -84,6 +90,18 @@ _VPCI_ENDPOINT_CLASSES = (
 )
 _SLOT_PARTS_RE = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):[0-9a-fA-F]{2}\.[0-7]$")
 _MARKDOWN_BOLD_RE = re.compile(r"^\*\*(.*)\*\*$")
+# lspci -tv: a bus in brackets ("[0000:00]", "[01]", "[61-73]") or a device "DD.F" with the
+# connector before it ("+-", "\\-", "----" or "-" after a bus), and its name at the line end.
+_TREE_TOKEN_RE = re.compile(
+    r"\[(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\]"
+    r"|(?P<conn>[+\\]-|-)(?P<dev>[0-9a-fA-F]{2}\.[0-7])(?=$|[\s-])"
+)
+_TREE_LINE_RE = re.compile(
+    r"\[(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2})?\]-+[+\\]?-?[0-9a-fA-F]{2}\.[0-7]"
+    r"|^[\s|`]*[+\\]-[0-9a-fA-F]{2}\.[0-7]\b"
+)
+_TREE_NAME_RE = re.compile(r"[0-9a-fA-F]{2}\.[0-7]\s{1,3}(?P<name>\S.*?)\s*$")
+_TREE_NON_GPU_RE = re.compile(r"audio|usb|ucsi|nvswitch|bridge|serial bus", re.IGNORECASE)
 
 # (vendor id or None, case-insensitive text, signal) - checked in order, first match wins.
 _VIRTUAL_DEVICE_SIGNS: tuple[tuple[str | None, str | None, str], ...] = (
@@ -145,6 +163,8 @@ def detect(text: str) -> int:
                 devices += 1
             elif _VMM_SLOT_RE.match(line):
                 vmm += 1
+            elif _TREE_LINE_RE.search(raw) and _TREE_NAME_RE.search(raw):
+                devices += 1
         count = devices + vmm
         if count >= 3:
             return 85
@@ -182,6 +202,53 @@ def _is_nvidia(dev: _Device) -> bool:
 
 def _is_vf(dev: _Device) -> bool:
     return "virtual function" in dev.description.lower()
+
+
+def _tree_class(name: str) -> str:
+    """The class a ``-tv`` name implies, for the checks that need one ("" when unknown)."""
+    lowered = name.lower()
+    if lowered.startswith("nvidia") and not _TREE_NON_GPU_RE.search(name):
+        return "3D controller"
+    if "graphics" in lowered or "vga" in lowered:
+        return "VGA compatible controller"
+    return ""
+
+
+def _read_tree(text: str) -> list[_Device]:
+    """The devices of an ``lspci -tv`` tree, with their full slots; [] when it is not one."""
+    if not any(_TREE_LINE_RE.search(line) for line in text.splitlines()[:400]):
+        return []
+    devices: list[_Device] = []
+    branch_bus: dict[int, tuple[str, str]] = {}  # column of a "+"/"\\" branch -> (domain, bus)
+    domain = "0000"
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not (_TREE_LINE_RE.search(raw) or re.match(r"^[\s|`]*[+\\]-", raw)):
+            continue
+        bracket: tuple[str, str] | None = None
+        found: list[tuple[str, str, str]] = []
+        for match in _TREE_TOKEN_RE.finditer(raw):
+            if match.group("bus"):
+                domain = (match.group("dom") or domain).lower()
+                bracket = (domain, match.group("bus").lower())
+                continue
+            column = match.start("conn")
+            if match.group("conn") != "-" and bracket is not None:
+                branch_bus[column] = bracket  # "]-+-00.0": this column lists bus "bracket"
+            where = bracket if bracket is not None else branch_bus.get(column)
+            bracket = None
+            if where is not None:
+                found.append((where[0], where[1], match.group("dev").lower()))
+        name = _TREE_NAME_RE.search(raw)
+        for index, (dom, bus, dev) in enumerate(found):
+            description = name.group("name") if name and index == len(found) - 1 else ""
+            _, vendor, device = _split_ids(description)
+            devices.append(
+                _Device(f"{dom}:{bus}:{dev}", _tree_class(description), description,
+                        vendor, device, number)
+            )  # fmt: skip
+    if not any(d.description for d in devices):
+        return []  # "lspci -t" without -v: no names, nothing to judge
+    return devices
 
 
 def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
@@ -240,6 +307,8 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
             if not last.subsystem:
                 devices[-1] = replace(last, subsystem=line[len("Subsystem:") :].strip())
     flush_vmm()
+    if not devices:
+        devices = _read_tree(text)
     return devices, filtered, excerpt_line
 
 

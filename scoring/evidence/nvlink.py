@@ -45,9 +45,9 @@ _ERROR_RE = re.compile(r"^\s*Link (\d{1,6}): ([A-Za-z][A-Za-z /-]*?Errors?)\s*:\
 _CAPABILITY_RE = re.compile(r"^\s*Link (\d{1,6}), (.+):\s*(true|false)\s*$", re.IGNORECASE)
 _REMOTE_RE = re.compile(r"^\s*Link (\d{1,6}): Remote Device ([0-9A-Fa-f:.]+)")
 _LINK_RE = re.compile(r"^\s*Link \d+[:,]")
-# "[...]", "...", "<snip>", "[snip]", also wrapped in dots ("...<snip>...").
+# "[...]", "...", "....", "<snip>", "[snip]", also wrapped in dots ("...<snip>...").
 _EXCERPT_RE = re.compile(
-    r"^\s*(?:\.\.\.\s*)?(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])(?:\s*\.\.\.)?\s*$", re.IGNORECASE
+    r"^\s*(?:\.{3,}\s*)?(?:\[\.\.\.\]|\.{3,}|…|<snip>|\[snip\])(?:\s*\.{3,})?\s*$", re.IGNORECASE
 )
 # NVML's line under a GPU none of whose links is up (a card without its bridge, a link down).
 _ALL_INACTIVE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)

@@ -16,6 +16,9 @@ Metrics (``ParseResult.metrics``):
 - ``container`` (bool|None): True for a container word; False for "none" (scope any or
   container) or a VM word in scope any; None in scope vm.
 
+A run with ``SYSTEMD_LOG_LEVEL=debug`` prints systemd's log sentences ("Found VM virtualization
+kvm", "Virtualization found, CPUID=...") before the word: they are skipped.
+
 Facts: ``virtual`` (1.0/0.0, unit "bool") when known.
 """
 
@@ -49,6 +52,7 @@ VM_TECHNOLOGIES = frozenset(
         "apple",
         "sre",
         "google",
+        "vm-other",
     }
 )
 CONTAINER_TECHNOLOGIES = frozenset(
@@ -63,6 +67,7 @@ CONTAINER_TECHNOLOGIES = frozenset(
         "wsl",
         "proot",
         "pouch",
+        "container-other",
     }
 )
 _KNOWN = VM_TECHNOLOGIES | CONTAINER_TECHNOLOGIES | {"none"}
@@ -79,6 +84,9 @@ _QUOTE_RE = re.compile(r"^(?:>\s?)+")
 # with something else, so reading stops there.
 _OTHER_COMMAND_RE = re.compile(r"^(?:\[[^\]]*\]\s*)?[$#%]\s+\S")
 _VERSION_RE = re.compile(r"^systemd\s+(\d{2,4})\b")
+# systemd's debug log (SYSTEMD_LOG_LEVEL=debug, on stderr) ends its reasoning with this sentence;
+# when it is there, every line with a space (but the command line) is a log sentence.
+_FOUND_RE = re.compile(r"^Found (VM|container) virtualization ([a-z][a-z0-9-]*)\.?$")
 
 
 def _lines(text: str) -> list[tuple[int, str]]:
@@ -99,8 +107,15 @@ def _scope(args: str) -> str:
     return "any"
 
 
-def _read(text: str) -> tuple[str, int, str, bool]:
-    """Return (word, line, scope, command_seen) or raise EvidenceParseError."""
+def _drop_debug_log(lines: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], bool]:
+    """The lines without systemd's debug sentences, and whether there were any."""
+    if not any(_FOUND_RE.match(line) for _, line in lines):
+        return lines, False
+    return [(n, s) for n, s in lines if " " not in s or _COMMAND_RE.search(s)], True
+
+
+def _read(text: str) -> tuple[str, int, str, bool, bool]:
+    """Return (word, line, scope, command_seen, debug_log) or raise EvidenceParseError."""
     if len(text) > 4096:
         raise EvidenceParseError(
             "too long for systemd-detect-virt output (it prints one word)",
@@ -108,6 +123,7 @@ def _read(text: str) -> tuple[str, int, str, bool]:
             code="virt.too_long",
         )
     lines = [(n, s) for n, s in _lines(text) if not _PROMPT_RE.match(s)]
+    lines, debug_log = _drop_debug_log(lines)
     if not lines:
         raise EvidenceParseError(
             "no systemd-detect-virt result found (empty)", kind=KIND, code="virt.empty"
@@ -163,7 +179,7 @@ def _read(text: str) -> tuple[str, int, str, bool]:
             code="virt.unknown_word",
             params={"word": word[:40]},
         )
-    return word, number, scope, command_seen
+    return word, number, scope, command_seen, debug_log
 
 
 def detect(text: str) -> int:
@@ -171,17 +187,17 @@ def detect(text: str) -> int:
     try:
         if len(text) > 4096:
             return 0
-        word, _, _, command_seen = _read(text)
+        word, _, _, command_seen, debug_log = _read(text)
     except Exception:  # detect() must never raise, whatever the input
         return 0
-    if command_seen:
+    if command_seen or debug_log:
         return 95
     return 40 if word in _KNOWN else 0
 
 
 def parse(text: str) -> ParseResult:
     """Parse one ``systemd-detect-virt`` result into the VM and container verdicts."""
-    word, line, scope, _ = _read(text)
+    word, line, scope, _, _ = _read(text)
     warnings: list[str] = []
     virtual: bool | None
     container: bool | None

@@ -155,3 +155,17 @@ def test_cloud_bare_metal_and_vms_with_wrapped_flags(sample):
     ec2 = cpu_info.parse(sample("cpu_info/aws-ec2-vm-lscpu-epyc7r32-flags-cut-no-vendor-line.txt"))
     assert (ec2.metrics["logical_cpus"], ec2.metrics["hypervisor"]) == (4, True)
     assert ec2.metrics["hypervisor_vendor"] is None
+
+
+def test_an_arm_flag_list_cannot_show_bare_metal(sample) -> None:
+    # aarch64 has no CPUID hypervisor bit: no flag and no vendor line prove nothing.
+    text = sample("cpu_info/lscpu-aarch64-apple-2cpu-new-layout-plus-caches-extended.txt")
+    metrics = cpu_info.parse(text).metrics
+    assert metrics["logical_cpus"] == 2
+    assert metrics["architecture"] == "aarch64"
+    assert metrics["hypervisor"] is None
+
+
+def test_an_x86_flag_list_without_the_flag_still_means_no_hypervisor() -> None:
+    text = "Architecture: x86_64\nCPU(s): 4\nVendor ID: GenuineIntel\nFlags: fpu vme sse2\n"
+    assert cpu_info.parse(text).metrics["hypervisor"] is False

@@ -81,10 +81,32 @@ def test_json_without_tests_is_an_error() -> None:
         dcgm.parse('{"DCGM GPU Diagnostic": {"version": "4.2.3"}}')
 
 
-def test_truncated_json_falls_back_to_the_table_reader_and_fails_cleanly(sample: Sample) -> None:
+def test_truncated_json_keeps_the_tests_it_shows_and_is_never_a_pass(sample: Sample) -> None:
     text = sample("dcgm_diag/dcgm-3.1.0-json-8gpu-pass-nulls-warning-line.txt")
+    metrics = dcgm.parse(text[: len(text) // 2]).metrics
+    # Every test shown passed, but the cut may hide a failure: incomplete, not pass.
+    assert metrics["overall"] == "incomplete"
+    assert metrics["format"] == "json"
+    assert metrics["passed_tests"][:3] == ["Denylist", "NVML Library", "CUDA Main Library"]
+    assert metrics["failed_tests"] == []
+
+
+def test_json_shortened_by_hand_with_a_placeholder_is_read_test_by_test(sample: Sample) -> None:
+    # The reporter replaced the Deployment category by {"..."} and the paste is cut.
+    text = sample("dcgm_diag/dcgm-issue139-json-r3-t400-elided-category-cut.txt")
+    assert registry.detect_kind(text) == "dcgm_diag"
+    metrics = dcgm.parse(text).metrics
+    assert metrics["overall"] == "incomplete"
+    assert metrics["skipped_tests"] == [
+        "PCIe", "GPU Memory", "Diagnostic", "EUD Test", "Targeted Stress"
+    ]  # fmt: skip
+    assert metrics["tests"][0]["category"] == "Integration"
+    assert metrics["tests"][0]["gpus"] == {"0": "skip"}
+
+
+def test_a_json_fragment_without_any_status_is_still_refused() -> None:
     with pytest.raises(EvidenceParseError):
-        dcgm.parse(text[: len(text) // 2])
+        dcgm.parse('{"DCGM GPU Diagnostic" : {"test_categories" : [{"category" : "Deplo')
 
 
 def test_dcgm4_json_fail_with_metadata_beside_the_diagnostic(sample: Callable[[str], str]) -> None:

@@ -110,3 +110,27 @@ def test_old_driver_xid_without_pid_and_name(sample) -> None:
     assert (m["xid_count"], m["xid_codes"]) == (1, [62])
     assert m["events"][0]["detail"] == "12b2(1fa0) 00000000 00000000"
     assert m["gpu_fallen_off_bus"] is False
+
+
+def test_fallen_off_the_bus_wrapped_over_nvrm_lines_without_xid(sample: Sample) -> None:
+    # Newer drivers print the sentence over three NVRM lines and no Xid 79 at all.
+    text = sample("kernel_log/nvsentinel-issue155-dmesg-fallen-off-bus-wrapped-no-xid.txt")
+    metrics = kernel_log.parse(text).metrics
+    assert metrics["gpu_fallen_off_bus"] is True
+    assert metrics["xid_count"] == 0
+    assert metrics["format"] == "dmesg"
+
+
+def test_fallen_off_the_bus_needs_the_driver_sentence() -> None:
+    text = "[ 1.000000] usb 1-1: new device\n[ 2.000000] my notes: not fallen off the bus\n"
+    assert kernel_log.parse(text).metrics["gpu_fallen_off_bus"] is False
+
+
+def test_gsp_rpc_timeout_xid119_between_rpc_history_tables(sample: Sample) -> None:
+    text = sample("kernel_log/gpud-testdata-dmesg-ctime-xid119-gsp-rpc-timeout-xe9680.txt")
+    metrics = kernel_log.parse(text).metrics
+    assert metrics["xid_count"] == 5
+    assert metrics["xid_by_code"] == {"119": 5}
+    assert metrics["xid_gpus"] == ["0000:9b:00"]
+    assert metrics["format"] == "dmesg_ctime"
+    assert metrics["gpu_fallen_off_bus"] is False

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from scoring.evidence import lspci
+from scoring.evidence import lspci, registry
 
 VIRTIO_DEVICES = [
     ("1045", "Red Hat, Inc. Virtio 1.0 memory balloon"),
@@ -243,3 +243,33 @@ def test_gvnic_vm_excerpt_with_a_note_on_the_elision_line(sample) -> None:
     assert m["virtual"] is True
     assert m["virtual_signals"][0].startswith("Google Compute Engine virtual device")
     assert "excerpt marker at line 3: the output was cut" in result.warnings
+
+
+def test_lspci_tv_tree_gpus_slots_and_bmc(sample) -> None:
+    # The tree shows names, not classes; each device's bus comes from the bridge above it.
+    text = sample("lspci/stelline-asus-esc8000a-e12-lspci-tv-4x-rtx6000ada-cx7-aspeed.txt")
+    assert registry.detect_kind(text) == "lspci"
+    metrics = lspci.parse(text).metrics
+    assert metrics["nvidia_gpu_count"] == 4  # the HD Audio functions are not GPUs
+    assert [g["slot"] for g in metrics["gpus"]] == [
+        "0000:01:00.0", "0000:41:00.0", "0000:c1:00.0", "0000:e1:00.0"
+    ]  # fmt: skip
+    assert metrics["gpu_models"] == ["RTX 6000 Ada Generation"]
+    assert metrics["mellanox_functions"] == 4
+    assert "ASPEED BMC VGA" in metrics["physical_signals"]
+    assert metrics["virtual"] is False
+
+
+def test_lspci_tv_bus_of_a_device_deep_in_a_bridge_chain(sample) -> None:
+    text = sample("lspci/stelline-asus-esc8000a-e12-lspci-tv-4x-rtx6000ada-cx7-aspeed.txt")
+    devices, _, _ = lspci._read_devices(text)
+    slots = {d.slot: d.description for d in devices}
+    assert slots["0000:75:00.0"].startswith("ASPEED")
+    assert slots["0000:65:00.0"].startswith("Samsung")
+    assert "0000:64:1c.0" in slots  # a bridge in the chain: counted, unnamed
+    assert slots["0000:71:00.0"].startswith("HighPoint")
+
+
+def test_lspci_t_without_names_is_not_read_as_a_listing() -> None:
+    text = "-[0000:00]-+-00.0\n           +-01.1-[01]--+-00.0\n           |            \\-00.1\n"
+    assert registry.detect_kind(text) == "unknown"

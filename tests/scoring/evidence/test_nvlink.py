@@ -167,3 +167,15 @@ def test_snip_marker_wrapped_in_dots_inside_each_gpu_list(sample) -> None:
     assert m["inactive_links"] == 0
     assert len(result.warnings) == 8
     assert result.warnings[0] == "line 5: the output was cut by its author; hidden links inferred"
+
+
+def test_four_dots_are_an_excerpt_marker_too(sample) -> None:
+    # "...." above GPU 3: GPUs 0-2 were cut, not absent.
+    text = sample("nvidia_smi_nvlink/azhpc-diag-issue73-v100-gpu3-two-inactive-dots-excerpt.txt")
+    result = nvlink.parse(text)
+    metrics = result.metrics
+    assert metrics["gpu_count"] == 4
+    assert metrics["inactive_links"] == 2
+    assert metrics["links_per_gpu"] == 4
+    assert metrics["link_gbyte_s"] == 25.781
+    assert any("hidden by an excerpt marker" in w for w in result.warnings)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from scoring.evidence import virt
+from scoring.evidence import registry, virt
 from scoring.evidence.base import EvidenceParseError
 
 
@@ -93,3 +93,24 @@ def test_long_text_is_refused_quickly() -> None:
 def test_echoed_command_then_kvm(sample) -> None:
     m = virt.parse(sample("virt/h100-kvm-vm-no-nvswitch-fabric-stuck-kvm.txt")).metrics
     assert (m["virt"], m["virtual"], m["container"]) == ("kvm", True, False)
+
+
+@pytest.mark.parametrize(
+    ("path", "word"),
+    [
+        ("virt/systemd-issue28001-debug-log-qemu-hyperv-enlightenments-microsoft.txt", "microsoft"),
+        ("virt/systemd-issue28113-debug-log-xen-dom0-vm-other.txt", "vm-other"),
+        ("virt/systemd-pr20971-debug-log-xen-pv-nested-in-vmware-prompt.txt", "vmware"),
+    ],
+)
+def test_debug_log_sentences_before_the_word(sample: Callable[[str], str], path, word) -> None:
+    # SYSTEMD_LOG_LEVEL=debug: systemd's reasoning precedes the one-word result.
+    text = sample(path)
+    assert registry.detect_kind(text) == "virt"
+    result = virt.parse(text)
+    assert result.metrics == {"virt": word, "scope": "any", "virtual": True, "container": False}
+
+
+def test_a_sentence_without_the_debug_verdict_is_still_refused() -> None:
+    with pytest.raises(EvidenceParseError):
+        virt.parse("$ systemd-detect-virt\nVirtualization found, CPUID=KVMKVMKVM\nkvm\n")
