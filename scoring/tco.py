@@ -598,14 +598,11 @@ def _backed(candidate: CandidateInput, fact: str) -> bool:
     return backs(getattr(getattr(candidate, owner), name))
 
 
-def _backed_of(rubric: Rubric) -> Any:
-    """The function telling whether a candidate's SLA is backed, for a memo key: None for a
-    rubric whose availability rule needs no backing (every candidate then shares the key)."""
+def _sla_backed(candidate: CandidateInput, rubric: Rubric) -> bool | None:
+    """Whether the candidate's SLA is backed (what availability_for reads of the availability
+    rule's backed_by), for a memo key: None for a rubric whose rule names no backing."""
     backing = rubric.backing(_SLA_FACT) if rubric.v2 is not None else None
-    if backing is None:
-        return None
-    fact = backing[0]
-    return lambda candidate: _backed(candidate, fact)
+    return None if backing is None else _backed(candidate, backing[0])
 
 
 def spot_risk_pct(candidate: CandidateInput, rubric: Rubric) -> Decimal:
@@ -979,11 +976,10 @@ def _plan_availability(
     by_sla = plan.availability.get(id(rubric))
     if by_sla is None:
         by_sla = plan.availability[id(rubric)] = {}
-    backed = _backed_of(rubric)
     key = (
         candidate.offering.sla_availability_pct,
         candidate.answers.get("sla"),
-        None if backed is None else backed(candidate),
+        _sla_backed(candidate, rubric),
     )
     found = by_sla.get(key)
     if found is None:
@@ -1377,10 +1373,9 @@ def _float_inputs(
             candidates,
             operations,
         )
-    backed = _backed_of(rubric)
-    backed_column = [None] * count if backed is None else list(map(backed, candidates))
+    backed = [_sla_backed(candidate, rubric) for candidate in candidates]
     availabilities = once_per_key(
-        list(zip(map(str, slas), sla_statuses, backed_column, strict=True)),
+        list(zip(map(str, slas), sla_statuses, backed, strict=True)),
         candidates,
         availability,
     )

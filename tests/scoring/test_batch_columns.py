@@ -152,10 +152,12 @@ def test_float_tco_figures_of_candidates_sharing_terms_are_their_exact_figures(p
             price_ratio = effective_price_ratio(tco, candidate.offering.gpu_model, rubric)
             assert repr(pending.effective_price_ratio) == repr(price_ratio)
             budget = spec.budget_total
+            # A spot-only quote the job cannot use (spot_refused) cannot meet a budget either
+            # (PendingTco.over_budget).
             over = (
                 budget is not None
                 and tco.currency == spec.budget_currency
-                and tco.recommended_total > budget
+                and (tco.spot_refused or tco.recommended_total > budget)
             )
             assert pending.over_budget is over
             assert pending.resolve() == tco
