@@ -200,6 +200,11 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.xid_severity": gettext_lazy("Worst node's Xid/SXid severity"),
     "measured.xid_node_share": gettext_lazy("Share of nodes with Xid/SXid errors"),
     "factor": gettext_lazy("Credit for a claim not yet verified"),
+    # A rule's backed_by that backs nothing (scoring.dimensions.runners): the value is the
+    # status the claim counts at most as.
+    "unbacked.offering.sla_credit_pct": gettext_lazy(
+        "No compensation on SLA breach, so the SLA counts at most as"
+    ),
 }
 
 # The bare-metal detection's signals (scoring.verification.bare_metal) by what they look at.

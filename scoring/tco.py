@@ -34,7 +34,9 @@ Rubric v2 (issue #10 §3) adds:
   "required"): surplus GPUs are paid but add no useful work (Tco.assumptions says so);
 - availability (availability_for) never falls below the rubric's conservative floor: no SLA
   ("unanswered") and a contradicted one ("contradicted") take it; a stated SLA adds the gap
-  above it at the SLA item's claim factor ("stated"), in full once "verified";
+  above it at the SLA item's claim factor ("stated"), in full once "verified", but at most
+  at the claimed factor ("unbacked") when the availability rule's backing (backed_by: the
+  credit on breach) is zero or not stated;
 - operations staff: a vendor-managed option counts once the cost statement is verified.
 """
 
@@ -52,6 +54,7 @@ import numpy as np
 
 from .batching import item_columns, once_per_key, read_fields
 from .rubric import Rubric, load_rubric
+from .rubric.model import backs
 from .types import (
     BILLING_MODELS,
     CENT,
@@ -588,8 +591,11 @@ def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal
     "contradicted" is treated exactly like no SLA; any other stated SLA never falls below the
     floor, and only the part above it counts, scaled by the SLA item's claim factor (in full
     when "verified", 70 % when claimed, …), so typing a high figure buys at most the discounted
-    gap and a verified SLA buys it in full. Bases: "unanswered", "contradicted", "stated",
-    "verified"."""
+    gap and a verified SLA buys it in full. Where the availability rule names a backing
+    (``backed_by``: the credit on breach) and the offering's is zero or unstated, the factor is
+    at most the rule's ``unbacked_at_most`` (claimed): a verified SLA that nothing enforces
+    buys the discounted gap (basis "unbacked"). Bases: "unanswered", "contradicted",
+    "stated", "verified", "unbacked"."""
     stated = candidate.offering.sla_availability_pct
     floor = rubric.assumed_availability_pct / _HUNDRED
     if rubric.v2 is None:
@@ -602,11 +608,35 @@ def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal
     if status == "contradicted":
         return floor, "contradicted"
     basis = "verified" if status == "verified" else "stated"
+    factor = rubric.status_factors[status]
+    backing = rubric.backing(_SLA_FACT)
+    if backing is not None and not _backed(candidate, backing[0]):
+        # The availability rule's backed_by: an SLA with no credit on breach counts at most
+        # as a claim, here as in the stability score.
+        cap = rubric.status_factors[backing[1]]
+        if factor > cap:
+            factor, basis = cap, "unbacked"
     gap = stated / _HUNDRED - floor
     if gap <= 0:
         return floor, basis
-    factor = Decimal(repr(rubric.status_factors[status]))
-    return (floor + gap * factor).quantize(_AVAILABILITY, ROUND_HALF_EVEN), basis
+    return (floor + gap * Decimal(repr(factor))).quantize(_AVAILABILITY, ROUND_HALF_EVEN), basis
+
+
+_SLA_FACT = "offering.sla_availability_pct"
+
+
+def _backed(candidate: CandidateInput, fact: str) -> bool:
+    """Whether the candidate's ``fact`` ("offering.<field>" or "vendor.<field>", a rule's
+    backed_by) backs a claim (rubric.model.backs)."""
+    owner, _, name = fact.partition(".")
+    return backs(getattr(getattr(candidate, owner), name))
+
+
+def _sla_backed(candidate: CandidateInput, rubric: Rubric) -> bool | None:
+    """Whether the candidate's SLA is backed (what availability_for reads of the availability
+    rule's backed_by), for a memo key: None for a rubric whose rule names no backing."""
+    backing = rubric.backing(_SLA_FACT) if rubric.v2 is not None else None
+    return None if backing is None else _backed(candidate, backing[0])
 
 
 def spot_risk_pct(candidate: CandidateInput, rubric: Rubric) -> Decimal:
@@ -697,7 +727,7 @@ class TcoPlan:
         self.spot_hours: dict[tuple[Decimal, bool], Decimal] = {}
         # spot_allowed() by rubric id, then node count: a function of those and the evaluation.
         self.allow_spot: dict[int, dict[int, bool]] = {}
-        # availability_for() by rubric id, then (stated SLA, SLA item status).
+        # availability_for() by rubric id, then (stated SLA, SLA item status, backed).
         self.availability: dict[int, dict[tuple[Any, Any], tuple[Decimal, str]]] = {}
 
 
@@ -985,12 +1015,16 @@ def _spot_hours(plan: TcoPlan, risk: Decimal, policy: Any) -> Decimal:
 def _plan_availability(
     candidate: CandidateInput, rubric: Rubric, plan: TcoPlan
 ) -> tuple[Decimal, str]:
-    """availability_for(), shared by the candidates of a plan: a function of the stated SLA
-    and the SLA item's status."""
+    """availability_for(), shared by the candidates of a plan: a function of the stated SLA,
+    the SLA item's status and whether the SLA is backed (its rule's backed_by)."""
     by_sla = plan.availability.get(id(rubric))
     if by_sla is None:
         by_sla = plan.availability[id(rubric)] = {}
-    key = (candidate.offering.sla_availability_pct, candidate.answers.get("sla"))
+    key = (
+        candidate.offering.sla_availability_pct,
+        candidate.answers.get("sla"),
+        _sla_backed(candidate, rubric),
+    )
     found = by_sla.get(key)
     if found is None:
         found = by_sla[key] = availability_for(candidate, rubric)
@@ -1383,8 +1417,11 @@ def _float_inputs(
             candidates,
             operations,
         )
+    backed = [_sla_backed(candidate, rubric) for candidate in candidates]
     availabilities = once_per_key(
-        list(zip(map(str, slas), sla_statuses, strict=True)), candidates, availability
+        list(zip(map(str, slas), sla_statuses, backed, strict=True)),
+        candidates,
+        availability,
     )
     risks, hourly_hours, _, allow_spot, spot_terms = (
         zip(*terms, strict=True) if count else ((),) * 5

@@ -60,7 +60,8 @@ def _tco_summary(tco) -> dict[str, Any] | None:
         "recommended_reason_zh": tco.recommended_reason[1],
         "commitment": _money(dict(tco.model(tco.recommended).components).get("commitment")),
         # What the effective GPU-hour was computed with, and on what basis: availability
-        # "stated" / "verified" / "unanswered" / "contradicted" (v1: "sla" / "assumed"),
+        # "stated" / "verified" / "unbacked" (verified, no credit on breach) / "unanswered" /
+        # "contradicted" (v1: "sla" / "assumed"),
         # efficiency "measured" / "assumed" / "assumed_scale" / "scale_rule".
         "availability": str(tco.availability),
         "availability_basis": tco.availability_basis,

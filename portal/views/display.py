@@ -500,6 +500,7 @@ AVAILABILITY_BASIS_LABELS = {
     "contradicted": gettext_lazy("SLA contradicted: conservative floor"),
     "stated": gettext_lazy("stated SLA, discounted as a claim"),
     "verified": gettext_lazy("verified SLA"),
+    "unbacked": gettext_lazy("verified SLA with no compensation on breach: discounted as a claim"),
     "sla": gettext_lazy("stated SLA"),
     "assumed": gettext_lazy("assumed (no SLA)"),
 }

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..batching import item_columns, key_positions
 from ..batching import read_fields as _read_fields
+from ..rubric.model import backs
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import (
@@ -346,6 +347,15 @@ class Batch:
             statuses = self.status(item)
             column = per_value(statuses, factorise(statuses), factors.__getitem__, float)
             self.columns["factor", item] = column
+        return column
+
+    def backed(self, name: str) -> np.ndarray:
+        """Whether fact ``name`` backs a claim (rubric.model.backs: known and above zero), per
+        candidate (a rule's backed_by)."""
+        column = self.columns.get(("backed", name))
+        if column is None:
+            column = per_value(self.values(name), self.coded(name), backs, bool)
+            self.columns["backed", name] = column
         return column
 
     def allowed(self, name: str, allowed: tuple[Any, ...]) -> np.ndarray:

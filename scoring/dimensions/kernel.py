@@ -108,11 +108,13 @@ class RuleKernel:
     an only_if condition not met is "not applicable" (0 of the rule's maximum), an applies_if
     condition not met is "not applicable" and leaves the maximum (0 of 0); otherwise the
     table's points, scaled for a claimed value by the factor of the claim item's status (or
-    "no_item" without one), rounded to 4 decimals."""
+    "no_item" without one), at most the factor of ``unbacked_at_most`` where the rule's
+    ``backed_by`` fact backs nothing, rounded to 4 decimals."""
 
     __slots__ = (
         "applies",
         "arrays",
+        "backing",
         "claim_item",
         "conditions",
         "exclude",
@@ -130,6 +132,12 @@ class RuleKernel:
         self.max_points = float(rule.max_points)
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
+        # (backing fact, the factor an unbacked claim counts at most at) or None.
+        self.backing = (
+            None
+            if rule.backed_by is None or rule.claim_item is None
+            else (rule.backed_by, rule.unbacked_at_most)
+        )
 
     def run(self, batch: Batch, factors: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
         """Points (before their rounding to 4 decimals: see score_batch) and max points."""
@@ -156,6 +164,11 @@ class RuleKernel:
                 factor: np.ndarray | float = factors["no_item"]
             else:
                 factor = batch.factors(self.claim_item, factors)
+            if self.backing is not None:
+                backing, at_most = self.backing
+                cap = factors[at_most]
+                # min(factor, cap) where nothing backs the claim, as the runners' builder.
+                factor = np.where(batch.backed(backing), factor, np.minimum(factor, cap))
             if claimed is not True:
                 factor = np.where(claimed, factor, 1.0)
             points = points * factor
@@ -191,7 +204,7 @@ class DimensionKernel:
             name
             for rule in self.rules
             for name, _ in (*rule.inputs, *rule.conditions, *rule.applies)
-        )
+        ) | frozenset(rule.backing[0] for rule in self.rules if rule.backing is not None)
         excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))
         # Every checklist item whose status the rules read: claim items and answer facts.

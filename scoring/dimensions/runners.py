@@ -18,6 +18,7 @@ from operator import methodcaller
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from ..rubric.model import backs
 from ..types import Contribution
 from .facts import CLAIMED, COMPUTED, FACTS, MEASURED, FactContext, claim_status, item_ref_names
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .batch import Batch
 
 BatchRunner = Callable[["Batch"], list[Contribution]]
-Builder = Callable[[str, Any, Any, str, "str | None", "str | None"], Contribution]
+Builder = Callable[..., Contribution]
 
 MEMO_LIMIT = 8192
 # Counts the entries of a memo keyed in two levels; no key is ever equal to it.
@@ -87,13 +88,25 @@ def _inapplicable(rule: Rule, condition: str, current: Any) -> Contribution:
 
 def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
     """The function building a rule's contribution from a known fact: the table's points,
-    scaled for a claim by the factor of its checklist status."""
+    scaled for a claim by the factor of its checklist status. A rule with ``backed_by`` takes
+    the backing fact's shown value last: when it backs nothing (model.backs) the factor is at
+    most that of ``unbacked_at_most``, and where that lowers it the inputs show the backing
+    fact and "unbacked.<backing fact>" (the status the claim counts at most as)."""
     rule_id, label_en, label_zh = rule.id, rule.label_en, rule.label_zh
     points_of, max_points = rule.table.points, rule.max_points
     answer_key = f"answer.{rule.claim_item}"
+    backed_by = rule.backed_by
+    cap = factors[rule.unbacked_at_most] if backed_by is not None else None
+    unbacked_key = f"unbacked.{backed_by}"
 
     def build(
-        name: str, shown: Any, value: Any, basis: str, status: str | None, ref: str | None
+        name: str,
+        shown: Any,
+        value: Any,
+        basis: str,
+        status: str | None,
+        ref: str | None,
+        backing: Any = None,
     ) -> Contribution:
         points = points_of(value)
         inputs = {name: shown}
@@ -101,6 +114,11 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
             factor = factors["no_item" if status is None else status]
             if status is not None:
                 inputs[answer_key] = status
+            if cap is not None and factor > cap and not backs(backing):
+                # Verified text that nothing enforces (no credit on breach) is still a claim.
+                factor = cap
+                inputs[backed_by] = backing  # type: ignore[index]
+                inputs[unbacked_key] = rule.unbacked_at_most
             if factor != 1.0:
                 inputs["factor"] = factor
             points *= factor
@@ -150,7 +168,7 @@ def _applies_runner(rule: Rule, runner: BatchRunner) -> BatchRunner:
 
 def _compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     source = FACTS[rule.inputs[0]]
-    if len(rule.inputs) == 1 and not rule.only_if:
+    if len(rule.inputs) == 1 and not rule.only_if and rule.backed_by is None:
         if source.basis is not None:
             return _simple_runner(rule, factors)
         if rule.claim_item is None:
@@ -284,6 +302,10 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
         if source.basis in (MEASURED, None) and source.ref_names:
             ref_at[index] = len(getters)
             getters.append(methodcaller("measured_ref", source.ref_names))
+    backing_at = None
+    if rule.backed_by is not None and may_claim:
+        backing_at = len(getters)
+        getters.append(methodcaller("fact", rule.backed_by))
     single = len(getters) == 1
     first_condition = len(sources)
     memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
@@ -316,13 +338,15 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
                 raw = current
             if raw not in allowed:
                 return store(key, _not_applicable(rule, name, shown, condition, current))
-        status = ref = None
+        status = ref = backing = None
         if basis == CLAIMED:
             if may_claim:
                 status, ref = values[status_at], values[status_at + 1]
+            if backing_at is not None:
+                backing = values[backing_at]
         elif basis == MEASURED and index in ref_at:
             ref = values[ref_at[index]]
-        return store(key, build(name, shown, value, basis, status, ref))
+        return store(key, build(name, shown, value, basis, status, ref, backing))
 
     def run(batch: Batch) -> list[Contribution]:
         if single:
@@ -360,13 +384,16 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
         if current not in allowed:
             current = _shown(current, condition_source.exact_text)
             return _not_applicable(rule, name, shown, condition, current)
-    status = ref = None
+    status = ref = backing = None
     refs = ctx.refs
     if basis == CLAIMED:
         if rule.claim_item is not None:
             status = claim_status(ctx, rule.claim_item)
             names = item_ref_names(rule.claim_item)
             ref = next(filter(None, map(refs.get, names)), None) if refs else None
+            if rule.backed_by is not None:
+                backing_source = FACTS[rule.backed_by]
+                backing = _shown(backing_source.fetch(ctx), backing_source.exact_text)
     elif refs and basis in (MEASURED, COMPUTED) and source.ref_names:
         ref = next(filter(None, map(refs.get, source.ref_names)), None)
-    return _builder(rule, factors)(name, shown, value, basis, status, ref)
+    return _builder(rule, factors)(name, shown, value, basis, status, ref, backing)

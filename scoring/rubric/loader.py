@@ -14,7 +14,9 @@ the ``inputs`` it reads (first one present wins, so a measured fact listed befor
 one replaces it), an optional ``claim_item`` (the checklist key whose status scales a claimed
 value by ``status_factors``, or a derived item such as "delivery_form" whose status the
 evidence settles), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
-leaves it out), ``only_if`` conditions and a ``source`` note. Tables must be monotone, so a
+leaves it out), ``only_if`` conditions, an optional ``backed_by`` (the fact that must be above
+zero for the claim to count beyond the factor of ``unbacked_at_most``, "claimed" by default:
+an SLA with no credit on breach) and a ``source`` note. Tables must be monotone, so a
 better value never earns fewer points.
 """
 
@@ -174,6 +176,7 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
     only_if = _conditions(raw, "only_if", where, fact_names)
     applies_if = _conditions(raw, "applies_if", where, fact_names)
+    backed_by, unbacked_at_most = _backing(raw, where, claim_item)
     kind = raw.get("kind")
     table = _table(kind, raw, where)
     return Rule(
@@ -189,7 +192,31 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         only_if=only_if,
         source=source,
         applies_if=applies_if,
+        backed_by=backed_by,
+        unbacked_at_most=unbacked_at_most,
     )
+
+
+def _backing(raw: Mapping[str, Any], where: str, claim_item: str | None) -> tuple[str | None, str]:
+    """A rule's ``backed_by`` (a plain offering or vendor field whose value above zero backs the
+    claim: the TCO reads it from the offering as the rule does) and ``unbacked_at_most`` (the
+    checklist status whose factor caps the claim when nothing backs it; default "claimed")."""
+    from ..dimensions.facts import FACTS  # deferred like FACT_NAMES
+
+    backed_by = raw.get("backed_by")
+    at_most = raw.get("unbacked_at_most", "claimed")
+    if backed_by is None:
+        if "unbacked_at_most" in raw:
+            raise _fail(where, "unbacked_at_most needs backed_by")
+        return None, "claimed"
+    source = FACTS.get(backed_by) if isinstance(backed_by, str) else None
+    if source is None or source.field is None or source.field[0] not in ("offering", "vendor"):
+        raise _fail(where, f"backed_by must name an offering or vendor fact, got {backed_by!r}")
+    if claim_item is None:
+        raise _fail(where, "backed_by caps a claim: the rule needs a claim_item")
+    if at_most not in ITEM_STATUSES:
+        raise _fail(where, f"unbacked_at_most must be a checklist status, got {at_most!r}")
+    return backed_by, at_most
 
 
 def _conditions(

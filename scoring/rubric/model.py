@@ -116,6 +116,19 @@ class ChoiceTable:
 Table = BooleanTable | StepTable | LinearTable | ChoiceTable
 
 
+def backs(value: Any) -> bool:
+    """Whether a rule's backing fact (``Rule.backed_by``) backs its claim: known and above zero
+    (a credit of 0 % or none stated backs nothing; True for a flag). A Decimal shown as its
+    text (a contribution's input) reads as the number it is."""
+    if value is None or value is False:
+        return False
+    if value is True:
+        return True
+    if isinstance(value, str):
+        return Decimal(value) > 0
+    return bool(value > 0)
+
+
 @dataclass(frozen=True)
 class Rule:
     """One rubric rule; ``table`` turns the fact's value into points before the claim factor."""
@@ -135,6 +148,13 @@ class Rule:
     # rule is "not applicable" and leaves the dimension's maximum (0 of 0), unlike only_if
     # (0 of the rule's maximum). E.g. fabric rules for a need that fits in one node.
     applies_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    # A claim the buyer can only enforce through another term: the fact that backs it (e.g. the
+    # SLA's availability by its credit on breach, "offering.sla_credit_pct"). When that fact
+    # does not back it (see backs), the claim counts at most at the factor of status
+    # ``unbacked_at_most`` whatever its checklist item's status (a verified text that nothing
+    # enforces is still only a claim).
+    backed_by: str | None = None
+    unbacked_at_most: str = "claimed"
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
@@ -483,6 +503,24 @@ class Rubric:
             if rule.id == rule_id:
                 return rule
         raise KeyError(rule_id)
+
+    def backing(self, fact: str) -> tuple[str, str] | None:
+        """(backing fact, status it counts at most at unbacked) of the first rule reading
+        ``fact`` with a ``backed_by``, or None: the TCO reads a claim as its rule does (the
+        SLA's availability)."""
+        key = ("backing", fact)
+        if key in self.memo:  # type: ignore[operator]
+            return self.memo[key]  # type: ignore[index, return-value]
+        found = next(
+            (
+                (rule.backed_by, rule.unbacked_at_most)
+                for rule in self.rules
+                if rule.backed_by is not None and fact in rule.inputs
+            ),
+            None,
+        )
+        self.memo[key] = found  # type: ignore[index, assignment]
+        return found
 
     def preset_weights(self, profile: str) -> dict[str, float]:
         """The default weights of a workload profile (percent)."""

@@ -149,6 +149,8 @@ offerings = st.builds(
     setup_fee=_decimals(0, 10_000),
     setup_days=st.integers(0, 5),
     sla_availability_pct=_optional(_decimals(95, 100)),
+    # No credit (0, as an unstated one reads) leaves the availability SLA unbacked.
+    sla_credit_pct=st.sampled_from((Decimal(0), Decimal("0.00"), Decimal(5), Decimal(25))),
     sla_response_time_min=_optional(st.integers(0, 600)),
     hardware_replacement_hours=_optional(st.integers(0, 100)),
     support_24x7=st.booleans(),
