@@ -301,7 +301,7 @@ class Tco:
     def currency_basis(self) -> tuple[str, Decimal, Decimal, bool] | None:
         """(the evaluation's currency, the rubric's reference GPU-hour price for this GPU in
         the candidate's currency, the same in the evaluation's, whether operations staff
-        priced in the evaluation's currency were left out) when the candidate is priced
+        priced in the evaluation's currency were converted at that rate) when it is priced
         in another currency than the evaluation counts in: its cost score is then compared
         with the reference of its own currency, which amounts to an exchange rate the rubric
         never states (an assumption), else None."""
@@ -365,22 +365,25 @@ class Tco:
             )
         basis = self.currency_basis
         if basis is not None and self.cost_per_effective_gpu_hour is not None:
-            home, own_price, home_price, ops_left_out = basis
+            home, own_price, home_price, ops_converted = basis
             rate = (home_price / own_price).quantize(Decimal("0.01"))
             ops_en = ops_zh = ""
-            if ops_left_out:
-                ops_en = f"; the operations staff cost (in {home}) is not added"
-                ops_zh = f"；未计入运维人员成本（以 {home} 计）"
+            if ops_converted:
+                ops_en = (
+                    f"; the operations staff cost (in {home}) is converted to {self.currency} "
+                    "at the same implied rate"
+                )
+                ops_zh = f"；运维人员成本（以 {home} 计）按同一隐含汇率折算为 {self.currency}"
             lines.append(
                 (
                     "currency_reference",
                     f"priced in {self.currency}, the evaluation counts in {home}: the cost score "
                     f"compares with the rubric's reference of {own_price} {self.currency} per "
                     f"GPU-hour (against {home_price} {home}), as if 1 {self.currency} were "
-                    f"{rate} {home}; no exchange rate is applied{ops_en}",
+                    f"{rate} {home}; no market exchange rate is applied{ops_en}",
                     f"以 {self.currency} 报价，评估以 {home} 计：成本评分与评分细则的参考价"
                     f"每 GPU 小时 {own_price} {self.currency}（对应 {home_price} {home}）比较，"
-                    f"相当于假定 1 {self.currency} = {rate} {home}；系统不做汇率换算{ops_zh}",
+                    f"相当于假定 1 {self.currency} = {rate} {home}；系统不按市场汇率换算{ops_zh}",
                 )
             )
         scope = self.efficiency_scope
@@ -563,18 +566,28 @@ def operations_cost(
 ) -> Decimal:
     """Rubric v2: the operations staff a buyer without a platform team adds for self-managed
     bare metal: rubric FTE for its capacity x the evaluation's engineer-month rate x the
-    duration's months, in cents. 0 in v1, for managed offerings, for a platform team, and
-    when the offering is priced in another currency than the evaluation's rate."""
+    duration's months, in cents. 0 in v1, for managed offerings and for a platform team.
+    An offering priced in another currency than the evaluation's rate gets the staff cost
+    converted at the rate the rubric's reference GPU-hour prices of the two currencies imply
+    for its GPU (the rate its cost score is already compared at, said in the TCO's
+    assumptions); 0 only when the rubric has no reference to imply one."""
     policy = rubric.v2
     if policy is None or not is_self_managed(candidate, rubric):
-        return _ZERO_CENTS
-    if candidate.offering.currency != evaluation.budget_currency:
         return _ZERO_CENTS
     fte = policy.ops_fte.get(evaluation.ops_capacity, _ZERO)
     rate = evaluation.ops_staff_cost_month
     if not fte or not rate:
         return _ZERO_CENTS
-    return (fte * rate * duration_months).quantize(CENT, ROUND_HALF_EVEN)
+    cost = fte * rate * duration_months
+    offering = candidate.offering
+    if offering.currency != evaluation.budget_currency:
+        try:
+            own = rubric.reference_gpu_hour_price(offering.gpu_model, offering.currency)
+            home = rubric.reference_gpu_hour_price(offering.gpu_model, evaluation.budget_currency)
+        except (KeyError, RubricError):
+            return _ZERO_CENTS
+        cost = cost * own / home
+    return cost.quantize(CENT, ROUND_HALF_EVEN)
 
 
 def claim_status(candidate: CandidateInput, item: str) -> str:
@@ -894,9 +907,9 @@ def compute_tco(
     currency_basis = None
     home = evaluation.budget_currency
     if currency != home:
-        # The operations staff (v2) a self-managed offering would add are priced in the
-        # evaluation's currency and left out here (operations_cost): said with the rate.
-        ops_left_out = bool(
+        # The operations staff (v2) a self-managed offering adds are priced in the
+        # evaluation's currency and converted at the references' rate (operations_cost).
+        ops_converted = bool(
             policy is not None
             and is_self_managed(candidate, rubric)
             and policy.ops_fte.get(evaluation.ops_capacity, _ZERO)
@@ -907,7 +920,7 @@ def compute_tco(
                 home,
                 rubric.reference_gpu_hour_price(offering.gpu_model, currency),
                 rubric.reference_gpu_hour_price(offering.gpu_model, home),
-                ops_left_out,
+                ops_converted,
             )
         except (KeyError, RubricError):
             currency_basis = None  # a currency without references: no cost figure to explain
@@ -1401,8 +1414,8 @@ def _float_inputs(
             return [column[index] for index in taken]
 
         candidates, prices, terms, references = map(keep, (candidates, prices, terms, references))
-        forms, managed, currencies, slas, sla_statuses, billing_statuses = map(
-            keep, (forms, managed, currencies, slas, sla_statuses, billing_statuses)
+        forms, managed, currencies, slas, sla_statuses, billing_statuses, models = map(
+            keep, (forms, managed, currencies, slas, sla_statuses, billing_statuses, models)
         )
         form_keys = keep(form_keys)
         gpus, storage, egress, support, licence, setup_fee, setup_days = map(
@@ -1412,8 +1425,9 @@ def _float_inputs(
     if policy is None:
         costs = [float(_ZERO_CENTS)] * count
     else:
+        # The GPU model sets the reference rate a foreign currency's staff cost converts at.
         costs = once_per_key(
-            list(zip(forms, managed, billing_statuses, currencies, strict=True)),
+            list(zip(forms, managed, billing_statuses, currencies, models, strict=True)),
             candidates,
             operations,
         )

@@ -63,7 +63,7 @@ def test_self_managed_bare_metal_adds_ops_staff_for_small_or_no_teams(capacity, 
     assert with_ops.recommended_total == base.recommended_total + expected
 
 
-def test_no_ops_cost_for_platform_teams_managed_offerings_v1_or_other_currency():
+def test_no_ops_cost_for_platform_teams_managed_offerings_or_v1():
     small = evaluation(ops_capacity="none", ops_staff_cost_month=RATE)
     cases = [
         (candidate(), evaluation(ops_capacity="platform_team", ops_staff_cost_month=RATE), V2),
@@ -74,7 +74,6 @@ def test_no_ops_cost_for_platform_teams_managed_offerings_v1_or_other_currency()
             V2,
         ),
         (candidate(offering=offering(delivery_form="passthrough_vm")), small, V2),
-        (candidate(offering=offering(currency="USD")), small, V2),
         (candidate(), evaluation(ops_capacity="none"), V2),  # no rate stated
     ]
     for c, spec, rubric in cases:
@@ -83,6 +82,19 @@ def test_no_ops_cost_for_platform_teams_managed_offerings_v1_or_other_currency()
     v1 = compute_tco(candidate(), small, V1)
     assert "operations" not in dict(v1.best.components)
     assert v1.cheapest_total == compute_tco(candidate(), evaluation(), V1).cheapest_total
+
+
+def test_another_currencys_ops_cost_is_converted_at_the_references_rate():
+    # Expert review: left out before, so a USD quote dodged the staff a CNY quote pays.
+    small = evaluation(ops_capacity="none", ops_staff_cost_month=RATE)
+    home = compute_tco(candidate(), small, V2).best.component("operations")
+    usd = compute_tco(candidate(offering=offering(currency="USD")), small, V2)
+    gpu = offering().gpu_model
+    rate = V2.reference_gpu_hour_price(gpu, "USD") / V2.reference_gpu_hour_price(gpu, "CNY")
+    assert home > 0
+    assert all(
+        m.component("operations") == (home * rate).quantize(Decimal("0.01")) for m in usd.models
+    )
 
 
 def test_ops_cost_can_change_the_single_candidate_ranking():
