@@ -119,8 +119,9 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
     ``measured_summary`` (its "measured" facts, what scoring reads), ``poc_summary`` (the POC
     coverage whose failed runs scoring applies), ``reviews_summary`` (the verdicts of the
     document reviews that still apply, which scoring reads for review-only claims) and
-    ``busbw_curve`` (the curve the dashboard draws). The rest (more than half of the 9.5 kB of JSON a candidate of
-    bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
+    ``busbw_curve`` (the curve the dashboard draws). The rest (more than half of the 9.5 kB
+    of JSON a candidate of bench/pages.py carries: the per-item verdicts) was decoded on every
+    cold dashboard.
     """
     return candidates_from_rows(evaluation, candidate_rows(evaluation))
 
