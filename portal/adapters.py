@@ -117,6 +117,11 @@ verification_summary = facts.verification_summary
 measured_from_summary = facts.measured_from_summary
 
 
+# The key of a candidate's stored verification holding {checklist key: verdict} of the document
+# reviews that still apply (services.scores._verify): CandidateInput.reviews.
+REVIEWS_KEY = "reviews"
+
+
 def candidate_input(
     candidate: Candidate,
     *,
@@ -131,7 +136,8 @@ def candidate_input(
     the caller read them as values (selectors.candidates_for_scoring); otherwise they come
     from ``candidate.answers`` and ``offering.prices`` (``CANDIDATE_PREFETCH``). ``summary``
     stands in for ``candidate.verification`` when the caller read only the parts scoring
-    uses (its "measured" facts and its "poc" coverage), so the deferred field stays unread.
+    uses (its "measured" facts, its "poc" coverage and its applying document "reviews"), so
+    the deferred field stays unread.
     """
     offering = candidate.offering
     quoted = ()
@@ -140,6 +146,7 @@ def candidate_input(
     if answers is None:
         answers = {answer.item.key: answer.status for answer in candidate.answers.all()}
     stored = (candidate.verification or {}) if summary is None else summary
+    reviews = stored.get(REVIEWS_KEY)
     scored = CandidateInput(
         candidate_id=candidate.pk,
         label=str(candidate),
@@ -149,6 +156,7 @@ def candidate_input(
         quoted_prices=quoted,
         answers=dict(answers),
         measured=measured_from_summary(stored),
+        reviews=reviews if isinstance(reviews, Mapping) else {},
     )
     return with_poc(scored, stored)
 

@@ -166,12 +166,20 @@ INPUT_LABELS: dict[str, Promise] = {
     "answer.gpu_match": gettext_lazy("GPU model as answered matches the offering"),
     "answer.monthly_cost": gettext_lazy("Monthly cost as answered"),
     "answer.delivery_form": gettext_lazy("Delivery form as the evidence settled it"),
+    "answer.fabric_topology": gettext_lazy(
+        "Switch topology (item 3) as only a document review can verify it: ibstat reads one "
+        "node's ports and cannot show oversubscription or cross-rack latency"
+    ),
     "derived.budget_ratio": gettext_lazy("Cost as a share of the budget"),
     "derived.dcgm_failed_count": gettext_lazy("DCGM tests failed"),
     "derived.delivery_form": gettext_lazy("Delivery form"),
     "derived.delivery_form_status": gettext_lazy("Delivery-form claim against the evidence"),
     "derived.effective_price_ratio": gettext_lazy("Effective price against the reference"),
     "derived.elasticity_fit": gettext_lazy("Elasticity fit to the workload"),
+    "derived.nvlink_topology": gettext_lazy(
+        "NVLink topology: as measured; the claim at its status where no node shows it or "
+        "the evidence contradicted it"
+    ),
     "derived.has_distributed_fs": gettext_lazy("Has a distributed file system"),
     "derived.inter_node_traffic": gettext_lazy(
         "Traffic between nodes needed (the required GPUs exceed one node)"

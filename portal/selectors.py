@@ -101,6 +101,7 @@ _VERSION_COLUMNS = (
     "measured_summary",
     "busbw_curve",
     "poc_summary",
+    "reviews_summary",
 )
 
 
@@ -116,9 +117,11 @@ def candidates_for_scoring(*, evaluation: Evaluation) -> list[Candidate]:
 
     Of ``verification`` (deferred: reading it loads it) only what the read model uses is read:
     ``measured_summary`` (its "measured" facts, what scoring reads), ``poc_summary`` (the POC
-    coverage whose failed runs scoring applies) and ``busbw_curve`` (the curve the dashboard
-    draws). The rest (more than half of the 9.5 kB of JSON a candidate of
-    bench/pages.py carries: the per-item verdicts) was decoded on every cold dashboard.
+    coverage whose failed runs scoring applies), ``reviews_summary`` (the verdicts of the
+    document reviews that still apply, which scoring reads for review-only claims) and
+    ``busbw_curve`` (the curve the dashboard draws). The rest (more than half of the 9.5 kB
+    of JSON a candidate of bench/pages.py carries: the per-item verdicts) was decoded on every
+    cold dashboard.
     """
     return candidates_from_rows(evaluation, candidate_rows(evaluation))
 
@@ -130,7 +133,7 @@ def _json_text(expression) -> Cast:
 
 
 # The parts of a candidate's stored verification the read model keeps (see _VERSION_COLUMNS).
-_VERIFICATION_PARTS = ("measured", "busbw_curve", "poc")
+_VERIFICATION_PARTS = ("measured", "busbw_curve", "poc", "reviews")
 
 
 def _version_query(evaluation: Evaluation):
@@ -259,13 +262,15 @@ def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Cand
     candidates = []
     for row in rows:
         candidate = Candidate.from_db(db, _CANDIDATE_FIELD_NAMES, row[:width])
-        offering_id, facts, vendor_facts, prices, measured, curve, poc, answers = row[width:]
+        offering_id, facts, vendor_facts, prices, measured, curve, poc, reviews, answers = row[
+            width:
+        ]
         # The JSON columns' text (candidate_rows): a SQL NULL, or a JSON null, is None. The
         # curve stays text until busbw_curve() reads it: the dashboard draws ten curves, and
         # 200 decoded ones were a third of the JSON decoded here.
-        facts, vendor_facts, prices, measured, poc = (
+        facts, vendor_facts, prices, measured, poc, reviews = (
             None if text is None else json.loads(text)
-            for text in (facts, vendor_facts, prices, measured, poc)
+            for text in (facts, vendor_facts, prices, measured, poc, reviews)
         )
         candidate.evaluation = evaluation
         # Scored on the version of its offering it pinned, never on the live catalogue row: a
@@ -275,6 +280,7 @@ def candidates_from_rows(evaluation: Evaluation, rows: list[tuple]) -> list[Cand
         candidate.measured_summary = measured
         candidate.busbw_curve_json = curve
         candidate.poc_summary = poc
+        candidate.reviews_summary = reviews
         # A fresh dict per build: a reader may not change the cached rows through it.
         candidate.answer_statuses = dict(answers)
         candidates.append(candidate)
@@ -300,7 +306,7 @@ logger = logging.getLogger(__name__)
 # the answer is computed and served all the same.
 
 RESULTS_CACHE_SECONDS = 600
-_CACHE_VERSION = "results-v4"
+_CACHE_VERSION = "results-v5"
 
 
 # Rankings hold read-only mappings (MappingProxyType), which pickle cannot store by default;
@@ -512,7 +518,11 @@ def scoring_input(candidate: Candidate):
         candidate,
         answers=candidate.answer_statuses,
         prices=candidate.list_prices,
-        summary={"measured": candidate.measured_summary, "poc": candidate.poc_summary},
+        summary={
+            "measured": candidate.measured_summary,
+            "poc": candidate.poc_summary,
+            "reviews": candidate.reviews_summary,
+        },
     )
 
 

@@ -9,8 +9,11 @@ from simple_history.models import HistoricalRecords
 from .evaluations import Answer
 
 # Items whose truth sits in a document (certificates, SLA, contract terms, the quoted monthly
-# cost) rather than in node measurements: a person reviews them with the attachment open.
-DOCUMENT_ITEMS = ("compliance", "sla", "monthly_cost")
+# cost) rather than in node measurements: a person reviews them with the attachment open. The
+# fabric (item 3) is half of each: ibstat shows one node's ports, but the switch topology
+# (oversubscription, cross-rack latency) only the network design document shows; its review
+# is what scoring reads for those claims (scoring's "fabric_topology"), whatever ibstat says.
+DOCUMENT_ITEMS = ("fabric", "compliance", "sla", "monthly_cost")
 
 
 class ReviewVerdict(models.TextChoices):

@@ -133,13 +133,18 @@ class Offering(models.Model):
         _("rate per port (Gbit/s)"), default=0, help_text=_("HDR = 200, NDR = 400.")
     )
     nics_per_node = models.PositiveSmallIntegerField(_("compute NICs (rails) per node"), default=0)
+    # Blank: the vendor did not state it, scored as missing (never as non-blocking).
     oversubscription_ratio = models.DecimalField(
         _("oversubscription ratio"),
         max_digits=5,
         decimal_places=2,
-        default=Decimal("1"),
+        null=True,
+        blank=True,
         validators=[MinValueValidator(Decimal("1"))],
-        help_text=_("1 = non-blocking fat-tree; 2 = 2:1."),
+        help_text=_(
+            "1 = non-blocking fat-tree; 2 = 2:1. Leave blank when the vendor does not state "
+            "it: a blank ratio scores no points, never those of a non-blocking fabric."
+        ),
     )
     cross_rack_latency_us = models.DecimalField(
         _("cross-rack latency (µs)"),
@@ -341,7 +346,8 @@ class Offering(models.Model):
                 condition=Q(gpu_memory_gib__gte=1), name="offering_gpu_memory_ge_1"
             ),
             models.CheckConstraint(
-                condition=Q(oversubscription_ratio__gte=1), name="offering_oversubscription_ge_1"
+                condition=Q(oversubscription_ratio__isnull=True) | Q(oversubscription_ratio__gte=1),
+                name="offering_oversubscription_ge_1",
             ),
             models.CheckConstraint(
                 condition=Q(sla_availability_pct__gte=0) & Q(sla_availability_pct__lte=100),

@@ -39,6 +39,8 @@ EVIDENCE_STATUSES = {VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTE
 # The key of a candidate's stored verification holding the measurement time (ISO) of the
 # oldest evidence it used (None: none dated or none used).
 EVIDENCE_OLDEST_KEY = selectors.EVIDENCE_OLDEST_KEY
+# The key of a candidate's stored verification holding the applying document reviews' verdicts.
+REVIEWS_KEY = adapters.REVIEWS_KEY
 
 
 def _answer_status(answer: Answer, verdict, review=None) -> tuple[str, str, str]:
@@ -350,6 +352,13 @@ def _verify(candidate: Candidate) -> None:
     # Failed runs contradict, runs missing at the deadline leave unverifiable, what they show.
     findings = poc_findings(poc)
     reviews = {r.answer_id: r for r in AnswerReview.objects.filter(answer__candidate=candidate)}
+    # The document reviews that still apply, by item, whatever the evidence says: scoring
+    # reads them for claims no node output can observe (the fabric's switch topology).
+    candidate.verification[REVIEWS_KEY] = {
+        answer.item.key: review.verdict
+        for answer in candidate.answers.all()
+        if (review := reviews.get(answer.pk)) is not None and review.applies_to(answer)
+    }
     for answer in candidate.answers.all():
         status, note, ref = _answer_status(
             answer, report.items.get(answer.item.key), reviews.get(answer.pk)

@@ -160,14 +160,43 @@ def delivery_form_status(ctx: FactContext) -> str:
     return _form_check(ctx)[1]
 
 
-# Claim items the scoring derives from the evidence itself rather than from the checklist:
-# the delivery form is checked by the bare-metal verdict and the form the nodes show, so rules
-# about the delivery form are gated by that check, not by an item no evidence can verify.
-DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {"delivery_form": delivery_form_status}
+def review_only_status(status: str, review: str | None) -> str:
+    """The status of a claim no node output can observe, filed under a checklist item whose
+    status is ``status`` and whose document review (if one still applies) gave ``review``.
+
+    Only the review settles it ("verified" or "contradicted"). Evidence that verified the
+    item verified what the nodes show, not this claim: it stays "claimed" (never less than
+    a claim the evidence is silent on, so confirming evidence never lowers a score). Any
+    other status, a contradiction included, carries over as the item has it."""
+    if review is not None:
+        return review
+    return CLAIMED if status == "verified" else status
+
+
+def fabric_topology_status(ctx: FactContext) -> str:
+    """The status of the fabric's switch-topology claims (oversubscription, cross-rack
+    latency): review_only_status of checklist item 3 ("fabric")."""
+    return review_only_status(
+        ctx.answers.get("fabric", UNANSWERED), ctx.candidate.reviews.get("fabric")
+    )
+
+
+# Claim items the scoring derives rather than reads from the checklist. The delivery form is
+# checked by the bare-metal verdict and the form the nodes show, so rules about the delivery
+# form are gated by that check, not by an item no evidence can verify. The fabric's topology
+# (oversubscription, cross-rack latency) sits under checklist item 3, but ibstat reads the
+# port type, rate and state of one node and cannot see the switch tree above it: its rules
+# are gated by a status only the document review of item 3 can verify.
+DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {
+    "delivery_form": delivery_form_status,
+    "fabric_topology": fabric_topology_status,
+}
 # The evidence references a derived claim item is judged on: a claim under "delivery_form"
-# cites the node output that verified or refuted the form (no checklist answer records one).
+# cites the node output that verified or refuted the form (no checklist answer records one);
+# one under "fabric_topology" cites none (no evidence file records one: ibstat is no proof).
 ITEM_REF_NAMES: dict[str, tuple[str, ...]] = {
-    "delivery_form": ("delivery_form", "delivery_form_seen", "bare_metal_verdict")
+    "delivery_form": ("delivery_form", "delivery_form_seen", "bare_metal_verdict"),
+    "fabric_topology": (),
 }
 
 
@@ -183,6 +212,28 @@ def claim_status(ctx: FactContext, item: str) -> str:
     if derived is not None:
         return derived(ctx)
     return ctx.answers.get(item, UNANSWERED)
+
+
+def _nvlink_topology(ctx: FactContext) -> tuple[str | None, str]:
+    """The NVLink topology to score and its basis: what the nodes show (measured), else the
+    claim. A claim the evidence refuted (checklist item 2 contradicted: nvidia-smi topo -m
+    shows a poorer mesh, or nvidia-smi nvlink links down) is scored as the claim it is, at
+    the contradicted factor, as every refuted claim is: misstating the mesh then scores
+    below declaring the seen topology honestly, instead of exactly like it."""
+    measured = ctx.measured.nvlink_topology
+    if measured is None or ctx.answers.get("nvlink_topology") == "contradicted":
+        return ctx.offering.nvlink_topology, CLAIMED
+    return measured, MEASURED
+
+
+def _nvlink_topology_column(batch: Batch) -> list[tuple[str | None, str]]:
+    measured = batch.raw("measured.nvlink_topology")
+    claimed = batch.raw("offering.nvlink_topology")
+    statuses = batch.status("nvlink_topology")
+    return [
+        (claim, CLAIMED) if seen is None or status == "contradicted" else (seen, MEASURED)
+        for seen, claim, status in zip(measured, claimed, statuses, strict=True)
+    ]
 
 
 def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
@@ -265,9 +316,19 @@ def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[[Batch], lis
 
 _delivery_form_column = _by_form_check(_delivery_form)
 
+
+def _fabric_topology_column(batch: Batch) -> list[str]:
+    statuses = batch.status("fabric")
+    reviews = [candidate.reviews.get("fabric") for candidate in batch.owners("candidate")]
+    if reviews.count(None) == len(reviews):
+        return [CLAIMED if status == "verified" else status for status in statuses]
+    return list(map(review_only_status, statuses, reviews))
+
+
 # The column form of DERIVED_ITEMS, for a batch.
 DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
-    "delivery_form": _by_form_check(delivery_form_status)
+    "delivery_form": _by_form_check(delivery_form_status),
+    "fabric_topology": _fabric_topology_column,
 }
 
 
@@ -481,6 +542,12 @@ def _build_facts() -> dict[str, FactSource]:
         COMPUTED,
         _FORM_REFS,
         column=DERIVED_COLUMNS["delivery_form"],
+    )
+    facts["derived.nvlink_topology"] = FactSource(
+        _nvlink_topology,
+        None,
+        ("nvlink_topology",),
+        column=_nvlink_topology_column,
     )
     facts["derived.elasticity_fit"] = FactSource(
         _elasticity_fit,

@@ -59,6 +59,7 @@ class VendorFacts:
 
 
 _OFFERING_DECIMALS_OPT = (
+    "oversubscription_ratio",
     "cross_rack_latency_us",
     "nvme_read_gbyte_s",
     "nvme_write_gbyte_s",
@@ -69,7 +70,6 @@ _OFFERING_DECIMALS_OPT = (
     "early_termination_fee",
 )
 _OFFERING_DECIMALS = (
-    "oversubscription_ratio",
     "nvme_capacity_tib",
     "storage_cost_month",
     "network_egress_cost_month",
@@ -153,7 +153,8 @@ class OfferingFacts:
     Money fields are in ``currency``; the ``*_month`` costs are totals for the whole deployment
     per month, ``licence_cost_gpu_month`` is per GPU and month, ``setup_fee`` is one-off.
     ``sla_availability_pct`` None means no availability SLA; ``support_tier`` None (or "")
-    means the support question is unanswered.
+    means the support question is unanswered; ``oversubscription_ratio`` None means the
+    vendor did not state it (not non-blocking).
     """
 
     delivery_form: str
@@ -167,7 +168,8 @@ class OfferingFacts:
     fabric: str = "none"
     fabric_rate_gbit_s: int = 0
     nics_per_node: int = 0
-    oversubscription_ratio: Decimal = Decimal(1)
+    # None: not stated, never non-blocking (the rule's "missing" basis: 0 points).
+    oversubscription_ratio: Decimal | None = None
     cross_rack_latency_us: Decimal | None = None
     nvme_capacity_tib: Decimal = Decimal(0)
     nvme_read_gbyte_s: Decimal | None = None
@@ -269,7 +271,7 @@ class OfferingFacts:
         ):
             if value is not None and not _plain_decimal(value):
                 _set(self, name, _opt_decimal(value, name))
-        if self.oversubscription_ratio < 1:
+        if self.oversubscription_ratio is not None and self.oversubscription_ratio < 1:
             raise ScoringInputError(
                 f"oversubscription_ratio must be at least 1 (1 = non-blocking), "
                 f"got {self.oversubscription_ratio}"
@@ -314,6 +316,9 @@ _MEASURED_FLOATS = (
 )
 _CHECKLIST_KEY_SET = frozenset(CHECKLIST_KEYS)
 _ITEM_STATUS_SET = frozenset(ITEM_STATUSES)
+# A document review's verdicts (CandidateInput.reviews).
+REVIEW_VERDICTS = ("verified", "contradicted")
+_NO_REVIEWS: Mapping[str, str] = MappingProxyType({})
 _MEASURED_FLOAT_VALUES = attrgetter(*_MEASURED_FLOATS)
 _MEASURED_INT_VALUES = attrgetter(*_MEASURED_INTS)
 # Measured / expected: a run never earns more than the declared hardware should reach (a
@@ -490,6 +495,9 @@ class CandidateInput:
 
     ``quoted_prices`` override the offering's list prices model by model. ``answers`` maps
     checklist keys to their verification status; a missing key means "unanswered".
+    ``reviews`` maps checklist keys to the verdict ("verified" or "contradicted") of a
+    document review that still applies to the answer, whatever the evidence says: the one
+    source of the status of claims no node output can observe (facts.REVIEW_ONLY_ITEMS).
     """
 
     candidate_id: int
@@ -503,6 +511,7 @@ class CandidateInput:
     # The POC plan's failed or missing required runs (scoring.poc.PocShortfall), set by
     # scoring.poc.candidate_with_poc; the must-haves read them (issue #13, section 4).
     poc_shortfalls: tuple[Any, ...] = ()
+    reviews: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _int(self.candidate_id, "candidate_id", None)
@@ -526,6 +535,14 @@ class CandidateInput:
                 _choice(key, CHECKLIST_KEYS, "checklist key")
                 _choice(status, ITEM_STATUSES, f"status of {key}")
         _set(self, "answers", answers)
+        if self.reviews or not isinstance(self.reviews, Mapping):
+            reviews = _frozen_map(self.reviews, "reviews")
+            for key, verdict in reviews.items():
+                _choice(key, CHECKLIST_KEYS, "checklist key")
+                _choice(verdict, REVIEW_VERDICTS, f"review verdict of {key}")
+            _set(self, "reviews", reviews)
+        else:
+            _set(self, "reviews", _NO_REVIEWS)
         if self.poc_shortfalls:
             from ..poc import PocShortfall
 

@@ -126,7 +126,7 @@ offerings = st.builds(
     fabric=st.sampled_from(FABRICS),
     fabric_rate_gbit_s=st.sampled_from((0, 25, 100, 200, 400)),
     nics_per_node=st.integers(0, 8),
-    oversubscription_ratio=_decimals(1, 4, 1),
+    oversubscription_ratio=_optional(_decimals(1, 4, 1)),
     cross_rack_latency_us=_optional(_decimals(0, 20, 1)),
     nvme_capacity_tib=_decimals(0, 40),
     nvme_read_gbyte_s=_optional(_decimals(0, 15)),
@@ -177,13 +177,27 @@ measured_facts = st.builds(
     bare_metal_verdict=_optional(st.sampled_from(("bare_metal", "virtualised", "uncertain"))),
     bare_metal_confidence=_optional(st.floats(0, 1)),
     evidence_refs=st.dictionaries(
-        st.sampled_from(("busbw_fraction", "xid_errors", "fabric", "sla", "bare_metal_verdict")),
+        st.sampled_from(
+            (
+                "busbw_fraction",
+                "xid_errors",
+                "fabric",
+                "sla",
+                "bare_metal_verdict",
+                "nvlink_topology",
+            )
+        ),
         st.sampled_from(("upload 1 · nccl line 57", "upload 2 · ibstat line 3")),
         max_size=3,
     ),
 )
 
 answer_maps = st.dictionaries(st.sampled_from(CHECKLIST_KEYS), st.sampled_from(ITEM_STATUSES))
+# Document reviews that still apply (CandidateInput.reviews): the fabric's is the only one the
+# rubric reads apart from the answers (its switch-topology claims).
+review_maps = st.dictionaries(
+    st.sampled_from(("fabric", "sla")), st.sampled_from(("verified", "contradicted")), max_size=2
+)
 
 vendors = st.builds(
     VendorFacts,
@@ -204,6 +218,7 @@ def candidates(draw: st.DrawFn, candidate_id: int | None = None) -> CandidateInp
         node_count=draw(st.integers(1, 32)),
         answers=draw(answer_maps),
         measured=draw(measured_facts),
+        reviews=draw(review_maps),
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scoring.dimensions.facts import FactContext, claim_status
 from scoring.evidence import registry
 from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric, parse_rubric, rubric_text
@@ -163,7 +164,9 @@ def test_a_better_claim_raises_the_total_by_at_most_its_discounted_points(pick, 
         for r in V2.by_dimension[dimension.dimension]:
             if name in r.inputs or name in dict(r.only_if):
                 assert r.claim_item, r.id
-                factor = V2.status_factors[answers.get(r.claim_item, "unanswered")]
+                # The item's status as the rules read it (a derived item from its sources).
+                status_read = claim_status(FactContext(base, SPEC, V2, None), r.claim_item)
+                factor = V2.status_factors[status_read]
                 gain += max(0.0, factor) * r.max_points
         bound += WEIGHTS[dimension.dimension] * 100.0 * gain / possible
     assert after.total - before.total <= bound + 0.01, (rule.id, status)

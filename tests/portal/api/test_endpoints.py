@@ -295,6 +295,18 @@ def test_an_offering_is_validated_like_the_model(api, world):
     assert set(response.json()) == {"gpus_per_node", "oversubscription_ratio"}
 
 
+def test_an_offering_may_leave_its_oversubscription_unstated(api, world):
+    api.as_(world.users["procurement"])
+    detail = url("api-offering-detail", pk=world.offering.pk)
+    response = api.patch(detail, {"oversubscription_ratio": None}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["oversubscription_ratio"] is None
+    world.offering.refresh_from_db()
+    assert world.offering.oversubscription_ratio is None
+    stated = api.patch(detail, {"oversubscription_ratio": "2"}, format="json")
+    assert stated.status_code == 200 and stated.json()["oversubscription_ratio"] == "2.00"
+
+
 # --- evaluations, members, candidates, answers, weights -----------------------------------------
 
 
