@@ -29,7 +29,7 @@ from scoring.fingerprint import (
 )
 
 from .. import evidence_messages
-from ..db import copy_insert
+from ..db import copy_insert, insert_with_history
 from ..models import (
     Candidate,
     EvidenceDeletion,
@@ -206,6 +206,27 @@ def _clean_name(name: str) -> str:
     return "".join(ch for ch in base if ch.isprintable())[:255] or "upload"
 
 
+def _existing_upload(*, candidate_id: int, sha256: str) -> EvidenceUpload | None:
+    """The candidate's upload of this content, if any ((candidate, sha256) is unique)."""
+    if connection.vendor == "postgresql":
+        # Every upload asks, and almost every one finds nothing: its id alone, written out,
+        # rather than the ORM's compilation of a select of every column (the row is read
+        # only when there is one).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s",
+                [candidate_id, sha256],
+            )
+            found = cursor.fetchone()
+        return None if found is None else EvidenceUpload.objects.get(pk=found[0])
+    return next(
+        iter(
+            EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256).order_by()[:1]
+        ),
+        None,
+    )
+
+
 def evidence_submit(
     *,
     candidate: Candidate,
@@ -242,13 +263,7 @@ def evidence_submit(
                         % {"size": size, "limit": limit}
                     }
                 )
-            # (candidate, sha256) is unique: no ordering to compute.
-            existing = next(
-                iter(
-                    EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).order_by()[:1]
-                ),
-                None,
-            )
+            existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)
             if existing is not None:
                 return existing, False
             if quota_room is None or size > quota_room:
@@ -266,7 +281,7 @@ def evidence_submit(
             )
             upload.file.save(digest, uploaded_file, save=False)
             stored = upload.file.name
-            upload.save()
+            insert_with_history(upload)
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
     except IntegrityError:
         # The same content arrived concurrently: keep the first, drop our copy of the file.

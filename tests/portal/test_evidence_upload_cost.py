@@ -22,9 +22,10 @@ from .conftest import make_bundle, sample_bytes
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/evidence/"
-# Token, quota sums, the evaluation's status, the duplicate check, the insert and its
-# history row (with BEGIN/COMMIT), and at most one write of the token's "last used".
-MAX_UPLOAD_QUERIES = 9
+# Token, quota sums, the evaluation's status, the duplicate check, the insert with its
+# history row in one statement (with BEGIN/COMMIT), and at most one write of the token's
+# "last used".
+MAX_UPLOAD_QUERIES = 8
 
 
 def _bundle(number: int, nonce: str) -> bytes:
