@@ -789,8 +789,7 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
     row lock: a later claim (the sweeper's) waits for this transaction, and a claim that came
     first leaves nothing to update.
 
-    On PostgreSQL one statement for the batch, its rows travelling as one json document (as
-    scores._jsonb_upsert writes summaries); it was an ORM update per upload."""
+    On PostgreSQL one statement for the batch (it was an ORM update per upload)."""
     aware = all(
         fields[name] is None or timezone.is_aware(fields[name])
         for _pk, fields in written
@@ -804,23 +803,24 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
                 pk=pk, claim_token=claim_token, status=UploadStatus.PROCESSING
             ).update(**fields)
         }
-    plain = [name for name in _OUTCOME_COLUMNS if name not in ("id", "node_name", *_OUTCOME_TIMES)]
-    document = json.dumps(
-        [
-            {
-                "id": pk,
-                **{name: fields[name] for name in plain},
-                **{
-                    name: fields[name].isoformat() if fields[name] is not None else None
-                    for name in _OUTCOME_TIMES
-                },
+    # One row of parameters per upload, each JSON value its own text: a single json document
+    # of the batch (jsonb_to_recordset) had PostgreSQL parse every report twice, the document
+    # and then each report again for its column (reports are ~20 kB per bundle).
+    values_row = "(" + ", ".join(f"%s::{kind}" for kind in _OUTCOME_COLUMNS.values()) + ")"
+    params = []
+    for pk, fields in written:
+        for name, kind in _OUTCOME_COLUMNS.items():
+            if name == "id":
+                params.append(pk)
+            elif name == "node_name":
                 # Written only when the outcome names the node (else the column is kept).
-                "node_name": fields.get("node_name"),
-            }
-            for pk, fields in written
-        ]
-    )
-    record = ", ".join(f"{name} {kind}" for name, kind in _OUTCOME_COLUMNS.items())
+                params.append(fields.get("node_name"))
+            elif kind == "jsonb":
+                params.append(json.dumps(fields[name]))
+            elif kind == "text" and fields[name] is not None:
+                params.append(str(fields[name]))  # a choice's value, not the enum member
+            else:
+                params.append(fields[name])
     sets = ", ".join(
         f"{name} = r.{name}" for name in _OUTCOME_COLUMNS if name not in ("id", "node_name")
     )
@@ -830,10 +830,11 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
             # Identifiers from this module's constants and the model's table name only.
             f"UPDATE {table} AS u SET {sets},"  # noqa: S608
             " node_name = COALESCE(r.node_name, u.node_name)"
-            f" FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
+            f" FROM (VALUES {', '.join([values_row] * len(written))})"
+            f" AS r({', '.join(_OUTCOME_COLUMNS)})"
             " WHERE u.id = r.id AND u.claim_token = %s AND u.status = %s"
             " RETURNING u.id",
-            [document, claim_token, UploadStatus.PROCESSING],
+            [*params, claim_token, str(UploadStatus.PROCESSING)],
         )
         return {row[0] for row in cursor.fetchall()}
 
