@@ -720,10 +720,10 @@ def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[dict[str, An
 def _identifiers_insert(rows: list[dict[str, Any]]) -> None:
     """Insert identifier rows, skipping any already stored (upload, kind, value are unique).
 
-    On PostgreSQL one statement whose rows travel as one json document (as the summaries'
-    upsert): bulk_create(ignore_conflicts=True) made a model instance per row and sent Django
-    5.2's UNNEST arrays, which psycopg quotes element by element in Python; together about as
-    much of an import's CPU as the COPY of its measurements."""
+    On PostgreSQL one statement whose rows travel as one json document (short texts only, so
+    parsing it is cheap): bulk_create(ignore_conflicts=True) made a model instance per row and
+    sent Django 5.2's UNNEST arrays, which psycopg quotes element by element in Python;
+    together about as much of an import's CPU as the COPY of its measurements."""
     if not rows:
         return
     if connection.vendor != "postgresql":
