@@ -50,6 +50,40 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
         model.objects.bulk_create(objects, batch_size=500)
         return len(objects)
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    plain = [_unchanged(f) for f in fields]
+    texts = [_json_text(f) for f in fields]
+    columns = list(zip(fields, plain, texts, strict=True))
+
+    def rows():
+        for obj in objects:
+            row = []
+            for f, unchanged, as_json in columns:
+                value = getattr(obj, f.attname)
+                if as_json and type(value) in (dict, list):
+                    # COPY's text format: the column reads the JSON text as Jsonb would send it.
+                    value = json.dumps(value) if value else ("{}" if type(value) is dict else "[]")
+                elif type(value) not in unchanged or (
+                    type(value) is datetime and value.tzinfo is None
+                ):
+                    value = f.get_db_prep_save(value, connection)
+                row.append(value)
+            yield row
+
+    return _copy(model, fields, rows(), len(objects))
+
+
+def copy_rows(model: type[models.Model], rows: Sequence[tuple]) -> int:
+    """``copy_insert`` of rows given as tuples of column values, in the order of the model's
+    concrete fields without the primary key, each already as COPY takes it: JSON columns as
+    their JSON text, datetimes aware, ids for foreign keys. For callers that build many rows
+    (an import's measurements): no object per row, no conversion per value. PostgreSQL only."""
+    if not rows:
+        return 0
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    return _copy(model, fields, rows, len(rows))
+
+
+def _copy(model: type[models.Model], fields: list, rows, count: int) -> int:
     quote = connection.ops.quote_name
     sql = (
         f"COPY {quote(model._meta.db_table)} "
@@ -63,24 +97,87 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
         connection.wrap_database_errors,
         cursor.cursor.copy(sql) as copy,
     ):
-        plain = [_unchanged(f) for f in fields]
-        texts = [_json_text(f) for f in fields]
-        columns = list(zip(fields, plain, texts, strict=True))
-        for obj in objects:
-            row = []
-            for f, unchanged, as_json in columns:
-                value = getattr(obj, f.attname)
-                if as_json and type(value) in (dict, list):
-                    # COPY's text format: the column reads the JSON text as Jsonb would send it.
-                    value = json.dumps(value) if value else ("{}" if type(value) is dict else "[]")
-                elif type(value) not in unchanged or (
-                    type(value) is datetime and value.tzinfo is None
-                ):
-                    value = f.get_db_prep_save(value, connection)
-                row.append(value)
-            copy.write_row(row)
+        write = copy.write_row
+        for row in rows:
+            write(row)
     if connection.queries_logged:
         connection.queries_log.append(
-            {"sql": f"{sql} -- {len(objects)} rows", "time": f"{time.monotonic() - started:.3f}"}
+            {"sql": f"{sql} -- {count} rows", "time": f"{time.monotonic() - started:.3f}"}
         )
-    return len(objects)
+    return count
+
+
+_HISTORY_FIELDS = {"history_id", "history_date", "history_change_reason", "history_type"}
+
+
+def _history_user_id(instance: models.Model) -> int | None:
+    """The user simple_history would record for ``instance``'s creation: the one set on it
+    (``_history_user``), else the request's authenticated user (its middleware's), else none."""
+    from simple_history.models import HistoricalRecords
+
+    user = getattr(instance, "_history_user", None)
+    if user is None:
+        request = getattr(HistoricalRecords.context, "request", None)
+        user = getattr(request, "user", None)
+        if user is not None and not user.is_authenticated:
+            user = None
+    return None if user is None else user.pk
+
+
+def insert_with_history(instance: models.Model) -> None:
+    """Insert the unsaved ``instance`` and, when its model keeps a django-simple-history
+    record and history is enabled, the creation's history row, as ``instance.save()`` would.
+
+    On PostgreSQL one statement writes both (the history row selected from the inserted one):
+    an evidence upload's save was the ORM's compilation of two inserts, a historical model
+    instance and its signals, a tenth of the upload request's CPU. No save signals are sent
+    (no receiver of the models it is used for needs them; simple_history's is written here).
+    Elsewhere it is ``instance.save()``."""
+    from django.conf import settings
+
+    if connection.vendor != "postgresql":
+        instance.save()
+        return
+    meta = instance._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(instance, add=True), connection) for f in fields]
+    quote = connection.ops.quote_name
+    # Identifiers from the models' metadata only, values as parameters.
+    insert = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"  # noqa: S608
+        f" VALUES ({', '.join(['%s'] * len(fields))})"
+    )
+    sql = f"{insert} RETURNING {quote(meta.pk.column)}"
+    history = getattr(meta, "simple_history_manager_attribute", None)
+    if history and getattr(settings, "SIMPLE_HISTORY_ENABLED", True):
+        from django.utils import timezone
+
+        historical = getattr(type(instance), history).model
+        own = historical._meta
+        # The tracked columns come from the inserted row, the history's own from here.
+        tracked = [
+            f
+            for f in own.concrete_fields
+            if f.attname not in _HISTORY_FIELDS and f.attname != "history_user_id"
+        ]
+        user_type = own.get_field("history_user").db_type(connection)
+        columns = [*(f.column for f in tracked), "history_date", "history_change_reason"]
+        columns += ["history_type", "history_user_id"]
+        sql = (
+            f"WITH inserted AS ({insert} RETURNING *),"  # noqa: S608
+            f" history AS (INSERT INTO {quote(own.db_table)}"
+            f" ({', '.join(quote(column) for column in columns)})"
+            f" SELECT {', '.join('inserted.' + quote(f.column) for f in tracked)},"
+            f" %s::timestamptz, %s::varchar, '+', %s::{user_type} FROM inserted)"
+            f" SELECT {quote(meta.pk.column)} FROM inserted"
+        )
+        values += [
+            getattr(instance, "_history_date", None) or timezone.now(),
+            getattr(instance, "_change_reason", None),
+            _history_user_id(instance),
+        ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        instance.pk = cursor.fetchone()[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias

@@ -56,6 +56,12 @@ _GUID = re.compile(
     r"(?P<value>0x[0-9a-fA-F]{16}|[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){3})\b",
     re.IGNORECASE,
 )
+# _GUID for a lower-cased ASCII text (the same matches at the same places: case folding of
+# ASCII keeps every character's class and the text's length), without IGNORECASE's slower scan.
+_GUID_LOWER = re.compile(
+    r"\b(?:node|port|system\s+image|sys_image)[ _]guid\s*[:=]\s*"
+    r"(?P<value>0x[0-9a-f]{16}|[0-9a-f]{4}(?::[0-9a-f]{4}){3})\b"
+)
 # Necessary conditions for _GUID and _SERIAL (case-insensitive, with the letters Unicode
 # case folding adds: long s, dotted and dotless i), much faster than an IGNORECASE scan.
 _GUID_WORD = re.compile("[Gg][Uu][Ii\u0130\u0131][Dd]")
@@ -174,6 +180,9 @@ _NCCL_ROW = re.compile(
     + "|".join(sorted(_NCCL_TYPES, key=len, reverse=True))
     + r")\s+\S"
 )
+# A necessary condition for _NCCL_ROW (its type column followed by a blank), three times as
+# fast to refute on the JSON and key-value outputs that hold no nccl-tests table.
+_NCCL_TYPE_WORD = re.compile("(?:" + "|".join(sorted(_NCCL_TYPES, key=len, reverse=True)) + r")\s")
 # A run's digest needs this many rows: a table of a row or two could repeat by chance.
 NCCL_RUN_MIN_ROWS = 4
 # Words a hostname made only of (with numbers and separators) is given to many machines:
@@ -270,7 +279,7 @@ def _may_be_nccl(text: str) -> bool:
     """A necessary condition for ``_nccl`` finding anything in a line (or a text)."""
     if "device" in text and "Rank" in text and _NCCL_DEVICE.search(text):
         return True
-    return _NCCL_ROW.search(text) is not None
+    return _NCCL_TYPE_WORD.search(text) is not None and _NCCL_ROW.search(text) is not None
 
 
 def may_identify(text: str) -> bool:
@@ -327,8 +336,12 @@ def extract_pieces(pieces: Iterable[str]) -> Fingerprint:
         if "GPU-" in text:
             for match in _GPU_UUID.finditer(text):
                 found.add("gpu_uuid", "GPU-" + match.group(0)[4:].lower())
-        guids = "guid" in lowered if lowered is not None else _GUID_WORD.search(text)
-        if guids:
+        if lowered is not None:
+            if "guid" in lowered:
+                # _guid lower-cases the value anyway: read from the lower-cased copy.
+                for match in _GUID_LOWER.finditer(lowered):
+                    found.add("hca_guid", _guid(match.group("value")))
+        elif _GUID_WORD.search(text):
             for match in _GUID.finditer(text):
                 found.add("hca_guid", _guid(match.group("value")))
         if "ether" in text or "HWaddr" in text:

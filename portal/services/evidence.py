@@ -29,7 +29,7 @@ from scoring.fingerprint import (
 )
 
 from .. import evidence_messages
-from ..db import copy_insert
+from ..db import copy_insert, copy_rows, insert_with_history
 from ..models import (
     Candidate,
     EvidenceDeletion,
@@ -206,6 +206,27 @@ def _clean_name(name: str) -> str:
     return "".join(ch for ch in base if ch.isprintable())[:255] or "upload"
 
 
+def _existing_upload(*, candidate_id: int, sha256: str) -> EvidenceUpload | None:
+    """The candidate's upload of this content, if any ((candidate, sha256) is unique)."""
+    if connection.vendor == "postgresql":
+        # Every upload asks, and almost every one finds nothing: its id alone, written out,
+        # rather than the ORM's compilation of a select of every column (the row is read
+        # only when there is one).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s",
+                [candidate_id, sha256],
+            )
+            found = cursor.fetchone()
+        return None if found is None else EvidenceUpload.objects.get(pk=found[0])
+    return next(
+        iter(
+            EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256).order_by()[:1]
+        ),
+        None,
+    )
+
+
 def evidence_submit(
     *,
     candidate: Candidate,
@@ -242,13 +263,7 @@ def evidence_submit(
                         % {"size": size, "limit": limit}
                     }
                 )
-            # (candidate, sha256) is unique: no ordering to compute.
-            existing = next(
-                iter(
-                    EvidenceUpload.objects.filter(candidate=candidate, sha256=digest).order_by()[:1]
-                ),
-                None,
-            )
+            existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)
             if existing is not None:
                 return existing, False
             if quota_room is None or size > quota_room:
@@ -266,7 +281,7 @@ def evidence_submit(
             )
             upload.file.save(digest, uploaded_file, save=False)
             stored = upload.file.name
-            upload.save()
+            insert_with_history(upload)
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
     except IntegrityError:
         # The same content arrived concurrently: keep the first, drop our copy of the file.
@@ -447,62 +462,85 @@ def _unit(metric: str) -> str:
     return next((unit for suffix, unit in UNIT_SUFFIXES if metric.endswith(suffix)), "")
 
 
-class _Row:
-    """A measurement row to be written, attributes named as Measurement's columns.
+# The columns of a measurement row as _measurements builds it (copy_rows writes them in this
+# order: Measurement's concrete fields without the primary key; a test checks it).
+MEASUREMENT_COLUMNS = (
+    "upload_id",
+    "candidate_id",
+    "kind",
+    "metric",
+    "value",
+    "unit",
+    "node_name",
+    "source_file",
+    "line",
+    "details",
+    "measured_at",
+)
 
-    Not a Measurement: a model instance costs its __init__ (field defaults, the pre- and
-    post-init signals) for every row, a tenth of a bundle's import; copy_insert reads the
-    attributes only. ``model()`` makes the instance where the ORM writes (not PostgreSQL).
-    """
 
-    __slots__ = (*(f.attname for f in Measurement._meta.concrete_fields if not f.primary_key),)
-
-    def __init__(self, *, line=None, details=None, **values):
-        self.line = line
-        self.details = {} if details is None else details
-        for name, value in values.items():
-            setattr(self, name, value)
-
-    def model(self) -> Measurement:
-        return Measurement(**{name: getattr(self, name) for name in self.__slots__})
+def _measurement_model(row: tuple) -> Measurement:
+    """The Measurement of a row of _measurements (where the ORM writes: not PostgreSQL)."""
+    values = dict(zip(MEASUREMENT_COLUMNS, row, strict=True))
+    values["details"] = json.loads(values["details"])
+    return Measurement(**values)
 
 
 def _measurements(
     upload: EvidenceUpload, results, node_name: str, times: dict | None = None
-) -> list[_Row]:
+) -> list[tuple]:
+    """The upload's measurement rows, as tuples of MEASUREMENT_COLUMNS as COPY takes them
+    (details as JSON text). Not model instances: a Measurement costs its __init__ (field
+    defaults, the pre- and post-init signals) for every row, and reading them back for the
+    COPY a getattr and a type check per value; a big log gives thousands of rows."""
     rows = []
     times = times or {}
+    measured = Measurement._meta.get_field("measured_at")
     for result in results:
         if not result.ok:
             continue
-        common = dict(
-            # By id: setting the relation itself costs a descriptor's checks on every row (a
-            # big log's thousands); copy_insert writes the ids.
-            upload_id=upload.pk,
-            candidate_id=upload.candidate_id,
-            kind=result.kind,
-            node_name=node_name,
-            source_file=result.file[:255],
-            measured_at=times.get(result.file, times.get(None)),
-        )
+        when = times.get(result.file, times.get(None))
+        if when is not None and when.tzinfo is None:
+            when = measured.get_db_prep_save(when, connection)  # made aware, as the ORM would
+        # By id: the relation itself costs a descriptor's checks on every row.
+        upload_id, candidate_id, kind = upload.pk, upload.candidate_id, result.kind
+        source_file = result.file[:255]
         fact_metrics = set()
         for fact in result.facts:
             fact_metrics.add(fact.metric)
+            details = fact.details
             rows.append(
-                _Row(
-                    metric=fact.metric[:80],
-                    value=float(fact.value),
-                    unit=fact.unit[:30],
-                    line=fact.line,
-                    details=fact.details,
-                    **common,
+                (
+                    upload_id,
+                    candidate_id,
+                    kind,
+                    fact.metric[:80],
+                    float(fact.value),
+                    fact.unit[:30],
+                    node_name,
+                    source_file,
+                    fact.line,
+                    json.dumps(details) if details else "{}",
+                    when,
                 )
             )
         for metric, value in result.metrics.items():
             is_number = isinstance(value, int | float) and not isinstance(value, bool)
             if is_number and metric not in fact_metrics:
                 rows.append(
-                    _Row(metric=metric[:80], value=float(value), unit=_unit(metric), **common)
+                    (
+                        upload_id,
+                        candidate_id,
+                        kind,
+                        metric[:80],
+                        float(value),
+                        _unit(metric),
+                        node_name,
+                        source_file,
+                        None,
+                        "{}",
+                        when,
+                    )
                 )
     return rows
 
@@ -536,7 +574,7 @@ class _Outcome:
     status: str
     error: str = ""
     report: list[dict[str, Any]] = field(default_factory=list)
-    rows: list[_Row] = field(default_factory=list)
+    rows: list[tuple] = field(default_factory=list)
     origin: str = EvidenceOrigin.PENDING
     measured_at: Any = None
     fingerprint: dict[str, list[str]] = field(default_factory=dict)
@@ -663,16 +701,47 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     return _Outcome(UploadStatus.DONE, "", report, rows, **found, node_name=node_name)
 
 
-def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[HardwareIdentifier]:
+def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[dict[str, Any]]:
+    """The upload's HardwareIdentifier rows, as the values of their columns."""
     if outcome.status != UploadStatus.DONE:
         return []  # a failed upload is evidence of nothing
     return [
-        HardwareIdentifier(
-            upload_id=upload.pk, candidate_id=upload.candidate_id, kind=kind, value=value[:200]
-        )
+        {
+            "upload_id": upload.pk,
+            "candidate_id": upload.candidate_id,
+            "kind": kind,
+            "value": value[:200],
+        }
         for kind, values in outcome.fingerprint.items()
         for value in values
     ]
+
+
+def _identifiers_insert(rows: list[dict[str, Any]]) -> None:
+    """Insert identifier rows, skipping any already stored (upload, kind, value are unique).
+
+    On PostgreSQL one statement whose rows travel as one json document (short texts only, so
+    parsing it is cheap): bulk_create(ignore_conflicts=True) made a model instance per row and
+    sent Django 5.2's UNNEST arrays, which psycopg quotes element by element in Python;
+    together about as much of an import's CPU as the COPY of its measurements."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        HardwareIdentifier.objects.bulk_create(
+            [HardwareIdentifier(**row) for row in rows], ignore_conflicts=True
+        )
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Identifiers from the model's metadata only, the rows as a parameter.
+            f"INSERT INTO {HardwareIdentifier._meta.db_table}"  # noqa: S608
+            " (upload_id, candidate_id, kind, value)"
+            " SELECT r.upload_id, r.candidate_id, r.kind, r.value"
+            " FROM jsonb_to_recordset(%s::jsonb)"
+            " AS r(upload_id bigint, candidate_id bigint, kind text, value text)"
+            " ON CONFLICT DO NOTHING",
+            [json.dumps(rows)],
+        )
 
 
 def _summaries(candidate_id: int, held) -> None:
@@ -720,8 +789,7 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
     row lock: a later claim (the sweeper's) waits for this transaction, and a claim that came
     first leaves nothing to update.
 
-    On PostgreSQL one statement for the batch, its rows travelling as one json document (as
-    scores._jsonb_upsert writes summaries); it was an ORM update per upload."""
+    On PostgreSQL one statement for the batch (it was an ORM update per upload)."""
     aware = all(
         fields[name] is None or timezone.is_aware(fields[name])
         for _pk, fields in written
@@ -735,23 +803,24 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
                 pk=pk, claim_token=claim_token, status=UploadStatus.PROCESSING
             ).update(**fields)
         }
-    plain = [name for name in _OUTCOME_COLUMNS if name not in ("id", "node_name", *_OUTCOME_TIMES)]
-    document = json.dumps(
-        [
-            {
-                "id": pk,
-                **{name: fields[name] for name in plain},
-                **{
-                    name: fields[name].isoformat() if fields[name] is not None else None
-                    for name in _OUTCOME_TIMES
-                },
+    # One row of parameters per upload, each JSON value its own text: a single json document
+    # of the batch (jsonb_to_recordset) had PostgreSQL parse every report twice, the document
+    # and then each report again for its column (reports are ~20 kB per bundle).
+    values_row = "(" + ", ".join(f"%s::{kind}" for kind in _OUTCOME_COLUMNS.values()) + ")"
+    params = []
+    for pk, fields in written:
+        for name, kind in _OUTCOME_COLUMNS.items():
+            if name == "id":
+                params.append(pk)
+            elif name == "node_name":
                 # Written only when the outcome names the node (else the column is kept).
-                "node_name": fields.get("node_name"),
-            }
-            for pk, fields in written
-        ]
-    )
-    record = ", ".join(f"{name} {kind}" for name, kind in _OUTCOME_COLUMNS.items())
+                params.append(fields.get("node_name"))
+            elif kind == "jsonb":
+                params.append(json.dumps(fields[name]))
+            elif kind == "text" and fields[name] is not None:
+                params.append(str(fields[name]))  # a choice's value, not the enum member
+            else:
+                params.append(fields[name])
     sets = ", ".join(
         f"{name} = r.{name}" for name in _OUTCOME_COLUMNS if name not in ("id", "node_name")
     )
@@ -761,10 +830,11 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
             # Identifiers from this module's constants and the model's table name only.
             f"UPDATE {table} AS u SET {sets},"  # noqa: S608
             " node_name = COALESCE(r.node_name, u.node_name)"
-            f" FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
+            f" FROM (VALUES {', '.join([values_row] * len(written))})"
+            f" AS r({', '.join(_OUTCOME_COLUMNS)})"
             " WHERE u.id = r.id AND u.claim_token = %s AND u.status = %s"
             " RETURNING u.id",
-            [document, claim_token, UploadStatus.PROCESSING],
+            [*params, claim_token, str(UploadStatus.PROCESSING)],
         )
         return {row[0] for row in cursor.fetchall()}
 
@@ -806,14 +876,15 @@ def _finish(
         if reimported:
             Measurement.objects.filter(upload_id__in=reimported).delete()
         rows = [row for _u, outcome, _f in held for row in outcome.rows]
-        if connection.vendor != "postgresql":
-            rows = [row.model() for row in rows]  # copy_insert's bulk_create needs instances
-        copy_insert(Measurement, rows)
+        if connection.vendor == "postgresql":
+            copy_rows(Measurement, rows)
+        else:
+            copy_insert(Measurement, [_measurement_model(row) for row in rows])
         if reimported:
             HardwareIdentifier.objects.filter(upload_id__in=reimported).delete()
-        identifiers = [row for upload, outcome, _f in held for row in _identifiers(upload, outcome)]
-        if identifiers:
-            HardwareIdentifier.objects.bulk_create(identifiers, ignore_conflicts=True)
+        _identifiers_insert(
+            [row for upload, outcome, _f in held for row in _identifiers(upload, outcome)]
+        )
         # Takes the candidate's lock, which the refresh then holds as its own.
         _summaries(uploads[0].candidate_id, held)
         from .scores import candidate_refresh_after_import

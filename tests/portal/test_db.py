@@ -1,10 +1,11 @@
-"""copy_insert writes on PostgreSQL exactly what bulk_create writes, awkward values included."""
+"""copy_insert writes on PostgreSQL exactly what bulk_create writes, awkward values included;
+insert_with_history writes the row and its creation's history row as save() does."""
 
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from portal.db import copy_insert
+from portal.db import copy_insert, insert_with_history
 from portal.models import EvidenceUpload, Measurement
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +73,81 @@ def test_a_row_breaking_a_constraint_inserts_none_of_the_rows_with_django_s_erro
     with pytest.raises(IntegrityError), transaction.atomic():
         copy_insert(Measurement, rows)
     assert not Measurement.objects.filter(upload=upload).exists()
+
+
+# Columns that differ between two inserts of the same values: keys and the times of writing.
+_WRITTEN_ON = {"id", "created_at", "history_id", "history_date"}
+
+
+def _row_and_history(upload: EvidenceUpload) -> tuple[dict, list[dict]]:
+    row = EvidenceUpload.objects.filter(pk=upload.pk).values().get()
+    history = list(EvidenceUpload.history.filter(id=upload.pk).values())
+    strip = lambda values: {k: v for k, v in values.items() if k not in _WRITTEN_ON}  # noqa: E731
+    return strip(row), [strip(h) for h in history]
+
+
+def _new_upload(candidate, sha: str, **fields) -> EvidenceUpload:
+    upload = EvidenceUpload(
+        candidate=candidate,
+        original_name="名前 \\ 'q'.tar.gz",
+        sha256=sha * 64,
+        size_bytes=123,
+        node_name="gpu-node-07",
+        error_params={"nested": [1, None, "x"]},
+        **fields,
+    )
+    upload.file.name = f"evidence/{candidate.pk}/{sha * 64}"
+    return upload
+
+
+@pytest.mark.parametrize("as_user", [False, True])
+def test_insert_with_history_writes_what_save_writes(candidate, upload_token, members, as_user):
+    token, _raw = upload_token
+    user = members["procurement"] if as_user else None
+    saved = _new_upload(candidate, "d", token=token, uploaded_by=user)
+    inserted = _new_upload(candidate, "e", token=token, uploaded_by=user)
+    if as_user:
+        saved._history_user = inserted._history_user = user
+    saved.save()
+    with CaptureQueriesContext(connection) as captured:
+        insert_with_history(inserted)
+    assert len(captured.captured_queries) == 1
+    assert inserted.pk is not None and not inserted._state.adding
+    assert inserted.created_at is not None
+    row, history = _row_and_history(inserted)
+    saved_row, saved_history = _row_and_history(saved)
+    assert row == {**saved_row, "sha256": "e" * 64, "file": inserted.file.name}
+    assert history == [{**h, "sha256": "e" * 64, "file": inserted.file.name} for h in saved_history]
+    assert len(history) == 1 and history[0]["history_type"] == "+"
+    assert history[0]["history_user_id"] == (user.pk if as_user else None)
+    stored = EvidenceUpload.history.get(id=inserted.pk)
+    assert (
+        stored.created_at
+        == inserted.created_at
+        == EvidenceUpload.objects.get(pk=inserted.pk).created_at
+    )
+
+
+def test_insert_with_history_records_the_requests_user(candidate, members):
+    from django.test import RequestFactory
+    from simple_history.models import HistoricalRecords
+
+    request = RequestFactory().post("/")
+    request.user = members["procurement"]
+    HistoricalRecords.context.request = request
+    try:
+        upload = _new_upload(candidate, "f")
+        insert_with_history(upload)
+    finally:
+        del HistoricalRecords.context.request
+    assert EvidenceUpload.history.get(id=upload.pk).history_user_id == members["procurement"].pk
+
+
+def test_insert_with_history_refused_by_a_constraint_writes_neither(candidate):
+    first = _new_upload(candidate, "g")
+    insert_with_history(first)
+    again = _new_upload(candidate, "g")  # (candidate, sha256) is unique
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_with_history(again)
+    assert EvidenceUpload.objects.filter(sha256="g" * 64).count() == 1
+    assert EvidenceUpload.history.filter(sha256="g" * 64).count() == 1

@@ -22,9 +22,10 @@ from .conftest import make_bundle, sample_bytes
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/evidence/"
-# Token, quota sums, the evaluation's status, the duplicate check, the insert and its
-# history row (with BEGIN/COMMIT), and at most one write of the token's "last used".
-MAX_UPLOAD_QUERIES = 9
+# Token, quota sums, the evaluation's status, the duplicate check, the insert with its
+# history row in one statement (with BEGIN/COMMIT), and at most one write of the token's
+# "last used".
+MAX_UPLOAD_QUERIES = 8
 
 
 def _bundle(number: int, nonce: str) -> bytes:
@@ -172,6 +173,14 @@ def test_a_batched_import_costs_the_same_queries_for_two_uploads_as_for_six_but_
     assert counts[0] == counts[1], counts
 
 
+def test_measurement_rows_are_built_in_the_models_column_order():
+    from portal.models import Measurement
+    from portal.services.evidence import MEASUREMENT_COLUMNS
+
+    fields = tuple(f.attname for f in Measurement._meta.concrete_fields if not f.primary_key)
+    assert fields == MEASUREMENT_COLUMNS
+
+
 def test_measurement_rows_are_written_as_the_parser_gave_them(client, upload_token):
     from portal.models import Measurement
 
@@ -188,3 +197,64 @@ def test_measurement_rows_are_written_as_the_parser_gave_them(client, upload_tok
     for row in derived:
         assert row.details == {} and row.node_name == "gpu-node-000"
         assert row.candidate_id == token.candidate_id and row.measured_at is not None
+    # Every column as the parser gave it: its facts, then its numeric metrics without a fact.
+    import io
+
+    from scoring.evidence.bundle import open_evidence, parse_evidence_set
+
+    upload = EvidenceUpload.objects.get(pk=upload_id)
+    expected = []
+    for result in parse_evidence_set(open_evidence("b.tar.gz", io.BytesIO(_bundle(0, "")))):
+        if not result.ok:
+            continue
+        for fact in result.facts:
+            expected.append(
+                (result.kind, fact.metric, float(fact.value), fact.unit, fact.line, fact.details)
+            )
+        named = {fact.metric for fact in result.facts}
+        for metric, value in result.metrics.items():
+            if type(value) in (int, float) and metric not in named:
+                unit = "GB/s" if metric.endswith("_gbyte_s") else None
+                expected.append((result.kind, metric, float(value), unit, None, {}))
+    stored = list(
+        rows.order_by("pk").values_list("kind", "metric", "value", "unit", "line", "details")
+    )
+    assert [row[:3] + row[4:] for row in stored] == [row[:3] + row[4:] for row in expected]
+    assert all(
+        row[3] == want[3] for row, want in zip(stored, expected, strict=True) if want[3] is not None
+    )
+    assert {row.source_file for row in rows} == {"nccl.txt"}
+    assert {row.measured_at for row in rows} == {upload.measured_at}
+
+
+def test_hardware_identifiers_are_the_fingerprints_and_written_once(client, upload_token):
+    from portal.models import HardwareIdentifier
+    from portal.services.evidence import _identifiers_insert
+
+    token, raw = upload_token
+    (upload_id,) = _queue(client, raw, token.nonce, [0])
+    evidence_import(upload_id=upload_id, task_id="identifiers")
+    upload = EvidenceUpload.objects.get(pk=upload_id)
+    stored = set(
+        HardwareIdentifier.objects.filter(upload_id=upload_id).values_list(
+            "candidate_id", "kind", "value"
+        )
+    )
+    expected = {
+        (token.candidate_id, kind, value)
+        for kind, values in upload.fingerprint.items()
+        for value in values
+    }
+    assert stored == expected and stored
+    # Rows already stored are skipped, new ones written, in one statement.
+    again = [
+        {"upload_id": upload_id, "candidate_id": token.candidate_id, "kind": k, "value": v}
+        for _c, k, v in sorted(stored)
+    ] + [
+        {"upload_id": upload_id, "candidate_id": token.candidate_id, "kind": "mac", "value": "x"},
+        {"upload_id": upload_id, "candidate_id": token.candidate_id, "kind": "mac", "value": "x"},
+    ]
+    with CaptureQueriesContext(connection) as captured:
+        _identifiers_insert(again)
+    assert len(captured.captured_queries) == 1
+    assert HardwareIdentifier.objects.filter(upload_id=upload_id).count() == len(stored) + 1

@@ -137,3 +137,29 @@ def test_ascii_texts_read_by_substring_find_what_the_patterns_find(path):
     assert extract(_marked(text)) == extract(text)
     pieces = _pieces(text)
     assert extract_pieces([_marked(p) for p in pieces]) == extract_pieces(pieces)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_fast_scans_find_what_the_slow_ones_find(path):
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    for piece in [text, *_pieces(text)]:
+        # A results row has its type column followed by a blank: no such word, no row.
+        if fingerprint._NCCL_ROW.search(piece):
+            assert fingerprint._NCCL_TYPE_WORD.search(piece)
+    if text.isascii():
+        # The lower-cased scan finds the same GUIDs at the same places.
+        slow = [
+            (m.span("value"), m.group("value").lower()) for m in fingerprint._GUID.finditer(text)
+        ]
+        fast = [
+            (m.span("value"), m.group("value"))
+            for m in fingerprint._GUID_LOWER.finditer(text.lower())
+        ]
+        assert fast == slow
+
+
+def test_the_lower_cased_guid_scan_reads_any_case():
+    text = "Node GUID: 0X0002C90300A1B2C3\nsys_image_GUID = 0002:C903:00A1:B2C4\nport guid 0x0\n"
+    assert extract(text).hca_guid == ("0002c90300a1b2c3", "0002c90300a1b2c4")
+    # Non-ASCII text keeps the case-folding scan.
+    assert extract("Node GU\u0130D: 0x0002c90300a1b2c3 ü").hca_guid == ("0002c90300a1b2c3",)
