@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("portal", "0029_notification_language"),
+        ("portal", "0030_offering_oversubscription_not_stated"),
     ]
 
     operations = [
