@@ -1,8 +1,10 @@
 """Browser fixtures: Debian's Chromium driven by Playwright against pytest-django's live server.
 
 Every test gets the demo data set (committed, so the live server thread sees it), a page whose
-JavaScript errors are collected, and a full-page screenshot in test-artifacts/screenshots/ when it
-ends, whether it passed or not.
+JavaScript errors are collected, and a screenshot in test-artifacts/screenshots/ when it ends,
+whether it passed or not: the whole page when it failed, the visible part when it passed (a
+full-page capture relays out the page at its full height, which costs up to seconds on a tall
+page with charts: the Redoc page took 12 s).
 """
 
 import re
@@ -79,6 +81,7 @@ class Portal:
     base_url: str
     test_name: str
     js_errors: list[str] = field(default_factory=list)
+    saved: set[str] = field(default_factory=set)  # screenshot names taken so far
 
     def url(self, path: str) -> str:
         return self.base_url + path
@@ -117,15 +120,33 @@ class Portal:
     def assert_no_js_errors(self) -> None:
         assert self.js_errors == [], self.js_errors
 
-    def screenshot(self, suffix: str = "") -> None:
-        """A full-page screenshot: test-artifacts/screenshots/<test name>[-<suffix>].jpg. JPEG:
-        a tall page encodes several times faster than as PNG, and these are for looking at."""
+    def screenshot(self, suffix: str = "", *, full_page: bool = True) -> None:
+        """A screenshot: test-artifacts/screenshots/<test name>[-<suffix>].jpg, the whole page
+        unless ``full_page`` is false. JPEG: a tall page encodes several times faster than as
+        PNG, and these are for looking at."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = "-".join(part for part in (self.test_name, suffix) if part)
         name = re.sub(r"[^\w.-]+", "-", name).strip("-")
         self.page.screenshot(
-            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=True, type="jpeg", quality=70
+            path=str(SCREENSHOTS / f"{name}.jpg"), full_page=full_page, type="jpeg", quality=70
         )
+        self.saved.add(name)
+
+    def closing_screenshot(self, *, failed: bool) -> None:
+        """The page as the test left it: the whole page after a failure; after a pass the
+        visible part, unless the test's own last screenshot already has the name."""
+        if failed:
+            self.screenshot()
+        elif re.sub(r"[^\w.-]+", "-", self.test_name).strip("-") not in self.saved:
+            self.screenshot(full_page=False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    # Each phase's report on the item, for the portal fixture's closing screenshot.
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
 
 
 def _is_noise(message: ConsoleMessage) -> bool:
@@ -145,7 +166,8 @@ def portal(page: Page, live_server, demo, request) -> Portal:
     )
     yield portal
     # Taken whether the test passed or not: the last state of the page is the useful one.
-    portal.screenshot()
+    call = getattr(request.node, "report_call", None)
+    portal.closing_screenshot(failed=call is None or call.failed)
 
 
 # Every title of every drawn chart against every other text of the same chart (tick labels,
