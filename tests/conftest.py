@@ -85,21 +85,6 @@ class WorkerProcess:
             self.process.wait()
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """A test module may define ``start_early(config)``: called once, before the first test,
-    when at least one of its tests is selected; for work that mostly waits on a clock (the soak
-    run) and can go on while the rest of the suite runs."""
-    if session.config.option.collectonly:
-        return
-    started = set()
-    for item in session.items:
-        module = getattr(item, "module", None)
-        start = getattr(module, "start_early", None)
-        if start is not None and module not in started:
-            started.add(module)
-            start(session.config)
-
-
 @pytest.fixture(scope="session")
 def subprocess_env(django_db_setup, django_db_blocker) -> dict[str, str]:
     """Environment for subprocesses (workers, servers) that must use the test database."""
