@@ -909,12 +909,7 @@ def compute_tco(
     if currency != home:
         # The operations staff (v2) a self-managed offering adds are priced in the
         # evaluation's currency and converted at the references' rate (operations_cost).
-        ops_converted = bool(
-            policy is not None
-            and is_self_managed(candidate, rubric)
-            and policy.ops_fte.get(evaluation.ops_capacity, _ZERO)
-            and evaluation.ops_staff_cost_month
-        )
+        ops_converted = operations > 0
         try:
             currency_basis = (
                 home,

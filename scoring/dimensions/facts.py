@@ -220,20 +220,28 @@ def _nvlink_topology(ctx: FactContext) -> tuple[str | None, str]:
     shows a poorer mesh, or nvidia-smi nvlink links down) is scored as the claim it is, at
     the contradicted factor, as every refuted claim is: misstating the mesh then scores
     below declaring the seen topology honestly, instead of exactly like it."""
-    measured = ctx.measured.nvlink_topology
-    if measured is None or ctx.answers.get("nvlink_topology") == "contradicted":
-        return ctx.offering.nvlink_topology, CLAIMED
-    return measured, MEASURED
+    return _seen_or_claimed(
+        ctx.measured.nvlink_topology,
+        ctx.offering.nvlink_topology,
+        ctx.answers.get("nvlink_topology", UNANSWERED),
+    )
+
+
+def _seen_or_claimed(seen: str | None, claim: str | None, status: str) -> tuple[str | None, str]:
+    if seen is None or status == "contradicted":
+        return claim, CLAIMED
+    return seen, MEASURED
 
 
 def _nvlink_topology_column(batch: Batch) -> list[tuple[str | None, str]]:
-    measured = batch.raw("measured.nvlink_topology")
-    claimed = batch.raw("offering.nvlink_topology")
-    statuses = batch.status("nvlink_topology")
-    return [
-        (claim, CLAIMED) if seen is None or status == "contradicted" else (seen, MEASURED)
-        for seen, claim, status in zip(measured, claimed, statuses, strict=True)
-    ]
+    return list(
+        map(
+            _seen_or_claimed,
+            batch.raw("measured.nvlink_topology"),
+            batch.raw("offering.nvlink_topology"),
+            batch.status("nvlink_topology"),
+        )
+    )
 
 
 def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
@@ -320,8 +328,6 @@ _delivery_form_column = _by_form_check(_delivery_form)
 def _fabric_topology_column(batch: Batch) -> list[str]:
     statuses = batch.status("fabric")
     reviews = [candidate.reviews.get("fabric") for candidate in batch.owners("candidate")]
-    if reviews.count(None) == len(reviews):
-        return [CLAIMED if status == "verified" else status for status in statuses]
     return list(map(review_only_status, statuses, reviews))
 
 
