@@ -478,6 +478,42 @@ def nic_max_rate_gbit_s(ca_type: str | None) -> int | None:
     return NIC_MAX_RATE_GBIT_S.get(ca_type.strip().upper())
 
 
+# --- the reference compute fabric of a GPU generation -----------------------------------------
+
+# The east-west (compute) fabric NVIDIA builds its DGX systems of each generation with: one NIC
+# rail per GPU at the generation's port rate, in Gb/s per GPU. A multi-node training job on a
+# thinner fabric waits longer in its collectives (scoring/collectives.py prices that in the TCO).
+# Families without a DGX/HGX multi-node system (PCIe inference and workstation cards) have no
+# reference: their fabric's size is then not priced, and the TCO says so.
+_DGX1 = "NVIDIA DGX-1 with V100 datasheet: 4 x 100 Gb/s EDR InfiniBand for 8 GPUs (50 per GPU)"
+_DGXA100 = "NVIDIA DGX A100 datasheet: 8 x single-port ConnectX-6 200 Gb/s HDR, one per GPU"
+_DGXH100 = "NVIDIA DGX H100/H200 datasheets: 8 x ConnectX-7 400 Gb/s NDR, one per GPU"
+_DGXB200 = "NVIDIA DGX B200 datasheet: 8 x single-port ConnectX-7 400 Gb/s, one per GPU"
+_DGXB300 = "NVIDIA DGX B300 datasheet: 8 x ConnectX-8 SuperNIC 800 Gb/s, one per GPU"
+REFERENCE_FABRIC_GBIT_S_PER_GPU: dict[str, tuple[int, str]] = {
+    "V100": (50, _DGX1),
+    "A100": (200, _DGXA100),
+    "A800": (200, _DGXA100 + " (A800: the same HGX board, China export SKU)"),
+    "H100": (400, _DGXH100),
+    "H800": (400, _DGXH100 + " (H800: the same HGX board, China export SKU)"),
+    "H20": (400, _DGXH100 + " (HGX H20: the same HGX board, China export SKU)"),
+    "H200": (400, _DGXH100),
+    "GH200": (400, "NVIDIA DGX GH200: one ConnectX-7 400 Gb/s per superchip"),
+    "B200": (400, _DGXB200),
+    "GB200": (400, "NVIDIA GB200 NVL72 compute tray: one ConnectX-7 400 Gb/s per GPU"),
+    "B300": (800, _DGXB300),
+}
+
+
+def reference_fabric(gpu_model: str | None) -> tuple[GpuSpec, int, str] | None:
+    """(the GPU, its generation's reference Gb/s per GPU, the source) or None without one."""
+    spec = match_gpu(gpu_model)
+    if spec is None:
+        return None
+    found = REFERENCE_FABRIC_GBIT_S_PER_GPU.get(spec.family)
+    return None if found is None else (spec, *found)
+
+
 # --- expected all-reduce bus bandwidth ---------------------------------------------------------
 
 NVLINK_TOPOLOGIES = ("full_mesh", "grouped", "none")

@@ -53,6 +53,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .batching import item_columns, once_per_key, read_fields
+from .collectives import Collectives, collectives, plan, throughput_kernel
 from .rubric import Rubric, load_rubric
 from .rubric.model import backs
 from .types import (
@@ -207,10 +208,11 @@ class Tco:
     ``cost_per_effective_gpu_hour`` = cheapest total ÷ (GPU-hours x availability x
     efficiency), GPU-hours = GPUs x used_days x 24 (rubric v2: the useful GPUs, at most the
     required ones, in full-GPU equivalents); None when nothing is used.
-    ``efficiency`` is the measured bus-bandwidth fraction capped at 1 (basis "measured"),
-    the rubric's scale rule for the delivery form (basis "scale_rule"), or unmeasured (rubric
-    v2) the form's assumed fraction ("assumed") or, where lower, the scale rule applied to
-    unmeasured bare metal's assumed fraction ("assumed_scale").
+    ``efficiency``, rubric v1: the measured bus-bandwidth fraction capped at 1 (basis
+    "measured") or the rubric's scale rule for the delivery form ("scale_rule"); rubric v2:
+    the scale rule times the throughput the job's collectives leave (``collectives``, see
+    scoring.collectives), basis "measured" or "assumed" by the all-reduce it read. A TCO
+    recorded before may carry the basis "assumed_scale" (display labels keep it).
     """
 
     currency: str
@@ -257,6 +259,7 @@ class Tco:
         spot_refused: bool = False,
         currency_basis: tuple[str, Decimal, Decimal, bool] | None = None,
         efficiency_scope: tuple[int, int] | None = None,
+        collective: Collectives | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -289,6 +292,13 @@ class Tco:
             self.__dict__["currency_basis"] = currency_basis
         if efficiency_scope is not None:
             self.__dict__["efficiency_scope"] = efficiency_scope
+        if collective is not None:
+            self.__dict__["collectives"] = collective
+
+    @property
+    def collectives(self) -> Collectives | None:
+        """Rubric v2: what the efficiency rests on (scoring.collectives); None in v1."""
+        return self.__dict__.get("collectives")
 
     @property
     def efficiency_scope(self) -> tuple[int, int] | None:
@@ -392,13 +402,18 @@ class Tco:
             lines.append(
                 (
                     "efficiency_partial",
-                    f"the efficiency {self.efficiency} was measured by an all-reduce on {tested} "
+                    f"the all-reduce efficiency was measured on {tested} "
                     f"of the {nodes} nodes and is assumed to hold for all {nodes} (the switch "
                     "tiers and oversubscription of the full fleet were not measured)",
-                    f"效率 {self.efficiency} 由 {nodes} 个节点中 {tested} 个节点上的 all-reduce "
+                    f"效率由 {nodes} 个节点中 {tested} 个节点上的 all-reduce "
                     f"测得，假定对全部 {nodes} 个节点成立（未测量全规模下的交换层级与收敛比）",
                 )
             )
+        collective = self.collectives
+        if collective is not None and self.cost_per_effective_gpu_hour is not None:
+            line = collective.assumption()
+            if line is not None:
+                lines.append(line)
         surplus = self.surplus_gpu_equivalents
         if surplus > 0:
             useful, delivered = _count(self.useful_gpu_equivalents), _count(self.gpu_equivalents)
@@ -492,55 +507,33 @@ def priced_form(candidate: CandidateInput, rubric: Rubric) -> str:
 
 
 def efficiency_for(
-    candidate: CandidateInput, rubric: Rubric, workload: str | None = None
+    candidate: CandidateInput, rubric: Rubric, evaluation: EvaluationSpec
 ) -> tuple[Decimal, str]:
     """Training efficiency 0..1 used for the effective GPU-hour, and its basis.
 
-    Rubric v1: the measured bus-bandwidth fraction (capped at 1) or else the scale rule.
-    Rubric v2: the scale rule capped by the measured fraction (at most 1, never a bonus) or,
-    unmeasured, by the delivery form's conservative assumed fraction and by the scale rule
-    applied to unmeasured bare metal's assumed fraction (whichever is lower), so a
-    measurement at or above the assumption never lowers the efficiency. A one-GPU candidate
-    (no collective can run) is measured by its host<->device fraction when that reaches the
-    assumption."""
-    cap, basis = _efficiency_cap(candidate, rubric, workload)
+    Rubric v1: the measured bus-bandwidth fraction (capped at 1, basis "measured") or else the
+    scale rule ("scale_rule"). Rubric v2: the delivery form's scale rule times the throughput
+    the job's collectives leave (scoring.collectives: the measured or assumed all-reduce, the
+    fabric's share of the reference, the workload's share of step time in collectives); the
+    basis says whether the all-reduce was "measured" or "assumed"."""
+    cap, basis = _efficiency_cap(candidate, rubric, evaluation)
     return Decimal(repr(cap)).quantize(_RATE, ROUND_HALF_EVEN), basis
 
 
 def _efficiency_cap(
-    candidate: CandidateInput, rubric: Rubric, workload: str | None
+    candidate: CandidateInput, rubric: Rubric, evaluation: EvaluationSpec
 ) -> tuple[float, str]:
     """efficiency_for() before its rounding to 4 decimals (of the float's shortest repr)."""
+    if rubric.v2 is not None:
+        found = collectives(candidate, evaluation, rubric, priced_form(candidate, rubric))
+        return found.efficiency, found.basis
     fraction = candidate.measured.busbw_fraction
-    if fraction is not None and rubric.v2 is None:
-        return min(fraction, 1.0), "measured"
-    measured = candidate.measured
-    form = priced_form(candidate, rubric)
-    efficiency = rubric.scale.efficiency(form, candidate.gpu_count, workload)
-    if rubric.v2 is None:
-        return efficiency, "scale_rule"
-    if fraction is None and measured.host_device_fraction is not None and candidate.gpu_count == 1:
-        # No collective runs on one GPU: its measured path is the host<->device copy bandwidth
-        # against its PCIe generation (a hypervisor's DMA remapping or a downgraded link shows
-        # there). Ignored below the assumption, so measuring never lowers the efficiency.
-        single = measured.host_device_fraction
-        assumed = rubric.v2.form(form).assumed_busbw_fraction
-        if single is not None and single >= assumed:
-            fraction = single
     if fraction is not None:
-        cap, basis = min(fraction, 1.0), "measured"
-    else:
-        cap, basis = rubric.v2.form(form).assumed_busbw_fraction, "assumed"
-        # Unmeasured, the scale rule (efficiency relative to bare metal) applies to what
-        # unmeasured bare metal is assumed to reach: a virtualised form at 16-64 GPUs loses
-        # its 10-20 % (DESIGN §2) against the same unknowns, not only its own small-scale
-        # assumption. Bare metal (scale rule 1.0) is unchanged.
-        scaled = efficiency * rubric.v2.form("bare_metal").assumed_busbw_fraction
-        if scaled < cap:
-            return scaled, "assumed_scale"
-    if efficiency < cap:
-        cap, basis = efficiency, "scale_rule"
-    return cap, basis
+        return min(fraction, 1.0), "measured"
+    form = priced_form(candidate, rubric)
+    return rubric.scale.efficiency(form, candidate.gpu_count, evaluation.workload_profile), (
+        "scale_rule"
+    )
 
 
 def is_self_managed(candidate: CandidateInput, rubric: Rubric | None = None) -> bool:
@@ -868,7 +861,13 @@ def compute_tco(
         )
 
     availability, availability_basis = _plan_availability(candidate, rubric, plan)
-    efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation.workload_profile)
+    collective = None
+    if policy is not None:
+        collective = collectives(candidate, evaluation, rubric, priced_form(candidate, rubric))
+        efficiency = Decimal(repr(collective.efficiency)).quantize(_RATE, half_even)
+        efficiency_basis = collective.basis
+    else:
+        efficiency, efficiency_basis = efficiency_for(candidate, rubric, evaluation)
     efficiency_scope = None
     tested = candidate.measured.busbw_nodes
     if (
@@ -958,6 +957,7 @@ def compute_tco(
         spot_refused,
         currency_basis,
         efficiency_scope,
+        collective,
     )
 
 
@@ -1452,7 +1452,7 @@ def _float_inputs(
             _NO_PRICE if spot is _NO_PRICE else hours
             for spot, hours in zip(spot_priced, spot_terms, strict=True)
         ]
-    caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation.workload_profile)
+    caps = _efficiency_caps(candidates, form_keys, gpus, rubric, evaluation)
     gpu_array = np.array(gpus, dtype=float)
     useful = gpu_array
     if policy is not None and policy.effective_hours == "required":
@@ -1487,40 +1487,74 @@ def _efficiency_caps(
     form_keys: Sequence[Any],
     gpus: Sequence[int],
     rubric: Rubric,
-    workload: str,
+    evaluation: EvaluationSpec,
 ) -> np.ndarray:
-    """_efficiency_cap(candidate, rubric, workload)[0] of every candidate, as float64.
+    """_efficiency_cap(candidate, rubric, evaluation)[0] of every candidate, as float64.
 
     ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
-    A measured fraction (a float in 0..1) is capped at 1 and, in rubric v2, by the scale
-    rule, computed once per (form key, GPU count); a candidate without one is capped by
-    _efficiency_cap itself, once per what it reads there."""
+    Rubric v2: each candidate's collectives.Plan once per what it reads (the form, the GPUs,
+    the offering's GPU and fabric, ibstat's figures, the fabric claim's status, the nodes of
+    a measured all-reduce), then collectives.throughput_kernel over the batch, as the exact
+    TCO runs it for one candidate. Rubric v1: the measured fraction capped at 1, else the
+    scale rule once per (form key, GPU count)."""
     measured = list(map(_MEASURED_OF, candidates))
     fractions = list(map(_BUSBW_OF, measured))
-    unmeasured = [index for index, fraction in enumerate(fractions) if fraction is None]
-    if unmeasured:
-        fractions = [0.0 if fraction is None else fraction for fraction in fractions]
-    capped = np.minimum(np.array(fractions, dtype=float), 1.0)
-    if rubric.v2 is not None and len(unmeasured) < len(candidates):
-
-        def scale_rule(candidate: CandidateInput) -> float:
-            form = priced_form(candidate, rubric)
-            return rubric.scale.efficiency(form, candidate.gpu_count, workload)
-
-        keys = list(zip(form_keys, gpus, strict=True))
-        efficiency = np.array(once_per_key(keys, candidates, scale_rule), dtype=float)
-        capped = np.where(efficiency < capped, efficiency, capped)
-    if unmeasured:
-        # The host<->device fraction counts only where it can: one GPU, unmeasured.
-        keys = [
-            (form_keys[i], gpus[i], gpus[i] == 1 and measured[i].host_device_fraction)
-            for i in unmeasured
-        ]
-        chosen = [candidates[i] for i in unmeasured]
-        capped[unmeasured] = once_per_key(
-            keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, workload)[0]
+    known = [fraction is not None for fraction in fractions]
+    capped = np.minimum(
+        np.array([f if k else 0.0 for f, k in zip(fractions, known, strict=True)]), 1.0
+    )
+    if rubric.v2 is None:
+        unmeasured = [index for index, k in enumerate(known) if not k]
+        if unmeasured:
+            keys = [(form_keys[i], gpus[i]) for i in unmeasured]
+            chosen = [candidates[i] for i in unmeasured]
+            capped[unmeasured] = once_per_key(
+                keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, evaluation)[0]
+            )
+        return capped
+    offerings = list(map(_OFFERING_OF, candidates))
+    keys = list(
+        zip(
+            form_keys,
+            gpus,
+            map(_FABRIC_KEY, offerings),
+            map(_PLAN_MEASURED, measured),
+            [m.peak_busbw_gbyte_s is None for m in measured],
+            [answers.get("fabric") for answers in map(_ANSWERS_OF, candidates)],
+            strict=True,
         )
-    return capped
+    )
+    plans = once_per_key(
+        keys,
+        candidates,
+        lambda candidate: plan(candidate, evaluation, rubric, priced_form(candidate, rubric)),
+    )
+    health = capped
+    for index, k in enumerate(known):
+        if not k:
+            assumed = plans[index].assumed
+            host = measured[index].host_device_fraction
+            one = gpus[index] == 1 and host is not None and host >= assumed
+            health[index] = host if one else assumed
+    across = np.array([p.reference_gbyte_s is not None for p in plans], dtype=bool)
+    peak = np.array(
+        [
+            m.peak_busbw_gbyte_s if a else 0.0
+            for m, a in zip(measured, across.tolist(), strict=True)
+        ],
+        dtype=float,
+    )
+    reference = np.array([p.reference_gbyte_s or 1.0 for p in plans], dtype=float)
+    share = np.array([p.share for p in plans], dtype=float)
+    comm = np.array([p.comm_share for p in plans], dtype=float)
+    scale = np.array([p.scale for p in plans], dtype=float)
+    return throughput_kernel(health, across, peak, reference, share, comm, scale)[0]
+
+
+_FABRIC_KEY = attrgetter(
+    "gpu_model", "gpus_per_node", "mig_profile", "fabric", "fabric_rate_gbit_s", "nics_per_node"
+)
+_PLAN_MEASURED = attrgetter("ib_rate_gbit_s_min", "ib_ports_down", "busbw_nodes")
 
 
 class FloatCache(dict):

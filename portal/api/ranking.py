@@ -62,7 +62,8 @@ def _tco_summary(tco) -> dict[str, Any] | None:
         # What the effective GPU-hour was computed with, and on what basis: availability
         # "stated" / "verified" / "unbacked" (verified, no credit on breach) / "unanswered" /
         # "contradicted" (v1: "sla" / "assumed"),
-        # efficiency "measured" / "assumed" / "assumed_scale" / "scale_rule".
+        # efficiency "measured" / "assumed" (v2), "scale_rule" (v1), or "assumed_scale" (a
+        # TCO recorded before scoring.collectives).
         "availability": str(tco.availability),
         "availability_basis": tco.availability_basis,
         "efficiency": str(tco.efficiency),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..batching import once_per_key
+from ..collectives import gpus_per_node_equivalent
 from ..tco import PendingTco, budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -25,7 +26,6 @@ from ..types import (
     EvaluationSpec,
     MeasuredFacts,
     OfferingFacts,
-    ScoringInputError,
     VendorFacts,
 )
 from .rounding import py_round
@@ -375,15 +375,7 @@ def _rounded_column(field: str, scale: float | None, digits: int) -> Callable[..
 
 def _gpus_per_node_equivalent(ctx: FactContext) -> float:
     """A node's GPUs in full-GPU equivalents (rubric v2 counts MIG slices by their fraction)."""
-    offering = ctx.offering
-    if offering.mig_profile and ctx.rubric.v2 is not None:
-        try:
-            return offering.gpus_per_node * ctx.rubric.gpu_fraction(
-                offering.gpu_model, offering.mig_profile
-            )
-        except ScoringInputError:
-            pass  # disqualified by the mig_profile knockout; counted as whole GPUs
-    return float(offering.gpus_per_node)
+    return gpus_per_node_equivalent(ctx.offering, ctx.rubric)
 
 
 def _inter_node_traffic(ctx: FactContext) -> bool:
@@ -570,9 +562,13 @@ def _build_facts() -> dict[str, FactSource]:
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED, column=_budget_ratio_column
     )
+    # The cost per effective GPU-hour divides by the efficiency: its contribution cites the
+    # all-reduce the efficiency read where one was measured (the TCO's assumptions say the
+    # rest: the basis, a partial POC, the collectives line).
     facts["derived.effective_price_ratio"] = FactSource(
         lambda ctx: effective_price_ratio(ctx.tco, ctx.offering.gpu_model, ctx.rubric),
         COMPUTED,
+        ("busbw_fraction",),
         column=_effective_price_ratio_column,
     )
     return facts

@@ -294,7 +294,7 @@ def _scale(raw: Any) -> ScaleRules:
         if not 1 <= low <= high or not 0 <= pct < 100:
             raise _fail(band_where, "needs 1 <= min_gpus <= max_gpus and 0 <= pct < 100")
         band_list.append((low, high, pct))
-    form_factors = workload_fabric = None
+    form_factors = workload_fabric = collective = None
     raw_forms = raw.get("delivery_form_factors")
     if raw_forms is not None:
         if not isinstance(raw_forms, Mapping) or set(raw_forms) - {"source"} != set(DELIVERY_FORMS):
@@ -315,14 +315,10 @@ def _scale(raw: Any) -> ScaleRules:
         raw_workload = raw.get("workload_fabric_loss_pct")
         if not isinstance(raw_workload, Mapping):
             raise _fail(where, "a rubric with delivery_form_factors needs workload_fabric_loss_pct")
-        workload_fabric = {}
-        for profile in WORKLOAD_PROFILES:
-            w_where = f"{where}.workload_fabric_loss_pct.{profile}"
-            pairs = _pairs(raw_workload.get(profile), w_where)
-            if any(b < a for (_, a), (_, b) in pairwise(pairs)) or pairs[0][0] < 1:
-                raise _fail(w_where, "the loss must never fall as GPUs grow (anchors from 1 GPU)")
-            workload_fabric[profile] = tuple((int(g), p) for g, p in pairs)
-        _text(raw_workload, "source", f"{where}.workload_fabric_loss_pct")
+        workload_fabric = _workload_anchors(raw_workload, f"{where}.workload_fabric_loss_pct")
+        raw_collective = raw.get("collective_share_pct")
+        if raw_collective is not None:
+            collective = _workload_anchors(raw_collective, f"{where}.collective_share_pct")
     sources = {
         "bare_metal_required": _text(raw, "source", where),
         "virtualisation_overhead": _text(overhead, "source", f"{where}.virtualisation_overhead"),
@@ -336,7 +332,26 @@ def _scale(raw: Any) -> ScaleRules:
         sources=MappingProxyType(sources),
         form_factors=None if form_factors is None else MappingProxyType(form_factors),
         workload_fabric=None if workload_fabric is None else MappingProxyType(workload_fabric),
+        collective=None if collective is None else MappingProxyType(collective),
     )
+
+
+def _workload_anchors(raw: Any, where: str) -> dict[str, tuple[tuple[int, float], ...]]:
+    """Per workload profile, [(GPUs, percent)] anchors (the first at 1 GPU or more) whose
+    percentage never falls as GPUs grow and stays below 100."""
+    if not isinstance(raw, Mapping):
+        raise _fail(where, "must be an object")
+    found = {}
+    for profile in WORKLOAD_PROFILES:
+        w_where = f"{where}.{profile}"
+        pairs = _pairs(raw.get(profile), w_where)
+        if any(b < a for (_, a), (_, b) in pairwise(pairs)) or pairs[0][0] < 1:
+            raise _fail(w_where, "the percentage must never fall as GPUs grow (from 1 GPU on)")
+        if not all(0 <= pct < 100 for _, pct in pairs):
+            raise _fail(w_where, "a share is a percentage in 0..100")
+        found[profile] = tuple((int(g), p) for g, p in pairs)
+    _text(raw, "source", where)
+    return found
 
 
 OPS_CAPACITIES = ("none", "small_team", "platform_team")

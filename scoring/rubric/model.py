@@ -192,6 +192,9 @@ class ScaleRules:
     # log2(GPUs) and flat beyond the last anchor, so the loss never falls as GPUs grow.
     form_factors: Mapping[str, tuple[float, float]] | None = None
     workload_fabric: Mapping[str, tuple[tuple[int, float], ...]] | None = None
+    # Rubric v2: per workload profile the share of a step spent in collectives (percent)
+    # by the job's GPUs, the same kind of anchors (scoring.collectives).
+    collective: Mapping[str, tuple[tuple[int, float], ...]] | None = None
     # Memo of efficiency() by (delivery form, GPU count, workload): a pure function of frozen data.
     memo: dict[tuple[str, int, str | None], float] = field(
         default_factory=dict, compare=False, repr=False, hash=False
@@ -224,6 +227,14 @@ class ScaleRules:
         if not anchors:
             return 0.0
         return _interpolate_log(anchors, gpu_count, math.log2)
+
+    def collective_share(self, gpu_count: int, workload: str) -> float:
+        """Rubric v2: the share 0..1 of a step a job of ``gpu_count`` GPUs spends in
+        collectives (interpolated on log2(GPUs)); 0 without the table or the workload."""
+        anchors = (self.collective or {}).get(workload)
+        if not anchors:
+            return 0.0
+        return _interpolate_log(anchors, gpu_count, math.log2) / 100.0
 
     def loss_pct(self, delivery_form: str, gpu_count: int, workload: str) -> float:
         """Rubric v2: the efficiency a delivery form loses at a scale for a workload, percent.

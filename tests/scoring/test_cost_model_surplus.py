@@ -56,22 +56,23 @@ def test_more_surplus_at_the_same_price_never_scores_better_on_cost():
 
 def test_the_tco_says_what_it_assumed_in_english_and_chinese():
     tco = compute_tco(candidate(node_count=9), evaluation(required_total_gpus=64), V2)
-    ((code, english, chinese),) = tco.assumptions()
-    assert code == "surplus_gpus"
+    lines = {code: (english, chinese) for code, english, chinese in tco.assumptions()}
+    assert set(lines) == {"collectives", "surplus_gpus"}  # the collectives are always stated
+    english, chinese = lines["surplus_gpus"]
     assert "64 GPUs required, not the 72 delivered" in english
     assert "8 surplus" in english
     assert "64" in chinese and "72" in chinese and "8" in chinese
-    assert tco.as_dict()["assumptions"][0]["code"] == "surplus_gpus"
+    assert {item["code"] for item in tco.as_dict()["assumptions"]} == set(lines)
     assert tco.as_dict()["useful_gpu_equivalents"] == "64"
     exact = compute_tco(candidate(node_count=8), evaluation(required_total_gpus=64), V2)
-    assert exact.assumptions() == ()
+    assert [code for code, _, _ in exact.assumptions()] == ["collectives"]
 
 
 def test_a_delivery_below_the_requirement_keeps_its_delivered_hours():
     # Knocked out on total GPUs; its cost per effective hour is not flattered either way.
     tco = compute_tco(candidate(node_count=1), evaluation(required_total_gpus=64), V2)
     assert tco.useful_gpu_equivalents == tco.gpu_equivalents == Decimal(8)
-    assert tco.assumptions() == ()
+    assert "surplus_gpus" not in {code for code, _, _ in tco.assumptions()}
 
 
 def test_rubric_v1_and_a_recorded_v2_text_without_the_setting_divide_by_delivered_hours():

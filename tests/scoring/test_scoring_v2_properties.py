@@ -114,7 +114,11 @@ def test_unmeasured_efficiency_is_shown_as_assumed():
     c = candidate(measured=MeasuredFacts())
     tco = score_candidate(c, evaluation(), RUBRIC).tco
     assert tco.efficiency_basis == "assumed"
-    assert tco.efficiency == Decimal("0.7500")
+    # Bare metal's assumed 75 % of the expected all-reduce, on a fabric whose claim (item 3)
+    # is unanswered, slows pre-training's 15 % of step time in collectives (collectives.py).
+    found = tco.collectives
+    assert (found.health, found.comm_share, found.source) == (0.75, 0.15, "declared")
+    assert tco.efficiency == Decimal(repr(found.efficiency)).quantize(Decimal("0.0001")) < 1
 
 
 def test_properties_are_not_vacuous():

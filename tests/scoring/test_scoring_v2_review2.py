@@ -204,10 +204,9 @@ def test_the_tco_prices_a_refuted_claim_at_the_efficiency_of_the_form_shown():
         honest = candidate(
             2, node_count=4, offering=offering(delivery_form=shown), measured=_seen(shown)
         )
-        assert efficiency_for(liar, V2, "pretraining") == efficiency_for(honest, V2, "pretraining")
-        assert efficiency_for(liar, V2, "pretraining") < efficiency_for(
-            candidate(3, node_count=4), V2, "pretraining"
-        )
+        spec = evaluation(required_total_gpus=32)
+        assert efficiency_for(liar, V2, spec) == efficiency_for(honest, V2, spec)
+        assert efficiency_for(liar, V2, spec) < efficiency_for(candidate(3, node_count=4), V2, spec)
 
 
 def test_delivery_form_check_statuses():

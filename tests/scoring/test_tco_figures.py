@@ -203,13 +203,16 @@ def test_rankings_equal_the_ranking_from_exact_tcos(bench_pool, rubric):
     for item, tco, scores in zip(bench_pool, tcos, rows, strict=True):
         totals = weighted_total({s.dimension: s.score for s in scores}, weights)
         knockouts = check_knockouts(item, spec, rubric, tco)
-        expected.append((item.candidate_id, totals, scores, knockouts, tco))
-    expected.sort(key=lambda row: (bool(row[3]), -row[1], row[0]))
+        # Equal totals: fewer refuted claims, then more verified ones, then the lower id.
+        answers = list(item.answers.values())
+        claims = (answers.count("contradicted"), -answers.count("verified"))
+        expected.append((item.candidate_id, totals, scores, knockouts, tco, claims))
+    expected.sort(key=lambda row: (bool(row[3]), -row[1], *row[5], row[0]))
     for explain in (False, True):
         ranking = rank(bench_pool, spec, rubric, explain=explain)
         assert [r.candidate_id for r in ranking.results] == [row[0] for row in expected]
         assert sorted(ranking.results, key=order_key) == list(ranking.results)
-        for result, (_id, total, scores, knockouts, tco) in zip(
+        for result, (_id, total, scores, knockouts, tco, _claims) in zip(
             ranking.results, expected, strict=True
         ):
             assert repr(result.total) == repr(total)

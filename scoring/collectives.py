@@ -1,0 +1,405 @@
+"""The TCO's efficiency in rubric v2: what a job's collectives cost its throughput.
+
+The cost per effective GPU-hour divides by an efficiency. Rubric v2 builds it from three parts:
+- the delivery form's efficiency at the scale (the scale rule: virtualisation overhead and lost
+  fabric control, relative to bare metal; DESIGN §2);
+- c, the share of a step the job spends in collectives it cannot hide, by workload and the
+  job's GPUs (rubric scale_rules.collective_share_pct: 15 % for pre-training across nodes,
+  5 % inside one node, nothing on one GPU);
+- a, the bandwidth those collectives get as a share of a cluster on the GPU generation's
+  reference fabric (one NIC per GPU at the rate of NVIDIA's DGX systems,
+  reference.REFERENCE_FABRIC_GBIT_S_PER_GPU).
+
+Efficiency = scale x 1 / ((1 - c) + c / a): the collectives take 1/a as long, the rest of the
+step does not change (a at or above 1 costs nothing). a is read, best evidence first:
+- a job spanning nodes with an all-reduce measured across nodes: the measured peak bus bandwidth
+  over what the reference fabric should reach on the same nodes (an absolute figure: it does not
+  depend on what the vendor declared);
+- otherwise, across nodes: the all-reduce fraction of the declared system (measured on one node,
+  or the form's assumed fraction) times the declared fabric's share of the reference. The share
+  is a claim until checklist item 3 ("fabric") is verified: only the part above a fabric-less
+  node (one 25 Gb/s front-end Ethernet port) counts, scaled by the item's claim factor, as the
+  SLA's availability does. ibstat's slower port rate and its down ports (at least
+  ceil(down / nodes) on the worst node) replace the claim where they are worse;
+- inside one node: the all-reduce fraction alone (NVLink is the fabric).
+
+Before (expert review finding 1) the efficiency was the all-reduce fraction of the declared
+system, counted in full as if a step were all communication, and the fabric's size did not
+count: two 200 Gb/s ports at 95 % of their small expectation cost less per effective GPU-hour
+than eight 400 Gb/s ports at 82 % of a far larger one. Every TCO states its collective line
+(Tco.assumptions, code "collectives"). Monotone: more ports, a faster rate, a better measured
+fraction, a verified claim or a smaller share never lower the efficiency.
+
+scoring/ stays free of Django: this module reads the scoring inputs and the rubric only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .reference import (
+    NET_RDMA_EFFICIENCY,
+    NET_TCP_EFFICIENCY,
+    expected_busbw_gbyte_s,
+    match_gpu,
+    reference_fabric,
+)
+from .rubric import Rubric
+from .types import CandidateInput, EvaluationSpec, OfferingFacts, ScoringInputError
+
+# A node with no declared compute fabric still has a front-end Ethernet port; 25 Gb/s is the
+# common server NIC (rubric estimate, no single authoritative figure), at TCP's share.
+NO_FABRIC_GBIT_S = 25
+
+_TRANSPORTS = {
+    "infiniband": ("InfiniBand", "InfiniBand"),
+    "roce": ("RoCE", "RoCE"),
+    "ethernet": ("Ethernet without RDMA", "无 RDMA 的以太网"),
+}
+_WORKLOADS = {
+    "pretraining": ("pre-training", "预训练"),
+    "finetuning": ("fine-tuning", "微调"),
+    "inference": ("inference", "推理"),
+    "development": ("development", "开发"),
+}
+_STATUSES = {
+    "verified": ("verified", "已核实"),
+    "claimed": ("claimed", "仅声明"),
+    "unanswered": ("unanswered", "未作答"),
+    "unverifiable": ("unverifiable", "无法核实"),
+    "contradicted": ("contradicted", "被证据否定"),
+}
+
+
+def gpus_per_node_equivalent(offering: OfferingFacts, rubric: Rubric) -> float:
+    """A node's GPUs in full-GPU equivalents (rubric v2 counts MIG slices by their fraction)."""
+    if offering.mig_profile and rubric.v2 is not None:
+        try:
+            return offering.gpus_per_node * rubric.gpu_fraction(
+                offering.gpu_model, offering.mig_profile
+            )
+        except ScoringInputError:
+            pass  # disqualified by the mig_profile knockout; counted as whole GPUs
+    return float(offering.gpus_per_node)
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """The declared fabric against the reference, as counted (a job spanning nodes).
+
+    ``nics`` and ``rate_gbit_s`` are what counted (ibstat's down ports and slower rate
+    applied; 0 NICs: no fabric, the front-end port assumed); ``share`` its bandwidth share of
+    the reference (at most 1), ``counted`` the share after the claim factor of checklist
+    item 3 (``status``)."""
+
+    transport: str
+    nics: int
+    rate_gbit_s: float
+    measured_rate: bool
+    ports_down: int
+    share: float
+    counted: float
+    status: str
+
+
+@dataclass(frozen=True)
+class Collectives:
+    """The parts of one candidate's efficiency (see the module docstring).
+
+    ``source`` says where ``bandwidth`` (a) came from: "across_nodes" (the measured peak over
+    the reference's expected, ``peak_gbyte_s`` / ``reference_gbyte_s`` on ``nodes``),
+    "declared" (``health`` x the counted fabric share, ``fabric``), "one_node" (``health``),
+    "no_collective" (one GPU: c is 0) or "unreferenced" (no reference fabric for the GPU:
+    ``health`` alone, across nodes). ``basis`` is the health fraction's: "measured" or
+    "assumed"."""
+
+    efficiency: float
+    basis: str
+    scale: float
+    health: float
+    comm_share: float
+    bandwidth: float
+    throughput: float
+    source: str
+    job_gpus: int
+    workload: str
+    gpu_family: str
+    reference_gbit_s: int | None = None
+    reference_source: str = ""
+    fabric: Fabric | None = None
+    peak_gbyte_s: float | None = None
+    reference_gbyte_s: float | None = None
+    nodes: int | None = None
+
+    def assumption(self) -> tuple[str, str, str] | None:
+        """The line Tco.assumptions() shows (code "collectives"): (code, English, Chinese),
+        or None when the collectives cost nothing and nothing was assumed about them."""
+        workload_en, workload_zh = _WORKLOADS.get(self.workload, (self.workload,) * 2)
+        if self.source == "no_collective":
+            return None
+        health_en = f"{self.health:.0%} of the expected all-reduce"
+        health_zh = f"预期 all-reduce 的 {self.health:.0%}"
+        if self.basis == "assumed":
+            health_en += " (assumed: no all-reduce was measured)"
+            health_zh += "（假定：未测量 all-reduce）"
+        else:
+            health_en += " (measured)"
+            health_zh += "（实测）"
+        if self.source == "across_nodes":
+            how_en = (
+                f"the all-reduce measured {self.peak_gbyte_s:.1f} GB/s on {self.nodes} nodes "
+                f"against {self.reference_gbyte_s:.1f} GB/s the reference fabric (one "
+                f"{self.reference_gbit_s} Gb/s NIC per GPU) should reach there"
+            )
+            how_zh = (
+                f"all-reduce 在 {self.nodes} 个节点上实测 {self.peak_gbyte_s:.1f} GB/s，参考网络"
+                f"（每块 GPU 一块 {self.reference_gbit_s} Gb/s 网卡）在同样节点上应达 "
+                f"{self.reference_gbyte_s:.1f} GB/s"
+            )
+        elif self.source == "declared" and self.fabric is not None:
+            how_en, how_zh = self._declared(health_en, health_zh)
+        elif self.source == "unreferenced":
+            how_en = (
+                f"{health_en}; the rubric has no reference fabric for {self.gpu_family}, so the "
+                "size of the fabric is not priced (the network dimension still scores it)"
+            )
+            how_zh = (
+                f"{health_zh}；评分细则没有 {self.gpu_family} 的参考网络，未计入网络规模"
+                "（网络维度仍对其评分）"
+            )
+        else:
+            how_en, how_zh = f"{health_en}, inside one node", f"{health_zh}（单节点内）"
+        return (
+            "collectives",
+            f"an assumed {self.comm_share:.1%} of {workload_en} step time at {self.job_gpus} "
+            f"GPUs goes to collectives, which get {self.bandwidth:.1%} of the bandwidth of a "
+            f"cluster on the reference fabric ({how_en}): throughput {self.throughput:.3f} "
+            f"x the delivery form's {self.scale:.3f} = efficiency {self.efficiency:.4f}",
+            f"假定 {self.job_gpus} 块 GPU 的{workload_zh}每步有 {self.comm_share:.1%} 的时间"
+            f"用于集合通信，其带宽为参考网络集群的 {self.bandwidth:.1%}（{how_zh}）：吞吐 "
+            f"{self.throughput:.3f} × 交付形态系数 {self.scale:.3f} = 效率 {self.efficiency:.4f}",
+        )
+
+    def _declared(self, health_en: str, health_zh: str) -> tuple[str, str]:
+        fabric = self.fabric
+        assert fabric is not None  # noqa: S101 - only called with a fabric
+        status_en, status_zh = _STATUSES.get(fabric.status, (fabric.status,) * 2)
+        if fabric.nics:
+            transport_en, transport_zh = _TRANSPORTS.get(fabric.transport, (fabric.transport,) * 2)
+            what_en = f"{fabric.nics} x {fabric.rate_gbit_s:g} Gb/s per node ({transport_en})"
+            what_zh = f"每节点 {fabric.nics} × {fabric.rate_gbit_s:g} Gb/s（{transport_zh}）"
+            if fabric.measured_rate or fabric.ports_down:
+                what_en += ", as ibstat showed it"
+                what_zh += "，按 ibstat 所示"
+        else:
+            what_en = f"no compute fabric: one {NO_FABRIC_GBIT_S} Gb/s Ethernet port assumed"
+            what_zh = f"无计算网络：假定一个 {NO_FABRIC_GBIT_S} Gb/s 以太网端口"
+        counted_en = counted_zh = ""
+        if fabric.counted != fabric.share:
+            counted_en = f", counted as {fabric.counted:.1%} while item 3 is {status_en}"
+            counted_zh = f"，检查项 3 为{status_zh}，按 {fabric.counted:.1%} 计"
+        return (
+            f"{health_en} x the declared fabric's {fabric.share:.1%} of the reference, one "
+            f"{self.reference_gbit_s} Gb/s NIC per GPU ({what_en}{counted_en})",
+            f"{health_zh} × 所声明网络达到参考网络（每块 GPU 一块 {self.reference_gbit_s} Gb/s "
+            f"网卡）的 {fabric.share:.1%}（{what_zh}{counted_zh}）",
+        )
+
+
+def throughput_kernel(
+    health: np.ndarray,
+    across: np.ndarray,
+    peak: np.ndarray,
+    reference: np.ndarray,
+    share: np.ndarray,
+    comm: np.ndarray,
+    scale: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(efficiency, a, throughput) per candidate, elementwise: the one arithmetic both the
+    exact TCO (one candidate) and the ranking's columns run, so their figures are equal."""
+    # A zero bandwidth divides by zero and an extreme measurement overflows; both are settled
+    # by the np.where below (no bandwidth: no throughput; a share above 1: no slowdown).
+    with np.errstate(all="ignore"):
+        bandwidth = np.where(across, np.minimum(peak / reference, 1.0), health * share)
+        slowed = 1.0 / ((1.0 - comm) + comm / bandwidth)
+    throughput = np.where(
+        (comm <= 0.0) | (bandwidth >= 1.0), 1.0, np.where(bandwidth > 0.0, slowed, 0.0)
+    )
+    return scale * throughput, bandwidth, throughput
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a candidate's efficiency reads besides its two continuous measurements (the
+    all-reduce fraction and peak): shared by the candidates of a batch with equal offerings."""
+
+    scale: float
+    comm_share: float
+    assumed: float
+    spans_nodes: bool
+    share: float  # the counted fabric share (1.0 unless "declared")
+    reference_gbyte_s: float | None  # the reference's expected busbw on the measured nodes
+    gpu_family: str
+    reference_gbit_s: int | None
+    reference_source: str
+    fabric: Fabric | None
+    unreferenced: bool
+
+
+def plan(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str) -> Plan:
+    """The candidate's Plan; ``form`` is the delivery form the TCO prices (tco.priced_form)."""
+    offering, measured = candidate.offering, candidate.measured
+    workload = evaluation.workload_profile
+    policy = rubric.v2
+    assert policy is not None  # noqa: S101 - rubric v2 only
+    job = evaluation.required_total_gpus
+    scale = rubric.scale.efficiency(form, candidate.gpu_count, workload)
+    comm = rubric.scale.collective_share(job, workload)
+    assumed = policy.form(form).assumed_busbw_fraction
+    per_node = gpus_per_node_equivalent(offering, rubric)
+    spans = job > per_node
+    found = reference_fabric(offering.gpu_model)
+    family = found[0].family if found else (_family(offering.gpu_model))
+    if not spans:
+        return Plan(scale, comm, assumed, False, 1.0, None, family, None, "", None, False)
+    if found is None:
+        return Plan(scale, comm, assumed, True, 1.0, None, family, None, "", None, True)
+    spec, per_gpu, source = found
+    reference_gbyte_s = None
+    nodes = measured.busbw_nodes
+    if nodes is not None and nodes >= 2 and measured.peak_busbw_gbyte_s is not None:
+        ranks = max(1, round(per_node))
+        topology = "full_mesh" if spec.nvlink_links and spec.form_factor != "pcie" else "none"
+        expected = expected_busbw_gbyte_s(
+            spec, ranks, nodes, topology, "infiniband", per_gpu, ranks
+        )
+        if expected is not None and expected.value_gbyte_s > 0:
+            reference_gbyte_s = expected.value_gbyte_s
+    fabric = _fabric(candidate, rubric, per_node * per_gpu * NET_RDMA_EFFICIENCY)
+    return Plan(
+        scale,
+        comm,
+        assumed,
+        True,
+        fabric.counted,
+        reference_gbyte_s,
+        family,
+        per_gpu,
+        source,
+        fabric,
+        False,
+    )
+
+
+def _family(model: str) -> str:
+    spec = match_gpu(model)
+    return spec.family if spec is not None else model
+
+
+def _fabric(candidate: CandidateInput, rubric: Rubric, reference: float) -> Fabric:
+    """The declared fabric as counted against ``reference`` (GB/s-equivalent units x 8)."""
+    offering, measured = candidate.offering, candidate.measured
+    transport = offering.fabric
+    nics, rate = offering.nics_per_node, float(offering.fabric_rate_gbit_s)
+    measured_rate = False
+    down = 0
+    if transport != "none" and nics > 0 and rate > 0:
+        slowest = measured.ib_rate_gbit_s_min
+        if slowest is not None and 0 < slowest < rate:
+            rate, measured_rate = float(slowest), True
+        if measured.ib_ports_down:
+            # The down ports were counted over the nodes ibstat ran on, at most all of them:
+            # the worst node lost at least this many rails.
+            down = math.ceil(measured.ib_ports_down / max(candidate.node_count, 1))
+            nics = max(nics - down, 0)
+    none_share = min(1.0, NO_FABRIC_GBIT_S * NET_TCP_EFFICIENCY / reference)
+    if transport == "none" or nics <= 0 or rate <= 0:
+        share = none_share
+        nics, rate = 0, 0.0
+    else:
+        efficiency = NET_TCP_EFFICIENCY if transport == "ethernet" else NET_RDMA_EFFICIENCY
+        share = min(1.0, nics * rate * efficiency / reference)
+    status = candidate.answers.get("fabric", "unanswered")
+    if status == "verified" or share <= none_share:
+        counted = share
+    elif status == "contradicted":
+        counted = none_share
+    else:
+        factor = max(0.0, rubric.status_factors.get(status, 0.0))
+        counted = none_share + factor * (share - none_share)
+    return Fabric(transport, nics, rate, measured_rate, down, share, counted, status)
+
+
+def collectives(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
+) -> Collectives:
+    """The candidate's efficiency and what it rests on (rubric v2; see the module docstring)."""
+    found = plan(candidate, evaluation, rubric, form)
+    measured = candidate.measured
+    fraction = measured.busbw_fraction
+    health, basis = found.assumed, "assumed"
+    if fraction is not None:
+        health, basis = min(fraction, 1.0), "measured"
+    elif (
+        candidate.gpu_count == 1
+        and measured.host_device_fraction is not None
+        and measured.host_device_fraction >= found.assumed
+    ):
+        # No collective runs on one GPU: its measured path is the host<->device copy against
+        # its PCIe generation; counted only where it reaches the assumption.
+        health, basis = measured.host_device_fraction, "measured"
+    across = found.reference_gbyte_s is not None
+    peak = measured.peak_busbw_gbyte_s if across else 0.0
+    efficiency, bandwidth, throughput = (
+        float(value[0])
+        for value in throughput_kernel(
+            *_arrays(
+                health,
+                across,
+                peak,
+                found.reference_gbyte_s or 1.0,
+                found.share,
+                found.comm_share,
+                found.scale,
+            )
+        )
+    )
+    if found.comm_share <= 0.0:
+        source = "no_collective"
+    elif across:
+        source = "across_nodes"
+    elif found.unreferenced:
+        source = "unreferenced"
+    elif found.spans_nodes:
+        source = "declared"
+    else:
+        source = "one_node"
+    return Collectives(
+        efficiency,
+        basis,
+        found.scale,
+        health,
+        found.comm_share,
+        bandwidth,
+        throughput,
+        source,
+        evaluation.required_total_gpus,
+        evaluation.workload_profile,
+        found.gpu_family,
+        found.reference_gbit_s,
+        found.reference_source,
+        found.fabric,
+        peak if across else None,
+        found.reference_gbyte_s,
+        measured.busbw_nodes if across else None,
+    )
+
+
+def _arrays(*values: Any) -> list[np.ndarray]:
+    return [
+        np.array([value], dtype=float if not isinstance(value, bool) else bool) for value in values
+    ]
