@@ -173,3 +173,15 @@ def strip_annotation(line: str) -> str:
     if _ANNOTATION_MARK_RE.search(line) is None:
         return line
     return _ANNOTATION_RE.sub("", line)
+
+
+# A figure a person emphasised in a markdown paste: "**5544.28**", "__0.94__", "`12.5`".
+_EMPHASIS_RE = re.compile(r"^(\*{1,2}|_{1,2}|`)([-+]?\d[\d.eE+-]*)\1$")
+
+
+def strip_emphasis(token: str) -> str:
+    """``token`` without markdown emphasis around a number ("**5544.28**" -> "5544.28")."""
+    if token[:1] not in "*_`":
+        return token
+    match = _EMPHASIS_RE.match(token)
+    return match.group(2) if match else token
