@@ -185,3 +185,14 @@ def strip_emphasis(token: str) -> str:
         return token
     match = _EMPHASIS_RE.match(token)
     return match.group(2) if match else token
+
+
+# What ``kubectl logs --prefix`` puts before each line of a pod's output.
+_POD_PREFIX_RE = re.compile(r"^\s*\[pod/[^\]\s]+\] ?")
+
+
+def strip_pod_prefix(line: str) -> str:
+    """``line`` without a ``[pod/<name>/<container>] `` prefix; unchanged otherwise."""
+    if "[pod/" not in line[:16]:
+        return line
+    return _POD_PREFIX_RE.sub("", line, count=1)
