@@ -22,6 +22,10 @@ Metrics (``ParseResult.metrics``):
 Facts: one ``port_rate_gbit_s`` (unit "Gbit/s") per port that shows a rate, with the CA, port,
 state and link layer in ``details``.
 
+A value blanked by the person who pasted it ("CA type: ...") is unknown, not a value; an
+``ibpanic:`` line (ibstat stopped on a device it could not read) is reported as a warning,
+since the devices after it were never listed.
+
 Note: ibstat prints the rate of a Down port too (often the lowest rate, e.g. 10 or 40); that
 figure says nothing about the link, which is why states travel with every rate.
 """

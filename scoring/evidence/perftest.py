@@ -33,8 +33,11 @@ Metrics (``ParseResult.metrics``):
   printed "MiB/sec" by perftest 4.5+; or "Gb/sec"). A table headed MB/sec from a command with
   ``--report_gbits`` is read as Gb/sec, with a warning.
 
-Annotations a person added after a value ("196.07  <-- plateau", "# ok") are dropped; a
-table pasted without its title block is read too (test name unknown).
+Annotations a person added after a value ("196.07  <-- plateau", "# ok") and markdown
+emphasis around a figure ("**5544.28**") are dropped; a table pasted without its title block
+is read too (test name unknown). A row with a negative figure (perftest's counters wrap in
+very long runs) is no measurement: it is left out with a warning, and a report made only of
+such rows fails as having no result rows.
 
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
