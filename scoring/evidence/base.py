@@ -8,7 +8,7 @@ from typing import Any
 
 # Bumped whenever any parser changes what it extracts; recorded on every import so that
 # uploads parsed by an older version can be found and re-imported.
-PARSER_VERSION = "1.4.0"
+PARSER_VERSION = "1.5.0"
 
 KINDS = (
     "nccl_tests",
@@ -173,3 +173,26 @@ def strip_annotation(line: str) -> str:
     if _ANNOTATION_MARK_RE.search(line) is None:
         return line
     return _ANNOTATION_RE.sub("", line)
+
+
+# A figure a person emphasised in a markdown paste: "**5544.28**", "__0.94__", "`12.5`".
+_EMPHASIS_RE = re.compile(r"^(\*{1,2}|_{1,2}|`)([-+]?\d[\d.eE+-]*)\1$")
+
+
+def strip_emphasis(token: str) -> str:
+    """``token`` without markdown emphasis around a number ("**5544.28**" -> "5544.28")."""
+    if token[:1] not in "*_`":
+        return token
+    match = _EMPHASIS_RE.match(token)
+    return match.group(2) if match else token
+
+
+# What ``kubectl logs --prefix`` puts before each line of a pod's output.
+_POD_PREFIX_RE = re.compile(r"^\s*\[pod/[^\]\s]+\] ?")
+
+
+def strip_pod_prefix(line: str) -> str:
+    """``line`` without a ``[pod/<name>/<container>] `` prefix; unchanged otherwise."""
+    if "[pod/" not in line[:16]:
+        return line
+    return _POD_PREFIX_RE.sub("", line, count=1)

@@ -6,7 +6,10 @@ Reads the full dump, ``-t 1``/``-t system``, ``-t 3``, the old 2.x layout and
 Metrics (``ParseResult.metrics``):
 
 - ``products`` (list[str]): "Product Name" of every System Information (type 1) record, in
-  order (a file may hold several machines).
+  order (a file may hold several machines). A placeholder the firmware prints for a string the
+  maker left unset ("System Product Name", "To be filled by O.E.M.", "Default string"...) is
+  no name: it is left out of ``products``, ``manufacturers`` and ``baseboard_products`` (with
+  a warning).
 - ``manufacturers`` (list[str]): their "Manufacturer" values.
 - ``chassis_types`` (list[str]): "Type" of every Chassis Information (type 3) record.
 - ``baseboard_products``, ``bios_vendors`` (list[str]).
@@ -218,8 +221,35 @@ def _read_records(text: str) -> tuple[list[_Record], dict[str, Any], list[tuple[
     return records, header, failures
 
 
+# What firmware prints when the maker left a string unset (BIOS kits' defaults): no name at all.
+_UNSET_VALUES = frozenset(
+    {
+        "system product name",
+        "system manufacturer",
+        "system version",
+        "to be filled by o.e.m.",
+        "to be filled by oem",
+        "default string",
+        "not specified",
+        "not applicable",
+        "o.e.m.",
+        "oem",
+        "none",
+        "unknown",
+    }
+)
+
+
+def _is_unset(value: str) -> bool:
+    return value.strip().lower() in _UNSET_VALUES
+
+
 def _values(records: list[_Record], dmi_type: int, key: str) -> list[str]:
-    return [r.fields[key] for r in records if r.dmi_type == dmi_type and r.fields.get(key)]
+    return [
+        r.fields[key]
+        for r in records
+        if r.dmi_type == dmi_type and r.fields.get(key) and not _is_unset(r.fields[key])
+    ]
 
 
 def _vm_signals(records: list[_Record]) -> list[str]:
@@ -298,6 +328,17 @@ def parse(text: str) -> ParseResult:
     else:
         virtual = None
         warnings.append("no System Information record: run `dmidecode -t system` to tell VM or not")
+    unset = [
+        f"{r.fields[key]!r}"
+        for r in systems
+        for key in ("Product Name", "Manufacturer")
+        if r.fields.get(key) and _is_unset(r.fields[key])
+    ]
+    if unset:
+        warnings.append(
+            f"System Information holds the firmware's placeholder {', '.join(unset)}: "
+            "not a product or maker name"
+        )
     if any(r.handle == "?" for r in useful):
         warnings.append("records without their 'Handle' line: the output was filtered")
     if header["excerpt_line"] is not None:

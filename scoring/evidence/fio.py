@@ -96,7 +96,9 @@ _LAYOUT_RE = re.compile(
 # An echoed command line ("$ fio --name=x --rw=read --direct=1 ..."): the text report does not
 # print the options, the command line does.
 _COMMAND_RE = re.compile(r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$")
-_COMMAND_OPTION_RE = re.compile(r"--(direct|buffered|filename|directory|size|filesize)=(\S+)")
+_COMMAND_OPTION_RE = re.compile(
+    r"--(direct|buffered|filename|directory|size|filesize|numjobs)=(\S+)"
+)
 _DISK_STATS_RE = re.compile(r"^\s*Disk stats \(read/write\):\s*$")
 _DISK_LINE_RE = re.compile(r"^\s+([A-Za-z0-9_.:-]+): ios=")
 _SIZE_RE = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<p>[kmgtKMGT]?)(?:i?[bB])?$")
@@ -634,6 +636,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             )
             target = command.get("filename") or command.get("directory")
             row.target = target or None
+            if row.numjobs is None and command.get("numjobs", "").isdigit():
+                row.numjobs = int(command["numjobs"])
     return groups, info
 
 
@@ -761,6 +765,14 @@ def parse(text: str) -> ParseResult:
             )
     for err in info["errors"]:
         warnings.append(f"job {err['job']} reported error {err['error']}")
+    for job in info["jobs"].values():
+        if job.processes and job.numjobs is not None and job.numjobs > job.processes:
+            # Without group_reporting each process has its own block: a cut report shows
+            # some of them, and the job's figures are those of the processes shown.
+            warnings.append(
+                f"job {job.name} ran {job.numjobs} processes but {job.processes} reported: "
+                "its figures cover only those"
+            )
     excerpt = next((i for i, raw in enumerate(lines, 1) if _EXCERPT_RE.search(raw)), None)
     if excerpt is not None:
         warnings.append(f"excerpt marker at line {excerpt}: the output was cut")

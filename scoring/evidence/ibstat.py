@@ -22,6 +22,10 @@ Metrics (``ParseResult.metrics``):
 Facts: one ``port_rate_gbit_s`` (unit "Gbit/s") per port that shows a rate, with the CA, port,
 state and link layer in ``details``.
 
+A value blanked by the person who pasted it ("CA type: ...") is unknown, not a value; an
+``ibpanic:`` line (ibstat stopped on a device it could not read) is reported as a warning,
+since the devices after it were never listed.
+
 Note: ibstat prints the rate of a Down port too (often the lowest rate, e.g. 10 or 40); that
 figure says nothing about the link, which is why states travel with every rate.
 """
@@ -55,6 +59,9 @@ _WIDTH_RE = re.compile(r"^(\d{1,2})X\b", re.IGNORECASE)
 _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*Gbps\b", re.IGNORECASE)
 _MELLANOX_VENDOR_IDS = {"0x02c9", "0x2c9", "0x15b3"}
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
+# A value the person who pasted the output blanked out ("CA type: ...", "Node GUID: …"): no
+# value at all, not a CA type or firmware version named "...".
+_ELIDED_VALUE_RE = re.compile(r"^(?:\.{2,}|\u2026+|<(?:redacted|hidden|removed|masked)>)$", re.I)
 # Pasted terminal panes (tmux, screen) keep their box-drawing border on every line; an output
 # quoted in a mail reply or a markdown quote starts every line with "> ".
 _BORDER_CHARS = "\u2502\u2503|>"
@@ -245,10 +252,16 @@ def parse(text: str) -> ParseResult:
     fmt: str | None = None
     warnings: list[str] = []
     excerpt_line: int | None = None
+    panic: tuple[int, str] | None = None
 
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _clean(raw)
         if not line:
+            continue
+        if line.startswith("ibpanic:"):
+            # infiniband-diags exit on the first device they cannot read: the CAs it would
+            # have listed after that one are missing, not absent from the node.
+            panic = panic or (number, line[len("ibpanic:") :].strip())
             continue
         # Each pattern is tried only on a line holding its literal part (most lines are
         # "Key: value" ones): "..." or "<" for an excerpt mark, a line start for the headers.
@@ -298,6 +311,8 @@ def parse(text: str) -> ParseResult:
             continue
         key = match.group(1).strip().lower().replace("_", " ")
         value = match.group(2)
+        if _ELIDED_VALUE_RE.match(value):
+            continue
         if key in _PORT_KEYS:
             if current_port is None and fmt == "ibv_devinfo" and current_ca is not None:
                 # A grep of ibv_devinfo keeps the port's fields but not its "port:" line.
@@ -402,6 +417,11 @@ def parse(text: str) -> ParseResult:
             )
     if excerpt_line is not None:
         warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")
+    if panic is not None:
+        warnings.append(
+            f"line {panic[0]}: the tool stopped with an error ({panic[1]}); the devices after "
+            "it were not listed"
+        )
 
     active = [p for p in port_dicts if p["state"] == "Active"]
     active_rates = sorted({p["rate_gbit_s"] for p in active if p["rate_gbit_s"] is not None})

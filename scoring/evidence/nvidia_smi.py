@@ -4,6 +4,8 @@ The GPU table is read cell by cell: each GPU block is two or three ``| a | b | c
 (name/persistence | bus id/display | volatile uncorrected ECC, then fan/temp/perf/power |
 memory | utilisation/compute mode, then MIG mode when the header has a "MIG M." row). Column
 widths differ between driver generations, so cells are split on ``|`` and read by pattern.
+A table relayed by ``kubectl logs --prefix`` is read without its ``[pod/<name>/<container>] ``
+line prefixes.
 
 metrics
     driver_version, cuda_version (None when "N/A"), nvidia_smi_version
@@ -34,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_pod_prefix
 
 KIND = "nvidia_smi"
 
@@ -115,7 +117,8 @@ def parse(text: str) -> ParseResult:
     current: _Gpu | None = None
 
     for line_no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
+        # A table relayed by `kubectl logs --prefix` (a validator or driver pod).
+        line = strip_pod_prefix(raw).strip()
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
             excerpt = True

@@ -33,8 +33,11 @@ Metrics (``ParseResult.metrics``):
   printed "MiB/sec" by perftest 4.5+; or "Gb/sec"). A table headed MB/sec from a command with
   ``--report_gbits`` is read as Gb/sec, with a warning.
 
-Annotations a person added after a value ("196.07  <-- plateau", "# ok") are dropped; a
-table pasted without its title block is read too (test name unknown).
+Annotations a person added after a value ("196.07  <-- plateau", "# ok") and markdown
+emphasis around a figure ("**5544.28**") are dropped; a table pasted without its title block
+is read too (test name unknown). A row with a negative figure (perftest's counters wrap in
+very long runs) is no measurement: it is left out with a warning, and a report made only of
+such rows fails as having no result rows.
 
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
@@ -49,7 +52,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, strip_emphasis
 
 KIND = "perftest"
 
@@ -242,7 +245,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             current.header_line = number
             current.latency_columns = re.findall(r"(\S+)\[usec\]", line)
             continue
-        tokens = line.split()
+        tokens = [strip_emphasis(token) for token in line.split()]
         if (
             current.header_line is not None
             and not current.closed
@@ -355,6 +358,35 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
     return rows
 
 
+def _valid_rows(
+    rows: list[dict[str, Any]], report: _Report, warnings: list[str]
+) -> list[dict[str, Any]]:
+    """``rows`` without those holding a negative figure.
+
+    A bandwidth, message rate or latency below zero cannot be measured: perftest prints one
+    when a counter wraps in a very long run (``-D`` of days). Such a row is no figure at all;
+    a report made only of them has no result.
+    """
+    valid = [
+        row
+        for row in rows
+        if not any(isinstance(v, int | float) and v < 0 for k, v in row.items() if k != "line")
+    ]
+    dropped = len(rows) - len(valid)
+    if dropped and valid:
+        warnings.append(
+            f"{dropped} row(s) with a negative figure ignored (a perftest counter overflow)"
+        )
+    if not valid:
+        raise EvidenceParseError(
+            "perftest printed negative figures only (a counter overflow): no valid result rows",
+            line=rows[0]["line"] if rows else report.title_line,
+            kind=KIND,
+            code="perftest.no_rows",
+        )
+    return valid
+
+
 def parse(text: str) -> ParseResult:
     """Parse a perftest report into bandwidth (Gbit/s) or latency (us) figures."""
     reports, notes = _read_reports(text)
@@ -428,7 +460,7 @@ def parse(text: str) -> ParseResult:
                 "values read as Gb/sec"
             )
         metrics["value_unit"] = unit
-        rows = _bandwidth_rows(report, unit)
+        rows = _valid_rows(_bandwidth_rows(report, unit), report, warnings)
         best = max(rows, key=lambda r: r["bw_avg_gbit_s"])
         peaks = [r["bw_peak_gbit_s"] for r in rows]
         peak_measured = not notes["no_peak"] and any(p > 0 for p in peaks)
@@ -464,7 +496,7 @@ def parse(text: str) -> ParseResult:
             if not peak_measured:
                 row["bw_peak_gbit_s"] = None
     else:
-        rows = _latency_rows(report)
+        rows = _valid_rows(_latency_rows(report), report, warnings)
         smallest = min(rows, key=lambda r: r["size_bytes"])
         warnings.append("latency test: it has no bandwidth figures")
         metrics.update(

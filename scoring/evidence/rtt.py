@@ -2,12 +2,16 @@
 Windows), ``fping`` summaries, and the collector's TCP-connect probe (``TCPING``), which
 prints the same summary lines as ping.
 
+Several runs in one file (the same target pinged again, e.g. through each HCA) are kept as
+separate entries of ``targets``; a later summary never overwrites an earlier one.
+
 Each target's summary ("--- host ping statistics ---", "N packets transmitted, M received,
 L% packet loss", "rtt min/avg/max/mdev = a/b/c/d ms") gives its figures. Without a summary
 (the run was cut), the figures come from the reply lines and a warning says so.
 
 metrics (of the first target; ``targets`` lists every target the same way)
-    method       "icmp" (ping), "tcp_connect" (collector TCPING) or "fping".
+    method       "icmp" (ping), "tcp_connect" (collector TCPING), "fping", or "ibping" (the
+                 InfiniBand MAD ping of infiniband-diags, which prints ping's summary lines).
     target       host name or address as given; ``target_ip`` the resolved address if shown;
                  ``port`` for tcp_connect.
     transmitted, received (int|None), loss_pct (float|None).
@@ -195,9 +199,14 @@ def parse(text: str) -> ParseResult:
             known = current and current.target
             if current is not None and current.port is not None:
                 known = f"{current.target}:{current.port}"
-            if current is None or (known and known != name):
+            # A second summary for a target that has one already is another run (the same
+            # command repeated, or through another interface): its own entry, not an overwrite.
+            finished = current is not None and (
+                current.transmitted is not None or current.rtt is not None
+            )
+            if current is None or finished or (known and known != name):
                 current = None
-                ensure("icmp", name, number)
+                ensure("ibping" if " ibping statistics" in line else "icmp", name, number)
             continue
         match = _WIN_STATS_RE.match(line)
         if match:

@@ -16,6 +16,12 @@ Metrics (``ParseResult.metrics``):
 - ``container`` (bool|None): True for a container word; False for "none" (scope any or
   container) or a VM word in scope any; None in scope vm.
 
+Several runs pasted together (``--vm`` then ``--container``, or the plain command then
+``--container``) are combined: ``virtual`` and ``container`` each take the verdict the runs
+agree on (None, with a warning, when they contradict each other); ``virt`` shows the container
+word when a container is reported, else the hypervisor word, else the last word; ``scope`` is
+"any" when the runs cover both scopes.
+
 A run with ``SYSTEMD_LOG_LEVEL=debug`` prints systemd's log sentences ("Found VM virtualization
 kvm", "Virtualization found, CPUID=...") before the word: they are skipped.
 
@@ -114,8 +120,12 @@ def _drop_debug_log(lines: list[tuple[int, str]]) -> tuple[list[tuple[int, str]]
     return [(n, s) for n, s in lines if " " not in s or _COMMAND_RE.search(s)], True
 
 
-def _read(text: str) -> tuple[str, int, str, bool, bool]:
-    """Return (word, line, scope, command_seen, debug_log) or raise EvidenceParseError."""
+def _read(text: str) -> tuple[list[tuple[str, int, str]], bool, bool]:
+    """Return ([(word, line, scope)...], command_seen, debug_log) or raise EvidenceParseError.
+
+    One result per ``systemd-detect-virt`` command pasted (``--vm`` then ``--container`` is a
+    common pair), or the one word of a file without a command line.
+    """
     if len(text) > 4096:
         raise EvidenceParseError(
             "too long for systemd-detect-virt output (it prints one word)",
@@ -135,7 +145,7 @@ def _read(text: str) -> tuple[str, int, str, bool, bool]:
             code="virt.too_many_lines",
         )
     scope, command_seen = "any", False
-    words: list[tuple[int, str]] = []
+    blocks: list[tuple[str, list[tuple[int, str]]]] = [("any", [])]
     version_next = False
     for number, line in lines:
         match = _COMMAND_RE.search(line)
@@ -143,43 +153,51 @@ def _read(text: str) -> tuple[str, int, str, bool, bool]:
             if "--version" in match.group("args"):
                 version_next = True
                 continue
+            if not command_seen or not blocks[-1][1]:
+                # Lines above the first command line are something else typed before it; a
+                # command without a result gives none.
+                blocks.pop()
             command_seen = True
             scope = _scope(match.group("args"))
-            words = []
+            blocks.append((scope, []))
             continue
         if version_next and _VERSION_RE.match(line):
             version_next = False
             continue
         version_next = False
-        if command_seen and words and _OTHER_COMMAND_RE.match(line):
+        if command_seen and blocks[-1][1] and _OTHER_COMMAND_RE.match(line):
             break  # the rest of the paste is another command's output
-        words.append((number, line))
-    if not words:
+        blocks[-1][1].append((number, line))
+    blocks = [block for block in blocks if block[1]]
+    if not blocks:
         raise EvidenceParseError(
             "systemd-detect-virt command line without its result word",
             kind=KIND,
             code="virt.no_word",
         )
-    if len(words) > 1:
-        number, line = words[1]
-        raise EvidenceParseError(
-            f"expected one word from systemd-detect-virt, found another line {line[:40]!r}",
-            line=number,
-            kind=KIND,
-            code="virt.extra_line",
-            params={"line": line[:40]},
-        )
-    number, word = words[0]
-    if word not in _KNOWN and not (command_seen and _WORD_RE.match(word)):
-        raise EvidenceParseError(
-            f"{word[:40]!r} is not a systemd-detect-virt result (expected e.g. none, kvm, "
-            "vmware, microsoft, xen, docker)",
-            line=number,
-            kind=KIND,
-            code="virt.unknown_word",
-            params={"word": word[:40]},
-        )
-    return word, number, scope, command_seen, debug_log
+    results: list[tuple[str, int, str]] = []
+    for scope, words in blocks:
+        if len(words) > 1:
+            number, line = words[1]
+            raise EvidenceParseError(
+                f"expected one word from systemd-detect-virt, found another line {line[:40]!r}",
+                line=number,
+                kind=KIND,
+                code="virt.extra_line",
+                params={"line": line[:40]},
+            )
+        number, word = words[0]
+        if word not in _KNOWN and not (command_seen and _WORD_RE.match(word)):
+            raise EvidenceParseError(
+                f"{word[:40]!r} is not a systemd-detect-virt result (expected e.g. none, kvm, "
+                "vmware, microsoft, xen, docker)",
+                line=number,
+                kind=KIND,
+                code="virt.unknown_word",
+                params={"word": word[:40]},
+            )
+        results.append((word, number, scope))
+    return results, command_seen, debug_log
 
 
 def detect(text: str) -> int:
@@ -187,39 +205,71 @@ def detect(text: str) -> int:
     try:
         if len(text) > 4096:
             return 0
-        word, _, _, command_seen, debug_log = _read(text)
+        results, command_seen, debug_log = _read(text)
     except Exception:  # detect() must never raise, whatever the input
         return 0
     if command_seen or debug_log:
         return 95
-    return 40 if word in _KNOWN else 0
+    return 40 if len(results) == 1 and results[0][0] in _KNOWN else 0
+
+
+def _verdict(word: str, scope: str) -> tuple[bool | None, bool | None]:
+    """(virtual, container) that one printed word says in its scope."""
+    if word == "none":
+        return (
+            False if scope in {"any", "vm"} else None,
+            False if scope in {"any", "container"} else None,
+        )
+    if word in VM_TECHNOLOGIES:
+        return True, False if scope == "any" else None
+    if word in CONTAINER_TECHNOLOGIES:
+        return None, True
+    return None, None
+
+
+def _combine(values: list[bool | None]) -> tuple[bool | None, bool]:
+    """One verdict from several runs: the one they agree on; None (and True) when they differ."""
+    known = {value for value in values if value is not None}
+    if len(known) > 1:
+        return None, True
+    return (known.pop() if known else None), False
 
 
 def parse(text: str) -> ParseResult:
-    """Parse one ``systemd-detect-virt`` result into the VM and container verdicts."""
-    word, line, scope, _, _ = _read(text)
+    """Parse ``systemd-detect-virt`` results into the VM and container verdicts."""
+    results, _, _ = _read(text)
     warnings: list[str] = []
-    virtual: bool | None
-    container: bool | None
-    if word == "none":
-        virtual = False if scope in {"any", "vm"} else None
-        container = False if scope in {"any", "container"} else None
-    elif word in VM_TECHNOLOGIES:
-        virtual = True
-        container = False if scope == "any" else None
-    elif word in CONTAINER_TECHNOLOGIES:
-        virtual = None
-        container = True
-        warnings.append(
-            f"inside a {word} container: run `systemd-detect-virt --vm` to see whether the "
-            "host is a VM"
-        )
-    else:
-        virtual = container = None
-        warnings.append(f"unknown virtualization technology {word!r}")
+    verdicts = [_verdict(word, scope) for word, _, scope in results]
+    virtual, virtual_conflict = _combine([v for v, _ in verdicts])
+    container, container_conflict = _combine([c for _, c in verdicts])
+    # The word shown: the container's when one is reported (it is what a reader of "virt" must
+    # see first), else the hypervisor's, else the last one printed.
+    chosen = next(
+        (r for r, (_, c) in zip(results, verdicts, strict=True) if c),
+        next((r for r, (v, _) in zip(results, verdicts, strict=True) if v), results[-1]),
+    )
+    word, _, scope = chosen
+    if len(results) > 1:
+        scopes = {s for _, _, s in results}
+        scope = scopes.pop() if len(scopes) == 1 else "any"
+        runs = ", ".join(f"{s}: {w}" for w, _, s in results)
+        warnings.append(f"{len(results)} systemd-detect-virt runs combined ({runs})")
+    if virtual_conflict or container_conflict:
+        warnings.append("the systemd-detect-virt runs disagree: no verdict taken from them")
+    for result_word, _, _ in results:
+        if result_word in CONTAINER_TECHNOLOGIES and virtual is None:
+            warnings.append(
+                f"inside a {result_word} container: run `systemd-detect-virt --vm` to see "
+                "whether the host is a VM"
+            )
+        elif result_word not in _KNOWN:
+            warnings.append(f"unknown virtualization technology {result_word!r}")
     facts: tuple[Fact, ...] = ()
     if virtual is not None:
-        facts = (Fact("virtual", 1.0 if virtual else 0.0, "bool", line, {"virt": word}),)
+        vm_word, vm_line = next(
+            (w, n) for (w, n, _), (v, _) in zip(results, verdicts, strict=True) if v is not None
+        )
+        facts = (Fact("virtual", 1.0 if virtual else 0.0, "bool", vm_line, {"virt": vm_word}),)
     metrics: dict[str, Any] = {
         "virt": word,
         "scope": scope,

@@ -167,3 +167,35 @@ def test_ec2_system_record_cut_after_the_product(sample) -> None:
     assert (m["products"], m["virtual"]) == (["r5.2xlarge"], True)
     assert (m["dmidecode_version"], m["smbios_version"]) == ("3.3", "2.7")
     assert result.warnings == ("excerpt marker at line 10: the output was cut",)
+
+
+def test_firmware_placeholders_are_no_product_names(sample) -> None:
+    result = dmi.parse(
+        sample("dmi/systemd-issue24446-asus-desktop-placeholder-system-product-name-baseboard.txt")
+    )
+    assert result.metrics["products"] == []
+    assert result.metrics["manufacturers"] == []
+    assert result.metrics["baseboard_products"] == ["Z170 PRO GAMING"]
+    assert result.metrics["system_count"] == 1
+    assert any("'System Product Name'" in w and "placeholder" in w for w in result.warnings)
+
+
+def test_to_be_filled_by_oem_product_is_left_out() -> None:
+    text = (
+        "Handle 0x0001, DMI type 1, 27 bytes\nSystem Information\n"
+        "\tManufacturer: To Be Filled By O.E.M.\n\tProduct Name: Default string\n"
+        "\nHandle 0x0002, DMI type 2, 15 bytes\nBase Board Information\n"
+        "\tManufacturer: Supermicro\n\tProduct Name: X13DEG-OAD\n"
+    )
+    result = dmi.parse(text)
+    assert (result.metrics["products"], result.metrics["manufacturers"]) == ([], [])
+    assert result.metrics["baseboard_products"] == ["X13DEG-OAD"]
+
+
+def test_markdown_fence_glued_to_the_first_handle(sample) -> None:
+    result = dmi.parse(
+        sample("dmi/netbox-agent-issue46-supermicro-fattwin-fence-glued-handle-tabs-cut.txt")
+    )
+    assert result.metrics["products"] == ["SYS-F618R2-RTPT+"]
+    assert result.metrics["baseboard_products"] == ["X10DRFR-NT"]
+    assert result.metrics["virtual"] is False

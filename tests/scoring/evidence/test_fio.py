@@ -221,3 +221,23 @@ def test_large_input_stays_linear(sample: Callable[[str], str]) -> None:
     start = time.perf_counter()
     assert fio.parse(text).metrics["job_count"] == 6000
     assert time.perf_counter() - start < 30
+
+
+def test_cut_report_of_four_processes_without_group_reporting(sample) -> None:
+    # --numjobs=4 on the command line, but the paste stops inside the first process's block.
+    result = fio.parse(
+        sample(
+            "fio/armbian-pr6368-fio333-nvme-tcp-randread-64k-numjobs4-no-group-reporting-cut.txt"
+        )
+    )
+    (job,) = result.metrics["jobs"]
+    assert (job["name"], job["rw"], job["bs_bytes"], job["iodepth"]) == (
+        "read-phase",
+        "randread",
+        65536,
+        4,
+    )
+    assert job["numjobs"] == 4
+    assert result.metrics["read_bw_mbyte_s"] == 29.2
+    assert result.metrics["read_iops"] == 445.0
+    assert any("ran 4 processes but 1 reported" in w for w in result.warnings)

@@ -331,3 +331,50 @@ def test_renamed_rdma_device_over_roce(sample) -> None:
     assert [p["ca"] for p in m["ports"]] == ["rdma0"]
     assert (m["link_layers"], m["active_rates_gbit_s"]) == (["Ethernet"], [100.0])
     assert m["firmware_versions"] == ["16.35.3006"]
+
+
+def test_values_blanked_as_dots_are_unknown_and_an_abort_is_reported(sample) -> None:
+    # The poster blanked the CA type, firmware and GUIDs as "..."; ibstat then stopped on the
+    # next device with an "ibpanic:" line, so the devices after mlx5_7 were never listed.
+    result = ibstat.parse(sample("ibstat/gpud-pr752-ibstat-redacted-values-then-ibpanic.txt"))
+    (port,) = result.metrics["ports"]
+    assert (port["ca"], port["state"], port["rate_gbit_s"], port["link_layer"]) == (
+        "mlx5_7",
+        "Active",
+        200.0,
+        "InfiniBand",
+    )
+    assert port["ca_type"] is None
+    assert port["firmware"] is None
+    assert result.metrics["ca_types"] == []
+    assert result.metrics["firmware_versions"] == []
+    assert any("stopped with an error" in w and "mlx5_8" in w for w in result.warnings)
+
+
+def test_blanked_state_is_no_state() -> None:
+    text = "CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: \u2026\n\t\tRate: 400\n"
+    (port,) = ibstat.parse(text).metrics["ports"]
+    assert port["state"] is None
+    assert port["rate_gbit_s"] == 400.0
+
+
+def test_fractional_rate_of_a_port_negotiated_down(sample) -> None:
+    result = ibstat.parse(
+        sample("ibstat/lshca-issue79-cx6dx-roce-fractional-rate-2.5-no-link-layer.txt")
+    )
+    (port,) = result.metrics["ports"]
+    assert (port["ca"], port["state"], port["rate_gbit_s"], port["ca_type"]) == (
+        "mlx5_2",
+        "Active",
+        2.5,
+        "MT4125",
+    )
+    assert result.metrics["max_active_rate_gbit_s"] == 2.5
+
+
+def test_ibstat_after_ibwarn_debug_lines(sample) -> None:
+    result = ibstat.parse(
+        sample("ibstat/rdma-core-pr847-set-x-ibstat-ibwarn-debug-lines-cx3-cut.txt")
+    )
+    states = [(p["port"], p["state"], p["rate_gbit_s"]) for p in result.metrics["ports"]]
+    assert states == [(1, "Down", 10.0), (2, "Active", 56.0)]

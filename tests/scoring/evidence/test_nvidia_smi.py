@@ -213,3 +213,24 @@ def test_r535_h20_table_with_elided_gpus(sample):
     assert m["memory_total_mib"] == [97871] * 3
     assert m["power_cap_w"] == [500.0] * 3
     assert m["bus_ids"] == ["00000000:04:00.0", "00000000:23:00.0", "00000000:E4:00.0"]
+
+
+def test_table_relayed_by_kubectl_logs_prefix(sample):
+    # Every line starts with "[pod/<name>/<container>] "; the paste is cut after GPU 0's line.
+    result = nvidia_smi.parse(
+        sample("nvidia_smi/gpu-operator-issue382-kubectl-logs-prefix-a30-mig-on-driver515-cut.txt")
+    )
+    metrics = result.metrics
+    assert (metrics["driver_version"], metrics["cuda_version"]) == ("515.48.07", "11.7")
+    assert metrics["gpu_count"] == 1
+    assert metrics["gpu_names"] == ["NVIDIA A30"]
+    assert metrics["bus_ids"] == ["00000000:17:00.0"]
+    assert metrics["gpu_count_partial"] == "cut"
+
+
+def test_pod_prefix_is_only_stripped_at_the_line_start():
+    from scoring.evidence.base import strip_pod_prefix
+
+    assert strip_pod_prefix("[pod/dcgm-x/diag] | GPU  Name |") == "| GPU  Name |"
+    assert strip_pod_prefix("  [pod/a/b] x") == "x"
+    assert strip_pod_prefix("| 0  see [pod/a/b] |") == "| 0  see [pod/a/b] |"

@@ -370,3 +370,57 @@ def test_send_bw_over_roce_on_a_netdev_named_device(sample: Callable[[str], str]
         4096,
     )
     assert (metrics["bw_avg_gbit_s"], metrics["bw_peak_gbit_s"]) == (9.81, 9.81)
+
+
+def test_figures_bolded_in_markdown_are_read(sample) -> None:
+    # Two pasted results; the poster wrapped each BW average in "**...**".
+    result = perftest.parse(
+        sample("perftest/perftest-issue65-arm-ib_send_bw-1024b-two-cases-bold-avg-no-title.txt")
+    )
+    assert result.metrics["test_type"] == "bandwidth"
+    assert result.metrics["bw_avg_gbit_s"] == pytest.approx(5544.28 * 1048576 * 8 / 1e9)
+    assert result.metrics["max_size_bytes"] == 1024
+    assert result.metrics["bw_peak_gbit_s"] is None
+    assert any("2 perftest reports" in w for w in result.warnings)
+
+
+_RULE = "-" * 87 + "\n"
+_OVERFLOW_HEAD = (
+    "                    Send BW Test\n"
+    " Link type       : Ethernet\n"
+    + _RULE
+    + " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+)
+
+
+def test_a_negative_bandwidth_is_no_figure() -> None:
+    # perftest issue #82: very long -D runs printed a negative BW average (a counter overflow).
+    text = _OVERFLOW_HEAD + " 65536      1000    0.00    -2.35    -0.004478\n" + _RULE
+    with pytest.raises(EvidenceParseError) as caught:
+        perftest.parse(text)
+    assert caught.value.code == "perftest.no_rows"
+    assert caught.value.line == 5
+
+
+def test_negative_rows_are_dropped_beside_valid_ones() -> None:
+    text = (
+        _OVERFLOW_HEAD
+        + " 4096       1000    0.00    -1.10    -0.03\n"
+        + " 65536      1000    0.00    92.40    0.176\n"
+        + _RULE
+    )
+    result = perftest.parse(text)
+    assert result.metrics["bw_avg_gbit_s"] == 92.40
+    assert [row["size_bytes"] for row in result.metrics["sweep"]] == [65536]
+    assert any("negative figure" in w for w in result.warnings)
+
+
+def test_a_negative_latency_is_no_figure() -> None:
+    text = (
+        "                    Send Latency Test\n"
+        " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]\n"
+        " 2       1000          0.98          4.05         1.07                -1.08\n"
+    )
+    with pytest.raises(EvidenceParseError) as caught:
+        perftest.parse(text)
+    assert caught.value.code == "perftest.no_rows"

@@ -137,3 +137,33 @@ def test_no_reply_at_all_after_ctrl_c(sample: Sample) -> None:
     assert (m["transmitted"], m["received"], m["loss_pct"]) == (44, 0, 100.0)
     assert m["rtt_avg_ms"] is None and m["target"] == "172.17.0.2"
     assert result.warnings == ("172.17.0.2: no reply at all (100% loss)",)
+
+
+def test_repeated_runs_to_one_target_are_kept_apart(sample) -> None:
+    # ibping to the same LID through three HCAs: three summaries, none overwriting another.
+    result = rtt.parse(
+        sample("rtt/nccl-tests-issue188-ibping-three-hcas-same-lid-summaries-prompts.txt")
+    )
+    metrics = result.metrics
+    assert metrics["method"] == "ibping"
+    assert metrics["target_count"] == 3
+    assert [t["rtt_avg_ms"] for t in metrics["targets"]] == [0.703, 0.792, 0.793]
+    assert (metrics["rtt_min_ms"], metrics["rtt_avg_ms"], metrics["rtt_max_ms"]) == (
+        0.031,
+        0.703,
+        900.078,
+    )
+    assert [t["transmitted"] for t in metrics["targets"]] == [10000, 10000, 10000]
+
+
+def test_one_ping_run_is_still_one_target() -> None:
+    text = (
+        "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n"
+        "64 bytes from 10.0.0.2: icmp_seq=1 ttl=64 time=0.120 ms\n\n"
+        "--- 10.0.0.2 ping statistics ---\n"
+        "1 packets transmitted, 1 received, 0% packet loss, time 0ms\n"
+        "rtt min/avg/max/mdev = 0.120/0.120/0.120/0.000 ms\n"
+    )
+    result = rtt.parse(text)
+    assert result.metrics["target_count"] == 1
+    assert result.metrics["method"] == "icmp"

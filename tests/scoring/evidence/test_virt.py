@@ -114,3 +114,41 @@ def test_debug_log_sentences_before_the_word(sample: Callable[[str], str], path,
 def test_a_sentence_without_the_debug_verdict_is_still_refused() -> None:
     with pytest.raises(EvidenceParseError):
         virt.parse("$ systemd-detect-virt\nVirtualization found, CPUID=KVMKVMKVM\nkvm\n")
+
+
+def test_two_runs_pasted_together_are_combined(sample) -> None:
+    # The plain command and --container, both "none" (inside docker, systemd 245).
+    result = virt.parse(
+        sample("virt/systemd-issue15393-docker-container-plain-and-container-scope-both-none.txt")
+    )
+    assert result.metrics == {"virt": "none", "scope": "any", "virtual": False, "container": False}
+    (fact,) = result.facts
+    assert (fact.value, fact.line) == (0.0, 3)
+    assert any("2 systemd-detect-virt runs combined" in w for w in result.warnings)
+
+
+def test_vm_scope_then_container_scope_keeps_both_verdicts() -> None:
+    text = "$ systemd-detect-virt --vm\nkvm\n$ systemd-detect-virt --container\ndocker\n$\n"
+    result = virt.parse(text)
+    assert result.metrics == {"virt": "docker", "scope": "any", "virtual": True, "container": True}
+    (fact,) = result.facts
+    assert (fact.value, fact.line, fact.details) == (1.0, 2, {"virt": "kvm"})
+    # The hypervisor is known, so no advice to run --vm.
+    assert not any("--vm" in w for w in result.warnings)
+
+
+def test_runs_that_contradict_each_other_give_no_verdict() -> None:
+    result = virt.parse("# systemd-detect-virt\nkvm\n# systemd-detect-virt\nnone\n")
+    assert result.metrics["virtual"] is None
+    assert result.facts == ()
+    assert any("disagree" in w for w in result.warnings)
+
+
+def test_one_command_without_a_result_before_another_is_skipped() -> None:
+    result = virt.parse("$ systemd-detect-virt --vm\n$ systemd-detect-virt --vm\nmicrosoft\n")
+    assert result.metrics == {
+        "virt": "microsoft",
+        "scope": "vm",
+        "virtual": True,
+        "container": None,
+    }
