@@ -260,6 +260,7 @@ class Tco:
         currency_basis: tuple[str, Decimal, Decimal, bool] | None = None,
         efficiency_scope: tuple[int, int] | None = None,
         collective: Collectives | None = None,
+        staffing: tuple[str, Decimal, str] | None = None,
     ) -> None:
         # One dict update instead of a frozen-safe setattr per field: one Tco per candidate.
         self.__dict__.update(
@@ -294,6 +295,8 @@ class Tco:
             self.__dict__["efficiency_scope"] = efficiency_scope
         if collective is not None:
             self.__dict__["collectives"] = collective
+        if staffing is not None:
+            self.__dict__["staffing"] = staffing
 
     @property
     def collectives(self) -> Collectives | None:
@@ -345,11 +348,28 @@ class Tco:
 
     def assumptions(self) -> tuple[tuple[str, str, str], ...]:
         """What the cost per effective GPU-hour assumed rather than read, each line as
-        (code, English, Chinese): a spot-only quote the job cannot use, a GPU the rubric has
-        no reference price for (compared with the fallback), a price in another currency than
-        the evaluation's (compared with that currency's reference: an implied exchange rate),
-        and surplus GPUs left out of the useful GPU-hours."""
-        lines = []
+        (code, English, Chinese): an availability no verified, backed SLA gives (the floor, or
+        a claim's discounted part: "availability_<basis>"), the operations staff self-managed
+        bare metal adds, a spot-only quote the job cannot use, a GPU the rubric has no
+        reference price for (compared with the fallback), a price in another currency than the
+        evaluation's (compared with that currency's reference: an implied exchange rate), an
+        all-reduce measured on part of the fleet, the collectives' throughput (rubric v2:
+        scoring.collectives) and surplus GPUs left out of the useful GPU-hours."""
+        lines = list(self._availability_line())
+        staffing = self.__dict__.get("staffing")
+        if staffing is not None:
+            capacity, fte, rate = staffing
+            team_en, team_zh = _OPS_TEAMS.get(capacity, (capacity, capacity))
+            lines.append(
+                (
+                    "operations_staff",
+                    f"self-managed bare metal: a buyer with {team_en} adds {_count(fte)} "
+                    f"operations engineer(s) (the rubric's staffing) at the evaluation's "
+                    f"{rate} per engineer-month for the whole duration",
+                    f"自运维裸金属：{team_zh}的买方需增加 {_count(fte)} 名运维工程师（评分细则"
+                    f"的人员配置），按评估设定的每人月 {rate} 计全部周期",
+                )
+            )
         if self.spot_refused:
             lines.append(
                 (
@@ -430,6 +450,15 @@ class Tco:
             )
         return tuple(lines)
 
+    def _availability_line(self) -> tuple[tuple[str, str, str], ...]:
+        """The availability the cost divides by when it is not a verified, backed SLA."""
+        basis, value = self.availability_basis, _percent(self.availability)
+        found = _AVAILABILITY_LINES.get(basis)
+        if found is None or self.cost_per_effective_gpu_hour is None:
+            return ()
+        en, zh = found
+        return (("availability_" + basis, en.format(value=value), zh.format(value=value)),)
+
     def model(self, billing_model: str) -> ModelCost:
         for item in self.models:
             if item.billing_model == billing_model:
@@ -475,6 +504,41 @@ class Tco:
                 {"code": code, "en": en, "zh": zh} for code, en, zh in self.assumptions()
             ],
         }
+
+
+_AVAILABILITY_LINES = {
+    "unanswered": (
+        "no SLA stated: the availability is taken at the rubric's conservative floor, {value}",
+        "未声明 SLA：可用性按评分细则的保守下限 {value} 计",
+    ),
+    "assumed": (
+        "no SLA stated: the availability is assumed at {value}",
+        "未声明 SLA：可用性假定为 {value}",
+    ),
+    "contradicted": (
+        "the document review contradicted the SLA: the availability is taken at the floor, {value}",
+        "文档审核否定了该 SLA：可用性按下限 {value} 计",
+    ),
+    "stated": (
+        "the SLA is a claim until the document review verifies it: only part of it above the "
+        "floor counts, {value}",
+        "SLA 经文档审核核实前仅为声明：只计高于下限部分的一部分，{value}",
+    ),
+    "unbacked": (
+        "the SLA has no service credit the rubric pays for (at least its first step): it counts "
+        "as a claim, {value}",
+        "该 SLA 没有达到评分细则起付档的服务赔偿：按声明计，{value}",
+    ),
+}
+_OPS_TEAMS = {
+    "none": ("no operations team", "无运维团队"),
+    "small_team": ("a small team", "小型团队"),
+    "platform_team": ("a platform team", "平台团队"),
+}
+
+
+def _percent(value: Decimal) -> str:
+    return f"{(value * 100).normalize():f} %"
 
 
 def _count(value: Decimal) -> str:
@@ -616,7 +680,7 @@ def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal
     basis = "verified" if status == "verified" else "stated"
     factor = rubric.status_factors[status]
     backing = rubric.backing(_SLA_FACT)
-    if backing is not None and not _backed(candidate, backing[0]):
+    if backing is not None and not _backed(candidate, backing[0], backing[2]):
         # The availability rule's backed_by: an SLA with no credit on breach counts at most
         # as a claim, here as in the stability score.
         cap = rubric.status_factors[backing[1]]
@@ -631,18 +695,18 @@ def availability_for(candidate: CandidateInput, rubric: Rubric) -> tuple[Decimal
 _SLA_FACT = "offering.sla_availability_pct"
 
 
-def _backed(candidate: CandidateInput, fact: str) -> bool:
+def _backed(candidate: CandidateInput, fact: str, minimum: Decimal | None = None) -> bool:
     """Whether the candidate's ``fact`` ("offering.<field>" or "vendor.<field>", a rule's
-    backed_by) backs a claim (rubric.model.backs)."""
+    backed_by) backs a claim (rubric.model.backs; ``minimum``: the rule's backed_from)."""
     owner, _, name = fact.partition(".")
-    return backs(getattr(getattr(candidate, owner), name))
+    return backs(getattr(getattr(candidate, owner), name), minimum)
 
 
 def _sla_backed(candidate: CandidateInput, rubric: Rubric) -> bool | None:
     """Whether the candidate's SLA is backed (what availability_for reads of the availability
     rule's backed_by), for a memo key: None for a rubric whose rule names no backing."""
     backing = rubric.backing(_SLA_FACT) if rubric.v2 is not None else None
-    return None if backing is None else _backed(candidate, backing[0])
+    return None if backing is None else _backed(candidate, backing[0], backing[2])
 
 
 def spot_risk_pct(candidate: CandidateInput, rubric: Rubric) -> Decimal:
@@ -783,9 +847,17 @@ def compute_tco(
 
     policy = rubric.v2
     operations = _ZERO_CENTS
+    staffing = None
     if policy is not None:
         operations = operations_cost(candidate, evaluation, rubric, duration_months)
         shared += operations
+        if operations > 0:
+            capacity = evaluation.ops_capacity
+            staffing = (
+                capacity,
+                policy.ops_fte[capacity],
+                f"{evaluation.ops_staff_cost_month} {evaluation.budget_currency}",
+            )
     risk, hourly_hours, commitment_days, allow_spot = _billing_terms(
         candidate, evaluation, rubric, plan
     )
@@ -958,6 +1030,7 @@ def compute_tco(
         currency_basis,
         efficiency_scope,
         collective,
+        staffing,
     )
 
 

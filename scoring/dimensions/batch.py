@@ -349,13 +349,16 @@ class Batch:
             self.columns["factor", item] = column
         return column
 
-    def backed(self, name: str) -> np.ndarray:
-        """Whether fact ``name`` backs a claim (rubric.model.backs: known and above zero), per
-        candidate (a rule's backed_by)."""
-        column = self.columns.get(("backed", name))
+    def backed(self, name: str, minimum: Decimal | None = None) -> np.ndarray:
+        """Whether fact ``name`` backs a claim (rubric.model.backs: known and above zero, or at
+        least ``minimum``), per candidate (a rule's backed_by and backed_from)."""
+        key = ("backed", name, minimum)
+        column = self.columns.get(key)
         if column is None:
-            column = per_value(self.values(name), self.coded(name), backs, bool)
-            self.columns["backed", name] = column
+            column = per_value(
+                self.values(name), self.coded(name), lambda value: backs(value, minimum), bool
+            )
+            self.columns[key] = column
         return column
 
     def allowed(self, name: str, allowed: tuple[Any, ...]) -> np.ndarray:

@@ -136,7 +136,7 @@ class RuleKernel:
         self.backing = (
             None
             if rule.backed_by is None or rule.claim_item is None
-            else (rule.backed_by, rule.unbacked_at_most)
+            else (rule.backed_by, rule.unbacked_at_most, rule.backed_from)
         )
 
     def run(self, batch: Batch, factors: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -165,10 +165,10 @@ class RuleKernel:
             else:
                 factor = batch.factors(self.claim_item, factors)
             if self.backing is not None:
-                backing, at_most = self.backing
+                backing, at_most, minimum = self.backing
                 cap = factors[at_most]
                 # min(factor, cap) where nothing backs the claim, as the runners' builder.
-                factor = np.where(batch.backed(backing), factor, np.minimum(factor, cap))
+                factor = np.where(batch.backed(backing, minimum), factor, np.minimum(factor, cap))
             if claimed is not True:
                 factor = np.where(claimed, factor, 1.0)
             points = points * factor

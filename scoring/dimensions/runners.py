@@ -114,7 +114,7 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
             factor = factors["no_item" if status is None else status]
             if status is not None:
                 inputs[answer_key] = status
-            if cap is not None and factor > cap and not backs(backing):
+            if cap is not None and factor > cap and not backs(backing, rule.backed_from):
                 # Verified text that nothing enforces (no credit on breach) is still a claim.
                 factor = cap
                 inputs[backed_by] = backing  # type: ignore[index]

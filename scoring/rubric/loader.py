@@ -176,7 +176,7 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
     only_if = _conditions(raw, "only_if", where, fact_names)
     applies_if = _conditions(raw, "applies_if", where, fact_names)
-    backed_by, unbacked_at_most = _backing(raw, where, claim_item)
+    backed_by, unbacked_at_most, backed_from = _backing(raw, where, claim_item)
     kind = raw.get("kind")
     table = _table(kind, raw, where)
     return Rule(
@@ -194,21 +194,25 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         applies_if=applies_if,
         backed_by=backed_by,
         unbacked_at_most=unbacked_at_most,
+        backed_from=backed_from,
     )
 
 
-def _backing(raw: Mapping[str, Any], where: str, claim_item: str | None) -> tuple[str | None, str]:
-    """A rule's ``backed_by`` (a plain offering or vendor field whose value above zero backs the
-    claim: the TCO reads it from the offering as the rule does) and ``unbacked_at_most`` (the
-    checklist status whose factor caps the claim when nothing backs it; default "claimed")."""
+def _backing(
+    raw: Mapping[str, Any], where: str, claim_item: str | None
+) -> tuple[str | None, str, Decimal | None]:
+    """A rule's ``backed_by`` (a plain offering or vendor field whose value above zero, or at
+    least ``backed_from``, backs the claim: the TCO reads it from the offering as the rule
+    does), ``unbacked_at_most`` (the checklist status whose factor caps the claim when nothing
+    backs it; default "claimed") and ``backed_from`` (None: any value above zero)."""
     from ..dimensions.facts import FACTS  # deferred like FACT_NAMES
 
     backed_by = raw.get("backed_by")
     at_most = raw.get("unbacked_at_most", "claimed")
     if backed_by is None:
-        if "unbacked_at_most" in raw:
-            raise _fail(where, "unbacked_at_most needs backed_by")
-        return None, "claimed"
+        if "unbacked_at_most" in raw or "backed_from" in raw:
+            raise _fail(where, "unbacked_at_most and backed_from need backed_by")
+        return None, "claimed", None
     source = FACTS.get(backed_by) if isinstance(backed_by, str) else None
     if source is None or source.field is None or source.field[0] not in ("offering", "vendor"):
         raise _fail(where, f"backed_by must name an offering or vendor fact, got {backed_by!r}")
@@ -216,7 +220,12 @@ def _backing(raw: Mapping[str, Any], where: str, claim_item: str | None) -> tupl
         raise _fail(where, "backed_by caps a claim: the rule needs a claim_item")
     if at_most not in ITEM_STATUSES:
         raise _fail(where, f"unbacked_at_most must be a checklist status, got {at_most!r}")
-    return backed_by, at_most
+    backed_from = None
+    if "backed_from" in raw:
+        backed_from = Decimal(str(_number(raw["backed_from"], f"{where}.backed_from")))
+        if backed_from <= 0:
+            raise _fail(where, "backed_from must be above zero")
+    return backed_by, at_most, backed_from
 
 
 def _conditions(

@@ -116,17 +116,20 @@ class ChoiceTable:
 Table = BooleanTable | StepTable | LinearTable | ChoiceTable
 
 
-def backs(value: Any) -> bool:
+def backs(value: Any, minimum: Decimal | None = None) -> bool:
     """Whether a rule's backing fact (``Rule.backed_by``) backs its claim: known and above zero
-    (a credit of 0 % or none stated backs nothing; True for a flag). A Decimal shown as its
-    text (a contribution's input) reads as the number it is."""
+    or, with ``minimum`` (``Rule.backed_from``), at least that (a credit of 0 % or none stated
+    backs nothing, nor a token one below the first step the rubric pays for; True for a flag).
+    A Decimal shown as its text (a contribution's input) reads as the number it is."""
     if value is None or value is False:
         return False
     if value is True:
         return True
     if isinstance(value, str):
-        return Decimal(value) > 0
-    return bool(value > 0)
+        value = Decimal(value)
+    if minimum is None:
+        return bool(value > 0)
+    return bool(value >= minimum)
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,8 @@ class Rule:
     # enforces is still only a claim).
     backed_by: str | None = None
     unbacked_at_most: str = "claimed"
+    # The least value of backed_by that backs the claim (None: any value above zero).
+    backed_from: Decimal | None = None
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)
@@ -515,8 +520,9 @@ class Rubric:
                 return rule
         raise KeyError(rule_id)
 
-    def backing(self, fact: str) -> tuple[str, str] | None:
-        """(backing fact, status it counts at most at unbacked) of the first rule reading
+    def backing(self, fact: str) -> tuple[str, str, Decimal | None] | None:
+        """(backing fact, status it counts at most at unbacked, least backing value or None
+        for any above zero) of the first rule reading
         ``fact`` with a ``backed_by``, or None: the TCO reads a claim as its rule does (the
         SLA's availability)."""
         key = ("backing", fact)
@@ -524,7 +530,7 @@ class Rubric:
             return self.memo[key]  # type: ignore[index, return-value]
         found = next(
             (
-                (rule.backed_by, rule.unbacked_at_most)
+                (rule.backed_by, rule.unbacked_at_most, rule.backed_from)
                 for rule in self.rules
                 if rule.backed_by is not None and fact in rule.inputs
             ),

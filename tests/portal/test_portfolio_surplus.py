@@ -37,7 +37,7 @@ def test_the_ranking_api_names_the_surplus_and_the_useful_gpus(
     tco = next(r for r in api["results"] if r["candidate"] == candidate.pk)["tco"]
     assert (tco["gpu_equivalents"], tco["useful_gpu_equivalents"]) == ("24", "16")
     lines = {item["code"]: item for item in tco["assumptions"]}
-    assert set(lines) == {"collectives", "surplus_gpus"}  # the collectives are always stated
+    assert {"collectives", "surplus_gpus"} <= set(lines)  # the collectives are always stated
     line = lines["surplus_gpus"]
     assert "16 GPUs required, not the 24 delivered" in line["en"]
     assert "16" in line["zh"] and "24" in line["zh"]

@@ -57,7 +57,7 @@ def test_more_surplus_at_the_same_price_never_scores_better_on_cost():
 def test_the_tco_says_what_it_assumed_in_english_and_chinese():
     tco = compute_tco(candidate(node_count=9), evaluation(required_total_gpus=64), V2)
     lines = {code: (english, chinese) for code, english, chinese in tco.assumptions()}
-    assert set(lines) == {"collectives", "surplus_gpus"}  # the collectives are always stated
+    assert {"collectives", "surplus_gpus"} <= set(lines)  # the collectives are always stated
     english, chinese = lines["surplus_gpus"]
     assert "64 GPUs required, not the 72 delivered" in english
     assert "8 surplus" in english
@@ -65,7 +65,7 @@ def test_the_tco_says_what_it_assumed_in_english_and_chinese():
     assert {item["code"] for item in tco.as_dict()["assumptions"]} == set(lines)
     assert tco.as_dict()["useful_gpu_equivalents"] == "64"
     exact = compute_tco(candidate(node_count=8), evaluation(required_total_gpus=64), V2)
-    assert [code for code, _, _ in exact.assumptions()] == ["collectives"]
+    assert "surplus_gpus" not in {code for code, _, _ in exact.assumptions()}
 
 
 def test_a_delivery_below_the_requirement_keeps_its_delivered_hours():

@@ -56,9 +56,19 @@ def _row(result, rule_id=RULE):
 
 def test_the_rubric_names_the_credit_as_the_slas_backing():
     rule = V2.rule(RULE)
-    assert (rule.backed_by, rule.unbacked_at_most) == ("offering.sla_credit_pct", "claimed")
+    assert (rule.backed_by, rule.unbacked_at_most, rule.backed_from) == (
+        "offering.sla_credit_pct",
+        "claimed",
+        Decimal(5),
+    )
     assert "backed_by" in rule.source and "compensation" in rule.source
-    assert V2.backing("offering.sla_availability_pct") == ("offering.sla_credit_pct", "claimed")
+    assert V2.backing("offering.sla_availability_pct") == (
+        "offering.sla_credit_pct",
+        "claimed",
+        Decimal(5),
+    )
+    # The least backing credit is the first step the credit rule pays for.
+    assert V2.rule("stability.sla.credit").table.thresholds[0] == 5
     # Rubric v1 stays as it was.
     assert V1.rule(RULE).backed_by is None
     assert V1.backing("offering.sla_availability_pct") is None
@@ -125,13 +135,22 @@ def test_the_cap_never_raises_a_lower_status(status, points, availability, basis
     assert "unbacked.offering.sla_credit_pct" not in _row(result).inputs
 
 
-def test_any_credit_above_zero_backs_the_sla():
-    small = score_candidate(_sla("99.99", "0.01", "verified"), SPEC, V2)
-    assert _row(small).points == 20.0
-    assert (small.tco.availability, small.tco.availability_basis) == (
+def test_a_token_credit_backs_nothing_and_the_first_paid_step_backs_the_sla():
+    # Expert review F7: 99.99 % with a 0.01 % credit outranked 99.9 % with 25 %.
+    token = score_candidate(_sla("99.99", "0.01", "verified"), SPEC, V2)
+    below = score_candidate(_sla("99.99", "4.99", "verified"), SPEC, V2)
+    first = score_candidate(_sla("99.99", "5", "verified"), SPEC, V2)
+    blank = score_candidate(_sla("99.99", "0", "verified"), SPEC, V2)
+    assert _row(token).points == _row(below).points == _row(blank).points < 20.0
+    assert token.tco.availability_basis == below.tco.availability_basis == "unbacked"
+    assert token.tco.availability == blank.tco.availability
+    assert _row(first).points == 20.0
+    assert (first.tco.availability, first.tco.availability_basis) == (
         Decimal("0.9999"),
         "verified",
     )
+    credited = score_candidate(_sla("99.9", "25", "verified", 2), SPEC, V2)
+    assert credited.total > token.total
 
 
 def test_without_an_sla_there_is_nothing_to_cap():
@@ -193,7 +212,7 @@ def test_both_engines_agree_on_backed_and_unbacked_slas():
     grid = [
         (pct, credit, status)
         for pct in (None, "98", "99.9", "99.99")
-        for credit in ("0", "0.00", "5", "25")
+        for credit in ("0", "0.00", "0.01", "4.99", "5", "25")
         for status in (None, "claimed", "verified", "unverifiable", "contradicted")
     ]
     pool = [_sla(pct, credit, status, i) for i, (pct, credit, status) in enumerate(grid, 1)]
@@ -288,6 +307,11 @@ def test_the_loader_checks_backed_by():
     without = json.loads(json.dumps(data))
     target = next(r for r in without["rules"] if r["id"] == RULE)
     del target["backed_by"]
-    with pytest.raises(RubricError, match="unbacked_at_most needs backed_by"):
+    with pytest.raises(RubricError, match="unbacked_at_most and backed_from need backed_by"):
         parse_rubric(without)
+    for bad in (0, -1, "five"):
+        broken = json.loads(json.dumps(data))
+        next(r for r in broken["rules"] if r["id"] == RULE)["backed_from"] = bad
+        with pytest.raises(RubricError, match="backed_from"):
+            parse_rubric(broken)
     assert rule["unbacked_at_most"] == "claimed"
