@@ -14,10 +14,14 @@ the rubric are fixed per release); the fingerprint costs one light query.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
 from django.db import connection
+
+from scoring import MODEL_REVISION
+from scoring.rubric import rubric_sha256, rubric_text
 
 from .. import selectors
 from ..models import (
@@ -33,6 +37,14 @@ from ..models import (
 
 RUBRIC_VERSION = "1"
 CACHE_SECONDS = 600
+
+
+@lru_cache(maxsize=8)
+def _model_key(rubric_version: str) -> tuple[str, str, str]:
+    """What computes a ranking besides the stored facts: the cache format, the scoring code's
+    revision and the digest of the evaluation's rubric text (a changed model invalidates the
+    stored results of every evaluation it scores)."""
+    return RUBRIC_VERSION, MODEL_REVISION, rubric_sha256(rubric_text(rubric_version))
 
 
 def _money(value) -> str | None:
@@ -256,7 +268,8 @@ def fingerprints(evaluation: Evaluation) -> tuple[str, str]:
     # Evidence passing the maximum age changes no row: the candidates whose evidence expired
     # since they were scored (a query only when the evaluation sets an age) key the results.
     expired = selectors.evidence_expired_candidates(evaluation=evaluation)
-    ranking = hashlib.sha256(repr((RUBRIC_VERSION, own, rows, expired)).encode()).hexdigest()
+    model = _model_key(evaluation.rubric_version)
+    ranking = hashlib.sha256(repr((model, own, rows, expired)).encode()).hexdigest()
     catalogue_rows = [_catalogue_columns(row) for row in rows]
     catalogue = repr((evaluation.pk, evaluation.status, catalogue_rows))
     return ranking, hashlib.sha256(catalogue.encode()).hexdigest()
