@@ -75,6 +75,15 @@ _STATUSES = {
 }
 
 
+def scale_gpus(gpu_count: int, evaluation: EvaluationSpec, rubric: Rubric) -> int:
+    """The GPUs the scale rule judges a delivery form at: rubric v2, the GPUs the job runs on
+    (the requirement, at most the ``gpu_count`` delivered: surplus GPUs carry no traffic;
+    expert review F6); rubric v1, every delivered GPU (kept for replay)."""
+    if rubric.v2 is None:
+        return gpu_count
+    return min(gpu_count, evaluation.required_total_gpus)
+
+
 def gpus_per_node_equivalent(offering: OfferingFacts, rubric: Rubric) -> float:
     """A node's GPUs in full-GPU equivalents (rubric v2 counts MIG slices by their fraction)."""
     if offering.mig_profile and rubric.v2 is not None:
@@ -257,7 +266,9 @@ def plan(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, 
     policy = rubric.v2
     assert policy is not None  # noqa: S101 - rubric v2 only
     job = evaluation.required_total_gpus
-    scale = rubric.scale.efficiency(form, candidate.gpu_count, workload)
+    scale = rubric.scale.efficiency(
+        form, scale_gpus(candidate.gpu_count, evaluation, rubric), workload
+    )
     comm = rubric.scale.collective_share(job, workload)
     assumed = policy.form(form).assumed_busbw_fraction
     per_node = gpus_per_node_equivalent(offering, rubric)

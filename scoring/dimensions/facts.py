@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..batching import once_per_key
-from ..collectives import gpus_per_node_equivalent
+from ..collectives import gpus_per_node_equivalent, scale_gpus
 from ..tco import PendingTco, budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -139,14 +139,16 @@ def _form_check(ctx: FactContext) -> tuple[str, str]:
 
 
 def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
-    """The efficiency of the delivery form at the candidate's scale. Rubric v2: measured only
+    """The efficiency of the delivery form at the job's scale (collectives.scale_gpus: rubric
+    v2 the GPUs the job runs on, v1 every delivered GPU). Rubric v2: measured only
     when the evidence verified the form; a refuted claim is a claim (its status,
     "contradicted", scales the efficiency of the least favourable form the evidence allows)."""
     form, status = _form_check(ctx)
     refuted_v1 = status == "contradicted" and ctx.rubric.v2 is None
     basis = MEASURED if status == "verified" or refuted_v1 else CLAIMED
     workload = ctx.evaluation.workload_profile
-    return round(ctx.rubric.scale.efficiency(form, ctx.candidate.gpu_count, workload), 4), basis
+    gpus = scale_gpus(ctx.candidate.gpu_count, ctx.evaluation, ctx.rubric)
+    return round(ctx.rubric.scale.efficiency(form, gpus, workload), 4), basis
 
 
 def _delivery_form(ctx: FactContext) -> tuple[str, str]:
