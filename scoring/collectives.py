@@ -242,7 +242,7 @@ def throughput_kernel(
 
 
 @dataclass(frozen=True)
-class Plan:
+class CollectivePlan:
     """What a candidate's efficiency reads besides its two continuous measurements (the
     all-reduce fraction and peak): shared by the candidates of a batch with equal offerings."""
 
@@ -259,8 +259,11 @@ class Plan:
     unreferenced: bool
 
 
-def plan(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str) -> Plan:
-    """The candidate's Plan; ``form`` is the delivery form the TCO prices (tco.priced_form)."""
+def collective_plan(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
+) -> CollectivePlan:
+    """The candidate's CollectivePlan; ``form`` is the delivery form the TCO prices
+    (tco.priced_form)."""
     offering, measured = candidate.offering, candidate.measured
     workload = evaluation.workload_profile
     policy = rubric.v2
@@ -276,9 +279,9 @@ def plan(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, 
     found = reference_fabric(offering.gpu_model)
     family = found[0].family if found else (_family(offering.gpu_model))
     if not spans:
-        return Plan(scale, comm, assumed, False, 1.0, None, family, None, "", None, False)
+        return CollectivePlan(scale, comm, assumed, False, 1.0, None, family, None, "", None, False)
     if found is None:
-        return Plan(scale, comm, assumed, True, 1.0, None, family, None, "", None, True)
+        return CollectivePlan(scale, comm, assumed, True, 1.0, None, family, None, "", None, True)
     spec, per_gpu, source = found
     reference_gbyte_s = None
     nodes = measured.busbw_nodes
@@ -291,7 +294,7 @@ def plan(candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, 
         if expected is not None and expected.value_gbyte_s > 0:
             reference_gbyte_s = expected.value_gbyte_s
     fabric = _fabric(candidate, rubric, per_node * per_gpu * NET_RDMA_EFFICIENCY)
-    return Plan(
+    return CollectivePlan(
         scale,
         comm,
         assumed,
@@ -349,7 +352,7 @@ def collectives(
     candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
 ) -> Collectives:
     """The candidate's efficiency and what it rests on (rubric v2; see the module docstring)."""
-    found = plan(candidate, evaluation, rubric, form)
+    found = collective_plan(candidate, evaluation, rubric, form)
     measured = candidate.measured
     fraction = measured.busbw_fraction
     health, basis = found.assumed, "assumed"

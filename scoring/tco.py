@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .batching import item_columns, once_per_key, read_fields
-from .collectives import Collectives, collectives, plan, throughput_kernel
+from .collectives import Collectives, collective_plan, collectives, throughput_kernel
 from .rubric import Rubric, load_rubric
 from .rubric.model import backs
 from .types import (
@@ -1565,9 +1565,9 @@ def _efficiency_caps(
     """_efficiency_cap(candidate, rubric, evaluation)[0] of every candidate, as float64.
 
     ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
-    Rubric v2: each candidate's collectives.Plan once per what it reads (the form, the GPUs,
-    the offering's GPU and fabric, ibstat's figures, the fabric claim's status, the nodes of
-    a measured all-reduce), then collectives.throughput_kernel over the batch, as the exact
+    Rubric v2: each candidate's collectives.CollectivePlan once per what it reads (the form,
+    the GPUs, the offering's GPU and fabric, ibstat's figures, the fabric claim's status, the
+    nodes of a measured all-reduce), then collectives.throughput_kernel over the batch, as the exact
     TCO runs it for one candidate. Rubric v1: the measured fraction capped at 1, else the
     scale rule once per (form key, GPU count)."""
     measured = list(map(_MEASURED_OF, candidates))
@@ -1600,7 +1600,9 @@ def _efficiency_caps(
     plans = once_per_key(
         keys,
         candidates,
-        lambda candidate: plan(candidate, evaluation, rubric, priced_form(candidate, rubric)),
+        lambda candidate: collective_plan(
+            candidate, evaluation, rubric, priced_form(candidate, rubric)
+        ),
     )
     health = capped
     for index, k in enumerate(known):
