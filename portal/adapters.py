@@ -22,6 +22,7 @@ from scoring.types import (
 from scoring.verification import Claims, NodeEvidence, facts
 
 from .models import Answer, Candidate, Evaluation, EvidenceUpload, Offering, UploadStatus, Vendor
+from .models.evaluations import accepted_gpu_families
 
 # What a page or service must prefetch on Candidate querysets before calling these functions.
 CANDIDATE_SELECT = ("offering", "offering__vendor", "evaluation")
@@ -84,6 +85,7 @@ def evaluation_spec(
         data_residency=evaluation.data_residency,
         ops_capacity=evaluation.ops_capacity,
         ops_staff_cost_month=evaluation.ops_staff_cost_month,
+        accepted_gpu_families=accepted_gpu_families(evaluation.accepted_gpu_models),
     )
 
 

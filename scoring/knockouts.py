@@ -14,6 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from . import poc
+from .reference import gpu_family_of
 from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import PendingTco, Tco
@@ -89,6 +90,18 @@ def _gpu_knockouts(
         # "N GPUs x M GiB" requirement is checked against the slice.
         slice_memory = parse_mig_profile(offering.mig_profile)[1]
         memory = min(memory, slice_memory)
+    accepted = evaluation.accepted_gpu_families
+    if accepted and gpu_family_of(offering.gpu_model) not in accepted:
+        # Checklist item 1: the GPU model must match the requirement; the buyer names the
+        # families it accepts (a pre-training buyer may exclude inference parts such as H20).
+        found.append(
+            Knockout(
+                "gpu_model",
+                f"offers {offering.gpu_model}, the evaluation accepts only {', '.join(accepted)}",
+                f"提供 {offering.gpu_model}，评估仅接受 {'、'.join(accepted)}",
+                measured.ref("gpu_match") or f"offering: gpu_model = {offering.gpu_model}",
+            )
+        )
     contradicted = candidate.answers.get("gpu_match") == "contradicted"
     if have >= need and memory >= need_memory and not contradicted:
         return found

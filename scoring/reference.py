@@ -334,6 +334,31 @@ def gpu_family_of(name: str | None) -> str | None:
     return None
 
 
+_FAMILY_LIST = re.compile(r"\s*[,;，；、]\s*")
+
+
+def parse_gpu_families(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The GPU families a list names ("H100, H200" or "NVIDIA H100 SXM、B200": separated by
+    commas, semicolons or the Chinese list marks), each once in the order given, and the
+    items that name no family in the table (to be reported)."""
+    families: list[str] = []
+    unknown: list[str] = []
+    for item in _FAMILY_LIST.split(text or ""):
+        if not item.strip():
+            continue
+        family = gpu_family_of(item)
+        if family is None:
+            unknown.append(item.strip())
+        elif family not in families:
+            families.append(family)
+    return tuple(families), tuple(unknown)
+
+
+def is_gpu_family(token: str) -> bool:
+    """Whether ``token`` is a family of the table ("H100", "4090")."""
+    return token in _FAMILIES
+
+
 # --- what a GPU name states -------------------------------------------------------------------
 
 # Tokens that name a form factor: "SXM4", "SXM5", "PCIE" (also spelled "PCI-E"), "NVL" (the

@@ -11,6 +11,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from scoring.reference import parse_gpu_families
 from scoring.rubric import CURRENT_RUBRIC_VERSION, RUBRIC_VERSIONS
 
 from .choices import (
@@ -28,6 +29,24 @@ from .vendors import Offering, OfferingVersion
 from .workloads import DataResidency, OpsCapacity
 
 WEIGHT_FIELDS = tuple(f"weight_{d.value}" for d in Dimension)
+
+
+def validate_gpu_models(value: str) -> None:
+    """Every item of an accepted-GPU list names a GPU model the portal knows."""
+    _families, unknown = parse_gpu_families(value)
+    if unknown:
+        raise ValidationError(
+            _("Unknown GPU model: %(models)s. Name models such as H100, H200, B200 or A100."),
+            code="unknown_gpu_model",
+            params={"models": ", ".join(unknown)},
+        )
+
+
+def accepted_gpu_families(value: str) -> tuple[str, ...]:
+    """The GPU families an evaluation's accepted_gpu_models names (empty: any)."""
+    return parse_gpu_families(value)[0]
+
+
 # What procurement sets on an evaluation besides its weights (forms and the API share it).
 REQUIREMENT_FIELDS = (
     "name",
@@ -35,6 +54,7 @@ REQUIREMENT_FIELDS = (
     "workload_profile",
     "required_total_gpus",
     "required_gpu_memory_gib",
+    "accepted_gpu_models",
     "duration_days",
     "expected_idle_days",
     "budget_total",
@@ -135,6 +155,17 @@ class Evaluation(models.Model):
         null=True,
         blank=True,
         help_text=_("Evidence measured longer ago is flagged and not used. Empty: no limit."),
+    )
+    accepted_gpu_models = models.CharField(
+        _("accepted GPU models"),
+        max_length=200,
+        blank=True,
+        default="",
+        validators=[validate_gpu_models],
+        help_text=_(
+            "The GPU models the evaluation accepts, separated by commas (for example H100, H200, "
+            "B200); other models are disqualified. Empty: any model."
+        ),
     )
     min_busbw_fraction = models.DecimalField(
         _("minimum measured bus-bandwidth fraction"),

@@ -37,6 +37,7 @@ from scoring.types import EvaluationSpec
 
 from .. import adapters, selectors
 from ..models import BillingModel, Candidate, Evaluation, Measurement, Workload
+from ..models.evaluations import accepted_gpu_families
 from .errors import ensure_current, ensure_not_decided
 from .versions import values_version
 
@@ -175,6 +176,7 @@ def _spec(evaluation: Evaluation, workload: Workload, gpus: int) -> EvaluationSp
         require_xinchuang=req.get("require_xinchuang", evaluation.require_xinchuang),
         min_busbw_fraction=req.get("min_busbw_fraction", evaluation.min_busbw_fraction),
         weights=workload.weights or None,
+        accepted_gpu_families=accepted_gpu_families(evaluation.accepted_gpu_models),
     )
 
 

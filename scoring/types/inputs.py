@@ -11,6 +11,7 @@ from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
+from ..reference import is_gpu_family
 from .base import (
     BARE_METAL_VERDICTS,
     BILLING_MODELS,
@@ -468,6 +469,9 @@ class EvaluationSpec:
     data_residency: str = "none"
     ops_capacity: str = "platform_team"
     ops_staff_cost_month: Decimal = Decimal(0)
+    # Checklist item 1 ("GPU model ... match the requirement"): the GPU families the buyer
+    # accepts (scoring.reference families: "H100", "B200"); empty accepts any.
+    accepted_gpu_families: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _choice(self.workload_profile, WORKLOAD_PROFILES, "workload_profile")
@@ -487,6 +491,13 @@ class EvaluationSpec:
         _set(self, "min_busbw_fraction", fraction)
         if self.weights is not None:
             _set(self, "weights", _frozen_map(self.weights, "weights"))
+        families = self.accepted_gpu_families
+        if isinstance(families, str) or not all(isinstance(f, str) for f in families):
+            raise ScoringInputError("accepted_gpu_families must be a sequence of GPU families")
+        unknown = [family for family in families if not is_gpu_family(family)]
+        if unknown:
+            raise ScoringInputError(f"accepted_gpu_families names no known GPU family: {unknown}")
+        _set(self, "accepted_gpu_families", tuple(families))
 
 
 @dataclass(frozen=True)

@@ -158,3 +158,28 @@ def test_disqualified_candidate_keeps_its_scores_for_inspection():
     assert result.disqualified
     assert len(result.dimensions) == 6
     assert result.as_dict()["knockouts"][0]["code"] == "total_gpus"
+
+
+def test_an_evaluation_names_the_gpu_families_it_accepts():
+    # Checklist item 1 (expert review F3): a pre-training buyer may rule out inference parts.
+    from scoring.reference import parse_gpu_families
+    from scoring.types import ScoringInputError
+
+    assert parse_gpu_families("H100, NVIDIA H200 SXM;B200、RTX 4090, MI300X, ,H100") == (
+        ("H100", "H200", "B200", "4090"),
+        ("MI300X",),
+    )
+    h20 = candidate(offering=offering(gpu_model="NVIDIA H20 96GB", gpu_memory_gib=96))
+    only = {"accepted_gpu_families": ("H100", "H200")}
+    found = _knockouts(h20, **only)
+    assert "accepts only H100, H200" in found["gpu_model"].reason_en
+    assert "仅接受 H100、H200" in found["gpu_model"].reason_zh
+    assert "gpu_model" not in _knockouts(candidate(), **only)
+    assert "gpu_model" not in _knockouts(h20)
+    for bad in (("MI300X",), "H100"):
+        try:
+            evaluation(accepted_gpu_families=bad)
+        except ScoringInputError as error:
+            assert "accepted_gpu_families" in str(error)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
