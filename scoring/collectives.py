@@ -44,6 +44,7 @@ import numpy as np
 from .reference import (
     NET_RDMA_EFFICIENCY,
     NET_TCP_EFFICIENCY,
+    GpuSpec,
     expected_busbw_gbyte_s,
     match_gpu,
     reference_fabric,
@@ -244,7 +245,7 @@ def throughput_kernel(
 @dataclass(frozen=True)
 class CollectivePlan:
     """What a candidate's efficiency reads besides its two continuous measurements (the
-    all-reduce fraction and peak): shared by the candidates of a batch with equal offerings."""
+    all-reduce fraction and peak)."""
 
     scale: float
     comm_share: float
@@ -259,41 +260,78 @@ class CollectivePlan:
     unreferenced: bool
 
 
+@dataclass(frozen=True)
+class Shape:
+    """What a job's collectives read of an offering's node shape (its GPU model, GPUs per node
+    and MIG profile): shared by every candidate of that shape in a batch."""
+
+    per_node: float  # GPUs per node in full-GPU equivalents
+    spans_nodes: bool  # the job's GPUs do not fit in one node
+    gpu_family: str
+    spec: GpuSpec | None  # None: no reference fabric for the GPU
+    reference_gbit_s: int | None
+    reference_source: str
+
+    @property
+    def reference(self) -> float:
+        """The reference fabric's bandwidth per node, in Gb/s at RDMA's share."""
+        assert self.reference_gbit_s is not None  # noqa: S101 - a referenced shape only
+        return self.per_node * self.reference_gbit_s * NET_RDMA_EFFICIENCY
+
+
+def node_shape(offering: OfferingFacts, evaluation: EvaluationSpec, rubric: Rubric) -> Shape:
+    """The offering's Shape for ``evaluation``'s job."""
+    per_node = gpus_per_node_equivalent(offering, rubric)
+    spans = evaluation.required_total_gpus > per_node
+    found = reference_fabric(offering.gpu_model)
+    if found is None:
+        return Shape(per_node, spans, _family(offering.gpu_model), None, None, "")
+    spec, per_gpu, source = found
+    return Shape(per_node, spans, spec.family, spec, per_gpu, source)
+
+
+def across_reference(shape: Shape, nodes: int) -> float | None:
+    """The all-reduce busbw (GB/s) the reference fabric should reach on ``nodes`` nodes of
+    ``shape``, or None (no reference, or no bound applies)."""
+    spec, per_gpu = shape.spec, shape.reference_gbit_s
+    if spec is None or per_gpu is None or nodes < 2:
+        return None
+    ranks = max(1, round(shape.per_node))
+    topology = "full_mesh" if spec.nvlink_links and spec.form_factor != "pcie" else "none"
+    expected = expected_busbw_gbyte_s(spec, ranks, nodes, topology, "infiniband", per_gpu, ranks)
+    if expected is None or expected.value_gbyte_s <= 0:
+        return None
+    return expected.value_gbyte_s
+
+
+def measured_across(candidate: CandidateInput) -> int | None:
+    """The nodes an all-reduce measured across (two or more, with its peak), or None."""
+    measured = candidate.measured
+    nodes = measured.busbw_nodes
+    if nodes is None or nodes < 2 or measured.peak_busbw_gbyte_s is None:
+        return None
+    return nodes
+
+
 def collective_plan(
     candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
 ) -> CollectivePlan:
     """The candidate's CollectivePlan; ``form`` is the delivery form the TCO prices
-    (tco.priced_form)."""
-    offering, measured = candidate.offering, candidate.measured
-    workload = evaluation.workload_profile
-    policy = rubric.v2
-    assert policy is not None  # noqa: S101 - rubric v2 only
-    job = evaluation.required_total_gpus
-    scale = rubric.scale.efficiency(
-        form, scale_gpus(candidate.gpu_count, evaluation, rubric), workload
+    (tco.priced_form). The ranking's columns compose the same parts (scale_and_assumed,
+    node_shape, across_reference, declared_fabric), each once per what it reads."""
+    scale, assumed = scale_and_assumed(candidate, evaluation, rubric, form)
+    comm = rubric.scale.collective_share(
+        evaluation.required_total_gpus, evaluation.workload_profile
     )
-    comm = rubric.scale.collective_share(job, workload)
-    assumed = policy.form(form).assumed_busbw_fraction
-    per_node = gpus_per_node_equivalent(offering, rubric)
-    spans = job > per_node
-    found = reference_fabric(offering.gpu_model)
-    family = found[0].family if found else (_family(offering.gpu_model))
-    if not spans:
+    shape = node_shape(candidate.offering, evaluation, rubric)
+    family = shape.gpu_family
+    if not shape.spans_nodes:
         return CollectivePlan(scale, comm, assumed, False, 1.0, None, family, None, "", None, False)
-    if found is None:
+    if shape.spec is None:
         return CollectivePlan(scale, comm, assumed, True, 1.0, None, family, None, "", None, True)
-    spec, per_gpu, source = found
-    reference_gbyte_s = None
-    nodes = measured.busbw_nodes
-    if nodes is not None and nodes >= 2 and measured.peak_busbw_gbyte_s is not None:
-        ranks = max(1, round(per_node))
-        topology = "full_mesh" if spec.nvlink_links and spec.form_factor != "pcie" else "none"
-        expected = expected_busbw_gbyte_s(
-            spec, ranks, nodes, topology, "infiniband", per_gpu, ranks
-        )
-        if expected is not None and expected.value_gbyte_s > 0:
-            reference_gbyte_s = expected.value_gbyte_s
-    fabric = _fabric(candidate, rubric, per_node * per_gpu * NET_RDMA_EFFICIENCY)
+    nodes = measured_across(candidate)
+    reference_gbyte_s = None if nodes is None else across_reference(shape, nodes)
+    fabric = declared_fabric(candidate, rubric, shape.reference)
     return CollectivePlan(
         scale,
         comm,
@@ -302,11 +340,23 @@ def collective_plan(
         fabric.counted,
         reference_gbyte_s,
         family,
-        per_gpu,
-        source,
+        shape.reference_gbit_s,
+        shape.reference_source,
         fabric,
         False,
     )
+
+
+def scale_and_assumed(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
+) -> tuple[float, float]:
+    """The delivery form's scale-rule efficiency at the job's GPUs and its assumed all-reduce
+    fraction (what an unmeasured candidate is taken to reach)."""
+    policy = rubric.v2
+    assert policy is not None  # noqa: S101 - rubric v2 only
+    gpus = scale_gpus(candidate.gpu_count, evaluation, rubric)
+    scale = rubric.scale.efficiency(form, gpus, evaluation.workload_profile)
+    return scale, policy.form(form).assumed_busbw_fraction
 
 
 def _family(model: str) -> str:
@@ -314,8 +364,9 @@ def _family(model: str) -> str:
     return spec.family if spec is not None else model
 
 
-def _fabric(candidate: CandidateInput, rubric: Rubric, reference: float) -> Fabric:
-    """The declared fabric as counted against ``reference`` (GB/s-equivalent units x 8)."""
+def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float) -> Fabric:
+    """The declared fabric as counted against ``reference`` (Shape.reference: Gb/s per node
+    at RDMA's share)."""
     offering, measured = candidate.offering, candidate.measured
     transport = offering.fabric
     nics, rate = offering.nics_per_node, float(offering.fabric_rate_gbit_s)

@@ -53,7 +53,16 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .batching import item_columns, once_per_key, read_fields
-from .collectives import Collectives, collective_plan, collectives, throughput_kernel
+from .collectives import (
+    Collectives,
+    across_reference,
+    collectives,
+    declared_fabric,
+    measured_across,
+    node_shape,
+    scale_and_assumed,
+    throughput_kernel,
+)
 from .rubric import Rubric, load_rubric
 from .rubric.model import backs
 from .types import (
@@ -1585,51 +1594,72 @@ def _efficiency_caps(
                 keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, evaluation)[0]
             )
         return capped
-    offerings = list(map(_OFFERING_OF, candidates))
-    keys = list(
-        zip(
-            form_keys,
-            gpus,
-            map(_FABRIC_KEY, offerings),
-            map(_PLAN_MEASURED, measured),
-            [m.peak_busbw_gbyte_s is None for m in measured],
-            [answers.get("fabric") for answers in map(_ANSWERS_OF, candidates)],
-            strict=True,
-        )
-    )
-    plans = once_per_key(
-        keys,
+    workload = evaluation.workload_profile
+    comm = rubric.scale.collective_share(evaluation.required_total_gpus, workload)
+    # Each part once per what it reads (collectives.collective_plan composes the same parts).
+    parts = once_per_key(
+        list(zip(form_keys, gpus, strict=True)),
         candidates,
-        lambda candidate: collective_plan(
+        lambda candidate: scale_and_assumed(
             candidate, evaluation, rubric, priced_form(candidate, rubric)
         ),
+    )
+    scale = np.array([part[0] for part in parts], dtype=float)
+    assumed = [part[1] for part in parts]
+    offerings = list(map(_OFFERING_OF, candidates))
+    shape_keys = read_fields(offerings, _SHAPE_FIELDS)
+    shapes = once_per_key(
+        shape_keys, offerings, lambda offering: node_shape(offering, evaluation, rubric)
     )
     health = capped
     for index, k in enumerate(known):
         if not k:
-            assumed = plans[index].assumed
             host = measured[index].host_device_fraction
-            one = gpus[index] == 1 and host is not None and host >= assumed
-            health[index] = host if one else assumed
-    across = np.array([p.reference_gbyte_s is not None for p in plans], dtype=bool)
-    peak = np.array(
-        [
-            m.peak_busbw_gbyte_s if a else 0.0
-            for m, a in zip(measured, across.tolist(), strict=True)
-        ],
-        dtype=float,
-    )
-    reference = np.array([p.reference_gbyte_s or 1.0 for p in plans], dtype=float)
-    share = np.array([p.share for p in plans], dtype=float)
-    comm = np.array([p.comm_share for p in plans], dtype=float)
-    scale = np.array([p.scale for p in plans], dtype=float)
-    return throughput_kernel(health, across, peak, reference, share, comm, scale)[0]
+            one = gpus[index] == 1 and host is not None and host >= assumed[index]
+            health[index] = host if one else assumed[index]
+    count = len(candidates)
+    across = np.zeros(count, dtype=bool)
+    peak = np.zeros(count)
+    reference = np.ones(count)
+    share = np.ones(count)
+    spanning = [i for i, shape in enumerate(shapes) if shape.spans_nodes and shape.spec is not None]
+    if spanning and comm > 0.0:
+        nodes = [measured_across(candidates[i]) for i in spanning]
+        measured_on = [i for i, n in zip(spanning, nodes, strict=True) if n is not None]
+        if measured_on:
+            found = once_per_key(
+                [(shape_keys[i], measured[i].busbw_nodes) for i in measured_on],
+                measured_on,
+                lambda i: across_reference(shapes[i], measured[i].busbw_nodes),
+            )
+            for i, value in zip(measured_on, found, strict=True):
+                if value is not None:
+                    across[i], peak[i], reference[i] = True, measured[i].peak_busbw_gbyte_s, value
+        declared = [i for i in spanning if not across[i]]
+        if declared:
+            keys = [
+                (
+                    shape_keys[i],
+                    _FABRIC_KEY(offerings[i]),
+                    _IBSTAT_KEY(measured[i]),
+                    candidates[i].node_count,
+                    candidates[i].answers.get("fabric"),
+                )
+                for i in declared
+            ]
+            counted = once_per_key(
+                keys,
+                declared,
+                lambda i: declared_fabric(candidates[i], rubric, shapes[i].reference).counted,
+            )
+            share[declared] = counted
+    comms = np.full(count, comm)
+    return throughput_kernel(health, across, peak, reference, share, comms, scale)[0]
 
 
-_FABRIC_KEY = attrgetter(
-    "gpu_model", "gpus_per_node", "mig_profile", "fabric", "fabric_rate_gbit_s", "nics_per_node"
-)
-_PLAN_MEASURED = attrgetter("ib_rate_gbit_s_min", "ib_ports_down", "busbw_nodes")
+_SHAPE_FIELDS = ("gpu_model", "gpus_per_node", "mig_profile")
+_FABRIC_KEY = attrgetter("fabric", "fabric_rate_gbit_s", "nics_per_node")
+_IBSTAT_KEY = attrgetter("ib_rate_gbit_s_min", "ib_ports_down")
 
 
 class FloatCache(dict):

@@ -5,20 +5,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('portal', '0031_measurement_redundant_indexes'),
+        ("portal", "0031_measurement_redundant_indexes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='evaluation',
-            name='accepted_gpu_models',
-            field=models.CharField(blank=True, default='', help_text='The GPU models the evaluation accepts, separated by commas (for example H100, H200, B200); other models are disqualified. Empty: any model.', max_length=200, validators=[portal.models.evaluations.validate_gpu_models], verbose_name='accepted GPU models'),
+            model_name="evaluation",
+            name="accepted_gpu_models",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="The GPU models the evaluation accepts, separated by commas (for example H100, H200, B200); other models are disqualified. Empty: any model.",
+                max_length=200,
+                validators=[portal.models.evaluations.validate_gpu_models],
+                verbose_name="accepted GPU models",
+            ),
         ),
         migrations.AddField(
-            model_name='historicalevaluation',
-            name='accepted_gpu_models',
-            field=models.CharField(blank=True, default='', help_text='The GPU models the evaluation accepts, separated by commas (for example H100, H200, B200); other models are disqualified. Empty: any model.', max_length=200, validators=[portal.models.evaluations.validate_gpu_models], verbose_name='accepted GPU models'),
+            model_name="historicalevaluation",
+            name="accepted_gpu_models",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="The GPU models the evaluation accepts, separated by commas (for example H100, H200, B200); other models are disqualified. Empty: any model.",
+                max_length=200,
+                validators=[portal.models.evaluations.validate_gpu_models],
+                verbose_name="accepted GPU models",
+            ),
         ),
     ]
