@@ -44,8 +44,10 @@ COMPONENT_COLOURS = {
 # (label, cost, score, disqualified[, candidate id])
 Point = tuple
 
-# The plot area the label placement assumes (px): a half-width chart card on a desktop.
-PLOT_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT, CHAR_WIDTH = 520.0, 340.0, 15.0, 7.0
+# The plot area the label placement assumes (px): a half-width chart card on a narrow desktop
+# (1024 px; a wider screen only spreads the points further apart). Labels keep LABEL_GAP px
+# from each other, so fonts a little wider than CHAR_WIDTH still do not touch.
+PLOT_WIDTH, PLOT_HEIGHT, LABEL_HEIGHT, CHAR_WIDTH, LABEL_GAP = 440.0, 340.0, 15.0, 7.0, 4.0
 _OFFSETS = (
     # textposition: (left, bottom) of the label box relative to the point, in label widths
     # and pixels: (dx in widths, dx px, dy in heights, dy px)
@@ -75,6 +77,11 @@ def _overlap(a, b) -> float:
     return width * height if width > 0 and height > 0 else 0.0
 
 
+def x_axis_end(highest_cost: float) -> float:
+    """The end of the cost axis: the chart draws it to where the label placement assumes."""
+    return (highest_cost or 1.0) * 1.05
+
+
 def label_positions(points: list[tuple[float, float, str]], highest_cost: float) -> list[str]:
     """A textposition per (cost, score, label) point such that the labels overlap neither each
     other nor the markers, nor leave the plot, where that is possible (greedy: the highest
@@ -82,7 +89,7 @@ def label_positions(points: list[tuple[float, float, str]], highest_cost: float)
     Positions are worked out in pixels on the plot area the chart usually has."""
     from .base import _columns
 
-    x_max = (highest_cost or 1.0) * 1.05
+    x_max = x_axis_end(highest_cost)
     pixels = [(c / x_max * PLOT_WIDTH, s / 105.0 * PLOT_HEIGHT) for c, s, _l in points]
     markers = [(x - 6, y - 6, x + 6, y + 6) for x, y in pixels]
     boxes: list[tuple[float, float, float, float]] = []
@@ -96,7 +103,13 @@ def label_positions(points: list[tuple[float, float, str]], highest_cost: float)
             box = _box(name, x, y, width)
             outside = max(0.0, -box[0]) + max(0.0, box[2] - PLOT_WIDTH * 1.02)
             outside += max(0.0, box[3] - PLOT_HEIGHT * 1.02) + max(0.0, -box[1])
-            crowd = sum(_overlap(box, b) for b in boxes)
+            padded = (
+                box[0] - LABEL_GAP,
+                box[1] - LABEL_GAP,
+                box[2] + LABEL_GAP,
+                box[3] + LABEL_GAP,
+            )
+            crowd = sum(_overlap(padded, b) for b in boxes)
             crowd += sum(_overlap(box, m) for j, m in enumerate(markers) if j != i)
             cost = crowd + outside * LABEL_HEIGHT
             if best_cost is None or cost < best_cost:
@@ -454,7 +467,7 @@ def value_for_money(
             )
         layout = {
             "height": 460,
-            "xaxis": {"title": {"text": title}, "rangemode": "tozero"},
+            "xaxis": {"title": {"text": title}, "range": [0, x_axis_end(highest)]},
             "yaxis": {"title": {"text": _("Total score (0–100)")}, "range": [0, 105]},
         }
         if missing:
