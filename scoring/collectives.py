@@ -46,7 +46,7 @@ from .reference import (
     NET_TCP_EFFICIENCY,
     GpuSpec,
     expected_busbw_gbyte_s,
-    match_gpu,
+    gpu_family_of,
     reference_fabric,
 )
 from .rubric import Rubric
@@ -243,24 +243,6 @@ def throughput_kernel(
 
 
 @dataclass(frozen=True)
-class CollectivePlan:
-    """What a candidate's efficiency reads besides its two continuous measurements (the
-    all-reduce fraction and peak)."""
-
-    scale: float
-    comm_share: float
-    assumed: float
-    spans_nodes: bool
-    share: float  # the counted fabric share (1.0 unless "declared")
-    reference_gbyte_s: float | None  # the reference's expected busbw on the measured nodes
-    gpu_family: str
-    reference_gbit_s: int | None
-    reference_source: str
-    fabric: Fabric | None
-    unreferenced: bool
-
-
-@dataclass(frozen=True)
 class Shape:
     """What a job's collectives read of an offering's node shape (its GPU model, GPUs per node
     and MIG profile): shared by every candidate of that shape in a batch."""
@@ -271,6 +253,11 @@ class Shape:
     spec: GpuSpec | None  # None: no reference fabric for the GPU
     reference_gbit_s: int | None
     reference_source: str
+
+    @property
+    def declared(self) -> bool:
+        """Whether the job's collectives cross a fabric the rubric has a reference for."""
+        return self.spans_nodes and self.spec is not None
 
     @property
     def reference(self) -> float:
@@ -285,7 +272,8 @@ def node_shape(offering: OfferingFacts, evaluation: EvaluationSpec, rubric: Rubr
     spans = evaluation.required_total_gpus > per_node
     found = reference_fabric(offering.gpu_model)
     if found is None:
-        return Shape(per_node, spans, _family(offering.gpu_model), None, None, "")
+        family = gpu_family_of(offering.gpu_model) or offering.gpu_model
+        return Shape(per_node, spans, family, None, None, "")
     spec, per_gpu, source = found
     return Shape(per_node, spans, spec.family, spec, per_gpu, source)
 
@@ -313,38 +301,27 @@ def measured_across(candidate: CandidateInput) -> int | None:
     return nodes
 
 
-def collective_plan(
-    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
-) -> CollectivePlan:
-    """The candidate's CollectivePlan; ``form`` is the delivery form the TCO prices
-    (tco.priced_form). The ranking's columns compose the same parts (scale_and_assumed,
-    node_shape, across_reference, declared_fabric), each once per what it reads."""
-    scale, assumed = scale_and_assumed(candidate, evaluation, rubric, form)
-    comm = rubric.scale.collective_share(
+def comm_share(evaluation: EvaluationSpec, rubric: Rubric) -> float:
+    """c: the share of a step the evaluation's job spends in collectives (rubric v2)."""
+    return rubric.scale.collective_share(
         evaluation.required_total_gpus, evaluation.workload_profile
     )
-    shape = node_shape(candidate.offering, evaluation, rubric)
-    family = shape.gpu_family
-    if not shape.spans_nodes:
-        return CollectivePlan(scale, comm, assumed, False, 1.0, None, family, None, "", None, False)
-    if shape.spec is None:
-        return CollectivePlan(scale, comm, assumed, True, 1.0, None, family, None, "", None, True)
-    nodes = measured_across(candidate)
-    reference_gbyte_s = None if nodes is None else across_reference(shape, nodes)
-    fabric = declared_fabric(candidate, rubric, shape.reference)
-    return CollectivePlan(
-        scale,
-        comm,
-        assumed,
-        True,
-        fabric.counted,
-        reference_gbyte_s,
-        family,
-        shape.reference_gbit_s,
-        shape.reference_source,
-        fabric,
-        False,
-    )
+
+
+def health_of(candidate: CandidateInput, assumed: float) -> tuple[float, str]:
+    """The all-reduce fraction of the declared system and its basis: measured (capped at 1),
+    a one-GPU candidate's host<->device fraction where it reaches the assumption, or the
+    form's ``assumed`` fraction."""
+    measured = candidate.measured
+    fraction = measured.busbw_fraction
+    if fraction is not None:
+        return min(fraction, 1.0), "measured"
+    host = measured.host_device_fraction
+    if candidate.gpu_count == 1 and host is not None and host >= assumed:
+        # No collective runs on one GPU: its measured path is the host<->device copy against
+        # its PCIe generation; counted only where it reaches the assumption.
+        return host, "measured"
+    return assumed, "assumed"
 
 
 def scale_and_assumed(
@@ -357,11 +334,6 @@ def scale_and_assumed(
     gpus = scale_gpus(candidate.gpu_count, evaluation, rubric)
     scale = rubric.scale.efficiency(form, gpus, evaluation.workload_profile)
     return scale, policy.form(form).assumed_busbw_fraction
-
-
-def _family(model: str) -> str:
-    spec = match_gpu(model)
-    return spec.family if spec is not None else model
 
 
 def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float) -> Fabric:
@@ -402,65 +374,55 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
 def collectives(
     candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric, form: str
 ) -> Collectives:
-    """The candidate's efficiency and what it rests on (rubric v2; see the module docstring)."""
-    found = collective_plan(candidate, evaluation, rubric, form)
-    measured = candidate.measured
-    fraction = measured.busbw_fraction
-    health, basis = found.assumed, "assumed"
-    if fraction is not None:
-        health, basis = min(fraction, 1.0), "measured"
-    elif (
-        candidate.gpu_count == 1
-        and measured.host_device_fraction is not None
-        and measured.host_device_fraction >= found.assumed
-    ):
-        # No collective runs on one GPU: its measured path is the host<->device copy against
-        # its PCIe generation; counted only where it reaches the assumption.
-        health, basis = measured.host_device_fraction, "measured"
-    across = found.reference_gbyte_s is not None
-    peak = measured.peak_busbw_gbyte_s if across else 0.0
+    """The candidate's efficiency and what it rests on (rubric v2; see the module docstring);
+    ``form`` is the delivery form the TCO prices (tco.priced_form). The ranking's columns
+    (tco._efficiency_caps) compose the same parts, each once per what it reads."""
+    scale, assumed = scale_and_assumed(candidate, evaluation, rubric, form)
+    comm = comm_share(evaluation, rubric)
+    shape = node_shape(candidate.offering, evaluation, rubric)
+    health, basis = health_of(candidate, assumed)
+    nodes = reference_gbyte_s = fabric = None
+    if shape.declared:
+        nodes = measured_across(candidate)
+        reference_gbyte_s = None if nodes is None else across_reference(shape, nodes)
+        fabric = declared_fabric(candidate, rubric, shape.reference)
+    across = reference_gbyte_s is not None
+    peak = candidate.measured.peak_busbw_gbyte_s if across else 0.0
+    share = 1.0 if fabric is None else fabric.counted
     efficiency, bandwidth, throughput = (
         float(value[0])
         for value in throughput_kernel(
-            *_arrays(
-                health,
-                across,
-                peak,
-                found.reference_gbyte_s or 1.0,
-                found.share,
-                found.comm_share,
-                found.scale,
-            )
+            *_arrays(health, across, peak, reference_gbyte_s or 1.0, share, comm, scale)
         )
     )
-    if found.comm_share <= 0.0:
+    if comm <= 0.0:
         source = "no_collective"
     elif across:
         source = "across_nodes"
-    elif found.unreferenced:
-        source = "unreferenced"
-    elif found.spans_nodes:
+    elif shape.declared:
         source = "declared"
+    elif shape.spans_nodes:
+        source = "unreferenced"
     else:
         source = "one_node"
     return Collectives(
         efficiency,
         basis,
-        found.scale,
+        scale,
         health,
-        found.comm_share,
+        comm,
         bandwidth,
         throughput,
         source,
         evaluation.required_total_gpus,
         evaluation.workload_profile,
-        found.gpu_family,
-        found.reference_gbit_s,
-        found.reference_source,
-        found.fabric,
+        shape.gpu_family,
+        shape.reference_gbit_s if shape.declared else None,
+        shape.reference_source if shape.declared else "",
+        fabric,
         peak if across else None,
-        found.reference_gbyte_s,
-        measured.busbw_nodes if across else None,
+        reference_gbyte_s,
+        nodes if across else None,
     )
 
 

@@ -57,7 +57,9 @@ from .collectives import (
     Collectives,
     across_reference,
     collectives,
+    comm_share,
     declared_fabric,
+    health_of,
     measured_across,
     node_shape,
     scale_and_assumed,
@@ -1574,11 +1576,11 @@ def _efficiency_caps(
     """_efficiency_cap(candidate, rubric, evaluation)[0] of every candidate, as float64.
 
     ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
-    Rubric v2: each candidate's collectives.CollectivePlan once per what it reads (the form,
-    the GPUs, the offering's GPU and fabric, ibstat's figures, the fabric claim's status, the
-    nodes of a measured all-reduce), then collectives.throughput_kernel over the batch, as the exact
-    TCO runs it for one candidate. Rubric v1: the measured fraction capped at 1, else the
-    scale rule once per (form key, GPU count)."""
+    Rubric v2: the parts collectives.collectives composes for one candidate, each once per
+    what it reads (scale and assumption per form and GPUs, the node shape per GPU model and
+    node, the reference across the measured nodes, the declared fabric per fabric, ibstat
+    figures and claim status), then collectives.throughput_kernel over the batch. Rubric v1:
+    the measured fraction capped at 1, else the scale rule once per (form key, GPU count)."""
     measured = list(map(_MEASURED_OF, candidates))
     fractions = list(map(_BUSBW_OF, measured))
     known = [fraction is not None for fraction in fractions]
@@ -1594,9 +1596,7 @@ def _efficiency_caps(
                 keys, chosen, lambda candidate: _efficiency_cap(candidate, rubric, evaluation)[0]
             )
         return capped
-    workload = evaluation.workload_profile
-    comm = rubric.scale.collective_share(evaluation.required_total_gpus, workload)
-    # Each part once per what it reads (collectives.collective_plan composes the same parts).
+    comm = comm_share(evaluation, rubric)
     parts = once_per_key(
         list(zip(form_keys, gpus, strict=True)),
         candidates,
@@ -1611,18 +1611,16 @@ def _efficiency_caps(
     shapes = once_per_key(
         shape_keys, offerings, lambda offering: node_shape(offering, evaluation, rubric)
     )
-    health = capped
+    health = capped  # the measured fractions, capped at 1 as health_of caps them
     for index, k in enumerate(known):
         if not k:
-            host = measured[index].host_device_fraction
-            one = gpus[index] == 1 and host is not None and host >= assumed[index]
-            health[index] = host if one else assumed[index]
+            health[index] = health_of(candidates[index], assumed[index])[0]
     count = len(candidates)
     across = np.zeros(count, dtype=bool)
     peak = np.zeros(count)
     reference = np.ones(count)
     share = np.ones(count)
-    spanning = [i for i, shape in enumerate(shapes) if shape.spans_nodes and shape.spec is not None]
+    spanning = [i for i, shape in enumerate(shapes) if shape.declared]
     if spanning and comm > 0.0:
         nodes = [measured_across(candidates[i]) for i in spanning]
         measured_on = [i for i, n in zip(spanning, nodes, strict=True) if n is not None]
