@@ -188,6 +188,10 @@ INPUT_LABELS: dict[str, Promise] = {
         "Traffic between GPUs needed (more than one GPU required)"
     ),
     "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
+    "derived.rails_per_gpu": gettext_lazy("Compute rails (NICs) per GPU, as claimed"),
+    "derived.measured_rails_per_gpu": gettext_lazy(
+        "Compute rails Active per GPU on the worst node (ibstat)"
+    ),
     "measured.allgather_busbw_fraction": gettext_lazy(
         "Measured all_gather bus bandwidth against the expected"
     ),
@@ -199,6 +203,7 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.ecc_uncorrected": gettext_lazy("Uncorrected ECC errors"),
     "measured.ib_ports_down": gettext_lazy("InfiniBand ports down"),
     "measured.ib_rate_gbit_s_min": gettext_lazy("Slowest active compute-fabric port rate (ibstat)"),
+    "measured.ib_rails_min": gettext_lazy("Fewest compute rails Active on a node (ibstat)"),
     "measured.nvlink_topology": gettext_lazy("Measured NVLink topology"),
     "measured.nvme_read_gbyte_s": gettext_lazy("Measured NVMe read bandwidth"),
     "measured.nvme_write_gbyte_s": gettext_lazy("Measured NVMe write bandwidth"),

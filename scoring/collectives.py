@@ -348,9 +348,14 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
         slowest = measured.ib_rate_gbit_s_min
         if slowest is not None and 0 < slowest < rate:
             rate, measured_rate = float(slowest), True
-        if measured.ib_ports_down:
-            # The down ports were counted over the nodes ibstat ran on, at most all of them:
-            # the worst node lost at least this many rails.
+        if measured.ib_rails_min is not None:
+            # The rails ibstat showed Active on the worst node (at most the NICs claimed).
+            down = max(nics - measured.ib_rails_min, 0)
+            nics -= down
+        elif measured.ib_ports_down:
+            # A summary stored before the rails were counted: the down ports were counted
+            # over the nodes ibstat ran on, at most all of them, so the worst node lost at
+            # least this many rails.
             down = math.ceil(measured.ib_ports_down / max(candidate.node_count, 1))
             nics = max(nics - down, 0)
     none_share = min(1.0, NO_FABRIC_GBIT_S * NET_TCP_EFFICIENCY / reference)

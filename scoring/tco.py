@@ -1657,7 +1657,7 @@ def _efficiency_caps(
 
 _SHAPE_FIELDS = ("gpu_model", "gpus_per_node", "mig_profile")
 _FABRIC_KEY = attrgetter("fabric", "fabric_rate_gbit_s", "nics_per_node")
-_IBSTAT_KEY = attrgetter("ib_rate_gbit_s_min", "ib_ports_down")
+_IBSTAT_KEY = attrgetter("ib_rate_gbit_s_min", "ib_ports_down", "ib_rails_min")
 
 
 class FloatCache(dict):

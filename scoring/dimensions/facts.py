@@ -386,6 +386,27 @@ def _inter_node_traffic(ctx: FactContext) -> bool:
     return ctx.evaluation.required_total_gpus > _gpus_per_node_equivalent(ctx)
 
 
+def _per_gpu(rails: int, gpus: int) -> float | None:
+    return round(rails / gpus, 3) if gpus > 0 else None
+
+
+def _rails_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed compute rails (NICs) per GPU of a node: a rail-optimised node gives each
+    GPU its own NIC (1.0), whatever the node's size."""
+    return _per_gpu(ctx.offering.nics_per_node, ctx.offering.gpus_per_node)
+
+
+def _measured_rails_per_gpu(ctx: FactContext) -> float | None:
+    """The rails ibstat showed Active per GPU (the worst node's, measured.ib_rails_min), None
+    where not measured or where the evidence refuted the fabric claim (checklist item 3
+    contradicted): a refuted claim is scored as the claim it is, at the contradicted factor,
+    so misstating the fabric scores below declaring it honestly."""
+    rails = ctx.measured.ib_rails_min
+    if rails is None or ctx.answers.get("fabric", UNANSWERED) == "contradicted":
+        return None
+    return _per_gpu(rails, ctx.offering.gpus_per_node)
+
+
 def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
     """Whether the requirement needs traffic between GPUs at all (more than one GPU)."""
     return ctx.evaluation.required_total_gpus > 1
@@ -398,6 +419,23 @@ def _inter_node_traffic_column(batch: Batch) -> list[bool]:
     # A function of the evaluation (shared by the batch) and the offering's node shape.
     keys = list(map(_NODE_SHAPE, batch.owners("offering")))
     return by_key(batch, keys, _inter_node_traffic)
+
+
+def _rails_per_gpu_column(batch: Batch) -> list[float | None]:
+    keys = list(
+        zip(batch.raw("offering.nics_per_node"), batch.raw("offering.gpus_per_node"), strict=True)
+    )
+    return by_key(batch, keys, _rails_per_gpu)
+
+
+def _measured_rails_per_gpu_column(batch: Batch) -> list[float | None]:
+    rails = batch.raw("measured.ib_rails_min")
+    if rails.count(None) == len(rails):
+        return list(rails)  # nothing measured (the usual batch)
+    keys = list(
+        zip(rails, batch.raw("offering.gpus_per_node"), batch.status("fabric"), strict=True)
+    )
+    return by_key(batch, keys, _measured_rails_per_gpu)
 
 
 def _gpu_to_gpu_traffic_column(batch: Batch) -> list[bool]:
@@ -557,6 +595,15 @@ def _build_facts() -> dict[str, FactSource]:
     )
     facts["derived.inter_node_traffic"] = FactSource(
         _inter_node_traffic, COMPUTED, column=_inter_node_traffic_column
+    )
+    facts["derived.rails_per_gpu"] = FactSource(
+        _rails_per_gpu, CLAIMED, column=_rails_per_gpu_column
+    )
+    facts["derived.measured_rails_per_gpu"] = FactSource(
+        _measured_rails_per_gpu,
+        MEASURED,
+        ("ib_rails_min",),
+        column=_measured_rails_per_gpu_column,
     )
     facts["derived.gpu_to_gpu_traffic"] = FactSource(
         _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column

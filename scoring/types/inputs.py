@@ -296,6 +296,7 @@ _MEASURED_INTS = (
     "xid_errors",
     "sxid_errors",
     "ib_ports_down",
+    "ib_rails_min",
     "busbw_nodes",
     "xid_nodes",
 )
@@ -392,6 +393,9 @@ class MeasuredFacts:
     # worst GPU, over the PCIe line rate its GPU model's generation gives at protocol
     # efficiency: the measured efficiency path of a one-GPU candidate, where no collective runs.
     host_device_fraction: float | None = None
+    # The fewest compute rails (fabric ports of the rails' link layer, Active at any rate) on
+    # any node whose ibstat the fabric check judged, at most the NICs claimed per node.
+    ib_rails_min: int | None = None
 
     def __post_init__(self) -> None:
         # As for OfferingFacts: a value _float would keep as it is (None, or a finite float of

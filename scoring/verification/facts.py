@@ -195,6 +195,31 @@ def _fabric(
     return ports_down, (min(rails) if rails else None)
 
 
+def _rails(
+    report: VerificationReport, evidence: list[NodeEvidence], refs: dict[str, str]
+) -> int | None:
+    """The fewest compute rails Active on any node whose ibstat the fabric check judged (the
+    claimed NICs at most: a port the vendor did not offer as a rail is not one), None where
+    it judged no ibstat; the reference names that node's ibstat."""
+    item = report.items.get("fabric")
+    nodes = (item.details or {}).get("nodes") if item is not None else None
+    claimed = as_int((item.details or {}).get("claimed_nics_per_node")) if item else None
+    counts = {
+        name: count
+        for name, node in (nodes or {}).items()
+        if isinstance(node, Mapping)
+        and (count := as_int(node.get("active_rail_ports"))) is not None
+    }
+    if not counts:
+        return None
+    worst = min(sorted(counts), key=counts.__getitem__)
+    source = next((e for e in _of(evidence, "ibstat") if e.node_name == worst), None)
+    if source is not None:
+        refs["ib_rails_min"] = _ref(source)
+    rails = counts[worst]
+    return min(rails, claimed) if claimed else rails
+
+
 def _collective(
     report: VerificationReport, name: str, refs: dict[str, str]
 ) -> tuple[float | None, float | None]:
@@ -386,6 +411,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
             refs[f"nvme_{direction}_mbyte_s"] = _ref(source)
 
     ports_down, rate_min = _fabric(report, evidence, refs)
+    rails_min = _rails(report, evidence, refs)
     xid, sxid = _kernel_log(evidence, refs)
     xid_severity, xid_nodes, xid_node_share = _gpu_errors_by_node(evidence, refs)
     alltoall = _collective(report, ALLTOALL, refs)
@@ -436,6 +462,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         nvme_write_mbyte_s=nvme["write"],
         ib_ports_down=ports_down,
         ib_rate_gbit_s_min=rate_min,
+        ib_rails_min=rails_min,
         nvlink_topology=topology,
         bare_metal_verdict=bare_metal.verdict if bare_metal.signals else None,
         bare_metal_confidence=bare_metal.confidence if bare_metal.signals else None,

@@ -260,6 +260,9 @@ def _fabric_node(
         details = {
             "ports_total": len(ports),
             "rail_ports": [p.label for p in rails],
+            # The rails carrying traffic at any rate (a slow one is the rate rule's concern):
+            # measured_facts reads the fewest of any node as the rails the fabric delivers.
+            "active_rail_ports": sum(p.state.lower() == "active" for p in rails),
             "good_ports": [p.label for p in good],
             "faulty_ports": [p.describe() for p in bad],
             "link_layers": sorted({p.link_layer for p in ports}),

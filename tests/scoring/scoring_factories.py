@@ -172,6 +172,7 @@ measured_facts = st.builds(
     nvme_read_mbyte_s=_optional(st.floats(0, 20000)),
     nvme_write_mbyte_s=_optional(st.floats(0, 20000)),
     ib_ports_down=_optional(st.integers(0, 4)),
+    ib_rails_min=_optional(st.integers(0, 8)),
     ib_rate_gbit_s_min=_optional(st.sampled_from((100.0, 200.0, 400.0))),
     nvlink_topology=_optional(st.sampled_from(NVLINK_TOPOLOGIES)),
     bare_metal_verdict=_optional(st.sampled_from(("bare_metal", "virtualised", "uncertain"))),
