@@ -67,6 +67,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.noop import NOOP_UPLOAD_ID  # noqa: E402
 from scoring.evidence.base import decode_text  # noqa: E402
 from scoring.evidence.bundle import open_evidence, parse_evidence_set  # noqa: E402
 from scoring.evidence.registry import detect_kind, parse_text  # noqa: E402
@@ -81,7 +82,6 @@ BROKER_URL = "redis://127.0.0.1:6379/14"
 QUEUE = f"bench-evidence-{os.getpid()}"
 NODE = f"{QUEUE}@localhost"
 NOOP_TASKS = 200
-NOOP_UPLOAD_ID = 10**12  # no such upload: the import's claim updates nothing and returns
 
 # One 8-GPU node as the collector bundles it: (command name, argv, output, real sample).
 # Two nccl-tests runs: the collector's single-node all_reduce and a full 8 B-16 GiB sweep over

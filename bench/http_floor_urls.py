@@ -13,11 +13,10 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bench.noop import NOOP_UPLOAD_ID
 from portal.api.authentication import UploadTokenAuthentication
 from portal.models import UploadToken
 from portal.tasks import evidence_import_task
-
-NOOP_UPLOAD_ID = 10**12  # no such upload
 
 
 class FloorView(APIView):

@@ -14,6 +14,8 @@ import os
 import time
 from pathlib import Path
 
+from bench.noop import NOOP_UPLOAD_ID
+
 DIRECTORY = os.environ.get("BENCH_PROFILE_DIR", "")
 _profiles: dict[str, cProfile.Profile] = {}
 
@@ -52,7 +54,7 @@ def connect_worker() -> None:
     from celery.signals import task_postrun, task_prerun
 
     def started(task=None, args=None, **_kwargs):
-        role = "noop" if args and args[0] >= 10**12 else "worker"
+        role = "noop" if args and args[0] == NOOP_UPLOAD_ID else "worker"
         task._bench_role = role
         _profile(role).enable()
 
