@@ -4,8 +4,8 @@ The GPU table is read cell by cell: each GPU block is two or three ``| a | b | c
 (name/persistence | bus id/display | volatile uncorrected ECC, then fan/temp/perf/power |
 memory | utilisation/compute mode, then MIG mode when the header has a "MIG M." row). Column
 widths differ between driver generations, so cells are split on ``|`` and read by pattern.
-A table relayed by ``kubectl logs --prefix`` is read without its ``[pod/<name>/<container>] ``
-line prefixes.
+A table relayed by ``kubectl logs --prefix`` (or any relay that puts the same text before every
+line) is read without its ``[pod/<name>/<container>] `` line prefixes (``base.strip_line_prefix``).
 
 metrics
     driver_version, cuda_version (None when "N/A"), nvidia_smi_version
@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_pod_prefix
+from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
 
 KIND = "nvidia_smi"
 
@@ -58,6 +58,9 @@ _FAILURE_RE = re.compile(
 )
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _SCAN_BYTES = 65536
+# Where the table itself starts on a line (a border or the version banner): a log relay's line
+# prefix is what comes before it.
+_TABLE_START_RE = re.compile(r"[+|][-=]{3}|\|\s+NVIDIA-SMI\s")
 
 
 def detect(text: str) -> int:
@@ -116,9 +119,10 @@ def parse(text: str) -> ParseResult:
     failure: tuple[int, str] | None = None
     current: _Gpu | None = None
 
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        # A table relayed by `kubectl logs --prefix` (a validator or driver pod).
-        line = strip_pod_prefix(raw).strip()
+    # A table relayed by `kubectl logs --prefix` (a validator or driver pod), or a CI log.
+    lines, _ = strip_line_prefix(text.splitlines(), _TABLE_START_RE)
+    for line_no, raw in enumerate(lines, start=1):
+        line = raw.strip()
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
             excerpt = True
