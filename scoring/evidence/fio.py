@@ -100,10 +100,14 @@ _LAYOUT_RE = re.compile(
     r"^(?P<name>\S.*?): Laying out IO file(?:\(s\)|s)? ?\(\d+ file(?:\(s\)|s)? / (?P<size>[^)]+)\)"
 )
 # An echoed command line ("$ fio --name=x --rw=read --direct=1 ..."): the text report does not
-# print the options, the command line does.
-_COMMAND_RE = re.compile(r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$")
+# print the options, the command line does. The shell prompt may name the user, host and
+# directory ("root@truenas[/mnt/data]# fio ...", busybox's "/ # fio ..." in a pod).
+_COMMAND_RE = re.compile(
+    r"^\s*(?:[^#$\n]{0,80}?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$"
+)
+# "--size=22m", or "--directory /data": fio's long options take their value either way.
 _COMMAND_OPTION_RE = re.compile(
-    r"--(direct|buffered|filename|directory|size|filesize|numjobs)=(\S+)"
+    r"--(direct|buffered|filename|directory|size|filesize|numjobs)(?:=|\s+(?=[^-\s]))(\S+)"
 )
 _DISK_STATS_RE = re.compile(r"^\s*Disk stats \(read/write\):\s*$")
 _DISK_LINE_RE = re.compile(r"^\s+([A-Za-z0-9_.:-]+): ios=")

@@ -87,6 +87,8 @@ class _Gpu:
     name: str
     persistence: str | None
     cells: list[list[str]] = field(default_factory=list)
+    # A row that does not end with its closing "|": the paste stops inside the row.
+    row_cut: bool = False
 
 
 def _cells(line: str) -> list[str]:
@@ -170,6 +172,7 @@ def parse(text: str) -> ParseResult:
             seen.add(current.index)
             gpus.append(current)
         current.cells.append([c.strip() for c in cells])
+        current.row_cut = not line.endswith("|")
 
     if not gpus:
         if failure is not None:
@@ -188,16 +191,20 @@ def parse(text: str) -> ParseResult:
         )
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
-    return _result(gpus, versions, has_mig_row, warnings, _partial(gpus, excerpt))
+    partial = _partial(gpus, excerpt, has_mig_row)
+    return _result(gpus, versions, has_mig_row, warnings, partial)
 
 
-def _partial(gpus: list[_Gpu], excerpt: bool) -> str | None:
+def _partial(gpus: list[_Gpu], excerpt: bool, has_mig_row: bool) -> str | None:
     """Why the table may not list every GPU (see ``gpu_count_partial``), None when it does."""
     if excerpt:
         return "excerpt"
     if sorted(g.index for g in gpus) != list(range(len(gpus))):
         return "index_gap"
-    if len(gpus[-1].cells) < 2:
+    # A GPU block has two rows, three under a "MIG M." header; a last block with fewer, or
+    # whose last row stops before its closing "|", was cut, and GPUs after it may be missing.
+    last = gpus[-1]
+    if len(last.cells) < (3 if has_mig_row else 2) or last.row_cut:
         return "cut"
     return None
 
