@@ -202,6 +202,7 @@ _PREFIX_SCAN_LINES = 200
 # leave a few lines bare (a line it cut, a message of its own), an unprefixed output has none.
 _PREFIX_SHARE = 0.8
 _PREFIX_CANDIDATES = 4
+_PREFIX_LINE_CHARS = 1024
 
 
 def _prefix_pattern(prefix: str) -> re.Pattern[str]:
@@ -236,6 +237,10 @@ def strip_line_prefix(lines: list[str], anchor: re.Pattern[str]) -> tuple[list[s
     window = list(itertools.islice((line for line in lines if line.strip()), _PREFIX_SCAN_LINES))
     tried: set[str] = set()
     for line in window:
+        # A relayed line of the tool's own output is short; a long one (a blob, a rule) cannot
+        # give a prefix and is not searched.
+        if len(line) > _PREFIX_LINE_CHARS:
+            continue
         match = anchor.search(line)
         if match is None or not line[: match.start()].strip():
             continue

@@ -118,14 +118,15 @@ _LATENCY_DEPTH_RE = re.compile(r"^\s*latency\s*:\s*target=.*\bdepth=(\d{1,6})\b"
 _TERSE_RE = re.compile(r"^\d;fio-\d")
 # Where fio's own output starts on a line, each a token fio prints at column 0 (the group lines
 # keep fio's indentation): a log relay's line prefix is what comes before it. A job name is
-# taken as one word here; a wrong guess is dropped by the shared-prefix check.
+# taken as one word of at most 64 characters here (bounded, so that a long line without blanks
+# is searched in linear time); a wrong guess is dropped by the shared-prefix check.
 _FIRST_TOKEN_RE = re.compile(
     r"Run status group \d+ \(all jobs\):"
     r"|\{\s*$"
     r"|fio-\d+\.\d+\S*\s*$"
     r"|Starting \d+ (?:process|thread)"
     r"|(?<![\w.;])\d;fio-\d"
-    r"|[^\s:]+: \((?:g|groupid)=\d+"
+    r"|[^\s:]{1,64}: \((?:g|groupid)=\d+"
     r"|(?:   READ|  WRITE|   TRIM): (?:bw|io)="
 )
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.

@@ -7,6 +7,7 @@ the same line numbers. Lines that share no prefix are read as they are.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -154,3 +155,12 @@ def test_a_job_name_with_a_space_is_no_prefix() -> None:
     )
     lines = text.splitlines()
     assert strip_line_prefix(lines, fio._FIRST_TOKEN_RE) == (lines, None)
+
+
+def test_long_lines_without_blanks_are_searched_quickly() -> None:
+    # A blob or a rule line: the prefix search must not go quadratic on it.
+    start = time.perf_counter()
+    for text in ("a" * 65536, ("x" * 1000 + ": (y\n") * 200):
+        assert fio.detect(text) == 0
+        assert strip_line_prefix(text.splitlines(), fio._FIRST_TOKEN_RE)[1] is None
+    assert time.perf_counter() - start < 2
