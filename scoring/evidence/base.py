@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 # Bumped whenever any parser changes what it extracts; recorded on every import so that
 # uploads parsed by an older version can be found and re-imported.
-PARSER_VERSION = "1.5.0"
+PARSER_VERSION = "1.6.0"
 
 KINDS = (
     "nccl_tests",
@@ -187,12 +188,74 @@ def strip_emphasis(token: str) -> str:
     return match.group(2) if match else token
 
 
-# What ``kubectl logs --prefix`` puts before each line of a pod's output.
-_POD_PREFIX_RE = re.compile(r"^\s*\[pod/[^\]\s]+\] ?")
+# The parts of a log relay's line prefix that change from line to line: a time stamp (ISO 8601,
+# a time of day) and the pod tag of ``kubectl logs --prefix`` ("[pod/<name>/<container>]",
+# whichever pod wrote the line). They are matched by their shape, the rest of a prefix letter
+# for letter, so that "[node-3] " and "[node-4] " (two nodes' outputs interleaved) stay apart.
+_PREFIX_VARIABLE_RE = re.compile(
+    r"(?P<pod>\[pod/[^\]\s]+\])"
+    r"|(?P<stamp>\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,9})?)"
+)
+_PREFIX_SCAN_LINES = 200
+# "The large majority" of the scanned non-empty lines must start with the prefix: a relay may
+# leave a few lines bare (a line it cut, a message of its own), an unprefixed output has none.
+_PREFIX_SHARE = 0.8
+_PREFIX_CANDIDATES = 4
+_PREFIX_LINE_CHARS = 1024
 
 
-def strip_pod_prefix(line: str) -> str:
-    """``line`` without a ``[pod/<name>/<container>] `` prefix; unchanged otherwise."""
-    if "[pod/" not in line[:16]:
-        return line
-    return _POD_PREFIX_RE.sub("", line, count=1)
+def _prefix_pattern(prefix: str) -> re.Pattern[str]:
+    """A pattern matching ``prefix`` at a line start: time stamps and pod tags by their shape; the
+    trailing blanks may be missing on a line that holds nothing else (a relayed empty line)."""
+    core = prefix.rstrip()
+    parts, end = [], 0
+    for match in _PREFIX_VARIABLE_RE.finditer(core):
+        parts.append(re.escape(core[end : match.start()]))
+        if match.group("pod"):
+            parts.append(r"\[pod/[^\]\s]+\]")
+        else:
+            parts.append(re.sub(r"\d+", lambda _: r"\d+", re.escape(match.group())))
+        end = match.end()
+    parts.append(re.escape(core[end:]))
+    tail = re.escape(prefix[len(core) :])
+    return re.compile(f"{''.join(parts)}(?:{tail}|[ \t]*$)")
+
+
+def strip_line_prefix(lines: list[str], anchor: re.Pattern[str]) -> tuple[list[str], str | None]:
+    """``lines`` without the prefix a log relay put before each of them, and that prefix.
+
+    A CI runner, a logging framework or ``kubectl logs --prefix`` writes the same text before
+    every line of a tool's output (``[node-3] ``, ``stdout: ``,
+    ``2026-11-02T10:11:12.345Z INFO  ``, ``[pod/<name>/<container>] ``). ``anchor`` matches
+    where a line of the tool's own output starts (a token the tool prints at column 0): the
+    non-blank text before it on such a line is a candidate, kept when it starts at least 80% of
+    the first 200 non-empty lines. A line that does not start with the kept prefix is left as
+    it is. Without a shared prefix the lines come back unchanged with None. The number of lines
+    never changes, so line numbers stay those of the file.
+    """
+    window = list(itertools.islice((line for line in lines if line.strip()), _PREFIX_SCAN_LINES))
+    tried: set[str] = set()
+    for line in window:
+        # A relayed line of the tool's own output is short; a long one (a blob, a rule) cannot
+        # give a prefix and is not searched.
+        if len(line) > _PREFIX_LINE_CHARS:
+            continue
+        match = anchor.search(line)
+        if match is None or not line[: match.start()].strip():
+            continue
+        candidate = line[: match.start()]
+        pattern = _prefix_pattern(candidate)
+        if pattern.pattern in tried:
+            continue
+        tried.add(pattern.pattern)
+        if len(tried) > _PREFIX_CANDIDATES:
+            break
+        shared = sum(1 for other in window if pattern.match(other))
+        if shared >= _PREFIX_SHARE * len(window):
+            stripped = []
+            for other in lines:
+                found = pattern.match(other)
+                stripped.append(other[found.end() :] if found else other)
+            return stripped, candidate
+    return lines, None

@@ -38,6 +38,12 @@ Metrics (``ParseResult.metrics``):
   options were not shown). A file with the normal report as well is read from the normal
   report.
 
+A log captured through a relay that puts the same text before every line (a CI runner's
+``[node-3] ``, a logging framework's ``2026-11-02T10:11:12.345Z INFO  ``, ``stdout: ``,
+``kubectl logs --prefix``) is read without that prefix (``base.strip_line_prefix``): the text
+before fio's own first token (``{``, ``<job>: (g=0)``, ``Run status group``, ``READ: bw=``...)
+that the large majority of lines share. Lines that share none are read as they are.
+
 Facts: ``read_bw_mbyte_s``/``write_bw_mbyte_s`` (unit "MB/s") and ``read_iops``/``write_iops``
 (unit "IOPS") for the headline figures.
 """
@@ -50,7 +56,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
 
 KIND = "fio"
 
@@ -94,10 +100,14 @@ _LAYOUT_RE = re.compile(
     r"^(?P<name>\S.*?): Laying out IO file(?:\(s\)|s)? ?\(\d+ file(?:\(s\)|s)? / (?P<size>[^)]+)\)"
 )
 # An echoed command line ("$ fio --name=x --rw=read --direct=1 ..."): the text report does not
-# print the options, the command line does.
-_COMMAND_RE = re.compile(r"^\s*(?:\$\s*|#\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$")
+# print the options, the command line does. The shell prompt may name the user, host and
+# directory ("root@truenas[/mnt/data]# fio ...", busybox's "/ # fio ..." in a pod).
+_COMMAND_RE = re.compile(
+    r"^\s*(?:[^#$\n]{0,80}?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$"
+)
+# "--size=22m", or "--directory /data": fio's long options take their value either way.
 _COMMAND_OPTION_RE = re.compile(
-    r"--(direct|buffered|filename|directory|size|filesize|numjobs)=(\S+)"
+    r"--(direct|buffered|filename|directory|size|filesize|numjobs)(?:=|\s+(?=[^-\s]))(\S+)"
 )
 _DISK_STATS_RE = re.compile(r"^\s*Disk stats \(read/write\):\s*$")
 _DISK_LINE_RE = re.compile(r"^\s+([A-Za-z0-9_.:-]+): ios=")
@@ -106,6 +116,19 @@ _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
 # "latency   : target=0, window=0, percentile=100.00%, depth=16": fio's iodepth for the job.
 _LATENCY_DEPTH_RE = re.compile(r"^\s*latency\s*:\s*target=.*\bdepth=(\d{1,6})\b")
 _TERSE_RE = re.compile(r"^\d;fio-\d")
+# Where fio's own output starts on a line, each a token fio prints at column 0 (the group lines
+# keep fio's indentation): a log relay's line prefix is what comes before it. A job name is
+# taken as one word of at most 64 characters here (bounded, so that a long line without blanks
+# is searched in linear time); a wrong guess is dropped by the shared-prefix check.
+_FIRST_TOKEN_RE = re.compile(
+    r"Run status group \d+ \(all jobs\):"
+    r"|\{\s*$"
+    r"|fio-\d+\.\d+\S*\s*$"
+    r"|Starting \d+ (?:process|thread)"
+    r"|(?<![\w.;])\d;fio-\d"
+    r"|[^\s:]{1,64}: \((?:g|groupid)=\d+"
+    r"|(?:   READ|  WRITE|   TRIM): (?:bw|io)="
+)
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
 
@@ -197,7 +220,7 @@ def detect(text: str) -> int:
         head = text[:_DETECT_MAX_CHARS]
         if '"fio version"' in head:
             return 95
-        lines = head.splitlines()[:_DETECT_MAX_LINES]
+        lines, _ = strip_line_prefix(head.splitlines()[:_DETECT_MAX_LINES], _FIRST_TOKEN_RE)
         if any(_GROUP_RE.match(line) for line in lines):
             return 90
         if any(_JOB_RE.match(line) for line in lines):
@@ -669,7 +692,9 @@ def _job_row(job: _Job) -> dict[str, Any]:
 def parse(text: str) -> ParseResult:
     """Parse fio output (json, json+, normal or mixed); see the module docstring."""
     warnings: list[str] = []
-    lines = text.splitlines()
+    lines, prefix = strip_line_prefix(text.splitlines(), _FIRST_TOKEN_RE)
+    if prefix is not None:
+        text = "\n".join(lines)
     json_error: EvidenceParseError | None = None
     found = None
     try:

@@ -138,6 +138,9 @@ def detect(text: str) -> int:
         score += 30
     if re.search(r"(?m)^[# \t]*(?:size|bytes)\s+(?:count|N)\s+type\b.*\bbusbw\b", head):
         score += 45
+    # The units line under the column names: an excerpt may start there.
+    if re.search(r"(?m)^[# \t]*\(B\)\s+\(elements\)\s.*\(us\)\s+\(GB/s\)", head):
+        score += 45
     if "Avg bus bandwidth" in head:
         score += 20
     if "Out of bounds values" in head:

@@ -4,8 +4,8 @@ The GPU table is read cell by cell: each GPU block is two or three ``| a | b | c
 (name/persistence | bus id/display | volatile uncorrected ECC, then fan/temp/perf/power |
 memory | utilisation/compute mode, then MIG mode when the header has a "MIG M." row). Column
 widths differ between driver generations, so cells are split on ``|`` and read by pattern.
-A table relayed by ``kubectl logs --prefix`` is read without its ``[pod/<name>/<container>] ``
-line prefixes.
+A table relayed by ``kubectl logs --prefix`` (or any relay that puts the same text before every
+line) is read without its ``[pod/<name>/<container>] `` line prefixes (``base.strip_line_prefix``).
 
 metrics
     driver_version, cuda_version (None when "N/A"), nvidia_smi_version
@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_pod_prefix
+from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
 
 KIND = "nvidia_smi"
 
@@ -58,6 +58,9 @@ _FAILURE_RE = re.compile(
 )
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _SCAN_BYTES = 65536
+# Where the table itself starts on a line (a border or the version banner): a log relay's line
+# prefix is what comes before it.
+_TABLE_START_RE = re.compile(r"[+|][-=]{3}|\|\s+NVIDIA-SMI\s")
 
 
 def detect(text: str) -> int:
@@ -84,6 +87,8 @@ class _Gpu:
     name: str
     persistence: str | None
     cells: list[list[str]] = field(default_factory=list)
+    # A row that does not end with its closing "|": the paste stops inside the row.
+    row_cut: bool = False
 
 
 def _cells(line: str) -> list[str]:
@@ -116,9 +121,10 @@ def parse(text: str) -> ParseResult:
     failure: tuple[int, str] | None = None
     current: _Gpu | None = None
 
-    for line_no, raw in enumerate(text.splitlines(), start=1):
-        # A table relayed by `kubectl logs --prefix` (a validator or driver pod).
-        line = strip_pod_prefix(raw).strip()
+    # A table relayed by `kubectl logs --prefix` (a validator or driver pod), or a CI log.
+    lines, _ = strip_line_prefix(text.splitlines(), _TABLE_START_RE)
+    for line_no, raw in enumerate(lines, start=1):
+        line = raw.strip()
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
             excerpt = True
@@ -166,6 +172,7 @@ def parse(text: str) -> ParseResult:
             seen.add(current.index)
             gpus.append(current)
         current.cells.append([c.strip() for c in cells])
+        current.row_cut = not line.endswith("|")
 
     if not gpus:
         if failure is not None:
@@ -184,16 +191,20 @@ def parse(text: str) -> ParseResult:
         )
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
-    return _result(gpus, versions, has_mig_row, warnings, _partial(gpus, excerpt))
+    partial = _partial(gpus, excerpt, has_mig_row)
+    return _result(gpus, versions, has_mig_row, warnings, partial)
 
 
-def _partial(gpus: list[_Gpu], excerpt: bool) -> str | None:
+def _partial(gpus: list[_Gpu], excerpt: bool, has_mig_row: bool) -> str | None:
     """Why the table may not list every GPU (see ``gpu_count_partial``), None when it does."""
     if excerpt:
         return "excerpt"
     if sorted(g.index for g in gpus) != list(range(len(gpus))):
         return "index_gap"
-    if len(gpus[-1].cells) < 2:
+    # A GPU block has two rows, three under a "MIG M." header; a last block with fewer, or
+    # whose last row stops before its closing "|", was cut, and GPUs after it may be missing.
+    last = gpus[-1]
+    if len(last.cells) < (3 if has_mig_row else 2) or last.row_cut:
         return "cut"
     return None
 

@@ -15,6 +15,9 @@ Metrics (``ParseResult.metrics``):
   the scope was container.
 - ``container`` (bool|None): True for a container word; False for "none" (scope any or
   container) or a VM word in scope any; None in scope vm.
+- ``vm_virt`` (str|None): the hypervisor word ("kvm", "vmware"...) of the run that found a VM,
+  when ``virtual`` is True; None otherwise. With a container it names the VM under it (a
+  ``--vm`` run), which ``virt`` does not show.
 
 Several runs pasted together (``--vm`` then ``--container``, or the plain command then
 ``--container``) are combined: ``virtual`` and ``container`` each take the verdict the runs
@@ -265,15 +268,18 @@ def parse(text: str) -> ParseResult:
         elif result_word not in _KNOWN:
             warnings.append(f"unknown virtualization technology {result_word!r}")
     facts: tuple[Fact, ...] = ()
+    vm_virt: str | None = None
     if virtual is not None:
         vm_word, vm_line = next(
             (w, n) for (w, n, _), (v, _) in zip(results, verdicts, strict=True) if v is not None
         )
         facts = (Fact("virtual", 1.0 if virtual else 0.0, "bool", vm_line, {"virt": vm_word}),)
+        vm_virt = vm_word if virtual else None
     metrics: dict[str, Any] = {
         "virt": word,
         "scope": scope,
         "virtual": virtual,
         "container": container,
+        "vm_virt": vm_virt,
     }
     return ParseResult(kind=KIND, metrics=metrics, facts=facts, warnings=tuple(warnings))

@@ -20,6 +20,9 @@ Its signal points to CONTEXT and weighs on neither side, so it can never make a 
 GPU partition physical hosts use too, weighs on neither side either. A container does keep a
 "bare metal" verdict at "uncertain": from inside a container nobody can tell whether the
 machine is handed over whole, so only a run on the host itself can verify a bare-metal claim.
+A container inside a VM is still a VM: when the same evidence names the hypervisor under the
+container (``systemd-detect-virt --vm``, or a second run), both signals are kept and the VM
+counts against bare metal like any other.
 """
 
 from __future__ import annotations
@@ -464,8 +467,9 @@ def _nccl_signals(ev: NodeEvidence) -> list[Signal]:
 def _virt_signals(ev: NodeEvidence) -> list[Signal]:
     m, node = ev.metrics, ev.node_name
     word = str(m.get("virt") or "").strip()
+    virtual = as_bool(m.get("virtual"))
     if as_bool(m.get("container")):
-        return [
+        out = [
             _sig(
                 ev,
                 "container",
@@ -478,18 +482,17 @@ def _virt_signals(ev: NodeEvidence) -> list[Signal]:
                 "运行，容器不是虚拟机监控程序；从容器内部无法判断整机是否独占交付。",
             )
         ]
-    virtual = as_bool(m.get("virtual"))
+        if virtual:
+            # A container inside a VM is still a VM (`systemd-detect-virt --vm`, or a second
+            # run, named the hypervisor under the container): the VM counts against bare metal.
+            vm_word = str(m.get("vm_virt") or "").strip()
+            out.append(_detect_virt_vm_signal(ev, vm_word, under_container=True))
+        return out
     if virtual or (word and word.lower() != "none" and virtual is None):
-        return [
-            _sig(
-                ev,
-                "systemd_detect_virt",
-                POINTS_TO_VIRTUAL,
-                W_DETECT_VIRT_ORACLE if word.lower() == "oracle" else W_DETECT_VIRT_VM,
-                f"systemd-detect-virt on node {node} reports the hypervisor {word!r}.",
-                f"节点 {node} 的 systemd-detect-virt 报告虚拟化类型 {word!r}。",
-            )
-        ]
+        # "virt" shows a container's word when one run printed it, even when another plain run
+        # contradicts it with a hypervisor; "vm_virt" names the hypervisor itself.
+        vm_word = str(m.get("vm_virt") or word).strip()
+        return [_detect_virt_vm_signal(ev, vm_word, under_container=False)]
     if word.lower() == "none" or virtual is False:
         return [
             _sig(
@@ -502,6 +505,35 @@ def _virt_signals(ev: NodeEvidence) -> list[Signal]:
             )
         ]
     return []
+
+
+def _detect_virt_vm_signal(ev: NodeEvidence, word: str, *, under_container: bool) -> Signal:
+    """systemd-detect-virt's hypervisor ``word`` ("" when only known to be some VM), seen
+    directly or under the container the collector ran in."""
+    node = ev.node_name
+    if not under_container:
+        en = f"systemd-detect-virt on node {node} reports the hypervisor {word!r}."
+        zh = f"节点 {node} 的 systemd-detect-virt 报告虚拟化类型 {word!r}。"
+    elif word:
+        en = (
+            f"systemd-detect-virt on node {node} reports the hypervisor {word!r} under the "
+            "container: the container runs in a virtual machine."
+        )
+        zh = (
+            f"节点 {node} 的 systemd-detect-virt 报告容器之下的虚拟化类型 {word!r}："
+            "容器运行于虚拟机中。"
+        )
+    else:
+        en = (
+            f"systemd-detect-virt on node {node} reports a hypervisor under the container: the "
+            "container runs in a virtual machine."
+        )
+        zh = (
+            f"节点 {node} 的 systemd-detect-virt 报告容器之下存在虚拟机监控程序："
+            "容器运行于虚拟机中。"
+        )
+    weight = W_DETECT_VIRT_ORACLE if word.lower() == "oracle" else W_DETECT_VIRT_VM
+    return _sig(ev, "systemd_detect_virt", POINTS_TO_VIRTUAL, weight, en, zh)
 
 
 def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:

@@ -714,6 +714,74 @@ def test_a_container_alone_is_no_virtual_signal() -> None:
     assert (verdict.verdict, verdict.virtual_score) == ("uncertain", 0.0)
 
 
+def _virt_metrics(text: str) -> dict[str, Any]:
+    return dict(parse_bytes(text.encode(), "virt").metrics)
+
+
+# The dev machine's real systemd-detect-virt outputs (samples/virt/devmachine-*): "docker" from
+# the plain command and "kvm" from --vm, a container in a KVM guest; pasted as one file.
+_DOCKER_THEN_VM = "$ systemd-detect-virt\ndocker\n$ systemd-detect-virt --vm\nkvm\n"
+_VM_THEN_DOCKER = "$ systemd-detect-virt --vm\nkvm\n$ systemd-detect-virt\ndocker\n"
+
+
+@pytest.mark.parametrize("text", [_DOCKER_THEN_VM, _VM_THEN_DOCKER])
+def test_a_container_inside_a_vm_is_still_a_vm(text: str) -> None:
+    verdict = verify_candidate(claims(), [ev("virt", _virt_metrics(text))]).bare_metal
+    assert verdict.verdict == "virtualised"
+    assert verdict.virtual_score == 0.9
+    by_name = {s.name: s for s in verdict.signals}
+    assert set(by_name) == {"container", "systemd_detect_virt"}
+    assert by_name["container"].points_to == "context"
+    vm = by_name["systemd_detect_virt"]
+    assert (vm.points_to, vm.weight) == ("virtual", 0.9)
+    assert "'kvm' under the container" in vm.explanation_en
+    assert "容器之下的虚拟化类型 'kvm'" in vm.explanation_zh
+    assert "'kvm'" in verdict.explanation_en and "'kvm'" in verdict.explanation_zh
+
+
+def test_a_vm_under_a_container_outweighs_physical_looking_dmi() -> None:
+    # A hypervisor can pass the host's DMI and PCI devices through; the VM still counts.
+    evidence = [
+        ev("dmi", DMI_DGX),
+        ev("lspci", LSPCI_BARE_METAL),
+        ev("virt", _virt_metrics(_DOCKER_THEN_VM)),
+    ]
+    alone = verify_candidate(claims(), evidence[:2]).bare_metal
+    verdict = verify_candidate(claims(), evidence).bare_metal
+    assert verdict.verdict != "bare_metal"
+    assert verdict.bare_metal_score < alone.bare_metal_score
+    assert verdict.virtual_score > 0
+
+
+def test_a_vm_under_a_container_without_its_word_still_counts() -> None:
+    # Metrics stored by a parser before "vm_virt" existed: the VM is known, not its name.
+    metrics = {"virt": "docker", "virtual": True, "container": True}
+    verdict = verify_candidate(claims(), [ev("virt", metrics)]).bare_metal
+    assert verdict.verdict == "virtualised"
+    vm = next(s for s in verdict.signals if s.name == "systemd_detect_virt")
+    assert "a hypervisor under the container" in vm.explanation_en
+    assert "容器之下存在虚拟机监控程序" in vm.explanation_zh
+
+
+def test_a_container_alone_keeps_its_single_context_signal() -> None:
+    # The dev machine's real plain run: "docker", nothing about a VM (unchanged behaviour).
+    verdict = verify_candidate(claims(), [ev("virt", _virt_metrics("docker\n"))]).bare_metal
+    assert [(s.name, s.points_to, s.weight) for s in verdict.signals] == [
+        ("container", "context", 0.0)
+    ]
+    assert (verdict.verdict, verdict.virtual_score) == ("uncertain", 0.0)
+    assert verdict.explanation_en.startswith("Uncertain: the collector ran in a container")
+
+
+def test_contradicting_plain_runs_name_the_hypervisor_not_the_container() -> None:
+    metrics = _virt_metrics("$ systemd-detect-virt\ndocker\n$ systemd-detect-virt\nkvm\n")
+    verdict = verify_candidate(claims(), [ev("virt", metrics)]).bare_metal
+    (signal,) = verdict.signals
+    assert (
+        signal.explanation_en == "systemd-detect-virt on node gpu-01 reports the hypervisor 'kvm'."
+    )
+
+
 def test_a_signal_repeated_on_many_nodes_counts_once() -> None:
     one = verify_candidate(claims(), [ev("dmi", DMI_POWEREDGE)]).bare_metal
     many = verify_candidate(

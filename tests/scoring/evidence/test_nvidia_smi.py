@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scoring.evidence import nvidia_smi
-from scoring.evidence.base import EvidenceParseError
+from scoring.evidence.base import EvidenceParseError, strip_line_prefix
 
 
 def test_new_layout_two_consumer_gpus(sample):
@@ -228,9 +228,30 @@ def test_table_relayed_by_kubectl_logs_prefix(sample):
     assert metrics["gpu_count_partial"] == "cut"
 
 
-def test_pod_prefix_is_only_stripped_at_the_line_start():
-    from scoring.evidence.base import strip_pod_prefix
+KUBECTL_PREFIXED = (
+    "nvidia_smi/gpu-operator-issue382-kubectl-logs-prefix-a30-mig-on-driver515-cut.txt"
+)
 
-    assert strip_pod_prefix("[pod/dcgm-x/diag] | GPU  Name |") == "| GPU  Name |"
-    assert strip_pod_prefix("  [pod/a/b] x") == "x"
-    assert strip_pod_prefix("| 0  see [pod/a/b] |") == "| 0  see [pod/a/b] |"
+
+def test_pod_prefix_is_only_stripped_at_the_line_start(sample):
+    text = sample(KUBECTL_PREFIXED)
+    lines, prefix = strip_line_prefix(text.splitlines(), nvidia_smi._TABLE_START_RE)
+    assert prefix == "[pod/nvidia-operator-validator-lg2lf/toolkit-validation] "
+    assert lines[1].startswith("+-----")
+    # The last line is cut inside the tag: it does not start with the prefix, so it stays.
+    assert lines[-1] == "[pod/nvidia-operator-validator-lg2lf/toolkit-validation"
+    # A tag inside a cell is no prefix, and a table without prefixes is left as it is.
+    table = ["+-----+", "| 0  see [pod/a/b] |", "+-----+"]
+    assert strip_line_prefix(table, nvidia_smi._TABLE_START_RE) == (table, None)
+
+
+def test_lines_tagged_by_two_containers_are_all_stripped(sample):
+    # kubectl logs --prefix names whichever container wrote a line: the tag is matched by its
+    # shape, not letter for letter.
+    text = sample(KUBECTL_PREFIXED)
+    lines = text.splitlines()
+    mixed = [
+        line.replace("/toolkit-validation]", "/driver-validation]") if n % 2 else line
+        for n, line in enumerate(lines)
+    ]
+    assert nvidia_smi.parse("\n".join(mixed)) == nvidia_smi.parse(text)

@@ -13,7 +13,13 @@ from scoring.evidence.base import EvidenceParseError
 def test_this_dev_machine_is_a_docker_container(sample: Callable[[str], str]) -> None:
     result = virt.parse(sample("virt/devmachine-systemd-detect-virt-docker.txt"))
     assert result.kind == "virt"
-    assert result.metrics == {"virt": "docker", "scope": "any", "virtual": None, "container": True}
+    assert result.metrics == {
+        "virt": "docker",
+        "scope": "any",
+        "virtual": None,
+        "container": True,
+        "vm_virt": None,
+    }
     assert result.facts == ()
     assert result.warnings == (
         "inside a docker container: run `systemd-detect-virt --vm` to see whether the host is a VM",
@@ -23,7 +29,13 @@ def test_this_dev_machine_is_a_docker_container(sample: Callable[[str], str]) ->
 def test_bare_kvm_word(sample: Callable[[str], str]) -> None:
     # Produced with --vm, but without the command line the parser reads plain semantics.
     result = virt.parse(sample("virt/devmachine-systemd-detect-virt-vm-kvm.txt"))
-    assert result.metrics == {"virt": "kvm", "scope": "any", "virtual": True, "container": False}
+    assert result.metrics == {
+        "virt": "kvm",
+        "scope": "any",
+        "virtual": True,
+        "container": False,
+        "vm_virt": "kvm",
+    }
     (fact,) = result.facts
     assert (fact.metric, fact.value, fact.unit, fact.line) == ("virtual", 1.0, "bool", 1)
 
@@ -32,13 +44,25 @@ def test_echoed_vm_scope_command(sample: Callable[[str], str]) -> None:
     text = sample("virt/devmachine-echoed-command-kvm.txt")
     assert virt.detect(text) == 95
     result = virt.parse(text)
-    assert result.metrics == {"virt": "kvm", "scope": "vm", "virtual": True, "container": None}
+    assert result.metrics == {
+        "virt": "kvm",
+        "scope": "vm",
+        "virtual": True,
+        "container": None,
+        "vm_virt": "kvm",
+    }
     assert result.facts[0].line == 2
 
 
 def test_none_means_bare_metal() -> None:
     result = virt.parse("none\n")
-    assert result.metrics == {"virt": "none", "scope": "any", "virtual": False, "container": False}
+    assert result.metrics == {
+        "virt": "none",
+        "scope": "any",
+        "virtual": False,
+        "container": False,
+        "vm_virt": None,
+    }
     assert result.facts[0].value == 0.0
 
 
@@ -108,7 +132,13 @@ def test_debug_log_sentences_before_the_word(sample: Callable[[str], str], path,
     text = sample(path)
     assert registry.detect_kind(text) == "virt"
     result = virt.parse(text)
-    assert result.metrics == {"virt": word, "scope": "any", "virtual": True, "container": False}
+    assert result.metrics == {
+        "virt": word,
+        "scope": "any",
+        "virtual": True,
+        "container": False,
+        "vm_virt": word,
+    }
 
 
 def test_a_sentence_without_the_debug_verdict_is_still_refused() -> None:
@@ -121,7 +151,13 @@ def test_two_runs_pasted_together_are_combined(sample) -> None:
     result = virt.parse(
         sample("virt/systemd-issue15393-docker-container-plain-and-container-scope-both-none.txt")
     )
-    assert result.metrics == {"virt": "none", "scope": "any", "virtual": False, "container": False}
+    assert result.metrics == {
+        "virt": "none",
+        "scope": "any",
+        "virtual": False,
+        "container": False,
+        "vm_virt": None,
+    }
     (fact,) = result.facts
     assert (fact.value, fact.line) == (0.0, 3)
     assert any("2 systemd-detect-virt runs combined" in w for w in result.warnings)
@@ -130,7 +166,13 @@ def test_two_runs_pasted_together_are_combined(sample) -> None:
 def test_vm_scope_then_container_scope_keeps_both_verdicts() -> None:
     text = "$ systemd-detect-virt --vm\nkvm\n$ systemd-detect-virt --container\ndocker\n$\n"
     result = virt.parse(text)
-    assert result.metrics == {"virt": "docker", "scope": "any", "virtual": True, "container": True}
+    assert result.metrics == {
+        "virt": "docker",
+        "scope": "any",
+        "virtual": True,
+        "container": True,
+        "vm_virt": "kvm",
+    }
     (fact,) = result.facts
     assert (fact.value, fact.line, fact.details) == (1.0, 2, {"virt": "kvm"})
     # The hypervisor is known, so no advice to run --vm.
@@ -151,4 +193,35 @@ def test_one_command_without_a_result_before_another_is_skipped() -> None:
         "scope": "vm",
         "virtual": True,
         "container": None,
+        "vm_virt": "microsoft",
     }
+
+
+def _dev_machine_runs(sample: Callable[[str], str], first: str, second: str) -> str:
+    """The dev machine's two real outputs (docker in a KVM guest: ``systemd-detect-virt`` and
+    ``systemd-detect-virt --vm``) pasted as one file, each under its command line."""
+    words = {
+        "": sample("virt/devmachine-systemd-detect-virt-docker.txt").strip(),
+        " --vm": sample("virt/devmachine-systemd-detect-virt-vm-kvm.txt").strip(),
+    }
+    return "".join(f"$ systemd-detect-virt{args}\n{words[args]}\n" for args in (first, second))
+
+
+def test_container_then_vm_scope_names_the_hypervisor_under_it(sample) -> None:
+    result = virt.parse(_dev_machine_runs(sample, "", " --vm"))
+    assert result.metrics == {
+        "virt": "docker",
+        "scope": "any",
+        "virtual": True,
+        "container": True,
+        "vm_virt": "kvm",
+    }
+    (fact,) = result.facts
+    assert (fact.value, fact.line, fact.details) == (1.0, 4, {"virt": "kvm"})
+
+
+def test_plain_runs_saying_docker_then_kvm_keep_the_hypervisor_word() -> None:
+    # Two plain runs contradict each other on the container, not on the VM.
+    result = virt.parse("$ systemd-detect-virt\ndocker\n$ systemd-detect-virt\nkvm\n")
+    assert (result.metrics["virt"], result.metrics["vm_virt"]) == ("docker", "kvm")
+    assert (result.metrics["virtual"], result.metrics["container"]) == (True, None)
