@@ -57,10 +57,13 @@ SMALL_BLOCK_BYTES = 16 * 1024
 # latency, not its IOPS. Below 32 outstanding I/Os a random job cannot judge an IOPS claim.
 IOPS_MIN_OUTSTANDING = 32
 # A sequential run that can refute a throughput claim. NVMe datasheets quote sequential GB/s
-# at 128 KiB with 32 or more I/Os in flight; a synchronous engine (psync...) keeps one I/O in
-# flight per job whatever its iodepth. Buffered I/O measures the page cache and its copy, a
+# at 128 KiB with 32 or more I/Os in flight: 4 MiB in flight. What saturates a drive is the
+# bytes in flight, not the count of I/Os: 1 MiB blocks at depth 16 (the collector's run) keep
+# 16 MiB in flight, four times the datasheet's. A synchronous engine (psync...) keeps one I/O
+# in flight per job whatever its iodepth. Buffered I/O measures the page cache and its copy, a
 # run of a few seconds its ramp-up, a file of a few MiB the caches in front of the flash.
 SEQ_MIN_OUTSTANDING = 32
+SEQ_MIN_BYTES_IN_FLIGHT = SEQ_MIN_OUTSTANDING * LARGE_BLOCK_BYTES
 MIN_RUNTIME_S = 10.0
 MIN_FILE_BYTES = 1024**3
 _SYNC_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"}
@@ -136,6 +139,13 @@ def effective_outstanding(job: Mapping[str, Any]) -> int | None:
     return outstanding_ios(job)
 
 
+def bytes_in_flight(job: Mapping[str, Any]) -> int | None:
+    """Bytes in flight: the I/Os in flight (effective_outstanding) x the block size; None
+    when either is not recorded."""
+    depth, size = effective_outstanding(job), as_int(job.get("bs_bytes"))
+    return None if depth is None or size is None else depth * size
+
+
 def _size_text(size: float) -> str:
     if size >= 1024**3:
         return f"{num(size / 1024**3)} GiB"
@@ -154,15 +164,24 @@ def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[t
             )
         )
     depth = effective_outstanding(job)
-    if measure == "bandwidth" and depth is not None and depth < SEQ_MIN_OUTSTANDING:
+    in_flight = bytes_in_flight(job)
+    if in_flight is None:
+        shallow = depth is not None and depth < SEQ_MIN_OUTSTANDING
+    else:
+        shallow = in_flight < SEQ_MIN_BYTES_IN_FLIGHT
+    if measure == "bandwidth" and shallow:
         engine = job.get("ioengine") or "?"
+        quoted = f"{SEQ_MIN_OUTSTANDING} × {LARGE_BLOCK_BYTES // 1024} KiB"
         found.append(
             (
                 f"{depth} I/O(s) in flight ({engine}, iodepth {job.get('iodepth')} × "
-                f"{job.get('numjobs')} job(s)), under the {SEQ_MIN_OUTSTANDING} at which NVMe "
-                "throughput is quoted",
+                f"{job.get('numjobs')} job(s)"
+                + ("" if in_flight is None else f", {_size_text(in_flight)} in flight")
+                + f"), under the {quoted} at which NVMe throughput is quoted",
                 f"在途 I/O 仅 {depth} 个（{engine}，iodepth {job.get('iodepth')} × "
-                f"{job.get('numjobs')} 个任务），低于 NVMe 吞吐标称所用的 {SEQ_MIN_OUTSTANDING} 个",
+                f"{job.get('numjobs')} 个任务"
+                + ("" if in_flight is None else f"，在途 {_size_text(in_flight)}")
+                + f"），低于 NVMe 吞吐标称所用的 {quoted}",
             )
         )
     runtime = as_float(job.get("runtime_s"))
@@ -516,14 +535,16 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         f"≥ {LARGE_BLOCK_BYTES // 1024} KiB jobs) and IOPS (random ≤ "
         f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight), on a "
         "block device the output names; only a run with direct I/O, ≥ "
-        f"{SEQ_MIN_OUTSTANDING} I/Os in flight (bandwidth), ≥ {num(MIN_RUNTIME_S)} s and a file "
+        f"{_size_text(SEQ_MIN_BYTES_IN_FLIGHT)} in flight ({SEQ_MIN_OUTSTANDING} × "
+        f"{LARGE_BLOCK_BYTES // 1024} KiB, bandwidth), ≥ {num(MIN_RUNTIME_S)} s and a file "
         f"≥ {_size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short"
     )
     tolerance_zh = (
         f"实测值 ≥ 声明读/写带宽（GB/s，顺序 ≥ {LARGE_BLOCK_BYTES // 1024} KiB 的任务）及 IOPS"
         f"（随机 ≤ {SMALL_BLOCK_BYTES // 1024} KiB、在途 I/O ≥ {IOPS_MIN_OUTSTANDING} 的任务）的 "
-        f"{pct(NVME_MIN_FRACTION)}，且输出列出所用块设备；仅当测试为 direct I/O、在途 I/O ≥ "
-        f"{SEQ_MIN_OUTSTANDING}（带宽）、≥ {num(MIN_RUNTIME_S)} 秒、文件 ≥ "
+        f"{pct(NVME_MIN_FRACTION)}，且输出列出所用块设备；仅当测试为 direct I/O、在途数据 ≥ "
+        f"{_size_text(SEQ_MIN_BYTES_IN_FLIGHT)}（{SEQ_MIN_OUTSTANDING} × "
+        f"{LARGE_BLOCK_BYTES // 1024} KiB，带宽）、≥ {num(MIN_RUNTIME_S)} 秒、文件 ≥ "
         f"{_size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符"
     )
     claimed_any = (

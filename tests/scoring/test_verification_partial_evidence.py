@@ -268,7 +268,7 @@ def test_a_psync_qd1_two_second_16mib_run_cannot_refute_25_gbyte_s():
     assert "read 0.85 GB/s against 25 GB/s claimed comes from a run that cannot judge" in en
     for reason in (
         "buffered I/O (direct=0",
-        "1 I/O(s) in flight (psync, iodepth 1 × 1 job(s))",
+        "1 I/O(s) in flight (psync, iodepth 1 × 1 job(s), 1 MiB in flight), under the 32 × 128 KiB",
         "a 2 s run (under 10 s)",
         "a 16 MiB file (under 1 GiB",
         "it ran on vda, not a device named as NVMe",
@@ -369,7 +369,8 @@ def test_a_run_below_the_bar_never_contradicts_a_throughput_claim(mbyte_s, claim
     if flaw == "buffered":
         job["direct"] = False
     elif flaw == "shallow":
-        job["ioengine"] = "psync"
+        # One synchronous job: one 1 MiB I/O in flight, under the 4 MiB a datasheet's needs.
+        job["ioengine"], job["numjobs"] = "psync", 1
     elif flaw == "short":
         job["runtime_s"] = 2.0
     elif flaw == "small":
