@@ -724,17 +724,26 @@ def _fraction(
 
 def _with_measured_fabric(claims: Claims, evidence: Sequence[NodeEvidence]) -> Claims:
     """``claims`` with the port rate and rail count raised to what ibstat measured on every
-    node (the worst node's count of Active ports at its fastest rate), never lowered: a
-    measured fabric faster than the claim sets the expected bus bandwidth, a slower one is
-    the fabric check's finding, not a smaller expectation."""
+    node (the worst node's count of Active compute-rail ports at its fastest rate), never
+    lowered: a measured fabric faster than the claim sets the expected bus bandwidth, a
+    slower one is the fabric check's finding, not a smaller expectation.
+
+    Only ports of the rails' link layer count (rail_layers: a BlueField's Ethernet ports
+    beside InfiniBand rails are another network), and never more rails than one per GPU
+    beyond the claim: storage ports of the same layer and rate (a DGX's two storage HCAs next
+    to its eight compute rails) carry no collective traffic, and counting them raised the
+    expectation by a quarter, so more hardware and more evidence scored lower."""
     if claims.fabric == "none":
         return claims
     per_node: dict[str, tuple[float, int]] = {}
     for ev in of_kind(evidence, "ibstat"):
+        ports = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
+        layers = rail_layers(ports, claims.fabric)
         rates = [
             as_float(p.get("rate_gbit_s"))
-            for p in as_list(ev.metrics.get("ports"))
-            if isinstance(p, Mapping) and str(p.get("state", "")).lower() == "active"
+            for p in ports
+            if str(p.get("state", "")).lower() == "active"
+            and (layers is None or str(p.get("link_layer") or "").lower() in layers)
         ]
         rates = [r for r in rates if r is not None and r > 0]
         if not rates:
@@ -746,7 +755,9 @@ def _with_measured_fabric(claims: Claims, evidence: Sequence[NodeEvidence]) -> C
     if not per_node:
         return claims
     rate = min(r for r, _ in per_node.values())
-    count = min(c for _, c in per_node.values())
+    count = min(
+        min(c for _, c in per_node.values()), max(claims.nics_per_node, claims.gpus_per_node)
+    )
     faster = rate > claims.fabric_rate_gbit_s
     wider = count > claims.nics_per_node and rate >= claims.fabric_rate_gbit_s
     if not (faster or wider):
