@@ -286,6 +286,27 @@ def _fabric_node(
                 ev.ref,
                 details,
             )
+        listed = "; ".join(p.describe() for p in bad)
+        listed_zh = "；".join(p.describe(zh=True) for p in bad)
+        if len(rails) >= wanted:
+            # The claimed rails are there (cards built for the rate, on the claimed fabric);
+            # some are down or slow. A fault for the vendor to repair, not a misstated claim:
+            # the rails and rate the rules read are what ibstat measured (the fewest rails
+            # Active on a node, the slowest rail), so the fault is charged there, once.
+            return NodeResult(
+                node,
+                STATUS_VERIFIED,
+                f"ibstat on node {node} shows the {len(rails)} {num(rate)} Gb/s-capable "
+                f"{fabric} rail port(s) of the claim {claim_en}, {len(good)} Active at full "
+                f"rate; faulty: {listed}. A hardware fault, not a misstated claim: the scores "
+                f"count the rails and rate measured.{left_en}",
+                f"节点 {node} 的 ibstat 显示声明 {wanted} × {num(rate)} Gb/s {fabric} 所需的 "
+                f"{len(rails)} 个可运行 {num(rate)} Gb/s 的端口，其中 {len(good)} 个以全速处于 "
+                f"Active；故障端口：{listed_zh}。这是硬件故障而非虚假声明：评分按实测的端口数与"
+                f"速率计算。{left_zh}",
+                ev.ref,
+                {**details, "faulty_rails": True},
+            )
         if not rails:
             layers = ", ".join(details["link_layers"]) or "unknown"
             best = max((p.rate_gbit_s or 0 for p in ports), default=0)
@@ -301,8 +322,6 @@ def _fabric_node(
                 ev.ref,
                 details,
             )
-        listed = "; ".join(p.describe() for p in bad)
-        listed_zh = "；".join(p.describe(zh=True) for p in bad)
         return NodeResult(
             node,
             STATUS_CONTRADICTED,

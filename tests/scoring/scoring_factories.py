@@ -24,6 +24,7 @@ from scoring.types import (
     Price,
     VendorFacts,
 )
+from scoring.verification import Claims
 
 
 def offering(**changes: Any) -> OfferingFacts:
@@ -83,6 +84,23 @@ def candidate(candidate_id: int = 1, **changes: Any) -> CandidateInput:
         node_count=2,
         answers={},
         measured=MeasuredFacts(),
+    )
+    return replace(base, **changes)
+
+
+def fleet_claims(node_count: int, **changes: Any) -> Claims:
+    """What verification checks of ``node_count`` 8 x H100 SXM nodes on 8 x 400 Gb/s
+    InfiniBand; keyword arguments replace its fields."""
+    base = Claims(
+        gpu_model="NVIDIA H100 80GB HBM3",
+        gpus_per_node=8,
+        gpu_memory_gib=80,
+        gpu_form_factor="sxm",
+        nvlink_topology="full_mesh",
+        fabric="infiniband",
+        fabric_rate_gbit_s=400,
+        nics_per_node=8,
+        node_count=node_count,
     )
     return replace(base, **changes)
 

@@ -17,13 +17,13 @@ import pytest
 
 from scoring import api
 from scoring.evidence import parse_bytes
-from scoring.verification import Claims, NodeEvidence, measured_facts, verify_candidate
+from scoring.verification import NodeEvidence, measured_facts, verify_candidate
 from scoring.verification.storage import bytes_in_flight, run_shortfalls
 
 try:
-    from scoring_factories import candidate, evaluation, offering
+    from scoring_factories import candidate, evaluation, fleet_claims, offering
 except ImportError:  # pragma: no cover - when tests/scoring is a package
-    from .scoring_factories import candidate, evaluation, offering
+    from .scoring_factories import candidate, evaluation, fleet_claims, offering
 
 # A real fio 3.33 JSON report (one sequential write job), reshaped into the collector's jobs.
 SAMPLE = Path(__file__).parent / "evidence" / "samples" / "fio" / "fio333-seqwrite-json.txt"
@@ -111,16 +111,8 @@ def _collector_fio(read_gbyte_s: float, write_gbyte_s: float) -> bytes:
 def _storage(claimed: tuple[int, int], measured: tuple[float, float]):
     parsed = parse_bytes(_collector_fio(*measured))
     evidence = [NodeEvidence("node1", 1, parsed.kind, parsed.metrics, "fio-local-nvme.json")]
-    claims = Claims(
-        gpu_model="NVIDIA H100 80GB HBM3",
-        gpus_per_node=8,
-        gpu_memory_gib=80,
-        gpu_form_factor="sxm",
-        nvlink_topology="full_mesh",
-        node_count=1,
-        nvme_read_gbyte_s=claimed[0],
-        nvme_write_gbyte_s=claimed[1],
-        nvme_capacity_tib=15,
+    claims = fleet_claims(
+        1, nvme_read_gbyte_s=claimed[0], nvme_write_gbyte_s=claimed[1], nvme_capacity_tib=15
     )
     report = verify_candidate(claims, evidence)
     item = report.items["local_nvme"]

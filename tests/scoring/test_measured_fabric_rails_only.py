@@ -8,8 +8,13 @@ still judged against the rails they have (one per GPU at most beyond the claim).
 from __future__ import annotations
 
 from scoring.evidence.registry import parse_text
-from scoring.verification import Claims, NodeEvidence
+from scoring.verification import NodeEvidence
 from scoring.verification.network import verify_collective
+
+try:
+    from scoring_factories import fleet_claims
+except ImportError:  # pragma: no cover - when tests/scoring is a package
+    from .scoring_factories import fleet_claims
 
 H100 = "NVIDIA H100 80GB HBM3"
 
@@ -73,21 +78,7 @@ def _evidence(text: str, node: str, upload: int, source: str) -> NodeEvidence:
     return NodeEvidence(node, upload, parsed.kind, parsed.metrics, source)
 
 
-def _claims(nodes: int, nics: int = 8) -> Claims:
-    return Claims(
-        gpu_model=H100,
-        gpus_per_node=8,
-        gpu_memory_gib=80,
-        gpu_form_factor="sxm",
-        nvlink_topology="full_mesh",
-        fabric="infiniband",
-        fabric_rate_gbit_s=400,
-        nics_per_node=nics,
-        node_count=nodes,
-    )
-
-
-def _expected(claims: Claims, ports: list[tuple[str, int]] | None, peak: float = 380.0):
+def _expected(claims, ports: list[tuple[str, int]] | None, peak: float = 380.0):
     hosts = [f"dgx{index:02d}" for index in range(claims.node_count)]
     evidence = [_evidence(_all_reduce(hosts, peak), "dgx00", 1, "all_reduce.txt")]
     if ports is not None:
@@ -103,7 +94,7 @@ COMPUTE = [("InfiniBand", 400)] * 8
 
 
 def test_storage_hcas_and_bluefield_ethernet_do_not_raise_the_expectation():
-    claims = _claims(nodes=16)
+    claims = fleet_claims(16)
     alone = _expected(claims, None)
     assert alone[1] == "verified"
     for extra in (
@@ -117,5 +108,6 @@ def test_rails_the_vendor_did_not_claim_still_set_the_expectation():
     # Four rails claimed, eight compute rails Active: judged against the eight it has (the
     # run is then plausible and verifies them); on the claim alone the run is set aside, as
     # faster than four rails can carry.
-    assert _expected(_claims(nodes=16, nics=4), COMPUTE) == _expected(_claims(nodes=16), None)
-    assert _expected(_claims(nodes=16, nics=4), None) == (None, "unverifiable")
+    four = fleet_claims(16, nics_per_node=4)
+    assert _expected(four, COMPUTE) == _expected(fleet_claims(16), None)
+    assert _expected(four, None) == (None, "unverifiable")

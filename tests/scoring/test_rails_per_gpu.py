@@ -77,7 +77,7 @@ def _ibstat(rails: int, **changes) -> MeasuredFacts:
     )
 
 
-@pytest.mark.parametrize(("rails", "points"), [(8, 10.0), (7, 7.0), (4, 7.0), (3, 4.0)])
+@pytest.mark.parametrize(("rails", "points"), [(8, 10.0), (7, 9.25), (4, 7.0), (3, 5.5)])
 def test_the_rails_ibstat_shows_active_count_as_measured(rails, points):
     # The claim (8 NICs, item 3 merely claimed) no longer matters once ibstat showed the rails.
     measured = _node(8, 8, answers={"fabric": "claimed"}, measured=_ibstat(rails))
@@ -93,7 +93,7 @@ def test_a_refuted_fabric_claim_is_scored_as_the_claim_at_the_contradicted_facto
     honest_rule = _rails(api.score_candidate(honest, FLEET, rubric_version="2"))
     assert refuted_rule.basis == "claimed"
     assert refuted_rule.points == pytest.approx(-0.5 * 10)
-    assert honest_rule.points == 7.0
+    assert honest_rule.points == 9.25
     assert refuted_rule.points < honest_rule.points
 
 

@@ -389,8 +389,9 @@ def test_management_ports_down_are_not_fabric_ports_down() -> None:
     mgmt = [port("mlx5_8", "MT4125", "Down", 10.0)]
     c = claims(fabric_rate_gbit_s=400, nics_per_node=8)
     report, measured = facts_of(c, [ev("ibstat", {"ports": rails + mgmt})])
-    assert report.items["fabric"].status == "contradicted"
+    assert report.items["fabric"].status == "verified"  # a rail down is a fault
     assert measured.ib_ports_down == 1  # the rail, not the management NIC
+    assert measured.ib_rails_min == 7
     assert measured.ib_rate_gbit_s_min == 400.0
     # A 400G rail that came up at 100 Gb/s is the fabric's slowest port, as the check says.
     rails[7] = port("mlx5_7", "MT4129", "Active", 100.0)
