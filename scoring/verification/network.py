@@ -193,7 +193,8 @@ def _rail_ports(ports: list[_Port], claims: Claims, layers: set[str] | None) -> 
     }
     rails = []
     for p in ports:
-        if layers is None or p.link_layer.lower() not in layers:
+        # No port naming its link layer (ibstatus, older ibstat): every port may be a rail.
+        if layers is not None and p.link_layer.lower() not in layers:
             continue
         cap = nic_max_rate_gbit_s(p.ca_type)
         card_capable = cap >= rate if cap is not None else (p.rate_gbit_s or 0) >= rate
@@ -471,6 +472,39 @@ class _Run:
     peak_gbyte_s: float
     ranks: int
     nodes: int
+
+
+# The smallest largest-message a run needs before a low bus bandwidth can refute a claim:
+# busbw grows with the message size into the GiB range on NVLink and across nodes; the
+# collector's own sweep ends at 1 GiB (-e 1G).
+PEAK_MIN_BYTES = 1024**3
+
+
+def _largest_size(run: _Run) -> int | None:
+    """The largest message size the run swept (None when the output does not say)."""
+    metrics = run.ev.metrics
+    largest = as_int(metrics.get("max_size_bytes"))
+    if largest is None:
+        sizes = [
+            as_int(point.get("size_bytes"))
+            for point in as_list(metrics.get("curve"))
+            if isinstance(point, Mapping)
+        ]
+        largest = max((size for size in sizes if size is not None), default=None)
+    return largest
+
+
+def _swept_to_peak(run: _Run) -> bool:
+    """Whether the run swept messages large enough for its peak to judge the hardware (an
+    output that does not say how far it swept is taken at its word)."""
+    largest = _largest_size(run)
+    return largest is None or largest >= PEAK_MIN_BYTES
+
+
+def _size_text(size: int) -> str:
+    if size >= 1024**3:
+        return f"{num(size / 1024**3)} GiB"
+    return f"{num(size / 1024**2)} MiB"
 
 
 @dataclass(frozen=True)
@@ -908,9 +942,22 @@ def verify_collective(
             f"which confirms {what}",
             f"证实了{what_zh}",
         )
-    elif fraction < BUSBW_CONTRADICTED_BELOW:
+    elif fraction < BUSBW_CONTRADICTED_BELOW and _swept_to_peak(best):
         status, verdict_en = STATUS_CONTRADICTED, f"which contradicts {what}"
         verdict_zh = f"与{what_zh}不符"
+    elif fraction < BUSBW_CONTRADICTED_BELOW:
+        # Bus bandwidth keeps rising with the message size well past a few hundred MiB
+        # ("256M is too small to reach peak bandwidth": sjeaugey, NVIDIA/nccl-tests#212).
+        status = STATUS_UNVERIFIABLE
+        largest = _size_text(_largest_size(best) or 0)
+        verdict_en = (
+            f"which cannot refute {what}: the run stopped at {largest} messages, short of the "
+            f"{_size_text(PEAK_MIN_BYTES)} a bus bandwidth needs to reach its peak"
+        )
+        verdict_zh = (
+            f"但不能据此否定{what_zh}：该测试最大消息仅 {largest}，未达到测得峰值所需的 "
+            f"{_size_text(PEAK_MIN_BYTES)}"
+        )
     else:
         status = STATUS_UNVERIFIABLE
         verdict_en = f"which neither confirms nor refutes {what}"

@@ -81,9 +81,9 @@ def test_an_all_reduce_measured_across_nodes_is_judged_in_absolute_terms():
     bold = _node(nics=8, rate=400, fraction=0.63, busbw_nodes=2, peak_busbw_gbyte_s=300.0)
     a, b = _found(modest), _found(bold)
     assert a.source == b.source == "across_nodes"
-    assert a.efficiency == b.efficiency and a.bandwidth == pytest.approx(300.0 / 472.5)
+    assert a.efficiency == b.efficiency and a.bandwidth == pytest.approx(300.0 / 360.0)
     en = compute_tco(modest, SPEC, V2).collectives.assumption()[1]
-    assert "measured 300.0 GB/s on 2 nodes against 472.5 GB/s" in en
+    assert "measured 300.0 GB/s on 2 nodes against 360.0 GB/s" in en
 
 
 def test_rubric_v1_is_unchanged():

@@ -36,11 +36,14 @@ def _ibstat(ports: list[tuple[str, int]]) -> str:
     return "\n".join(blocks) + "\n"
 
 
-def _all_reduce(hosts: list[str], peak: float) -> str:
-    """An nccl-tests all_reduce_perf log of 8 ranks per host, busbw rising to ``peak``."""
+def all_reduce_log(
+    hosts: list[str], peak: float, sizes: tuple[int, ...] = (2**29, 2**30, 2**31, 2**32, 2**33)
+) -> str:
+    """An nccl-tests all_reduce_perf log of 8 ranks per host, busbw rising to ``peak`` over
+    the message ``sizes``."""
     ranks = len(hosts) * 8
     lines = [
-        "# nThread 1 nGpus 1 minBytes 536870912 maxBytes 8589934592 step: 2(factor) "
+        f"# nThread 1 nGpus 1 minBytes {sizes[0]} maxBytes {sizes[-1]} step: 2(factor) "
         "warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0",
         "#",
         "# Using devices",
@@ -60,7 +63,6 @@ def _all_reduce(hosts: list[str], peak: float) -> str:
         "            (us)  (GB/s)  (GB/s)       ",
     ]
     factor = 2 * (ranks - 1) / ranks
-    sizes = [2**29, 2**30, 2**31, 2**32, 2**33]
     for index, size in enumerate(sizes):
         busbw = peak * (0.8 + 0.2 * index / (len(sizes) - 1))
         algbw = busbw / factor
@@ -80,7 +82,7 @@ def _evidence(text: str, node: str, upload: int, source: str) -> NodeEvidence:
 
 def _expected(claims, ports: list[tuple[str, int]] | None, peak: float = 380.0):
     hosts = [f"dgx{index:02d}" for index in range(claims.node_count)]
-    evidence = [_evidence(_all_reduce(hosts, peak), "dgx00", 1, "all_reduce.txt")]
+    evidence = [_evidence(all_reduce_log(hosts, peak), "dgx00", 1, "all_reduce.txt")]
     if ports is not None:
         evidence += [
             _evidence(_ibstat(ports), host, 10 + index, "ibstat.txt")

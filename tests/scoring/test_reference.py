@@ -170,14 +170,16 @@ def test_8x_a100_single_node_matches_the_oci_sample() -> None:
     assert 0.9 < 232.20 / expected.value_gbyte_s <= 1.0
 
 
-def test_8x_h100_single_node_uses_nvlink_sharp() -> None:
+def test_8x_h100_single_node_expects_the_ring_not_nvlink_sharp() -> None:
+    # The ring's bound: a healthy node reaches it whichever algorithm runs (expert review: a
+    # ring run, ~370 GB/s, or NCCL before 2.17 was judged against NVLink SHARP's 472.5).
     expected = _expected("NVIDIA H100 80GB HBM3", 8, 1, "full_mesh")
     assert expected is not None
-    assert expected.value_gbyte_s == 472.5  # 450 x 1.05
-    assert "SHARP" in expected.basis
-    # ~480 GB/s busbw on 8 x H100 (NVIDIA/nccl-tests#212); ~370 with NCCL_ALGO=RING
-    assert 0.95 < 480 / expected.value_gbyte_s < 1.05
-    assert 0.75 < 370 / expected.value_gbyte_s < 0.8
+    assert expected.value_gbyte_s == 360.0  # 450 x 0.8
+    assert "SHARP" not in expected.basis
+    # ~370 GB/s with NCCL_ALGO=RING, ~480 with NVLink SHARP (NVIDIA/nccl-tests#212): both at
+    # or above the expectation (a fraction above 1 counts as 1).
+    assert 370 / expected.value_gbyte_s >= 1.0 and 480 / expected.value_gbyte_s > 1.0
 
 
 def test_2x8_h100_over_roce_matches_the_oci_two_node_sample() -> None:
@@ -185,8 +187,9 @@ def test_2x8_h100_over_roce_matches_the_oci_two_node_sample() -> None:
     expected = _expected("NVIDIA H100 80GB HBM3", 8, 2, "full_mesh", "roce", 200, 16)
     assert expected is not None
     assert expected.bound == "intra_node"
-    assert expected.inter_node_gbyte_s == 712.5  # 400 GB/s x 0.95 x 1.875
-    assert 0.95 < 464.79 / expected.value_gbyte_s < 1.0
+    assert expected.inter_node_gbyte_s == 380.0  # 400 GB/s x 0.95, the ring's bound
+    # The sample's tree/NVLS-tree run exceeds the ring's bound (it counts as 1.0).
+    assert 464.79 / expected.value_gbyte_s > 1.0
 
 
 def test_2x_2080ti_pcie_without_p2p() -> None:
@@ -204,9 +207,9 @@ def test_many_dgx_a100_nodes_are_bounded_by_the_network() -> None:
     expected = _expected("A100-SXM4-80GB", 8, 16, "full_mesh", "infiniband", 200, 8)
     assert expected is not None
     assert expected.bound == "inter_node"
-    assert expected.value_gbyte_s == 201.08  # 200 x 0.95 x (127*16)/(128*15)
+    assert expected.value_gbyte_s == 190.0  # 200 x 0.95
     assert expected.intra_node_gbyte_s == 240.0
-    assert 0.9 < 192 / expected.value_gbyte_s < 1.0
+    assert 0.95 < 192 / expected.value_gbyte_s < 1.05
 
 
 def test_a_per_gpu_network_share_is_not_the_bound() -> None:

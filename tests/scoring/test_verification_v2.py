@@ -115,8 +115,8 @@ def bilingual(text_en: str, text_zh: str) -> None:
 def test_a_one_node_run_verifies_nvlink_only_on_a_multi_node_candidate() -> None:
     report, measured = facts_of(claims(), [ev("nccl_tests", NCCL_H100_1NODE)])
     busbw = report.busbw
-    # 470 of 472.5 expected inside the node: NVLink is fine, the fabric is not shown.
-    assert busbw.details["fraction"] == pytest.approx(0.995, abs=0.001)
+    # 470 against the ring's 360 inside the node: NVLink is fine, the fabric is not shown.
+    assert busbw.details["fraction"] == pytest.approx(470 / 360, abs=0.001)
     assert busbw.status == "unverifiable"
     assert "which confirms NVLink inside one node only" in busbw.explanation_en
     assert "a run spanning at least two nodes is needed" in busbw.explanation_en
@@ -126,7 +126,7 @@ def test_a_one_node_run_verifies_nvlink_only_on_a_multi_node_candidate() -> None
     assert report.busbw_fraction is None
     assert measured.busbw_fraction is None
     assert measured.peak_busbw_gbyte_s is None and measured.busbw_nodes is None
-    assert measured.nvlink_busbw_fraction == pytest.approx(0.995, abs=0.001)
+    assert measured.nvlink_busbw_fraction == 1.0  # capped
 
 
 def test_a_one_node_run_still_contradicts_a_slow_nvlink() -> None:
@@ -140,7 +140,7 @@ def test_a_one_node_run_confirms_a_one_node_candidate() -> None:
     report, measured = facts_of(claims(node_count=1), [ev("nccl_tests", NCCL_H100_1NODE)])
     assert report.busbw.status == "verified"
     assert "which confirms the declared interconnect" in report.busbw.explanation_en
-    assert measured.busbw_fraction == pytest.approx(0.995, abs=0.001)
+    assert measured.busbw_fraction == 1.0  # 470 over the ring's 360, capped
     assert measured.nvlink_busbw_fraction == measured.busbw_fraction
     assert measured.busbw_nodes == 1
 
@@ -151,9 +151,10 @@ def test_a_two_node_run_verifies_the_fabric_of_a_two_node_candidate() -> None:
     assert report.busbw.status == "verified"
     assert report.busbw.details["scope"] == "multi_node"
     assert "which confirms the declared interconnect" in report.busbw.explanation_en
-    assert measured.busbw_fraction == pytest.approx(464.79 / 472.5, abs=0.001)
+    assert report.busbw_fraction == pytest.approx(464.79 / 360.0, abs=0.001)
+    assert measured.busbw_fraction == 1.0  # capped
     assert measured.busbw_nodes == 2
-    assert measured.nvlink_busbw_fraction == pytest.approx(0.995, abs=0.001)
+    assert measured.nvlink_busbw_fraction == 1.0
 
 
 def test_ranks_beyond_one_node_count_as_a_multi_node_run_without_host_names() -> None:
@@ -191,7 +192,7 @@ def test_a_foreign_run_is_set_aside_beside_a_usable_one_and_named() -> None:
     evidence = [ev("nccl_tests", big, upload=1), ev("nccl_tests", NCCL_H100_2NODE, upload=2)]
     report = verify_candidate(claims(), evidence)
     assert report.busbw.details["tested_nodes"] == 2
-    assert report.busbw_fraction == pytest.approx(0.984, abs=0.001)
+    assert report.busbw_fraction == pytest.approx(1.291, abs=0.001)
     assert "Foreign runs set aside" in report.busbw.explanation_en
     assert "不属于该候选" in report.busbw.explanation_zh
 
@@ -224,7 +225,7 @@ def test_nvls_above_the_nominal_expectation_stays_plausible_and_is_capped() -> N
     run = NCCL_H100_1NODE | {"peak_busbw_gbyte_s": 485.0}  # 1.08 x the NVLink line rate
     report, measured = facts_of(claims(node_count=1), [ev("nccl_tests", run)])
     assert report.busbw.details["implausible_runs"] == []
-    assert report.busbw_fraction == pytest.approx(1.026, abs=0.001)
+    assert report.busbw_fraction == pytest.approx(485.0 / 360.0, abs=0.001)
     assert measured.busbw_fraction == 1.0
     assert measured.nvlink_busbw_fraction == 1.0
 
@@ -583,7 +584,7 @@ def _ibstat(rate: float, ports: int) -> dict[str, Any]:
 
 
 def test_claiming_a_slower_fabric_than_ibstat_shows_earns_nothing() -> None:
-    run = NCCL_H100_2NODE | {"peak_busbw_gbyte_s": 360.0}
+    run = NCCL_H100_2NODE | {"peak_busbw_gbyte_s": 300.0}
     evidence = [
         ev("nccl_tests", run),
         ev("ibstat", _ibstat(400, 8), node="n1", upload=2),
