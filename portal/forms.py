@@ -117,6 +117,25 @@ def choice_label(item: ChecklistItem, code) -> str:
     return str(CHOICE_LABELS.get(item.key, {}).get(code, code))
 
 
+def claim_label(item: ChecklistItem, currency: str = "") -> str:
+    """The claim's label with the unit its number is in, as the portal's other number inputs
+    name theirs ("POC window (days)"): item 10 in days, item 9 in the offering's currency a
+    month."""
+    if item.key == "poc_window":
+        return str(_("Claim (days)"))
+    if item.key == "monthly_cost" and currency:
+        return str(_("Claim (%(currency)s/month)") % {"currency": currency})
+    return str(_("Claim"))
+
+
+def claim_currency(candidate) -> str:
+    """The currency of the candidate's offering as it was pinned (the one its TCO, and so the
+    check of the stated monthly cost, counts in)."""
+    version = candidate.offering_version
+    facts = version.facts if version is not None else {}
+    return facts.get("currency") or candidate.offering.currency
+
+
 def _parses(item: ChecklistItem, text: str) -> bool:
     field = typed_field(item)
     if field is None:
@@ -184,7 +203,14 @@ class AnswerForm(forms.Form):
         help_text=_("For example the vendor's SLA or a certificate (up to 20 MiB)."),
     )
 
-    def __init__(self, *args, item: ChecklistItem, answer: Answer | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        item: ChecklistItem,
+        answer: Answer | None = None,
+        currency: str = "",
+        **kwargs,
+    ):
         self.item = item
         self.answer = answer
         self.conflict: dict | None = None
@@ -211,6 +237,7 @@ class AnswerForm(forms.Form):
         elif self.typed is not None:
             self.fields["claim"] = self.typed
         help_text = item.help_zh if _is_zh() else item.help_en
+        self.fields["claim"].label = claim_label(item, currency)
         self.fields["claim"].help_text = help_text
         self.fields["claim"].widget.attrs["data-claim"] = ""
 
@@ -304,7 +331,8 @@ def _is_zh() -> bool:
 def questionnaire_forms(candidate, data=None, files=None) -> list[AnswerForm]:
     """One form per checklist item, bound to ``data`` when given, with the stored answers."""
     answers = {a.item_id: a for a in candidate.answers.prefetch_related("attachments")}
+    currency = claim_currency(candidate)
     return [
-        AnswerForm(data, files, item=item, answer=answers.get(item.pk))
+        AnswerForm(data, files, item=item, answer=answers.get(item.pk), currency=currency)
         for item in ChecklistItem.objects.order_by("number")
     ]

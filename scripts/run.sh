@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run the portal on its embedded defaults: SQLite, Celery tasks run in process, demo data.
-# Needs no PostgreSQL or Redis. Safe to run again: nothing is duplicated.
+# Needs no PostgreSQL or Redis. Safe to run again: data already there is left unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

@@ -35,7 +35,7 @@ from scoring.region import (
 )
 from scoring.types import EvaluationSpec
 
-from .. import adapters, selectors
+from .. import adapters, portfolio_messages, selectors
 from ..models import BillingModel, Candidate, Evaluation, Measurement, Workload
 from ..models.evaluations import accepted_gpu_families
 from .errors import ensure_current, ensure_not_decided
@@ -470,7 +470,7 @@ def portfolio_decision_snapshot(
         result = pf.solve(problem)
         if assignment is None:
             if result.proposal is None:
-                why = result.summary_zh if lang_zh else result.summary_en
+                why = portfolio_messages.summary(result, labels, evaluation.budget_currency)
                 raise ValidationError(
                     _("No portfolio can serve every workload: %(why)s") % {"why": why}
                 )
@@ -488,7 +488,7 @@ def portfolio_decision_snapshot(
         "plan": _plan_dict(plan, labels),
         "single": _plan_dict(single, labels) if single else None,
         "saving": str(single.total - plan.total) if single else None,
-        "risks": [{"kind": r.kind, "en": r.en, "zh": r.zh} for r in risks],
+        "risks": portfolio_messages.risks_recorded(risks, evaluation.budget_currency),
     }
 
 

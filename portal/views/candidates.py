@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import evidence_messages
-from ..forms import AnswerForm, questionnaire_forms
+from ..forms import AnswerForm, claim_currency, questionnaire_forms
 from ..models import (
     Answer,
     AnswerAttachment,
@@ -395,12 +395,13 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
     evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     item = get_object_or_404(ChecklistItem, number=number)
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
-    form = AnswerForm(request.POST, request.FILES, item=item, answer=answer)
+    currency = claim_currency(candidate)
+    form = AnswerForm(request.POST, request.FILES, item=item, answer=answer, currency=currency)
     result = _save(request, candidate, [form])
     saved = result is not None and not result.conflicts
     answer = Answer.objects.filter(candidate=candidate, item=item).first()
     if saved:
-        form = AnswerForm(item=item, answer=answer)
+        form = AnswerForm(item=item, answer=answer, currency=currency)
     context = {
         "evaluation": evaluation,
         "candidate": candidate,

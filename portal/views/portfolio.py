@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
+from .. import portfolio_messages
 from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..models import Evaluation, EvaluationStatus, Workload
 from ..permissions import CAN_DECIDE, CAN_EDIT
@@ -184,8 +185,10 @@ def _assignment(post, evaluation) -> dict[str, tuple[str, str | None]] | None:
 
 
 def _rows(proposal, lang_zh: bool):
-    """Table rows: per workload, the proposal's line beside the single choice's line."""
+    """Table rows: per workload, the proposal's line beside the single choice's line; the
+    summary, risks and notes in the reader's language with money in its currency."""
     result = proposal.result
+    currency = proposal.currency
     text = (lambda en, zh: zh) if lang_zh else (lambda en, zh: en)
     rows = []
     for view_workload in dict.fromkeys(o.workload for o in proposal.options) or ():
@@ -202,9 +205,10 @@ def _rows(proposal, lang_zh: bool):
         )
     return {
         "lines": rows,
-        "summary": text(result.summary_en, result.summary_zh),
-        "risks": [text(r.en, r.zh) for r in result.risks],
-        "notes": [text(en, zh) for en, zh in result.notes],
+        "summary": portfolio_messages.summary(result, proposal.labels, currency),
+        "risks": [portfolio_messages.risk_text(r, currency) for r in result.risks],
+        "notes": [portfolio_messages.note_text(n, currency) for n in result.notes],
+        "method": portfolio_messages.method_label(result.method),
         "unassignable": [
             (u.workload_id, text(u.reasons_en, u.reasons_zh)) for u in result.unassignable
         ],

@@ -37,6 +37,12 @@ class ReviewForm(forms.Form):
     loaded_version = loaded_version_field()
 
 
+def review_prefix(number: int) -> str:
+    """Each item's form on the page has its own field names and element ids (``review-9-note``):
+    a label of one item's form never points at another's input."""
+    return f"review-{number}"
+
+
 @login_required
 def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
@@ -66,7 +72,7 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         )
         item = get_object_or_404(items, number=posted_number)
         answer = answers.get(item.pk)
-        bound = ReviewForm(request.POST)
+        bound = ReviewForm(request.POST, prefix=review_prefix(posted_number))
         if answer is None:
             bound.add_error(None, _("The item is not answered yet; there is nothing to review."))
         elif bound.is_valid():
@@ -106,7 +112,7 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
                     **({"verdict": review.verdict, "note": review.note} if review else {}),
                     "loaded_version": review_version(answer, review),
                 },
-                prefix=None,
+                prefix=review_prefix(item.number),
             )
         rows.append(
             {

@@ -23,14 +23,35 @@ from .common import form_status, member_candidate
 
 
 def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
-    """The one line a node engineer pastes: download the collector, run it with the token."""
+    """What a node engineer pastes: the token into the environment (GPU_PORTAL_TOKEN, which
+    the collector reads, keeps it out of the process list other users of the node can read),
+    then download the collector and run it."""
     return (
+        f"export GPU_PORTAL_TOKEN={shlex.quote(raw_token)}\n"
         f"curl -fsSLO {shlex.quote(script_url)} && "
-        f"python3 collect.py --portal {shlex.quote(portal)} --token {shlex.quote(raw_token)}"
+        f"python3 collect.py --portal {shlex.quote(portal)}"
     )
 
 
-# The raw token is in this response only: never cached, never stored in the session or the DB.
+# A new raw token waits here between the POST that creates it and the GET that shows it
+# (POST/redirect/GET: reloading the page creates no second token); the first token page
+# shown takes it out, so it is displayed exactly once.
+NEW_TOKEN_SESSION_KEY = "upload_token_new"  # noqa: S105 (the name of a session key)
+
+
+def _new_token_take(request: HttpRequest, candidate) -> str | None:
+    """The raw token created by this session's last POST, if it is this candidate's and still
+    usable; removed from the session whatever it was."""
+    pending = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
+    if not isinstance(pending, dict):
+        return None
+    token = UploadToken.objects.filter(pk=pending.get("token"), candidate=candidate).first()
+    if token is None or not token.is_usable:
+        return None
+    raw = pending.get("raw")
+    return raw if isinstance(raw, str) and token.token_prefix == raw[:10] else None
+
+
 @never_cache
 @login_required
 def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
@@ -40,7 +61,7 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
         form = UploadTokenCreateForm(request.POST)
         if form.is_valid():
             try:
-                _token, raw_token = upload_token_create(
+                token, raw = upload_token_create(
                     candidate=candidate,
                     created_by=request.user,
                     expires_in=timedelta(days=form.cleaned_data["expires_in_days"]),
@@ -50,16 +71,20 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
             except ValidationError as exc:
                 add_service_error(form, exc, {"expires_in": "expires_in_days"})
             else:
-                portal = request.build_absolute_uri("/").rstrip("/")
-                command = collector_command(
-                    portal=portal,
-                    script_url=request.build_absolute_uri(reverse("collector-script")),
-                    raw_token=raw_token,
-                )
-                form = UploadTokenCreateForm()
+                request.session[NEW_TOKEN_SESSION_KEY] = {"token": token.pk, "raw": raw}
+                url = reverse("upload-token-list", args=[evaluation.pk, candidate.pk])
+                return redirect(f"{url}#new-token")
     else:
         form = UploadTokenCreateForm()
+        raw_token = _new_token_take(request, candidate)
+        if raw_token is not None:
+            command = collector_command(
+                portal=request.build_absolute_uri("/").rstrip("/"),
+                script_url=request.build_absolute_uri(reverse("collector-script")),
+                raw_token=raw_token,
+            )
     tokens = UploadToken.objects.filter(candidate=candidate).select_related("created_by")
+    plan = getattr(evaluation, "poc_plan", None) if raw_token else None
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -68,6 +93,7 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
         "form": form,
         "raw_token": raw_token,
         "command": command,
+        "shared_fs_path": plan.shared_fs_path if plan else "",
     }
     return render(request, "portal/token_list.html", context, status=form_status(form))
 

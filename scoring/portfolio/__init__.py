@@ -48,6 +48,7 @@ from .types import (
     Candidate,
     DataFlow,
     Line,
+    Note,
     Option,
     Plan,
     PortfolioInputError,
@@ -70,6 +71,7 @@ __all__ = [
     "Candidate",
     "DataFlow",
     "Line",
+    "Note",
     "Option",
     "Plan",
     "PortfolioInputError",
@@ -135,16 +137,23 @@ def solve(problem: PortfolioProblem, *, method: str = "auto") -> PortfolioResult
     chosen_k = min(k for k, (cost, _) in best.items() if cost <= threshold)
     proposal = model.plan(best[chosen_k][1])
     optimum = model.plan(optimum_assign)
-    notes: list[tuple[str, str]] = []
+    notes: list[Note] = []
     if proposal.total != optimum.total:
         extra = proposal.total - optimum.total
         notes.append(
-            (
+            Note(
+                "fewer_vendors",
                 f"Fewer vendors preferred: {len(proposal.vendors)} instead of "
                 f"{len(optimum.vendors)} costs {_money(extra)} more, within the "
                 f"{problem.prefer_fewer_vendors_pct}% threshold.",
                 f"优先减少供应商：{len(proposal.vendors)} 家代替 {len(optimum.vendors)} 家，"
                 f"多花 {_money(extra)}，在 {problem.prefer_fewer_vendors_pct}% 阈值以内。",
+                {
+                    "vendors": len(proposal.vendors),
+                    "optimum_vendors": len(optimum.vendors),
+                    "extra": extra,
+                    "threshold_pct": problem.prefer_fewer_vendors_pct,
+                },
             )
         )
     notes.extend(_far_region_notes(model, proposal))

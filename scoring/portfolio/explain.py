@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from .model import Model
-from .types import Plan, Risk, _cents
+from .types import Note, Plan, Risk, _cents
 
 
 def _money(value: Decimal) -> str:
@@ -36,7 +36,7 @@ def _summary(proposal: Plan, single: Plan | None, saving: Decimal) -> tuple[str,
     return en, zh
 
 
-def _far_region_notes(model: Model, proposal: Plan) -> list[tuple[str, str]]:
+def _far_region_notes(model: Model, proposal: Plan) -> list[Note]:
     """Say when a workload placed outside the region of its nearest usable option saves money."""
     notes = []
     for wi, line in enumerate(proposal.lines):
@@ -51,11 +51,13 @@ def _far_region_notes(model: Model, proposal: Plan) -> list[tuple[str, str]]:
         if others and min(others) > line.tco:
             saving = _cents(min(others) - line.tco)
             notes.append(
-                (
+                Note(
+                    "far_region",
                     f"{workload.workload_id} accepts a farther region; running in {line.region} "
                     f"saves {_money(saving)} against the cheapest option elsewhere.",
                     f"{workload.workload_id} 接受较远区域；在 {line.region} 运行比其他区域最便宜的"
                     f"方案节省 {_money(saving)}。",
+                    {"workload": workload.workload_id, "region": line.region, "saving": saving},
                 )
             )
     return notes
@@ -71,6 +73,7 @@ def _risks(model: Model, proposal: Plan) -> tuple[Risk, ...]:
                 f"{len(proposal.vendors)} vendors ({names}): more contracts, support channels "
                 "and accounts to run.",
                 f"{len(proposal.vendors)} 家供应商（{names}）：更多合同、支持渠道和账号需要管理。",
+                {"vendors": proposal.vendors},
             )
         )
     if proposal.egress_cny > 0:
@@ -81,6 +84,7 @@ def _risks(model: Model, proposal: Plan) -> tuple[Risk, ...]:
                 "latency to data transfers.",
                 f"跨供应商或跨区域的出网流量费用 {_money(proposal.egress_cny)}，"
                 "并增加数据传输时延。",
+                {"amount": proposal.egress_cny},
             )
         )
     self_managed = sorted(
@@ -100,6 +104,11 @@ def _risks(model: Model, proposal: Plan) -> tuple[Risk, ...]:
                 f"自管裸金属（{', '.join(self_managed)}），"
                 f"运维能力为“{model.problem.ops_capacity}”："
                 f"已计入运维人员费用 {_money(proposal.ops_cny)}。",
+                {
+                    "offers": tuple(self_managed),
+                    "ops_capacity": model.problem.ops_capacity,
+                    "amount": proposal.ops_cny,
+                },
             )
         )
     spot = [line.workload_id for line in proposal.lines if line.billing_model == "spot"]
@@ -109,6 +118,7 @@ def _risks(model: Model, proposal: Plan) -> tuple[Risk, ...]:
                 "preemption",
                 f"Spot capacity for {', '.join(spot)}: it can be pre-empted.",
                 f"{', '.join(spot)} 使用竞价实例：可能被抢占。",
+                {"workloads": tuple(spot)},
             )
         )
     return tuple(risks)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
 
 EXACT_MAX_CANDIDATES = 10
 EXACT_MAX_WORKLOADS = 4
@@ -121,9 +122,36 @@ class Plan:
 
 @dataclass(frozen=True)
 class Risk:
-    kind: str  # extra_vendor | egress | ops_load | far_region | preemption
+    """A risk of a plan, in words (``en``, ``zh``) and as the figures they are made of
+    (``params``, by kind), for a caller that words it in its own terms:
+
+    - ``extra_vendor``: ``vendors`` (names);
+    - ``egress``: ``amount`` (money, the problem's currency);
+    - ``ops_load``: ``offers`` (labels of the self-managed candidates), ``ops_capacity`` (the
+      code, one of ``OPS_CAPACITIES``), ``amount`` (the operations staff, money);
+    - ``preemption``: ``workloads`` (ids).
+    """
+
+    kind: str  # extra_vendor | egress | ops_load | preemption
     en: str
     zh: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A remark on the proposal, in words and as figures (``params``, by kind):
+
+    - ``fewer_vendors``: ``vendors`` and ``optimum_vendors`` (counts), ``extra`` (money the
+      proposal costs more than the optimum), ``threshold_pct`` (Decimal, %);
+    - ``far_region``: ``workload`` (id), ``region``, ``saving`` (money against the cheapest
+      option in another region).
+    """
+
+    kind: str
+    en: str
+    zh: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -153,7 +181,7 @@ class PortfolioResult:
     nodes: int
     summary_en: str
     summary_zh: str
-    notes: tuple[tuple[str, str], ...] = field(default=())
+    notes: tuple[Note, ...] = field(default=())
 
 
 def burst_gpu_hours(

@@ -61,3 +61,26 @@ def test_every_page_fits_a_phone(portal, role, language):
     if too_wide:
         portal.screenshot(f"{role}-{language}-too-wide")
     assert too_wide == [], "\n".join(map(str, too_wide))
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_new_upload_token_and_its_collector_options_fit_a_phone(portal, language):
+    """The panel shown once after creating a token: the command scrolls in its own box, the
+    option list wraps."""
+    page = portal.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    portal.login("procurement")
+    if language != "en":
+        page.context.add_cookies(
+            [{"name": "django_language", "value": language, "url": portal.base_url}]
+        )
+    portal.goto("/evaluations/1/candidates/1/tokens/")
+    with portal.navigation():
+        page.locator("main form.page-form button[type=submit]").click()
+    page.wait_for_timeout(150)
+    assert page.locator("#collector-command").inner_text().startswith("export GPU_PORTAL_TOKEN=")
+    assert page.locator("ul.collector-options li").count() == 5
+    measured = page.evaluate(OVERFLOW)
+    if measured["scroll"] > measured["client"]:
+        portal.screenshot(f"new-token-{language}-too-wide")
+    assert measured["scroll"] <= measured["client"], measured

@@ -39,9 +39,21 @@ def test_an_engineer_records_a_review_in_the_browser(portal):
     portal.goto("/evaluations/1/candidates/1/review/")
     section = page.locator("section.review-item").first
     section.locator("input[value=contradicted]").check()
-    section.locator("textarea[name=note]").fill("Certificate expired in 2025 (page 2).")
+    section.locator("textarea[name$='-note']").fill("Certificate expired in 2025 (page 2).")
     section.locator("button[type=submit]").click()
     page.wait_for_load_state()
     assert "The review is recorded." in page.inner_text("body")
     assert "Contradicted" in page.locator("section.review-item").first.inner_text()
+    portal.assert_no_js_errors()
+
+
+def test_clicking_a_review_label_focuses_its_own_items_input(portal):
+    page = portal.page
+    portal.login("engineer")
+    portal.goto("/evaluations/1/candidates/1/review/")
+    item_9 = page.locator("section#item-9")
+    item_9.locator("label", has_text="Note").click()
+    focused = page.evaluate("document.activeElement.id")
+    assert focused == "id_review-9-note"
+    assert page.evaluate("document.activeElement.closest('section').id") == "item-9"
     portal.assert_no_js_errors()

@@ -126,3 +126,143 @@ def test_the_tests_copy_of_the_demo_is_what_setup_demo_writes(
 
     assert stored(tmp_path / "restored") == stored(tmp_path / "command")
     assert len(stored(tmp_path / "command")) == EvidenceUpload.objects.count() == 4
+
+
+# --- Running setup_demo again (scripts/run.sh runs it at every start) ---------------------------
+
+
+def _setup_demo() -> tuple[str, str]:
+    """Run the command as scripts/run.sh does; returns what it wrote to stdout and stderr."""
+    import io
+
+    from django.core.management import call_command
+
+    out, err = io.StringIO(), io.StringIO()
+    call_command("setup_demo", stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def _history_rows() -> dict[str, int]:
+    from django.apps import apps
+
+    return {
+        model._meta.db_table: model._default_manager.count()
+        for model in apps.get_models()
+        if model._meta.db_table.startswith("portal_historical")
+    }
+
+
+def test_running_setup_demo_again_keeps_decisions_answers_and_prices(demo):
+    """The decision recorded on evaluation 2, an edited answer and a changed list price all
+    survive a second run: no row is reset and no history row is written for them."""
+    from decimal import Decimal
+
+    from django.contrib.auth import get_user_model
+
+    from portal import selectors
+    from portal.models import DecisionRecord, DecisionReopening, EvaluationStatus
+    from portal.services.catalogue import offering_price_save
+    from portal.services.evaluations import answer_save, decision_record
+
+    users = {u.username: u for u in get_user_model().objects.all()}
+    answer = Answer.objects.select_related("candidate", "item").get(candidate_id=1, item__number=1)
+    answer_save(
+        candidate=answer.candidate,
+        item=answer.item,
+        by=users["procurement"],
+        claim="8x H100 SXM5 80GB, as in the signed quote",
+    )
+    price = OfferingPrice.objects.order_by("pk").first()
+    price.price_per_gpu = Decimal("12345.67")
+    offering_price_save(price=price, by=users["procurement"])
+    evaluation = Evaluation.objects.get(pk=2)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+    chosen = next(r for r in ranking.results if not r.disqualified)
+    record = decision_record(
+        evaluation=evaluation,
+        candidate=Candidate.objects.get(pk=chosen.candidate_id),
+        rationale="Best value on the measured evidence.",
+        by=users["manager"],
+    )
+    history = _history_rows()
+    rows = _every_row()
+
+    out, err = _setup_demo()
+
+    assert out.splitlines()[0] == "demo data already present; left unchanged"
+    assert "Existing history found" not in out + err
+    assert err == ""
+    evaluation.refresh_from_db()
+    assert evaluation.status == EvaluationStatus.DECIDED
+    assert evaluation.decisions.order_by("-round").first() == record
+    assert DecisionRecord.objects.filter(evaluation=evaluation).count() == 1
+    assert not DecisionReopening.objects.exists()
+    answer.refresh_from_db()
+    assert answer.claim == "8x H100 SXM5 80GB, as in the signed quote"
+    price.refresh_from_db()
+    assert price.price_per_gpu == Decimal("12345.67")
+    assert _history_rows() == history
+    assert _every_row() == rows
+
+
+def test_a_second_run_prints_the_logins_and_no_history_noise(demo):
+    out, err = _setup_demo()
+    lines = out.splitlines()
+    assert lines[0] == "demo data already present; left unchanged"
+    assert "Demo logins (username / password / role):" in lines
+    assert all(username in out for username, *_rest in DEMO_USERS)
+    assert "Existing history found" not in out + err
+    assert err == ""
+
+
+def test_a_missing_demo_login_is_created_and_nothing_else_changes(demo):
+    """Only what is missing is created: a deleted login comes back with its memberships; a
+    membership removed from an existing login stays removed."""
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    User.objects.filter(username="viewer").delete()
+    Membership.objects.filter(user__username="engineer", evaluation_id=2).delete()
+    rows = {
+        table: table_rows
+        for table, table_rows in _every_row().items()
+        if table not in ("auth_user", "portal_membership", "portal_historicalmembership")
+    }
+
+    out, _err = _setup_demo()
+
+    assert "created the missing demo logins: viewer" in out
+    viewer = User.objects.get(username="viewer")
+    assert authenticate(username="viewer", password="view-gpus-2026") == viewer
+    assert set(viewer.memberships.values_list("evaluation_id", flat=True)) == {1, 2, 16}
+    assert set(viewer.memberships.values_list("role", flat=True)) == {"viewer"}
+    assert not Membership.objects.filter(user__username="engineer", evaluation_id=2).exists()
+    after = {table: table_rows for table, table_rows in _every_row().items() if table in rows}
+    assert after == rows
+
+
+def test_the_demo_is_not_loaded_over_other_rows_holding_its_ids(db):
+    """A database whose vendor 1 is someone's own keeps it: nothing of the demo is written."""
+    vendor = Vendor.objects.create(pk=1, name="Our own vendor")
+
+    out, err = _setup_demo()
+
+    assert "demo data not loaded: other rows hold its ids (portal.vendor 1" in err
+    assert "already present" not in out
+    assert Vendor.objects.get() == vendor and vendor.name == "Our own vendor"
+    assert not Evaluation.objects.exists()
+    assert not Offering.objects.exists()
+    assert ChecklistItem.objects.count() == 10  # the checklist shares no id with it
+
+
+def test_a_fresh_database_gets_the_whole_demo(db, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    out, err = _setup_demo()
+    assert "already present" not in out and err == ""
+    assert out.splitlines()[0] == "Demo logins (username / password / role):"
+    assert set(Evaluation.objects.values_list("pk", flat=True)) == {1, 2, 16}
+    assert EvidenceUpload.objects.count() == 4
+    assert Membership.objects.count() == 3 * len(DEMO_USERS)
+    # The audit trail starts from the demo's first state: one "created" row per object.
+    assert Evaluation.history.filter(history_type="+").count() == 3
+    assert Answer.history.count() == Answer.objects.count()

@@ -314,13 +314,14 @@ def test_a_review_of_a_claim_changed_since_the_page_loaded_is_refused(client, de
     page = client.get(url).content.decode()
     answer = Answer.objects.get(candidate_id=1, item__key="compliance")
     form = page.split(f'name="item" value="{answer.item.number}"', 1)[1].split("</form>", 1)[0]
-    loaded = re.search(r'name="loaded_version" value="([^"]+)"', form).group(1)
+    field = f"review-{answer.item.number}-"
+    loaded = re.search(rf'name="{field}loaded_version" value="([^"]+)"', form).group(1)
     Answer.objects.filter(pk=answer.pk).update(claim="MLPS level 2 only")
     data = {
         "item": answer.item.number,
-        "verdict": "verified",
-        "note": "Certificate p.1",
-        "loaded_version": loaded,
+        field + "verdict": "verified",
+        field + "note": "Certificate p.1",
+        field + "loaded_version": loaded,
     }
     response = client.post(url, data)
     text = html.unescape(response.content.decode())

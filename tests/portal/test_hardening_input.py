@@ -55,7 +55,9 @@ def test_every_page_has_a_csp_with_a_nonce_for_its_inline_script(signed_in, cand
     assert "'unsafe-inline'" not in policy.split("script-src", 1)[1].split(";", 1)[0]
     # The token page shows an inline script with a new token: its nonce is in the header.
     url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
-    response = signed_in.post(url, {"expires_in_days": 7, "node_name": "", "label": "x"})
+    created = signed_in.post(url, {"expires_in_days": 7, "node_name": "", "label": "x"})
+    assert created.status_code == 302
+    response = signed_in.get(created["Location"])
     assert response.status_code == 200
     html = response.content.decode()
     inline = re.findall(r"<script(?![^>]*\ssrc=)([^>]*)>", html)

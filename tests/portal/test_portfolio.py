@@ -194,7 +194,7 @@ def test_portfolio_page_for_members_and_forms_for_procurement(client, evaluation
     assert dev.tolerates_preemption
     assert dev.requirements == {"required_gpu_memory_gib": 24}
     page = client.get(url).content.decode()
-    assert "spot" in page
+    assert "(Spot, " in page  # the development pool runs on spot capacity
     bad = client.post(url, {"action": "add-workload", "w-name": "", "w-gpus": 0})
     assert bad.status_code == 422
     assert Workload.objects.filter(evaluation=evaluation).count() == 3
@@ -297,3 +297,80 @@ def test_a_vendor_managed_claim_counts_only_once_its_cost_is_verified(evaluation
     )
     result = portfolio_propose(evaluation=evaluation).result
     assert result.proposal.ops_cny == Decimal("0.00")
+
+
+def _portfolio_texts(html: str) -> dict[str, str]:
+    """The proposal's sentences as the reader sees them: summary, risks, notes, search hint."""
+    import html as html_lib
+    import re
+
+    def text(fragment: str) -> str:
+        return html_lib.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment))).strip()
+
+    section = html.split('id="proposal"', 1)[1].split("</section>", 1)[0]
+    return {
+        "summary": text(re.search(r'<p class="summary">(.*?)</p>', section, re.S).group(1)),
+        "risks": text(re.search(r'<ul id="risks">(.*?)</ul>', section, re.S).group(1)),
+        "notes": text(section.split("<h3>", 3)[2].split("<details>", 1)[0]),
+        "search": text(re.findall(r'<p class="hint">(.*?)</p>', section, re.S)[-1]),
+        "total": text(re.search(r'id="proposal-total">(.*?)<', section).group(1)),
+        "saving": text(re.search(r'<p id="saving">.*?<strong>(.*?)</strong>', section).group(1)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("language", "capacity", "billing", "search"),
+    [
+        ("en", "“Small team”", "(Monthly, ", "Search: exact (the cheapest plan is certain)."),
+        ("zh-hans", "“小团队”", "（包月，", "搜索方式：精确搜索（必定找到最便宜的方案）。"),
+    ],
+)
+def test_the_demo_portfolio_is_worded_with_labels_and_money_as_its_table(
+    client, demo, language, capacity, billing, search
+):
+    """Evaluation 16's proposal: billing models, the operations capacity and the search method
+    by their labels, every amount rounded as the table rounds it and followed by its currency."""
+    import re
+
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.get(username="manager"))
+    page = client.get(
+        reverse("evaluation-portfolio", args=[16]), HTTP_ACCEPT_LANGUAGE=language
+    ).content.decode()
+    texts = _portfolio_texts(page)
+    prose = " ".join(texts[key] for key in ("summary", "risks", "notes", "search"))
+    for code in ("small_team", "monthly", "exact.", "exact。", "platform_team"):
+        assert code not in prose, code
+    assert billing in texts["summary"]
+    assert capacity in texts["risks"]
+    assert texts["search"] == search
+    # The sentence's total and saving are the table's, with the currency.
+    assert texts["total"] == "3,829,809"
+    assert f"{texts['total']} CNY" in texts["summary"]
+    assert texts["saving"] == "747,447 CNY"
+    assert texts["saving"] in texts["summary"]
+    # No amount with cents, and every amount followed by its currency.
+    assert not re.search(r"\d\.\d\d\b", prose), prose
+    amounts = re.findall(r"\d{1,3}(?:,\d{3})+", prose)
+    assert amounts and all(f"{amount} CNY" in prose for amount in amounts)
+
+
+def test_a_recorded_portfolio_keeps_its_risks_worded_in_both_languages(evaluation, hybrid, members):
+    from portal.services.portfolio import portfolio_decision_record
+
+    evaluation_portfolio_settings_set(
+        evaluation=evaluation,
+        by=members["procurement"],
+        ops_capacity="small_team",
+        ops_staff_cost_month=Decimal(50000),
+    )
+    evaluation.refresh_from_db()
+    record = portfolio_decision_record(
+        evaluation=evaluation, rationale="Hybrid", by=members["manager"]
+    )
+    risks = {risk["kind"]: risk for risk in record.snapshot["portfolio"]["risks"]}
+    ops = risks["ops_load"]
+    assert "“Small team”: 73,973 CNY of operations staff" in ops["en"]
+    assert "运维能力为“小团队”：已计入运维人员费用 73,973 CNY" in ops["zh"]
+    assert "small_team" not in ops["en"] + ops["zh"]

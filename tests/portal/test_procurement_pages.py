@@ -570,15 +570,24 @@ def test_a_new_token_is_shown_once_and_only_its_hash_is_stored(client, members, 
     client.force_login(members["procurement"])
     url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
     response = client.post(url, {"expires_in_days": "14", "node_name": "gpu-01", "label": "POC"})
-    assert response.status_code == 200
-    assert "no-store" in response["Cache-Control"]
-    raws = set(RAW_TOKEN.findall(response.text))
+    # POST/redirect/GET: reloading the page that shows the token creates no second one.
+    assert response.status_code == 302
+    assert response["Location"] == f"{url}#new-token"
+    assert not RAW_TOKEN.search(response.content.decode())
+    shown = client.get(url)
+    assert shown.status_code == 200
+    assert "no-store" in shown["Cache-Control"]
+    raws = set(RAW_TOKEN.findall(shown.text))
     assert len(raws) == 1
     raw = raws.pop()
+    # The collector reads the token from the environment: never on its command line, where
+    # every user of the node sees it in the process list.
     assert (
-        f"curl -fsSLO http://testserver/collector/collect.py && python3 collect.py"
-        f" --portal http://testserver --token {raw}"
-    ) in html.unescape(response.text)
+        f"export GPU_PORTAL_TOKEN={raw}\n"
+        "curl -fsSLO http://testserver/collector/collect.py && python3 collect.py"
+        " --portal http://testserver</pre>"
+    ) in html.unescape(shown.text)
+    assert "--token" not in shown.text
 
     token = UploadToken.objects.get()
     assert token.token_hash == hash_token(raw)
@@ -591,6 +600,7 @@ def test_a_new_token_is_shown_once_and_only_its_hash_is_stored(client, members, 
     assert 13 <= (token.expires_at - token.created_at).days <= 14
     stored = " ".join(str(v) for v in UploadToken.objects.values().get().values())
     assert raw not in stored
+    # Kept in the session only until the page showed it.
     assert raw not in str(dict(client.session.items()))
     assert upload_token_authenticate(raw) == token
 
@@ -598,6 +608,69 @@ def test_a_new_token_is_shown_once_and_only_its_hash_is_stored(client, members, 
     assert raw not in again.text
     assert token.token_prefix in again.text
     assert "gpu-01" in again.text
+    assert UploadToken.objects.count() == 1
+
+
+def test_the_token_page_names_the_collector_options_the_poc_needs(client, members, candidate):
+    """Every option the hint names is one collect.py accepts, --shared-fs (the POC plan's
+    shared file-system run) among them, with the plan's path when it has one."""
+    import subprocess
+    import sys
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from portal.services.poc import poc_plan_save
+
+    poc_plan_save(
+        evaluation=candidate.evaluation,
+        by=members["procurement"],
+        deadline=timezone.now() + timedelta(days=14),
+        shared_fs_path="/shared/poc",
+    )
+    client.force_login(members["procurement"])
+    url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
+    page = client.get(client.post(url, {"expires_in_days": "7"})["Location"]).text
+    options = html.unescape(page.split('class="muted collector-options"', 1)[1].split("</ul>")[0])
+    named = re.findall(r"<code>(--[a-z-]+)", options)
+    assert named == ["--nccl-tests", "--fio-target", "--shared-fs", "--rtt", "--hostfile"]
+    assert "the POC plan requires it, at /shared/poc." in options
+
+    usage = subprocess.run(
+        [sys.executable, str(settings.BASE_DIR / "collector" / "collect.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    accepted = set(re.findall(r"(--[a-z-]+)", usage))
+    assert set(named) <= accepted
+
+
+def test_reloading_after_creating_a_token_creates_no_other(client, members, candidate):
+    client.force_login(members["procurement"])
+    url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
+    created = client.post(url, {"expires_in_days": "7"})
+    first = client.get(created["Location"])
+    assert len(set(RAW_TOKEN.findall(first.text))) == 1
+    reload = client.get(created["Location"])
+    assert not RAW_TOKEN.search(reload.text)
+    assert UploadToken.objects.count() == 1
+
+
+def test_a_new_token_is_not_shown_on_another_candidates_page(
+    client, members, candidate, evaluation, vendor
+):
+    sibling = Candidate.objects.create(
+        evaluation=evaluation,
+        offering=small_offering(vendor, "Sibling", gpu_model="A100", gpu_memory_gib=40),
+        node_count=1,
+    )
+    client.force_login(members["procurement"])
+    url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
+    client.post(url, {"expires_in_days": "7"})
+    other = client.get(reverse("upload-token-list", args=[evaluation.pk, sibling.pk]))
+    assert not RAW_TOKEN.search(other.text)
+    assert not RAW_TOKEN.search(client.get(url).text)  # taken out by the first page shown
 
 
 @pytest.mark.parametrize("days", ["0", "91", "", "x"])

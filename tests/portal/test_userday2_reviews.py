@@ -114,17 +114,21 @@ def test_review_page_records_and_compares_monthly_cost(client, demo):
     assert "computed TCO" in body  # item 9 compared with the TCO (demo candidate 1)
     assert "cost-check" in body, body.split("monthly")[-1][:600]
     number = _answer("compliance").item.number
-    bad = client.post(url, {"item": number, "verdict": "verified", "note": ""})
+    field = f"review-{number}-"
+    bad = client.post(url, {"item": number, field + "verdict": "verified", field + "note": ""})
     assert bad.status_code == 422
     assert _answer("compliance").status == "claimed"
-    ok = client.post(url, {"item": number, "verdict": "verified", "note": "Cert seen"})
+    ok = client.post(
+        url, {"item": number, field + "verdict": "verified", field + "note": "Cert seen"}
+    )
     assert ok.status_code == 302
     assert _answer("compliance").status == "verified"
     # A viewer sees the page but cannot post.
     client.logout()
     assert client.login(username="viewer", password=PASSWORDS["viewer"])
     assert "Record the review" not in client.get(url).content.decode()
-    assert client.post(url, {"item": number, "verdict": "verified", "note": "x"}).status_code == 403
+    viewer_post = {"item": number, field + "verdict": "verified", field + "note": "x"}
+    assert client.post(url, viewer_post).status_code == 403
 
 
 def test_monthly_cost_check_tolerance(demo):
@@ -143,3 +147,53 @@ def test_monthly_cost_check_tolerance(demo):
     assert not check.within_tolerance
     answer.value, answer.claim = None, "ask sales"
     assert monthly_cost_check(candidate=answer.candidate, answer=answer, tco=result.tco) is None
+
+
+def test_each_review_form_has_its_own_ids_and_labels(client, demo):
+    """Four review forms on one page: no id twice, and each label points at an input of its
+    own item's form (clicking item 9's "Note" focuses item 9's note)."""
+    import re
+    from collections import Counter
+
+    assert client.login(username="engineer", password=PASSWORDS["engineer"])
+    page = client.get(reverse("candidate-review", args=[1, 1])).content.decode()
+    ids = Counter(re.findall(r'\sid="([^"]+)"', page))
+    assert [i for i, n in ids.items() if n > 1] == []
+    sections = re.findall(
+        r'<section class="card review-item" id="item-(\d+)">(.*?)</section>', page, re.S
+    )
+    forms = {int(number): body for number, body in sections if "review-form" in body}
+    assert set(forms) == {3, 6, 7, 9}
+    for number, body in forms.items():
+        labels = re.findall(r'<label for="([^"]+)"', body)
+        assert f"id_review-{number}-note" in labels
+        for target in labels:
+            assert target.startswith(f"id_review-{number}-"), (number, target)
+            assert f'id="{target}"' in body, (number, target)
+
+
+def test_a_review_posted_for_item_9_records_item_9_only(client, demo):
+    assert client.login(username="engineer", password=PASSWORDS["engineer"])
+    url = reverse("candidate-review", args=[1, 1])
+    monthly = _answer("monthly_cost")
+    response = client.post(
+        url,
+        {
+            "item": 9,
+            "review-9-verdict": "contradicted",
+            "review-9-note": "The quote says 410,000 a month.",
+            # Another item's fields in the same post are not item 9's.
+            "review-3-verdict": "verified",
+            "review-3-note": "Not this one.",
+        },
+    )
+    assert response.status_code == 302
+    review = AnswerReview.objects.get()
+    assert review.answer == monthly
+    assert (review.verdict, review.note) == ("contradicted", "The quote says 410,000 a month.")
+    # A post with the fields of another item's form than the one it names is refused whole.
+    refused = client.post(
+        url, {"item": 3, "review-9-verdict": "verified", "review-9-note": "Mismatched."}
+    )
+    assert refused.status_code == 422
+    assert AnswerReview.objects.count() == 1

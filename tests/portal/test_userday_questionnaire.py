@@ -245,3 +245,99 @@ def test_the_js_catalogue_is_served(client):
 def test_the_page_loads_the_catalogue_before_its_script(as_role):
     html = as_role("procurement").get(_url()).content.decode()
     assert html.index("jsi18n/") < html.index("questionnaire.js")
+
+
+def _claim_label(html: str, number: int) -> str:
+    label = re.search(rf'<label for="id_item-{number}-claim">([^<]*)</label>', html)
+    return _unescape(label.group(1)) if label else ""
+
+
+@pytest.mark.parametrize(
+    ("language", "days", "monthly"),
+    [("en", "Claim (days)", "Claim (CNY/month)"), ("zh-hans", "声明（天）", "声明（CNY/月）")],
+)
+def test_number_items_name_their_unit(as_role, language, days, monthly):
+    """Item 10's number is days and item 9's the offering's currency a month, as the portal's
+    other number inputs name their unit; the other items keep the plain label."""
+    client = as_role("procurement")
+    # Candidate 9 (evaluation 2) has neither answered: the plain number inputs.
+    url = reverse("candidate-questionnaire", args=[2, 9])
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert _claim_label(html, 10) == days
+    assert _claim_label(html, 9) == monthly
+    assert _claim_label(html, 1) == ("Claim" if language == "en" else "声明")
+    for number in (9, 10):
+        assert re.search(rf'<input type="number" name="item-{number}-claim"', html), number
+    # Shown to a reader too, beside the value.
+    viewer = as_role("viewer")
+    html = viewer.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert _claim_label(html, 10) == days
+
+
+def test_the_guidance_of_number_items_matches_what_the_number_holds(as_role):
+    url = reverse("candidate-questionnaire", args=[2, 9])
+    html = _unescape(as_role("procurement").get(url).content.decode())
+    guidance = {
+        number: re.search(rf'id="id_item-{number}-claim-help">([^<]*)<', html).group(1)
+        for number in (9, 10)
+    }
+    assert guidance[10].startswith("Days of free POC access. In the notes: whether benchmark")
+    assert "in the offering's currency" in guidance[9]
+    assert "In the notes: the billing terms" in guidance[9]
+
+
+def test_the_monthly_cost_is_in_the_currency_of_the_offering(client, members, evaluation, vendor):
+    from django.core.management import call_command
+
+    from portal.models import Candidate
+    from portal.services.catalogue import offering_save
+
+    from .conftest import small_offering
+
+    call_command("loaddata", "checklist", verbosity=0)
+    offering = small_offering(vendor, "USD offer")
+    offering.currency = "USD"
+    offering_save(offering=offering, by=members["procurement"])
+    candidate = Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=1)
+    client.force_login(members["procurement"])
+    url = reverse("candidate-questionnaire", args=[evaluation.pk, candidate.pk])
+    html = client.get(url).content.decode()
+    assert _claim_label(html, 9) == "Claim (USD/month)"
+    # The single-item save answers with the same label.
+    saved = client.post(
+        reverse("answer-update", args=[evaluation.pk, candidate.pk, 9]),
+        {"item-9-claim": "410000", "item-9-notes": "Spot capacity preempted under 5 %."},
+        HTTP_HX_REQUEST="true",
+    )
+    assert saved.status_code == 200
+    assert _claim_label(saved.content.decode(), 9) == "Claim (USD/month)"
+    assert Answer.objects.get(candidate=candidate, item__number=9).value == "410000"
+
+
+def test_a_loaded_checklist_gets_the_new_guidance_unless_it_was_edited(db):
+    """Migration 0033 on a database whose checklist was loaded before: the old guidance of
+    items 9 and 10 becomes the fixture's new one; a text edited since is left alone."""
+    import importlib
+
+    from django.apps import apps
+    from django.core.management import call_command
+
+    from portal.models import ChecklistItem
+
+    migration = importlib.import_module("portal.migrations.0033_checklist_claim_units_guidance")
+    call_command("loaddata", "checklist", verbosity=0)
+    new = {i.key: (i.help_en, i.help_zh) for i in ChecklistItem.objects.all()}
+    for key, (old, _new) in migration.GUIDANCE.items():
+        ChecklistItem.objects.filter(key=key).update(help_en=old[0], help_zh=old[1])
+    ChecklistItem.objects.filter(key="poc_window").update(help_zh="我们自己的说明")
+
+    migration.forwards(apps, None)
+
+    stored = {i.key: (i.help_en, i.help_zh) for i in ChecklistItem.objects.all()}
+    assert stored["monthly_cost"] == new["monthly_cost"]
+    assert stored["poc_window"] == (new["poc_window"][0], "我们自己的说明")
+    migration.backwards(apps, None)
+    assert (
+        ChecklistItem.objects.get(key="monthly_cost").help_en
+        == (migration.GUIDANCE["monthly_cost"][0][0])
+    )

@@ -97,7 +97,11 @@ def test_ops_capacity_small_team_charges_staff_for_self_managed_bare_metal():
     assert proposal.line("pretrain").candidate_id == "bm"
     expected = D(90) / MONTH_DAYS * D(60000) * OPS_FTE["small_team"]
     assert proposal.ops_cny == expected.quantize(D("0.01"))
-    assert "ops_load" in {risk.kind for risk in result.risks}
+    ops = next(risk for risk in result.risks if risk.kind == "ops_load")
+    # The figures beside the words, for a caller that words the risk in its own terms.
+    assert ops.params["ops_capacity"] == "small_team"
+    assert ops.params["amount"] == proposal.ops_cny
+    assert ops.params["offers"] == (proposal.line("pretrain").label,)
 
 
 def test_ops_capacity_none_makes_the_managed_platform_win():
@@ -119,7 +123,14 @@ def test_prefer_fewer_vendors_within_the_threshold():
     near = solve(replace(problem, prefer_fewer_vendors_pct=gap_pct + 1))
     assert near.proposal.vendors == ("MetalCo",)
     assert near.optimum.total == result.optimum.total < near.proposal.total
-    assert near.notes and "Fewer vendors" in near.notes[0][0]
+    assert near.notes and "Fewer vendors" in near.notes[0].en
+    assert near.notes[0].kind == "fewer_vendors"
+    assert near.notes[0].params == {
+        "vendors": 1,
+        "optimum_vendors": 2,
+        "extra": near.proposal.total - near.optimum.total,
+        "threshold_pct": gap_pct + 1,
+    }
     far = solve(replace(problem, prefer_fewer_vendors_pct=gap_pct / 2))
     assert len(far.proposal.vendors) == 2
 
@@ -151,7 +162,9 @@ def test_cross_region_batch_says_when_the_far_region_saves_money():
     result = solve(problem)
     assert result.proposal.line("batch").candidate_id == "far"
     assert result.proposal.line("serve").candidate_id == "near"
-    assert any("farther region" in en and "200,000.00" in en for en, _ in result.notes)
+    assert any("farther region" in n.en and "200,000.00" in n.en for n in result.notes)
+    far_note = next(n for n in result.notes if n.kind == "far_region")
+    assert far_note.params == {"workload": "batch", "region": "CN-Guizhou", "saving": D(200000)}
     assert result.single is not None and result.single.lines[0].candidate_id == "near"
 
 

@@ -420,7 +420,7 @@ def test_every_page_form_writes_only_through_services(client, world):
     post(
         manager,
         reverse("candidate-review", args=[pk, cid]),
-        {"item": "7", "verdict": "verified", "note": "SLA appendix, page 3."},
+        {"item": "7", "review-7-verdict": "verified", "review-7-note": "SLA appendix, page 3."},
     )
     assert AnswerReview.objects.filter(answer__candidate=candidate).exists()
     post(procurement, reverse("notification-settings"), {"import_failed": "on"})
