@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import loaded_version_field, refuse_stale, sent_version
+from ..forms import loaded_version_field, refuse_stale, sent_version, weight_percent_field
 from ..models import Dimension, EvaluationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.errors import StaleCopy
@@ -53,9 +53,7 @@ class WeightsForm(forms.Form):
         self.fields["scale"].label = _("Scale them to 100 in proportion when saving")
         # Named like the dashboard's what-if parameters, so one form serves both.
         for d in Dimension:
-            self.fields[f"w_{d.value}"] = forms.DecimalField(
-                label=d.label, min_value=0, max_value=100, decimal_places=3, max_digits=7
-            )
+            self.fields[f"w_{d.value}"] = weight_percent_field(d.label)
         self.scaled_from: Decimal | None = None
 
     def total(self) -> Decimal:
