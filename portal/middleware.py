@@ -1,6 +1,6 @@
 """Middleware: a database outage is a clear 503, not a 500; a write refused because the
-evaluation is decided is a 409 page; a page's script asking for JSON whose session ended (or
-whose CSRF token is stale) gets a JSON 401/403 it can read instead of the login page."""
+evaluation is decided is a 409 page; a page's script asking for JSON whose session ended gets a
+JSON 401 it can read instead of the login page (a stale CSRF token: portal.views.errors)."""
 
 import contextlib
 import logging
@@ -10,7 +10,6 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render, resolve_url
 from django.utils.translation import gettext as _
-from django.views.csrf import csrf_failure as django_csrf_failure
 
 from .services.errors import EvaluationDecided
 
@@ -43,7 +42,7 @@ def database_unavailable_response(request) -> HttpResponse:
 
 class DatabaseUnavailableMiddleware:
     """Turns OperationalError/InterfaceError raised by a view into a 503 (the handler500 in
-    portal.urls does the same for errors raised in other middleware)."""
+    portal.views.errors does the same for errors raised in other middleware)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -79,7 +78,7 @@ class EvaluationDecidedMiddleware:
         return None
 
 
-def _script_wants_json(request) -> bool:
+def script_wants_json(request) -> bool:
     """A page's own fetch asking for JSON (the API answers for itself)."""
     return not request.path.startswith("/api/") and "application/json" in request.headers.get(
         "Accept", ""
@@ -100,29 +99,10 @@ class JsonSessionEndedMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if response.status_code == 302 and _script_wants_json(request):
+        if response.status_code == 302 and script_wants_json(request):
             login = resolve_url(settings.LOGIN_URL)
             if response.get("Location", "").split("?", 1)[0] == login:
                 return JsonResponse(
                     {"detail": session_ended_message(), "code": "session_ended"}, status=401
                 )
         return response
-
-
-def csrf_failure(request, reason: str = ""):
-    """CSRF_FAILURE_VIEW: JSON for a page's fetch (signed out: 401, as the session ended;
-    signed in with a stale token: 403), Django's page otherwise."""
-    if not _script_wants_json(request):
-        return django_csrf_failure(request, reason=reason)
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return JsonResponse(
-            {"detail": session_ended_message(), "code": "session_ended"}, status=401
-        )
-    return JsonResponse(
-        {
-            "detail": _("The page's security token is out of date: press Save again."),
-            "code": "csrf_failed",
-        },
-        status=403,
-    )

@@ -36,8 +36,9 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-# A page's fetch whose token is stale gets JSON it can read (portal.middleware).
-CSRF_FAILURE_VIEW = "portal.middleware.csrf_failure"
+# A page's fetch whose token is stale gets JSON it can read; a form post, a page giving the
+# typed text back (portal.views.errors).
+CSRF_FAILURE_VIEW = "portal.views.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
