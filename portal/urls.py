@@ -3,7 +3,6 @@
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
@@ -12,7 +11,7 @@ from . import (
     views_history,
 )
 from .api.schema import RedocView, SchemaView, SwaggerView
-from .auth_views import ThrottledLoginView
+from .auth_views import LogoutView, ThrottledLoginView
 from .metrics import metrics_view
 from .views import (
     candidates,
@@ -112,7 +111,7 @@ urlpatterns = [
     path(
         "accounts/notifications/", notifications.notification_settings, name="notification-settings"
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("", include("portal.urls_procurement")),
     path("api/v1/", include("portal.api.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),

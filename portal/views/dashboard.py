@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
 
 from scoring.robustness import Robustness
 
@@ -568,6 +569,7 @@ def _results_options(request: HttpRequest) -> tuple[dict, tuple[str, ...]]:
 
 
 @login_required
+@require_safe
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
@@ -598,6 +600,7 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_safe
 def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
     """The ranking and charts alone (htmx), for what-if weights without a full reload; typed
     weights that were ignored are named above them."""

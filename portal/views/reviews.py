@@ -14,7 +14,7 @@ from ..forms import AnswerForm, loaded_version_field, refuse_stale, sent_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
 from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check, review_version
-from .common import form_status, member_candidate
+from .common import form_status, member_candidate, require_form_methods
 
 
 class ReviewForm(forms.Form):
@@ -38,6 +38,7 @@ class ReviewForm(forms.Form):
 
 
 @login_required
+@require_form_methods
 def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
     items = ChecklistItem.objects.filter(key__in=DOCUMENT_ITEMS).order_by("number")

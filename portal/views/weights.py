@@ -22,7 +22,7 @@ from ..services.evaluations import (
     evaluation_weights_set,
     weights_version,
 )
-from .common import member_evaluation
+from .common import member_evaluation, require_form_methods
 from .dashboard import results_html
 
 CAN_WEIGH = CAN_EDIT | CAN_DECIDE
@@ -152,6 +152,7 @@ def _saved_message(form: WeightsForm, evaluation) -> str:
 
 
 @login_required
+@require_form_methods
 def weights(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     may_weigh = membership.role in CAN_WEIGH
