@@ -120,3 +120,9 @@ def test_signed_out_the_logout_page_links_the_login(client):
     assert response.status_code == 200
     assert "You are signed out" in response.content.decode()
     assert reverse("login") in response.content.decode()
+
+
+def test_the_readiness_probe_answers_get_and_head_only(client):
+    assert client.delete(reverse("readyz")).status_code == 405
+    assert client.post(reverse("readyz")).status_code == 405
+    assert client.get(reverse("readyz"), {"require": "database"}).status_code == 200
