@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # After the CSRF check (which parses the body): a multipart post cut short is a 400.
+    "portal.middleware.CompleteMultipartMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "portal.middleware.JsonSessionEndedMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
