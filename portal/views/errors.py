@@ -4,7 +4,9 @@ elsewhere) and the stale-CSRF page that gives the user back what they typed."""
 import logging
 import sys
 
+from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -74,8 +76,8 @@ def _shown_fields(request: HttpRequest) -> list[tuple[str, str]]:
     """The posted text fields worth giving back, in the order sent (files are not kept)."""
     try:
         posted = request.POST
-    except Exception:
-        return []
+    except (MultiPartParserError, SuspiciousOperation, OSError):
+        return []  # a body that does not parse (or a dropped connection): nothing to give back
     shown = []
     for name, values in posted.lists():
         lowered = name.lower()
