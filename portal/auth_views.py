@@ -1,4 +1,4 @@
-"""The login page, and the limit on failed logins (django-axes).
+"""The login and logout pages, and the limit on failed logins (django-axes).
 
 After AXES_FAILURE_LIMIT failed attempts (default 10) for one username from one client address,
 further attempts with that pair are refused with HTTP 429 for AXES_COOLOFF_TIME (default 5
@@ -15,6 +15,7 @@ import math
 from axes.backends import AxesStandaloneBackend
 from axes.helpers import get_cool_off
 from django.conf import settings
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.contrib.auth.views import LoginView
 from django.shortcuts import render
@@ -97,7 +98,18 @@ class LoginView(LoginView):
     redirect_authenticated_user = True
 
 
+class LogoutView(auth_views.LogoutView):
+    """Signing out is a POST with the CSRF token (a link or a prefetch must not sign anyone
+    out). A GET, from a bookmark or an address typed, gets a page with the button that does
+    it, instead of Django's 405 with an empty body; other methods stay a 405."""
+
+    http_method_names = ["get", "head", "post", "options"]
+
+    def get(self, request, *args, **kwargs):
+        return render(request, "registration/logout_confirm.html")
+
+
 # The old names, for code that imported them.
 ThrottledLoginView = LoginView
 
-__all__ = ["LoginAttemptBackend", "LoginView", "ThrottledLoginView", "client_ip"]
+__all__ = ["LoginAttemptBackend", "LoginView", "LogoutView", "ThrottledLoginView", "client_ip"]

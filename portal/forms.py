@@ -1,6 +1,9 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
+from decimal import Decimal
+
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -10,6 +13,7 @@ from .models import (
     AnswerType,
     Candidate,
     ChecklistItem,
+    Dimension,
     Evaluation,
     NvlinkTopology,
     Offering,
@@ -44,6 +48,49 @@ def refuse_stale(form: forms.Form, exc: StaleCopy, theirs: str = "") -> None:
     form.add_error(None, message)
     form.data = form.data.copy()
     form.data[form.add_prefix("loaded_version")] = exc.version
+
+
+def weight_percent_field(label, *, required: bool = True) -> forms.DecimalField:
+    """A dimension's weight in percent, as the weights page saves it and the what-if reads it:
+    a finite number from 0 to 100 with at most three decimals."""
+    return forms.DecimalField(
+        label=label,
+        required=required,
+        min_value=0,
+        max_value=100,
+        decimal_places=3,
+        max_digits=7,
+    )
+
+
+class WhatIfWeightsForm(forms.Form):
+    """What-if weights from the address (``?w_<dimension>=…``, the query the weights sliders
+    send): each within the bounds the weights page saves, a blank one counting as 0. One value
+    out of bounds (NaN, 1e400, a negative or a word) and the whole set is ignored: the page
+    shows the saved weights and says why."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for d in Dimension:
+            self.fields[f"w_{d.value}"] = weight_percent_field(d.label, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and not any(data.get(name) for name in self.fields):
+            raise ValidationError(_("At least one weight must be positive: all six are zero."))
+        return data
+
+    def weights(self) -> dict[str, Decimal]:
+        """The typed percentages by dimension (call after is_valid())."""
+        return {d.value: self.cleaned_data[f"w_{d.value}"] or Decimal(0) for d in Dimension}
+
+    def problems(self) -> list[str]:
+        """Why the set was refused, each message named by its dimension."""
+        problems = []
+        for name, messages in self.errors.items():
+            label = self.fields[name].label if name in self.fields else ""
+            problems += [f"{label}: {m}" if label else str(m) for m in messages]
+        return problems
 
 
 class VendorForm(forms.ModelForm):

@@ -1,6 +1,7 @@
 """Middleware: a database outage is a clear 503, not a 500; a write refused because the
-evaluation is decided is a 409 page; a page's script asking for JSON whose session ended (or
-whose CSRF token is stale) gets a JSON 401/403 it can read instead of the login page."""
+evaluation is decided is a 409 page; a page's script asking for JSON whose session ended gets a
+JSON 401 it can read instead of the login page (a stale CSRF token: portal.views.errors); a
+multipart form post cut short before its closing boundary is a 400 that reaches no view."""
 
 import contextlib
 import logging
@@ -10,7 +11,6 @@ from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render, resolve_url
 from django.utils.translation import gettext as _
-from django.views.csrf import csrf_failure as django_csrf_failure
 
 from .services.errors import EvaluationDecided
 
@@ -43,7 +43,7 @@ def database_unavailable_response(request) -> HttpResponse:
 
 class DatabaseUnavailableMiddleware:
     """Turns OperationalError/InterfaceError raised by a view into a 503 (the handler500 in
-    portal.urls does the same for errors raised in other middleware)."""
+    portal.views.errors does the same for errors raised in other middleware)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -79,7 +79,7 @@ class EvaluationDecidedMiddleware:
         return None
 
 
-def _script_wants_json(request) -> bool:
+def script_wants_json(request) -> bool:
     """A page's own fetch asking for JSON (the API answers for itself)."""
     return not request.path.startswith("/api/") and "application/json" in request.headers.get(
         "Accept", ""
@@ -100,7 +100,7 @@ class JsonSessionEndedMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if response.status_code == 302 and _script_wants_json(request):
+        if response.status_code == 302 and script_wants_json(request):
             login = resolve_url(settings.LOGIN_URL)
             if response.get("Location", "").split("?", 1)[0] == login:
                 return JsonResponse(
@@ -109,20 +109,86 @@ class JsonSessionEndedMiddleware:
         return response
 
 
-def csrf_failure(request, reason: str = ""):
-    """CSRF_FAILURE_VIEW: JSON for a page's fetch (signed out: 401, as the session ended;
-    signed in with a stale token: 403), Django's page otherwise."""
-    if not _script_wants_json(request):
-        return django_csrf_failure(request, reason=reason)
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
-        return JsonResponse(
-            {"detail": session_ended_message(), "code": "session_ended"}, status=401
-        )
-    return JsonResponse(
-        {
-            "detail": _("The page's security token is out of date: press Save again."),
-            "code": "csrf_failed",
-        },
-        status=403,
+class TailStream:
+    """A request body stream that keeps the last ``keep`` bytes read through it."""
+
+    def __init__(self, stream, keep: int):
+        self._stream = stream
+        self.keep = keep
+        self.tail = b""
+
+    def _seen(self, data: bytes) -> bytes:
+        if data:
+            self.tail = (self.tail + data)[-self.keep :]
+        return data
+
+    def read(self, *args, **kwargs) -> bytes:
+        return self._seen(self._stream.read(*args, **kwargs))
+
+    def readline(self, *args, **kwargs) -> bytes:
+        return self._seen(self._stream.readline(*args, **kwargs))
+
+    def drain(self) -> None:
+        """Read what the parser left (an epilogue after the closing boundary)."""
+        while self.read(64 * 1024):
+            pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _content_length(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+def incomplete_body_message() -> str:
+    return _(
+        "The form arrived incomplete (the request was cut off before its end), so nothing was "
+        "saved. Send it again."
     )
+
+
+class CompleteMultipartMiddleware:
+    """A multipart form post to a page must end with its closing boundary (``--boundary--``).
+
+    Django's parser takes a body cut short (a dropped connection, a client that stops sending)
+    as complete and keeps whatever arrived of the last field, so the form was saved with
+    truncated or missing values. Such a post is a 400 here, before any view runs, and nothing
+    is saved. Placed after CsrfViewMiddleware, whose check parses the body first. The API's
+    uploads are parsed by DRF inside the views and are not checked here."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        boundary = request.content_params.get("boundary", "")
+        if (
+            request.method == "POST"
+            and request.content_type == "multipart/form-data"
+            and boundary
+            and not request.path.startswith("/api/")
+            and _content_length(request) > 0
+        ):
+            closing = b"--" + boundary.encode("latin-1") + b"--"
+            # The closing delimiter, and room for the line break and padding after it.
+            request._multipart_tail = TailStream(request._stream, keep=len(closing) + 64)
+            request._multipart_closing = closing
+            request._stream = request._multipart_tail
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        stream = getattr(request, "_multipart_tail", None)
+        if stream is None:
+            return None
+        request.POST  # noqa: B018 - parse now, so that the whole body has been read
+        stream.drain()
+        if stream.tail.rstrip(b"\r\n\t ").endswith(request._multipart_closing):
+            return None
+        logger.warning("multipart body without its closing boundary on %s", request.path)
+        message = incomplete_body_message()
+        if script_wants_json(request):
+            return JsonResponse({"detail": message, "code": "incomplete_body"}, status=400)
+        return render(request, "400.html", {"reason": message}, status=400)

@@ -36,8 +36,9 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-# A page's fetch whose token is stale gets JSON it can read (portal.middleware).
-CSRF_FAILURE_VIEW = "portal.middleware.csrf_failure"
+# A page's fetch whose token is stale gets JSON it can read; a form post, a page giving the
+# typed text back (portal.views.errors).
+CSRF_FAILURE_VIEW = "portal.views.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -67,6 +68,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    # After the CSRF check (which parses the body): a multipart post cut short is a 400.
+    "portal.middleware.CompleteMultipartMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "portal.middleware.JsonSessionEndedMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

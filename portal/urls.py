@@ -1,13 +1,9 @@
 """URL configuration of the portal."""
 
-import sys
-
 from django.conf import settings
 from django.conf.urls.static import static
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views import defaults
 from django.views.i18n import JavaScriptCatalog
 
 from . import (
@@ -15,13 +11,13 @@ from . import (
     views_history,
 )
 from .api.schema import RedocView, SchemaView, SwaggerView
-from .auth_views import ThrottledLoginView
+from .auth_views import LogoutView, ThrottledLoginView
 from .metrics import metrics_view
-from .middleware import DATABASE_DOWN, database_unavailable_response
 from .views import (
     candidates,
     dashboard,
     decisions,
+    errors,
     evaluations,
     health,
     notifications,
@@ -115,7 +111,7 @@ urlpatterns = [
     path(
         "accounts/notifications/", notifications.notification_settings, name="notification-settings"
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("", include("portal.urls_procurement")),
     path("api/v1/", include("portal.api.urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
@@ -135,14 +131,11 @@ urlpatterns = [
 ]
 
 
-def server_error(request):
-    """A database outage raised outside a view (in a middleware) is a 503 too."""
-    if isinstance(sys.exc_info()[1], DATABASE_DOWN):
-        return database_unavailable_response(request)
-    return defaults.server_error(request)
-
-
-handler500 = server_error
+# JSON under /api/, translated pages elsewhere (portal.views.errors).
+handler400 = errors.bad_request
+handler403 = errors.permission_denied
+handler404 = errors.page_not_found
+handler500 = errors.server_error
 
 if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

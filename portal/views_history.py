@@ -4,7 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from . import audit, selectors
 
@@ -12,7 +12,7 @@ PAGE_SIZE = 50
 
 
 @login_required
-@require_GET
+@require_safe
 def evaluation_history(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = selectors.evaluation_get(user=request.user, pk=pk)
     kind = request.GET.get("kind") or ""

@@ -5,6 +5,10 @@ field-keyed messages; here they become 400 answers with the same keys, except
 EvaluationDecided (anything written to a decided evaluation) and StaleCopy (a write over a
 newer one than the version sent), which are 409. A protected row (still
 referenced) becomes 409, and a throttled request says when to come back.
+
+Every Http404 (an object missing, or one the caller may not see) answers the same body, so
+that a 404 never tells which of the two it was. An upload token sent where only members'
+credentials are read is told where upload tokens go, rather than that no credentials came.
 """
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -15,7 +19,9 @@ from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler
 
+from ..models.evidence import TOKEN_PREFIX
 from ..services.errors import AnswerChanged, EvaluationDecided, StaleCopy
+from .authentication import UploadTokenAuthentication
 
 NON_FIELD = "non_field_errors"
 
@@ -54,7 +60,9 @@ def _translate(exc: Exception) -> Exception:
             _("This object is still referenced by other records and cannot be removed.")
         )
     if isinstance(exc, Http404):
-        return exceptions.NotFound(str(exc) if str(exc) else _("Not found."))
+        # Never Http404's own text: get_object_or_404 names the model ("No EvidenceUpload
+        # matches the given query.") where a refusal raises a bare Http404.
+        return exceptions.NotFound(_("Not found."))
     if isinstance(exc, DjangoPermissionDenied):
         message = str(exc) or _("You do not have permission to perform this action.")
         return exceptions.PermissionDenied(message)
@@ -70,11 +78,31 @@ def _throttle_message(view) -> str:
     return ""
 
 
+def _upload_token_misplaced(context) -> bool:
+    """The request carries an upload token (``Bearer gpt_…``) to a view that does not read
+    them (every view but the evidence endpoints)."""
+    request, view = context.get("request"), context.get("view")
+    if request is None:
+        return False
+    header = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if len(header) != 2 or header[0] != "Bearer" or not header[1].startswith(TOKEN_PREFIX):
+        return False
+    return UploadTokenAuthentication not in getattr(view, "authentication_classes", ())
+
+
 def api_exception_handler(exc, context):
     exc = _translate(exc)
     response = exception_handler(exc, context)
     if response is None:
         return None  # an unexpected error: Django's 500 handling and logging take over
+    if isinstance(exc, exceptions.NotAuthenticated) and _upload_token_misplaced(context):
+        response.data = {
+            "detail": _(
+                "Upload tokens (Bearer gpt_…) reach only the evidence endpoints "
+                "(/api/v1/evidence/). Use a personal API token (Authorization: Token …) or "
+                "sign in for this one."
+            )
+        }
     if isinstance(exc, exceptions.Throttled):
         wait = int(exc.wait) if exc.wait is not None else None
         message = _throttle_message(context.get("view")) or _("Too many requests.")

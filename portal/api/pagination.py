@@ -9,7 +9,14 @@ is an index range read from the cursor's position: no COUNT over the evaluation 
 so the last page costs what the first does whatever the evidence's size.
 """
 
+import re
+
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination, PageNumberPagination
+
+# A cursor's position is a primary key: a bigint written in decimal digits.
+PK_POSITION = re.compile(r"[0-9]{1,19}")
+BIGINT_MAX = 2**63 - 1
 
 
 class Pagination(PageNumberPagination):
@@ -25,6 +32,17 @@ class KeysetPagination(CursorPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
     ordering = "pk"
+
+    def decode_cursor(self, request):
+        """DRF's decoding, and a position that is a primary key: DRF checks the offset and the
+        direction only, so ``p=abc`` or ``p=1e5`` reached the query and failed there (a 500)."""
+        cursor = super().decode_cursor(request)
+        if cursor is None or cursor.position is None:
+            return cursor
+        position = cursor.position
+        if not PK_POSITION.fullmatch(position) or int(position) > BIGINT_MAX:
+            raise NotFound(self.invalid_cursor_message)
+        return cursor
 
 
 class NewestFirstPagination(KeysetPagination):

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import evidence_messages
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
@@ -51,7 +51,7 @@ from ..services.fingerprints import (
     hardware_reuse,
 )
 from . import display
-from .common import member_candidate, member_evaluation
+from .common import member_candidate, member_evaluation, require_form_methods
 from .poc import coverage_context
 
 # Groups of measurements (kind, node, metric, unit) listed on the candidate page.
@@ -129,6 +129,7 @@ def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOW
 
 
 @login_required
+@require_safe
 def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
     scores = {s.dimension: s for s in candidate.scores.all()}
@@ -334,6 +335,7 @@ def _wants_json(request) -> bool:
 
 
 @login_required
+@require_form_methods
 def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The ten items as one form: "Save all" (with attachments) or the page's autosave of the
     drafts (JSON, without files) save every item at once, all or nothing."""
@@ -417,6 +419,7 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 
 
 @login_required
+@require_safe
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
     context = {"membership": membership, **_upload_context(evaluation, candidate, membership)}
@@ -424,6 +427,7 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
 
 
 @login_required
+@require_safe
 def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     """The candidate's newest uploads with their status: a page of its own (linked from the
     candidate page), or the list alone for htmx (polled by the upload page while busy)."""
@@ -435,6 +439,7 @@ def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespons
 
 
 @login_required
+@require_safe
 def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: int) -> HttpResponse:
     """One upload's per-file report (htmx fragment, loaded when the reader opens it)."""
     _evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
@@ -461,6 +466,7 @@ def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpRespons
 
 
 @login_required
+@require_safe
 def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileResponse:
     """The raw evidence exactly as received; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
@@ -478,6 +484,7 @@ def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileRespon
 
 
 @login_required
+@require_safe
 def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> FileResponse:
     """A document attached to an answer; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)

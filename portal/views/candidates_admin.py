@@ -10,10 +10,11 @@ from django.utils.translation import gettext as _
 from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
 from ..services.evaluations import candidate_add, candidate_remove, candidate_update
-from .common import form_status, member_candidate, member_evaluation
+from .common import form_status, member_candidate, member_evaluation, require_form_methods
 
 
 @login_required
+@require_form_methods
 def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
     form = CandidateEditForm(
@@ -41,6 +42,7 @@ def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_form_methods
 def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     form = CandidateEditForm(
@@ -66,6 +68,7 @@ def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResp
 
 
 @login_required
+@require_form_methods
 def candidate_delete(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     errors: list[str] = []

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
 
 from ..forms_procurement import (
     OfferingEditForm,
@@ -27,10 +28,11 @@ from ..services.evaluations import (
     offering_delete,
     vendor_delete,
 )
-from .common import can_edit_catalogue, form_status, require_catalogue_editor
+from .common import can_edit_catalogue, form_status, require_catalogue_editor, require_form_methods
 
 
 @login_required
+@require_safe
 def vendor_list(request: HttpRequest) -> HttpResponse:
     vendors = Vendor.objects.annotate(offering_count=Count("offerings")).order_by("name")
     context = {"vendors": vendors, "can_edit": can_edit_catalogue(request.user)}
@@ -52,17 +54,20 @@ def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
 
 
 @login_required
+@require_form_methods
 def vendor_create(request: HttpRequest) -> HttpResponse:
     return _vendor_form(request, None)
 
 
 @login_required
+@require_form_methods
 def vendor_edit(request: HttpRequest, vendor_pk: int) -> HttpResponse:
     require_catalogue_editor(request)
     return _vendor_form(request, get_object_or_404(Vendor, pk=vendor_pk))
 
 
 @login_required
+@require_safe
 def offering_list(request: HttpRequest) -> HttpResponse:
     filters = OfferingFilterForm(request.GET or None)
     offerings = filters.filter(
@@ -95,6 +100,7 @@ def _display(offering: Offering, name: str):
 
 
 @login_required
+@require_safe
 def offering_detail(request: HttpRequest, offering_pk: int) -> HttpResponse:
     offering = get_object_or_404(
         Offering.objects.select_related("vendor").prefetch_related("prices"), pk=offering_pk
@@ -156,11 +162,13 @@ def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpRespo
 
 
 @login_required
+@require_form_methods
 def offering_create(request: HttpRequest) -> HttpResponse:
     return _offering_form(request, None)
 
 
 @login_required
+@require_form_methods
 def offering_edit(request: HttpRequest, offering_pk: int) -> HttpResponse:
     require_catalogue_editor(request)
     return _offering_form(request, get_object_or_404(Offering, pk=offering_pk))
@@ -192,6 +200,7 @@ def _delete_page(
 
 
 @login_required
+@require_form_methods
 def offering_delete_view(request: HttpRequest, offering_pk: int) -> HttpResponse:
     require_catalogue_editor(request)
     offering = get_object_or_404(Offering.objects.select_related("vendor"), pk=offering_pk)
@@ -208,6 +217,7 @@ def offering_delete_view(request: HttpRequest, offering_pk: int) -> HttpResponse
 
 
 @login_required
+@require_form_methods
 def vendor_delete_view(request: HttpRequest, vendor_pk: int) -> HttpResponse:
     require_catalogue_editor(request)
     vendor = get_object_or_404(Vendor, pk=vendor_pk)

@@ -3,11 +3,17 @@
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
 
 from .. import selectors
 from ..models import Candidate, Evaluation, Membership, Role
 from ..permissions import CAN_VIEW, require_role
 from ..services.catalogue import is_catalogue_editor
+
+# The methods a page with a form answers; a page without one takes require_safe (GET, HEAD),
+# an action require_POST. Any other method is a 405 with an Allow header, before the view runs.
+FORM_METHODS = ["GET", "HEAD", "POST"]
+require_form_methods = require_http_methods(FORM_METHODS)
 
 
 def member_evaluation(request, pk: int, allowed=CAN_VIEW) -> tuple[Evaluation, Membership]:

@@ -4,7 +4,7 @@ import dataclasses
 import functools
 import json
 from collections.abc import Iterable
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from html import escape
 
 from django.contrib.auth.decorators import login_required
@@ -17,12 +17,14 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_safe
 
 from scoring.robustness import Robustness
 
 from .. import charts, selectors
 from ..charts.base import candidate_colour
 from ..charts.costs import billing_names
+from ..forms import WhatIfWeightsForm
 from ..models import ChecklistItem, Dimension, Offering, PocPlan, VerificationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
@@ -66,18 +68,32 @@ RECOMMENDED = (
 JSON_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
 
 
-def weights_from_query(request: HttpRequest) -> dict[str, Decimal] | None:
-    """What-if weights from ?w_<dimension>=…; None when absent or unusable (saved weights)."""
-    raw = {d: request.GET.get(f"w_{d}") for d in DIMENSIONS}
-    if not any(raw.values()):
-        return None
-    try:
-        weights = {d: Decimal(v or "0") for d, v in raw.items()}
-    except InvalidOperation:
-        return None
-    if any(w < 0 for w in weights.values()) or not any(w > 0 for w in weights.values()):
-        return None
-    return weights
+@dataclasses.dataclass(frozen=True)
+class WhatIf:
+    """What-if weights read from the address: ``weights`` to rank with (None: the saved
+    weights), and ``ignored``, why typed weights were set aside (empty when none were typed or
+    they were used)."""
+
+    weights: dict[str, Decimal] | None = None
+    ignored: tuple[str, ...] = ()
+
+
+def weights_from_query(request: HttpRequest) -> WhatIf:
+    """What-if weights from ?w_<dimension>=…, checked by forms.WhatIfWeightsForm (the bounds
+    the weights page saves): absent, the saved weights; refused, the saved weights and why."""
+    if not any(request.GET.get(f"w_{d}") for d in DIMENSIONS):
+        return WhatIf()
+    form = WhatIfWeightsForm({f"w_{d}": request.GET.get(f"w_{d}", "") for d in DIMENSIONS})
+    if not form.is_valid():
+        return WhatIf(ignored=tuple(form.problems()))
+    return WhatIf(weights=form.weights())
+
+
+def what_if_ignored_html(ignored) -> SafeString:
+    """The notice that typed what-if weights were set aside, with the reasons ("" when none)."""
+    if not ignored:
+        return SafeString()
+    return render_to_string("portal/_what_if_ignored.html", {"reasons": ignored})
 
 
 def _curves(candidates, results) -> dict[str, list[dict]]:
@@ -545,18 +561,19 @@ def catalogue_html(evaluation, *, role: str, fingerprint: str) -> SafeString:
     return mark_safe(html)  # noqa: S308 - rendered with autoescaping
 
 
-def _results_options(request: HttpRequest) -> dict:
-    return {
-        "weights": weights_from_query(request),
-        "matrix_all": request.GET.get("matrix") == "all",
-    }
+def _results_options(request: HttpRequest) -> tuple[dict, tuple[str, ...]]:
+    """The results' options from the query, and why typed what-if weights were ignored."""
+    what_if = weights_from_query(request)
+    options = {"weights": what_if.weights, "matrix_all": request.GET.get("matrix") == "all"}
+    return options, what_if.ignored
 
 
 @login_required
+@require_safe
 def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
-    options = _results_options(request)
+    options, ignored = _results_options(request)
     role = membership.role
     # Read once for the next steps, the POC panel and the results.
     items = checklist_items()
@@ -574,6 +591,7 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "catalogue_html": catalogue_html(evaluation, role=role, fingerprint=catalogue_fp),
         "poc_panel": poc_panel(evaluation, plan),
         "what_if": options["weights"] is not None,
+        "what_if_ignored_html": what_if_ignored_html(ignored),
         "results_html": results_html(
             evaluation, role=role, fingerprint=results_fp, items=items, **options
         ),
@@ -582,8 +600,11 @@ def evaluation_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_safe
 def evaluation_results(request: HttpRequest, pk: int) -> HttpResponse:
-    """The ranking and charts alone (htmx), for what-if weights without a full reload."""
+    """The ranking and charts alone (htmx), for what-if weights without a full reload; typed
+    weights that were ignored are named above them."""
     evaluation, membership = member_evaluation(request, pk)
-    html = results_html(evaluation, role=membership.role, **_results_options(request))
-    return HttpResponse(html)
+    options, ignored = _results_options(request)
+    html = results_html(evaluation, role=membership.role, **options)
+    return HttpResponse(what_if_ignored_html(ignored) + html)

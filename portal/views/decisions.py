@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST, require_safe
 
 from .. import selectors
 from ..exports import (
@@ -30,7 +31,7 @@ from ..services.evaluations import (
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import report_pdf_request
-from .common import form_status, member_evaluation
+from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
 
 
@@ -54,6 +55,7 @@ class ReopenForm(forms.Form):
 
 
 @login_required
+@require_form_methods
 def decision(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     record = evaluation.decision
@@ -171,6 +173,7 @@ def report_context(evaluation) -> dict:
 
 
 @login_required
+@require_safe
 def report(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     latest_pdf = (
@@ -275,6 +278,7 @@ def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list,
 
 
 @login_required
+@require_safe
 def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The comparison as CSV or XLSX: one row per candidate in ranking order."""
     evaluation, _membership = member_evaluation(request, pk)
@@ -306,13 +310,10 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 
 
 @login_required
+@require_POST
 def report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """POST: queue a PDF of the report in the reader's language, back to the report."""
     evaluation, _membership = member_evaluation(request, pk)
-    if request.method != "POST":
-        from django.http import HttpResponseNotAllowed
-
-        return HttpResponseNotAllowed(["POST"])
     report_pdf_request(evaluation=evaluation, by=request.user, language=get_language() or "en")
     messages.success(request, _("The PDF is being made; this page shows when it is ready."))
     return redirect("evaluation-report", pk)
@@ -327,6 +328,7 @@ def _own_pdf(request, pk: int, pdf_pk: int):
 
 
 @login_required
+@require_safe
 def report_pdf_status(request: HttpRequest, pk: int, pdf_pk: int) -> HttpResponse:
     """The PDF's status as a fragment the report page polls (JSON when asked for)."""
     evaluation, _membership, pdf = _own_pdf(request, pk, pdf_pk)
@@ -338,6 +340,7 @@ def report_pdf_status(request: HttpRequest, pk: int, pdf_pk: int) -> HttpRespons
 
 
 @login_required
+@require_safe
 def report_pdf_download(request: HttpRequest, pk: int, pdf_pk: int) -> HttpResponse:
     from django.http import FileResponse
 

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_safe
 
 from .. import selectors
 from ..models import (
@@ -46,6 +46,7 @@ def awaiting_evidence(user) -> list[Candidate]:
 
 
 @login_required
+@require_safe
 def evaluation_list(request: HttpRequest) -> HttpResponse:
     """Home: the user's evaluations; for engineers first the candidates awaiting evidence."""
     evaluations = selectors.evaluation_list(user=request.user)

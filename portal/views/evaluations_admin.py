@@ -20,7 +20,7 @@ from ..services.evaluations import (
     member_remove,
     member_role_set,
 )
-from .common import form_status, member_evaluation, require_evaluation_creator
+from .common import form_status, member_evaluation, require_evaluation_creator, require_form_methods
 
 
 def _add_errors(form, exc: ValidationError) -> None:
@@ -33,6 +33,7 @@ def _add_errors(form, exc: ValidationError) -> None:
 
 
 @login_required
+@require_form_methods
 def evaluation_create_view(request: HttpRequest) -> HttpResponse:
     """A new evaluation (procurement in any evaluation, or staff); its creator becomes its
     procurement member and it starts with its workload's preset weights."""
@@ -57,6 +58,7 @@ def evaluation_create_view(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@require_form_methods
 def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
     decided = evaluation.status == EvaluationStatus.DECIDED
@@ -85,6 +87,7 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_form_methods
 def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
     """Every member reads the list; procurement adds members, changes roles, removes them."""
     evaluation, membership = member_evaluation(request, pk, CAN_VIEW)

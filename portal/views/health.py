@@ -9,6 +9,7 @@ from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
 
 from ..middleware import DATABASE_DOWN
 from ..models import WorkerHeartbeat
@@ -66,6 +67,7 @@ def _worker() -> dict:
 
 
 @never_cache
+@require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
     """200 when every required component is ready, else 503; the body reports each one.
 

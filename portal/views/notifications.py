@@ -16,7 +16,7 @@ from ..services.notifications import (
     notification_preferences_get,
     notification_preferences_set,
 )
-from .common import form_status
+from .common import form_status, require_form_methods
 
 
 class PreferencesForm(forms.Form):
@@ -37,6 +37,7 @@ class PreferencesForm(forms.Form):
 
 
 @login_required
+@require_form_methods
 def notification_settings(request: HttpRequest) -> HttpResponse:
     preference = notification_preferences_get(user=request.user)
     initial = {e: getattr(preference, e) for e in EVENTS}

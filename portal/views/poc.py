@@ -16,7 +16,7 @@ from scoring import poc as plan_rules
 from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
 from ..services.poc import poc_plan_save, stored_coverage
-from .common import form_status, member_evaluation
+from .common import form_status, member_evaluation, require_form_methods
 from .display import poc_note
 
 STATUS_LABELS = {
@@ -146,6 +146,7 @@ class PlanForm(forms.Form):
 
 
 @login_required
+@require_form_methods
 def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     plan = PocPlan.objects.filter(evaluation=evaluation).first()

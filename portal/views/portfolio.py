@@ -24,7 +24,7 @@ from ..services.portfolio import (
     workload_create,
     workload_delete,
 )
-from .common import form_status, member_evaluation
+from .common import form_status, member_evaluation, require_form_methods
 
 
 class WorkloadForm(forms.ModelForm):
@@ -78,6 +78,7 @@ def _apply(form_errors_target, exc: ValidationError) -> None:
 
 
 @login_required
+@require_form_methods
 def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     can_edit = membership.role in CAN_EDIT and evaluation.status != EvaluationStatus.DECIDED

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 from .. import selectors
 from ..forms import AnswerForm, loaded_version_field, refuse_stale, sent_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
-from ..services.errors import StaleCopy
+from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check, review_version
-from .common import form_status, member_candidate
+from .common import form_status, member_candidate, require_form_methods
 
 
 class ReviewForm(forms.Form):
@@ -44,6 +44,7 @@ def review_prefix(number: int) -> str:
 
 
 @login_required
+@require_form_methods
 def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
     items = ChecklistItem.objects.filter(key__in=DOCUMENT_ITEMS).order_by("number")
@@ -59,11 +60,13 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
             "reviewed_by"
         )
     }
-    may_review = membership.role in REVIEWER_ROLES and evaluation.status != EvaluationStatus.DECIDED
+    decided = evaluation.status == EvaluationStatus.DECIDED
     posted_number = None
     bound = None
     if request.method == "POST":
-        if not may_review:
+        # The role first: a reviewer is told that the evaluation is decided, with the input
+        # kept, not that the role forbids it.
+        if membership.role not in REVIEWER_ROLES:
             raise PermissionDenied(
                 _("Your role in this evaluation does not allow reviewing answers.")
             )
@@ -73,7 +76,9 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         item = get_object_or_404(items, number=posted_number)
         answer = answers.get(item.pk)
         bound = ReviewForm(request.POST, prefix=review_prefix(posted_number))
-        if answer is None:
+        if decided:
+            bound.add_error(None, EvaluationDecided().messages[0])
+        elif answer is None:
             bound.add_error(None, _("The item is not answered yet; there is nothing to review."))
         elif bound.is_valid():
             try:
@@ -87,12 +92,17 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
             except StaleCopy as exc:
                 # Named as stored now: the answer the service read under the candidate's lock.
                 refuse_stale(bound, exc, AnswerForm(item=item, answer=exc.current).display_claim())
+            except EvaluationDecided as exc:
+                # A decision recorded since the page was read (the service reads it locked).
+                decided = True
+                bound.add_error(None, exc.messages[0])
             except ValidationError as exc:
                 for message in exc.messages:
                     bound.add_error(None, message)
             else:
                 messages.success(request, _("The review is recorded."))
                 return redirect("candidate-review", pk, candidate_pk)
+    may_review = membership.role in REVIEWER_ROLES and not decided
     ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     result = next((r for r in ranking.results if r.candidate_id == candidate.pk), None)
     zh = get_language() == "zh-hans"
@@ -131,7 +141,9 @@ def candidate_review(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "candidate": candidate,
         "rows": rows,
         "may_review": may_review,
+        "decided": decided,
         "cost_check": cost_check,
     }
-    status = form_status(bound)
+    # A decided evaluation's refusal is a 409, as the decided page of other writes.
+    status = 409 if bound is not None and decided else form_status(bound)
     return render(request, "portal/candidate_review.html", context, status=status)

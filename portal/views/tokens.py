@@ -19,7 +19,7 @@ from ..forms_procurement import UploadTokenCreateForm, add_service_error
 from ..models import UploadToken
 from ..permissions import CAN_EDIT
 from ..services.tokens import upload_token_create, upload_token_revoke
-from .common import form_status, member_candidate
+from .common import form_status, member_candidate, require_form_methods
 
 
 def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
@@ -54,6 +54,7 @@ def _new_token_take(request: HttpRequest, candidate) -> str | None:
 
 @never_cache
 @login_required
+@require_form_methods
 def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     raw_token = command = None

@@ -12,17 +12,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import loaded_version_field, refuse_stale, sent_version
+from ..forms import loaded_version_field, refuse_stale, sent_version, weight_percent_field
 from ..models import Dimension, EvaluationStatus
 from ..permissions import CAN_DECIDE, CAN_EDIT
-from ..services.errors import StaleCopy
+from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import (
     DIMENSIONS,
     evaluation_weights_from_ahp,
     evaluation_weights_set,
     weights_version,
 )
-from .common import member_evaluation
+from .common import member_evaluation, require_form_methods
 from .dashboard import results_html
 
 CAN_WEIGH = CAN_EDIT | CAN_DECIDE
@@ -53,9 +53,7 @@ class WeightsForm(forms.Form):
         self.fields["scale"].label = _("Scale them to 100 in proportion when saving")
         # Named like the dashboard's what-if parameters, so one form serves both.
         for d in Dimension:
-            self.fields[f"w_{d.value}"] = forms.DecimalField(
-                label=d.label, min_value=0, max_value=100, decimal_places=3, max_digits=7
-            )
+            self.fields[f"w_{d.value}"] = weight_percent_field(d.label)
         self.scaled_from: Decimal | None = None
 
     def total(self) -> Decimal:
@@ -154,10 +152,11 @@ def _saved_message(form: WeightsForm, evaluation) -> str:
 
 
 @login_required
+@require_form_methods
 def weights(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
     may_weigh = membership.role in CAN_WEIGH
-    can_save = may_weigh and evaluation.status != EvaluationStatus.DECIDED
+    decided = evaluation.status == EvaluationStatus.DECIDED
     shown = percentages(evaluation.weights)
     # What the page loaded: the services refuse a save over weights someone saved since.
     version = weights_version(evaluation)
@@ -168,7 +167,9 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
     ahp_form = AhpForm(initial={**judgements, "loaded_version": version})
     status = 200
     if request.method == "POST":
-        if not can_save:
+        # The role first: a member who may weigh is told that the evaluation is decided, with
+        # the input kept, not that the role forbids it.
+        if not may_weigh:
             raise PermissionDenied(_("Your role does not allow saving weights."))
         target: forms.Form
         if "ahp" in request.POST:
@@ -176,6 +177,8 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             target = form = WeightsForm(request.POST)
         try:
+            if decided:
+                raise EvaluationDecided()
             if target is ahp_form:
                 if ahp_form.is_valid():
                     evaluation_weights_from_ahp(
@@ -198,10 +201,16 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         except StaleCopy as exc:
             # Named as stored now (the locked row the service compared with).
             refuse_stale(target, exc, _shares(percentages(exc.current.weights)))
+        except EvaluationDecided as exc:
+            # Decided here or by a decision recorded since the page was read (the service
+            # reads the row under its lock): the refusal other decided pages give.
+            decided = True
+            target.add_error(None, exc.messages[0])
         except ValidationError as exc:
             for message in exc.messages:
                 target.add_error(None, message)
-        status = 422 if (form.errors or ahp_form.errors) else 200
+        # A decided evaluation's refusal is a 409, as the decided page of other writes.
+        status = 409 if decided else 422 if (form.errors or ahp_form.errors) else 200
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -209,7 +218,8 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         "ahp_form": ahp_form,
         "ahp_saved": bool(judgements),
         "weights_sum": _sum_shown(form),
-        "can_save": can_save,
+        "can_save": may_weigh and not decided,
+        "decided": decided,
         "may_weigh": may_weigh,
         # The dashboard's results fragment, from the same cache entry (rendered once per state).
         "results_html": results_html(evaluation, role=membership.role),

@@ -279,11 +279,12 @@ def test_a_manager_records_a_decision_once(as_role):
     again = client.post(_url("evaluation-decision", {}), {"candidate": "2", "rationale": "Other"})
     assert again.status_code == 422
     assert DecisionRecord.objects.get().candidate_id == 1
-    # A decided evaluation refuses further changes of its weights.
+    # A decided evaluation refuses further changes of its weights, saying so (a 409, not the
+    # manager's role).
     weights = {f"w_{d}": "1" for d in ("stability", "network", "storage", "security", "cost")}
-    assert (
-        client.post(_url("evaluation-weights", {}), weights | {"w_support": "1"}).status_code == 403
-    )
+    refused = client.post(_url("evaluation-weights", {}), weights | {"w_support": "1"})
+    assert refused.status_code == 409
+    assert "This evaluation is decided" in refused.content.decode()
 
 
 def test_a_disqualified_candidate_cannot_be_chosen(as_role):

@@ -1,6 +1,7 @@
 """A page's fetch asking for JSON whose session ended, or whose CSRF token is stale, gets a JSON
 401/403 with a message the script shows (the input stays on the page), never the login page;
-ordinary page requests keep their redirect and Django's CSRF page."""
+ordinary page requests keep their redirect, and a stale token's form post gets the page that
+gives the typed text back (tests/portal/test_error_pages_27.py)."""
 
 import pytest
 from django.test import Client
@@ -52,7 +53,7 @@ def test_a_stale_csrf_token_gets_a_json_403(demo):
     assert response.status_code == 403
     assert response.json()["code"] == "csrf_failed"
     assert "press Save again" in response.json()["detail"]
-    # The page's own form post gets Django's CSRF page, as before.
+    # The page's own form post gets the stale-token page (HTML).
     response = client.post(URL, data)
     assert response.status_code == 403 and response["Content-Type"].startswith("text/html")
 
