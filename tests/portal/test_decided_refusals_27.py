@@ -10,6 +10,7 @@ from django.urls import reverse
 from portal import selectors
 from portal.models import Answer, AnswerReview, Evaluation
 from portal.services.evaluations import decision_record
+from portal.views.reviews import review_prefix
 
 pytestmark = pytest.mark.django_db
 
@@ -126,7 +127,12 @@ def test_reviewing_an_answer_of_a_decided_evaluation_is_told_it_is_decided(decid
     client = as_user("procurement")
     url = reverse("candidate-review", args=[DEMO_EVALUATION, answer.candidate_id])
     note = "Certificate <b>p.1</b>, clause 4"
-    data = {"item": answer.item.number, "verdict": "contradicted", "note": note}
+    number = answer.item.number
+    data = {
+        "item": number,
+        f"{review_prefix(number)}-verdict": "contradicted",
+        f"{review_prefix(number)}-note": note,
+    }
     response = client.post(url, data)
     assert response.status_code == 409
     body = response.content.decode()
