@@ -42,7 +42,7 @@ def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     item = page.locator("section.review-item:has(form.review-form)").first
     number = int(item.locator("input[name=item]").get_attribute("value"))
     item.locator("input[value=verified]").check()
-    item.locator("textarea[name=note]").fill(NOTE)
+    item.locator(f"textarea[name=review-{number}-note]").fill(NOTE)
     with portal.navigation():
         item.locator("button[type=submit]").click()
     expect(page.locator(".messages")).to_contain_text(
