@@ -73,6 +73,7 @@ def _weight(dimension: str):
         decimal_places=3,
         default=Decimal("1"),
         validators=[MinValueValidator(Decimal("0"))],
+        help_text=_("Percent; normalised to sum 100 when scored."),
     )
 
 

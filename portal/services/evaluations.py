@@ -154,8 +154,10 @@ def evaluation_weights_set(
     ahp_matrix: Sequence[Sequence[float]] | None = None,
     expected_version: str | None = None,
 ) -> Evaluation:
-    """Save direct weights (non-negative, one positive at least); stored as given, 3 decimals,
-    with the AHP matrix they came from (None for direct weights). Only the weights and the
+    """Save direct weights in percent (non-negative, one positive at least); stored as given,
+    3 decimals, with the AHP matrix they came from (None for direct weights). Every writer
+    stores percent, so that a reader sees one unit; weights that do not make 100 are
+    normalised when scored. Only the weights and the
     matrix are written, on the row as stored: other fields edited meanwhile stay.
 
     With ``expected_version`` (``weights_version`` of the evaluation as the writer loaded it),
@@ -176,13 +178,15 @@ def evaluation_weights_set(
 
 
 def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
-    """AHP weights of the six dimensions; ValidationError naming the worst comparison."""
+    """AHP weights of the six dimensions in percent (summing to 100), the unit weights are
+    stored in; ValidationError naming the worst comparison."""
     try:
-        return ahp_weights(matrix, DIMENSIONS)
+        shares = ahp_weights(matrix, DIMENSIONS)
     except AhpInconsistentError as exc:
         raise ValidationError({"matrix": str(exc)}) from exc
     except AhpError as exc:
         raise ValidationError({"matrix": str(exc)}) from exc
+    return {d: share * 100 for d, share in shares.items()}
 
 
 def evaluation_weights_from_ahp(

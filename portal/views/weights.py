@@ -78,10 +78,11 @@ class WeightsForm(forms.Form):
             self.scaled_from = total
         return data
 
-    def fractions(self) -> dict[str, Decimal]:
-        """The weights as shares of 1, the unit they are stored in."""
+    def percent(self) -> dict[str, Decimal]:
+        """The weights in percent of their sum (as typed when they make 100), the unit they
+        are stored in."""
         total = self.total()
-        return {d: self.cleaned_data[f"w_{d}"] / total for d in DIMENSIONS}
+        return {d: self.cleaned_data[f"w_{d}"] * HUNDRED / total for d in DIMENSIONS}
 
 
 class AhpForm(forms.Form):
@@ -192,7 +193,7 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
             elif form.is_valid():
                 saved = evaluation_weights_set(
                     evaluation=evaluation,
-                    weights=form.fractions(),
+                    weights=form.percent(),
                     by=request.user,
                     expected_version=sent_version(form),
                 )

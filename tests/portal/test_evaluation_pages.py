@@ -163,7 +163,7 @@ def test_what_if_weights_change_the_order_without_saving(as_role):
     assert sorted(_row_order(saved)) == sorted(_row_order(cost_only))
     assert len(_row_order(saved)) >= 3
     assert _row_order(saved) != _row_order(cost_only)
-    assert Evaluation.objects.get(pk=DEMO_EVALUATION).weight_cost == Decimal("0.200")
+    assert Evaluation.objects.get(pk=DEMO_EVALUATION).weight_cost == Decimal("20.000")
 
 
 def test_saving_weights_is_recorded_in_the_history(as_role):
@@ -172,11 +172,11 @@ def test_saving_weights_is_recorded_in_the_history(as_role):
     response = client.post(_url("evaluation-weights", {}), data | {"w_cost": "50"})
     assert response.status_code == 302
     evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
-    # Entered in percent, stored as shares of 1 (the unit AHP weights are stored in too).
-    assert evaluation.weight_cost == Decimal("0.500")
+    # Entered in percent, stored in percent (the unit every writer stores, AHP too).
+    assert evaluation.weight_cost == Decimal("50.000")
     latest = evaluation.history.latest()
     assert latest.history_user.username == "manager"
-    assert latest.weight_cost == Decimal("0.500")
+    assert latest.weight_cost == Decimal("50.000")
 
 
 def test_all_zero_weights_are_refused_with_a_message(as_role):
@@ -271,7 +271,7 @@ def test_a_manager_records_a_decision_once(as_role):
     assert response.status_code == 302
     record = DecisionRecord.objects.get()
     assert record.candidate_id == 1
-    assert record.snapshot["weights"]["network"] == "0.300"
+    assert record.snapshot["weights"]["network"] == "30.000"
     assert {e["sha256"] for e in record.snapshot["evidence"]}
     assert Evaluation.objects.get(pk=DEMO_EVALUATION).status == "decided"
     page = client.get(_url("evaluation-decision", {})).content.decode()

@@ -55,17 +55,17 @@ def test_asked_to_scale_them_the_page_says_what_was_saved(as_role):
     assert "Your weights added up to 120 %; saved scaled to 100 %" in html
     assert "Stability 25.0 %" in html
     evaluation = Evaluation.objects.get(pk=1)
-    assert evaluation.weight_stability == Decimal("0.250")
-    assert sum(evaluation.weights.values()) == pytest.approx(Decimal(1), abs=Decimal("0.002"))
+    assert evaluation.weight_stability == Decimal("25.000")
+    assert sum(evaluation.weights.values()) == pytest.approx(Decimal(100), abs=Decimal("0.01"))
     # The page shows them in percent again.
     assert re.search(r'name="w_stability"[^>]*value="25\.0"', html)
 
 
-def test_weights_making_100_are_stored_as_shares_and_history_uses_percent(as_role):
+def test_weights_making_100_are_stored_in_percent_and_history_uses_percent(as_role):
     client = as_role("manager")
     assert client.post(URL, _direct([20, 30, 10, 10, 20, 10])).status_code == 302
     evaluation = Evaluation.objects.get(pk=1)
-    assert evaluation.weight_network == Decimal("0.300")
+    assert evaluation.weight_network == Decimal("30.000")
     assert evaluation.ahp_matrix is None
     entries = [e for e in evaluation_history(evaluation) if e.kind == "evaluation"]
     changes = {c.field: (c.before, c.after) for c in entries[0].changes}

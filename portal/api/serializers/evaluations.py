@@ -36,13 +36,15 @@ from .fields import (
 from .results import PocShortfallSerializer
 
 DIMENSIONS = tuple(d.value for d in Dimension)
+# The unit of stored weights, as every writer (the pages, this API, the AHP) stores them.
+WEIGHTS_UNIT = "percent; normalised to sum 100 when scored"
 
 
 class EvaluationSerializer(serializers.ModelSerializer):
     status = EvaluationStatusField(read_only=True)
     budget_currency = CurrencyField(read_only=True)
     required_mlps_level = MlpsLevelField(read_only=True)
-    weights = serializers.SerializerMethodField()
+    weights = serializers.SerializerMethodField(help_text=WEIGHTS_UNIT)
     my_role = serializers.SerializerMethodField()
     candidate_count = serializers.SerializerMethodField()
     version = serializers.SerializerMethodField(
@@ -298,12 +300,17 @@ class AnswerInSerializer(StrictSerializer):
 
 def _weight_field():
     return serializers.DecimalField(
-        max_digits=7, decimal_places=3, min_value=Decimal("0"), max_value=Decimal("9999")
+        max_digits=7,
+        decimal_places=3,
+        min_value=Decimal("0"),
+        max_value=Decimal("9999"),
+        help_text=WEIGHTS_UNIT,
     )
 
 
 class WeightsSerializer(StrictSerializer):
-    """The six dimension weights, each >= 0 with one positive at least; any scale (normalised)."""
+    """The six dimension weights in percent, each >= 0 with one positive at least; stored as
+    given and normalised to sum 100 when scored."""
 
     stability = _weight_field()
     network = _weight_field()
@@ -324,7 +331,7 @@ class WeightsSerializer(StrictSerializer):
 
 
 class WeightsOutSerializer(serializers.Serializer):
-    weights = serializers.DictField(child=serializers.CharField())
+    weights = serializers.DictField(child=serializers.CharField(), help_text=WEIGHTS_UNIT)
     normalised_pct = serializers.DictField(child=serializers.FloatField())
     consistency_ratio = serializers.FloatField(required=False, allow_null=True)
     version = serializers.CharField(
