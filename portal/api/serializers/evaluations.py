@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from ...models import (
@@ -350,7 +351,15 @@ class AhpSerializer(StrictSerializer):
 
     matrix = serializers.ListField(
         child=serializers.ListField(
-            child=serializers.FloatField(min_value=AHP_MIN, max_value=AHP_MAX),
+            child=serializers.FloatField(
+                min_value=AHP_MIN,
+                max_value=AHP_MAX,
+                # Saaty's bounds as the scale writes them, not 0.1111111101111111.
+                error_messages={
+                    "min_value": gettext_lazy("Ensure this value is at least 1/9."),
+                    "max_value": gettext_lazy("Ensure this value is at most 9."),
+                },
+            ),
             min_length=len(DIMENSIONS),
             max_length=len(DIMENSIONS),
         ),

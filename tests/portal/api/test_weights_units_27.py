@@ -1,5 +1,6 @@
 """Evaluation weights in one unit, percent, whoever wrote them (the demo, a new evaluation, the
-weights page, the AHP), and the migration that converts weights stored as shares of 1."""
+weights page, the AHP), the migration that converts weights stored as shares of 1, and the
+AHP bounds said as Saaty's scale writes them ("1/9", not 0.1111111101111111)."""
 
 import importlib
 from decimal import Decimal
@@ -155,3 +156,28 @@ def test_a_recorded_decision_keeps_its_snapshot_through_the_migration(demo, proc
 
     assert DecisionRecord.objects.get(pk=record.pk).snapshot == snapshot
     assert Evaluation.objects.get(pk=1).weight_network == Decimal("30.000")
+
+
+def test_an_ahp_value_below_the_scale_is_refused_in_its_own_terms(api, procurement):
+    api.as_(procurement)
+    matrix = [[1.0] * 6 for _ in range(6)]
+    matrix[0][1], matrix[1][0] = 0.1, 10.0
+    response = api.post(_weights_url(2), {"matrix": matrix}, format="json")
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "Ensure this value is at least 1/9." in text
+    assert "Ensure this value is at most 9." in text
+    assert "0.111" not in text
+
+
+def test_the_ahp_bounds_are_translated(api, procurement):
+    api.as_(procurement)
+    matrix = [[1.0] * 6 for _ in range(6)]
+    matrix[0][1], matrix[1][0] = 0.1, 10.0
+    response = api.post(
+        _weights_url(2), {"matrix": matrix}, format="json", HTTP_ACCEPT_LANGUAGE="zh-hans"
+    )
+    assert response.status_code == 400
+    text = response.json()
+    flat = str(text)
+    assert "1/9" in flat and "Ensure this value" not in flat and "0.111" not in flat
