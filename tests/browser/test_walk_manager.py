@@ -73,7 +73,7 @@ def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     expect(page.locator("#weights-form [name=w_stability]")).to_have_value("30.0")
     expect(page.locator("#weights-sum-value")).to_have_text("100.0")
     evaluation = Evaluation.objects.get(pk=1)
-    assert {d: getattr(evaluation, f"weight_{d}") * 100 for d in WEIGHTS} == {
+    assert {d: getattr(evaluation, f"weight_{d}") for d in WEIGHTS} == {
         d: Decimal(v) for d, v in WEIGHTS.items()
     }
     walk.check("weights")

@@ -64,6 +64,6 @@ def test_manager_changes_weights_and_the_ranking_changes_in_place(portal):
     _expect_order(page, cost_order)
     expect(page.locator("#weights-form [name=w_cost]")).to_have_value("100.0")
     evaluation.refresh_from_db()
-    # Stored as shares of 1.
-    assert {d: evaluation.weights[d] * 100 for d in DIMENSIONS} == cost_only
+    # Stored in percent, as typed.
+    assert evaluation.weights == cost_only
     portal.assert_no_js_errors()

@@ -33,7 +33,7 @@ def test_the_sum_is_shown_and_must_make_100_or_be_scaled(portal):
     expect(page.locator("ul.messages")).to_contain_text("saved scaled to 100 %")
     expect(page.locator("#weights-sum-value")).to_have_text("100.0")
     expect(page.locator("#weights-form [name=w_stability]")).to_have_value("25.0")
-    assert Evaluation.objects.get(pk=1).weight_stability * 100 == 25
+    assert Evaluation.objects.get(pk=1).weight_stability == 25
     # The only console message is the browser's note of the refused (422) save.
     assert [e for e in portal.js_errors if "422" not in e] == []
 
