@@ -275,7 +275,7 @@ def evidence_submit(
                 original_name=_clean_name(uploaded_file.name or ""),
                 sha256=digest,
                 size_bytes=size,
-                node_name=(node_name or (token.node_name if token else ""))[:200],
+                node_name=_submitted_node_name(node_name, token),
                 token=token,
                 uploaded_by=user if user is not None and user.is_authenticated else None,
             )
@@ -292,6 +292,17 @@ def evidence_submit(
         _delete_stored(stored)
         raise
     return upload, True
+
+
+def _submitted_node_name(given: str, token: UploadToken | None) -> str:
+    """The node an upload is filed under. A token that names a node wins over the name sent
+    with the upload: the token's name is what the buyer issued it for, while the name sent
+    (the collector sends its hostname) and the bundle's hostname are only what the machine
+    says about itself, and any machine can be called anything. A machine that answers to
+    another name is recorded and shown at import (``NODE_MISMATCH``), never silently renamed.
+    Without a token name, the name given, else (at import) the bundle's hostname."""
+    named = token.node_name if token is not None else ""
+    return (named or given or "")[:200]
 
 
 def _delete_stored(name: str) -> None:
@@ -644,6 +655,21 @@ def _scan(evidence) -> tuple[dict, Fingerprint]:
     return times, fingerprint
 
 
+def _same_host(a: str, b: str) -> bool:
+    """Host names are case-insensitive, and a short name is the same host as its FQDN."""
+    a, b = a.strip().casefold(), b.strip().casefold()
+    return a == b or a.split(".", 1)[0] == b.split(".", 1)[0]
+
+
+def _node_mismatch(upload: EvidenceUpload, hostname: str) -> dict[str, str] | None:
+    """The token's node name and the bundle's hostname when the token names a node and the
+    machine calls itself something else (stored under ``NODE_MISMATCH`` in error_params)."""
+    named = upload.token.node_name if upload.token_id is not None else ""
+    if not named or not hostname or _same_host(named, hostname):
+        return None
+    return {"token_node": named[:200], "hostname": hostname[:200]}
+
+
 def _outcome(upload: EvidenceUpload) -> _Outcome:
     """Open and parse one stored upload (no database access beyond its token's nonce). A
     rejected bundle or a file that parses to nothing fails with a message the uploader can
@@ -672,8 +698,12 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     results = parse_evidence_set(evidence)
     hostname = evidence.manifest.hostname if evidence.manifest else ""
     del evidence  # the files themselves are not needed past parsing
+    # A token's node name is kept even when the manifest names another host (see
+    # _submitted_node_name); the mismatch is kept with the upload and shown beside it.
     node_name = upload.node_name or hostname
     node_name = (node_name or "")[:200]
+    mismatch = _node_mismatch(upload, hostname)
+    noted = {evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {}
     report = _report(results)
     parsed = [r for r in results if r.ok]
     if not parsed:
@@ -695,10 +725,13 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             **found,
             node_name=node_name,
             error_code=evidence_messages.UPLOAD_NOTHING_PARSED,
-            error_params=params,
+            error_params=params | noted,
         )
     rows = _measurements(upload, parsed, node_name, times)
-    return _Outcome(UploadStatus.DONE, "", report, rows, **found, node_name=node_name)
+    # A done upload has no error: its error_params carry only the node mismatch, if any.
+    return _Outcome(
+        UploadStatus.DONE, "", report, rows, **found, node_name=node_name, error_params=noted
+    )
 
 
 def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[dict[str, Any]]:
