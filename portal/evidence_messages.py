@@ -397,8 +397,8 @@ def upload_node_mismatch(params: Mapping[str, Any] | None) -> str:
         return ""
     return _(
         "The upload token was issued for node “%(token_node)s”, but the bundle says it was "
-        "collected on host “%(hostname)s”. The evidence is filed under “%(token_node)s”: check "
-        "that it comes from that node."
+        "collected on host “%(hostname)s”. The evidence is filed under “%(hostname)s”: check "
+        "which machine the collector ran on."
     ) % {"token_node": found["token_node"], "hostname": found["hostname"]}
 
 

@@ -275,7 +275,7 @@ def evidence_submit(
                 original_name=_clean_name(uploaded_file.name or ""),
                 sha256=digest,
                 size_bytes=size,
-                node_name=_submitted_node_name(node_name, token),
+                node_name=(node_name or (token.node_name if token else ""))[:200],
                 token=token,
                 uploaded_by=user if user is not None and user.is_authenticated else None,
             )
@@ -292,17 +292,6 @@ def evidence_submit(
         _delete_stored(stored)
         raise
     return upload, True
-
-
-def _submitted_node_name(given: str, token: UploadToken | None) -> str:
-    """The node an upload is filed under. A token that names a node wins over the name sent
-    with the upload: the token's name is what the buyer issued it for, while the name sent
-    (the collector sends its hostname) and the bundle's hostname are only what the machine
-    says about itself, and any machine can be called anything. A machine that answers to
-    another name is recorded and shown at import (``NODE_MISMATCH``), never silently renamed.
-    Without a token name, the name given, else (at import) the bundle's hostname."""
-    named = token.node_name if token is not None else ""
-    return (named or given or "")[:200]
 
 
 def _delete_stored(name: str) -> None:
@@ -698,11 +687,18 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     results = parse_evidence_set(evidence)
     hostname = evidence.manifest.hostname if evidence.manifest else ""
     del evidence  # the files themselves are not needed past parsing
-    # A token's node name is kept even when the manifest names another host (see
-    # _submitted_node_name); the mismatch is kept with the upload and shown beside it.
     node_name = upload.node_name or hostname
-    node_name = (node_name or "")[:200]
     mismatch = _node_mismatch(upload, hostname)
+    if mismatch and upload.node_name == mismatch["token_node"]:
+        # The token names one node, the bundle's manifest another host. The token's name is
+        # what the buyer issued it for; the hostname is what the machine that ran the collector
+        # says it is. The measurements take the hostname: they describe that machine, and
+        # filed under the token's node they would mix with that node's own evidence (per-node
+        # verdicts judge each node's files together), so a wrong machine's outputs could
+        # overrule the right one's. The upload is kept, the mismatch recorded with it and shown
+        # wherever it is listed (the collector already sends its hostname as the node name).
+        node_name = hostname
+    node_name = (node_name or "")[:200]
     noted = {evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {}
     report = _report(results)
     parsed = [r for r in results if r.ok]
@@ -895,7 +891,7 @@ def _finish(
                 "measured_at": outcome.measured_at,
                 "fingerprint": outcome.fingerprint,
             }
-            if outcome.node_name and not upload.node_name:
+            if outcome.node_name and outcome.node_name != upload.node_name:
                 fields["node_name"] = outcome.node_name
             prepared.append((upload, outcome, fields))
         ids = _write_outcomes([(upload.pk, fields) for upload, _o, fields in prepared], claim_token)

@@ -1,13 +1,19 @@
 """An upload whose token names a node but whose bundle comes from another host: kept, filed under
-the token's node name (what the buyer issued it for), and the mismatch recorded and shown on the
-upload page and the candidate page, in English and Chinese (the tester's case: a token for
-hgx-h100-node-02 used by the collector on a KVM guest called "vm")."""
+the host that produced it (so it never mixes with the token node's own evidence), and the
+mismatch recorded and shown on the upload page and the candidate page, in English and Chinese
+(the tester's case: a token for hgx-h100-node-02 used by the collector on a KVM guest "vm")."""
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from portal.models import EvidenceOrigin, EvidenceUpload, Measurement, UploadStatus
+from portal.models import (
+    EvidenceOrigin,
+    EvidenceSummary,
+    EvidenceUpload,
+    Measurement,
+    UploadStatus,
+)
 from portal.services.evidence import evidence_import
 from portal.services.tokens import upload_token_create
 
@@ -22,9 +28,11 @@ EN = (
 ZH = "上传令牌签发给节点“hgx-h100-node-02”，但证据包显示其采集于主机“vm”。"
 
 
-def _collector_upload(client, candidate, members, *, token_node: str, hostname: str):
+def _collector_upload(
+    client, candidate, members, *, token_node: str, hostname: str, send_name: bool = True
+):
     """As collector/collect.py uploads: the token, its nonce in the manifest, and the machine's
-    hostname sent as node_name."""
+    hostname sent as node_name (or no node_name, as a hand-made API call may)."""
     token, raw = upload_token_create(
         candidate=candidate, created_by=members["procurement"], node_name=token_node
     )
@@ -33,7 +41,8 @@ def _collector_upload(client, candidate, members, *, token_node: str, hostname: 
     )
     response = client.post(
         API,
-        {"file": SimpleUploadedFile("bundle.tar.gz", data), "node_name": hostname},
+        {"file": SimpleUploadedFile("bundle.tar.gz", data)}
+        | ({"node_name": hostname} if send_name else {}),
         HTTP_AUTHORIZATION=f"Bearer {raw}",
     )
     assert response.status_code == 202, response.content
@@ -48,18 +57,25 @@ def _pages(client, candidate, user) -> list[str]:
     return [reverse(name, args=args) for name in ("candidate-evidence", "candidate-detail")]
 
 
-def test_a_bundle_from_another_host_is_kept_under_the_token_node_and_flagged(
-    client, candidate, members
+@pytest.mark.parametrize("send_name", [True, False])
+def test_a_bundle_from_another_host_is_kept_under_its_hostname_and_flagged(
+    client, candidate, members, send_name
 ):
     upload = _collector_upload(
-        client, candidate, members, token_node="hgx-h100-node-02", hostname="vm"
+        client,
+        candidate,
+        members,
+        token_node="hgx-h100-node-02",
+        hostname="vm",
+        send_name=send_name,
     )
     assert upload.status == UploadStatus.DONE, upload.error
     assert upload.origin == EvidenceOrigin.COLLECTOR
-    assert upload.node_name == "hgx-h100-node-02"
+    assert upload.node_name == "vm"
     assert set(Measurement.objects.filter(upload=upload).values_list("node_name", flat=True)) == {
-        "hgx-h100-node-02"
+        "vm"
     }
+    assert set(EvidenceSummary.objects.values_list("node_name", flat=True)) == {"vm"}
     assert upload.error_params == {
         "node_mismatch": {"token_node": "hgx-h100-node-02", "hostname": "vm"}
     }
