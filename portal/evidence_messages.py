@@ -384,6 +384,24 @@ def report_error(row: Mapping[str, Any]) -> str:
     return detail_text(row.get("error_detail")) or row.get("error") or ""
 
 
+# The key in an upload's error_params (on a done upload too) holding {"token_node", "hostname"}
+# when its token names a node and the bundle's manifest names another host.
+NODE_MISMATCH = "node_mismatch"
+
+
+def upload_node_mismatch(params: Mapping[str, Any] | None) -> str:
+    """The warning, in the reader's language, that an upload's bundle came from a host other
+    than the node its token was issued for; "" when the names agree or nothing is recorded."""
+    found = (params or {}).get(NODE_MISMATCH) if isinstance(params, Mapping) else None
+    if not isinstance(found, Mapping) or not found.get("token_node") or not found.get("hostname"):
+        return ""
+    return _(
+        "The upload token was issued for node “%(token_node)s”, but the bundle says it was "
+        "collected on host “%(hostname)s”. The evidence is filed under “%(hostname)s”: check "
+        "which machine the collector ran on."
+    ) % {"token_node": found["token_node"], "hostname": found["hostname"]}
+
+
 def upload_error(*, code: str, params: Mapping[str, Any] | None, text: str) -> str:
     """An upload's stored failure in the reader's language. Rows stored before codes existed
     (no code) show their stored text with its known lead sentence translated."""

@@ -644,6 +644,21 @@ def _scan(evidence) -> tuple[dict, Fingerprint]:
     return times, fingerprint
 
 
+def _same_host(a: str, b: str) -> bool:
+    """Host names are case-insensitive, and a short name is the same host as its FQDN."""
+    a, b = a.strip().casefold(), b.strip().casefold()
+    return a == b or a.split(".", 1)[0] == b.split(".", 1)[0]
+
+
+def _node_mismatch(upload: EvidenceUpload, hostname: str) -> dict[str, str] | None:
+    """The token's node name and the bundle's hostname when the token names a node and the
+    machine calls itself something else (stored under ``NODE_MISMATCH`` in error_params)."""
+    named = upload.token.node_name if upload.token_id is not None else ""
+    if not named or not hostname or _same_host(named, hostname):
+        return None
+    return {"token_node": named[:200], "hostname": hostname[:200]}
+
+
 def _outcome(upload: EvidenceUpload) -> _Outcome:
     """Open and parse one stored upload (no database access beyond its token's nonce). A
     rejected bundle or a file that parses to nothing fails with a message the uploader can
@@ -673,7 +688,18 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     hostname = evidence.manifest.hostname if evidence.manifest else ""
     del evidence  # the files themselves are not needed past parsing
     node_name = upload.node_name or hostname
+    mismatch = _node_mismatch(upload, hostname)
+    if mismatch and upload.node_name == mismatch["token_node"]:
+        # The token names one node, the bundle's manifest another host. The token's name is
+        # what the buyer issued it for; the hostname is what the machine that ran the collector
+        # says it is. The measurements take the hostname: they describe that machine, and
+        # filed under the token's node they would mix with that node's own evidence (per-node
+        # verdicts judge each node's files together), so a wrong machine's outputs could
+        # overrule the right one's. The upload is kept, the mismatch recorded with it and shown
+        # wherever it is listed (the collector already sends its hostname as the node name).
+        node_name = hostname
     node_name = (node_name or "")[:200]
+    noted = {evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {}
     report = _report(results)
     parsed = [r for r in results if r.ok]
     if not parsed:
@@ -695,10 +721,13 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             **found,
             node_name=node_name,
             error_code=evidence_messages.UPLOAD_NOTHING_PARSED,
-            error_params=params,
+            error_params=params | noted,
         )
     rows = _measurements(upload, parsed, node_name, times)
-    return _Outcome(UploadStatus.DONE, "", report, rows, **found, node_name=node_name)
+    # A done upload has no error: its error_params carry only the node mismatch, if any.
+    return _Outcome(
+        UploadStatus.DONE, "", report, rows, **found, node_name=node_name, error_params=noted
+    )
 
 
 def _identifiers(upload: EvidenceUpload, outcome: _Outcome) -> list[dict[str, Any]]:
@@ -862,7 +891,7 @@ def _finish(
                 "measured_at": outcome.measured_at,
                 "fingerprint": outcome.fingerprint,
             }
-            if outcome.node_name and not upload.node_name:
+            if outcome.node_name and outcome.node_name != upload.node_name:
                 fields["node_name"] = outcome.node_name
             prepared.append((upload, outcome, fields))
         ids = _write_outcomes([(upload.pk, fields) for upload, _o, fields in prepared], claim_token)

@@ -97,6 +97,7 @@ def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOW
             code=upload.error_code, params=upload.error_params, text=upload.error
         )
         upload.status_shown = statuses.get(upload.status, upload.status)
+        upload.node_warning = evidence_messages.upload_node_mismatch(upload.error_params)
         upload.download_url = download_url(upload.pk)
         upload.report_url = report_url(upload.pk)
     # One statement: uploads still importing, and a refresh of the scores still pending (an

@@ -379,7 +379,10 @@ def _complete_refs(
 
 
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
-    """What the evidence showed, in scoring's terms; fields stay None when nothing measured."""
+    """What the evidence showed, in scoring's terms; fields stay None when nothing measured.
+    The nodes the report set aside (they show no NVIDIA GPU) are left out here too."""
+    if report.set_aside_nodes:
+        evidence = [e for e in evidence if e.node_name not in report.set_aside_nodes]
     refs: dict[str, str] = {}
     query = _of(evidence, "nvidia_smi_query")
 

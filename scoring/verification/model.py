@@ -214,3 +214,5 @@ class VerificationReport:
     collectives: Mapping[str, ItemVerification] = field(default_factory=dict)
     # The one-node run ``nvlink_busbw_fraction`` was read from.
     nvlink_busbw_ref: str | None = None
+    # Nodes whose evidence shows no NVIDIA GPU, left out of every verdict (gpu_nodes.py).
+    set_aside_nodes: tuple[str, ...] = ()

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 
 from ._util import _NODE_MEMO, NodeMemo, evidence_sort_key, first, of_kind
 from .bare_metal import verify_bare_metal
 from .gpu import verify_gpu_match, verify_nvlink_topology
+from .gpu_nodes import set_aside_note, split_gpu_nodes
 from .health import health_faults
 from .model import (
     ITEM_KEYS,
     STATUS_UNVERIFIABLE,
+    BareMetalVerdict,
     Claims,
     ItemVerification,
     NodeEvidence,
@@ -104,7 +107,49 @@ def verify_candidate(
         _NODE_MEMO.reset(token)
 
 
-def _verify(claims: Claims, evs: list[NodeEvidence]) -> VerificationReport:
+def _with_note(item: ItemVerification, nodes: tuple[str, ...]) -> ItemVerification:
+    en, zh = set_aside_note(nodes)
+    return replace(
+        item,
+        explanation_en=f"{item.explanation_en} {en}".strip(),
+        explanation_zh=f"{item.explanation_zh}{zh}",
+        details={**(item.details or {}), "set_aside_nodes": list(nodes)},
+    )
+
+
+def _verdict_with_note(verdict: BareMetalVerdict, nodes: tuple[str, ...]) -> BareMetalVerdict:
+    en, zh = set_aside_note(nodes)
+    return replace(
+        verdict,
+        explanation_en=f"{verdict.explanation_en} {en}".strip(),
+        explanation_zh=f"{verdict.explanation_zh}{zh}",
+    )
+
+
+def _verify(claims: Claims, all_evs: list[NodeEvidence]) -> VerificationReport:
+    # A node that shows no NVIDIA GPU (a collector run on the wrong machine) says nothing about
+    # the offering's GPU nodes: its hypervisor would judge the delivery and its 0 GPUs the GPU
+    # count. It is left out of every verdict below and named in the explanations instead.
+    evs, aside = split_gpu_nodes(all_evs)
+    report = _verify_gpu_nodes(claims, evs)
+    if not aside:
+        return report
+    noted = {key: _with_note(report.items[key], aside) for key in _PER_NODE_ITEMS}
+    return replace(
+        report,
+        items={key: noted.get(key, item) for key, item in report.items.items()},
+        busbw=_with_note(report.busbw, aside),
+        collectives={k: _with_note(v, aside) for k, v in report.collectives.items()},
+        bare_metal=_verdict_with_note(report.bare_metal, aside),
+        set_aside_nodes=aside,
+    )
+
+
+# The items a node's evidence speaks to (the others are not measurable on any node).
+_PER_NODE_ITEMS = ("gpu_match", "nvlink_topology", "fabric", "local_nvme", "distributed_storage")
+
+
+def _verify_gpu_nodes(claims: Claims, evs: list[NodeEvidence]) -> VerificationReport:
     fabric, port_faults = verify_fabric(claims, evs)
     items = {
         "gpu_match": verify_gpu_match(claims, evs),

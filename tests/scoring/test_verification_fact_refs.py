@@ -192,7 +192,11 @@ def test_a_one_node_run_on_a_two_node_candidate_names_its_nvlink_figure():
 @pytest.mark.parametrize(
     "samples",
     [
-        ["virt/devmachine-systemd-detect-virt-vm-kvm.txt", "lspci/devmachine-kvm-lspci-Dnn.txt"],
+        # A KVM guest with GPUs (one without any is set aside: gpu_nodes.py).
+        [
+            "virt/devmachine-systemd-detect-virt-vm-kvm.txt",
+            "lspci/rhelai-kvm-vm-4xh100-virtio-gpu.txt",
+        ],
         ["virt/devmachine-systemd-detect-virt-docker.txt"],
         ["virt/systemd-issue21100-oracle-x3-2l-physical-says-oracle.txt"],
     ],

@@ -1,0 +1,99 @@
+"""Which nodes' evidence is about a GPU node at all: a node that shows no NVIDIA GPU is set aside.
+
+A collector run on the wrong machine (a laptop, a jump host, a KVM guest without GPUs) is
+evidence about that machine, not about the offering's GPU nodes: its lspci shows no NVIDIA
+device, nvidia-smi fails ("No devices were found", "NVIDIA-SMI has failed"; a failed file is no
+NodeEvidence at all), and its hypervisor signals would otherwise judge the delivery
+"virtualised" and its 0 GPUs contradict the GPU count. Such a node is set aside from every
+per-node verdict and named in their explanations instead.
+
+The test is on the parsed metrics only, never on names: a node is set aside when a complete
+lspci listing (not filtered through grep, not cut by an excerpt marker) counts 0 NVIDIA GPUs
+and none of its evidence shows a GPU (a GPU-only tool's output that ran, or lspci counting
+one). A grep for Mellanox devices or an excerpt proves nothing about the GPUs, so it never sets
+a node aside; a node with GPUs is judged exactly as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._util import MAX_NODES_NAMED, as_bool, as_int, by_node
+from .model import NodeEvidence
+
+# Outputs only a machine with an NVIDIA GPU and its driver produces when the file parsed:
+# nvidia-smi in every form, DCGM, NVLink, nvbandwidth and nccl-tests.
+GPU_ONLY_KINDS = frozenset(
+    {
+        "nvidia_smi",
+        "nvidia_smi_query",
+        "nvidia_smi_xml",
+        "nvidia_smi_list",
+        "nvidia_smi_mig",
+        "nvidia_smi_topo",
+        "nvidia_smi_nvlink",
+        "dcgm_diag",
+        "nvbandwidth",
+        "nccl_tests",
+    }
+)
+
+
+def _shows_a_gpu(ev: NodeEvidence) -> bool:
+    if ev.kind == "lspci":
+        return (as_int(ev.metrics.get("nvidia_gpu_count")) or 0) > 0
+    if ev.kind in GPU_ONLY_KINDS:
+        # A GPU tool's output counts as a GPU unless it says outright that it saw none.
+        m = ev.metrics
+        return as_int(m.get("gpu_count")) != 0 or (as_int(m.get("mig_count")) or 0) > 0
+    if ev.kind == "kernel_log":
+        return (as_int(ev.metrics.get("xid_count")) or 0) > 0
+    return False
+
+
+def _lists_no_gpu(ev: NodeEvidence) -> bool:
+    """A complete lspci listing that counts 0 NVIDIA GPUs."""
+    m = ev.metrics
+    return (
+        ev.kind == "lspci"
+        and as_int(m.get("nvidia_gpu_count")) == 0
+        and not m.get("gpu_count_partial")
+        and as_bool(m.get("filtered")) is not True
+    )
+
+
+def shows_no_gpu(evs: Sequence[NodeEvidence]) -> bool:
+    """Whether one node's evidence shows that it has no NVIDIA GPU (see the module docstring)."""
+    return any(_lists_no_gpu(ev) for ev in evs) and not any(_shows_a_gpu(ev) for ev in evs)
+
+
+def split_gpu_nodes(
+    evidence: Sequence[NodeEvidence],
+) -> tuple[list[NodeEvidence], tuple[str, ...]]:
+    """The evidence of the nodes that may be GPU nodes, in the given order, and the names of
+    the nodes set aside because they show no NVIDIA GPU (sorted)."""
+    aside = tuple(node for node, evs in by_node(evidence).items() if shows_no_gpu(evs))
+    if not aside:
+        return list(evidence), ()
+    return [ev for ev in evidence if ev.node_name not in aside], aside
+
+
+def set_aside_note(nodes: Sequence[str]) -> tuple[str, str]:
+    """The sentence (en, zh) that names the nodes set aside; ("", "") when there are none."""
+    if not nodes:
+        return "", ""
+    named = list(nodes[:MAX_NODES_NAMED])
+    en = " ".join(
+        f"Node {node} shows no NVIDIA GPU: its evidence is set aside as not from a GPU node "
+        "of this offering."
+        for node in named
+    )
+    zh = "".join(
+        f"节点 {node} 未显示任何 NVIDIA GPU：其证据不属于该方案的 GPU 节点，已搁置。"
+        for node in named
+    )
+    rest = len(nodes) - len(named)
+    if rest > 0:
+        en += f" The same holds on {rest} more node(s)."
+        zh += f"另有 {rest} 个节点情况相同。"
+    return en, zh
