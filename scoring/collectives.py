@@ -346,7 +346,9 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
     down = 0
     if transport != "none" and nics > 0 and rate > 0:
         slowest = measured.ib_rate_gbit_s_min
-        if slowest is not None and 0 < slowest < rate:
+        if slowest is not None and slowest < rate:
+            # A rail measured at 0 is no faster than one measured at 1 Gb/s: both replace
+            # the claim (a 0 left the claim standing, so a faster measurement cost more).
             rate, measured_rate = float(slowest), True
         if measured.ib_rails_min is not None:
             # The rails ibstat showed Active on the worst node (at most the NICs claimed).
@@ -364,7 +366,9 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
         nics, rate = 0, 0.0
     else:
         efficiency = NET_TCP_EFFICIENCY if transport == "ethernet" else NET_RDMA_EFFICIENCY
-        share = min(1.0, nics * rate * efficiency / reference)
+        # Never below the front-end port every node has: a fabric slower than it is not
+        # used (NCCL falls back to its sockets).
+        share = max(none_share, min(1.0, nics * rate * efficiency / reference))
     status = candidate.answers.get("fabric", "unanswered")
     if status == "verified" or share <= none_share:
         counted = share

@@ -180,3 +180,21 @@ def test_the_measured_rails_never_exceed_the_nics_claimed():
 def test_no_ibstat_leaves_the_rails_unmeasured():
     facts = measured_facts(verify_candidate(claims(**RAILS_400G), []), [])
     assert facts.ib_rails_min is None
+
+
+def test_a_faster_measured_rate_never_costs_more_even_from_zero():
+    # Found by the property search: a rail measured at 0 Gb/s left the 25 Gb/s claim standing,
+    # while one measured at 1.56 Gb/s replaced it, so the faster measurement cost more. Both
+    # now replace the claim, and no fabric counts below the front-end port every node has.
+    def share(rate: float) -> float:
+        measured = MeasuredFacts(ib_rate_gbit_s_min=rate)
+        node = candidate(
+            node_count=1,
+            offering=offering(gpus_per_node=1, nics_per_node=1, fabric_rate_gbit_s=25),
+            measured=measured,
+        )
+        return declared_fabric(node, RUBRIC, 400.0).counted
+
+    shares = [share(rate) for rate in (0.0, 1.5625, 10.0, 25.0)]
+    assert shares == sorted(shares)
+    assert shares[0] == shares[1]  # both below the front-end port: its share
