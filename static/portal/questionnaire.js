@@ -28,6 +28,17 @@
     try { return window.localStorage; } catch (e) { return null; }
   }
 
+  // Times are written in the page's language (<html lang>), not the browser's: a Chinese
+  // page read in an English browser showed "01:45 PM".
+  function pageLocale() {
+    var lang = document.documentElement.lang;
+    try {
+      return lang ? [Intl.DateTimeFormat.supportedLocalesOf([lang])[0] || lang] : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
   function start() {
     var form = document.getElementById("questionnaire");
     if (!form) return;
@@ -262,7 +273,10 @@
             keep();
           }
           if (response.ok && body.saved) {
-            var time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+            var time = new Date().toLocaleTimeString(pageLocale(), {
+              hour: "2-digit",
+              minute: "2-digit",
+            });
             setState(interpolate(gettext("Draft saved at %s"), [time]), "ok");
             return true;
           }
@@ -326,7 +340,10 @@
       var notice = element("div", "notice restored");
       notice.id = "restored-notice";
       notice.setAttribute("role", "status");
-      var time = new Date(kept.at).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+      var time = new Date(kept.at).toLocaleString(pageLocale(), {
+        dateStyle: "short",
+        timeStyle: "short",
+      });
       notice.appendChild(element("span", "", interpolate(
         gettext("Unsaved input from %(time)s was kept in this browser and is back in the form: press “Save all” to save it."),
         { time: time }, true)));
