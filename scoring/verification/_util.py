@@ -163,6 +163,13 @@ def num(value: float, digits: int = 1) -> str:
     return text
 
 
+def size_text(size: float) -> str:
+    """A byte count as GiB from 1 GiB on, else as MiB ("16 MiB", "1 GiB")."""
+    if size >= 1024**3:
+        return f"{num(size / 1024**3)} GiB"
+    return f"{num(size / 1048576)} MiB"
+
+
 def pct(fraction: float) -> str:
     """0.05 -> "5 %"."""
     return f"{num(fraction * 100, 1)} %"

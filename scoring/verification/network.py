@@ -35,6 +35,7 @@ from ._util import (
     pct,
     pct_zh,
     per_node,
+    size_text,
 )
 from .model import (
     SEVERITY_ERROR,
@@ -501,12 +502,6 @@ def _swept_to_peak(run: _Run) -> bool:
     return largest is None or largest >= PEAK_MIN_BYTES
 
 
-def _size_text(size: int) -> str:
-    if size >= 1024**3:
-        return f"{num(size / 1024**3)} GiB"
-    return f"{num(size / 1024**2)} MiB"
-
-
 @dataclass(frozen=True)
 class _Bound:
     """What a run of the declared system should reach (``expected``) and can reach at most."""
@@ -949,14 +944,14 @@ def verify_collective(
         # Bus bandwidth keeps rising with the message size well past a few hundred MiB
         # ("256M is too small to reach peak bandwidth": sjeaugey, NVIDIA/nccl-tests#212).
         status = STATUS_UNVERIFIABLE
-        largest = _size_text(_largest_size(best) or 0)
+        largest = size_text(_largest_size(best) or 0)
         verdict_en = (
             f"which cannot refute {what}: the run stopped at {largest} messages, short of the "
-            f"{_size_text(PEAK_MIN_BYTES)} a bus bandwidth needs to reach its peak"
+            f"{size_text(PEAK_MIN_BYTES)} a bus bandwidth needs to reach its peak"
         )
         verdict_zh = (
             f"但不能据此否定{what_zh}：该测试最大消息仅 {largest}，未达到测得峰值所需的 "
-            f"{_size_text(PEAK_MIN_BYTES)}"
+            f"{size_text(PEAK_MIN_BYTES)}"
         )
     else:
         status = STATUS_UNVERIFIABLE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from ._util import _NODE_MEMO, NodeMemo, evidence_sort_key, first, of_kind
 from .bare_metal import verify_bare_metal
@@ -107,23 +108,20 @@ def verify_candidate(
         _NODE_MEMO.reset(token)
 
 
-def _with_note(item: ItemVerification, nodes: tuple[str, ...]) -> ItemVerification:
-    en, zh = set_aside_note(nodes)
-    return replace(
-        item,
-        explanation_en=f"{item.explanation_en} {en}".strip(),
-        explanation_zh=f"{item.explanation_zh}{zh}",
-        details={**(item.details or {}), "set_aside_nodes": list(nodes)},
-    )
+_Noted = TypeVar("_Noted", ItemVerification, BareMetalVerdict)
 
 
-def _verdict_with_note(verdict: BareMetalVerdict, nodes: tuple[str, ...]) -> BareMetalVerdict:
+def _with_note(found: _Noted, nodes: tuple[str, ...]) -> _Noted:
+    """``found`` (an item or the bare-metal verdict) naming the nodes set aside; an item
+    lists them in its details too."""
     en, zh = set_aside_note(nodes)
-    return replace(
-        verdict,
-        explanation_en=f"{verdict.explanation_en} {en}".strip(),
-        explanation_zh=f"{verdict.explanation_zh}{zh}",
-    )
+    changes: dict[str, Any] = {
+        "explanation_en": f"{found.explanation_en} {en}".strip(),
+        "explanation_zh": f"{found.explanation_zh}{zh}",
+    }
+    if isinstance(found, ItemVerification):
+        changes["details"] = {**(found.details or {}), "set_aside_nodes": list(nodes)}
+    return replace(found, **changes)
 
 
 def _verify(claims: Claims, all_evs: list[NodeEvidence]) -> VerificationReport:
@@ -140,7 +138,7 @@ def _verify(claims: Claims, all_evs: list[NodeEvidence]) -> VerificationReport:
         items={key: noted.get(key, item) for key, item in report.items.items()},
         busbw=_with_note(report.busbw, aside),
         collectives={k: _with_note(v, aside) for k, v in report.collectives.items()},
-        bare_metal=_verdict_with_note(report.bare_metal, aside),
+        bare_metal=_with_note(report.bare_metal, aside),
         set_aside_nodes=aside,
     )
 

@@ -33,6 +33,7 @@ from ._util import (
     pct,
     pct_zh,
     per_node,
+    size_text,
 )
 from .model import (
     STATUS_CONTRADICTED,
@@ -146,12 +147,6 @@ def bytes_in_flight(job: Mapping[str, Any]) -> int | None:
     return None if depth is None or size is None else depth * size
 
 
-def _size_text(size: float) -> str:
-    if size >= 1024**3:
-        return f"{num(size / 1024**3)} GiB"
-    return f"{num(size / 1048576)} MiB"
-
-
 def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[tuple[str, str]]:
     """Why a job of the right kind cannot refute a ``measure`` claim, as (en, zh); empty when
     it can. Only what the output records is judged (see ``run_assumptions``)."""
@@ -176,11 +171,11 @@ def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[t
             (
                 f"{depth} I/O(s) in flight ({engine}, iodepth {job.get('iodepth')} × "
                 f"{job.get('numjobs')} job(s)"
-                + ("" if in_flight is None else f", {_size_text(in_flight)} in flight")
+                + ("" if in_flight is None else f", {size_text(in_flight)} in flight")
                 + f"), under the {quoted} at which NVMe throughput is quoted",
                 f"在途 I/O 仅 {depth} 个（{engine}，iodepth {job.get('iodepth')} × "
                 f"{job.get('numjobs')} 个任务"
-                + ("" if in_flight is None else f"，在途 {_size_text(in_flight)}")
+                + ("" if in_flight is None else f"，在途 {size_text(in_flight)}")
                 + f"），低于 NVMe 吞吐标称所用的 {quoted}",
             )
         )
@@ -196,8 +191,8 @@ def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[t
     if measure == "bandwidth" and size is not None and size < MIN_FILE_BYTES:
         found.append(
             (
-                f"a {_size_text(size)} file (under {_size_text(MIN_FILE_BYTES)}: held in caches)",
-                f"测试文件仅 {_size_text(size)}（不足 {_size_text(MIN_FILE_BYTES)}，会被缓存）",
+                f"a {size_text(size)} file (under {size_text(MIN_FILE_BYTES)}: held in caches)",
+                f"测试文件仅 {size_text(size)}（不足 {size_text(MIN_FILE_BYTES)}，会被缓存）",
             )
         )
     return found
@@ -535,17 +530,17 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         f"≥ {LARGE_BLOCK_BYTES // 1024} KiB jobs) and IOPS (random ≤ "
         f"{SMALL_BLOCK_BYTES // 1024} KiB jobs, ≥ {IOPS_MIN_OUTSTANDING} I/Os in flight), on a "
         "block device the output names; only a run with direct I/O, ≥ "
-        f"{_size_text(SEQ_MIN_BYTES_IN_FLIGHT)} in flight ({SEQ_MIN_OUTSTANDING} × "
+        f"{size_text(SEQ_MIN_BYTES_IN_FLIGHT)} in flight ({SEQ_MIN_OUTSTANDING} × "
         f"{LARGE_BLOCK_BYTES // 1024} KiB, bandwidth), ≥ {num(MIN_RUNTIME_S)} s and a file "
-        f"≥ {_size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short"
+        f"≥ {size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short"
     )
     tolerance_zh = (
         f"实测值 ≥ 声明读/写带宽（GB/s，顺序 ≥ {LARGE_BLOCK_BYTES // 1024} KiB 的任务）及 IOPS"
         f"（随机 ≤ {SMALL_BLOCK_BYTES // 1024} KiB、在途 I/O ≥ {IOPS_MIN_OUTSTANDING} 的任务）的 "
         f"{pct(NVME_MIN_FRACTION)}，且输出列出所用块设备；仅当测试为 direct I/O、在途数据 ≥ "
-        f"{_size_text(SEQ_MIN_BYTES_IN_FLIGHT)}（{SEQ_MIN_OUTSTANDING} × "
+        f"{size_text(SEQ_MIN_BYTES_IN_FLIGHT)}（{SEQ_MIN_OUTSTANDING} × "
         f"{LARGE_BLOCK_BYTES // 1024} KiB，带宽）、≥ {num(MIN_RUNTIME_S)} 秒、文件 ≥ "
-        f"{_size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符"
+        f"{size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符"
     )
     claimed_any = (
         claims.nvme_read_gbyte_s,
