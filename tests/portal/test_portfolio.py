@@ -64,6 +64,17 @@ def hybrid(evaluation, offering, vendor, members):
     return {"metal": metal, "container": container}
 
 
+def _small_ops_team(evaluation, members) -> None:
+    """The buyer runs bare metal with a small team at 50,000 CNY a month of staff."""
+    evaluation_portfolio_settings_set(
+        evaluation=evaluation,
+        by=members["procurement"],
+        ops_capacity="small_team",
+        ops_staff_cost_month=Decimal(50000),
+    )
+    evaluation.refresh_from_db()
+
+
 def test_two_workloads_split_between_bare_metal_and_the_managed_cloud(evaluation, hybrid):
     proposal = portfolio_propose(evaluation=evaluation)
     result = proposal.result
@@ -97,13 +108,7 @@ def test_two_workloads_split_between_bare_metal_and_the_managed_cloud(evaluation
 
 
 def test_small_ops_team_adds_staff_cost_to_self_managed_bare_metal(evaluation, hybrid, members):
-    evaluation_portfolio_settings_set(
-        evaluation=evaluation,
-        by=members["procurement"],
-        ops_capacity="small_team",
-        ops_staff_cost_month=Decimal(50000),
-    )
-    evaluation.refresh_from_db()
+    _small_ops_team(evaluation, members)
     result = portfolio_propose(evaluation=evaluation).result
     assert result.proposal.ops_cny == Decimal("73972.60")  # 0.5 x 50,000 x 90/(365/12)
     assert "ops_load" in {r.kind for r in result.risks}
@@ -277,13 +282,7 @@ def test_a_vendor_managed_claim_counts_only_once_its_cost_is_verified(evaluation
     metal = hybrid["metal"]
     metal.offering.vendor_managed = True
     metal.offering.save()
-    evaluation_portfolio_settings_set(
-        evaluation=evaluation,
-        by=members["procurement"],
-        ops_capacity="small_team",
-        ops_staff_cost_month=Decimal(50000),
-    )
-    evaluation.refresh_from_db()
+    _small_ops_team(evaluation, members)
     result = portfolio_propose(evaluation=evaluation).result
     assert result.proposal.ops_cny == Decimal("73972.60")
     Answer.objects.create(
@@ -359,13 +358,7 @@ def test_the_demo_portfolio_is_worded_with_labels_and_money_as_its_table(
 def test_a_recorded_portfolio_keeps_its_risks_worded_in_both_languages(evaluation, hybrid, members):
     from portal.services.portfolio import portfolio_decision_record
 
-    evaluation_portfolio_settings_set(
-        evaluation=evaluation,
-        by=members["procurement"],
-        ops_capacity="small_team",
-        ops_staff_cost_month=Decimal(50000),
-    )
-    evaluation.refresh_from_db()
+    _small_ops_team(evaluation, members)
     record = portfolio_decision_record(
         evaluation=evaluation, rationale="Hybrid", by=members["manager"]
     )
