@@ -85,14 +85,27 @@ def test_a_decision_recorded_after_the_page_was_read_is_the_same_refusal(
     demo, as_user, monkeypatch
 ):
     """The service reads the evaluation under its lock: a decision recorded since the view read
-    it is refused by the service, and answered as above."""
-    from portal.services.errors import EvaluationDecided
+    it is refused by the service, and answered as above. The decision is recorded for real,
+    through its service, between the view's read and the weights service's."""
+    from django.contrib.auth import get_user_model
+
     from portal.views import weights as weights_view
 
+    save_weights = weights_view.evaluation_weights_set
+
     def decided_meanwhile(**kwargs):
-        raise EvaluationDecided()
+        evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+        ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+        decision_record(
+            evaluation=evaluation,
+            candidate=candidates[ranking.qualified[0].candidate_id],
+            rationale="Recorded meanwhile.",
+            by=get_user_model().objects.get(username="manager"),
+        )
+        return save_weights(**kwargs)
 
     monkeypatch.setattr(weights_view, "evaluation_weights_set", decided_meanwhile)
+    before = _weights()
     client = as_user("procurement")
     typed = {**TYPED, "w_cost": "40", "w_stability": "13"}
     response = client.post(reverse("evaluation-weights", args=[DEMO_EVALUATION]), typed)
@@ -100,6 +113,7 @@ def test_a_decision_recorded_after_the_page_was_read_is_the_same_refusal(
     text = html.unescape(response.content.decode())
     assert DECIDED in text and 'value="40"' in text
     assert "Save weights" not in text
+    assert _weights() == before
 
 
 def test_a_viewer_is_still_refused_by_role(decided, as_user):
