@@ -15,5 +15,6 @@ log "loading the checklist and the demo data"
 .venv/bin/python manage.py setup_demo
 echo
 echo "The portal is at http://127.0.0.1:${PORT}/  (stop it with Ctrl-C)"
+echo "门户地址：http://127.0.0.1:${PORT}/  （按 Ctrl-C 停止）"
 echo
 exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT}"

@@ -20,6 +20,10 @@ from portal.models import (
     Vendor,
 )
 
+# What setup_demo prints, English then Chinese (the person starting the portal reads it).
+PRESENT = "demo data already present; left unchanged / 演示数据已存在；未作任何改动"
+LOGINS = "Demo logins (username / password / role): / 演示登录（用户名 / 密码 / 角色）："
+
 pytestmark = pytest.mark.django_db
 
 MODELS = [Vendor, Offering, OfferingPrice, Evaluation, Candidate, ChecklistItem, Answer, Membership]
@@ -189,7 +193,7 @@ def test_running_setup_demo_again_keeps_decisions_answers_and_prices(demo):
 
     out, err = _setup_demo()
 
-    assert out.splitlines()[0] == "demo data already present; left unchanged"
+    assert out.splitlines()[0] == PRESENT
     assert "Existing history found" not in out + err
     assert err == ""
     evaluation.refresh_from_db()
@@ -208,8 +212,8 @@ def test_running_setup_demo_again_keeps_decisions_answers_and_prices(demo):
 def test_a_second_run_prints_the_logins_and_no_history_noise(demo):
     out, err = _setup_demo()
     lines = out.splitlines()
-    assert lines[0] == "demo data already present; left unchanged"
-    assert "Demo logins (username / password / role):" in lines
+    assert lines[0] == PRESENT
+    assert LOGINS in lines
     assert all(username in out for username, *_rest in DEMO_USERS)
     assert "Existing history found" not in out + err
     assert err == ""
@@ -231,7 +235,7 @@ def test_a_missing_demo_login_is_created_and_nothing_else_changes(demo):
 
     out, _err = _setup_demo()
 
-    assert "created the missing demo logins: viewer" in out
+    assert "created the missing demo logins: viewer / 已创建缺失的演示登录：viewer" in out
     viewer = User.objects.get(username="viewer")
     assert authenticate(username="viewer", password="view-gpus-2026") == viewer
     assert set(viewer.memberships.values_list("evaluation_id", flat=True)) == {1, 2, 16}
@@ -248,6 +252,7 @@ def test_the_demo_is_not_loaded_over_other_rows_holding_its_ids(db):
     out, err = _setup_demo()
 
     assert "demo data not loaded: other rows hold its ids (portal.vendor 1" in err
+    assert "未加载演示数据：其编号已被其他记录占用（portal.vendor 1" in err
     assert "already present" not in out
     assert Vendor.objects.get() == vendor and vendor.name == "Our own vendor"
     assert not Evaluation.objects.exists()
@@ -259,7 +264,14 @@ def test_a_fresh_database_gets_the_whole_demo(db, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path
     out, err = _setup_demo()
     assert "already present" not in out and err == ""
-    assert out.splitlines()[0] == "Demo logins (username / password / role):"
+    assert out.splitlines()[0] == LOGINS
+    # Each role in both languages: "procurement ... Procurement / 采购" (no line left English only).
+    for line, (username, password, _name, _role) in zip(
+        out.splitlines()[1:], DEMO_USERS, strict=True
+    ):
+        assert line.split()[:2] == [username, password]
+        english, chinese = line.split(None, 2)[2].split(" / ")
+        assert english.isascii() and not chinese.isascii()
     assert set(Evaluation.objects.values_list("pk", flat=True)) == {1, 2, 16}
     assert EvidenceUpload.objects.count() == 4
     assert Membership.objects.count() == 3 * len(DEMO_USERS)
