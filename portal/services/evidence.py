@@ -272,6 +272,7 @@ def evidence_submit(
                 )
             upload = EvidenceUpload(
                 candidate=candidate,
+                evaluation_id=candidate.evaluation_id,
                 original_name=_clean_name(uploaded_file.name or ""),
                 sha256=digest,
                 size_bytes=size,

@@ -75,6 +75,7 @@ def _same_content(candidate: Candidate) -> list[tuple[int, str]]:
         .filter(Exists(ran))
         .exclude(candidate=candidate)
         .values_list("candidate_id", "sha256")
+        .order_by()  # the model's ordering would add created_at to the DISTINCT
         .distinct()
     )
 

@@ -125,7 +125,7 @@ class UploadViewMixin:
         if self.fake:
             return EvidenceUpload.objects.none()
         return (
-            EvidenceUpload.objects.filter(candidate__evaluation=self.evaluation)
+            EvidenceUpload.objects.filter(evaluation=self.evaluation)
             .annotate(measurement_count=_measurement_count())
             .order_by("-pk")
         )
