@@ -125,6 +125,7 @@ def _seed(candidate, template, count: int, start: int, nodes: int) -> None:
                     Measurement(
                         upload_id=upload.pk,
                         candidate_id=candidate.pk,
+                        evaluation_id=candidate.evaluation_id,
                         kind=row.kind,
                         metric=row.metric,
                         value=row.value,

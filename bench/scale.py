@@ -8,6 +8,8 @@ requests through Django's test client (the full request path, as a signed-in man
 - the dashboard, the candidate page and the uploads list of the candidate with most uploads;
 - the API's uploads, measurements and scores lists (first page, and a page five cursors on),
   and the ranking (its results cache emptied before each request: cold);
+- the last page of the API's measurements of a small evaluation (1,000 measurements, written
+  before the big one's): it must not read the big evaluation's rows;
 - ``/healthz/``: the floor, a trivial view through the same middleware.
 
 It prints p50 and p95 in ms per page and size, the query count, whether PostgreSQL plans a
@@ -34,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 PER_UPLOAD = 100
 CANDIDATES = 10
+SMALL_MEASUREMENTS = 1000
 GROWTH_MAX = 3.0
 SLACK_MS = 20.0
 
@@ -61,7 +64,7 @@ def _environment(db_name: str) -> None:
     )
 
 
-def build_evaluation():
+def build_evaluation(name: str = "scale"):
     from portal.models import (
         Answer,
         Candidate,
@@ -72,9 +75,9 @@ def build_evaluation():
         Vendor,
     )
 
-    vendor = Vendor.objects.create(name="Scale vendor")
+    vendor = Vendor.objects.create(name=f"{name} vendor")
     evaluation = Evaluation.objects.create(
-        name="scale",
+        name=name,
         workload_profile="pretraining",
         required_total_gpus=64,
         required_gpu_memory_gib=80,
@@ -142,10 +145,10 @@ def grow(evaluation, measurements: int) -> None:
             cursor.execute(
                 """
                 INSERT INTO portal_measurement
-                    (upload_id, candidate_id, kind, metric, value, unit, node_name,
-                     source_file, line, details)
-                SELECT u.id, u.candidate_id, 'nccl_tests', 'busbw_' || g, g * 1.5, 'GB/s',
-                       u.node_name, 'all_reduce.txt', g, '{}'::jsonb
+                    (upload_id, candidate_id, evaluation_id, kind, metric, value, unit,
+                     node_name, source_file, line, details)
+                SELECT u.id, u.candidate_id, u.evaluation_id, 'nccl_tests', 'busbw_' || g,
+                       g * 1.5, 'GB/s', u.node_name, 'all_reduce.txt', g, '{}'::jsonb
                 FROM portal_evidenceupload u, generate_series(1, %s) g
                 WHERE u.id = ANY(%s)
                 """,
@@ -181,6 +184,15 @@ def five_cursors_on(client, url: str) -> str:
     for _ in range(5):
         if not body.get("next"):
             break
+        url = body["next"]
+        body = client.get(url).json()
+    return url.replace("http://testserver", "")
+
+
+def last_page(client, url: str) -> str:
+    """The URL of the last page of a list, followed by its ``next`` links (200 a page)."""
+    body = client.get(url, {"page_size": 200}).json()
+    while body.get("next"):
         url = body["next"]
         body = client.get(url).json()
     return url.replace("http://testserver", "")
@@ -261,8 +273,14 @@ def main() -> int:
         call_command("migrate", verbosity=0)
         call_command("loaddata", "checklist", verbosity=0)
         user = get_user_model().objects.create_user("scale-manager", password="x")
+        # A small evaluation whose rows come first: its pages must not walk the big one's
+        # rows that follow (its last page looked for more rows to the end of the table).
+        small = build_evaluation("scale small")
+        grow(small, SMALL_MEASUREMENTS)
         evaluation = build_evaluation()
-        Membership.objects.create(evaluation=evaluation, user=user, role="manager")
+        for member_of in (small, evaluation):
+            Membership.objects.create(evaluation=member_of, user=user, role="manager")
+        small_api = f"/api/v1/evaluations/{small.pk}"
         client = Client()
         client.force_login(user)
         for size in sizes:
@@ -282,6 +300,10 @@ def main() -> int:
                 "API measurements": (f"{api}/measurements/", None),
                 "API measurements +5 pages": (
                     five_cursors_on(client, f"{api}/measurements/"),
+                    None,
+                ),
+                "API measurements, small ev., last": (
+                    last_page(client, f"{small_api}/measurements/"),
                     None,
                 ),
                 "API scores": (f"{api}/scores/", None),

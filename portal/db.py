@@ -52,13 +52,16 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     plain = [_unchanged(f) for f in fields]
     texts = [_json_text(f) for f in fields]
-    columns = list(zip(fields, plain, texts, strict=True))
+    # A field that computes its value when written (auto_now, a copied evaluation) gives it
+    # through pre_save, as bulk_create asks it.
+    computed = [type(f).pre_save is not models.Field.pre_save for f in fields]
+    columns = list(zip(fields, plain, texts, computed, strict=True))
 
     def rows():
         for obj in objects:
             row = []
-            for f, unchanged, as_json in columns:
-                value = getattr(obj, f.attname)
+            for f, unchanged, as_json, by_field in columns:
+                value = f.pre_save(obj, True) if by_field else getattr(obj, f.attname)
                 if as_json and type(value) in (dict, list):
                     # COPY's text format: the column reads the JSON text as Jsonb would send it.
                     value = json.dumps(value) if value else ("{}" if type(value) is dict else "[]")
@@ -69,7 +72,10 @@ def copy_insert(model: type[models.Model], objects: Sequence[models.Model]) -> i
                 row.append(value)
             yield row
 
-    return _copy(model, fields, rows(), len(objects))
+    # A computed value may need a query (the evaluation of a candidate not loaded): never on
+    # the connection while it is in COPY, where it would wait forever for the COPY to end.
+    made = list(rows()) if any(computed) else rows()
+    return _copy(model, fields, made, len(objects))
 
 
 def copy_rows(model: type[models.Model], rows: Sequence[tuple]) -> int:

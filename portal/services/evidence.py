@@ -468,6 +468,7 @@ def _unit(metric: str) -> str:
 MEASUREMENT_COLUMNS = (
     "upload_id",
     "candidate_id",
+    "evaluation_id",
     "kind",
     "metric",
     "value",
@@ -505,6 +506,7 @@ def _measurements(
             when = measured.get_db_prep_save(when, connection)  # made aware, as the ORM would
         # By id: the relation itself costs a descriptor's checks on every row.
         upload_id, candidate_id, kind = upload.pk, upload.candidate_id, result.kind
+        evaluation_id = upload.evaluation_id
         source_file = result.file[:255]
         fact_metrics = set()
         for fact in result.facts:
@@ -514,6 +516,7 @@ def _measurements(
                 (
                     upload_id,
                     candidate_id,
+                    evaluation_id,
                     kind,
                     fact.metric[:80],
                     float(fact.value),
@@ -532,6 +535,7 @@ def _measurements(
                     (
                         upload_id,
                         candidate_id,
+                        evaluation_id,
                         kind,
                         metric[:80],
                         float(value),

@@ -54,10 +54,15 @@ def test_copy_insert_stores_what_bulk_create_stores(candidate):
     assert by_metric["port_rate_gbit_s"][6] is None
     # The COPY is logged like a query, so query counts stay honest.
     assert [q["sql"] for q in captured.captured_queries if q["sql"].startswith("COPY")] == [
-        f'COPY "portal_measurement" ("upload_id", "candidate_id", "kind", "metric", "value", '
-        f'"unit", "node_name", "source_file", "line", "details", "measured_at") FROM STDIN '
-        f"-- {len(AWKWARD)} rows"
+        f'COPY "portal_measurement" ("upload_id", "candidate_id", "evaluation_id", "kind", '
+        f'"metric", "value", "unit", "node_name", "source_file", "line", "details", '
+        f'"measured_at") FROM STDIN -- {len(AWKWARD)} rows'
     ]
+    # The evaluation each row was filed under, from its candidate (queried before the COPY:
+    # a query on the connection during the COPY waited for ever).
+    assert set(
+        Measurement.objects.filter(upload=copied).values_list("evaluation_id", flat=True)
+    ) == {candidate.evaluation_id}
 
 
 def test_copy_insert_of_nothing_runs_no_statement(candidate):

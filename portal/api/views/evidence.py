@@ -176,7 +176,7 @@ class MeasurementList(ListView):
     def get_queryset(self):
         if self.fake:
             return Measurement.objects.none()
-        return Measurement.objects.filter(candidate__evaluation=self.evaluation).order_by("pk")
+        return Measurement.objects.filter(evaluation=self.evaluation).order_by("pk")
 
 
 class ScoreList(ListView):

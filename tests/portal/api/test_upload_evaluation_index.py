@@ -1,7 +1,7 @@
-"""Uploads keep their candidate's evaluation: the API's list of an evaluation's uploads is one
-range of an index (newest first by id), never a sort of every upload of its candidates, and
-the replayed-evidence check probes other candidates' uploads by content. PostgreSQL keeps
-the copy equal to the candidate's evaluation."""
+"""Uploads and measurements keep their evaluation: the API's lists of an evaluation's uploads
+and measurements are ranges of an index (by id), never a sort of every row of its candidates
+nor a walk through other evaluations' rows, and the replayed-evidence check probes other
+candidates' uploads by content. PostgreSQL keeps each copy equal to the candidate's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from portal.db import insert_with_history
-from portal.models import EvidenceUpload
+from portal.models import EvidenceUpload, Measurement
 from portal.services.fingerprints import hardware_reuse
 
 pytestmark = pytest.mark.django_db
@@ -73,7 +73,8 @@ def test_every_way_of_writing_an_upload_records_its_candidates_evaluation(world)
 
 def test_postgresql_refuses_an_upload_filed_under_another_evaluation(world):
     with (
-        pytest.raises(IntegrityError, match="upload_candidate_evaluation_fk"),
+        # The upload's own key to its candidate, or its measurements' key to it, refuses it.
+        pytest.raises(IntegrityError, match=r"(upload_candidate|measurement_upload)_evaluation_fk"),
         transaction.atomic(),
     ):
         EvidenceUpload.objects.filter(pk=world.upload.pk).update(evaluation=world.other_evaluation)
@@ -121,3 +122,49 @@ def test_the_replay_check_finds_the_same_bytes_under_another_evaluation(world):
     found = hardware_reuse(world.candidate)
     assert [entry["candidate_id"] for entry in found] == [world.other_candidate.pk]
     assert found[0]["identifiers"][0]["kind"] == "sha256"
+
+
+def test_postgresql_refuses_a_measurement_filed_under_another_evaluation(world):
+    with (
+        pytest.raises(IntegrityError, match="measurement_upload_evaluation_fk"),
+        transaction.atomic(),
+    ):
+        Measurement.objects.create(
+            upload=world.upload,
+            candidate=world.candidate,
+            evaluation=world.other_evaluation,
+            kind="nccl_tests",
+            metric="busbw",
+            value=1.0,
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    assert set(Measurement.objects.values_list("evaluation_id", flat=True)) == {world.evaluation.pk}
+
+
+def test_the_api_measurement_list_is_an_index_range_of_the_evaluation(world, api):
+    """Another evaluation's rows, before and after this one's, are never read."""
+    other_upload = world.other_upload
+    Measurement.objects.bulk_create(
+        Measurement(
+            upload=other_upload, candidate=world.other_candidate, kind="fio", metric="m", value=n
+        )
+        for n in range(30)
+    )
+    Measurement.objects.bulk_create(
+        Measurement(upload=world.upload, candidate=world.candidate, kind="fio", metric="m", value=n)
+        for n in range(30)
+    )
+    api.as_(world.users["viewer"])
+    url = reverse("api-measurement-list", kwargs={"evaluation_pk": world.evaluation.pk})
+    with CaptureQueriesContext(connection) as queries:
+        body = api.get(url, {"page_size": 10}).json()
+    ids = [row["id"] for row in body["results"]]
+    assert ids == sorted(ids) and len(ids) == 10
+    own = set(Measurement.objects.filter(candidate=world.candidate).values_list("pk", flat=True))
+    assert set(ids) <= own
+    listing = [q["sql"] for q in queries if q["sql"].startswith('SELECT "portal_measurement"')]
+    assert len(listing) == 1
+    nodes = list(_nodes(_plan(listing[0])))
+    assert any(node.get("Index Name") == "measurement_eval_idx" for node in nodes)
+    assert not any(node["Node Type"] in ("Sort", "Incremental Sort") for node in nodes)
