@@ -556,6 +556,7 @@ REPORT_KEYS = (
     "missing",
     "command",
     "metrics",
+    "notes",
 )
 
 
