@@ -69,6 +69,34 @@ EXPECTED = {
         "threads_per_core": 1,
         "numa_nodes": None,
     },
+    "lscpu-zh-cn-i7-8700-old-layout-caches-in-k-no-flags.txt": {
+        "logical_cpus": 12,
+        "hypervisor": None,
+        "hypervisor_vendor": None,
+        "virtualization_type": None,
+        "cpu_virtualization": "VT-x",
+        "model_name": "Intel(R) Core(TM) i7-8700 CPU @ 3.20GHz",
+        "vendor_id": "GenuineIntel",
+        "architecture": "x86_64",
+        "sockets": 1,
+        "cores_per_socket": 6,
+        "threads_per_core": 2,
+        "numa_nodes": 1,
+    },
+    "lscpu-zh-cn-ubuntu2004-i7-8550u-address-sizes-english-no-flags.txt": {
+        "logical_cpus": 8,
+        "hypervisor": None,
+        "hypervisor_vendor": None,
+        "virtualization_type": None,
+        "cpu_virtualization": "VT-x",
+        "model_name": "Intel(R) Core(TM) i7-8550U CPU @ 1.80GHz",
+        "vendor_id": "GenuineIntel",
+        "architecture": "x86_64",
+        "sockets": 1,
+        "cores_per_socket": 4,
+        "threads_per_core": 2,
+        "numa_nodes": 1,
+    },
 }
 
 
@@ -119,3 +147,16 @@ def test_labels_with_the_vertical_colon_are_labels():
     # of its own, not the continuation of the wrapped flag list above it.
     match = cpu_info._LSCPU_RE.match("机器类型︰                           2964")
     assert match is not None and match.groups() == ("机器类型", "2964")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lscpu-zh-cn-i7-8700-old-layout-caches-in-k-no-flags.txt",
+        "lscpu-zh-cn-ubuntu2004-i7-8550u-address-sizes-english-no-flags.txt",
+    ],
+)
+def test_an_x86_chinese_lscpu_cut_before_its_flags_says_so(name):
+    result = cpu_info.parse((SAMPLES / name).read_text(encoding="utf-8"))
+    assert result.metrics["hypervisor"] is None
+    assert "x86 CPU without a flag list: output may be truncated" in result.warnings

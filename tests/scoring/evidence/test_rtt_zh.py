@@ -14,13 +14,14 @@ SAMPLES = Path(__file__).parent / "samples" / "rtt"
 VETH = "ping-zh-cn-iputils-veth-netns-two-runs-second-100pct-loss.txt"
 MININET = "ping-zh-cn-mininet-partly-translated-loss-line-english.txt"
 WINDOWS = "windows-ping-zh-cn-lidar-lan-4-replies.txt"
+GLUED = "ping-zh-cn-bing-replies-run-together-on-one-line.txt"
 
 
 def _text(name: str) -> str:
     return (SAMPLES / name).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", [VETH, MININET, WINDOWS])
+@pytest.mark.parametrize("name", [VETH, MININET, WINDOWS, GLUED])
 def test_chinese_ping_is_detected(name):
     assert rtt.detect(_text(name)) == 90
     assert detect_kind(_text(name)) == "rtt"
@@ -70,3 +71,13 @@ def test_windows_chinese_replies_alone_give_figures_when_the_summary_is_cut():
     assert metrics["from_replies"] is True
     assert metrics["rtt_avg_ms"] == 1.0 and metrics["reply_count"] == 4
     assert metrics["loss_pct"] is None
+
+
+def test_replies_glued_onto_the_header_leave_the_summary_to_speak():
+    # The paste lost its line breaks up to "^C": the summary still gives every figure.
+    metrics = rtt.parse(_text(GLUED)).metrics
+    assert metrics["target"] == "204.79.197.200"
+    assert (metrics["transmitted"], metrics["received"], metrics["loss_pct"]) == (6, 6, 0.0)
+    assert (metrics["rtt_min_ms"], metrics["rtt_avg_ms"]) == (77.626, 156.653)
+    assert metrics["rtt_max_ms"] == 311.185 and metrics["rtt_mdev_ms"] == 73.562
+    assert metrics["from_replies"] is False
