@@ -213,6 +213,7 @@ _GB_COMMON_ROWS = frozenset((0xA1, 0xA2, 0xA3, 0xA9, *range(0xB0, 0xD8)))
 # this share of the file's bytes may be high bytes, in runs of at most two ("öß").
 _LATIN_HIGH_SHARE = 0.05
 _LATIN_RUN_RE = re.compile(b"[\x80-\xff]{3,}")
+_GB18030_BOM = b"\x84\x31\x95\x33"
 # Bytes that Windows-1252 leaves undefined: in ISO-8859-1 they are C1 control characters.
 _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
 
@@ -224,7 +225,8 @@ def decode_text(data: bytes, *, kind: str | None = None) -> str:
 
 def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
     """Decode a tool's output, saying how: UTF-8 (with or without BOM) first; UTF-16 with a
-    BOM, or without one when its NUL bytes are those of ASCII text; else GB18030 when the whole
+    BOM, or without one when its NUL bytes are those of ASCII text; GB18030 with its BOM; else
+    GB18030 when the whole
     file decodes strictly and its non-ASCII characters read as Chinese text (a tool run under
     LANG=zh_CN.GBK, a log saved by a Windows editor); else a file that is UTF-8 but for some
     lines has those lines read the same way (GB18030, or Windows-1252 / ISO-8859-1 when they
@@ -244,6 +246,12 @@ def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
                 code="text.utf16",
                 params={"detail": exc.reason},
             ) from exc
+    if data.startswith(_GB18030_BOM):
+        # Declared by its BOM (U+FEFF in GB18030): no guess to make, only a strict decode.
+        try:
+            return DecodedText(data[len(_GB18030_BOM) :].decode("gb18030"), "gb18030")
+        except UnicodeDecodeError:
+            pass  # refused below, as any other file that is not text
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if b"\x00" in data[:_HEAD_BYTES]:

@@ -11,6 +11,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.evidence import parse_bytes
 from scoring.evidence.base import DecodedText, EvidenceParseError, decode_evidence, decode_text
@@ -72,6 +74,13 @@ def test_chinese_output_saved_as_gbk_parses_the_same_and_says_so(path, encoding)
         },
     )
     assert result.warnings[0] == "not UTF-8: read as GB18030 text"
+
+
+def test_gb18030_with_its_bom_is_read_as_declared():
+    text = read_sample(CHINESE[1])
+    assert "\ufeff".encode("gb18030") == b"\x84\x31\x95\x33"
+    result = _same_parse("\ufeff".encode("gb18030") + text.encode("gb18030"), text)
+    assert [n["params"] for n in result.notes] == [{"encoding": "GB18030"}]
 
 
 def test_terminal_box_drawing_saved_as_gbk_is_read_as_gbk_not_latin1():
@@ -271,3 +280,49 @@ def test_a_bundle_member_in_gbk_is_parsed_with_its_note_and_a_failed_one_keeps_i
     assert parsed.warnings[0] == "not UTF-8: read as GB18030 text"
     assert not failed.ok and failed.error_detail["code"] == "file.unknown_kind"
     assert [n["code"] for n in failed.notes] == ["text.decoded_as"]
+
+
+# --------------------------------------------------------------------------- never a crash
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=2048))
+def test_any_bytes_decode_or_give_the_typed_error(data):
+    try:
+        decoded = decode_evidence(data)
+    except EvidenceParseError as exc:
+        assert exc.code in {"text.binary", "text.not_utf8", "text.utf16"}
+        return
+    assert isinstance(decoded.text, str)
+    for note in decoded.notes:
+        json.dumps(note)
+
+
+_ENCODED = [
+    (read_sample(path), encoding)
+    for path in CHINESE[:2] + ASCII[:1]
+    for encoding in ("utf-8", "gbk", "utf-16-le")
+]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_cut_or_damaged_encoded_outputs_decode_or_give_the_typed_error(data):
+    text, encoding = data.draw(st.sampled_from(_ENCODED))
+    raw = bytearray(text.encode(encoding))
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(raw)))
+        operation = data.draw(st.sampled_from(["cut", "insert", "drop"]))
+        if operation == "cut":
+            del raw[at:]
+        elif operation == "insert":
+            raw[at:at] = data.draw(st.binary(min_size=1, max_size=3))
+        else:
+            del raw[at : at + 1]
+    try:
+        result = parse_bytes(bytes(raw))
+    except EvidenceParseError as exc:
+        assert exc.code
+        return
+    json.dumps(result.metrics, allow_nan=False)
+    json.dumps(list(result.notes))
