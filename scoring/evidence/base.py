@@ -226,11 +226,10 @@ def decode_text(data: bytes, *, kind: str | None = None) -> str:
 def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
     """Decode a tool's output, saying how: UTF-8 (with or without BOM) first; UTF-16 with a
     BOM, or without one when its NUL bytes are those of ASCII text; GB18030 with its BOM; else
-    GB18030 when the whole
-    file decodes strictly and its non-ASCII characters read as Chinese text (a tool run under
-    LANG=zh_CN.GBK, a log saved by a Windows editor); else a file that is UTF-8 but for some
-    lines has those lines read the same way (GB18030, or Windows-1252 / ISO-8859-1 when they
-    are ASCII but for a few stray letters: a vendor note re-saved by an editor).
+    GB18030 when the whole file decodes strictly and its non-ASCII characters read as Chinese
+    text (a tool run under LANG=zh_CN.GBK, a log saved by a Windows editor); else a file that
+    is UTF-8 but for some lines has those lines read the same way (GB18030, or Windows-1252 /
+    ISO-8859-1 when they are ASCII but for a few stray letters: a note re-saved by an editor).
 
     Binary content (NUL or control bytes) and text that is none of these raise
     EvidenceParseError instead of producing mojibake. What was not read as UTF-8 is recorded
