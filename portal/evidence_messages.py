@@ -30,6 +30,9 @@ MESSAGES: dict[str, Promise] = {
     "text.decoded_lines_as": gettext_lazy(
         "line(s) %(lines)s are not UTF-8 and were read as %(encoding)s; the rest is UTF-8"
     ),
+    "text.cut_character": gettext_lazy(
+        "the file ends inside a character (cut?): its last %(bytes)s byte(s) were left out"
+    ),
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),

@@ -139,30 +139,45 @@ class DecodedText:
     BOM), "utf-16-le" / "utf-16-be" (without one, told by the NUL bytes of ASCII text),
     "gb18030" (GBK and GB2312 are subsets of it), "windows-1252" or "iso-8859-1". ``lines``
     lists the 1-based lines read in ``encoding`` when the others were UTF-8 (a mixed file);
-    it is empty when the whole file was read in ``encoding``.
+    it is empty when the whole file was read in ``encoding``. ``cut_bytes`` counts the bytes
+    of an incomplete character at the very end that were left out (a file cut inside one).
     """
 
     text: str
     encoding: str = "utf-8"
     lines: tuple[int, ...] = ()
+    cut_bytes: int = 0
 
     @property
     def notes(self) -> tuple[dict[str, Any], ...]:
-        """What the portal must say about the decoding: nothing for UTF-8, else one note."""
-        if self.encoding == "utf-8":
-            return ()
+        """What the portal must say about the decoding: nothing for whole UTF-8 text, else
+        how the file was read and whether its last character was cut."""
+        notes = []
         shown = _ENCODING_NAMES.get(self.encoding, self.encoding)
         if self.lines:
             ranges = _line_ranges(self.lines)
-            return (
+            notes.append(
                 detail(
                     "text.decoded_lines_as",
                     f"line(s) {ranges} are not UTF-8 and were read as {shown}; the rest is UTF-8",
                     encoding=shown,
                     lines=ranges,
-                ),
+                )
             )
-        return (detail("text.decoded_as", f"not UTF-8: read as {shown} text", encoding=shown),)
+        elif self.encoding != "utf-8":
+            notes.append(
+                detail("text.decoded_as", f"not UTF-8: read as {shown} text", encoding=shown)
+            )
+        if self.cut_bytes:
+            notes.append(
+                detail(
+                    "text.cut_character",
+                    f"the file ends inside a character (cut?): its last {self.cut_bytes} "
+                    "byte(s) were left out",
+                    bytes=self.cut_bytes,
+                )
+            )
+        return tuple(notes)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -214,8 +229,35 @@ _GB_COMMON_ROWS = frozenset((0xA1, 0xA2, 0xA3, 0xA9, *range(0xB0, 0xD8)))
 _LATIN_HIGH_SHARE = 0.05
 _LATIN_RUN_RE = re.compile(b"[\x80-\xff]{3,}")
 _GB18030_BOM = b"\x84\x31\x95\x33"
+# An incomplete character at the very end of a file is at most this long (a four-byte UTF-8
+# or GB18030 sequence cut after three bytes); what Python says of such a cut, per codec.
+_MAX_CUT_BYTES = 3
+_CUT_REASONS = frozenset(
+    {"unexpected end of data", "incomplete multibyte sequence", "truncated data"}
+)
 # Bytes that Windows-1252 leaves undefined: in ISO-8859-1 they are C1 control characters.
 _CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+
+
+def _decode_cut(data: bytes, encoding: str) -> tuple[str, int]:
+    """``data`` decoded strictly but for an incomplete character at its very end (a file cut
+    inside one), which is left out: the text and the number of bytes left out. Raises
+    UnicodeDecodeError for anything else that does not decode."""
+    try:
+        return data.decode(encoding), 0
+    except UnicodeDecodeError as exc:
+        tail = data[exc.start :]
+        cut = (
+            exc.reason in _CUT_REASONS
+            and exc.end == len(data)
+            and 0 < len(tail) <= _MAX_CUT_BYTES
+            # Python calls any lone end byte "incomplete" in GB18030: only a lead byte starts
+            # a character that a cut could have left incomplete.
+            and (encoding != "gb18030" or 0x81 <= tail[0] <= 0xFE)
+        )
+        if not cut:
+            raise
+        return data[: exc.start].decode(encoding), len(tail)
 
 
 def decode_text(data: bytes, *, kind: str | None = None) -> str:
@@ -237,7 +279,8 @@ def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return DecodedText(data.decode("utf-16"), "utf-16")
+            text, cut = _decode_cut(data, "utf-16")
+            return DecodedText(text, "utf-16", cut_bytes=cut)
         except UnicodeDecodeError as exc:
             raise EvidenceParseError(
                 f"invalid UTF-16 text ({exc.reason})",
@@ -248,7 +291,8 @@ def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
     if data.startswith(_GB18030_BOM):
         # Declared by its BOM (U+FEFF in GB18030): no guess to make, only a strict decode.
         try:
-            return DecodedText(data[len(_GB18030_BOM) :].decode("gb18030"), "gb18030")
+            text, cut = _decode_cut(data[len(_GB18030_BOM) :], "gb18030")
+            return DecodedText(text, "gb18030", cut_bytes=cut)
         except UnicodeDecodeError:
             pass  # refused below, as any other file that is not text
     if data.startswith(b"\xef\xbb\xbf"):
@@ -261,7 +305,8 @@ def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
             "binary content (NUL bytes), not a text output", kind=kind, code="text.binary"
         )
     try:
-        return DecodedText(data.decode("utf-8"))
+        text, cut = _decode_cut(data, "utf-8")
+        return DecodedText(text, cut_bytes=cut)
     except UnicodeDecodeError as exc:
         fallback = _legacy_text(data)
         if fallback is not None:
@@ -279,8 +324,8 @@ def decode_evidence(data: bytes, *, kind: str | None = None) -> DecodedText:
 def _utf16_without_bom(data: bytes) -> DecodedText | None:
     """``data`` read as UTF-16 when its head has the NUL pattern of mostly-ASCII UTF-16 text
     (every other byte NUL, the bytes between them not), else None."""
-    head = data[:_HEAD_BYTES]
-    if len(data) % 2 or len(head) < 4:
+    head = data[: min(_HEAD_BYTES, len(data) - len(data) % 2)]
+    if len(head) < 4:
         return None
     even, odd = head[0::2], head[1::2]
     pairs = len(even)
@@ -291,12 +336,12 @@ def _utf16_without_bom(data: bytes) -> DecodedText | None:
         # so a few of those are allowed.
         if high.count(0) >= pairs // 2 and low.count(0) * 20 <= pairs:
             try:
-                text = data.decode(encoding)
+                text, cut = _decode_cut(data, encoding)
             except UnicodeDecodeError:
                 return None
             if _CONTROL_CHARS_RE.search(text):
                 return None
-            return DecodedText(text, encoding)
+            return DecodedText(text, encoding, cut_bytes=cut)
     return None
 
 
@@ -306,11 +351,11 @@ def _legacy_text(data: bytes) -> DecodedText | None:
     if _CONTROL_BYTES_RE.search(data):
         return None
     try:
-        whole = data.decode("gb18030")
+        whole, cut = _decode_cut(data, "gb18030")
     except UnicodeDecodeError:
-        whole = None
+        whole, cut = None, 0
     if whole is not None and _reads_as_gb_text(whole):
-        return DecodedText(whole, "gb18030")
+        return DecodedText(whole, "gb18030", cut_bytes=cut)
     # A mix: the lines that are UTF-8 stay so, the others are read in one legacy encoding.
     # No GB18030 or Latin character spans a line feed, so the lines can be decoded apart.
     pieces: list[str | None] = []

@@ -109,11 +109,31 @@ def test_an_invalid_gb18030_sequence_is_refused_with_the_usual_error():
     assert str(caught.value) == f"line 1: not UTF-8 text (byte 0x{broken[0]:02x})"
 
 
-def test_gbk_cut_inside_a_character_is_refused():
-    data = read_sample(CHINESE[3]).encode("gbk")
-    cut = data[: data.index("型号名称".encode("gbk")) + 1]  # half of 型
-    with pytest.raises(EvidenceParseError, match="not UTF-8 text"):
-        decode_text(cut)
+@pytest.mark.parametrize("encoding", ["utf-8", "gbk", "utf-16", "utf-16-le"])
+def test_a_file_cut_inside_a_character_loses_that_character_and_says_so(encoding):
+    text = read_sample(CHINESE[3])
+    kept = text[: text.index("型号名称")]
+    data = (kept + "型").encode(encoding)[:-1]  # half of 型 (a third, in UTF-8)
+    decoded = decode_evidence(data)
+    assert decoded.text == kept
+    codes = [note["code"] for note in decoded.notes]
+    assert codes[-1] == "text.cut_character"
+    assert decoded.notes[-1]["params"] == {"bytes": 2 if encoding == "utf-8" else 1}
+    assert decoded.notes[-1]["message"] == (
+        f"the file ends inside a character (cut?): its last {decoded.cut_bytes} byte(s) "
+        "were left out"
+    )
+    result = parse_bytes(data)
+    assert result.kind == "cpu_info" and result.metrics["logical_cpus"] == 8
+    assert [note["code"] for note in result.notes] == codes
+
+
+def test_a_bad_byte_at_the_end_is_not_a_cut_character():
+    data = read_sample(ASCII[0]).encode() + b"\xff"
+    with pytest.raises(EvidenceParseError, match="byte 0xff"):
+        decode_text(data + b"\xfe\xfd")
+    # One stray byte alone at the end: a Latin letter, not a cut GB18030 character.
+    assert decode_evidence(data).encoding == "iso-8859-1"
 
 
 # --------------------------------------------------------------------------- single byte
