@@ -7,6 +7,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -346,3 +348,19 @@ def test_cut_or_damaged_encoded_outputs_decode_or_give_the_typed_error(data):
         return
     json.dumps(result.metrics, allow_nan=False)
     json.dumps(list(result.notes))
+
+
+def test_the_cli_prints_how_a_file_was_read(tmp_path):
+    path = tmp_path / "lscpu-gbk.txt"
+    path.write_bytes(read_sample(CHINESE[0]).encode("gbk"))
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring.evidence", "--json", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (row,) = json.loads(done.stdout)
+    assert row["ok"] and row["kind"] == "cpu_info"
+    assert row["warnings"][0] == "not UTF-8: read as GB18030 text"
+    assert [note["code"] for note in row["notes"]] == ["text.decoded_as"]
