@@ -225,7 +225,8 @@ _GB_SAMPLE_CHARS = 4096
 _GB_COMMON_SHARE = 0.6
 _GB_COMMON_ROWS = frozenset((0xA1, 0xA2, 0xA3, 0xA9, *range(0xB0, 0xD8)))
 # A single-byte (Latin) reading is for text that is ASCII but for a few stray letters: at most
-# this share of the file's bytes may be high bytes, in runs of at most two ("öß").
+# a few high bytes, or this share of the file's bytes, in runs of at most two ("öß").
+_LATIN_FEW_BYTES = 8
 _LATIN_HIGH_SHARE = 0.05
 _LATIN_RUN_RE = re.compile(b"[\x80-\xff]{3,}")
 _GB18030_BOM = b"\x84\x31\x95\x33"
@@ -393,7 +394,9 @@ def _foreign_encoding(lines: list[bytes], size: int) -> str | None:
     if decoded is not None and _reads_as_gb_text("\n".join(decoded)):
         return "gb18030"
     high = sum(len(raw) - len(raw.decode("ascii", "ignore")) for raw in lines)
-    if high > _LATIN_HIGH_SHARE * size or any(_LATIN_RUN_RE.search(raw) for raw in lines):
+    if high > max(_LATIN_FEW_BYTES, _LATIN_HIGH_SHARE * size) or any(
+        _LATIN_RUN_RE.search(raw) for raw in lines
+    ):
         return None
     used = set().union(*(set(raw) for raw in lines))
     if used & _CP1252_UNDEFINED:

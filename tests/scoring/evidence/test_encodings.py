@@ -163,6 +163,16 @@ def test_latin1_words_are_never_read_as_chinese(word):
     assert decoded.encoding == "iso-8859-1"
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["virt/devmachine-systemd-detect-virt-vm-kvm.txt", "virt/devmachine-echoed-command-kvm.txt"],
+)
+def test_a_latin1_note_in_a_one_word_output_is_a_few_stray_letters(path):
+    # Two high bytes in a file of a few dozen: few, though more than 5% of it.
+    text = read_sample(path) + "\n# Größe\n"
+    assert decode_evidence(text.encode("latin-1")) == DecodedText(text, "iso-8859-1")
+
+
 def test_many_high_bytes_are_not_a_latin1_text():
     # The same letters everywhere: no longer "ASCII with a few stray bytes".
     text = "Größe Größe Größe Größe\n" * 20
