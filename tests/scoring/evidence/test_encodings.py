@@ -99,6 +99,15 @@ def test_a_chinese_node_name_in_gbk_is_read_as_gbk(path):
     assert result.notes[0]["params"] == {"encoding": "GB18030"}
 
 
+@pytest.mark.parametrize("note", ["目標雷達運行良好，無異常。", "工程結構圖"])
+def test_big5_text_is_refused_rather_than_misread_as_gb18030(note):
+    # Traditional Chinese from Taiwan or Hong Kong: its byte pairs decode as GB18030 too, but
+    # into rare characters and kana, which no Chinese text is made of.
+    data = (read_sample(ASCII[0]) + f"# {note}\n").encode("big5")
+    with pytest.raises(EvidenceParseError, match="not UTF-8 text"):
+        decode_text(data)
+
+
 def test_an_invalid_gb18030_sequence_is_refused_with_the_usual_error():
     data = read_sample(CHINESE[0]).encode("gbk")
     # The first label, then spaces: drop the trail byte of its full-width colon (A3 BA), so that
