@@ -25,6 +25,14 @@ MESSAGES: dict[str, Promise] = {
     "text.utf16": gettext_lazy("invalid UTF-16 text (%(detail)s)"),
     "text.binary": gettext_lazy("binary content (NUL bytes), not a text output"),
     "text.not_utf8": gettext_lazy("not UTF-8 text (byte %(byte)s)"),
+    # Notes, not errors: how a file that is not UTF-8 was read (base.DecodedText.notes)
+    "text.decoded_as": gettext_lazy("not UTF-8: read as %(encoding)s text"),
+    "text.decoded_lines_as": gettext_lazy(
+        "line(s) %(lines)s are not UTF-8 and were read as %(encoding)s; the rest is UTF-8"
+    ),
+    "text.cut_character": gettext_lazy(
+        "the file ends inside a character (cut?): its last %(bytes)s byte(s) were left out"
+    ),
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),

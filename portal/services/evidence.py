@@ -560,6 +560,7 @@ REPORT_KEYS = (
     "missing",
     "command",
     "metrics",
+    "notes",
 )
 
 

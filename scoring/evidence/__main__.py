@@ -98,6 +98,7 @@ def _result_row(label: str, result: MemberResult) -> dict[str, Any]:
     row = _row(label, result.kind, result.ok, result.error, result.metrics)
     row.update(
         warnings=list(result.warnings),
+        notes=list(result.notes),
         exit_code=result.exit_code,
         missing=result.missing,
     )

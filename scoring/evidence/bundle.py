@@ -29,7 +29,7 @@ import io
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -47,7 +47,8 @@ from .archive import (
     read_upload,
     safe_member_name,
 )
-from .base import UNKNOWN, EvidenceParseError, Fact, decode_text
+from .base import UNKNOWN, EvidenceParseError, Fact, decode_evidence
+from .base import detail as _detail
 from .registry import detect_kind, parse_text
 
 __all__ = [
@@ -150,6 +151,9 @@ class MemberResult:
     # ``error`` as data ({code, params, line, kind, message}, see EvidenceError.detail) for
     # a reader in another language; None when ``ok``.
     error_detail: dict[str, Any] | None = None
+    # The coded form of warnings the portal shows in the reader's language (base.detail):
+    # how a file that is not UTF-8 was read.
+    notes: tuple[dict[str, Any], ...] = ()
 
 
 # --------------------------------------------------------------------------- opening
@@ -451,7 +455,7 @@ def command_kind(argv: tuple[str, ...]) -> str | None:
 
 
 class _Undecodable(Exception):
-    """A packed member's text stopped decoding part-way (decode_text says why)."""
+    """A packed member's text stopped decoding as UTF-8 part-way (it is then read whole)."""
 
 
 # Every detector reads at most the first 256 Ki characters of a text (virt only asks whether
@@ -461,10 +465,10 @@ _DETECT_HEAD_CHARS = 256 * 1024
 
 def _packed_text(member: Member) -> tuple[str, Iterator[str]] | None:
     """A packed (big) member's head and an iterator over all its lines, decoded block by
-    block: the text is never held whole. None when it must be decoded the usual way (UTF-16,
-    NUL bytes or undecodable bytes in the head: decode_text then gives the exact error)."""
+    block: the text is never held whole. None when it must be decoded whole (UTF-16, NUL
+    bytes or bytes that are not UTF-8 in the head: decode_evidence reads it or says why)."""
     head = b""
-    for block in member.blocks():  # decode_text's checks look at the first 64 KiB
+    for block in member.blocks():  # decode_evidence's checks look at the first 64 KiB
         head += block
         if len(head) >= 65536 + 3:
             break
@@ -501,9 +505,12 @@ def _packed_text(member: Member) -> tuple[str, Iterator[str]] | None:
 
 
 def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
-    """Detect the kind of one file from its content (``hint`` first) and parse it."""
+    """Detect the kind of one file from its content (``hint`` first) and parse it. How a file
+    that is not UTF-8 was read is added to the result's warnings and notes."""
     kind = UNKNOWN
+    notes: tuple[dict[str, Any], ...] = ()
     try:
+        parsed = None
         packed = _packed_text(member) if member.packed else None
         if packed is not None:
             # A big file, read block by block: an nccl log is parsed line by line, never
@@ -511,40 +518,53 @@ def parse_member(member: Member, *, hint: str | None = None) -> MemberResult:
             head, lines = packed
             kind = detect_kind(head, hint)
             del head
-            try:
-                if kind == nccl.KIND:
+            if kind == nccl.KIND:
+                try:
                     parsed = nccl.parse_lines(lines)
-                else:
-                    lines.close()
-                    parsed = parse_text(decode_text(member.data), kind)
-            except _Undecodable:
-                kind = UNKNOWN
-                decode_text(member.data)  # raises the same error as for a held file
-                raise
-        else:
-            text = decode_text(member.data)
-            kind = detect_kind(text, hint)
+                except _Undecodable:
+                    kind = UNKNOWN  # not UTF-8 further on: read whole below, as a held file
+            else:
+                lines.close()
+        if parsed is None:
+            decoded = decode_evidence(member.data)
+            notes = decoded.notes
+            if packed is None or kind == UNKNOWN:
+                kind = detect_kind(decoded.text, hint)
             if kind == nccl.KIND:
                 # Streamed: one fact per table, never a list of every line.
-                parsed = nccl.parse_lines(nccl.iter_lines(text))
+                parsed = nccl.parse_lines(nccl.iter_lines(decoded.text))
             else:
-                parsed = parse_text(text, kind)
+                parsed = parse_text(decoded.text, kind)
+            if notes:
+                parsed = replace(
+                    parsed,
+                    warnings=(*decoded.warnings, *parsed.warnings),
+                    notes=(*notes, *parsed.notes),
+                )
     except EvidenceParseError as exc:
         return MemberResult(
-            member.name, exc.kind or kind, False, str(exc), error_detail=exc.detail()
+            member.name,
+            exc.kind or kind,
+            False,
+            str(exc),
+            warnings=tuple(note["message"] for note in notes),
+            error_detail=exc.detail(),
+            notes=notes,
         )
     except Exception as exc:  # a parser bug must not lose the other files of the bundle
         message = f"internal parser error ({type(exc).__name__}: {exc})"
         detail = _detail("parser.internal", message, error=f"{type(exc).__name__}: {exc}")
         return MemberResult(member.name, kind, False, message, error_detail=detail)
     return MemberResult(
-        member.name, parsed.kind, True, None, parsed.metrics, parsed.facts, parsed.warnings
+        member.name,
+        parsed.kind,
+        True,
+        None,
+        parsed.metrics,
+        parsed.facts,
+        parsed.warnings,
+        notes=parsed.notes,
     )
-
-
-def _detail(code: str, message: str, **params: Any) -> dict[str, Any]:
-    """An error detail made here (not raised by a parser): see EvidenceError.detail."""
-    return {"code": code, "params": params, "line": None, "kind": None, "message": message}
 
 
 def _with(result: MemberResult, **changes: Any) -> MemberResult:

@@ -1,6 +1,7 @@
 """The error codes raised in scoring/evidence, read from the source (no import of the parsers):
 each ``EvidenceParseError`` / ``BundleRejected`` call site's codes and param names, and the
-details ``bundle._detail`` makes for what the collector recorded.
+coded details ``base.detail`` makes without raising (what the collector recorded, how a file
+that is not UTF-8 was read).
 
 Used by the tests that keep every raise site coded and every code in the portal's catalogue.
 """
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ERROR_CLASSES = ("EvidenceParseError", "BundleRejected")
+# Coded messages made without raising (base.detail, imported as _detail by bundle.py).
+DETAIL_FUNCTIONS = ("detail", "_detail")
 HERE = Path(__file__).resolve().parent
 
 
@@ -56,7 +59,7 @@ def raise_sites(directory: Path = HERE) -> list[RaiseSite]:
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                 continue
             keywords = {k.arg: k.value for k in node.keywords}
-            if node.func.id == "_detail":
+            if node.func.id in DETAIL_FUNCTIONS:
                 code = _constants(node.args[0]) if node.args else ()
                 names = frozenset(k for k in keywords if k is not None)
                 sites.append(RaiseSite(path.name, node.lineno, code, names))

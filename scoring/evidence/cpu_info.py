@@ -1,6 +1,10 @@
 """Parser for ``lscpu`` and ``/proc/cpuinfo``: logical CPU count and hypervisor signs.
 
-Reads lscpu in its old and new layouts, with English or Chinese (zh_CN) labels.
+Reads lscpu in its old and new layouts, with English or Chinese (zh_CN) labels: util-linux
+translates lscpu's labels ("架构", "CPU", "型号名称", "超管理器厂商", most ending in a full-width
+colon, U+FF1A) and the virtualization type ("完全" for full), not the labels its translators left
+out ("Address sizes", "Caches (sum of all)", the Vulnerability lines), which stay English in the
+same output.
 
 Metrics (``ParseResult.metrics``):
 
@@ -11,7 +15,8 @@ Metrics (``ParseResult.metrics``):
   shows no flag list and no vendor line (e.g. truncated), or the CPU is not x86 (an aarch64
   lscpu lists flags, but none of them marks a VM).
 - ``hypervisor_vendor`` (str|None): lscpu "Hypervisor vendor" (KVM, VMware, Microsoft, Xen...).
-- ``virtualization_type`` (str|None): lscpu "Virtualization type" (full, para, container).
+- ``virtualization_type`` (str|None): lscpu "Virtualization type" (full, para, container), in
+  English whichever language lscpu printed it in.
 - ``cpu_virtualization`` (str|None): lscpu "Virtualization" (VT-x, AMD-V): what the CPU offers
   to guests. A VM with nested virtualization shows it too, so it is not a bare-metal proof.
 - ``model_name``, ``vendor_id``, ``architecture``, ``sockets``, ``cores_per_socket``,
@@ -36,16 +41,21 @@ KIND = "cpu_info"
 _DETECT_MAX_LINES = 200
 _DETECT_MAX_CHARS = 65536
 
-_LSCPU_RE = re.compile(r"^\s*([^\s:：][^:：]*?)\s*[:：]\s*(.*?)\s*$")
+# The colon after a label: ASCII, or the full-width colon U+FF1A of the zh_CN labels (a few of
+# them, such as "机器类型" of s390, end in the vertical two-dot leader U+FE30 instead).
+_LSCPU_RE = re.compile(r"^\s*([^\s:：︰][^:：︰]*?)\s*[:：︰]\s*(.*?)\s*$")
 _CPUINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9 _()]*?)\s*:\s*(.*?)\s*$")
 _PROCESSOR_RE = re.compile(r"^processor\s*:\s*(\d+)\s*$")
 _X86_ARCH_RE = re.compile(r"^(?:x86_64|x86-64|amd64|i[3-6]86)\b")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\s*\.\.\.\s*$", re.IGNORECASE)
 _X86_VENDORS = ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls")
 
-# Chinese (zh_CN) lscpu labels, mapped to the English ones.
+# Chinese (zh_CN) lscpu labels, mapped to the English ones (util-linux po/zh_CN.po, the same
+# in its 2.29 and 2.38 catalogues; "CPU(s):" is translated "CPU:" with an ASCII colon).
 _ZH_KEYS = {
     "架构": "Architecture",
+    "CPU 运行模式": "CPU op-mode(s)",
+    "字节序": "Byte Order",
     "CPU": "CPU(s)",
     "在线 CPU 列表": "On-line CPU(s) list",
     "每个核的线程数": "Thread(s) per core",
@@ -59,6 +69,8 @@ _ZH_KEYS = {
     "虚拟化类型": "Virtualization type",
     "标记": "Flags",
 }
+# lscpu's virtualization types as zh_CN prints them (util-linux po/zh_CN.po).
+_ZH_VIRT_TYPES = {"无": "none", "半": "para", "完全": "full", "容器": "container"}
 _CPUINFO_KEYS = {
     "vendor_id",
     "model name",
@@ -132,6 +144,12 @@ def _int_or_none(value: str | None, line: int | None, label: str) -> int | None:
             params={"label": label, "text": text},
         )
     return int(text)
+
+
+def _virt_type(value: str | None) -> str | None:
+    if not value:
+        return None
+    return _ZH_VIRT_TYPES.get(value, value)
 
 
 def _has_hypervisor_flag(pieces: list[str]) -> bool:
@@ -256,7 +274,7 @@ def parse(text: str) -> ParseResult:
             "logical_cpus": logical,
             "hypervisor": hypervisor,
             "hypervisor_vendor": vendor_line,
-            "virtualization_type": values.get("Virtualization type") or None,
+            "virtualization_type": _virt_type(values.get("Virtualization type")),
             "cpu_virtualization": values.get("Virtualization") or None,
             "model_name": values.get("Model name") or None,
             "vendor_id": values.get("Vendor ID") or None,

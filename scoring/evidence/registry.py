@@ -6,6 +6,7 @@ Adding a kind: write a module with ``KIND``, ``detect(text) -> int`` and
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import ModuleType
 
 from . import (
@@ -29,7 +30,7 @@ from . import (
     topo,
     virt,
 )
-from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_text
+from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_evidence
 
 # Order breaks ties between equally confident detectors: the more specific formats first.
 _MODULES: tuple[ModuleType, ...] = (
@@ -101,5 +102,14 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
 
 
 def parse_bytes(data: bytes, kind: str | None = None) -> ParseResult:
-    """Decode (UTF-8 or UTF-16 with BOM) and parse one file's bytes."""
-    return parse_text(decode_text(data, kind=kind), kind)
+    """Decode (see ``decode_evidence``) and parse one file's bytes; how a file that is not
+    UTF-8 was read is added to the result's warnings and notes."""
+    decoded = decode_evidence(data, kind=kind)
+    result = parse_text(decoded.text, kind)
+    if not decoded.notes:
+        return result
+    return replace(
+        result,
+        warnings=(*decoded.warnings, *result.warnings),
+        notes=(*decoded.notes, *result.notes),
+    )

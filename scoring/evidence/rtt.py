@@ -9,6 +9,14 @@ Each target's summary ("--- host ping statistics ---", "N packets transmitted, M
 L% packet loss", "rtt min/avg/max/mdev = a/b/c/d ms") gives its figures. Without a summary
 (the run was cut), the figures come from the reply lines and a warning says so.
 
+ping run in Chinese is read too (the same lines, their words translated; the separators are
+often full-width commas): iputils under LANG=zh_CN ("--- host ping 统计 ---", counts as
+"已发送 N 个包" / "已接收 M 个包" with the loss as "L% 包丢失", replies ending
+"时间=0.047 毫秒"; the rtt line stays English, and some releases leave part of the summary in
+English), and Windows ping on a Chinese system ("正在 Ping host 具有 32 字节的数据", replies
+"来自 ... 的回复: 字节=32 时间=1ms", "数据包: 已发送 = 4" / "已接收 = 4" / "丢失 = 0 (0% 丢失)",
+"最短 = 1ms" / "最长" / "平均").
+
 metrics (of the first target; ``targets`` lists every target the same way)
     method       "icmp" (ping), "tcp_connect" (collector TCPING), "fping", or "ibping" (the
                  InfiniBand MAD ping of infiniband-diags, which prints ping's summary lines).
@@ -36,8 +44,10 @@ _START_RE = re.compile(
     r"^(?:PING\s+(?P<target>[^\s(]+)\s*(?:\((?P<ip>[^)]*)\))?"
     r"|TCPING\s+(?P<tcp_target>\S+):(?P<port>\d{1,5})(?:\s+\((?P<tcp_ip>[^)]*)\))?)"
 )
-_WIN_START_RE = re.compile(r"^Pinging\s+(?P<target>\S+)(?:\s+\[(?P<ip>[^\]]+)\])?\s+with")
-_STATS_RE = re.compile(r"^---\s+(?P<target>\S+)\s+.*statistics\s+---")
+_WIN_START_RE = re.compile(
+    r"^(?:Pinging|正在\s*Ping)\s+(?P<target>\S+)(?:\s+\[(?P<ip>[^\]]+)\])?\s+(?:with|具有)"
+)
+_STATS_RE = re.compile(r"^---\s+(?P<target>\S+)\s+.*(?:statistics|统计)\s+---")
 _COUNTS_RE = re.compile(
     r"(\d+)\s+packets? transmitted,\s+(\d+)\s+(?:packets? )?received"
     r"(?:,\s+\+\d+\s+\w+)*(?:,\s+\+\d+\s+errors)?,\s+" + _NUM + r"%\s+packet loss"
@@ -53,21 +63,33 @@ _RTT_RE = re.compile(
     + _NUM
     + r")?\s*ms"
 )
+# iputils' summary in zh_CN (iputils po/zh_CN.po): counts, then "+N 错误" and the like, then
+# the loss, translated ("包丢失") or, in some releases, left in English.
+_ZH_COUNTS_RE = re.compile(
+    r"已发送\s*(\d+)\s*个包\s*[，,]\s*已接收\s*(\d+)\s*个包(?:\s*[，,]\s*\+\d+\s*\S+?)*"
+    r"\s*[，,]\s*" + _NUM + r"%\s*(?:包丢失|packet loss)"
+)
 _WIN_COUNTS_RE = re.compile(
     r"Packets:\s*Sent\s*=\s*(\d+),\s*Received\s*=\s*(\d+),\s*Lost\s*=\s*\d+\s*\(" + _NUM + r"%"
+    r"|已发送\s*=\s*(\d+)\s*[，,]\s*已接收\s*=\s*(\d+)\s*[，,]\s*丢失\s*=\s*\d+\s*[(（]\s*"
+    + _NUM
+    + r"%"
 )
 _WIN_RTT_RE = re.compile(
-    r"Minimum\s*=\s*"
+    r"(?:Minimum|最短)\s*=\s*"
     + _NUM
-    + r"ms,\s*Maximum\s*=\s*"
+    + r"ms\s*[,，]\s*(?:Maximum|最长)\s*=\s*"
     + _NUM
-    + r"ms,\s*Average\s*=\s*"
+    + r"ms\s*[,，]\s*(?:Average|平均)\s*=\s*"
     + _NUM
     + r"ms"
 )
-_WIN_STATS_RE = re.compile(r"^Ping statistics for\s+(?P<target>[^:]*):?")
+_WIN_STATS_RE = re.compile(
+    r"^(?:Ping statistics for\s+(?P<target>[^:]*):?|(?P<zh_target>\S+)\s*的\s*Ping\s*统计信息)"
+)
 _REPLY_RE = re.compile(
-    r"(?:bytes from|Reply from|connected to|seq=).*?time[=<]\s*" + _NUM + r"\s*ms"
+    r"(?:(?:bytes from|Reply from|connected to|seq=).*?time[=<]\s*" + _NUM + r"\s*ms"
+    r"|来自.*?时间\s*[=<]\s*" + _NUM + r"\s*(?:ms|毫秒))"
 )
 _FPING_RE = re.compile(
     r"^(?P<target>\S+)\s*:\s*xmt/rcv/%loss\s*=\s*(\d+)/(\d+)/" + _NUM + r"%"
@@ -93,14 +115,13 @@ def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is ping / fping / TCP-connect RTT output."""
     try:
         head = text[:65536]
-        if not any(
-            word in head for word in ("transmitted", "min/avg/max", "xmt/rcv", "Pinging", "PING")
-        ):
+        words = ("transmitted", "min/avg/max", "xmt/rcv", "Pinging", "PING", "Ping", "已发送")
+        if not any(word in head for word in words):
             return 0
         fping = re.search(_FPING_RE.pattern, head, re.MULTILINE)
-        if _COUNTS_RE.search(head) or _RTT_RE.search(head) or fping:
+        if _COUNTS_RE.search(head) or _ZH_COUNTS_RE.search(head) or _RTT_RE.search(head) or fping:
             return 90
-        if _WIN_COUNTS_RE.search(head) and "Pinging" in head:
+        if _WIN_COUNTS_RE.search(head) and re.search(r"Pinging|正在\s*Ping", head):
             return 90
         if re.search(r"(?m)^(?:PING|TCPING) \S+", head) and _REPLY_RE.search(head):
             return 80
@@ -210,13 +231,15 @@ def parse(text: str) -> ParseResult:
             continue
         match = _WIN_STATS_RE.match(line)
         if match:
-            ensure("icmp", match.group("target").strip() or None, number)
+            name = match.group("target") or match.group("zh_target") or ""
+            ensure("icmp", name.strip() or None, number)
             continue
-        match = _COUNTS_RE.search(line) or _WIN_COUNTS_RE.search(line)
+        match = _COUNTS_RE.search(line) or _ZH_COUNTS_RE.search(line) or _WIN_COUNTS_RE.search(line)
         if match:
             target = ensure("icmp", None, number)
-            target.transmitted, target.received = int(match.group(1)), int(match.group(2))
-            target.loss_pct = float(match.group(3))
+            sent, received, loss = (group for group in match.groups() if group is not None)
+            target.transmitted, target.received = int(sent), int(received)
+            target.loss_pct = float(loss)
             continue
         match = _RTT_RE.search(line)
         if match:
@@ -232,7 +255,7 @@ def parse(text: str) -> ParseResult:
             continue
         match = _REPLY_RE.search(line)
         if match and current is not None:
-            current.replies.append(float(match.group(1)))
+            current.replies.append(float(match.group(1) or match.group(2)))
     useful = [t for t in targets if t.rtt or t.replies or t.transmitted is not None]
     if not useful:
         if targets:

@@ -99,8 +99,9 @@ def test_a_packed_log_parses_as_the_same_log_held_whole(big_member, hint):
     assert streamed == whole
 
 
-def test_an_undecodable_byte_deep_in_a_packed_file_gives_the_usual_error(big_log):
-    broken = big_log[:-100] + b"\xff" + big_log[-99:]
+def test_undecodable_bytes_deep_in_a_packed_file_give_the_usual_error(big_log):
+    # Four high bytes in a row: neither GB18030 nor a stray Latin letter.
+    broken = big_log[:-100] + b"\xff\xfe\xfd\xfc" + big_log[-99:]
     (member,) = open_evidence("n.txt", io.BytesIO(broken)).members
     assert member.packed
     result = parse_member(member, hint="nccl_tests")
@@ -108,6 +109,18 @@ def test_an_undecodable_byte_deep_in_a_packed_file_gives_the_usual_error(big_log
         decode_text(broken)
     assert not result.ok
     assert result.error == str(expected.value)
+    assert result == parse_member(_held(member), hint="nccl_tests")
+
+
+def test_a_stray_latin1_byte_deep_in_a_packed_file_is_read_as_when_held(big_log):
+    broken = big_log[:-100] + b"\xe9" + big_log[-99:]
+    (member,) = open_evidence("n.txt", io.BytesIO(broken)).members
+    assert member.packed
+    result = parse_member(member, hint="nccl_tests")
+    assert result.ok and result.kind == "nccl_tests"
+    assert [note["code"] for note in result.notes] == ["text.decoded_as"]
+    assert result.notes[0]["params"] == {"encoding": "ISO-8859-1"}
+    assert result.warnings[0] == "not UTF-8: read as ISO-8859-1 text"
     assert result == parse_member(_held(member), hint="nccl_tests")
 
 
