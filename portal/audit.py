@@ -18,21 +18,25 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
-from django.utils.translation import get_language, gettext_lazy
+from django.utils import dateformat, timezone
+from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 
 from .models import (
     Answer,
     AnswerReview,
+    AnswerType,
     Candidate,
     ChecklistItem,
     DecisionRecord,
+    Dimension,
     Evaluation,
     EvidenceDeletion,
     EvidenceUpload,
     Membership,
     Offering,
     OfferingPrice,
+    OfferingVersion,
     PocCandidateNodes,
     PocPlan,
     UploadToken,
@@ -100,12 +104,50 @@ FIELD_LABELS = {
 }
 
 
+# Longer texts (or any with a line break) are shown on the history page behind a disclosure.
+LONG_TEXT = 120
+
+
 @dataclass(frozen=True)
 class FieldChange:
     field: str
     label: str
     before: str | None
     after: str | None
+    # As the history page shows the values (money with its currency, times in the page's time
+    # zone, answers by their labels); None: the same as ``before``/``after``. The API keeps
+    # ``before``/``after``.
+    before_text: str | None = None
+    after_text: str | None = None
+
+    @property
+    def before_shown(self) -> str | None:
+        return self.before if self.before_text is None else self.before_text
+
+    @property
+    def after_shown(self) -> str | None:
+        return self.after if self.after_text is None else self.after_text
+
+    @property
+    def before_long(self) -> bool:
+        return _is_long(self.before_shown)
+
+    @property
+    def after_long(self) -> bool:
+        return _is_long(self.after_shown)
+
+
+def _is_long(text: str | None) -> bool:
+    return bool(text) and (len(text) > LONG_TEXT or "\n" in text)
+
+
+def when_shown(value: datetime) -> str:
+    """A moment in the page's language and time zone, to the second, with the zone's name:
+    "3 Dec 2026, 15:54:03 UTC", "2026年12月3日 15:54:03 UTC"."""
+    local = timezone.localtime(value)
+    # Translators: a Django date format (https://docs.djangoproject.com/en/5.2/ref/templates/builtins/#date).
+    shape = pgettext("history date and time", "j M Y, H:i:s")
+    return f"{dateformat.format(local, shape)} {timezone.get_current_timezone_name()}"
 
 
 @dataclass(frozen=True)
@@ -117,6 +159,12 @@ class AuditEntry:
     object_label: str
     action: str  # created, changed, deleted, decided
     changes: tuple[FieldChange, ...]
+    # The candidate the object belongs to (answers, uploads, tokens…), for the page's links.
+    candidate_id: int | None = None
+
+    @property
+    def at_shown(self) -> str:
+        return when_shown(self.at)
 
     @property
     def kind_label(self) -> str:
@@ -145,13 +193,20 @@ class AuditEntry:
 class _Labels:
     """Readable names for the ids that history rows hold, loaded in one query per model."""
 
-    def __init__(self):
+    def __init__(self, *, page: bool = False):
+        # page: also word each value as the history page shows it (FieldChange.before_text).
+        self.page = page
         self.candidates: dict[int, str] = {}
         self.offerings: dict[int, str] = {}
         self.vendors: dict[int, str] = {}
         self.items: dict[int, str] = {}
         self.users: dict[int, str] = {}
         self.evaluations: dict[int, str] = {}
+        self.checklist: dict[int, ChecklistItem] = {}
+        self.currencies: dict[int, str] = {}  # offering id -> its currency
+        self.candidate_offerings: dict[int, int] = {}  # candidate id -> offering id
+        self.answer_places: dict[int, tuple[int, int]] = {}  # answer id -> (candidate, item)
+        self.versions: dict[int, int] = {}  # offering version id -> its number
 
     def load(
         self,
@@ -161,18 +216,21 @@ class _Labels:
         user_ids: Iterable[int],
     ) -> None:
         offerings = list(
-            Offering.objects.filter(pk__in=set(offering_ids)).values_list("pk", "vendor_id", "name")
+            Offering.objects.filter(pk__in=set(offering_ids)).values_list(
+                "pk", "vendor_id", "name", "currency"
+            )
         )
         # The vendors of the offerings as they are now, too: an offering without history rows
         # (loaded from a fixture) still gets its vendor's name.
-        vendor_ids = set(vendor_ids) | {vendor_id for _pk, vendor_id, _name in offerings}
+        vendor_ids = set(vendor_ids) | {vendor_id for _pk, vendor_id, _name, _cur in offerings}
         self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
-        for pk, vendor_id, name in offerings:
+        for pk, vendor_id, name, currency in offerings:
             self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
+            self.currencies[pk] = currency
         title = "title_zh" if (get_language() or "").startswith("zh") else "title_en"
+        self.checklist = {item.pk: item for item in ChecklistItem.objects.all()}
         self.items = {
-            pk: f"{number}. {text}"
-            for pk, number, text in ChecklistItem.objects.values_list("pk", "number", title)
+            pk: f"{item.number}. {getattr(item, title)}" for pk, item in self.checklist.items()
         }
         self.users = dict(
             get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
@@ -190,6 +248,8 @@ class _Labels:
             return self.evaluations.get(value, f"#{value}")
         if model is ChecklistItem:
             return self.items.get(value, f"#{value}")
+        if model is OfferingVersion and value in self.versions:
+            return _("version %(number)s") % {"number": self.versions[value]}
         if model is get_user_model():
             return self.users.get(value, f"#{value}")
         return f"#{value}"
@@ -229,6 +289,126 @@ def _requirements_shown(overrides: dict) -> str:
             shown.append(f"{key} = {value}")
             continue
         shown.append(f"{field.verbose_name} = {_display(field, value, None)}")
+    return "; ".join(shown)
+
+
+# Money fields (model, field name) and where each row's currency is read from.
+MONEY_FIELDS = {
+    (OfferingPrice, "price_per_gpu"): "offering",
+    (Candidate, "quoted_price_per_gpu"): "offering",
+    (Evaluation, "budget_total"): "budget",
+    (Evaluation, "ops_staff_cost_month"): "budget",
+    **{
+        (Offering, name): "own"
+        for name in (
+            "early_termination_fee",
+            "storage_cost_month",
+            "network_egress_cost_month",
+            "support_cost_month",
+            "licence_cost_gpu_month",
+            "setup_fee",
+        )
+    },
+}
+
+
+def money_shown(value: Any, currency: str) -> str:
+    """12000.0000 CNY -> "12,000 CNY"; 2.5 -> "2.5 CNY" (decimals only where there are any)."""
+    amount = Decimal(str(value))
+    amount = amount.quantize(Decimal(1)) if amount == amount.to_integral() else amount.normalize()
+    return f"{format(amount, ',f')} {currency}".strip()
+
+
+def _currency(record, field: models.Field, labels: _Labels) -> str | None:
+    source = MONEY_FIELDS.get((field.model, field.name))
+    if source == "own":
+        return getattr(record, "currency", "") or ""
+    if source == "budget":
+        return getattr(record, "budget_currency", "") or ""
+    if source == "offering":
+        return labels.currencies.get(getattr(record, "offering_id", None), "")
+    return None
+
+
+def _answer_item(record, field: models.Field, labels: _Labels) -> ChecklistItem | None:
+    """The checklist item of an answer's claim or value (or of a review's copy of them)."""
+    if field.model is Answer and field.name in ("claim", "value"):
+        return labels.checklist.get(record.item_id)
+    if field.model is AnswerReview and field.name in ("claim_reviewed", "value_reviewed"):
+        place = labels.answer_places.get(record.answer_id)
+        return labels.checklist.get(place[1]) if place else None
+    return None
+
+
+def _answer_shown(item: ChecklistItem, value: Any, candidate_id, labels: _Labels) -> str | None:
+    """A claim as the questionnaire shows it: a choice's label, yes/no, a monthly cost with the
+    candidate's currency; None when it is free text."""
+    from .forms import choice_label
+
+    if value in (None, ""):
+        return None
+    if item.answer_type in (AnswerType.CHOICE, AnswerType.BOOLEAN):
+        if isinstance(value, bool):  # the API's typed value of a yes/no item
+            value = "yes" if value else "no"
+        return choice_label(item, str(value))
+    if item.key == "monthly_cost":
+        currency = labels.currencies.get(labels.candidate_offerings.get(candidate_id), "")
+        try:
+            return money_shown(value, currency) + _("/month")
+        except (ArithmeticError, ValueError):
+            return None
+    return None
+
+
+def _page_value(record, field: models.Field, value: Any, labels: _Labels) -> str | None:
+    """``value`` of ``field`` as the history page shows it: like the portal's other pages."""
+    if value is None or value == "":
+        return None
+    item = _answer_item(record, field, labels)
+    if item is not None:
+        if field.model is Answer:
+            candidate_id = record.candidate_id
+        else:
+            candidate_id = labels.answer_places.get(record.answer_id, (None, None))[0]
+        shown = _answer_shown(item, value, candidate_id, labels)
+        if shown is not None:
+            return shown
+    currency = _currency(record, field, labels)
+    if currency is not None and not isinstance(value, bool):
+        return money_shown(value, currency)
+    if isinstance(value, datetime):
+        return when_shown(value)
+    if field.model is Workload and field.name == "weights" and isinstance(value, dict):
+        return _workload_weights_shown(value)
+    if isinstance(value, list) and not field.choices:
+        return ", ".join(_display_scalar(v) for v in value)
+    if isinstance(value, dict) and field.name != "requirements":
+        return "; ".join(f"{k}: {_display_scalar(v)}" for k, v in sorted(value.items()))
+    return _display(field, value, labels)
+
+
+def _display_scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return "—" if value is None else str(value)
+
+
+def _workload_weights_shown(weights: dict) -> str:
+    """A workload's own weights, each by its dimension's name as its share in percent."""
+    try:
+        values = {k: Decimal(str(v)) for k, v in weights.items()}
+    except ArithmeticError:
+        return "; ".join(f"{k}: {v}" for k, v in sorted(weights.items()))
+    total = sum(values.values())
+    names = dict(Dimension.choices)
+    shown = []
+    for dimension in Dimension.values:
+        if dimension in values:
+            share = values[dimension] * 100 / total if total > 0 else Decimal(0)
+            shown.append(f"{names[dimension]} {share.quantize(Decimal('0.1'))} %")
+    shown += [f"{k}: {v}" for k, v in sorted(values.items()) if k not in names]
     return "; ".join(shown)
 
 
@@ -273,18 +453,47 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
             after_shown = None if record.history_type == "-" else _weight_share(record, field)
             if before_shown == after_shown:
                 continue
+            before_text = after_text = None
         else:
             before_shown = _display(field, before, labels)
             after_shown = _display(field, after, labels)
+            before_text = after_text = None
+            if labels.page:
+                shown_record = previous if record.history_type != "-" else record
+                before_text = _page_value(shown_record or record, field, before, labels)
+                after_text = _page_value(record, field, after, labels)
         changes.append(
             FieldChange(
                 field=field.name,
                 label=str(FIELD_LABELS.get(field.name, field.verbose_name)),
                 before=before_shown,
                 after=after_shown,
+                before_text=before_text,
+                after_text=after_text,
             )
         )
-    return tuple(changes)
+    return tuple(_without_repeats(changes)) if labels.page else tuple(changes)
+
+
+# A typed value the page would show exactly as the claim beside it (a choice's code is both).
+_REPEATS = {"value": "claim", "value_reviewed": "claim_reviewed"}
+
+
+def _without_repeats(changes: list[FieldChange]) -> list[FieldChange]:
+    shown = {c.field: (c.before_shown, c.after_shown) for c in changes}
+    return [
+        c
+        for c in changes
+        if not (c.field in _REPEATS and shown.get(_REPEATS[c.field]) == shown[c.field])
+    ]
+
+
+def _candidate_of(kind: str, record, labels: _Labels) -> int | None:
+    if kind == "candidate":
+        return record.id
+    if kind == "review":
+        return labels.answer_places.get(record.answer_id, (None, None))[0]
+    return getattr(record, "candidate_id", None)
 
 
 def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditEntry]:
@@ -311,13 +520,17 @@ def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditE
                 object_label=label_of(record),
                 action=ACTIONS[record.history_type],
                 changes=changes,
+                candidate_id=_candidate_of(kind, record, labels),
             )
         )
     return entries
 
 
-def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = None):
-    """Every audited change that bears on ``evaluation``, newest first.
+def evaluation_history(
+    evaluation: Evaluation, *, kinds: Iterable[str] | None = None, page: bool = False
+):
+    """Every audited change that bears on ``evaluation``, newest first (``page``: with each
+    value also worded as the history page shows it).
 
     Covers the evaluation itself (requirements, weights, status), its candidates (also removed
     ones), their answers, its upload tokens, the offerings, list prices and vendors of its
@@ -397,7 +610,14 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         reopening = getattr(decision, "reopening", None)
         if reopening is not None:
             user_ids.add(reopening.reopened_by_id)
-    labels = _Labels()
+    labels = _Labels(page=page)
+    labels.answer_places = answer_places
+    labels.candidate_offerings = {r.id: r.offering_id for r in candidate_rows}
+    labels.versions = dict(
+        OfferingVersion.objects.filter(
+            pk__in={r.offering_version_id for r in candidate_rows} - {None}
+        ).values_list("pk", "number")
+    )
     labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
     labels.candidates = {
@@ -453,6 +673,7 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
         object_id=decision.pk,
         object_label=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
         action="decided",
+        candidate_id=decision.candidate_id,
         changes=(
             FieldChange(
                 field="candidate",
@@ -492,6 +713,7 @@ def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
         object_label=f"{deletion.original_name} · "
         + labels.candidates.get(deletion.candidate_id, f"#{deletion.candidate_id}"),
         action="deleted",
+        candidate_id=deletion.candidate_id,
         changes=(
             FieldChange(field="sha256", label="sha256", before=deletion.sha256, after=None),
             FieldChange(field="reason", label=_("reason"), before=None, after=deletion.reason),
