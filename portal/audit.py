@@ -380,6 +380,13 @@ def _page_value(record, field: models.Field, value: Any, labels: _Labels) -> str
         return when_shown(value)
     if field.model is Workload and field.name == "weights" and isinstance(value, dict):
         return _workload_weights_shown(value)
+    if field.model is EvidenceUpload and field.name == "error_params" and isinstance(value, dict):
+        from .evidence_messages import upload_node_mismatch
+
+        # An upload stored with its node mismatch flagged: the warning its pages show.
+        shown = upload_node_mismatch(value)
+        if shown and set(value) == {"node_mismatch"}:
+            return shown
     if isinstance(value, list) and not field.choices:
         return ", ".join(_display_scalar(v) for v in value)
     if isinstance(value, dict) and field.name != "requirements":
