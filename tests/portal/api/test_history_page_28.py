@@ -172,3 +172,34 @@ def test_the_api_keeps_its_values(api, world):
     change = next(c for c in entries[0]["changes"] if c["field"] == "price_per_gpu")
     assert (change["before"], change["after"]) == ("12000", "11500.5000")
     assert set(change) == {"field", "label", "before", "after"}
+
+
+def test_workload_weights_and_poc_nodes_read_without_json(client, world, settings):
+    from datetime import UTC
+
+    from portal.services.poc import poc_plan_save
+    from portal.services.portfolio import workload_update
+
+    settings.TIME_ZONE = "Asia/Shanghai"
+    procurement = world.users["procurement"]
+    workload_update(workload=world.workload, by=procurement, weights={"cost": 3, "network": 1})
+    deadline = datetime(2030, 1, 2, 10, 0, tzinfo=UTC)
+    poc_plan_save(
+        evaluation=world.evaluation,
+        by=procurement,
+        deadline=deadline,
+        node_names={world.candidate.pk: ["gpu-a", "gpu-b"]},
+        seed=7,
+    )
+    client.force_login(world.users["viewer"])
+    for headers, network, cost, when in (
+        ({}, "Network", "Cost", "2 Jan 2030, 18:00:00 Asia/Shanghai"),
+        (ZH, "网络", "成本", "2030年1月2日 18:00:00 Asia/Shanghai"),
+    ):
+        html = client.get(_url(world), **headers).content.decode()
+        text = _text(html)
+        assert f"{network} 25.0 %; {cost} 75.0 %" in text, text
+        assert "gpu-a, gpu-b" in text
+        assert when in text
+        changes = html[html.index("<tbody>") : html.index("</tbody>")]
+        assert "{" not in _text(changes) and "[" not in _text(changes)
