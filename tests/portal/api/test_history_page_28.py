@@ -87,6 +87,7 @@ def test_values_read_as_the_portal_shows_them_in_chinese(client, api, world):
     assert "验证状态 已声明" in text
     assert "信创合规 否 → 是" in text
     assert "16.7 % → 25.0 %" in text
+    assert "全互联（NVSwitch 全对全） → 分组（成对或混合立方体）" in text, text
     assert "Full mesh" not in text and "full_mesh" not in text
     assert "Xinchuang compliant" not in text and "price per GPU" not in text
 
