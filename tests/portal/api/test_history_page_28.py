@@ -204,3 +204,25 @@ def test_workload_weights_and_poc_nodes_read_without_json(client, world, setting
         assert when in text
         changes = html[html.index("<tbody>") : html.index("</tbody>")]
         assert "{" not in _text(changes) and "[" not in _text(changes)
+
+
+@pytest.mark.parametrize("role", ["viewer", "engineer", "manager", "procurement"])
+def test_every_link_on_the_page_opens_for_its_reader(client, api, world, role):
+    from datetime import UTC
+
+    from portal.services.poc import poc_plan_save
+
+    _changes(api, world)
+    poc_plan_save(
+        evaluation=world.evaluation,
+        by=world.users["procurement"],
+        deadline=datetime(2030, 1, 2, 10, 0, tzinfo=UTC),
+        node_names={world.candidate.pk: ["gpu-a"]},
+    )
+    client.force_login(world.users[role])
+    html = client.get(_url(world)).content.decode()
+    table = html[html.index("<tbody>") : html.index("</tbody>")]
+    links = set(re.findall(r'<a href="([^"]+)">', table))
+    assert len(links) >= 6, links
+    for link in sorted(links):
+        assert client.get(link).status_code == 200, (role, link)
