@@ -8,24 +8,24 @@ history rows are only ever read, and no page or endpoint offers to change them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.core.exceptions import FieldDoesNotExist
 from django.db import models
-from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from .audit_values import Labels as _Labels
+from .audit_values import display as _display
+from .audit_values import page_value as _page_value
+from .audit_values import when_shown
 from .models import (
     Answer,
     AnswerReview,
     Candidate,
-    ChecklistItem,
     DecisionRecord,
     Evaluation,
     EvidenceDeletion,
@@ -33,6 +33,7 @@ from .models import (
     Membership,
     Offering,
     OfferingPrice,
+    OfferingVersion,
     PocCandidateNodes,
     PocPlan,
     UploadToken,
@@ -100,12 +101,41 @@ FIELD_LABELS = {
 }
 
 
+# Longer texts (or any with a line break) are shown on the history page behind a disclosure.
+LONG_TEXT = 120
+
+
 @dataclass(frozen=True)
 class FieldChange:
     field: str
     label: str
     before: str | None
     after: str | None
+    # As the history page shows the values (money with its currency, times in the page's time
+    # zone, answers by their labels); None: the same as ``before``/``after``. The API keeps
+    # ``before``/``after``.
+    before_text: str | None = None
+    after_text: str | None = None
+
+    @property
+    def before_shown(self) -> str | None:
+        return self.before if self.before_text is None else self.before_text
+
+    @property
+    def after_shown(self) -> str | None:
+        return self.after if self.after_text is None else self.after_text
+
+    @property
+    def before_long(self) -> bool:
+        return _is_long(self.before_shown)
+
+    @property
+    def after_long(self) -> bool:
+        return _is_long(self.after_shown)
+
+
+def _is_long(text: str | None) -> bool:
+    return bool(text) and (len(text) > LONG_TEXT or "\n" in text)
 
 
 @dataclass(frozen=True)
@@ -117,6 +147,12 @@ class AuditEntry:
     object_label: str
     action: str  # created, changed, deleted, decided
     changes: tuple[FieldChange, ...]
+    # The candidate the object belongs to (answers, uploads, tokens…), for the page's links.
+    candidate_id: int | None = None
+
+    @property
+    def at_shown(self) -> str:
+        return when_shown(self.at)
 
     @property
     def kind_label(self) -> str:
@@ -140,96 +176,6 @@ class AuditEntry:
                 for c in self.changes
             ],
         }
-
-
-class _Labels:
-    """Readable names for the ids that history rows hold, loaded in one query per model."""
-
-    def __init__(self):
-        self.candidates: dict[int, str] = {}
-        self.offerings: dict[int, str] = {}
-        self.vendors: dict[int, str] = {}
-        self.items: dict[int, str] = {}
-        self.users: dict[int, str] = {}
-        self.evaluations: dict[int, str] = {}
-
-    def load(
-        self,
-        *,
-        offering_ids: Iterable[int],
-        vendor_ids: Iterable[int],
-        user_ids: Iterable[int],
-    ) -> None:
-        offerings = list(
-            Offering.objects.filter(pk__in=set(offering_ids)).values_list("pk", "vendor_id", "name")
-        )
-        # The vendors of the offerings as they are now, too: an offering without history rows
-        # (loaded from a fixture) still gets its vendor's name.
-        vendor_ids = set(vendor_ids) | {vendor_id for _pk, vendor_id, _name in offerings}
-        self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
-        for pk, vendor_id, name in offerings:
-            self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
-        title = "title_zh" if (get_language() or "").startswith("zh") else "title_en"
-        self.items = {
-            pk: f"{number}. {text}"
-            for pk, number, text in ChecklistItem.objects.values_list("pk", "number", title)
-        }
-        self.users = dict(
-            get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
-        )
-
-    def related(self, field: models.Field, value: Any) -> str:
-        model = field.related_model
-        if model is Candidate:
-            return self.candidates.get(value, f"#{value}")
-        if model is Offering:
-            return self.offerings.get(value, f"#{value}")
-        if model is Vendor:
-            return self.vendors.get(value, f"#{value}")
-        if model is Evaluation:
-            return self.evaluations.get(value, f"#{value}")
-        if model is ChecklistItem:
-            return self.items.get(value, f"#{value}")
-        if model is get_user_model():
-            return self.users.get(value, f"#{value}")
-        return f"#{value}"
-
-
-def _display(field: models.Field, value: Any, labels: _Labels) -> str | None:
-    if value is None:
-        return None
-    if field.is_relation:
-        return labels.related(field, value)
-    if field.choices:
-        return str(dict(field.flatchoices).get(value, value))
-    if isinstance(value, bool):
-        return _("yes") if value else _("no")
-    if isinstance(value, Decimal):
-        return format(value.normalize(), "f") if value == value.to_integral() else str(value)
-    if isinstance(value, datetime):
-        return value.isoformat(timespec="seconds")
-    if isinstance(value, dict) and field.name == "requirements":
-        return _requirements_shown(value)
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return str(value)
-
-
-def _requirements_shown(overrides: dict) -> str:
-    """A workload's overrides of the evaluation's requirements, each by the evaluation field's
-    label ("GPU memory required (GiB) = 24"); an unknown key stays as written."""
-    shown = []
-    for key, value in sorted(overrides.items()):
-        try:
-            field = Evaluation._meta.get_field(key)
-        except FieldDoesNotExist:
-            shown.append(f"{key} = {value}")
-            continue
-        if field.is_relation:
-            shown.append(f"{key} = {value}")
-            continue
-        shown.append(f"{field.verbose_name} = {_display(field, value, None)}")
-    return "; ".join(shown)
 
 
 WEIGHT_FIELDS = (
@@ -273,18 +219,47 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
             after_shown = None if record.history_type == "-" else _weight_share(record, field)
             if before_shown == after_shown:
                 continue
+            before_text = after_text = None
         else:
             before_shown = _display(field, before, labels)
             after_shown = _display(field, after, labels)
+            before_text = after_text = None
+            if labels.page:
+                shown_record = previous if record.history_type != "-" else record
+                before_text = _page_value(shown_record or record, field, before, labels)
+                after_text = _page_value(record, field, after, labels)
         changes.append(
             FieldChange(
                 field=field.name,
                 label=str(FIELD_LABELS.get(field.name, field.verbose_name)),
                 before=before_shown,
                 after=after_shown,
+                before_text=before_text,
+                after_text=after_text,
             )
         )
-    return tuple(changes)
+    return tuple(_without_repeats(changes)) if labels.page else tuple(changes)
+
+
+# A typed value the page would show exactly as the claim beside it (a choice's code is both).
+_REPEATS = {"value": "claim", "value_reviewed": "claim_reviewed"}
+
+
+def _without_repeats(changes: list[FieldChange]) -> list[FieldChange]:
+    shown = {c.field: (c.before_shown, c.after_shown) for c in changes}
+    return [
+        c
+        for c in changes
+        if not (c.field in _REPEATS and shown.get(_REPEATS[c.field]) == shown[c.field])
+    ]
+
+
+def _candidate_of(kind: str, record, labels: _Labels) -> int | None:
+    if kind == "candidate":
+        return record.id
+    if kind == "review":
+        return labels.answer_places.get(record.answer_id, (None, None))[0]
+    return getattr(record, "candidate_id", None)
 
 
 def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditEntry]:
@@ -311,13 +286,17 @@ def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditE
                 object_label=label_of(record),
                 action=ACTIONS[record.history_type],
                 changes=changes,
+                candidate_id=_candidate_of(kind, record, labels),
             )
         )
     return entries
 
 
-def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = None):
-    """Every audited change that bears on ``evaluation``, newest first.
+def evaluation_history(
+    evaluation: Evaluation, *, kinds: Iterable[str] | None = None, page: bool = False
+):
+    """Every audited change that bears on ``evaluation``, newest first (``page``: with each
+    value also worded as the history page shows it).
 
     Covers the evaluation itself (requirements, weights, status), its candidates (also removed
     ones), their answers, its upload tokens, the offerings, list prices and vendors of its
@@ -397,7 +376,14 @@ def evaluation_history(evaluation: Evaluation, *, kinds: Iterable[str] | None = 
         reopening = getattr(decision, "reopening", None)
         if reopening is not None:
             user_ids.add(reopening.reopened_by_id)
-    labels = _Labels()
+    labels = _Labels(page=page)
+    labels.answer_places = answer_places
+    labels.candidate_offerings = {r.id: r.offering_id for r in candidate_rows}
+    labels.versions = dict(
+        OfferingVersion.objects.filter(
+            pk__in={r.offering_version_id for r in candidate_rows} - {None}
+        ).values_list("pk", "number")
+    )
     labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
     labels.candidates = {
@@ -453,6 +439,7 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
         object_id=decision.pk,
         object_label=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
         action="decided",
+        candidate_id=decision.candidate_id,
         changes=(
             FieldChange(
                 field="candidate",
@@ -492,6 +479,7 @@ def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
         object_label=f"{deletion.original_name} · "
         + labels.candidates.get(deletion.candidate_id, f"#{deletion.candidate_id}"),
         action="deleted",
+        candidate_id=deletion.candidate_id,
         changes=(
             FieldChange(field="sha256", label="sha256", before=deletion.sha256, after=None),
             FieldChange(field="reason", label=_("reason"), before=None, after=deletion.reason),

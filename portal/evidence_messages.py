@@ -393,15 +393,26 @@ def report_error(row: Mapping[str, Any]) -> str:
 
 
 # The key in an upload's error_params (on a done upload too) holding {"token_node", "hostname"}
-# when its token names a node and the bundle's manifest names another host.
+# when its token names a node and the bundle's manifest names another host, or
+# {"token_node", "node_name"} when the upload was sent naming another node than its token's
+# (a plain file, which has no manifest to say where it came from).
 NODE_MISMATCH = "node_mismatch"
 
 
 def upload_node_mismatch(params: Mapping[str, Any] | None) -> str:
-    """The warning, in the reader's language, that an upload's bundle came from a host other
-    than the node its token was issued for; "" when the names agree or nothing is recorded."""
+    """The warning, in the reader's language, that an upload came from a host, or was sent for
+    a node, other than the node its token was issued for; "" when the names agree or nothing
+    is recorded."""
     found = (params or {}).get(NODE_MISMATCH) if isinstance(params, Mapping) else None
-    if not isinstance(found, Mapping) or not found.get("token_node") or not found.get("hostname"):
+    if not isinstance(found, Mapping) or not found.get("token_node"):
+        return ""
+    if found.get("node_name") and not found.get("hostname"):
+        return _(
+            "The upload token was issued for node “%(token_node)s”, but the upload was sent "
+            "for node “%(node_name)s”. The evidence is filed under “%(node_name)s”: check "
+            "which machine the file came from."
+        ) % {"token_node": found["token_node"], "node_name": found["node_name"]}
+    if not found.get("hostname"):
         return ""
     return _(
         "The upload token was issued for node “%(token_node)s”, but the bundle says it was "

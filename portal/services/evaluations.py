@@ -145,6 +145,11 @@ def _locked(evaluation: Evaluation) -> Evaluation:
     return locked
 
 
+# How far from 100 six direct weights in percent may sum and still make 100 (the weights page
+# and the API's PUT): room for rounding to the stored 3 decimals and for typed thirds.
+WEIGHTS_SUM_TOLERANCE = Decimal("0.05")
+
+
 @transaction.atomic
 def evaluation_weights_set(
     *,

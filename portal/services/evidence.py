@@ -270,6 +270,7 @@ def evidence_submit(
                 evidence_quota_check(
                     candidate_id=candidate.pk, token_id=token.pk if token else None, size=size
                 )
+            mismatch = sent_node_mismatch(token, node_name)
             upload = EvidenceUpload(
                 candidate=candidate,
                 evaluation_id=candidate.evaluation_id,
@@ -279,6 +280,9 @@ def evidence_submit(
                 node_name=(node_name or (token.node_name if token else ""))[:200],
                 token=token,
                 uploaded_by=user if user is not None and user.is_authenticated else None,
+                # Flagged from the start (the import keeps or refines it): the answer to the
+                # upload and the pages listing it while it waits already say so.
+                error_params={evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {},
             )
             upload.file.save(digest, uploaded_file, save=False)
             stored = upload.file.name
@@ -665,11 +669,28 @@ def _node_mismatch(upload: EvidenceUpload, hostname: str) -> dict[str, str] | No
     return {"token_node": named[:200], "hostname": hostname[:200]}
 
 
+def sent_node_mismatch(token: UploadToken | None, node_name: str) -> dict[str, str] | None:
+    """The token's node name and the node name sent with the upload (the ``node_name`` form
+    field) when the token names a node and the upload names another: a plain file has no
+    manifest whose hostname could say which machine it came from, so the name sent is all
+    there is, and it disagrees with what the token was issued for. Stored like the bundle's
+    case under ``NODE_MISMATCH``, with ``node_name`` in place of ``hostname``."""
+    named = token.node_name if token is not None else ""
+    node_name = (node_name or "").strip()
+    if not named or not node_name or _same_host(named, node_name):
+        return None
+    return {"token_node": named[:200], "node_name": node_name[:200]}
+
+
 def _outcome(upload: EvidenceUpload) -> _Outcome:
     """Open and parse one stored upload (no database access beyond its token's nonce). A
     rejected bundle or a file that parses to nothing fails with a message the uploader can
     act on."""
     failed = UploadStatus.FAILED
+    # The name sent with the upload against the token's node, kept whatever the import comes
+    # to (a bundle's manifest hostname, when it has one, is checked below instead).
+    sent = sent_node_mismatch(upload.token if upload.token_id else None, upload.node_name)
+    sent_noted = {evidence_messages.NODE_MISMATCH: sent} if sent else {}
     try:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
@@ -679,13 +700,14 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             failed,
             f"{BUNDLE_REFUSED} {exc}",
             error_code=evidence_messages.UPLOAD_BUNDLE_REFUSED,
-            error_params={"reason": exc.detail()},
+            error_params={"reason": exc.detail()} | sent_noted,
         )
     except FileNotFoundError:
         return _Outcome(
             failed,
             _("The stored file is missing; upload it again."),
             error_code=evidence_messages.UPLOAD_FILE_MISSING,
+            error_params=sent_noted,
         )
     origin = _origin(upload, evidence)
     times, fingerprint = _scan(evidence)
@@ -705,6 +727,11 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
         # wherever it is listed (the collector already sends its hostname as the node name).
         node_name = hostname
     node_name = (node_name or "")[:200]
+    if mismatch is None and sent is not None:
+        # No hostname that names another machine (a plain file, or a manifest without one or
+        # agreeing with the token), but the upload was sent for another node than the token's:
+        # kept and filed under the name sent, and flagged like the bundle's case.
+        mismatch = sent
     noted = {evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {}
     report = _report(results)
     parsed = [r for r in results if r.ok]

@@ -18,6 +18,7 @@ from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import (
     DIMENSIONS,
+    WEIGHTS_SUM_TOLERANCE,
     evaluation_weights_from_ahp,
     evaluation_weights_set,
     weights_version,
@@ -29,7 +30,7 @@ CAN_WEIGH = CAN_EDIT | CAN_DECIDE
 # Saaty's scale: the judgement "row dimension is N times as important as the column one".
 AHP_VALUES = ["1/9", "1/7", "1/5", "1/3", "1", "3", "5", "7", "9"]
 PAIRS = [(a, b) for i, a in enumerate(DIMENSIONS) for b in DIMENSIONS[i + 1 :]]
-SUM_TOLERANCE = Decimal("0.05")
+SUM_TOLERANCE = WEIGHTS_SUM_TOLERANCE  # the API's PUT takes the same
 HUNDRED = Decimal(100)
 
 

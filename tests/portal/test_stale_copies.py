@@ -365,8 +365,10 @@ def test_the_api_refuses_weights_and_requirements_over_a_newer_save(evaluation, 
     api.force_login(members["procurement"])
     base = f"/api/v1/evaluations/{evaluation.pk}/"
     loaded = api.get(f"{base}weights/").json()["version"]
-    six = {d: 1 for d in ("stability", "network", "storage", "security", "cost", "support")}
-    first = api.put(f"{base}weights/", {**six, "cost": 5, "version": loaded}, format="json")
+    # Percent that make 100 (the API refuses other sums).
+    six = {d: 20 for d in ("stability", "network", "storage", "security", "cost")} | {"support": 0}
+    other = {**six, "cost": 5, "support": 15}
+    first = api.put(f"{base}weights/", {**other, "version": loaded}, format="json")
     assert first.status_code == 200, first.content
     assert first.json()["version"] != loaded
     stale = api.put(f"{base}weights/", {**six, "version": loaded}, format="json")

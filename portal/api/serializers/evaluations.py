@@ -25,7 +25,7 @@ from ...models import (
     Role,
 )
 from ...services.answers import answer_version
-from ...services.evaluations import requirements_version
+from ...services.evaluations import WEIGHTS_SUM_TOLERANCE, requirements_version
 from .base import StrictMixin, StrictSerializer, safe_text
 from .fields import (
     CurrencyField,
@@ -299,19 +299,57 @@ class AnswerInSerializer(StrictSerializer):
         return value
 
 
+# What a PUT of direct weights takes: each a percentage, the six making 100 (the weights page's
+# rule and tolerance, views.weights). 0.05 leaves room for six values rounded to the stored 3
+# decimals (AHP weights store 16.667 * 6 = 100.002) and for hand-typed thirds (3 * 33.33).
+WEIGHTS_IN_UNIT = (
+    f"percent, 0 to 100; the six must sum to 100 (within ±{WEIGHTS_SUM_TOLERANCE}). "
+    "Fractions of 1 (0.25 for 25 %) are refused, not stored."
+)
+# A set of weights that sums to about 1 is fractions of 1 sent as percent.
+FRACTIONS_SUM_TOLERANCE = Decimal("0.01")
+HUNDRED = Decimal(100)
+
+
 def _weight_field():
     return serializers.DecimalField(
         max_digits=7,
         decimal_places=3,
         min_value=Decimal("0"),
-        max_value=Decimal("9999"),
-        help_text=WEIGHTS_UNIT,
+        max_value=Decimal("100"),
+        help_text=WEIGHTS_IN_UNIT,
+        error_messages={
+            "invalid": gettext_lazy("A weight is a percentage: a number from 0 to 100."),
+            "min_value": gettext_lazy("A weight is a percentage from 0 to 100; not below 0."),
+            "max_value": gettext_lazy("A weight is a percentage from 0 to 100; not above 100."),
+        },
     )
 
 
+def weights_sum_problem(weights) -> str | None:
+    """Why six weights in percent cannot be saved as they are, in the reader's language (None
+    when they make 100 within WEIGHTS_SUM_TOLERANCE)."""
+    total = sum((Decimal(weights.get(d, 0)) for d in DIMENSIONS), Decimal(0))
+    if total <= 0:
+        return _("At least one weight must be positive: all six weights are zero.")
+    if abs(total - HUNDRED) <= WEIGHTS_SUM_TOLERANCE:
+        return None
+    shown = format(total.normalize(), "f")
+    if abs(total - 1) <= FRACTIONS_SUM_TOLERANCE:
+        return _(
+            "Weights are percentages and must sum to 100; these sum to %(total)s. Did you send "
+            "fractions? Multiply each by 100 (0.25 is 25)."
+        ) % {"total": shown}
+    return _(
+        "Weights are percentages and must sum to 100 (within ±%(tolerance)s); these sum to "
+        "%(total)s."
+    ) % {"total": shown, "tolerance": format(WEIGHTS_SUM_TOLERANCE.normalize(), "f")}
+
+
 class WeightsSerializer(StrictSerializer):
-    """The six dimension weights in percent, each >= 0 with one positive at least; stored as
-    given and normalised to sum 100 when scored."""
+    """The six dimension weights in percent: each from 0 to 100, one positive at least; the
+    six must sum to 100 (within ±0.05). Weights that sum to something else, fractions of 1
+    among them, are a 400 naming the sum, and nothing is stored."""
 
     stability = _weight_field()
     network = _weight_field()
@@ -324,10 +362,9 @@ class WeightsSerializer(StrictSerializer):
     version = serializers.CharField(required=False, max_length=64)
 
     def validate(self, attrs):
-        if all(value <= 0 for name, value in attrs.items() if name in DIMENSIONS):
-            raise serializers.ValidationError(
-                _("At least one weight must be positive: all six weights are zero.")
-            )
+        problem = weights_sum_problem(attrs)
+        if problem:
+            raise serializers.ValidationError(problem)
         return attrs
 
 

@@ -27,6 +27,7 @@ from ...services.catalogue import (
     candidate_offering_keep,
     catalogue_changes,
 )
+from ...services.errors import ensure_not_decided
 from ...services.evaluations import (
     answer_save,
     candidate_add,
@@ -423,9 +424,12 @@ def _weights_out(evaluation: Evaluation, consistency_ratio: float | None = None)
 
 
 class WeightsView(EvaluationScopedView):
-    """The six dimension weights. PUT sets them directly; POST derives them from an AHP
+    """The six dimension weights, in percent. PUT sets them directly: each from 0 to 100, the
+    six summing to 100 within ±0.05 (weights summing to anything else, fractions of 1 among
+    them, are a 400 naming their sum; nothing is stored). POST derives them from an AHP
     pairwise comparison matrix (400 naming the most inconsistent comparison when the
-    consistency ratio is above 0.10). Both: procurement."""
+    consistency ratio is above 0.10). Both: procurement; a decided evaluation answers 409
+    whatever is sent."""
 
     roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT, "POST": CAN_EDIT}
     pagination_class = None
@@ -441,6 +445,9 @@ class WeightsView(EvaluationScopedView):
 
     @extend_schema(request=WeightsSerializer, responses=WeightsOutSerializer)
     def put(self, request, evaluation_pk: int):
+        # Decided first: nothing sent could be saved, so the answer is the 409 whatever the
+        # body (the service checks again under the row's lock).
+        ensure_not_decided(self.evaluation)
         incoming = WeightsSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         weights = dict(incoming.validated_data)
@@ -455,6 +462,7 @@ class WeightsView(EvaluationScopedView):
 
     @extend_schema(request=AhpSerializer, responses=WeightsOutSerializer)
     def post(self, request, evaluation_pk: int):
+        ensure_not_decided(self.evaluation)
         incoming = AhpSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         matrix = incoming.validated_data["matrix"]

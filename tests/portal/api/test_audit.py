@@ -123,15 +123,15 @@ def test_weights_record_each_dimension_before_and_after(api, world):
     api.as_(world.users["procurement"])
     api.put(
         ev_url(world, "api-weights"),
-        {"stability": 2, "network": 3, "storage": 1, "security": 1, "cost": 1, "support": 1},
+        {"stability": 20, "network": 30, "storage": 10, "security": 10, "cost": 10, "support": 20},
         format="json",
     )
     item = entry(history(api, world, kind="evaluation"), kind="evaluation", action="changed")
     assert item["user"] == "procurement" and recent(item)
     # History shows every weight in one unit: its share of the six, in percent.
-    assert change(item, "weight_stability") == ("16.7 %", "22.2 %")
-    assert change(item, "weight_network") == ("16.7 %", "33.3 %")
-    assert change(item, "weight_cost") == ("16.7 %", "11.1 %")
+    assert change(item, "weight_stability") == ("16.7 %", "20.0 %")
+    assert change(item, "weight_network") == ("16.7 %", "30.0 %")
+    assert change(item, "weight_cost") == ("16.7 %", "10.0 %")
 
 
 def test_upload_tokens_record_issue_and_revocation_without_secrets(api, world):

@@ -449,7 +449,14 @@ def test_answers_are_saved_by_item_number_or_key_and_typed(api, world):
 def test_weights_directly_and_from_an_ahp_matrix(api, world):
     api.as_(world.users["procurement"])
     target = ev_url(world, "api-weights")
-    direct = {"stability": 3, "network": 3, "storage": 1, "security": 1, "cost": 1, "support": 1}
+    direct = {
+        "stability": 30,
+        "network": 30,
+        "storage": 10,
+        "security": 10,
+        "cost": 10,
+        "support": 10,
+    }
     response = api.put(target, direct, format="json")
     assert response.status_code == 200
     assert response.json()["normalised_pct"]["stability"] == 30.0
@@ -561,7 +568,7 @@ def test_the_ranking_follows_every_change_of_its_inputs(api, world):
     assert api.get(target).json() == fresh()
     api.put(
         ev_url(world, "api-weights"),
-        {"stability": 0, "network": 0, "storage": 0, "security": 0, "cost": 1, "support": 0},
+        {"stability": 0, "network": 0, "storage": 0, "security": 0, "cost": 100, "support": 0},
         format="json",
     )
     last = api.get(target).json()

@@ -94,7 +94,8 @@ def api_steps(world):
         "fabric": "ethernet",
     }
     ones = [[1] * 6 for _ in range(6)]
-    weights = {d: 1 for d in ("stability", "network", "storage", "security", "cost", "support")}
+    weights = {"stability": 20, "network": 20, "storage": 15, "security": 15, "cost": 15}
+    weights["support"] = 15
     return [
         ("api-vendor-list", "post", {}, {"name": "API vendor"}, "procurement"),
         (
