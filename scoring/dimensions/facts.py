@@ -383,7 +383,10 @@ def _gpus_per_node_equivalent(ctx: FactContext) -> float:
 
 def _inter_node_traffic(ctx: FactContext) -> bool:
     """Whether the requirement needs traffic between nodes on this offering: the required GPUs
-    do not fit in one of its nodes. A 1-node (or 1-GPU) need crosses no fabric."""
+    do not fit in one of its nodes. A 1-node (or 1-GPU) need crosses no fabric. One node, not
+    one declared NVLink domain (offering.nvlink_domain_gpus): the domain is a claim, and a
+    scheduler may place the job's nodes in two domains, across the fabric (conservative; the
+    fabric rules' sources say so)."""
     return ctx.evaluation.required_total_gpus > _gpus_per_node_equivalent(ctx)
 
 
