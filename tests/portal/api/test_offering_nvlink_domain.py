@@ -12,6 +12,7 @@ from django.utils import translation
 from portal import adapters
 from portal.forms import OfferingForm
 from portal.models import Offering
+from portal.services.catalogue import candidate_offering_adopt, offering_save
 
 pytestmark = pytest.mark.django_db
 
@@ -90,3 +91,19 @@ def test_verification_reads_the_domain_through_the_adapter(world):
     world.offering.save()
     claims = adapters.claims(world.candidate)
     assert (claims.gpus_per_node, claims.nvlink_domain_gpus) == (4, 72)
+
+
+def test_the_candidate_page_names_the_domain_in_both_languages(client, world):
+    world.offering.gpus_per_node = 4
+    world.offering.nvlink_domain_gpus = 72
+    offering_save(offering=world.offering, by=world.users["procurement"])
+    candidate_offering_adopt(candidate=world.candidate, by=world.users["procurement"])
+    client.force_login(world.users["viewer"])
+    page = reverse(
+        "candidate-detail", kwargs={"pk": world.evaluation.pk, "candidate_pk": world.candidate.pk}
+    )
+    english = client.get(page, HTTP_ACCEPT_LANGUAGE="en")
+    assert english.status_code == 200
+    assert "one 72-GPU NVLink domain across nodes" in english.content.decode()
+    chinese = client.get(page, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "跨节点的 72 GPU NVLink 域" in chinese.content.decode()
