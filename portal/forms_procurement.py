@@ -44,6 +44,7 @@ OFFERING_FIELDSETS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "gpus_per_node",
             "gpu_memory_gib",
             "nvlink_topology",
+            "nvlink_domain_gpus",
             "mig_vgpu_profile",
             "mig_profile",
             "logical_cpus_per_node",

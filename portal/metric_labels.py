@@ -192,6 +192,13 @@ INPUT_LABELS: dict[str, Promise] = {
     "derived.measured_rails_per_gpu": gettext_lazy(
         "Compute rails Active per GPU on the worst node (ibstat)"
     ),
+    "derived.fabric_gbit_s_per_gpu": gettext_lazy(
+        "Compute-fabric bandwidth per GPU, as claimed (NICs x rate / GPUs per node, Gb/s)"
+    ),
+    "derived.measured_fabric_gbit_s_per_gpu": gettext_lazy(
+        "Compute-fabric bandwidth per GPU measured: rails Active on the worst node x the "
+        "slowest rate / GPUs per node, Gb/s (ibstat)"
+    ),
     "measured.allgather_busbw_fraction": gettext_lazy(
         "Measured all_gather bus bandwidth against the expected"
     ),

@@ -540,6 +540,57 @@ def reference_fabric(gpu_model: str | None) -> tuple[GpuSpec, int, str] | None:
     return None if found is None else (spec, *found)
 
 
+# --- NVLink domains larger than one node ------------------------------------------------------
+
+# A rack-scale system joins the GPUs of several nodes (trays) in one NVLink domain through its
+# NVSwitch trays: GB200 NVL72 (72 GPUs, 18 trays of 4), GH200 NVL32 (32 superchips, one per
+# node). NCCL then runs a collective among GPUs of one domain over NVLink (multi-node NVLink,
+# NCCL 2.19+), at NVLink's bandwidth rather than the compute fabric's.
+
+
+def nvlink_domain_size(declared: int | None, gpus_per_node: int) -> int:
+    """The GPUs of one NVLink domain: ``declared`` where the offering states one (a multiple
+    of ``gpus_per_node``, at least it), else (None or 0) the node's GPUs."""
+    return declared if declared else gpus_per_node
+
+
+def nvlink_domain_problem(
+    declared: int | None, gpus_per_node: int, nvlink_topology: str | None = None
+) -> tuple[str, str] | None:
+    """Why ``declared`` GPUs cannot be an NVLink domain of ``gpus_per_node``-GPU nodes, as
+    (en, zh), or None when it can (None or 0: the node itself). A domain joins whole nodes, so
+    it is a multiple of the node's GPUs and at least one node; one larger than a node needs
+    NVLink (``nvlink_topology`` not "none", where given)."""
+    if not declared:
+        return None
+    if isinstance(declared, bool) or not isinstance(declared, int) or declared < 0:
+        return (
+            f"the NVLink domain must be a whole number of GPUs, got {declared!r}",
+            f"NVLink 域必须是整数个 GPU，收到 {declared!r}",
+        )
+    if declared < gpus_per_node or declared % gpus_per_node:
+        return (
+            f"the NVLink domain ({declared} GPUs) must be a multiple of the {gpus_per_node} GPUs "
+            "per node, at least one node",
+            f"NVLink 域（{declared} 块 GPU）必须是每节点 {gpus_per_node} 块 GPU 的整数倍，"
+            "且至少为一个节点",
+        )
+    if declared > gpus_per_node and nvlink_topology == "none":
+        return (
+            f"an NVLink domain of {declared} GPUs across nodes needs an NVLink topology, not none",
+            f"跨节点的 {declared} GPU NVLink 域需要 NVLink 拓扑，不能为“无”",
+        )
+    return None
+
+
+def run_in_nvlink_domain(gpus_per_node: int, node_count: int, domain_gpus: int | None) -> bool:
+    """Whether a run on ``node_count`` nodes of ``gpus_per_node`` GPUs spans more than one node
+    yet fits in one NVLink domain of ``domain_gpus`` (nvlink_domain_size), so that NCCL can
+    keep its traffic on NVLink."""
+    domain = nvlink_domain_size(domain_gpus, gpus_per_node)
+    return node_count >= 2 and gpus_per_node * node_count <= domain
+
+
 # --- expected all-reduce bus bandwidth ---------------------------------------------------------
 
 NVLINK_TOPOLOGIES = ("full_mesh", "grouped", "none")
@@ -550,7 +601,8 @@ FABRICS = ("infiniband", "roce", "ethernet", "none")
 class ExpectedBusbw:
     """The all-reduce busbw (GB/s) a declared system should reach, and why.
 
-    ``bound`` names the bottleneck ("intra_node" or "inter_node"); the two component bounds are
+    ``bound`` names the bottleneck ("intra_node", "inter_node", or "nvlink_domain" for a run
+    across nodes of one NVLink domain, bounded by NVLink); the two component bounds are
     kept (None where not applicable) so that a page can show the arithmetic.
     """
 
@@ -595,15 +647,18 @@ def expected_busbw_gbyte_s(
     fabric: str,
     fabric_rate_gbit_s: float,
     nics_per_node: int,
+    nvlink_domain_gpus: int | None = None,
 ) -> ExpectedBusbw | None:
     """The all-reduce busbw (GB/s) the declared system should reach at its best message size.
 
     ``gpus_per_node`` >= 1 and ``node_count`` >= 1 describe the run being judged (the nodes the
     POC tested), ``nvlink_topology`` and ``fabric`` are the claimed values, ``fabric_rate_gbit_s``
-    the claimed rate per port and ``nics_per_node`` the compute rails. Returns None when no
-    bound applies (one GPU on one node) or a multi-node run has no declared network to bound it
-    (fabric "none" or rate/NIC count 0). See the module docstring for the derivation; a healthy
-    system measures 0.8-1.05 of the value.
+    the claimed rate per port and ``nics_per_node`` the compute rails. ``nvlink_domain_gpus``
+    is the claimed NVLink domain (None or 0: the node): a multi-node run whose GPUs fit in one
+    domain is bounded by NVLink, as inside a node (bound "nvlink_domain"), not by the fabric.
+    Returns None when no bound applies (one GPU on one node) or a multi-node run outside one
+    NVLink domain has no declared network to bound it (fabric "none" or rate/NIC count 0). See
+    the module docstring for the derivation; a healthy system measures 0.8-1.05 of the value.
     """
     if gpus_per_node < 1 or node_count < 1:
         raise ValueError("gpus_per_node and node_count must be at least 1")
@@ -615,6 +670,24 @@ def expected_busbw_gbyte_s(
     intra_en = intra_zh = ""
     if gpus_per_node >= 2:
         intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+    if run_in_nvlink_domain(gpus_per_node, node_count, nvlink_domain_gpus):
+        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+        ranks = gpus_per_node * node_count
+        domain = nvlink_domain_size(nvlink_domain_gpus, gpus_per_node)
+        return ExpectedBusbw(
+            value_gbyte_s=round(intra, 2),
+            basis=(
+                f"{intra:.1f} GB/s bounded by NVLink: the run's {ranks} GPUs on {node_count} "
+                f"nodes fit in one {domain}-GPU NVLink domain: {intra_en}"
+            ),
+            basis_zh=(
+                f"{intra:.1f} GB/s，受 NVLink 限制：该测试 {node_count} 个节点共 {ranks} 块 GPU"
+                f"位于同一个 {domain} GPU 的 NVLink 域内：{intra_zh}"
+            ),
+            bound="nvlink_domain",
+            intra_node_gbyte_s=round(intra, 2),
+            inter_node_gbyte_s=None,
+        )
     inter: float | None = None
     inter_en = inter_zh = ""
     if node_count >= 2:

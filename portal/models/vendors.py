@@ -6,7 +6,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import Mod
+from django.db.models.lookups import Exact
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
@@ -97,6 +99,19 @@ class Offering(models.Model):
     )
     nvlink_topology = models.CharField(
         _("NVLink topology"), max_length=20, choices=NvlinkTopology.choices
+    )
+    # Blank (or 0): the node is the NVLink domain. A rack-scale system joins several nodes'
+    # GPUs in one domain through NVSwitch trays, and a run across them stays on NVLink.
+    nvlink_domain_gpus = models.PositiveIntegerField(
+        _("NVLink domain (GPUs)"),
+        null=True,
+        blank=True,
+        validators=[MaxValueValidator(100_000)],
+        help_text=_(
+            "GPUs joined in one NVLink domain across nodes: 72 for a GB200 NVL72 rack (18 "
+            "trays of 4), 32 for GH200 NVL32. A multiple of the GPUs per node, at least one "
+            "node; leave blank when NVLink stays inside the node."
+        ),
     )
     mig_vgpu_profile = models.CharField(
         _("MIG / vGPU profile"),
@@ -372,6 +387,16 @@ class Offering(models.Model):
                 condition=Q(gpu_form_factor__in=[c.value for c in FormFactor]),
                 name="offering_form_factor_valid",
             ),
+            # Blank or 0 (the node), else whole nodes (Offering._clean_nvlink_domain).
+            models.CheckConstraint(
+                condition=Q(nvlink_domain_gpus__isnull=True)
+                | Q(nvlink_domain_gpus=0)
+                | (
+                    Q(nvlink_domain_gpus__gte=F("gpus_per_node"))
+                    & Exact(Mod("nvlink_domain_gpus", "gpus_per_node"), 0)
+                ),
+                name="offering_nvlink_domain_whole_nodes",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -379,6 +404,7 @@ class Offering(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        self._clean_nvlink_domain()
         profile = (self.mig_profile or "").strip().lower()
         if MIG_PROFILE_RE.match(profile):
             profile = normalise_mig_profile(profile)
@@ -393,6 +419,33 @@ class Offering(models.Model):
             load_rubric(CURRENT_RUBRIC_VERSION).gpu_fraction(self.gpu_model or "", profile)
         except ScoringInputError as exc:
             raise ValidationError({"mig_profile": str(exc)}) from None
+
+    def _clean_nvlink_domain(self) -> None:
+        """The NVLink domain joins whole nodes: a multiple of the GPUs per node, at least one
+        node, and NVLink to join them (scoring.reference.nvlink_domain_problem)."""
+        domain, gpus = self.nvlink_domain_gpus, self.gpus_per_node
+        if not domain or not gpus:
+            return
+        if domain < gpus or domain % gpus:
+            raise ValidationError(
+                {
+                    "nvlink_domain_gpus": _(
+                        "The NVLink domain (%(domain)s GPUs) must be a whole number of nodes: "
+                        "a multiple of the %(gpus)s GPUs per node, at least one node. Leave it "
+                        "blank when NVLink stays inside the node."
+                    )
+                    % {"domain": domain, "gpus": gpus}
+                }
+            )
+        if domain > gpus and self.nvlink_topology == NvlinkTopology.NONE:
+            raise ValidationError(
+                {
+                    "nvlink_domain_gpus": _(
+                        "An NVLink domain across nodes needs an NVLink topology: choose the "
+                        "topology, or leave the domain blank."
+                    )
+                }
+            )
 
 
 # What a catalogue editor states about an offering (every editable column, in model order):

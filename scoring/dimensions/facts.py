@@ -10,6 +10,7 @@ item's status; measured, computed and answer values count as they are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter, mul
@@ -382,7 +383,10 @@ def _gpus_per_node_equivalent(ctx: FactContext) -> float:
 
 def _inter_node_traffic(ctx: FactContext) -> bool:
     """Whether the requirement needs traffic between nodes on this offering: the required GPUs
-    do not fit in one of its nodes. A 1-node (or 1-GPU) need crosses no fabric."""
+    do not fit in one of its nodes. A 1-node (or 1-GPU) need crosses no fabric. One node, not
+    one declared NVLink domain (offering.nvlink_domain_gpus): the domain is a claim, and a
+    scheduler may place the job's nodes in two domains, across the fabric (conservative; the
+    fabric rules' sources say so)."""
     return ctx.evaluation.required_total_gpus > _gpus_per_node_equivalent(ctx)
 
 
@@ -405,6 +409,43 @@ def _measured_rails_per_gpu(ctx: FactContext) -> float | None:
     if rails is None or ctx.answers.get("fabric", UNANSWERED) == "contradicted":
         return None
     return _per_gpu(rails, ctx.offering.gpus_per_node)
+
+
+def _fabric_gbit_s_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed compute-fabric injection bandwidth per GPU, Gb/s: the NICs of a node times
+    their claimed rate, shared by the node's GPUs (nics_per_node x fabric_rate_gbit_s /
+    gpus_per_node). What a collective between nodes moves per GPU, whatever the NICs' count:
+    16 x 200G and 8 x 400G on 8 GPUs both give 400."""
+    offering = ctx.offering
+    return _gbit_s_per_gpu(offering.nics_per_node, offering.fabric_rate_gbit_s, offering)
+
+
+def _gbit_s_per_gpu(rails: int, rate: float, offering: OfferingFacts) -> float | None:
+    gpus = offering.gpus_per_node
+    return round(rails * rate / gpus, 1) if gpus > 0 else None
+
+
+def _measured_fabric_gbit_s_per_gpu(ctx: FactContext) -> float | None:
+    """The injection bandwidth per GPU ibstat showed, Gb/s: the rails Active on the worst node
+    (measured.ib_rails_min) times the slowest active rail's rate (ib_rate_gbit_s_min), over
+    the node's GPUs. None where not measured or where the evidence refuted the fabric claim
+    (checklist item 3 contradicted): a refuted claim is scored as the claim it is, at the
+    contradicted factor, as for the rails (_measured_rails_per_gpu). No rail Active is 0
+    whatever the rate. A summary stored before the rails were counted (a rate, no rails)
+    counts the claimed NICs less the ports down per node, as the cost's fabric share does
+    (collectives.declared_fabric)."""
+    measured = ctx.measured
+    if ctx.answers.get("fabric", UNANSWERED) == "contradicted":
+        return None
+    rails, rate = measured.ib_rails_min, measured.ib_rate_gbit_s_min
+    if rails == 0:
+        return 0.0
+    if rate is None:
+        return None
+    if rails is None:
+        down = math.ceil((measured.ib_ports_down or 0) / max(ctx.candidate.node_count, 1))
+        rails = max(ctx.offering.nics_per_node - down, 0)
+    return _gbit_s_per_gpu(rails, rate, ctx.offering)
 
 
 def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
@@ -436,6 +477,38 @@ def _measured_rails_per_gpu_column(batch: Batch) -> list[float | None]:
         zip(rails, batch.raw("offering.gpus_per_node"), batch.status("fabric"), strict=True)
     )
     return by_key(batch, keys, _measured_rails_per_gpu)
+
+
+def _fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
+    keys = list(
+        zip(
+            batch.raw("offering.nics_per_node"),
+            batch.raw("offering.fabric_rate_gbit_s"),
+            batch.raw("offering.gpus_per_node"),
+            strict=True,
+        )
+    )
+    return by_key(batch, keys, _fabric_gbit_s_per_gpu)
+
+
+_IBSTAT_FACTS = attrgetter("ib_rails_min", "ib_rate_gbit_s_min", "ib_ports_down")
+
+
+def _measured_fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
+    ibstat = list(map(_IBSTAT_FACTS, batch.owners("measured")))
+    if all(rails is None and rate is None for rails, rate, _down in ibstat):
+        return [None] * len(ibstat)  # nothing measured (the usual batch)
+    keys = list(
+        zip(
+            ibstat,
+            batch.raw("offering.nics_per_node"),
+            batch.raw("offering.gpus_per_node"),
+            map(_NODE_COUNT, batch.owners("candidate")),
+            batch.status("fabric"),
+            strict=True,
+        )
+    )
+    return by_key(batch, keys, _measured_fabric_gbit_s_per_gpu)
 
 
 def _gpu_to_gpu_traffic_column(batch: Batch) -> list[bool]:
@@ -604,6 +677,17 @@ def _build_facts() -> dict[str, FactSource]:
         MEASURED,
         ("ib_rails_min",),
         column=_measured_rails_per_gpu_column,
+    )
+    facts["derived.fabric_gbit_s_per_gpu"] = FactSource(
+        _fabric_gbit_s_per_gpu, CLAIMED, column=_fabric_gbit_s_per_gpu_column
+    )
+    # Cited by the combined reference of the worst node's rails and the slowest rate where
+    # they come from different ibstat outputs (verification.facts), else by either.
+    facts["derived.measured_fabric_gbit_s_per_gpu"] = FactSource(
+        _measured_fabric_gbit_s_per_gpu,
+        MEASURED,
+        ("ib_gbit_s_per_gpu", "ib_rails_min", "ib_rate_gbit_s_min"),
+        column=_measured_fabric_gbit_s_per_gpu_column,
     )
     facts["derived.gpu_to_gpu_traffic"] = FactSource(
         _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column

@@ -11,7 +11,7 @@ from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
-from ..reference import is_gpu_family
+from ..reference import is_gpu_family, nvlink_domain_problem
 from .base import (
     BARE_METAL_VERDICTS,
     BILLING_MODELS,
@@ -223,6 +223,9 @@ class OfferingFacts:
     region_zone: str = ""
     # A vendor-managed (platform) option is offered: bare metal then needs no buyer ops team.
     vendor_managed: bool = False
+    # The GPUs joined in one NVLink domain (GB200 NVL72: 72; GH200 NVL32: 32), a multiple of
+    # gpus_per_node; 0 (or None, read as 0) is the node itself.
+    nvlink_domain_gpus: int = 0
 
     def __post_init__(self) -> None:
         _choice(self.delivery_form, DELIVERY_FORMS, "delivery_form")
@@ -242,6 +245,14 @@ class OfferingFacts:
         _int(self.gpu_memory_gib, "gpu_memory_gib", 1)
         _int(self.fabric_rate_gbit_s, "fabric_rate_gbit_s", 0)
         _int(self.nics_per_node, "nics_per_node", 0)
+        if self.nvlink_domain_gpus is None:
+            _set(self, "nvlink_domain_gpus", 0)
+        _int(self.nvlink_domain_gpus, "nvlink_domain_gpus", 0)
+        problem = nvlink_domain_problem(
+            self.nvlink_domain_gpus, self.gpus_per_node, self.nvlink_topology
+        )
+        if problem is not None:
+            raise ScoringInputError(problem[0])
         _opt_int(self.provisioning_time_min, "provisioning_time_min", 0)
         _int(self.setup_days, "setup_days", 0)
         _int(self.poc_window_days, "poc_window_days", 0)

@@ -473,6 +473,11 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         evidence_refs=refs,
     )
     _complete_refs(refs, facts, report, evidence)
+    # The bandwidth per GPU multiplies the worst node's rails by the slowest rate: it cites
+    # both outputs where they differ (the worst node and the slowest port may be two nodes).
+    cited = [refs.get("ib_rails_min"), refs.get("ib_rate_gbit_s_min")]
+    if all(cited) and cited[0] != cited[1]:
+        refs["ib_gbit_s_per_gpu"] = " | ".join(cited)  # type: ignore[arg-type]
     return replace(facts, evidence_refs=refs)
 
 

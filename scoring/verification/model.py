@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ..reference import FABRICS, FORM_FACTORS, NVLINK_TOPOLOGIES, ExpectedBusbw
+from ..reference import (
+    FABRICS,
+    FORM_FACTORS,
+    NVLINK_TOPOLOGIES,
+    ExpectedBusbw,
+    nvlink_domain_problem,
+)
 
 STATUS_VERIFIED = "verified"
 STATUS_CONTRADICTED = "contradicted"
@@ -72,12 +78,19 @@ class Claims:
     distributed_fs_bandwidth_gbyte_s: Number | None = None
     logical_cpus_per_node: int | None = None
     delivery_form: str = "bare_metal"
+    # The GPUs of one NVLink domain (OfferingFacts.nvlink_domain_gpus; 0 or None: the node).
+    nvlink_domain_gpus: int | None = 0
 
     def __post_init__(self) -> None:
         if self.gpus_per_node < 1:
             raise VerificationInputError(
                 f"gpus_per_node must be at least 1, got {self.gpus_per_node}"
             )
+        if self.nvlink_domain_gpus is None:
+            object.__setattr__(self, "nvlink_domain_gpus", 0)
+        problem = nvlink_domain_problem(self.nvlink_domain_gpus, self.gpus_per_node)
+        if problem is not None:
+            raise VerificationInputError(problem[0])
         if self.node_count < 1:
             raise VerificationInputError(f"node_count must be at least 1, got {self.node_count}")
         if self.gpu_memory_gib < 0:

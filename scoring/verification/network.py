@@ -22,6 +22,8 @@ from ..reference import (
     gpu_name_facts,
     match_gpu,
     nic_max_rate_gbit_s,
+    nvlink_domain_size,
+    run_in_nvlink_domain,
 )
 from ._util import (
     NodeResult,
@@ -473,6 +475,8 @@ class _Run:
     peak_gbyte_s: float
     ranks: int
     nodes: int
+    # Judged as a run inside one NVLink domain across nodes (_via_nvlink): against NVLink.
+    via_nvlink: bool = False
 
 
 # The smallest largest-message a run needs before a low bus bandwidth can refute a claim:
@@ -622,14 +626,19 @@ def _net_factor(collective: str, ranks: int, gpus_per_node: int, nodes: int) -> 
     return (n - 1) / (g * (n - g))
 
 
-def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) -> _Bound:
+def _bound(
+    claims: Claims, spec: GpuSpec | None, collective: str, nodes: int, via_nvlink: bool = False
+) -> _Bound:
+    """What a run on ``nodes`` nodes should reach and can reach at most; ``via_nvlink``: a run
+    across nodes of one NVLink domain (run_in_nvlink_domain), bounded by NVLink as inside a
+    node, not by the fabric."""
     if spec is None:
         return _Bound(None, None)
     g = claims.gpus_per_node
     ranks = g * nodes
     net_ok = claims.fabric != "none" and claims.fabric_rate_gbit_s > 0 and claims.nics_per_node > 0
     inter_line = None
-    if nodes >= 2 and net_ok:
+    if nodes >= 2 and net_ok and not via_nvlink:
         node_gbyte_s = claims.nics_per_node * claims.fabric_rate_gbit_s / 8
         inter_line = node_gbyte_s * _net_factor(collective, ranks, g, nodes)
     if collective == ALL_REDUCE:
@@ -641,9 +650,10 @@ def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) ->
             claims.fabric,
             claims.fabric_rate_gbit_s,
             claims.nics_per_node,
+            claims.nvlink_domain_gpus if via_nvlink else None,
         )
         intra_line = None
-        if g >= 2:
+        if g >= 2 or via_nvlink:
             _, intra_line = _intra_line(spec, claims, collective)
             uses_nvls = (
                 claims.nvlink_topology == "full_mesh" and spec.nvls and spec.form_factor != "pcie"
@@ -653,13 +663,13 @@ def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) ->
     else:
         expected = None
         intra_expected = intra_line = None
-        if g >= 2:
+        if g >= 2 or via_nvlink:
             intra_expected, intra_line = _intra_line(spec, claims, collective)
         inter_expected = None
         if inter_line is not None:
             eff = NET_TCP_EFFICIENCY if claims.fabric == "ethernet" else NET_RDMA_EFFICIENCY
             inter_expected = inter_line * eff
-        if nodes >= 2 and inter_expected is None:
+        if nodes >= 2 and inter_expected is None and not via_nvlink:
             return _Bound(None, None)
         values = [v for v in (intra_expected, inter_expected) if v is not None]
         nics, rate = claims.nics_per_node, claims.fabric_rate_gbit_s
@@ -676,6 +686,11 @@ def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) ->
                 if bound == "intra_node"
                 else (f"受节点间网络限制（每节点 {nics} × {rate} Gb/s，{nodes} 个节点）")
             )
+            if via_nvlink:
+                domain = nvlink_domain_size(claims.nvlink_domain_gpus, g)
+                bound = "nvlink_domain"
+                where = f"by NVLink ({nodes} nodes of one {domain}-GPU NVLink domain)"
+                where_zh = f"受 NVLink 限制（同一 {domain} GPU NVLink 域内的 {nodes} 个节点）"
             expected = ExpectedBusbw(
                 value_gbyte_s=value,
                 basis=f"{value:g} GB/s {_COLLECTIVE_EN[collective]} bounded {where}",
@@ -685,7 +700,7 @@ def _bound(claims: Claims, spec: GpuSpec | None, collective: str, nodes: int) ->
                 inter_node_gbyte_s=None if inter_expected is None else round(inter_expected, 2),
             )
     lines = [v for v in (intra_line, inter_line) if v is not None]
-    if nodes >= 2 and inter_line is None:
+    if nodes >= 2 and inter_line is None and not via_nvlink:
         lines = []
     ceiling = round(min(lines) * IMPLAUSIBLE_MARGIN, 2) if lines else None
     if expected is not None and expected.value_gbyte_s <= 0:
@@ -735,7 +750,9 @@ def _sort_runs(
                 )
             )
             continue
-        ceiling = _bound(claims, spec, collective, nodes).ceiling_gbyte_s
+        # A run that fits in one NVLink domain may have stayed on NVLink: its ceiling is NVLink's.
+        in_domain = run_in_nvlink_domain(claims.gpus_per_node, nodes, claims.nvlink_domain_gpus)
+        ceiling = _bound(claims, spec, collective, nodes, in_domain).ceiling_gbyte_s
         if ceiling is not None and peak > ceiling:
             out.implausible.append(
                 (
@@ -746,8 +763,30 @@ def _sort_runs(
                 )
             )
             continue
-        out.usable.append(_Run(ev, peak, ranks, nodes))
+        via_nvlink = in_domain and _via_nvlink(claims, spec, collective, nodes, peak)
+        out.usable.append(_Run(ev, peak, ranks, nodes, via_nvlink))
     return out
+
+
+def candidate_in_nvlink_domain(claims: Claims) -> bool:
+    """Whether all the candidate's nodes fit in one NVLink domain larger than a node."""
+    return run_in_nvlink_domain(claims.gpus_per_node, claims.node_count, claims.nvlink_domain_gpus)
+
+
+def _via_nvlink(
+    claims: Claims, spec: GpuSpec | None, collective: str, nodes: int, peak: float
+) -> bool:
+    """Whether a run across nodes that fits in one NVLink domain is judged against NVLink.
+
+    Where all the candidate's nodes share one domain, every such run stays on NVLink. Where
+    the candidate spans several domains, a run on a few nodes may have crossed two of them
+    (over the fabric) or stayed in one: it is judged against NVLink only when it is faster
+    than the fabric can carry (above the fabric's ceiling), else against the fabric, so a
+    healthy run between two racks is never taken for a slow NVLink domain."""
+    if candidate_in_nvlink_domain(claims):
+        return True
+    fabric_ceiling = _bound(claims, spec, collective, nodes).ceiling_gbyte_s
+    return fabric_ceiling is None or peak > fabric_ceiling
 
 
 def _best(runs: list[_Run]) -> _Run | None:
@@ -764,7 +803,7 @@ def _fraction(
 ) -> float | None:
     if run is None:
         return None
-    expected = _bound(claims, spec, collective, run.nodes).expected
+    expected = _bound(claims, spec, collective, run.nodes, run.via_nvlink).expected
     if expected is None:
         return None
     return round(run.peak_gbyte_s / expected.value_gbyte_s, 3)
@@ -886,7 +925,10 @@ def verify_collective(
         )
         return CollectiveCheck(item, None, None, None, None, None)
     scope = SCOPE_MULTI_NODE if best.nodes >= 2 else SCOPE_ONE_NODE
-    covers = best.nodes >= 2 or claims.node_count == 1
+    # A run that stayed in one NVLink domain proves NVLink between its nodes, and the
+    # candidate's interconnect only where all its nodes share that domain.
+    in_one_domain = best.via_nvlink and not candidate_in_nvlink_domain(claims)
+    covers = (best.nodes >= 2 or claims.node_count == 1) and not in_one_domain
     details.update(
         {
             "measured_gbyte_s": best.peak_gbyte_s,
@@ -894,9 +936,10 @@ def verify_collective(
             "tested_nodes": best.nodes,
             "scope": scope,
             "covers_interconnect": covers,
+            "via_nvlink_domain": best.via_nvlink,
         }
     )
-    expected = _bound(claims, spec, collective, best.nodes).expected
+    expected = _bound(claims, spec, collective, best.nodes, best.via_nvlink).expected
     measured = (
         f"{num(best.peak_gbyte_s, 2)} GB/s peak {name} busbw on {best.ranks} GPUs "
         f"({best.nodes} node(s))"
@@ -931,6 +974,8 @@ def verify_collective(
     details.update({"expected_gbyte_s": expected.value_gbyte_s, "fraction": fraction})
     what = "the declared interconnect" if covers else "NVLink inside one node only"
     what_zh = "所声明的互联" if covers else "仅单节点内的 NVLink"
+    if in_one_domain:
+        what, what_zh = "NVLink inside one NVLink domain only", "仅单个 NVLink 域内的 NVLink"
     if fraction >= BUSBW_VERIFIED_FROM:
         status, verdict_en, verdict_zh = (
             STATUS_VERIFIED,
@@ -972,6 +1017,16 @@ def verify_collective(
             f"仅在该候选 {claims.node_count} 个节点中的 {best.nodes} 个上测试：假定全规模下的网络"
             "（更多交换层级、叶交换机之间的收敛比）与实测表现一致。"
         )
+        if expected.bound == "nvlink_domain":
+            # Every node of the candidate shares the run's NVLink domain: no fabric is crossed.
+            scope_en = (
+                f" Tested on {best.nodes} of the candidate's {claims.node_count} nodes, all in "
+                "one NVLink domain: the domain at its full size is assumed to perform as measured."
+            )
+            scope_zh = (
+                f"仅在该候选 {claims.node_count} 个节点中的 {best.nodes} 个上测试，这些节点同属一个"
+                " NVLink 域：假定整个域的表现与实测一致。"
+            )
         if expected.bound == "intra_node":
             scope_en += (
                 " The expected value is bounded inside the node, so the run shows the fabric "
@@ -992,6 +1047,18 @@ def verify_collective(
         scope_zh = (
             f"该候选 {claims.node_count} 个节点之间的网络未被核实：需要跨至少两个节点的测试。"
         )
+        if in_one_domain:
+            domain = nvlink_domain_size(claims.nvlink_domain_gpus, claims.gpus_per_node)
+            scope_en = (
+                f" The run stayed inside one {domain}-GPU NVLink domain (faster than the fabric "
+                f"can carry); the fabric between the NVLink domains of the candidate's "
+                f"{claims.node_count} nodes is not verified: a run spanning two domains is needed."
+            )
+            scope_zh = (
+                f"该测试未离开单个 {domain} GPU 的 NVLink 域（快于网络所能承载）；该候选 "
+                f"{claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
+                "需要跨两个域的测试。"
+            )
     en = (
         f"Measured {measured} is {pct(fraction)} of the {num(expected.value_gbyte_s)} GB/s "
         f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{scope_en}{aside_en}"

@@ -58,7 +58,7 @@ def _rule(result, rule_id):
 
 def test_ibstat_verifying_the_ports_leaves_the_topology_a_claim_citing_no_evidence():
     result = api.score_candidate(_fleet(answers={"fabric": "verified"}), FLEET, rubric_version="2")
-    port = _rule(result, "network.fabric.port_rate")
+    port = _rule(result, "network.fabric.gbit_s_per_gpu")
     assert (port.basis, port.points, port.evidence_ref) == ("measured", 14.0, IBSTAT_REF)
     for rule_id in TOPOLOGY_RULES:
         c = _rule(result, rule_id)

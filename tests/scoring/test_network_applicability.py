@@ -22,7 +22,7 @@ except ImportError:  # pragma: no cover - when tests/scoring is a package
 V2 = load_rubric("2")
 FABRIC_RULES = {
     "network.fabric.type",
-    "network.fabric.port_rate",
+    "network.fabric.gbit_s_per_gpu",
     "network.fabric.rails",
     "network.fabric.oversubscription",
     "network.fabric.cross_rack_latency",
