@@ -49,6 +49,8 @@ metrics
     nccl_tests_version   from "# nccl-tests version X" (newer builds add the git revision:
                          "2.20.0 (b4d5bee) nccl-headers=... nccl-library=...").
     gpu_names, hosts     distinct values from the device list, in order.
+    devices_listed       ranks the "Using devices" list shows (below ``ranks`` in a per-node
+                         or cut log: its hosts are then only some of the run's).
     bus_ids_shown        ranks whose device line shows a readable PCI bus ("[0x18]" in older
                          builds, "[0002:00:01]" domain:bus:device in newer ones).
     shared_gpu_ranks     list of the ranks whose device line shows the same host and full PCI
@@ -1055,6 +1057,8 @@ class _Scanner:
             "nccl_tests_version": self.tests_version,
             "gpu_names": list(dict.fromkeys(n for _, n in self.devices.values() if n)),
             "hosts": list(dict.fromkeys(host for host, _ in self.devices.values())),
+            # Below ``ranks`` when the log lists some ranks only: ``hosts`` is then a floor.
+            "devices_listed": len(self.devices),
             "gpus_per_process": self.gpus_per_process,
             "bus_ids_shown": len(self.buses),
             "root_bus_ranks": sum(1 for bus in self.buses.values() if bus == 0),

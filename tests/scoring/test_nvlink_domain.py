@@ -1,13 +1,14 @@
 """NVLink domains larger than one node (GB200 NVL72, GH200 NVL32).
 
-An all_reduce across two trays of a GB200 NVL72 rack runs over the NVSwitch trays at NVLink's
-bandwidth (~780 GB/s busbw on 8 GPUs), far above what the trays' InfiniBand could carry (4 x
-400 Gb/s per tray, a 190 GB/s bound): judged against the fabric it was set aside as
-implausible, so the rack could never be verified. An offering now declares its NVLink domain
-(offering.nvlink_domain_gpus; 0 = the node), and a run whose GPUs fit in one domain is
-expected and capped by NVLink. Where the candidate spans several domains, a run on a few
-nodes is judged against NVLink only when faster than the fabric can carry, and then verifies
-NVLink, not the fabric between domains.
+An all_reduce across the 18 trays of a GB200 NVL72 rack runs over the NVSwitch trays at
+NVLink's bandwidth (846.82 GB/s busbw on 72 GPUs in CoreWeave's published run), far above
+what the trays' InfiniBand could carry (4 x 400 Gb/s per tray, a 190 GB/s bound): judged
+against the fabric it was set aside as implausible, so the rack could never be verified. An
+offering now declares its NVLink domain (offering.nvlink_domain_gpus; 0 = the node), and a
+run whose GPUs fit in one domain is expected and capped by NVLink. Where the candidate spans
+several domains, a run on a few nodes is judged against NVLink only when faster than the
+fabric can carry, and then verifies NVLink, not the fabric between domains; a run across
+domains is capped by one domain's NVLink and judged against the fabric it crossed.
 """
 
 from __future__ import annotations
@@ -41,21 +42,25 @@ try:
 except ImportError:  # pragma: no cover - when tests/scoring is a package
     from .scoring_factories import candidate, evaluation, offering
 
-# nccl-tests all_reduce_perf on two GB200 NVL72 compute trays of one rack (8 ranks, one GPU
-# each, srun -N 2 --ntasks-per-node=4), swept to 8 GiB: 779.77 GB/s peak busbw.
-SAMPLE = Path(__file__).parent / "samples" / "gb200-nvl72-2tray-8rank-allreduce-mnnvl.txt"
+# Real outputs (tests/scoring/evidence/samples/PROVENANCE.tsv): nccl-tests all_reduce_perf on
+# one GB200 NVL72 rack (72 ranks, 18 trays of 4 GPUs), swept to 8 GiB, 846.82 GB/s peak
+# busbw; and on two racks (144 ranks), to 16 GiB, 820.36 GB/s. Their authors cut the device
+# list to its last rank.
+SAMPLES = Path(__file__).parent / "evidence" / "samples" / "nccl_tests"
+SAMPLE = SAMPLES / "coreweave-pr43-gb200-nvl72-72rank-rank71-only-graphics-device.txt"
+TWO_RACKS = SAMPLES / "coreweave-gb200-nvl72-two-racks-144-ranks.txt"
 GB200 = match_gpu("NVIDIA GB200 186GB")
 
 
-def _run(peak: float | None = None) -> list[NodeEvidence]:
-    result = parse_bytes(SAMPLE.read_bytes())
+def _run(peak: float | None = None, sample: Path = SAMPLE) -> list[NodeEvidence]:
+    result = parse_bytes(sample.read_bytes())
     metrics = dict(result.metrics)
     if peak is not None:
         metrics["peak_busbw_gbyte_s"] = peak
-    return [NodeEvidence("slurm-gb200-207-171", 9, result.kind, metrics, SAMPLE.name, None)]
+    return [NodeEvidence("slurm-gb200-207-171", 9, result.kind, metrics, sample.name, None)]
 
 
-def _claims(domain: int | None, nodes: int = 2, **changes) -> Claims:
+def _claims(domain: int | None, nodes: int = 18, **changes) -> Claims:
     # A GB200 NVL72 compute tray: 4 GPUs, one ConnectX-7 400 Gb/s InfiniBand rail per GPU.
     base = Claims(
         gpu_model="NVIDIA GB200 186GB",
@@ -72,13 +77,13 @@ def _claims(domain: int | None, nodes: int = 2, **changes) -> Claims:
     return replace(base, **changes)
 
 
-def test_the_sample_is_a_two_tray_run_at_nvlink_speed():
+def test_the_sample_is_a_whole_rack_run_at_nvlink_speed():
     (run,) = _run()
     assert run.kind == "nccl_tests"
-    assert run.metrics["ranks"] == 8
-    assert run.metrics["hosts"] == ["slurm-gb200-207-171", "slurm-gb200-207-172"]
-    assert run.metrics["peak_busbw_gbyte_s"] == 779.77
-    assert run.metrics["gpu_names"] == ["NVIDIA GB200"]
+    assert run.metrics["ranks"] == 72  # "Rank 71" alone: at least 72 ranks
+    assert run.metrics["hosts"] == ["slurm-gb200-207-171"]
+    assert run.metrics["peak_busbw_gbyte_s"] == 846.82
+    assert run.metrics["gpu_names"] == ["NVIDIA Graphics Device"]
 
 
 # --- the expected bus bandwidth ----------------------------------------------------------------
@@ -122,12 +127,11 @@ def test_domain_helpers():
 # --- verification ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("nodes", [2, 18])
-def test_a_gb200_run_across_two_trays_verifies_a_declared_72_gpu_domain(nodes):
-    report = verify_candidate(_claims(72, nodes), _run())
+def test_a_whole_rack_run_verifies_a_declared_72_gpu_domain():
+    report = verify_candidate(_claims(72, 18), _run())
     item = report.busbw
     assert item.status == "verified", item.explanation_en
-    assert report.busbw_fraction == pytest.approx(779.77 / 720, abs=0.001)
+    assert report.busbw_fraction == pytest.approx(846.82 / 720, abs=0.001)
     assert report.expected_busbw.bound == "nvlink_domain"
     assert item.details["implausible_runs"] == []
     assert item.details["via_nvlink_domain"] is True
@@ -145,13 +149,13 @@ def test_the_same_run_is_still_set_aside_without_a_declared_domain():
         assert item.status == "unverifiable"
         assert report.busbw_fraction is None
         (aside,) = item.details["implausible_runs"]
-        assert "779.77 GB/s on 2 node(s) is above the" in aside
+        assert "846.82 GB/s on 18 node(s) is above the" in aside
 
 
 def test_a_slow_run_inside_a_domain_the_whole_candidate_shares_refutes_it():
-    # Every node of a 2-tray candidate is in the domain: a run at the fabric's speed shows
+    # Every node of an 18-tray candidate is in the domain: a run at the fabric's speed shows
     # the trays are not joined by NVLink as declared.
-    report = verify_candidate(_claims(72, 2), _run(peak=180.0))
+    report = verify_candidate(_claims(72, 18), _run(peak=180.0))
     assert report.busbw.status == "contradicted"
     assert report.busbw_fraction == pytest.approx(0.25)
 
@@ -243,3 +247,32 @@ def test_no_domain_is_the_node():
     assert offering(nvlink_domain_gpus=None).nvlink_domain_gpus == 0
     assert _claims(None).nvlink_domain_gpus == 0
     assert nvlink_domain_problem(None, 8) is None and nvlink_domain_problem(0, 8) is None
+
+
+def test_two_racks_real_run_is_not_called_implausible():
+    """CoreWeave's two-rack run (144 ranks, 820.36 GB/s): NCCL keeps most of an all_reduce on
+    each rack's NVLink and crosses the InfiniBand between racks with a share of it. Declared
+    72-GPU domains make it plausible; what it shows of the fabric between the racks is left
+    unverified, not taken from the NVLink speed."""
+    run = _run(sample=TWO_RACKS)
+    assert run[0].metrics["ranks"] == 144 and run[0].metrics["devices_listed"] == 1
+    report = verify_candidate(_claims(72, 36), run)
+    item = report.busbw
+    assert item.details["implausible_runs"] == []
+    # It crossed the fabric between the racks: judged against it, above its ring bound.
+    assert item.status == "verified", item.explanation_en
+    assert item.details["covers_interconnect"] is True
+    assert item.details["via_nvlink_domain"] is False
+    assert report.expected_busbw.bound == "inter_node"
+    # Without the declared domains the same run is above what 4 x 400 Gb/s per tray carries.
+    plain = verify_candidate(_claims(0, 36), run).busbw
+    assert plain.details["implausible_runs"], plain.explanation_en
+
+
+def test_a_cut_device_list_counts_the_nodes_its_ranks_fill():
+    """A log that lists some ranks only ("Rank 71" alone) names some hosts only: the run's
+    nodes are those its ranks fill at the declared GPUs per node, not the hosts named."""
+    (run,) = _run()
+    full = replace(run, metrics={**run.metrics, "devices_listed": 72})
+    assert verify_candidate(_claims(72, 18), [full]).busbw.status == "unverifiable"
+    assert verify_candidate(_claims(72, 18), [run]).busbw.status == "verified"
