@@ -1,0 +1,355 @@
+"""Key figures of the real outputs added in the fifth corpus batch, read by hand from each file.
+
+Each row: the sample, its kind as detected from the content, and the figures the parser must
+return (checked against the tool's own text, not against a previous parser run). The shapes:
+nccl-tests 2.17 banners with an elided device list, a log tail with no header at all, an H200
+VM on the hypervisor's bus 00; a B300 node (driver 610, ConnectX-8 ports down) and an Azure
+ND H200 v5 VM (vPCI domains, ibv_devinfo of its IB VFs); DCGM 3.1, 3.3 and 4.4 tables; RoCE
+perftest with 4 QPs over rdma_cm; fio 3.35 / 3.37 reports; a multinode nvbandwidth run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from scoring.evidence import PARSERS, nvbandwidth, registry
+
+Sample = Callable[[str], str]
+
+B300 = "NVIDIA B300 SXM6 AC"
+
+EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        # Rank lines 0, 7, 8 and 15 only; "# nccl-tests version 2.17.9 ...", "NCCL version
+        # 2.29.3+cuda13.1"; the 4 GiB row "... 42721.7  100.53  188.50  0  42920.8 ... 187.63".
+        "nccl_tests/oci-oke-slurm-b4-a100-2node-16rank-v2.17.9-nccl2.29.3-four-rank-lines.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 16,
+            "peak_busbw_gbyte_s": 188.5,
+            "avg_busbw_gbyte_s": 185.594,
+            "max_size_bytes": 4294967296,
+            "wrong_total": 0,
+            "nccl_version": "2.29.3",
+            "nccl_tests_version": "2.17.9",
+            "hosts": ["inst-qfvws-oke-rdma", "inst-wm4sq-oke-rdma"],
+        },
+    ),
+    (
+        # "(B)    (elt)" units, no '#' on the header lines, one row: busbw 23.05 / 23.06.
+        "nccl_tests/dgx-spark-3node-ring-allgather-elt-units-header-without-hashes-one-row.txt",
+        "nccl_tests",
+        {
+            "collective": "all_gather",
+            "peak_busbw_gbyte_s": 23.06,
+            "avg_busbw_gbyte_s": 23.0522,
+            "max_size_bytes": 17179869168,
+            "row_count": 1,
+            "wrong_total": 0,
+        },
+    ),
+    (
+        # Eight "[0x00] NVIDIA H200" device lines; "8589934592 ... 476.96 0 31516 272.56 476.98".
+        "nccl_tests/azure-nd-h200-v5-debian-8gpu-bus00-8g-one-row-mpirun-command.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 8,
+            "peak_busbw_gbyte_s": 476.98,
+            "avg_busbw_gbyte_s": 476.967,
+            "root_bus_ranks": 8,
+            "nccl_version": "2.19.3",
+            "hosts": ["test-h200-deb"],
+        },
+    ),
+    (
+        # No header: 33 rows from 8 B to 32 GiB; the last "... 70956  484.24  847.42  0";
+        # busbw/algbw = 847.42/484.24 = 1.75 = 2(n-1)/n for n = 8, and "nranks 8" lines.
+        "nccl_tests/oke-gb200-mpijob-kubectl-logs-tail-rows-without-header-nranks-info.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 8,
+            "row_count": 33,
+            "peak_busbw_gbyte_s": 847.42,
+            "peak_size_bytes": 34359738368,
+            "avg_busbw_gbyte_s": 260.778,
+            "min_size_bytes": 8,
+            "wrong_total": 0,
+        },
+    ),
+    (
+        "nvidia_smi/xe9780-7x-b300-driver610-kmd-umd-seven-of-eight-gpus.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "610.57.04",
+            "cuda_version": "13.3",
+            "gpu_count": 7,
+            "gpu_names": [B300] * 7,
+            "memory_total_mib": [275040] * 7,
+            "bus_ids": [
+                "00000000:1A:00.0",
+                "00000000:69:00.0",
+                "00000000:DB:00.0",
+                "00000001:1A:00.0",
+                "00000001:69:00.0",
+                "00000001:B5:00.0",
+                "00000001:DB:00.0",
+            ],
+        },
+    ),
+    (
+        "nvidia_smi/azure-nd-h200-v5-vm-driver550-vpci-domains-bus00.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "550.127.08",
+            "cuda_version": "12.4",
+            "gpu_count": 8,
+            "memory_total_mib": [143771] * 8,
+            "persistence_mode": ["Off"] * 8,
+            "bus_ids": [
+                "00000001:00:00.0",
+                "00000002:00:00.0",
+                "00000003:00:00.0",
+                "00000008:00:00.0",
+                "00000009:00:00.0",
+                "0000000A:00:00.0",
+                "0000000B:00:00.0",
+                "0000000C:00:00.0",
+            ],
+        },
+    ),
+    (
+        "nvidia_smi/euler-rtx2080ti-driver570-nvcc-path-line-before-table.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "570.172.08",
+            "cuda_version": "12.8",
+            "gpu_count": 1,
+            "gpu_names": ["NVIDIA GeForce RTX 2080 Ti"],
+            "memory_total_mib": [11264],
+        },
+    ),
+    (
+        "nvidia_smi_topo/xe9780-7x-b300-nv18-two-numa-no-nic-prompt.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 7,
+            "nic_count": 0,
+            "nvlink_pairs": 21,
+            "full_nvlink_mesh": True,
+            "nvlink_min_links": 18,
+            "numa_nodes": ["0", "1"],
+        },
+    ),
+    (
+        "nvidia_smi_nvlink/xe9780-7x-b300-nvlink-status-18x53.125-prompt.txt",
+        "nvidia_smi_nvlink",
+        {"gpu_count": 7, "links_per_gpu": 18, "link_gbyte_s": 53.125, "inactive_links": 0},
+    ),
+    (
+        "nvidia_smi_query/xe9780-7x-b300-query-gpu-csv-driver-name-compute-cap.txt",
+        "nvidia_smi_query",
+        {
+            "format": "csv",
+            "gpu_count": 7,
+            "driver_version": "610.57.04",
+            "product_names": [B300] * 7,
+        },
+    ),
+    (
+        # mlx5_2..5: MT4129 Active Rate 100; mlx5_0, 1, 6..10: MT4131 Down/Disabled Rate 10.
+        "ibstat/xe9780-cx7-ib-100-four-up-cx8-mt4131-seven-down-rate10.txt",
+        "ibstat",
+        {
+            "format": "ibstat",
+            "port_count": 11,
+            "active_port_count": 4,
+            "down_port_count": 7,
+            "max_active_rate_gbit_s": 100.0,
+            "ca_types": ["MT4129", "MT4131"],
+            "link_layers": ["InfiniBand"],
+        },
+    ),
+    (
+        # mlx5_ib0..7 "link_layer: InfiniBand", mlx5_an0 "link_layer: Ethernet", all
+        # PORT_ACTIVE; ibv_devinfo without -v prints no rate.
+        "ibstat/azure-nd-h200-v5-ibv-devinfo-8-ib-vf-4126-plus-an0-ethernet.txt",
+        "ibstat",
+        {
+            "format": "ibv_devinfo",
+            "port_count": 9,
+            "active_port_count": 9,
+            "link_layers": ["Ethernet", "InfiniBand"],
+            "max_active_rate_gbit_s": None,
+            "firmware_versions": ["16.30.5000", "28.40.1702"],
+        },
+    ),
+    (
+        "ibstat/tmux-pane-border-mlx4-vpi-port1-ib-active-port2-eth-down.txt",
+        "ibstat",
+        {
+            "port_count": 2,
+            "active_port_count": 1,
+            "max_active_rate_gbit_s": 40.0,
+            "link_layers": ["Ethernet", "InfiniBand"],
+        },
+    ),
+    (
+        "dcgm_diag/dcgm-issue254-4.4.1-r2-v100-pcie-fail-trailing-spaces-elided.txt",
+        "dcgm_diag",
+        {
+            "overall": "fail",
+            "failed_tests": ["pcie"],
+            "dcgm_version": "4.4.1",
+            "driver_version": "580.65.06",
+            "gpu_device_ids": ["1db1"] * 4,
+        },
+    ),
+    (
+        "dcgm_diag/azure-nd-h200-v5-dcgm3.1.8-r1-persistence-fail-wrapped-error.txt",
+        "dcgm_diag",
+        {
+            "overall": "fail",
+            "failed_tests": ["Persistence Mode"],
+            "dcgm_version": "3.1.8",
+            "driver_version": "550.127.08",
+            "gpu_device_ids": ["2335"] * 8,
+        },
+    ),
+    (
+        "dcgm_diag/aws-p4de-dcgm3.3.3-r2-8x-20b2-all-pass-nvlinks-expected-param.txt",
+        "dcgm_diag",
+        {
+            "overall": "pass",
+            "failed_tests": [],
+            "dcgm_version": "3.3.3",
+            "driver_version": "535.104.12",
+            "gpu_device_ids": ["20b2"] * 8,
+        },
+    ),
+    (
+        # " 65536      20000            98.01              98.01  \t\t   0.186932"
+        "perftest/oke-roce-ib_write_bw-4qp-rdma-cm-tos41-report-gbits-client-prompts.txt",
+        "perftest",
+        {
+            "test": "ib_write_bw",
+            "report_unit": "Gb/sec",
+            "qps": 4,
+            "rdma_cm": True,
+            "tos": 41,
+            "link_type": "Ethernet",
+            "bw_avg_gbit_s": 98.01,
+            "bw_peak_gbit_s": 98.01,
+            "max_size_bytes": 65536,
+        },
+    ),
+    (
+        # Best average 3662.97 MB/sec (2 MiB row), perftest's MB = 2^20 bytes:
+        # 3662.97 * 1048576 * 8 / 1e9 = 30.727 Gb/s; BW peak 0.00 on every row.
+        "perftest/docker-mlx4-ib_write_bw-a-iter50000-peak-zero-mbps-prompt.txt",
+        "perftest",
+        {
+            "report_unit": "MB/sec",
+            "bw_avg_gbit_s": 30.727219,
+            "bw_peak_gbit_s": None,
+            "peak_measured": False,
+            "max_size_bytes": 8388608,
+        },
+    ),
+    (
+        # "write: IOPS=11.7k, BW=1462MiB/s (1533MB/s)"
+        "fio/f2fs-fio337-io-uring-128k-write-sectors-disk-stats-prompt.txt",
+        "fio",
+        {
+            "fio_version": "fio-3.37-1-g4eef",
+            "write_bw_mbyte_s": 1533.0,
+            "write_iops": 11700.0,
+            "read_bw_mbyte_s": None,
+            "rw": ["write"],
+            "disks": ["nvme0n1"],
+        },
+    ),
+    (
+        # "read: IOPS=8962, BW=35.0MiB/s (36.7MB/s)" in group 0, "write: IOPS=2423,
+        # BW=9696KiB/s (9929kB/s)" in group 1.
+        "fio/rawstor-two-groups-randread-randwrite-no-job-header-leading-blank.txt",
+        "fio",
+        {
+            "read_bw_mbyte_s": 36.7,
+            "read_iops": 8962.0,
+            "write_bw_mbyte_s": 9.929,
+            "write_iops": 2423.0,
+            "jobnames": ["randread", "randwrite"],
+            "fio_version": None,
+        },
+    ),
+    (
+        # "write: IOPS=65.5k, BW=512MiB/s (537MB/s)"
+        "fio/multipath-fio335-numjobs4-group-reporting-write-dots-line.txt",
+        "fio",
+        {
+            "fio_version": "fio-3.35",
+            "write_bw_mbyte_s": 537.0,
+            "write_iops": 65500.0,
+            "read_bw_mbyte_s": None,
+            "rw": ["write"],
+        },
+    ),
+    (
+        # Eight "Process N (host): device K: HGX GB200 (bus)" lines; the smallest cell is
+        # row 2, column 7: 797.65.
+        "nvbandwidth/oke-gb200-multinode-v0.7-d2d-read-ce-8-processes-2-hosts.txt",
+        "nvbandwidth",
+        {
+            "nvbandwidth_version": "v0.7",
+            "driver_version": "570.124.06",
+            "device_count": 8,
+            "device_names": ["HGX GB200"],
+            "testcase_names": ["multinode_device_to_device_memcpy_read_ce"],
+            "d2d_min_gbyte_s": 797.65,
+        },
+    ),
+    (
+        # The smallest cell is row 0, column 6: 370.26.
+        "nvbandwidth/azure-nhc-h100-v0.4-d2d-read-ce-driver570-unindented-rows.txt",
+        "nvbandwidth",
+        {
+            "nvbandwidth_version": "v0.4",
+            "driver_version": "570.133.20",
+            "device_count": 8,
+            "testcase_names": ["device_to_device_memcpy_read_ce"],
+            "d2d_min_gbyte_s": 370.26,
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
+def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
+    text = sample(path)
+    assert registry.detect_kind(text) == kind
+    metrics = PARSERS[kind].parse(text).metrics
+    assert {key: metrics[key] for key in figures} == figures
+
+
+def test_a_multinode_nvbandwidth_run_lists_each_process_gpu_with_its_host(sample: Sample) -> None:
+    text = sample("nvbandwidth/oke-gb200-multinode-v0.7-d2d-read-ce-8-processes-2-hosts.txt")
+    metrics = nvbandwidth.parse(text).metrics
+    assert metrics["devices"][4] == {
+        "index": 4,
+        "name": "HGX GB200",
+        "bus_id": "00000008:01:00",
+        "host": "nvbandwidth-test-worker-1",
+        "local_index": 0,
+    }
+    assert [d["host"] for d in metrics["devices"]].count("nvbandwidth-test-worker-0") == 4
+    case = metrics["testcases"]["multinode_device_to_device_memcpy_read_ce"]
+    # A multinode test has the direction of the single-node test it extends.
+    assert case["direction"] == "d2d"
+    assert case["sum_gbyte_s"] == 44685.29
+    assert case["cells"] == 56
