@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from scoring.evidence import PARSERS, nvbandwidth, registry
+from scoring.evidence.base import EvidenceParseError
 
 Sample = Callable[[str], str]
 
@@ -80,6 +81,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "avg_busbw_gbyte_s": 260.778,
             "min_size_bytes": 8,
             "wrong_total": 0,
+        },
+    ),
+    (
+        # One Pid drives 8 GPUs ("nGpus 8"); the 8 GiB row "... 31322  274.24  479.93  0
+        # 31322  274.25  479.93  0"; busbw/algbw = 1.75 = 2(n-1)/n for n = 8.
+        "nccl_tests/gcp-a3-gke-8xh100-one-process-g8-nccl2.22.3-no-banner.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 8,
+            "gpus_per_process": 8,
+            "row_count": 31,
+            "peak_busbw_gbyte_s": 479.93,
+            "avg_busbw_gbyte_s": 145.47,
+            "nccl_version": "2.22.3",
+            "root_bus_ranks": 0,
         },
     ),
     (
@@ -233,6 +250,18 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "Persistence Mode | Pass" followed by an Info row: information, not a warning.
+        "dcgm_diag/gcp-a3-gke-dcgm3.3.8-r2-1gpu-2330-pass-persistence-info.txt",
+        "dcgm_diag",
+        {
+            "overall": "pass",
+            "failed_tests": [],
+            "warned_tests": [],
+            "dcgm_version": "3.3.8",
+            "gpu_device_ids": ["2330"],
+        },
+    ),
+    (
         # " 65536      20000            98.01              98.01  \t\t   0.186932"
         "perftest/oke-roce-ib_write_bw-4qp-rdma-cm-tos41-report-gbits-client-prompts.txt",
         "perftest",
@@ -353,3 +382,14 @@ def test_a_multinode_nvbandwidth_run_lists_each_process_gpu_with_its_host(sample
     assert case["direction"] == "d2d"
     assert case["sum_gbyte_s"] == 44685.29
     assert case["cells"] == 56
+
+
+def test_a_dcgmi_run_that_cannot_load_its_plugins_is_a_tool_error(sample: Sample) -> None:
+    # DCGM 4 looks for the CUDA 13 plugins; without them no test runs and no table is printed.
+    text = sample("dcgm_diag/gcp-a3-gke-dcgm4.4.0-r3-cannot-load-plugins-cuda13-cmd-header.txt")
+    assert registry.detect_kind(text) == "dcgm_diag"
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["dcgm_diag"].parse(text)
+    assert caught.value.kind == "dcgm_diag"
+    assert caught.value.line == 2
+    assert "Unable to complete diagnostic" in str(caught.value)
