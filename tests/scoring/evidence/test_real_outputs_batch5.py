@@ -100,6 +100,24 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "[0]     33554432       8388608     float     sum      -1[0]    2180.1   15.39   29.50
+        # 0[0]    2285.2   14.68   28.14      0": the largest busbw of the ten complete rows;
+        # busbw/algbw = 29.50/15.39 = 1.917 = 2(n-1)/n for n = 24 (all_reduce).
+        "nccl_tests/nccl-issue1453-24xh100-hydra-rank-tags-inside-rows-cut-both-ends.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "collective_inferred": True,
+            "row_count": 10,
+            "peak_busbw_gbyte_s": 29.5,
+            "peak_size_bytes": 33554432,
+            "min_size_bytes": 1048576,
+            "max_size_bytes": 536870912,
+            "wrong_total": 0,
+            "avg_busbw_gbyte_s": None,
+        },
+    ),
+    (
         "nvidia_smi/xe9780-7x-b300-driver610-kmd-umd-seven-of-eight-gpus.txt",
         "nvidia_smi",
         {
@@ -393,3 +411,19 @@ def test_a_dcgmi_run_that_cannot_load_its_plugins_is_a_tool_error(sample: Sample
     assert caught.value.kind == "dcgm_diag"
     assert caught.value.line == 2
     assert "Unable to complete diagnostic" in str(caught.value)
+
+
+def test_hydra_rank_tags_before_every_line_are_read_like_the_untagged_output(
+    sample: Sample,
+) -> None:
+    # MPICH / Intel MPI "-l" (or "-prepend-rank") print "[<rank>] " before every line rank 0
+    # relays, header and device list included.
+    path = "nccl_tests/azure-nd-h200-v5-debian-8gpu-bus00-8g-one-row-mpirun-command.txt"
+    plain = sample(path)
+    tagged = "\n".join(f"[0] {line}" if line else line for line in plain.split("\n"))
+    assert registry.detect_kind(tagged) == "nccl_tests"
+    keys = ("collective", "ranks", "peak_busbw_gbyte_s", "avg_busbw_gbyte_s", "root_bus_ranks")
+    expected = PARSERS["nccl_tests"].parse(plain).metrics
+    got = PARSERS["nccl_tests"].parse(tagged).metrics
+    assert {k: got[k] for k in keys} == {k: expected[k] for k in keys}
+    assert got["peak_busbw_gbyte_s"] == 476.98
