@@ -427,3 +427,15 @@ def test_hydra_rank_tags_before_every_line_are_read_like_the_untagged_output(
     got = PARSERS["nccl_tests"].parse(tagged).metrics
     assert {k: got[k] for k in keys} == {k: expected[k] for k in keys}
     assert got["peak_busbw_gbyte_s"] == 476.98
+
+
+def test_a_run_that_fails_in_its_first_row_is_an_error_naming_the_failure(sample: Sample) -> None:
+    text = sample(
+        "nccl_tests/nccl-tests-issue355-v2.17.6-16xh800-alltoall-device-api-illegal-memory-access.txt"
+    )
+    assert registry.detect_kind(text) == "nccl_tests"
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["nccl_tests"].parse(text)
+    assert caught.value.kind == "nccl_tests"
+    assert caught.value.line == 27
+    assert "an illegal memory access was encountered" in str(caught.value)
