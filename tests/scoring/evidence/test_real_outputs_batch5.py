@@ -118,6 +118,23 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Two processes, 8 GPUs each ("nGpus 8", ranks 0..15); the 16 GiB row "... 66326.9
+        # 259.02  485.66  0  66345.5  258.95  485.52  0".
+        "nccl_tests/spectrum-x-openshift-2x-dell-h200-g8-per-pod-v2.18.3-nccl2.30.4-ucx-warn-lines.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 16,
+            "gpus_per_process": 8,
+            "row_count": 25,
+            "peak_busbw_gbyte_s": 485.66,
+            "avg_busbw_gbyte_s": 178.222,
+            "nccl_version": "2.30.4",
+            "nccl_tests_version": "2.18.3",
+            "wrong_total": 0,
+        },
+    ),
+    (
         "nvidia_smi/xe9780-7x-b300-driver610-kmd-umd-seven-of-eight-gpus.txt",
         "nvidia_smi",
         {
