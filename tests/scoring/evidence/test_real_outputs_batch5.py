@@ -313,6 +313,24 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # " 2       1000          453.06         37330.73     692.41            928.05
+        # 2465.901216.65                 37330.73": t_stdev 2465.90 ran into the 99%
+        # percentile 1216.65 (two decimals each).
+        "perftest/rxe-lab-ib_send_lat-server-stdev-and-p99-fused-2465.901216.65.txt",
+        "perftest",
+        {
+            "test": "ib_send_lat",
+            "test_type": "latency",
+            "lat_min_us": 453.06,
+            "lat_max_us": 37330.73,
+            "lat_typical_us": 692.41,
+            "lat_avg_us": 928.05,
+            "lat_stdev_us": 2465.9,
+            "lat_p99_us": 1216.65,
+            "lat_p999_us": 37330.73,
+        },
+    ),
+    (
         # Best average 3662.97 MB/sec (2 MiB row), perftest's MB = 2^20 bytes:
         # 3662.97 * 1048576 * 8 / 1e9 = 30.727 Gb/s; BW peak 0.00 on every row.
         "perftest/docker-mlx4-ib_write_bw-a-iter50000-peak-zero-mbps-prompt.txt",
