@@ -252,6 +252,31 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "kernel_log/kr-blog-journal-k-grep-xid48-171-63-154-drain-and-reset-rtxpro6000.txt",
+        "kernel_log",
+        {
+            "format": "journal",
+            "xid_count": 5,
+            "xid_codes": [48, 63, 154, 171],
+            "xid_by_code": {"48": 2, "63": 1, "154": 1, "171": 1},
+            "xid_gpus": ["0000:55:00"],
+            "gpu_fallen_off_bus": False,
+        },
+    ),
+    (
+        "nvidia_smi_query/kr-blog-q-d-row-remapper-one-gpu-pending-yes-histogram.txt",
+        "nvidia_smi_query",
+        {
+            "format": "q",
+            "gpu_count": 1,
+            "bus_ids": ["00000000:55:00.0"],
+            "remapped_rows_uncorrectable": 1,
+            "remapped_rows_correctable": 0,
+            "remapped_rows_pending": True,
+            "remapped_rows_failure": False,
+        },
+    ),
+    (
         "dcgm_diag/dcgm-issue254-4.4.1-r2-v100-pcie-fail-trailing-spaces-elided.txt",
         "dcgm_diag",
         {
