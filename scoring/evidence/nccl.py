@@ -126,7 +126,7 @@ _HYDRA_HEAD = r"(?:[ \t]*\[\d{1,6}\](?= ))?"
 # where nccl-tests' first printf of the row ends.
 _ROW_SHAPE_RE = re.compile(
     rf"(?m)^{_HYDRA_HEAD}[ \t]*\d{{1,15}}[ \t]+\d{{1,15}}[ \t]+"
-    r"(?:float|double|half|bfloat16|int8|uint8|int32|uint32|int64|uint64|fp8_e4m3|fp8_e5m2)"
+    r"(?:u?int(?:8|32|64)|int|char|f8e4m3|f8e5m2|fp8|float(?:8|16|32|64)?|half|bfloat16|bf16|double)"
     r"[ \t]+(?:(?:sum|prod|max|min|avg|none|mulsum|premulsum)[ \t]+)?-?\d{1,9}"
     r"(?:\[\d{1,6}\])?[ \t]+\d"
 )

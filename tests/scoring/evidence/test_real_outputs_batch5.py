@@ -135,6 +135,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # 12 data types x 3 sizes; the largest busbw is the 40 GiB float row's in-place 488.19
+        # ("... 165340  259.77  487.06  0   164958  260.37  488.19  0").
+        "nccl_tests/spectrum-x-openshift-2x-dell-h200-datatype-all-12-types-f8e4m3-reducing-maxbytes.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 16,
+            "row_count": 36,
+            "peak_busbw_gbyte_s": 488.19,
+            "peak_size_bytes": 42949672960,
+            "min_size_bytes": 10737418240,
+            "avg_busbw_gbyte_s": 433.477,
+            "wrong_total": 0,
+        },
+    ),
+    (
         "nvidia_smi/xe9780-7x-b300-driver610-kmd-umd-seven-of-eight-gpus.txt",
         "nvidia_smi",
         {
