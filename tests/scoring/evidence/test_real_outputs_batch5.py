@@ -203,6 +203,37 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        "nvidia_smi/openshift-gb200-4gpu-driver580-rsh-driver-pod.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "580.126.09",
+            "cuda_version": "13.0",
+            "gpu_count": 4,
+            "gpu_names": ["NVIDIA GB200"] * 4,
+            "memory_total_mib": [189471] * 4,
+            "bus_ids": [
+                "00000008:01:00.0",
+                "00000009:01:00.0",
+                "00000018:01:00.0",
+                "00000019:01:00.0",
+            ],
+        },
+    ),
+    (
+        # Every GPU-NIC cell is SYS: no GPU has a NIC behind its own PCIe switch.
+        "nvidia_smi_topo/openshift-gb200-4gpu-nv18-8nic-all-sys-numa-ranges.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 4,
+            "nic_count": 8,
+            "nvlink_pairs": 6,
+            "full_nvlink_mesh": True,
+            "gpus_with_local_nic": 0,
+            "numa_nodes": ["0,2-17", "1,18-33"],
+            "nic_names": [f"mlx5_{i}" for i in range(8)],
+        },
+    ),
+    (
         "nvidia_smi_topo/xe9780-7x-b300-nv18-two-numa-no-nic-prompt.txt",
         "nvidia_smi_topo",
         {
