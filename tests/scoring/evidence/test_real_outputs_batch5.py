@@ -151,6 +151,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Never named: redop "none" and busbw = algbw * (2-1)/2 fit all_gather and alltoall
+        # alike (count 128 for 1024 B of float over 2 ranks), so the collective stays open.
+        "nccl_tests/gke-a3ultra-h200-gib-2rank-unnamed-allgather-or-alltoall-ssh-preface.txt",
+        "nccl_tests",
+        {
+            "collective": None,
+            "collective_candidates": ["all_gather", "alltoall"],
+            "ranks": 2,
+            "ranks_inferred": 2,
+            "row_count": 24,
+            "peak_busbw_gbyte_s": 33.32,
+            "avg_busbw_gbyte_s": 15.0709,
+            "nccl_version": "2.25.1",
+        },
+    ),
+    (
         "nvidia_smi/xe9780-7x-b300-driver610-kmd-umd-seven-of-eight-gpus.txt",
         "nvidia_smi",
         {
@@ -249,6 +265,11 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         "nvidia_smi_nvlink/xe9780-7x-b300-nvlink-status-18x53.125-prompt.txt",
         "nvidia_smi_nvlink",
         {"gpu_count": 7, "links_per_gpu": 18, "link_gbyte_s": 53.125, "inactive_links": 0},
+    ),
+    (
+        "nvidia_smi_nvlink/aws-p4de-a100-nvlink-s-gpu0-only-12x25-two-space-indent.txt",
+        "nvidia_smi_nvlink",
+        {"gpu_count": 1, "links_per_gpu": 12, "link_gbyte_s": 25.0, "inactive_links": 0},
     ),
     (
         "nvidia_smi_query/xe9780-7x-b300-query-gpu-csv-driver-name-compute-cap.txt",
