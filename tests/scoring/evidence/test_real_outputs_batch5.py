@@ -476,6 +476,21 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "bw_bytes" : 348743777 (read) and 348450387 (write), in MB/s of 10^6 bytes.
+        "fio/superbench-fio316-json-randrw-4k-qd64-numjobs4-group-reporting-nvme.txt",
+        "fio",
+        {
+            "format": "json",
+            "fio_version": "fio-3.16",
+            "read_bw_mbyte_s": 348.744,
+            "read_iops": 85138.891,
+            "write_bw_mbyte_s": 348.45,
+            "write_iops": 85066.129,
+            "rw": ["randrw"],
+            "disks": ["nvme0n1"],
+        },
+    ),
+    (
         # Eight "Process N (host): device K: HGX GB200 (bus)" lines; the smallest cell is
         # row 2, column 7: 797.65.
         "nvbandwidth/oke-gb200-multinode-v0.7-d2d-read-ce-8-processes-2-hosts.txt",
