@@ -208,6 +208,20 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error", then
+        # GPUs 0, 2 and 3: the table is complete for the GPUs that work, GPU 1 is broken.
+        "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "610.57.04",
+            "gpu_count": 3,
+            "gpu_count_partial": None,
+            "unreachable_gpus": [{"index": 1, "bus_id": "0000:34:00.0", "error": "Unknown Error"}],
+            "bus_ids": ["00000000:16:00.0", "00000000:AC:00.0", "00000000:CA:00.0"],
+            "memory_used_mib": [88450, 88450, 10],
+        },
+    ),
+    (
         "nvidia_smi/euler-rtx2080ti-driver570-nvcc-path-line-before-table.txt",
         "nvidia_smi",
         {
@@ -582,3 +596,30 @@ def test_a_run_that_fails_in_its_first_row_is_an_error_naming_the_failure(sample
     assert caught.value.kind == "nccl_tests"
     assert caught.value.line == 27
     assert "an illegal memory access was encountered" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Unable to determine the device handle for GPU0000:08:00.0: Unknown Error",
+        "Unable to determine the device handle for GPU0: 0000:01:00.0: Unknown Error",
+    ],
+)
+def test_nvidia_smi_that_reaches_no_gpu_is_a_tool_error(line: str) -> None:
+    # Older drivers print the line alone and no table when a GPU cannot be reached.
+    text = f"$ nvidia-smi\n{line}\n"
+    assert registry.detect_kind(text) == "nvidia_smi"
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["nvidia_smi"].parse(text)
+    assert caught.value.code == "nvidia_smi.tool_error"
+    assert caught.value.params == {"message": line}
+
+
+def test_a_hidden_row_without_an_unreachable_gpu_stays_an_index_gap(sample: Sample) -> None:
+    path = "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt"
+    text = sample(path).replace(
+        "Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error\n", ""
+    )
+    metrics = PARSERS["nvidia_smi"].parse(text).metrics
+    assert metrics["gpu_count_partial"] == "index_gap"
+    assert metrics["unreachable_gpus"] == []
