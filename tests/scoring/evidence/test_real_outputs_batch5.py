@@ -359,6 +359,28 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # c2:00.0 "(rev ff)" does not answer: three GPUs counted, the fourth named.
+        "lspci/cn-blog-4x-rtx4090-grep-nvidia-one-gpu-rev-ff.txt",
+        "lspci",
+        {
+            "nvidia_gpu_count": 3,
+            "gpus_not_responding": ["c2:00.0"],
+            "gpu_models": ["Device 2684"],
+            "device_count": 8,
+        },
+    ),
+    (
+        # One event printed twice (journal and dmesg copies in the bug report): two lines.
+        "kernel_log/cn-blog-bug-report-grep-journal-cn-month-and-dmesg-xid79-same-event.txt",
+        "kernel_log",
+        {
+            "xid_count": 2,
+            "xid_codes": [79],
+            "xid_gpus": ["0000:c2:00"],
+            "gpu_fallen_off_bus": True,
+        },
+    ),
+    (
         "dcgm_diag/dcgm-issue254-4.4.1-r2-v100-pcie-fail-trailing-spaces-elided.txt",
         "dcgm_diag",
         {
@@ -623,3 +645,14 @@ def test_a_hidden_row_without_an_unreachable_gpu_stays_an_index_gap(sample: Samp
     metrics = PARSERS["nvidia_smi"].parse(text).metrics
     assert metrics["gpu_count_partial"] == "index_gap"
     assert metrics["unreachable_gpus"] == []
+
+
+def test_nvidia_smi_printing_only_the_unreachable_gpu_line_is_its_error(sample: Sample) -> None:
+    text = sample(
+        "nvidia_smi/cn-blog-4x-rtx4090-driver550-only-unable-to-determine-device-handle.txt"
+    )
+    assert registry.detect_kind(text) == "nvidia_smi"
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["nvidia_smi"].parse(text)
+    assert caught.value.code == "nvidia_smi.tool_error"
+    assert caught.value.line == 1
