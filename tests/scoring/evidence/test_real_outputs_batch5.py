@@ -21,6 +21,9 @@ from scoring.evidence.base import EvidenceParseError
 Sample = Callable[[str], str]
 
 B300 = "NVIDIA B300 SXM6 AC"
+UNREACHABLE_GPU1 = (
+    "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt"
+)
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
@@ -638,8 +641,7 @@ def test_nvidia_smi_that_reaches_no_gpu_is_a_tool_error(line: str) -> None:
 
 
 def test_a_hidden_row_without_an_unreachable_gpu_stays_an_index_gap(sample: Sample) -> None:
-    path = "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt"
-    text = sample(path).replace(
+    text = sample(UNREACHABLE_GPU1).replace(
         "Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error\n", ""
     )
     metrics = PARSERS["nvidia_smi"].parse(text).metrics
