@@ -649,12 +649,28 @@ def test_a_hidden_row_without_an_unreachable_gpu_stays_an_index_gap(sample: Samp
     assert metrics["unreachable_gpus"] == []
 
 
-def test_nvidia_smi_printing_only_the_unreachable_gpu_line_is_its_error(sample: Sample) -> None:
-    text = sample(
-        "nvidia_smi/cn-blog-4x-rtx4090-driver550-only-unable-to-determine-device-handle.txt"
-    )
+@pytest.mark.parametrize(
+    ("path", "line", "message"),
+    [
+        (
+            "nvidia_smi/cn-blog-4x-rtx4090-driver550-only-unable-to-determine-device-handle.txt",
+            1,
+            "Unable to determine the device handle for GPU0000:C2:00.0: Unknown Error",
+        ),
+        (
+            "nvidia_smi/xxd3vin-issue19-prompt-unable-to-determine-gpu-space-bus-id.txt",
+            2,
+            "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error",
+        ),
+    ],
+)
+def test_nvidia_smi_printing_only_the_unreachable_gpu_line_is_its_error(
+    sample: Sample, path: str, line: int, message: str
+) -> None:
+    text = sample(path)
     assert registry.detect_kind(text) == "nvidia_smi"
     with pytest.raises(EvidenceParseError) as caught:
         PARSERS["nvidia_smi"].parse(text)
     assert caught.value.code == "nvidia_smi.tool_error"
-    assert caught.value.line == 1
+    assert caught.value.line == line
+    assert caught.value.params == {"message": message}
