@@ -25,6 +25,8 @@ UNREACHABLE_GPU1 = (
     "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt"
 )
 
+DRA_MIG = "nvidia_smi_list/openshift-dra-dynamic-mig-h200-two-containers-same-gpu-1g18gb-2g35gb.txt"
+
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
         # Rank lines 0, 7, 8 and 15 only; "# nccl-tests version 2.17.9 ...", "NCCL version
@@ -544,6 +546,17 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
+        DRA_MIG,
+        "nvidia_smi_list",
+        {
+            "gpu_count": 1,
+            "gpu_uuids": ["GPU-cf2e642c-2bff-e1de-7e84-8e5c619156f2"],
+            "mig_count": 2,
+            "mig_profiles": ["1g.18gb", "2g.35gb"],
+        },
+    ),
+    (
         # The smallest cell is row 0, column 6: 370.26.
         "nvbandwidth/azure-nhc-h100-v0.4-d2d-read-ce-driver570-unindented-rows.txt",
         "nvbandwidth",
@@ -674,3 +687,17 @@ def test_nvidia_smi_printing_only_the_unreachable_gpu_line_is_its_error(
     assert caught.value.code == "nvidia_smi.tool_error"
     assert caught.value.line == line
     assert caught.value.params == {"message": message}
+
+
+def test_one_gpu_listed_by_two_containers_is_counted_once(sample: Sample) -> None:
+    result = PARSERS["nvidia_smi_list"].parse(sample(DRA_MIG))
+    assert result.metrics["gpus"] == [
+        {
+            "index": 0,
+            "name": "NVIDIA H200",
+            "uuid": "GPU-cf2e642c-2bff-e1de-7e84-8e5c619156f2",
+            "mig_count": 2,
+        }
+    ]
+    assert [f.value for f in result.facts] == [1.0, 2.0]
+    assert any("listed 2 times" in w for w in result.warnings)
