@@ -25,6 +25,7 @@ UNREACHABLE_GPU1 = (
     "nvidia_smi/dell-7960-4x-rtxpro6000-driver610-gpu1-unreachable-unknown-error-before-table.txt"
 )
 
+B200_VM_TWO_RUNS = "nvidia_smi/cn-notes-qemu-vm-b200-driver580-two-runs-pm-1-between-last-cut.txt"
 DRA_MIG = "nvidia_smi_list/openshift-dra-dynamic-mig-h200-two-containers-same-gpu-1g18gb-2g35gb.txt"
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
@@ -546,6 +547,36 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Banner and GPU table only; eight B200 at 183359MiB, 1000W cap.
+        "nvidia_smi/modal-glossary-8xb200-driver575-table-no-processes.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "575.57.08",
+            "cuda_version": "12.9",
+            "gpu_count": 8,
+            "gpu_count_partial": None,
+            "gpu_names": ["NVIDIA B200"] * 8,
+            "memory_total_mib": [183359] * 8,
+            "power_cap_w": [1000.0] * 8,
+            "bus_ids": [
+                f"00000000:{b}:00.0" for b in ("51", "52", "62", "63", "75", "76", "86", "87")
+            ],
+        },
+    ),
+    (
+        # The same VM GPU in two runs around 'nvidia-smi -pm 1': counted once, first run kept.
+        B200_VM_TWO_RUNS,
+        "nvidia_smi",
+        {
+            "driver_version": "580.126.09",
+            "cuda_version": "13.0",
+            "gpu_count": 1,
+            "bus_ids": ["00000000:00:15.0"],
+            "persistence_mode": ["Off"],
+            "memory_total_mib": [183359],
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
@@ -701,3 +732,10 @@ def test_one_gpu_listed_by_two_containers_is_counted_once(sample: Sample) -> Non
     ]
     assert [f.value for f in result.facts] == [1.0, 2.0]
     assert any("listed 2 times" in w for w in result.warnings)
+
+
+def test_two_runs_of_nvidia_smi_on_one_gpu_keep_the_first_and_say_so(sample: Sample) -> None:
+    result = PARSERS["nvidia_smi"].parse(sample(B200_VM_TWO_RUNS))
+    assert result.warnings == (
+        "line 34: GPU 0 listed again (several nvidia-smi runs?); the first listing is kept",
+    )
