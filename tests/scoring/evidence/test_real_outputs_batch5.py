@@ -26,6 +26,9 @@ UNREACHABLE_GPU1 = (
 )
 
 B200_VM_TWO_RUNS = "nvidia_smi/cn-notes-qemu-vm-b200-driver580-two-runs-pm-1-between-last-cut.txt"
+DCGM_COMMENTED = (
+    "dcgm_diag/ramble-gcp-8xh200-2335-dcgm3.3.9-driver570-all-pass-eud-skip-hash-commented.txt"
+)
 DRA_MIG = "nvidia_smi_list/openshift-dra-dynamic-mig-h200-two-containers-same-gpu-1g18gb-2g35gb.txt"
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
@@ -577,6 +580,20 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Every line behind "  # " (a Python comment); 15 tests pass, EUD skipped.
+        DCGM_COMMENTED,
+        "dcgm_diag",
+        {
+            "overall": "pass",
+            "dcgm_version": "3.3.9",
+            "driver_version": "570.133.20",
+            "gpu_device_ids": ["2335"] * 8,
+            "skipped_tests": ["EUD Test"],
+            "failed_tests": [],
+            "failed_gpus": [],
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
@@ -739,3 +756,11 @@ def test_two_runs_of_nvidia_smi_on_one_gpu_keep_the_first_and_say_so(sample: Sam
     assert result.warnings == (
         "line 34: GPU 0 listed again (several nvidia-smi runs?); the first listing is kept",
     )
+
+
+def test_a_dcgmi_table_behind_a_comment_prefix_reads_like_the_bare_table(sample: Sample) -> None:
+    text = sample(DCGM_COMMENTED)
+    bare = "\n".join(line.removeprefix("  # ") for line in text.splitlines())
+    prefixed = PARSERS["dcgm_diag"].parse(text)
+    assert prefixed.metrics == PARSERS["dcgm_diag"].parse(bare).metrics
+    assert len(prefixed.metrics["passed_tests"]) == 15
