@@ -594,6 +594,40 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # DCGM 4.4 on one GPU: three tests, each with its "GPU0: Pass" line.
+        "dcgm_diag/dcgm-issue124-4.4.2-r2-i0-a10g-2237-pass-after-injected-pcie-replay.txt",
+        "dcgm_diag",
+        {
+            "overall": "pass",
+            "level": 2,
+            "dcgm_version": "4.4.2",
+            "driver_version": "580.105.08",
+            "gpu_device_ids": ["2237"],
+            "passed_tests": ["software", "memory", "pcie"],
+        },
+    ),
+    (
+        # Device ids separated by ", "; seven tests, four GPUs each.
+        "dcgm_diag/dcgm-user-guide-4.0.0-r3-4x-25b6-comma-space-ids-indented.txt",
+        "dcgm_diag",
+        {
+            "overall": "pass",
+            "dcgm_version": "4.0.0",
+            "driver_version": "550.90.07",
+            "gpu_device_ids": ["25b6"] * 4,
+            "passed_tests": [
+                "software",
+                "memory",
+                "diagnostic",
+                "pcie",
+                "memory_bandwidth",
+                "targeted_stress",
+                "targeted_power",
+            ],
+            "failed_gpus": [],
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
