@@ -628,6 +628,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # -a sweep pasted up to 16384 B: "16384      8000             194.36             194.33".
+        "perftest/cn-notes-roce-ib_send_bw-bidir-8qp-report-gbits-a-sweep-cut-at-16k-short-rule.txt",
+        "perftest",
+        {
+            "test": "ib_send_bw",
+            "bidirectional": True,
+            "qps": 8,
+            "link_type": "Ethernet",
+            "gid_index": 3,
+            "report_unit": "Gb/sec",
+            "bw_avg_gbit_s": 194.33,
+            "bw_peak_gbit_s": 194.36,
+            "max_size_bytes": 16384,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
