@@ -644,6 +644,31 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "1314 packets transmitted, 1311 received, 0.22831% packet loss"; no reply lines.
+        "rtt/linux-usb-list-imx6-ping-flood-fractional-loss-ipg-ewma-wrapped-elided.txt",
+        "rtt",
+        {
+            "transmitted": 1314,
+            "received": 1311,
+            "loss_pct": 0.22831,
+            "rtt_min_ms": 0.729,
+            "rtt_avg_ms": 131.71,
+            "rtt_max_ms": 548.971,
+            "reply_count": 0,
+        },
+    ),
+    (
+        # Two targets, each 5/5; averages 15.409 and 12.451 ms.
+        "rtt/arista-eos-lab-two-pings-72-100-bytes-pipe-3-ipg-ewma-split-by-blanks.txt",
+        "rtt",
+        {
+            "target_count": 2,
+            "rtt_avg_ms": 15.409,
+            "loss_pct": 0.0,
+            "reply_count": 5,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
