@@ -669,6 +669,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "Attached GPUs : 4" and one GPU block; every ECC counter 0.
+        "nvidia_smi_query/kr-blog-q-d-ecc-driver595-rtxpro6000-1-of-4-shown-author-note.txt",
+        "nvidia_smi_query",
+        {
+            "format": "q",
+            "gpu_count": 4,
+            "gpus_shown": 1,
+            "driver_version": "595.58.03",
+            "cuda_version": "13.2",
+            "bus_ids": ["00000000:54:00.0"],
+            "ecc_volatile_uncorrected": 0,
+            "ecc_aggregate_uncorrected": 0,
+            "ecc_aggregate_corrected": 0,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
