@@ -685,6 +685,17 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # A health agent's relay of kernel Xids: 14 x Xid 13 then one Xid 43, all on c5:00.
+        "kernel_log/modal-b200-gpu-health-relay-xid13x14-xid43-benchmark-tail.txt",
+        "kernel_log",
+        {
+            "xid_count": 15,
+            "xid_by_code": {"13": 14, "43": 1},
+            "xid_gpus": ["0000:c5:00"],
+            "gpu_fallen_off_bus": False,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
