@@ -29,6 +29,7 @@ B200_VM_TWO_RUNS = "nvidia_smi/cn-notes-qemu-vm-b200-driver580-two-runs-pm-1-bet
 DCGM_COMMENTED = (
     "dcgm_diag/ramble-gcp-8xh200-2335-dcgm3.3.9-driver570-all-pass-eud-skip-hash-commented.txt"
 )
+DELLA_TOPO = "nvidia_smi_topo/della-8gpu-nv18-6nic-cpu-affinity-blank-for-gpu0-3-prompt-legend.txt"
 DRA_MIG = "nvidia_smi_list/openshift-dra-dynamic-mig-h200-two-containers-same-gpu-1g18gb-2g35gb.txt"
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
@@ -696,6 +697,19 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # GPU0..3: "NODE<tab><tab>0<tab><tab>N/A" (CPU Affinity blank, NUMA 0); GPU4..7: 1, 1.
+        DELLA_TOPO,
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 8,
+            "nic_count": 6,
+            "full_nvlink_mesh": True,
+            "nvlink_min_links": 18,
+            "numa_nodes": ["0", "1"],
+            "gpus_with_local_nic": 4,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
@@ -866,3 +880,11 @@ def test_a_dcgmi_table_behind_a_comment_prefix_reads_like_the_bare_table(sample:
     prefixed = PARSERS["dcgm_diag"].parse(text)
     assert prefixed.metrics == PARSERS["dcgm_diag"].parse(bare).metrics
     assert len(prefixed.metrics["passed_tests"]) == 15
+
+
+def test_a_blank_cpu_affinity_cell_does_not_shift_the_numa_affinity(sample: Sample) -> None:
+    result = PARSERS["nvidia_smi_topo"].parse(sample(DELLA_TOPO))
+    affinity = result.metrics["gpu_affinity"]
+    assert affinity["GPU0"] == {"cpu_affinity": None, "numa_affinity": "0", "gpu_numa_id": None}
+    assert affinity["GPU7"] == {"cpu_affinity": "1", "numa_affinity": "1", "gpu_numa_id": None}
+    assert result.warnings == ("CPU Affinity cell blank for GPU0, GPU1, GPU2, GPU3",)
