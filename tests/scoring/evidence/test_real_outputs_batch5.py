@@ -710,6 +710,18 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # AER fatal Surprise Down on the root port, then the Xid 79 of the GPU behind it.
+        "kernel_log/gpu-burn-issue1-dmesg-aer-surprise-down-then-xid79.txt",
+        "kernel_log",
+        {
+            "format": "dmesg",
+            "xid_count": 1,
+            "xid_codes": [79],
+            "xid_gpus": ["0000:02:00"],
+            "gpu_fallen_off_bus": True,
+        },
+    ),
+    (
         # Two containers sharing one H200: its GPU line twice (one UUID), one MIG device each.
         DRA_MIG,
         "nvidia_smi_list",
