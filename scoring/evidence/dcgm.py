@@ -6,7 +6,8 @@ per test ("Pass - All", "Fail - GPU: 0", "Pass - GPUs: 1, 2"); DCGM 4.x prints t
 result and then one "GPUn: Pass" line per GPU. "Error", "Warning" and "Info" rows belong to
 the test above them; DCGM wraps their text at a fixed width of 45 characters (mid-word), so
 continuation chunks are joined exactly as printed. The optional Metadata section gives the
-DCGM version, the driver and the PCI device ids.
+DCGM version, the driver and the PCI device ids. A line prefix before every line (a log
+relay's, or "# " of a table pasted as a comment) is dropped (``base.strip_line_prefix``).
 
 metrics
     overall              "fail" if any test failed or an Error row is present; else "warn" if
@@ -41,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
 
 KIND = "dcgm_diag"
 
@@ -61,6 +62,9 @@ _METADATA_ROW_RE = re.compile(r"(?:\bversion(?:\s+detected)?|\bids\s+detected)$"
 _MESSAGE_GPU_RE = re.compile(r"^GPU\s+(\d{1,4})\b")
 _DEPLOYMENT = {"deployment", "software"}
 _DCGMI_ERROR_RE = re.compile(r"^\s*Error:\s*(.+)$")
+# Where the tool's own lines start: a table border or row, or dcgmi's first line. The text before
+# it on most lines is a relay's or a pasting's line prefix (``kubectl logs --prefix``, "# ").
+_TABLE_START_RE = re.compile(r"[|+][-=| ]|Successfully ran diagnostic")
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _WRAP_WIDTH = 45  # DCGM's DATA_INFO_TAG_LEN: the result column text is cut every 45 characters
 _SCAN_BYTES = 65536
@@ -364,7 +368,8 @@ def parse(text: str) -> ParseResult:
     # The table's bottom border after the last row: without it the output was cut.
     ended = False
 
-    for line_no, raw in enumerate(text.splitlines(), start=1):
+    lines, _ = strip_line_prefix(text.splitlines(), _TABLE_START_RE)
+    for line_no, raw in enumerate(lines, start=1):
         if not raw.strip():
             last_message = None
             continue

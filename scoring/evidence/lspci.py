@@ -12,7 +12,9 @@ chain (``----00.0-[62-73]--``) are counted, unnamed. A ``-t`` tree without names
 
 Metrics (``ParseResult.metrics``):
 
-- ``nvidia_gpu_count`` (int): NVIDIA devices of class 3D/VGA/Display controller.
+- ``nvidia_gpu_count`` (int): NVIDIA devices of class 3D/VGA/Display controller that answer:
+  a GPU listed with ``(rev ff)`` (its configuration space reads all ones: fallen off the bus)
+  is left out and named in ``gpus_not_responding`` (list of slots), with a warning.
 - ``gpu_count_partial`` (str|None): "excerpt" when an excerpt marker shows the listing was cut,
   so ``nvidia_gpu_count`` is only a lower bound; None otherwise.
 - ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
@@ -69,6 +71,7 @@ _VMM_FIELD_RE = re.compile(r"^(Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf):\
 _VMM_ID_RE = re.compile(r"\s*\[([0-9a-fA-F]{4})\]\s*$")
 _PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 _REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
+_REV_FF_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 _NO_NAMES_RE = re.compile(r"\bDevice ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b")
 _BRACKET_RE = re.compile(r"\[([^\]]+)\]")
 _PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
@@ -143,6 +146,9 @@ class _Device:
     device_id: str | None
     line: int
     subsystem: str = ""
+    # "(rev ff)": the function's configuration space reads all ones, the device no longer
+    # answers (a GPU fallen off the bus).
+    no_response: bool = False
 
 
 def _clean(raw: str) -> str:
@@ -290,6 +296,7 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
                     vendor,
                     device,
                     number,
+                    no_response=bool(_REV_FF_RE.search(match.group("rest"))),
                 )
             )
             continue
@@ -377,6 +384,7 @@ def parse(text: str) -> ParseResult:
     physical_signals: list[str] = []
     gpus: list[dict[str, Any]] = []
     gpu_models: list[str] = []
+    not_responding: list[str] = []
     facts: list[Fact] = []
     warnings: list[str] = []
     pf_vendors = {d.vendor_id or d.description.split(" ")[0] for d in devices if not _is_vf(d)}
@@ -388,7 +396,13 @@ def parse(text: str) -> ParseResult:
     for dev in devices:
         lowered = dev.description.lower()
         nvidia = _is_nvidia(dev)
-        if nvidia and dev.cls.lower() in _GPU_CLASSES:
+        if nvidia and dev.cls.lower() in _GPU_CLASSES and dev.no_response:
+            not_responding.append(dev.slot)
+            warnings.append(
+                f"line {dev.line}: GPU {dev.slot} reads '(rev ff)': it no longer answers on the "
+                "PCI bus (fallen off the bus?) and is not counted"
+            )
+        elif nvidia and dev.cls.lower() in _GPU_CLASSES:
             model = _gpu_model(dev.description)
             gpus.append(
                 {
@@ -457,6 +471,7 @@ def parse(text: str) -> ParseResult:
         "gpu_count_partial": "excerpt" if excerpt_line is not None else None,
         "gpu_models": gpu_models,
         "gpus": gpus,
+        "gpus_not_responding": not_responding,
         "virtual": virtual,
         "virtual_signals": virtual_signals,
         "physical_signals": physical_signals,

@@ -4,8 +4,9 @@ Handles every output generation seen in the wild: pre-2019 tables without ``#`` 
 ``redop``/``root`` columns (``error`` = max deviation), 2020-era tables with ``redop`` only,
 current tables with ``redop root ... #wrong``, NCCL 1.x ``bytes N type op ... res`` headers,
 ``N/A`` values, blank ``redop`` cells (old alltoall), ``%g`` numbers, lines tagged by
-mpirun (``[1,0]<stdout>:``), srun (``0: ``), Ray / SkyPilot (``(head, rank=0, pid=N) ``) or
-``kubectl logs --prefix`` (``[pod/<name>/<container>] ``), the
+mpirun (``[1,0]<stdout>:``), srun (``0: ``), MPICH / Intel MPI's Hydra (``[0] ``, repeated
+inside a line where one printf ended), Ray / SkyPilot (``(head, rank=0, pid=N) ``) or
+``kubectl logs --prefix`` (``[pod/<name>/<container>] ``), result rows alone (a log tail), the
 "nccl-tests version" / "Collective test starting|concluded" banners, device lists from many
 processes and hosts, and MPI / NCCL / UCX noise interleaved. Columns are found from the
 header line and rows are split on whitespace: widths are never trusted.
@@ -71,6 +72,7 @@ facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyt
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import re
 from collections.abc import Iterable, Iterator
@@ -114,9 +116,22 @@ _FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA f
 _LAUNCHER_TAG = (
     r"(?:\((?:[\w.-]+,? )?[\w.-]+=[^,()\s]*(?:, [\w.-]+=[^,()\s]*)*\) |\[pod/[^\]\s]+\] )"
 )
-_RANK_TAG = r"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: )"
+# MPICH / Intel MPI (Hydra) "-prepend-rank" and "-l" put "[<rank>]" before each piece of
+# output they relay, so the same tag also appears inside a line, where one printf ended.
+_HYDRA_TAG = r"\[\d{1,6}\](?= |$)"
+_RANK_TAG = rf"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: |{_HYDRA_TAG})"
 # A log pasted indented (a list item, a YAML block) keeps the blanks before the tag.
 _MPI_TAG_RE = re.compile(rf"^(?:[ \t]*{_LAUNCHER_TAG}{_RANK_TAG}?|[ \t]*{_RANK_TAG})")
+_HYDRA_HEAD = r"(?:[ \t]*\[\d{1,6}\](?= ))?"
+# One result row: "<size> <count> <type> <redop> <root> <time> ...", with nccl-tests' type and
+# reduction names (the redop is blank in old alltoall tables); a Hydra tag may follow the root,
+# where nccl-tests' first printf of the row ends.
+_ROW_SHAPE_RE = re.compile(
+    rf"(?m)^{_HYDRA_HEAD}[ \t]*\d{{1,15}}[ \t]+\d{{1,15}}[ \t]+"
+    r"(?:u?int(?:8|32|64)|int|char|f8e4m3|f8e5m2|fp8|float(?:8|16|32|64)?|half|bfloat16|bf16|double)"
+    r"[ \t]+(?:(?:sum|prod|max|min|avg|none|mulsum|premulsum)[ \t]+)?-?\d{1,9}"
+    r"(?:\[\d{1,6}\])?[ \t]+\d"
+)
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 
 _HEADER_ALIASES = {"bytes": "size", "n": "count", "op": "redop", "res": "error", "#wrong": "wrong"}
@@ -138,11 +153,16 @@ def detect(text: str) -> int:
         score += 40
     if _PARAMS_RE.search(head):
         score += 30
-    if re.search(r"(?m)^[# \t]*(?:size|bytes)\s+(?:count|N)\s+type\b.*\bbusbw\b", head):
+    if re.search(
+        rf"(?m)^{_HYDRA_HEAD}[# \t]*(?:size|bytes)\s+(?:count|N)\s+type\b.*\bbusbw\b", head
+    ):
         score += 45
     # The units line under the column names: an excerpt may start there.
-    if re.search(r"(?m)^[# \t]*\(B\)\s+\(elements\)\s.*\(us\)\s+\(GB/s\)", head):
+    if re.search(rf"(?m)^{_HYDRA_HEAD}[# \t]*\(B\)\s+\(elements\)\s.*\(us\)\s+\(GB/s\)", head):
         score += 45
+    # A log tail or a relay may keep the result rows alone: three rows of nccl-tests' shape.
+    if next(itertools.islice(_ROW_SHAPE_RE.finditer(head), 2, None), None) is not None:
+        score += 40
     if "Avg bus bandwidth" in head:
         score += 20
     if "Out of bounds values" in head:
@@ -583,7 +603,11 @@ def _clean(line: str) -> str:
     if ":" in line or line.lstrip(" \t").startswith(("(", "[")):
         tag = _MPI_TAG_RE.match(line)
         if tag:
+            hydra = re.search(r"\[\d{1,6}\]$", tag.group(0))
             line = line[tag.end() :]
+            if hydra:
+                # The rank's later pieces of the same line carry the same tag: "-1[0]  1626.5".
+                line = line.replace(hydra.group(0), " ")
     line = line.rstrip()
     # An annotation needs "#", "//", "<", ">" or an arrow (not ASCII) after a word and a
     # blank: result rows have none, and a "#" that starts a line is not one.

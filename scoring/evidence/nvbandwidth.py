@@ -5,7 +5,10 @@ Reads the header (nvbandwidth / CUDA / driver versions, the device list), then e
 (GB/s)"), the column indexes, the rows (``N/A`` on the diagonal of GPU-GPU tests), and the
 ``SUM <testcase> <value>`` line. ``Waived`` test cases and an ``ASSERT`` or error that stops a
 run are reported, not hidden. Rows whose first column header was dropped (pasted without the
-leading spaces) read the same.
+leading spaces) read the same. A multinode build run under MPI lists its GPUs as
+``Process <rank> (<host>): device <n>: <name> (<bus>)`` and names its tests
+``multinode_<test>``: each process's GPU is one device (its rank is its row and column in the
+matrices), and a ``multinode_`` test has the direction of the test it extends.
 
 metrics
     testcases        {name: {title, unit ("GB/s", or "ns" for a latency test), matrix (list of
@@ -19,8 +22,11 @@ metrics
     h2d_gbyte_s / d2h_gbyte_s   mean per-GPU bandwidth of host_to_device_memcpy_ce /
                      device_to_host_memcpy_ce (falling back to the _sm variants), None if not run.
     d2d_min_gbyte_s / d2d_mean_gbyte_s   over the off-diagonal cells of
-                     device_to_device_memcpy_read_ce (or write_ce / the _sm variants).
-    device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version.
+                     device_to_device_memcpy_read_ce (or write_ce / the _sm variants; a
+                     multinode run's multinode_device_to_device_* when no single-node one ran).
+    device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version;
+                     ``devices`` [{index, name, bus_id}], plus ``host`` and ``local_index``
+                     (the device number on that host) for a multinode run's processes.
 facts: one ``nvbandwidth_sum_gbyte_s`` per bandwidth test case (unit "GB/s", details
 {testcase}); latency test cases give none.
 """
@@ -41,6 +47,10 @@ _SUM_RE = re.compile(r"^SUM\s+([A-Za-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
 # GPU(column) (ns)") ends "(ns)".
 _TITLE_RE = re.compile(r"(?:bandwidth\s*\(GB/s\)|latency.*\(ns\))\s*$", re.IGNORECASE)
 _DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$")
+# A multinode build (MPI): "Process 4 (worker-1): device 0: HGX GB200 (00000008:01:00)".
+_PROCESS_RE = re.compile(
+    r"^Process\s+(\d+)\s+\((.*?)\):\s*device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$"
+)
 _VERSION_RES = {
     "nvbandwidth_version": re.compile(r"^nvbandwidth Version:\s*(\S+)"),
     "cuda_runtime_version": re.compile(r"^CUDA Runtime Version:\s*(\S+)"),
@@ -57,6 +67,10 @@ _D2D = (
     "device_to_device_memcpy_write_ce",
     "device_to_device_memcpy_read_sm",
     "device_to_device_memcpy_write_sm",
+    "multinode_device_to_device_memcpy_read_ce",
+    "multinode_device_to_device_memcpy_write_ce",
+    "multinode_device_to_device_memcpy_read_sm",
+    "multinode_device_to_device_memcpy_write_sm",
 )
 
 
@@ -76,6 +90,7 @@ def detect(text: str) -> int:
 
 
 def _direction(name: str) -> str:
+    name = name.removeprefix("multinode_")
     for prefix, short in (
         ("host_to_device", "h2d"),
         ("device_to_host", "d2h"),
@@ -117,6 +132,12 @@ def parse(text: str) -> ParseResult:
         if match and current is None:
             devices.append({"index": int(match.group(1)), "name": match.group(2) or None,
                             "bus_id": match.group(3)})  # fmt: skip
+            continue
+        match = _PROCESS_RE.match(line)
+        if match and current is None:
+            devices.append({"index": int(match.group(1)), "name": match.group(4) or None,
+                            "bus_id": match.group(5), "host": match.group(2) or None,
+                            "local_index": int(match.group(3))})  # fmt: skip
             continue
         if line.startswith(("Waived", "Waiving")):
             # "Waived:" (v0.5+) or "Waiving <test>." (older builds, which name the test).

@@ -25,6 +25,11 @@ metrics
                          profile suffix such as "-8C", "-4Q", "-16A", "-2B").
     vgpu_models          those names.
     bus_ids, persistence_mode, power_cap_w   per GPU.
+    unreachable_gpus     GPUs nvidia-smi names as unreachable ("Unable to determine the device
+                         handle for GPU1: 0000:34:00.0: Unknown Error"): [{index, bus_id,
+                         error}], [] when none. Those GPUs are not in the table, so gpu_count
+                         counts the GPUs that work; the numbers they leave out are no
+                         "index_gap". With no table at all the line is the tool's error.
     gpus                 per GPU dict with all of the above plus fan, temperature, perf state,
                          utilisation, compute mode.
 facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
@@ -56,6 +61,13 @@ _VGPU_PROFILE_RE = re.compile(r"-\d+[ABCQ]$")
 _FAILURE_RE = re.compile(
     r"(NVIDIA-SMI has failed[^\n]*|No devices were found|Failed to initialize NVML[^\n]*)"
 )
+# A GPU the driver cannot reach (fallen off the bus, a failed GSP): nvidia-smi says so before
+# the table, which then lists the other GPUs only ("...for GPU1: 0000:34:00.0: Unknown Error";
+# older drivers name the bus alone, "...for GPU0000:08:00.0: Unknown Error", and print no table).
+_UNREACHABLE_RE = re.compile(
+    r"Unable to determine the device handle for GPU\s*(?:(\d{1,3}):\s*)?"
+    r"([0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-9A-Fa-f])?)?:?\s*([^\n]*)"
+)
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 _SCAN_BYTES = 65536
 # Where the table itself starts on a line (a border or the version banner): a log relay's line
@@ -75,7 +87,7 @@ def detect(text: str) -> int:
         score += 20
     if re.search(r"(?m)^\|[ \t]+\d+[ \t]+\S[^|\n]*\|[ \t]+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         score += 20
-    if "NVIDIA-SMI has failed" in head:
+    if "NVIDIA-SMI has failed" in head or "Unable to determine the device handle for GPU" in head:
         score += 40
     return min(score, 100)
 
@@ -119,6 +131,7 @@ def parse(text: str) -> ParseResult:
     has_mig_row = False
     skip_block = False
     failure: tuple[int, str] | None = None
+    unreachable: list[dict[str, Any]] = []
     current: _Gpu | None = None
 
     # A table relayed by `kubectl logs --prefix` (a validator or driver pod), or a CI log.
@@ -132,6 +145,17 @@ def parse(text: str) -> ParseResult:
         match = _HEADER_RE.search(line)
         if match:
             versions = versions or (match.group(1), match.group(2), match.group(3))
+            continue
+        match = _UNREACHABLE_RE.search(line)
+        if match:
+            message = match.group(0).strip()
+            index = int(match.group(1)) if match.group(1) else None
+            unreachable.append(
+                {"index": index, "bus_id": match.group(2), "error": match.group(3).strip() or None}
+            )
+            warnings.append(f"line {line_no}: nvidia-smi could not reach a GPU: {message}")
+            if failure is None:
+                failure = (line_no, message)
             continue
         match = _FAILURE_RE.search(line)
         if match and failure is None:
@@ -192,7 +216,24 @@ def parse(text: str) -> ParseResult:
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
     partial = _partial(gpus, excerpt, has_mig_row)
-    return _result(gpus, versions, has_mig_row, warnings, partial)
+    if partial == "index_gap" and _gaps_explained(gpus, unreachable):
+        # The missing numbers are the GPUs nvidia-smi said it could not reach: the table is
+        # the complete list of the GPUs that work, not an edited one.
+        partial = None
+    result = _result(gpus, versions, has_mig_row, warnings, partial)
+    result.metrics["unreachable_gpus"] = unreachable
+    return result
+
+
+def _gaps_explained(gpus: list[_Gpu], unreachable: list[dict[str, Any]]) -> bool:
+    if not unreachable:
+        return False
+    listed = {g.index for g in gpus}
+    missing = set(range(len(gpus) + len(unreachable))) - listed
+    named = {u["index"] for u in unreachable if u["index"] is not None}
+    if named:
+        return named == missing and len(named) == len(unreachable)
+    return len(missing) == len(unreachable) and max(listed) < len(gpus) + len(unreachable)
 
 
 def _partial(gpus: list[_Gpu], excerpt: bool, has_mig_row: bool) -> str | None:

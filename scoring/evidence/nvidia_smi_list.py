@@ -5,7 +5,9 @@ layout (``MIG 1c.3g.20gb Device 0: (UUID: MIG-GPU-<gpu uuid>/<gi>/<ci>)``) and a
 listing run inside a container (no ``GPU n:`` line).
 
 metrics
-    gpu_count, gpu_names, gpu_uuids   the physical GPUs listed (``GPU n: <name> (UUID: GPU-...)``).
+    gpu_count, gpu_names, gpu_uuids   the physical GPUs listed (``GPU n: <name> (UUID: GPU-...)``),
+                    each UUID once (the lists of containers sharing a GPU repeat it), and so
+                    for the MIG devices.
     gpus            per GPU: index, name, uuid, mig_count.
     mig_count       MIG devices listed; ``mig_devices``: gpu_index (None when no GPU line),
                     profile ("3g.40gb", "1c.3g.20gb"), device, uuid, gi/ci (legacy UUIDs only).
@@ -56,6 +58,22 @@ def detect(text: str) -> int:
         return 0
 
 
+def _once(devices: list[dict[str, Any]], what: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """Keep the first listing of each UUID (``oc logs --all-containers`` of containers sharing
+    one GPU prints it once per container): one device is counted once."""
+    first: dict[str, dict[str, Any]] = {}
+    seen: dict[str, int] = {}
+    for device in devices:
+        uuid = device["uuid"]
+        seen[uuid] = seen.get(uuid, 0) + 1
+        if uuid not in first:
+            first[uuid] = device
+    for uuid, times in seen.items():
+        if times > 1:
+            warnings.append(f"{what} {uuid} is listed {times} times: counted once")
+    return list(first.values())
+
+
 def parse(text: str) -> ParseResult:
     """Parse ``nvidia-smi -L`` into GPUs and MIG devices."""
     gpus: list[dict[str, Any]] = []
@@ -79,8 +97,6 @@ def parse(text: str) -> ParseResult:
             legacy = _LEGACY_RE.match(uuid)
             formats.add("legacy" if legacy else "mig")
             parent = gpus[-1] if gpus else None
-            if parent is not None:
-                parent["mig_count"] += 1
             migs.append(
                 {
                     "gpu_index": parent["index"] if parent else None,
@@ -89,6 +105,7 @@ def parse(text: str) -> ParseResult:
                     "uuid": uuid,
                     "gi": int(legacy.group(1)) if legacy else None,
                     "ci": int(legacy.group(2)) if legacy else None,
+                    "parent": parent["uuid"] if parent else None,
                 }
             )
             continue
@@ -110,9 +127,13 @@ def parse(text: str) -> ParseResult:
         )
     if migs and not gpus:
         warnings.append("MIG devices listed without their GPU (run inside a container?)")
+    gpus = _once(gpus, "GPU", warnings)
+    migs = _once(migs, "MIG device", warnings)
+    for gpu in gpus:
+        gpu["mig_count"] = sum(1 for m in migs if m["parent"] == gpu["uuid"])
+    for mig in migs:
+        mig.pop("parent")
     uuids = [g["uuid"] for g in gpus]
-    if len(set(uuids)) != len(uuids):
-        warnings.append("the same GPU UUID is listed twice")
     indexes = [g["index"] for g in gpus]
     repeated = sorted({i for i in indexes if indexes.count(i) > 1})
     if repeated and len(set(uuids)) == len(uuids):

@@ -2,7 +2,9 @@
 
 Reads single-size runs, ``-a`` sweeps, bidirectional and duration mode; a latency report
 (``ib_*_lat``) uploaded in their place is parsed as latency (test_type "latency", no
-bandwidth), not refused, so that its figures are kept.
+bandwidth), not refused, so that its figures are kept. perftest prints latency figures with two
+decimals in fixed-width columns, and a wide value runs into the next one ("2465.901216.65"):
+such a cell is read as the two figures it holds.
 
 Units: with ``--report_gbits`` perftest prints Gb/sec (10**9 bits/s). Its default MB/sec column
 is 2**20 bytes/s (perftest divides by 0x100000 for MB and by 125000000 for Gb; see
@@ -246,6 +248,8 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             current.latency_columns = re.findall(r"(\S+)\[usec\]", line)
             continue
         tokens = [strip_emphasis(token) for token in line.split()]
+        if current.kind == "latency":
+            tokens = _unfused(tokens)
         if (
             current.header_line is not None
             and not current.closed
@@ -261,6 +265,21 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
         if any(hint in lowered for hint in _FAILURE_HINTS):
             notes["failures"].append((number, line))
     return reports, notes
+
+
+# perftest prints latency figures with two decimals in fixed-width columns: a wide one runs
+# into the next ("2465.901216.65" is a t_stdev of 2465.90 and a 99% percentile of 1216.65).
+_FUSED_RE = re.compile(r"^(\d{1,12}\.\d\d)(\d{1,12}\.\d\d)$")
+
+
+def _unfused(tokens: list[str]) -> list[str]:
+    if all(_NUMBER_RE.match(t) for t in tokens):
+        return tokens
+    out: list[str] = []
+    for token in tokens:
+        fused = None if _NUMBER_RE.match(token) else _FUSED_RE.match(token)
+        out.extend(fused.groups() if fused else (token,))
+    return out
 
 
 def _unit(report: _Report, report_gbits: bool) -> str:

@@ -21,7 +21,9 @@ metrics
     gpu_pair_links       connection code -> number of GPU pairs, e.g. {"NV12": 28} or {"PIX": 1}.
     matrix               row label -> {column label -> code} as printed ("X", "NV12", "PXB"...).
     nic_names            NIC device names (from the legend or the column names), column order.
-    gpu_affinity         GPU -> {"cpu_affinity", "numa_affinity", "gpu_numa_id"} (None if N/A).
+    gpu_affinity         GPU -> {"cpu_affinity", "numa_affinity", "gpu_numa_id"} (None if N/A
+                         or blank: a blank CPU Affinity cell keeps its place in a tab-separated
+                         row, the NUMA affinity is not read in its stead).
     numa_nodes           distinct NUMA affinity values of the GPUs.
     gpu_nic_affinity     GPU -> {"link": closest code, "nics": NIC names at that distance}.
     gpus_with_local_nic  GPUs having a NIC behind the same PCIe switch tree (PIX or PXB).
@@ -127,6 +129,22 @@ def _row_cells(tokens: list[str], width: int) -> tuple[list[str], int]:
     return cells[:width], used
 
 
+def _affinity_values(raw: str, tokens: list[str], used: int, extras: list[str]) -> list[str]:
+    """The affinity cells after a row's connection cells. Split on blanks, a blank CPU Affinity
+    cell of a tab-separated row would vanish and shift the NUMA affinity into its place
+    ("...NODE<tab><tab>0<tab><tab>N/A"): there the blank cell is kept, as ""."""
+    values = tokens[1 + used :]
+    if "\t" not in raw or not extras or extras[0] != "cpu_affinity":
+        return values
+    fields = [field.strip() for field in raw.split("\t")]
+    if [f.upper() for f in fields[: 1 + used]] != [t.upper() for t in tokens[: 1 + used]]:
+        return values  # not one cell per tab (fused or blank-separated cells)
+    rest = fields[1 + used :]
+    if rest and not rest[0] and any(rest):
+        return ["", *values]
+    return values
+
+
 def _none_if_na(value: str | None) -> str | None:
     return None if value is None or value.upper() in ("N/A", "") else value
 
@@ -190,7 +208,7 @@ def parse(text: str) -> ParseResult:
         if tokens[0] in rows:
             warnings.append(f"line {line_no}: row {tokens[0]} repeated; the first one is kept")
             continue
-        rows[tokens[0]] = (line_no, cells, tokens[1 + used :])
+        rows[tokens[0]] = (line_no, cells, _affinity_values(raw, tokens, used, extras))
         if len(cells) < len(devices):
             warnings.append(
                 f"line {line_no}: row {tokens[0]} has {len(cells)} of {len(devices)} cells "
@@ -288,6 +306,9 @@ def _result(
             "numa_affinity": _none_if_na(named.get("numa_affinity")),
             "gpu_numa_id": _none_if_na(named.get("gpu_numa_id")),
         }
+    blank = [gpu for gpu in gpus if gpu in rows and rows[gpu][2][:1] == [""]]
+    if blank:
+        warnings.append("CPU Affinity cell blank for " + ", ".join(blank))
     nic_affinity: dict[str, dict[str, Any]] = {}
     for gpu in gpus:
         best, names = None, []

@@ -61,7 +61,9 @@ FUZZ_BUDGET.update(
     {"nccl_tests": 200, "perftest": 200, "kernel_log": 200, "rtt": 200, "nvbandwidth": 200}
 )
 
-_PCI = re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-9a-fA-F]$")
+# A PCI address ("0000:1b:00.0", or "0000:1b:00" as nccl-tests lists a device) names a slot
+# that every server has, not a source.
+_PCI = re.compile(r"^(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-9a-fA-F])?$")
 
 
 def _provenance() -> list[dict[str, str]]:

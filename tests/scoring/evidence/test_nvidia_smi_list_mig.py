@@ -224,3 +224,12 @@ def test_two_nodes_lists_in_one_file_are_flagged(sample) -> None:
         "GPU index 0 is listed 2 times with different UUIDs: the lists of several nodes in "
         "one file; gpu_count counts them all",
     )
+
+
+def test_a_mig_device_listed_by_two_containers_is_counted_once() -> None:
+    line = "GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3a)\n"
+    mig = "  MIG 3g.40gb     Device  0: (UUID: MIG-1b3b7ab3-5d3c-5b7e-a8a6-b7a4d5e8f3c2)\n"
+    result = nvidia_smi_list.parse((line + mig) * 2)
+    assert (result.metrics["gpu_count"], result.metrics["mig_count"]) == (1, 1)
+    assert result.metrics["gpus"][0]["mig_count"] == 1
+    assert len(result.warnings) == 2
