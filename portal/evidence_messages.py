@@ -392,6 +392,12 @@ def report_error(row: Mapping[str, Any]) -> str:
     return detail_text(row.get("error_detail")) or row.get("error") or ""
 
 
+def report_notes(row: Mapping[str, Any]) -> list[str]:
+    """A per-file report row's notes (how a file that is not UTF-8 was read, …) in the
+    reader's language; none on rows stored before notes existed."""
+    return [detail_text(note) for note in row.get("notes") or () if isinstance(note, Mapping)]
+
+
 # The key in an upload's error_params (on a done upload too) holding {"token_node", "hostname"}
 # when its token names a node and the bundle's manifest names another host, or
 # {"token_node", "node_name"} when the upload was sent naming another node than its token's

@@ -29,6 +29,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "ranks_inferred": gettext_lazy("Ranks (inferred)"),
     "gpus_per_process": gettext_lazy("GPUs per process"),
     "bus_ids_shown": gettext_lazy("Ranks showing their GPU's PCI bus"),
+    "devices_listed": gettext_lazy("Ranks named in the device list"),
     "root_bus_ranks": gettext_lazy("Ranks with their GPU on PCI bus 00"),
     "row_count": gettext_lazy("Result rows"),
     "wrong_total": gettext_lazy("Wrong results"),

@@ -445,7 +445,14 @@ def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: i
     """One upload's per-file report (htmx fragment, loaded when the reader opens it)."""
     _evaluation, _membership, candidate = member_candidate(request, pk, candidate_pk)
     upload = get_object_or_404(candidate.uploads.only("pk", "candidate_id", "report"), pk=upload_pk)
-    rows = [{**row, "error_shown": evidence_messages.report_error(row)} for row in upload.report]
+    rows = [
+        {
+            **row,
+            "error_shown": evidence_messages.report_error(row),
+            "notes_shown": evidence_messages.report_notes(row),
+        }
+        for row in upload.report
+    ]
     return render(request, "portal/_upload_report.html", {"upload": upload, "rows": rows})
 
 

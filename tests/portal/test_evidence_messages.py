@@ -253,3 +253,25 @@ def test_knockout_references_to_the_offering_name_fields_and_choices_by_label():
         assert display.evidence_ref("offering: region = cn-north") == (
             "Offering: region / data centre = cn-north"
         )
+
+
+@pytest.mark.django_db
+def test_a_file_that_is_not_utf8_says_how_it_was_read_in_the_readers_language(
+    client, candidate, members
+):
+    """A real lscpu run under a Chinese locale, saved as GBK: imported, and its report row
+    says it was read as GB18030, in English and in Chinese."""
+    sample = Path(__file__).parents[1] / "scoring/evidence/samples/cpu_info"
+    text = (sample / "lscpu-zh-cn-kunpeng920-aarch64-2s-96cpu-old-layout.txt").read_text("utf-8")
+    client.force_login(members["engineer"])
+    upload = _page_upload(client, candidate, text.encode("gbk"), "lscpu.txt")
+    assert upload.status == UploadStatus.DONE
+    [row] = upload.report
+    assert row["ok"] and row["notes"][0]["code"] == "text.decoded_as"
+    args = [candidate.evaluation_id, candidate.pk, upload.pk]
+    report = client.get(reverse("candidate-upload-report", args=args)).content.decode()
+    assert "not UTF-8: read as GB18030 text" in report
+    client.cookies["django_language"] = "zh-hans"
+    report = client.get(reverse("candidate-upload-report", args=args)).content.decode()
+    assert "not UTF-8" not in report
+    assert "GB18030" in report and "UTF-8" in report
