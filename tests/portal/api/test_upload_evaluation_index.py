@@ -32,10 +32,11 @@ def _upload(candidate, n: int, **extra) -> EvidenceUpload:
 
 
 def _plan(sql: str, params=None) -> dict:
-    """PostgreSQL's plan of ``sql`` with sequential scans priced out: which index and nodes
-    the query's shape allows (a test table holds too few rows for the planner's own choice to
-    say anything)."""
+    """PostgreSQL's plan of ``sql`` on the tables' current statistics (ANALYZE), with
+    sequential scans priced out: a test's tables are small enough for a scan to be cheapest
+    whatever the indexes."""
     with connection.cursor() as cursor:
+        cursor.execute("ANALYZE portal_evidenceupload, portal_measurement")
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
         plan = cursor.fetchone()[0]
@@ -86,6 +87,9 @@ def test_postgresql_refuses_an_upload_filed_under_another_evaluation(world):
 
 def test_the_api_upload_list_is_an_index_range_newest_first(world, api):
     EvidenceUpload.objects.bulk_create(_upload(world.candidate, n) for n in range(10, 70))
+    # Another evaluation's uploads come after ours: walking the ids back from the newest would
+    # read all of them before the first of ours.
+    EvidenceUpload.objects.bulk_create(_upload(world.other_candidate, n) for n in range(1000, 4000))
     api.as_(world.users["viewer"])
     url = reverse("api-upload-list", kwargs={"evaluation_pk": world.evaluation.pk})
     with CaptureQueriesContext(connection) as queries:
@@ -154,6 +158,13 @@ def test_the_api_measurement_list_is_an_index_range_of_the_evaluation(world, api
     Measurement.objects.bulk_create(
         Measurement(upload=world.upload, candidate=world.candidate, kind="fio", metric="m", value=n)
         for n in range(30)
+    )
+    # ... and many more of the other evaluation's after ours.
+    Measurement.objects.bulk_create(
+        Measurement(
+            upload=other_upload, candidate=world.other_candidate, kind="fio", metric="m", value=n
+        )
+        for n in range(5000)
     )
     api.as_(world.users["viewer"])
     url = reverse("api-measurement-list", kwargs={"evaluation_pk": world.evaluation.pk})
