@@ -302,7 +302,7 @@ def main() -> int:
                     five_cursors_on(client, f"{api}/measurements/"),
                     None,
                 ),
-                "API measurements, small ev., last": (
+                "API meas. small ev. last pg": (
                     last_page(client, f"{small_api}/measurements/"),
                     None,
                 ),
