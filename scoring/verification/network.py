@@ -477,6 +477,15 @@ class _Run:
     nodes: int
     # Judged as a run inside one NVLink domain across nodes (_via_nvlink): against NVLink.
     via_nvlink: bool = False
+    # Across several declared NVLink domains, faster than the fabric alone carries: judged
+    # against one whole domain's NVLink (its nodes: bound_nodes), never against the fabric.
+    spans_domains: bool = False
+    bound_nodes: int | None = None
+
+    @property
+    def judged_nodes(self) -> int:
+        """The nodes its expected and highest bus bandwidth are computed on."""
+        return self.bound_nodes or self.nodes
 
 
 # The smallest largest-message a run needs before a low bus bandwidth can refute a claim:
@@ -759,12 +768,15 @@ def _sort_runs(
         in_domain = run_in_nvlink_domain(claims.gpus_per_node, nodes, claims.nvlink_domain_gpus)
         ceiling = _bound(claims, spec, collective, nodes, in_domain).ceiling_gbyte_s
         domain = nvlink_domain_size(claims.nvlink_domain_gpus, claims.gpus_per_node)
-        if domain > claims.gpus_per_node and nodes * claims.gpus_per_node > domain:
-            # Across several declared NVLink domains (racks) NCCL keeps most of the traffic on
-            # each domain's NVLink and sends a share of it over the fabric between them: such
-            # a run may go as fast as one domain (CoreWeave's two GB200 NVL72 racks, 820 GB/s)
-            # and is judged against the fabric it crossed, never set aside for its speed.
-            whole = _bound(claims, spec, collective, domain // claims.gpus_per_node, True)
+        domain_nodes = domain // claims.gpus_per_node
+        spans = domain > claims.gpus_per_node and nodes > domain_nodes
+        fabric_ceiling = ceiling
+        if spans:
+            # Across several declared NVLink domains (racks) NCCL reduces inside each domain
+            # over NVLink and sends each GPU's 1/domain share over the fabric between them:
+            # such a run may go as fast as one domain (CoreWeave's two GB200 NVL72 racks,
+            # 820 GB/s), never set aside for it.
+            whole = _bound(claims, spec, collective, domain_nodes, True)
             if whole.ceiling_gbyte_s is not None:
                 ceiling = max(ceiling or 0.0, whole.ceiling_gbyte_s)
         if ceiling is not None and peak > ceiling:
@@ -776,6 +788,12 @@ def _sort_runs(
                     f"{num(ceiling)} GB/s",
                 )
             )
+            continue
+        if spans and fabric_ceiling is not None and peak > fabric_ceiling:
+            # Faster than the fabric alone carries: the domains' NVLink set its speed, and the
+            # fabric moved a 1/domain share (a tenth of the claimed rate would show about as
+            # fast): judged against one domain's NVLink, it shows nothing of the fabric's rate.
+            out.usable.append(_Run(ev, peak, ranks, nodes, True, True, domain_nodes))
             continue
         via_nvlink = in_domain and _via_nvlink(claims, spec, collective, nodes, peak)
         out.usable.append(_Run(ev, peak, ranks, nodes, via_nvlink))
@@ -817,7 +835,7 @@ def _fraction(
 ) -> float | None:
     if run is None:
         return None
-    expected = _bound(claims, spec, collective, run.nodes, run.via_nvlink).expected
+    expected = _bound(claims, spec, collective, run.judged_nodes, run.via_nvlink).expected
     if expected is None:
         return None
     return round(run.peak_gbyte_s / expected.value_gbyte_s, 3)
@@ -953,7 +971,7 @@ def verify_collective(
             "via_nvlink_domain": best.via_nvlink,
         }
     )
-    expected = _bound(claims, spec, collective, best.nodes, best.via_nvlink).expected
+    expected = _bound(claims, spec, collective, best.judged_nodes, best.via_nvlink).expected
     measured = (
         f"{num(best.peak_gbyte_s, 2)} GB/s peak {name} busbw on {best.ranks} GPUs "
         f"({best.nodes} node(s))"
@@ -990,6 +1008,8 @@ def verify_collective(
     what_zh = "所声明的互联" if covers else "仅单节点内的 NVLink"
     if in_one_domain:
         what, what_zh = "NVLink inside one NVLink domain only", "仅单个 NVLink 域内的 NVLink"
+        if best.spans_domains:
+            what, what_zh = "NVLink inside the NVLink domains only", "仅各 NVLink 域内的 NVLink"
     if fraction >= BUSBW_VERIFIED_FROM:
         status, verdict_en, verdict_zh = (
             STATUS_VERIFIED,
@@ -1073,6 +1093,24 @@ def verify_collective(
                 f"{claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
                 "需要跨两个域的测试。"
             )
+            if best.spans_domains:
+                scope_en = (
+                    f" The run spans several {domain}-GPU NVLink domains, faster than the "
+                    "fabric alone can carry: NCCL reduced inside each domain over NVLink and "
+                    f"sent a 1/{domain} share over the fabric, so the run shows the domains' "
+                    "NVLink, not the fabric between them at its rate (a fabric at a fraction "
+                    "of it would show about as fast). The fabric between the NVLink domains "
+                    f"of the candidate's {claims.node_count} nodes is not verified: "
+                    "ib_write_bw between two domains, or a run with NCCL_MNNVL_ENABLE=0, "
+                    "is needed."
+                )
+                scope_zh = (
+                    f"该测试跨多个 {domain} GPU 的 NVLink 域，快于网络单独所能承载：NCCL 在各域内"
+                    f"经 NVLink 归约，只有 1/{domain} 的数据经网络传输，因此该测试只表明各域内的 "
+                    "NVLink，而非域间网络的速率（网络即使只有其一小部分速率也会测得相近结果）。"
+                    f"该候选 {claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
+                    "需要两个域之间的 ib_write_bw，或设置 NCCL_MNNVL_ENABLE=0 的测试。"
+                )
     en = (
         f"Measured {measured} is {pct(fraction)} of the {num(expected.value_gbyte_s)} GB/s "
         f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{scope_en}{aside_en}"
