@@ -379,11 +379,12 @@ def evaluation_history(
     labels = _Labels(page=page)
     labels.answer_places = answer_places
     labels.candidate_offerings = {r.id: r.offering_id for r in candidate_rows}
-    labels.versions = dict(
-        OfferingVersion.objects.filter(
-            pk__in={r.offering_version_id for r in candidate_rows} - {None}
-        ).values_list("pk", "number")
-    )
+    pinned = OfferingVersion.objects.filter(
+        pk__in={r.offering_version_id for r in candidate_rows} - {None}
+    ).values_list("pk", "number", "facts__currency")
+    for pk, number, currency in pinned:
+        labels.versions[pk] = number
+        labels.version_currencies[pk] = currency or ""
     labels.evaluations = {evaluation.pk: evaluation.name}
     labels.load(offering_ids=offering_ids, vendor_ids=vendor_ids, user_ids=user_ids - {None})
     labels.candidates = {

@@ -65,6 +65,8 @@ class Labels:
         self.candidate_offerings: dict[int, int] = {}  # candidate id -> offering id
         self.answer_places: dict[int, tuple[int, int]] = {}  # answer id -> (candidate, item)
         self.versions: dict[int, int] = {}  # offering version id -> its number
+        # offering version id -> the currency the offering had in that version
+        self.version_currencies: dict[int, str] = {}
 
     def load(
         self,
@@ -184,6 +186,11 @@ def _currency(record, field: models.Field, labels: Labels) -> str | None:
     if source == "budget":
         return getattr(record, "budget_currency", "") or ""
     if source == "offering":
+        # A candidate's quote is in the currency of the offering version it pinned (the one
+        # its evaluation compares), which a later catalogue edit may have changed.
+        pinned = labels.version_currencies.get(getattr(record, "offering_version_id", None))
+        if pinned:
+            return pinned
         return labels.currencies.get(getattr(record, "offering_id", None), "")
     return None
 

@@ -226,3 +226,23 @@ def test_every_link_on_the_page_opens_for_its_reader(client, api, world, role):
     assert len(links) >= 6, links
     for link in sorted(links):
         assert client.get(link).status_code == 200, (role, link)
+
+
+def test_a_quote_shows_in_the_currency_of_the_offering_version_it_pinned(client, api, world):
+    """A catalogue edit that changes the offering's currency later does not restate the quote
+    the candidate made against the version it pinned."""
+    api.as_(world.users["procurement"])
+    candidate = _ev(world, "api-candidate-detail", candidate_pk=world.candidate.pk)
+    body = {"quoted_billing_model": "monthly", "quoted_price_per_gpu": "9800"}
+    response = api.patch(candidate, body, format="json")
+    assert response.status_code == 200, response.content
+    offering = reverse("api-offering-detail", kwargs={"pk": world.offering.pk})
+    response = api.patch(offering, {"currency": "USD"}, format="json")
+    assert response.status_code == 200, response.content
+    world.candidate.refresh_from_db()
+    pinned = world.candidate.offering_version
+    assert pinned is not None and pinned.facts["currency"] == "CNY"
+    client.force_login(world.users["viewer"])
+    text = _text(client.get(_url(world)).content.decode())
+    assert "9,800 CNY" in text, text
+    assert "9,800 USD" not in text
