@@ -272,8 +272,7 @@ def evidence_submit(
                 )
             mismatch = sent_node_mismatch(token, node_name)
             upload = EvidenceUpload(
-                candidate=candidate,
-                evaluation_id=candidate.evaluation_id,
+                candidate=candidate,  # its evaluation is copied by the field (pre_save)
                 original_name=_clean_name(uploaded_file.name or ""),
                 sha256=digest,
                 size_bytes=size,
