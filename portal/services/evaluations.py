@@ -145,9 +145,33 @@ def _locked(evaluation: Evaluation) -> Evaluation:
     return locked
 
 
-# How far from 100 six direct weights in percent may sum and still make 100 (the weights page
-# and the API's PUT): room for rounding to the stored 3 decimals and for typed thirds.
+# How far from 100 six direct weights in percent may sum and still make 100 (every writer:
+# the weights page, the API's PUT, AHP): room for rounding to the stored 3 decimals (AHP
+# weights store 16.667 x 6 = 100.002) and for typed thirds (3 x 33.33).
 WEIGHTS_SUM_TOLERANCE = Decimal("0.05")
+# A set of weights that sums to about 1 is fractions of 1 sent as percent.
+FRACTIONS_SUM_TOLERANCE = Decimal("0.01")
+HUNDRED = Decimal(100)
+
+
+def weights_sum_problem(weights: Mapping[str, Any]) -> str | None:
+    """Why six weights in percent cannot be saved as they are, in the reader's language (None
+    when they make 100 within WEIGHTS_SUM_TOLERANCE). A missing dimension weighs 0."""
+    total = sum((Decimal(str(weights.get(d, 0))) for d in DIMENSIONS), Decimal(0))
+    if total <= 0:
+        return _("At least one weight must be positive: all six weights are zero.")
+    if abs(total - HUNDRED) <= WEIGHTS_SUM_TOLERANCE:
+        return None
+    shown = format(total.normalize(), "f")
+    if abs(total - 1) <= FRACTIONS_SUM_TOLERANCE:
+        return _(
+            "Weights are percentages and must sum to 100; these sum to %(total)s. Did you send "
+            "fractions? Multiply each by 100 (0.25 is 25)."
+        ) % {"total": shown}
+    return _(
+        "Weights are percentages and must sum to 100 (within ±%(tolerance)s); these sum to "
+        "%(total)s."
+    ) % {"total": shown, "tolerance": format(WEIGHTS_SUM_TOLERANCE.normalize(), "f")}
 
 
 @transaction.atomic
@@ -159,11 +183,13 @@ def evaluation_weights_set(
     ahp_matrix: Sequence[Sequence[float]] | None = None,
     expected_version: str | None = None,
 ) -> Evaluation:
-    """Save direct weights in percent (non-negative, one positive at least); stored as given,
-    3 decimals, with the AHP matrix they came from (None for direct weights). Every writer
-    stores percent, so that a reader sees one unit; weights that do not make 100 are
-    normalised when scored. Only the weights and the
-    matrix are written, on the row as stored: other fields edited meanwhile stay.
+    """Save direct weights in percent: non-negative, the six making 100 within
+    WEIGHTS_SUM_TOLERANCE (weights_sum_problem: anything else, fractions of 1 among them, is a
+    ValidationError naming the sum, and nothing is stored); stored as given, 3 decimals, with
+    the AHP matrix they came from (None for direct weights). Every writer goes through this
+    rule, so that a reader (an auditor comparing two versions) sees one unit that adds up. A
+    writer that offers scaling (the weights page) scales before it calls. Only the weights
+    and the matrix are written, on the row as stored: other fields edited meanwhile stay.
 
     With ``expected_version`` (``weights_version`` of the evaluation as the writer loaded it),
     weights saved since are not overwritten: StaleCopy. Returns the evaluation as stored."""
@@ -173,6 +199,9 @@ def evaluation_weights_set(
         normalise_weights(weights)
     except WeightsError as exc:
         raise ValidationError({"weights": str(exc)}) from exc
+    problem = weights_sum_problem(weights)
+    if problem:
+        raise ValidationError({"weights": problem})
     locked.ahp_matrix = [list(map(float, row)) for row in ahp_matrix] if ahp_matrix else None
     for dimension in DIMENSIONS:
         value = Decimal(str(weights.get(dimension, 0))).quantize(Decimal("0.001"))

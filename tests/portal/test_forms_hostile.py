@@ -52,7 +52,7 @@ def test_weights_saved_by_someone_else_meanwhile_are_not_overwritten(
     loaded = _version(procurement.get(url))
     evaluation_weights_set(
         evaluation=evaluation,
-        weights={d: Decimal(5 if d == "security" else 1) for d in DIMENSIONS},
+        weights={d: Decimal(50 if d == "security" else 10) for d in DIMENSIONS},
         by=members["manager"],
     )
     theirs = dict(Evaluation.objects.get(pk=evaluation.pk).weights)

@@ -111,7 +111,7 @@ def test_a_result_of_inputs_no_longer_current_is_never_served(demo):
     old_key = _ranking_key(evaluation)
     evaluation_weights_set(
         evaluation=evaluation,
-        weights={"cost": 9, "stability": 1, "network": 1, "storage": 1, "security": 1},
+        weights={"cost": 60, "stability": 10, "network": 10, "storage": 10, "security": 10},
         by=None,
     )
     cache.clear()

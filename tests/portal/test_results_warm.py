@@ -94,7 +94,7 @@ def test_many_changes_schedule_one_warming(
     with django_capture_on_commit_callbacks(execute=True):
         evaluation_weights_set(
             evaluation=evaluation,
-            weights={"cost": 3, "stability": 1, "network": 1, "storage": 1},
+            weights={"cost": 40, "stability": 20, "network": 20, "storage": 20},
             by=None,
         )
     assert [pk for pk, _eta in published] == [DEMO_EVALUATION]

@@ -53,7 +53,9 @@ def _race(lock, second, first) -> dict:
 
 
 def _weights(**overrides) -> dict[str, Decimal]:
-    return {d: Decimal(overrides.get(d, 1)) for d in DIMENSIONS}
+    """Percent weights making 100: the overridden ones as given, the rest sharing what is left."""
+    rest = (100 - sum(overrides.values())) / Decimal(len(DIMENSIONS) - len(overrides))
+    return {d: Decimal(overrides.get(d, rest)) for d in DIMENSIONS}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -25,7 +25,11 @@ from ...models import (
     Role,
 )
 from ...services.answers import answer_version
-from ...services.evaluations import WEIGHTS_SUM_TOLERANCE, requirements_version
+from ...services.evaluations import (
+    WEIGHTS_SUM_TOLERANCE,
+    requirements_version,
+    weights_sum_problem,
+)
 from .base import StrictMixin, StrictSerializer, safe_text
 from .fields import (
     CurrencyField,
@@ -299,16 +303,13 @@ class AnswerInSerializer(StrictSerializer):
         return value
 
 
-# What a PUT of direct weights takes: each a percentage, the six making 100 (the weights page's
-# rule and tolerance, views.weights). 0.05 leaves room for six values rounded to the stored 3
-# decimals (AHP weights store 16.667 * 6 = 100.002) and for hand-typed thirds (3 * 33.33).
+# What a PUT of direct weights takes: each a percentage, the six making 100 (the rule every
+# writer follows: services.evaluations.weights_sum_problem, checked here for a 400 before
+# anything is locked, and again by the service).
 WEIGHTS_IN_UNIT = (
     f"percent, 0 to 100; the six must sum to 100 (within ±{WEIGHTS_SUM_TOLERANCE}). "
     "Fractions of 1 (0.25 for 25 %) are refused, not stored."
 )
-# A set of weights that sums to about 1 is fractions of 1 sent as percent.
-FRACTIONS_SUM_TOLERANCE = Decimal("0.01")
-HUNDRED = Decimal(100)
 
 
 def _weight_field():
@@ -324,26 +325,6 @@ def _weight_field():
             "max_value": gettext_lazy("A weight is a percentage from 0 to 100; not above 100."),
         },
     )
-
-
-def weights_sum_problem(weights) -> str | None:
-    """Why six weights in percent cannot be saved as they are, in the reader's language (None
-    when they make 100 within WEIGHTS_SUM_TOLERANCE)."""
-    total = sum((Decimal(weights.get(d, 0)) for d in DIMENSIONS), Decimal(0))
-    if total <= 0:
-        return _("At least one weight must be positive: all six weights are zero.")
-    if abs(total - HUNDRED) <= WEIGHTS_SUM_TOLERANCE:
-        return None
-    shown = format(total.normalize(), "f")
-    if abs(total - 1) <= FRACTIONS_SUM_TOLERANCE:
-        return _(
-            "Weights are percentages and must sum to 100; these sum to %(total)s. Did you send "
-            "fractions? Multiply each by 100 (0.25 is 25)."
-        ) % {"total": shown}
-    return _(
-        "Weights are percentages and must sum to 100 (within ±%(tolerance)s); these sum to "
-        "%(total)s."
-    ) % {"total": shown, "tolerance": format(WEIGHTS_SUM_TOLERANCE.normalize(), "f")}
 
 
 class WeightsSerializer(StrictSerializer):

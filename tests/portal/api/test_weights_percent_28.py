@@ -164,3 +164,24 @@ def test_the_schema_documents_the_rule(api, world):
     assert field.get("maximum") == 100 or "100" in str(field)
     put = schema["paths"]["/api/v1/evaluations/{evaluation_pk}/weights/"]["put"]
     assert "fractions of 1" in put["description"]
+
+
+@pytest.mark.parametrize(
+    ("weights", "named"),
+    [(FRACTIONS, "Did you send fractions"), ({**PERCENT, "cost": 30}, "these sum to 110")],
+    ids=["fractions", "sum-110"],
+)
+def test_the_service_itself_refuses_weights_that_do_not_make_100(world, weights, named):
+    """The rule is the service's, not only the API's: any writer (a command, a script, a
+    future form) gets the same refusal, and nothing is stored."""
+    from django.core.exceptions import ValidationError
+
+    from portal.services.evaluations import evaluation_weights_set
+
+    before = _stored(world)
+    with pytest.raises(ValidationError) as refused:
+        evaluation_weights_set(
+            evaluation=world.evaluation, weights=weights, by=world.users["procurement"]
+        )
+    assert named in " ".join(refused.value.message_dict["weights"])
+    assert _stored(world) == before
