@@ -13,6 +13,8 @@ from django.db import migrations, models
 
 import portal.models.evidence
 
+from ._postgresql import postgresql_only
+
 BACKFILL = """
 UPDATE portal_evidenceupload SET evaluation_id = (
     SELECT c.evaluation_id FROM portal_candidate c WHERE c.id = portal_evidenceupload.candidate_id
@@ -30,16 +32,6 @@ PAIR_BACKWARD = (
     "ALTER TABLE portal_evidenceupload DROP CONSTRAINT upload_candidate_evaluation_fk",
     "ALTER TABLE portal_candidate DROP CONSTRAINT candidate_id_evaluation_uniq",
 )
-
-
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return  # SQLite (the embedded mode) keeps the copy through save() alone
-        for statement in statements:
-            schema_editor.execute(statement)
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -78,5 +70,5 @@ class Migration(migrations.Migration):
             model_name="evidenceupload",
             index=models.Index(fields=["sha256"], name="upload_sha256_idx"),
         ),
-        migrations.RunPython(_run(PAIR_FORWARD), _run(PAIR_BACKWARD)),
+        migrations.RunPython(postgresql_only(PAIR_FORWARD), postgresql_only(PAIR_BACKWARD)),
     ]

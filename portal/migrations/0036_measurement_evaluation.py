@@ -15,6 +15,8 @@ from django.db import migrations, models
 
 import portal.models.evidence
 
+from ._postgresql import postgresql_only
+
 BACKFILL = """
 UPDATE portal_measurement SET evaluation_id = (
     SELECT u.evaluation_id FROM portal_evidenceupload u WHERE u.id = portal_measurement.upload_id
@@ -33,16 +35,6 @@ PAIR_BACKWARD = (
     "ALTER TABLE portal_measurement DROP CONSTRAINT measurement_upload_evaluation_fk",
     "ALTER TABLE portal_evidenceupload DROP CONSTRAINT upload_id_evaluation_uniq",
 )
-
-
-def _run(statements):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return  # SQLite (the embedded mode) keeps the copy through the field alone
-        for statement in statements:
-            schema_editor.execute(statement)
-
-    return run
 
 
 class Migration(migrations.Migration):
@@ -79,5 +71,5 @@ class Migration(migrations.Migration):
             model_name="measurement",
             index=models.Index(fields=["evaluation", "id"], name="measurement_eval_idx"),
         ),
-        migrations.RunPython(_run(PAIR_FORWARD), _run(PAIR_BACKWARD)),
+        migrations.RunPython(postgresql_only(PAIR_FORWARD), postgresql_only(PAIR_BACKWARD)),
     ]
