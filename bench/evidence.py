@@ -172,8 +172,9 @@ def profile(function: Callable[[], Any], *, sort: str, limit: int) -> None:
 # --------------------------------------------------------------------------- parse
 
 
-def make_bundle(hostname: str) -> bytes:
-    """A collector-style tar.gz of the samples in ``BUNDLE``; ``hostname`` varies its sha256."""
+def make_bundle(hostname: str, nonce: str | None = None) -> bytes:
+    """A collector-style tar.gz of the samples in ``BUNDLE``; ``hostname`` varies its sha256,
+    ``nonce`` (an upload token's) makes it import as collector evidence."""
     commands, files = [], []
     for name, argv, output, sample in BUNDLE:
         commands.append(
@@ -186,7 +187,7 @@ def make_bundle(hostname: str) -> bytes:
         "hostname": hostname,
         "started_at": "2026-11-30T08:00:00+00:00",
         "finished_at": "2026-11-30T08:04:10+00:00",
-        "nonce": None,
+        "nonce": nonce,
         "commands": commands,
     }
     buffer = io.BytesIO()

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 import requests  # noqa: E402
 
 from bench import soak  # noqa: E402
+from bench.evidence import make_bundle  # noqa: E402
 from bench.noop import NOOP_UPLOAD_ID  # noqa: E402
 from deploy import stack  # noqa: E402
 
@@ -276,7 +277,7 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         posts = []
         for number in range(args.bundles):
             _candidate, raw, nonce = tokens[number % len(tokens)]
-            body = soak.make_bundle(f"http-node-{number:04d}", nonce)
+            body = make_bundle(f"http-node-{number:04d}", nonce)
             posts.append((raw, f"node-{number:04d}.tar.gz", body))
         # Warm every gunicorn worker and the worker's processes before anything is timed.
         floor(st, posts[: 4 * args.clients], args.clients, args.timeout)

@@ -31,7 +31,6 @@ last import (a lost refresh), 2 the stack could not be started.
 from __future__ import annotations
 
 import argparse
-import io
 import itertools
 import json
 import os
@@ -43,7 +42,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -55,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 import requests  # noqa: E402
 
-from bench.evidence import BUNDLE, SAMPLES  # noqa: E402
+from bench.evidence import make_bundle  # noqa: E402
 from deploy import stack  # noqa: E402
 
 PASSWORD = "procure-gpus-2026"  # setup_demo's procurement login
@@ -93,32 +91,6 @@ SHORT = Profile(
         "WORKER_HEARTBEAT_INTERVAL_S": "5",
     },
 )  # fmt: skip
-
-
-def make_bundle(hostname: str, nonce: str | None) -> bytes:
-    """A collector bundle of the sample outputs; ``hostname`` makes each one distinct."""
-    commands, files = [], []
-    for name, argv, output, sample in BUNDLE:
-        commands.append(
-            {"name": name, "argv": argv, "output": output, "exit_code": 0, "duration_s": 1.5}
-        )
-        files.append((output, (SAMPLES / sample).read_bytes()))
-    manifest = {
-        "schema_version": 1,
-        "collector_version": "1.0.0",
-        "hostname": hostname,
-        "started_at": "2026-11-30T08:00:00+00:00",
-        "finished_at": "2026-11-30T08:04:10+00:00",
-        "nonce": nonce,
-        "commands": commands,
-    }
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for output, data in [("manifest.json", json.dumps(manifest).encode()), *files]:
-            info = tarfile.TarInfo(output)
-            info.size, info.mtime, info.mode = len(data), 1795939200, 0o644
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def pct(values: list[float], p: float) -> float:
