@@ -33,6 +33,7 @@ from ..services.portfolio import portfolio_export_rows
 from ..services.reports import report_pdf_request
 from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
+from .weights import percentages
 
 
 class DecisionForm(forms.Form):
@@ -129,6 +130,15 @@ def decision_drift(record, ranking) -> list[str]:
     return drift
 
 
+def _snapshot_weights(record) -> dict:
+    """The weights a decision record keeps, in the dimensions' order (the snapshot's JSON may
+    hold them in any order), each as its share of the six in percent."""
+    if record is None:
+        return {}
+    shares = percentages(record.snapshot.get("weights") or {})
+    return {d.value: shares[d.value] for d in Dimension if d.value in shares}
+
+
 def _decision_page(request, evaluation, membership, record, form, reopen_form, ranking):
     earlier = (
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
@@ -147,6 +157,10 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         "earlier_decisions": earlier,
         "ranking": ranking,
         "decision_drift": decision_drift(record, ranking),
+        # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
+        # they were stored in when it was decided (percent now; raw numbers or fractions in
+        # records decided before 0034), and a share reads the same for all of them.
+        "decision_weights": _snapshot_weights(record),
         "imports_pending": selectors.evaluation_imports_pending(evaluation)
         if record is None
         else 0,

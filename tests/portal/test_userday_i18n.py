@@ -177,6 +177,13 @@ def test_the_decision_weights_line_uses_dimension_names(client, demo):
     line = html.split('class="weights-line">', 1)[1].split("</p>", 1)[0]
     assert "网络" in line and "%" in line
     assert not re.search(r"\b(stability|network|storage|security|cost|support)\b", line)
+    # Each weight as its share of the six, as stored (percent): 25 % reads 25.0 %, not 2500.0 %.
+    stored = evaluation.weights
+    total = sum(stored.values())
+    shown = [float(v) for v in re.findall(r"([\d.,]+) %", line)]
+    order = ("stability", "network", "storage", "security", "cost", "support")
+    assert shown == [round(float(stored[d]) * 100 / float(total), 1) for d in order]
+    assert all(0 <= value <= 100 for value in shown)
 
 
 def test_the_budget_knockout_reference_follows_the_language():
