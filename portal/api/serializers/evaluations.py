@@ -4,13 +4,16 @@ Input and output serializers are kept apart: inputs accept only what a client ma
 evaluation always comes from the URL), outputs show what the portal stores.
 """
 
+import math
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
+from ...forms import typed_field
 from ...models import (
     REQUIREMENT_FIELDS,
     Answer,
@@ -267,8 +270,24 @@ class AnswerSerializer(serializers.ModelSerializer):
         return answer_version(answer)
 
 
+def _typed_clean(item, text: str) -> None:
+    """Refuse ``text`` as the questionnaire's typed input of ``item`` refuses it (the same
+    field, the same message)."""
+    field = typed_field(item)
+    if field is None:
+        return
+    try:
+        field.clean(text)
+    except DjangoValidationError as exc:
+        raise serializers.ValidationError(list(exc.messages)) from exc
+
+
 class AnswerInSerializer(StrictSerializer):
-    """One answer: the claim in words, an optional typed value checked against the item's type."""
+    """One answer: the claim in words, an optional typed value checked against the item's type.
+
+    An item with a typed answer (a number, a choice, yes or no) takes a claim without a value
+    only where the claim reads as that type, as the questionnaire's typed input does: text
+    such as "1e309" or "NaN" for a number is a 400, never stored as a claim that scores."""
 
     claim = serializers.CharField(required=False, allow_blank=True, default="", max_length=10_000)
     value = serializers.JSONField(required=False, allow_null=True, default=None)
@@ -282,10 +301,17 @@ class AnswerInSerializer(StrictSerializer):
             return None
         item = self.context["item"]
         if item.answer_type == AnswerType.NUMBER:
-            if isinstance(value, bool) or not isinstance(value, int | float):
+            # JSON's NaN and Infinity arrive as floats: refused like any other non-number.
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
                 raise serializers.ValidationError(_("This item takes a number."))
             if abs(value) > 1e15:
                 raise serializers.ValidationError(_("This number is too large."))
+            # The questionnaire's own rule for the item's input (0 or more, 2 decimals).
+            _typed_clean(item, str(value))
         elif item.answer_type == AnswerType.BOOLEAN:
             if not isinstance(value, bool):
                 raise serializers.ValidationError(_("This item takes true or false."))
@@ -301,6 +327,27 @@ class AnswerInSerializer(StrictSerializer):
         else:
             safe_text(value)
         return value
+
+    def validate(self, attrs):
+        item = self.context["item"]
+        claim = (attrs.get("claim") or "").strip()
+        if claim and attrs.get("value") is None and typed_field(item) is not None:
+            try:
+                _typed_clean(item, claim)
+            except serializers.ValidationError as exc:
+                raise serializers.ValidationError(
+                    {
+                        "claim": [
+                            _(
+                                "This item takes a typed answer (%(type)s): send it as value, "
+                                "or a claim that reads as one."
+                            )
+                            % {"type": item.get_answer_type_display()},
+                            *exc.detail,
+                        ]
+                    }
+                ) from exc
+        return attrs
 
 
 # What a PUT of direct weights takes: each a percentage, the six making 100 (the rule every
