@@ -445,10 +445,16 @@ def _dpu_links(devices: list[_Device]) -> dict[int, str]:
     bluefield = [(d, key) for d, key in bluefield if key is not None]
     bridges = [d for d in devices if d.bridge_range is not None]
 
-    def switch_port(bridge: _Device) -> bool:
-        own = _bus_key(bridge.slot)
-        return own is not None and any(_behind(other, own) for other in bridges)
-
+    # Bridges below another bridge (switch ports); root ports and root-bus bridges are not.
+    switch_ports = [
+        b for b in bridges if (own := _bus_key(b.slot)) and any(_behind(o, own) for o in bridges)
+    ]
+    # A bridge that counts: a Mellanox one (-vv names them), or a switch port (the tree does not).
+    dpu_bridges = [
+        b
+        for b in bridges
+        if b.vendor_id == "15b3" or "mellanox" in b.description.lower() or b in switch_ports
+    ]
     links: dict[int, str] = {}
     for index, dev in enumerate(devices):
         key = _bus_key(dev.slot)
@@ -464,9 +470,8 @@ def _dpu_links(devices: list[_Device]) -> dict[int, str]:
         if same_device is not None:
             links[index] = f"a function of the BlueField device at {same_device.slot}"
             continue
-        for bridge in bridges:
-            mellanox_bridge = bridge.vendor_id == "15b3" or "mellanox" in bridge.description.lower()
-            if not (_behind(bridge, key) and (mellanox_bridge or switch_port(bridge))):
+        for bridge in dpu_bridges:
+            if not _behind(bridge, key):
                 continue
             with_dpu = next((b for b, k in bluefield if _behind(bridge, k)), None)
             if with_dpu is not None:
