@@ -233,6 +233,7 @@ SIGNAL_LABELS: dict[str, Promise] = {
     "container": gettext_lazy("Container runtime"),
     "cpu_count": gettext_lazy("Logical CPUs against the claim"),
     "cpu_hypervisor_flag": gettext_lazy("CPU hypervisor flag"),
+    "dpu_virtio": gettext_lazy("Virtio devices emulated by a BlueField DPU"),
     "dmi_product": gettext_lazy("DMI system product"),
     "gpu_root_bus": gettext_lazy("GPUs on the root PCI bus"),
     "gpu_virtualization_mode": gettext_lazy("GPU virtualisation mode (nvidia-smi)"),

@@ -31,12 +31,24 @@ Metrics (``ParseResult.metrics``):
   ``filtered`` (bool: the command line pipes through grep, so signals may be hidden).
 - ``vpci_domains`` (list[str]): the PCI domains laid out as Hyper-V's virtual PCI bus lays them
   out (see below), e.g. ["0101", "3532", "78a8", "cc4c"]; empty on any other machine.
+- ``dpu_virtio`` (list[str]): virtio devices the same listing shows to be emulated by a BlueField
+  DPU of the host (see below), each with the link seen, e.g. "virtio device 1af4:1041 (Red Hat,
+  Inc. Virtio network device) at af:00.2 emulated by a BlueField DPU: a function of the BlueField
+  device at af:00.0"; they are context, not virtual signals.
 
 Facts: ``nvidia_gpu_count`` (unit "count").
 
 SR-IOV note: a host with SR-IOV enabled lists its NIC virtual functions next to the physical
 ones, so a virtual function only counts as a VM signal when no physical function of the same
 vendor is listed, or when it is an NVIDIA GPU function (vGPU).
+
+BlueField note: a BlueField DPU in DPU mode emulates virtio-net and virtio-blk PCIe functions
+(vendor 1af4) for the bare-metal host it sits in; bare-metal clouds deliver their network and
+disks this way. A virtio net/block/fs device counts as a VM sign unless the listing itself ties
+it to a BlueField: a Mellanox (15b3) Subsystem, a function of the BlueField's own PCI device, or
+a place behind a PCIe switch that also holds a BlueField function. Such a device is DPU hardware,
+neutral like any other device (passed into a VM, it leaves the VM's own devices to betray it). A
+virtio GPU always counts.
 
 Hyper-V vPCI note: Hyper-V (Azure) hands each passed-through device to a Linux guest on a PCI
 bus of its own (the pci-hyperv driver), in a PCI domain numbered from the device's instance GUID
@@ -68,6 +80,10 @@ _DEVICE_RE = re.compile(
 )
 _VMM_SLOT_RE = re.compile(r"^Slot:\s+(\S+)\s*$")
 _VMM_FIELD_RE = re.compile(r"^(Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf):\s+(.*\S)\s*$")
+# lspci -vv of a bridge: "Bus: primary=ca, secondary=cb, subordinate=cf, sec-latency=0".
+_BRIDGE_BUS_RE = re.compile(
+    r"^Bus:\s+primary=[0-9a-fA-F]{2},\s*secondary=([0-9a-fA-F]{2}),\s*subordinate=([0-9a-fA-F]{2})"
+)
 _VMM_ID_RE = re.compile(r"\s*\[([0-9a-fA-F]{4})\]\s*$")
 _PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 _REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
@@ -96,7 +112,7 @@ _MARKDOWN_BOLD_RE = re.compile(r"^\*\*(.*)\*\*$")
 # lspci -tv: a bus in brackets ("[0000:00]", "[01]", "[61-73]") or a device "DD.F" with the
 # connector before it ("+-", "\\-", "----" or "-" after a bus), and its name at the line end.
 _TREE_TOKEN_RE = re.compile(
-    r"\[(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2})(?:-[0-9a-fA-F]{2})?\]"
+    r"\[(?:(?P<dom>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2})(?:-(?P<hi>[0-9a-fA-F]{2}))?\]"
     r"|(?P<conn>[+\\]-|-)(?P<dev>[0-9a-fA-F]{2}\.[0-7])(?=$|[\s-])"
 )
 _TREE_LINE_RE = re.compile(
@@ -137,6 +153,16 @@ _EMULATED_CHIPSETS: tuple[tuple[str | None, str, str], ...] = (
 )
 
 
+# BlueField functions the host sees, by PCI device id, for listings that print ids but no names
+# (pci.ids: a2d2 first-generation BlueField, a2d6 second, a2dc third, a2d9 third "Lx", a2df
+# fourth, each as its integrated ConnectX; c2d3 the second generation's SoC management function).
+_BLUEFIELD_DEVICE_IDS = frozenset({"a2d2", "a2d6", "a2dc", "a2d9", "a2df", "c2d3"})
+# Virtio functions a BlueField emulates: net (1000 transitional, 1041 modern), block (1001,
+# 1042) and file system (105a); by name where the listing prints no ids.
+_DPU_VIRTIO_DEVICE_IDS = frozenset({"1000", "1041", "1001", "1042", "105a"})
+_DPU_VIRTIO_NAMES = ("network device", "block device", "file system")
+
+
 @dataclass(frozen=True)
 class _Device:
     slot: str
@@ -149,6 +175,9 @@ class _Device:
     # "(rev ff)": the function's configuration space reads all ones, the device no longer
     # answers (a GPU fallen off the bus).
     no_response: bool = False
+    # A bridge's secondary..subordinate bus range (the buses behind it), from the -tv tree
+    # ("-[cb-cf]") or a -vv "Bus: primary=ca, secondary=cb, subordinate=cf" line.
+    bridge_range: tuple[int, int] | None = None
 
 
 def _clean(raw: str) -> str:
@@ -232,16 +261,24 @@ def _read_tree(text: str) -> list[_Device]:
             continue
         bracket: tuple[str, str] | None = None
         found: list[tuple[str, str, str]] = []
+        ranges: dict[int, tuple[int, int]] = {}  # index in found -> buses behind that bridge
+        after_device = False
         for match in _TREE_TOKEN_RE.finditer(raw):
             if match.group("bus"):
+                if after_device and raw[match.start() - 1] == "-":
+                    # "00.0-[cb-cf]": the device just read is a bridge to these buses.
+                    low = int(match.group("bus"), 16)
+                    ranges[len(found) - 1] = (low, int(match.group("hi") or match.group("bus"), 16))
                 domain = (match.group("dom") or domain).lower()
                 bracket = (domain, match.group("bus").lower())
+                after_device = False
                 continue
             column = match.start("conn")
             if match.group("conn") != "-" and bracket is not None:
                 branch_bus[column] = bracket  # "]-+-00.0": this column lists bus "bracket"
             where = bracket if bracket is not None else branch_bus.get(column)
             bracket = None
+            after_device = where is not None
             if where is not None:
                 found.append((where[0], where[1], match.group("dev").lower()))
         name = _TREE_NAME_RE.search(raw)
@@ -250,7 +287,7 @@ def _read_tree(text: str) -> list[_Device]:
             _, vendor, device = _split_ids(description)
             devices.append(
                 _Device(f"{dom}:{bus}:{dev}", _tree_class(description), description,
-                        vendor, device, number)
+                        vendor, device, number, bridge_range=ranges.get(index))
             )  # fmt: skip
     if not any(d.description for d in devices):
         return []  # "lspci -t" without -v: no names, nothing to judge
@@ -273,7 +310,11 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
             described, vendor, device = _split_ids(desc)
             if ids[0] and ids[1]:
                 vendor, device = ids[0].group(1).lower(), ids[1].group(1).lower()
-            devices.append(_Device(vmm["slot"], names[2], described, vendor, device, vmm_line))
+            subsystem = " ".join(vmm[k] for k in ("svendor", "sdevice") if vmm.get(k))
+            devices.append(
+                _Device(vmm["slot"], names[2], described, vendor, device, vmm_line,
+                        subsystem=subsystem)
+            )  # fmt: skip
         vmm.clear()
 
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -313,6 +354,11 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
             last = devices[-1]
             if not last.subsystem:
                 devices[-1] = replace(last, subsystem=line[len("Subsystem:") :].strip())
+            continue
+        bus_line = _BRIDGE_BUS_RE.match(line) if devices and raw[:1] in (" ", "\t") else None
+        if bus_line and devices[-1].bridge_range is None:
+            low, high = int(bus_line.group(1), 16), int(bus_line.group(2), 16)
+            devices[-1] = replace(devices[-1], bridge_range=(low, high))
     flush_vmm()
     if not devices:
         devices = _read_tree(text)
@@ -335,6 +381,106 @@ def _virtual_device_signal(dev: _Device) -> str | None:
         if (chip_id and pci_id == chip_id) or needle in lowered:
             return label
     return None
+
+
+def _is_virtio(dev: _Device) -> bool:
+    return dev.vendor_id == "1af4" or "virtio" in dev.description.lower()
+
+
+def _is_bluefield(dev: _Device) -> bool:
+    mellanox = dev.vendor_id == "15b3" or "mellanox" in dev.description.lower()
+    named = "bluefield" in dev.description.lower() or dev.device_id in _BLUEFIELD_DEVICE_IDS
+    return mellanox and named and not _is_vf(dev)
+
+
+def _dpu_emulatable(dev: _Device) -> bool:
+    """A virtio function of a kind a BlueField emulates for its host (net, block, file system)."""
+    if not _is_virtio(dev) or "gpu" in dev.description.lower():
+        return False  # a virtio GPU is QEMU's, never a DPU's
+    if dev.vendor_id == "1af4" and dev.device_id:
+        return dev.device_id in _DPU_VIRTIO_DEVICE_IDS
+    return any(name in dev.description.lower() for name in _DPU_VIRTIO_NAMES)
+
+
+def _bus_key(slot: str) -> tuple[str, int, str] | None:
+    """(domain, bus, device) of a slot: "0000:af:00.2" and "af:00.2" give ("0000", 0xaf, "00")."""
+    parts = re.match(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.[0-7]$", slot)
+    if not parts:
+        return None
+    return (parts.group(1) or "0000").lower().zfill(4), int(parts.group(2), 16), parts.group(3)
+
+
+def _behind(bridge: _Device, key: tuple[str, int, str]) -> bool:
+    own = _bus_key(bridge.slot)
+    low, high = bridge.bridge_range or (1, 0)
+    return own is not None and own[0] == key[0] and low <= key[1] <= high
+
+
+def _dpu_links(devices: list[_Device]) -> dict[int, str]:
+    """Virtio devices this listing itself shows to be emulated by a BlueField DPU on the host.
+
+    Returns {index in devices: why}. A BlueField in DPU mode emulates virtio-net (DOCA
+    virtio-net controller) and virtio-blk (SNAP) PCIe functions for a bare-metal host, as bare-
+    metal GPU clouds use; QEMU's virtio devices look the same by vendor and device id, so only a
+    link the same output shows counts:
+
+    - the virtio function's Subsystem is Mellanox (15b3): QEMU sets Red Hat's (1af4);
+    - it is another function of the BlueField's own PCI device (static virtio PFs sit next to
+      the DPU's ConnectX functions, e.g. af:00.2 beside af:00.0/.1);
+    - it sits behind a PCIe switch that also holds a BlueField function: a Mellanox bridge
+      whose bus range covers it (-vv), or, in the -tv tree (bridges unnamed there), a bridge
+      below a root port whose range covers both. A root port alone does not count: a Kata or
+      libvirt VM hangs hot-plugged virtio devices and passed-through functions off one bridge
+      on its root bus.
+
+    A BlueField merely present elsewhere in the listing is deliberately not enough: a cloud VM is
+    routinely given a passed-through NIC or DPU function next to QEMU's own virtio NIC and disk,
+    so presence says nothing about who emulates the virtio device.
+
+    Such a device proves DPU hardware, not a bare-metal host: a DPU's virtio function can be
+    passed through to a VM like any other function. It is then neutral like any passed-through
+    device, and the VM's own devices (chipset, QEMU bridges, its virtio devices) still show.
+    """
+    bluefield = [(d, _bus_key(d.slot)) for d in devices if _is_bluefield(d)]
+    bluefield = [(d, key) for d, key in bluefield if key is not None]
+    bridges = [d for d in devices if d.bridge_range is not None]
+
+    # Bridges below another bridge (switch ports); root ports and root-bus bridges are not.
+    switch_ports = [
+        b for b in bridges if (own := _bus_key(b.slot)) and any(_behind(o, own) for o in bridges)
+    ]
+    # A bridge that counts: a Mellanox one (-vv names them), or a switch port (the tree does not).
+    dpu_bridges = [
+        b
+        for b in bridges
+        if b.vendor_id == "15b3" or "mellanox" in b.description.lower() or b in switch_ports
+    ]
+    links: dict[int, str] = {}
+    for index, dev in enumerate(devices):
+        key = _bus_key(dev.slot)
+        if not _dpu_emulatable(dev) or key is None:
+            continue
+        subsystem = dev.subsystem.lower()
+        if "[15b3:" in subsystem or subsystem.startswith("mellanox") or "[15b3]" in subsystem:
+            links[index] = f"Subsystem {dev.subsystem}"
+            continue
+        if not bluefield:
+            continue
+        same_device = next((b for b, k in bluefield if k == key), None)
+        if same_device is not None:
+            links[index] = f"a function of the BlueField device at {same_device.slot}"
+            continue
+        for bridge in dpu_bridges:
+            if not _behind(bridge, key):
+                continue
+            with_dpu = next((b for b, k in bluefield if _behind(bridge, k)), None)
+            if with_dpu is not None:
+                links[index] = (
+                    f"behind the PCIe switch of the BlueField at {with_dpu.slot} "
+                    f"(bridge {bridge.slot})"
+                )
+                break
+    return links
 
 
 def _vpci_domains(devices: list[_Device]) -> list[str]:
@@ -393,7 +539,9 @@ def parse(text: str) -> ParseResult:
         if signal and signal not in target:
             target.append(signal)
 
-    for dev in devices:
+    dpu_links = _dpu_links(devices)
+    dpu_virtio: list[str] = []
+    for index, dev in enumerate(devices):
         lowered = dev.description.lower()
         nvidia = _is_nvidia(dev)
         if nvidia and dev.cls.lower() in _GPU_CLASSES and dev.no_response:
@@ -424,7 +572,16 @@ def parse(text: str) -> ParseResult:
                     virtual_signals,
                     f"SR-IOV virtual function without its physical function ({dev.description})",
                 )
-        add(virtual_signals, _virtual_device_signal(dev))
+        if index in dpu_links:
+            # Emulated by the host's own DPU: a fact about the host, not a hypervisor's device.
+            ident = f" {dev.vendor_id}:{dev.device_id}" if dev.vendor_id and dev.device_id else ""
+            add(
+                dpu_virtio,
+                f"virtio device{ident} ({dev.description}) at {dev.slot} emulated by a BlueField "
+                f"DPU: {dpu_links[index]}",
+            )
+        else:
+            add(virtual_signals, _virtual_device_signal(dev))
         add(physical_signals, _physical_signal(dev))
     vpci_domains = _vpci_domains(devices)
     if vpci_domains:
@@ -484,5 +641,6 @@ def parse(text: str) -> ParseResult:
         ),
         "filtered": filtered,
         "vpci_domains": vpci_domains,
+        "dpu_virtio": dpu_virtio,
     }
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

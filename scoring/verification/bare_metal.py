@@ -23,6 +23,12 @@ machine is handed over whole, so only a run on the host itself can verify a bare
 A container inside a VM is still a VM: when the same evidence names the hypervisor under the
 container (``systemd-detect-virt --vm``, or a second run), both signals are kept and the VM
 counts against bare metal like any other.
+
+A virtio net or block device is a VM's device, except where a BlueField DPU emulates it for the
+bare-metal host it sits in (DOCA virtio-net, SNAP virtio-blk; bare-metal GPU clouds deliver
+network and disks this way). When the lspci listing itself ties the device to the DPU, the
+parser lists it apart (``dpu_virtio``) and it becomes a CONTEXT signal; without such a link it
+still counts as a VM device, and a virtio GPU always does.
 """
 
 from __future__ import annotations
@@ -78,6 +84,10 @@ W_VIRT_MODE_NONE = 0.3
 # container, never weight towards a hypervisor. As a 0.5 virtual signal it made "MIG enabled"
 # plus a few CPUs held back (0.3) a "virtualised" verdict (0.65) on a physical host.
 W_MIG = 0.0
+# Virtio devices a BlueField DPU emulates for the host it sits in (the lspci parser ties each one
+# to the DPU from the same listing): context only. A virtio device with no such link still counts
+# as a VM device at W_LSPCI_VIRTUAL, and a virtio GPU always does.
+W_DPU_VIRTIO = 0.0
 W_CPU_SLICE = 0.5
 W_CPU_SHORT = 0.3
 W_CPU_MATCH = 0.15
@@ -297,6 +307,23 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
     virtual = as_bool(m.get("virtual"))
     virtual_signals = [str(s) for s in as_list(m.get("virtual_signals")) if s]
     physical = [str(s) for s in as_list(m.get("physical_signals")) if s]
+    dpu_virtio = [str(s) for s in as_list(m.get("dpu_virtio")) if s]
+    if dpu_virtio:
+        # Virtio-net/-blk emulated by a BlueField DPU (how bare-metal clouds deliver network and
+        # disks): DPU hardware, context like a container, never weight for a hypervisor.
+        shown = "; ".join(dpu_virtio)
+        out.append(
+            _sig(
+                ev,
+                "dpu_virtio",
+                POINTS_TO_CONTEXT,
+                W_DPU_VIRTIO,
+                f"lspci on node {node} shows virtio devices emulated by a BlueField DPU "
+                f"({shown}): DPU hardware that bare-metal hosts use, no sign of a hypervisor.",
+                f"节点 {node} 的 lspci 显示由 BlueField DPU 模拟的 virtio 设备（{shown}）："
+                "这是裸金属主机同样使用的 DPU 硬件，并非虚拟化迹象。",
+            )
+        )
     vf_only = [s for s in virtual_signals if s.lower().startswith("sr-iov virtual function")]
     if vf_only:
         out.append(
