@@ -4,7 +4,9 @@
 parser keeps every value under its section path, so it reads old (Single/Double Bit ECC,
 "Memory Usage ... Mb") and new (SRAM/DRAM counters, Remapped Rows, "FB Memory Usage") layouts
 alike. Excerpts (``[...]``, ``grep -A2`` output without a GPU header) are accepted and the
-absence of a figure is reported as None. CSV output is read with or without its header (the
+absence of a figure is reported as None; an -d ECC / ROW_REMAPPER excerpt whose "ECC Mode",
+"ECC Errors", "Remapped Rows" or "Retired Pages" section starts at column 0 without a GPU
+header is read as one GPU's block. CSV output is read with or without its header (the
 ``--query-gpu=`` command line then names the columns) and with or without units.
 
 metrics (per-GPU lists follow the order of the GPUs in the file)
@@ -80,6 +82,8 @@ _REPAIR_ROWS = {
     "unrepairable memory": "memory_unrepairable",
     "sram threshold exceeded": "sram_threshold_exceeded",
 }
+# Sections of a GPU block that a -d ECC / ROW_REMAPPER / PAGE_RETIREMENT excerpt may start with.
+_GPU_MEMORY_SECTIONS = {"ecc mode", "ecc errors", "remapped rows", "retired pages"}
 # What nvidia-smi prints for a field NVML refused with NVML_ERROR_RESET_REQUIRED.
 _RESET_REQUIRED = "gpu requires reset"
 _MAX_DEPTH = 8  # nvidia-smi -q nests 5 levels; deeper "sections" are noise, kept flat
@@ -202,6 +206,14 @@ def _parse_q(text: str) -> ParseResult:
             stack, recognised = [], True
             continue
         indent = len(line) - len(line.lstrip())
+        if current is None and indent == 0 and line.strip().lower() in _GPU_MEMORY_SECTIONS:
+            # A -d ECC / ROW_REMAPPER excerpt whose author cut the GPU header and unindented
+            # the sections: the (one) GPU's block starts here.
+            current = {}
+            gpus.append((line_no, None, current))
+            warnings.append(f"line {line_no}: GPU values without a 'GPU <bus id>' header")
+            stack = [(indent, line.strip())]
+            continue
         if current is None and indent == 0:
             pair = _key_value(line)
             if pair and not line.startswith(("$", "#")):

@@ -29,6 +29,13 @@ DRIVER595 = "kr-blog-q-d-ecc-driver595-rtxpro6000-1-of-4-shown-author-note.txt"
 LAPTOP_5080 = "kr-isaac-notes-rtx5080-laptop-blackwell-q-driver580-unrepairable-na-remapped-na.txt"
 # Real: RTX 3090 Ti in a VM, driver 580.142: channel/TPC rows, no "Unrepairable Memory" row.
 AMPERE_580 = "nix-notes-rtx3090ti-vm-q-driver580-channel-tpc-repair-no-without-unrepairable-row.txt"
+# Real: the same node's GPU 1 after an Xid 48, 'nvidia-smi -i 1 -q -d ECC' as its author cut it
+# (no GPU header, sections at column 0): DRAM Uncorrectable 2, Channel Repair Pending / Unrepairable
+# Memory No.
+XID48_EXCERPT = (
+    "kr-blog-q-d-ecc-i1-rtxpro6000-dram-uncorrectable-2-"
+    "repair-rows-no-author-excerpt-unindented.txt"
+)
 # Real, old layout: A100 under driver 510, Remapped Rows (Pending: Yes) and none of the new rows.
 A100_REMAP = "mlengineering-a100-q-ecc-remapped-rows-xid63.txt"
 NEW_METRICS = ("memory_unrepairable", "memory_repair_pending", "sram_threshold_exceeded")
@@ -97,6 +104,29 @@ def test_driver580_without_the_unrepairable_row_reads_the_rows_it_prints() -> No
     assert (m["memory_repair_pending"], m["memory_unrepairable"]) == (False, None)
     assert m["sram_threshold_exceeded"] is None  # "N/A": ECC is disabled
     assert (m["remapped_rows_pending"], m["remapped_rows_failure"]) == (False, False)
+
+
+def test_an_unindented_ecc_excerpt_after_an_xid48_reads_as_one_gpu() -> None:
+    result = parse_bytes((SAMPLES / XID48_EXCERPT).read_bytes())
+    m = result.metrics
+    assert (m["gpus_shown"], m["gpu_count"]) == (1, None)
+    assert (m["ecc_volatile_uncorrected"], m["ecc_aggregate_uncorrected"]) == (2, 2)
+    assert (m["memory_repair_pending"], m["memory_unrepairable"]) == (False, False)
+    assert m["gpus"][0]["tpc_repair_pending"] is None  # the author left the TPC row out
+    assert "line 3: GPU values without a 'GPU <bus id>' header" in result.warnings
+
+
+def test_the_xid48_node_has_an_ecc_fault_but_no_repair_fault() -> None:
+    facts, faults = facts_and_faults(evidence(text(XID48_EXCERPT), XID48_EXCERPT))
+    assert faults == []
+    assert (facts.ecc_uncorrected, facts.remapped_rows_pending, facts.remapped_rows_failure) == (
+        2,
+        0,
+        0,
+    )
+    report = verify_candidate(claims(), [evidence(text(XID48_EXCERPT), XID48_EXCERPT)])
+    ecc = [f for f in report.faults if f.kind == "ecc_uncorrected"]
+    assert len(ecc) == 1 and NODE in ecc[0].explanation_en
 
 
 def test_an_old_layout_with_remapped_rows_only_leaves_the_new_metrics_unknown() -> None:
