@@ -98,6 +98,11 @@ METRIC_LABELS: dict[str, Promise] = {
     "remapped_rows_uncorrectable": gettext_lazy("Rows remapped (uncorrectable)"),
     "remapped_rows_pending": gettext_lazy("Row remapping pending"),
     "remapped_rows_failure": gettext_lazy("Row remapping failed"),
+    "memory_unrepairable": gettext_lazy("Unrepairable GPU memory"),
+    "memory_repair_pending": gettext_lazy("GPU memory repair pending (channel or TPC)"),
+    "channel_repair_pending": gettext_lazy("HBM channel repair pending"),
+    "tpc_repair_pending": gettext_lazy("TPC repair pending"),
+    "sram_threshold_exceeded": gettext_lazy("SRAM error threshold exceeded"),
     "retired_pages": gettext_lazy("Retired memory pages"),
     "retired_pages_pending": gettext_lazy("Memory page retirement pending"),
     "mig_count": gettext_lazy("MIG devices"),
@@ -215,8 +220,13 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.nvlink_topology": gettext_lazy("Measured NVLink topology"),
     "measured.nvme_read_gbyte_s": gettext_lazy("Measured NVMe read bandwidth"),
     "measured.nvme_write_gbyte_s": gettext_lazy("Measured NVMe write bandwidth"),
-    "measured.remapped_rows_failure": gettext_lazy("Row remapping failed"),
-    "measured.remapped_rows_pending": gettext_lazy("Row remapping pending"),
+    "measured.remapped_rows_failure": gettext_lazy(
+        "GPU memory failures needing replacement (row remapping failed, unrepairable memory, "
+        "SRAM threshold exceeded)"
+    ),
+    "measured.remapped_rows_pending": gettext_lazy(
+        "GPU memory repairs waiting for a reset (row remap, channel or TPC repair pending)"
+    ),
     "measured.xid_errors": gettext_lazy("Xid errors"),
     "measured.xid_severity": gettext_lazy("Worst node's Xid/SXid severity"),
     "measured.xid_node_share": gettext_lazy("Share of nodes with Xid/SXid errors"),

@@ -4,7 +4,9 @@
 parser keeps every value under its section path, so it reads old (Single/Double Bit ECC,
 "Memory Usage ... Mb") and new (SRAM/DRAM counters, Remapped Rows, "FB Memory Usage") layouts
 alike. Excerpts (``[...]``, ``grep -A2`` output without a GPU header) are accepted and the
-absence of a figure is reported as None. CSV output is read with or without its header (the
+absence of a figure is reported as None; an -d ECC / ROW_REMAPPER excerpt whose "ECC Mode",
+"ECC Errors", "Remapped Rows" or "Retired Pages" section starts at column 0 without a GPU
+header is read as one GPU's block. CSV output is read with or without its header (the
 ``--query-gpu=`` command line then names the columns) and with or without units.
 
 metrics (per-GPU lists follow the order of the GPUs in the file)
@@ -26,6 +28,16 @@ metrics (per-GPU lists follow the order of the GPUs in the file)
     remapped_rows_pending          any GPU with a pending row remap (None when not shown).
     remapped_rows_failure          any GPU reporting "Remapping Failure Occurred: Yes".
     remapped_rows_uncorrectable / remapped_rows_correctable   sums (None when not shown).
+    memory_unrepairable            any GPU reporting "Unrepairable Memory: Yes" (None when no GPU
+                                   shows the row: drivers before the Blackwell memory repair rows).
+    memory_repair_pending          any GPU reporting "Channel Repair Pending: Yes" or "TPC Repair
+                                   Pending: Yes" (None when neither row is shown).
+    sram_threshold_exceeded        any GPU reporting "SRAM Threshold Exceeded: Yes" (None when not
+                                   shown). The rows sit under "ECC Errors" (the threshold under
+                                   its "Aggregate", printed since the 535 drivers; the repair
+                                   rows in the 580/595 samples); they are found by their label
+                                   wherever a GPU block nests them. "GPU requires reset" in
+                                   place of a value is no answer (None) and gives a warning.
     virtualized          True when a GPU's virtualization mode is Pass-Through or VGPU, False
                          when all say None/Host VGPU, None when not shown.
     format               "q" or "csv".
@@ -61,6 +73,19 @@ _ALIASES = {
 }
 _BRANDS = ("NVIDIA", "Tesla", "Quadro", "GeForce", "GRID", "TITAN")
 _SCAN_BYTES = 65536
+# The memory repair and RMA rows of -q beside Remapped Rows (NVML nvmlDeviceGetRepairStatus,
+# nvmlDeviceGetUnrepairableMemoryFlag_v1, nvmlEccSramErrorStatus_v1_t.bThresholdExceeded):
+# label -> per-GPU key. verification.health says what each means for the GPU.
+_REPAIR_ROWS = {
+    "channel repair pending": "channel_repair_pending",
+    "tpc repair pending": "tpc_repair_pending",
+    "unrepairable memory": "memory_unrepairable",
+    "sram threshold exceeded": "sram_threshold_exceeded",
+}
+# Sections of a GPU block that a -d ECC / ROW_REMAPPER / PAGE_RETIREMENT excerpt may start with.
+_GPU_MEMORY_SECTIONS = {"ecc mode", "ecc errors", "remapped rows", "retired pages"}
+# What nvidia-smi prints for a field NVML refused with NVML_ERROR_RESET_REQUIRED.
+_RESET_REQUIRED = "gpu requires reset"
 _MAX_DEPTH = 8  # nvidia-smi -q nests 5 levels; deeper "sections" are noise, kept flat
 
 
@@ -181,6 +206,14 @@ def _parse_q(text: str) -> ParseResult:
             stack, recognised = [], True
             continue
         indent = len(line) - len(line.lstrip())
+        if current is None and indent == 0 and line.strip().lower() in _GPU_MEMORY_SECTIONS:
+            # A -d ECC / ROW_REMAPPER excerpt whose author cut the GPU header and unindented
+            # the sections: the (one) GPU's block starts here.
+            current = {}
+            gpus.append((line_no, None, current))
+            warnings.append(f"line {line_no}: GPU values without a 'GPU <bus id>' header")
+            stack = [(indent, line.strip())]
+            continue
         if current is None and indent == 0:
             pair = _key_value(line)
             if pair and not line.startswith(("$", "#")):
@@ -304,7 +337,23 @@ def _q_gpu(values: dict[tuple[str, ...], str], bus: str | None) -> dict[str, Any
         "remapped_rows_failure": _yes_no(
             _get(values, ("remapped rows", "remapping failure occurred"))
         ),
+        **_repair_rows(values),
     }
+
+
+def _repair_rows(values: dict[tuple[str, ...], str]) -> dict[str, Any]:
+    """The memory repair rows of one GPU block, found by their label at any depth."""
+    found: dict[str, Any] = dict.fromkeys(_REPAIR_ROWS.values())
+    reset: list[str] = []
+    for path, raw in values.items():
+        key = _REPAIR_ROWS.get(path[-1])
+        if key is None or found[key] is not None:
+            continue
+        found[key] = _yes_no(raw)
+        if raw.strip().lower() == _RESET_REQUIRED:
+            reset.append(path[-1])
+    found["repair_rows_reset_required"] = reset
+    return found
 
 
 # -- --query-gpu CSV -------------------------------------------------------------------------
@@ -464,10 +513,32 @@ def _result(
         "remapped_rows_correctable",
     ):
         metrics[key] = _sum([g.get(key) for g in gpus])
-    for key in ("retired_pages_pending", "remapped_rows_pending", "remapped_rows_failure"):
+    for key in (
+        "retired_pages_pending",
+        "remapped_rows_pending",
+        "remapped_rows_failure",
+        "memory_unrepairable",
+        "sram_threshold_exceeded",
+    ):
         metrics[key] = _any([g.get(key) for g in gpus])
+    metrics["memory_repair_pending"] = _any(
+        [_any([g.get("channel_repair_pending"), g.get("tpc_repair_pending")]) for g in gpus]
+    )
     if metrics["remapped_rows_pending"]:
         warnings.append("row remapping pending: the GPU needs a reset")
+    if metrics["memory_repair_pending"]:
+        warnings.append("a channel or TPC repair is pending: the GPU needs a reset")
+    if metrics["memory_unrepairable"]:
+        warnings.append("unrepairable memory reported: the GPU needs replacement")
+    if metrics["sram_threshold_exceeded"]:
+        warnings.append("SRAM uncorrectable errors exceeded NVIDIA's RMA threshold")
+    for gpu in gpus:
+        rows = gpu.pop("repair_rows_reset_required", None)
+        if rows:
+            warnings.append(
+                f"GPU {gpu.get('bus_id') or '?'}: 'GPU requires reset' in place of "
+                f"{', '.join(rows)} (the driver cannot read them until the GPU is reset)"
+            )
     if metrics["ecc_volatile_uncorrected"] or metrics["ecc_aggregate_uncorrected"]:
         warnings.append("uncorrectable ECC errors reported")
     first_line = lines[0] if lines else None

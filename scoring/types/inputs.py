@@ -354,6 +354,11 @@ class MeasuredFacts:
     candidate's interconnect: for a candidate of two or more nodes only a run spanning at least
     two nodes counts (``busbw_nodes`` says how many it spanned). A one-node run on such a
     candidate only measures NVLink: its fraction is ``nvlink_busbw_fraction``.
+    ``remapped_rows_pending`` / ``remapped_rows_failure`` count the nvidia-smi -q files with a
+    memory repair waiting for a GPU reset (a pending row remap, or on Blackwell a pending HBM
+    channel or TPC repair) / a memory failure NVIDIA's RMA policy names (a row-remapping
+    failure, "Unrepairable Memory: Yes", "SRAM Threshold Exceeded: Yes"); see
+    verification.health for NVIDIA's wording.
     ``alltoall_*`` and ``allgather_*`` are the same figures for nccl-tests alltoall_perf and
     all_gather_perf (mixture-of-experts and sharded training depend on them). Every fraction
     is capped at 1.0. ``xid_errors`` / ``sxid_errors`` count GPU Xid and NVSwitch SXid events in

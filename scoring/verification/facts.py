@@ -24,12 +24,25 @@ from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
 from .bare_metal import delivery_form_seen
 from .gpu import worse_topology
-from .health import XID_NODE_AFFECTED, node_gpu_errors
+from .health import (
+    MEMORY_FAILURE_METRICS,
+    MEMORY_PENDING_METRICS,
+    XID_NODE_AFFECTED,
+    memory_flag,
+    node_gpu_errors,
+)
 from .model import NodeEvidence, VerificationReport
 from .network import ALL_GATHER, ALLTOALL, rail_layers
 from .storage import worst_node_bandwidth
 
 DCGM_SEVERITY = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
+# The two memory facts and the nvidia-smi -q flags each counts (a file counts once when any
+# says Yes): Blackwell's channel/TPC repair and unrepairable-memory flags, and the SRAM RMA
+# threshold, fold into the row-remapping facts; health.py gives NVIDIA's wording for why.
+_MEMORY_FACTS = {
+    "remapped_rows_pending": MEMORY_PENDING_METRICS,
+    "remapped_rows_failure": MEMORY_FAILURE_METRICS,
+}
 KERNEL_LOG = "kernel_log"
 
 
@@ -322,10 +335,13 @@ def _complete_refs(
             query,
             lambda e: _sum_ints([e.metrics.get("ecc_volatile_uncorrected")]),
         )
-    for name in ("remapped_rows_pending", "remapped_rows_failure"):
+    for name, metrics in _MEMORY_FACTS.items():
         if getattr(facts, name) is not None:
             _ref_heaviest(
-                refs, name, query, lambda e, name=name: _count_true([e.metrics.get(name)])
+                refs,
+                name,
+                query,
+                lambda e, metrics=metrics: _count_true([memory_flag(e.metrics, metrics)]),
             )
     logs = _of(evidence, KERNEL_LOG)
     if facts.sxid_errors is not None:
@@ -451,8 +467,12 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         allgather_busbw_gbyte_s=allgather[0],
         allgather_busbw_fraction=allgather[1],
         ecc_uncorrected=_sum_ints(e.metrics.get("ecc_volatile_uncorrected") for e in query),
-        remapped_rows_pending=_count_true(e.metrics.get("remapped_rows_pending") for e in query),
-        remapped_rows_failure=_count_true(e.metrics.get("remapped_rows_failure") for e in query),
+        remapped_rows_pending=_count_true(
+            memory_flag(e.metrics, MEMORY_PENDING_METRICS) for e in query
+        ),
+        remapped_rows_failure=_count_true(
+            memory_flag(e.metrics, MEMORY_FAILURE_METRICS) for e in query
+        ),
         xid_errors=xid,
         sxid_errors=sxid,
         xid_severity=xid_severity,

@@ -1,4 +1,5 @@
-"""Health faults in the evidence: wrong collective results, DCGM failures, ECC and row remaps."""
+"""Health faults in the evidence: wrong collective results, DCGM failures, ECC, row remaps and
+the Blackwell memory repair flags."""
 
 from __future__ import annotations
 
@@ -74,6 +75,121 @@ def _dcgm_faults(ev: NodeEvidence) -> list[Fault]:
     return []
 
 
+# The nvidia-smi -q rows that say a GPU's memory waits for a reset (metric, row as printed),
+# and those that say it needs replacing. Blackwell's memory repair extends row remapping
+# (NVIDIA GPU Memory Error Management, "RMA Policy": "For Blackwell GPUs, a third remapping
+# attempt for an uncorrectable memory error on a bank invokes HBM channel repair if there is a
+# spare channel available"; "Supported GPUs": "RAS Repair - GPU Memory" on GB10x), so its flags
+# count with the row-remapping ones:
+# - a channel or TPC repair pending (NVML nvmlDeviceGetRepairStatus, "the repair status for
+#   TPC/Channel repair") is applied at the next reset, like a pending remap ("This flag indicates
+#   that row-remapping will happen at the next GPU reset");
+# - unrepairable memory (nvmlDeviceGetUnrepairableMemoryFlag_v1) is memory no remap or channel
+#   repair can fix any more, like a remapping failure, whose flag is the DRAM RMA criterion;
+# - "SRAM Threshold Exceeded" is the SRAM half of the same RMA policy ("GPU L2 Memory RMA
+#   Policy ... the RMA criteria is met ... Any of the following events will trigger the SRAM
+#   Threshold Exceeded flag"; NVML nvmlEccSramErrorStatus_v1_t.bThresholdExceeded).
+# The facts (verification.facts) count a node's evidence once when any row of a group says Yes.
+MEMORY_PENDING_METRICS = ("remapped_rows_pending", "memory_repair_pending")
+MEMORY_FAILURE_METRICS = ("remapped_rows_failure", "memory_unrepairable", "sram_threshold_exceeded")
+_PENDING_ROWS = (
+    (
+        "remapped_rows_pending",
+        (
+            "a pending row remap (Remapped Rows, Pending: Yes)",
+            "显存行重映射待生效（Remapped Rows, Pending: Yes）",
+        ),
+    ),
+    (
+        "retired_pages_pending",
+        (
+            "a pending page retirement (Retired Pages, Pending: Yes)",
+            "显存页退役待生效（Retired Pages, Pending: Yes）",
+        ),
+    ),
+    (
+        "memory_repair_pending",
+        (
+            "a pending memory repair (Channel/TPC Repair Pending: Yes)",
+            "显存修复待生效（Channel/TPC Repair Pending: Yes）",
+        ),
+    ),
+)
+# The per-GPU rows behind memory_repair_pending, to name the one that said Yes.
+_REPAIR_PENDING_GPU_ROWS = (
+    (
+        "channel_repair_pending",
+        (
+            "a pending HBM channel repair (Channel Repair Pending: Yes)",
+            "HBM 通道修复待生效（Channel Repair Pending: Yes）",
+        ),
+    ),
+    (
+        "tpc_repair_pending",
+        (
+            "a pending TPC repair (TPC Repair Pending: Yes)",
+            "TPC 修复待生效（TPC Repair Pending: Yes）",
+        ),
+    ),
+)
+_FAILURE_ROWS = (
+    (
+        "remapped_rows_failure",
+        (
+            "a row-remapping failure (Remapping Failure Occurred: Yes)",
+            "显存行重映射失败（Remapping Failure Occurred: Yes）",
+        ),
+    ),
+    (
+        "memory_unrepairable",
+        (
+            "unrepairable memory (Unrepairable Memory: Yes)",
+            "显存无法修复（Unrepairable Memory: Yes）",
+        ),
+    ),
+    (
+        "sram_threshold_exceeded",
+        (
+            "SRAM uncorrectable errors past NVIDIA's threshold (SRAM Threshold Exceeded: Yes)",
+            "SRAM 不可纠正错误超过 NVIDIA 阈值（SRAM Threshold Exceeded: Yes）",
+        ),
+    ),
+)
+
+
+def memory_flag(metrics: Mapping[str, Any], names: Sequence[str]) -> bool | None:
+    """True when any of ``names`` says Yes in one file's metrics (a count > 0 counts too, as
+    the facts always counted), False when one was read and none says Yes, None when none was."""
+    seen = [v for name in names for v in as_list(metrics.get(name)) if v is not None]
+    if not seen:
+        return None
+    return any(v is True or (isinstance(v, int | float) and v > 0) for v in seen)
+
+
+def _pending_rows(m: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The pending rows that say Yes; a pending memory repair named by its own row (channel or
+    TPC) when the per-GPU values are there."""
+    rows: list[tuple[str, str]] = []
+    gpus = [g for g in as_list(m.get("gpus")) if isinstance(g, Mapping)]
+    for key, row in _PENDING_ROWS:
+        if not _any_true(m.get(key)):
+            continue
+        if key == "memory_repair_pending":
+            named = [r for k, r in _REPAIR_PENDING_GPU_ROWS if any(g.get(k) is True for g in gpus)]
+            rows.extend(named or [row])
+        else:
+            rows.append(row)
+    return rows
+
+
+def _rows_en(rows: Sequence[tuple[str, str]]) -> str:
+    return " and ".join(en for en, _ in rows)
+
+
+def _rows_zh(rows: Sequence[tuple[str, str]]) -> str:
+    return "、".join(zh for _, zh in rows)
+
+
 def _memory_faults(ev: NodeEvidence) -> list[Fault]:
     m: Mapping[str, Any] = ev.metrics
     node = ev.node_name
@@ -96,30 +212,35 @@ def _memory_faults(ev: NodeEvidence) -> list[Fault]:
                 {"volatile": uncorrected, "aggregate": aggregate},
             )
         )
-    if _any_true(m.get("remapped_rows_pending")) or _any_true(m.get("retired_pages_pending")):
+    pending = _pending_rows(m)
+    if pending:
         faults.append(
             Fault(
                 "remapped_rows_pending",
                 node,
                 SEVERITY_ERROR,
                 ev.ref,
-                f"A GPU on node {node} has memory row remapping (or page retirement) pending: "
-                "it needs a GPU reset before it is reliable.",
-                f"节点 {node} 有 GPU 存在待处理的显存行重映射（或页退役）：需重置 GPU 后才可靠。",
-                {"remapped_rows_pending": m.get("remapped_rows_pending")},
+                f"nvidia-smi -q on node {node} shows a GPU with {_rows_en(pending)}: the repair "
+                "takes effect at the next GPU reset; the GPU needs a reset before it is reliable.",
+                f"节点 {node} 的 nvidia-smi -q 显示有 GPU {_rows_zh(pending)}：修复在下次 GPU "
+                "重置时生效；需重置 GPU 后才可靠。",
+                {key: m.get(key) for key, _ in _PENDING_ROWS if m.get(key) is not None},
             )
         )
-    if _any_true(m.get("remapped_rows_failure")):
+    failed = [row for key, row in _FAILURE_ROWS if _any_true(m.get(key))]
+    if failed:
         faults.append(
             Fault(
                 "remapped_rows_failure",
                 node,
                 SEVERITY_ERROR,
                 ev.ref,
-                f"A GPU on node {node} reports a row-remapping failure: the GPU should be "
-                "replaced.",
-                f"节点 {node} 有 GPU 报告显存行重映射失败：应更换该 GPU。",
-                {"remapped_rows_failure": m.get("remapped_rows_failure")},
+                f"nvidia-smi -q on node {node} shows a GPU with {_rows_en(failed)}: its memory "
+                "can no longer be repaired in the field (NVIDIA's RMA criteria); the GPU should "
+                "be replaced.",
+                f"节点 {node} 的 nvidia-smi -q 显示有 GPU {_rows_zh(failed)}：显存已无法在现场"
+                "修复（符合 NVIDIA 的 RMA 条件）；应更换该 GPU。",
+                {key: m.get(key) for key, _ in _FAILURE_ROWS if m.get(key) is not None},
             )
         )
     return faults

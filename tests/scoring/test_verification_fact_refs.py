@@ -72,6 +72,9 @@ def assert_refers_to(facts: MeasuredFacts, name: str, sample: str, upload: int =
         "nvidia_smi_query/mlengineering-a100-q-ecc-remapped-rows-xid63.txt",
         "nvidia_smi_query/microway-v100-pcie-q-driver410-single-double-bit.txt",
         "nvidia_smi_query/h200-vm-passthrough-driver550-q.txt",
+        # Blackwell repair rows only (no Remapped Rows section): the memory facts read them.
+        "nvidia_smi_query/kr-blog-q-d-ecc-driver595-rtxpro6000-1-of-4-shown-author-note.txt",
+        "nvidia_smi_query/kr-isaac-notes-rtx5080-laptop-blackwell-q-driver580-unrepairable-na-remapped-na.txt",
     ],
 )
 def test_gpu_memory_health_figures_name_the_query_output(sample):

@@ -670,7 +670,9 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
-        # "Attached GPUs : 4" and one GPU block; every ECC counter 0.
+        # "Attached GPUs : 4" and one GPU block; every ECC counter 0; "SRAM Threshold Exceeded",
+        # "Channel Repair Pending", "TPC Repair Pending", "Unrepairable Memory" all "No"; -d ECC
+        # prints no Remapped Rows section.
         "nvidia_smi_query/kr-blog-q-d-ecc-driver595-rtxpro6000-1-of-4-shown-author-note.txt",
         "nvidia_smi_query",
         {
@@ -683,6 +685,11 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "ecc_volatile_uncorrected": 0,
             "ecc_aggregate_uncorrected": 0,
             "ecc_aggregate_corrected": 0,
+            "memory_unrepairable": False,
+            "memory_repair_pending": False,
+            "sram_threshold_exceeded": False,
+            "remapped_rows_pending": None,
+            "remapped_rows_failure": None,
         },
     ),
     (
