@@ -8,3 +8,16 @@ class PortalConfig(AppConfig):
     name = "portal"
     verbose_name = _("GPU procurement")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django import forms
+
+        from .widgets import NumberTextInput
+
+        # Every number the portal asks for (IntegerField, and DecimalField and FloatField,
+        # which inherit its widget; model form fields too) is typed in a text box: a browser's
+        # number box submits nothing for text it cannot read ("1,5", "1e309"), so an optional
+        # field was silently cleared and a stored answer overwritten with nothing, and the
+        # form could not say what was wrong. The server's field parses and explains instead,
+        # and the page shows back what was typed.
+        forms.IntegerField.widget = NumberTextInput

@@ -9,7 +9,7 @@
   function start() {
     var form = document.getElementById("weights-form");
     if (!form) return;
-    var inputs = form.querySelectorAll("input[type=number][name^=w_]");
+    var inputs = form.querySelectorAll("input.weight-number[name^=w_]");
     var sum = document.getElementById("weights-sum");
     var value = document.getElementById("weights-sum-value");
     var scale = document.getElementById("id_scale");

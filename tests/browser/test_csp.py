@@ -42,7 +42,7 @@ def test_pages_work_under_the_csp(portal):
     portal.wait_for_charts()
     slider = page.locator("#weights-form input[type=range]").first
     slider.fill("7")
-    expect(page.locator("#weights-form input[type=number]").first).to_have_value("7")
+    expect(page.locator("#weights-form input.weight-number").first).to_have_value("7")
     _no_violations(portal)
 
     # The language switch submits its form from an inline onchange handler.

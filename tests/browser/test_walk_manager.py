@@ -60,7 +60,7 @@ def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     # Weights that make 100, saved as they are.
     portal.goto("/evaluations/1/weights/")
     for dimension, value in WEIGHTS.items():
-        field = page.locator(f"#weights-form input[type=number][name=w_{dimension}]")
+        field = page.locator(f"#weights-form input.weight-number[name=w_{dimension}]")
         # Only the weights that change are typed, as a user would (each input redraws the
         # preview).
         if Decimal(field.input_value()) != value:

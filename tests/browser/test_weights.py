@@ -43,7 +43,7 @@ def test_manager_changes_weights_and_the_ranking_changes_in_place(portal):
 
     cost_header = page.locator("table.ranking thead th", has_text="Cost").first
     for dimension in DIMENSIONS:
-        number = page.locator(f"#weights-form input[type=number][name=w_{dimension}]")
+        number = page.locator(f"#weights-form input.weight-number[name=w_{dimension}]")
         number.fill(str(cost_only[dimension]))
     # The slider beside each number follows it.
     expect(page.locator("#weights-form input[type=range]").nth(4)).to_have_value("100")

@@ -17,7 +17,7 @@ def test_the_sum_is_shown_and_must_make_100_or_be_scaled(portal):
     portal.goto("/evaluations/1/weights/")
     expect(page.locator("#weights-sum-value")).to_have_text("100.0")
     for dimension, value in VALUES.items():
-        page.fill(f"#weights-form input[type=number][name=w_{dimension}]", str(value))
+        page.fill(f"#weights-form input.weight-number[name=w_{dimension}]", str(value))
     expect(page.locator("#weights-sum-value")).to_have_text("120.0")
     expect(page.locator("#weights-sum")).to_have_class("weights-sum bad")
     expect(page.locator("[data-share-for=w_stability]")).to_contain_text("25.0 percent")

@@ -82,6 +82,22 @@ def test_hostile_weights_are_a_form_error_and_nothing_is_saved(procurement, eval
     assert Evaluation.objects.get(pk=evaluation.pk).weights == before
 
 
+@pytest.mark.parametrize("value", ["1,5", "abc", "1e400"])
+def test_a_refused_weight_is_shown_back_as_typed(procurement, evaluation, value):
+    """The weight the field could not read stays in its box (it came back empty: the page
+    formatted the refused text as a number), in a text box the browser never empties."""
+    url = reverse("evaluation-weights", args=[evaluation.pk])
+    response = procurement.post(url, _weights_post(evaluation, w_network=value))
+    assert response.status_code == 422
+    html = response.content.decode()
+    box = re.search(
+        r'<input type="text" inputmode="decimal" class="weight-number" name="w_network"[^>]*>', html
+    )
+    assert box and f'value="{value}"' in box.group(0)
+    # The weights the field read are shown back too, as numbers.
+    assert re.search(r'name="w_stability"[^>]*value="20(\.0)?"', html)
+
+
 @pytest.mark.parametrize(
     "body",
     [

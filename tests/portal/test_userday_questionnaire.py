@@ -133,7 +133,7 @@ def test_a_legacy_claim_can_be_replaced_by_a_typed_value(as_role):
     # The page now shows the typed values, with the choice's label.
     html = client.get(_url()).content.decode()
     assert re.search(r'<option value="full_mesh" selected>Full mesh', html)
-    assert re.search(r'<input type="number" name="item-9-claim" value="890000', html)
+    assert re.search(r'<input type="text" name="item-9-claim" value="890000', html)
 
 
 def test_all_ten_items_and_an_attachment_are_saved_together(as_role, settings, tmp_path):
@@ -267,7 +267,7 @@ def test_number_items_name_their_unit(as_role, language, days, monthly):
     assert _claim_label(html, 9) == monthly
     assert _claim_label(html, 1) == ("Claim" if language == "en" else "声明")
     for number in (9, 10):
-        assert re.search(rf'<input type="number" name="item-{number}-claim"', html), number
+        assert re.search(rf'<input type="text" name="item-{number}-claim"', html), number
     # Shown to a reader too, beside the value.
     viewer = as_role("viewer")
     html = viewer.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
@@ -341,3 +341,25 @@ def test_a_loaded_checklist_gets_the_new_guidance_unless_it_was_edited(db):
         ChecklistItem.objects.get(key="monthly_cost").help_en
         == (migration.GUIDANCE["monthly_cost"][0][0])
     )
+
+
+@pytest.mark.parametrize("typed", ["1,5", "1e309", "about 5k"])
+def test_a_number_the_field_cannot_read_is_shown_back_and_nothing_is_overwritten(as_role, typed):
+    """Number inputs are text boxes (inputmode decimal): a browser's number box submitted
+    nothing for text it could not read, so "Save all" overwrote a stored 890000 with an empty
+    claim and no message (found by a trust review in Chromium). Now the server sees what was
+    typed, refuses the save with a message by the field, and the page shows the text back."""
+    client = as_role("procurement")
+    data = _page_data(client)
+    data["item-9-claim"] = "890000"
+    assert client.post(_url(), data).status_code == 302
+    before = _answers()
+    data = _page_data(client)
+    assert 'inputmode="decimal"' in client.get(_url()).content.decode()
+    data["item-9-claim"] = typed
+    response = client.post(_url(), data)
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert re.search(rf'name="item-9-claim" value="{re.escape(typed)}"', html)
+    assert 'class="field-error"' in html or "errorlist" in html
+    assert _answers() == before
