@@ -14,13 +14,27 @@ Efficiency = scale x 1 / ((1 - c) + c / a): the collectives take 1/a as long, th
 step does not change (a at or above 1 costs nothing). a is read, best evidence first:
 - a job spanning nodes with an all-reduce measured across nodes: the measured peak bus bandwidth
   over what the reference fabric should reach on the same nodes (an absolute figure: it does not
-  depend on what the vendor declared);
+  depend on what the vendor declared). The peak counts at most the ring's limit of the declared
+  system on those nodes (its fabric, NICs x rate per node, and NVLink: the verification's
+  expected value, else reference.expected_busbw_gbyte_s of the declared fabric): on 2 nodes
+  NCCL's default tree/NVLS-tree "can indeed go beyond the network bottleneck" (sjeaugey,
+  NVIDIA/nccl-tests#196), a gain that fades at scale, so 8 x 200 Gb/s Ethernet measured at
+  338.8 GB/s that way no longer costs like 8 x 400 Gb/s NDR;
+- a job whose full GPUs fit in one declared NVLink domain larger than a node (GB200 NVL72,
+  offering.nvlink_domain_gpus; MIG slices never use NVLink): the all-reduce fraction alone, as
+  inside one node (a run inside the domain is judged against NVLink, never against the tray
+  fabric's reference). This assumes the scheduler places the job within one domain, and says
+  so; the network dimension keeps scoring the tray fabric (its rules are deliberately
+  conservative about domains). A job spanning several domains is priced by the fabric;
 - otherwise, across nodes: the all-reduce fraction of the declared system (measured on one node,
-  or the form's assumed fraction) times the declared fabric's share of the reference. The share
-  is a claim until checklist item 3 ("fabric") is verified: only the part above a fabric-less
-  node (one 25 Gb/s front-end Ethernet port) counts, scaled by the item's claim factor, as the
-  SLA's availability does. ibstat's slower port rate and its down ports (at least
-  ceil(down / nodes) on the worst node) replace the claim where they are worse;
+  or the form's assumed fraction) times the declared fabric's share of the reference. Both
+  fabrics are counted as what a ring reaches over them on the GPU, bounded inside the node by
+  NVLink (reference.expected_busbw_gbyte_s): on H800 (a ring's 160 GB/s) 4 x 400 Gb/s carries
+  all a ring uses, as 8 x 400 does. The share is a claim until checklist item 3 ("fabric") is
+  verified: only the part above a fabric-less node (one 25 Gb/s front-end Ethernet port)
+  counts, scaled by the item's claim factor, as the SLA's availability does. ibstat's slower
+  port rate and its down ports (at least ceil(down / nodes) on the worst node) replace the
+  claim where they are worse;
 - inside one node: the all-reduce fraction alone (NVLink is the fabric).
 
 Before (expert review finding 1) the efficiency was the all-reduce fraction of the declared
@@ -29,6 +43,10 @@ count: two 200 Gb/s ports at 95 % of their small expectation cost less per effec
 than eight 400 Gb/s ports at 82 % of a far larger one. Every TCO states its collective line
 (Tco.assumptions, code "collectives"). Monotone: more ports, a faster rate, a better measured
 fraction, a verified claim or a smaller share never lower the efficiency.
+
+A later expert review (collectives) found the three defects the ring limit, the NVLink domain
+and the NVLink-bounded share above fix: a 2-node tree taken as fabric capacity, an NVL72 job
+priced by its tray fabric, and an H800's 4 x 400 Gb/s counted as half of 8 x 400.
 
 scoring/ stays free of Django: this module reads the scoring inputs and the rubric only.
 """
@@ -47,6 +65,7 @@ from .reference import (
     GpuSpec,
     expected_busbw_gbyte_s,
     gpu_family_of,
+    nvlink_domain_size,
     reference_fabric,
 )
 from .rubric import Rubric
@@ -104,7 +123,8 @@ class Fabric:
     ``nics`` and ``rate_gbit_s`` are what counted (ibstat's down ports and slower rate
     applied; 0 NICs: no fabric, the front-end port assumed); ``share`` its bandwidth share of
     the reference (at most 1), ``counted`` the share after the claim factor of checklist
-    item 3 (``status``)."""
+    item 3 (``status``). ``nvlink_gbyte_s`` is the GPU's ring bound inside a node where it
+    is below what the reference fabric carries (both fabrics were counted up to it), else None."""
 
     transport: str
     nics: int
@@ -114,18 +134,21 @@ class Fabric:
     share: float
     counted: float
     status: str
+    nvlink_gbyte_s: float | None = None
 
 
 @dataclass(frozen=True)
 class Collectives:
     """The parts of one candidate's efficiency (see the module docstring).
 
-    ``source`` says where ``bandwidth`` (a) came from: "across_nodes" (the measured peak over
-    the reference's expected, ``peak_gbyte_s`` / ``reference_gbyte_s`` on ``nodes``),
-    "declared" (``health`` x the counted fabric share, ``fabric``), "one_node" (``health``),
-    "no_collective" (one GPU: c is 0) or "unreferenced" (no reference fabric for the GPU:
-    ``health`` alone, across nodes). ``basis`` is the health fraction's: "measured" or
-    "assumed"."""
+    ``source`` says where ``bandwidth`` (a) came from: "across_nodes" (the measured peak, at
+    most ``ring_limit_gbyte_s``, over the reference's expected: ``peak_gbyte_s`` /
+    ``reference_gbyte_s`` on ``nodes``), "declared" (``health`` x the counted fabric share,
+    ``fabric``), "one_node" (``health``), "nvlink_domain" (``health``: the job fits in one
+    NVLink domain of ``domain_gpus`` GPUs across nodes), "no_collective" (one GPU: c is 0) or
+    "unreferenced" (no reference fabric for the GPU: ``health`` alone, across nodes).
+    ``basis`` is the health fraction's: "measured" or "assumed". ``ring_limit_gbyte_s`` is
+    set where it capped the measured peak (a tree on few nodes beyond the ring's bound)."""
 
     efficiency: float
     basis: str
@@ -144,6 +167,8 @@ class Collectives:
     peak_gbyte_s: float | None = None
     reference_gbyte_s: float | None = None
     nodes: int | None = None
+    ring_limit_gbyte_s: float | None = None
+    domain_gpus: int | None = None
 
     def assumption(self) -> tuple[str, str, str] | None:
         """The line Tco.assumptions() shows (code "collectives"): (code, English, Chinese),
@@ -160,15 +185,40 @@ class Collectives:
             health_en += " (measured)"
             health_zh += "（实测）"
         if self.source == "across_nodes":
+            capped_en = capped_zh = ""
+            limit = self.ring_limit_gbyte_s
+            if limit is not None:
+                capped_en = (
+                    f"; counted at the declared system's ring limit of {limit:.1f} GB/s (its "
+                    f"fabric and NVLink): a tree all-reduce on {self.nodes} nodes exceeds what a "
+                    "ring reaches at scale"
+                )
+                capped_zh = (
+                    f"，按所声明系统（网络与 NVLink）的环形上限 {limit:.1f} GB/s 计：{self.nodes} "
+                    "个节点上的树形 all-reduce 会超出环形算法在大规模下所能达到的带宽"
+                )
             how_en = (
                 f"the all-reduce measured {self.peak_gbyte_s:.1f} GB/s on {self.nodes} nodes "
                 f"against {self.reference_gbyte_s:.1f} GB/s the reference fabric (one "
-                f"{self.reference_gbit_s} Gb/s NIC per GPU) should reach there"
+                f"{self.reference_gbit_s} Gb/s NIC per GPU) should reach there{capped_en}"
             )
             how_zh = (
                 f"all-reduce 在 {self.nodes} 个节点上实测 {self.peak_gbyte_s:.1f} GB/s，参考网络"
                 f"（每块 GPU 一块 {self.reference_gbit_s} Gb/s 网卡）在同样节点上应达 "
-                f"{self.reference_gbyte_s:.1f} GB/s"
+                f"{self.reference_gbyte_s:.1f} GB/s{capped_zh}"
+            )
+        elif self.source == "nvlink_domain":
+            if self.basis == "measured":
+                health_en = health_en.replace("(measured)", "(measured against NVLink's bound)")
+                health_zh = health_zh.replace("（实测）", "（实测，对照 NVLink 上限）")
+            how_en = (
+                f"{health_en}, inside one NVLink domain of {self.domain_gpus} GPUs (NVLink is the "
+                "fabric): assumes the scheduler places the job within one domain; the network "
+                "dimension still scores the fabric between the trays"
+            )
+            how_zh = (
+                f"{health_zh}，位于一个 {self.domain_gpus} GPU 的 NVLink 域内（NVLink 即网络）："
+                "假定调度器将任务放在同一个域内；网络维度仍对托盘之间的网络评分"
             )
         elif self.source == "declared" and self.fabric is not None:
             how_en, how_zh = self._declared(health_en, health_zh)
@@ -209,9 +259,18 @@ class Collectives:
             what_en = f"no compute fabric: one {NO_FABRIC_GBIT_S} Gb/s Ethernet port assumed"
             what_zh = f"无计算网络：假定一个 {NO_FABRIC_GBIT_S} Gb/s 以太网端口"
         counted_en = counted_zh = ""
+        if fabric.nvlink_gbyte_s is not None:
+            counted_en = (
+                f"; a ring on this GPU is bounded by NVLink at {fabric.nvlink_gbyte_s:.1f} GB/s, "
+                "so neither fabric counts beyond it"
+            )
+            counted_zh = (
+                f"；该 GPU 上的环形 all-reduce 受 NVLink 限制为 {fabric.nvlink_gbyte_s:.1f} GB/s，"
+                "两种网络超出该值的部分均不计入"
+            )
         if fabric.counted != fabric.share:
-            counted_en = f", counted as {fabric.counted:.1%} while item 3 is {status_en}"
-            counted_zh = f"，检查项 3 为{status_zh}，按 {fabric.counted:.1%} 计"
+            counted_en += f", counted as {fabric.counted:.1%} while item 3 is {status_en}"
+            counted_zh += f"，检查项 3 为{status_zh}，按 {fabric.counted:.1%} 计"
         return (
             f"{health_en} x the declared fabric's {fabric.share:.1%} of the reference, one "
             f"{self.reference_gbit_s} Gb/s NIC per GPU ({what_en}{counted_en})",
@@ -244,8 +303,8 @@ def throughput_kernel(
 
 @dataclass(frozen=True)
 class Shape:
-    """What a job's collectives read of an offering's node shape (its GPU model, GPUs per node
-    and MIG profile): shared by every candidate of that shape in a batch."""
+    """What a job's collectives read of an offering's node shape (its GPU model, GPUs per node,
+    MIG profile and NVLink domain): shared by every candidate of that shape in a batch."""
 
     per_node: float  # GPUs per node in full-GPU equivalents
     spans_nodes: bool  # the job's GPUs do not fit in one node
@@ -253,11 +312,21 @@ class Shape:
     spec: GpuSpec | None  # None: no reference fabric for the GPU
     reference_gbit_s: int | None
     reference_source: str
+    # The NVLink domain (GPUs, larger than a node) the job's full GPUs fit in, else 0.
+    domain_gpus: int = 0
+    # A ring's bound inside a node on the GPU (reference.expected_busbw_gbyte_s, GB/s), None
+    # where no NVLink or PCIe ring bounds it (one GPU per node, MIG slices, no reference).
+    nvlink_gbyte_s: float | None = None
+
+    @property
+    def in_domain(self) -> bool:
+        """Whether the job spans nodes yet fits in one NVLink domain (NVLink is its fabric)."""
+        return self.spans_nodes and self.domain_gpus > 0
 
     @property
     def declared(self) -> bool:
         """Whether the job's collectives cross a fabric the rubric has a reference for."""
-        return self.spans_nodes and self.spec is not None
+        return self.spans_nodes and not self.in_domain and self.spec is not None
 
     @property
     def reference(self) -> float:
@@ -270,12 +339,28 @@ def node_shape(offering: OfferingFacts, evaluation: EvaluationSpec, rubric: Rubr
     """The offering's Shape for ``evaluation``'s job."""
     per_node = gpus_per_node_equivalent(offering, rubric)
     spans = evaluation.required_total_gpus > per_node
+    domain = 0
+    if spans and not offering.mig_profile:
+        # MIG slices never use NVLink, so only full GPUs share a domain.
+        size = nvlink_domain_size(offering.nvlink_domain_gpus, offering.gpus_per_node)
+        if size > offering.gpus_per_node and evaluation.required_total_gpus <= size:
+            domain = size
     found = reference_fabric(offering.gpu_model)
     if found is None:
         family = gpu_family_of(offering.gpu_model) or offering.gpu_model
-        return Shape(per_node, spans, family, None, None, "")
+        return Shape(per_node, spans, family, None, None, "", domain)
     spec, per_gpu, source = found
-    return Shape(per_node, spans, spec.family, spec, per_gpu, source)
+    nvlink = None
+    if not offering.mig_profile:
+        ranks = max(1, round(per_node))
+        inside = expected_busbw_gbyte_s(spec, ranks, 1, _reference_topology(spec), "none", 0, 0)
+        nvlink = None if inside is None else inside.value_gbyte_s
+    return Shape(per_node, spans, spec.family, spec, per_gpu, source, domain, nvlink)
+
+
+def _reference_topology(spec: GpuSpec) -> str:
+    """The NVLink topology the reference system of ``spec`` has (an SXM board: full mesh)."""
+    return "full_mesh" if spec.nvlink_links and spec.form_factor != "pcie" else "none"
 
 
 def across_reference(shape: Shape, nodes: int) -> float | None:
@@ -285,11 +370,40 @@ def across_reference(shape: Shape, nodes: int) -> float | None:
     if spec is None or per_gpu is None or nodes < 2:
         return None
     ranks = max(1, round(shape.per_node))
-    topology = "full_mesh" if spec.nvlink_links and spec.form_factor != "pcie" else "none"
+    topology = _reference_topology(spec)
     expected = expected_busbw_gbyte_s(spec, ranks, nodes, topology, "infiniband", per_gpu, ranks)
     if expected is None or expected.value_gbyte_s <= 0:
         return None
     return expected.value_gbyte_s
+
+
+def ring_limit(candidate: CandidateInput, shape: Shape, nodes: int) -> float:
+    """The all-reduce busbw (GB/s) a ring should reach on ``nodes`` (>= 2) nodes of the
+    declared system (its fabric, NICs x rate per node, and NVLink): the verification's expected
+    value where known, else reference.expected_busbw_gbyte_s of the offering's declared
+    fabric, never below the front-end port every node has. A measured peak counts at most
+    this: on few nodes a tree (or NVLS-tree) all-reduce goes beyond the network's bound
+    (sjeaugey, NVIDIA/nccl-tests#196), a gain that fades at scale. ``shape`` must have a
+    GPU spec (Shape.declared)."""
+    known = candidate.measured.expected_busbw_gbyte_s
+    if known:
+        return known
+    offering, spec = candidate.offering, shape.spec
+    assert spec is not None  # noqa: S101 - a referenced shape only
+    ranks, topology = offering.gpus_per_node, offering.nvlink_topology
+    bounds = (
+        expected_busbw_gbyte_s(
+            spec,
+            ranks,
+            nodes,
+            topology,
+            offering.fabric,
+            offering.fabric_rate_gbit_s,
+            offering.nics_per_node,
+        ),
+        expected_busbw_gbyte_s(spec, ranks, nodes, topology, "ethernet", NO_FABRIC_GBIT_S, 1),
+    )
+    return max(bound.value_gbyte_s for bound in bounds if bound is not None)
 
 
 def measured_across(candidate: CandidateInput) -> int | None:
@@ -336,9 +450,16 @@ def scale_and_assumed(
     return scale, policy.form(form).assumed_busbw_fraction
 
 
-def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float) -> Fabric:
+def declared_fabric(
+    candidate: CandidateInput,
+    rubric: Rubric,
+    reference: float,
+    nvlink_gbyte_s: float | None = None,
+) -> Fabric:
     """The declared fabric as counted against ``reference`` (Shape.reference: Gb/s per node
-    at RDMA's share)."""
+    at RDMA's share). Both are counted as the all-reduce a ring reaches over them, bounded
+    inside the node by ``nvlink_gbyte_s`` (Shape.nvlink_gbyte_s, GB/s; None: unbounded): on an
+    H800 (NVLink 400 GB/s) 4 x 400 Gb/s carries all a ring can use, as 8 x 400 does."""
     offering, measured = candidate.offering, candidate.measured
     transport = offering.fabric
     nics, rate = offering.nics_per_node, float(offering.fabric_rate_gbit_s)
@@ -360,7 +481,14 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
             # least this many rails.
             down = math.ceil(measured.ib_ports_down / max(candidate.node_count, 1))
             nics = max(nics - down, 0)
-    none_share = min(1.0, NO_FABRIC_GBIT_S * NET_TCP_EFFICIENCY / reference)
+
+    def ring(node_gbit_s: float) -> float:
+        # The ring's bound over a node's fabric (GB/s), at most NVLink's inside the node.
+        fabric_gbyte_s = node_gbit_s / 8
+        return fabric_gbyte_s if nvlink_gbyte_s is None else min(nvlink_gbyte_s, fabric_gbyte_s)
+
+    whole = ring(reference)
+    none_share = min(1.0, ring(NO_FABRIC_GBIT_S * NET_TCP_EFFICIENCY) / whole)
     if transport == "none" or nics <= 0 or rate <= 0:
         share = none_share
         nics, rate = 0, 0.0
@@ -368,7 +496,7 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
         efficiency = NET_TCP_EFFICIENCY if transport == "ethernet" else NET_RDMA_EFFICIENCY
         # Never below the front-end port every node has: a fabric slower than it is not
         # used (NCCL falls back to its sockets).
-        share = max(none_share, min(1.0, nics * rate * efficiency / reference))
+        share = max(none_share, min(1.0, ring(nics * rate * efficiency) / whole))
     status = candidate.answers.get("fabric", "unanswered")
     if status == "verified" or share <= none_share:
         counted = share
@@ -377,7 +505,8 @@ def declared_fabric(candidate: CandidateInput, rubric: Rubric, reference: float)
     else:
         factor = max(0.0, rubric.status_factors.get(status, 0.0))
         counted = none_share + factor * (share - none_share)
-    return Fabric(transport, nics, rate, measured_rate, down, share, counted, status)
+    bounded = nvlink_gbyte_s if whole < reference / 8 else None
+    return Fabric(transport, nics, rate, measured_rate, down, share, counted, status, bounded)
 
 
 def collectives(
@@ -390,18 +519,22 @@ def collectives(
     comm = comm_share(evaluation, rubric)
     shape = node_shape(candidate.offering, evaluation, rubric)
     health, basis = health_of(candidate, assumed)
-    nodes = reference_gbyte_s = fabric = None
+    nodes = reference_gbyte_s = fabric = limit = None
     if shape.declared:
         nodes = measured_across(candidate)
         reference_gbyte_s = None if nodes is None else across_reference(shape, nodes)
-        fabric = declared_fabric(candidate, rubric, shape.reference)
+        fabric = declared_fabric(candidate, rubric, shape.reference, shape.nvlink_gbyte_s)
     across = reference_gbyte_s is not None
     peak = candidate.measured.peak_busbw_gbyte_s if across else 0.0
+    counted_peak = peak
+    if across and nodes is not None:
+        limit = ring_limit(candidate, shape, nodes)
+        counted_peak = min(peak, limit)
     share = 1.0 if fabric is None else fabric.counted
     efficiency, bandwidth, throughput = (
         float(value[0])
         for value in throughput_kernel(
-            *_arrays(health, across, peak, reference_gbyte_s or 1.0, share, comm, scale)
+            *_arrays(health, across, counted_peak, reference_gbyte_s or 1.0, share, comm, scale)
         )
     )
     if comm <= 0.0:
@@ -410,6 +543,8 @@ def collectives(
         source = "across_nodes"
     elif shape.declared:
         source = "declared"
+    elif shape.in_domain:
+        source = "nvlink_domain"
     elif shape.spans_nodes:
         source = "unreferenced"
     else:
@@ -432,6 +567,8 @@ def collectives(
         peak if across else None,
         reference_gbyte_s,
         nodes if across else None,
+        limit if limit is not None and peak > limit else None,
+        shape.domain_gpus if shape.in_domain else None,
     )
 
 

@@ -62,6 +62,7 @@ from .collectives import (
     health_of,
     measured_across,
     node_shape,
+    ring_limit,
     scale_and_assumed,
     throughput_kernel,
 )
@@ -1577,8 +1578,9 @@ def _efficiency_caps(
 
     ``form_keys[i]`` holds what priced_form reads of candidate i, ``gpus[i]`` its GPU count.
     Rubric v2: the parts collectives.collectives composes for one candidate, each once per
-    what it reads (scale and assumption per form and GPUs, the node shape per GPU model and
-    node, the reference across the measured nodes, the declared fabric per fabric, ibstat
+    what it reads (scale and assumption per form and GPUs, the node shape per GPU model, node
+    and NVLink domain, the reference across the measured nodes, the ring limit a measured peak
+    counts up to per declared system and expectation, the declared fabric per fabric, ibstat
     figures and claim status), then collectives.throughput_kernel over the batch. Rubric v1:
     the measured fraction capped at 1, else the scale rule once per (form key, GPU count)."""
     measured = list(map(_MEASURED_OF, candidates))
@@ -1633,6 +1635,23 @@ def _efficiency_caps(
             for i, value in zip(measured_on, found, strict=True):
                 if value is not None:
                     across[i], peak[i], reference[i] = True, measured[i].peak_busbw_gbyte_s, value
+            capped = [i for i in measured_on if across[i]]
+            limits = once_per_key(
+                [
+                    (
+                        shape_keys[i],
+                        measured[i].busbw_nodes,
+                        measured[i].expected_busbw_gbyte_s,
+                        _FABRIC_KEY(offerings[i]),
+                        offerings[i].nvlink_topology,
+                    )
+                    for i in capped
+                ],
+                capped,
+                lambda i: ring_limit(candidates[i], shapes[i], measured[i].busbw_nodes),
+            )
+            for i, limit in zip(capped, limits, strict=True):
+                peak[i] = min(peak[i], limit)
         declared = [i for i in spanning if not across[i]]
         if declared:
             keys = [
@@ -1648,14 +1667,18 @@ def _efficiency_caps(
             counted = once_per_key(
                 keys,
                 declared,
-                lambda i: declared_fabric(candidates[i], rubric, shapes[i].reference).counted,
+                lambda i: (
+                    declared_fabric(
+                        candidates[i], rubric, shapes[i].reference, shapes[i].nvlink_gbyte_s
+                    ).counted
+                ),
             )
             share[declared] = counted
     comms = np.full(count, comm)
     return throughput_kernel(health, across, peak, reference, share, comms, scale)[0]
 
 
-_SHAPE_FIELDS = ("gpu_model", "gpus_per_node", "mig_profile")
+_SHAPE_FIELDS = ("gpu_model", "gpus_per_node", "mig_profile", "nvlink_domain_gpus")
 _FABRIC_KEY = attrgetter("fabric", "fabric_rate_gbit_s", "nics_per_node")
 _IBSTAT_KEY = attrgetter("ib_rate_gbit_s_min", "ib_ports_down", "ib_rails_min")
 
