@@ -8,6 +8,9 @@ from .models import Membership, Role
 CAN_EDIT = frozenset({Role.PROCUREMENT})
 CAN_UPLOAD = frozenset({Role.ENGINEER, Role.PROCUREMENT})
 CAN_DECIDE = frozenset({Role.MANAGER})
+# The weights: procurement sets them up, the manager who decides weighs the dimensions (the web
+# page and the API alike).
+CAN_WEIGH = CAN_EDIT | CAN_DECIDE
 CAN_VIEW = frozenset(Role)
 
 

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from ..forms import loaded_version_field, refuse_stale, sent_version, weight_percent_field
 from ..models import Dimension, EvaluationStatus
-from ..permissions import CAN_DECIDE, CAN_EDIT
+from ..permissions import CAN_WEIGH
 from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import (
     DIMENSIONS,
@@ -26,7 +26,6 @@ from ..services.evaluations import (
 from .common import member_evaluation, require_form_methods
 from .dashboard import results_html
 
-CAN_WEIGH = CAN_EDIT | CAN_DECIDE
 # Saaty's scale: the judgement "row dimension is N times as important as the column one".
 AHP_VALUES = ["1/9", "1/7", "1/5", "1/3", "1", "3", "5", "7", "9"]
 PAIRS = [(a, b) for i, a in enumerate(DIMENSIONS) for b in DIMENSIONS[i + 1 :]]

@@ -21,7 +21,7 @@ from ...models import (
     Evaluation,
     Membership,
 )
-from ...permissions import CAN_EDIT, CAN_VIEW
+from ...permissions import CAN_EDIT, CAN_VIEW, CAN_WEIGH
 from ...services.catalogue import (
     candidate_offering_adopt,
     candidate_offering_keep,
@@ -428,10 +428,10 @@ class WeightsView(EvaluationScopedView):
     six summing to 100 within ±0.05 (weights summing to anything else, fractions of 1 among
     them, are a 400 naming their sum; nothing is stored). POST derives them from an AHP
     pairwise comparison matrix (400 naming the most inconsistent comparison when the
-    consistency ratio is above 0.10). Both: procurement; a decided evaluation answers 409
-    whatever is sent."""
+    consistency ratio is above 0.10). Both: procurement and the manager, as on the weights
+    page; a decided evaluation answers 409 whatever is sent."""
 
-    roles = {"GET": CAN_VIEW, "PUT": CAN_EDIT, "POST": CAN_EDIT}
+    roles = {"GET": CAN_VIEW, "PUT": CAN_WEIGH, "POST": CAN_WEIGH}
     pagination_class = None
     serializer_class = WeightsOutSerializer
     input_serializers = {"PUT": WeightsSerializer, "POST": AhpSerializer}

@@ -27,6 +27,8 @@ ALL = frozenset(ROLES)
 P = frozenset({"procurement"})
 UPLOADERS = frozenset({"engineer", "procurement"})
 M = frozenset({"manager"})
+# Weights: procurement and the manager, as on the weights page (permissions.CAN_WEIGH).
+WEIGHERS = P | M
 ALLOWED = {200, 201, 204, 400}  # done, or refused for what the (empty) body says
 
 # How each route's URL is filled in from the test world.
@@ -91,7 +93,7 @@ ROUTES: dict[str, Route] = {
     "api-answer-detail": Route(
         "evaluation", {"get": ALL, "put": P}, lambda w: {**CANDIDATE(w), "item": "gpu_match"}
     ),
-    "api-weights": Route("evaluation", {"get": ALL, "put": P, "post": P}, EVALUATION),
+    "api-weights": Route("evaluation", {"get": ALL, "put": WEIGHERS, "post": WEIGHERS}, EVALUATION),
     "api-poc-plan": Route("evaluation", {"get": ALL, "put": P}, EVALUATION),
     "api-poc-coverage": Route("evaluation", {"get": ALL}, CANDIDATE),
     "api-upload-token-list": Route("evaluation", {"get": UPLOADERS, "post": P}, EVALUATION),

@@ -185,3 +185,17 @@ def test_the_service_itself_refuses_weights_that_do_not_make_100(world, weights,
         )
     assert named in " ".join(refused.value.message_dict["weights"])
     assert _stored(world) == before
+
+
+@pytest.mark.parametrize(
+    ("role", "status"), [("manager", 200), ("procurement", 200), ("engineer", 403), ("viewer", 403)]
+)
+def test_the_api_lets_the_same_roles_weigh_as_the_weights_page(api, world, role, status):
+    """The weights page lets procurement and the manager save; the API's PUT refused the
+    manager with a 403 (found by a trust review). One rule now (permissions.CAN_WEIGH)."""
+    from portal.views.weights import CAN_WEIGH
+
+    api.as_(world.users[role])
+    response = api.put(_url(world), PERCENT, format="json")
+    assert response.status_code == status, response.content
+    assert (status == 200) == any(r.value == role for r in CAN_WEIGH)
