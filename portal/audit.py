@@ -438,7 +438,8 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
         user=labels.users.get(decision.decided_by_id),
         kind="decision",
         object_id=decision.pk,
-        object_label=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
+        # The name recorded with the decision, not today's (a vendor renamed since).
+        object_label=decision.chosen_label,
         action="decided",
         candidate_id=decision.candidate_id,
         changes=(
@@ -446,7 +447,7 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
                 field="candidate",
                 label=_("chosen candidate"),
                 before=None,
-                after=labels.candidates.get(decision.candidate_id, f"#{decision.candidate_id}"),
+                after=decision.chosen_label,
             ),
             FieldChange(
                 field="rationale", label=_("rationale"), before=None, after=decision.rationale

@@ -342,7 +342,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         decision_rows.append(
             [
                 record.round,
-                names.get(record.candidate_id, str(record.candidate)),
+                record.chosen_label,
                 record.decided_by.get_username() if record.decided_by else "",
                 record.decided_at.replace(tzinfo=None),
                 record.rationale,

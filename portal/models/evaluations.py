@@ -550,7 +550,7 @@ class DecisionRecord(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.evaluation}: {self.candidate} ({self.round})"
+        return f"{self.evaluation}: {self.chosen_label} ({self.round})"
 
     def save(self, *args, **kwargs):
         if self.pk is not None and not self._state.adding:
@@ -559,6 +559,16 @@ class DecisionRecord(models.Model):
 
     def delete(self, *args, **kwargs):
         raise ValidationError(_("A recorded decision cannot be deleted."))
+
+    @property
+    def chosen_label(self) -> str:
+        """The chosen candidate's name as the ranking showed it when the decision was recorded
+        (the snapshot's): a vendor or offering renamed later never changes what the record
+        says was chosen. The candidate's name today for a record that holds none."""
+        for row in (self.snapshot or {}).get("ranking", ()):
+            if row.get("candidate_id") == self.candidate_id and row.get("label"):
+                return row["label"]
+        return str(self.candidate)
 
 
 class DecisionReopening(models.Model):

@@ -435,7 +435,9 @@ class AhpSerializer(StrictSerializer):
 
 
 class DecisionRecordSerializer(serializers.ModelSerializer):
-    candidate_label = serializers.CharField(source="candidate.__str__", read_only=True)
+    # The name the ranking showed when the decision was recorded (a later rename of the
+    # vendor or offering never changes a decided record).
+    candidate_label = serializers.CharField(source="chosen_label", read_only=True)
     decided_by = serializers.CharField(source="decided_by.username", read_only=True)
     reopened = serializers.SerializerMethodField()
 
