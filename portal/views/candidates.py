@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from .. import evidence_messages
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
+from ..forms_procurement import add_service_error
 from ..models import (
     Answer,
     AnswerAttachment,
@@ -51,7 +52,13 @@ from ..services.fingerprints import (
     hardware_reuse,
 )
 from . import display
-from .common import member_candidate, member_evaluation, require_form_methods
+from .common import (
+    form_status,
+    member_candidate,
+    member_evaluation,
+    refused_as_decided,
+    require_form_methods,
+)
 from .poc import coverage_context
 
 # Groups of measurements (kind, node, metric, unit) listed on the candidate page.
@@ -269,11 +276,10 @@ def _save(request, candidate, forms_: list[AnswerForm]) -> AnswersSaved | None:
             candidate=candidate, drafts=[f.draft() for f in forms_], by=request.user
         )
     except ValidationError as exc:
-        errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
         # Which item's attachment was refused is not known here: the first one with a file.
+        # The error keeps its code (a decided evaluation's refusal is a 409: form_status).
         target = next((f for f in forms_ if f.cleaned_data.get("attachment")), forms_[0])
-        for field, messages_ in errors.items():
-            target.add_error(field if field in target.fields else None, messages_)
+        add_service_error(target, exc)
         return None
     by_item = {f.item.pk: f for f in forms_}
     for conflict in result.conflicts:
@@ -349,12 +355,13 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         saved = result is not None and not result.conflicts
         if saved and "autosave" not in request.POST:
             messages.success(request, _("All answers saved."))
+        refused = form_status(*forms_) if result is None else 409
         if _wants_json(request):
-            status = 200 if saved else 409 if result is not None else 422
+            status = 200 if saved else refused
             return JsonResponse(_outcome(candidate, forms_, result), status=status)
         if saved:
             return redirect("candidate-questionnaire", pk=evaluation.pk, candidate_pk=candidate.pk)
-        status = 422
+        status = refused
         candidate.refresh_from_db()
         if result is not None:
             # Saved but for the conflicts: every other item as stored now.
@@ -384,8 +391,8 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "answered": _progress(candidate),
         "total": len(forms_),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
-        "failed": status == 422,
-        "conflicted": status == 409,
+        "failed": status == 422 or refused_as_decided(*forms_),
+        "conflicted": status == 409 and not refused_as_decided(*forms_),
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
     }
     return render(request, "portal/questionnaire.html", context, status=status)

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
+from ..services.errors import EvaluationDecided
 from ..services.evaluations import candidate_add, candidate_remove, candidate_update
 from .common import form_status, member_candidate, member_evaluation, require_form_methods
 
@@ -72,12 +73,14 @@ def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResp
 def candidate_delete(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_EDIT)
     errors: list[str] = []
+    decided = False
     if request.method == "POST":
         name = str(candidate)
         try:
             candidate_remove(candidate=candidate, by=request.user)
         except ValidationError as exc:
             errors = exc.messages
+            decided = isinstance(exc, EvaluationDecided)
         else:
             messages.success(request, _("Candidate “%(name)s” removed.") % {"name": name})
             return redirect("evaluation-detail", pk=evaluation.pk)
@@ -90,5 +93,6 @@ def candidate_delete(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "upload_count": candidate.uploads.count(),
         "token_count": candidate.upload_tokens.count(),
     }
-    status = 422 if errors else 200
+    # Decided: the 409 every decided refusal answers (form_status), else 422.
+    status = 409 if decided else 422 if errors else 200
     return render(request, "portal/candidate_confirm_remove.html", context, status=status)

@@ -65,11 +65,31 @@ def require_evaluation_creator(request) -> None:
         raise PermissionDenied(_("Only procurement members may create evaluations."))
 
 
+# The code of the services' EvaluationDecided (services.errors), kept on a form's errors.
+DECIDED_CODE = "evaluation_decided"
+
+
+def refused_as_decided(*forms) -> bool:
+    """Whether a submitted form was refused because the evaluation is decided: the service's
+    EvaluationDecided, added to the form with its code (add_service_error keeps it)."""
+    for form in forms:
+        if form is None or not form.is_bound:
+            continue
+        errors = form.non_form_errors() if hasattr(form, "non_form_errors") else None
+        data = errors.as_data() if errors is not None else form.errors.as_data().get("__all__", [])
+        if any(error.code == DECIDED_CODE for error in data):
+            return True
+    return False
+
+
 def form_status(*forms) -> int:
-    """The status of a page that shows forms: 422 when a submitted one was refused (its errors
-    are on the page), else 200. Every form page answers a refusal the same way, so a client, a
-    proxy's log or a test tells a refused submission from a page merely shown. Accepts forms,
-    formsets and None (a form the request did not submit)."""
+    """The status of a page that shows forms: 409 when a submitted one was refused because the
+    evaluation is decided (the input is kept on the page), 422 when it was refused otherwise
+    (its errors are on the page), else 200. Every form page answers a refusal the same way, so
+    a client, a proxy's log or a test tells a refused submission from a page merely shown.
+    Accepts forms, formsets and None (a form the request did not submit)."""
+    if refused_as_decided(*forms):
+        return 409
     for form in forms:
         if form is None or not form.is_bound:
             continue

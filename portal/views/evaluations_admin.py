@@ -9,10 +9,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from ..forms import refuse_stale, sent_version
-from ..forms_procurement import EvaluationEditForm, MemberAddForm, MemberRoleForm
+from ..forms_procurement import (
+    EvaluationEditForm,
+    MemberAddForm,
+    MemberRoleForm,
+    add_service_error,
+)
 from ..models import REQUIREMENT_FIELDS, EvaluationStatus, Membership, Role
 from ..permissions import CAN_EDIT, CAN_VIEW
-from ..services.errors import StaleCopy
+from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import (
     evaluation_create,
     evaluation_update,
@@ -21,15 +26,6 @@ from ..services.evaluations import (
     member_role_set,
 )
 from .common import form_status, member_evaluation, require_evaluation_creator, require_form_methods
-
-
-def _add_errors(form, exc: ValidationError) -> None:
-    """A service's ValidationError onto the form: by field where the form has it."""
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.message_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, exc.messages)
 
 
 @login_required
@@ -43,7 +39,7 @@ def evaluation_create_view(request: HttpRequest) -> HttpResponse:
         try:
             evaluation = evaluation_create(fields=form.cleaned_data, by=request.user)
         except ValidationError as exc:
-            _add_errors(form, exc)
+            add_service_error(form, exc)
         else:
             messages.success(
                 request, _("Evaluation “%(name)s” created.") % {"name": evaluation.name}
@@ -63,7 +59,12 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk, CAN_EDIT)
     decided = evaluation.status == EvaluationStatus.DECIDED
     form = EvaluationEditForm(request.POST or None, instance=evaluation, with_status=not decided)
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and decided:
+        # Decided first: nothing sent could be saved, whatever its fields say (the 409 with
+        # the input kept; the service refuses again under the row's lock).
+        form.is_valid()
+        form.add_error(None, EvaluationDecided())
+    elif request.method == "POST" and form.is_valid():
         fields = list(REQUIREMENT_FIELDS)
         if "status" in form.cleaned_data:
             evaluation.status = form.cleaned_data["status"]
@@ -78,7 +79,7 @@ def evaluation_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
         except StaleCopy as exc:
             refuse_stale(form, exc)
         except ValidationError as exc:
-            _add_errors(form, exc)
+            add_service_error(form, exc)
         else:
             messages.success(request, _("Requirements saved; every candidate was rescored."))
             return redirect("evaluation-detail", pk=evaluation.pk)
@@ -140,7 +141,7 @@ def evaluation_members_view(request: HttpRequest, pk: int) -> HttpResponse:
                 return redirect("evaluation-members", pk=evaluation.pk)
         except ValidationError as exc:
             if action == "add":
-                _add_errors(add_form, exc)
+                add_service_error(add_form, exc)
             else:
                 errors = exc.messages
     members = (
