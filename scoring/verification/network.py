@@ -930,6 +930,7 @@ def verify_collective(
     spec = match_gpu(claims.gpu_model)
     # Judge against what the nodes have when ibstat shows more than was claimed: a vendor who
     # claims a slower fabric must not earn a higher fraction (and a higher score) by it.
+    declared = claims
     claims = _with_measured_fabric(claims, evidence)
     runs = _sort_runs(claims, evidence, collective, spec)
     tolerance = (
@@ -1029,6 +1030,15 @@ def verify_collective(
         return CollectiveCheck(item, None, None, None, best.peak_gbyte_s, best.nodes)
     fraction = round(best.peak_gbyte_s / expected.value_gbyte_s, 3)
     details.update({"expected_gbyte_s": expected.value_gbyte_s, "fraction": fraction})
+    if best.nodes >= 2 and not best.via_nvlink and claims.fabric != "none":
+        # The fabric the expectation was computed for, as a must-have reason names it.
+        details.update(
+            {
+                "expected_nics_per_node": claims.nics_per_node,
+                "expected_rate_gbit_s": claims.fabric_rate_gbit_s,
+                "fabric_from_ibstat": claims != declared,
+            }
+        )
     what = "the declared interconnect" if covers else "NVLink inside one node only"
     what_zh = "所声明的互联" if covers else "仅单节点内的 NVLink"
     if in_one_domain:
