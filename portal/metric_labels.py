@@ -205,6 +205,11 @@ INPUT_LABELS: dict[str, Promise] = {
         "Compute-fabric bandwidth per GPU measured: rails Active on the worst node x the "
         "slowest rate / GPUs per node, Gb/s (ibstat)"
     ),
+    "derived.claimed_nics_at_measured_rate_gbit_s_per_gpu": gettext_lazy(
+        "Compute-fabric bandwidth per GPU: the claimed NICs less the ports down x the slowest "
+        "rate ibstat showed / GPUs per node, Gb/s (the NIC count is a claim: ibstat counted "
+        "no rails)"
+    ),
     "measured.allgather_busbw_fraction": gettext_lazy(
         "Measured all_gather bus bandwidth against the expected"
     ),

@@ -175,7 +175,12 @@ class Evaluation(models.Model):
         null=True,
         blank=True,
         validators=[MinValueValidator(Decimal("0")), MaxValueValidator(Decimal("1"))],
-        help_text=_("For example 0.80: measured all-reduce bus bandwidth ÷ expected."),
+        help_text=_(
+            "For example 0.80: a health check. The measured all-reduce bus bandwidth ÷ what the "
+            "candidate's own declared system (its GPUs, NVLink, NICs x rate and nodes) should "
+            "reach; a candidate below it is disqualified. The size of the fabric is not judged "
+            "here: the cost and network dimensions price it."
+        ),
     )
 
     rubric_version = models.CharField(

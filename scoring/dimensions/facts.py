@@ -431,20 +431,35 @@ def _measured_fabric_gbit_s_per_gpu(ctx: FactContext) -> float | None:
     the node's GPUs. None where not measured or where the evidence refuted the fabric claim
     (checklist item 3 contradicted): a refuted claim is scored as the claim it is, at the
     contradicted factor, as for the rails (_measured_rails_per_gpu). No rail Active is 0
-    whatever the rate. A summary stored before the rails were counted (a rate, no rails)
-    counts the claimed NICs less the ports down per node, as the cost's fabric share does
-    (collectives.declared_fabric)."""
+    whatever the rate. None too for a summary stored before the rails were counted (a rate,
+    no rails): its NIC count is the vendor's, so _claimed_nics_at_measured_rate scores it."""
     measured = ctx.measured
     if ctx.answers.get("fabric", UNANSWERED) == "contradicted":
         return None
     rails, rate = measured.ib_rails_min, measured.ib_rate_gbit_s_min
     if rails == 0:
         return 0.0
-    if rate is None:
+    if rate is None or rails is None:
         return None
-    if rails is None:
-        down = math.ceil((measured.ib_ports_down or 0) / max(ctx.candidate.node_count, 1))
-        rails = max(ctx.offering.nics_per_node - down, 0)
+    return _gbit_s_per_gpu(rails, rate, ctx.offering)
+
+
+def _claimed_nics_at_measured_rate(ctx: FactContext) -> float | None:
+    """Gb/s per GPU for a summary stored before the rails were counted (ibstat's rate, no rail
+    count): the claimed NICs less the ports down per node, as the cost's fabric share counts
+    them (collectives.declared_fabric), at the slowest rate ibstat showed. The NIC count is
+    the vendor's word, so the figure is a claim (its checklist item's factor applies, as the
+    rails rule scores the same NICs): it never scores as measured. None where ibstat counted
+    the rails (_measured_fabric_gbit_s_per_gpu reads them), showed no rate, or the evidence
+    refuted the fabric claim."""
+    measured = ctx.measured
+    if ctx.answers.get("fabric", UNANSWERED) == "contradicted":
+        return None
+    rate = measured.ib_rate_gbit_s_min
+    if measured.ib_rails_min is not None or rate is None:
+        return None
+    down = math.ceil((measured.ib_ports_down or 0) / max(ctx.candidate.node_count, 1))
+    rails = max(ctx.offering.nics_per_node - down, 0)
     return _gbit_s_per_gpu(rails, rate, ctx.offering)
 
 
@@ -494,11 +509,13 @@ def _fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
 _IBSTAT_FACTS = attrgetter("ib_rails_min", "ib_rate_gbit_s_min", "ib_ports_down")
 
 
-def _measured_fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
+def _ibstat_keys(batch: Batch) -> list[Any] | None:
+    """The keys the fabric bandwidth facts read from ibstat, or None when no candidate of the
+    batch has ibstat's rails or rate (the usual batch)."""
     ibstat = list(map(_IBSTAT_FACTS, batch.owners("measured")))
     if all(rails is None and rate is None for rails, rate, _down in ibstat):
-        return [None] * len(ibstat)  # nothing measured (the usual batch)
-    keys = list(
+        return None
+    return list(
         zip(
             ibstat,
             batch.raw("offering.nics_per_node"),
@@ -508,7 +525,20 @@ def _measured_fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
             strict=True,
         )
     )
+
+
+def _measured_fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
+    keys = _ibstat_keys(batch)
+    if keys is None:
+        return [None] * len(batch.owners("measured"))
     return by_key(batch, keys, _measured_fabric_gbit_s_per_gpu)
+
+
+def _claimed_nics_at_measured_rate_column(batch: Batch) -> list[float | None]:
+    keys = _ibstat_keys(batch)
+    if keys is None:
+        return [None] * len(batch.owners("measured"))
+    return by_key(batch, keys, _claimed_nics_at_measured_rate)
 
 
 def _gpu_to_gpu_traffic_column(batch: Batch) -> list[bool]:
@@ -688,6 +718,9 @@ def _build_facts() -> dict[str, FactSource]:
         MEASURED,
         ("ib_gbit_s_per_gpu", "ib_rails_min", "ib_rate_gbit_s_min"),
         column=_measured_fabric_gbit_s_per_gpu_column,
+    )
+    facts["derived.claimed_nics_at_measured_rate_gbit_s_per_gpu"] = FactSource(
+        _claimed_nics_at_measured_rate, CLAIMED, column=_claimed_nics_at_measured_rate_column
     )
     facts["derived.gpu_to_gpu_traffic"] = FactSource(
         _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column

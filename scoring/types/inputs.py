@@ -310,6 +310,7 @@ _MEASURED_INTS = (
     "ib_rails_min",
     "busbw_nodes",
     "xid_nodes",
+    "busbw_nics_per_node",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -326,6 +327,7 @@ _MEASURED_FLOATS = (
     "xid_severity",
     "xid_node_share",
     "host_device_fraction",
+    "busbw_rate_gbit_s",
 )
 _CHECKLIST_KEY_SET = frozenset(CHECKLIST_KEYS)
 _ITEM_STATUS_SET = frozenset(ITEM_STATUSES)
@@ -412,6 +414,12 @@ class MeasuredFacts:
     # The fewest compute rails (fabric ports of the rails' link layer, Active at any rate) on
     # any node whose ibstat the fabric check judged, at most the NICs claimed per node.
     ib_rails_min: int | None = None
+    # The compute fabric the expected all-reduce (expected_busbw_gbyte_s) was computed for,
+    # where its run crossed one: the declared NICs per node and rate per port, or the wider or
+    # faster fabric ibstat showed on every node. What a must-have reason names as the system
+    # the run was judged against.
+    busbw_nics_per_node: int | None = None
+    busbw_rate_gbit_s: float | None = None
 
     def __post_init__(self) -> None:
         # As for OfferingFacts: a value _float would keep as it is (None, or a finite float of
@@ -470,7 +478,9 @@ class EvaluationSpec:
     ``weights`` maps the six dimensions to non-negative numbers (normalised when used); None
     takes the workload profile's preset from the rubric. ``budget_total`` is for the whole
     duration, in ``budget_currency``. ``min_busbw_fraction`` (e.g. 0.8) requires a measured
-    all-reduce bus bandwidth of at least that share of the expected value.
+    all-reduce bus bandwidth of at least that share of what the candidate's own declared system
+    should reach (a health check: the fabric's size is priced by the cost and network
+    dimensions, not by this must-have).
     """
 
     workload_profile: str

@@ -369,7 +369,13 @@ def _complete_refs(
         )
     # Figures of the run a verdict judged carry that verdict's reference.
     judged = {
-        "busbw_fraction": ("peak_busbw_gbyte_s", "expected_busbw_gbyte_s", "busbw_nodes"),
+        "busbw_fraction": (
+            "peak_busbw_gbyte_s",
+            "expected_busbw_gbyte_s",
+            "busbw_nodes",
+            "busbw_nics_per_node",
+            "busbw_rate_gbit_s",
+        ),
         "alltoall_busbw_fraction": ("alltoall_busbw_gbyte_s",),
         "allgather_busbw_fraction": ("allgather_busbw_gbyte_s",),
     }
@@ -461,6 +467,8 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
             report.expected_busbw.value_gbyte_s if covers and report.expected_busbw else None
         ),
         busbw_nodes=as_int(busbw.get("tested_nodes")) if covers else None,
+        busbw_nics_per_node=as_int(busbw.get("expected_nics_per_node")) if covers else None,
+        busbw_rate_gbit_s=as_float(busbw.get("expected_rate_gbit_s")) if covers else None,
         nvlink_busbw_fraction=report.nvlink_busbw_fraction,
         alltoall_busbw_gbyte_s=alltoall[0],
         alltoall_busbw_fraction=alltoall[1],

@@ -59,7 +59,9 @@ def _rule(result, rule_id):
 def test_ibstat_verifying_the_ports_leaves_the_topology_a_claim_citing_no_evidence():
     result = api.score_candidate(_fleet(answers={"fabric": "verified"}), FLEET, rubric_version="2")
     port = _rule(result, "network.fabric.gbit_s_per_gpu")
-    assert (port.basis, port.points, port.evidence_ref) == ("measured", 14.0, IBSTAT_REF)
+    # ibstat's rate without a rail count: the claimed NICs at the rate, a claim that the
+    # verified item 3 counts in full, citing the ibstat that verified it.
+    assert (port.basis, port.points, port.evidence_ref) == ("claimed", 14.0, IBSTAT_REF)
     for rule_id in TOPOLOGY_RULES:
         c = _rule(result, rule_id)
         # 1:1 (8 points) and 1.5 µs (5 points) at the claimed factor, 70 %: never in full.

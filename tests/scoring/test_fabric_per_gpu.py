@@ -32,6 +32,7 @@ RULE = "network.fabric.gbit_s_per_gpu"
 RAILS_RULE = "network.fabric.rails"
 CLAIM = "derived.fabric_gbit_s_per_gpu"
 MEASURED = "derived.measured_fabric_gbit_s_per_gpu"
+CLAIMED_NICS = "derived.claimed_nics_at_measured_rate_gbit_s_per_gpu"
 IBSTAT_REF = "upload 4 · gpu-02 · ibstat ibstat.txt"
 RATE_REF = "upload 5 · gpu-01 · ibstat ibstat.txt"
 # 64 GPUs: traffic between nodes on 4- and 8-GPU nodes alike, so the fabric rules apply.
@@ -159,10 +160,39 @@ def test_a_summary_stored_before_the_rails_were_counted_takes_the_claimed_nics_l
         evidence_refs={"ib_rate_gbit_s_min": RATE_REF},
     )
     node = candidate(node_count=2, offering=offering(), measured=old)
-    c = _rule(api.score_candidate(node, evaluation(required_total_gpus=16), rubric_version="2"))
-    assert (c.basis, c.evidence_ref) == ("measured", RATE_REF)
-    assert c.inputs == {MEASURED: 175.0}  # 7 x 200 / 8
-    assert c.points == pytest.approx(6 + 4 * 75 / 100)
+    result = api.score_candidate(node, evaluation(required_total_gpus=16), rubric_version="2")
+    c, rails = _rule(result), _rule(result, RAILS_RULE)
+    # The NIC count is the vendor's: the figure is a claim, never "measured".
+    assert c.basis == rails.basis == "claimed"
+    assert MEASURED not in c.inputs
+    assert c.inputs[CLAIMED_NICS] == 175.0  # 7 x 200 / 8
+    assert c.inputs["factor"] == rails.inputs["factor"] < 1
+    assert c.points == pytest.approx((6 + 4 * 75 / 100) * c.inputs["factor"])
+
+
+@pytest.mark.parametrize("status", ["claimed", "verified", "unanswered"])
+def test_a_rate_without_a_rail_count_scores_the_claimed_nics_at_the_rails_rules_factor(status):
+    # expert review: ibstat's rate with no rail count (a summary stored before the rails were
+    # counted) scored 14 of 14 as measured with the claimed 8 NICs, while the rails rule
+    # scored the same claim at its factor (7 of 10 for a claimed item 3).
+    rate_only = MeasuredFacts(
+        ib_rate_gbit_s_min=400.0, evidence_refs={"ib_rate_gbit_s_min": RATE_REF}
+    )
+    counted = _ibstat(8)
+    scored = {}
+    for name, measured in (("rate only", rate_only), ("counted", counted)):
+        result = _score(_node(8, 8, 400, answers={"fabric": status}, measured=measured))
+        scored[name] = (_rule(result), _rule(result, RAILS_RULE), result.score("network"))
+    per_gpu, rails, network = scored["rate only"]
+    factor = rails.inputs.get("factor", 1.0)  # a verified item shows no factor
+    assert (per_gpu.basis, per_gpu.inputs.get("factor", 1.0)) == ("claimed", factor)
+    assert MEASURED not in per_gpu.inputs
+    assert per_gpu.points == pytest.approx(14.0 * factor)
+    assert rails.points == pytest.approx(10.0 * factor)
+    # Counting the rails (measured) never scores below the claim they back.
+    counted_rule, _counted_rails, counted_network = scored["counted"]
+    assert counted_rule.basis == "measured" and counted_rule.points == 14.0
+    assert counted_network >= network
 
 
 def test_a_node_without_a_fabric_scores_no_fabric_bandwidth():
@@ -181,6 +211,14 @@ def test_the_batch_kernel_agrees_with_the_per_candidate_engine_on_bandwidth():
         _node(8, 8, 400, candidate_id=4, measured=_ibstat(5, 200.0)),
         _node(4, 2, 400, candidate_id=5, measured=_ibstat(2)),
         _node(8, 8, 400, candidate_id=6, measured=_ibstat(None, 100.0)),
+        _node(
+            8,
+            8,
+            400,
+            candidate_id=7,
+            answers={"fabric": "claimed"},
+            measured=MeasuredFacts(ib_rate_gbit_s_min=400.0, ib_ports_down=3),
+        ),
     ]
     tcos = pending_tcos(batch, FLEET, RUBRIC)
     _eager, columns = score_dimensions_columns(batch, FLEET, RUBRIC, tcos)
