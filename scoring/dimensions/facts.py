@@ -153,9 +153,13 @@ def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
 
 
 def _delivery_form(ctx: FactContext) -> tuple[str, str]:
-    """The delivery form the evidence shows (when confident) or the claim, and its basis."""
+    """The delivery form the evidence shows (when confident) or the claim, and its basis:
+    measured once the evidence verified the form. Rubric v2: a refuted claim is a claim, as in
+    _scale_efficiency (its status, "contradicted", scales the points of the least favourable
+    form the evidence allows); rubric v1 scores the form the evidence shows as measured."""
     form, status = _form_check(ctx)
-    return form, (MEASURED if status in ("verified", "contradicted") else CLAIMED)
+    refuted_v1 = status == "contradicted" and ctx.rubric.v2 is None
+    return form, (MEASURED if status == "verified" or refuted_v1 else CLAIMED)
 
 
 def delivery_form_status(ctx: FactContext) -> str:
@@ -280,10 +284,10 @@ def by_key(batch: Batch, keys: Sequence[Any], fetch: Callable[[FactContext], Any
 
 def _form_check_key(ctx: FactContext) -> Any:
     """What the delivery-form check reads: the claimed form, and the evidence about it when
-    there is a bare-metal verdict (a candidate without one, the usual case, is keyed by its
-    claim alone)."""
+    there is a bare-metal verdict or a form seen (a candidate without either, the usual case,
+    is keyed by its claim alone)."""
     measured = ctx.measured
-    if measured.bare_metal_verdict is None:
+    if measured.bare_metal_verdict is None and measured.delivery_form_seen is None:
         return ctx.offering.delivery_form
     return (
         ctx.offering.delivery_form,
@@ -296,7 +300,8 @@ def _form_check_key(ctx: FactContext) -> Any:
 def _form_check_keys(batch: Batch) -> list[Any]:
     """_form_check_key of every candidate."""
     verdicts = batch.raw("measured.bare_metal_verdict")
-    if verdicts.count(None) == len(verdicts):
+    seen = batch.raw("measured.delivery_form_seen")
+    if verdicts.count(None) == len(verdicts) and seen.count(None) == len(seen):
         return batch.raw("offering.delivery_form")
     return list(map(_form_check_key, batch.ctxs))
 
