@@ -517,11 +517,16 @@ class Rubric:
         """The dimensions each checklist item feeds, derived from the rules (a rule feeds its
         dimension from the item it names as claim_item or reads as ``answer.<key>``): the one
         definition the checklist fixtures and pages must agree with. DIMENSIONS order."""
+        from ..dimensions.facts import DERIVED_ITEM_CHECKLIST
+
         fed: dict[str, set[str]] = {key: set() for key in CHECKLIST_KEYS}
         for rule in self.rules:
             keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
-            for key in keys - {None}:
-                if key in fed:  # a derived item ("delivery_form") is no checklist item
+            for named in keys - {None}:
+                # A derived item checked against the datasheet first feeds from its checklist
+                # item; any other ("delivery_form") is no checklist item.
+                key = DERIVED_ITEM_CHECKLIST.get(named, named)
+                if key in fed:
                     fed[key].add(rule.dimension)
         return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 
