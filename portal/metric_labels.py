@@ -172,6 +172,12 @@ INPUT_LABELS: dict[str, Promise] = {
     "answer.gpu_match": gettext_lazy("GPU model as answered matches the offering"),
     "answer.monthly_cost": gettext_lazy("Monthly cost as answered"),
     "answer.delivery_form": gettext_lazy("Delivery form as the evidence settled it"),
+    "answer.nvlink_topology_datasheet": gettext_lazy(
+        "NVLink topology claim (item 2), checked against the GPU's datasheet first"
+    ),
+    "answer.gpu_form_factor_datasheet": gettext_lazy(
+        "SXM/PCIe form factor claim (item 1), checked against the GPU's datasheet first"
+    ),
     "answer.fabric_topology": gettext_lazy(
         "Switch topology (item 3) as only a document review can verify it: ibstat reads one "
         "node's ports and cannot show oversubscription or cross-rack latency"

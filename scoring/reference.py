@@ -462,6 +462,92 @@ def gpu_name_differences(claimed: GpuNameFacts, measured: GpuNameFacts) -> list[
     return found
 
 
+# --- what a GPU's datasheet rules out ----------------------------------------------------------
+
+# PCIe cards are joined by NVLink bridges of two cards ("NVLink bridge" in each datasheet of
+# _DS_A100, _DS_H100, _DS_AMPERE_DC, _DS_PRO); the H200 NVL's bridges join two or four (NVIDIA
+# H200 NVL product brief: "2- or 4-way NVIDIA NVLink bridge"). No bridge joins a node's eight.
+_BRIDGE_GPUS = {"H200-NVL-141GB": 4}
+_TOPOLOGY_EN = {"full_mesh": "all-to-all (full mesh)", "grouped": "grouped"}
+_TOPOLOGY_ZH = {"full_mesh": "全互联", "grouped": "分组互联"}
+_FORM_EN = {"sxm": "SXM", "pcie": "PCIe", "other": "other (superchip)"}
+_FORM_ZH = {"sxm": "SXM", "pcie": "PCIe", "other": "其他（超级芯片）"}
+
+
+def nvlink_bridge_gpus(spec: GpuSpec) -> int:
+    """The most PCIe cards of ``spec`` one NVLink bridge joins (2; the H200 NVL 4)."""
+    return _BRIDGE_GPUS.get(spec.key, 2)
+
+
+def possible_nvlink_topology(spec: GpuSpec | None, gpus_per_node: int, declared: str) -> str:
+    """The NVLink topology a node of ``gpus_per_node`` ``spec`` GPUs can have, at most the
+    ``declared`` one: "none" for a GPU without NVLink, "grouped" for a full mesh of PCIe cards
+    more than one bridge joins; the declaration itself otherwise (and for an unknown GPU)."""
+    if spec is None or declared not in ("full_mesh", "grouped"):
+        return declared
+    if spec.nvlink_bidi_gbyte_s <= 0:
+        return "none"
+    bridged = declared == "full_mesh" and spec.form_factor == "pcie"
+    if bridged and gpus_per_node > nvlink_bridge_gpus(spec):
+        return "grouped"
+    return declared
+
+
+@lru_cache(maxsize=512)
+def nvlink_topology_ruled_out(
+    gpu_model: str | None, gpus_per_node: int, topology: str
+) -> tuple[str, str] | None:
+    """Why the GPU's datasheet rules out an NVLink ``topology`` declared for a node of
+    ``gpus_per_node`` ``gpu_model`` GPUs, as (en, zh) naming the datasheet line, or None when
+    it does not (or the GPU is not in the table): NVLink on a GPU without it, or a full mesh
+    of more PCIe cards than one NVLink bridge joins."""
+    spec = match_gpu(gpu_model)
+    possible = possible_nvlink_topology(spec, gpus_per_node, topology)
+    if spec is None or possible == topology:
+        return None
+    name, en, zh = spec.display_name, _TOPOLOGY_EN[topology], _TOPOLOGY_ZH[topology]
+    if possible == "none":
+        return (
+            f"the {name} has no NVLink, so its NVLink topology cannot be {en} "
+            f"(datasheet: {spec.source})",
+            f"{name} 没有 NVLink，不可能为{zh} NVLink 拓扑（数据手册：{spec.source}）",
+        )
+    bridge = nvlink_bridge_gpus(spec)
+    return (
+        f"the {name} is a PCIe card whose NVLink bridges join {bridge} cards, so "
+        f"{gpus_per_node} GPUs per node cannot be {en}: at best grouped "
+        f"(datasheet: {spec.source})",
+        f"{name} 为 PCIe 卡，NVLink 桥只连接 {bridge} 块卡，每节点 {gpus_per_node} 块 GPU "
+        f"不可能{zh}，至多为分组互联（数据手册：{spec.source}）",
+    )
+
+
+@lru_cache(maxsize=512)
+def form_factor_ruled_out(gpu_model: str | None, form_factor: str) -> tuple[str, str] | None:
+    """Why the GPU's datasheet rules out a declared SXM or PCIe ``form_factor``, as (en, zh)
+    naming the datasheet line, or None when it does not: the table lists no version of the
+    GPU's family in that form factor (an L40S is made only as a PCIe card). "other" and a GPU
+    not in the table are never ruled out."""
+    if form_factor not in ("sxm", "pcie"):
+        return None
+    spec = match_gpu(gpu_model)
+    if spec is None:
+        return None
+    family = [s for s in GPU_SPECS if s.family == spec.family]
+    made = list(dict.fromkeys(s.form_factor for s in family))
+    if form_factor in made:
+        return None
+    made_en = " or ".join(_FORM_EN[f] for f in made)
+    made_zh = "或".join(_FORM_ZH[f] for f in made)
+    sources = "; ".join(dict.fromkeys(s.source for s in family))
+    return (
+        f"the {spec.family} is made only as {made_en}, not {_FORM_EN[form_factor]} "
+        f"(datasheet: {sources})",
+        f"{spec.family} 只有 {made_zh} 版本，没有 {_FORM_ZH[form_factor]} 版本"
+        f"（数据手册：{sources}）",
+    )
+
+
 # --- NICs: ibstat prints the PCI device id in decimal as "CA type: MT4129" --------------------
 
 NIC_MAX_RATE_GBIT_S: dict[str, int] = {
@@ -666,6 +752,8 @@ def expected_busbw_gbyte_s(
         raise ValueError(f"unknown nvlink_topology {nvlink_topology!r}")
     if fabric not in FABRICS:
         raise ValueError(f"unknown fabric {fabric!r}")
+    # A topology the datasheet rules out sets no expectation: what the GPU can have does.
+    nvlink_topology = possible_nvlink_topology(gpu, gpus_per_node, nvlink_topology)
     intra: float | None = None
     intra_en = intra_zh = ""
     if gpus_per_node >= 2:

@@ -9,9 +9,11 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Mod
 from django.db.models.lookups import Exact
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
+from scoring.reference import form_factor_ruled_out, nvlink_topology_ruled_out
 from scoring.rubric import CURRENT_RUBRIC_VERSION, load_rubric
 from scoring.types import ScoringInputError
 from scoring.types.inputs import MIG_PROFILE_RE, normalise_mig_profile
@@ -404,6 +406,7 @@ class Offering(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        self._clean_datasheet()
         self._clean_nvlink_domain()
         profile = (self.mig_profile or "").strip().lower()
         if MIG_PROFILE_RE.match(profile):
@@ -419,6 +422,28 @@ class Offering(models.Model):
             load_rubric(CURRENT_RUBRIC_VERSION).gpu_fraction(self.gpu_model or "", profile)
         except ScoringInputError as exc:
             raise ValidationError({"mig_profile": str(exc)}) from None
+
+    def _clean_datasheet(self) -> None:
+        """An NVLink topology or a form factor the GPU's datasheet rules out (the reference
+        table: scoring.reference.nvlink_topology_ruled_out, form_factor_ruled_out) is refused,
+        naming the datasheet fact. Offerings saved before this check stay as they are and
+        still rank: scoring counts such a claim as contradicted."""
+        zh = (get_language() or "").startswith("zh")
+        errors = {}
+        topology = nvlink_topology_ruled_out(
+            self.gpu_model or "", self.gpus_per_node or 0, self.nvlink_topology
+        )
+        if topology is not None:
+            errors["nvlink_topology"] = _(
+                "The GPU's datasheet rules this NVLink topology out: %(reason)s."
+            ) % {"reason": topology[1] if zh else topology[0]}
+        form = form_factor_ruled_out(self.gpu_model or "", self.gpu_form_factor)
+        if form is not None:
+            errors["gpu_form_factor"] = _(
+                "The GPU's datasheet rules this form factor out: %(reason)s."
+            ) % {"reason": form[1] if zh else form[0]}
+        if errors:
+            raise ValidationError(errors)
 
     def _clean_nvlink_domain(self) -> None:
         """The NVLink domain joins whole nodes: a multiple of the GPUs per node, at least one

@@ -19,9 +19,11 @@ from .facts import (
     CLAIMED,
     DERIVED_COLUMNS,
     DERIVED_ITEMS,
+    DERIVED_REF_COLUMNS,
     FACTS,
     UNANSWERED,
     FactContext,
+    datasheet_refs,
     item_ref_names,
 )
 
@@ -410,8 +412,24 @@ class Batch:
 
     def item_ref(self, item: str) -> list[str | None]:
         """The evidence reference recorded under checklist ``item`` (for a derived item, the
-        evidence it is judged on: facts.item_ref_names) for every candidate."""
-        return self.measured_ref(item_ref_names(item))
+        evidence it is judged on: facts.item_ref_names) for every candidate; where the GPU's
+        datasheet rules the claim out, the datasheet line (facts.claim_ref)."""
+        measured = self.measured_ref(item_ref_names(item))
+        ruled_out = DERIVED_REF_COLUMNS.get(item)
+        if ruled_out is None:
+            return measured
+        column = self.columns.get(("item_ref", item))
+        if column is None:
+            reasons = self.shared(ruled_out)
+            if reasons.count(None) == len(reasons):
+                column = measured
+            else:
+                column = [
+                    datasheet or ref
+                    for datasheet, ref in zip(datasheet_refs(reasons), measured, strict=True)
+                ]
+            self.columns["item_ref", item] = column
+        return column
 
     def measured_ref(self, names: tuple[str, ...]) -> list[str | None]:
         """The first evidence reference recorded under any of ``names`` for every candidate

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..batching import once_per_key
 from ..collectives import gpus_per_node_equivalent, scale_gpus
+from ..reference import form_factor_ruled_out, nvlink_topology_ruled_out
 from ..tco import PendingTco, budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -41,6 +42,7 @@ CLAIMED = "claimed"
 COMPUTED = "computed"
 ANSWER = "answer"
 UNANSWERED = "unanswered"
+CONTRADICTED = "contradicted"
 
 
 class FactContext:
@@ -153,9 +155,13 @@ def _scale_efficiency(ctx: FactContext) -> tuple[float, str]:
 
 
 def _delivery_form(ctx: FactContext) -> tuple[str, str]:
-    """The delivery form the evidence shows (when confident) or the claim, and its basis."""
+    """The delivery form the evidence shows (when confident) or the claim, and its basis:
+    measured once the evidence verified the form. Rubric v2: a refuted claim is a claim, as in
+    _scale_efficiency (its status, "contradicted", scales the points of the least favourable
+    form the evidence allows); rubric v1 scores the form the evidence shows as measured."""
     form, status = _form_check(ctx)
-    return form, (MEASURED if status in ("verified", "contradicted") else CLAIMED)
+    refuted_v1 = status == "contradicted" and ctx.rubric.v2 is None
+    return form, (MEASURED if status == "verified" or refuted_v1 else CLAIMED)
 
 
 def delivery_form_status(ctx: FactContext) -> str:
@@ -184,15 +190,55 @@ def fabric_topology_status(ctx: FactContext) -> str:
     )
 
 
+def _nvlink_ruled_out(ctx: FactContext) -> tuple[str, str] | None:
+    offering = ctx.offering
+    return nvlink_topology_ruled_out(
+        offering.gpu_model, offering.gpus_per_node, offering.nvlink_topology
+    )
+
+
+def _form_factor_ruled_out(ctx: FactContext) -> tuple[str, str] | None:
+    return form_factor_ruled_out(ctx.offering.gpu_model, ctx.offering.gpu_form_factor)
+
+
+def nvlink_datasheet_status(ctx: FactContext) -> str:
+    """The status of the NVLink topology claim: "contradicted" where the GPU's datasheet rules
+    it out (reference.nvlink_topology_ruled_out: NVLink on a GPU without it, a full mesh of
+    bridged PCIe cards), else checklist item 2's ("nvlink_topology")."""
+    if _nvlink_ruled_out(ctx) is not None:
+        return CONTRADICTED
+    return ctx.answers.get("nvlink_topology", UNANSWERED)
+
+
+def form_factor_datasheet_status(ctx: FactContext) -> str:
+    """The status of the SXM/PCIe form-factor claim: "contradicted" where the GPU's datasheet
+    rules it out (reference.form_factor_ruled_out: an SXM L40S), else checklist item 1's
+    ("gpu_match")."""
+    if _form_factor_ruled_out(ctx) is not None:
+        return CONTRADICTED
+    return ctx.answers.get("gpu_match", UNANSWERED)
+
+
+def _datasheet_ref(reason: tuple[str, str] | None) -> str | None:
+    """The reference a claim the datasheet rules out cites: the reason in English and Chinese,
+    each naming the datasheet line."""
+    return None if reason is None else f"{reason[0]} | {reason[1]}"
+
+
 # Claim items the scoring derives rather than reads from the checklist. The delivery form is
 # checked by the bare-metal verdict and the form the nodes show, so rules about the delivery
 # form are gated by that check, not by an item no evidence can verify. The fabric's topology
 # (oversubscription, cross-rack latency) sits under checklist item 3, but ibstat reads the
 # port type, rate and state of one node and cannot see the switch tree above it: its rules
 # are gated by a status only the document review of item 3 can verify.
+# The NVLink topology and the SXM/PCIe form factor sit under checklist items 2 and 1, but the
+# GPU's datasheet (scoring.reference) already rules some declarations out: those are
+# contradicted whatever the checklist says, and cite the datasheet (DERIVED_REFS).
 DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {
     "delivery_form": delivery_form_status,
     "fabric_topology": fabric_topology_status,
+    "nvlink_topology_datasheet": nvlink_datasheet_status,
+    "gpu_form_factor_datasheet": form_factor_datasheet_status,
 }
 # The evidence references a derived claim item is judged on: a claim under "delivery_form"
 # cites the node output that verified or refuted the form (no checklist answer records one);
@@ -200,6 +246,19 @@ DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {
 ITEM_REF_NAMES: dict[str, tuple[str, ...]] = {
     "delivery_form": ("delivery_form", "delivery_form_seen", "bare_metal_verdict"),
     "fabric_topology": (),
+    "nvlink_topology_datasheet": ("nvlink_topology",),
+    "gpu_form_factor_datasheet": ("gpu_match",),
+}
+# The checklist item whose status a derived item takes where the datasheet leaves the claim
+# open (the dimensions a checklist item feeds count the rules gated by these too).
+DERIVED_ITEM_CHECKLIST: dict[str, str] = {
+    "nvlink_topology_datasheet": "nvlink_topology",
+    "gpu_form_factor_datasheet": "gpu_match",
+}
+# Derived items that cite the datasheet where it rules the claim out (before any evidence).
+DERIVED_REFS: dict[str, Callable[[FactContext], tuple[str, str] | None]] = {
+    "nvlink_topology_datasheet": _nvlink_ruled_out,
+    "gpu_form_factor_datasheet": _form_factor_ruled_out,
 }
 
 
@@ -208,9 +267,22 @@ def item_ref_names(item: str) -> tuple[str, ...]:
     return ITEM_REF_NAMES.get(item, (item,))
 
 
+def claim_ref(ctx: FactContext, item: str) -> str | None:
+    """The reference a claim under checklist (or derived) ``item`` cites for one candidate:
+    the datasheet line that rules it out (DERIVED_REFS), else the first evidence reference
+    recorded under item_ref_names(item)."""
+    ruled_out = DERIVED_REFS.get(item)
+    if ruled_out is not None:
+        found = _datasheet_ref(ruled_out(ctx))
+        if found is not None:
+            return found
+    refs = ctx.refs
+    return next(filter(None, map(refs.get, item_ref_names(item))), None) if refs else None
+
+
 def claim_status(ctx: FactContext, item: str) -> str:
     """The status of claim item ``item`` for one candidate: a checklist answer, or for a
-    derived item (DERIVED_ITEMS) what the evidence settled."""
+    derived item (DERIVED_ITEMS) what the evidence (or the GPU's datasheet) settled."""
     derived = DERIVED_ITEMS.get(item)
     if derived is not None:
         return derived(ctx)
@@ -220,13 +292,14 @@ def claim_status(ctx: FactContext, item: str) -> str:
 def _nvlink_topology(ctx: FactContext) -> tuple[str | None, str]:
     """The NVLink topology to score and its basis: what the nodes show (measured), else the
     claim. A claim the evidence refuted (checklist item 2 contradicted: nvidia-smi topo -m
-    shows a poorer mesh, or nvidia-smi nvlink links down) is scored as the claim it is, at
-    the contradicted factor, as every refuted claim is: misstating the mesh then scores
-    below declaring the seen topology honestly, instead of exactly like it."""
+    shows a poorer mesh, or nvidia-smi nvlink links down) or the GPU's datasheet rules out
+    (nvlink_datasheet_status) is scored as the claim it is, at the contradicted factor, as
+    every refuted claim is: misstating the mesh then scores below declaring the seen (or
+    possible) topology honestly, instead of exactly like it."""
     return _seen_or_claimed(
         ctx.measured.nvlink_topology,
         ctx.offering.nvlink_topology,
-        ctx.answers.get("nvlink_topology", UNANSWERED),
+        nvlink_datasheet_status(ctx),
     )
 
 
@@ -242,7 +315,7 @@ def _nvlink_topology_column(batch: Batch) -> list[tuple[str | None, str]]:
             _seen_or_claimed,
             batch.raw("measured.nvlink_topology"),
             batch.raw("offering.nvlink_topology"),
-            batch.status("nvlink_topology"),
+            batch.status("nvlink_topology_datasheet"),
         )
     )
 
@@ -280,10 +353,10 @@ def by_key(batch: Batch, keys: Sequence[Any], fetch: Callable[[FactContext], Any
 
 def _form_check_key(ctx: FactContext) -> Any:
     """What the delivery-form check reads: the claimed form, and the evidence about it when
-    there is a bare-metal verdict (a candidate without one, the usual case, is keyed by its
-    claim alone)."""
+    there is a bare-metal verdict or a form seen (a candidate without either, the usual case,
+    is keyed by its claim alone)."""
     measured = ctx.measured
-    if measured.bare_metal_verdict is None:
+    if measured.bare_metal_verdict is None and measured.delivery_form_seen is None:
         return ctx.offering.delivery_form
     return (
         ctx.offering.delivery_form,
@@ -296,7 +369,8 @@ def _form_check_key(ctx: FactContext) -> Any:
 def _form_check_keys(batch: Batch) -> list[Any]:
     """_form_check_key of every candidate."""
     verdicts = batch.raw("measured.bare_metal_verdict")
-    if verdicts.count(None) == len(verdicts):
+    seen = batch.raw("measured.delivery_form_seen")
+    if verdicts.count(None) == len(verdicts) and seen.count(None) == len(seen):
         return batch.raw("offering.delivery_form")
     return list(map(_form_check_key, batch.ctxs))
 
@@ -334,11 +408,51 @@ def _fabric_topology_column(batch: Batch) -> list[str]:
     return list(map(review_only_status, statuses, reviews))
 
 
+def _ruled_out_status(reason: tuple[str, str] | None, status: str) -> str:
+    return status if reason is None else CONTRADICTED
+
+
+_NVLINK_CLAIM = attrgetter("gpu_model", "gpus_per_node", "nvlink_topology")
+_FORM_FACTOR_CLAIM = attrgetter("gpu_model", "gpu_form_factor")
+
+
+def _nvlink_ruled_out_column(batch: Batch) -> list[tuple[str, str] | None]:
+    claims = map(_NVLINK_CLAIM, batch.owners("offering"))
+    return [nvlink_topology_ruled_out(*claim) for claim in claims]
+
+
+def _form_factor_ruled_out_column(batch: Batch) -> list[tuple[str, str] | None]:
+    claims = map(_FORM_FACTOR_CLAIM, batch.owners("offering"))
+    return [form_factor_ruled_out(*claim) for claim in claims]
+
+
+def _nvlink_datasheet_column(batch: Batch) -> list[str]:
+    reasons = batch.shared(_nvlink_ruled_out_column)
+    return list(map(_ruled_out_status, reasons, batch.status("nvlink_topology")))
+
+
+def _form_factor_datasheet_column(batch: Batch) -> list[str]:
+    reasons = batch.shared(_form_factor_ruled_out_column)
+    return list(map(_ruled_out_status, reasons, batch.status("gpu_match")))
+
+
 # The column form of DERIVED_ITEMS, for a batch.
 DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
     "delivery_form": _by_form_check(delivery_form_status),
     "fabric_topology": _fabric_topology_column,
+    "nvlink_topology_datasheet": _nvlink_datasheet_column,
+    "gpu_form_factor_datasheet": _form_factor_datasheet_column,
 }
+# The column form of DERIVED_REFS, for a batch.
+DERIVED_REF_COLUMNS: dict[str, Callable[[Batch], list[tuple[str, str] | None]]] = {
+    "nvlink_topology_datasheet": _nvlink_ruled_out_column,
+    "gpu_form_factor_datasheet": _form_factor_ruled_out_column,
+}
+
+
+def datasheet_refs(reasons: Sequence[tuple[str, str] | None]) -> list[str | None]:
+    """_datasheet_ref of each reason (the column form of claim_ref's datasheet part)."""
+    return list(map(_datasheet_ref, reasons))
 
 
 def _elasticity_fit_column(batch: Batch) -> list[tuple[float | None, str]]:

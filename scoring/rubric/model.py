@@ -34,6 +34,9 @@ def _names_gpu(name: str, pattern: str) -> bool:
 
 # The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
 FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
+# The forms a node's own output names (the NVIDIA driver's passthrough or vGPU mode:
+# verification.bare_metal._node_forms), as opposed to those only the verdict implies.
+_NAMED_FORMS = frozenset(("passthrough_vm", "vgpu"))
 
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
@@ -403,7 +406,9 @@ class Rubric:
         """(form to score, status of the claim) from the bare-metal verdict
         when it is confident enough (``bare_metal_min_confidence``) and ``seen``, the form the
         evidence names (MeasuredFacts.delivery_form_seen). The status is "verified",
-        "contradicted" or "claimed" (nothing confident either way).
+        "contradicted" or "claimed" (nothing confident either way). Rubric v2: a node that
+        names the very virtualised form claimed (passthrough, vGPU) verifies it even where
+        the verdict is not confident.
 
         Rubric v1: a refuted bare-metal claim becomes "virtualised"; anything else stays.
         Rubric v2: the verdict only detects a hypervisor, so "bare metal" confirms a bare-metal
@@ -417,6 +422,12 @@ class Rubric:
             self.bare_metal_min_confidence
         )
         if not sure:
+            # Rubric v2: a node that names the very form claimed (the NVIDIA driver reports
+            # passthrough or vGPU mode) verifies it, however unsure the hypervisor verdict is
+            # (a passed-through full board also shows physical signs: NVSwitches, the host's
+            # DMI). Bare metal is only ever seen through the verdict, so it needs its confidence.
+            if self.v2 is not None and seen == claimed and seen in _NAMED_FORMS:
+                return claimed, "verified"
             return claimed, "claimed"
         if verdict == "bare_metal":
             if claimed == "bare_metal":
@@ -506,11 +517,16 @@ class Rubric:
         """The dimensions each checklist item feeds, derived from the rules (a rule feeds its
         dimension from the item it names as claim_item or reads as ``answer.<key>``): the one
         definition the checklist fixtures and pages must agree with. DIMENSIONS order."""
+        from ..dimensions.facts import DERIVED_ITEM_CHECKLIST
+
         fed: dict[str, set[str]] = {key: set() for key in CHECKLIST_KEYS}
         for rule in self.rules:
             keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}
-            for key in keys - {None}:
-                if key in fed:  # a derived item ("delivery_form") is no checklist item
+            for named in keys - {None}:
+                # A derived item checked against the datasheet first feeds from its checklist
+                # item; any other ("delivery_form") is no checklist item.
+                key = DERIVED_ITEM_CHECKLIST.get(named, named)
+                if key in fed:
                     fed[key].add(rule.dimension)
         return {key: tuple(d for d in DIMENSIONS if d in dims) for key, dims in fed.items()}
 

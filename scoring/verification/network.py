@@ -23,6 +23,7 @@ from ..reference import (
     match_gpu,
     nic_max_rate_gbit_s,
     nvlink_domain_size,
+    possible_nvlink_topology,
     run_in_nvlink_domain,
 )
 from ._util import (
@@ -612,8 +613,10 @@ def _intra_line(spec: GpuSpec, claims: Claims, collective: str) -> tuple[float, 
     """(expected, ceiling) GB/s busbw inside one node for alltoall / all_gather (ring)."""
     uni = spec.nvlink_uni_gbyte_s
     bridged_beyond_pair = spec.form_factor == "pcie" and claims.gpus_per_node > 2
-    nvlink = uni > 0 and claims.nvlink_topology in ("full_mesh", "grouped")
-    if nvlink and not (claims.nvlink_topology == "grouped" and bridged_beyond_pair):
+    # What the GPU can have, not a topology its datasheet rules out (expected_busbw_gbyte_s).
+    topology = possible_nvlink_topology(spec, claims.gpus_per_node, claims.nvlink_topology)
+    nvlink = uni > 0 and topology in ("full_mesh", "grouped")
+    if nvlink and not (topology == "grouped" and bridged_beyond_pair):
         return uni * NVLINK_RING_EFFICIENCY, uni
     pcie = spec.pcie_uni_gbyte_s
     expected = pcie * PCIE_EFFICIENCY * (1.0 if spec.pcie_p2p else NO_P2P_FACTOR)

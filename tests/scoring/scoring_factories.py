@@ -138,6 +138,7 @@ offerings = st.builds(
     gpu_model=st.sampled_from(("NVIDIA H100 SXM5 80GB", "A100-SXM4-80GB", "L40S", "Unknown X")),
     gpus_per_node=st.sampled_from((1, 2, 4, 8)),
     gpu_memory_gib=st.sampled_from((24, 48, 80, 96)),
+    gpu_form_factor=st.sampled_from(("sxm", "pcie", "other")),
     currency=st.just("CNY"),
     prices=prices_strategy,
     nvlink_topology=st.sampled_from(NVLINK_TOPOLOGIES),
@@ -195,6 +196,7 @@ measured_facts = st.builds(
     nvlink_topology=_optional(st.sampled_from(NVLINK_TOPOLOGIES)),
     bare_metal_verdict=_optional(st.sampled_from(("bare_metal", "virtualised", "uncertain"))),
     bare_metal_confidence=_optional(st.floats(0, 1)),
+    delivery_form_seen=_optional(st.sampled_from((*DELIVERY_FORMS, "virtualised"))),
     evidence_refs=st.dictionaries(
         st.sampled_from(
             (

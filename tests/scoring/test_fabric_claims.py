@@ -176,7 +176,8 @@ def test_a_full_mesh_claim_over_a_grouped_board_costs_like_any_refuted_claim():
     assert c.basis == "claimed"
     assert c.points == -6.0
     assert c.inputs["derived.nvlink_topology"] == "full_mesh"
-    assert c.inputs["answer.nvlink_topology"] == "contradicted"
+    # Checklist item 2's status, checked against the GPU's datasheet first.
+    assert c.inputs["answer.nvlink_topology_datasheet"] == "contradicted"
     assert c.evidence_ref == TOPO_REF
     honest_verified = _nvlink("grouped", "grouped", "verified")
     honest_claimed = _nvlink("grouped", None, "claimed")

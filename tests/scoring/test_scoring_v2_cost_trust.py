@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.dimensions.facts import FactContext, claim_status
+from scoring.dimensions.facts import DERIVED_ITEM_CHECKLIST, FactContext, claim_status
 from scoring.evidence import registry
 from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric, parse_rubric, rubric_text
@@ -147,7 +147,8 @@ def test_every_claim_rule_has_a_claim_item():
 def test_a_better_claim_raises_the_total_by_at_most_its_discounted_points(pick, status, others):
     rule, owner, field, worst, best = pick
     answers = {key: others for key in ("sla", "compliance", "control", "poc_window")}
-    answers[rule.claim_item] = status
+    # A derived item checked against the datasheet first takes its checklist item's answer.
+    answers[DERIVED_ITEM_CHECKLIST.get(rule.claim_item, rule.claim_item)] = status
     base = candidate(answers=answers)
 
     def with_value(value):

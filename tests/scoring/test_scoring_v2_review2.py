@@ -173,7 +173,11 @@ def test_the_refuted_claim_is_explained_form_factor_and_deduction(refuted_rankin
     for rule_id in ("security.isolation.delivery_form", "stability.isolation.delivery_form"):
         form = contribution(refuted, rule_id)
         assert form.inputs["derived.delivery_form"] == "container"
-        assert form.basis == "measured"
+        # The least favourable form the evidence allows, at the contradicted factor.
+        assert form.basis == "claimed"
+        assert form.inputs["answer.delivery_form"] == "contradicted"
+        assert form.inputs["factor"] == V2.status_factors["contradicted"]
+        assert form.points < 0
     deduction = contribution(refuted, "security.trust.delivery_form_refuted")
     assert deduction.points < 0 and deduction.max_points == 0
     honest = refuted_rankings[32, "pretraining"]["container-same-evidence"]
