@@ -307,6 +307,8 @@ def report_sections(evaluation) -> dict[str, Any]:
     evidence_rows = [
         [
             names.get(u.candidate_id, str(u.candidate_id)),
+            # The number evidence references cite ("upload 12 · node · file").
+            u.pk,
             u.original_name,
             u.node_name,
             u.get_status_display(),
@@ -382,6 +384,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         "evidence": (
             [
                 _("Candidate"),
+                _("Upload"),
                 _("File"),
                 _("Node"),
                 _("Status"),

@@ -71,9 +71,24 @@ def test_the_workbook_has_every_section_with_typed_cells(viewer):
     evidence = book["Evidence"]
     uploads = EvidenceUpload.objects.filter(candidate__evaluation_id=1)
     assert evidence.max_row == 1 + uploads.count()
-    hashes = {c.value for c in next(evidence.iter_cols(min_col=6, max_col=6, min_row=2))}
+    header = [c.value for c in evidence[1]]
+    column = {name: header.index(name) + 1 for name in header}
+    hashes = {
+        c.value
+        for c in next(
+            evidence.iter_cols(min_col=column["SHA-256"], max_col=column["SHA-256"], min_row=2)
+        )
+    }
     assert hashes == set(uploads.values_list("sha256", flat=True))
-    assert isinstance(evidence.cell(2, 9).value, datetime)
+    # The upload's number, which evidence references cite ("upload 12 · node · file").
+    numbers = {
+        c.value
+        for c in next(
+            evidence.iter_cols(min_col=column["Upload"], max_col=column["Upload"], min_row=2)
+        )
+    }
+    assert numbers == set(uploads.values_list("pk", flat=True))
+    assert isinstance(evidence.cell(2, column["Uploaded at (UTC)"]).value, datetime)
     weights = book["Weights"]
     assert (
         abs(sum(c.value for c in next(weights.iter_cols(min_col=2, max_col=2, min_row=2))) - 100)
