@@ -16,6 +16,7 @@ from ..rubric.model import backs
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import (
+    CARRIED_REF_ITEMS,
     CLAIMED,
     DERIVED_COLUMNS,
     DERIVED_ITEMS,
@@ -410,8 +411,25 @@ class Batch:
 
     def item_ref(self, item: str) -> list[str | None]:
         """The evidence reference recorded under checklist ``item`` (for a derived item, the
-        evidence it is judged on: facts.item_ref_names) for every candidate."""
-        return self.measured_ref(item_ref_names(item))
+        evidence it is judged on: facts.item_ref_names and facts.CARRIED_REF_ITEMS) for every
+        candidate."""
+        carried = CARRIED_REF_ITEMS.get(item)
+        if carried is None:
+            return self.measured_ref(item_ref_names(item))
+        column = self.columns.get(("item_ref", item))
+        if column is None:
+            refs = self.measured_ref(item_ref_names(carried))
+            if refs is self.nones:
+                column = refs
+            else:
+                column = [
+                    ref if status == own else None
+                    for ref, status, own in zip(
+                        refs, self.status(item), self.status(carried), strict=True
+                    )
+                ]
+            self.columns["item_ref", item] = column
+        return column
 
     def measured_ref(self, names: tuple[str, ...]) -> list[str | None]:
         """The first evidence reference recorded under any of ``names`` for every candidate

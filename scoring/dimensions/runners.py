@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..rubric.model import backs
 from ..types import Contribution
-from .facts import CLAIMED, COMPUTED, FACTS, MEASURED, FactContext, claim_status, item_ref_names
+from .facts import CLAIMED, COMPUTED, FACTS, MEASURED, FactContext, claim_status, item_ref
 
 if TYPE_CHECKING:
     from ..rubric import Rule
@@ -389,8 +389,7 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
     if basis == CLAIMED:
         if rule.claim_item is not None:
             status = claim_status(ctx, rule.claim_item)
-            names = item_ref_names(rule.claim_item)
-            ref = next(filter(None, map(refs.get, names)), None) if refs else None
+            ref = item_ref(ctx, rule.claim_item)
             if rule.backed_by is not None:
                 backing_source = FACTS[rule.backed_by]
                 backing = _shown(backing_source.fetch(ctx), backing_source.exact_text)
