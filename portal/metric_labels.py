@@ -182,6 +182,10 @@ INPUT_LABELS: dict[str, Promise] = {
         "Switch topology (item 3) as only a document review can verify it: ibstat reads one "
         "node's ports and cannot show oversubscription or cross-rack latency"
     ),
+    "answer.nvme_capacity": gettext_lazy(
+        "Local NVMe capacity (item 4) as only a document review can verify it: fio measures "
+        "bandwidth, never a drive's size, so the capacity stays claimed"
+    ),
     "derived.budget_ratio": gettext_lazy("Cost as a share of the budget"),
     "derived.dcgm_failed_count": gettext_lazy("DCGM tests failed"),
     "derived.delivery_form": gettext_lazy("Delivery form"),
@@ -206,6 +210,25 @@ INPUT_LABELS: dict[str, Promise] = {
     ),
     "derived.fabric_gbit_s_per_gpu": gettext_lazy(
         "Compute-fabric bandwidth per GPU, as claimed (NICs x rate / GPUs per node, Gb/s)"
+    ),
+    "derived.nvme_capacity_tib_per_gpu": gettext_lazy(
+        "Local NVMe capacity per GPU, as claimed (a node's TiB / GPUs per node)"
+    ),
+    "derived.nvme_read_gbyte_s_per_gpu": gettext_lazy(
+        "NVMe read bandwidth per GPU, as claimed (a node's GB/s / GPUs per node)"
+    ),
+    "derived.nvme_write_gbyte_s_per_gpu": gettext_lazy(
+        "NVMe write bandwidth per GPU, as claimed (a node's GB/s / GPUs per node)"
+    ),
+    "derived.measured_nvme_read_gbyte_s_per_gpu": gettext_lazy(
+        "Measured NVMe read bandwidth per GPU: the worst node's GB/s / GPUs per node (fio)"
+    ),
+    "derived.measured_nvme_write_gbyte_s_per_gpu": gettext_lazy(
+        "Measured NVMe write bandwidth per GPU: the worst node's GB/s / GPUs per node (fio)"
+    ),
+    "derived.dfs_gbyte_s_per_gpu": gettext_lazy(
+        "Distributed storage bandwidth per GPU, as claimed (the aggregate GB/s / the GPUs the "
+        "job runs on)"
     ),
     "derived.measured_fabric_gbit_s_per_gpu": gettext_lazy(
         "Compute-fabric bandwidth per GPU measured: rails Active on the worst node x the "

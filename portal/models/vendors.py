@@ -179,6 +179,10 @@ class Offering(models.Model):
         decimal_places=2,
         default=Decimal("0"),
         validators=NON_NEGATIVE,
+        help_text=_(
+            "Per node, in binary TiB, not the decimal TB drives are sold in (1 TB = 0.9095 "
+            "TiB): eight 3.84 TB drives are 27.94 TiB."
+        ),
     )
     nvme_read_gbyte_s = models.DecimalField(
         _("NVMe read (GB/s)"),

@@ -16,6 +16,7 @@ from ..rubric.model import backs
 from ..tco import FloatCache
 from ..types import CandidateInput, EvaluationSpec
 from .facts import (
+    CARRIED_REF_ITEMS,
     CLAIMED,
     DERIVED_COLUMNS,
     DERIVED_ITEMS,
@@ -412,8 +413,25 @@ class Batch:
 
     def item_ref(self, item: str) -> list[str | None]:
         """The evidence reference recorded under checklist ``item`` (for a derived item, the
-        evidence it is judged on: facts.item_ref_names) for every candidate; where the GPU's
-        datasheet rules the claim out, the datasheet line (facts.claim_ref)."""
+        evidence it is judged on: facts.item_ref_names; for an item that carries another's
+        evidence, facts.CARRIED_REF_ITEMS) for every candidate; where the GPU's datasheet rules
+        the claim out, the datasheet line (facts.claim_ref)."""
+        carried = CARRIED_REF_ITEMS.get(item)
+        if carried is not None:
+            column = self.columns.get(("item_ref", item))
+            if column is None:
+                refs = self.measured_ref(item_ref_names(carried))
+                if refs is self.nones:
+                    column = refs
+                else:
+                    column = [
+                        ref if status == own else None
+                        for ref, status, own in zip(
+                            refs, self.status(item), self.status(carried), strict=True
+                        )
+                    ]
+                self.columns["item_ref", item] = column
+            return column
         measured = self.measured_ref(item_ref_names(item))
         ruled_out = DERIVED_REF_COLUMNS.get(item)
         if ruled_out is None:

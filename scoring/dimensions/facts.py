@@ -225,27 +225,40 @@ def _datasheet_ref(reason: tuple[str, str] | None) -> str | None:
     return None if reason is None else f"{reason[0]} | {reason[1]}"
 
 
+def nvme_capacity_status(ctx: FactContext) -> str:
+    """The status of the local NVMe capacity claim: review_only_status of checklist item 4
+    ("local_nvme"). fio measures bandwidth and IOPS, never a drive's size (no parser reads
+    lsblk, nvme list or df), so fio verifying item 4 leaves the capacity a claim."""
+    return review_only_status(
+        ctx.answers.get("local_nvme", UNANSWERED), ctx.candidate.reviews.get("local_nvme")
+    )
+
+
 # Claim items the scoring derives rather than reads from the checklist. The delivery form is
 # checked by the bare-metal verdict and the form the nodes show, so rules about the delivery
 # form are gated by that check, not by an item no evidence can verify. The fabric's topology
 # (oversubscription, cross-rack latency) sits under checklist item 3, but ibstat reads the
 # port type, rate and state of one node and cannot see the switch tree above it: its rules
-# are gated by a status only the document review of item 3 can verify.
+# are gated by a status only the document review of item 3 can verify. The local NVMe
+# capacity sits under checklist item 4, whose evidence (fio) measures bandwidth, not size.
 # The NVLink topology and the SXM/PCIe form factor sit under checklist items 2 and 1, but the
 # GPU's datasheet (scoring.reference) already rules some declarations out: those are
 # contradicted whatever the checklist says, and cite the datasheet (DERIVED_REFS).
 DERIVED_ITEMS: dict[str, Callable[[FactContext], str]] = {
     "delivery_form": delivery_form_status,
     "fabric_topology": fabric_topology_status,
+    "nvme_capacity": nvme_capacity_status,
     "nvlink_topology_datasheet": nvlink_datasheet_status,
     "gpu_form_factor_datasheet": form_factor_datasheet_status,
 }
 # The evidence references a derived claim item is judged on: a claim under "delivery_form"
 # cites the node output that verified or refuted the form (no checklist answer records one);
-# one under "fabric_topology" cites none (no evidence file records one: ibstat is no proof).
+# one under "fabric_topology" or "nvme_capacity" cites none of its own (no evidence file
+# records one: ibstat and fio are no proof of them).
 ITEM_REF_NAMES: dict[str, tuple[str, ...]] = {
     "delivery_form": ("delivery_form", "delivery_form_seen", "bare_metal_verdict"),
     "fabric_topology": (),
+    "nvme_capacity": (),
     "nvlink_topology_datasheet": ("nvlink_topology",),
     "gpu_form_factor_datasheet": ("gpu_match",),
 }
@@ -260,6 +273,11 @@ DERIVED_REFS: dict[str, Callable[[FactContext], tuple[str, str] | None]] = {
     "nvlink_topology_datasheet": _nvlink_ruled_out,
     "gpu_form_factor_datasheet": _form_factor_ruled_out,
 }
+# A derived item that carries its checklist item's status where the evidence left one it
+# cannot lift (a POC run missing at the deadline, fio refuting the bandwidth) cites that
+# item's evidence while the two statuses agree, and nothing where they differ: fio verified
+# item 4's bandwidth, the capacity stays claimed, and fio is no proof of it.
+CARRIED_REF_ITEMS: dict[str, str] = {"nvme_capacity": "local_nvme"}
 
 
 def item_ref_names(item: str) -> tuple[str, ...]:
@@ -269,15 +287,23 @@ def item_ref_names(item: str) -> tuple[str, ...]:
 
 def claim_ref(ctx: FactContext, item: str) -> str | None:
     """The reference a claim under checklist (or derived) ``item`` cites for one candidate:
-    the datasheet line that rules it out (DERIVED_REFS), else the first evidence reference
-    recorded under item_ref_names(item)."""
+    the datasheet line that rules it out (DERIVED_REFS); for an item that carries another's
+    evidence (CARRIED_REF_ITEMS), that item's reference while their statuses agree, else
+    none; otherwise the first evidence reference recorded under item_ref_names(item)."""
     ruled_out = DERIVED_REFS.get(item)
     if ruled_out is not None:
         found = _datasheet_ref(ruled_out(ctx))
         if found is not None:
             return found
     refs = ctx.refs
-    return next(filter(None, map(refs.get, item_ref_names(item))), None) if refs else None
+    if not refs:
+        return None
+    carried = CARRIED_REF_ITEMS.get(item)
+    if carried is not None:
+        if claim_status(ctx, item) != claim_status(ctx, carried):
+            return None
+        item = carried
+    return next(filter(None, map(refs.get, item_ref_names(item))), None)
 
 
 def claim_status(ctx: FactContext, item: str) -> str:
@@ -436,12 +462,19 @@ def _form_factor_datasheet_column(batch: Batch) -> list[str]:
     return list(map(_ruled_out_status, reasons, batch.status("gpu_match")))
 
 
+def _nvme_capacity_status_column(batch: Batch) -> list[str]:
+    statuses = batch.status("local_nvme")
+    reviews = [candidate.reviews.get("local_nvme") for candidate in batch.owners("candidate")]
+    return list(map(review_only_status, statuses, reviews))
+
+
 # The column form of DERIVED_ITEMS, for a batch.
 DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
     "delivery_form": _by_form_check(delivery_form_status),
     "fabric_topology": _fabric_topology_column,
     "nvlink_topology_datasheet": _nvlink_datasheet_column,
     "gpu_form_factor_datasheet": _form_factor_datasheet_column,
+    "nvme_capacity": _nvme_capacity_status_column,
 }
 # The column form of DERIVED_REFS, for a batch.
 DERIVED_REF_COLUMNS: dict[str, Callable[[Batch], list[tuple[str, str] | None]]] = {
@@ -575,6 +608,93 @@ def _claimed_nics_at_measured_rate(ctx: FactContext) -> float | None:
     down = math.ceil((measured.ib_ports_down or 0) / max(ctx.candidate.node_count, 1))
     rails = max(ctx.offering.nics_per_node - down, 0)
     return _gbit_s_per_gpu(rails, rate, ctx.offering)
+
+
+def _storage_per_gpu(value: Any, gpus: float) -> float | None:
+    """A storage figure shared by ``gpus`` GPUs, per GPU (3 decimals; None where unknown).
+    Rounding is monotone, so more capacity or bandwidth never scores less."""
+    if value is None or gpus <= 0:
+        return None
+    return round(float(value) / gpus, 3)
+
+
+def _nvme_capacity_tib_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed local NVMe capacity of a node over its GPUs, TiB per GPU: what one GPU's
+    data pipeline can stage locally (a DGX H100's 8 x 3.84 TB = 27.94 TiB gives 3.49)."""
+    offering = ctx.offering
+    return _storage_per_gpu(offering.nvme_capacity_tib, offering.gpus_per_node)
+
+
+def _nvme_read_gbyte_s_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed NVMe read bandwidth of a node over its GPUs, GB/s per GPU."""
+    offering = ctx.offering
+    return _storage_per_gpu(offering.nvme_read_gbyte_s, offering.gpus_per_node)
+
+
+def _nvme_write_gbyte_s_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed NVMe write bandwidth of a node over its GPUs, GB/s per GPU."""
+    offering = ctx.offering
+    return _storage_per_gpu(offering.nvme_write_gbyte_s, offering.gpus_per_node)
+
+
+def _measured_nvme_read_gbyte_s_per_gpu(ctx: FactContext) -> float | None:
+    """fio's NVMe read bandwidth of the worst node (measured.nvme_read_gbyte_s, as a report
+    shows it) over the node's GPUs, GB/s per GPU."""
+    return _storage_per_gpu(_nvme_read(ctx), ctx.offering.gpus_per_node)
+
+
+def _measured_nvme_write_gbyte_s_per_gpu(ctx: FactContext) -> float | None:
+    """fio's NVMe write bandwidth of the worst node over the node's GPUs, GB/s per GPU."""
+    return _storage_per_gpu(_nvme_write(ctx), ctx.offering.gpus_per_node)
+
+
+def _dfs_gbyte_s_per_gpu(ctx: FactContext) -> float | None:
+    """The claimed aggregate bandwidth of the distributed file system over the GPUs the job
+    runs on (collectives.scale_gpus: the requirement, at most the GPUs delivered), GB/s per
+    GPU: the file system is shared by every node of the job, so its size, not a node's, is
+    the divisor."""
+    gpus = scale_gpus(ctx.candidate.gpu_count, ctx.evaluation, ctx.rubric)
+    return _storage_per_gpu(ctx.offering.distributed_fs_bandwidth_gbyte_s, gpus)
+
+
+def _per_gpu_column(
+    field: str, fetch: Callable[[FactContext], Any]
+) -> Callable[[Batch], list[Any]]:
+    """The column of a node figure (``field`` of the offering) over the node's GPUs."""
+
+    def column(batch: Batch) -> list[Any]:
+        keys = list(zip(batch.raw(field), batch.raw("offering.gpus_per_node"), strict=True))
+        return by_key(batch, keys, fetch)
+
+    return column
+
+
+def _measured_per_gpu_column(
+    field: str, fetch: Callable[[FactContext], Any]
+) -> Callable[[Batch], list[Any]]:
+    """The column of a measured node figure (``field`` of MeasuredFacts) over the node's
+    GPUs."""
+    get = attrgetter(field)
+
+    def column(batch: Batch) -> list[Any]:
+        values = list(map(get, batch.owners("measured")))
+        if values.count(None) == len(values):
+            return values  # nothing measured (the usual batch)
+        keys = list(zip(values, batch.raw("offering.gpus_per_node"), strict=True))
+        return by_key(batch, keys, fetch)
+
+    return column
+
+
+def _dfs_gbyte_s_per_gpu_column(batch: Batch) -> list[float | None]:
+    keys = list(
+        zip(
+            batch.raw("offering.distributed_fs_bandwidth_gbyte_s"),
+            batch.shared(_gpu_counts),
+            strict=True,
+        )
+    )
+    return by_key(batch, keys, _dfs_gbyte_s_per_gpu)
 
 
 def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
@@ -835,6 +955,36 @@ def _build_facts() -> dict[str, FactSource]:
     )
     facts["derived.claimed_nics_at_measured_rate_gbit_s_per_gpu"] = FactSource(
         _claimed_nics_at_measured_rate, CLAIMED, column=_claimed_nics_at_measured_rate_column
+    )
+    facts["derived.nvme_capacity_tib_per_gpu"] = FactSource(
+        _nvme_capacity_tib_per_gpu,
+        CLAIMED,
+        column=_per_gpu_column("offering.nvme_capacity_tib", _nvme_capacity_tib_per_gpu),
+    )
+    facts["derived.nvme_read_gbyte_s_per_gpu"] = FactSource(
+        _nvme_read_gbyte_s_per_gpu,
+        CLAIMED,
+        column=_per_gpu_column("offering.nvme_read_gbyte_s", _nvme_read_gbyte_s_per_gpu),
+    )
+    facts["derived.nvme_write_gbyte_s_per_gpu"] = FactSource(
+        _nvme_write_gbyte_s_per_gpu,
+        CLAIMED,
+        column=_per_gpu_column("offering.nvme_write_gbyte_s", _nvme_write_gbyte_s_per_gpu),
+    )
+    facts["derived.measured_nvme_read_gbyte_s_per_gpu"] = FactSource(
+        _measured_nvme_read_gbyte_s_per_gpu,
+        MEASURED,
+        ("nvme_read_mbyte_s",),
+        column=_measured_per_gpu_column("nvme_read_mbyte_s", _measured_nvme_read_gbyte_s_per_gpu),
+    )
+    facts["derived.measured_nvme_write_gbyte_s_per_gpu"] = FactSource(
+        _measured_nvme_write_gbyte_s_per_gpu,
+        MEASURED,
+        ("nvme_write_mbyte_s",),
+        column=_measured_per_gpu_column("nvme_write_mbyte_s", _measured_nvme_write_gbyte_s_per_gpu),
+    )
+    facts["derived.dfs_gbyte_s_per_gpu"] = FactSource(
+        _dfs_gbyte_s_per_gpu, CLAIMED, column=_dfs_gbyte_s_per_gpu_column
     )
     facts["derived.gpu_to_gpu_traffic"] = FactSource(
         _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column
