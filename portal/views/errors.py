@@ -2,13 +2,16 @@
 elsewhere) and the stale-CSRF page that gives the user back what they typed."""
 
 import logging
+import re
 import sys
 
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import render
+from django.utils.functional import Promise
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.views import defaults
 
@@ -72,8 +75,51 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.bad_request(request, exception)
 
 
+_ITEM_FIELD_RE = re.compile(r"^item-(\d+)-(claim|notes)$")
+_WEIGHT_FIELD_RE = re.compile(r"^w_(\w+)$")
+
+
+def _field_labels() -> dict[str, str]:
+    """Each portal model field's name -> its label in the reader's language (the first model
+    that has the name): what the forms posting them call them."""
+    from django.apps import apps
+
+    labels: dict[str, str] = {}
+    for model in apps.get_app_config("portal").get_models():
+        for field in model._meta.get_fields():
+            verbose = getattr(field, "verbose_name", None)
+            if not isinstance(verbose, Promise):
+                # A name Django made from the field's (untranslated): a relation is named by
+                # the model it points to.
+                related = getattr(field, "related_model", None)
+                verbose = related._meta.verbose_name if related is not None else None
+            if verbose and field.name not in labels:
+                labels[field.name] = capfirst(str(verbose))
+    return labels
+
+
+def field_label(name: str, labels: dict[str, str] | None = None) -> str:
+    """A posted field's name as its form labels it, in the reader's language: a checklist
+    item's claim or notes, a weight by its dimension, a model field by its verbose name; the
+    name itself (spaced) where none is known."""
+    from ..models import Dimension
+
+    found = _ITEM_FIELD_RE.match(name)
+    if found:
+        number, part = found.groups()
+        what = _("claim") if part == "claim" else _("notes")
+        return _("Checklist item %(number)s: %(part)s") % {"number": number, "part": what}
+    found = _WEIGHT_FIELD_RE.match(name)
+    if found and found.group(1) in Dimension.values:
+        return _("Weight: %(dimension)s") % {"dimension": Dimension(found.group(1)).label}
+    labels = _field_labels() if labels is None else labels
+    base = name.rsplit("-", 1)[-1]  # a formset's or prefixed form's field: its own name
+    return labels.get(base) or capfirst(base.replace("_", " "))
+
+
 def _shown_fields(request: HttpRequest) -> list[tuple[str, str]]:
-    """The posted text fields worth giving back, in the order sent (files are not kept)."""
+    """The posted text fields worth giving back, in the order sent (files are not kept), each
+    with the label its form shows (field_label)."""
     try:
         posted = request.POST
     except (MultiPartParserError, SuspiciousOperation, OSError):
@@ -84,7 +130,8 @@ def _shown_fields(request: HttpRequest) -> list[tuple[str, str]]:
         if name in HIDDEN_FIELDS or any(part in lowered for part in SECRET_PARTS):
             continue
         shown += [(name, value) for value in values if value.strip()]
-    return shown[:SHOWN_FIELDS_MAX]
+    labels = _field_labels()
+    return [(field_label(name, labels), value) for name, value in shown[:SHOWN_FIELDS_MAX]]
 
 
 def _form_url(request: HttpRequest) -> str:

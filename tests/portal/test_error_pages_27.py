@@ -134,7 +134,7 @@ def test_a_stale_csrf_token_gives_the_typed_text_back_read_only(manager_with_csr
     assert EXPIRED in html.unescape(body)
     # The rationale, escaped, in a read-only text area that no form sends.
     area = re.search(
-        r'<label for="(sent-\d+)">rationale</label>\s*(<textarea[^>]*>)(.*?)</textarea>', body, re.S
+        r'<label for="(sent-\d+)">Rationale</label>\s*(<textarea[^>]*>)(.*?)</textarea>', body, re.S
     )
     assert area is not None
     assert "readonly" in area.group(2) and "name=" not in area.group(2)
@@ -152,7 +152,11 @@ def test_a_stale_csrf_token_gives_the_typed_text_back_read_only(manager_with_csr
 def test_the_stale_csrf_page_is_translated(manager_with_csrf):
     response = _stale_post(manager_with_csrf, HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert response.status_code == 403
-    assert EXPIRED_ZH in html.unescape(response.content.decode())
+    body = html.unescape(response.content.decode())
+    assert EXPIRED_ZH in body
+    # The fields are named as their form names them, in Chinese (not "rationale").
+    labels = re.findall(r'<label for="sent-\d+">([^<]*)</label>', body)
+    assert labels and not any(re.search(r"[a-z]{4,}", label) for label in labels), labels
 
 
 def test_signed_out_the_page_says_so_and_links_the_sign_in(demo):
@@ -183,3 +187,22 @@ def test_a_referer_from_elsewhere_is_not_linked(manager_with_csrf):
     body = response.content.decode()
     assert "evil.example" not in body
     assert f'href="{reverse("evaluation-decision", args=[DEMO_EVALUATION])}"' in body
+
+
+def test_the_sent_fields_are_named_as_their_forms_name_them(db):
+    """The expired page listed raw input names ("name", "item-3-claim"; found by a trust
+    review): each is named as its form labels it, in the reader's language."""
+    from django.utils import translation
+
+    from portal.views.errors import field_label
+
+    with translation.override("en"):
+        assert field_label("item-3-claim") == "Checklist item 3: claim"
+        assert field_label("w_network") == "Weight: Network"
+        assert field_label("rationale") == "Rationale"
+        assert field_label("candidate") == "Candidate"
+        assert field_label("form-0-price_per_gpu") == field_label("price_per_gpu")
+        assert field_label("no_such_field") == "No such field"
+    with translation.override("zh-hans"):
+        assert field_label("item-3-notes") == "检查项 3：备注"
+        assert field_label("rationale") == "决策理由"
