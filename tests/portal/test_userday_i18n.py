@@ -197,3 +197,20 @@ def test_the_budget_knockout_reference_follows_the_language():
             "TCO: Monthly (per GPU-month), over 30 days"
         )
         assert display.evidence_ref("upload 3 · nccl.txt") == "upload 3 · nccl.txt"
+
+
+def test_the_portfolio_peak_is_worded_in_chinese(zh_viewer):
+    """The demand profile's peak read "48 · 8 h x 5 d" on a Chinese page (found by a trust
+    review): it is a sentence in the reader's language."""
+    from portal.models import Workload
+
+    workload = Workload.objects.filter(peak_gpus__gt=0).first()
+    assert workload is not None, "the demo data has a workload with a peak"
+    html = zh_viewer.get(
+        reverse("evaluation-portfolio", args=[workload.evaluation_id])
+    ).content.decode()
+    assert (
+        f"{workload.peak_gpus} 块 GPU，每天 {workload.peak_hours_per_day} 小时，"
+        f"每周 {workload.peak_days_per_week} 天"
+    ) in html
+    assert " h × " not in html
