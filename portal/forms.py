@@ -197,8 +197,15 @@ def _parses(item: ChecklistItem, text: str) -> bool:
 def typed_field(item: ChecklistItem) -> forms.Field | None:
     """The input of a typed item's claim (None for free text)."""
     if item.answer_type == AnswerType.NUMBER:
+        too_large = _("This number is too large: at most 12 digits before the decimal point.")
         return forms.DecimalField(
-            label=_("Claim"), required=False, min_value=0, max_digits=14, decimal_places=2
+            label=_("Claim"),
+            required=False,
+            min_value=0,
+            max_digits=14,
+            decimal_places=2,
+            # "1e309" is a number with 310 digits: say it is too large, not how many digits.
+            error_messages={"max_digits": too_large, "max_whole_digits": too_large},
         )
     if item.answer_type == AnswerType.CHOICE:
         return forms.ChoiceField(

@@ -362,4 +362,6 @@ def test_a_number_the_field_cannot_read_is_shown_back_and_nothing_is_overwritten
     html = response.content.decode()
     assert re.search(rf'name="item-9-claim" value="{re.escape(typed)}"', html)
     assert 'class="field-error"' in html or "errorlist" in html
+    if typed == "1e309":
+        assert "This number is too large" in html  # not "no more than 14 digits"
     assert _answers() == before
