@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from .. import portfolio_messages
 from ..forms import loaded_version_field, refuse_stale, sent_version
+from ..forms_procurement import add_service_error
 from ..models import Evaluation, EvaluationStatus, Workload
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.errors import StaleCopy
@@ -67,16 +68,6 @@ class PortfolioDecisionForm(forms.Form):
     rationale = forms.CharField(max_length=20_000)
 
 
-def _apply(form_errors_target, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.error_dict.items():
-            target = field if field in form_errors_target.fields else None
-            for error in errors:
-                form_errors_target.add_error(target, error)
-    else:
-        form_errors_target.add_error(None, exc)
-
-
 @login_required
 @require_form_methods
 def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
@@ -85,6 +76,7 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
     workload_form = WorkloadForm(prefix="w")
     settings_form = PortfolioSettingsForm(instance=evaluation, prefix="s")
     decision_errors: list[str] = []
+    unknown_action = decided_refused = False
     rationale = ""
     if request.method == "POST" and request.POST.get("action") == "record-portfolio":
         member_evaluation(request, pk, CAN_DECIDE)
@@ -107,6 +99,11 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             messages.success(request, _("The portfolio is recorded as the decision."))
             return redirect("evaluation-decision", pk=pk)
+    elif request.method == "POST" and evaluation.status == EvaluationStatus.DECIDED:
+        # Decided first, whatever was sent: the page says so (the 409 every decided refusal
+        # answers); the services refuse again under the row's lock.
+        member_evaluation(request, pk, CAN_EDIT)
+        decided_refused = True
     elif request.method == "POST":
         member_evaluation(request, pk, CAN_EDIT)
         action = request.POST.get("action")
@@ -143,11 +140,13 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
                     messages.success(request, _("Portfolio settings saved."))
                     return redirect("evaluation-portfolio", pk=pk)
             else:
-                return HttpResponse(status=400)
+                # A post naming no known action (a stale page, a script): said, nothing done.
+                unknown_action = True
+                messages.error(request, _("Nothing was done: the form sent no known action."))
         except StaleCopy as exc:
             refuse_stale(settings_form, exc)
         except ValidationError as exc:
-            _apply(settings_form if action == "settings" else workload_form, exc)
+            add_service_error(settings_form if action == "settings" else workload_form, exc)
     lang_zh = (get_language() or "").startswith("zh")
     proposal = portfolio_propose(evaluation=evaluation, lang_zh=lang_zh)
     context = {
@@ -165,7 +164,15 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         "decision_errors": decision_errors,
         "rationale": rationale,
     }
-    status = 422 if decision_errors else form_status(workload_form, settings_form)
+    status = (
+        409
+        if decided_refused
+        else 400
+        if unknown_action
+        else 422
+        if decision_errors
+        else form_status(workload_form, settings_form)
+    )
     return render(request, "portal/evaluation_portfolio.html", context, status=status)
 
 

@@ -62,6 +62,12 @@ def test_a_requirements_save_is_a_409_with_the_input_kept(procurement):
     assert Evaluation.objects.get(pk=1).name != "Typed after the decision"
 
 
+def test_the_questionnaire_of_a_decided_evaluation_says_why_it_is_read_only(procurement):
+    page = procurement.get(reverse("candidate-questionnaire", args=[1, 1])).content.decode()
+    assert "Read only: this evaluation is decided." in page
+    assert "only procurement members can edit" not in page
+
+
 def test_a_questionnaire_save_is_a_409(procurement):
     before = list(Answer.objects.filter(candidate_id=1).values_list("claim", "notes"))
     data = _page_data(procurement)
@@ -84,3 +90,18 @@ def test_removing_a_candidate_and_creating_a_token_are_409s(procurement):
     )
     assert created.status_code == 409
     assert UploadToken.objects.count() == tokens
+
+
+def test_the_portfolio_of_a_decided_evaluation_says_so_and_answers_409(procurement):
+    url = reverse("evaluation-portfolio", args=[1])
+    assert procurement.get(url).content.decode().count(NOTICE) == 1
+    response = procurement.post(url, {"action": "add-workload", "w-name": "late"})
+    assert response.status_code == 409
+    assert response.content.decode().count(NOTICE) == 1
+
+
+def test_a_portfolio_post_with_no_known_action_is_a_400_that_says_so(client, demo):
+    assert client.login(username="procurement", password="procure-gpus-2026")
+    response = client.post(reverse("evaluation-portfolio", args=[1]), {"action": "nope"})
+    assert response.status_code == 400
+    assert "Nothing was done: the form sent no known action." in response.content.decode()
