@@ -140,7 +140,13 @@ def test_the_structure_is_stored_with_answers_scores_and_knockouts(skipped):
         c
         for score in Score.objects.filter(candidate=candidate)
         for c in score.contributions
-        if c["inputs"].get("answer.gpu_match") and c["evidence_ref"]
+        # The form-factor rule reads item 1 through the derived item that the datasheet
+        # may contradict first (facts.DERIVED_ITEM_CHECKLIST): the same status otherwise.
+        if (
+            c["inputs"].get("answer.gpu_match")
+            or c["inputs"].get("answer.gpu_form_factor_datasheet")
+        )
+        and c["evidence_ref"]
     ]
     assert explained and all(c["poc"] == answer.poc_shortfalls for c in explained)
     candidate.refresh_from_db()
