@@ -14,6 +14,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from portal.models import Candidate, Evaluation, Offering, OfferingPrice
+from portal.services.scores import evaluation_rescore
 
 from .conftest import small_offering
 from .test_procurement_pages import evaluation_data, field_errors, offering_data, price_data
@@ -110,6 +111,15 @@ def test_a_buyer_who_must_buy_domestic_names_ascend_and_an_ascend_offering_passe
     assert "评估仅接受 910B、MI300X" in knockout["reason_zh"]
     page = client.get(reverse("evaluation-detail", args=[evaluation.pk]))
     assert page.status_code == 200
+    # Its explanation says the rubric has no NVLink reference for it, in both languages.
+    evaluation_rescore(evaluation=evaluation)
+    url = reverse("candidate-detail", args=[evaluation.pk, kept.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "the rubric has no NVLink reference" in page.text
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "评分细则没有该 GPU 的 NVLink 参考" in page.text
 
 
 def test_the_api_refuses_an_unknown_model(members, evaluation):
