@@ -203,6 +203,10 @@ INPUT_LABELS: dict[str, Promise] = {
     "derived.gpu_to_gpu_traffic": gettext_lazy(
         "Traffic between GPUs needed (more than one GPU required)"
     ),
+    "derived.nvlink_reference": gettext_lazy(
+        "NVLink and SXM/PCIe rules apply to the GPU (no: the rubric has no NVLink reference "
+        "for it, e.g. Huawei Ascend, AMD Instinct)"
+    ),
     "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
     "derived.rails_per_gpu": gettext_lazy("Compute rails (NICs) per GPU, as claimed"),
     "derived.measured_rails_per_gpu": gettext_lazy(

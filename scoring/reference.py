@@ -1,8 +1,10 @@
 """Reference data on GPUs and NICs, and the all-reduce bus bandwidth a declared system should reach.
 
-GPU figures come from NVIDIA's product datasheets (cited per row). Bandwidths are in GB/s
-(10^9 bytes per second); ``nvlink_bidi_gbyte_s`` is NVIDIA's marketing figure, which counts both
-directions, so the per-direction figure nccl-tests compares against is half of it.
+GPU figures come from NVIDIA's product datasheets (cited per row); Huawei Ascend and AMD
+Instinct families are named (OTHER_ACCELERATORS, cited per row) without NVIDIA's figures.
+Bandwidths are in GB/s (10^9 bytes per second); ``nvlink_bidi_gbyte_s`` is NVIDIA's marketing
+figure, which counts both directions, so the per-direction figure nccl-tests compares against is
+half of it.
 
 How the expected bus bandwidth is derived (see :func:`expected_busbw_gbyte_s`)
 -----------------------------------------------------------------------------
@@ -257,6 +259,54 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
        _DS_GEFORCE, p2p=False),
 )  # fmt: skip
 
+
+@dataclass(frozen=True)
+class OtherAccelerator:
+    """An accelerator family the table names but holds none of NVIDIA's reference figures for.
+
+    Its NVLink bandwidth, reference fabric (one NIC per GPU of a DGX) and expected nccl-tests
+    bus bandwidth do not apply: :func:`match_gpu` returns None for it, so every reading of
+    those figures takes the "no reference for the GPU" path (collectives "unreferenced",
+    verification "unverifiable"), while :func:`gpu_family_of` names its family so that an
+    evaluation can require it (checklist item 1). ``memory_gib`` lists the memory per device
+    its ``source`` states (empty where no datasheet was found); nothing in scoring reads it.
+    ``variants`` are the names of the family's variants (Ascend 910B1-B4), read as the family.
+    """
+
+    family: str
+    vendor: str
+    display_name: str
+    memory_gib: tuple[int, ...]
+    source: str
+    variants: frozenset[str] = frozenset()
+
+
+_DS_ROCM = (
+    "AMD ROCm documentation, GPU specifications (ROCm/rocm-docs reference/gpu-specs.rst): "
+    "VRAM (GiB)"
+)
+OTHER_ACCELERATORS: tuple[OtherAccelerator, ...] = (
+    # The search found no Huawei datasheet stating each variant's memory: the 910B's 64 GB is
+    # a cloud provider's product page; the variants' (910B1-B4) and the 910C's memory are left
+    # out rather than guessed.
+    OtherAccelerator(
+        "910B", "Huawei", "Huawei Ascend 910B", (64,),
+        "Gitee AI compute docs, Ascend 910B (ai.gitee.com/docs/compute/clusters_gpu/"
+        "ascend_gpu): 64 GB HBM2e; HCCS, 8 NPUs all-to-all per node; variants' memory unsourced",
+        variants=frozenset({"910B1", "910B2", "910B3", "910B4"}),
+    ),
+    OtherAccelerator(
+        "910C", "Huawei", "Huawei Ascend 910C", (),
+        "UDN report of HUAWEI CONNECT 2025 (udn.com/news/story/7333/9013285): Ascend 910C, "
+        "two 910B dies in one package, launched Q1 2025; no memory figure sourced",
+    ),
+    OtherAccelerator("MI250X", "AMD", "AMD Instinct MI250X", (128,), _DS_ROCM + ": MI250X 128"),
+    OtherAccelerator("MI300X", "AMD", "AMD Instinct MI300X", (192,), _DS_ROCM + ": MI300X 192"),
+    OtherAccelerator("MI325X", "AMD", "AMD Instinct MI325X", (256,), _DS_ROCM + ": MI325X 256"),
+)  # fmt: skip
+_OTHER_BY_FAMILY = {acc.family: acc for acc in OTHER_ACCELERATORS}
+_FAMILY_ALIASES = {variant: acc.family for acc in OTHER_ACCELERATORS for variant in acc.variants}
+
 # Words that say nothing about the model; dropped before matching.
 _NOISE_WORDS = frozenset(
     {"NVIDIA", "CORPORATION", "TESLA", "GEFORCE", "QUADRO", "GENERATION", "GRAPHICS", "REV"}
@@ -265,7 +315,7 @@ _MEMORY_TOKEN = re.compile(r"^(\d{1,3})G(?:B|IB)?$")
 # Chip code names lspci prints before the bracketed marketing name ("GH100 [H100 SXM5 80GB]").
 # GH200/GB200 are products, not chips, so the pattern spares them.
 _CHIP_TOKEN = re.compile(r"^(?:GV1\d\d|TU1\d\d|GA1\d\d|GH100|AD1\d\d|GB1\d\d|GB20[1-9])(?:GL|BM)?$")
-_FAMILIES = frozenset(spec.family for spec in GPU_SPECS)
+_FAMILIES = frozenset(spec.family for spec in GPU_SPECS) | frozenset(_OTHER_BY_FAMILY)
 
 
 # Pure and asked for the same few names at every refresh (every run of every node): cached,
@@ -281,6 +331,9 @@ def normalise_gpu_name(name: str) -> tuple[str, ...]:
     text = re.sub(r"\[[0-9A-F]{4}:[0-9A-F]{4}\]", " ", text)  # lspci -nn vendor:device ids
     # "2080Ti", "4090D": the suffix is a separate word in other spellings.
     text = re.sub(r"\b(\d{4})(TI|D)\b", r"\1 \2", text)
+    # "Ascend910B": Huawei's device names ("Ascend910-0") and Chinese text ("昇腾910B") run
+    # the brand and the model together.
+    text = re.sub(r"ASCEND(?=\d)", "ASCEND ", text)
     tokens = re.split(r"[^A-Z0-9.]+", text)
     return tuple(
         t
@@ -326,13 +379,28 @@ def match_gpu(name: str | None) -> GpuSpec | None:
 
 @lru_cache(maxsize=512)
 def gpu_family_of(name: str | None) -> str | None:
-    """The family token ("H100", "A100", "4090") a name mentions, even when no variant fits."""
+    """The family token ("H100", "A100", "4090", "910B", "MI300X") a name mentions, even when
+    no variant fits; an Ascend variant ("910B3") is read as its family ("910B")."""
     if not name:
         return None
     for token in normalise_gpu_name(name):
+        token = _FAMILY_ALIASES.get(token, token)
         if token in _FAMILIES:
             return token
     return None
+
+
+def other_accelerator(name: str | None) -> OtherAccelerator | None:
+    """The OtherAccelerator a name refers to (an Ascend or Instinct part: no NVIDIA reference
+    figures apply to it), or None (an NVIDIA GPU of the table, or a name it does not know)."""
+    family = gpu_family_of(name)
+    return None if family is None else _OTHER_BY_FAMILY.get(family)
+
+
+def known_gpu_families() -> tuple[str, ...]:
+    """Every family of the table, NVIDIA's first (in table order), then the other vendors'."""
+    nvidia = dict.fromkeys(spec.family for spec in GPU_SPECS)
+    return (*nvidia, *_OTHER_BY_FAMILY)
 
 
 _FAMILY_LIST = re.compile(r"\s*[,;，；、]\s*")
@@ -365,7 +433,7 @@ def is_gpu_family(token: str) -> bool:
 # Tokens that name a form factor: "SXM4", "SXM5", "PCIE" (also spelled "PCI-E"), "NVL" (the
 # NVLink-bridged PCIe card, a product of its own: H100 NVL, H200 NVL).
 _SXM_TOKEN = re.compile(r"^SXM\d?$")
-# A model token the table may not list ("GB10", "MI300X", "A6000", "8000"): letters then digits
+# A model token the table may not list ("GB10", "MI210", "A6000", "8000"): letters then digits
 # (then at most one letter), or a bare four-digit number. Memory/interface words are not models.
 _MODEL_TOKEN = re.compile(r"^(?:[A-Z]{1,3}\d{1,4}[A-Z]?|\d{4})$")
 _NOT_MODEL = re.compile(r"^(?:SXM\d?|HBM\d?E?|GDDR\d?X?|PCIE\d?|GEN\d)$")

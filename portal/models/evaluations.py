@@ -11,7 +11,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from scoring.reference import parse_gpu_families
+from scoring.reference import known_gpu_families, parse_gpu_families
 from scoring.rubric import CURRENT_RUBRIC_VERSION, RUBRIC_VERSIONS
 
 from .choices import (
@@ -36,9 +36,12 @@ def validate_gpu_models(value: str) -> None:
     _families, unknown = parse_gpu_families(value)
     if unknown:
         raise ValidationError(
-            _("Unknown GPU model: %(models)s. Name models such as H100, H200, B200 or A100."),
+            _(
+                "Unknown GPU model: %(models)s. Accepted models: %(known)s (a vendor prefix is "
+                "optional: NVIDIA H100, Huawei Ascend 910B or 昇腾910B, AMD Instinct MI300X)."
+            ),
             code="unknown_gpu_model",
-            params={"models": ", ".join(unknown)},
+            params={"models": ", ".join(unknown), "known": ", ".join(known_gpu_families())},
         )
 
 

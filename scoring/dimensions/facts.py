@@ -20,7 +20,7 @@ import numpy as np
 
 from ..batching import once_per_key
 from ..collectives import gpus_per_node_equivalent, scale_gpus
-from ..reference import form_factor_ruled_out, nvlink_topology_ruled_out
+from ..reference import form_factor_ruled_out, nvlink_topology_ruled_out, other_accelerator
 from ..tco import PendingTco, budget_ratio, effective_price_ratio
 from ..types import (
     CHECKLIST_KEYS,
@@ -702,6 +702,19 @@ def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
     return ctx.evaluation.required_total_gpus > 1
 
 
+def _nvlink_reference(ctx: FactContext) -> bool:
+    """Whether the rubric's NVLink and SXM/PCIe rules apply to the offering's GPU: False for
+    a family scoring.reference names without NVIDIA's figures (Huawei Ascend, AMD Instinct:
+    reference.other_accelerator), whose own interconnect the rubric has no reference for, so
+    it is neither scored as an NVIDIA part without NVLink nor credited; True otherwise (an
+    NVIDIA GPU, or a name the table does not know: judged on the claim as before)."""
+    return other_accelerator(ctx.offering.gpu_model) is None
+
+
+def _nvlink_reference_column(batch: Batch) -> list[bool]:
+    return [other_accelerator(o.gpu_model) is None for o in batch.owners("offering")]
+
+
 _NODE_SHAPE = attrgetter("gpus_per_node", "mig_profile", "gpu_model")
 
 
@@ -988,6 +1001,9 @@ def _build_facts() -> dict[str, FactSource]:
     )
     facts["derived.gpu_to_gpu_traffic"] = FactSource(
         _gpu_to_gpu_traffic, COMPUTED, column=_gpu_to_gpu_traffic_column
+    )
+    facts["derived.nvlink_reference"] = FactSource(
+        _nvlink_reference, COMPUTED, column=_nvlink_reference_column
     )
     facts["derived.budget_ratio"] = FactSource(
         lambda ctx: budget_ratio(ctx.tco, ctx.evaluation), COMPUTED, column=_budget_ratio_column

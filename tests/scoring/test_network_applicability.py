@@ -100,6 +100,7 @@ def test_a_one_gpu_need_is_not_dragged_by_rules_that_need_several_gpus():
     # cannot have (busbw unmeasurable, no fabric) counted in the maximum.
     recorded = load_rubric_text(
         rubric_text("2")
+        .replace(',\n        "derived.nvlink_reference": [\n          true\n        ]', "")
         .replace('"derived.inter_node_traffic": [\n          true\n        ]', '"x": 1')
         .replace('"derived.gpu_to_gpu_traffic": [\n          true\n        ]', '"x": 1')
         .replace('"applies_if": {\n        "x": 1\n      },\n', "")

@@ -109,7 +109,7 @@ def test_normalise_splits_on_dashes_and_drops_noise_words() -> None:
 
 def test_family_is_found_even_when_no_variant_fits() -> None:
     assert gpu_family_of("NVIDIA A100-SXM4-120GB") == "A100"
-    assert gpu_family_of("Instinct MI300X") is None
+    assert gpu_family_of("Intel Gaudi3") is None
     assert gpu_family_of(None) is None
 
 

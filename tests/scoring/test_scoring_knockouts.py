@@ -221,9 +221,9 @@ def test_an_evaluation_names_the_gpu_families_it_accepts():
     from scoring.reference import parse_gpu_families
     from scoring.types import ScoringInputError
 
-    assert parse_gpu_families("H100, NVIDIA H200 SXM;B200、RTX 4090, MI300X, ,H100") == (
+    assert parse_gpu_families("H100, NVIDIA H200 SXM;B200、RTX 4090, Gaudi3, ,H100") == (
         ("H100", "H200", "B200", "4090"),
-        ("MI300X",),
+        ("Gaudi3",),
     )
     h20 = candidate(offering=offering(gpu_model="NVIDIA H20 96GB", gpu_memory_gib=96))
     only = {"accepted_gpu_families": ("H100", "H200")}
@@ -232,7 +232,7 @@ def test_an_evaluation_names_the_gpu_families_it_accepts():
     assert "仅接受 H100、H200" in found["gpu_model"].reason_zh
     assert "gpu_model" not in _knockouts(candidate(), **only)
     assert "gpu_model" not in _knockouts(h20)
-    for bad in (("MI300X",), "H100"):
+    for bad in (("Gaudi3",), "H100"):
         try:
             evaluation(accepted_gpu_families=bad)
         except ScoringInputError as error:
