@@ -55,14 +55,15 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     # The list polls every 2 s while the worker imports the bundle, then stops.
     row = page.locator("#upload-list tr[data-upload-id]")
     expect(row).to_have_count(1)
-    expect(row.locator("td").first).to_contain_text("poc-node-7.tar.gz")
+    # Columns: upload number, file, node, status, parser, files inside, received.
+    expect(row.locator("td").nth(1)).to_contain_text("poc-node-7.tar.gz")
     expect(row.locator(".upload-status")).to_have_text("Done", timeout=30_000)
     # The per-file report loads when opened (htmx), not with the list.
-    report = row.locator("td").nth(4)
+    report = row.locator("td").nth(5)
     report.locator("summary").click()
     for name, kind in EXPECTED_KINDS.items():
         expect(report).to_contain_text(f"{name}: {SHOWN_KINDS[kind]}")
-    expect(row.locator("td").nth(1)).to_have_text("poc-node-7")
+    expect(row.locator("td").nth(2)).to_have_text("poc-node-7")
     expect(page.locator("#upload-list")).not_to_have_attribute("hx-trigger", "every 2s")
     portal.screenshot("done")
 
@@ -79,9 +80,9 @@ def test_engineer_uploads_a_bundle_and_sees_it_parsed(portal, celery_worker_proc
     # Its per-file report opens there too (htmx loads it when the reader opens it).
     listed = page.locator("#upload-list tr[data-upload-id]")
     expect(listed).to_have_count(1)
-    listed.locator("td").nth(4).locator("summary").click()
+    listed.locator("td").nth(5).locator("summary").click()
     for name, kind in EXPECTED_KINDS.items():
-        expect(listed.locator("td").nth(4)).to_contain_text(f"{name}: {SHOWN_KINDS[kind]}")
+        expect(listed.locator("td").nth(5)).to_contain_text(f"{name}: {SHOWN_KINDS[kind]}")
     portal.assert_no_js_errors()
 
 

@@ -61,7 +61,8 @@ def test_engineer_uploads_good_junk_and_duplicate_files(walk, celery_worker_proc
     expect(rows).to_have_count(1)
     expect(rows.nth(0)).to_have_class("upload-done", timeout=30_000)
     # No node name typed: the manifest's hostname names the node.
-    expect(rows.nth(0).locator("td").nth(1)).to_have_text(hostname)
+    # Columns: upload number, file, node, ...
+    expect(rows.nth(0).locator("td").nth(2)).to_have_text(hostname)
     walk.check("good-done")
 
     # Junk: refused by the importer, red with the reason, in the line and in the table.
