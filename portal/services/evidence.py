@@ -1083,6 +1083,9 @@ def evidence_reimport(
     EvidenceUpload.objects.filter(pk__in=ids).update(
         status=UploadStatus.QUEUED, task_id="", claim_token="", attempts=0
     )
+    # Queued again in the uploads' history (one statement): the import's next outcome reads
+    # as a re-import's, after the outcome it replaces.
+    history_record_changes(EvidenceUpload, ids, at=timezone.now())
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
     return Reimport(queued=len(ids), kept_decided=kept)

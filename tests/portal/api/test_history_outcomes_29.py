@@ -110,8 +110,13 @@ def test_a_reimport_or_the_sweeper_keeps_the_outcome_it_replaces(api, world):
     upload.refresh_from_db()
     assert upload.status == UploadStatus.FAILED
     changed = [e for e in _upload_entries(api, world, upload) if e["action"] == "changed"]
-    # Newest first: the sweeper's failure, then the first import's outcome, still on record.
-    assert [_status(e) for e in changed] == [("Done", "Failed"), ("Queued", "Done")]
+    # Newest first: the sweeper's failure, the re-import's queueing, then the first import's
+    # outcome, still on record.
+    assert [_status(e) for e in changed] == [
+        ("Queued", "Failed"),
+        ("Done", "Queued"),
+        ("Queued", "Done"),
+    ]
     error = next(c for c in changed[0]["changes"] if c["field"] == "error")
     assert "abandoned after 5 attempts" in error["after"]
 
