@@ -202,3 +202,15 @@ def test_the_decider_is_named_alike_everywhere(demo, client):
     assert (entry["user"], entry["user_name"]) == ("manager", named)
     header, rows = report_sections(Evaluation.objects.get(pk=1))["decision"]  # XLSX and CSV
     assert rows[0][header.index("Decided by")] == named
+
+
+def test_a_conflicting_editor_is_named_alike(world):
+    from portal.models import Answer
+    from portal.views.candidates import _conflict_message
+
+    editor = world.users["engineer"]
+    editor.first_name, editor.last_name = "Erin", "Engineer"
+    editor.save(update_fields=["first_name", "last_name"])
+    answer = Answer.objects.get(pk=world.answer.pk)
+    answer.updated_by = editor
+    assert _conflict_message(answer).startswith(f"Erin Engineer ({editor.username}) changed")
