@@ -1,7 +1,8 @@
 """The audit trail of one evaluation: who changed what, when, from what to what.
 
 Rows come from django-simple-history (every save and delete of the audited models writes one,
-through services, the admin or the API) plus the recorded decision. Each row is compared with
+through services, the admin or the API; an evidence import, which writes with update(), adds
+its uploads' outcome rows itself) plus the recorded decision. Each row is compared with
 the previous row of the same object to give before/after values per field. Nothing here writes:
 history rows are only ever read, and no page or endpoint offers to change them.
 """
@@ -149,6 +150,8 @@ class AuditEntry:
     changes: tuple[FieldChange, ...]
     # The candidate the object belongs to (answers, uploads, tokens…), for the page's links.
     candidate_id: int | None = None
+    # The person as every page names them: "Morgan Manager (manager)" (portal.people).
+    user_name: str | None = None
 
     @property
     def at_shown(self) -> str:
@@ -166,6 +169,7 @@ class AuditEntry:
         return {
             "at": self.at,
             "user": self.user,
+            "user_name": self.user_name,
             "kind": self.kind,
             "kind_label": self.kind_label,
             "object_id": self.object_id,
@@ -203,6 +207,21 @@ def _fields(historical_model) -> list[models.Field]:
     return [f for f in historical_model.tracked_fields if f.name not in HIDDEN_FIELDS]
 
 
+# Shown by the API but not on the page, where an upload's outcome reads as the uploads table
+# shows it: its status and its error in the reader's language (which the code and parameters
+# only word), without the node fingerprint's identifier lists.
+_PAGE_HIDDEN = {(EvidenceUpload, "error_code"), (EvidenceUpload, "fingerprint")}
+
+
+def _page_hidden(field: models.Field, before: Any, after: Any) -> bool:
+    if (field.model, field.name) in _PAGE_HIDDEN:
+        return True
+    if (field.model, field.name) == (EvidenceUpload, "error_params"):
+        # Kept only as the node mismatch warning it may carry (page_value words it).
+        return not any(isinstance(v, dict) and set(v) == {"node_mismatch"} for v in (before, after))
+    return False
+
+
 def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
     changes = []
     for field in fields:
@@ -210,6 +229,8 @@ def _diff(record, previous, fields: Sequence[models.Field], labels: _Labels):
         after = getattr(record, field.attname) if record.history_type != "-" else None
         if record.history_type == "-":
             before = getattr(record, field.attname)
+        if labels.page and _page_hidden(field, before, after):
+            continue
         weight = field.name.startswith("weight_")
         if (before == after and not weight) or (previous is None and after in (None, "", [], {})):
             continue
@@ -280,7 +301,8 @@ def _entries(kind: str, records: list, labels: _Labels, label_of) -> list[AuditE
         entries.append(
             AuditEntry(
                 at=record.history_date,
-                user=labels.users.get(record.history_user_id),
+                user=labels.usernames.get(record.history_user_id),
+                user_name=labels.users.get(record.history_user_id),
                 kind=kind,
                 object_id=record.id,
                 object_label=label_of(record),
@@ -435,7 +457,8 @@ def evaluation_history(
 def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
     return AuditEntry(
         at=decision.decided_at,
-        user=labels.users.get(decision.decided_by_id),
+        user=labels.usernames.get(decision.decided_by_id),
+        user_name=labels.users.get(decision.decided_by_id),
         kind="decision",
         object_id=decision.pk,
         # The name recorded with the decision, not today's (a vendor renamed since).
@@ -459,7 +482,8 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
 def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
     return AuditEntry(
         at=reopening.reopened_at,
-        user=labels.users.get(reopening.reopened_by_id),
+        user=labels.usernames.get(reopening.reopened_by_id),
+        user_name=labels.users.get(reopening.reopened_by_id),
         kind="decision",
         object_id=reopening.decision_id,
         object_label=labels.candidates.get(
@@ -475,7 +499,8 @@ def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
 def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
     return AuditEntry(
         at=deletion.deleted_at,
-        user=labels.users.get(deletion.deleted_by_id),
+        user=labels.usernames.get(deletion.deleted_by_id),
+        user_name=labels.users.get(deletion.deleted_by_id),
         kind="evidence",
         object_id=deletion.upload_id,
         object_label=f"{deletion.original_name} · "

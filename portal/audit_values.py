@@ -58,7 +58,8 @@ class Labels:
         self.offerings: dict[int, str] = {}
         self.vendors: dict[int, str] = {}
         self.items: dict[int, str] = {}
-        self.users: dict[int, str] = {}
+        self.users: dict[int, str] = {}  # user id -> "Full Name (username)" or the username
+        self.usernames: dict[int, str] = {}
         self.evaluations: dict[int, str] = {}
         self.checklist: dict[int, ChecklistItem] = {}
         self.currencies: dict[int, str] = {}  # offering id -> its currency
@@ -92,9 +93,18 @@ class Labels:
         self.items = {
             pk: f"{item.number}. {getattr(item, title)}" for pk, item in self.checklist.items()
         }
-        self.users = dict(
-            get_user_model().objects.filter(pk__in=set(user_ids)).values_list("pk", "username")
-        )
+        from .people import person_name
+
+        # Each person named as every page and export names them (portal.people); the API's
+        # entries also keep the bare username as their ``user``.
+        self.users = {}
+        self.usernames = {}
+        rows = get_user_model().objects.filter(pk__in=set(user_ids))
+        for pk, username, first, last in rows.values_list(
+            "pk", "username", "first_name", "last_name"
+        ):
+            self.users[pk] = person_name(first, last, username)
+            self.usernames[pk] = username
 
     def related(self, field: models.Field, value: Any) -> str:
         model = field.related_model
@@ -125,7 +135,9 @@ def display(field: models.Field, value: Any, labels: Labels) -> str | None:
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, Decimal):
-        return format(value.normalize(), "f") if value == value.to_integral() else str(value)
+        # Without trailing zeros, whatever the field's decimal places: "99.9 → 90", not
+        # "99.900 → 90" (a value typed in a form has the field's places, one from the API not).
+        return format(value.normalize(), "f")
     if isinstance(value, datetime):
         return value.isoformat(timespec="seconds")
     if isinstance(value, dict) and field.name == "requirements":
@@ -177,6 +189,31 @@ def money_shown(value: Any, currency: str) -> str:
     amount = Decimal(str(value))
     amount = amount.quantize(Decimal(1)) if amount == amount.to_integral() else amount.normalize()
     return f"{format(amount, ',f')} {currency}".strip()
+
+
+def fact_shown(field: models.Field, value: Any, currency: str) -> str | None:
+    """A catalogue fact as stored in an offering version (JSON: decimals as text) as the
+    pages show it: money with ``currency`` ("12,800 CNY"), choices by their labels, yes/no,
+    decimals without trailing zeros; None when unset."""
+    if value is None or value == "":
+        return None
+    if MONEY_FIELDS.get((field.model, field.name)) == "own" or field.name == "price_per_gpu":
+        try:
+            return money_shown(value, currency)
+        except ArithmeticError:
+            return str(value)
+    if field.choices:
+        return str(dict(field.flatchoices).get(value, value))
+    if isinstance(field, models.DecimalField) and not isinstance(value, bool):
+        try:
+            return format(Decimal(str(value)).normalize(), "f")
+        except ArithmeticError:
+            return str(value)
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
 
 
 def _currency(record, field: models.Field, labels: Labels) -> str | None:
@@ -245,6 +282,11 @@ def page_value(record, field: models.Field, value: Any, labels: Labels) -> str |
         return when_shown(value)
     if field.model is Workload and field.name == "weights" and isinstance(value, dict):
         return _workload_weights_shown(value)
+    if field.model is EvidenceUpload and field.name == "error":
+        from .evidence_messages import upload_error
+
+        # As the uploads table words it: from its code and parameters, in the reader's language.
+        return upload_error(code=record.error_code, params=record.error_params, text=value)
     if field.model is EvidenceUpload and field.name == "error_params" and isinstance(value, dict):
         from .evidence_messages import upload_node_mismatch
 

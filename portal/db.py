@@ -187,3 +187,54 @@ def insert_with_history(instance: models.Model) -> None:
         instance.pk = cursor.fetchone()[0]
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def history_record_changes(
+    model: type[models.Model], ids: Sequence[int], *, at: datetime, user_id: int | None = None
+) -> None:
+    """Write a "changed" history row for each row ``ids`` of ``model`` as it now stands, for
+    changes made with ``update()`` (which simple_history does not see), stamped ``at``.
+
+    On PostgreSQL one ``INSERT … SELECT`` whatever the number of rows (the history row selected
+    from the row itself, as ``insert_with_history`` does); elsewhere simple_history's
+    ``bulk_history_create``. Nothing when the model keeps no history or history is disabled."""
+    from django.conf import settings
+
+    meta = model._meta
+    history = getattr(meta, "simple_history_manager_attribute", None)
+    if not ids or not history or not getattr(settings, "SIMPLE_HISTORY_ENABLED", True):
+        return
+    manager = getattr(model, history)
+    if connection.vendor != "postgresql":
+        manager.bulk_history_create(
+            list(model.objects.filter(pk__in=ids)),
+            update=True,
+            default_date=at,
+            default_user=None if user_id is None else _user(user_id),
+        )
+        return
+    own = manager.model._meta
+    tracked = [
+        f
+        for f in own.concrete_fields
+        if f.attname not in _HISTORY_FIELDS and f.attname != "history_user_id"
+    ]
+    user_type = own.get_field("history_user").db_type(connection)
+    quote = connection.ops.quote_name
+    columns = [*(f.column for f in tracked), "history_date", "history_change_reason"]
+    columns += ["history_type", "history_user_id"]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Identifiers from the models' metadata only, values as parameters.
+            f"INSERT INTO {quote(own.db_table)} ({', '.join(quote(c) for c in columns)})"  # noqa: S608
+            f" SELECT {', '.join('r.' + quote(f.column) for f in tracked)},"
+            f" %s::timestamptz, NULL, '~', %s::{user_type}"
+            f" FROM {quote(meta.db_table)} AS r WHERE r.{quote(meta.pk.column)} = ANY(%s)",
+            [at, user_id, list(ids)],
+        )
+
+
+def _user(user_id: int):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.get(pk=user_id)

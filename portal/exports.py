@@ -154,6 +154,7 @@ def report_sections(evaluation) -> dict[str, Any]:
         PocPlan,
         VerificationStatus,
     )
+    from .people import person_shown
     from .views.display import answer_note, evidence_ref, poc_rows, tco_basis
 
     zh = _zh()
@@ -300,7 +301,7 @@ def report_sections(evaluation) -> dict[str, Any]:
                     claim,
                     str(status_labels.get(status, status)),
                     answer_note(a, verdicts.get(r.candidate_id, {}).get(item.key)) if a else "",
-                    rv.reviewed_by.get_username() if rv else "",
+                    person_shown(rv.reviewed_by) if rv else "",
                 ]
             )
 
@@ -345,7 +346,7 @@ def report_sections(evaluation) -> dict[str, Any]:
             [
                 record.round,
                 record.chosen_label,
-                record.decided_by.get_username() if record.decided_by else "",
+                person_shown(record.decided_by),
                 record.decided_at.replace(tzinfo=None),
                 record.rationale,
             ]

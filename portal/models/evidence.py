@@ -150,8 +150,8 @@ class EvidenceUpload(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Who uploaded what, and who retracted a failed upload (imports write with update(): they
-    # add no rows here).
+    # Who uploaded what, who retracted a failed upload, and each import's outcome (imports and
+    # the sweeper write with update(), then add the row themselves: db.history_record_changes).
     history = HistoricalRecords(
         excluded_fields=[
             "evaluation",  # the candidate's, recorded in the history through the candidate

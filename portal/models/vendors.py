@@ -616,41 +616,42 @@ class OfferingVersion(models.Model):
         return price_pairs(self.prices)
 
     def diff(self, other: "OfferingVersion") -> list[dict]:
-        """What changed from this version to ``other``: [{field, label, before, after}]."""
+        """What changed from this version to ``other``: [{field, label, before, after,
+        before_text, after_text}], the texts as the pages show the values (money with the
+        currency of its version, choices by their labels); the API gives the raw values."""
+        from ..audit_values import fact_shown
+
+        currency_before = self.facts.get("currency") or ""
+        currency_after = other.facts.get("currency") or ""
+        price_field = OfferingPrice._meta.get_field("price_per_gpu")
+
+        def change(field, name, label, before, after) -> dict:
+            return {
+                "field": name,
+                "label": label,
+                "before": before,
+                "after": after,
+                "before_text": fact_shown(field, before, currency_before),
+                "after_text": fact_shown(field, after, currency_after),
+            }
+
         changes = []
         for f in Offering._meta.concrete_fields:
             before, after = self.facts.get(f.attname), other.facts.get(f.attname)
             if before != after:
-                changes.append(
-                    {
-                        "field": f.name,
-                        "label": str(f.verbose_name),
-                        "before": before,
-                        "after": after,
-                    }
-                )
+                changes.append(change(f, f.name, str(f.verbose_name), before, after))
         for f in Vendor._meta.concrete_fields:
             before, after = self.vendor_facts.get(f.attname), other.vendor_facts.get(f.attname)
             if before != after:
-                changes.append(
-                    {
-                        "field": f"vendor.{f.name}",
-                        "label": f"{_('vendor')}: {f.verbose_name}",
-                        "before": before,
-                        "after": after,
-                    }
-                )
+                label = f"{_('vendor')}: {f.verbose_name}"
+                changes.append(change(f, f"vendor.{f.name}", label, before, after))
         old = {p["billing_model"]: p["price_per_gpu"] for p in self.prices}
         new = {p["billing_model"]: p["price_per_gpu"] for p in other.prices}
         for model in sorted(set(old) | set(new)):
             if old.get(model) != new.get(model):
+                label = f"{_('price per GPU')}: {BillingModel(model).label}"
                 changes.append(
-                    {
-                        "field": f"price.{model}",
-                        "label": f"{_('price per GPU')}: {BillingModel(model).label}",
-                        "before": old.get(model),
-                        "after": new.get(model),
-                    }
+                    change(price_field, f"price.{model}", label, old.get(model), new.get(model))
                 )
         return changes
 

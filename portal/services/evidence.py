@@ -29,7 +29,7 @@ from scoring.fingerprint import (
 )
 
 from .. import evidence_messages
-from ..db import copy_insert, copy_rows, insert_with_history
+from ..db import copy_insert, copy_rows, history_record_changes, insert_with_history
 from ..models import (
     Candidate,
     EvidenceDeletion,
@@ -930,6 +930,11 @@ def _finish(
         held = [entry for entry in prepared if entry[0].pk in ids]
         if not held:
             return []
+        # The outcome in the uploads' history (the UPDATE above bypasses save(), so
+        # simple_history saw nothing): one statement for the batch, in its transaction. Written
+        # rather than derived from finished_at/status/error when the history is read: a
+        # re-import overwrites those fields, and the outcome it replaced must stay on record.
+        history_record_changes(EvidenceUpload, sorted(ids), at=finished_at)
         # Only an upload imported before (a re-import: its parser version is set, in the same
         # transaction as its rows) can have rows to replace; a first import's attempts that
         # were cut short wrote nothing. Two statements fewer for a batch of new uploads.
@@ -1001,15 +1006,20 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
         | Q(status=UploadStatus.PROCESSING, started_at__lt=stuck_before),
         attempts__gte=MAX_IMPORT_ATTEMPTS,
     )
-    abandoned = set(exhausted.values_list("candidate_id", flat=True))
-    exhausted.update(
-        status=UploadStatus.FAILED,
-        finished_at=now,
-        error=_("The import was abandoned after %(n)s attempts; upload the file again.")
-        % {"n": MAX_IMPORT_ATTEMPTS},
-        error_code=evidence_messages.UPLOAD_ABANDONED,
-        error_params={"n": MAX_IMPORT_ATTEMPTS},
-    )
+    given_up = list(exhausted.values_list("pk", "candidate_id"))
+    abandoned = {candidate_id for _pk, candidate_id in given_up}
+    exhausted = exhausted.filter(pk__in=[pk for pk, _candidate_id in given_up])
+    with transaction.atomic():
+        exhausted.update(
+            status=UploadStatus.FAILED,
+            finished_at=now,
+            error=_("The import was abandoned after %(n)s attempts; upload the file again.")
+            % {"n": MAX_IMPORT_ATTEMPTS},
+            error_code=evidence_messages.UPLOAD_ABANDONED,
+            error_params={"n": MAX_IMPORT_ATTEMPTS},
+        )
+        # The failure in the uploads' history, as an import's outcome is (see _finish).
+        history_record_changes(EvidenceUpload, [pk for pk, _candidate_id in given_up], at=now)
     # An import that finished while these were pending left the refresh to them.
     from .scores import candidate_refresh
 
@@ -1073,6 +1083,9 @@ def evidence_reimport(
     EvidenceUpload.objects.filter(pk__in=ids).update(
         status=UploadStatus.QUEUED, task_id="", claim_token="", attempts=0
     )
+    # Queued again in the uploads' history (one statement): the import's next outcome reads
+    # as a re-import's, after the outcome it replaces.
+    history_record_changes(EvidenceUpload, ids, at=timezone.now())
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
     return Reimport(queued=len(ids), kept_decided=kept)

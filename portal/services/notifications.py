@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from .. import evidence_messages
 from ..models import Membership, NotificationPreference, Role
+from ..people import person_shown
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +177,7 @@ def notify_decision_recorded(*, record) -> int:
                 "\n\nReport: %(url)s"
             )
             % {
-                "who": record.decided_by,
+                "who": person_shown(record.decided_by),
                 "candidate": record.candidate,
                 "evaluation": evaluation.name,
                 "rationale": record.rationale,

@@ -93,3 +93,12 @@ def answer_evidence_ref(answer):
     from ..views.display import answer_evidence_ref as shown
 
     return shown(answer)
+
+
+@register.filter
+def person(user) -> str:
+    """``user|person``: "Morgan Manager (manager)", or the username where no full name is set
+    (portal.people.person_shown, the form every page and export names people in)."""
+    from ..people import person_shown
+
+    return person_shown(user)

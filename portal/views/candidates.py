@@ -38,6 +38,7 @@ from ..models import (
     UploadStatus,
     VerificationStatus,
 )
+from ..people import person_shown
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ..services.answers import AnswersSaved, answers_save
 from ..services.catalogue import (
@@ -293,7 +294,7 @@ def _conflict_message(answer) -> str:
             "This item was cleared after you opened the page. Nothing of yours was saved "
             "for it: keep yours or take the stored one."
         )
-    who = answer.updated_by.username if answer.updated_by else _("someone")
+    who = person_shown(answer.updated_by) if answer.updated_by else _("someone")
     when = date_format(timezone.localtime(answer.updated_at), "SHORT_DATETIME_FORMAT")
     return _(
         "%(who)s changed this item at %(when)s, after you opened the page. Nothing of yours "

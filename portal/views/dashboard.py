@@ -468,7 +468,7 @@ def poc_panel(evaluation, plan: PocPlan | None) -> dict | None:
 
 # Part of every fragment key: change it when a fragment's markup changes, so that a new
 # release never serves fragments rendered by the previous one.
-FRAGMENT_VERSION = "1"
+FRAGMENT_VERSION = "2"  # 2: the catalogue notice shows prices with their currency
 
 
 def results_html(

@@ -168,7 +168,8 @@ def test_the_autosave_of_a_stale_tab_reports_the_conflict_with_both_sides(tab):
     assert conflict["claim"] == "Theirs"
     assert conflict["inputs"]["item-1-claim"] == "Theirs"
     assert conflict["version"] == answer_version(_answer(1))
-    assert "procurement changed this item" in conflict["message"]
+    # Named as every page names a person (audit 29): full name with the username.
+    assert "Pat Procurement (procurement) changed this item" in conflict["message"]
     assert "item-1" not in body["versions"]
     assert body["versions"]["item-6"] == answer_version(_answer(6))
     assert _answer(1).claim == "Theirs" and _answer(6).claim == "MLPS 3"

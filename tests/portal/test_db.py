@@ -5,7 +5,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from portal.db import copy_insert, insert_with_history
+from portal.db import copy_insert, history_record_changes, insert_with_history
 from portal.models import EvidenceUpload, Measurement
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +156,46 @@ def test_insert_with_history_refused_by_a_constraint_writes_neither(candidate):
         insert_with_history(again)
     assert EvidenceUpload.objects.filter(sha256="g" * 64).count() == 1
     assert EvidenceUpload.history.filter(sha256="g" * 64).count() == 1
+
+
+class _OtherDatabase:
+    vendor = "sqlite"  # any but PostgreSQL: simple_history's bulk_history_create
+
+
+def test_history_record_changes_writes_in_one_statement_what_simple_history_writes(
+    candidate, members, monkeypatch
+):
+    from datetime import UTC, datetime
+
+    import portal.db
+
+    at = datetime(2026, 12, 4, 16, 0, 0, 123456, tzinfo=UTC)
+    fields = ("status", "error", "error_code", "error_params", "origin", "fingerprint")
+    mine, theirs = [_upload(candidate, s) for s in "pq"], [_upload(candidate, s) for s in "rs"]
+    outcome = {
+        "status": "failed",
+        "error": "Nothing parsed.",
+        "error_code": "upload.nothing_parsed",
+        "error_params": {"failures": [{"file": "x.txt"}]},
+        "origin": "by_hand",
+        "fingerprint": {"mac": ["aa:bb"]},
+    }
+    EvidenceUpload.objects.filter(pk__in=[u.pk for u in mine + theirs]).update(**outcome)
+    by = members["procurement"].pk
+    with CaptureQueriesContext(connection) as captured:
+        history_record_changes(EvidenceUpload, [u.pk for u in mine], at=at, user_id=by)
+    assert len(captured) == 1
+    with monkeypatch.context() as patch:
+        patch.setattr(portal.db, "connection", _OtherDatabase())
+        history_record_changes(EvidenceUpload, [u.pk for u in theirs], at=at, user_id=by)
+
+    def written(uploads):
+        rows = EvidenceUpload.history.filter(id__in=[u.pk for u in uploads], history_type="~")
+        return sorted(
+            (r.history_date, r.history_user_id, *(getattr(r, f) for f in fields)) for r in rows
+        )
+
+    assert written(mine) == written(theirs) == [(at, by, *outcome.values())] * 2
+    with CaptureQueriesContext(connection) as captured:
+        history_record_changes(EvidenceUpload, [], at=at)
+    assert len(captured) == 0

@@ -27,6 +27,7 @@ from ...models import (
     Offering,
     Role,
 )
+from ...people import person_shown
 from ...services.answers import answer_version
 from ...services.evaluations import (
     WEIGHTS_SUM_TOLERANCE,
@@ -439,7 +440,14 @@ class DecisionRecordSerializer(serializers.ModelSerializer):
     # vendor or offering never changes a decided record).
     candidate_label = serializers.CharField(source="chosen_label", read_only=True)
     decided_by = serializers.CharField(source="decided_by.username", read_only=True)
+    decided_by_name = serializers.SerializerMethodField(
+        help_text="The decider as the pages and exports name them: 'Morgan Manager (manager)', "
+        "or the username where no full name is set."
+    )
     reopened = serializers.SerializerMethodField()
+
+    def get_decided_by_name(self, record) -> str:
+        return person_shown(record.decided_by)
 
     def get_reopened(self, record) -> dict | None:
         reopening = getattr(record, "reopening", None)
@@ -447,6 +455,7 @@ class DecisionRecordSerializer(serializers.ModelSerializer):
             return None
         return {
             "by": reopening.reopened_by.username,
+            "by_name": person_shown(reopening.reopened_by),
             "at": reopening.reopened_at.isoformat(),
             "reason": reopening.reason,
         }
@@ -459,6 +468,7 @@ class DecisionRecordSerializer(serializers.ModelSerializer):
             "candidate",
             "candidate_label",
             "decided_by",
+            "decided_by_name",
             "decided_at",
             "rationale",
             "snapshot",

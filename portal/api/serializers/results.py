@@ -129,6 +129,11 @@ class FieldChangeSerializer(serializers.Serializer):
 class AuditEntrySerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     user = serializers.CharField(allow_null=True, help_text="Username; null for the system.")
+    user_name = serializers.CharField(
+        allow_null=True,
+        help_text="The person as the pages name them: full name with the username, "
+        "'Morgan Manager (manager)', or the username where no full name is set.",
+    )
     kind = serializers.CharField(help_text="answer, candidate, evaluation, offering, price, …")
     kind_label = serializers.CharField()
     object_id = serializers.IntegerField()
