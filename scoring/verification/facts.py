@@ -680,6 +680,7 @@ def evidence_from_summaries(
                     kind=kind,
                     metrics=entry.get("metrics") or {},
                     source=entry.get("source") or "",
+                    measured_at=when or None,
                 )
             )
     return evidence
