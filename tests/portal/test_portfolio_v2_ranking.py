@@ -105,6 +105,15 @@ def test_demo_a100_candidates_two_node_run_is_another_variants_and_set_aside(dem
     a100 = next(r for r in ranking.results if r.candidate_id == 2)
     assert candidates[2].answer_statuses["fabric"] == "verified"
     assert [k.code for k in a100.knockouts] == ["busbw_unmeasured"]
+    # Before: "no measured bus bandwidth yet; ...", as if nothing had been run.
+    assert a100.knockouts[0].reason_en.startswith(
+        "no usable measured bus bandwidth: 2 nccl-tests all_reduce run(s) uploaded were set "
+        "aside (on other GPUs than claimed, more nodes than the candidate has, or above what "
+        "the declared hardware can reach; the bus bandwidth verification names each); "
+    )
+    assert a100.knockouts[0].reason_zh.startswith(
+        "没有可用的实测总线带宽：已上传的 2 个 nccl-tests all_reduce 结果被剔除"
+    )
     verification = Candidate.objects.get(pk=2).verification
     assert verification["measured"]["busbw_fraction"] is None
     # Both node folders' runs (node-07's one-node run too) are on 40 GB cards.

@@ -123,6 +123,8 @@ def test_the_foreign_runs_are_not_the_bus_bandwidth_and_their_hosts_are_named():
         "nccl-tests-efa-worker-1, not node a100-node-08",
     ]
     assert "运行于主机 inst-lscuv-ao-ub24，并非节点 a100-node-07" in report.busbw.explanation_zh
+    # The must-have's reason reads this count: runs were uploaded, none was usable.
+    assert measured_facts(report, _demo_evidence()).busbw_runs_set_aside == 2
 
 
 def test_the_front_end_100g_cards_are_not_compute_rails():
