@@ -321,7 +321,7 @@ def _nccl_devices(
                     "own run)"
                 )
                 zh = (
-                    f"nccl-tests 结果 {ev.ref_zh} 运行于主机 {shown_hosts}，而非节点 {node}"
+                    f"nccl-tests 结果 {ev.ref_zh}运行于主机 {shown_hosts}，而非节点 {node}"
                     f"（上传所填节点名与文件中的主机名不符），其设备行显示 {name}（{why_zh}），"
                     f"并非声明的 {claims.gpu_model}：这是在其他机器、其他 GPU 上的运行，"
                     "归入该节点的证据并非全部来自该节点（请删除该上传或上传该节点自己的运行结果）"

@@ -82,7 +82,7 @@ def test_runs_on_40gb_cards_of_other_hosts_keep_item_1_from_verified():
     ) in en
     assert "nccl-tests-efa-worker-0, nccl-tests-efa-worker-1, not on node a100-node-08" in en
     assert (
-        "nccl-tests 结果 a100-node-07：all_reduce_perf.txt（上传 2） 运行于主机 "
+        "nccl-tests 结果 a100-node-07：all_reduce_perf.txt（上传 2）运行于主机 "
         "inst-lscuv-ao-ub24，而非节点 a100-node-07"
     ) in zh
     assert "设备行显示 NVIDIA A100-SXM4-40GB（显存 40 GB，并非 80 GB）" in zh
