@@ -344,12 +344,28 @@ def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> l
     must_en = _BUSBW_MUST_HAVE_EN.format(minimum=_pct(minimum))
     must_zh = _BUSBW_MUST_HAVE_ZH.format(minimum=_pct(minimum))
     if fraction is None:
+        aside = measured.busbw_runs_set_aside
+        if aside:
+            # Runs were uploaded but none is this candidate's measurement: say so, or "no
+            # measured bus bandwidth yet" reads as if nothing had been run.
+            lead_en = (
+                f"no usable measured bus bandwidth: {aside} nccl-tests all_reduce run(s) "
+                "uploaded were set aside (on other GPUs than claimed, more nodes than the "
+                "candidate has, or above what the declared hardware can reach; the bus "
+                "bandwidth verification names each)"
+            )
+            lead_zh = (
+                f"没有可用的实测总线带宽：已上传的 {aside} 个 nccl-tests all_reduce 结果被剔除"
+                "（运行于与声明不同的 GPU、节点数多于该候选，或超出所声明硬件的上限；"
+                "总线带宽核验中逐一列出）"
+            )
+        else:
+            lead_en, lead_zh = "no measured bus bandwidth yet", "尚无实测总线带宽"
         return [
             Knockout(
                 "busbw_unmeasured",
-                f"no measured bus bandwidth yet; {must_en} (run nccl-tests all_reduce_perf in "
-                "the POC)",
-                f"尚无实测总线带宽；{must_zh}（请在 POC 中运行 nccl-tests all_reduce_perf）",
+                f"{lead_en}; {must_en} (run nccl-tests all_reduce_perf in the POC)",
+                f"{lead_zh}；{must_zh}（请在 POC 中运行 nccl-tests all_reduce_perf）",
                 None,
             )
         ]

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from scoring import poc as poc_rules
 from scoring.api import score_candidate
-from scoring.verification import facts, verify_candidate
+from scoring.verification import facts, verify_candidate, with_measured_dates
 from scoring.verification._util import NodeMemo
 
 from .. import adapters, selectors
@@ -351,6 +351,11 @@ def _verify(candidate: Candidate) -> None:
         evidence,
         memo=_NODE_MEMO,
         node_keys=_node_keys(rows, digests, evidence),
+    )
+    # Each verdict says when the evidence it cites was measured and what age the evaluation
+    # allows: an output measured years ago is otherwise indistinguishable from today's.
+    report = with_measured_dates(
+        report, evidence, max_age_days=candidate.evaluation.max_evidence_age_days or None
     )
     measured = adapters.measured_facts(report, evidence)
     candidate.verification = adapters.verification_summary(report, measured, evidence)

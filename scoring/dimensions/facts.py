@@ -876,7 +876,13 @@ def _build_facts() -> dict[str, FactSource]:
                 field=("offering", f.name),
             )
     for f in fields(MeasuredFacts):
-        if f.name not in ("evidence_refs", "dcgm_failed_tests", "bare_metal_confidence"):
+        # busbw_runs_set_aside words a must-have's reason; no rule scores it.
+        if f.name not in (
+            "evidence_refs",
+            "dcgm_failed_tests",
+            "bare_metal_confidence",
+            "busbw_runs_set_aside",
+        ):
             facts[f"measured.{f.name}"] = FactSource(
                 _owner_fetch("measured", f.name), MEASURED, (f.name,), field=("measured", f.name)
             )

@@ -311,6 +311,7 @@ _MEASURED_INTS = (
     "busbw_nodes",
     "xid_nodes",
     "busbw_nics_per_node",
+    "busbw_runs_set_aside",
 )
 _MEASURED_FLOATS = (
     "busbw_fraction",
@@ -420,6 +421,11 @@ class MeasuredFacts:
     # the run was judged against.
     busbw_nics_per_node: int | None = None
     busbw_rate_gbit_s: float | None = None
+    # Without a bus-bandwidth fraction: how many all_reduce runs verification set aside as
+    # foreign (another GPU than claimed, more nodes or ranks than the candidate has) or
+    # implausible (above the declared hardware's ceiling), so that "no measured bus bandwidth"
+    # does not read as "nothing was uploaded". None when none was (or a fraction exists).
+    busbw_runs_set_aside: int | None = None
 
     def __post_init__(self) -> None:
         # As for OfferingFacts: a value _float would keep as it is (None, or a finite float of

@@ -38,7 +38,7 @@ from .model import (
     VerificationInputError,
     VerificationReport,
 )
-from .report import verify_candidate
+from .report import verify_candidate, with_measured_dates
 
 __all__ = [
     "ITEM_KEYS",
@@ -71,4 +71,5 @@ __all__ = [
     "verification_summary",
     "verify_bare_metal",
     "verify_candidate",
+    "with_measured_dates",
 ]

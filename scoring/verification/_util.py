@@ -237,3 +237,10 @@ def combine_nodes(
     return ItemVerification(
         item_key, status, en, zh, chosen[0].ref, tolerance, details, tolerance_zh
     )
+
+
+def same_host(a: str, b: str) -> bool:
+    """Whether two host names name one host: case-insensitive, and a short name is the same
+    host as its FQDN (as portal.services.evidence compares a token's node with a hostname)."""
+    a, b = a.strip().casefold(), b.strip().casefold()
+    return a == b or a.split(".", 1)[0] == b.split(".", 1)[0]

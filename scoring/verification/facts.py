@@ -469,6 +469,15 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         busbw_nodes=as_int(busbw.get("tested_nodes")) if covers else None,
         busbw_nics_per_node=as_int(busbw.get("expected_nics_per_node")) if covers else None,
         busbw_rate_gbit_s=as_float(busbw.get("expected_rate_gbit_s")) if covers else None,
+        busbw_runs_set_aside=(
+            None
+            if covers
+            else (
+                len(as_list(busbw.get("foreign_runs")))
+                + len(as_list(busbw.get("implausible_runs")))
+            )
+            or None
+        ),
         nvlink_busbw_fraction=report.nvlink_busbw_fraction,
         alltoall_busbw_gbyte_s=alltoall[0],
         alltoall_busbw_fraction=alltoall[1],
@@ -680,6 +689,7 @@ def evidence_from_summaries(
                     kind=kind,
                     metrics=entry.get("metrics") or {},
                     source=entry.get("source") or "",
+                    measured_at=when or None,
                 )
             )
     return evidence

@@ -9,6 +9,7 @@ from typing import Any
 from ..reference import (
     GpuNameFacts,
     GpuSpec,
+    claimed_gpu_facts,
     gpu_family_of,
     gpu_name_differences,
     gpu_name_facts,
@@ -29,6 +30,7 @@ from ._util import (
     pct,
     pct_zh,
     per_node,
+    same_host,
 )
 from .model import (
     STATUS_CONTRADICTED,
@@ -260,10 +262,91 @@ def _model_known(claims: Claims, claimed: GpuSpec | None, name: str) -> bool:
     return (match_gpu(name) or gpu_family_of(name)) is not None
 
 
+def _nccl_devices(
+    node: str, evs: Sequence[NodeEvidence], claims: Claims
+) -> list[tuple[bool, str, str, str]]:
+    """(on this node, en, zh, ref) for each nccl-tests run filed under ``node`` whose device
+    lines ("Rank 0 ... on <host> device 0 [0x..] NVIDIA A100-SXM4-40GB") name another GPU than
+    the claimed one (model, memory or form factor; only what both state is compared).
+
+    A run whose hosts include the node (or that names no host) measured this node's GPUs: it
+    contradicts the claim. A run on other hosts only is a run on other machines filed under
+    this node (the upload's node name is not the hostname in the file): it shows nothing of
+    the node, but the node's evidence no longer all comes from one machine, so it cannot
+    verify the claim either. The bus-bandwidth check sets such runs aside (foreign runs)."""
+    claimed = claimed_gpu_facts(claims.gpu_model, claims.gpu_memory_gib, claims.gpu_form_factor)
+    found: list[tuple[bool, str, str, str]] = []
+    for ev in of_kind(evs, "nccl_tests"):
+        names = [n for n in as_list(ev.metrics.get("gpu_names")) if isinstance(n, str) and n]
+        hosts = [h for h in as_list(ev.metrics.get("hosts")) if isinstance(h, str) and h]
+        for name in dict.fromkeys(names):
+            measured = gpu_name_facts(name)
+            differences = gpu_name_differences(claimed, measured)
+            if not differences:
+                continue
+            parts_en, parts_zh = [], []
+            for what in differences:
+                if what == "model":
+                    parts_en.append(f"model {measured.model}, not {claimed.model}")
+                    parts_zh.append(f"型号 {measured.model}，并非 {claimed.model}")
+                elif what == "memory":
+                    parts_en.append(f"{measured.memory_gb} GB, not {claimed.memory_gb} GB")
+                    parts_zh.append(f"显存 {measured.memory_gb} GB，并非 {claimed.memory_gb} GB")
+                else:
+                    got = _FORM_EN.get(measured.form_factor or "", measured.form_factor)
+                    want = _FORM_EN.get(claimed.form_factor or "", claimed.form_factor)
+                    parts_en.append(f"{got}, not {want}")
+                    parts_zh.append(f"{got} 版本，并非 {want}")
+            why_en, why_zh = "; ".join(parts_en), "；".join(parts_zh)
+            on_node = not hosts or any(same_host(h, node) for h in hosts)
+            shown_hosts = ", ".join(hosts)
+            if on_node:
+                where_en = f" on host {shown_hosts}" if hosts else ""
+                where_zh = f"（主机 {shown_hosts}）" if hosts else ""
+                en = (
+                    f"the nccl-tests run {ev.ref} lists its devices{where_en} as {name} "
+                    f"({why_en}), not the claimed {claims.gpu_model}"
+                )
+                zh = (
+                    f"nccl-tests 结果 {ev.ref_zh}{where_zh}列出的设备为 {name}"
+                    f"（{why_zh}），并非声明的 {claims.gpu_model}"
+                )
+            else:
+                en = (
+                    f"the nccl-tests run {ev.ref} ran on host(s) {shown_hosts}, not on node "
+                    f"{node} (the upload's node name is not the hostname in the file), and its "
+                    f"device lines name {name} ({why_en}), not the claimed {claims.gpu_model}: "
+                    "a run on other machines and other GPUs, so the evidence filed under this "
+                    "node does not all come from it (remove that upload or upload the node's "
+                    "own run)"
+                )
+                zh = (
+                    f"nccl-tests 结果 {ev.ref_zh}运行于主机 {shown_hosts}，而非节点 {node}"
+                    f"（上传所填节点名与文件中的主机名不符），其设备行显示 {name}（{why_zh}），"
+                    f"并非声明的 {claims.gpu_model}：这是在其他机器、其他 GPU 上的运行，"
+                    "归入该节点的证据并非全部来自该节点（请删除该上传或上传该节点自己的运行结果）"
+                )
+            found.append((on_node, en, zh, ev.ref))
+    return found
+
+
 def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
     obs = _observe(evs)
+    nccl = _nccl_devices(node, evs, claims)
     if obs["count"] is None and not obs["names"] and obs["mib"] is None:
-        return None
+        if not nccl:
+            return None
+        # Only nccl-tests runs speak to this node's GPUs, and they name another GPU.
+        contradicts = any(on_node for on_node, *_ in nccl)
+        shown = [f for f in nccl if f[0]] if contradicts else nccl
+        return NodeResult(
+            node,
+            STATUS_CONTRADICTED if contradicts else STATUS_UNVERIFIABLE,
+            f"On node {node} " + "; ".join(f[1] for f in shown) + ".",
+            f"节点 {node}：" + "；".join(f[2] for f in shown) + "。",
+            shown[0][3],
+            {"gpu_count": None, "gpu_names": [], "nccl_devices": [f[1] for f in nccl]},
+        )
     claimed = match_gpu(claims.gpu_model)
     problems: list[tuple[str, str]] = []
     gaps: list[tuple[str, str]] = []
@@ -273,6 +356,10 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
     conflict = _listing_conflict(evs)
     if conflict is not None:
         problems.append(conflict[:2])
+    nccl_ref = None
+    for on_node, en, zh, nref in nccl:
+        (problems if on_node else gaps).append((en, zh))
+        nccl_ref = nccl_ref or nref
     if not names:
         gaps.append(("the GPU model is not shown", "未显示 GPU 型号"))
     for name in dict.fromkeys(names):
@@ -352,6 +439,11 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
     ref = obs["names_ref"] or obs["count_ref"] or obs["mib_ref"]
     if conflict is not None:
         ref = conflict[2]
+    if nccl:
+        # The run naming another GPU is what keeps the node from verified: it is cited.
+        details["nccl_devices"] = [f[1] for f in nccl]
+        if conflict is None:
+            ref = nccl_ref
     if problems:
         # The count alone falls short (model and memory as claimed): a GPU lost from a node
         # the fleet may carry as a fault (verify_gpu_match), unlike a different board.

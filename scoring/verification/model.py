@@ -124,6 +124,9 @@ class NodeEvidence:
     metrics: Mapping[str, Any]
     source: str = ""
     line: int | None = None
+    # When the file was measured (ISO time, from the upload's own timestamps), None when not
+    # known: kept beside the reference, never in it, so references stay stable.
+    measured_at: str | None = None
 
     @property
     def ref(self) -> str:

@@ -38,6 +38,7 @@ from ._util import (
     pct,
     pct_zh,
     per_node,
+    same_host,
     size_text,
 )
 from .model import (
@@ -184,12 +185,21 @@ def left_out_text(
     )
 
 
-def _rail_ports(ports: list[_Port], claims: Claims, layers: set[str] | None) -> list[_Port]:
-    """The ports built for the claimed rate, of the rails' link layer (``rail_layers``): on
-    a card that can run the rate, or seen running it.
-
+def _split_rail_ports(
+    ports: list[_Port], claims: Claims, layers: set[str] | None
+) -> tuple[list[_Port], list[_Port]]:
+    """(rails, front-end ports). The rails: the ports built for the claimed rate, of the
+    rails' link layer (``rail_layers``), on a card that can run the rate or seen running it.
     Slower NICs (a 100 GbE management card next to 400G rails) and ports of another link
     layer are left out, so that their state does not count for or against the compute fabric.
+
+    A card model none of whose ports runs the claimed rate, on a node where cards of another
+    model supply the claimed rails Active at that rate, is a second network (the dual-port
+    ConnectX-6 Dx 100 GbE front-end/storage cards beside a node's ConnectX-7 400G RoCE rails):
+    counted as rails "running slow", it made the fabric item list four healthy 100 GbE ports
+    as faulty, and the slowest-rail figure (100 Gb/s) the network rule and the cost model read
+    came from them while the rails ran at 400. A card of the rails' own model at a lower rate
+    stays a faulty rail (a 400G card at 100 is a fault).
     """
     rate = claims.fabric_rate_gbit_s
     capable_types = {
@@ -204,7 +214,30 @@ def _rail_ports(ports: list[_Port], claims: Claims, layers: set[str] | None) -> 
         card_capable = cap >= rate if cap is not None else (p.rate_gbit_s or 0) >= rate
         if card_capable or p.ca_type in capable_types:
             rails.append(p)
-    return rails
+    at_rate = [p for p in rails if p.ca_type in capable_types and _is_good(p, rate)]
+    if not capable_types or len(at_rate) < max(claims.nics_per_node, 1):
+        return rails, []
+    front = [p for p in rails if p.ca_type and p.ca_type not in capable_types]
+    return [p for p in rails if p not in front], front
+
+
+def _front_end_text(front: Sequence[_Port], rails: Sequence[_Port]) -> tuple[str, str]:
+    """(en, zh) naming the ports ``_split_rail_ports`` left out as another network."""
+    if not front:
+        return "", ""
+    cards = ", ".join(dict.fromkeys(_card(p) for p in rails)) or "?"
+    shown = "; ".join(p.describe() for p in front)
+    shown_zh = "；".join(p.describe(zh=True) for p in front)
+    return (
+        f" Left out as not compute rails (another card model, none of its ports at the claimed "
+        f"rate, beside the {cards} rails: a front-end or storage network): {shown}.",
+        f"以下端口不计为计算网络端口（另一型号网卡，无端口达到声明速率，与 {cards} 计算端口并存："
+        f"属于前端或存储网络）：{shown_zh}。",
+    )
+
+
+def _card(p: _Port) -> str:
+    return NIC_NAMES.get(p.ca_type.upper(), p.ca_type) or "?"
 
 
 def _is_good(p: _Port, rate: float) -> bool:
@@ -258,7 +291,10 @@ def _fabric_node(
         raw_ports = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
         rail_layer = rail_layers(raw_ports, claims.fabric)
         left_out, left_en, left_zh = left_out_text(raw_ports, rail_layer, claims.fabric)
-        rails = _rail_ports(ports, claims, rail_layer)
+        rails, front = _split_rail_ports(ports, claims, rail_layer)
+        front_en, front_zh = _front_end_text(front, rails)
+        left_out = left_out + [f"{p.ca} port {p.port or '?'}" for p in front]
+        left_en, left_zh = left_en + front_en, left_zh + front_zh
         good = [p for p in rails if _is_good(p, rate)]
         bad = [p for p in rails if not _is_good(p, rate)]
         faults.extend(_port_fault(node, ev, p, rate) for p in bad)
@@ -280,14 +316,42 @@ def _fabric_node(
                 extra = " Faulty extra ports: " + "; ".join(p.describe() for p in bad) + "."
                 extra_zh = "另有故障端口：" + "；".join(p.describe(zh=True) for p in bad) + "。"
             layer = good[0].link_layer
+            slowest = min(p.rate_gbit_s or rate for p in good)
+            at = f" (the slowest at {num(slowest)} Gb/s)" if slowest > rate else ""
+            at_zh = f"（最慢 {num(slowest)} Gb/s）" if slowest > rate else ""
+            counted = min(len(good), wanted)
+            per_gpu = counted * slowest / max(claims.gpus_per_node, 1)
+            # What the network rules read of this node (facts._rails and facts._fabric): the
+            # rails Active, at most the claimed NICs, at the slowest rail's rate; the cost
+            # model (collectives.declared_fabric) takes a measured rate only below the claim.
+            scored_en = (
+                f" The network rules count {counted} rail(s) (at most the {wanted} claimed) at "
+                f"the slowest rail's rate: {counted} × {num(slowest)} Gb/s per node, "
+                f"{num(per_gpu)} Gb/s per GPU."
+            )
+            scored_zh = (
+                f"网络评分计入 {counted} 个计算端口（至多为声明的 {wanted} 个），按最慢端口速率计："
+                f"每节点 {counted} × {num(slowest)} Gb/s，每 GPU {num(per_gpu)} Gb/s。"
+            )
+            if slowest > rate:
+                scored_en += (
+                    f" The cost model counts the same rails at the claimed {num(rate)} Gb/s "
+                    f"({counted} × {num(rate)} Gb/s per node): it takes a measured rate only "
+                    "below the claim."
+                )
+                scored_zh += (
+                    f"成本模型按声明速率 {num(rate)} Gb/s 计入同样的端口（每节点 {counted} × "
+                    f"{num(rate)} Gb/s）：实测速率仅在低于声明时才被采用。"
+                )
             return NodeResult(
                 node,
                 STATUS_VERIFIED,
                 f"ibstat on node {node} shows {len(good)} {layer} port(s) Active at "
-                f"≥ {num(rate)} Gb/s, meeting the claim {claim_en}.{extra}{left_en}",
+                f"≥ {num(rate)} Gb/s{at}, meeting the claim {claim_en}.{extra}{left_en}"
+                f"{scored_en}",
                 f"节点 {node} 的 ibstat 显示 {len(good)} 个 {layer} 端口以 ≥ {num(rate)} Gb/s "
-                f"处于 Active，满足声明的 {wanted} × {num(rate)} Gb/s {fabric}。"
-                f"{extra_zh}{left_zh}",
+                f"处于 Active{at_zh}，满足声明的 {wanted} × {num(rate)} Gb/s {fabric}。"
+                f"{extra_zh}{left_zh}{scored_zh}",
                 ev.ref,
                 details,
             )
@@ -781,7 +845,19 @@ def _sort_runs(
             nodes = max(nodes, -(-ranks // claims.gpus_per_node))
         foreign = _foreign_reason(claims, m, ranks, nodes)
         if foreign:
-            out.foreign.append((f"{ev.ref}: {foreign[0]}", f"{ev.ref_zh}：{foreign[1]}"))
+            where_en = where_zh = ""
+            if hosts and not any(same_host(h, ev.node_name) for h in hosts):
+                # The upload's node name is not a hostname the file shows: say so, as the
+                # portal does where a bundle's hostname differs from its token's node.
+                shown = ", ".join(hosts)
+                where_en = f", on host(s) {shown}, not node {ev.node_name}"
+                where_zh = f"，运行于主机 {shown}，并非节点 {ev.node_name}"
+            out.foreign.append(
+                (
+                    f"{ev.ref}: {foreign[0]}{where_en}",
+                    f"{ev.ref_zh}：{foreign[1]}{where_zh}",
+                )
+            )
             continue
         if ranks != claims.gpus_per_node * nodes:
             out.skipped.append(

@@ -176,3 +176,54 @@ def _verify_gpu_nodes(claims: Claims, evs: list[NodeEvidence]) -> VerificationRe
         collectives=collectives,
         nvlink_busbw_ref=all_reduce.one_node_ref,
     )
+
+
+def _dated(
+    found: ItemVerification, evidence: Sequence[NodeEvidence], max_age_days: int | None
+) -> ItemVerification:
+    """``found`` with the measurement date of each upload its reference cites, and the
+    evaluation's age rule, added to both explanations; unchanged without a dated reference."""
+    cited = found.evidence_ref
+    if not cited:
+        return found
+    dates: dict[str, str] = {}
+    for ev in evidence:
+        if ev.measured_at and ev.upload_id is not None and ev.ref in cited:
+            key = str(ev.upload_id)
+            day = ev.measured_at[:10]
+            dates[key] = min(dates.get(key, day), day)
+    if not dates:
+        return found
+    ordered = sorted(dates.items(), key=lambda kv: (kv[1], kv[0]))
+    en = "; ".join(f"{day} (upload {upload})" for upload, day in ordered)
+    zh = "；".join(f"{day}（上传 {upload}）" for upload, day in ordered)
+    if max_age_days:
+        rule_en = f"within the evaluation's maximum evidence age of {max_age_days} days"
+        rule_zh = f"在该评估规定的证据最长有效期 {max_age_days} 天之内"
+    else:
+        rule_en = "the evaluation sets no maximum evidence age, so evidence of any age is used"
+        rule_zh = "该评估未设定证据最长有效期，任何时间测得的证据均被采用"
+    return replace(
+        found,
+        explanation_en=f"{found.explanation_en} Evidence measured on {en}; {rule_en}.",
+        explanation_zh=f"{found.explanation_zh}证据测量于 {zh}；{rule_zh}。",
+        details={**(found.details or {}), "measured_on": dict(ordered)},
+    )
+
+
+def with_measured_dates(
+    report: VerificationReport,
+    evidence: Sequence[NodeEvidence],
+    *,
+    max_age_days: int | None,
+) -> VerificationReport:
+    """``report`` with every verdict that cites evidence saying when that evidence was
+    measured (``NodeEvidence.measured_at``, the day in UTC) and what the evaluation's maximum
+    evidence age (``max_age_days``; None or 0: no maximum) allows, so that a reader sees a
+    verdict resting on old evidence (a 2023 output accepted in 2026) where it is used."""
+    return replace(
+        report,
+        items={k: _dated(v, evidence, max_age_days) for k, v in report.items.items()},
+        busbw=_dated(report.busbw, evidence, max_age_days),
+        collectives={k: _dated(v, evidence, max_age_days) for k, v in report.collectives.items()},
+    )

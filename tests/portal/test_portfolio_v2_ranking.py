@@ -10,7 +10,14 @@ import pytest
 from django.urls import reverse
 
 from portal import selectors
-from portal.models import BillingModel, Candidate, OfferingPrice
+from portal.models import (
+    Answer,
+    BillingModel,
+    Candidate,
+    OfferingPrice,
+    Score,
+    VerificationStatus,
+)
 from portal.services.portfolio import evaluation_portfolio_settings_set
 
 
@@ -98,6 +105,15 @@ def test_demo_a100_candidates_two_node_run_is_another_variants_and_set_aside(dem
     a100 = next(r for r in ranking.results if r.candidate_id == 2)
     assert candidates[2].answer_statuses["fabric"] == "verified"
     assert [k.code for k in a100.knockouts] == ["busbw_unmeasured"]
+    # Before: "no measured bus bandwidth yet; ...", as if nothing had been run.
+    assert a100.knockouts[0].reason_en.startswith(
+        "no usable measured bus bandwidth: 2 nccl-tests all_reduce run(s) uploaded were set "
+        "aside (on other GPUs than claimed, more nodes than the candidate has, or above what "
+        "the declared hardware can reach; the bus bandwidth verification names each); "
+    )
+    assert a100.knockouts[0].reason_zh.startswith(
+        "没有可用的实测总线带宽：已上传的 2 个 nccl-tests all_reduce 结果被剔除"
+    )
     verification = Candidate.objects.get(pk=2).verification
     assert verification["measured"]["busbw_fraction"] is None
     # Both node folders' runs (node-07's one-node run too) are on 40 GB cards.
@@ -105,9 +121,51 @@ def test_demo_a100_candidates_two_node_run_is_another_variants_and_set_aside(dem
     assert node_07.startswith("a100-node-07") and node_08.startswith("a100-node-08")
     assert node_07.endswith(
         "ran on NVIDIA A100-SXM4-40GB, not the claimed NVIDIA A100-SXM4-80GB (40 GB, not 80 GB)"
+        ", on host(s) inst-lscuv-ao-ub24, not node a100-node-07"
     )
     assert node_08.endswith(
-        "ran on A100-SXM4-40GB, not the claimed NVIDIA A100-SXM4-80GB (40 GB, not 80 GB)"
+        "ran on A100-SXM4-40GB, not the claimed NVIDIA A100-SXM4-80GB (40 GB, not 80 GB), on "
+        "host(s) nccl-tests-efa-worker-0, nccl-tests-efa-worker-1, not node a100-node-08"
     )
     assert verification["measured"]["nvlink_busbw_fraction"] is None
     assert len(ranking.qualified) == 1
+    # Item 1 no longer reads nvidia-smi alone: the runs on 40 GB cards of other hosts filed
+    # under the candidate's nodes leave it unverifiable (it was "verified"), and say why: the
+    # answer stays a claim.
+    assert verification["items"]["gpu_match"]["status"] == "unverifiable"
+    gpu_match = Answer.objects.get(candidate_id=2, item__key="gpu_match")
+    assert gpu_match.status == VerificationStatus.CLAIMED
+    assert "ran on host(s) inst-lscuv-ao-ub24, not on node a100-node-07" in (
+        gpu_match.verification_note
+    )
+    assert verification["items"]["gpu_match"]["evidence_ref"] == (
+        "a100-node-07: all_reduce_perf.txt (upload 2)"
+    )
+    # Upload 2 was measured in 2023 and evaluation 1 sets no maximum age: the verdicts say so.
+    items = verification["items"]
+    for key in ("gpu_match", "nvlink_topology", "fabric"):
+        assert (
+            "Evidence measured on 2023-06-07 (upload 2); the evaluation sets no maximum "
+            in (items[key]["explanation_en"])
+        )
+        assert (
+            "证据测量于 2023-06-07（上传 2）；该评估未设定证据最长有效期"
+            in (items[key]["explanation_zh"])
+        )
+    # The fabric item, the network rules and the cost model read the same ibstat: the four
+    # ConnectX-6 Dx 100 GbE front-end ports are no compute rails (they were read as the
+    # slowest rail, 4 x 100 Gb/s per node, 50 Gb/s per GPU).
+    assert verification["measured"]["ib_rate_gbit_s_min"] == 400.0
+    assert verification["measured"]["ib_rails_min"] == 4
+    assert (
+        "The network rules count 4 rail(s) (at most the 4 claimed) at the slowest rail's rate: "
+        "4 × 400 Gb/s per node, 200 Gb/s per GPU. The cost model counts the same rails at the "
+        "claimed 200 Gb/s (4 × 200 Gb/s per node)"
+    ) in items["fabric"]["explanation_en"]
+    per_gpu = next(
+        c
+        for s in Score.objects.filter(candidate_id=2, dimension="network")
+        for c in s.contributions
+        if c["rule_id"] == "network.fabric.gbit_s_per_gpu"
+    )
+    assert per_gpu["inputs"]["derived.measured_fabric_gbit_s_per_gpu"] == 200.0

@@ -619,7 +619,8 @@ def test_busbw_unknown_gpu_model_gives_no_fraction() -> None:
     assert report.busbw_fraction is None
     assert report.busbw.details["foreign_runs"] == [
         "gpu-01: nccl_tests.txt line 1 (upload 1): ran on NVIDIA A100-SXM4-40GB, not the claimed "
-        "Instinct MI300X (model A100, not MI300X; 40 GB, not 192 GB)"
+        "Instinct MI300X (model A100, not MI300X; 40 GB, not 192 GB), on host(s) "
+        "inst-lscuv-ao-ub24, not node gpu-01"
     ]
 
 

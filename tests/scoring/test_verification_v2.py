@@ -179,7 +179,7 @@ def test_a_four_node_run_filed_for_a_two_node_candidate_is_foreign() -> None:
     assert report.busbw.status == "unverifiable"
     assert report.busbw.details["foreign_runs"] == [
         "gpu-01: nccl_tests.txt line 1 (upload 1): 32 ranks on 4 node(s), larger than the "
-        "candidate's 2 node(s) × 8 GPUs"
+        "candidate's 2 node(s) × 8 GPUs, on host(s) n1, n2, n3, n4, not node gpu-01"
     ]
     bilingual(report.busbw.explanation_en, report.busbw.explanation_zh)
     # Without host names the rank count alone shows it.
