@@ -83,11 +83,15 @@ ensure_redis() {
 
 ensure_chromium() {
   # A CJK font too: the browser tests switch the interface to Chinese and keep screenshots.
-  if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; then
+  # An emoji font: Chromium prints the report PDFs, and a rationale's emoji (🚀) would be an
+  # empty box without one. Poppler's pdftotext and pdffonts read those PDFs back in the tests.
+  if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk" \
+    && fc-list 2>/dev/null | grep -qi "noto color emoji" && command -v pdftotext >/dev/null; then
     return 0
   fi
-  log "installing Debian's chromium and a CJK font (for the browser tests)"
-  apt_install chromium fonts-wqy-zenhei || die "could not install chromium"
+  log "installing Debian's chromium, a CJK and an emoji font, and poppler-utils (for the tests)"
+  apt_install chromium fonts-wqy-zenhei fonts-noto-color-emoji poppler-utils \
+    || die "could not install chromium"
 }
 
 ensure_fio() {
