@@ -7,9 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# Headless Chromium prints the report PDFs (worker); the CJK fonts render Chinese reports.
+# Headless Chromium prints the report PDFs (worker); the CJK fonts render Chinese reports, the
+# emoji font the emoji a rationale may hold (an empty box without it).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk \
+    && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fonts-noto-color-emoji \
     && rm -rf /var/lib/apt/lists/*
 COPY requirements.txt .
 RUN pip install -r requirements.txt

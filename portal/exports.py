@@ -505,11 +505,18 @@ def report_document(evaluation) -> dict[str, Any]:
 
     for name, rows in groupby(tco_rows, key=lambda r: r[0]):
         rows = list(rows)
+        shown_rows = [[shown(v, i) for i, v in enumerate(r[:-1]) if i] for r in rows]
         tco_groups.append(
             {
                 "name": name,
                 "reference": sections["tco_reference"].get(name, ""),
-                "rows": [[shown(v, i) for i, v in enumerate(r[:-1]) if i] for r in rows],
+                # Transposed for the page: one column per billing model, one line per figure
+                # (twenty figures side by side do not fit a printed page's width).
+                "models": [row[0] for row in shown_rows],
+                "lines": [
+                    (label, [row[i] for row in shown_rows])
+                    for i, label in enumerate(tco_header[2:-1], start=1)
+                ],
                 "break_even": rows[0][-1] or None,
             }
         )

@@ -16,6 +16,35 @@ apt_install() {
          as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
 }
 
+# embedded_env: the settings of ./scripts/run.sh. DEBUG stays off (unless DEBUG=1 is exported):
+# with it on, every 404 is Django's English technical page listing all URL patterns (a 500 its
+# traceback), also for a Chinese user asking for an evaluation not shared with them; off, each
+# is the portal's own translated page. Without DEBUG the portal needs a secret key: generated
+# once into an untracked file (SECRET_KEY_FILE, .secret_key) and kept, so that sessions survive
+# a restart. Static files come from WhiteNoise's finders (no collectstatic), and cookies and
+# redirects work over plain HTTP on 127.0.0.1; e-mail goes to the console.
+embedded_env() {
+  local key_file="${SECRET_KEY_FILE:-.secret_key}"
+  if [ -z "${SECRET_KEY:-}" ]; then
+    if [ ! -s "$key_file" ]; then
+      (umask 077 && head -c 48 /dev/urandom | base64 -w0 >"$key_file")
+    fi
+    SECRET_KEY=$(cat "$key_file")
+  fi
+  export SECRET_KEY
+  export DEBUG="${DEBUG:-0}"
+  export STATIC_MANIFEST="${STATIC_MANIFEST:-0}"
+  # Stays empty (nothing is collected); WhiteNoise warns at every start when it is missing.
+  mkdir -p "${STATIC_ROOT:-staticfiles}"
+  export SECURE_SSL_REDIRECT="${SECURE_SSL_REDIRECT:-0}"
+  export SESSION_COOKIE_SECURE="${SESSION_COOKIE_SECURE:-0}"
+  export CSRF_COOKIE_SECURE="${CSRF_COOKIE_SECURE:-0}"
+  export SECURE_HSTS_SECONDS="${SECURE_HSTS_SECONDS:-0}"
+  export SECURE_HSTS_INCLUDE_SUBDOMAINS="${SECURE_HSTS_INCLUDE_SUBDOMAINS:-0}"
+  export SECURE_HSTS_PRELOAD="${SECURE_HSTS_PRELOAD:-0}"
+  export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.console.EmailBackend}"
+}
+
 pick_python() {
   for py in python3.13 python3.12 python3.11 python3; do
     if "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; then
@@ -83,11 +112,15 @@ ensure_redis() {
 
 ensure_chromium() {
   # A CJK font too: the browser tests switch the interface to Chinese and keep screenshots.
-  if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk"; then
+  # An emoji font: Chromium prints the report PDFs, and a rationale's emoji (🚀) would be an
+  # empty box without one. Poppler's pdftotext and pdffonts read those PDFs back in the tests.
+  if [ -x /usr/bin/chromium ] && fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk" \
+    && fc-list 2>/dev/null | grep -qi "noto color emoji" && command -v pdftotext >/dev/null; then
     return 0
   fi
-  log "installing Debian's chromium and a CJK font (for the browser tests)"
-  apt_install chromium fonts-wqy-zenhei || die "could not install chromium"
+  log "installing Debian's chromium, a CJK and an emoji font, and poppler-utils (for the tests)"
+  apt_install chromium fonts-wqy-zenhei fonts-noto-color-emoji poppler-utils \
+    || die "could not install chromium"
 }
 
 ensure_fio() {

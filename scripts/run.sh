@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Run the portal on its embedded defaults: SQLite, Celery tasks run in process, demo data.
+# Run the portal on its embedded defaults: SQLite, Celery tasks run in process, demo data, and
+# DEBUG off so that error pages are the portal's own, translated (scripts/lib.sh, embedded_env).
 # Needs no PostgreSQL or Redis. Safe to run again: data already there is left unchanged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_venv requirements.txt
-export DEBUG="${DEBUG:-1}"
+embedded_env
 PORT="${PORT:-8000}"
 
 log "migrating the database"

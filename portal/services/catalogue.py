@@ -38,9 +38,14 @@ def is_catalogue_editor(user) -> bool:
     return user.is_staff or user.has_perm(CATALOGUE_PERMISSION)
 
 
+class CatalogueDenied(PermissionDenied):
+    """A catalogue edit refused: the catalogue belongs to no evaluation, so the 403 page
+    speaks of the catalogue role, not of a role in an evaluation (views.errors)."""
+
+
 def require_catalogue_editor(user) -> None:
     if not is_catalogue_editor(user):
-        raise PermissionDenied(
+        raise CatalogueDenied(
             _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
         )
 

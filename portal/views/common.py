@@ -8,6 +8,7 @@ from django.views.decorators.http import require_http_methods
 from .. import selectors
 from ..models import Candidate, Evaluation, Membership, Role
 from ..permissions import CAN_VIEW, require_role
+from ..services import catalogue
 from ..services.catalogue import is_catalogue_editor
 
 # The methods a page with a form answers; a page without one takes require_safe (GET, HEAD),
@@ -44,10 +45,8 @@ def can_edit_catalogue(user) -> bool:
 
 
 def require_catalogue_editor(request) -> None:
-    if not can_edit_catalogue(request.user):
-        raise PermissionDenied(
-            _("Only staff and holders of the catalogue role may edit the vendor catalogue.")
-        )
+    """Raise CatalogueDenied (403, worded for the catalogue) unless the user may edit it."""
+    catalogue.require_catalogue_editor(request.user)
 
 
 def can_create_evaluation(user) -> bool:

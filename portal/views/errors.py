@@ -21,6 +21,7 @@ from ..middleware import (
     script_wants_json,
     session_ended_message,
 )
+from ..services.catalogue import CatalogueDenied
 
 logger = logging.getLogger(__name__)
 
@@ -60,11 +61,17 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """handler403: JSON under /api/, templates/403.html else."""
+    """handler403: JSON under /api/, templates/403.html else: the refusal's reason once, and
+    what to do next worded for what refused it (the shared catalogue belongs to no evaluation,
+    so a role in one is no answer there)."""
     if is_api(request):
         detail = str(exception) or _("You do not have permission to perform this action.")
         return JsonResponse({"detail": detail}, status=403)
-    return defaults.permission_denied(request, exception)
+    context = {
+        "exception": str(exception),
+        "scope": "catalogue" if isinstance(exception, CatalogueDenied) else "evaluation",
+    }
+    return render(request, "403.html", context, status=403)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -1,11 +1,16 @@
 """Production settings: fail fast without a secret key; `check --deploy` reports nothing."""
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from contextlib import closing
 from pathlib import Path
+
+import pytest
+import requests
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION_ENV = {
@@ -53,16 +58,59 @@ def test_a_bad_setting_value_is_refused_at_start_up():
     )
 
 
-def test_the_embedded_defaults_load_the_demo_with_its_evidence(tmp_path):
-    """What ./scripts/run.sh does before serving: SQLite, Celery eager, the demo imported."""
-    env = {
+def _embedded_env(tmp_path: Path) -> dict[str, str]:
+    """The environment ./scripts/run.sh serves with (scripts/lib.sh's embedded_env), with a
+    key file, SQLite file, media and static directory of the test's own."""
+    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+    given = {
+        **base,
+        "SECRET_KEY_FILE": str(tmp_path / "secret_key"),
+        "STATIC_ROOT": str(tmp_path / "static"),
+    }
+    printed = subprocess.run(
+        ["bash", "-c", ". scripts/lib.sh && embedded_env && env -0"],
+        cwd=ROOT,
+        env=given,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    env = dict(line.split("=", 1) for line in printed.split("\0") if "=" in line)
+    return {
+        **env,
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
         "MEDIA_ROOT": str(tmp_path / "media"),
-        "DEBUG": "1",
     }
-    assert _manage("migrate", "--noinput", "-v0", env=env).returncode == 0
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """What ./scripts/run.sh does before serving: its settings, migrate, setup_demo."""
+    tmp_path = tmp_path_factory.mktemp("embedded")
+    env = _embedded_env(tmp_path)
+    migrated = _manage("migrate", "--noinput", "-v0", env=env)
+    assert migrated.returncode == 0, migrated.stdout + migrated.stderr
     loaded = _manage("setup_demo", env=env)
     assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+    assert "view-gpus-2026" in loaded.stdout  # the demo logins are printed
+    return tmp_path, env
+
+
+def test_the_embedded_mode_runs_without_debug_on_a_key_kept_in_an_untracked_file(embedded):
+    tmp_path, env = embedded
+    assert env["DEBUG"] == "0"
+    key_file = tmp_path / "secret_key"
+    assert env["SECRET_KEY"] == key_file.read_text() and len(env["SECRET_KEY"]) >= 50
+    assert key_file.stat().st_mode & 0o077 == 0  # readable by its owner alone
+    assert _embedded_env(tmp_path)["SECRET_KEY"] == env["SECRET_KEY"]  # kept, not remade
+    # The default key file is never committed nor copied into an image.
+    for ignore in (".gitignore", ".dockerignore"):
+        assert ".secret_key" in (ROOT / ignore).read_text().split(), ignore
+
+
+def test_the_embedded_defaults_load_the_demo_with_its_evidence(embedded):
+    tmp_path, _env = embedded
     # Read from the SQLite file itself: a third Django start-up would add a second or two.
     with closing(sqlite3.connect(tmp_path / "db.sqlite3")) as db:
         done, not_done, measured, scored = db.execute(
@@ -72,3 +120,67 @@ def test_the_embedded_defaults_load_the_demo_with_its_evidence(tmp_path):
         ).fetchone()
     assert done >= 3 and not_done == 0
     assert (measured, scored) == (1, 1)
+
+
+@pytest.fixture
+def embedded_server(embedded):
+    """The portal served as ./scripts/run.sh serves it, on a free loopback port."""
+    _tmp_path, env = embedded
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+        cwd=ROOT,
+        env={**base, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                requests.get(f"{url}/healthz/", timeout=1)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.25)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+# Django's technical 404 page (DEBUG on): in English, listing every URL pattern.
+TECHNICAL = ("Using the URLconf defined in", "Django tried these URL patterns", "Traceback")
+
+
+def test_run_sh_serves_static_files_and_the_portal_s_translated_404(embedded_server):
+    """With DEBUG on, run.sh answered every unknown address with Django's technical page in
+    English, listing all URL patterns (found by a trust review): now the portal's own page."""
+    assert requests.get(f"{embedded_server}/static/portal/portal.css", timeout=10).ok
+    assert requests.get(f"{embedded_server}/static/plotly/plotly.min.js", timeout=10).ok
+    session = requests.Session()
+    login = f"{embedded_server}/accounts/login/"
+    session.get(login, timeout=10)
+    signed_in = session.post(
+        login,
+        {
+            "username": "viewer",
+            "password": "view-gpus-2026",
+            "csrfmiddlewaretoken": session.cookies["csrftoken"],
+        },
+        timeout=10,
+    )
+    assert signed_in.ok and "sessionid" in session.cookies
+    for path in ("/evaluations/3/", "/no-such-page/"):
+        english = session.get(f"{embedded_server}{path}", timeout=10)
+        assert english.status_code == 404
+        assert "This page does not exist, or is not shared with you" in english.text
+        chinese = session.get(
+            f"{embedded_server}{path}", headers={"Accept-Language": "zh-hans"}, timeout=10
+        )
+        assert chinese.status_code == 404
+        assert "此页面不存在，或未与你共享" in chinese.text
+        for page in (english.text, chinese.text):
+            assert not any(marker in page for marker in TECHNICAL)
