@@ -106,14 +106,17 @@ def _answer(key: str) -> Callable[[FactContext], Any]:
 
 # Measured figures are scored at the precision a report shows them with (NVMe to 10 MB/s,
 # fractions to 0.1 %); rounding is monotone, so a better measurement never scores less.
+def _gbyte_s(mbyte_s: float | None) -> float | None:
+    """fio's MB/s as the GB/s a report shows (2 decimals)."""
+    return None if mbyte_s is None else round(mbyte_s / 1000.0, 2)
+
+
 def _nvme_read(ctx: FactContext) -> float | None:
-    value = ctx.measured.nvme_read_mbyte_s
-    return None if value is None else round(value / 1000.0, 2)
+    return _gbyte_s(ctx.measured.nvme_read_mbyte_s)
 
 
 def _nvme_write(ctx: FactContext) -> float | None:
-    value = ctx.measured.nvme_write_mbyte_s
-    return None if value is None else round(value / 1000.0, 2)
+    return _gbyte_s(ctx.measured.nvme_write_mbyte_s)
 
 
 def _busbw_fraction(ctx: FactContext) -> float | None:
@@ -442,14 +445,22 @@ _NVLINK_CLAIM = attrgetter("gpu_model", "gpus_per_node", "nvlink_topology")
 _FORM_FACTOR_CLAIM = attrgetter("gpu_model", "gpu_form_factor")
 
 
+def _per_claim(
+    claims: list[tuple[Any, ...]], check: Callable[..., tuple[str, str] | None]
+) -> list[tuple[str, str] | None]:
+    """check(*claim) of every claim, computed once per distinct claim (a batch's offerings
+    share a few GPU models and shapes)."""
+    return once_per_key(claims, claims, lambda claim: check(*claim))
+
+
 def _nvlink_ruled_out_column(batch: Batch) -> list[tuple[str, str] | None]:
-    claims = map(_NVLINK_CLAIM, batch.owners("offering"))
-    return [nvlink_topology_ruled_out(*claim) for claim in claims]
+    claims = list(map(_NVLINK_CLAIM, batch.owners("offering")))
+    return _per_claim(claims, nvlink_topology_ruled_out)
 
 
 def _form_factor_ruled_out_column(batch: Batch) -> list[tuple[str, str] | None]:
-    claims = map(_FORM_FACTOR_CLAIM, batch.owners("offering"))
-    return [form_factor_ruled_out(*claim) for claim in claims]
+    claims = list(map(_FORM_FACTOR_CLAIM, batch.owners("offering")))
+    return _per_claim(claims, form_factor_ruled_out)
 
 
 def _nvlink_datasheet_column(batch: Batch) -> list[str]:
@@ -669,21 +680,36 @@ def _per_gpu_column(
     return column
 
 
-def _measured_per_gpu_column(
-    field: str, fetch: Callable[[FactContext], Any]
-) -> Callable[[Batch], list[Any]]:
-    """The column of a measured node figure (``field`` of MeasuredFacts) over the node's
-    GPUs."""
+def _measured_per_gpu_column(field: str) -> Callable[[Batch], list[Any]]:
+    """The column of a measured fio figure in MB/s (``field`` of MeasuredFacts) as GB/s over
+    the node's GPUs: what _measured_nvme_read_gbyte_s_per_gpu (or write) gives each candidate,
+    computed from the two columns (a measured figure is seldom shared, so keying it per
+    candidate cost more than the arithmetic)."""
     get = attrgetter(field)
 
     def column(batch: Batch) -> list[Any]:
         values = list(map(get, batch.owners("measured")))
         if values.count(None) == len(values):
             return values  # nothing measured (the usual batch)
-        keys = list(zip(values, batch.raw("offering.gpus_per_node"), strict=True))
-        return by_key(batch, keys, fetch)
+        # round(round(v / 1000, 2) / gpus, 3) of each, in numpy (py_round is round() bit for
+        # bit; IEEE division is the same in both); None where unmeasured or no GPU.
+        mbyte_s = np.array([np.nan if v is None else v for v in values], dtype=float)
+        gpus = np.array(batch.raw("offering.gpus_per_node"), dtype=float)
+        known = ~np.isnan(mbyte_s) & (gpus > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_gpu = py_round(py_round(mbyte_s / 1000.0, 2) / gpus, 3)
+        return _none_where(per_gpu, known)
 
     return column
+
+
+def _none_where(values: np.ndarray, known: np.ndarray) -> list[float | None]:
+    """``values`` as a list of floats, None where not ``known``."""
+    out: list[Any] = values.tolist()
+    if not known.all():
+        for index in np.flatnonzero(~known).tolist():
+            out[index] = None
+    return out
 
 
 def _dfs_gbyte_s_per_gpu_column(batch: Batch) -> list[float | None]:
@@ -711,8 +737,12 @@ def _nvlink_reference(ctx: FactContext) -> bool:
     return other_accelerator(ctx.offering.gpu_model) is None
 
 
+_GPU_MODEL = attrgetter("gpu_model")
+
+
 def _nvlink_reference_column(batch: Batch) -> list[bool]:
-    return [other_accelerator(o.gpu_model) is None for o in batch.owners("offering")]
+    models = list(map(_GPU_MODEL, batch.owners("offering")))
+    return once_per_key(models, models, lambda model: other_accelerator(model) is None)
 
 
 _NODE_SHAPE = attrgetter("gpus_per_node", "mig_profile", "gpu_model")
@@ -756,36 +786,57 @@ def _fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
 _IBSTAT_FACTS = attrgetter("ib_rails_min", "ib_rate_gbit_s_min", "ib_ports_down")
 
 
-def _ibstat_keys(batch: Batch) -> list[Any] | None:
-    """The keys the fabric bandwidth facts read from ibstat, or None when no candidate of the
-    batch has ibstat's rails or rate (the usual batch)."""
+def _ibstat_arrays(batch: Batch) -> dict[str, np.ndarray] | None:
+    """What the two fabric-bandwidth facts read, as arrays (NaN where unknown), or None when
+    no candidate of the batch has ibstat's rails or rate (the usual batch)."""
     ibstat = list(map(_IBSTAT_FACTS, batch.owners("measured")))
     if all(rails is None and rate is None for rails, rate, _down in ibstat):
         return None
-    return list(
-        zip(
-            ibstat,
-            batch.raw("offering.nics_per_node"),
-            batch.raw("offering.gpus_per_node"),
-            map(_NODE_COUNT, batch.owners("candidate")),
-            batch.status("fabric"),
-            strict=True,
-        )
+    rails, rate, down = (
+        np.array([np.nan if v is None else v for v in column], dtype=float)
+        for column in zip(*ibstat, strict=True)
     )
+    return {
+        "rails": rails,
+        "rate": rate,
+        "down": np.nan_to_num(down, nan=0.0),  # `ports_down or 0`
+        "nics": np.array(batch.raw("offering.nics_per_node"), dtype=float),
+        "gpus": np.array(batch.raw("offering.gpus_per_node"), dtype=float),
+        "nodes": np.array(list(map(_NODE_COUNT, batch.owners("candidate"))), dtype=float),
+        "refuted": np.array([s == "contradicted" for s in batch.status("fabric")], dtype=bool),
+    }
+
+
+def _per_gpu_gbit_s(rails: np.ndarray, rate: np.ndarray, gpus: np.ndarray) -> np.ndarray:
+    """round(rails * rate / gpus, 1) of each (_gbit_s_per_gpu), in numpy."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return py_round(rails * rate / gpus, 1)
 
 
 def _measured_fabric_gbit_s_per_gpu_column(batch: Batch) -> list[float | None]:
-    keys = _ibstat_keys(batch)
-    if keys is None:
+    """_measured_fabric_gbit_s_per_gpu of every candidate, computed over the batch."""
+    a = batch.shared(_ibstat_arrays)
+    if a is None:
         return [None] * len(batch.owners("measured"))
-    return by_key(batch, keys, _measured_fabric_gbit_s_per_gpu)
+    rails, rate = a["rails"], a["rate"]
+    no_rail = rails == 0
+    value = np.where(no_rail, 0.0, _per_gpu_gbit_s(rails, rate, a["gpus"]))
+    known = ~a["refuted"] & (no_rail | (~np.isnan(rate) & ~np.isnan(rails) & (a["gpus"] > 0)))
+    return _none_where(value, known)
 
 
 def _claimed_nics_at_measured_rate_column(batch: Batch) -> list[float | None]:
-    keys = _ibstat_keys(batch)
-    if keys is None:
+    """_claimed_nics_at_measured_rate of every candidate, computed over the batch."""
+    a = batch.shared(_ibstat_arrays)
+    if a is None:
         return [None] * len(batch.owners("measured"))
-    return by_key(batch, keys, _claimed_nics_at_measured_rate)
+    rate = a["rate"]
+    # ceil(down / max(nodes, 1)) ports lost per node, as collectives.declared_fabric counts.
+    lost = np.ceil(a["down"] / np.maximum(a["nodes"], 1.0))
+    rails = np.maximum(a["nics"] - lost, 0.0)
+    value = _per_gpu_gbit_s(rails, rate, a["gpus"])
+    known = ~a["refuted"] & np.isnan(a["rails"]) & ~np.isnan(rate) & (a["gpus"] > 0)
+    return _none_where(value, known)
 
 
 def _gpu_to_gpu_traffic_column(batch: Batch) -> list[bool]:
@@ -994,13 +1045,13 @@ def _build_facts() -> dict[str, FactSource]:
         _measured_nvme_read_gbyte_s_per_gpu,
         MEASURED,
         ("nvme_read_mbyte_s",),
-        column=_measured_per_gpu_column("nvme_read_mbyte_s", _measured_nvme_read_gbyte_s_per_gpu),
+        column=_measured_per_gpu_column("nvme_read_mbyte_s"),
     )
     facts["derived.measured_nvme_write_gbyte_s_per_gpu"] = FactSource(
         _measured_nvme_write_gbyte_s_per_gpu,
         MEASURED,
         ("nvme_write_mbyte_s",),
-        column=_measured_per_gpu_column("nvme_write_mbyte_s", _measured_nvme_write_gbyte_s_per_gpu),
+        column=_measured_per_gpu_column("nvme_write_mbyte_s"),
     )
     facts["derived.dfs_gbyte_s_per_gpu"] = FactSource(
         _dfs_gbyte_s_per_gpu, CLAIMED, column=_dfs_gbyte_s_per_gpu_column

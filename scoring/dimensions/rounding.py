@@ -31,6 +31,9 @@ def py_round(values: np.ndarray, digits: int) -> np.ndarray:
         distance = scaled - nearest
         np.abs(distance, out=distance)
         settled = (distance < 0.5 - _HALF_MARGIN) & (np.abs(nearest) < _EXACT_SCALED)
+        # NaN (an unknown figure in a column) rounds to NaN either way: settled too, so a
+        # column with many unknowns is not rounded element by element.
+        settled |= np.isnan(scaled)
         result = nearest / scale
     if not settled.all():
         where = np.flatnonzero(~settled)
