@@ -61,6 +61,12 @@ def _numbered(candidate_id: int) -> str:
         lambda m: m.group(1) + rank.get(m.group(2), m.group(2)),
         text,
     )
+    # The dates each verdict's evidence was measured on, keyed by upload id.
+    text = re.sub(
+        r'"(\d+)": ("\d{4}-\d{2}-\d{2}")',
+        lambda m: f'"{rank.get(m.group(1), m.group(1))}": {m.group(2)}',
+        text,
+    )
     assert re.search(r"upload #\d", text), "the explanations cite the uploads"
     return text
 
