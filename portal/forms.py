@@ -183,15 +183,21 @@ def claim_currency(candidate) -> str:
     return facts.get("currency") or candidate.offering.currency
 
 
-def _parses(item: ChecklistItem, text: str) -> bool:
+def typed_errors(item: ChecklistItem, text: str) -> list[str]:
+    """Why the questionnaire's typed input of ``item`` refuses ``text`` (its field's messages),
+    or [] when it takes it (a free-text item takes any text)."""
     field = typed_field(item)
     if field is None:
-        return True
+        return []
     try:
         field.clean(text)
-    except forms.ValidationError:
-        return False
-    return True
+    except forms.ValidationError as exc:
+        return list(exc.messages)
+    return []
+
+
+def _parses(item: ChecklistItem, text: str) -> bool:
+    return not typed_errors(item, text)
 
 
 def typed_field(item: ChecklistItem) -> forms.Field | None:

@@ -9,7 +9,10 @@ from django.utils.translation import gettext as _
 class EvaluationDecided(ValidationError):
     """The evaluation is decided: nothing in it may change until a manager reopens it.
 
-    A ValidationError, so forms show it like any refused input; the API answers 409."""
+    A ValidationError, so forms show it like any refused input (with its code, CODE, which
+    views.common.form_status answers 409 for); the API answers 409."""
+
+    CODE = "evaluation_decided"
 
     def __init__(self, message: str | None = None):
         super().__init__(
@@ -18,7 +21,7 @@ class EvaluationDecided(ValidationError):
                 "This evaluation is decided; it can no longer be changed. A manager can "
                 "reopen it, with a reason."
             ),
-            code="evaluation_decided",
+            code=self.CODE,
         )
 
 

@@ -375,6 +375,8 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
     else:
         forms_ = questionnaire_forms(candidate)
     verdicts = (candidate.verification or {}).get("items") or {}
+    # A decided evaluation's refusal is a 409 too, but not a conflict to resolve item by item.
+    decided_refusal = request.method == "POST" and refused_as_decided(*forms_)
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -392,8 +394,8 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "answered": _progress(candidate),
         "total": len(forms_),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
-        "failed": status == 422 or refused_as_decided(*forms_),
-        "conflicted": status == 409 and not refused_as_decided(*forms_),
+        "failed": status == 422 or decided_refusal,
+        "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
     }
     return render(request, "portal/questionnaire.html", context, status=status)

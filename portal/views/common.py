@@ -10,6 +10,7 @@ from ..models import Candidate, Evaluation, Membership, Role
 from ..permissions import CAN_VIEW, require_role
 from ..services import catalogue
 from ..services.catalogue import is_catalogue_editor
+from ..services.errors import EvaluationDecided
 
 # The methods a page with a form answers; a page without one takes require_safe (GET, HEAD),
 # an action require_POST. Any other method is a 405 with an Allow header, before the view runs.
@@ -64,10 +65,6 @@ def require_evaluation_creator(request) -> None:
         raise PermissionDenied(_("Only procurement members may create evaluations."))
 
 
-# The code of the services' EvaluationDecided (services.errors), kept on a form's errors.
-DECIDED_CODE = "evaluation_decided"
-
-
 def refused_as_decided(*forms) -> bool:
     """Whether a submitted form was refused because the evaluation is decided: the service's
     EvaluationDecided, added to the form with its code (add_service_error keeps it)."""
@@ -76,7 +73,7 @@ def refused_as_decided(*forms) -> bool:
             continue
         errors = form.non_form_errors() if hasattr(form, "non_form_errors") else None
         data = errors.as_data() if errors is not None else form.errors.as_data().get("__all__", [])
-        if any(error.code == DECIDED_CODE for error in data):
+        if any(error.code == EvaluationDecided.CODE for error in data):
             return True
     return False
 

@@ -164,15 +164,14 @@ def portfolio(request: HttpRequest, pk: int) -> HttpResponse:
         "decision_errors": decision_errors,
         "rationale": rationale,
     }
-    status = (
-        409
-        if decided_refused
-        else 400
-        if unknown_action
-        else 422
-        if decision_errors
-        else form_status(workload_form, settings_form)
-    )
+    if decided_refused:
+        status = 409
+    elif unknown_action:
+        status = 400
+    elif decision_errors:
+        status = 422
+    else:
+        status = form_status(workload_form, settings_form)
     return render(request, "portal/evaluation_portfolio.html", context, status=status)
 
 

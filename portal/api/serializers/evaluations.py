@@ -8,12 +8,11 @@ import math
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
-from ...forms import typed_field
+from ...forms import typed_errors
 from ...models import (
     REQUIREMENT_FIELDS,
     Answer,
@@ -271,18 +270,6 @@ class AnswerSerializer(serializers.ModelSerializer):
         return answer_version(answer)
 
 
-def _typed_clean(item, text: str) -> None:
-    """Refuse ``text`` as the questionnaire's typed input of ``item`` refuses it (the same
-    field, the same message)."""
-    field = typed_field(item)
-    if field is None:
-        return
-    try:
-        field.clean(text)
-    except DjangoValidationError as exc:
-        raise serializers.ValidationError(list(exc.messages)) from exc
-
-
 class AnswerInSerializer(StrictSerializer):
     """One answer: the claim in words, an optional typed value checked against the item's type.
 
@@ -312,7 +299,9 @@ class AnswerInSerializer(StrictSerializer):
             if abs(value) > 1e15:
                 raise serializers.ValidationError(_("This number is too large."))
             # The questionnaire's own rule for the item's input (0 or more, 2 decimals).
-            _typed_clean(item, str(value))
+            problems = typed_errors(item, str(value))
+            if problems:
+                raise serializers.ValidationError(problems)
         elif item.answer_type == AnswerType.BOOLEAN:
             if not isinstance(value, bool):
                 raise serializers.ValidationError(_("This item takes true or false."))
@@ -332,22 +321,13 @@ class AnswerInSerializer(StrictSerializer):
     def validate(self, attrs):
         item = self.context["item"]
         claim = (attrs.get("claim") or "").strip()
-        if claim and attrs.get("value") is None and typed_field(item) is not None:
-            try:
-                _typed_clean(item, claim)
-            except serializers.ValidationError as exc:
-                raise serializers.ValidationError(
-                    {
-                        "claim": [
-                            _(
-                                "This item takes a typed answer (%(type)s): send it as value, "
-                                "or a claim that reads as one."
-                            )
-                            % {"type": item.get_answer_type_display()},
-                            *exc.detail,
-                        ]
-                    }
-                ) from exc
+        problems = typed_errors(item, claim) if claim and attrs.get("value") is None else []
+        if problems:
+            why = _(
+                "This item takes a typed answer (%(type)s): send it as value, or a claim that "
+                "reads as one."
+            ) % {"type": item.get_answer_type_display()}
+            raise serializers.ValidationError({"claim": [why, *problems]})
         return attrs
 
 
