@@ -27,6 +27,7 @@ from scoring.fingerprint import (
     may_be_dated,
     measured_at,
 )
+from scoring.verification._util import same_host
 
 from .. import evidence_messages
 from ..db import copy_insert, copy_rows, history_record_changes, insert_with_history
@@ -653,17 +654,11 @@ def _scan(evidence) -> tuple[dict, Fingerprint]:
     return times, fingerprint
 
 
-def _same_host(a: str, b: str) -> bool:
-    """Host names are case-insensitive, and a short name is the same host as its FQDN."""
-    a, b = a.strip().casefold(), b.strip().casefold()
-    return a == b or a.split(".", 1)[0] == b.split(".", 1)[0]
-
-
 def _node_mismatch(upload: EvidenceUpload, hostname: str) -> dict[str, str] | None:
     """The token's node name and the bundle's hostname when the token names a node and the
     machine calls itself something else (stored under ``NODE_MISMATCH`` in error_params)."""
     named = upload.token.node_name if upload.token_id is not None else ""
-    if not named or not hostname or _same_host(named, hostname):
+    if not named or not hostname or same_host(named, hostname):
         return None
     return {"token_node": named[:200], "hostname": hostname[:200]}
 
@@ -676,7 +671,7 @@ def sent_node_mismatch(token: UploadToken | None, node_name: str) -> dict[str, s
     case under ``NODE_MISMATCH``, with ``node_name`` in place of ``hostname``."""
     named = token.node_name if token is not None else ""
     node_name = (node_name or "").strip()
-    if not named or not node_name or _same_host(named, node_name):
+    if not named or not node_name or same_host(named, node_name):
         return None
     return {"token_node": named[:200], "node_name": node_name[:200]}
 

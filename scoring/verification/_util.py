@@ -241,6 +241,7 @@ def combine_nodes(
 
 def same_host(a: str, b: str) -> bool:
     """Whether two host names name one host: case-insensitive, and a short name is the same
-    host as its FQDN (as portal.services.evidence compares a token's node with a hostname)."""
+    host as its FQDN (the one comparison: portal.services.evidence compares a token's node
+    with a bundle's hostname through it too)."""
     a, b = a.strip().casefold(), b.strip().casefold()
     return a == b or a.split(".", 1)[0] == b.split(".", 1)[0]
