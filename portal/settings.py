@@ -155,6 +155,8 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 LANGUAGE_CODE = env.str("LANGUAGE_CODE", default="en")
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Amounts grouped in threes in Chinese too (portal/formats/zh_Hans).
+FORMAT_MODULE_PATH = ["portal.formats"]
 TIME_ZONE = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True

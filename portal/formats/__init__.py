@@ -1,0 +1,1 @@
+"""The project's number and date formats by language, over Django's (FORMAT_MODULE_PATH)."""
