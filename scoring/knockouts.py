@@ -37,6 +37,14 @@ DELIVERY_TERMS = {
 }
 
 
+# The virtualisation modes the NVIDIA driver reports inside a VM (nvidia-smi -q
+# "Virtualization Mode"), by the delivery form each shows.
+DRIVER_MODES = {
+    "passthrough_vm": ("Pass-Through", "直通（Pass-Through）"),
+    "vgpu": ("vGPU", "vGPU"),
+}
+
+
 def _term(terms: dict[str, tuple[str, str]], value: str) -> tuple[str, str]:
     return terms.get(value, (value, value))
 
@@ -164,22 +172,29 @@ def _delivery_knockouts(
                 f"offering: delivery_form = {offering.delivery_form}",
             )
         ]
+    seen = measured.delivery_form_seen
     form, basis = rubric.observed_delivery_form(
-        offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence
+        offering.delivery_form, measured.bare_metal_verdict, measured.bare_metal_confidence, seen
     )
-    if form != "bare_metal" and basis == "measured":
-        confidence = measured.bare_metal_confidence or 0.0
-        return [
-            Knockout(
-                "delivery_form",
-                f"{need} GPUs need bare metal; bare metal was claimed but the evidence shows a "
-                f"virtualised host (confidence {confidence:.2f})",
-                f"{need} 张 GPU 的规模需要裸金属；声明为裸金属，但证据显示为虚拟化主机"
-                f"（置信度 {confidence:.2f}）",
-                measured.ref("bare_metal_verdict"),
-            )
-        ]
-    return []
+    if form == "bare_metal" or basis != "measured":
+        return []
+    confidence = measured.bare_metal_confidence or 0.0
+    if seen == form and seen in DRIVER_MODES:
+        # The NVIDIA driver itself names the VM's mode: no confidence figure is needed.
+        mode_en, mode_zh = DRIVER_MODES[seen]
+        shows_en = f"the NVIDIA driver on a node reports {mode_en} mode (a virtual machine)"
+        shows_zh = f"某节点上的 NVIDIA 驱动报告为{mode_zh}模式（虚拟机）"
+    else:
+        shows_en = f"the evidence shows a virtualised host (confidence {confidence:.2f})"
+        shows_zh = f"证据显示为虚拟化主机（置信度 {confidence:.2f}）"
+    return [
+        Knockout(
+            "delivery_form",
+            f"{need} GPUs need bare metal; bare metal was claimed but {shows_en}",
+            f"{need} 张 GPU 的规模需要裸金属；声明为裸金属，但{shows_zh}",
+            measured.ref("delivery_form_seen", "bare_metal_verdict"),
+        )
+    ]
 
 
 def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:

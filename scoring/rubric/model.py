@@ -38,6 +38,12 @@ FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 # verification.bare_metal._node_forms), as opposed to those only the verdict implies.
 _NAMED_FORMS = frozenset(("passthrough_vm", "vgpu"))
 
+
+def _less_favourable(form: str, than: str) -> bool:
+    """Whether delivery form ``form`` is less favourable than ``than`` (FORMS_BY_FAVOUR)."""
+    return FORMS_BY_FAVOUR.index(form) > FORMS_BY_FAVOUR.index(than)
+
+
 # --- point tables (one class per generic rule kind) -------------------------------------------
 
 
@@ -422,12 +428,18 @@ class Rubric:
             self.bare_metal_min_confidence
         )
         if not sure:
-            # Rubric v2: a node that names the very form claimed (the NVIDIA driver reports
-            # passthrough or vGPU mode) verifies it, however unsure the hypervisor verdict is
-            # (a passed-through full board also shows physical signs: NVSwitches, the host's
-            # DMI). Bare metal is only ever seen through the verdict, so it needs its confidence.
-            if self.v2 is not None and seen == claimed and seen in _NAMED_FORMS:
-                return claimed, "verified"
+            # Rubric v2: a form a node names (the NVIDIA driver reports passthrough or vGPU
+            # mode) settles the claim however unsure the hypervisor verdict is (a
+            # passed-through full board also shows physical signs: NVSwitches, the host's
+            # DMI): it verifies the very form claimed and refutes a more favourable one, as a
+            # confident verdict would; trusting the driver only where it favours the vendor
+            # would not be honest. Bare metal is only ever seen through the verdict, so it
+            # needs its confidence.
+            if self.v2 is not None and seen in _NAMED_FORMS:
+                if seen == claimed:
+                    return claimed, "verified"
+                if claimed != "mig" and _less_favourable(seen, claimed):
+                    return seen, "contradicted"
             return claimed, "claimed"
         if verdict == "bare_metal":
             if claimed == "bare_metal":
@@ -444,11 +456,7 @@ class Rubric:
             return shown or "container", "contradicted"
         # MIG partitions the GPU, not the host: its slices are handed out in containers or in
         # MIG-backed vGPU VMs, so neither contradicts a MIG claim.
-        if (
-            shown is not None
-            and claimed != "mig"
-            and FORMS_BY_FAVOUR.index(shown) > FORMS_BY_FAVOUR.index(claimed)
-        ):
+        if shown is not None and claimed != "mig" and _less_favourable(shown, claimed):
             return shown, "contradicted"
         return claimed, "verified"
 
