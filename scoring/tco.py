@@ -58,7 +58,6 @@ from .collectives import (
     across_reference,
     collectives,
     comm_share,
-    declared_fabric,
     health_of,
     measured_across,
     node_shape,
@@ -66,6 +65,7 @@ from .collectives import (
     scale_and_assumed,
     throughput_kernel,
 )
+from .fabric_share import declared_fabric
 from .rubric import Rubric, load_rubric
 from .rubric.model import backs
 from .types import (

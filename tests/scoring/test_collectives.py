@@ -20,8 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.collectives import NO_FABRIC_GBIT_S, collectives
+from scoring.collectives import collectives
 from scoring.evidence import parse_bytes
+from scoring.fabric_share import NO_FABRIC_GBIT_S
 from scoring.ranking import rank, score_candidate
 from scoring.rubric import load_rubric
 from scoring.tco import compute_tco, effective_price_ratio

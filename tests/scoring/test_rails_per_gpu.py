@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import api
-from scoring.collectives import declared_fabric
 from scoring.dimensions import score_dimensions_columns, score_dimensions_deferred
+from scoring.fabric_share import declared_fabric
 from scoring.rubric import load_rubric
 from scoring.tco import pending_tcos
 from scoring.types import DIMENSIONS, MeasuredFacts
