@@ -53,6 +53,13 @@ FIELD_CHOICES = {
         "fail": gettext_lazy("failed"),
         "skip": gettext_lazy("skipped"),
     },
+    "dcgm_result": {
+        "pass": gettext_lazy("passed"),
+        "pass_short": gettext_lazy("passed a quick run only (no GPU stress test)"),
+        "warn": gettext_lazy("warning"),
+        "fail": gettext_lazy("failed"),
+        "skip": gettext_lazy("skipped"),
+    },
 }
 
 # Leading sentences of stored import errors (written by the worker in English) that pages

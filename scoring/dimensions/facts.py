@@ -133,6 +133,20 @@ def _dcgm_failed_count(ctx: FactContext) -> int | None:
     return None if failed is None else len(failed)
 
 
+def _dcgm_result(overall: str | None, stressed: bool | None) -> str | None:
+    """The DCGM result rubric v2 scores: a pass from quick runs only (level 1 or 2, nothing
+    loaded the GPUs) is "pass_short", below a stress-tested pass and a stress test's warning
+    (expert review F4: a -r 1 pass earned the full points while a deeper run's warning
+    earned half); a depth the outputs do not show leaves the pass as it is."""
+    if overall == "pass" and stressed is False:
+        return "pass_short"
+    return overall
+
+
+def _dcgm_result_fact(ctx: FactContext) -> str | None:
+    return _dcgm_result(ctx.measured.dcgm_overall, ctx.measured.dcgm_stress_tested)
+
+
 def _form_check(ctx: FactContext) -> tuple[str, str]:
     """(delivery form to score, status of the delivery-form claim) from the evidence."""
     measured = ctx.measured
@@ -901,6 +915,16 @@ def _dcgm_failed_count_column(batch: Batch) -> list[int | None]:
     return [None if tests is None else len(tests) for tests in failed]
 
 
+def _dcgm_result_column(batch: Batch) -> list[str | None]:
+    return list(
+        map(
+            _dcgm_result,
+            batch.raw("measured.dcgm_overall"),
+            batch.raw("measured.dcgm_stress_tested"),
+        )
+    )
+
+
 def _answer_column(key: str) -> Callable[[Batch], list[str]]:
     def column(batch: Batch) -> list[str]:
         if key not in DERIVED_ITEMS and key not in DERIVED_COLUMNS:
@@ -969,6 +993,12 @@ def _build_facts() -> dict[str, FactSource]:
         MEASURED,
         ("dcgm_failed_tests", "dcgm_overall"),
         column=_dcgm_failed_count_column,
+    )
+    facts["derived.dcgm_result"] = FactSource(
+        _dcgm_result_fact,
+        MEASURED,
+        ("dcgm_overall",),
+        column=_dcgm_result_column,
     )
     facts["derived.scale_efficiency"] = FactSource(
         _scale_efficiency,

@@ -372,6 +372,10 @@ class MeasuredFacts:
     ``xid_node_share`` their share of the nodes whose log was read. ``nvlink_topology`` is the
     measured topology of the worst node
     ("full_mesh" | "grouped" | "none"), the one the nvlink_topology verdict judged.
+    ``dcgm_stress_tested`` says whether a dcgmi diag that passed or warned ran a test that
+    loads the GPUs (run level 3 and up: Diagnostic, Targeted Stress/Power, Memory Bandwidth,
+    SM Stress, Pulse, EUD, Memtest); False when every such output ran only the quick checks
+    (level 1 or 2: the software deployment, PCIe and a short memory test); None when unknown.
     ``delivery_form_seen`` is the delivery form the evidence shows beside the bare-metal verdict:
     "bare_metal", the virtualised form a node names ("container", "vgpu", "passthrough_vm", the
     least favourable node's) or "virtualised" when only a hypervisor shows.
@@ -389,6 +393,7 @@ class MeasuredFacts:
     xid_errors: int | None = None
     dcgm_overall: str | None = None
     dcgm_failed_tests: tuple[str, ...] | None = None
+    dcgm_stress_tested: bool | None = None
     nvme_read_mbyte_s: float | None = None
     nvme_write_mbyte_s: float | None = None
     ib_ports_down: int | None = None
@@ -447,6 +452,8 @@ class MeasuredFacts:
                 _opt_int(getattr(self, name), name)
         if self.dcgm_overall is not None:
             _choice(self.dcgm_overall, DCGM_RESULTS, "dcgm_overall")
+        if self.dcgm_stress_tested is not None and not isinstance(self.dcgm_stress_tested, bool):
+            raise ScoringInputError("dcgm_stress_tested must be true, false or null")
         if self.dcgm_failed_tests is not None:
             if isinstance(self.dcgm_failed_tests, str):
                 raise ScoringInputError("dcgm_failed_tests must be a list of test names")

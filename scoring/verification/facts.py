@@ -28,6 +28,7 @@ from .health import (
     MEMORY_FAILURE_METRICS,
     MEMORY_PENDING_METRICS,
     XID_NODE_AFFECTED,
+    dcgm_stress_tested,
     memory_flag,
     node_gpu_errors,
 )
@@ -410,6 +411,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
 
     dcgm_overall = None
     failed: list[str] = []
+    depths: list[bool | None] = []
     for e in _of(evidence, "dcgm_diag"):
         overall = e.metrics.get("overall")
         if overall in DCGM_SEVERITY and (
@@ -417,7 +419,20 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         ):
             dcgm_overall = overall
             refs["dcgm_overall"] = _ref(e)
+        if overall in ("pass", "warn"):
+            depth = dcgm_stress_tested(e.metrics)
+            # Cited by the output that settles it: the first that loaded the GPUs, else the
+            # first quick run.
+            first_deep = depth is True and True not in depths
+            if first_deep or (depth is False and "dcgm_stress_tested" not in refs):
+                refs["dcgm_stress_tested"] = _ref(e)
+            depths.append(depth)
         failed.extend(str(t) for t in as_list(e.metrics.get("failed_tests")))
+    # A pass counts as a stress test when any output that passed or warned loaded the GPUs
+    # (the deepest run settles it); a quick run only where every such output was one.
+    stressed = True if True in depths else (False if depths and None not in depths else None)
+    if stressed is None:
+        refs.pop("dcgm_stress_tested", None)
 
     nvme: dict[str, float | None] = {"read": None, "write": None}
     nvme_item = report.items.get("local_nvme")
@@ -498,6 +513,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         host_device_fraction=host_device_fraction(evidence, refs),
         dcgm_overall=dcgm_overall,
         dcgm_failed_tests=tuple(failed) if dcgm_overall else None,
+        dcgm_stress_tested=stressed,
         nvme_read_mbyte_s=nvme["read"],
         nvme_write_mbyte_s=nvme["write"],
         ib_ports_down=ports_down,

@@ -3,6 +3,7 @@ the Blackwell memory repair flags."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -459,3 +460,45 @@ def _node_faults(evs: Sequence[NodeEvidence]) -> tuple[Fault, ...]:
         elif ev.kind == "kernel_log":
             faults.extend(_kernel_log_faults(ev))
     return tuple(faults)
+
+
+# The tests that load the GPUs, from run level 3 up (NVIDIA DCGM diagnostics guide, run
+# levels: 1 "quick" runs the deployment/software checks, 2 "medium" adds PCIe and a short
+# memory test, 3 "long" adds the Diagnostic, Targeted Stress, Targeted Power and Memory
+# Bandwidth plugins, 4 the Pulse test and Memtest; SM Stress and EUD are run-level-3-and-up
+# plugins too). Names as the table and the JSON spell them, compared without case, spaces or
+# underscores.
+_STRESS_TESTS = frozenset(
+    (
+        "diagnostic",
+        "targetedstress",
+        "targetedpower",
+        "memorybandwidth",
+        "smstress",
+        "pulsetest",
+        "pulse",
+        "eud",
+        "eudtest",
+        "memtest",
+    )
+)
+_RAN = frozenset(("pass", "warn", "fail"))
+
+
+def dcgm_stress_tested(metrics: Mapping[str, Any]) -> bool | None:
+    """Whether a parsed dcgmi diag ran a test that loads the GPUs (run level 3 and up) on at
+    least one GPU: True, False when it lists its tests and none of them did (a quick run,
+    level 1 or 2, or every stress test skipped), None when it lists no tests.
+
+    Read from the tests themselves, not from ``level`` (the -r of the command line, often not
+    pasted): a level-3 run whose stress tests were all skipped stressed nothing."""
+    tests = metrics.get("tests")
+    if not isinstance(tests, list) or not tests:
+        return None
+    for test in tests:
+        if not isinstance(test, dict) or test.get("status") not in _RAN:
+            continue
+        name = re.sub(r"[\s_]+", "", str(test.get("name") or "")).lower()
+        if name in _STRESS_TESTS or str(test.get("category") or "").lower() == "stress":
+            return True
+    return False

@@ -188,6 +188,7 @@ measured_facts = st.builds(
     xid_errors=_optional(st.integers(0, 5)),
     dcgm_overall=_optional(st.sampled_from(("pass", "warn", "fail", "skip"))),
     dcgm_failed_tests=_optional(st.lists(st.sampled_from(("memtest", "pcie")), max_size=2)),
+    dcgm_stress_tested=_optional(st.booleans()),
     nvme_read_mbyte_s=_optional(st.floats(0, 20000)),
     nvme_write_mbyte_s=_optional(st.floats(0, 20000)),
     ib_ports_down=_optional(st.integers(0, 4)),

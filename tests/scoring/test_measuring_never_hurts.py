@@ -8,8 +8,9 @@ as rings bounded by the node's NICs, B x 0.95 (190 GB/s there): a healthy run re
 optimal bound stays the implausibility ceiling. alltoall is point-to-point sends, so its
 bound is what a healthy fabric reaches; all_reduce was already the ring's bound
 (test_ring_expectation). And the alltoall / all_gather rules, left out when no run was
-uploaded, give full points from 0.9 of the expectation: below that a healthy run lowered a
-candidate whose other network rules scored higher.
+uploaded, give full points from 0.8 of the expectation, the floor of a healthy run (0.9 until
+stop 30's GPU expert review: an alltoall at 0.85 took the network from 93.95 to 92.82): below
+full points a healthy run lowered a candidate whose other network rules scored higher.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ _STATUS = st.sampled_from(ITEM_STATUSES)
 @settings(max_examples=60, deadline=None)
 @given(
     collective=st.sampled_from(sorted(RUNS)),
-    fraction=st.sampled_from((0.9, 0.93, 0.97, 1.0)),
+    fraction=st.sampled_from((0.8, 0.85, 0.9, 0.93, 0.97, 1.0)),
     # One status for every item (a strong candidate: all verified), then a few others.
     answers=st.builds(
         lambda every, some: {**dict.fromkeys(CHECKLIST_KEYS, every), **some},
@@ -213,6 +214,18 @@ _STATUS = st.sampled_from(ITEM_STATUSES)
     node_count=2,
     profile="pretraining",
     others={"all_reduce": 1.0, "alltoall": None, "all_gather": None},
+    ibstat=(8, 400.0),
+    min_busbw=None,
+)
+# Stop 30's counterexample: 2 x 8 H100 on 8 x NDR, every item verified, all-reduce at 0.95;
+# an alltoall at 0.85 (healthy) scored 8 of 10 and lowered the network.
+@example(
+    collective="alltoall",
+    fraction=0.85,
+    answers=dict.fromkeys(CHECKLIST_KEYS, "verified"),
+    node_count=2,
+    profile="pretraining",
+    others={"all_reduce": 0.9, "alltoall": None, "all_gather": None},
     ibstat=(8, 400.0),
     min_busbw=None,
 )
