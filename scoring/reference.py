@@ -115,6 +115,17 @@ _DS_V100 = "NVIDIA Tesla V100 datasheet: SXM2 NVLink 300 GB/s, PCIe Gen3 32 GB/s
 _DS_A100 = "NVIDIA A100 datasheet: SXM4 NVLink 600 GB/s; PCIe with NVLink bridge 600 GB/s, Gen4"
 _DS_A800 = "NVIDIA A800 datasheet (China export SKU): NVLink 400 GB/s (SXM and PCIe bridge)"
 _DS_H100 = "NVIDIA H100 datasheet: SXM5 NVLink 900 GB/s; PCIe/NVL NVLink bridge 600 GB/s, Gen5"
+# The 64 GB SXM5 board (PCI device 10de:2337, "GH100 [H100 SXM5 64GB]" in pci.ids; listed as
+# "NVIDIA H100 SXM5 64GB" in NVIDIA's vGPU documentation) is the 80 GB board's GH100 with less
+# HBM3: the same SXM5 baseboard, 18 NVLink4 links, 900 GB/s.
+_DS_H100_64GB = _DS_H100 + "; H100 SXM5 64GB (10de:2337): 64 GB HBM3, same SXM5 NVLink"
+# A workstation card sold worldwide, not the China SXM part: NVIDIA A800 40GB Active datasheet
+# (nvidia.com/en-us/design-visualization/a800): 40 GB HBM2 at 1,555 GB/s, PCIe Gen4 x16
+# (64 GB/s both ways), NVLink 400 GB/s through a 2-way bridge joining two cards, active fan.
+_DS_A800_ACTIVE = (
+    "NVIDIA A800 40GB Active datasheet: 40 GB HBM2, PCIe Gen4 x16, "
+    "NVLink 400 GB/s via a 2-way bridge (two cards)"
+)
 _DS_H800 = "NVIDIA H800 datasheet (China export SKU): NVLink 400 GB/s, PCIe Gen5"
 _DS_H20 = "NVIDIA HGX H20 product brief: 96 GB HBM3 (H20-3e: 141 GB), NVLink 900 GB/s, Gen5"
 _DS_H200 = "NVIDIA H200 datasheet: 141 GB HBM3e, SXM NVLink 900 GB/s; NVL bridge 900 GB/s"
@@ -167,6 +178,8 @@ def _g(
 
 _PCIE = ("PCIE",)
 _SXM_ONLY = ("PCIE", "NVL")
+# nvidia-smi names the A800 workstation card "NVIDIA A800 40GB Active", with no "PCIe".
+_A800_SXM_ONLY = ("PCIE", "ACTIVE")
 
 # Within a family the first row is the default when a name carries no variant token:
 # nvidia-smi prints the SXM H100 as "NVIDIA H100 80GB HBM3" and the PCIe one as "H100 PCIe".
@@ -199,11 +212,13 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
     _g("A100-PCIE-40GB", "A100", "NVIDIA A100 PCIe 40GB", 40, "pcie", "Ampere", 600, 12, 4,
        _DS_A100, needs=_PCIE),
     _g("A800-SXM4-80GB", "A800", "NVIDIA A800 SXM4 80GB", 80, "sxm", "Ampere", 400, 8, 4,
-       _DS_A800, excludes=_PCIE),
+       _DS_A800, excludes=_A800_SXM_ONLY),
     _g("A800-SXM4-40GB", "A800", "NVIDIA A800 SXM4 40GB", 40, "sxm", "Ampere", 400, 8, 4,
-       _DS_A800, excludes=_PCIE),
+       _DS_A800, excludes=_A800_SXM_ONLY),
     _g("A800-PCIE-80GB", "A800", "NVIDIA A800 PCIe 80GB", 80, "pcie", "Ampere", 400, 8, 4,
        _DS_A800, needs=_PCIE),
+    _g("A800-40GB-ACTIVE", "A800", "NVIDIA A800 40GB Active", 40, "pcie", "Ampere", 400, 8, 4,
+       _DS_A800_ACTIVE, needs=("ACTIVE",)),
     _g("A30", "A30", "NVIDIA A30 24GB", 24, "pcie", "Ampere", 200, 4, 4, _DS_AMPERE_DC),
     _g("A40", "A40", "NVIDIA A40 48GB", 48, "pcie", "Ampere", 112.5, 4, 4, _DS_AMPERE_DC),
     _g("A10", "A10", "NVIDIA A10 24GB", 24, "pcie", "Ampere", 0, 0, 4, _DS_AMPERE_DC),
@@ -228,6 +243,8 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
        _DS_H100, nvls=True, excludes=_SXM_ONLY),
     _g("H100-SXM5-94GB", "H100", "NVIDIA H100 SXM5 94GB", 94, "sxm", "Hopper", 900, 18, 5,
        _DS_H100, nvls=True, excludes=_SXM_ONLY),
+    _g("H100-SXM5-64GB", "H100", "NVIDIA H100 SXM5 64GB", 64, "sxm", "Hopper", 900, 18, 5,
+       _DS_H100_64GB, nvls=True, excludes=_SXM_ONLY),
     _g("H100-PCIE-80GB", "H100", "NVIDIA H100 PCIe 80GB", 80, "pcie", "Hopper", 600, 12, 5,
        _DS_H100, needs=_PCIE),
     _g("H100-NVL-94GB", "H100", "NVIDIA H100 NVL 94GB", 94, "pcie", "Hopper", 600, 12, 5,

@@ -40,6 +40,7 @@ from .model import (
     ItemVerification,
     NodeEvidence,
 )
+from .nvlink_links import topo_links_down
 
 # nvidia-smi reports the usable frame buffer in MiB, a little under the marketing "80GB":
 # 81559 MiB = 79.6 GiB on an H100 80GB HBM3, 40536 MiB = 39.6 GiB on some A100 40GB.
@@ -645,6 +646,51 @@ def _nvlink_status_problem(
     return None
 
 
+def _topo_links_down(
+    node: str,
+    ev: NodeEvidence,
+    measured: str,
+    spec: GpuSpec | None,
+    claims: Claims,
+    details: dict[str, Any],
+) -> NodeResult | None:
+    """The verdict when a full mesh in ``ev`` shows NVLinks down (nvlink_links), else None.
+
+    The mesh delivers one step less than a full mesh, as with links down in `nvidia-smi
+    nvlink -s`: a full-mesh claim is contradicted; a grouped one is still met (the GPUs are
+    joined by NVLink), and the reason says which links are down.
+    """
+    if measured != "full_mesh" or claims.nvlink_topology == "none" or spec is None:
+        return None
+    down = topo_links_down(ev.metrics, spec.nvlink_links)
+    if down is None:
+        return None
+    what_en, what_zh = down.described(spec.display_name, ev.source or ev.kind)
+    details["effective_topology"] = _degraded(measured)
+    details["nvlink_links_down"] = dict(down.links)
+    details["nvlink_links_expected"] = spec.nvlink_links
+    gpus = as_int(ev.metrics.get("gpu_count"))
+    shown = f"nvidia-smi topo -m on node {node} shows NVLink between all {gpus} GPUs"
+    shown_zh = f"节点 {node} 的 nvidia-smi topo -m 显示 {gpus} 块 GPU 之间均有 NVLink"
+    if claims.nvlink_topology == "full_mesh":
+        return NodeResult(
+            node,
+            STATUS_CONTRADICTED,
+            f"{shown}, but {what_en}, so the claimed all-to-all NVLink mesh is not complete.",
+            f"{shown_zh}，但{what_zh}，声明的全互联 NVLink 不完整。",
+            ev.ref,
+            details,
+        )
+    return NodeResult(
+        node,
+        STATUS_VERIFIED,
+        f"{shown}, which meets the claimed {_TOPOLOGY_EN['grouped']}, though {what_en}.",
+        f"{shown_zh}，满足声明的{_TOPOLOGY_ZH['grouped']}，但{what_zh}。",
+        ev.ref,
+        details,
+    )
+
+
 def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
     topo = of_kind(evs, "nvidia_smi_topo")
     links = of_kind(evs, "nvidia_smi_nvlink")
@@ -692,6 +738,9 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
                 ev.ref,
                 details,
             )
+        down = _topo_links_down(node, ev, measured, spec, claims, details)
+        if down is not None:
+            return down
         if gpus < claims.gpus_per_node:
             return NodeResult(
                 node,

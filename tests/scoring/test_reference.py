@@ -18,6 +18,8 @@ from scoring.reference import (
     match_gpu,
     nic_max_rate_gbit_s,
     normalise_gpu_name,
+    nvlink_bridge_gpus,
+    nvlink_topology_ruled_out,
 )
 
 
@@ -61,6 +63,11 @@ from scoring.reference import (
         ("A100-SXM4-40GB", "A100-SXM4-40GB"),
         ("A800", "A800-SXM4-80GB"),
         ("A800 80GB PCIe", "A800-PCIE-80GB"),
+        # the workstation card (nvidia-smi prints no "PCIe" in its name) and the 64 GB H100
+        ("NVIDIA A800 40GB Active", "A800-40GB-ACTIVE"),
+        ("NVIDIA A800-SXM4-40GB", "A800-SXM4-40GB"),
+        ("NVIDIA H100 SXM5 64GB", "H100-SXM5-64GB"),
+        ("NVIDIA Corporation GH100 [H100 SXM5 64GB] [10de:2337] (rev a1)", "H100-SXM5-64GB"),
         ("A100 PCI-E 40GB", "A100-PCIE-40GB"),
         ("V100-SXM2-32GB", "V100-SXM2-32GB"),
         ("GH200", "GH200-96GB"),
@@ -287,3 +294,34 @@ def test_more_network_never_lowers_the_expectation(spec, gpus, nodes, topo, fabr
 def test_match_gpu_never_raises(name: str) -> None:
     result = match_gpu(name)
     assert result is None or result.key
+
+
+def test_the_a800_40gb_active_is_a_bridged_pcie_card_not_the_sxm_board() -> None:
+    # NVIDIA A800 40GB Active datasheet: 40 GB HBM2, PCIe Gen4 x16, NVLink 400 GB/s through a
+    # 2-way bridge. Read as the A800 SXM4 40GB it was held to the SXM NVLink bound.
+    active = match_gpu("NVIDIA A800 40GB Active")
+    assert active is not None
+    assert (active.form_factor, active.memory_gib, active.pcie_gen) == ("pcie", 40, 4)
+    assert (active.nvlink_bidi_gbyte_s, active.nvls) == (400, False)
+    assert nvlink_bridge_gpus(active) == 2
+    # Eight of them declared grouped: the ring crosses PCIe Gen4, not NVLink.
+    grouped = _expected("NVIDIA A800 40GB Active", 8, 1, "grouped")
+    assert grouped is not None and grouped.value_gbyte_s == 25.2  # 31.5 x 0.8
+    assert "PCIe Gen4" in grouped.basis
+    sxm = _expected("NVIDIA A800-SXM4-40GB", 8, 1, "grouped")
+    assert sxm is not None and sxm.value_gbyte_s == 160.0  # 200 GB/s per direction x 0.8
+    # A full mesh of more than two of them is ruled out by the bridge.
+    ruled_out = nvlink_topology_ruled_out("NVIDIA A800 40GB Active", 8, "full_mesh")
+    assert ruled_out is not None and "join 2 cards" in ruled_out[0]
+    assert "A800 40GB Active datasheet" in ruled_out[0] and "NVLink 桥只连接 2 块卡" in ruled_out[1]
+
+
+def test_the_h100_sxm5_64gb_is_the_sxm5_board_with_less_memory() -> None:
+    spec = match_gpu("NVIDIA H100 SXM5 64GB")
+    full = match_gpu("NVIDIA H100 80GB HBM3")
+    assert spec is not None and full is not None
+    assert (spec.memory_gib, spec.form_factor) == (64, "sxm")
+    same = ("nvlink_bidi_gbyte_s", "nvlink_links", "nvls", "pcie_gen", "architecture")
+    assert [getattr(spec, f) for f in same] == [getattr(full, f) for f in same]
+    # Without a memory figure the family's first row (the 80 GB board) is still the default.
+    assert match_gpu("NVIDIA H100 SXM5").key == "H100-SXM5-80GB"  # type: ignore[union-attr]

@@ -1,0 +1,147 @@
+"""NVLinks down in an ``nvidia-smi topo -m`` matrix: each GPU's NV# cells against its model's
+link count (checklist item 2)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+_GPU = re.compile(r"^GPU(\d+)$")
+_BONDED = re.compile(r"^NV(\d{1,4})$")
+# A reason names a few GPUs, enough to find them in the matrix; the rest are counted.
+_SHOWN_GPUS = 3
+
+
+@dataclass(frozen=True)
+class LinksDown:
+    """GPUs of a full NVLink mesh that show fewer NVLinks than their model has.
+
+    ``switched`` is True on an NVSwitch baseboard (HGX/DGX), where every pair's NV# is the
+    NVLinks each GPU has into the switches; False on a board whose GPUs are wired to each
+    other directly (HGX 4-GPU, a bridged pair), where a GPU's NV# cells add up to its links.
+    ``links`` maps each GPU with links down to the NVLinks it shows (its largest cell on a
+    switched board, the sum of its cells otherwise); ``rows`` holds the matrix row of the first
+    of them that has one, restricted to the GPU columns, to quote as the evidence.
+    """
+
+    switched: bool
+    expected: int
+    links: Mapping[str, int]
+    cells: Mapping[str, tuple[str, ...]]
+    rows: Mapping[str, str]
+
+    def described(self, model: str, source: str) -> tuple[str, str]:
+        """(en, zh) naming the GPUs, the NVLinks they show and the ``model``'s count, with the
+        row of ``source`` (the file) that shows it."""
+        shown = list(self.links.items())[:_SHOWN_GPUS]
+        more = len(self.links) - len(shown)
+        if self.switched:
+            seen_en = [f"{gpu} reaches the other GPUs over at most NV{n}" for gpu, n in shown]
+            seen_zh = [f"{gpu} 与其他 GPU 之间至多为 NV{n}" for gpu, n in shown]
+            rule_en = f"every GPU pair of an NVSwitch board of {model} reads NV{self.expected}"
+            rule_zh = f"{model} 的 NVSwitch 基板上每对 GPU 之间均应为 NV{self.expected}"
+        else:
+            seen_en = [
+                f"{gpu}'s NVLinks to the other GPUs add up to {n} ({' + '.join(self.cells[gpu])})"
+                for gpu, n in shown
+            ]
+            seen_zh = [
+                f"{gpu} 与其他 GPU 之间的 NVLink 合计 {n} 条（{' + '.join(self.cells[gpu])}）"
+                for gpu, n in shown
+            ]
+            rule_en = f"each GPU of a directly wired board of {model} has {self.expected}"
+            rule_zh = f"{model} 的直连基板上每块 GPU 应有 {self.expected} 条"
+        if more:
+            seen_en.append(f"{more} more GPU(s) likewise")
+            seen_zh.append(f"另有 {more} 块 GPU 同样如此")
+        down_en = ", ".join(f"{self.expected - n} of {gpu}'s {self.expected}" for gpu, n in shown)
+        down_zh = "，".join(
+            f"{gpu} 的 {self.expected} 条 NVLink 中有 {self.expected - n} 条" for gpu, n in shown
+        )
+        en = f"{'; '.join(seen_en)}, where {rule_en}: {down_en} NVLinks are down"
+        zh = f"{'；'.join(seen_zh)}，而{rule_zh}：{down_zh}未连通"
+        if self.rows:
+            row = next(iter(self.rows.values()))
+            en += f' (row "{row}" in {source})'
+            zh += f"（{source} 中的行“{row}”）"
+        return en, zh
+
+
+def _index(label: str) -> int:
+    match = _GPU.match(label)
+    return int(match.group(1)) if match else -1
+
+
+def _cell(matrix: Mapping[str, Any], a: str, b: str) -> str | None:
+    for row, column in ((a, b), (b, a)):
+        cells = matrix.get(row)
+        code = cells.get(column) if isinstance(cells, Mapping) else None
+        if isinstance(code, str) and code:
+            return code
+    return None
+
+
+def topo_links_down(metrics: Mapping[str, Any], expected: int) -> LinksDown | None:
+    """The GPUs of a full NVLink mesh showing fewer than ``expected`` NVLinks (the model's
+    ``GpuSpec.nvlink_links``), or None: links all there, no matrix, or not a full mesh.
+
+    nvidia-smi prints NV<n> for a pair joined by a bonded set of n NVLinks. Behind NVSwitches
+    (HGX/DGX 8-GPU, GB200 trays) every pair reads the GPU's whole link count (NV18 on H100,
+    H200, H20, B200; NV12 on A100; NV8 on H800, A800), so a GPU with links down reads fewer on
+    all its pairs. Without switches (HGX 4-GPU H100: NV6 to each of three, 18 in all; a
+    bridged pair) a GPU's cells add up to its link count. A board is read as switched when
+    some GPU's cells add up to more links than the model has, which only switches allow.
+    A pair joined otherwise than by NVLink (PCIe cards bridged in groups, a hybrid cube mesh)
+    makes it no full mesh: those are judged by the topology itself, not here.
+    """
+    matrix = metrics.get("matrix")
+    if not isinstance(matrix, Mapping) or expected <= 0:
+        return None
+    labels = set(matrix)
+    for cells in matrix.values():
+        if isinstance(cells, Mapping):
+            labels.update(cells)
+    gpus = sorted((g for g in labels if isinstance(g, str) and _GPU.match(g)), key=_index)
+    if len(gpus) < 2:
+        return None
+    counts: dict[str, list[tuple[str, int]]] = {gpu: [] for gpu in gpus}
+    unknown: set[str] = set()
+    for a, b in combinations(gpus, 2):
+        code = _cell(matrix, a, b)
+        if code is None:
+            unknown.update((a, b))
+            continue
+        bonded = _BONDED.match(code)
+        if not bonded:
+            return None
+        counts[a].append((b, int(bonded.group(1))))
+        counts[b].append((a, int(bonded.group(1))))
+    switched = any(sum(n for _, n in pairs) > expected for pairs in counts.values())
+    links: dict[str, int] = {}
+    cells: dict[str, tuple[str, ...]] = {}
+    for gpu, pairs in counts.items():
+        if not pairs:
+            continue
+        if switched:
+            seen = max(n for _, n in pairs)
+        elif gpu in unknown:
+            # A cut matrix hides some of a directly wired GPU's links: its sum says nothing.
+            continue
+        else:
+            seen = sum(n for _, n in pairs)
+        if seen < expected:
+            links[gpu] = seen
+            cells[gpu] = tuple(f"NV{n}" for _, n in pairs)
+    if not links:
+        return None
+    rows = {}
+    for gpu in links:
+        row = matrix.get(gpu)
+        if isinstance(row, Mapping):
+            shown = " ".join(str(row.get(other, "?")) for other in gpus)
+            rows[gpu] = f"{gpu} {shown}"
+            break
+    return LinksDown(switched, expected, links, cells, rows)
