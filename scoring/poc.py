@@ -488,8 +488,12 @@ def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in _DCGM_NOT_PASSED:
         return _DCGM_NOT_PASSED[e.metrics["overall"]], ()
     if e.kind == "nccl_tests":
-        wrong = _number(e.metrics.get("wrong_total"))
-        if wrong is not None and wrong > 0:
+        # Both figures cover every table of the file; an old table whose "error" column holds a
+        # deviation says FAILED with its count in "Out of bounds values" only.
+        wrong = _number(e.metrics.get("wrong_total")) or 0.0
+        if wrong <= 0 and e.metrics.get("out_of_bounds_ok") is False:
+            wrong = _number(e.metrics.get("out_of_bounds")) or 0.0
+        if wrong > 0:
             return NOTE_NCCL_WRONG, (("count", f"{wrong:g}"),)
     if e.kind == "fio":
         errors = e.metrics.get("errors")
