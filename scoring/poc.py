@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from .evidence.perftest import bw_avg_each_way_gbit_s
 from .reference import GpuNameFacts, gpu_name_differences, gpu_name_facts
 from .types import CandidateInput
 
@@ -488,8 +489,12 @@ def _failure(run: RequiredRun, e: PocEvidence) -> tuple[str, NoteArgs] | None:
     if run.kind == DCGM_DIAG and e.metrics.get("overall") in _DCGM_NOT_PASSED:
         return _DCGM_NOT_PASSED[e.metrics["overall"]], ()
     if e.kind == "nccl_tests":
-        wrong = _number(e.metrics.get("wrong_total"))
-        if wrong is not None and wrong > 0:
+        # Both figures cover every table of the file; an old table whose "error" column holds a
+        # deviation says FAILED with its count in "Out of bounds values" only.
+        wrong = _number(e.metrics.get("wrong_total")) or 0.0
+        if wrong <= 0 and e.metrics.get("out_of_bounds_ok") is False:
+            wrong = _number(e.metrics.get("out_of_bounds")) or 0.0
+        if wrong > 0:
             return NOTE_NCCL_WRONG, (("count", f"{wrong:g}"),)
     if e.kind == "fio":
         errors = e.metrics.get("errors")
@@ -588,7 +593,7 @@ def fleet_figures(
     evidence: Iterable[PocEvidence], nodes: Sequence[str] = ()
 ) -> dict[str, dict[str, Any]]:
     """Per-node figures summarised across nodes: one-node all_reduce peak bus bandwidth
-    (GB/s), ib_write_bw average (Gbit/s), local fio read (MB/s). A node with several files
+    (GB/s), ib_write_bw average one way (Gbit/s), local fio read (MB/s). A node with several files
     keeps its best file (repeats of one run), the fleet keeps p5 and median. With ``nodes``
     (the sample) only those nodes count."""
     only = set(nodes)
@@ -603,7 +608,8 @@ def fleet_figures(
             else:
                 continue
         elif _is_ib_write_bw(e):
-            key, value = "ib_write_bw_gbit_s", _number(e.metrics.get("bw_avg_gbit_s"))
+            # One direction, as a port's rate: a bidirectional (-b) run reports both summed.
+            key, value = "ib_write_bw_gbit_s", bw_avg_each_way_gbit_s(e.metrics)
         elif e.kind == "fio" and fio_target(e) == "local":
             key, value = "fio_read_bw_mbyte_s", _number(e.metrics.get("read_bw_mbyte_s"))
         else:

@@ -42,6 +42,12 @@ metrics
     wrong_unchecked      number of N/A cells in the #wrong/error columns.
     max_error            largest value of an old-style "error" column (None otherwise).
     out_of_bounds        the "Out of bounds values" count; out_of_bounds_ok its OK/FAILED.
+    wrong_line           the line showing the first wrong result: the first row with a
+                         #wrong count above 0, else a failing "Out of bounds values" line;
+                         None when every table is clean.
+                         These correctness figures cover every table of the file (the sum of
+                         the known counts, False when any table FAILED): a table of wrong
+                         results after a clean one is as wrong as a first one.
     max_size_bytes / min_size_bytes / row_count
     curve                one entry per row: size_bytes, count, type, redop, root, time_us,
                          algbw_gbyte_s, busbw_gbyte_s (from whichever of out-of-/in-place has
@@ -63,8 +69,8 @@ metrics
                          vPCI, a QEMU/Nitro root bus) puts a passed-through GPU.
     gpus_per_process     the "nGpus" figure of the parameter line.
     failures             "Test NCCL failure ..." / "NCCL failure ..." lines.
-    runs                 when the file holds several tables, one summary per table; the figures
-                         above then describe the first table.
+    runs                 when the file holds several tables, one summary per table; the other
+                         figures above then describe the first table.
 facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyte_s`` and
 ``avg_busbw_gbyte_s`` (first table).
 """
@@ -271,6 +277,7 @@ class _Run:
     avg_line: int | None = None
     out_of_bounds: int | None = None
     out_of_bounds_ok: bool | None = None
+    out_of_bounds_line: int | None = None
     wrong_kind: str | None = None
     # Streaming (compact) parses close a table once the next one starts: its summary and its
     # one curve fact are kept, its rows dropped (the first table's rows stay for the curve).
@@ -288,13 +295,14 @@ class _Reduced:
 
     __slots__ = (
         "algbw", "busbw", "count", "errors", "first", "lines", "peak", "peak_size", "placement",
-        "sizes", "times", "total", "unchecked",
+        "sizes", "times", "total", "unchecked", "wrong_line",
     )  # fmt: skip
 
     def __init__(self) -> None:
         self.count = 0
         self.total: int | None = None
         self.unchecked = 0
+        self.wrong_line: int | None = None  # the first row with a wrong count above 0
         self.errors: list[float] = []
         self.first: tuple[str | None, str | None, int] | None = None  # type, redop, line
         self.peak: float | None = None
@@ -330,6 +338,8 @@ class _Reduced:
                     self.unchecked += 1
                 else:
                     self.total = (self.total or 0) + int(value)
+                    if value > 0 and self.wrong_line is None:
+                        self.wrong_line = row.line
             value = values.get("error", absent)
             if value is not absent:
                 if value is None or value == "unreadable":
@@ -345,6 +355,7 @@ class _Reduced:
 
     def summary(self, run: _Run) -> dict[str, Any]:
         total = run.out_of_bounds if self.errors else self.total
+        wrong_line = _wrong_line(run, self.wrong_line, bool(self.errors))
         return {
             "collective": run.collective,
             "header_line": run.header.line,
@@ -357,6 +368,7 @@ class _Reduced:
             "max_error": max(self.errors) if self.errors else None,
             "out_of_bounds": run.out_of_bounds,
             "out_of_bounds_ok": run.out_of_bounds_ok,
+            "wrong_line": wrong_line,
         }
 
     def fact(self, run: _Run, index: int) -> Fact | None:
@@ -863,6 +875,7 @@ class _Scanner:
             status = (match.group(2) or "").upper()
             self.runs[-1].out_of_bounds = int(match.group(1))
             self.runs[-1].out_of_bounds_ok = None if not status else status == "OK"
+            self.runs[-1].out_of_bounds_line = line_no
         avg = _AVG_RE.search(line) if "bus bandwidth" in lowered else None
         if avg and self.runs:
             self.runs[-1].avg_busbw = _number(avg.group(1))
@@ -979,7 +992,10 @@ class _Scanner:
         for pick in header.flat:
             _label, at_busbw, _algbw, _time, at_wrong, at_error = pick
             if at_wrong is not None:
-                reduced.total = (reduced.total or 0) + int(values[at_wrong])
+                wrong = int(values[at_wrong])
+                reduced.total = (reduced.total or 0) + wrong
+                if wrong > 0 and reduced.wrong_line is None:
+                    reduced.wrong_line = line_no
             if at_error is not None:
                 reduced.errors.append(values[at_error])
             if at_busbw is not None and (best is None or values[at_busbw] > best_busbw):
@@ -1029,9 +1045,13 @@ class _Scanner:
                 "address): the run measured no link between GPUs for them"
             )
         if len(runs) > 1:
-            warnings.append(f"{len(runs)} result tables; the summary describes the first one")
+            warnings.append(
+                f"{len(runs)} result tables; the bandwidth figures describe the first one, "
+                "the correctness figures every table"
+            )
         main = runs[0]
-        summary = main.summary or _run_summary(main)
+        summaries = [run.summary or _run_summary(run) for run in runs]
+        summary = {**summaries[0], **_worst_correctness(summaries)}
         if main.avg_busbw is None:
             warnings.append("no 'Avg bus bandwidth' line (output truncated?)")
         if main.out_of_bounds is None:
@@ -1039,8 +1059,11 @@ class _Scanner:
         if summary["wrong_unchecked"]:
             unchecked = summary["wrong_unchecked"]
             warnings.append(f"{unchecked} result(s) were not checked for correctness (N/A)")
-        if main.out_of_bounds_ok is False or (summary["wrong_total"] or 0) > 0:
-            warnings.append("nccl-tests reported wrong results (out-of-bounds values)")
+        if summary["wrong_line"] is not None:
+            warnings.append(
+                f"line {summary['wrong_line']}: nccl-tests reported wrong results "
+                "(out-of-bounds values)"
+            )
         collective = main.collective
         if collective is None and len(self.collectives) == 1:
             collective = self.collectives[0]
@@ -1090,7 +1113,7 @@ class _Scanner:
             "failures": [message for _, message in self.failures],
         }
         if len(runs) > 1:
-            metrics["runs"] = [run.summary or _run_summary(run) for run in runs]
+            metrics["runs"] = summaries
         facts = _facts(runs, collective, compact=self.compact)
         return ParseResult(KIND, metrics, tuple(facts), tuple(warnings))
 
@@ -1235,6 +1258,7 @@ def _run_summary(run: _Run) -> dict[str, Any]:
     total: int | None = None
     unchecked = 0
     errors: list[float] = []
+    first_wrong: int | None = None
     absent = _ABSENT
     for row in run.rows:
         for values in row.results.values():
@@ -1244,6 +1268,8 @@ def _run_summary(run: _Run) -> dict[str, Any]:
                     unchecked += 1
                 else:
                     total = (total or 0) + int(value)
+                    if value > 0 and first_wrong is None:
+                        first_wrong = row.line
             value = values.get("error", absent)
             if value is not absent:
                 if value is None or value == "unreadable":
@@ -1252,6 +1278,7 @@ def _run_summary(run: _Run) -> dict[str, Any]:
                     errors.append(value)
     if errors:  # an old "error" column is a deviation: the tool's own verdict is the count
         total = run.out_of_bounds
+    wrong_line = _wrong_line(run, first_wrong, bool(errors))
     return {
         "collective": run.collective,
         "header_line": run.header.line,
@@ -1264,7 +1291,44 @@ def _run_summary(run: _Run) -> dict[str, Any]:
         "max_error": max(errors) if errors else None,
         "out_of_bounds": run.out_of_bounds,
         "out_of_bounds_ok": run.out_of_bounds_ok,
+        "wrong_line": wrong_line,
     }
+
+
+def _worst_correctness(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The correctness figures over every table of a file: a log of several runs is as wrong
+    as its worst one, whichever table comes first (bandwidth figures stay the first table's).
+
+    wrong_total / out_of_bounds / wrong_unchecked sum the tables whose count is known (None
+    when none is); out_of_bounds_ok is False when any table FAILED, True when none did and one
+    said OK; max_error is the largest deviation; wrong_line the first line showing a failure.
+    """
+
+    def known(key: str) -> list[Any]:
+        return [s[key] for s in summaries if s.get(key) is not None]
+
+    oks = known("out_of_bounds_ok")
+    ok = False if False in oks else (True if oks else None)
+    lines = known("wrong_line")
+    return {
+        "wrong_total": sum(known("wrong_total")) if known("wrong_total") else None,
+        "wrong_unchecked": sum(s["wrong_unchecked"] for s in summaries),
+        "max_error": max(known("max_error")) if known("max_error") else None,
+        "out_of_bounds": sum(known("out_of_bounds")) if known("out_of_bounds") else None,
+        "out_of_bounds_ok": ok,
+        "wrong_line": min(lines) if lines else None,
+    }
+
+
+def _wrong_line(run: _Run, first_wrong: int | None, deviations: bool) -> int | None:
+    """Where a table shows its wrong results: the first row counting wrong values, else its
+    "Out of bounds values" line when that reports any (the only count of an old table whose
+    "error" column holds a deviation); None for a clean or unchecked table."""
+    if first_wrong is not None and not deviations:
+        return first_wrong
+    if run.out_of_bounds_ok is False or (run.out_of_bounds or 0) > 0:
+        return run.out_of_bounds_line
+    return None
 
 
 def _curve_point(row: _Row) -> dict[str, Any]:

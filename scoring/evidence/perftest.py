@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -550,3 +551,16 @@ def parse(text: str) -> ParseResult:
         row.pop("line", None)
     metrics["sweep"] = rows
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))
+
+
+def bw_avg_each_way_gbit_s(metrics: Mapping[str, Any]) -> float | None:
+    """The average bandwidth one way, Gbit/s, of a parsed bandwidth report's ``metrics``; None
+    without a figure.
+
+    perftest's ``-b`` (bidirectional) report gives the sum of both directions: a 400 Gb/s port
+    sending and receiving at once reads about 780 Gb/s (the AMD AI NIC sample). A port's rate
+    is a per-direction figure, so a bidirectional run is judged at half its reported sum."""
+    bw = metrics.get("bw_avg_gbit_s")
+    if not isinstance(bw, int | float) or isinstance(bw, bool):
+        return None
+    return float(bw) / 2 if metrics.get("bidirectional") is True else float(bw)

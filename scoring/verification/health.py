@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ._util import as_bool, as_int, as_list, by_node, first, per_node
@@ -28,17 +28,25 @@ def _nccl_faults(ev: NodeEvidence) -> list[Fault]:
     if wrong <= 0 and m.get("out_of_bounds_ok") is not False:
         return []
     collective = m.get("collective") or "collective"
+    # The parser sums every table of the file and says where the first wrong result is: the
+    # reference points there, which may be a later run than the one whose bandwidth is shown.
+    line = as_int(m.get("wrong_line"))
+    at = replace(ev, line=line) if line is not None else ev
     return [
         Fault(
             "nccl_wrong_results",
             ev.node_name,
             SEVERITY_ERROR,
-            ev.ref,
+            at.ref,
             f"nccl-tests {collective} on node {ev.node_name} returned wrong results "
             f"({wrong} wrong value(s)): the GPUs or links corrupt data; its bandwidth is not used.",
             f"节点 {ev.node_name} 的 nccl-tests {collective} 结果错误（{wrong} 个错误值）："
             "GPU 或链路存在数据损坏，该带宽结果不予采用。",
-            {"wrong_total": wrong, "out_of_bounds": m.get("out_of_bounds")},
+            {
+                "wrong_total": wrong,
+                "out_of_bounds": m.get("out_of_bounds"),
+                "wrong_line": line,
+            },
         )
     ]
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..evidence.perftest import bw_avg_each_way_gbit_s
 from ..reference import (
     NET_RDMA_EFFICIENCY,
     NET_TCP_EFFICIENCY,
@@ -403,18 +404,39 @@ def _fabric_node(
         )
     for ev in of_kind(evs, "perftest"):
         bw = as_float(ev.metrics.get("bw_avg_gbit_s"))
-        if bw is None or rate <= 0:
+        each = bw_avg_each_way_gbit_s(ev.metrics)
+        if bw is None or each is None or rate <= 0:
             continue
-        share = bw / rate
-        details = {"bw_avg_gbit_s": bw, "fraction_of_rate": round(share, 3)}
+        share = each / rate
+        tool = _perftest_tool(ev.metrics)
+        bidirectional = ev.metrics.get("bidirectional") is True
+        details = {
+            "bw_avg_gbit_s": bw,
+            "bidirectional": bidirectional,
+            "bw_avg_each_way_gbit_s": each,
+            "fraction_of_rate": round(share, 3),
+        }
+        if bidirectional:
+            # perftest -b prints the sum of both directions; a port's rate is one direction.
+            measured = (
+                f"{tool} from node {node} is a bidirectional run: {num(bw, 2)} Gb/s both ways, "
+                f"{num(each, 1)} Gb/s each way"
+            )
+            measured_zh = (
+                f"节点 {node} 的 {tool} 为双向测试：双向合计 {num(bw, 2)} Gb/s，单向 "
+                f"{num(each, 1)} Gb/s"
+            )
+        else:
+            measured = f"{tool} from node {node} averages {num(bw, 2)} Gb/s"
+            measured_zh = f"节点 {node} 的 {tool} 平均 {num(bw, 2)} Gb/s"
         if share < PERFTEST_CONTRADICTS_BELOW:
             return NodeResult(
                 node,
                 STATUS_CONTRADICTED,
-                f"ib_write_bw from node {node} averages {num(bw, 2)} Gb/s, under "
-                f"{pct(PERFTEST_CONTRADICTS_BELOW)} of the claimed {num(rate)} Gb/s per port.",
-                f"节点 {node} 的 ib_write_bw 平均 {num(bw, 2)} Gb/s，不足声明的每端口 "
-                f"{num(rate)} Gb/s 的 {pct_zh(PERFTEST_CONTRADICTS_BELOW)}。",
+                f"{measured}, under {pct(PERFTEST_CONTRADICTS_BELOW)} of the claimed "
+                f"{num(rate)} Gb/s per port.",
+                f"{measured_zh}，不足声明的每端口 {num(rate)} Gb/s 的 "
+                f"{pct_zh(PERFTEST_CONTRADICTS_BELOW)}。",
                 ev.ref,
                 details,
             )
@@ -423,15 +445,21 @@ def _fabric_node(
         return NodeResult(
             node,
             STATUS_UNVERIFIABLE,
-            f"ib_write_bw from node {node} averages {num(bw, 2)} Gb/s, which {fits} one "
-            f"{num(rate)} Gb/s port, but without ibstat the number, type and state of the "
-            "ports are not shown.",
-            f"节点 {node} 的 ib_write_bw 平均 {num(bw, 2)} Gb/s，{fits_zh}单个 {num(rate)} Gb/s "
-            "端口，但缺少 ibstat，无法确认端口数量、类型与状态。",
+            f"{measured}, which {fits} one {num(rate)} Gb/s port, but without ibstat the "
+            "number, type and state of the ports are not shown.",
+            f"{measured_zh}，{fits_zh}单个 {num(rate)} Gb/s 端口，但缺少 ibstat，无法确认端口数量、"
+            "类型与状态。",
             ev.ref,
             details,
         )
     return None
+
+
+def _perftest_tool(metrics: Mapping[str, Any]) -> str:
+    """The perftest binary the parser recognised from the report title ("ib_send_bw"...), or
+    "perftest" for a table pasted without its title."""
+    test = metrics.get("test")
+    return test if isinstance(test, str) and test else "perftest"
 
 
 def _fabric_node_faults(

@@ -205,7 +205,7 @@ def test_mpi_tags_and_interleaved_noise_change_nothing(sample):
     assert noisy_metrics == clean
 
 
-def test_several_tables_are_listed_and_the_first_is_summarised(sample):
+def test_several_tables_are_listed_and_the_first_gives_the_bandwidth(sample):
     first = sample("nccl_tests/autodl-2x2080ti-pcie-container.txt")
     second = sample("nccl_tests/issue37-dgx1-v100-allgather-oldformat-FAILED.txt")
     result = nccl.parse(first + second)
@@ -215,7 +215,69 @@ def test_several_tables_are_listed_and_the_first_is_summarised(sample):
     assert m["peak_busbw_gbyte_s"] == 4.00
     assert [run["collective"] for run in m["runs"]] == ["all_reduce", "all_gather"]
     assert m["runs"][1]["peak_busbw_gbyte_s"] == 129.05
-    assert "2 result tables; the summary describes the first one" in result.warnings
+    # The old all_gather table's "error" column is a deviation: its FAILED count is the figure.
+    assert (m["wrong_total"], m["out_of_bounds"], m["out_of_bounds_ok"]) == (2, 2, False)
+    assert m["max_error"] == m["runs"][1]["max_error"] is not None
+    assert m["wrong_line"] == 41 + 6  # the "Out of bounds values : 2 FAILED" line
+    assert (
+        "2 result tables; the bandwidth figures describe the first one, "
+        "the correctness figures every table"
+    ) in result.warnings
+    assert "line 47: nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
+
+
+def _clean_then_wrong(sample) -> str:
+    """Two real logs one after the other, as a script running nccl-tests twice appends them:
+    a clean all_reduce (2x RTX 2080 Ti, "Out of bounds values : 0 OK", 41 lines) then a run
+    whose every row counts wrong values ("108 FAILED", its first row on line 11)."""
+    return sample("nccl_tests/autodl-2x2080ti-pcie-container.txt") + sample(
+        "nccl_tests/rtx3090-2node-inc-wrong-results-g-format-108-failed.txt"
+    )
+
+
+def test_wrong_results_in_a_later_table_are_not_hidden_by_a_clean_first_one(sample):
+    text = _clean_then_wrong(sample)
+    for result in (nccl.parse(text), nccl.parse_lines(text.splitlines())):
+        m = result.metrics
+        first, second = m["runs"]
+        assert (first["wrong_total"], first["out_of_bounds_ok"], first["wrong_line"]) == (
+            0,
+            True,
+            None,
+        )
+        assert (second["out_of_bounds"], second["out_of_bounds_ok"]) == (108, False)
+        assert second["wrong_line"] == 41 + 11
+        # The correctness figures are the worst over both tables...
+        assert m["wrong_total"] == first["wrong_total"] + second["wrong_total"] > 2 * 268435000
+        assert (m["out_of_bounds"], m["out_of_bounds_ok"]) == (108, False)
+        assert m["wrong_unchecked"] == 0
+        assert m["wrong_line"] == 52
+        assert "line 52: nccl-tests reported wrong results (out-of-bounds values)" in (
+            result.warnings
+        )
+        # ...the bandwidth figures stay the first table's.
+        assert (m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"], m["row_count"]) == (
+            4.00,
+            2.05774,
+            28,
+        )
+
+
+def test_a_clean_table_after_a_wrong_one_does_not_clear_it(sample):
+    wrong = sample("nccl_tests/rtx3090-2node-inc-wrong-results-g-format-108-failed.txt")
+    clean = sample("nccl_tests/autodl-2x2080ti-pcie-container.txt")
+    m = nccl.parse(wrong + clean).metrics
+    assert (m["out_of_bounds"], m["out_of_bounds_ok"], m["wrong_line"]) == (108, False, 11)
+    assert m["wrong_total"] == m["runs"][0]["wrong_total"]
+
+
+def test_tables_without_a_check_column_leave_wrong_total_unknown(sample):
+    # -c 0: every #wrong cell N/A, so no table has a count.
+    text = sample("nccl_tests/gcp-a3mega-tcpxo-allreduce-c0-all-NA.txt")
+    m = nccl.parse(text + text).metrics
+    assert len(m["runs"]) == 2
+    assert m["wrong_total"] is None and m["wrong_line"] is None
+    assert m["wrong_unchecked"] == 2 * m["runs"][0]["wrong_unchecked"] > 0
 
 
 def test_ranks_printed_by_separate_processes_are_flagged():
@@ -374,7 +436,7 @@ def test_every_result_wrong_with_counts_in_g_format(sample):
     assert (m["ranks"], m["hosts"]) == (2, ["worker1", "worker2"])
     assert m["gpu_names"] == ["NVIDIA GeForce RTX 3090"]
     assert (m["row_count"], m["peak_busbw_gbyte_s"], m["avg_busbw_gbyte_s"]) == (27, 7.64, 3.02663)
-    assert "nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
+    assert "line 11: nccl-tests reported wrong results (out-of-bounds values)" in result.warnings
     facts = {f.metric for f in result.facts}
     assert "peak_busbw_gbyte_s" in facts
 
