@@ -653,7 +653,7 @@ def evidence_expired_candidates(
     """Candidates of undecided evaluations with a maximum evidence age whose oldest evidence
     used at their last verification has since passed that age (one query). With
     ``include_unknown``, also those verified before the time was kept (or never verified)."""
-    from datetime import datetime, timedelta
+    from datetime import timedelta
 
     from django.db.models import BooleanField, ExpressionWrapper
     from django.db.models.fields.json import KT
@@ -680,9 +680,27 @@ def evidence_expired_candidates(
         if not known:
             if include_unknown:
                 due.append(candidate_id)
-        elif oldest and datetime.fromisoformat(oldest) < now - timedelta(days=days):
-            due.append(candidate_id)
+        else:
+            when = _stored_time(oldest)
+            if when is not None and when < now - timedelta(days=days):
+                due.append(candidate_id)
     return due
+
+
+def _stored_time(value):
+    """A time kept as ISO text in a JSON column, or None for none. A JSON null reads as None
+    on PostgreSQL but as the text "null" on SQLite (the embedded mode), which
+    datetime.fromisoformat refused: every page of an evaluation with a maximum evidence age
+    answered 500 there while a candidate had no dated evidence. Text that is no time at all
+    is none either, never an error on a page."""
+    from datetime import datetime
+
+    if not isinstance(value, str) or not value or value == "null":
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def evaluation_imports_pending(evaluation: Evaluation) -> int:

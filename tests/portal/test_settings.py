@@ -122,7 +122,7 @@ def test_the_embedded_defaults_load_the_demo_with_its_evidence(embedded):
     assert (measured, scored) == (1, 1)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def embedded_server(embedded):
     """The portal served as ./scripts/run.sh serves it, on a free loopback port."""
     _tmp_path, env = embedded
@@ -184,3 +184,48 @@ def test_run_sh_serves_static_files_and_the_portal_s_translated_404(embedded_ser
         assert "此页面不存在，或未与你共享" in chinese.text
         for page in (english.text, chinese.text):
             assert not any(marker in page for marker in TECHNICAL)
+
+
+def _signed_in(url: str, username: str, password: str) -> requests.Session:
+    session = requests.Session()
+    login = f"{url}/accounts/login/"
+    session.get(login, timeout=10)
+    signed_in = session.post(
+        login,
+        {
+            "username": username,
+            "password": password,
+            "csrfmiddlewaretoken": session.cookies["csrftoken"],
+        },
+        timeout=10,
+    )
+    assert signed_in.ok and "sessionid" in session.cookies
+    return session
+
+
+def test_a_maximum_evidence_age_keeps_every_embedded_page_up(embedded, embedded_server):
+    """On SQLite a JSON null reads as the text "null": with a maximum evidence age set, every
+    page of an evaluation with a candidate verified on undated evidence answered 500 in the
+    embedded mode (found by an attacker's probe; the suite's PostgreSQL reads NULL)."""
+    tmp_path, _env = embedded
+    with closing(sqlite3.connect(tmp_path / "db.sqlite3")) as db:
+        undated = db.execute(
+            "SELECT count(*) FROM portal_candidate"
+            " WHERE json_type(verification, '$.evidence_oldest_at') = 'null'"
+        ).fetchone()[0]
+        db.execute("UPDATE portal_evaluation SET max_evidence_age_days = 30")
+        db.commit()
+        ids = [row[0] for row in db.execute("SELECT id FROM portal_evaluation ORDER BY id")]
+    assert undated, "the demo has a candidate verified on undated evidence"
+    session = _signed_in(embedded_server, "manager", "decide-gpus-2026")
+    shown = 0
+    for evaluation_id in ids:
+        for path in ("", "report/", "export.csv"):
+            page = session.get(f"{embedded_server}/evaluations/{evaluation_id}/{path}", timeout=30)
+            assert page.status_code in (200, 404), (evaluation_id, path, page.status_code)
+            shown += page.status_code == 200
+        ranking = session.get(
+            f"{embedded_server}/api/v1/evaluations/{evaluation_id}/ranking/", timeout=30
+        )
+        assert ranking.status_code in (200, 404), (evaluation_id, ranking.status_code)
+    assert shown >= 3  # the manager's evaluations were read, not only refused
