@@ -279,12 +279,6 @@ ITEM_REF_NAMES: dict[str, tuple[str, ...]] = {
     "nvlink_topology_datasheet": ("nvlink_topology",),
     "gpu_form_factor_datasheet": ("gpu_match",),
 }
-# The checklist item whose status a derived item takes where the datasheet leaves the claim
-# open (the dimensions a checklist item feeds count the rules gated by these too).
-DERIVED_ITEM_CHECKLIST: dict[str, str] = {
-    "nvlink_topology_datasheet": "nvlink_topology",
-    "gpu_form_factor_datasheet": "gpu_match",
-}
 # Derived items that cite the datasheet where it rules the claim out (before any evidence).
 DERIVED_REFS: dict[str, Callable[[FactContext], tuple[str, str] | None]] = {
     "nvlink_topology_datasheet": _nvlink_ruled_out,

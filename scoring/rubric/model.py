@@ -39,6 +39,16 @@ FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 _NAMED_FORMS = frozenset(("passthrough_vm", "vgpu"))
 
 
+# The checklist item whose status a derived item takes where the datasheet leaves the claim
+# open (the dimensions a checklist item feeds count the rules gated by these too); defined
+# here, beside the rules that name the items, so the rubric reads it without the scoring
+# engine above it (scoring.dimensions.facts judges the items).
+DERIVED_ITEM_CHECKLIST: dict[str, str] = {
+    "nvlink_topology_datasheet": "nvlink_topology",
+    "gpu_form_factor_datasheet": "gpu_match",
+}
+
+
 def _less_favourable(form: str, than: str) -> bool:
     """Whether delivery form ``form`` is less favourable than ``than`` (FORMS_BY_FAVOUR)."""
     return FORMS_BY_FAVOUR.index(form) > FORMS_BY_FAVOUR.index(than)
@@ -525,8 +535,6 @@ class Rubric:
         """The dimensions each checklist item feeds, derived from the rules (a rule feeds its
         dimension from the item it names as claim_item or reads as ``answer.<key>``): the one
         definition the checklist fixtures and pages must agree with. DIMENSIONS order."""
-        from ..dimensions.facts import DERIVED_ITEM_CHECKLIST
-
         fed: dict[str, set[str]] = {key: set() for key in CHECKLIST_KEYS}
         for rule in self.rules:
             keys = {rule.claim_item} | {i[7:] for i in rule.inputs if i.startswith("answer.")}

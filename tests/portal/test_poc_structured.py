@@ -141,7 +141,7 @@ def test_the_structure_is_stored_with_answers_scores_and_knockouts(skipped):
         for score in Score.objects.filter(candidate=candidate)
         for c in score.contributions
         # The form-factor rule reads item 1 through the derived item that the datasheet
-        # may contradict first (facts.DERIVED_ITEM_CHECKLIST): the same status otherwise.
+        # may contradict first (rubric.model.DERIVED_ITEM_CHECKLIST): the same status otherwise.
         if (
             c["inputs"].get("answer.gpu_match")
             or c["inputs"].get("answer.gpu_form_factor_datasheet")

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.dimensions.facts import DERIVED_ITEM_CHECKLIST, FactContext, claim_status
+from scoring.dimensions.facts import FactContext, claim_status
 from scoring.evidence import registry
 from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric, parse_rubric, rubric_text
+from scoring.rubric.model import DERIVED_ITEM_CHECKLIST
 from scoring.tco import availability_for, compute_tco, spot_allowed, spot_risk_pct
 from scoring.types import (
     DELIVERY_FORMS,
