@@ -862,7 +862,10 @@ def _sort_runs(
             )
             continue
         if (as_int(m.get("wrong_total")) or 0) > 0 or m.get("out_of_bounds_ok") is False:
-            out.skipped.append((f"{ev.ref}: wrong results", f"{ev.ref_zh}：结果错误"))
+            # Cited where the first wrong result is (the parser sums every table of a file).
+            line = as_int(m.get("wrong_line"))
+            at = replace(ev, line=line) if line is not None else ev
+            out.skipped.append((f"{at.ref}: wrong results", f"{at.ref_zh}：结果错误"))
             continue
         hosts = [h for h in as_list(m.get("hosts")) if isinstance(h, str) and h]
         listed = as_int(m.get("devices_listed"))

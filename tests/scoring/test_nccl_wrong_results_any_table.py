@@ -63,6 +63,8 @@ def test_busbw_of_a_file_with_a_corrupt_later_run_is_not_used() -> None:
     report = verify_candidate(CLAIMS, [node(CLEAN, WRONG)])
     assert report.busbw_fraction is None  # ...not once a later run in its file is corrupt
     assert "wrong results" in report.busbw.explanation_en
+    # The set-aside run is cited at its first wrong result, as the health fault is.
+    assert "nccl.log line 52 (upload 1): wrong results" in report.busbw.explanation_en
 
 
 def test_poc_run_fails_on_wrong_results_in_a_later_table() -> None:
