@@ -110,6 +110,29 @@ MESSAGES: dict[str, Promise] = {
         "manifest.json: “%(key)s” is not an ISO 8601 time: “%(text)s”"
     ),
     "manifest.no_time_zone": gettext_lazy("manifest.json: “%(key)s” has no time zone: “%(text)s”"),
+    # Times out of range (times.py)
+    "manifest.time_out_of_range": gettext_lazy(
+        "manifest.json: “%(key)s” (%(text)s) is out of range: it cannot be converted to UTC"
+    ),
+    "manifest.time_too_early": gettext_lazy(
+        "manifest.json: “%(key)s” (%(text)s) is before %(earliest)s: no GPU evidence is that "
+        "old; check the node's clock"
+    ),
+    "manifest.time_in_future": gettext_lazy(
+        "manifest.json: “%(key)s” (%(text)s) is later than the upload was received "
+        "(%(received)s) plus %(hours)s hours; check the node's clock"
+    ),
+    "time.tool_out_of_range": gettext_lazy(
+        "“%(file)s”: the time the tool printed is out of range: it cannot be converted to UTC"
+    ),
+    "time.tool_too_early": gettext_lazy(
+        "“%(file)s”: the time the tool printed (%(text)s) is before %(earliest)s: no GPU "
+        "evidence is that old; check the node's clock"
+    ),
+    "time.tool_in_future": gettext_lazy(
+        "“%(file)s”: the time the tool printed (%(text)s) is later than the upload was "
+        "received (%(received)s) plus %(hours)s hours; check the node's clock"
+    ),
     "manifest.command_not_object": gettext_lazy(
         "manifest.json: command %(command)s: must be an object"
     ),
@@ -327,12 +350,21 @@ UPLOAD_BUNDLE_REFUSED = "upload.bundle_refused"
 UPLOAD_NOTHING_PARSED = "upload.nothing_parsed"
 UPLOAD_FILE_MISSING = "upload.file_missing"
 UPLOAD_ABANDONED = "upload.abandoned"
+UPLOAD_TIME_REFUSED = "upload.time_refused"
+UPLOAD_INTERNAL_ERROR = "upload.internal_error"
 UPLOAD_MESSAGES: dict[str, Promise] = {
     UPLOAD_BUNDLE_REFUSED: gettext_lazy("The bundle was refused: %(reason)s"),
     UPLOAD_NOTHING_PARSED: gettext_lazy("Nothing in this upload could be parsed. %(failures)s"),
     UPLOAD_FILE_MISSING: gettext_lazy("The stored file is missing; upload it again."),
     UPLOAD_ABANDONED: gettext_lazy(
         "The import was abandoned after %(n)s attempts; upload the file again."
+    ),
+    UPLOAD_TIME_REFUSED: gettext_lazy(
+        "The upload was refused because of a time it gives: %(reason)s"
+    ),
+    UPLOAD_INTERNAL_ERROR: gettext_lazy(
+        "The import stopped on an unexpected error (recorded in the server's log); upload the "
+        "file again, and tell the portal's administrators if it fails again."
     ),
 }
 

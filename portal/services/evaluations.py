@@ -39,6 +39,7 @@ from ..models import (
 )
 from .errors import AnswerChanged, ensure_current, ensure_not_decided
 from .evidence import evidence_reimport
+from .files import stored_files, stored_files_delete_on_commit
 from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .results import results_changed
@@ -309,8 +310,12 @@ def candidate_update(*, candidate: Candidate, by) -> Candidate:
 
 @transaction.atomic
 def candidate_remove(*, candidate: Candidate, by) -> None:
+    """Remove a candidate with everything it holds; its stored files (evidence uploads,
+    answer attachments) are deleted from disk once the removal commits."""
     _not_decided(candidate.evaluation)
+    files = stored_files(candidate_ids=[candidate.pk])
     _with_history_user(candidate, by).delete()
+    stored_files_delete_on_commit(files)
     results_changed([candidate.evaluation_id])
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 
 from scoring.evidence import PARSER_VERSION
 from scoring.evidence.bundle import BundleRejected, open_evidence, parse_evidence_set
+from scoring.evidence.times import EvidenceTimeRefused, manifest_times_check, tool_time_check
 from scoring.fingerprint import (
     Fingerprint,
     extract,
@@ -43,6 +44,7 @@ from ..models import (
 )
 from . import notifications
 from .errors import ensure_not_decided
+from .files import stored_files, stored_files_delete_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -326,10 +328,9 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
         reason=reason.strip(),
         deleted_by=by,
     )
-    stored = upload.file.name
+    files = stored_files(upload_ids=[upload.pk])
     upload.delete()
-    if stored:
-        transaction.on_commit(lambda: upload.file.storage.delete(stored))
+    stored_files_delete_on_commit(files)
     candidate_refresh(candidate_id=record.candidate_id, rebuild=True)
     return record
 
@@ -596,6 +597,7 @@ class _Outcome:
 
 
 BUNDLE_REFUSED = gettext_noop("The bundle was refused:")
+TIME_REFUSED = gettext_noop("The upload was refused because of a time it gives:")
 # The stored text is capped at 5000 characters; the failures kept as data, at this many files.
 MAX_FAILURES_STORED = 50
 
@@ -635,16 +637,23 @@ def _member_scan(member) -> tuple[datetime | None, Fingerprint]:
     return when, found
 
 
-def _scan(evidence) -> tuple[dict, Fingerprint]:
+def _scan(evidence, *, received_at: datetime) -> tuple[dict, Fingerprint]:
     """When each member was measured, by member name (None: the whole upload): the tool's own
     time when it prints one, else the manifest's start; the upload's is the earliest. And the
-    hardware identifiers the members print. One member's text at a time."""
+    hardware identifiers the members print. One member's text at a time.
+
+    Raises EvidenceTimeRefused when a time is before scoring's floor or later than
+    ``received_at`` (the upload's receipt) plus the clock-skew allowance: a future time would
+    never pass the evaluation's maximum evidence age."""
     times = {}
     fingerprint = Fingerprint()
+    if evidence.manifest is not None:
+        manifest = evidence.manifest
+        manifest_times_check(manifest.started_at, manifest.finished_at, received_at=received_at)
     for member in evidence.members:
         when, found = _member_scan(member)
         if when is not None:
-            times[member.name] = when
+            times[member.name] = tool_time_check(when, file=member.name, received_at=received_at)
         fingerprint = fingerprint.merge(found)
     if evidence.manifest is not None:
         for member in evidence.members:
@@ -688,6 +697,15 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     try:
         with upload.file.open("rb") as handle:
             evidence = open_evidence(upload.original_name, handle)
+        times, fingerprint = _scan(evidence, received_at=upload.created_at or timezone.now())
+    except EvidenceTimeRefused as exc:
+        # A manifest's or a tool's time out of range (scoring.evidence.times), bundle or not.
+        return _Outcome(
+            failed,
+            f"{TIME_REFUSED} {exc}",
+            error_code=evidence_messages.UPLOAD_TIME_REFUSED,
+            error_params={"reason": exc.detail()} | sent_noted,
+        )
     except BundleRejected as exc:
         # Stored in English with a lead sentence that pages show in the reader's language.
         return _Outcome(
@@ -704,7 +722,6 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
             error_params=sent_noted,
         )
     origin = _origin(upload, evidence)
-    times, fingerprint = _scan(evidence)
     found = {"origin": origin, "measured_at": times.get(None), "fingerprint": fingerprint.as_dict()}
     results = parse_evidence_set(evidence)
     hostname = evidence.manifest.hostname if evidence.manifest else ""
@@ -959,6 +976,57 @@ def _finish(
     return written
 
 
+# Errors of the database connection: the task retries them (tasks.DURABLE), the uploads stay
+# claimed meanwhile. Any other exception is a bug or bad data of one upload, failed alone.
+_TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+
+
+def _internal_failure() -> _Outcome:
+    return _Outcome(
+        UploadStatus.FAILED,
+        _(
+            "The import stopped on an unexpected error (recorded in the server's log); "
+            "upload the file again, and tell the portal's administrators if it fails again."
+        ),
+        error_code=evidence_messages.UPLOAD_INTERNAL_ERROR,
+    )
+
+
+def _outcome_guarded(upload: EvidenceUpload) -> _Outcome:
+    """``_outcome``, with an unexpected exception making this upload failed, not the batch."""
+    try:
+        return _outcome(upload)
+    except _TRANSIENT_ERRORS:
+        raise
+    except Exception:
+        logger.exception("evidence import: upload %s failed unexpectedly", upload.pk)
+        return _internal_failure()
+
+
+def _finish_guarded(
+    uploads: list[EvidenceUpload], outcomes: list[_Outcome], claim_token: str
+) -> list[EvidenceUpload]:
+    """``_finish``; when writing the batch raises unexpectedly (nothing of it was written: one
+    transaction), each upload is written on its own, and one that still fails is written as
+    failed, so that its batch-mates are imported and it is never left processing."""
+    try:
+        return _finish(uploads, outcomes, claim_token)
+    except _TRANSIENT_ERRORS:
+        raise
+    except Exception:
+        if len(uploads) == 1:
+            logger.exception("evidence import: writing upload %s failed", uploads[0].pk)
+            return _finish(uploads, [_internal_failure()], claim_token)
+        logger.exception(
+            "evidence import: writing a batch of %d uploads failed; writing each alone",
+            len(uploads),
+        )
+    written = []
+    for upload, outcome in zip(uploads, outcomes, strict=True):
+        written += _finish_guarded([upload], [outcome], claim_token)
+    return written
+
+
 def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     """Import one upload, and with it the other uploads of its candidate waiting in the queue
     (up to EVIDENCE_IMPORT_BATCH in all): parse each, replace each one's measurements, all
@@ -966,9 +1034,10 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     refresh: ``scores.candidate_refresh_after_import``). Returns ``upload_id``'s
     upload, or None when there is nothing to do (finished, or another attempt holds it).
 
-    A rejected bundle or a file that parses to nothing marks its upload failed with a message
-    the uploader can act on, and leaves the others of the batch alone; nothing partial is
-    written either way.
+    A rejected bundle (or a time out of range: scoring.evidence.times) or a file that parses
+    to nothing marks its upload failed with a message the uploader can act on, and leaves the
+    others of the batch alone; nothing partial is written either way. So does an unexpected
+    exception, with a generic message (and the traceback in the log).
     """
     claim_token = _claim(upload_id, task_id)
     if claim_token is None:
@@ -979,12 +1048,12 @@ def evidence_import(*, upload_id: int, task_id: str) -> EvidenceUpload | None:
     # Uploads of the candidate that arrive while the batch is parsed join it (up to the
     # batch's size): one transaction, one summary write and one re-verification for all.
     while True:
-        outcomes += [_outcome(upload) for upload in uploads[len(outcomes) :]]
+        outcomes += [_outcome_guarded(upload) for upload in uploads[len(outcomes) :]]
         more = _claim_more(first, task_id, claim_token, have=uploads)
         if not more:
             break
         uploads += more
-    written = _finish(uploads, outcomes, claim_token)
+    written = _finish_guarded(uploads, outcomes, claim_token)
     notifications.notify_imports_failed(uploads=written)
     return first if first in written else None
 
@@ -1109,7 +1178,7 @@ def evidence_retract(*, upload: EvidenceUpload, by) -> None:
             _("Only an upload whose import failed can be retracted; this one is %(status)s.")
             % {"status": upload.get_status_display()}
         )
-    stored = upload.file
+    files = stored_files(upload_ids=[upload.pk])
     upload._history_user = by
     upload.delete()
-    transaction.on_commit(lambda: stored.delete(save=False), robust=True)
+    stored_files_delete_on_commit(files)

@@ -16,7 +16,8 @@ by their magic bytes, never by the file name, and read safely in memory by ``arc
                    "duration_s": 0.41 | null, "missing": false,
                    "timed_out": false, "error": null, "stderr": null}]}
 
-Required: collector_version, hostname, started_at and finished_at (ISO 8601 with a time zone),
+Required: collector_version, hostname, started_at and finished_at (ISO 8601 with a time zone,
+convertible to UTC and not before 2000: ``times.py``),
 commands (each with name, argv, output, exit_code, duration_s). Optional: schema_version
 (only 1 is known), nonce, and per command missing, timed_out, error, stderr. Unknown keys are
 ignored so that a newer collector can add fields. The manifest's sizes and names are never
@@ -50,11 +51,13 @@ from .archive import (
 from .base import UNKNOWN, EvidenceParseError, Fact, decode_evidence
 from .base import detail as _detail
 from .registry import detect_kind, parse_text
+from .times import EvidenceTimeRefused, manifest_time_check
 
 __all__ = [
     "BundleLimits",
     "BundleRejected",
     "EvidenceSet",
+    "EvidenceTimeRefused",
     "Manifest",
     "ManifestCommand",
     "Member",
@@ -297,6 +300,7 @@ def _timestamp(doc: dict[str, Any], key: str) -> datetime:
             code="manifest.no_time_zone",
             params={"key": key, "text": text},
         )
+    manifest_time_check(moment, key=key, text=text)
     return moment
 
 

@@ -12,7 +12,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-ERROR_CLASSES = ("EvidenceParseError", "BundleRejected")
+ERROR_CLASSES = ("EvidenceParseError", "BundleRejected", "EvidenceTimeRefused")
 # Coded messages made without raising (base.detail, imported as _detail by bundle.py).
 DETAIL_FUNCTIONS = ("detail", "_detail")
 HERE = Path(__file__).resolve().parent
