@@ -106,6 +106,8 @@ METRIC_LABELS: dict[str, Promise] = {
     "sram_threshold_exceeded": gettext_lazy("SRAM error threshold exceeded"),
     "retired_pages": gettext_lazy("Retired memory pages"),
     "retired_pages_pending": gettext_lazy("Memory page retirement pending"),
+    "pcie_link_width_max": gettext_lazy("Widest PCIe link the GPU and the system allow"),
+    "pcie_link_width_current": gettext_lazy("Current PCIe link width"),
     "mig_count": gettext_lazy("MIG devices"),
     "gpu_instance_count": gettext_lazy("GPU instances"),
     "compute_instance_count": gettext_lazy("Compute instances"),

@@ -18,7 +18,11 @@ Metrics (``ParseResult.metrics``):
 - ``gpu_count_partial`` (str|None): "excerpt" when an excerpt marker shows the listing was cut,
   so ``nvidia_gpu_count`` is only a lower bound; None otherwise.
 - ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
-- ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function"}]``.
+- ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function", "pcie_link_width_max",
+  "pcie_link_width_current", "pcie_link_width_line"}]``; the widths (lanes) come from a -vv
+  block's "LnkCap: ... Width x16" (what the device supports) and "LnkSta: ... Width x8" (what
+  the link trained to), the line is the LnkSta one; all None without -vv. The link speed is not
+  read: GPUs drop to 2.5GT/s at idle to save power, so "Speed ... (downgraded)" means nothing.
 - ``virtual`` (bool|None): True when any virtual signal is present; False when only physical
   signals are; None when the listing shows neither (cannot tell).
 - ``virtual_signals`` (list[str]): e.g. "virtio device 1af4:1050 (Virtio 1.0 GPU)",
@@ -84,6 +88,9 @@ _VMM_FIELD_RE = re.compile(r"^(Class|Vendor|Device|SVendor|SDevice|Rev|ProgIf):\
 _BRIDGE_BUS_RE = re.compile(
     r"^Bus:\s+primary=[0-9a-fA-F]{2},\s*secondary=([0-9a-fA-F]{2}),\s*subordinate=([0-9a-fA-F]{2})"
 )
+# lspci -vv: "LnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM ..." / "LnkSta:\tSpeed 2.5GT/s
+# (downgraded), Width x8 (downgraded)". LnkCap2/LnkSta2 carry no width.
+_LINK_WIDTH_RE = re.compile(r"^Lnk(Cap|Sta):.*?\bWidth x(\d{1,2})\b")
 _VMM_ID_RE = re.compile(r"\s*\[([0-9a-fA-F]{4})\]\s*$")
 _PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 _REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
@@ -178,6 +185,10 @@ class _Device:
     # A bridge's secondary..subordinate bus range (the buses behind it), from the -tv tree
     # ("-[cb-cf]") or a -vv "Bus: primary=ca, secondary=cb, subordinate=cf" line.
     bridge_range: tuple[int, int] | None = None
+    # -vv: the widest link the device supports (LnkCap) and the one it trained to (LnkSta).
+    link_width_max: int | None = None
+    link_width_current: int | None = None
+    link_width_line: int | None = None
 
 
 def _clean(raw: str) -> str:
@@ -354,6 +365,14 @@ def _read_devices(text: str) -> tuple[list[_Device], bool, int | None]:
             last = devices[-1]
             if not last.subsystem:
                 devices[-1] = replace(last, subsystem=line[len("Subsystem:") :].strip())
+            continue
+        link = _LINK_WIDTH_RE.match(line) if devices and raw[:1] in (" ", "\t") else None
+        if link:
+            last, width = devices[-1], int(link.group(2))
+            if link.group(1) == "Cap" and last.link_width_max is None:
+                devices[-1] = replace(last, link_width_max=width)
+            elif link.group(1) == "Sta" and last.link_width_current is None:
+                devices[-1] = replace(last, link_width_current=width, link_width_line=number)
             continue
         bus_line = _BRIDGE_BUS_RE.match(line) if devices and raw[:1] in (" ", "\t") else None
         if bus_line and devices[-1].bridge_range is None:
@@ -558,6 +577,9 @@ def parse(text: str) -> ParseResult:
                     "model": model,
                     "pci_id": f"{dev.vendor_id}:{dev.device_id}" if dev.vendor_id else None,
                     "virtual_function": _is_vf(dev),
+                    "pcie_link_width_max": dev.link_width_max,
+                    "pcie_link_width_current": dev.link_width_current,
+                    "pcie_link_width_line": dev.link_width_line,
                 }
             )
             if model not in gpu_models:

@@ -38,6 +38,15 @@ metrics (per-GPU lists follow the order of the GPUs in the file)
                                    rows in the 580/595 samples); they are found by their label
                                    wherever a GPU block nests them. "GPU requires reset" in
                                    place of a value is no answer (None) and gives a warning.
+    pcie_link_width_max / pcie_link_width_current   per GPU, lanes (16 for "16x"; None when
+                         N/A or not shown): "GPU Link Info / Link Width / Max" and "Current"
+                         of -q, ``pcie.link.width.max`` / ``pcie.link.width.current`` of CSV.
+                         NVML's Max is the widest link the device and the system allow
+                         (nvmlDeviceGetMaxPcieLinkWidth); a Current below it is a link that
+                         trained narrower (verification.health). Each GPU dict of ``gpus`` also
+                         holds ``pcie_link_width_line``, the line of its Current width (-q) or
+                         its row (CSV). The link generation is not read: GPUs drop to Gen1 at
+                         idle to save power, so a low current generation means nothing.
     virtualized          True when a GPU's virtualization mode is Pass-Through or VGPU, False
                          when all say None/Host VGPU, None when not shown.
     format               "q" or "csv".
@@ -187,6 +196,8 @@ def _parse_q(text: str) -> ParseResult:
     warnings: list[str] = []
     top: dict[str, str] = {}
     gpus: list[tuple[int, str | None, dict[tuple[str, ...], str]]] = []
+    # Per GPU block, the line of its current link width (a fault points at it).
+    width_lines: list[int | None] = []
     stack: list[tuple[int, str]] = []
     current: dict[tuple[str, ...], str] | None = None
     recognised = False
@@ -203,6 +214,7 @@ def _parse_q(text: str) -> ParseResult:
         if match:
             current = {}
             gpus.append((line_no, match.group(1).upper(), current))
+            width_lines.append(None)
             stack, recognised = [], True
             continue
         indent = len(line) - len(line.lstrip())
@@ -211,6 +223,7 @@ def _parse_q(text: str) -> ParseResult:
             # the sections: the (one) GPU's block starts here.
             current = {}
             gpus.append((line_no, None, current))
+            width_lines.append(None)
             warnings.append(f"line {line_no}: GPU values without a 'GPU <bus id>' header")
             stack = [(indent, line.strip())]
             continue
@@ -230,13 +243,17 @@ def _parse_q(text: str) -> ParseResult:
         if current is None:
             current = {}
             gpus.append((line_no, None, current))
+            width_lines.append(None)
             warnings.append(f"line {line_no}: GPU values without a 'GPU <bus id>' header")
         while stack and stack[-1][0] >= indent:
             stack.pop()
         pair = _key_value(line)
         if pair:
-            current[(*(name.lower() for _, name in stack), pair[0].lower())] = pair[1]
+            path = (*(name.lower() for _, name in stack), pair[0].lower())
+            current[path] = pair[1]
             recognised = True
+            if path[-2:] == ("link width", "current") and width_lines[-1] is None:
+                width_lines[-1] = line_no
         elif len(stack) < _MAX_DEPTH:
             stack.append((indent, line.strip()))
 
@@ -249,7 +266,10 @@ def _parse_q(text: str) -> ParseResult:
             code="nvidia_smi_query.nothing",
         )
     attached = _int(top.get("attached gpus"))
-    per_gpu = [_q_gpu(values, bus) for _, bus, values in gpus]
+    per_gpu = [
+        _q_gpu(values, bus) | {"pcie_link_width_line": width_lines[i]}
+        for i, (_, bus, values) in enumerate(gpus)
+    ]
     shown = sum(1 for _, bus, _ in gpus if bus is not None)
     gpu_count = attached if attached is not None else (shown or None)
     if attached is not None and shown and shown < attached:
@@ -338,7 +358,22 @@ def _q_gpu(values: dict[tuple[str, ...], str], bus: str | None) -> dict[str, Any
             _get(values, ("remapped rows", "remapping failure occurred"))
         ),
         **_repair_rows(values),
+        **_link_width(values),
     }
+
+
+def _link_width(values: dict[tuple[str, ...], str]) -> dict[str, int | None]:
+    """Max and current PCIe link width of one GPU block, in lanes ("16x" -> 16).
+
+    Found by the last two labels of the path ("Link Width", "Max"/"Current") wherever the block
+    nests them: under "PCI / GPU Link Info" in every driver seen, kept loose for excerpts."""
+    found: dict[str, int | None] = {"pcie_link_width_max": None, "pcie_link_width_current": None}
+    for path, raw in values.items():
+        if path[-2:] == ("link width", "max") and found["pcie_link_width_max"] is None:
+            found["pcie_link_width_max"] = _int(raw)
+        elif path[-2:] == ("link width", "current") and found["pcie_link_width_current"] is None:
+            found["pcie_link_width_current"] = _int(raw)
+    return found
 
 
 def _repair_rows(values: dict[tuple[str, ...], str]) -> dict[str, Any]:
@@ -374,6 +409,8 @@ _CSV_FIELDS = {
     "remapped_rows.uncorrectable": "remapped_rows_uncorrectable",
     "remapped_rows.pending": "remapped_rows_pending",
     "remapped_rows.failure": "remapped_rows_failure",
+    "pcie.link.width.max": "pcie_link_width_max",
+    "pcie.link.width.current": "pcie_link_width_current",
 }
 
 
@@ -422,7 +459,7 @@ def _parse_csv(text: str) -> ParseResult:
             "count and recognisable product names are read"
         )
     per_gpu = []
-    for _, row in rows:
+    for line_no, row in rows:
         gpu: dict[str, Any] = {}
         for field, key in _CSV_FIELDS.items():
             raw = row.get(field)
@@ -430,7 +467,7 @@ def _parse_csv(text: str) -> ParseResult:
                 gpu[key] = _mib(raw)
             elif key.endswith(("_pending", "_failure")):
                 gpu[key] = _yes_no(raw)
-            elif key.startswith(("ecc_volatile", "ecc_aggregate", "remapped_rows")):
+            elif key.startswith(("ecc_volatile", "ecc_aggregate", "remapped_rows", "pcie_link")):
                 gpu[key] = _int(raw)
             else:
                 gpu[key] = _value(raw)
@@ -440,6 +477,7 @@ def _parse_csv(text: str) -> ParseResult:
         sbe = _int(row.get("retired_pages.single_bit_ecc.count"))
         dbe = _int(row.get("retired_pages.double_bit.count"))
         gpu["retired_pages"] = None if sbe is None and dbe is None else (sbe or 0) + (dbe or 0)
+        gpu["pcie_link_width_line"] = line_no if gpu["pcie_link_width_current"] else None
         driver = driver or _value(row.get("driver_version"))
         per_gpu.append(gpu)
     bus_ids = [g["bus_id"] for g in per_gpu if g["bus_id"]]
@@ -501,6 +539,8 @@ def _result(
         "virtualization_mode": modes,
         "virtualized": virtualized,
         "bus_ids": [g["bus_id"] for g in gpus],
+        "pcie_link_width_max": [g.get("pcie_link_width_max") for g in gpus],
+        "pcie_link_width_current": [g.get("pcie_link_width_current") for g in gpus],
         "gpus": gpus,
     }
     for key in (

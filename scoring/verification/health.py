@@ -1,5 +1,5 @@
-"""Health faults in the evidence: wrong collective results, DCGM failures, ECC, row remaps and
-the Blackwell memory repair flags."""
+"""Health faults in the evidence: wrong collective results, DCGM failures, ECC, row remaps, the
+Blackwell memory repair flags and GPU PCIe links trained narrower than they should."""
 
 from __future__ import annotations
 
@@ -279,6 +279,132 @@ def _nvlink_faults(ev: NodeEvidence) -> list[Fault]:
     ]
 
 
+# --- PCIe link width ------------------------------------------------------------------------
+#
+# A GPU whose PCIe link trained at x8 or x4 where x16 is possible (a bad riser, slot, cable or
+# retimer) halves or quarters host-to-device bandwidth and the PCIe paths GPUDirect RDMA and
+# NCCL use, without any error counter saying so. nvidia-smi's "Link Width Max" is the widest
+# link the GPU and the system allow (NVML nvmlDeviceGetMaxPcieLinkWidth: "for a device with a
+# 16x PCIe bus width attached to a 8x PCIe system bus this function will report a max link
+# width of 8"), lspci's LnkCap the device's own. The link speed (generation) is never judged:
+# GPUs drop to Gen1 when idle to save power, so a low current generation is normal.
+# Not judged either: laptop GPUs (the portal buys servers; a laptop's GPU is soldered to as
+# many lanes as its maker wired, often eight, with no riser or slot to fix). Judged, with a
+# caveat in the text: GPUs in a VM (nvidia-smi's virtualization mode Pass-Through or VGPU, or
+# an lspci listing with virtual signs): the width is what the GPU reports through the
+# hypervisor, which may be the VM's virtual topology rather than the physical link, so the
+# warning asks for a check on the host instead of being dropped; a narrow link there would
+# cost the tenant the same bandwidth.
+_LINK_SKIPPED_MODELS = ("laptop", "mobile", "max-q")
+_VM_MODES = ("pass-through", "vgpu")
+
+
+def _slot_key(bus: Any) -> str | None:
+    """A bus id the two tools spell alike: "00000000:00:1E.0" and "00:1e.0" -> "0000:00:1e.0"."""
+    parts = re.match(
+        r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$", str(bus or "")
+    )
+    if not parts:
+        return None
+    domain = int(parts.group(1) or "0", 16)
+    return f"{domain:04x}:{parts.group(2)}:{parts.group(3)}.{parts.group(4)}".lower()
+
+
+def _narrowed_en(current: int, widest: int) -> str:
+    if current * 2 == widest:
+        return "halves"
+    if current * 4 == widest:
+        return "cuts to a quarter"
+    return f"cuts to {current}/{widest}"
+
+
+def _narrowed_zh(current: int, widest: int) -> str:
+    if current * 2 == widest:
+        return "减半"
+    if current * 4 == widest:
+        return "降至四分之一"
+    return f"降至 {current}/{widest}"
+
+
+def _link_width_faults(ev: NodeEvidence, seen: set[str]) -> list[Fault]:
+    """A warning per GPU of one nvidia-smi -q / --query-gpu or lspci -vv file whose current
+    PCIe link width is below its maximum; ``seen`` holds the bus ids already reported for the
+    node (the same GPU in both tools is one fault, from the first file read)."""
+    m = ev.metrics
+    gpus = [g for g in as_list(m.get("gpus")) if isinstance(g, Mapping)]
+    tool = "nvidia-smi" if ev.kind == "nvidia_smi_query" else "lspci -vv"
+    # nvidia-smi -q and --query-gpu list GPUs in index order; the position is the index only
+    # when the file shows every GPU.
+    whole = (
+        ev.kind == "nvidia_smi_query"
+        and m.get("gpu_count_partial") is None
+        and as_int(m.get("gpu_count")) == len(gpus)
+    )
+    faults = []
+    for position, gpu in enumerate(gpus):
+        current = as_int(gpu.get("pcie_link_width_current"))
+        widest = as_int(gpu.get("pcie_link_width_max"))
+        if current is None or widest is None or not 0 < current < widest:
+            continue
+        model = str(gpu.get("product_name") or gpu.get("model") or "")
+        if any(word in model.lower() for word in _LINK_SKIPPED_MODELS):
+            continue
+        bus = gpu.get("bus_id") or gpu.get("slot")
+        key = _slot_key(bus)
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        index = position if whole else None
+        name_en = f"GPU {index} ({bus})" if index is not None else f"the GPU at {bus or '?'}"
+        name_zh = f"GPU {index}（{bus}）" if index is not None else f"位于 {bus or '?'} 的 GPU"
+        mode = str(gpu.get("virtualization_mode") or "")
+        in_vm = mode.lower() in _VM_MODES or (ev.kind == "lspci" and m.get("virtual") is True)
+        vgpu_mode = mode.lower() in _VM_MODES
+        how = f"virtualization mode {mode}" if vgpu_mode else "virtual devices in lspci"
+        how_zh = f"虚拟化模式 {mode}" if vgpu_mode else "lspci 中有虚拟设备"
+        vm_en = (
+            f" The node is a VM ({how}): the width is what the GPU reports through the "
+            "hypervisor and may not be the physical link's; confirm it on the host."
+            if in_vm
+            else ""
+        )
+        vm_zh = (
+            f"该节点为虚拟机（{how_zh}）：此宽度是 GPU 经虚拟化层报告的值，未必是物理链路的宽度；"
+            "请在宿主机上确认。"
+            if in_vm
+            else ""
+        )
+        line = as_int(gpu.get("pcie_link_width_line"))
+        at = replace(ev, line=line) if line is not None else ev
+        faults.append(
+            Fault(
+                "pcie_link_narrow",
+                ev.node_name,
+                SEVERITY_WARNING,
+                at.ref,
+                f"{tool} on node {ev.node_name} shows {name_en} with its PCIe link at x{current} "
+                f"of x{widest}: the link trained narrower than the GPU and the system allow (most "
+                f"often a bad riser, slot or retimer), which {_narrowed_en(current, widest)} "
+                "host-to-device bandwidth and the PCIe paths of GPUDirect RDMA and NCCL. The link "
+                f"speed is not judged: GPUs lower it when idle.{vm_en}",
+                f"节点 {ev.node_name} 的 {tool} 显示{name_zh}的 PCIe 链路为 x{current}"
+                f"（最大 x{widest}）：链路协商宽度低于 GPU 与系统所能支持的宽度（多为转接卡、"
+                "插槽或重定时器故障），"
+                f"主机到设备带宽及 GPUDirect RDMA、NCCL 的 PCIe 路径带宽"
+                f"{_narrowed_zh(current, widest)}。不评判链路速率：GPU 空闲时会主动降速。{vm_zh}",
+                {
+                    "gpu_index": index,
+                    "bus_id": bus,
+                    "width_current": current,
+                    "width_max": widest,
+                    "virtualized": in_vm,
+                },
+            )
+        )
+    return faults
+
+
 # --- Xid / SXid severity -----------------------------------------------------------------
 #
 # NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors, "Analyzing Xid Errors with the Xid
@@ -444,8 +570,9 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
 
 
 def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
-    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows), NVLink error
-    counters and kernel-log Xid events, in a stable order."""
+    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows, PCIe link width),
+    lspci -vv (PCIe link width), NVLink error counters and kernel-log Xid events, in a stable
+    order."""
     # Node by node (by_node's order is evidence_sort_key's, which starts with the node).
     faults: list[Fault] = []
     for node, evs in by_node(evidence).items():
@@ -456,7 +583,10 @@ def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
 def _node_faults(evs: Sequence[NodeEvidence]) -> tuple[Fault, ...]:
     """The faults of one node's evidence (sorted by evidence_sort_key)."""
     faults: list[Fault] = []
+    links_seen: set[str] = set()
     for ev in evs:
+        if ev.kind in ("nvidia_smi_query", "lspci"):
+            faults.extend(_link_width_faults(ev, links_seen))
         if ev.kind == "nccl_tests":
             faults.extend(_nccl_faults(ev))
         elif ev.kind == "dcgm_diag":

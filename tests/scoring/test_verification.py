@@ -9,6 +9,7 @@ tests/scoring/evidence/samples (provenance in its PROVENANCE.tsv), through the r
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -1027,3 +1028,96 @@ def test_real_health_faults() -> None:
     ]
     kinds = sorted(f.kind for f in verify_candidate(claims(), evidence).faults)
     assert kinds == ["dcgm_fail", "nccl_wrong_results", "remapped_rows_pending"]
+
+
+# --- PCIe link width ----------------------------------------------------------------------------
+
+L40S_Q = "nvidia_smi_query/thamada-l40s-driver550-q-ada-full.txt"
+
+
+def _l40s_at_x8() -> NodeEvidence:
+    """thamada-l40s-driver550-q-ada-full.txt with its "Link Width / Current : 16x" changed to
+    8x (the same variant the parser test reads): a bare-metal GPU whose link trained at x8."""
+    text = (SAMPLES / L40S_Q).read_text(encoding="utf-8")
+    narrow = text.replace(
+        "Max                       : 16x\n                Current                   : 16x",
+        "Max                       : 16x\n                Current                   : 8x",
+    )
+    assert narrow != text
+    result = parse_bytes(narrow.encode())
+    return NodeEvidence("gpu-01", 1, result.kind, result.metrics, L40S_Q, None)
+
+
+def test_a_gpu_link_trained_at_x8_is_a_warning_naming_the_gpu_and_its_line() -> None:
+    report = verify_candidate(claims(), [_l40s_at_x8()])
+    (fault,) = [f for f in report.faults if f.kind == "pcie_link_narrow"]
+    assert fault.severity == "warning"
+    assert fault.evidence_ref == f"gpu-01: {L40S_Q} line 75 (upload 1)"
+    assert fault.explanation_en.startswith(
+        "nvidia-smi on node gpu-01 shows GPU 0 (00000000:A1:00.0) with its PCIe link at x8 of "
+        "x16: the link trained narrower than the GPU and the system allow"
+    )
+    assert "halves host-to-device bandwidth" in fault.explanation_en
+    assert "VM" not in fault.explanation_en
+    assert "GPU 0（00000000:A1:00.0）的 PCIe 链路为 x8（最大 x16）" in fault.explanation_zh
+    assert "主机到设备带宽" in fault.explanation_zh and "减半" in fault.explanation_zh
+    assert fault.details == {
+        "gpu_index": 0,
+        "bus_id": "00000000:A1:00.0",
+        "width_current": 8,
+        "width_max": 16,
+        "virtualized": False,
+    }
+
+
+def test_a_gpu_at_full_width_at_gen1_idle_raises_nothing() -> None:
+    # The L40S reads "PCIe Generation Current : 1" of Max 4 at idle: the speed is not judged.
+    assert verify_candidate(claims(), [parsed(L40S_Q)]).faults == ()
+
+
+def test_a_narrow_link_in_a_passthrough_vm_says_it_may_not_be_physical() -> None:
+    report = verify_candidate(
+        claims(), [parsed("nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt")]
+    )
+    (fault,) = [f for f in report.faults if f.kind == "pcie_link_narrow"]
+    assert "x8 of x16" in fault.explanation_en
+    assert "The node is a VM (virtualization mode Pass-Through)" in fault.explanation_en
+    assert "该节点为虚拟机（虚拟化模式 Pass-Through）" in fault.explanation_zh
+    assert fault.details["virtualized"] is True
+    assert fault.evidence_ref.endswith("line 72 (upload 1)")
+
+
+def test_a_laptop_gpu_at_x8_is_not_a_server_fault() -> None:
+    rel = (
+        "nvidia_smi_query/"
+        "kr-isaac-notes-rtx5080-laptop-blackwell-q-driver580-unrepairable-na-remapped-na.txt"
+    )
+    faults = verify_candidate(claims(), [parsed(rel)]).faults
+    assert not [f for f in faults if f.kind == "pcie_link_narrow"]
+
+
+def test_lspci_vv_narrow_links_and_one_fault_per_gpu_across_tools() -> None:
+    text = (
+        "01:00.0 VGA compatible controller: NVIDIA Corporation TU106 [GeForce RTX 2060 Rev. A]"
+        " (rev a1)\n"
+        "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us\n"
+        "\t\tLnkSta:\tSpeed 8GT/s (ok), Width x8 (downgraded)\n"
+    )  # from tests/scoring/evidence/test_lspci.py RTX2060_X8_VV (a public note's output)
+    result = parse_bytes(text.encode())
+    lspci_ev = NodeEvidence("gpu-01", 2, result.kind, result.metrics, "lspci-vv.txt", None)
+    (fault,) = verify_candidate(claims(), [lspci_ev]).faults
+    assert fault.explanation_en.startswith(
+        "lspci -vv on node gpu-01 shows the GPU at 01:00.0 with its PCIe link at x8 of x16"
+    )
+    assert fault.evidence_ref == "gpu-01: lspci-vv.txt line 3 (upload 2)"
+    # The same bus in nvidia-smi -q of the node: one fault, not two.
+    smi = _l40s_at_x8()
+    smi_same_bus = replace(
+        smi,
+        metrics={
+            **smi.metrics,
+            "gpus": [{**smi.metrics["gpus"][0], "bus_id": "00000000:01:00.0"}],
+        },
+    )
+    faults = verify_candidate(claims(), [lspci_ev, smi_same_bus]).faults
+    assert [f.kind for f in faults] == ["pcie_link_narrow"]

@@ -28,6 +28,10 @@ def test_hgx_h100_bare_metal_host(sample: Callable[[str], str]) -> None:
         "model": "H100 SXM5 80GB",
         "pci_id": "10de:2330",
         "virtual_function": False,
+        # No -vv block: no link widths.
+        "pcie_link_width_max": None,
+        "pcie_link_width_current": None,
+        "pcie_link_width_line": None,
     }
     assert [g["slot"] for g in metrics["gpus"]][-1] == "0000:df:00.0"
     assert metrics["virtual"] is False
@@ -273,3 +277,39 @@ def test_lspci_tv_bus_of_a_device_deep_in_a_bridge_chain(sample) -> None:
 def test_lspci_t_without_names_is_not_read_as_a_listing() -> None:
     text = "-[0000:00]-+-00.0\n           +-01.1-[01]--+-00.0\n           |            \\-00.1\n"
     assert registry.detect_kind(text) == "unknown"
+
+
+# Two GPU blocks of `lspci -vv` filtered to the link lines, from a public GitHub note whose
+# script printed, per GeForce card, `lspci -s $C` then `lspci -vv -s $C | grep -i gt`: both RTX
+# 2060 cards at x8 of x16, at their full 8GT/s. Kept verbatim but for the script's "Card: "
+# prefix before each device line and its "====" separators, which are not lspci's.
+RTX2060_X8_VV = """\
+01:00.0 VGA compatible controller: NVIDIA Corporation TU106 [GeForce RTX 2060 Rev. A] (rev a1)
+\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us, L1 <4us
+\t\tLnkSta:\tSpeed 8GT/s (ok), Width x8 (downgraded)
+\t\tLnkCtl2: Target Link Speed: 8GT/s, EnterCompliance- SpeedDis-
+02:00.0 VGA compatible controller: NVIDIA Corporation TU106 [GeForce RTX 2060 Rev. A] (rev a1)
+\t\tLnkCap:\tPort #1, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us, L1 <4us
+\t\tLnkSta:\tSpeed 8GT/s (ok), Width x8 (downgraded)
+\t\tLnkCtl2: Target Link Speed: 8GT/s, EnterCompliance- SpeedDis-
+"""
+
+
+def test_vv_link_width_of_each_gpu_from_lnkcap_and_lnksta() -> None:
+    gpus = lspci.parse(RTX2060_X8_VV).metrics["gpus"]
+    widths = [
+        (
+            g["slot"],
+            g["pcie_link_width_max"],
+            g["pcie_link_width_current"],
+            g["pcie_link_width_line"],
+        )
+        for g in gpus
+    ]
+    assert widths == [("01:00.0", 16, 8, 3), ("02:00.0", 16, 8, 7)]
+
+
+def test_vv_of_a_vm_without_gpu_reads_no_link_width(sample: Callable[[str], str]) -> None:
+    # The virtio devices of this guest have no PCIe link capability at all.
+    metrics = lspci.parse(sample("lspci/devmachine-kvm-lspci-vv.txt")).metrics
+    assert metrics["gpus"] == []

@@ -220,3 +220,63 @@ def test_full_q_of_an_ada_gpu_driver550(sample):
     assert (m["ecc_volatile_uncorrected"], m["ecc_aggregate_corrected"]) == (0, 0)
     assert m["retired_pages"] is None
     assert (m["remapped_rows_pending"], m["remapped_rows_failure"]) == (False, False)
+
+
+# "GPU Link Info / Link Width" of each real -q sample that prints it: (max, current, line of
+# Current), read from the files. The link generation beside it is not read.
+@pytest.mark.parametrize(
+    ("path", "widest", "current", "line"),
+    [
+        ("aws-a10g-vm-q-driver535-passthrough.txt", 16, 8, 72),
+        ("kr-isaac-notes-rtx5080-laptop-blackwell-q-driver580-unrepairable-na-remapped-na.txt",
+         16, 8, 81),
+        ("gcp-a3-h100-vm-pod-q-passthrough-driver535.txt", 16, 16, 72),
+        ("h200-vm-passthrough-driver550-q.txt", 16, 16, 75),
+        ("microway-v100-pcie-q-driver410-single-double-bit.txt", 16, 16, 49),
+        ("nix-notes-rtx3090ti-vm-q-driver580-channel-tpc-repair-no-without-unrepairable-row.txt",
+         16, 16, 81),
+        ("thamada-l40s-driver550-q-ada-full.txt", 16, 16, 75),
+    ],
+)  # fmt: skip
+def test_pcie_link_width_from_q(sample, path, widest, current, line):
+    m = nvidia_smi_query.parse(sample(f"nvidia_smi_query/{path}")).metrics
+    assert (m["pcie_link_width_max"], m["pcie_link_width_current"]) == ([widest], [current])
+    assert m["gpus"][0]["pcie_link_width_line"] == line
+
+
+def test_pcie_link_width_absent_from_an_excerpt_is_none(sample):
+    path = "nvidia_smi_query/mlengineering-a100-q-ecc-remapped-rows-xid63.txt"
+    m = nvidia_smi_query.parse(sample(path)).metrics
+    assert (m["pcie_link_width_max"], m["pcie_link_width_current"]) == ([None], [None])
+
+
+def test_pcie_link_width_of_a_gpu_trained_at_x8(sample):
+    # A variant of thamada-l40s-driver550-q-ada-full.txt: its "Link Width / Current : 16x"
+    # changed to 8x, as nvidia-smi prints a GPU whose link trained narrower.
+    text = sample("nvidia_smi_query/thamada-l40s-driver550-q-ada-full.txt")
+    narrow = text.replace(
+        "            Link Width\n                Max                       : 16x\n"
+        "                Current                   : 16x",
+        "            Link Width\n                Max                       : 16x\n"
+        "                Current                   : 8x",
+    )
+    assert narrow != text
+    m = nvidia_smi_query.parse(narrow).metrics
+    assert (m["pcie_link_width_max"], m["pcie_link_width_current"]) == ([16], [8])
+
+
+def test_pcie_link_width_from_query_gpu_csv():
+    # The pcie.link fields as `nvidia-smi --help-query-gpu` names them, CSV without units;
+    # "[N/A]" where the driver cannot read the link.
+    text = (
+        "$ nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,"
+        "pcie.link.width.current,pcie.link.width.max --format=csv,noheader\n"
+        "0, 00000000:18:00.0, 1, 5, 16, 16\n"
+        "1, 00000000:2A:00.0, 1, 5, 8, 16\n"
+        "2, 00000000:3A:00.0, [N/A], [N/A], [N/A], [N/A]\n"
+    )
+    m = nvidia_smi_query.parse(text).metrics
+    assert m["format"] == "csv"
+    assert m["pcie_link_width_current"] == [16, 8, None]
+    assert m["pcie_link_width_max"] == [16, 16, None]
+    assert [g["pcie_link_width_line"] for g in m["gpus"]] == [2, 3, None]
