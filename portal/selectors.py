@@ -460,6 +460,41 @@ def results_fingerprint(evaluation: Evaluation) -> str:
     return ranking_fingerprint(evaluation)
 
 
+def report_pdf_current(*, evaluation: Evaluation, language: str, fingerprint: str):
+    """The newest PDF made of ``evaluation``'s report as it is (``fingerprint``) in
+    ``language``, or None."""
+    from .models import PdfStatus, ReportPdf
+
+    return (
+        ReportPdf.objects.filter(
+            evaluation=evaluation, language=language, status=PdfStatus.DONE, fingerprint=fingerprint
+        )
+        .exclude(file="")
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
+def report_pdf_get(*, user, evaluation: Evaluation, language: str):
+    """The report PDF to show ``user`` on the report page: their own request while it is
+    queued or rendering; otherwise the newest PDF of the report as it is now in ``language``
+    (anyone's: asking for one again hands that one out), else their own latest (failed, or
+    made before a change: ``out_of_date``). None when there is none."""
+    from .models import PdfStatus, ReportPdf
+
+    own = ReportPdf.objects.filter(evaluation=evaluation, requested_by=user).first()
+    if own is not None and own.status in (PdfStatus.QUEUED, PdfStatus.RENDERING):
+        return own
+    fingerprint = results_fingerprint(evaluation)
+    current = report_pdf_current(evaluation=evaluation, language=language, fingerprint=fingerprint)
+    if current is not None:
+        current.out_of_date = False
+        return current
+    if own is not None and own.status == PdfStatus.DONE:
+        own.out_of_date = own.fingerprint != fingerprint
+    return own
+
+
 def results_fingerprints(evaluation: Evaluation) -> tuple[str, str]:
     """``results_fingerprint(evaluation)`` and the fingerprint of the evaluation's
     catalogue-change notice, from the same query."""

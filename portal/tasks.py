@@ -63,11 +63,15 @@ def candidate_refresh_task(candidate_id: int) -> bool:
 @shared_task(name="portal.tasks.evidence_sweep_task")
 def evidence_sweep_task() -> int:
     """Re-enqueue uploads left queued (broker down at upload time) or stuck in processing, run
-    the pending refreshes whose task was lost, and delete the raw files of uploads that
-    failed longer ago than the retention period."""
+    the pending refreshes whose task was lost, delete the raw files of uploads that failed
+    longer ago than the retention period, and fail the report PDFs whose render was lost (the
+    report page stops polling and the member can ask again)."""
+    from .services.reports import report_pdf_sweep
+
     queued_for = timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S)
     enqueued = len(evidence_sweep(queued_for=queued_for))
     evidence_failed_cleanup()
+    report_pdf_sweep()
     return enqueued
 
 

@@ -484,6 +484,17 @@ class Answer(models.Model):
     updated_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Who wrote the claim as it stands (its text or typed value): set when either changes, not
+    # when only the notes do. A member's review is of this claim, so its author cannot review
+    # it (services.reviews.answer_review); ``updated_by`` is only the last editor.
+    claim_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("claim written by"),
+    )
     updated_at = models.DateTimeField(auto_now=True)
     # Derived from the evidence like the note, not a person's edit: kept out of the history.
     history = HistoricalRecords(excluded_fields=["updated_at", "poc_shortfalls"])

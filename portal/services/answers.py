@@ -171,6 +171,8 @@ def _save_drafts(candidate, drafts, stored, by, changed, kept) -> None:
             continue
         if answer is None:
             answer = Answer(candidate=candidate, item=draft.item)
+        if answer.pk is None or (answer.claim, answer.value) != (draft.claim.strip(), draft.value):
+            answer.claim_by = by
         answer.claim = draft.claim.strip()
         answer.value = draft.value
         answer.notes = draft.notes

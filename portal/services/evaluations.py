@@ -346,7 +346,14 @@ def answer_save(
         stored = answer_version(answer if answer.pk else None)
         if stored != expected_version:
             raise AnswerChanged(stored)
-    answer.claim = claim.strip()
+    claim = claim.strip()
+    if answer.pk and (answer.claim, answer.value, answer.notes) == (claim, value, notes):
+        # Nothing changes: no edit to record (no editor, no history row, no re-verification),
+        # as the questionnaire's whole-form save skips an item left as it was.
+        return answer
+    if not answer.pk or (answer.claim, answer.value) != (claim, value):
+        answer.claim_by = by
+    answer.claim = claim
     answer.value = value
     answer.notes = notes
     answer.updated_by = by

@@ -1,9 +1,12 @@
 """Report PDFs: requested by a member, rendered by a worker with headless Chromium."""
 
+import logging
+import math
 import shutil
 import subprocess
 import tempfile
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 from django.conf import settings
@@ -11,11 +14,30 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import Evaluation, PdfStatus, ReportPdf
 
 CHROMIUM_TIMEOUT_S = 60
 PDF_STALE_AFTER = timedelta(minutes=5)
+# Finished PDFs kept per evaluation (about 450 KB each); older ones are deleted, rows and files.
+PDFS_KEPT = 3
+
+logger = logging.getLogger(__name__)
+
+
+class ReportPdfLimited(Exception):
+    """The member asked for more new PDFs than the rate limit allows; ``message`` says when to
+    ask again."""
+
+    def __init__(self, wait_s: float | None):
+        minutes = max(1, math.ceil((wait_s or 60) / 60))
+        self.message = ngettext(
+            "You have asked for many PDFs recently; ask again in %(minutes)d minute.",
+            "You have asked for many PDFs recently; ask again in %(minutes)d minutes.",
+            minutes,
+        ) % {"minutes": minutes}
+        super().__init__(self.message)
 
 
 @transaction.atomic
@@ -24,7 +46,13 @@ def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPd
 
     One at a time per member and evaluation: while one is queued or rendering, that one is
     returned (repeated clicks start no more Chromium processes); one pending for longer than
-    PDF_STALE_AFTER (its worker died) is marked failed and a new one queued."""
+    PDF_STALE_AFTER (its worker died) is marked failed and a new one queued. A PDF already made
+    of the report as it is now (the same results fingerprint, the same language), by any
+    member, is returned instead of rendering another. A new render counts against the
+    member's rate limit (api.throttling.ReportPdfRateThrottle): over it, ReportPdfLimited."""
+    from .. import selectors
+    from ..api.throttling import ReportPdfRateThrottle
+
     pending = ReportPdf.objects.select_for_update().filter(
         evaluation=evaluation,
         requested_by=by,
@@ -40,11 +68,80 @@ def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPd
     current = pending.filter(created_at__gte=stale_before).first()
     if current is not None:
         return current
+    made = selectors.report_pdf_current(
+        evaluation=evaluation,
+        language=language,
+        fingerprint=selectors.results_fingerprint(evaluation),
+    )
+    if made is not None:
+        return made
+    throttle = ReportPdfRateThrottle()
+    if not throttle.allow_user(by):
+        raise ReportPdfLimited(throttle.wait())
     pdf = ReportPdf.objects.create(evaluation=evaluation, requested_by=by, language=language)
+    # Robust: a broker that is down must not turn the request into a 500 (the row is marked
+    # failed instead, see _report_pdf_send).
+    transaction.on_commit(partial(_report_pdf_send, pdf.pk), robust=True)
+    return pdf
+
+
+def _report_pdf_send(pdf_id: int) -> None:
+    """Enqueue the render; when the broker cannot be reached the PDF is marked failed with a
+    reason the page shows (it stops polling; the member asks again later)."""
     from ..tasks import report_pdf_task
 
-    transaction.on_commit(lambda: report_pdf_task.delay(pdf.pk))
-    return pdf
+    try:
+        report_pdf_task.delay(pdf_id)
+    except Exception:
+        logger.warning("report PDF %s not queued: the broker is unreachable", pdf_id, exc_info=True)
+        ReportPdf.objects.filter(pk=pdf_id, status=PdfStatus.QUEUED).update(
+            status=PdfStatus.FAILED,
+            error=_(
+                "The PDF could not be queued (the task queue is unavailable); ask again later."
+            ),
+            finished_at=timezone.now(),
+        )
+
+
+def report_pdf_sweep() -> int:
+    """Fail the PDFs queued or rendering for longer than PDF_STALE_AFTER (their task was lost:
+    never sent, or its worker died), each with a reason in its requester's language, so that
+    no page polls for them forever. Returns how many. Safe to run twice: a conditional update."""
+    now = timezone.now()
+    stale = ReportPdf.objects.filter(
+        status__in=[PdfStatus.QUEUED, PdfStatus.RENDERING], created_at__lt=now - PDF_STALE_AFTER
+    )
+    failed = 0
+    for pdf_id, language in stale.values_list("pk", "language"):
+        with translation.override(language):
+            error = _("The worker did not finish in time; ask for the PDF again.")
+        failed += ReportPdf.objects.filter(
+            pk=pdf_id, status__in=[PdfStatus.QUEUED, PdfStatus.RENDERING]
+        ).update(status=PdfStatus.FAILED, error=error, finished_at=now)
+    return failed
+
+
+def report_pdf_prune(*, evaluation_id: int, keep: int = PDFS_KEPT) -> int:
+    """Delete all but the ``keep`` newest finished PDFs of an evaluation, their files once the
+    deletion is committed. Returns how many rows went."""
+    with transaction.atomic():
+        old = list(
+            ReportPdf.objects.filter(
+                evaluation_id=evaluation_id, status__in=[PdfStatus.DONE, PdfStatus.FAILED]
+            )
+            .order_by("-created_at", "-pk")
+            .values_list("pk", "file")[keep:]
+        )
+        ReportPdf.objects.filter(pk__in=[pk for pk, _file in old]).delete()
+        names = [name for _pk, name in old if name]
+        transaction.on_commit(partial(_delete_files, names), robust=True)
+    return len(old)
+
+
+def _delete_files(names: list[str]) -> None:
+    storage = ReportPdf._meta.get_field("file").storage
+    for name in names:
+        storage.delete(name)
 
 
 def _static_text(path: str) -> str:
@@ -105,12 +202,14 @@ def chromium_pdf(html: str) -> bytes:
 
 def report_pdf_render(*, pdf_id: int) -> ReportPdf | None:
     """Render one queued PDF: rendering → done (with the file) or failed (with the reason)."""
-    with transaction.atomic():
-        pdf = ReportPdf.objects.select_for_update().filter(pk=pdf_id).first()
-        if pdf is None or pdf.status == PdfStatus.DONE:
-            return pdf
-        pdf.status = PdfStatus.RENDERING
-        pdf.save(update_fields=["status"])
+    # Only a queued PDF starts rendering (compare-and-swap): a message delivered twice, or
+    # one arriving after the sweeper failed the PDF, renders nothing.
+    started = ReportPdf.objects.filter(pk=pdf_id, status=PdfStatus.QUEUED).update(
+        status=PdfStatus.RENDERING
+    )
+    pdf = ReportPdf.objects.filter(pk=pdf_id).first()
+    if not started or pdf is None:
+        return pdf
     from .. import selectors
 
     # Taken before the page: a change made while it renders marks the PDF out of date.
@@ -123,10 +222,12 @@ def report_pdf_render(*, pdf_id: int) -> ReportPdf | None:
         pdf.error = (str(exc) or exc.__class__.__name__)[:2000]
         pdf.finished_at = timezone.now()
         pdf.save(update_fields=["status", "error", "finished_at"])
+        report_pdf_prune(evaluation_id=pdf.evaluation_id)
         return pdf
     pdf.file.save(f"report-{pdf.evaluation_id}.pdf", ContentFile(data), save=False)
     pdf.size_bytes = len(data)
     pdf.status = PdfStatus.DONE
     pdf.finished_at = timezone.now()
     pdf.save(update_fields=["file", "size_bytes", "status", "finished_at", "fingerprint"])
+    report_pdf_prune(evaluation_id=pdf.evaluation_id)
     return pdf

@@ -37,13 +37,29 @@ def review_version(answer: Answer, review: AnswerReview | None) -> str:
     )
 
 
+def _claim_authors(answer: Answer) -> set[int]:
+    """The members whose work a review of ``answer`` reads: whoever wrote the claim as it
+    stands (the last editor on rows from before that was kept) and whoever attached a document.
+    A member who only edited the notes since is not among them, nor is a re-save that changed
+    nothing (answer_save records none)."""
+    author = answer.claim_by_id if answer.claim_by_id is not None else answer.updated_by_id
+    authors = set(
+        answer.attachments.exclude(uploaded_by=None).values_list("uploaded_by", flat=True)
+    )
+    if author is not None:
+        authors.add(author)
+    return authors
+
+
 @transaction.atomic
 def answer_review(
     *, answer: Answer, verdict: str, note: str, by, expected_version: str | None = None
 ) -> AnswerReview:
     """Record ``by``'s verdict (verified or contradicted, with a note) on a document-backed
     answer and re-verify the candidate. The reviewer must be a member other than the one who
-    last edited the answer; refused on a decided evaluation.
+    wrote the claim under review or attached its documents (``_claim_authors``): a later
+    notes-only edit by someone else does not make its author a reviewer; refused on a decided
+    evaluation.
 
     The answer is read again under the candidate's lock (the one answer_save takes), so the
     claim recorded as reviewed is the one stored. With ``expected_version`` (``review_version``
@@ -61,9 +77,12 @@ def answer_review(
     ensure_current(stored=review_version(answer, review), expected=expected_version, current=answer)
     if answer.item.key not in DOCUMENT_ITEMS:
         raise ValidationError(_("Only items backed by documents are reviewed by a member."))
-    if answer.updated_by_id is not None and answer.updated_by_id == by.pk:
+    if by.pk in _claim_authors(answer):
         raise ValidationError(
-            _("A second member reviews an answer: you edited it last, so someone else must.")
+            _(
+                "A second member reviews an answer: you wrote this claim or attached its "
+                "documents, so someone else must."
+            )
         )
     if not answer.claim.strip() and answer.value in (None, ""):
         raise ValidationError(_("The item is not answered yet; there is nothing to review."))

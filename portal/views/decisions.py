@@ -22,7 +22,7 @@ from ..exports import (
     report_document,
     safe_cell,
 )
-from ..models import BillingModel, Dimension, ReportPdf, VerificationStatus
+from ..models import BillingModel, Dimension, PdfStatus, ReportPdf, VerificationStatus
 from ..permissions import CAN_DECIDE
 from ..services.evaluations import (
     DIMENSIONS,
@@ -30,7 +30,7 @@ from ..services.evaluations import (
     evaluation_reopen,
 )
 from ..services.portfolio import portfolio_export_rows
-from ..services.reports import report_pdf_request
+from ..services.reports import ReportPdfLimited, report_pdf_request
 from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
 from .weights import percentages
@@ -190,13 +190,9 @@ def report_context(evaluation) -> dict:
 @require_safe
 def report(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation, membership = member_evaluation(request, pk)
-    latest_pdf = (
-        ReportPdf.objects.filter(evaluation=evaluation, requested_by=request.user)
-        .order_by("-created_at")
-        .first()
+    latest_pdf = selectors.report_pdf_get(
+        user=request.user, evaluation=evaluation, language=get_language() or "en"
     )
-    if latest_pdf is not None and latest_pdf.status == "done":
-        latest_pdf.out_of_date = latest_pdf.fingerprint != selectors.results_fingerprint(evaluation)
     context = {
         "membership": membership,
         "latest_pdf": latest_pdf,
@@ -328,8 +324,17 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 def report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """POST: queue a PDF of the report in the reader's language, back to the report."""
     evaluation, _membership = member_evaluation(request, pk)
-    report_pdf_request(evaluation=evaluation, by=request.user, language=get_language() or "en")
-    messages.success(request, _("The PDF is being made; this page shows when it is ready."))
+    try:
+        pdf = report_pdf_request(
+            evaluation=evaluation, by=request.user, language=get_language() or "en"
+        )
+    except ReportPdfLimited as exc:
+        messages.error(request, exc.message)
+    else:
+        if pdf.status == PdfStatus.DONE:
+            messages.success(request, _("A PDF of the report as it is now is ready below."))
+        else:
+            messages.success(request, _("The PDF is being made; this page shows when it is ready."))
     return redirect("evaluation-report", pk)
 
 
