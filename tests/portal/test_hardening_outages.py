@@ -26,14 +26,17 @@ DEAD_CACHE = {"default": {"BACKEND": "portal.cache.ResilientRedisCache", "LOCATI
 
 
 @pytest.fixture
-def broker_down():
-    """Point the Celery app's publisher at a port where nothing listens."""
-    previous = celery_app.conf.broker_url
-    celery_app.conf.broker_url = DEAD_REDIS
+def broker_down(monkeypatch, settings):
+    """Point the Celery app's publisher at a port where nothing listens. Celery reads the
+    CELERY_BROKER_URL environment variable (the test settings set it) before its own conf,
+    so setting conf.broker_url alone left these tests publishing to the live Redis."""
+    monkeypatch.setenv("CELERY_BROKER_URL", DEAD_REDIS)
+    settings.CELERY_BROKER_URL = DEAD_REDIS
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
+    assert celery_app.conf.broker_url == DEAD_REDIS
     yield
-    celery_app.conf.broker_url = previous
+    monkeypatch.undo()
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
