@@ -21,3 +21,8 @@ class PortalConfig(AppConfig):
         # form could not say what was wrong. The server's field parses and explains instead,
         # and the page shows back what was typed.
         forms.IntegerField.widget = NumberTextInput
+
+        from .numbers import install
+
+        # ...and reads only ASCII digits (full-width digits, "1_000" and true are not numbers).
+        install()

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from scoring import portfolio as pf
 
@@ -155,3 +155,34 @@ def risks_recorded(risks: Iterable[pf.Risk], currency: str) -> list[dict[str, st
                 texts[key] = risk_text(risk, currency)
         recorded.append({"kind": risk.kind, **texts})
     return recorded
+
+
+def _quoted(names: Iterable[str]) -> str:
+    return _names(f"“{name}”" for name in names)
+
+
+def assignment_gaps(missing: list[str], unknown: list[str]) -> str:
+    """Why an edited assignment does not cover the workloads once each, in the reader's
+    language: the workloads left without a candidate, and the names that are no workload of
+    the evaluation ("" when there is nothing to say)."""
+    parts = []
+    if missing:
+        parts.append(
+            ngettext(
+                "The workload %(names)s is missing from the assignment: choose a candidate for it.",
+                "The workloads %(names)s are missing from the assignment: choose a candidate "
+                "for each.",
+                len(missing),
+            )
+            % {"names": _quoted(missing)}
+        )
+    if unknown:
+        parts.append(
+            ngettext(
+                "%(names)s is not a workload of this evaluation.",
+                "%(names)s are not workloads of this evaluation.",
+                len(unknown),
+            )
+            % {"names": _quoted(unknown)}
+        )
+    return " ".join(parts)

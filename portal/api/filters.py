@@ -1,11 +1,13 @@
 """Query filters of the list endpoints.
 
 Ids are plain number filters over querysets already restricted to the evaluation in the URL:
-another evaluation's id matches nothing, and says nothing about whether it exists.
+another evaluation's id matches nothing, and says nothing about whether it exists. An id no row
+can have (0, negative, beyond a bigint) is a 400 naming the filter, never a database error.
 """
 
 import django_filters as filters
 from django import forms
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
@@ -23,12 +25,28 @@ from ..models import (
     WorkloadProfile,
 )
 
+# The largest bigint (PostgreSQL) and SQLite integer: a larger id overflows the query.
+ID_MAX = 2**63 - 1
+
+
+class IdField(forms.IntegerField):
+    """An id as the database stores it: a whole number from 1 to ID_MAX."""
+
+    def __init__(self, **kwargs):
+        out_of_range = _("Not an id: ids are whole numbers from 1 to %(max)s.") % {"max": ID_MAX}
+        kwargs["error_messages"] = {
+            "min_value": out_of_range,
+            "max_value": out_of_range,
+            **kwargs.get("error_messages", {}),
+        }
+        super().__init__(min_value=1, max_value=ID_MAX, **kwargs)
+
 
 @extend_schema_field(OpenApiTypes.INT)
 class IdFilter(filters.NumberFilter):
     """A whole-number id (``?candidate=12``); anything else is a 400 with the reason."""
 
-    field_class = forms.IntegerField
+    field_class = IdField
 
 
 class VendorFilter(filters.FilterSet):

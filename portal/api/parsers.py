@@ -76,6 +76,9 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"{text[:40]} is too large a number")
+    # 1e-400 would silently become 0.0 (a budget of 0 instead of a refusal).
+    if value == 0 and any(digit in "123456789" for digit in text.lower().partition("e")[0]):
+        raise ValueError(f"{text[:40]} is too small a number")
     return value
 
 

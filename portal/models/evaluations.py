@@ -114,6 +114,17 @@ class ChecklistItem(models.Model):
             )
 
 
+def positive_budget(value: Decimal | None) -> None:
+    """A budget is above zero (or empty for none): a budget of 0, or one below a cent that is
+    stored as 0, would knock out every candidate on budget. The page's form and the API both
+    validate through this field."""
+    if value is not None and value <= 0:
+        raise ValidationError(
+            _("Enter a budget above zero, or leave it empty for no budget."),
+            code="budget_not_positive",
+        )
+
+
 class Evaluation(models.Model):
     """One procurement decision: the workload, its requirements and how candidates are weighed."""
 
@@ -145,7 +156,7 @@ class Evaluation(models.Model):
         decimal_places=2,
         null=True,
         blank=True,
-        validators=[MinValueValidator(Decimal("0"))],
+        validators=[positive_budget],
     )
     budget_currency = models.CharField(
         _("budget currency"), max_length=3, choices=Currency.choices, default=Currency.CNY

@@ -466,6 +466,15 @@ def portfolio_decision_snapshot(
         raise ValidationError(_("The evaluation has no workloads: record a single candidate."))
     problem, labels, _views = built
     lang_zh = (get_language() or "").startswith("zh")
+    if assignment is not None:
+        # Named here, in the reader's words ("missing inference, unknown -" was scoring's).
+        names = [workload.workload_id for workload in problem.workloads]
+        gaps = portfolio_messages.assignment_gaps(
+            [name for name in names if name not in assignment],
+            sorted(set(assignment) - set(names)),
+        )
+        if gaps:
+            raise ValidationError({"assignment": gaps})
     try:
         result = pf.solve(problem)
         if assignment is None:

@@ -425,7 +425,8 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
         "can_edit": True,
         "standalone": True,
     }
-    status = 200 if saved else 409 if result is not None else 422
+    # A decided evaluation's refusal is the 409 of every decided refusal (form_status).
+    status = 200 if saved else 409 if result is not None else form_status(form)
     return render(request, "portal/_answer_entry.html", context, status=status)
 
 

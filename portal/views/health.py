@@ -1,5 +1,6 @@
 """Readiness: the database, Redis and the Celery worker's heartbeat, each reported apart."""
 
+import logging
 import time
 from datetime import timedelta
 
@@ -15,13 +16,16 @@ from ..middleware import DATABASE_DOWN
 from ..models import WorkerHeartbeat
 
 COMPONENTS = ("database", "redis", "worker")
+logger = logging.getLogger(__name__)
 
 
-def _timed(check) -> dict:
+def _timed(name: str, check) -> dict:
     started = time.perf_counter()
     try:
         result = check()
     except Exception as exc:
+        # The text names internal hosts and ports: logged, and shown to staff only (readyz).
+        logger.warning("readiness check %s failed: %s: %s", name, type(exc).__name__, exc)
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
     result["ms"] = round((time.perf_counter() - started) * 1000, 1)
     return result
@@ -66,6 +70,13 @@ def _worker() -> dict:
     return {"ok": ok, "last_heartbeat": last.isoformat() if last else None}
 
 
+def _is_staff(request: HttpRequest) -> bool:
+    try:
+        return bool(request.user.is_authenticated and request.user.is_staff)
+    except Exception:
+        return False
+
+
 @never_cache
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -73,8 +84,15 @@ def readyz(request: HttpRequest) -> JsonResponse:
 
     ``?require=database,redis`` limits which components decide the status code (all three by
     default): the web container's health check needs the database, the worker's its heartbeat.
+    Why a check failed (an exception naming internal hosts and ports) is logged, and shown to
+    staff only; anyone else reads ``"error": "unavailable"``.
     """
-    report = {"database": _timed(_database), "redis": _timed(_redis), "worker": _timed(_worker)}
+    checks = {"database": _database, "redis": _redis, "worker": _worker}
+    report = {name: _timed(name, check) for name, check in checks.items()}
+    if not _is_staff(request):
+        for result in report.values():
+            if "error" in result:
+                result["error"] = "unavailable"
     required = [
         name for name in request.GET.get("require", ",".join(COMPONENTS)).split(",") if name
     ]

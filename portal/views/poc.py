@@ -13,8 +13,10 @@ from django.utils.translation import gettext_lazy
 
 from scoring import poc as plan_rules
 
+from ..forms_procurement import add_service_error
 from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
+from ..services.errors import EvaluationDecided
 from ..services.poc import poc_plan_save, stored_coverage
 from .common import form_status, member_evaluation, require_form_methods
 from .display import poc_note
@@ -167,7 +169,12 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
         if membership.role not in CAN_EDIT:
             raise PermissionDenied(_("Only procurement edits the POC plan."))
         form = PlanForm(request.POST, candidates=candidates, names=names)
-        if form.is_valid():
+        if evaluation.status == EvaluationStatus.DECIDED:
+            # Decided first, whatever was sent: the 409 every decided refusal answers, with
+            # the input kept (the service refuses again under the row's lock).
+            form.is_valid()
+            form.add_error(None, EvaluationDecided())
+        elif form.is_valid():
             try:
                 poc_plan_save(
                     evaluation=evaluation,
@@ -179,8 +186,8 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
                     node_names=form.node_names(),
                 )
             except ValidationError as exc:
-                for message in exc.messages:
-                    form.add_error(None, message)
+                # With its code: a decided refusal stays a 409 (form_status).
+                add_service_error(form, exc)
             else:
                 messages.success(request, _("POC plan saved."))
                 return redirect("evaluation-poc", pk=evaluation.pk)

@@ -161,5 +161,5 @@ class ScoreSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DeleteReasonSerializer(serializers.Serializer):
+class DeleteReasonSerializer(StrictSerializer):
     reason = serializers.CharField(max_length=20_000)

@@ -7,10 +7,11 @@ from rest_framework.response import Response
 from ...models import Candidate, PocCandidateNodes, PocPlan
 from ...permissions import CAN_EDIT, CAN_VIEW
 from ...services.poc import candidate_coverage, poc_plan_save
+from ..serializers.base import StrictSerializer
 from .base import EvaluationScopedView, not_found
 
 
-class PocPlanInSerializer(serializers.Serializer):
+class PocPlanInSerializer(StrictSerializer):
     deadline = serializers.DateTimeField()
     all_nodes_max = serializers.IntegerField(min_value=2, max_value=4096, default=2)
     sample_size = serializers.IntegerField(min_value=1, max_value=1024, default=4)
