@@ -713,8 +713,8 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
             return NodeResult(
                 node,
                 STATUS_CONTRADICTED,
-                f"On node {node} {problem[0]}, so the claimed {_TOPOLOGY_EN[claimed]} is "
-                "not complete.",
+                f"On node {node} {problem[0]}, so the claimed "
+                f"{_TOPOLOGY_EN[claimed].removeprefix('an ')} is not complete.",
                 f"节点 {node}：{problem[1]}，声明的{_TOPOLOGY_ZH[claimed]}不完整。",
                 ev.ref,
                 details,
@@ -759,7 +759,7 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
         else:
             en = (
                 f"nvidia-smi topo -m on node {node} shows {seen}, better than the claimed "
-                f"{_TOPOLOGY_EN[claimed]}."
+                f"{_TOPOLOGY_EN[claimed].removeprefix('an ')}."
             )
             zh = (
                 f"节点 {node} 的 nvidia-smi topo -m 显示{seen_zh}，优于声明的"

@@ -368,6 +368,7 @@ def test_nvlink_missing_links_contradict_even_with_a_full_mesh_topo() -> None:
     item = verify_candidate(claims(), evidence).items["nvlink_topology"]
     assert item.status == "contradicted"
     assert "only 16 of the 18 NVLink links" in item.explanation_en
+    assert "so the claimed all-to-all NVLink mesh is not complete" in item.explanation_en
 
 
 def test_nvlink_partial_view_is_unverifiable() -> None:
