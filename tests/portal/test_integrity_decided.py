@@ -143,7 +143,8 @@ def test_pages_say_the_evaluation_is_decided(decided, evaluation, candidate, cli
         {"item-10-claim": "5"},
         HTTP_HX_REQUEST="true",
     )
-    assert answer.status_code == 422
+    # 409 as every other decided refusal (the autosave answered 422, a form error's code).
+    assert answer.status_code == 409
     assert DECIDED in answer.content.decode()
     token_page = client.post(
         reverse("upload-token-list", kwargs={"pk": evaluation.pk, "candidate_pk": candidate.pk}),
