@@ -122,3 +122,32 @@ def test_the_refusal_is_in_chinese(second_buyer):
         answer_review(answer=_sla(), verdict="verified", note="ok", by=procurement)
     message = refused.value.messages[0]
     assert "someone else" not in message and "复核" in message
+
+
+def test_the_migration_names_each_existing_claims_author_from_its_history(second_buyer):
+    """Answers written before claim_by existed get it from their history (migration 0040):
+    the last member who changed the claim's text or typed value, not a later notes-only
+    editor; an answer without history falls back to its last editor."""
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("portal.migrations.0040_answer_claim_by")
+    client_a = _client_for(Client, "procurement", PASSWORDS["procurement"])
+    client_b = _client_for(Client, "buyer-b", "buyer-b-pass-2026")
+    _put(client_a, claim=SLA, notes="per A")
+    _put(client_b, claim=SLA, notes="per A, checked by B")
+    sla = _sla()
+    other = Answer.objects.filter(candidate_id=1).exclude(pk=sla.pk).first()
+    other.history.all().delete()  # an answer saved before its history was kept
+    Answer.objects.filter(pk=other.pk).update(updated_by=second_buyer)
+    Answer.objects.update(claim_by=None)
+
+    migration.claim_authors(apps, None)
+
+    assert _sla().claim_by.username == "procurement"
+    assert _sla().updated_by == second_buyer
+    assert Answer.objects.get(pk=other.pk).claim_by == second_buyer
+    # Run on a database whose answers are already filled, it finds the same authors.
+    migration.claim_authors(apps, None)
+    assert _sla().claim_by.username == "procurement"
