@@ -568,8 +568,9 @@ def _cents(value: Decimal) -> Decimal:
 
 def priced_form(candidate: CandidateInput, rubric: Rubric) -> str:
     """The delivery form the TCO prices: the claim, or the form the evidence shows when it
-    refutes the claim (efficiency, spot risk and hourly release follow it). A bare-metal claim
-    on nodes that show a hypervisor is never priced with bare metal's defaults."""
+    refutes the claim (efficiency and the spot risk follow it; hourly release, a contract
+    term, follows the claim: see _billing_terms). A bare-metal claim on nodes that show a
+    hypervisor is never priced with bare metal's efficiency."""
     measured = candidate.measured
     form = candidate.offering.delivery_form
     if measured.bare_metal_verdict is None:
@@ -751,7 +752,8 @@ def releasable_hourly(candidate: CandidateInput, rubric: Rubric) -> bool:
     policy = rubric.v2
     if policy is None:
         return True
-    default = policy.form(priced_form(candidate, rubric)).releasable_hourly
+    # The claimed form's: a contract term (see _billing_terms), not the form the evidence shows.
+    default = policy.form(candidate.offering.delivery_form).releasable_hourly
     stated = candidate.offering.releasable_hourly
     if stated is None or stated == default or not stated:
         return default if stated is None else stated
@@ -1069,10 +1071,16 @@ def _billing_terms(
             risk < default and candidate.answers.get(policy.billing_terms_item) != "verified"
         ):
             risk = default
+        # Hourly release is a term of the contract, written for the form the vendor sold: the
+        # claimed form's default, never the form the evidence shows (a refuted bare-metal
+        # claim priced as a releasable VM cost less than the honest claim; GPU expert review
+        # of the cost model, stop 30). The spot risk above follows the form shown: shared
+        # capacity is preempted more, which only ever costs a refuted claim more.
         releasable = offering.releasable_hourly
+        contracted = policy.form(offering.delivery_form).releasable_hourly
         if releasable is None:
-            releasable = profile.releasable_hourly
-        elif releasable and not profile.releasable_hourly:
+            releasable = contracted
+        elif releasable and not contracted:
             releasable = releasable_hourly(candidate, rubric)
         if not releasable:
             # Not released on idle days: every day of the duration is paid.
