@@ -220,8 +220,10 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         *[str(d.label) for d in Dimension],
         _("Disqualified"),
         _("Knockouts"),
-        _("Cheapest billing model"),
+        _("Recommended billing model"),
         _("Total cost"),
+        _("Cheapest billing model"),
+        _("Cheapest total cost"),
         _("Currency"),
         _("Cost per effective GPU-hour"),
         _("Reference price per GPU-hour (assumed)"),
@@ -247,6 +249,11 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 *[round(result.score(d), 2) for d in DIMENSIONS],
                 _("yes") if result.disqualified else _("no"),
                 "; ".join(getattr(k, reason) for k in result.knockouts),
+                # The recommended model's total, the one the cost score and the budget judge
+                # (rubric v2: spot is refused for a long synchronous job, so its cheaper total
+                # is not a cost the buyer would pay); the cheapest beside it.
+                _billing_label(tco.recommended) if tco else "",
+                tco.recommended_total if tco else "",
                 _billing_label(tco.cheapest) if tco else "",
                 tco.cheapest_total if tco else "",
                 tco.currency if tco else "",

@@ -102,3 +102,32 @@ def test_a_decided_report_and_export_do_not_follow_the_catalogue(
 
     assert main(client.get(report_url).content.decode()) == main(report)
     assert _export(client, evaluation, "csv").content == export
+
+
+def test_the_export_totals_the_billing_model_the_cost_score_judges(
+    evaluation, members, candidate, offering, client
+):
+    """A 30-day pre-training job on two nodes cannot run on spot (one preemption loses the
+    whole run): the cost score and the budget judge the recommended model, so the export's
+    total is that model's, with the cheaper spot total beside it, not in its place (the
+    printout understated the cost by 45 % in the cost-model review's 4-day case)."""
+    from portal import selectors
+
+    call_command("loaddata", "checklist", verbosity=0)
+    for model, price in (("monthly", "12000"), ("spot", "1.00")):
+        OfferingPrice.objects.create(
+            offering=offering, billing_model=model, price_per_gpu=Decimal(price)
+        )
+    candidate.offering_version = None
+    candidate.save()
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    tco = ranking.results[0].tco
+    assert (tco.cheapest, tco.recommended) == ("spot", "monthly")
+    client.login(username="viewer", password=PASSWORD)
+    text = _export(client, evaluation, "csv").content.decode("utf-8-sig")
+    header, row = list(csv.reader(io.StringIO(text)))[:2]
+    assert row[header.index("Recommended billing model")].startswith("Monthly")
+    assert Decimal(row[header.index("Total cost")]) == tco.recommended_total
+    assert row[header.index("Cheapest billing model")].startswith("Spot")
+    assert Decimal(row[header.index("Cheapest total cost")]) == tco.cheapest_total
+    assert tco.cheapest_total < tco.recommended_total
