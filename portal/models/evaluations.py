@@ -319,10 +319,14 @@ class Evaluation(models.Model):
         if (
             self.duration_days is not None
             and self.expected_idle_days is not None
-            and self.expected_idle_days > self.duration_days
+            and self.expected_idle_days >= self.duration_days
         ):
+            # Every day idle leaves no used GPU-hour to price: each candidate's cost per
+            # effective GPU-hour is undefined and its cost score 0 whatever its price (the
+            # database still allows it, so evaluations saved before this check still load).
             errors["expected_idle_days"] = _(
-                "Idle days (%(idle)s) cannot exceed the duration (%(days)s days)."
+                "Idle days (%(idle)s) must be fewer than the duration (%(days)s days): with "
+                "no day of use there is no cost per used GPU-hour to compare."
             ) % {"idle": self.expected_idle_days, "days": self.duration_days}
         if errors:
             raise ValidationError(errors)

@@ -335,7 +335,14 @@ def test_requirements_are_validated_and_a_decided_evaluation_is_frozen(api, worl
     target = ev_url(world, "api-evaluation-detail")
     bad = api.patch(target, {"expected_idle_days": 40}, format="json")
     assert bad.status_code == 400
-    assert "cannot exceed the duration" in bad.json()["expected_idle_days"][0]
+    assert "must be fewer than the duration" in bad.json()["expected_idle_days"][0]
+    # Every day idle leaves nothing to price: refused too, one day less is fine.
+    days = world.evaluation.duration_days
+    all_idle = api.patch(target, {"expected_idle_days": days}, format="json")
+    assert all_idle.status_code == 400
+    assert "no cost per used GPU-hour" in all_idle.json()["expected_idle_days"][0]
+    assert Evaluation.objects.get(pk=world.evaluation.pk).expected_idle_days != days
+    assert api.patch(target, {"expected_idle_days": days - 1}, format="json").status_code == 200
     assert api.patch(target, {"status": "decided"}, format="json").status_code == 400
     ok = api.patch(target, {"required_total_gpus": 32, "status": "open"}, format="json")
     assert ok.status_code == 200 and ok.json()["required_total_gpus"] == 32
