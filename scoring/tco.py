@@ -12,7 +12,8 @@ equals the sum of its parts. Conventions (documented in the README):
 - yearly: price x GPUs x whole years covering the duration;
 - storage, egress and support (month totals) and vGPU licences (per GPU-month) are paid for
   the whole duration, prorated by days;
-- setup: the one-off fee plus ``setup_days`` paid at the model's daily rate before use.
+- setup: the one-off fee plus ``setup_days`` paid at the model's daily rate before use (rubric
+  v2: only those the whole months or years billed do not already cover).
 
 Rubric v2 (issue #10 §3) adds:
 
@@ -896,16 +897,21 @@ def compute_tco(
         gpu = (all_gpus * units).quantize(cent, half_even)
         if model == "monthly":
             monthly_gpu = gpu
+        # Rubric v2: the days a month or a year billed in full covers beyond the duration pay
+        # for the setup days first (they fall inside the rented span, so pricing them again
+        # at the day rate counted them twice: cost-model review, stop 30), then towards a
+        # minimum commitment, which the setup days paid at the day rate count towards too
+        # (the rented term starts with the setup).
+        extra = _billed_extra_days(model, plan) if policy is not None else _ZERO
+        setup_paid = max(_ZERO, setup_days - extra) if extra else setup_days
         if setup_days:
             day_rate = _day_rate(model, all_gpus, risk)
-            setup = (setup_fee + day_rate * setup_days).quantize(cent, half_even)
+            setup = (setup_fee + day_rate * setup_paid).quantize(cent, half_even)
         elif per_gpu.is_signed():
             setup = (setup_fee + _NEGATIVE_ZERO).quantize(cent, half_even)
         else:
             setup = setup_without_days
-        # Commitment days beyond what this model already bills (a month or a year billed in
-        # full covers its days).
-        unpaid_days = commitment_days and max(0, commitment_days - _billed_extra_days(model, plan))
+        unpaid_days = commitment_days and max(0, commitment_days - extra - setup_paid)
         if unpaid_days:
             rest = _day_rate(model, all_gpus, risk) * unpaid_days
             fee = offering.early_termination_fee
@@ -1365,7 +1371,9 @@ def pending_tcos(
         if not on:
             item._read_exact()
     if taken:
-        _settle([pending[index] for index in taken], values, evaluation, plan)
+        _settle(
+            [pending[index] for index in taken], values, evaluation, plan, rubric.v2 is not None
+        )
     return found
 
 
@@ -1740,8 +1748,18 @@ def _float_column(values: Sequence[Any]) -> np.ndarray:
     return np.array(list(map(convert, values)), dtype=float)
 
 
+def _covered_days(plan: TcoPlan, v2: bool) -> tuple[float, ...]:
+    """The days each billing model (BILLING_MODELS order) bills beyond the duration, which
+    cover setup days in rubric v2 (0 for hourly and spot, and in rubric v1)."""
+    return tuple(float(_billed_extra_days(model, plan)) if v2 else 0.0 for model in BILLING_MODELS)
+
+
 def _settle(
-    pending: list[PendingTco], values: list[np.ndarray], evaluation: EvaluationSpec, plan: TcoPlan
+    pending: list[PendingTco],
+    values: list[np.ndarray],
+    evaluation: EvaluationSpec,
+    plan: TcoPlan,
+    v2: bool,
 ) -> None:
     """Fill in every pending figure from the float inputs (_float_inputs); a candidate
     whose figures are not all settled reads its exact TCO."""
@@ -1783,8 +1801,12 @@ def _settle(
             )
         )
         gpu, gpu_exact = _rounded(all_gpus * units, 0.0, 2)
+        # The setup days the whole months or years billed do not cover (rubric v2; see
+        # compute_tco), per billing model.
+        covered = np.array(_covered_days(plan, v2)).reshape(len(BILLING_MODELS), 1)
+        setup_paid = np.maximum(setup_days - covered, 0.0)
         setup, setup_exact = _rounded(
-            np.where(setup_days != 0, setup_fee + day_rates * setup_days, setup_fee), 0.0, 2
+            np.where(setup_days != 0, setup_fee + day_rates * setup_paid, setup_fee), 0.0, 2
         )
         totals = gpu + shared + setup
         priced = ~np.isnan(prices)

@@ -93,9 +93,11 @@ def test_hourly_capacity_that_cannot_be_released_pays_idle_days(form, releasable
     assert same is idle_paid
 
 
+# 365 days committed: 30 used and the offering's 1 setup day paid (the rented term starts with
+# the setup) leave 334 days to pay.
 @pytest.mark.parametrize(
     ("fee", "expected"),
-    [("50000.00", Decimal("50000.00")), ("9999999.00", Decimal(20 * 8 * 24 * 335))],
+    [("50000.00", Decimal("50000.00")), ("9999999.00", Decimal(20 * 8 * 24 * 334))],
 )
 def test_a_minimum_commitment_costs_the_cheaper_of_its_rest_and_the_termination_fee(fee, expected):
     tco = _tco(
@@ -114,7 +116,7 @@ def test_an_unstated_termination_fee_means_the_rest_of_the_commitment_is_paid():
         prices=(Price("hourly", Decimal("20.00")),),
         min_commitment_days=365,
     )
-    assert tco.model("hourly").component("commitment") == Decimal(20 * 8 * 24 * 335)
+    assert tco.model("hourly").component("commitment") == Decimal(20 * 8 * 24 * 334)
 
 
 def test_days_a_billing_model_already_pays_count_towards_the_commitment():
@@ -290,3 +292,47 @@ def test_mig_slices_count_as_full_gpus_towards_the_bare_metal_threshold():
     # 128 slices on 16 full GPUs: below the 128-GPU bare-metal threshold.
     result = score_candidate(candidate(offering=slices, node_count=3), spec, V2)
     assert "delivery_form" not in {k.code for k in result.knockouts}
+
+
+@pytest.mark.parametrize(
+    ("model", "price", "duration", "setup_days", "paid_days"),
+    [
+        # 90 days billed monthly pay 3 months (91.25 days): one setup day falls inside them.
+        ("monthly", "12000.00", 90, 1, Decimal(0)),
+        # Two setup days: the months cover 1.25 of them, 0.75 is paid at the day rate.
+        ("monthly", "12000.00", 90, 2, Decimal("0.75")),
+        # 400 days billed yearly pay 730: five setup days are covered.
+        ("yearly", "100000.00", 400, 5, Decimal(0)),
+        # Hourly bills the used hours only: every setup day is paid at the day rate.
+        ("hourly", "20.00", 90, 2, Decimal(2)),
+    ],
+)
+def test_setup_days_inside_the_whole_months_or_years_billed_are_paid_once(
+    model, price, duration, setup_days, paid_days
+):
+    """Cost-model review (stop 30): a 90-day monthly run paid 3 months (91.25 days) and the
+    setup day again at the day rate; the setup days fall inside the rented span."""
+    spec = evaluation(duration_days=duration, expected_idle_days=0)
+    fee = Decimal("500.00")
+    tco = _tco(
+        spec=spec, prices=(Price(model, Decimal(price)),), setup_days=setup_days, setup_fee=fee
+    )
+    gpus = 8
+    day_rate = {
+        "monthly": Decimal(price) * gpus * 12 / 365,
+        "yearly": Decimal(price) * gpus / 365,
+        "hourly": Decimal(price) * gpus * 24,
+    }[model]
+    expected = (fee + day_rate * paid_days).quantize(Decimal("0.01"))
+    assert tco.model(model).component("setup") == expected
+    # Rubric v1 (kept for replay) still pays every setup day at the day rate.
+    v1 = _tco(
+        rubric=load_rubric("1"),
+        spec=spec,
+        prices=(Price(model, Decimal(price)),),
+        setup_days=setup_days,
+        setup_fee=fee,
+    )
+    assert v1.model(model).component("setup") == (fee + day_rate * setup_days).quantize(
+        Decimal("0.01")
+    )
