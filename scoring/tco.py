@@ -217,7 +217,8 @@ class Tco:
     ``cheapest`` is the billing model with the lowest total (ties: BILLING_MODELS order) and
     ``cheapest_total`` that total.
     ``break_even_used_days`` is the number of used days within the duration above which the
-    monthly model's GPU cost is lower than the hourly one's (None without both prices).
+    monthly model's GPU cost is lower than the hourly one's (None without both prices, and
+    where hourly pays idle days too: then no count of used days decides it).
     ``cost_per_effective_gpu_hour`` = cheapest total ÷ (GPU-hours x availability x
     efficiency), GPU-hours = GPUs x used_days x 24 (rubric v2: the useful GPUs, at most the
     required ones, in full-GPU equivalents); None when nothing is used.
@@ -928,7 +929,15 @@ def compute_tco(
         if (model != "spot" or allow_spot) and (rec_total is None or total < rec_total):
             rec_model, rec_total = model, total
     break_even = None
-    if hourly_day_rate is not None and monthly_gpu is not None and hourly_day_rate > 0:
+    # A break-even in used days only where hourly bills the used days: capacity not released
+    # on idle days (bare metal) pays every day of the duration whatever the use, so "from N
+    # used days monthly costs less" would not hold (cost-model review, stop 30).
+    if (
+        hourly_day_rate is not None
+        and monthly_gpu is not None
+        and hourly_day_rate > 0
+        and hourly_hours == plan.used_hours
+    ):
         break_even = (monthly_gpu / hourly_day_rate).quantize(cent, half_even)
     reason = ("cheapest total", "总成本最低")
     spot_refused = rec_total is None

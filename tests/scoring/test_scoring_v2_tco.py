@@ -336,3 +336,25 @@ def test_setup_days_inside_the_whole_months_or_years_billed_are_paid_once(
     assert v1.model(model).component("setup") == (fee + day_rate * setup_days).quantize(
         Decimal("0.01")
     )
+
+
+@pytest.mark.parametrize(
+    ("form", "idle_days", "shown"),
+    [
+        ("passthrough_vm", 10, True),  # hourly bills the used days: a used-days break-even
+        ("bare_metal", 10, False),  # hourly pays every day whatever the use: none
+        ("bare_metal", 0, True),  # no idle day: used days are the duration's
+    ],
+)
+def test_a_used_days_break_even_only_where_hourly_bills_the_used_days(form, idle_days, shown):
+    prices = (Price("hourly", Decimal("20.00")), Price("monthly", Decimal("12000.00")))
+    tco = _tco(
+        spec=evaluation(duration_days=90, expected_idle_days=idle_days),
+        prices=prices,
+        delivery_form=form,
+    )
+    assert (tco.break_even_used_days is not None) is shown
+    if shown:
+        assert tco.break_even_used_days == (Decimal(12000 * 8 * 3) / (20 * 8 * 24)).quantize(
+            Decimal("0.01")
+        )
