@@ -113,7 +113,6 @@ def reference_price_note(tco, gpu_model: str, rubric) -> str:
     """What the cost score compares: the cost per effective GPU-hour against the rubric's
     reference GPU-hour price for the GPU, labelled as the assumption it is ("" without a cost
     per effective GPU-hour)."""
-    from django.utils.formats import number_format
     from django.utils.translation import gettext as _
 
     if tco is None or tco.cost_per_effective_gpu_hour is None:
@@ -126,12 +125,42 @@ def reference_price_note(tco, gpu_model: str, rubric) -> str:
         "%(reference)s %(currency)s per GPU-hour for this GPU (assumed: the rubric's planning "
         "figure, not a market quote)."
     ) % {
-        "cost": number_format(tco.cost_per_effective_gpu_hour, 2, force_grouping=True),
-        "reference": number_format(reference, 2, force_grouping=True),
+        "cost": rounded_number(tco.cost_per_effective_gpu_hour, 2),
+        "reference": rounded_number(reference, 2),
         "currency": tco.currency,
     }
-    # What else the figure assumed: a GPU without its own reference price, surplus GPUs.
-    return " ".join((note, *tco_assumption_lines(tco)))
+    # What else the figure assumed (a GPU without its own reference price, surplus GPUs, the
+    # SLA's floor, the collectives), each its own sentence: scoring words them as clauses.
+    return " ".join((note, *map(_sentence, tco_assumption_lines(tco))))
+
+
+def _sentence(clause: str) -> str:
+    """A clause as a sentence: a capital first letter, a closing full stop (。 in Chinese)."""
+    clause = clause.strip()
+    if not clause:
+        return clause
+    if clause[0].isascii():
+        clause = clause[0].upper() + clause[1:]
+        return clause if clause.endswith((".", "!", "?")) else clause + "."
+    return clause if clause.endswith(("。", "！", "？")) else clause + "。"
+
+
+def rounded_number(value, digits: int, force_grouping: bool = True) -> str:
+    """``value`` to ``digits`` places, grouped for the reader's language. Django's
+    number_format cuts the digits beyond ``digits`` off instead of rounding (20.9690 read
+    20.96 beside the 20.97 the dashboard shows): a float is rounded from its exact binary
+    value, half to even, as Python's own formatting rounds it, and a Decimal half to even,
+    as the TCO rounds cents."""
+    from decimal import ROUND_HALF_EVEN, Decimal
+
+    from django.utils.formats import number_format as django_number_format
+
+    if value is None:
+        return ""
+    exact = value if isinstance(value, Decimal) else Decimal(value)
+    if exact.is_finite():
+        exact = exact.quantize(Decimal(1).scaleb(-digits), ROUND_HALF_EVEN)
+    return django_number_format(exact, digits, force_grouping=force_grouping)
 
 
 def report_sections(evaluation) -> dict[str, Any]:
@@ -492,15 +521,13 @@ def report_document(evaluation) -> dict[str, Any]:
     checklist_header, checklist_rows = sections["checklist"]
     evidence_header, evidence_rows = sections["evidence"]
     tco_groups = []
-    from django.utils.formats import number_format
-
     availability_column = tco_header.index(_("Availability"))
 
     def shown(value, column=0):
         if isinstance(value, float):
             # Availability reads to four places (0.9950 vs 0.9900), money and the rest to two.
             digits = 4 if column == availability_column else 2
-            return number_format(value, digits, force_grouping=True)
+            return rounded_number(value, digits)
         return value
 
     for name, rows in groupby(tco_rows, key=lambda r: r[0]):

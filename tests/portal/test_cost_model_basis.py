@@ -54,7 +54,7 @@ def test_the_report_line_names_a_gpu_without_its_own_reference_price():
     )
     with translation.override("en"):
         note = reference_price_note(tco, "NVIDIA L20", rubric)
-    assert "no reference price for NVIDIA L20: the rubric's fallback of 10.00 CNY" in note
+    assert "No reference price for NVIDIA L20: the rubric's fallback of 10.00 CNY" in note
     with translation.override("zh-hans"):
         note = reference_price_note(tco, "NVIDIA L20", rubric)
     assert "NVIDIA L20 没有参考价格" in note
