@@ -75,7 +75,8 @@ def busbw_curves(
             height=440,
             xaxis={
                 "type": "log",
-                "title": {"text": _("Message size (bytes)")},
+                # The ticks name their unit (1 MiB, 16 GiB): "bytes" in the title contradicted them.
+                "title": {"text": _("Message size")},
                 "tickvals": ticks,
                 "ticktext": [size_label(t) for t in ticks],
             },

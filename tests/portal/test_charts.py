@@ -227,7 +227,8 @@ def test_busbw_curves_from_the_nccl_parser_output():
     by_size = {p["size_bytes"]: p["busbw_gbyte_s"] for p in usable}
     assert trace["y"] == [by_size[int(x)] for x in trace["x"]]
     assert figure["layout"]["xaxis"]["type"] == "log"
-    assert figure["layout"]["xaxis"]["title"]["text"] == "Message size (bytes)"
+    assert figure["layout"]["xaxis"]["title"]["text"] == "Message size"
+    assert figure["layout"]["xaxis"]["ticktext"][-1].endswith(("KiB", "MiB", "GiB"))
     assert figure["layout"]["yaxis"]["title"]["text"] == "Bus bandwidth (GB/s)"
 
 
