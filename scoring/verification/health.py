@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ._util import as_bool, as_int, as_list, by_node, first, per_node
@@ -31,7 +31,7 @@ def _nccl_faults(ev: NodeEvidence) -> list[Fault]:
     # The parser sums every table of the file and says where the first wrong result is: the
     # reference points there, which may be a later run than the one whose bandwidth is shown.
     line = as_int(m.get("wrong_line"))
-    at = replace(ev, line=line) if line is not None else ev
+    at = ev.at_line(line)
     return [
         Fault(
             "nccl_wrong_results",
@@ -359,8 +359,8 @@ def _link_width_faults(ev: NodeEvidence, seen: set[str]) -> list[Fault]:
         name_en = f"GPU {index} ({bus})" if index is not None else f"the GPU at {bus or '?'}"
         name_zh = f"GPU {index}（{bus}）" if index is not None else f"位于 {bus or '?'} 的 GPU"
         mode = str(gpu.get("virtualization_mode") or "")
-        in_vm = mode.lower() in _VM_MODES or (ev.kind == "lspci" and m.get("virtual") is True)
         vgpu_mode = mode.lower() in _VM_MODES
+        in_vm = vgpu_mode or (ev.kind == "lspci" and m.get("virtual") is True)
         how = f"virtualization mode {mode}" if vgpu_mode else "virtual devices in lspci"
         how_zh = f"虚拟化模式 {mode}" if vgpu_mode else "lspci 中有虚拟设备"
         vm_en = (
@@ -376,7 +376,7 @@ def _link_width_faults(ev: NodeEvidence, seen: set[str]) -> list[Fault]:
             else ""
         )
         line = as_int(gpu.get("pcie_link_width_line"))
-        at = replace(ev, line=line) if line is not None else ev
+        at = ev.at_line(line)
         faults.append(
             Fault(
                 "pcie_link_narrow",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -137,6 +137,11 @@ class NodeEvidence:
         if self.upload_id is not None:
             text += f" (upload {self.upload_id})"
         return text
+
+    def at_line(self, line: int | None) -> NodeEvidence:
+        """The same evidence pointing at ``line`` of its file (itself when ``line`` is None):
+        for a finding read elsewhere than the key figure, such as a later table's wrong row."""
+        return self if line is None else replace(self, line=line)
 
     @property
     def ref_zh(self) -> str:

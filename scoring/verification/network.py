@@ -864,7 +864,7 @@ def _sort_runs(
         if (as_int(m.get("wrong_total")) or 0) > 0 or m.get("out_of_bounds_ok") is False:
             # Cited where the first wrong result is (the parser sums every table of a file).
             line = as_int(m.get("wrong_line"))
-            at = replace(ev, line=line) if line is not None else ev
+            at = ev.at_line(line)
             out.skipped.append((f"{at.ref}: wrong results", f"{at.ref_zh}：结果错误"))
             continue
         hosts = [h for h in as_list(m.get("hosts")) if isinstance(h, str) and h]
