@@ -155,9 +155,7 @@ def evidence_failed_cleanup(*, older_than: timedelta | None = None) -> int:
                 .update(file="")
             )
             if changed:
-                transaction.on_commit(
-                    lambda name=name: EvidenceUpload._meta.get_field("file").storage.delete(name)
-                )
+                stored_files_delete_on_commit([(EvidenceUpload, name)])
                 deleted += 1
     if deleted:
         logger.info("evidence cleanup: deleted %d raw files of failed uploads", deleted)

@@ -29,8 +29,9 @@ def stored_files(
 
 
 def stored_files_delete_on_commit(files: list[tuple[type, str]]) -> None:
-    """Delete ``files`` (from ``stored_files``) once the current transaction commits; nothing
-    if it rolls back. A file already gone is fine; one that cannot be deleted is logged."""
+    """Delete ``files`` ((model, file name): from ``stored_files``, or any model whose field
+    ``file`` stored them) once the current transaction commits; nothing if it rolls back. A
+    file already gone is fine; one that cannot be deleted is logged."""
     if not files:
         return
 

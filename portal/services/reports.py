@@ -8,6 +8,7 @@ import tempfile
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -15,8 +16,11 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
 
 from ..models import Evaluation, PdfStatus, ReportPdf
+from .files import stored_files_delete_on_commit
 
 CHROMIUM_TIMEOUT_S = 60
 PDF_STALE_AFTER = timedelta(minutes=5)
@@ -24,6 +28,31 @@ PDF_STALE_AFTER = timedelta(minutes=5)
 PDFS_KEPT = 3
 
 logger = logging.getLogger(__name__)
+
+
+DEFAULT_REPORT_PDF_RATE = "10/hour"
+
+
+class ReportPdfRateThrottle(SimpleRateThrottle):
+    """At most 10 report PDFs rendered an hour per member (REST_FRAMEWORK
+    ["DEFAULT_THROTTLE_RATES"]["report_pdf"] overrides it). Counted by
+    report_pdf_request when a new render is queued only: a PDF already made
+    of the report as it is, handed out again, costs no Chromium."""
+
+    scope = "report_pdf"
+
+    def get_rate(self) -> str:
+        return (api_settings.DEFAULT_THROTTLE_RATES or {}).get(
+            self.scope
+        ) or DEFAULT_REPORT_PDF_RATE
+
+    def get_cache_key(self, request, view) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+    def allow_user(self, user) -> bool:
+        """Count one render for ``user``; False (nothing counted) when over the limit."""
+        # What get_cache_key reads: the member (the service has no HTTP request).
+        return self.allow_request(SimpleNamespace(user=user), None)
 
 
 class ReportPdfLimited(Exception):
@@ -49,9 +78,8 @@ def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPd
     PDF_STALE_AFTER (its worker died) is marked failed and a new one queued. A PDF already made
     of the report as it is now (the same results fingerprint, the same language), by any
     member, is returned instead of rendering another. A new render counts against the
-    member's rate limit (api.throttling.ReportPdfRateThrottle): over it, ReportPdfLimited."""
+    member's rate limit (ReportPdfRateThrottle): over it, ReportPdfLimited."""
     from .. import selectors
-    from ..api.throttling import ReportPdfRateThrottle
 
     pending = ReportPdf.objects.select_for_update().filter(
         evaluation=evaluation,
@@ -133,15 +161,8 @@ def report_pdf_prune(*, evaluation_id: int, keep: int = PDFS_KEPT) -> int:
             .values_list("pk", "file")[keep:]
         )
         ReportPdf.objects.filter(pk__in=[pk for pk, _file in old]).delete()
-        names = [name for _pk, name in old if name]
-        transaction.on_commit(partial(_delete_files, names), robust=True)
+        stored_files_delete_on_commit([(ReportPdf, name) for _pk, name in old if name])
     return len(old)
-
-
-def _delete_files(names: list[str]) -> None:
-    storage = ReportPdf._meta.get_field("file").storage
-    for name in names:
-        storage.delete(name)
 
 
 def _static_text(path: str) -> str:
