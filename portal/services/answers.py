@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db import transaction
 
-from ..models import Answer, Candidate, ChecklistItem, VerificationStatus
-from .evaluations import _with_history_user, answer_attachment_add
+from ..models import Answer, Candidate, ChecklistItem
+from .evaluations import answer_attachment_add, answer_write
 from .locks import candidate_lock_open
 from .scores import candidate_refresh
 from .versions import values_version
@@ -171,19 +171,7 @@ def _save_drafts(candidate, drafts, stored, by, changed, kept) -> None:
             continue
         if answer is None:
             answer = Answer(candidate=candidate, item=draft.item)
-        if answer.pk is None or (answer.claim, answer.value) != (draft.claim.strip(), draft.value):
-            answer.claim_by = by
-        answer.claim = draft.claim.strip()
-        answer.value = draft.value
-        answer.notes = draft.notes
-        answer.updated_by = by
-        if answer.status not in (VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED):
-            answer.status = (
-                VerificationStatus.CLAIMED
-                if answer.claim or answer.value not in (None, "")
-                else VerificationStatus.UNANSWERED
-            )
-        _with_history_user(answer, by).save()
+        answer_write(answer, claim=draft.claim.strip(), value=draft.value, notes=draft.notes, by=by)
         if draft.attachment:
             kept.append(answer_attachment_add(answer=answer, uploaded_file=draft.attachment, by=by))
         changed.append(answer)

@@ -351,7 +351,18 @@ def answer_save(
         # Nothing changes: no edit to record (no editor, no history row, no re-verification),
         # as the questionnaire's whole-form save skips an item left as it was.
         return answer
-    if not answer.pk or (answer.claim, answer.value) != (claim, value):
+    answer_write(answer, claim=claim, value=value, notes=notes, by=by)
+    candidate_refresh(candidate_id=candidate.pk)
+    answer.refresh_from_db()
+    return answer
+
+
+def answer_write(answer: Answer, *, claim: str, value: Any, notes: str, by) -> None:
+    """Save ``answer`` with what ``by`` entered (``claim`` already stripped): its editor, and
+    its claim's author (``claim_by``: the four-eyes rule of reviews) only where the claim's
+    text or typed value changes; a status the evidence has not settled follows whether it is
+    answered. The one write of the questionnaire's item save and its whole-form save."""
+    if answer.pk is None or (answer.claim, answer.value) != (claim, value):
         answer.claim_by = by
     answer.claim = claim
     answer.value = value
@@ -364,9 +375,6 @@ def answer_save(
             else VerificationStatus.UNANSWERED
         )
     _with_history_user(answer, by).save()
-    candidate_refresh(candidate_id=candidate.pk)
-    answer.refresh_from_db()
-    return answer
 
 
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
