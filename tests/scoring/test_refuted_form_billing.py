@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric
-from scoring.tco import TcoPlan, compute_tco, releasable_hourly
+from scoring.tco import TcoPlan, compute_tco, releasable_hourly, spot_risk_pct
 from scoring.types import MeasuredFacts
 
 try:
@@ -56,9 +56,12 @@ def test_a_refuted_bare_metal_claim_still_pays_every_hourly_day():
 
 def test_the_form_shown_still_sets_the_efficiency_and_the_spot_risk():
     claimed = candidate(offering=offering(delivery_form="bare_metal"), node_count=2)
-    caught = _tco(replace(claimed, measured=_refuted("vgpu")))
-    honest = _tco(claimed)
+    refuted = replace(claimed, measured=_refuted("vgpu"))
+    caught, honest = _tco(refuted), _tco(claimed)
     assert caught.efficiency < honest.efficiency
+    # vGPU capacity is preempted more than bare metal: the refuted claim's spot risk is vGPU's.
+    assert spot_risk_pct(refuted, V2) == V2.v2.form("vgpu").spot_preemption_risk_pct
+    assert spot_risk_pct(refuted, V2) > spot_risk_pct(claimed, V2)
 
 
 @settings(max_examples=60, deadline=None)
