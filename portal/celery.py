@@ -30,3 +30,15 @@ def _close_old_connections(sender=None, **_kwargs) -> None:
 
 signals.task_prerun.connect(_close_old_connections, weak=False)
 signals.task_postrun.connect(_close_old_connections, weak=False)
+
+
+@signals.worker_init.connect(weak=False)
+def _warm_up(**_kwargs) -> None:
+    # In the worker's main process, before its pool forks: every process of the pool starts
+    # with the URLs, catalogues and templates the results warming renders (portal.warmup).
+    import django
+
+    django.setup()
+    from portal.warmup import warm_up
+
+    warm_up()
