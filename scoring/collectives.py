@@ -392,7 +392,7 @@ def collectives(
 ) -> Collectives:
     """The candidate's efficiency and what it rests on (rubric v2; see the module docstring);
     ``form`` is the delivery form the TCO prices (tco.priced_form). The ranking's columns
-    (tco._efficiency_caps) compose the same parts, each once per what it reads."""
+    (tco.batch._efficiency_caps) compose the same parts, each once per what it reads."""
     scale, assumed = scale_and_assumed(candidate, evaluation, rubric, form)
     comm = comm_share(evaluation, rubric)
     shape = node_shape(candidate.offering, evaluation, rubric)

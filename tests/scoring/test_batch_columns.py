@@ -2,7 +2,7 @@
 
 A ranking computes many per-candidate values once per distinct key (scoring.batching's
 once_per_key): the derived facts of the dimension rubrics (facts.by_key) and the billing
-terms of the TCO's float figures (tco._float_inputs). A key that missed something the
+terms of the TCO's float figures (tco.batch._float_inputs). A key that missed something the
 computation reads would hand one candidate another's value, and only where two candidates
 share the rest. So the pools here are crossovers of a few random parents: every child takes
 each field from one parent, and the children share most of their fields while differing in
@@ -33,12 +33,12 @@ from scoring.tco import (
     FLOAT_MIN_CANDIDATES,
     PendingTco,
     TcoPlan,
-    _float_column,
     budget_ratio,
     compute_tco,
     effective_price_ratio,
     pending_tcos,
 )
+from scoring.tco.batch import _float_column
 from scoring.types import (
     CandidateInput,
     MeasuredFacts,

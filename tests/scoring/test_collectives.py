@@ -512,7 +512,7 @@ def test_a_declared_fabric_counts_only_what_nvlink_lets_a_ring_use():
 
 def test_the_batch_path_gives_the_exact_figures_for_tree_runs_domains_and_nvlink_bounds():
     # The ring limit, the NVLink domain and the NVLink bound are read per key by the ranking's
-    # columns (tco._efficiency_caps); the exact path reads them per candidate.
+    # columns (tco.batch._efficiency_caps); the exact path reads them per candidate.
     group = [
         _across(nics, rate, peak, expected, fabric=fabric)
         for nics in (0, 1, 4, 8)

@@ -23,12 +23,12 @@ from scoring.ranking import evaluation_weights, rank, score_candidate
 from scoring.rubric import load_rubric, parse_rubric, rubric_text
 from scoring.tco import (
     TcoPlan,
-    _float_inputs,
     availability_for,
     compute_tco,
     effective_price_ratio,
     pending_tcos,
 )
+from scoring.tco.batch import _float_inputs
 from scoring.types import RubricError
 from tests.scoring.scoring_factories import candidate, candidates, evaluation, evaluations, offering
 
