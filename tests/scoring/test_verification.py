@@ -1122,3 +1122,74 @@ def test_lspci_vv_narrow_links_and_one_fault_per_gpu_across_tools() -> None:
     )
     faults = verify_candidate(claims(), [lspci_ev, smi_same_bus]).faults
     assert [f.kind for f in faults] == ["pcie_link_narrow"]
+
+
+GTX1070_XML = "nvidia_smi_xml/markdown-gtx1070-driver418-v10-fenced.xml.txt"
+
+
+def _xml_at(width: str, rel: str = GTX1070_XML) -> NodeEvidence:
+    """An nvidia-smi -q -x sample with its <current_link_width> changed to ``width``, as the
+    driver prints a GPU whose link trained narrower."""
+    text = (SAMPLES / rel).read_text(encoding="utf-8")
+    narrow = text.replace(
+        "<current_link_width>16x</current_link_width>",
+        f"<current_link_width>{width}</current_link_width>",
+    )
+    assert narrow != text
+    result = parse_bytes(narrow.encode())
+    return NodeEvidence("gpu-01", 3, result.kind, result.metrics, rel, None)
+
+
+def test_a_narrow_link_in_nvidia_smi_xml_is_the_same_warning_as_in_q() -> None:
+    (fault,) = verify_candidate(claims(), [_xml_at("8x")]).faults
+    assert (fault.kind, fault.severity) == ("pcie_link_narrow", "warning")
+    assert fault.evidence_ref == f"gpu-01: {GTX1070_XML} line 61 (upload 3)"
+    # attached_gpus 1 and one <gpu>: the position is the index.
+    assert fault.explanation_en.startswith(
+        "nvidia-smi on node gpu-01 shows GPU 0 (00000000:01:00.0) with its PCIe link at x8 of x16"
+    )
+    assert "GPU 0（00000000:01:00.0）的 PCIe 链路为 x8（最大 x16）" in fault.explanation_zh
+    assert fault.details == {
+        "gpu_index": 0,
+        "bus_id": "00000000:01:00.0",
+        "width_current": 8,
+        "width_max": 16,
+        "virtualized": False,
+    }
+    quarter = verify_candidate(claims(), [_xml_at("4x")]).faults[0]
+    assert "cuts to a quarter host-to-device bandwidth" in quarter.explanation_en
+
+
+def test_nvidia_smi_xml_at_full_width_or_without_a_link_raises_no_link_fault() -> None:
+    # The GTX 1070 reads Gen1 of Gen3 at x16 (idle), the A100 x16 of x16, the GRID vGPU N/A.
+    for rel in (
+        GTX1070_XML,
+        "nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt",
+        "nvidia_smi_xml/telegraf-grid-p4-1q-vgpu-windows-wddm-driver513-v11.xml.txt",
+    ):
+        faults = verify_candidate(claims(), [parsed(rel)]).faults
+        assert not [f for f in faults if f.kind == "pcie_link_narrow"], rel
+
+
+def test_a_partial_xml_names_the_gpu_by_its_bus_not_a_guessed_index() -> None:
+    # The A100 report says attached_gpus 4 but holds one <gpu>: its position is no index.
+    rel = "nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt"
+    (fault,) = verify_candidate(claims(), [_xml_at("8x", rel)]).faults
+    assert fault.details["gpu_index"] is None
+    assert "shows the GPU at 00000000:01:00.0 with its PCIe link at x8 of x16" in (
+        fault.explanation_en
+    )
+    assert fault.evidence_ref.endswith("line 201 (upload 3)")
+
+
+def test_the_same_narrow_gpu_in_xml_and_lspci_is_one_fault() -> None:
+    text = (
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GP104 [GeForce GTX 1070]"
+        " (rev a1)\n"
+        "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us\n"
+        "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x8 (downgraded)\n"
+    )
+    result = parse_bytes(text.encode())
+    lspci_ev = NodeEvidence("gpu-01", 2, result.kind, result.metrics, "lspci-vv.txt", None)
+    faults = verify_candidate(claims(), [lspci_ev, _xml_at("8x")]).faults
+    assert [f.kind for f in faults] == ["pcie_link_narrow"]
