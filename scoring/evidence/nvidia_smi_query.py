@@ -46,7 +46,10 @@ metrics (per-GPU lists follow the order of the GPUs in the file)
                          trained narrower (verification.health). Each GPU dict of ``gpus`` also
                          holds ``pcie_link_width_line``, the line of its Current width (-q) or
                          its row (CSV). The link generation is not read: GPUs drop to Gen1 at
-                         idle to save power, so a low current generation means nothing.
+                         idle to save power, so a low current generation means nothing. Each
+                         -q GPU dict also holds ``multigpu_board`` ("MultiGPU Board", True/False,
+                         None when not shown) and ``board_id`` ("Board ID"; the GPUs of one
+                         multi-GPU board share it).
     virtualized          True when a GPU's virtualization mode is Pass-Through or VGPU, False
                          when all say None/Host VGPU, None when not shown.
     format               "q" or "csv".
@@ -359,6 +362,8 @@ def _q_gpu(values: dict[tuple[str, ...], str], bus: str | None) -> dict[str, Any
         ),
         **_repair_rows(values),
         **_link_width(values),
+        "multigpu_board": _yes_no(_get(values, ("multigpu board",))),
+        "board_id": _value(_get(values, ("board id",))),
     }
 
 

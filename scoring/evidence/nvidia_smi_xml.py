@@ -26,8 +26,10 @@ metrics
                      trained narrower (verification.health). The link generation is not read:
                      GPUs drop to Gen1 at idle, so a low current generation means nothing.
     gpus             per GPU dict with the above plus serial, vbios_version, temperature_c,
-                     power_limit_w, performance_state and ``pcie_link_width_line`` (the line of
-                     its <current_link_width>, for a fault to point at).
+                     power_limit_w, performance_state, ``pcie_link_width_line`` (the line of
+                     its <current_link_width>, for a fault to point at), ``multigpu_board``
+                     (True/False, None when absent) and ``board_id``: GPUs of one multi-GPU
+                     board (Tesla K80, M60, M10) share a board id.
 facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
 """
 
@@ -131,6 +133,7 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
     remap_pending = _text(gpu, "remapped_rows/remapped_row_pending")
     remap_failure = _text(gpu, "remapped_rows/remapped_row_failure")
     retire_pending = _text(gpu, "retired_pages/pending_retirement")
+    multi = _text(gpu, "multigpu_board")
     power = _text(gpu, "gpu_power_readings/current_power_limit") or _text(
         gpu, "power_readings/power_limit"
     )
@@ -155,6 +158,8 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "performance_state": _text(gpu, "performance_state"),
         "pcie_link_width_max": _int(_text(gpu, f"{_LINK_WIDTHS}/max_link_width")),
         "pcie_link_width_current": _int(_text(gpu, f"{_LINK_WIDTHS}/current_link_width")),
+        "multigpu_board": {"yes": True, "no": False}.get((multi or "").lower()),
+        "board_id": _text(gpu, "board_id"),
     }
 
 

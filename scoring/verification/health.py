@@ -295,8 +295,30 @@ def _nvlink_faults(ev: NodeEvidence) -> list[Fault]:
 # hypervisor, which may be the VM's virtual topology rather than the physical link, so the
 # warning asks for a check on the host instead of being dropped; a narrow link there would
 # cost the tenant the same bandwidth.
+# Not judged by the GPU's own maximum either: a GPU of a multi-GPU board (nvidia-smi's
+# "MultiGPU Board: Yes": Tesla K80, M60, M10) sits behind the board's own PCIe switch, so its
+# link is the on-board one the board's maker wired, not a slot, riser or retimer; the real Tesla
+# M10 report in the samples shows two of its GPUs at x8 of x16 alike. Such a GPU is judged
+# against the other GPUs of its board (same board id, same file) instead: narrower than one of
+# them is a link that trained narrower; as wide as the widest of them is the board's wiring.
 _LINK_SKIPPED_MODELS = ("laptop", "mobile", "max-q")
 _VM_MODES = ("pass-through", "vgpu")
+
+
+def _board_width(gpus: Sequence[Mapping[str, Any]], gpu: Mapping[str, Any]) -> int | None:
+    """The widest current link of the other GPUs of ``gpu``'s multi-GPU board, or None (not
+    on a multi-GPU board, or no other GPU of the board shows its width)."""
+    if gpu.get("multigpu_board") is not True:
+        return None
+    widths = [
+        width
+        for other in gpus
+        if other is not gpu
+        and other.get("multigpu_board") is True
+        and other.get("board_id") == gpu.get("board_id")
+        and (width := as_int(other.get("pcie_link_width_current"))) is not None
+    ]
+    return max(widths, default=None)
 
 
 def _slot_key(bus: Any) -> str | None:
@@ -354,6 +376,11 @@ def _link_width_faults(ev: NodeEvidence, seen: set[str]) -> list[Fault]:
         model = str(gpu.get("product_name") or gpu.get("name") or gpu.get("model") or "")
         if any(word in model.lower() for word in _LINK_SKIPPED_MODELS):
             continue
+        if gpu.get("multigpu_board") is True:
+            sibling = _board_width(gpus, gpu)
+            if sibling is None or current >= sibling:
+                continue
+            widest = min(widest, sibling)  # what the board's wiring gives its other GPUs
         bus = gpu.get("bus_id") or gpu.get("slot")
         key = _slot_key(bus)
         if key is not None and key in seen:

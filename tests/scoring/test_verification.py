@@ -1193,3 +1193,56 @@ def test_the_same_narrow_gpu_in_xml_and_lspci_is_one_fault() -> None:
     lspci_ev = NodeEvidence("gpu-01", 2, result.kind, result.metrics, "lspci-vv.txt", None)
     faults = verify_candidate(claims(), [lspci_ev, _xml_at("8x")]).faults
     assert [f.kind for f in faults] == ["pcie_link_narrow"]
+
+
+TESLA_M10_XML = (
+    "nvidia_smi_xml/nagios-check-tesla-m10-host-vgpu-driver390-x8-of-x16-cut-in-gpu1.xml.txt"
+)
+
+
+def _m10(gpu0: str = "8x", gpu1: str = "8x", multi: str = "Yes") -> NodeEvidence:
+    """The real Tesla M10 report (cut after GPU 1's <pci>) with GPU 1's block closed, so that
+    both GPUs of the board are read, and the current widths set to ``gpu0`` / ``gpu1``."""
+    text = (SAMPLES / TESLA_M10_XML).read_text(encoding="utf-8")
+    head, tail = text.split('<gpu id="00000000:1B:00.0">')
+    width = "<current_link_width>8x</current_link_width>"
+    text = (
+        head.replace(width, f"<current_link_width>{gpu0}</current_link_width>")
+        + '<gpu id="00000000:1B:00.0">'
+        + tail.replace(width, f"<current_link_width>{gpu1}</current_link_width>")
+        + "\t</gpu>\n</nvidia_smi_log>\n"
+    ).replace("<multigpu_board>Yes</multigpu_board>", f"<multigpu_board>{multi}</multigpu_board>")
+    result = parse_bytes(text.encode())
+    assert result.metrics["gpu_count"] == 2
+    return NodeEvidence("gpu-01", 4, result.kind, result.metrics, TESLA_M10_XML, None)
+
+
+def test_the_gpus_of_a_multi_gpu_board_are_judged_against_each_other() -> None:
+    def narrow(ev: NodeEvidence) -> list:
+        return [f for f in verify_candidate(claims(), [ev]).faults if f.kind == "pcie_link_narrow"]
+
+    # The real report: GPU 0 of a Tesla M10 at x8 of x16, its board's other GPUs not complete.
+    assert narrow(parsed(TESLA_M10_XML)) == []
+    # Both GPUs of the board at x8 of x16: the board's wiring behind its PCIe switch.
+    assert narrow(_m10()) == []
+    # GPU 0 at x4 where the other GPU of its board trained at x8: a link that trained narrower.
+    (fault,) = narrow(_m10(gpu0="4x"))
+    assert fault.details["bus_id"] == "00000000:1A:00.0"
+    assert (fault.details["width_current"], fault.details["width_max"]) == (4, 8)
+    assert "with its PCIe link at x4 of x8" in fault.explanation_en
+    assert "halves host-to-device bandwidth" in fault.explanation_en
+    assert fault.evidence_ref.endswith("line 53 (upload 4)")
+    # The same widths on GPUs that are not on a multi-GPU board: each GPU at x8 of its x16.
+    assert [f.details["bus_id"] for f in narrow(_m10(multi="No"))] == [
+        "00000000:1A:00.0",
+        "00000000:1B:00.0",
+    ]
+
+
+def test_a_multi_gpu_board_read_from_q_without_its_other_gpus_is_not_judged() -> None:
+    ev = _l40s_at_x8()
+    (gpu,) = ev.metrics["gpus"]
+    assert gpu["multigpu_board"] is False
+    multi = replace(ev, metrics={**ev.metrics, "gpus": [{**gpu, "multigpu_board": True}]})
+    assert [f.kind for f in verify_candidate(claims(), [ev]).faults] == ["pcie_link_narrow"]
+    assert not [f for f in verify_candidate(claims(), [multi]).faults]

@@ -179,3 +179,16 @@ def test_pcie_link_width_lines_follow_each_gpu(sample: Sample) -> None:
     assert lines[0] is None
     assert two.splitlines()[lines[1] - 1].strip() == "<current_link_width>4x</current_link_width>"
     assert lines[1] > two.count("\n", 0, two.index('<gpu id="00000000:02:00.0"'))
+
+
+def test_multigpu_board_and_board_id_of_each_gpu(sample: Sample) -> None:
+    m10 = nvidia_smi_xml.parse(sample(TESLA_M10)).metrics["gpus"]
+    assert [(g["multigpu_board"], g["board_id"]) for g in m10] == [(True, "0x1800")]
+    gtx = nvidia_smi_xml.parse(sample(MARKDOWN_GTX1070)).metrics["gpus"]
+    assert [(g["multigpu_board"], g["board_id"]) for g in gtx] == [(False, "0x100")]
+    # A reduced report without the element: unknown, not False.
+    bare = '<nvidia_smi_log><gpu id="00000000:01:00.0"><product_name>X</product_name></gpu>'
+    assert (
+        nvidia_smi_xml.parse(bare + "</nvidia_smi_log>").metrics["gpus"][0]["multigpu_board"]
+        is None
+    )
