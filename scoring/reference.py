@@ -119,9 +119,16 @@ _DS_H100 = "NVIDIA H100 datasheet: SXM5 NVLink 900 GB/s; PCIe/NVL NVLink bridge 
 # "NVIDIA H100 SXM5 64GB" in NVIDIA's vGPU documentation) is the 80 GB board's GH100 with less
 # HBM3: the same SXM5 baseboard, 18 NVLink4 links, 900 GB/s.
 _DS_H100_64GB = _DS_H100 + "; H100 SXM5 64GB (10de:2337): 64 GB HBM3, same SXM5 NVLink"
+# The 96 GB SXM5 board (PCI device 10de:2338, "H100 SXM5 96GB" in NVIDIA's device lists;
+# nvidia-smi prints "NVIDIA H100 SXM5 96GB") is the GH100 with all six HBM3 stacks enabled on
+# the same SXM5 baseboard: 18 NVLink4 links, 900 GB/s. Not the H100 NVL's 94 GB (a PCIe card).
+_DS_H100_96GB = _DS_H100 + "; H100 SXM5 96GB (10de:2338): 96 GB HBM3, same SXM5 NVLink"
 # A workstation card sold worldwide, not the China SXM part: NVIDIA A800 40GB Active datasheet
 # (nvidia.com/en-us/design-visualization/a800): 40 GB HBM2 at 1,555 GB/s, PCIe Gen4 x16
 # (64 GB/s both ways), NVLink 400 GB/s through a 2-way bridge joining two cards, active fan.
+# It is the only 40 GB PCIe A800 (PCI device 10de:20f6, "NVIDIA A800 PCIe 40GB Active" in
+# NVIDIA's device lists, "A800 40GB PCIe active cooled" in others): "A800 PCIe 40GB" and
+# "A800-PCIE-40GB" name it too, while nvidia-smi prints "NVIDIA A800 40GB Active".
 _DS_A800_ACTIVE = (
     "NVIDIA A800 40GB Active datasheet: 40 GB HBM2, PCIe Gen4 x16, "
     "NVLink 400 GB/s via a 2-way bridge (two cards)"
@@ -178,8 +185,12 @@ def _g(
 
 _PCIE = ("PCIE",)
 _SXM_ONLY = ("PCIE", "NVL")
-# nvidia-smi names the A800 workstation card "NVIDIA A800 40GB Active", with no "PCIe".
+# nvidia-smi names the A800 workstation card "NVIDIA A800 40GB Active", with no "PCIe"; vendors
+# call the same card "A800 PCIe 40GB".
 _A800_SXM_ONLY = ("PCIE", "ACTIVE")
+# The 40 GB PCIe A800 needs neither word: "Active" or "PCIe" with 40 GB names it, and an SXM
+# word rules it out (a bare "A800 40GB" stays the SXM4 board, the family's default).
+_A800_PCIE_40GB_NOT = ("SXM", "SXM4", "HGX")
 
 # Within a family the first row is the default when a name carries no variant token:
 # nvidia-smi prints the SXM H100 as "NVIDIA H100 80GB HBM3" and the PCIe one as "H100 PCIe".
@@ -218,7 +229,7 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
     _g("A800-PCIE-80GB", "A800", "NVIDIA A800 PCIe 80GB", 80, "pcie", "Ampere", 400, 8, 4,
        _DS_A800, needs=_PCIE),
     _g("A800-40GB-ACTIVE", "A800", "NVIDIA A800 40GB Active", 40, "pcie", "Ampere", 400, 8, 4,
-       _DS_A800_ACTIVE, needs=("ACTIVE",)),
+       _DS_A800_ACTIVE, excludes=_A800_PCIE_40GB_NOT),
     _g("A30", "A30", "NVIDIA A30 24GB", 24, "pcie", "Ampere", 200, 4, 4, _DS_AMPERE_DC),
     _g("A40", "A40", "NVIDIA A40 48GB", 48, "pcie", "Ampere", 112.5, 4, 4, _DS_AMPERE_DC),
     _g("A10", "A10", "NVIDIA A10 24GB", 24, "pcie", "Ampere", 0, 0, 4, _DS_AMPERE_DC),
@@ -245,6 +256,8 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
        _DS_H100, nvls=True, excludes=_SXM_ONLY),
     _g("H100-SXM5-64GB", "H100", "NVIDIA H100 SXM5 64GB", 64, "sxm", "Hopper", 900, 18, 5,
        _DS_H100_64GB, nvls=True, excludes=_SXM_ONLY),
+    _g("H100-SXM5-96GB", "H100", "NVIDIA H100 SXM5 96GB", 96, "sxm", "Hopper", 900, 18, 5,
+       _DS_H100_96GB, nvls=True, excludes=_SXM_ONLY),
     _g("H100-PCIE-80GB", "H100", "NVIDIA H100 PCIe 80GB", 80, "pcie", "Hopper", 600, 12, 5,
        _DS_H100, needs=_PCIE),
     _g("H100-NVL-94GB", "H100", "NVIDIA H100 NVL 94GB", 94, "pcie", "Hopper", 600, 12, 5,

@@ -19,8 +19,17 @@ metrics
                      over GPUs (None when no GPU reports one).
     remapped_rows_pending, remapped_rows_failure   GPUs reporting "Yes".
     retired_pages_pending   GPUs reporting pending retirement "Yes".
+    pcie_link_width_max / pcie_link_width_current   per GPU, lanes (16 for "16x"; None when
+                     "N/A" or absent): ``pci/pci_gpu_link_info/link_widths`` max_link_width and
+                     current_link_width, the same NVML figures as nvidia-smi -q's "Link Width"
+                     (scoring.evidence.nvidia_smi_query); a current below the max is a link that
+                     trained narrower (verification.health). The link generation is not read:
+                     GPUs drop to Gen1 at idle, so a low current generation means nothing.
     gpus             per GPU dict with the above plus serial, vbios_version, temperature_c,
-                     power_limit_w, performance_state.
+                     power_limit_w, performance_state, ``pcie_link_width_line`` (the line of
+                     its <current_link_width>, for a fault to point at), ``multigpu_board``
+                     (True/False, None when absent) and ``board_id``: GPUs of one multi-GPU
+                     board (Tesla K80, M60, M10) share a board id.
 facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
 """
 
@@ -37,6 +46,9 @@ KIND = "nvidia_smi_xml"
 MAX_BYTES = 32 * 1024 * 1024
 _DOCTYPE_RE = re.compile(r"<!DOCTYPE\s+nvidia_smi_log(?:\s+SYSTEM\s+[\"']([^\"']*)[\"'])?\s*>")
 _NUMBER_RE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
+# A <gpu> start tag (not <gpu_...>) or a current link width element, for their line numbers.
+_WIDTH_MARK_RE = re.compile(r"<gpu[\s>]|<current_link_width>")
+_LINK_WIDTHS = "pci/pci_gpu_link_info/link_widths"
 
 
 def detect(text: str) -> int:
@@ -121,6 +133,7 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
     remap_pending = _text(gpu, "remapped_rows/remapped_row_pending")
     remap_failure = _text(gpu, "remapped_rows/remapped_row_failure")
     retire_pending = _text(gpu, "retired_pages/pending_retirement")
+    multi = _text(gpu, "multigpu_board")
     power = _text(gpu, "gpu_power_readings/current_power_limit") or _text(
         gpu, "power_readings/power_limit"
     )
@@ -143,7 +156,26 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "temperature_c": _int(_text(gpu, "temperature/gpu_temp")),
         "power_limit_w": _number(power),
         "performance_state": _text(gpu, "performance_state"),
+        "pcie_link_width_max": _int(_text(gpu, f"{_LINK_WIDTHS}/max_link_width")),
+        "pcie_link_width_current": _int(_text(gpu, f"{_LINK_WIDTHS}/current_link_width")),
+        "multigpu_board": {"yes": True, "no": False}.get((multi or "").lower()),
+        "board_id": _text(gpu, "board_id"),
     }
+
+
+def _width_lines(text: str, start: int, count: int) -> list[int | None]:
+    """The line of the <current_link_width> of each of the first ``count`` <gpu> elements from
+    ``start`` in ``text`` (None for a GPU without one). The pull parser gives no positions; the
+    complete <gpu> elements it yields are the first ones of the text, in order."""
+    lines: list[int | None] = []
+    for mark in _WIDTH_MARK_RE.finditer(text, start):
+        if mark.group().startswith("<gpu"):
+            if len(lines) == count:
+                break
+            lines.append(None)
+        elif lines and lines[-1] is None:
+            lines[-1] = text.count("\n", 0, mark.start()) + 1
+    return lines + [None] * (count - len(lines))
 
 
 def parse(text: str) -> ParseResult:
@@ -216,6 +248,8 @@ def parse(text: str) -> ParseResult:
     attached = _int(top["attached_gpus"])
     if attached is not None and attached != len(gpus):
         warnings.append(f"attached_gpus says {attached} but {len(gpus)} complete <gpu> elements")
+    for gpu, line in zip(gpus, _width_lines(text, start, len(gpus)), strict=True):
+        gpu["pcie_link_width_line"] = line if gpu["pcie_link_width_current"] is not None else None
     uuids = [g["uuid"] for g in gpus if g["uuid"]]
     duplicates = sorted({u for u in uuids if uuids.count(u) > 1})
     if duplicates:
@@ -244,6 +278,8 @@ def parse(text: str) -> ParseResult:
         "remapped_rows_pending": sum(g["remapped_rows_pending"] for g in gpus),
         "remapped_rows_failure": sum(g["remapped_rows_failure"] for g in gpus),
         "retired_pages_pending": sum(g["retired_pages_pending"] for g in gpus),
+        "pcie_link_width_max": [g["pcie_link_width_max"] for g in gpus],
+        "pcie_link_width_current": [g["pcie_link_width_current"] for g in gpus],
         "gpus": gpus,
     }
     facts = [Fact("gpu_count", float(len(gpus)), "count")]

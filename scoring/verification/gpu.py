@@ -40,7 +40,7 @@ from .model import (
     ItemVerification,
     NodeEvidence,
 )
-from .nvlink_links import topo_links_down
+from .nvlink_links import grouped_links_down, topo_links_down
 
 # nvidia-smi reports the usable frame buffer in MiB, a little under the marketing "80GB":
 # 81559 MiB = 79.6 GiB on an H100 80GB HBM3, 40536 MiB = 39.6 GiB on some A100 40GB.
@@ -654,22 +654,45 @@ def _topo_links_down(
     claims: Claims,
     details: dict[str, Any],
 ) -> NodeResult | None:
-    """The verdict when a full mesh in ``ev`` shows NVLinks down (nvlink_links), else None.
+    """The verdict when the NVLink mesh or groups in ``ev`` show NVLinks down (nvlink_links),
+    else None.
 
-    The mesh delivers one step less than a full mesh, as with links down in `nvidia-smi
-    nvlink -s`: a full-mesh claim is contradicted; a grouped one is still met (the GPUs are
-    joined by NVLink), and the reason says which links are down.
+    A full mesh is held to the model's link count (topo_links_down), a grouped board to its
+    own GPUs (grouped_links_down: a GPU whose NVLinks add up to fewer than the other GPUs of
+    groups of its size). Either delivers one step less than it shows, as with links down in
+    `nvidia-smi nvlink -s`: a full mesh with links down contradicts a full-mesh claim and still
+    meets a grouped one (the GPUs are joined by NVLink), and the reason says which links are
+    down; grouped NVLink with links down contradicts a grouped claim (a group is not
+    complete). A claim of no NVLink is met by either.
     """
-    if measured != "full_mesh" or claims.nvlink_topology == "none" or spec is None:
+    if claims.nvlink_topology == "none":
         return None
-    down = topo_links_down(ev.metrics, spec.nvlink_links)
+    if measured == "full_mesh" and spec is not None:
+        down = topo_links_down(ev.metrics, spec.nvlink_links)
+        model = spec.display_name
+    elif measured == "grouped":
+        down = grouped_links_down(ev.metrics)
+        model = ""
+    else:
+        return None
     if down is None:
         return None
-    what_en, what_zh = down.described(spec.display_name, ev.source or ev.kind)
+    what_en, what_zh = down.described(model, ev.source or ev.kind)
     details["effective_topology"] = _degraded(measured)
     details["nvlink_links_down"] = dict(down.links)
-    details["nvlink_links_expected"] = spec.nvlink_links
+    details["nvlink_links_expected"] = down.expected
     gpus = as_int(ev.metrics.get("gpu_count"))
+    if measured == "grouped":
+        return NodeResult(
+            node,
+            STATUS_CONTRADICTED,
+            f"nvidia-smi topo -m on node {node} shows {_TOPOLOGY_EN['grouped']} between {gpus} "
+            f"GPUs, but {what_en}, so the claimed grouped NVLink is not complete.",
+            f"节点 {node} 的 nvidia-smi topo -m 显示 {gpus} 块 GPU 之间为"
+            f"{_TOPOLOGY_ZH['grouped']}，但{what_zh}，声明的分组 NVLink 不完整。",
+            ev.ref,
+            details,
+        )
     shown = f"nvidia-smi topo -m on node {node} shows NVLink between all {gpus} GPUs"
     shown_zh = f"节点 {node} 的 nvidia-smi topo -m 显示 {gpus} 块 GPU 之间均有 NVLink"
     if claims.nvlink_topology == "full_mesh":

@@ -295,8 +295,30 @@ def _nvlink_faults(ev: NodeEvidence) -> list[Fault]:
 # hypervisor, which may be the VM's virtual topology rather than the physical link, so the
 # warning asks for a check on the host instead of being dropped; a narrow link there would
 # cost the tenant the same bandwidth.
+# Not judged by the GPU's own maximum either: a GPU of a multi-GPU board (nvidia-smi's
+# "MultiGPU Board: Yes": Tesla K80, M60, M10) sits behind the board's own PCIe switch, so its
+# link is the on-board one the board's maker wired, not a slot, riser or retimer; the real Tesla
+# M10 report in the samples shows two of its GPUs at x8 of x16 alike. Such a GPU is judged
+# against the other GPUs of its board (same board id, same file) instead: narrower than one of
+# them is a link that trained narrower; as wide as the widest of them is the board's wiring.
 _LINK_SKIPPED_MODELS = ("laptop", "mobile", "max-q")
 _VM_MODES = ("pass-through", "vgpu")
+
+
+def _board_width(gpus: Sequence[Mapping[str, Any]], gpu: Mapping[str, Any]) -> int | None:
+    """The widest current link of the other GPUs of ``gpu``'s multi-GPU board, or None (not
+    on a multi-GPU board, or no other GPU of the board shows its width)."""
+    if gpu.get("multigpu_board") is not True:
+        return None
+    widths = [
+        width
+        for other in gpus
+        if other is not gpu
+        and other.get("multigpu_board") is True
+        and other.get("board_id") == gpu.get("board_id")
+        and (width := as_int(other.get("pcie_link_width_current"))) is not None
+    ]
+    return max(widths, default=None)
 
 
 def _slot_key(bus: Any) -> str | None:
@@ -326,29 +348,39 @@ def _narrowed_zh(current: int, widest: int) -> str:
     return f"降至 {current}/{widest}"
 
 
+_LINK_KINDS = ("nvidia_smi_query", "nvidia_smi_xml", "lspci")
+
+
 def _link_width_faults(ev: NodeEvidence, seen: set[str]) -> list[Fault]:
-    """A warning per GPU of one nvidia-smi -q / --query-gpu or lspci -vv file whose current
-    PCIe link width is below its maximum; ``seen`` holds the bus ids already reported for the
-    node (the same GPU in both tools is one fault, from the first file read)."""
+    """A warning per GPU of one nvidia-smi -q / -q -x / --query-gpu or lspci -vv file whose
+    current PCIe link width is below its maximum; ``seen`` holds the bus ids already reported
+    for the node (the same GPU in two tools is one fault, from the first file read)."""
     m = ev.metrics
     gpus = [g for g in as_list(m.get("gpus")) if isinstance(g, Mapping)]
-    tool = "nvidia-smi" if ev.kind == "nvidia_smi_query" else "lspci -vv"
-    # nvidia-smi -q and --query-gpu list GPUs in index order; the position is the index only
-    # when the file shows every GPU.
-    whole = (
-        ev.kind == "nvidia_smi_query"
-        and m.get("gpu_count_partial") is None
-        and as_int(m.get("gpu_count")) == len(gpus)
-    )
+    tool = "lspci -vv" if ev.kind == "lspci" else "nvidia-smi"
+    # nvidia-smi -q, -q -x and --query-gpu list GPUs in index order; the position is the index
+    # only when the file shows every GPU (for -q -x: as many complete <gpu> as attached_gpus,
+    # none of them a copy of another).
+    if ev.kind == "nvidia_smi_query":
+        whole = m.get("gpu_count_partial") is None and as_int(m.get("gpu_count")) == len(gpus)
+    elif ev.kind == "nvidia_smi_xml":
+        whole = as_int(m.get("attached_gpus")) == len(gpus) and not m.get("duplicate_uuids")
+    else:
+        whole = False
     faults = []
     for position, gpu in enumerate(gpus):
         current = as_int(gpu.get("pcie_link_width_current"))
         widest = as_int(gpu.get("pcie_link_width_max"))
         if current is None or widest is None or not 0 < current < widest:
             continue
-        model = str(gpu.get("product_name") or gpu.get("model") or "")
+        model = str(gpu.get("product_name") or gpu.get("name") or gpu.get("model") or "")
         if any(word in model.lower() for word in _LINK_SKIPPED_MODELS):
             continue
+        if gpu.get("multigpu_board") is True:
+            sibling = _board_width(gpus, gpu)
+            if sibling is None or current >= sibling:
+                continue
+            widest = min(widest, sibling)  # what the board's wiring gives its other GPUs
         bus = gpu.get("bus_id") or gpu.get("slot")
         key = _slot_key(bus)
         if key is not None and key in seen:
@@ -570,9 +602,9 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
 
 
 def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
-    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows, PCIe link width),
-    lspci -vv (PCIe link width), NVLink error counters and kernel-log Xid events, in a stable
-    order."""
+    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows; PCIe link width from
+    -q, -q -x and --query-gpu), lspci -vv (PCIe link width), NVLink error counters and
+    kernel-log Xid events, in a stable order."""
     # Node by node (by_node's order is evidence_sort_key's, which starts with the node).
     faults: list[Fault] = []
     for node, evs in by_node(evidence).items():
@@ -585,7 +617,7 @@ def _node_faults(evs: Sequence[NodeEvidence]) -> tuple[Fault, ...]:
     faults: list[Fault] = []
     links_seen: set[str] = set()
     for ev in evs:
-        if ev.kind in ("nvidia_smi_query", "lspci"):
+        if ev.kind in _LINK_KINDS:
             faults.extend(_link_width_faults(ev, links_seen))
         if ev.kind == "nccl_tests":
             faults.extend(_nccl_faults(ev))

@@ -68,6 +68,22 @@ from scoring.reference import (
         ("NVIDIA A800-SXM4-40GB", "A800-SXM4-40GB"),
         ("NVIDIA H100 SXM5 64GB", "H100-SXM5-64GB"),
         ("NVIDIA Corporation GH100 [H100 SXM5 64GB] [10de:2337] (rev a1)", "H100-SXM5-64GB"),
+        # the only 40 GB PCIe A800 (10de:20f6) as vendors and NVIDIA's device lists spell it
+        ("NVIDIA A800 PCIe 40GB", "A800-40GB-ACTIVE"),
+        ("A800-PCIE-40GB", "A800-40GB-ACTIVE"),
+        ("NVIDIA A800-PCIE-40GB", "A800-40GB-ACTIVE"),
+        ("A800 40GB PCIe", "A800-40GB-ACTIVE"),
+        ("NVIDIA A800 PCIe 40GB Active", "A800-40GB-ACTIVE"),
+        # the other A800s as nvidia-smi --query-gpu=name prints them
+        ("NVIDIA A800 80GB PCIe", "A800-PCIE-80GB"),
+        ("NVIDIA A800-PCIE-80GB", "A800-PCIE-80GB"),
+        ("NVIDIA A800-SXM4-80GB", "A800-SXM4-80GB"),
+        # the 96 GB H100 SXM5 board (10de:2338): nvidia-smi, lspci, a vendor's "HBM3" suffix
+        ("NVIDIA H100 SXM5 96GB", "H100-SXM5-96GB"),
+        ("NVIDIA Corporation GH100 [H100 SXM5 96GB] [10de:2338] (rev a1)", "H100-SXM5-96GB"),
+        ("H100 SXM5 96GB HBM3", "H100-SXM5-96GB"),
+        ("NVIDIA H100 SXM5 94GB", "H100-SXM5-94GB"),
+        ("H100 NVL 94GB", "H100-NVL-94GB"),
         ("A100 PCI-E 40GB", "A100-PCIE-40GB"),
         ("V100-SXM2-32GB", "V100-SXM2-32GB"),
         ("GH200", "GH200-96GB"),
@@ -98,6 +114,8 @@ def test_match_gpu_recognises_real_spellings(name: str, key: str) -> None:
         "ASPEED Graphics Family",
         "NVIDIA A100-SXM4-120GB",  # no A100 carries 120 GB
         "RTX 2080",  # the table only lists the Ti
+        "H100 PCIe 96GB",  # no PCIe H100 carries 96 GB (the NVL card has 94)
+        "A800 SXM4 48GB",  # no A800 carries 48 GB
     ],
 )
 def test_match_gpu_rejects_non_gpus_and_impossible_variants(name: str | None) -> None:
@@ -325,3 +343,28 @@ def test_the_h100_sxm5_64gb_is_the_sxm5_board_with_less_memory() -> None:
     assert [getattr(spec, f) for f in same] == [getattr(full, f) for f in same]
     # Without a memory figure the family's first row (the 80 GB board) is still the default.
     assert match_gpu("NVIDIA H100 SXM5").key == "H100-SXM5-80GB"  # type: ignore[union-attr]
+
+
+def test_a_bare_a800_40gb_is_still_the_sxm_board_and_an_sxm_word_never_the_pcie_card() -> None:
+    # Without a variant word the family's first row, the SXM board, is taken (as for
+    # "NVIDIA H100 80GB HBM3"); "PCIe" or "Active" picks the 40 GB PCIe card, an SXM or HGX word
+    # never does.
+    assert match_gpu("A800 40GB").key == "A800-SXM4-40GB"  # type: ignore[union-attr]
+    assert match_gpu("NVIDIA A800 HGX 40GB").key == "A800-SXM4-40GB"  # type: ignore[union-attr]
+    assert match_gpu("A800 PCIe").key == "A800-PCIE-80GB"  # type: ignore[union-attr]
+    pcie = match_gpu("NVIDIA A800 PCIe 40GB")
+    assert pcie is match_gpu("NVIDIA A800 40GB Active")
+    assert pcie is not None
+    assert (pcie.form_factor, pcie.memory_gib, pcie.nvlink_bidi_gbyte_s) == ("pcie", 40, 400)
+
+
+def test_the_h100_sxm5_96gb_is_the_sxm5_board_with_six_hbm3_stacks() -> None:
+    spec = match_gpu("NVIDIA H100 SXM5 96GB")
+    full = match_gpu("NVIDIA H100 80GB HBM3")
+    assert spec is not None and full is not None
+    assert (spec.memory_gib, spec.form_factor, spec.key) == (96, "sxm", "H100-SXM5-96GB")
+    same = ("nvlink_bidi_gbyte_s", "nvlink_links", "nvls", "pcie_gen", "architecture")
+    assert [getattr(spec, f) for f in same] == [getattr(full, f) for f in same]
+    # The 94 GB NVL is a bridged PCIe card, not this board.
+    nvl = match_gpu("NVIDIA H100 NVL")
+    assert nvl is not None and (nvl.memory_gib, nvl.form_factor) == (94, "pcie")

@@ -1122,3 +1122,127 @@ def test_lspci_vv_narrow_links_and_one_fault_per_gpu_across_tools() -> None:
     )
     faults = verify_candidate(claims(), [lspci_ev, smi_same_bus]).faults
     assert [f.kind for f in faults] == ["pcie_link_narrow"]
+
+
+GTX1070_XML = "nvidia_smi_xml/markdown-gtx1070-driver418-v10-fenced.xml.txt"
+
+
+def _xml_at(width: str, rel: str = GTX1070_XML) -> NodeEvidence:
+    """An nvidia-smi -q -x sample with its <current_link_width> changed to ``width``, as the
+    driver prints a GPU whose link trained narrower."""
+    text = (SAMPLES / rel).read_text(encoding="utf-8")
+    narrow = text.replace(
+        "<current_link_width>16x</current_link_width>",
+        f"<current_link_width>{width}</current_link_width>",
+    )
+    assert narrow != text
+    result = parse_bytes(narrow.encode())
+    return NodeEvidence("gpu-01", 3, result.kind, result.metrics, rel, None)
+
+
+def test_a_narrow_link_in_nvidia_smi_xml_is_the_same_warning_as_in_q() -> None:
+    (fault,) = verify_candidate(claims(), [_xml_at("8x")]).faults
+    assert (fault.kind, fault.severity) == ("pcie_link_narrow", "warning")
+    assert fault.evidence_ref == f"gpu-01: {GTX1070_XML} line 61 (upload 3)"
+    # attached_gpus 1 and one <gpu>: the position is the index.
+    assert fault.explanation_en.startswith(
+        "nvidia-smi on node gpu-01 shows GPU 0 (00000000:01:00.0) with its PCIe link at x8 of x16"
+    )
+    assert "GPU 0（00000000:01:00.0）的 PCIe 链路为 x8（最大 x16）" in fault.explanation_zh
+    assert fault.details == {
+        "gpu_index": 0,
+        "bus_id": "00000000:01:00.0",
+        "width_current": 8,
+        "width_max": 16,
+        "virtualized": False,
+    }
+    quarter = verify_candidate(claims(), [_xml_at("4x")]).faults[0]
+    assert "cuts to a quarter host-to-device bandwidth" in quarter.explanation_en
+
+
+def test_nvidia_smi_xml_at_full_width_or_without_a_link_raises_no_link_fault() -> None:
+    # The GTX 1070 reads Gen1 of Gen3 at x16 (idle), the A100 x16 of x16, the GRID vGPU N/A.
+    for rel in (
+        GTX1070_XML,
+        "nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt",
+        "nvidia_smi_xml/telegraf-grid-p4-1q-vgpu-windows-wddm-driver513-v11.xml.txt",
+    ):
+        faults = verify_candidate(claims(), [parsed(rel)]).faults
+        assert not [f for f in faults if f.kind == "pcie_link_narrow"], rel
+
+
+def test_a_partial_xml_names_the_gpu_by_its_bus_not_a_guessed_index() -> None:
+    # The A100 report says attached_gpus 4 but holds one <gpu>: its position is no index.
+    rel = "nvidia_smi_xml/telegraf-a100-sxm4-80gb-mig-driver535-v12.xml.txt"
+    (fault,) = verify_candidate(claims(), [_xml_at("8x", rel)]).faults
+    assert fault.details["gpu_index"] is None
+    assert "shows the GPU at 00000000:01:00.0 with its PCIe link at x8 of x16" in (
+        fault.explanation_en
+    )
+    assert fault.evidence_ref.endswith("line 201 (upload 3)")
+
+
+def test_the_same_narrow_gpu_in_xml_and_lspci_is_one_fault() -> None:
+    text = (
+        "01:00.0 VGA compatible controller: NVIDIA Corporation GP104 [GeForce GTX 1070]"
+        " (rev a1)\n"
+        "\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L0s L1, Exit Latency L0s <1us\n"
+        "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x8 (downgraded)\n"
+    )
+    result = parse_bytes(text.encode())
+    lspci_ev = NodeEvidence("gpu-01", 2, result.kind, result.metrics, "lspci-vv.txt", None)
+    faults = verify_candidate(claims(), [lspci_ev, _xml_at("8x")]).faults
+    assert [f.kind for f in faults] == ["pcie_link_narrow"]
+
+
+TESLA_M10_XML = (
+    "nvidia_smi_xml/nagios-check-tesla-m10-host-vgpu-driver390-x8-of-x16-cut-in-gpu1.xml.txt"
+)
+
+
+def _m10(gpu0: str = "8x", gpu1: str = "8x", multi: str = "Yes") -> NodeEvidence:
+    """The real Tesla M10 report (cut after GPU 1's <pci>) with GPU 1's block closed, so that
+    both GPUs of the board are read, and the current widths set to ``gpu0`` / ``gpu1``."""
+    text = (SAMPLES / TESLA_M10_XML).read_text(encoding="utf-8")
+    head, tail = text.split('<gpu id="00000000:1B:00.0">')
+    width = "<current_link_width>8x</current_link_width>"
+    text = (
+        head.replace(width, f"<current_link_width>{gpu0}</current_link_width>")
+        + '<gpu id="00000000:1B:00.0">'
+        + tail.replace(width, f"<current_link_width>{gpu1}</current_link_width>")
+        + "\t</gpu>\n</nvidia_smi_log>\n"
+    ).replace("<multigpu_board>Yes</multigpu_board>", f"<multigpu_board>{multi}</multigpu_board>")
+    result = parse_bytes(text.encode())
+    assert result.metrics["gpu_count"] == 2
+    return NodeEvidence("gpu-01", 4, result.kind, result.metrics, TESLA_M10_XML, None)
+
+
+def test_the_gpus_of_a_multi_gpu_board_are_judged_against_each_other() -> None:
+    def narrow(ev: NodeEvidence) -> list:
+        return [f for f in verify_candidate(claims(), [ev]).faults if f.kind == "pcie_link_narrow"]
+
+    # The real report: GPU 0 of a Tesla M10 at x8 of x16, its board's other GPUs not complete.
+    assert narrow(parsed(TESLA_M10_XML)) == []
+    # Both GPUs of the board at x8 of x16: the board's wiring behind its PCIe switch.
+    assert narrow(_m10()) == []
+    # GPU 0 at x4 where the other GPU of its board trained at x8: a link that trained narrower.
+    (fault,) = narrow(_m10(gpu0="4x"))
+    assert fault.details["bus_id"] == "00000000:1A:00.0"
+    assert (fault.details["width_current"], fault.details["width_max"]) == (4, 8)
+    assert "with its PCIe link at x4 of x8" in fault.explanation_en
+    assert "halves host-to-device bandwidth" in fault.explanation_en
+    assert fault.evidence_ref.endswith("line 53 (upload 4)")
+    # The same widths on GPUs that are not on a multi-GPU board: each GPU at x8 of its x16.
+    assert [f.details["bus_id"] for f in narrow(_m10(multi="No"))] == [
+        "00000000:1A:00.0",
+        "00000000:1B:00.0",
+    ]
+
+
+def test_a_multi_gpu_board_read_from_q_without_its_other_gpus_is_not_judged() -> None:
+    ev = _l40s_at_x8()
+    (gpu,) = ev.metrics["gpus"]
+    assert gpu["multigpu_board"] is False
+    multi = replace(ev, metrics={**ev.metrics, "gpus": [{**gpu, "multigpu_board": True}]})
+    assert [f.kind for f in verify_candidate(claims(), [ev]).faults] == ["pcie_link_narrow"]
+    assert not [f for f in verify_candidate(claims(), [multi]).faults]

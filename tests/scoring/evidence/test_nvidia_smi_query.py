@@ -280,3 +280,13 @@ def test_pcie_link_width_from_query_gpu_csv():
     assert m["pcie_link_width_current"] == [16, 8, None]
     assert m["pcie_link_width_max"] == [16, 16, None]
     assert [g["pcie_link_width_line"] for g in m["gpus"]] == [2, 3, None]
+
+
+def test_multigpu_board_and_board_id_from_q(sample):
+    path = "nvidia_smi_query/aws-a10g-vm-q-driver535-passthrough.txt"
+    (gpu,) = nvidia_smi_query.parse(sample(path)).metrics["gpus"]
+    assert (gpu["multigpu_board"], gpu["board_id"]) == (False, "0x1e")
+    # An excerpt without the rows: unknown.
+    excerpt = "nvidia_smi_query/mlengineering-a100-q-ecc-remapped-rows-xid63.txt"
+    (gpu,) = nvidia_smi_query.parse(sample(excerpt)).metrics["gpus"]
+    assert (gpu["multigpu_board"], gpu["board_id"]) == (None, None)

@@ -128,3 +128,67 @@ def test_markdown_fences_around_an_old_report_are_ignored(sample: Sample) -> Non
     # Pre-R450 ECC layout, every counter N/A: no uncorrectable count rather than 0.
     assert (gpu["ecc_mode"], metrics["ecc_uncorrected_volatile_total"]) == ("N/A", None)
     assert (gpu["temperature_c"], gpu["power_limit_w"]) == (49, 151.0)  # power_readings/power_limit
+
+
+# --- PCIe link width ------------------------------------------------------------------------
+
+TESLA_M10 = (
+    "nvidia_smi_xml/nagios-check-tesla-m10-host-vgpu-driver390-x8-of-x16-cut-in-gpu1.xml.txt"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "widest", "current", "line"),
+    [
+        (MARKDOWN_GTX1070, [16], [16], [61]),
+        (TELEGRAF_A100, [16], [16], [201]),
+        # A Tesla M10 (four GPUs on one board) whose GPU 0 reads x8 of x16; GPU 1, cut after
+        # its <pci>, is not complete and not read.
+        (TESLA_M10, [16], [8], [53]),
+        # A GRID vGPU in a VM: the link is not the guest's to read.
+        ("nvidia_smi_xml/telegraf-grid-p4-1q-vgpu-windows-wddm-driver513-v11.xml.txt",
+         [None], [None], [None]),
+        # A reduced report without a <pci> section.
+        (QUADRO, [None, None], [None, None], [None, None]),
+    ],
+)  # fmt: skip
+def test_pcie_link_width_from_link_widths(sample, path, widest, current, line) -> None:
+    metrics = nvidia_smi_xml.parse(sample(path)).metrics
+    assert (metrics["pcie_link_width_max"], metrics["pcie_link_width_current"]) == (
+        widest,
+        current,
+    )
+    assert [g["pcie_link_width_line"] for g in metrics["gpus"]] == line
+
+
+def test_pcie_link_width_lines_follow_each_gpu(sample: Sample) -> None:
+    # Two GPUs of the same report, the second narrower, the first without a link figure:
+    # each line is its own GPU's, never the next one's.
+    text = sample(MARKDOWN_GTX1070)
+    block = text[text.index("\t<gpu ") : text.index("</gpu>") + len("</gpu>\n")]
+    no_link = block.replace("<current_link_width>16x</current_link_width>", "")
+    narrow = block.replace(
+        "<current_link_width>16x</current_link_width>",
+        "<current_link_width>4x</current_link_width>",
+    ).replace("00000000:01:00.0", "00000000:02:00.0")
+    assert no_link != block and narrow != block
+    two = text.replace(block, no_link + narrow)
+    metrics = nvidia_smi_xml.parse(two).metrics
+    assert metrics["pcie_link_width_current"] == [None, 4]
+    lines = [g["pcie_link_width_line"] for g in metrics["gpus"]]
+    assert lines[0] is None
+    assert two.splitlines()[lines[1] - 1].strip() == "<current_link_width>4x</current_link_width>"
+    assert lines[1] > two.count("\n", 0, two.index('<gpu id="00000000:02:00.0"'))
+
+
+def test_multigpu_board_and_board_id_of_each_gpu(sample: Sample) -> None:
+    m10 = nvidia_smi_xml.parse(sample(TESLA_M10)).metrics["gpus"]
+    assert [(g["multigpu_board"], g["board_id"]) for g in m10] == [(True, "0x1800")]
+    gtx = nvidia_smi_xml.parse(sample(MARKDOWN_GTX1070)).metrics["gpus"]
+    assert [(g["multigpu_board"], g["board_id"]) for g in gtx] == [(False, "0x100")]
+    # A reduced report without the element: unknown, not False.
+    bare = '<nvidia_smi_log><gpu id="00000000:01:00.0"><product_name>X</product_name></gpu>'
+    assert (
+        nvidia_smi_xml.parse(bare + "</nvidia_smi_log>").metrics["gpus"][0]["multigpu_board"]
+        is None
+    )
