@@ -93,8 +93,6 @@ METRIC_LABELS: dict[str, Promise] = {
     "ecc_volatile_uncorrected": gettext_lazy("Uncorrected ECC errors since boot"),
     "ecc_aggregate_corrected": gettext_lazy("Corrected ECC errors (lifetime)"),
     "ecc_aggregate_uncorrected": gettext_lazy("Uncorrected ECC errors (lifetime)"),
-    "ecc_uncorrected_volatile_total": gettext_lazy("Uncorrected ECC errors since boot (total)"),
-    "ecc_uncorrected_aggregate_total": gettext_lazy("Uncorrected ECC errors, lifetime (total)"),
     "remapped_rows_correctable": gettext_lazy("Rows remapped (correctable)"),
     "remapped_rows_uncorrectable": gettext_lazy("Rows remapped (uncorrectable)"),
     "remapped_rows_pending": gettext_lazy("Row remapping pending"),

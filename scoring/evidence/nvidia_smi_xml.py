@@ -14,11 +14,13 @@ metrics
     memory_total_mib per GPU (None when "N/A").
     virtualization_mode   per GPU ("None", "Pass-Through", "VGPU", "Host VGPU"...; None when
                      absent); ``mig_mode`` per GPU (current_mig).
-    ecc_mode         per GPU (current_ecc); ``ecc_uncorrected_volatile_total`` and
-                     ``ecc_uncorrected_aggregate_total``: DRAM + SRAM uncorrectable counts summed
-                     over GPUs (None when no GPU reports one).
-    remapped_rows_pending, remapped_rows_failure   GPUs reporting "Yes".
-    retired_pages_pending   GPUs reporting pending retirement "Yes".
+    ecc_mode         per GPU (current_ecc); ``ecc_volatile_uncorrected`` and
+                     ``ecc_aggregate_uncorrected``: DRAM + SRAM uncorrectable counts summed
+                     over GPUs (None when no GPU reports one), named as nvidia-smi -q's
+                     (scoring.evidence.nvidia_smi_query) so that verification reads both alike.
+    remapped_rows_pending, remapped_rows_failure   GPUs reporting "Yes" (None when no GPU
+                     reports remapped rows: GPUs before Ampere have none).
+    retired_pages_pending   GPUs reporting pending retirement "Yes" (None when none reports it).
     pcie_link_width_max / pcie_link_width_current   per GPU, lanes (16 for "16x"; None when
                      "N/A" or absent): ``pci/pci_gpu_link_info/link_widths`` max_link_width and
                      current_link_width, the same NVML figures as nvidia-smi -q's "Link Width"
@@ -30,7 +32,8 @@ metrics
                      its <current_link_width>, for a fault to point at), ``multigpu_board``
                      (True/False, None when absent) and ``board_id``: GPUs of one multi-GPU
                      board (Tesla K80, M60, M10) share a board id.
-facts: ``gpu_count`` and one ``gpu_memory_total_mib`` per GPU.
+facts: ``gpu_count``, one ``gpu_memory_total_mib`` per GPU, and ``ecc_volatile_uncorrected`` /
+``ecc_aggregate_uncorrected`` where a GPU reports them.
 """
 
 from __future__ import annotations
@@ -128,6 +131,11 @@ def _uncorrectable(gpu: ET.Element, scope: str) -> int | None:
     return sum(numbers) if numbers else None
 
 
+def _flag(text: str | None, yes: tuple[str, ...]) -> bool | None:
+    """Whether a Yes/No element says Yes; None when the GPU does not report it."""
+    return None if text is None else text.strip().lower() in yes
+
+
 def _gpu(gpu: ET.Element) -> dict[str, Any]:
     yes = ("yes", "true")
     remap_pending = _text(gpu, "remapped_rows/remapped_row_pending")
@@ -150,9 +158,9 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
         "ecc_uncorrected_volatile": _uncorrectable(gpu, "volatile"),
         "ecc_uncorrected_aggregate": _uncorrectable(gpu, "aggregate"),
-        "remapped_rows_pending": (remap_pending or "").lower() in yes,
-        "remapped_rows_failure": (remap_failure or "").lower() in yes,
-        "retired_pages_pending": (retire_pending or "").lower() in yes,
+        "remapped_rows_pending": _flag(remap_pending, yes),
+        "remapped_rows_failure": _flag(remap_failure, yes),
+        "retired_pages_pending": _flag(retire_pending, yes),
         "temperature_c": _int(_text(gpu, "temperature/gpu_temp")),
         "power_limit_w": _number(power),
         "performance_state": _text(gpu, "performance_state"),
@@ -259,6 +267,11 @@ def parse(text: str) -> ParseResult:
         values = [g[key] for g in gpus if g[key] is not None]
         return sum(values) if values else None
 
+    def count(key: str) -> int | None:
+        # The GPUs saying Yes; None when no GPU reports the element at all.
+        known = [g[key] for g in gpus if g[key] is not None]
+        return sum(known) if known else None
+
     metrics: dict[str, Any] = {
         "driver_version": top["driver_version"],
         "cuda_version": top["cuda_version"],
@@ -273,11 +286,11 @@ def parse(text: str) -> ParseResult:
         "virtualization_mode": [g["virtualization_mode"] for g in gpus],
         "mig_mode": [g["mig_mode"] for g in gpus],
         "ecc_mode": [g["ecc_mode"] for g in gpus],
-        "ecc_uncorrected_volatile_total": total("ecc_uncorrected_volatile"),
-        "ecc_uncorrected_aggregate_total": total("ecc_uncorrected_aggregate"),
-        "remapped_rows_pending": sum(g["remapped_rows_pending"] for g in gpus),
-        "remapped_rows_failure": sum(g["remapped_rows_failure"] for g in gpus),
-        "retired_pages_pending": sum(g["retired_pages_pending"] for g in gpus),
+        "ecc_volatile_uncorrected": total("ecc_uncorrected_volatile"),
+        "ecc_aggregate_uncorrected": total("ecc_uncorrected_aggregate"),
+        "remapped_rows_pending": count("remapped_rows_pending"),
+        "remapped_rows_failure": count("remapped_rows_failure"),
+        "retired_pages_pending": count("retired_pages_pending"),
         "pcie_link_width_max": [g["pcie_link_width_max"] for g in gpus],
         "pcie_link_width_current": [g["pcie_link_width_current"] for g in gpus],
         "gpus": gpus,
@@ -288,4 +301,13 @@ def parse(text: str) -> ParseResult:
         for g in gpus
         if g["memory_total_mib"] is not None
     ]
+    for key in ("ecc_volatile_uncorrected", "ecc_aggregate_uncorrected"):
+        if metrics[key] is not None:
+            facts.append(Fact(key, float(metrics[key]), "count"))
+    if metrics["ecc_volatile_uncorrected"] or metrics["ecc_aggregate_uncorrected"]:
+        warnings.append("uncorrectable ECC errors reported")
+    if metrics["remapped_rows_pending"]:
+        warnings.append("row remapping pending: the GPU needs a reset")
+    if metrics["remapped_rows_failure"]:
+        warnings.append("a row-remapping failure is reported: the GPU needs replacement")
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

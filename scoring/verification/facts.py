@@ -14,7 +14,7 @@ compute rails, Xid/SXid on the worst node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, is_dataclass, replace
 from decimal import Decimal
 from typing import Any
@@ -45,6 +45,11 @@ _MEMORY_FACTS = {
     "remapped_rows_failure": MEMORY_FAILURE_METRICS,
 }
 KERNEL_LOG = "kernel_log"
+# The nvidia-smi outputs that report GPU memory health, named alike by their parsers: -q and
+# -q -x report ECC counts and remapped rows; the plain table's "Volatile Uncorr. ECC" column
+# reports the ECC count alone.
+MEMORY_KINDS = ("nvidia_smi_query", "nvidia_smi_xml")
+ECC_KINDS = (*MEMORY_KINDS, "nvidia_smi")
 
 
 def evidence_from_report(
@@ -80,6 +85,36 @@ def _ref(e: NodeEvidence) -> str:
 def _sum_ints(values: Iterable[Any]) -> int | None:
     numbers = [n for v in values for n in (as_int(x) for x in as_list(v)) if n is not None]
     return sum(numbers) if numbers else None
+
+
+def _of_kinds(evidence: Iterable[NodeEvidence], kinds: tuple[str, ...]) -> list[NodeEvidence]:
+    return [e for e in evidence if e.kind in kinds]
+
+
+def _node_worst_sum(evidence: Iterable[NodeEvidence], weigh: Callable[[NodeEvidence], Any]):
+    """Σ over nodes of the largest figure any of the node's files gives (None when no file
+    gives one): two tools on one node report the same GPUs' counters, never added up."""
+    worst: dict[str, int] = {}
+    for e in evidence:
+        value = weigh(e)
+        if value is not None and value > worst.get(e.node_name, -1):
+            worst[e.node_name] = value
+    return sum(worst.values()) if worst else None
+
+
+def _nodes_flagged(evidence: Iterable[NodeEvidence], metrics: Sequence[str]) -> int | None:
+    """The nodes where a file says Yes to any of ``metrics`` (memory_flag); None when no file
+    reports them."""
+    flagged: dict[str, bool] = {}
+    for e in evidence:
+        flag = memory_flag(e.metrics, metrics)
+        if flag is not None:
+            flagged[e.node_name] = flagged.get(e.node_name, False) or flag
+    return sum(flagged.values()) if flagged else None
+
+
+def _ecc_count(e: NodeEvidence) -> int | None:
+    return _sum_ints([e.metrics.get("ecc_volatile_uncorrected")])
 
 
 def _count_true(values: Iterable[Any]) -> int | None:
@@ -328,20 +363,15 @@ def _complete_refs(
 ) -> None:
     """Give every measured figure the reference of the evidence it was read from, the good
     findings too (no error in the log, every port up): a rule that reads a figure names it."""
-    query = _of(evidence, "nvidia_smi_query")
+    memory = _of_kinds(evidence, MEMORY_KINDS)
     if facts.ecc_uncorrected is not None:
-        _ref_heaviest(
-            refs,
-            "ecc_uncorrected",
-            query,
-            lambda e: _sum_ints([e.metrics.get("ecc_volatile_uncorrected")]),
-        )
+        _ref_heaviest(refs, "ecc_uncorrected", _of_kinds(evidence, ECC_KINDS), _ecc_count)
     for name, metrics in _MEMORY_FACTS.items():
         if getattr(facts, name) is not None:
             _ref_heaviest(
                 refs,
                 name,
-                query,
+                memory,
                 lambda e, metrics=metrics: _count_true([memory_flag(e.metrics, metrics)]),
             )
     logs = _of(evidence, KERNEL_LOG)
@@ -407,7 +437,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     if report.set_aside_nodes:
         evidence = [e for e in evidence if e.node_name not in report.set_aside_nodes]
     refs: dict[str, str] = {}
-    query = _of(evidence, "nvidia_smi_query")
+    memory = _of_kinds(evidence, MEMORY_KINDS)
 
     dcgm_overall = None
     failed: list[str] = []
@@ -498,13 +528,9 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         alltoall_busbw_fraction=alltoall[1],
         allgather_busbw_gbyte_s=allgather[0],
         allgather_busbw_fraction=allgather[1],
-        ecc_uncorrected=_sum_ints(e.metrics.get("ecc_volatile_uncorrected") for e in query),
-        remapped_rows_pending=_count_true(
-            memory_flag(e.metrics, MEMORY_PENDING_METRICS) for e in query
-        ),
-        remapped_rows_failure=_count_true(
-            memory_flag(e.metrics, MEMORY_FAILURE_METRICS) for e in query
-        ),
+        ecc_uncorrected=_node_worst_sum(_of_kinds(evidence, ECC_KINDS), _ecc_count),
+        remapped_rows_pending=_nodes_flagged(memory, MEMORY_PENDING_METRICS),
+        remapped_rows_failure=_nodes_flagged(memory, MEMORY_FAILURE_METRICS),
         xid_errors=xid,
         sxid_errors=sxid,
         xid_severity=xid_severity,

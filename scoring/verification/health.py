@@ -602,9 +602,9 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
 
 
 def health_faults(evidence: Sequence[NodeEvidence]) -> list[Fault]:
-    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC, remapped rows; PCIe link width from
-    -q, -q -x and --query-gpu), lspci -vv (PCIe link width), NVLink error counters and
-    kernel-log Xid events, in a stable order."""
+    """Faults from nccl-tests, dcgmi diag, nvidia-smi (ECC and remapped rows from -q, -q -x and
+    the plain table; PCIe link width from -q, -q -x and --query-gpu), lspci -vv (PCIe link
+    width), NVLink error counters and kernel-log Xid events, in a stable order."""
     # Node by node (by_node's order is evidence_sort_key's, which starts with the node).
     faults: list[Fault] = []
     for node, evs in by_node(evidence).items():
@@ -623,7 +623,7 @@ def _node_faults(evs: Sequence[NodeEvidence]) -> tuple[Fault, ...]:
             faults.extend(_nccl_faults(ev))
         elif ev.kind == "dcgm_diag":
             faults.extend(_dcgm_faults(ev))
-        elif ev.kind in ("nvidia_smi_query", "nvidia_smi"):
+        elif ev.kind in ("nvidia_smi_query", "nvidia_smi_xml", "nvidia_smi"):
             faults.extend(_memory_faults(ev))
         elif ev.kind == "nvidia_smi_nvlink":
             faults.extend(_nvlink_faults(ev))

@@ -126,7 +126,7 @@ def test_markdown_fences_around_an_old_report_are_ignored(sample: Sample) -> Non
     assert (gpu["name"], gpu["memory_total_mib"]) == ("GeForce GTX 1070", 8119)
     assert gpu["mig_mode"] is None
     # Pre-R450 ECC layout, every counter N/A: no uncorrectable count rather than 0.
-    assert (gpu["ecc_mode"], metrics["ecc_uncorrected_volatile_total"]) == ("N/A", None)
+    assert (gpu["ecc_mode"], metrics["ecc_volatile_uncorrected"]) == ("N/A", None)
     assert (gpu["temperature_c"], gpu["power_limit_w"]) == (49, 151.0)  # power_readings/power_limit
 
 
