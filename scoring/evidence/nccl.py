@@ -68,7 +68,10 @@ metrics
                          higher); bus 00 is where a hypervisor's virtual PCI bus (Hyper-V
                          vPCI, a QEMU/Nitro root bus) puts a passed-through GPU.
     gpus_per_process     the "nGpus" figure of the parameter line.
-    failures             "Test NCCL failure ..." / "NCCL failure ..." lines.
+    failures             "Test NCCL failure ..." / "NCCL failure ..." lines. A file with no
+                         result row fails (nccl.test_failed) quoting the first such line
+                         that gives NCCL's reason, or else NCCL's first WARN about an error;
+                         a log of failure lines alone is still recognised as nccl-tests.
     runs                 when the file holds several tables, one summary per table; the other
                          figures above then describe the first table.
 facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyte_s`` and
@@ -116,6 +119,15 @@ _NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
 _OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
 _FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA failure)\b")
+# nccl-tests' own failure report names the test source file and line it checked at
+# ("<host>: Test NCCL failure <file>.cu:<line> '<reason>'", " .. <host> pid <n>: Test failure
+# <file>.cu:<line>"): a log that kept nothing else (every rank failed at init) is still nccl-tests.
+_TESTS_FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure) \w+\.cu:\d+")
+# An NCCL WARN line reporting an error (src/debug.cc prints "... NCCL WARN <msg>"): what a run
+# that stopped before its first row said about why, when it printed no "Test ... failure".
+_WARN_ERROR_RE = re.compile(
+    r"NCCL WARN .*(?:failure|failed|error|[Tt]imeout|[Aa]bort|[Cc]onnection (?:closed|refused))"
+)
 # What a launcher puts before each line it relays: Ray (and so SkyPilot) names the task
 # "(head, rank=0, pid=3808) ", kubectl logs --prefix the pod "[pod/<name>/<container>] ";
 # either may come before mpirun's --tag-output "[1,0]<stdout>:" or srun --label's "0: ".
@@ -177,6 +189,8 @@ def detect(text: str) -> int:
         score += 15
     if _COLLECTIVE_RE.search(head):
         score += 10
+    if "failure" in head and _TESTS_FAILURE_RE.search(head):
+        score += 55
     return min(score, 100)
 
 
@@ -748,6 +762,8 @@ class _Scanner:
     tests_version: str | None = None
     gpus_per_process: int | None = None
     failures: list[tuple[int, str]] = field(default_factory=list)
+    # NCCL WARN lines reporting an error: named when no row and no failure line was printed.
+    warn_errors: list[tuple[int, str]] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     orphan_header: _Header | None = None
     unreadable: list[int] = field(default_factory=list)
@@ -853,6 +869,8 @@ class _Scanner:
         if "failure" in line and _FAILURE_RE.search(line):
             self.failures.append((line_no, line.strip()))
             return True
+        if "NCCL WARN" in line and not self.warn_errors and _WARN_ERROR_RE.search(line):
+            self.warn_errors.append((line_no, line.strip()))
         if "out-of-place" in line or "in-place" in line:
             self.labels = _group_labels(line)
             return True
@@ -1028,7 +1046,7 @@ class _Scanner:
                 self._close(index)
         runs = [run for run in self.runs if run.rows or run.row_count]
         if not runs:
-            raise _no_rows_error(self.runs, self.failures)
+            raise _no_rows_error(self.runs, self.failures or self.warn_errors)
         warnings.extend(
             f"line {n}: the test reported a failure: {message}" for n, message in self.failures
         )
@@ -1230,7 +1248,9 @@ def _infer_collective(
 
 def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> EvidenceParseError:
     if failures:
-        line_no, message = failures[0]
+        # " .. <host> pid <n>: Test failure <file>.cu:<line>" only says where the test stopped;
+        # the line before it quotes NCCL's reason ("... 'unhandled cuda error ...'").
+        line_no, message = next((f for f in failures if "'" in f[1]), failures[0])
         reason = f"nccl-tests printed no result rows; the test failed: {message}"
         return EvidenceParseError(
             reason, line=line_no, kind=KIND, code="nccl.test_failed", params={"message": message}

@@ -41,6 +41,11 @@ is read too (test name unknown). A row with a negative figure (perftest's counte
 very long runs) is no measurement: it is left out with a warning, and a report made only of
 such rows fails as having no result rows.
 
+The ``--out_json`` report (``perftest_json``: perftest's unquoted keys or quoted JSON) is read
+as a one-row table when the file has no text table. Its bandwidth states no unit, so it is
+read as Gb/sec after a command line with ``--report_gbits`` and refused otherwise
+(``perftest.json_unit``) rather than guessed; its latency figures are in usec.
+
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
 ``details``. A file with several reports (client and server pasted together): the first one
@@ -55,6 +60,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import perftest_json
 from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, strip_emphasis
 
 KIND = "perftest"
@@ -133,6 +139,8 @@ def detect(text: str) -> int:
             return 92
         if title and any("Link type" in raw or "Dual-port" in raw for raw in head):
             return 75
+        if perftest_json.looks_like_report(head):
+            return 88
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
@@ -407,10 +415,83 @@ def _valid_rows(
     return valid
 
 
+def _json_number(report: perftest_json.JsonReport, key: str) -> float:
+    value = report.sections["results"][key]
+    line = report.member_lines[f"results.{key}"]
+    if not _NUMBER_RE.match(value):
+        raise EvidenceParseError(
+            f"not a finite number {value!r}",
+            line=line,
+            kind=KIND,
+            code="perftest.not_finite",
+            params={"token": value},
+        )
+    return _floats([value], line)[0]
+
+
+def _from_json(text: str) -> _Report | None:
+    """The ``--out_json`` report in ``text`` as a one-row table, or None when there is none.
+
+    Its bandwidth unit is not written in it: a command line with ``--report_gbits`` before
+    it says Gb/sec; without one the figures could be MB/sec or Gb/sec, and are refused."""
+    lines = text.splitlines()
+    found = perftest_json.read_report(lines)
+    match = found.test if found is not None else None
+    if found is None or match is None:
+        return None
+    results = found.sections["results"]
+    kind = "bandwidth" if match.group("kind") == "BW" else "latency"
+    report = _Report(
+        title=found.sections["test_info"]["test"],
+        title_line=found.member_lines["test_info.test"],
+        kind=kind,
+        bidirectional=bool(match.group("bidir")),
+        verb=match.group("verb"),
+        header_line=found.line,
+        closed=True,
+    )
+    for key, value in found.sections["test_info"].items():
+        # "Number_of_qps" is the banner's "Number of qps", "rdma_cm_QPs" its "rdma_cm QPs".
+        report.info[key.lower().replace("_", " ").replace("rdma cm", "rdma_cm")] = value
+    names = ["MsgSize", "n_iterations"]
+    if kind == "bandwidth":
+        names += list(perftest_json.BANDWIDTH_MEMBERS)
+        before = lines[: found.line - 1]
+        if not any(_REPORT_GBITS_RE.search(line) and "ib_" in line for line in before):
+            raise EvidenceParseError(
+                "the perftest JSON report does not say whether its bandwidth is in MB/sec or "
+                "Gb/sec: upload the text report, or the JSON after the command that made it",
+                line=found.line,
+                kind=KIND,
+                code="perftest.json_unit",
+            )
+        report.unit = "Gb/sec"
+    else:
+        present = [(k, c) for k, c in perftest_json.LATENCY_MEMBERS if k in results]
+        names += [key for key, _ in present]
+        report.latency_columns = [column for _, column in present]
+    missing = [name for name in names if name not in results]
+    if missing:
+        raise EvidenceParseError(
+            f"the perftest JSON results lack {', '.join(missing)}",
+            line=found.member_lines.get("results.MsgSize", found.line),
+            kind=KIND,
+            code="perftest.json_results",
+            params={"missing": ", ".join(missing)},
+        )
+    values = [_json_number(found, name) for name in names]
+    report.rows.append((found.member_lines[f"results.{names[0]}"], values))
+    return report
+
+
 def parse(text: str) -> ParseResult:
     """Parse a perftest report into bandwidth (Gbit/s) or latency (us) figures."""
     reports, notes = _read_reports(text)
     with_rows = [r for r in reports if r.rows]
+    if not with_rows:
+        from_json = _from_json(text)
+        if from_json is not None:
+            reports, with_rows = [from_json], [from_json]
     if not with_rows:
         detail = ""
         if notes["failures"]:

@@ -1,0 +1,176 @@
+"""Key figures of the real outputs added in the sixth corpus batch, read by hand from each file.
+
+The shapes: nccl-tests runs that printed no row (a pre-2.11 banner then "Test NCCL failure", a
+multi-host log of failure lines alone, NCCL WARN lines after a banner whose '#' were lost),
+rows of two reduction operators, a one-rank alltoall; perftest's ``--out_json`` report; fio
+runs that failed with I/O errors; an old driver's "GPU at ... has fallen off the bus" without
+an Xid; the middle of a DCGM 3.3 table; lscpu and /proc/cpuinfo cut by their excerpt; an
+ibstat port stuck in Polling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from scoring.evidence import PARSERS, registry
+from scoring.evidence.base import EvidenceParseError
+
+Sample = Callable[[str], str]
+
+EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        # "MsgSize: 128, n_iterations: 5000, t_min: 2.37, t_max: 5.39, t_typical: 2.42, t_avg:
+        # 2.42, t_stdev: 0.05, percentile_99: 2.47, percentile_99.9: 4.03".
+        "perftest/perftest-issue216-out-json-write-lat-rxe-unquoted-keys-jq-error.txt",
+        "perftest",
+        {
+            "test_type": "latency",
+            "test": "ib_write_lat",
+            "device": "rxe0",
+            "link_type": "Ethernet",
+            "mtu_bytes": 1024,
+            "gid_index": 1,
+            "rdma_cm": False,
+            "bw_avg_gbit_s": None,
+            "lat_size_bytes": 128,
+            "lat_min_us": 2.37,
+            "lat_max_us": 5.39,
+            "lat_typical_us": 2.42,
+            "lat_avg_us": 2.42,
+            "lat_stdev_us": 0.05,
+            "lat_p99_us": 2.47,
+            "lat_p999_us": 4.03,
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
+def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
+    text = sample(path)
+    assert registry.detect_kind(text) == kind
+    metrics = PARSERS[kind].parse(text).metrics
+    assert {key: metrics[key] for key in figures} == figures
+
+
+FAILED_RUNS = [
+    (
+        "nccl_tests/nccl-issue473-4x2080ti-oldformat-test-nccl-failure-after-device-list.txt",
+        "nccl_tests",
+        "nccl.test_failed",
+        8,
+        "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'",
+    ),
+    (
+        # The reason is on the "Test NCCL failure" line, not the " .. <host> pid" line above it.
+        "nccl_tests/nccl-tests-issue322-multihost-test-nccl-failure-lines-mpirun-trailer-only.txt",
+        "nccl_tests",
+        "nccl.test_failed",
+        2,
+        "HCA-14: Test NCCL failure common.cu:1204 'unhandled cuda error "
+        "(run with NCCL_DEBUG=INFO for details) / '",
+    ),
+    (
+        "nccl_tests/nccl-tests-issue208-rtx4090-hashes-lost-nccl-warn-cuda-failure-no-rows.txt",
+        "nccl_tests",
+        "nccl.test_failed",
+        14,
+        "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure "
+        "'named symbol not found'",
+    ),
+    (
+        "fio/fio-issue1829-io-u-error-lines-only-no-job-report.txt",
+        "fio",
+        "fio.failed",
+        3,
+        "fio: pid=12737, err=5/file:io_u.c:1896, func=io_u error, error=Input/output error",
+    ),
+    (
+        "fio/fio-issue877-fio299-fsync-err5-job-line-results-elided.txt",
+        "fio",
+        "fio.failed",
+        7,
+        "fio: pid=0, err=5/file:filesetup.c:239, func=fsync, error=Input/output error",
+    ),
+    (
+        "fio/cubefs-issue3972-fio37-randwrite-io-u-errors-cut.txt",
+        "fio",
+        "fio.failed",
+        16,
+        "fio: pid=5059, err=5/file:io_u.c:1747, func=io_u error, error=Input/output error",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "kind", "code", "line", "message"), FAILED_RUNS, ids=[f[0] for f in FAILED_RUNS]
+)
+def test_a_run_that_failed_before_any_result_is_an_error_quoting_why(
+    sample: Sample, path: str, kind: str, code: str, line: int, message: str
+) -> None:
+    text = sample(path)
+    assert registry.detect_kind(text) == kind
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS[kind].parse(text)
+    assert (caught.value.kind, caught.value.code, caught.value.line) == (kind, code, line)
+    assert caught.value.params == {"message": message}
+
+
+def test_an_nccl_warn_that_reports_no_error_does_not_make_a_cut_log_a_failure() -> None:
+    # A log cut after NCCL's setup lines: its WARN about the ring search is a notice, so
+    # nothing says the run failed.
+    text = (
+        "# nThread 1 nGpus 2 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 "
+        "iters: 20 agg iters: 1 validation: 1 graph: 0\n"
+        "#  Rank  0 Group  0 Pid   8756 on     node1 device  0 [0x01] NVIDIA GeForce GTX 1050 Ti\n"
+        "node1:8756:8772 [1] graph/search.cc:890 NCCL WARN Could not find a path for pattern 4, "
+        "falling back to simple order\n"
+    )
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["nccl_tests"].parse(text)
+    assert caught.value.code == "nccl.nothing"
+
+
+_BW_JSON = """{
+"test_info": {
+"test": "Send_Bidirectional_BW_Test",
+"Dual_port": "OFF",
+"Device": "mlx5_0",
+"Number_of_qps": 1,
+"Transport_type": "IB",
+"Connection_type": "RC",
+"Link_type": "IB",
+"rdma_cm_QPs": "OFF",
+},
+"results": {
+"MsgSize": 8388608,
+"n_iterations": 1000,
+"BW_peak": 385.12,
+"BW_average": 384.97,
+"MsgRate": 0.005736,
+},
+}
+"""
+
+
+def test_a_perftest_json_bandwidth_needs_the_command_that_sets_its_unit() -> None:
+    # The JSON never states its unit: without --report_gbits it is MB/sec, 8.4x apart.
+    assert registry.detect_kind(_BW_JSON) == "perftest"
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["perftest"].parse(_BW_JSON)
+    assert (caught.value.code, caught.value.line) == ("perftest.json_unit", 1)
+    command = "$ ib_send_bw -d mlx5_0 --bidirectional --report_gbits --out_json 10.0.0.2\n"
+    metrics = PARSERS["perftest"].parse(command + _BW_JSON).metrics
+    assert (metrics["test"], metrics["bidirectional"], metrics["qps"]) == ("ib_send_bw", True, 1)
+    assert (metrics["bw_avg_gbit_s"], metrics["bw_peak_gbit_s"]) == (384.97, 385.12)
+    assert metrics["max_size_bytes"] == 8388608
+
+
+def test_a_perftest_json_result_that_is_not_a_number_is_refused() -> None:
+    text = _BW_JSON.replace('"BW_average": 384.97', '"BW_average": "-nan"')
+    with pytest.raises(EvidenceParseError) as caught:
+        PARSERS["perftest"].parse("ib_send_bw --report_gbits --out_json\n" + text)
+    assert (caught.value.code, caught.value.line) == ("perftest.not_finite", 17)
