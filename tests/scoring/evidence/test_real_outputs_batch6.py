@@ -22,6 +22,39 @@ Sample = Callable[[str], str]
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
+        # "max" rows 199680..204800 B then "min" rows from 196608 B; busbw/algbw = 2.98/1.59 =
+        # 1.875 = 2*(16-1)/16; the largest busbw is the 204800 B in-place 3.08.
+        "nccl_tests/nccl-tests-issue167-rows-only-redop-max-then-min-cut.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "collective_inferred": True,
+            "ranks_inferred": 16,
+            "row_count": 11,
+            "peak_busbw_gbyte_s": 3.08,
+            "max_size_bytes": 204800,
+            "min_size_bytes": 196608,
+            "avg_busbw_gbyte_s": None,
+            "wrong_total": 0,
+        },
+    ),
+    (
+        # One GPU: "33554432 8388608 float none -1 19.56 1715.44 0.00 0 0.78 43046.10 0.00 N/A".
+        "nccl_tests/nccl-tests-issue287-rtx5090-1rank-alltoall-inplace-NA-sudo-prompt.txt",
+        "nccl_tests",
+        {
+            "collective": "alltoall",
+            "ranks": 1,
+            "row_count": 1,
+            "peak_busbw_gbyte_s": 0.0,
+            "avg_busbw_gbyte_s": 0.0,
+            "out_of_bounds_ok": True,
+            "wrong_unchecked": 1,
+            "gpu_names": ["NVIDIA GeForce RTX 5090"],
+            "hosts": ["GENOA-01"],
+        },
+    ),
+    (
         # "MsgSize: 128, n_iterations: 5000, t_min: 2.37, t_max: 5.39, t_typical: 2.42, t_avg:
         # 2.42, t_stdev: 0.05, percentile_99: 2.47, percentile_99.9: 4.03".
         "perftest/perftest-issue216-out-json-write-lat-rxe-unquoted-keys-jq-error.txt",
@@ -43,6 +76,64 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "lat_stdev_us": 0.05,
             "lat_p99_us": 2.47,
             "lat_p999_us": 4.03,
+        },
+    ),
+    (
+        "kernel_log/bumblebee-issue554-dmesg-gpu-at-fallen-off-bus-no-xid.txt",
+        "kernel_log",
+        {"xid_count": 0, "xid_codes": [], "gpu_fallen_off_bus": True},
+    ),
+    (
+        # "| GPU Memory | Pass - GPU: 1 |" then "| | Fail - GPU: 0 |".
+        "dcgm_diag/go-dcgm-issue52-dcgm3.3.1-mid-table-gpu-memory-fail-gpu0-pass-gpu1.txt",
+        "dcgm_diag",
+        {"overall": "fail", "failed_tests": ["GPU Memory"], "failed_gpus": [0]},
+    ),
+    (
+        "cpu_info/xcat-issue4182-proc-cpuinfo-qemu-virtual-cpu-cut-in-cpu1.txt",
+        "cpu_info",
+        {
+            "format": "proc_cpuinfo",
+            "logical_cpus": 2,
+            "hypervisor": True,
+            "model_name": "QEMU Virtual CPU version 1.5.3",
+        },
+    ),
+    (
+        "cpu_info/core-to-core-issue128-lscpu-2x-xeon6326-new-layout-flags-cut.txt",
+        "cpu_info",
+        {
+            "logical_cpus": 64,
+            "sockets": 2,
+            "cores_per_socket": 16,
+            "threads_per_core": 2,
+            "hypervisor": False,
+        },
+    ),
+    (
+        # No "Hypervisor" line and no Flags (cut before them): the verdict stays open.
+        "cpu_info/cloud-hypervisor-issue1769-lscpu-i5-6260u-host-vulnerability-lines-cut.txt",
+        "cpu_info",
+        {"logical_cpus": 4, "hypervisor": None, "cpu_virtualization": "VT-x"},
+    ),
+    (
+        "ibstat/gpud-pr482-ibstat-cx7-mt4129-down-polling-redacted-guids.txt",
+        "ibstat",
+        {
+            "ports": [
+                {
+                    "ca": "mlx5_10",
+                    "port": 1,
+                    "state": "Down",
+                    "physical_state": "Polling",
+                    "rate_gbit_s": 10.0,
+                    "link_layer": "InfiniBand",
+                    "ca_type": "MT4129",
+                    "firmware": "28.39.1002",
+                }
+            ],
+            "active_port_count": 0,
+            "down_port_count": 1,
         },
     ),
 ]
