@@ -37,7 +37,12 @@ Metrics (``ParseResult.metrics``):
 
 Annotations a person added after a value ("196.07  <-- plateau", "# ok") and markdown
 emphasis around a figure ("**5544.28**") are dropped; a table pasted without its title block
-is read too (test name unknown). A row with a negative figure (perftest's counters wrap in
+is read too (test name unknown), and so is a paste quoted in markdown ("> " before every
+line). The last row of a table that was never closed is left out, with a warning, when it has
+fewer columns than a full row (the output was cut inside it). A run that failed before its
+table ("Couldn't connect to <host>:18515", "Unable to init the socket connection",
+"Couldn't read remote address") is recognised from those lines and fails quoting the first. A
+row with a negative figure (perftest's counters wrap in
 very long runs) is no measurement: it is left out with a warning, and a report made only of
 such rows fails as having no result rows.
 
@@ -105,6 +110,18 @@ _FAILURE_HINTS = (
     "problems with",
 )
 _VERB_TO_TEST = {"rdma_write": "write", "rdma_read": "read", "send": "send", "atomic": "atomic"}
+# What perftest prints when the client and the server never exchange their keys
+# (perftest_communication.c); a run that fails there prints no banner or table at all.
+_OWN_FAILURES = (
+    "unable to init the socket connection",
+    "unable to read to socket/rdam_cm",
+    "failed to close connection between server and client",
+    "ethernet_read_keys:",
+    "pp_read_keys:",
+)
+_COMMAND_RE = re.compile(r"(?:^|[\s/])ib_(?:write|read|send|atomic)_(?:bw|lat)\b")
+# A paste quoted in markdown ("> " before every line, "> > " in a reply to a quote).
+_QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 
 
 @dataclass
@@ -141,6 +158,12 @@ def detect(text: str) -> int:
             return 75
         if perftest_json.looks_like_report(head):
             return 88
+        lowered = [raw.lower() for raw in head]
+        if any(failure in line for line in lowered for failure in _OWN_FAILURES) or (
+            any("couldn't connect to" in line for line in lowered)
+            and any(_COMMAND_RE.search(line) for line in head)
+        ):
+            return 60
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
@@ -181,7 +204,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
     }
     current: _Report | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = strip_annotation(raw.strip())
+        line = strip_annotation((_QUOTE_RE.sub("", raw) if ">" in raw[:8] else raw).strip())
         if not line:
             continue
         if line.startswith("#") and not line.startswith("#bytes"):
@@ -386,6 +409,21 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
     return rows
 
 
+def _drop_cut_last_row(report: _Report, warnings: list[str]) -> None:
+    """Leave out the last row of a table that was never closed when it has fewer columns than
+    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand."""
+    if len(report.rows) < 2:
+        return
+    line, values = report.rows[-1]
+    if report.kind == "bandwidth":
+        width = 5 + (1 if report.qos else 0)
+    else:
+        width = 2 + len(report.latency_columns) if report.latency_columns else 3
+    if len(values) < width:
+        report.rows.pop()
+        warnings.append(f"line {line}: the last result row is cut short; left out")
+
+
 def _valid_rows(
     rows: list[dict[str, Any]], report: _Report, warnings: list[str]
 ) -> list[dict[str, Any]]:
@@ -531,6 +569,7 @@ def parse(text: str) -> ParseResult:
         )
     if report.rows and not report.closed:
         warnings.append("the result table has no closing line: output may be truncated")
+        _drop_cut_last_row(report, warnings)
     if notes["excerpt"] is not None:
         warnings.append(f"excerpt marker at line {notes['excerpt']}: the output was cut")
 

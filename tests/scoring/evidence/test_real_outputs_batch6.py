@@ -79,6 +79,80 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Every line behind "> "; "8  5000  0.17  0.17  2.641399" is the best row, the cut
+        # "16  5000  0.34" is left out.
+        "perftest/perftest-issue132-md-quoted-ib_write_bw-a-report-gbits-6-decimals-cut-row.txt",
+        "perftest",
+        {
+            "test": "ib_write_bw",
+            "value_unit": "Gb/sec",
+            "bw_avg_gbit_s": 0.17,
+            "bw_peak_gbit_s": 0.17,
+            "max_size_bytes": 8,
+            "sweep": [
+                {
+                    "size_bytes": 2,
+                    "iterations": 5000,
+                    "bw_peak_gbit_s": 0.04235,
+                    "bw_avg_gbit_s": 0.042185,
+                    "msg_rate_mpps": 2.636533,
+                },
+                {
+                    "size_bytes": 4,
+                    "iterations": 5000,
+                    "bw_peak_gbit_s": 0.084507,
+                    "bw_avg_gbit_s": 0.084457,
+                    "msg_rate_mpps": 2.639276,
+                },
+                {
+                    "size_bytes": 8,
+                    "iterations": 5000,
+                    "bw_peak_gbit_s": 0.17,
+                    "bw_avg_gbit_s": 0.17,
+                    "msg_rate_mpps": 2.641399,
+                },
+            ],
+        },
+    ),
+    (
+        # "65536  403504  0.00  42.31  0.080701", then a row cut after its peak.
+        "perftest/perftest-pr342-25x-banner-lock-free-ddp-rdma-cm-repeated-65536-cut-row.txt",
+        "perftest",
+        {
+            "test": "ib_write_bw",
+            "link_type": "Ethernet",
+            "rdma_cm": True,
+            "gid_index": 0,
+            "bw_avg_gbit_s": 42.31,
+            "bw_peak_gbit_s": None,
+            "msg_rate_mpps": 0.080701,
+        },
+    ),
+    (
+        "kernel_log/md-sxid-notes-blockquoted-dmesg-xid79-sxid20034-nvswitch-links.txt",
+        "kernel_log",
+        {
+            "xid_count": 1,
+            "xid_codes": [79],
+            "xid_gpus": ["0000:91:00"],
+            "sxid_count": 8,
+            "sxid_codes": [20034],
+            "sxid_fatal_count": 4,
+            "gpu_fallen_off_bus": True,
+        },
+    ),
+    (
+        "kernel_log/blog-940mx-dmesg-grep-indented-no-timestamps-xid79-pid-unknown.txt",
+        "kernel_log",
+        {
+            "xid_count": 1,
+            "xid_codes": [79],
+            "xid_gpus": ["0000:01:00"],
+            "sxid_count": 0,
+            "gpu_fallen_off_bus": True,
+        },
+    ),
+    (
         "kernel_log/bumblebee-issue554-dmesg-gpu-at-fallen-off-bus-no-xid.txt",
         "kernel_log",
         {"xid_count": 0, "xid_codes": [], "gpu_fallen_off_bus": True},
@@ -171,6 +245,20 @@ FAILED_RUNS = [
         14,
         "noodle-4090-0:1896106:1896121 [1] enqueue.cc:47 NCCL WARN Cuda failure "
         "'named symbol not found'",
+    ),
+    (
+        "perftest/perftest-pr228-ib_write_bw-couldnt-connect-socket-init-only.txt",
+        "perftest",
+        "perftest.tool_failed",
+        2,
+        "Couldn't connect to 192.168.125.211:18515",
+    ),
+    (
+        "perftest/pib-issue3-ib_read_bw-soft-ib-header-then-read-keys-failure.txt",
+        "perftest",
+        "perftest.tool_failed",
+        21,
+        "Couldn't read remote address",
     ),
     (
         "fio/fio-issue1829-io-u-error-lines-only-no-job-report.txt",
