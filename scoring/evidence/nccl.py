@@ -88,7 +88,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, unquote
 
 KIND = "nccl_tests"
 
@@ -624,6 +624,8 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
+    # A paste quoted in a markdown reply: "> " before every line.
+    line = unquote(line)
     # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
     # line is left as it is.
     if ":" in line or line.lstrip(" \t").startswith(("(", "[")):

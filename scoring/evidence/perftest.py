@@ -66,7 +66,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import perftest_json
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, strip_emphasis
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    strip_annotation,
+    strip_emphasis,
+    unquote,
+)
 
 KIND = "perftest"
 
@@ -120,8 +127,6 @@ _OWN_FAILURES = (
     "pp_read_keys:",
 )
 _COMMAND_RE = re.compile(r"(?:^|[\s/])ib_(?:write|read|send|atomic)_(?:bw|lat)\b")
-# A paste quoted in markdown ("> " before every line, "> > " in a reply to a quote).
-_QUOTE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 
 
 @dataclass
@@ -204,7 +209,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
     }
     current: _Report | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = strip_annotation((_QUOTE_RE.sub("", raw) if ">" in raw[:8] else raw).strip())
+        line = strip_annotation(unquote(raw).strip())
         if not line:
             continue
         if line.startswith("#") and not line.startswith("#bytes"):

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from scoring.evidence import PARSERS, registry
+from scoring.evidence import PARSERS, nvbandwidth, registry
 from scoring.evidence.base import EvidenceParseError
+from tests.scoring.evidence.conftest import SAMPLES
 
 Sample = Callable[[str], str]
 
@@ -52,6 +53,21 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "wrong_unchecked": 1,
             "gpu_names": ["NVIDIA GeForce RTX 5090"],
             "hosts": ["GENOA-01"],
+        },
+    ),
+    (
+        # Every line behind "> "; "134217728 ... 7380.5  18.19  27.28  0" is the peak.
+        "nccl_tests/nccl-tests-issue287-md-quoted-reply-4x-rtx5090-allreduce-g4.txt",
+        "nccl_tests",
+        {
+            "collective": "all_reduce",
+            "ranks": 4,
+            "row_count": 25,
+            "peak_busbw_gbyte_s": 27.28,
+            "avg_busbw_gbyte_s": 9.09703,
+            "max_size_bytes": 134217728,
+            "out_of_bounds_ok": True,
+            "gpus_per_process": 4,
         },
     ),
     (
@@ -353,3 +369,37 @@ def test_a_perftest_json_result_that_is_not_a_number_is_refused() -> None:
     with pytest.raises(EvidenceParseError) as caught:
         PARSERS["perftest"].parse("ib_send_bw --report_gbits --out_json\n" + text)
     assert (caught.value.code, caught.value.line) == ("perftest.not_finite", 17)
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _outcome(text: str) -> tuple[str, object]:
+    try:
+        return registry.detect_kind(text), registry.parse_text(text).metrics
+    except EvidenceParseError as exc:
+        return registry.detect_kind(text), (exc.code, exc.line)
+
+
+def test_every_sample_quoted_in_markdown_reads_as_the_sample_itself() -> None:
+    # A reply that quotes a pasted output puts "> " before each line (nccl-tests#287,
+    # perftest#132): the upload reads as the output it quotes, whatever its kind.
+    paths = sorted(p for p in SAMPLES.glob("*/*") if p.name != "PROVENANCE.tsv")
+    assert paths
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert _outcome(_quoted(text)) == _outcome(text), path.name
+
+
+def test_matrices_pasted_without_their_running_lines_each_keep_a_name(sample: Sample) -> None:
+    # Quoting a quote ("> > Running ...") hid both "Running" lines of this sample: two
+    # matrices without a name once made the parser fail with a KeyError.
+    text = sample("nvbandwidth/nvbw-issue24-h100-h2d-d2h-sm-no-indent.txt")
+    unnamed = text.replace("> Running host_to_device_memcpy_sm.", "").replace(
+        "> Running device_to_host_memcpy_sm.", ""
+    )
+    metrics = nvbandwidth.parse(unnamed).metrics
+    assert metrics["testcase_names"] == ["unnamed", "unnamed_2"]
+    assert metrics["testcases"]["unnamed"]["mean_gbyte_s"] == 35.224
+    assert metrics["testcases"]["unnamed_2"]["max_gbyte_s"] == 52.78
