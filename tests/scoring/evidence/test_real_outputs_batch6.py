@@ -277,6 +277,23 @@ FAILED_RUNS = [
         "Couldn't read remote address",
     ),
     (
+        # MIG on the GPU: dcgmi refuses to run and prints no table, which is no pass.
+        "dcgm_diag/dcgm-issue94-r3-mig-a100-incompatible-twice-no-table.txt",
+        "dcgm_diag",
+        "dcgm.tool_error",
+        2,
+        "GPU 0's MIG configuration is incompatible with the diagnostic because it prevents "
+        "access to the entire GPU.",
+    ),
+    (
+        "dcgm_diag/dcgm-issue70-3.1.3-r1-i0-other-gpu-mig-incompatible-trailing-blanks.txt",
+        "dcgm_diag",
+        "dcgm.tool_error",
+        2,
+        "GPU 2's MIG configuration is incompatible with the diagnostic because it prevents "
+        "access to the entire GPU.",
+    ),
+    (
         "fio/fio-issue1829-io-u-error-lines-only-no-job-report.txt",
         "fio",
         "fio.failed",
