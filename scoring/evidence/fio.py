@@ -761,7 +761,9 @@ def parse(text: str) -> ParseResult:
         if json_error is not None:
             warnings.append(f"the JSON part is unreadable ({json_error}); used the text report")
     elif json_error is not None:
-        raise json_error
+        # fio writes its error lines into the same file as the JSON (--output): they say why
+        # the run stopped, which a JSON cut after them cannot.
+        raise _failure_error(text_info["failures"]) if text_info["failures"] else json_error
     elif (terse := _from_terse(lines)) is not None:
         groups, info = terse
         fmt = "terse"

@@ -301,6 +301,14 @@ FAILED_RUNS = [
         "fio: pid=12737, err=5/file:io_u.c:1896, func=io_u error, error=Input/output error",
     ),
     (
+        # The error lines fio wrote into its --output file say why; the cut JSON cannot.
+        "fio/fio-issue731-fio312-err5-lines-then-json-cut-in-jobs.txt",
+        "fio",
+        "fio.failed",
+        1,
+        "fio: pid=4896, err=5/file:ioengines.c:351, func=td_io_queue, error=Input/output error",
+    ),
+    (
         "fio/fio-issue877-fio299-fsync-err5-job-line-results-elided.txt",
         "fio",
         "fio.failed",
