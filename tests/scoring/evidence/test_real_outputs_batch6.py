@@ -207,6 +207,31 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         {"logical_cpus": 4, "hypervisor": None, "cpu_virtualization": "VT-x"},
     ),
     (
+        # ibstatus after a topo legend; the third port is cut before its state: unknown, not
+        # down and not active.
+        "ibstat/nccl-issue1866-topo-legend-then-ibstatus-roce-100-4x-edr-cut-in-third.txt",
+        "ibstat",
+        {
+            "format": "ibstatus",
+            "port_count": 3,
+            "active_port_count": 2,
+            "down_port_count": 0,
+            "link_layers": ["Ethernet"],
+            "max_active_rate_gbit_s": 100.0,
+        },
+    ),
+    (
+        "ibstat/pplx-garden-issue2-ibstat-mlx5-bond-mt41692-roce-200-cut-in-third-ca.txt",
+        "ibstat",
+        {
+            "ca_count": 3,
+            "port_count": 2,
+            "active_port_count": 2,
+            "ca_types": ["MT41692"],
+            "active_rates_gbit_s": [200.0],
+        },
+    ),
+    (
         "ibstat/gpud-pr482-ibstat-cx7-mt4129-down-polling-redacted-guids.txt",
         "ibstat",
         {
