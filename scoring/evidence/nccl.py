@@ -16,7 +16,9 @@ in microseconds, sizes in bytes.
 
 metrics
     collective           "all_reduce", "alltoall", ... from the binary name or banner; None
-                         when the output never names it.
+                         when the output never names it. A name first seen after a table that
+                         printed its summary ("./broadcast_perf ..." starting the next run)
+                         does not name that table.
     collective_inferred  True when ``collective`` was not named but inferred from the table:
                          busbw/algbw is 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
                          reduce_scatter and alltoall, 1 for broadcast/reduce/sendrecv; the
@@ -766,6 +768,8 @@ class _Scanner:
     failures: list[tuple[int, str]] = field(default_factory=list)
     # NCCL WARN lines reporting an error: named when no row and no failure line was printed.
     warn_errors: list[tuple[int, str]] = field(default_factory=list)
+    # Collective names first seen after a finished table (see _banner).
+    late_collectives: set[str] = field(default_factory=set)
     labels: list[str] = field(default_factory=list)
     orphan_header: _Header | None = None
     unreadable: list[int] = field(default_factory=list)
@@ -834,10 +838,21 @@ class _Scanner:
         found = _COLLECTIVE_RE.search(line) if "_perf" in line else None
         if found:
             self.collective = found.group(1)
-            if self.collective not in self.collectives:
+            first_seen = self.collective not in self.collectives
+            if first_seen:
                 self.collectives.append(self.collective)
-            if self.runs and self.runs[-1].collective is None and "concluded" in line:
-                self.runs[-1].collective = self.collective
+            last = self.runs[-1] if self.runs else None
+            if last is not None and last.collective is None and "concluded" in line:
+                last.collective = self.collective
+            elif (
+                first_seen
+                and last is not None
+                and (last.rows or last.row_count)
+                and (last.avg_busbw is not None or last.out_of_bounds is not None)
+            ):
+                # The name comes after a table that printed its summary: it names the next
+                # run ("./broadcast_perf -b 8 ..." after an all_gather table), not that one.
+                self.late_collectives.add(self.collective)
         match = _TESTS_VERSION_RE.search(line) if "nccl-tests version" in line else None
         if match:
             self.tests_version = match.group(1)
@@ -1085,7 +1100,11 @@ class _Scanner:
                 "(out-of-bounds values)"
             )
         collective = main.collective
-        if collective is None and len(self.collectives) == 1:
+        if (
+            collective is None
+            and len(self.collectives) == 1
+            and self.collectives[0] not in self.late_collectives
+        ):
             collective = self.collectives[0]
         ranks = self.nranks
         if self.devices:

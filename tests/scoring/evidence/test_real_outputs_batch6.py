@@ -40,6 +40,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # The table's rows have no redop column, a per-rank count and busbw = algbw (all_gather
+        # of 2 ranks); the "./broadcast_perf" after its summary starts the next run and does
+        # not name this one.
+        "nccl_tests/nccl-issue340-2x2080ti-oldformat-allgather-tail-then-broadcast-banner.txt",
+        "nccl_tests",
+        {
+            "collective": None,
+            "collective_candidates": ["all_gather", "alltoall"],
+            "ranks_inferred": 2,
+            "row_count": 12,
+            "peak_busbw_gbyte_s": 21.86,
+            "avg_busbw_gbyte_s": 6.6972,
+            "out_of_bounds_ok": True,
+        },
+    ),
+    (
         # One GPU: "33554432 8388608 float none -1 19.56 1715.44 0.00 0 0.78 43046.10 0.00 N/A".
         "nccl_tests/nccl-tests-issue287-rtx5090-1rank-alltoall-inplace-NA-sudo-prompt.txt",
         "nccl_tests",
