@@ -185,6 +185,18 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Bare kmsg lines of NVLink Xids on PCI domains 0018/0019 and on bus 00 of domain 0.
+        "kernel_log/gpud-pr1174-kmsg-xid149-145-nvlink-netir-rlw-domains-0018-0019-xid94.txt",
+        "kernel_log",
+        {
+            "xid_count": 4,
+            "xid_codes": [94, 145, 149],
+            "xid_by_code": {"94": 1, "145": 1, "149": 2},
+            "xid_gpus": ["0019:01:00", "0000:00:00", "0018:01:00", "0000:9b:00"],
+            "gpu_fallen_off_bus": False,
+        },
+    ),
+    (
         "kernel_log/bumblebee-issue554-dmesg-gpu-at-fallen-off-bus-no-xid.txt",
         "kernel_log",
         {"xid_count": 0, "xid_codes": [], "gpu_fallen_off_bus": True},
@@ -203,6 +215,16 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "logical_cpus": 2,
             "hypervisor": True,
             "model_name": "QEMU Virtual CPU version 1.5.3",
+        },
+    ),
+    (
+        "cpu_info/opennfs-pr17-azure-ci-vm-lscpu-hypervisor-microsoft-flags-cut.txt",
+        "cpu_info",
+        {
+            "logical_cpus": 2,
+            "hypervisor": True,
+            "hypervisor_vendor": "Microsoft",
+            "virtualization_type": "full",
         },
     ),
     (
