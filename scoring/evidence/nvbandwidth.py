@@ -59,7 +59,13 @@ _VERSION_RES = {
 }
 _WAIVING_RE = re.compile(r"^Waiving\s+([A-Za-z0-9_]+)\.?\s*$")
 _CELL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?|N/A)$")
-_ERROR_RE = re.compile(r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value", re.IGNORECASE)
+# nvbandwidth's own failures: an ASSERT, a pattern check, a CUDA/NVML call that returned an
+# error code ("[CUDA_ERROR_INVALID_CONTEXT] invalid device context in expression ...": the
+# code's "_" keeps "error" from being a word there).
+_ERROR_RE = re.compile(
+    r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value|\b(?:CUDA|NVML)_ERROR_[A-Z_]+",
+    re.IGNORECASE,
+)
 _H2D = ("host_to_device_memcpy_ce", "host_to_device_memcpy_sm")
 _D2H = ("device_to_host_memcpy_ce", "device_to_host_memcpy_sm")
 _D2D = (

@@ -491,3 +491,28 @@ def test_matrices_pasted_without_their_running_lines_each_keep_a_name(sample: Sa
     assert metrics["testcase_names"] == ["unnamed", "unnamed_2"]
     assert metrics["testcases"]["unnamed"]["mean_gbyte_s"] == 35.224
     assert metrics["testcases"]["unnamed_2"]["max_gbyte_s"] == 52.78
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        (
+            # The error code's "_" kept "error" from being a word: nothing named the failure.
+            "nvbandwidth/nvbw-issue47-v0.8-rtx3080-hostname-line-cuda-error-invalid-context.txt",
+            "line 12: [CUDA_ERROR_INVALID_CONTEXT] invalid device context in expression",
+        ),
+        (
+            "nvbandwidth/nvbw-issue19-v0.4-8x-l40s-one-to-all-read-sm-pattern-aborted.txt",
+            "line 22: Invalid value when checking the pattern at <0x7fac6200e480>",
+        ),
+    ],
+)
+def test_an_nvbandwidth_run_stopped_by_an_error_names_it(
+    sample: Sample, path: str, reason: str
+) -> None:
+    text = sample(path)
+    assert registry.detect_kind(text) == "nvbandwidth"
+    with pytest.raises(EvidenceParseError) as caught:
+        nvbandwidth.parse(text)
+    assert caught.value.code == "nvbandwidth.failed"
+    assert caught.value.params["error"].startswith(reason)
