@@ -205,6 +205,7 @@ MESSAGES: dict[str, Promise] = {
     "fio.json_not_object": gettext_lazy("fio JSON is not an object"),
     "fio.json_no_jobs": gettext_lazy("fio JSON has no 'jobs' list"),
     "fio.json_job_not_object": gettext_lazy("fio JSON job entry is not an object"),
+    "fio.failed": gettext_lazy("fio reported no results; the run failed: %(message)s"),
     "fio.terse": gettext_lazy("fio terse output is not supported: rerun with --output-format=json"),
     "fio.no_results": gettext_lazy(
         "fio job header found but no read/write results (job failed or output truncated)"
@@ -288,6 +289,11 @@ MESSAGES: dict[str, Promise] = {
     "perftest.tool_failed": gettext_lazy(
         "no perftest result rows: the tool reported “%(message)s”"
     ),
+    "perftest.json_unit": gettext_lazy(
+        "the perftest JSON report does not say whether its bandwidth is in MB/sec or Gb/sec: "
+        "upload the text report, or the JSON after the command that made it"
+    ),
+    "perftest.json_results": gettext_lazy("the perftest JSON results lack %(missing)s"),
     "perftest.no_rows": gettext_lazy(
         "perftest header found but no result rows (the run did not finish?)"
     ),

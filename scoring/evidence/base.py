@@ -446,6 +446,39 @@ def strip_annotation(line: str) -> str:
     return _ANNOTATION_RE.sub("", line)
 
 
+# The markers of a markdown blockquote: a reply that quotes a pasted output puts "> " (and
+# "> > " when quoting a quote) before each of its lines, indented when the quote sits in a
+# list item.
+_QUOTE_MARK_RE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+
+
+def unquote(line: str) -> str:
+    """``line`` without the markdown blockquote markers before it ("> ", "> > ") and the
+    blanks before them; unchanged otherwise. No tool output these parsers read starts a line
+    with ">"."""
+    if ">" not in line or not line.lstrip(" \t").startswith(">"):
+        return line
+    return _QUOTE_MARK_RE.sub("", line, count=1)
+
+
+_QUOTE_SCAN_LINES = 200
+_QUOTE_SHARE = 0.8
+
+
+def unquote_text(text: str) -> str:
+    """``text`` without markdown blockquote markers when they start nearly every line (80% of
+    the first 200 non-empty ones): an output pasted into a reply that quotes it. Otherwise
+    ``text`` unchanged. Lines keep their number."""
+    if ">" not in text[:4096]:
+        return text
+    lines = text.split("\n")
+    window = list(itertools.islice((line for line in lines if line.strip()), _QUOTE_SCAN_LINES))
+    quoted = sum(1 for line in window if _QUOTE_MARK_RE.match(line))
+    if not window or quoted < _QUOTE_SHARE * len(window):
+        return text
+    return "\n".join(unquote(line) for line in lines)
+
+
 # A figure a person emphasised in a markdown paste: "**5544.28**", "__0.94__", "`12.5`".
 _EMPHASIS_RE = re.compile(r"^(\*{1,2}|_{1,2}|`)([-+]?\d[\d.eE+-]*)\1$")
 

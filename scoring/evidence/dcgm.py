@@ -8,6 +8,9 @@ the test above them; DCGM wraps their text at a fixed width of 45 characters (mi
 continuation chunks are joined exactly as printed. The optional Metadata section gives the
 DCGM version, the driver and the PCI device ids. A line prefix before every line (a log
 relay's, or "# " of a table pasted as a comment) is dropped (``base.strip_line_prefix``).
+A run that printed no result but dcgmi's "Error: ..." or its refusal to test a GPU ("GPU 0's
+MIG configuration is incompatible with the diagnostic ...") fails as ``dcgm.tool_error``
+quoting that line: nothing was tested, which proves no pass.
 
 metrics
     overall              "fail" if any test failed or an Error row is present; else "warn" if
@@ -62,6 +65,10 @@ _METADATA_ROW_RE = re.compile(r"(?:\bversion(?:\s+detected)?|\bids\s+detected)$"
 _MESSAGE_GPU_RE = re.compile(r"^GPU\s+(\d{1,4})\b")
 _DEPLOYMENT = {"deployment", "software"}
 _DCGMI_ERROR_RE = re.compile(r"^\s*Error:\s*(.+)$")
+# What dcgmi prints instead of a table when it refuses to test a GPU ("GPU 0's MIG
+# configuration is incompatible with the diagnostic because it prevents access to the entire
+# GPU."): no test ran, which is no pass.
+_REFUSAL_RE = re.compile(r"^\s*(GPU \d+'s \S.{0,120}? incompatible with the diagnostic\b.*?)\s*$")
 # Where the tool's own lines start: a table border or row, or dcgmi's first line. The text before
 # it on most lines is a relay's or a pasting's line prefix (``kubectl logs --prefix``, "# ").
 _TABLE_START_RE = re.compile(r"[|+][-=| ]|Successfully ran diagnostic")
@@ -84,6 +91,10 @@ def detect(text: str) -> int:
         score += 30
     if re.search(r"dcgmi\s+diag", head):
         score += 20
+    if "incompatible with the diagnostic" in head and any(
+        _REFUSAL_RE.match(line) for line in head.splitlines()
+    ):
+        score += 40
     if re.search(r'"(?:DCGM GPU Diagnostic|DCGM Diagnostic|test_categories)"\s*:', head):
         score += 90
     if re.search(r"(?m)^[ \t]*\|[^|\n]+\|[ \t]*(?:Pass|Fail|Skip|Warn)\b", head):
@@ -394,7 +405,7 @@ def parse(text: str) -> ParseResult:
         if row is None:
             if not raw.strip():
                 last_message = None
-            match = _DCGMI_ERROR_RE.match(raw)
+            match = _DCGMI_ERROR_RE.match(raw) or _REFUSAL_RE.match(raw)
             if match and tool_error is None:
                 tool_error = (line_no, match.group(1).strip())
             continue

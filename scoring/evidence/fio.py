@@ -38,6 +38,11 @@ Metrics (``ParseResult.metrics``):
   options were not shown). A file with the normal report as well is read from the normal
   report.
 
+A run that reported no figures but printed fio's own error lines (``fio: pid=N, err=5/file:...,
+func=io_u error, error=Input/output error``, ``fio: io_u error on file ...``, a job line
+``err= 5 (..., error=...)``) is recognised from those lines alone and fails with an error
+quoting the first of them that names the failed call (``fio.failed``).
+
 A log captured through a relay that puts the same text before every line (a CI runner's
 ``[node-3] ``, a logging framework's ``2026-11-02T10:11:12.345Z INFO  ``, ``stdout: ``,
 ``kubectl logs --prefix``) is read without that prefix (``base.strip_line_prefix``): the text
@@ -116,6 +121,12 @@ _VERSION_RE = re.compile(r"^fio-(\d+\.\d+\S*)\s*$")
 # "latency   : target=0, window=0, percentile=100.00%, depth=16": fio's iodepth for the job.
 _LATENCY_DEPTH_RE = re.compile(r"^\s*latency\s*:\s*target=.*\bdepth=(\d{1,6})\b")
 _TERSE_RE = re.compile(r"^\d;fio-\d")
+# What fio prints on stderr when an I/O or a setup step fails: "fio: pid=<pid>,
+# err=<errno>/file:<source>.c:<line>, func=<call>, error=<strerror>" (the job's end) and
+# "fio: io_u error on file <path>: <strerror>: <read|write> offset=<n>, buflen=<n>".
+_FAILURE_RE = re.compile(
+    r"^fio: (?:pid=\d{1,10}, err=\d{1,6}/file:\S+, func=|io_u error on file \S)"
+)
 # Where fio's own output starts on a line, each a token fio prints at column 0 (the group lines
 # keep fio's indentation): a log relay's line prefix is what comes before it. A job name is
 # taken as one word of at most 64 characters here (bounded, so that a long line without blanks
@@ -231,6 +242,9 @@ def detect(text: str) -> int:
             return 60
         if any(_TERSE_RE.match(line) for line in lines):
             return 50
+        # A run that failed before any job reported: fio's own error lines alone.
+        if any(_FAILURE_RE.match(line.strip()) for line in lines):
+            return 70 if version or starting else 55
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
@@ -531,6 +545,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         "fio_version": None,
         "terse_line": None,
         "disks": None,
+        "failures": [],
     }
     layouts: dict[str, int | None] = {}
     in_disk_stats = False
@@ -550,6 +565,9 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             continue
         if info["terse_line"] is None and _TERSE_RE.match(line):
             info["terse_line"] = number
+        if _FAILURE_RE.match(line.strip()):
+            info["failures"].append((number, line.strip()))
+            continue
         if _DISK_STATS_RE.match(line):
             in_disk_stats = True
             info["disks"] = info["disks"] or []
@@ -599,6 +617,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                 info["jobnames"].append(name)
             if match.group("err") != "0":
                 info["errors"].append({"job": name, "error": int(match.group("err"))})
+                if "error=" in line:  # "err= 5 (file:..., func=fsync, error=<strerror>)"
+                    info["failures"].append((number, line.strip()))
             continue
         match = _GROUP_RE.match(line)
         if match:
@@ -689,6 +709,22 @@ def _job_row(job: _Job) -> dict[str, Any]:
     return row
 
 
+def _failure_error(failures: list[tuple[int, str]]) -> EvidenceParseError:
+    """The error of a run that reported no figures and said why: fio's "err=" line (it names
+    the failed call and the errno's text) before an "io_u error" line or a job's "err= 5"."""
+    line, message = next(
+        (f for f in failures if f[1].startswith("fio: pid=")),
+        next((f for f in failures if "error=" in f[1]), failures[0]),
+    )
+    return EvidenceParseError(
+        f"fio reported no results; the run failed: {message}",
+        line=line,
+        kind=KIND,
+        code="fio.failed",
+        params={"message": message},
+    )
+
+
 def parse(text: str) -> ParseResult:
     """Parse fio output (json, json+, normal or mixed); see the module docstring."""
     warnings: list[str] = []
@@ -725,7 +761,9 @@ def parse(text: str) -> ParseResult:
         if json_error is not None:
             warnings.append(f"the JSON part is unreadable ({json_error}); used the text report")
     elif json_error is not None:
-        raise json_error
+        # fio writes its error lines into the same file as the JSON (--output): they say why
+        # the run stopped, which a JSON cut after them cannot.
+        raise _failure_error(text_info["failures"]) if text_info["failures"] else json_error
     elif (terse := _from_terse(lines)) is not None:
         groups, info = terse
         fmt = "terse"
@@ -736,6 +774,8 @@ def parse(text: str) -> ParseResult:
             kind=KIND,
             code="fio.terse",
         )
+    elif text_info["failures"]:
+        raise _failure_error(text_info["failures"])
     else:
         job_line = next((g.line for g in text_groups.values()), None)
         raise EvidenceParseError(

@@ -16,7 +16,9 @@ in microseconds, sizes in bytes.
 
 metrics
     collective           "all_reduce", "alltoall", ... from the binary name or banner; None
-                         when the output never names it.
+                         when the output never names it. A name first seen after a table that
+                         printed its summary ("./broadcast_perf ..." starting the next run)
+                         does not name that table.
     collective_inferred  True when ``collective`` was not named but inferred from the table:
                          busbw/algbw is 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
                          reduce_scatter and alltoall, 1 for broadcast/reduce/sendrecv; the
@@ -68,7 +70,10 @@ metrics
                          higher); bus 00 is where a hypervisor's virtual PCI bus (Hyper-V
                          vPCI, a QEMU/Nitro root bus) puts a passed-through GPU.
     gpus_per_process     the "nGpus" figure of the parameter line.
-    failures             "Test NCCL failure ..." / "NCCL failure ..." lines.
+    failures             "Test NCCL failure ..." / "NCCL failure ..." lines. A file with no
+                         result row fails (nccl.test_failed) quoting the first such line
+                         that gives NCCL's reason, or else NCCL's first WARN about an error;
+                         a log of failure lines alone is still recognised as nccl-tests.
     runs                 when the file holds several tables, one summary per table; the other
                          figures above then describe the first table.
 facts: one ``busbw_gbyte_s`` per row (max of in/out-of-place), ``peak_busbw_gbyte_s`` and
@@ -85,7 +90,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, unquote
 
 KIND = "nccl_tests"
 
@@ -116,6 +121,15 @@ _NRANKS_RE = re.compile(r"\bnranks (\d{1,9})\b")
 _OOB_RE = re.compile(r"Out of bounds values\s*:\s*(\d{1,15})\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG_RE = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)", re.IGNORECASE)
 _FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure|CUDA failure)\b")
+# nccl-tests' own failure report names the test source file and line it checked at
+# ("<host>: Test NCCL failure <file>.cu:<line> '<reason>'", " .. <host> pid <n>: Test failure
+# <file>.cu:<line>"): a log that kept nothing else (every rank failed at init) is still nccl-tests.
+_TESTS_FAILURE_RE = re.compile(r"\b(?:Test (?:NCCL |CUDA )?failure|NCCL failure) \w+\.cu:\d+")
+# An NCCL WARN line reporting an error (src/debug.cc prints "... NCCL WARN <msg>"): what a run
+# that stopped before its first row said about why, when it printed no "Test ... failure".
+_WARN_ERROR_RE = re.compile(
+    r"NCCL WARN .*(?:failure|failed|error|[Tt]imeout|[Aa]bort|[Cc]onnection (?:closed|refused))"
+)
 # What a launcher puts before each line it relays: Ray (and so SkyPilot) names the task
 # "(head, rank=0, pid=3808) ", kubectl logs --prefix the pod "[pod/<name>/<container>] ";
 # either may come before mpirun's --tag-output "[1,0]<stdout>:" or srun --label's "0: ".
@@ -177,6 +191,8 @@ def detect(text: str) -> int:
         score += 15
     if _COLLECTIVE_RE.search(head):
         score += 10
+    if "failure" in head and _TESTS_FAILURE_RE.search(head):
+        score += 55
     return min(score, 100)
 
 
@@ -610,6 +626,8 @@ def _group_labels(line: str) -> list[str]:
 
 
 def _clean(line: str) -> str:
+    # A paste quoted in a markdown reply: "> " before every line.
+    line = unquote(line)
     # Both MPI tag forms end in a colon, both launcher tags start with a bracket: any other
     # line is left as it is.
     if ":" in line or line.lstrip(" \t").startswith(("(", "[")):
@@ -748,6 +766,10 @@ class _Scanner:
     tests_version: str | None = None
     gpus_per_process: int | None = None
     failures: list[tuple[int, str]] = field(default_factory=list)
+    # NCCL WARN lines reporting an error: named when no row and no failure line was printed.
+    warn_errors: list[tuple[int, str]] = field(default_factory=list)
+    # Collective names first seen after a finished table (see _banner).
+    late_collectives: set[str] = field(default_factory=set)
     labels: list[str] = field(default_factory=list)
     orphan_header: _Header | None = None
     unreadable: list[int] = field(default_factory=list)
@@ -816,10 +838,21 @@ class _Scanner:
         found = _COLLECTIVE_RE.search(line) if "_perf" in line else None
         if found:
             self.collective = found.group(1)
-            if self.collective not in self.collectives:
+            first_seen = self.collective not in self.collectives
+            if first_seen:
                 self.collectives.append(self.collective)
-            if self.runs and self.runs[-1].collective is None and "concluded" in line:
-                self.runs[-1].collective = self.collective
+            last = self.runs[-1] if self.runs else None
+            if last is not None and last.collective is None and "concluded" in line:
+                last.collective = self.collective
+            elif (
+                first_seen
+                and last is not None
+                and (last.rows or last.row_count)
+                and (last.avg_busbw is not None or last.out_of_bounds is not None)
+            ):
+                # The name comes after a table that printed its summary: it names the next
+                # run ("./broadcast_perf -b 8 ..." after an all_gather table), not that one.
+                self.late_collectives.add(self.collective)
         match = _TESTS_VERSION_RE.search(line) if "nccl-tests version" in line else None
         if match:
             self.tests_version = match.group(1)
@@ -853,6 +886,8 @@ class _Scanner:
         if "failure" in line and _FAILURE_RE.search(line):
             self.failures.append((line_no, line.strip()))
             return True
+        if "NCCL WARN" in line and not self.warn_errors and _WARN_ERROR_RE.search(line):
+            self.warn_errors.append((line_no, line.strip()))
         if "out-of-place" in line or "in-place" in line:
             self.labels = _group_labels(line)
             return True
@@ -1028,7 +1063,7 @@ class _Scanner:
                 self._close(index)
         runs = [run for run in self.runs if run.rows or run.row_count]
         if not runs:
-            raise _no_rows_error(self.runs, self.failures)
+            raise _no_rows_error(self.runs, self.failures or self.warn_errors)
         warnings.extend(
             f"line {n}: the test reported a failure: {message}" for n, message in self.failures
         )
@@ -1065,7 +1100,11 @@ class _Scanner:
                 "(out-of-bounds values)"
             )
         collective = main.collective
-        if collective is None and len(self.collectives) == 1:
+        if (
+            collective is None
+            and len(self.collectives) == 1
+            and self.collectives[0] not in self.late_collectives
+        ):
             collective = self.collectives[0]
         ranks = self.nranks
         if self.devices:
@@ -1230,7 +1269,9 @@ def _infer_collective(
 
 def _no_rows_error(runs: list[_Run], failures: list[tuple[int, str]]) -> EvidenceParseError:
     if failures:
-        line_no, message = failures[0]
+        # " .. <host> pid <n>: Test failure <file>.cu:<line>" only says where the test stopped;
+        # the line before it quotes NCCL's reason ("... 'unhandled cuda error ...'").
+        line_no, message = next((f for f in failures if "'" in f[1]), failures[0])
         reason = f"nccl-tests printed no result rows; the test failed: {message}"
         return EvidenceParseError(
             reason, line=line_no, kind=KIND, code="nccl.test_failed", params={"message": message}

@@ -37,7 +37,7 @@ import re
 import statistics
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, unquote
 
 KIND = "nvbandwidth"
 
@@ -59,7 +59,13 @@ _VERSION_RES = {
 }
 _WAIVING_RE = re.compile(r"^Waiving\s+([A-Za-z0-9_]+)\.?\s*$")
 _CELL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?|N/A)$")
-_ERROR_RE = re.compile(r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value", re.IGNORECASE)
+# nvbandwidth's own failures: an ASSERT, a pattern check, a CUDA/NVML call that returned an
+# error code ("[CUDA_ERROR_INVALID_CONTEXT] invalid device context in expression ...": the
+# code's "_" keeps "error" from being a word there).
+_ERROR_RE = re.compile(
+    r"\bASSERT\b|\berror\b|\bfailed\b|Invalid value|\b(?:CUDA|NVML)_ERROR_[A-Z_]+",
+    re.IGNORECASE,
+)
 _H2D = ("host_to_device_memcpy_ce", "host_to_device_memcpy_sm")
 _D2H = ("device_to_host_memcpy_ce", "device_to_host_memcpy_sm")
 _D2D = (
@@ -106,6 +112,21 @@ def _direction(name: str) -> str:
     return "other"
 
 
+def _name_unnamed(cases: dict[str | None, dict[str, Any]], order: list[str | None]) -> None:
+    """Give the matrix read without a test case name (key None) a name of its own, "unnamed",
+    "unnamed_2"..., before another one starts: several matrices pasted without their
+    "Running" lines each keep their figures."""
+    if None not in cases:
+        return
+    taken = {name for name in order if name is not None}
+    name, count = "unnamed", 1
+    while name in taken:
+        count += 1
+        name = f"unnamed_{count}"
+    cases[name] = cases.pop(None)
+    order[order.index(None)] = name
+
+
 def parse(text: str) -> ParseResult:
     """Parse nvbandwidth's header, matrices and SUM lines."""
     header: dict[str, Any] = {k: None for k in _VERSION_RES}
@@ -119,9 +140,7 @@ def parse(text: str) -> ParseResult:
     waived_lines: list[str] = []
     current: dict[str, Any] | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith(">"):  # markdown quote of a pasted output
-            line = line.lstrip(">").strip()
+        line = unquote(raw.strip()).strip()  # a markdown quote of a pasted output
         if not line:
             continue
         for key, pattern in _VERSION_RES.items():
@@ -174,6 +193,7 @@ def parse(text: str) -> ParseResult:
             continue
         if _TITLE_RE.search(line):
             if current is None or current["title"] is not None:
+                _name_unnamed(cases, order)
                 current = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}
                 cases[None] = current
                 order.append(None)
@@ -203,10 +223,14 @@ def parse(text: str) -> ParseResult:
             kind=KIND,
             code="nvbandwidth.nothing",
         )
-    if None in cases:
-        warnings.append("a bandwidth matrix without its test case name (no 'Running' or SUM line)")
-        cases["unnamed"] = cases.pop(None)
-        order[order.index(None)] = "unnamed"
+    _name_unnamed(cases, order)
+    unnamed = sum(1 for name in order if str(name).startswith("unnamed"))
+    if unnamed:
+        warnings.append(
+            f"{unnamed} bandwidth matrix(es) without a test case name (no 'Running' or SUM line)"
+            if unnamed > 1
+            else "a bandwidth matrix without its test case name (no 'Running' or SUM line)"
+        )
     summaries: dict[str, dict[str, Any]] = {}
     for name in order:
         case = cases[name]

@@ -37,9 +37,19 @@ Metrics (``ParseResult.metrics``):
 
 Annotations a person added after a value ("196.07  <-- plateau", "# ok") and markdown
 emphasis around a figure ("**5544.28**") are dropped; a table pasted without its title block
-is read too (test name unknown). A row with a negative figure (perftest's counters wrap in
+is read too (test name unknown), and so is a paste quoted in markdown ("> " before every
+line). The last row of a table that was never closed is left out, with a warning, when it has
+fewer columns than a full row (the output was cut inside it). A run that failed before its
+table ("Couldn't connect to <host>:18515", "Unable to init the socket connection",
+"Couldn't read remote address") is recognised from those lines and fails quoting the first. A
+row with a negative figure (perftest's counters wrap in
 very long runs) is no measurement: it is left out with a warning, and a report made only of
 such rows fails as having no result rows.
+
+The ``--out_json`` report (``perftest_json``: perftest's unquoted keys or quoted JSON) is read
+as a one-row table when the file has no text table. Its bandwidth states no unit, so it is
+read as Gb/sec after a command line with ``--report_gbits`` and refused otherwise
+(``perftest.json_unit``) rather than guessed; its latency figures are in usec.
 
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
@@ -55,7 +65,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation, strip_emphasis
+from . import perftest_json
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    strip_annotation,
+    strip_emphasis,
+    unquote,
+)
 
 KIND = "perftest"
 
@@ -99,6 +117,16 @@ _FAILURE_HINTS = (
     "problems with",
 )
 _VERB_TO_TEST = {"rdma_write": "write", "rdma_read": "read", "send": "send", "atomic": "atomic"}
+# What perftest prints when the client and the server never exchange their keys
+# (perftest_communication.c); a run that fails there prints no banner or table at all.
+_OWN_FAILURES = (
+    "unable to init the socket connection",
+    "unable to read to socket/rdam_cm",
+    "failed to close connection between server and client",
+    "ethernet_read_keys:",
+    "pp_read_keys:",
+)
+_COMMAND_RE = re.compile(r"(?:^|[\s/])ib_(?:write|read|send|atomic)_(?:bw|lat)\b")
 
 
 @dataclass
@@ -133,6 +161,14 @@ def detect(text: str) -> int:
             return 92
         if title and any("Link type" in raw or "Dual-port" in raw for raw in head):
             return 75
+        if perftest_json.looks_like_report(head):
+            return 88
+        lowered = [raw.lower() for raw in head]
+        if any(failure in line for line in lowered for failure in _OWN_FAILURES) or (
+            any("couldn't connect to" in line for line in lowered)
+            and any(_COMMAND_RE.search(line) for line in head)
+        ):
+            return 60
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
@@ -173,7 +209,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
     }
     current: _Report | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = strip_annotation(raw.strip())
+        line = strip_annotation(unquote(raw).strip())
         if not line:
             continue
         if line.startswith("#") and not line.startswith("#bytes"):
@@ -378,6 +414,21 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
     return rows
 
 
+def _drop_cut_last_row(report: _Report, warnings: list[str]) -> None:
+    """Leave out the last row of a table that was never closed when it has fewer columns than
+    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand."""
+    if len(report.rows) < 2:
+        return
+    line, values = report.rows[-1]
+    if report.kind == "bandwidth":
+        width = 5 + (1 if report.qos else 0)
+    else:
+        width = 2 + len(report.latency_columns) if report.latency_columns else 3
+    if len(values) < width:
+        report.rows.pop()
+        warnings.append(f"line {line}: the last result row is cut short; left out")
+
+
 def _valid_rows(
     rows: list[dict[str, Any]], report: _Report, warnings: list[str]
 ) -> list[dict[str, Any]]:
@@ -407,10 +458,83 @@ def _valid_rows(
     return valid
 
 
+def _json_number(report: perftest_json.JsonReport, key: str) -> float:
+    value = report.sections["results"][key]
+    line = report.member_lines[f"results.{key}"]
+    if not _NUMBER_RE.match(value):
+        raise EvidenceParseError(
+            f"not a finite number {value!r}",
+            line=line,
+            kind=KIND,
+            code="perftest.not_finite",
+            params={"token": value},
+        )
+    return _floats([value], line)[0]
+
+
+def _from_json(text: str) -> _Report | None:
+    """The ``--out_json`` report in ``text`` as a one-row table, or None when there is none.
+
+    Its bandwidth unit is not written in it: a command line with ``--report_gbits`` before
+    it says Gb/sec; without one the figures could be MB/sec or Gb/sec, and are refused."""
+    lines = text.splitlines()
+    found = perftest_json.read_report(lines)
+    match = found.test if found is not None else None
+    if found is None or match is None:
+        return None
+    results = found.sections["results"]
+    kind = "bandwidth" if match.group("kind") == "BW" else "latency"
+    report = _Report(
+        title=found.sections["test_info"]["test"],
+        title_line=found.member_lines["test_info.test"],
+        kind=kind,
+        bidirectional=bool(match.group("bidir")),
+        verb=match.group("verb"),
+        header_line=found.line,
+        closed=True,
+    )
+    for key, value in found.sections["test_info"].items():
+        # "Number_of_qps" is the banner's "Number of qps", "rdma_cm_QPs" its "rdma_cm QPs".
+        report.info[key.lower().replace("_", " ").replace("rdma cm", "rdma_cm")] = value
+    names = ["MsgSize", "n_iterations"]
+    if kind == "bandwidth":
+        names += list(perftest_json.BANDWIDTH_MEMBERS)
+        before = lines[: found.line - 1]
+        if not any(_REPORT_GBITS_RE.search(line) and "ib_" in line for line in before):
+            raise EvidenceParseError(
+                "the perftest JSON report does not say whether its bandwidth is in MB/sec or "
+                "Gb/sec: upload the text report, or the JSON after the command that made it",
+                line=found.line,
+                kind=KIND,
+                code="perftest.json_unit",
+            )
+        report.unit = "Gb/sec"
+    else:
+        present = [(k, c) for k, c in perftest_json.LATENCY_MEMBERS if k in results]
+        names += [key for key, _ in present]
+        report.latency_columns = [column for _, column in present]
+    missing = [name for name in names if name not in results]
+    if missing:
+        raise EvidenceParseError(
+            f"the perftest JSON results lack {', '.join(missing)}",
+            line=found.member_lines.get("results.MsgSize", found.line),
+            kind=KIND,
+            code="perftest.json_results",
+            params={"missing": ", ".join(missing)},
+        )
+    values = [_json_number(found, name) for name in names]
+    report.rows.append((found.member_lines[f"results.{names[0]}"], values))
+    return report
+
+
 def parse(text: str) -> ParseResult:
     """Parse a perftest report into bandwidth (Gbit/s) or latency (us) figures."""
     reports, notes = _read_reports(text)
     with_rows = [r for r in reports if r.rows]
+    if not with_rows:
+        from_json = _from_json(text)
+        if from_json is not None:
+            reports, with_rows = [from_json], [from_json]
     if not with_rows:
         detail = ""
         if notes["failures"]:
@@ -450,6 +574,7 @@ def parse(text: str) -> ParseResult:
         )
     if report.rows and not report.closed:
         warnings.append("the result table has no closing line: output may be truncated")
+        _drop_cut_last_row(report, warnings)
     if notes["excerpt"] is not None:
         warnings.append(f"excerpt marker at line {notes['excerpt']}: the output was cut")
 

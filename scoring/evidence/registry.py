@@ -30,7 +30,7 @@ from . import (
     topo,
     virt,
 )
-from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_evidence
+from .base import UNKNOWN, EvidenceParseError, ParseResult, decode_evidence, unquote_text
 
 # Order breaks ties between equally confident detectors: the more specific formats first.
 _MODULES: tuple[ModuleType, ...] = (
@@ -66,8 +66,10 @@ def detect_kind(text: str, hint: str | None = None) -> str:
     """Return the kind whose detector is most confident about ``text``, or ``"unknown"``.
 
     ``hint`` is the kind the caller expects (from the command that produced the file); the
-    content still decides: the hint is kept only when its own detector is confident.
+    content still decides: the hint is kept only when its own detector is confident. An output
+    quoted in markdown ("> " before every line) is read without the quote markers.
     """
+    text = unquote_text(text)
     if hint in PARSERS and PARSERS[hint].detect(text) >= HINT_CONFIDENCE:
         return hint
     best_kind, best_score = UNKNOWN, 0
@@ -82,6 +84,7 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
     """Parse one tool output; ``kind`` is detected from the content when not given."""
     if not text.strip():
         raise EvidenceParseError("the file is empty", kind=kind, code="file.empty")
+    text = unquote_text(text)
     if kind is None:
         kind = detect_kind(text)
     if kind == UNKNOWN:
