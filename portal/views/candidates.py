@@ -26,6 +26,7 @@ from django.views.decorators.http import require_POST, require_safe
 from .. import evidence_messages
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
 from ..forms_procurement import add_service_error
+from ..metric_labels import measurement_size
 from ..models import (
     Answer,
     AnswerAttachment,
@@ -216,6 +217,10 @@ def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
     """The first MEASUREMENTS_SHOWN groups and whether there are more (one row past the page
     says so, without counting them all)."""
     groups = list(measurement_groups(upload_ids)[: MEASUREMENTS_SHOWN + 1])
+    for group in groups:
+        group["size"] = measurement_size(
+            group["metric"], group["unit"], group["low"], group["high"]
+        )
     return groups[:MEASUREMENTS_SHOWN], len(groups) > MEASUREMENTS_SHOWN
 
 
