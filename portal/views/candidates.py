@@ -182,6 +182,11 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         ],
         "items": items,
         "bare_metal": verification.get("bare_metal") or {},
+        "delivery_claim": display.delivery_form_claim(
+            _scoring_rubric(evaluation),
+            candidate.offering.delivery_form,
+            verification.get("measured") or {},
+        ),
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
@@ -229,6 +234,12 @@ def _poc_note(answer) -> str:
     when the answer's note is not the POC's: shown beside the evidence verdict, which says
     what the uploads show but not that the POC deadline passed without them."""
     return display.answer_poc_note(answer)
+
+
+def _scoring_rubric(evaluation):
+    from ..selectors import scoring_rubric
+
+    return scoring_rubric(evaluation)
 
 
 def _tco_basis(evaluation, candidate) -> dict | None:

@@ -1,0 +1,56 @@
+"""The candidate page's header names the delivery form as the vendor's claim, with what the
+evidence made of it: an uncertain bare-metal verdict never reads as a fact."""
+
+import pytest
+from django.urls import reverse
+
+from portal.models import Candidate
+
+pytestmark = pytest.mark.django_db
+
+
+def _header(client, candidate, language="en") -> str:
+    url = reverse("candidate-detail", args=[candidate.evaluation_id, candidate.pk])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    return page.split('class="delivery-claim')[1].split("</dd>")[0]
+
+
+def _measured(candidate, verdict, confidence, seen=None) -> None:
+    measured = {
+        "bare_metal_verdict": verdict,
+        "bare_metal_confidence": confidence,
+        "delivery_form_seen": seen,
+    }
+    Candidate.objects.filter(pk=candidate.pk).update(verification={"measured": measured})
+
+
+@pytest.mark.parametrize(
+    ("verdict", "confidence", "seen", "en", "zh"),
+    [
+        ("uncertain", 0.4, None, "claimed; the evidence is not conclusive", "声明；证据尚无定论"),
+        ("bare_metal", 0.95, None, "claimed; the evidence confirms it", "声明；证据证实了这一点"),
+        (
+            "virtualised",
+            0.99,
+            "vgpu",
+            "claimed; the evidence contradicts it, scored as vGPU",
+            "声明；证据与之矛盾，按 vGPU 评分",
+        ),
+        (None, None, None, "claimed; no evidence on it yet", "声明；尚无相关证据"),
+    ],
+)
+def test_the_header_says_the_delivery_form_is_claimed_and_what_the_evidence_made_of_it(
+    client, members, candidate, verdict, confidence, seen, en, zh
+):
+    _measured(candidate, verdict, confidence, seen)
+    client.force_login(members["viewer"])
+    header = _header(client, candidate)
+    assert "Bare metal <small>(" in header and en in header
+    assert zh in _header(client, candidate, "zh-hans")
+
+
+def test_an_uncertain_verdict_is_not_shown_as_bare_metal_confirmed(client, members, candidate):
+    _measured(candidate, "uncertain", 0.4)
+    client.force_login(members["viewer"])
+    header = _header(client, candidate)
+    assert "confirms" not in header and "claim-claimed" in header
