@@ -156,6 +156,8 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         "can_reopen": membership.role in CAN_DECIDE and record is not None,
         "earlier_decisions": earlier,
         "ranking": ranking,
+        # Left out of the form's choices: said beside it, so that a short list is explained.
+        "disqualified_count": len(ranking.results) - len(ranking.qualified),
         "decision_drift": decision_drift(record, ranking),
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
