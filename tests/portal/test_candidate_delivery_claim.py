@@ -54,3 +54,20 @@ def test_an_uncertain_verdict_is_not_shown_as_bare_metal_confirmed(client, membe
     client.force_login(members["viewer"])
     header = _header(client, candidate)
     assert "confirms" not in header and "claim-claimed" in header
+
+
+@pytest.mark.parametrize(
+    ("language", "claim"),
+    [("en", "claimed; the evidence is not conclusive"), ("zh-hans", "声明；证据尚无定论")],
+)
+def test_the_ranking_names_the_delivery_form_as_a_claim_with_its_status(
+    client, members, candidate, language, claim
+):
+    # The dashboard's and the report's ranking say the same as the candidate page.
+    _measured(candidate, "uncertain", 0.4)
+    client.force_login(members["viewer"])
+    for name in ("evaluation-detail", "evaluation-report"):
+        url = reverse(name, args=[candidate.evaluation_id])
+        page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        row = page.split(f'candidates/{candidate.pk}/"')[1].split("</tr>")[0]
+        assert f'<br><small class="claim-claimed">{claim}</small></td>' in row, name
