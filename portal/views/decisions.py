@@ -274,25 +274,20 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
 
 
 def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list, list[list]]:
-    """Rubric v2: each row gains the recommended billing model, its reason and the
-    recommended model's minimum-commitment cost (rows are in ranking order)."""
+    """Rubric v2: each row gains why its billing model is recommended and the recommended
+    model's minimum-commitment cost (rows are in ranking order; the model itself is a column
+    of every export already)."""
     ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     zh = get_language() == "zh-hans"
     extra = []
     for result in ranking.results:
         tco = result.tco
         if tco is None:
-            extra.append(["", "", ""])
+            extra.append(["", ""])
             continue
         commitment = dict(tco.model(tco.recommended).components).get("commitment", "")
-        extra.append(
-            [
-                _billing_label(tco.recommended),
-                tco.recommended_reason[1 if zh else 0],
-                commitment,
-            ]
-        )
-    header = [*header, _("Recommended billing model"), _("Why recommended"), _("Commitment")]
+        extra.append([tco.recommended_reason[1 if zh else 0], commitment])
+    header = [*header, _("Why recommended"), _("Commitment")]
     return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
 
 
