@@ -71,3 +71,28 @@ def test_the_ranking_names_the_delivery_form_as_a_claim_with_its_status(
         page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
         row = page.split(f'candidates/{candidate.pk}/"')[1].split("</tr>")[0]
         assert f'<br><small class="claim-claimed">{claim}</small></td>' in row, name
+
+
+@pytest.mark.parametrize(
+    ("sla", "language", "shown"),
+    [
+        (None, "en", "no availability SLA stated"),
+        (None, "zh-hans", "未声明可用性 SLA"),
+        ("99.950", "en", "99.95 %"),
+        ("99.900", "en", "99.9 %"),
+    ],
+)
+def test_the_header_shows_the_sla_as_typed_or_says_there_is_none(
+    client, members, evaluation, vendor, sla, language, shown
+):
+    from decimal import Decimal
+
+    from .conftest import small_offering
+
+    offering = small_offering(vendor, sla_availability_pct=None if sla is None else Decimal(sla))
+    candidate = Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=1)
+    client.force_login(members["viewer"])
+    url = reverse("candidate-detail", args=[candidate.evaluation_id, candidate.pk])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert f'<dd class="sla">{shown}</dd>' in page
+    assert "None %" not in page
