@@ -552,7 +552,7 @@ def test_removing_a_candidate_asks_first(client, members, candidate, upload_toke
     url = reverse("candidate-remove", args=[candidate.evaluation_id, candidate.pk])
     page = client.get(url)
     assert page.status_code == 200
-    assert "1 upload token(s)" in page.text
+    assert "<li>1 upload token</li>" in page.text
     assert Candidate.objects.filter(pk=candidate.pk).exists()
 
     response = client.post(url)
