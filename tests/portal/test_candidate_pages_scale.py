@@ -214,6 +214,8 @@ def test_message_sizes_are_shown_in_binary_units_not_raw_bytes(
     assert '<td class="num">16 MiB – 8 GiB</td><td></td>' in row("max_size_bytes")
     assert '<td class="num">8 B</td><td></td>' in row("min_size_bytes")
     assert f'<td class="num">4096</td><td>{byte_unit}</td>' in row("mtu_bytes")
+    # An upload sent without a node name: the node column says so instead of staying blank.
+    assert "<td>—</td>" in row("mtu_bytes")
     assert "8589934592" not in page
 
 
