@@ -300,8 +300,10 @@ def test_procurement_creates_an_offering_with_prices(client, members, vendor):
 
     page = client.get(response["Location"])
     assert "Hourly (per GPU-hour)" in page.text
-    assert "9800.00 CNY" in page.text
+    assert "9,800.00 CNY" in page.text  # grouped in threes, as money is on every page
     assert "18.50 CNY" in page.text
+    # The offering's other amounts carry the currency too, not a bare 0.00.
+    assert "<dd>0.00 CNY</dd>" in page.text
 
 
 def test_a_negative_price_is_refused_next_to_its_field_and_nothing_is_saved(
