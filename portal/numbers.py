@@ -24,6 +24,9 @@ NOT_A_BOOLEAN = _("Enter a number, not true or false.")
 # type it, as a quote copied from a page or a vendor's PDF is typed that way.
 GROUPED_TEXT = re.compile(r"[+-]?[0-9]{1,3}(?:[,' \u00a0\u202f][0-9]{3})+(?:\.[0-9]*)?")
 GROUPED = _("Enter the number without thousands separators, for example %(plain)s.")
+# "99.95%" or "99.95 %" in a field whose label already says (%).
+PERCENT_TEXT = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))\s*[%％]", re.ASCII)
+PERCENT = _("Enter the number without the %% sign, for example %(plain)s.")
 
 
 def readable(value, pattern: re.Pattern) -> bool:
@@ -51,6 +54,9 @@ def _form_parser(parse, pattern):
             plain = grouped_plain(value)
             if plain is not None:
                 raise ValidationError(GROUPED, code="invalid", params={"plain": plain})
+            percent = PERCENT_TEXT.fullmatch(value.strip()) if isinstance(value, str) else None
+            if percent is not None:
+                raise ValidationError(PERCENT, code="invalid", params={"plain": percent[1]})
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return parse(self, value)
 

@@ -53,3 +53,20 @@ def test_the_new_evaluation_form_explains_a_grouped_budget(client, members):
     assert b"without thousands separators, for example 1000000." in response.content
     assert b'value="1,000,000"' in response.content  # the typed text is kept to correct
     assert not Evaluation.objects.filter(name="Grouped budget").exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("en", "Enter the number without the % sign, for example 99.95."),
+        ("zh-hans", "请输入不带 % 符号的数字，例如 99.95。"),
+    ],
+)
+@pytest.mark.parametrize("typed", ["99.95%", "99.95 %", "99.95％"])
+def test_a_number_typed_with_a_percent_sign_is_refused_saying_how_to_type_it(
+    language, message, typed
+):
+    with translation.override(language):
+        with pytest.raises(forms.ValidationError) as refused:
+            forms.DecimalField().clean(typed)
+        assert refused.value.messages == [message]
