@@ -113,6 +113,9 @@ def _display(offering: Offering, name: str):
     value = getattr(offering, name)
     if name in MONEY_FIELDS and value is not None:
         return f"{_price(value)} {offering.currency}"
+    if isinstance(value, Decimal):
+        # As typed, without the column's trailing zeros: 99.9, not 99.900; 1.8, not 1.80.
+        return f"{value.normalize():f}"
     return value
 
 

@@ -304,6 +304,11 @@ def test_procurement_creates_an_offering_with_prices(client, members, vendor):
     assert "18.50 CNY" in page.text
     # The offering's other amounts carry the currency too, not a bare 0.00.
     assert "<dd>0.00 CNY</dd>" in page.text
+    # Other decimals read as typed, without the column's trailing zeros.
+    offering.sla_availability_pct = Decimal("99.900")
+    offering.save(update_fields=["sla_availability_pct"])
+    page = client.get(response["Location"])
+    assert "<dd>99.9</dd>" in page.text and "99.900" not in page.text
 
 
 def test_a_negative_price_is_refused_next_to_its_field_and_nothing_is_saved(
