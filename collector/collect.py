@@ -10,8 +10,10 @@ Run it on each candidate node of a POC (Python 3.8+, standard library only):
 
 Each tool runs with a timeout and LC_ALL=C (parsers read English output); a tool that is not
 installed is recorded in the manifest as missing instead of failing the run. Progress goes to
-stderr, the status URL to stdout. The token can also come from the GPU_PORTAL_TOKEN
-environment variable, which keeps it out of the process list.
+stderr, the status URL to stdout; after an upload the collector waits (--wait, 120 s by
+default) for the portal to read the bundle and prints what it read and each file it could not.
+The token can also come from the GPU_PORTAL_TOKEN environment variable, which keeps it out of
+the process list.
 
 Exit status: 0 done, 1 the bundle could not be written, 2 usage error, 3 upload failed
 (the bundle is kept; retry with --upload-only), 130 interrupted.
@@ -41,7 +43,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any
 
-COLLECTOR_VERSION = "1.1.0"
+COLLECTOR_VERSION = "1.2.0"
 MANIFEST_SCHEMA_VERSION = 1
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_USAGE, EXIT_UPLOAD_FAILED = 0, 1, 2, 3
 DEFAULT_TIMEOUT_S = 600.0
@@ -948,7 +950,10 @@ def upload(args: argparse.Namespace, path: str, node_name: str, log: IO[str]) ->
         else:
             if 200 <= status < 300:
                 log.write(f"done (HTTP {status})\n")
-                return report_accepted(args.portal, answer)
+                link = report_accepted(args.portal, answer)
+                if link and args.wait > 0:
+                    wait_for_import(link, args.token, args.wait, min(args.http_timeout, 30.0))
+                return EXIT_OK
             # 429 asks to come back later, like a 5xx; other 4xx will not change on retry.
             if 300 <= status < 500 and status != 429:
                 log.write(f"refused (HTTP {status})\n")
@@ -976,8 +981,9 @@ def upload(args: argparse.Namespace, path: str, node_name: str, log: IO[str]) ->
     return EXIT_UPLOAD_FAILED
 
 
-def report_accepted(portal: str, answer: bytes) -> int:
-    """Print what the portal said about an accepted (or already known) bundle."""
+def report_accepted(portal: str, answer: bytes) -> str | None:
+    """Print what the portal said about an accepted (or already known) bundle; the address of
+    its status, None when the answer names none."""
     try:
         doc = json.loads(answer.decode("utf-8"))
     except ValueError:
@@ -994,7 +1000,56 @@ def report_accepted(portal: str, answer: bytes) -> int:
         )
     if link:
         print(f"status: {link}")
-    return EXIT_OK
+    return link
+
+
+# How often the import's status is asked for while waiting (seconds, doubling up to the cap).
+WAIT_FIRST_S, WAIT_CAP_S = 1.0, 8.0
+
+
+def wait_for_import(link: str, token: str, wait_s: float, timeout: float) -> str | None:
+    """Ask the portal for the import's status until it is done or failed, or ``wait_s`` has
+    passed, and print what it read from each file and what it could not read; the status
+    reached (None when the portal's answer could not be read). The engineer learns on the node
+    that a file did not parse, instead of from a status address only the token opens."""
+    deadline = time.monotonic() + wait_s
+    delay = WAIT_FIRST_S
+    while True:
+        try:
+            status, body = request(link, token, timeout)
+            doc = json.loads(body.decode("utf-8")) if status == 200 else None
+        except (OSError, ValueError, http.client.HTTPException):
+            doc = None
+        state = doc.get("status") if isinstance(doc, dict) else None
+        if state not in ("queued", "processing", "done", "failed"):
+            print("could not read the import's result; see the candidate's Upload evidence page")
+            return None
+        if state in ("done", "failed"):
+            print_import_result(doc)
+            return state
+        if time.monotonic() + delay > deadline:
+            print(
+                f"the portal is still reading the bundle ({state}); its result will be on the "
+                "candidate's Upload evidence page"
+            )
+            return state
+        time.sleep(delay)
+        delay = min(delay * 2, WAIT_CAP_S)
+
+
+def print_import_result(doc: dict[str, Any]) -> None:
+    """The import's outcome as the portal reports it: the kinds read, each file that could not
+    be read and why (files not collected on the node were reported above)."""
+    report = [r for r in doc.get("report") or [] if isinstance(r, dict)]
+    kinds = [k for k in doc.get("kinds_display") or [] if isinstance(k, str)]
+    if doc.get("status") == "failed":
+        why = doc.get("error_display") or doc.get("error") or "no reason given"
+        print(f"import failed: {why}")
+    else:
+        print(f"import done: read {', '.join(kinds) if kinds else 'nothing'}")
+    unread = [r for r in report if not r.get("ok") and not r.get("missing")]
+    for entry in unread:
+        print(f"  not read: {entry.get('file', '?')}: {entry.get('error') or 'no reason given'}")
 
 
 # --------------------------------------------------------------------------- command line
@@ -1054,6 +1109,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--http-timeout", type=float, default=120.0, help=argparse.SUPPRESS)
     parser.add_argument(
+        "--wait",
+        type=float,
+        default=120.0,
+        help="seconds to wait for the portal to read the bundle and print what it found "
+        "(default %(default)g; 0: do not wait)",
+    )
+    parser.add_argument(
         "--rtt",
         action="append",
         metavar="HOST[:PORT]",
@@ -1094,8 +1156,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             parser.error(f"--portal must be an http:// or https:// URL, got {args.portal!r}")
         args.portal = args.portal.rstrip("/")
-    if args.timeout <= 0 or args.retries < 0 or args.retry_delay < 0:
-        parser.error("--timeout must be positive, --retries and --retry-delay not negative")
+    if args.timeout <= 0 or args.retries < 0 or args.retry_delay < 0 or args.wait < 0:
+        parser.error("--timeout must be positive, --retries, --retry-delay and --wait not negative")
     for option, directory in (("--fio-target", args.fio_target), ("--shared-fs", args.shared_fs)):
         if directory and not os.path.isdir(directory):
             parser.error(

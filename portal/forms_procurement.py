@@ -312,6 +312,13 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
     class Meta:
         model = Evaluation
         fields = REQUIREMENT_FIELDS
+        # On the form, not the model: the field's 0 default reads as a figure otherwise.
+        help_texts = {
+            "required_gpu_memory_gib": _(
+                "Memory each GPU (or MIG slice) must have; smaller ones are disqualified. "
+                "0: no minimum."
+            ),
+        }
 
     def __init__(self, *args, with_status: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

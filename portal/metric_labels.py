@@ -350,6 +350,33 @@ def unit_label(unit: str) -> str:
     return str(label) if label is not None else unit
 
 
+_BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+# Byte counts a page shows in binary units, as nccl-tests and perftest sweep powers of two; the
+# MTU stays in bytes, as ip, ibv_devinfo and perftest print it (4096, not 4 KiB).
+_SIZES_IN_BYTES = frozenset({"mtu_bytes"})
+
+
+def size_label(size_bytes: float) -> str:
+    """1048576 -> "1 MiB", 1536 -> "1.5 KiB", 8 -> "8 B": binary units, at most two decimals."""
+    value, unit = float(size_bytes), 0
+    while abs(value) >= 1024 and unit < len(_BINARY_UNITS) - 1:
+        value, unit = value / 1024, unit + 1
+    shown = f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{'0' if shown == '-0' else shown} {_BINARY_UNITS[unit]}"
+
+
+def measurement_size(metric: str, unit: str, low: float, high: float) -> str:
+    """A measurement's value, or the range of its values, as a byte size in binary units
+    ("16 MiB", or "1 KiB" to "8 GiB" joined by a dash); "" when the measurement is not a message
+    or buffer size and is shown as its number and unit instead."""
+    if unit != "B" or metric in _SIZES_IN_BYTES or low is None or high is None:
+        return ""
+    if high == low:
+        return size_label(low)
+    return f"{size_label(low)} – {size_label(high)}"
+
+
 def metric_label(name: str) -> str:
     """The label of a parser's metric; the name itself when it has none."""
     label = METRIC_LABELS.get(name)

@@ -19,6 +19,14 @@ INTEGER_TEXT = re.compile(r"[+-]?[0-9]+(?:\.0*)?", re.ASCII)
 DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 NOT_A_BOOLEAN = _("Enter a number, not true or false.")
+# "1,200,000" as the pages show amounts (grouped in threes, tests/portal/test_chinese_number_
+# grouping.py), or with spaces or apostrophes: refused like any other text, but saying how to
+# type it, as a quote copied from a page or a vendor's PDF is typed that way.
+GROUPED_TEXT = re.compile(r"[+-]?[0-9]{1,3}(?:[,' \u00a0\u202f][0-9]{3})+(?:\.[0-9]*)?")
+GROUPED = _("Enter the number without thousands separators, for example %(plain)s.")
+# "99.95%" or "99.95 %" in a field whose label already says (%).
+PERCENT_TEXT = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))\s*[%％]", re.ASCII)
+PERCENT = _("Enter the number without the %% sign, for example %(plain)s.")
 
 
 def readable(value, pattern: re.Pattern) -> bool:
@@ -32,9 +40,23 @@ def readable(value, pattern: re.Pattern) -> bool:
     return True
 
 
+def grouped_plain(value) -> str | None:
+    """The plain spelling of a number typed with thousands separators ("1,200,000" ->
+    "1200000"), None for any other value."""
+    if not isinstance(value, str) or GROUPED_TEXT.fullmatch(value.strip()) is None:
+        return None
+    return re.sub(r"[,' \u00a0\u202f]", "", value.strip())
+
+
 def _form_parser(parse, pattern):
     def to_python(self, value):
         if not readable(value, pattern):
+            plain = grouped_plain(value)
+            if plain is not None:
+                raise ValidationError(GROUPED, code="invalid", params={"plain": plain})
+            percent = PERCENT_TEXT.fullmatch(value.strip()) if isinstance(value, str) else None
+            if percent is not None:
+                raise ValidationError(PERCENT, code="invalid", params={"plain": percent[1]})
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return parse(self, value)
 

@@ -127,9 +127,11 @@ def _gpu_knockouts(
         found.append(
             Knockout(
                 "gpu_memory",
-                f"{memory} GB per MIG slice ({offering.mig_profile}), the evaluation needs "
+                # The profile names NVIDIA's memory size ("10gb"); it is counted in GiB, as
+                # the offering's GPU memory ("80GB" cards as 80 GiB) and the requirement are.
+                f"{memory} GiB per MIG slice ({offering.mig_profile}), the evaluation needs "
                 f"{need_memory} GiB per GPU",
-                f"每个 MIG 实例（{offering.mig_profile}）显存 {memory} GB，评估要求每张 GPU "
+                f"每个 MIG 实例（{offering.mig_profile}）显存 {memory} GiB，评估要求每张 GPU "
                 f"{need_memory} GiB",
                 claim_ref or f"offering: mig_profile = {offering.mig_profile}",
             )

@@ -8,17 +8,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from ..metric_labels import size_label
 from .base import FigureJson, empty_figure, figure, language, number, short_label
-
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
-
-
-def size_label(size_bytes: float) -> str:
-    """1048576 -> "1 MiB", 1536 -> "1.5 KiB": binary units, as nccl-tests sizes are powers of 2."""
-    value, unit = float(size_bytes), 0
-    while value >= 1024 and unit < len(_UNITS) - 1:
-        value, unit = value / 1024, unit + 1
-    return f"{value:.3g} {_UNITS[unit]}"
 
 
 def _points(curve: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:

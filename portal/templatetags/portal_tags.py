@@ -1,5 +1,7 @@
 """Template helpers: dictionary lookups, bilingual fields and number formatting."""
 
+from decimal import Decimal
+
 from django import template
 from django.utils.translation import get_language
 
@@ -39,6 +41,15 @@ def num(value, digits: int = 1):
     if value is None or value == "":
         return "—"
     return f"{float(value):,.{int(digits)}f}"
+
+
+@register.filter
+def plain_decimal(value):
+    """A stored decimal as it was typed, without its column's trailing zeros: 99.950 -> "99.95",
+    100.000 -> "100" (``floatformat`` keeps the places of any non-whole number)."""
+    if value is None or value == "":
+        return "—"
+    return f"{Decimal(value).normalize():f}"
 
 
 @register.filter

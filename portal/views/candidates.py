@@ -26,6 +26,7 @@ from django.views.decorators.http import require_POST, require_safe
 from .. import evidence_messages
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
 from ..forms_procurement import add_service_error
+from ..metric_labels import measurement_size
 from ..models import (
     Answer,
     AnswerAttachment,
@@ -181,6 +182,11 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         ],
         "items": items,
         "bare_metal": verification.get("bare_metal") or {},
+        "delivery_claim": display.delivery_form_claim(
+            _scoring_rubric(evaluation),
+            candidate.offering.delivery_form,
+            verification.get("measured") or {},
+        ),
         "busbw": verification.get("busbw") or {},
         "faults": verification.get("faults") or [],
         "measured": verification.get("measured") or {},
@@ -216,6 +222,10 @@ def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
     """The first MEASUREMENTS_SHOWN groups and whether there are more (one row past the page
     says so, without counting them all)."""
     groups = list(measurement_groups(upload_ids)[: MEASUREMENTS_SHOWN + 1])
+    for group in groups:
+        group["size"] = measurement_size(
+            group["metric"], group["unit"], group["low"], group["high"]
+        )
     return groups[:MEASUREMENTS_SHOWN], len(groups) > MEASUREMENTS_SHOWN
 
 
@@ -224,6 +234,12 @@ def _poc_note(answer) -> str:
     when the answer's note is not the POC's: shown beside the evidence verdict, which says
     what the uploads show but not that the POC deadline passed without them."""
     return display.answer_poc_note(answer)
+
+
+def _scoring_rubric(evaluation):
+    from ..selectors import scoring_rubric
+
+    return scoring_rubric(evaluation)
 
 
 def _tco_basis(evaluation, candidate) -> dict | None:

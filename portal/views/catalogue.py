@@ -83,11 +83,25 @@ def offering_list(request: HttpRequest) -> HttpResponse:
 
 
 def _price(value: Decimal) -> str:
-    """A price with its significant decimals but at least cents: 22.00, 0.1234, 12800.00."""
+    """A price with its significant decimals but at least cents, grouped in threes as the
+    other pages show money: 22.00, 0.1234, 12,800.00."""
     value = value.normalize()
     if value.as_tuple().exponent > -2:
         value = value.quantize(Decimal("0.01"))
-    return format(value, "f")
+    return format(value, ",f")
+
+
+# The offering's amounts of money (in its currency): shown grouped, with the currency.
+MONEY_FIELDS = frozenset(
+    {
+        "early_termination_fee",
+        "storage_cost_month",
+        "network_egress_cost_month",
+        "support_cost_month",
+        "licence_cost_gpu_month",
+        "setup_fee",
+    }
+)
 
 
 def _display(offering: Offering, name: str):
@@ -96,7 +110,13 @@ def _display(offering: Offering, name: str):
         return getattr(offering, name)
     if field.choices:
         return getattr(offering, f"get_{name}_display")()
-    return getattr(offering, name)
+    value = getattr(offering, name)
+    if name in MONEY_FIELDS and value is not None:
+        return f"{_price(value)} {offering.currency}"
+    if isinstance(value, Decimal):
+        # As typed, without the column's trailing zeros: 99.9, not 99.900; 1.8, not 1.80.
+        return f"{value.normalize():f}"
+    return value
 
 
 @login_required

@@ -30,7 +30,7 @@ from ..permissions import CAN_DECIDE, CAN_EDIT, CAN_UPLOAD
 from ..services.catalogue import evaluation_catalogue_changes
 from ..services.poc import stored_coverage
 from ..templatetags.portal_tags import num, pct
-from . import guidance
+from . import display, guidance
 from .common import member_evaluation
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -56,7 +56,8 @@ FLIP_ROW = "\n    <tr><td>{label}</td>\n      {cells}\n    </tr>\n  "
 # nodes were most of the results' render. Every value is escaped as it is put in.
 RANKING_ROW = (
     '<tr class="{row_class}"><td>{rank}</td><td><a href="{url}">{name}</a></td>'
-    '<td>{delivery_form}</td><td class="num total">{total}</td>{score_cells}'
+    '<td>{delivery_form}<br><small class="claim-{form_status}">{form_claim}</small></td>'
+    '<td class="num total">{total}</td>{score_cells}'
     '<td class="num">{cost}{recommended}</td><td class="num">{first_share}</td>'
     '<td class="num nowrap">{answered}/{checklist_size}<br><small>{evidence}</small></td></tr>'
 )
@@ -156,6 +157,11 @@ def _row_texts() -> dict[str, str]:
         "verified": escape(_("verified by the evidence")),
         "contradicted": escape(_("contradicted by the evidence")),
         "no_evidence": f'<span class="muted" title="{no_evidence}">—</span>',
+        # The delivery form is the vendor's claim: said as the candidate page says it.
+        "form_verified": escape(_("claimed; the evidence confirms it")),
+        "form_contradicted": escape(_("claimed; the evidence contradicts it")),
+        "form_claimed": escape(_("claimed; the evidence is not conclusive")),
+        "form_no_evidence": escape(_("claimed; no evidence on it yet")),
     }
 
 
@@ -187,6 +193,8 @@ def _row_html(row: dict, checklist_size: int, texts: dict[str, str]) -> SafeStri
                 url=escape(row["url"]),
                 name=escape(row["name"]),
                 delivery_form=escape(row["delivery_form"]),
+                form_status=row["form_status"],
+                form_claim=texts[f"form_{row['form_status']}"],
                 total=texts["disqualified"] if disqualified else escape(row["total"]),
                 score_cells=row["score_cells"],
                 cost=escape(row["cost"]),
@@ -330,6 +338,7 @@ def results_context(
     delivery_forms = {
         value: str(label) for value, label in Offering._meta.get_field("delivery_form").flatchoices
     }
+    rubric = selectors.scoring_rubric(evaluation)
     rows = []
     lang_zh = (lang or "").startswith("zh")
     model_names = billing_names()  # translated once per page
@@ -350,6 +359,9 @@ def results_context(
                 "name": str(candidate.offering),
                 "disqualified": r.disqualified,
                 "delivery_form": delivery_forms.get(delivery_form, delivery_form),
+                "form_status": display.delivery_form_claim(
+                    rubric, delivery_form, candidate.measured_summary or {}
+                )["status"],
                 "total": num(r.total, 1),
                 "score_cells": _cells(score_cell(r.score(d)) for d in DIMENSIONS),
                 "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",

@@ -62,6 +62,12 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
     record = evaluation.decision
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     choices = [(r.candidate_id, f"{r.label} — {r.total:.1f}") for r in ranking.qualified]
+    # Choices whose scores rest on claims alone: no evidence has verified any of their answers.
+    unverified = [
+        r.label
+        for r in ranking.qualified
+        if VerificationStatus.VERIFIED not in candidates[r.candidate_id].answer_statuses.values()
+    ]
     form = DecisionForm(choices=choices)
     reopen_form = ReopenForm()
     if request.method == "POST":
@@ -87,7 +93,7 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                     )
                     return redirect("evaluation-decision", pk)
             return _decision_page(
-                request, evaluation, membership, record, form, reopen_form, ranking
+                request, evaluation, membership, record, form, reopen_form, ranking, unverified
             )
         form = DecisionForm(request.POST, choices=choices)
         if form.is_valid():
@@ -104,7 +110,9 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                 errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
                 for field, messages_ in errors.items():
                     form.add_error(field if field in form.fields else None, messages_)
-    return _decision_page(request, evaluation, membership, record, form, reopen_form, ranking)
+    return _decision_page(
+        request, evaluation, membership, record, form, reopen_form, ranking, unverified
+    )
 
 
 def decision_drift(record, ranking) -> list[str]:
@@ -139,7 +147,9 @@ def _snapshot_weights(record) -> dict:
     return {d.value: shares[d.value] for d in Dimension if d.value in shares}
 
 
-def _decision_page(request, evaluation, membership, record, form, reopen_form, ranking):
+def _decision_page(
+    request, evaluation, membership, record, form, reopen_form, ranking, unverified=()
+):
     earlier = (
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
         .select_related("reopening__reopened_by")
@@ -156,6 +166,9 @@ def _decision_page(request, evaluation, membership, record, form, reopen_form, r
         "can_reopen": membership.role in CAN_DECIDE and record is not None,
         "earlier_decisions": earlier,
         "ranking": ranking,
+        # Left out of the form's choices: said beside it, so that a short list is explained.
+        "disqualified_count": len(ranking.results) - len(ranking.qualified),
+        "unverified_choices": unverified,
         "decision_drift": decision_drift(record, ranking),
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
@@ -272,25 +285,20 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
 
 
 def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list, list[list]]:
-    """Rubric v2: each row gains the recommended billing model, its reason and the
-    recommended model's minimum-commitment cost (rows are in ranking order)."""
+    """Rubric v2: each row gains why its billing model is recommended and the recommended
+    model's minimum-commitment cost (rows are in ranking order; the model itself is a column
+    of every export already)."""
     ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     zh = get_language() == "zh-hans"
     extra = []
     for result in ranking.results:
         tco = result.tco
         if tco is None:
-            extra.append(["", "", ""])
+            extra.append(["", ""])
             continue
         commitment = dict(tco.model(tco.recommended).components).get("commitment", "")
-        extra.append(
-            [
-                _billing_label(tco.recommended),
-                tco.recommended_reason[1 if zh else 0],
-                commitment,
-            ]
-        )
-    header = [*header, _("Recommended billing model"), _("Why recommended"), _("Commitment")]
+        extra.append([tco.recommended_reason[1 if zh else 0], commitment])
+    header = [*header, _("Why recommended"), _("Commitment")]
     return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
 
 

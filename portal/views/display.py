@@ -553,3 +553,22 @@ def tco_assumption_lines(tco: Any) -> list[str]:
         return []
     chinese = is_zh()
     return [zh if chinese else en for _code, en, zh in tco.assumptions()]
+
+
+def delivery_form_claim(rubric: Any, delivery_form: str, measured: Mapping[str, Any]) -> dict:
+    """What the candidate page says beside the delivery form it names: always the vendor's
+    claim, with what the evidence made of it as the scoring reads it (the rubric's
+    delivery_form_check), so an uncertain bare-metal verdict never reads as a fact. ``status``
+    is "verified", "contradicted", "claimed" (evidence that does not settle it) or "no_evidence";
+    ``scored_as`` the form scored instead of a refuted claim, else ""."""
+    verdict = measured.get("bare_metal_verdict")
+    seen = measured.get("delivery_form_seen")
+    form, status = rubric.delivery_form_check(
+        delivery_form, verdict, measured.get("bare_metal_confidence"), seen
+    )
+    if status == "claimed" and verdict is None and seen is None:
+        status = "no_evidence"
+    scored_as = ""
+    if status == "contradicted" and form != delivery_form:
+        scored_as = str(dict(DeliveryForm.choices).get(form, _("Virtualised")))
+    return {"status": status, "scored_as": scored_as}

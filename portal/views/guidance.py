@@ -7,6 +7,7 @@ from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import (
     Answer,
@@ -85,7 +86,8 @@ def next_steps(
             _("Add candidates"),
             _("Pick the offerings to compare from the catalogue, with node count and quote.")
             if not candidates
-            else _("%(n)s candidate(s) added.") % {"n": len(candidates)},
+            else ngettext("%(n)s candidate added.", "%(n)s candidates added.", len(candidates))
+            % {"n": len(candidates)},
             bool(candidates),
             reverse("candidate-add", args=[evaluation.pk]) if role == Role.PROCUREMENT else "",
             _("Add a candidate"),
@@ -95,7 +97,11 @@ def next_steps(
             _("Send the questionnaire"),
             _("Ask each vendor the ten checklist questions and enter their answers.")
             if not candidates
-            else _("%(n)s of %(total)s candidate(s) have answered all %(items)s items.")
+            else ngettext(
+                "%(n)s of %(total)s candidate has answered all %(items)s items.",
+                "%(n)s of %(total)s candidates have answered all %(items)s items.",
+                len(candidates),
+            )
             % {
                 "n": len(candidates) - len(unanswered),
                 "total": len(candidates),

@@ -31,7 +31,9 @@ Metrics (``ParseResult.metrics``):
   domain (0001, 0002)".
 - ``physical_signals`` (list[str]): "ASPEED BMC VGA", "Matrox G200 BMC VGA", "NVSwitch bridge",
   "Mellanox ConnectX physical function", "HPE iLO BMC".
-- ``device_count``, ``nvswitch_count``, ``mellanox_functions`` (count of 15b3 functions),
+- ``device_count``, ``nvswitch_count``, ``mellanox_functions`` (count of 15b3 functions; None
+  when there are none in a listing that could not show them: an excerpt, a grep or ``-d`` filter
+  naming no Mellanox or network device),
   ``filtered`` (bool: the command line pipes through grep, so signals may be hidden).
 - ``vpci_domains`` (list[str]): the PCI domains laid out as Hyper-V's virtual PCI bus lays them
   out (see below), e.g. ["0101", "3532", "78a8", "cc4c"]; empty on any other machine.
@@ -534,6 +536,42 @@ def _physical_signal(dev: _Device) -> str | None:
     return None
 
 
+# What a grep pattern or an ``lspci -d`` vendor must name to keep Mellanox/NVIDIA networking
+# functions in a filtered listing ("ella" is a pattern seen in the wild for "Mellanox").
+_MELLANOX_WORDS = (
+    "ella",
+    "mlx",
+    "15b3",
+    "connectx",
+    "bluefield",
+    "infiniband",
+    "ethernet",
+    "network",
+)
+_VENDOR_FILTER_RE = re.compile(r"\s-d\s*([0-9a-f]{1,4}):", re.IGNORECASE)
+
+
+def _mellanox_functions(text: str, devices: list[_Device], excerpt_line: int | None) -> int | None:
+    """The Mellanox (15b3) functions listed, or None when none are and the listing could not
+    have shown them: cut at an excerpt marker, piped through a grep whose pattern names no
+    Mellanox or network device (``egrep -i "nvidia|vga"``), or limited to another vendor with
+    ``-d``. A node with 9 ConnectX HCAs in ibstat must not read "0 Mellanox functions" from a
+    listing that only kept its GPUs."""
+    count = sum(1 for d in devices if d.vendor_id == "15b3" or "mellanox" in d.description.lower())
+    if count or excerpt_line is not None:
+        return count or None
+    for raw in text.splitlines():
+        line = raw.lower()
+        if "lspci" not in line:
+            continue
+        vendor = _VENDOR_FILTER_RE.search(line)
+        if vendor is not None and vendor.group(1).rjust(4, "0") != "15b3":
+            return None
+        if "grep" in line and "|" in line and not any(w in line for w in _MELLANOX_WORDS):
+            return None
+    return count
+
+
 def parse(text: str) -> ParseResult:
     """Parse an lspci listing into NVIDIA GPU count/models and virtual/physical signals."""
     devices, filtered, excerpt_line = _read_devices(text)
@@ -658,9 +696,7 @@ def parse(text: str) -> ParseResult:
         "nvswitch_count": sum(
             1 for d in devices if _is_nvidia(d) and _physical_signal(d) == "NVSwitch bridge"
         ),
-        "mellanox_functions": sum(
-            1 for d in devices if d.vendor_id == "15b3" or "mellanox" in d.description.lower()
-        ),
+        "mellanox_functions": _mellanox_functions(text, devices, excerpt_line),
         "filtered": filtered,
         "vpci_domains": vpci_domains,
         "dpu_virtio": dpu_virtio,

@@ -460,6 +460,8 @@ class FakePortal:
 
     post_answers: list[tuple[int, dict[str, Any]]]
     nonce_answer: tuple[int, dict[str, Any]] = (200, {"nonce": "portal-nonce-7"})
+    # Answers to the GETs of an upload's status address, in turn (the last one repeats).
+    status_answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
 
@@ -493,7 +495,11 @@ def portal() -> Iterator[FakePortal]:
 
         def do_GET(self) -> None:
             self._record(b"")
-            self._answer(*state.nonce_answer)
+            if self.path.endswith("/nonce/") or not state.status_answers:
+                self._answer(*state.nonce_answer)
+            else:
+                answers = state.status_answers
+                self._answer(*(answers.pop(0) if len(answers) > 1 else answers[0]))
 
         def do_POST(self) -> None:
             self._record(self.rfile.read(int(self.headers["Content-Length"])))
@@ -535,6 +541,8 @@ def upload_args(portal: FakePortal, *extra: str) -> list[str]:
         "0.05",
         "--retries",
         "3",
+        "--wait",
+        "0",
         *extra,
     ]
 
@@ -568,6 +576,72 @@ def test_upload_retries_503_then_prints_the_status_url(
     uploaded = open_evidence("b.tgz", fields["file"])
     assert uploaded.manifest is not None and uploaded.manifest.nonce == "portal-nonce-7"
     assert "tok-123" not in run.stderr + run.stdout
+
+
+def _without_wait(portal: FakePortal) -> list[str]:
+    args = upload_args(portal)
+    at = args.index("--wait")
+    return args[:at] + args[at + 2 :]
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_after_the_upload_it_waits_and_prints_what_the_portal_read(
+    python: str, portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    accepted = {"id": 7, "status": "queued", "status_url": "/api/v1/evidence/7/"}
+    portal.post_answers = [(202, accepted)]
+    done = {
+        "id": 7,
+        "status": "done",
+        "kinds_display": ["nccl-tests", "lscpu"],
+        "report": [
+            {"file": "all_reduce_perf.txt", "ok": True, "missing": False, "error": None},
+            {"file": "lscpu", "ok": True, "missing": False, "error": None},
+            {"file": "ibstat", "ok": False, "missing": True, "error": "not collected"},
+            {"file": "fio.txt", "ok": False, "missing": False, "error": "line 3: no job result"},
+        ],
+    }
+    portal.status_answers = [(200, {"id": 7, "status": "processing"}), (200, done)]
+
+    run = run_collector(_without_wait(portal), no_tools, tmp_path, python=python)
+
+    assert run.returncode == 0, run.stderr
+    assert "import done: read nccl-tests, lscpu" in run.stdout
+    # A file the node did not have was reported while collecting; one the portal could not
+    # read is named with its reason.
+    assert "  not read: fio.txt: line 3: no job result" in run.stdout
+    assert "ibstat" not in run.stdout
+    statuses = [r for r in portal.requests if r["path"] == "/api/v1/evidence/7/"]
+    assert len(statuses) == 2
+    assert statuses[0]["headers"]["Authorization"] == "Bearer tok-123"
+
+
+def test_a_failed_import_is_printed_with_its_reason(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    accepted = {"id": 8, "status": "queued", "status_url": "/api/v1/evidence/8/"}
+    portal.post_answers = [(202, accepted)]
+    failed = {"status": "failed", "error_display": "nothing in this upload could be parsed"}
+    portal.status_answers = [(200, failed)]
+
+    run = run_collector(_without_wait(portal), no_tools, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert "import failed: nothing in this upload could be parsed" in run.stdout
+
+
+def test_waiting_stops_after_wait_seconds_and_says_where_the_result_will_be(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    accepted = {"id": 9, "status": "queued", "status_url": "/api/v1/evidence/9/"}
+    portal.post_answers = [(202, accepted)]
+    portal.status_answers = [(200, {"status": "queued"})]
+
+    run = run_collector([*upload_args(portal)[:-2], "--wait", "0.5"], no_tools, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert "the portal is still reading the bundle (queued)" in run.stdout
+    assert "Upload evidence page" in run.stdout
 
 
 @pytest.mark.parametrize("status", [400, 403])
@@ -652,7 +726,9 @@ def test_upload_only_sends_an_existing_bundle(
     portal.post_answers = [(202, {"id": 9, "status": "queued", "status_url": "/s/9/"})]
     env = {**no_tools, "GPU_PORTAL_TOKEN": "env-token"}
 
-    run = run_collector(["--portal", portal.url, "--upload-only", "kept.tgz"], env, tmp_path)
+    run = run_collector(
+        ["--portal", portal.url, "--upload-only", "kept.tgz", "--wait", "0"], env, tmp_path
+    )
 
     assert run.returncode == 0, run.stderr
     assert f"status: {portal.url}/s/9/" in run.stdout

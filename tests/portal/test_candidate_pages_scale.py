@@ -185,6 +185,40 @@ def test_a_group_shows_the_range_of_its_readings(client, members, candidate):
     assert '<td class="num">4</td>' in row
 
 
+@pytest.mark.parametrize(("language", "byte_unit"), [("en", "bytes"), ("zh-hans", "字节")])
+def test_message_sizes_are_shown_in_binary_units_not_raw_bytes(
+    client, members, candidate, language, byte_unit
+):
+    # nccl-tests sweeps powers of two: 8589934592 bytes is 8 GiB. The MTU stays in bytes, as
+    # the tools print it, with its unit in the unit column.
+    _fill(candidate, 2)
+    upload = EvidenceUpload.objects.filter(candidate=candidate).order_by("pk").first()
+    Measurement.objects.bulk_create(
+        Measurement(
+            upload=upload, candidate=candidate, kind=kind, metric=metric, value=value, unit="B"
+        )
+        for kind, metric, value in [
+            ("nccl_tests", "max_size_bytes", 8 * 1024**3),
+            ("nccl_tests", "max_size_bytes", 16 * 1024**2),
+            ("nccl_tests", "min_size_bytes", 8),
+            ("perftest", "mtu_bytes", 4096),
+        ]
+    )
+    client.force_login(members["viewer"])
+    url = reverse("candidate-detail", args=[candidate.evaluation_id, candidate.pk])
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    def row(metric):
+        return page.split(f'data-metric="{metric}"')[1].split("</tr>")[0]
+
+    assert '<td class="num">16 MiB – 8 GiB</td><td></td>' in row("max_size_bytes")
+    assert '<td class="num">8 B</td><td></td>' in row("min_size_bytes")
+    assert f'<td class="num">4096</td><td>{byte_unit}</td>' in row("mtu_bytes")
+    # An upload sent without a node name: the node column says so instead of staying blank.
+    assert "<td>—</td>" in row("mtu_bytes")
+    assert "8589934592" not in page
+
+
 def _fill_nodes(candidate: Candidate, uploads: int, start: int = 0) -> None:
     """Uploads as a cluster sends them again and again: four nodes, each upload with the
     node's measurements and hardware identifiers (one identifier row per upload, as the

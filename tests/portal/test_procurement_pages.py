@@ -300,8 +300,15 @@ def test_procurement_creates_an_offering_with_prices(client, members, vendor):
 
     page = client.get(response["Location"])
     assert "Hourly (per GPU-hour)" in page.text
-    assert "9800.00 CNY" in page.text
+    assert "9,800.00 CNY" in page.text  # grouped in threes, as money is on every page
     assert "18.50 CNY" in page.text
+    # The offering's other amounts carry the currency too, not a bare 0.00.
+    assert "<dd>0.00 CNY</dd>" in page.text
+    # Other decimals read as typed, without the column's trailing zeros.
+    offering.sla_availability_pct = Decimal("99.900")
+    offering.save(update_fields=["sla_availability_pct"])
+    page = client.get(response["Location"])
+    assert "<dd>99.9</dd>" in page.text and "99.900" not in page.text
 
 
 def test_a_negative_price_is_refused_next_to_its_field_and_nothing_is_saved(
@@ -552,7 +559,7 @@ def test_removing_a_candidate_asks_first(client, members, candidate, upload_toke
     url = reverse("candidate-remove", args=[candidate.evaluation_id, candidate.pk])
     page = client.get(url)
     assert page.status_code == 200
-    assert "1 upload token(s)" in page.text
+    assert "<li>1 upload token</li>" in page.text
     assert Candidate.objects.filter(pk=candidate.pk).exists()
 
     response = client.post(url)

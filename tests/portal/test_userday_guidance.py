@@ -50,7 +50,8 @@ def test_steps_are_ticked_off_as_the_work_is_done(client, evaluation, members, o
     client.force_login(members["procurement"])
     html = _page(client, evaluation)
     assert _steps(html)["candidates"] == "done" and _steps(html)["questionnaire"] == "todo"
-    assert "0 of 1 candidate(s) have answered all 10 items." in html
+    assert "1 candidate added." in html
+    assert "0 of 1 candidate has answered all 10 items." in html
     assert reverse("candidate-questionnaire", args=[evaluation.pk, candidate.pk]) in html
 
     for item in ChecklistItem.objects.all():

@@ -245,8 +245,14 @@ def test_a_mig_slice_must_hold_the_required_memory_per_gpu():
         for k in score_candidate(candidate(offering=small, node_count=1), spec, V2).knockouts
     }
     assert "gpu_memory" in found
-    assert "1g.10gb" in found["gpu_memory"].reason_en
-    assert "MIG" in found["gpu_memory"].reason_zh
+    # In GiB, as the requirement and the offering's GPU memory are (the profile's "10gb" is
+    # NVIDIA's name, not a second unit).
+    assert found["gpu_memory"].reason_en == (
+        "10 GiB per MIG slice (1g.10gb), the evaluation needs 80 GiB per GPU"
+    )
+    assert found["gpu_memory"].reason_zh == (
+        "每个 MIG 实例（1g.10gb）显存 10 GiB，评估要求每张 GPU 80 GiB"
+    )
     # A slice as large as the requirement passes.
     whole = replace(small, gpus_per_node=8, mig_profile="7g.80gb")
     found = score_candidate(candidate(offering=whole, node_count=1), spec, V2).knockouts

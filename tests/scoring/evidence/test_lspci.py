@@ -313,3 +313,43 @@ def test_vv_of_a_vm_without_gpu_reads_no_link_width(sample: Callable[[str], str]
     # The virtio devices of this guest have no PCIe link capability at all.
     metrics = lspci.parse(sample("lspci/devmachine-kvm-lspci-vv.txt")).metrics
     assert metrics["gpus"] == []
+
+
+GPU_LINE = (
+    "0000:1b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] "
+    "(rev a1)"
+)
+
+
+def test_a_grep_for_the_gpus_cannot_count_mellanox_functions(sample) -> None:
+    # The demo's HGX node: `lspci -Dnn | egrep -i "nvidia|vga"` keeps no NIC, while ibstat on
+    # the same node lists 9 ConnectX HCAs. No count, rather than "0 Mellanox functions".
+    m = lspci.parse(sample("lspci/rhelai-host-hgx-h100-baremetal-lspci-Dnn.txt")).metrics
+    assert m["filtered"] is True and m["nvidia_gpu_count"] == 8
+    assert m["mellanox_functions"] is None
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('lspci -Dnn | egrep -i "nvidia|vga"', None),
+        ("lspci | grep H100", None),
+        ("lspci -nn -d 10de:", None),
+        ('lspci | grep -iE "mellanox|nvidia"', 0),  # the grep would have kept them: none there
+        ("lspci | grep ella", 0),
+        ("lspci -nn", 0),  # the whole listing
+    ],
+)
+def test_no_mellanox_function_is_a_count_only_where_the_listing_could_show_one(
+    command, expected
+) -> None:
+    assert lspci.parse(f"$ {command}\n{GPU_LINE}\n").metrics["mellanox_functions"] == expected
+
+
+def test_mellanox_functions_in_a_filtered_listing_are_counted() -> None:
+    text = f'$ lspci -nn | grep -iE "mellanox|nvidia"\n{GPU_LINE}\n{CX6_PF}\n'
+    assert lspci.parse(text).metrics["mellanox_functions"] == 1
+
+
+def test_an_excerpt_without_mellanox_functions_cannot_count_them() -> None:
+    assert lspci.parse(f"{GPU_LINE}\n[...]\n").metrics["mellanox_functions"] is None
