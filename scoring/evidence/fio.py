@@ -29,7 +29,9 @@ Metrics (``ParseResult.metrics``):
   ``latency : ... depth=N``, the job's iodepth unless a latency target was set; fio 2.x
   JSON lists no options at all, so its ``bs_bytes`` is None). Figures are summed over the job's
   processes; a direction the job did not run is 0 (a write-only job reads 0), the same in the
-  JSON and the text forms. Fields fio did not print are None.
+  JSON and the text forms. Fields fio did not print are None. ``error``: the first non-zero
+  error code (an errno) a process of the job ended with, else None: the figures then cover
+  only the I/O done before the failure, and verification does not judge a claim by them.
   ``fio_version``; ``format`` ("json", "normal", "normal+json" or "terse"); ``errors``
   (jobs with a non-zero error code).
 - ``--output-format=terse`` (``--minimal``) versions 3 and 4 are read too: bandwidth (KiB/s)
@@ -172,6 +174,9 @@ class _Job:
     file_size_bytes: int | None = None
     runtime_ms: float | None = None
     target: str | None = None
+    # The first non-zero error code (an errno: 5 EIO, 28 ENOSPC...) a process of the job
+    # ended with: its figures then cover only the I/O done before the failure.
+    error: int | None = None
     processes: int = 0
     bw_byte_s: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
     iops: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_DIRECTIONS, 0.0))
@@ -416,6 +421,8 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
         row.processes += 1
         if job.get("error") not in (None, 0):
             info["errors"].append({"job": name, "error": job.get("error")})
+            if row.error is None and isinstance(job.get("error"), int):
+                row.error = job["error"]
         for direction in _DIRECTIONS:
             stats = job.get(direction)
             if not isinstance(stats, dict):
@@ -617,6 +624,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
                 info["jobnames"].append(name)
             if match.group("err") != "0":
                 info["errors"].append({"job": name, "error": int(match.group("err"))})
+                if job_row.error is None:
+                    job_row.error = int(match.group("err"))
                 if "error=" in line:  # "err= 5 (file:..., func=fsync, error=<strerror>)"
                     info["failures"].append((number, line.strip()))
             continue
@@ -702,6 +711,7 @@ def _job_row(job: _Job) -> dict[str, Any]:
         "file_size_bytes": job.file_size_bytes,
         "runtime_s": None if job.runtime_ms is None else round(job.runtime_ms / 1000, 3),
         "target": job.target,
+        "error": job.error,
     }
     for direction in _DIRECTIONS:
         row[f"{direction}_bw_mbyte_s"] = _mbyte(job.bw_byte_s[direction])

@@ -17,6 +17,7 @@ local (the same reason item 5 cannot use fio: no mount type is recorded) and jud
 
 from __future__ import annotations
 
+import errno
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -151,6 +152,18 @@ def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[t
     """Why a job of the right kind cannot refute a ``measure`` claim, as (en, zh); empty when
     it can. Only what the output records is judged (see ``run_assumptions``)."""
     found: list[tuple[str, str]] = []
+    error = as_int(job.get("error"))
+    if error:
+        # fio's error codes are errno values: 5 is EIO (the drive failed an I/O), 28 ENOSPC.
+        name = errno.errorcode.get(error)
+        code = f"{error} ({name})" if name else str(error)
+        found.append(
+            (
+                f"the job ended with error {code}: its figures cover only the I/O done before "
+                "the failure",
+                f"该任务以错误 {code} 结束：其数据只覆盖失败前完成的 I/O",
+            )
+        )
     if job.get("direct") is False:
         found.append(
             (
@@ -280,16 +293,20 @@ def judge_jobs(
     """What one node's jobs of the right kind say about a claim of ``want`` (same unit as the
     figures; None: no claim, so nothing is met): (verdict, the job it rests on, reasons).
 
-    MET: a job on a local device reached the claim less the tolerance (any run may verify
-    a claim it meets). REFUTED: none did, and a run fit to judge (``run_shortfalls`` empty)
-    on an NVMe device fell short. UNFIT: the best local job fell short but no such run did;
-    the reasons say why it cannot judge. NO_TARGET: no job names the device it drove.
+    MET: a job on a local device that ended without an error reached the claim less the
+    tolerance (any such run may verify a claim it meets). REFUTED: none did, and a run fit to
+    judge (``run_shortfalls`` empty) on an NVMe device fell short. UNFIT: the best local job
+    fell short but no such run did; the reasons say why it cannot judge. NO_TARGET: no job
+    names the device it drove.
     """
     local = [e for e in entries if fio_device_target(e[1].metrics)[0] != TARGET_UNKNOWN]
     if not local:
         return NO_TARGET, max(entries, key=lambda e: e[0]), []
-    best = max(local, key=lambda e: e[0])
-    if want is not None and best[0] >= want * NVME_MIN_FRACTION:
+    # A job that ended with an error (an I/O error, a full disk) stopped early: its figures
+    # neither meet a claim nor refute one (run_shortfalls says so).
+    completed = [e for e in local if not as_int(e[2].get("error"))]
+    best = max(completed or local, key=lambda e: e[0])
+    if want is not None and completed and best[0] >= want * NVME_MIN_FRACTION:
         return MET, best, []
     judges = [
         e

@@ -80,6 +80,7 @@ def test_fio31_text_write_and_read_runs(sample: Sample) -> None:
         "file_size_bytes": 4 * 1024**3,
         "runtime_s": 341.704,
         "target": "test4K-aio",
+        "error": None,  # "err= 0": the job completed
     }
     assert write["disks"] == ["xvda"]  # "Disk stats (read/write): xvda: ios=..."
     read = fio.parse(sample(FIO31_READ)).metrics
