@@ -151,6 +151,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "sxid_fatal_count": gettext_lazy("Fatal SXid errors"),
     "kernel_lines": gettext_lazy("Kernel log lines"),
     "line_count": gettext_lazy("Lines read"),
+    "nvidia_driver_lines": gettext_lazy("Lines from the NVIDIA driver"),
     # ping / TCP connect
     "rtt_avg_ms": gettext_lazy("Average round-trip time"),
     "rtt_min_ms": gettext_lazy("Minimum round-trip time"),

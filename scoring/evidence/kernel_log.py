@@ -20,6 +20,10 @@ metrics (names fixed: the scoring layer maps them)
                      (dmesg -x / --time-format iso), "journal" ("Mon DD HH:MM:SS host kernel:"),
                      or "lines" (no recognisable prefix: a grep excerpt).
     kernel_lines     lines that carry a kernel-log prefix; ``line_count`` all non-empty lines.
+    nvidia_driver_lines  lines the NVIDIA driver wrote ("NVRM: ...", "nvidia: ...",
+                     "nvidia-uvm: ...", "nvidia 0000:17:00.0: ...", "[nvidia-drm]"): a log
+                     without any, and without an Xid, may be from a machine with no NVIDIA GPU
+                     (a container or jump host), so its silence says nothing about GPUs.
     events           the first 500 events: {type "xid"/"sxid", code, pci, line, detail}.
 facts: ``xid_count`` and ``sxid_count`` (unit "count"), one ``xid`` fact per event (value = code).
 """
@@ -36,6 +40,13 @@ KIND = "kernel_log"
 _XID_RE = re.compile(
     r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}(?::[0-9A-Fa-f]{1,4}){1,3}(?:\.\d)?)\):"
     r"\s*(\d{1,5})\b,?\s*(.*)"
+)
+# A line the NVIDIA kernel driver wrote: its NVRM messages, the nvidia module and its
+# companions (nvidia-uvm, nvidia-modeset, nvidia-nvlink, nvidia_peermem...) by name, the module
+# naming a device ("nvidia 0000:17:00.0: ..."), or the DRM driver's tag.
+_DRIVER_RE = re.compile(
+    r"\bNVRM:|\[nvidia-drm\]|(?<![\w-])nvidia(?:[-_][a-z]+\d*)?"
+    r"(?: [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])?: "
 )
 _SXID_RE = re.compile(
     r"(nvidia-nvswitch\d*|nvswitch\d*)?:?\s*SXid \((?:PCI:)?([0-9A-Fa-f:.]{4,20})\):"
@@ -102,7 +113,7 @@ def parse(text: str) -> ParseResult:
     sxid_by_code: dict[int, int] = {}
     gpus: list[str] = []
     formats: dict[str, int] = {}
-    kernel_lines = line_count = fatal = 0
+    kernel_lines = line_count = fatal = driver_lines = 0
     fallen = False
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -116,6 +127,8 @@ def parse(text: str) -> ParseResult:
             formats[name] = formats.get(name, 0) + 1
         if _FALLEN_RE.search(raw):
             fallen = True
+        if ("NVRM" in raw or "nvidia" in raw) and _DRIVER_RE.search(raw):
+            driver_lines += 1
         match = _XID_RE.search(raw)
         if match:
             code = int(match.group(2))
@@ -170,6 +183,7 @@ def parse(text: str) -> ParseResult:
         "format": max(formats, key=lambda k: formats[k]) if formats else "lines",
         "kernel_lines": kernel_lines,
         "line_count": line_count,
+        "nvidia_driver_lines": driver_lines,
         "events": events,
     }
     facts = [

@@ -24,6 +24,7 @@ from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
 from .bare_metal import delivery_form_seen
 from .gpu import worse_topology
+from .gpu_nodes import gpu_nodes
 from .health import (
     MEMORY_FAILURE_METRICS,
     MEMORY_PENDING_METRICS,
@@ -436,6 +437,12 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     The nodes the report set aside (they show no NVIDIA GPU) are left out here too."""
     if report.set_aside_nodes:
         evidence = [e for e in evidence if e.node_name not in report.set_aside_nodes]
+    # A kernel log is GPU evidence only on a node that shows a GPU (its own Xid, SXid or
+    # driver lines count): a clean log from a machine without the NVIDIA driver (a container
+    # or jump host the collector ran on) is silent about GPUs, never "no Xid error".
+    if any(e.kind == KERNEL_LOG for e in evidence):
+        shown = gpu_nodes(evidence)
+        evidence = [e for e in evidence if e.kind != KERNEL_LOG or e.node_name in shown]
     refs: dict[str, str] = {}
     memory = _of_kinds(evidence, MEMORY_KINDS)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._util import MAX_NODES_NAMED, as_bool, as_int, by_node
+from ._util import MAX_NODES_NAMED, as_bool, as_int, as_list, by_node
 from .model import NodeEvidence
 
 # Outputs only a machine with an NVIDIA GPU and its driver produces when the file parsed:
@@ -47,8 +47,21 @@ def _shows_a_gpu(ev: NodeEvidence) -> bool:
         m = ev.metrics
         return as_int(m.get("gpu_count")) != 0 or (as_int(m.get("mig_count")) or 0) > 0
     if ev.kind == "kernel_log":
-        return (as_int(ev.metrics.get("xid_count")) or 0) > 0
+        # Xid or SXid events, or any line the NVIDIA driver wrote (the driver loads only
+        # where a GPU or NVSwitch is).
+        m = ev.metrics
+        return any((as_int(m.get(name)) or 0) > 0 for name in _DRIVER_SIGNS) or bool(
+            as_list(m.get("xid_codes"))
+        )
     return False
+
+
+_DRIVER_SIGNS = ("xid_count", "sxid_count", "nvidia_driver_lines")
+
+
+def gpu_nodes(evidence: Sequence[NodeEvidence]) -> set[str]:
+    """The nodes whose evidence shows an NVIDIA GPU (or its driver) somewhere."""
+    return {ev.node_name for ev in evidence if _shows_a_gpu(ev)}
 
 
 def _lists_no_gpu(ev: NodeEvidence) -> bool:

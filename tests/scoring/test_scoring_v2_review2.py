@@ -345,7 +345,9 @@ def test_repeated_lines_count_once_per_gpu_and_the_worst_node_is_named():
     # journalctl: Xid 45 eight times on four GPUs (application class).
     many = parsed("kernel_log/ogkm-issue1150-journal-xid45-after-149-145.txt", "gpu-01")
     clean = parsed("kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt", "gpu-02")
-    facts = measured_of([many, clean])
+    # gpu-02 shows its GPU (nvidia-smi -q): its clean log counts as a clean GPU node.
+    gpu = parsed("nvidia_smi_query/gcp-a3-h100-vm-pod-q-passthrough-driver535.txt", "gpu-02", 9)
+    facts = measured_of([many, clean, gpu])
     assert facts.xid_errors == 8
     assert facts.xid_severity == pytest.approx(0.4)  # 4 GPUs x 0.1, not 8 lines
     assert facts.xid_node_share == 0.0
@@ -359,11 +361,11 @@ def test_repeated_lines_count_once_per_gpu_and_the_worst_node_is_named():
         },
         node="gpu-03",
     )
-    facts = measured_of([many, clean, hardware], node_count=3)
+    facts = measured_of([many, clean, gpu, hardware], node_count=3)
     assert facts.xid_severity == 1.0
     assert "gpu-03" in facts.ref("xid_severity") and "Xid 79" in facts.ref("xid_severity")
     assert (facts.xid_nodes, facts.xid_node_share) == (1, pytest.approx(1 / 3, abs=0.001))
-    again = measured_of([hardware, clean, many], node_count=3)  # the order does not matter
+    again = measured_of([hardware, gpu, clean, many], node_count=3)  # the order does not matter
     assert (again.xid_severity, again.ref("xid_severity")) == (1.0, facts.ref("xid_severity"))
 
 
@@ -389,7 +391,10 @@ def test_nvswitch_sxid_lines_are_scored_fatal_above_non_fatal():
 
 
 def test_a_clean_log_earns_the_xid_rules_and_no_log_leaves_them_unknown():
-    clean = measured_of([parsed("kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt")])
+    log = parsed("kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt")
+    # The clean log of a node that shows its GPU (here nvidia-smi -q on the same node).
+    gpu = parsed("nvidia_smi_query/gcp-a3-h100-vm-pod-q-passthrough-driver535.txt", upload=2)
+    clean = measured_of([log, gpu])
     assert (clean.xid_severity, clean.xid_nodes, clean.xid_node_share) == (0.0, 0, 0.0)
     assert measured_of([]).xid_severity is None
     spec = evaluation(required_total_gpus=16)

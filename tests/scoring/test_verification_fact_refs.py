@@ -103,7 +103,6 @@ def test_the_gpu_with_ecc_errors_is_the_one_named():
 @pytest.mark.parametrize(
     "sample",
     [
-        "kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt",
         "kernel_log/gpud-pr338-dmesg-x-iso-sxid12028.txt",
         "kernel_log/bumblebee-issue677-dmesg-xid32-xid31.txt",
     ],
@@ -115,6 +114,18 @@ def test_kernel_log_figures_name_the_log_clean_or_not(sample):
         if getattr(facts, name) is not None:
             assert_refers_to(facts, name, sample)
     assert unreferenced(facts) == []
+
+
+def test_a_clean_log_names_itself_on_a_node_that_shows_its_gpu_and_is_silent_alone():
+    clean = "kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt"
+    gpu = parsed("nvidia_smi_query/h200-vm-passthrough-driver550-q.txt", upload=8)
+    facts = facts_of([parsed(clean), gpu])
+    assert facts.xid_errors == 0
+    assert_refers_to(facts, "xid_errors", clean)
+    assert unreferenced(facts) == []
+    # Alone, a log without a line of the NVIDIA driver says nothing about GPUs.
+    alone = facts_of([parsed(clean)])
+    assert (alone.xid_errors, alone.xid_severity, alone.sxid_errors) == (None, None, None)
 
 
 @pytest.mark.parametrize("fabric", ["roce", "infiniband", "none"])

@@ -526,9 +526,14 @@ def test_kernel_log_xid_maps_to_measured_facts() -> None:
 
 
 def test_a_clean_kernel_log_earns_zero_xid_and_no_log_leaves_it_unknown() -> None:
-    clean = [ev("kernel_log", {"xid_count": 0, "sxid_count": 0, "xid_codes": []})]
+    metrics = {"xid_count": 0, "sxid_count": 0, "xid_codes": [], "nvidia_driver_lines": 4}
+    clean = [ev("kernel_log", metrics)]
     assert facts_of(claims(), clean)[1].xid_errors == 0
     assert facts_of(claims(), [])[1].xid_errors is None
+    # A clean log without a line of the NVIDIA driver, on a node that shows no GPU otherwise
+    # (a container or jump host), is silent about GPUs: no figure, not "no Xid".
+    silent = [ev("kernel_log", {**metrics, "nvidia_driver_lines": 0})]
+    assert facts_of(claims(), silent)[1].xid_errors is None
     # Codes alone count one event each; garbage is not trusted.
     assert facts_of(claims(), [ev("kernel_log", {"xid_codes": [13, 31]})])[1].xid_errors == 2
     assert facts_of(claims(), [ev("kernel_log", {"xid_count": "many"})])[1].xid_errors is None

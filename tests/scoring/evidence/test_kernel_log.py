@@ -134,3 +134,23 @@ def test_gsp_rpc_timeout_xid119_between_rpc_history_tables(sample: Sample) -> No
     assert metrics["xid_gpus"] == ["0000:9b:00"]
     assert metrics["format"] == "dmesg_ctime"
     assert metrics["gpu_fallen_off_bus"] is False
+
+
+def test_lines_of_the_nvidia_driver_are_counted_and_nothing_else() -> None:
+    log = "\n".join(
+        [
+            "[    4.101] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.129.03",
+            "[    4.102] nvidia: module license 'NVIDIA' taints kernel.",
+            "[    4.200] nvidia 0000:17:00.0: enabling device (0000 -> 0002)",
+            "[    4.300] nvidia-uvm: Loaded the UVM driver, major device number 510.",
+            "[    4.400] nvidia-nvswitch3: Probing device 0000:05:00.0",
+            "[    4.500] [drm] [nvidia-drm] [GPU ID 0x00001700] Loading driver",
+            # Not the driver: a process named for it, a service, another device's vendor.
+            '[    5.000] audit: type=1400 comm="nvidia-smi" exe="/usr/bin/nvidia-smi"',
+            "[    5.100] systemd[1]: Started nvidia-persistenced.service.",
+            "[    5.200] usb 1-1: Product: NVIDIA Shield",
+        ]
+    )
+    metrics = kernel_log.parse(log).metrics
+    assert (metrics["nvidia_driver_lines"], metrics["xid_count"]) == (6, 0)
+    assert kernel_log.parse("[    1.0] Linux version 6.8.0\n").metrics["nvidia_driver_lines"] == 0
