@@ -9,9 +9,11 @@ per-node verdict and named in their explanations instead.
 
 The test is on the parsed metrics only, never on names: a node is set aside when a complete
 lspci listing (not filtered through grep, not cut by an excerpt marker) counts 0 NVIDIA GPUs
-and none of its evidence shows a GPU (a GPU-only tool's output that ran, or lspci counting
-one). A grep for Mellanox devices or an excerpt proves nothing about the GPUs, so it never sets
-a node aside; a node with GPUs is judged exactly as before.
+and none of its evidence shows a GPU (a GPU-only tool's output that ran, lspci counting
+one, or a kernel log with an Xid, an SXid or a line of the NVIDIA driver). A grep for
+Mellanox devices or an excerpt proves nothing about the GPUs, so it never sets a node aside;
+a node with GPUs is judged exactly as before. The same test (gpu_nodes) decides whether a
+node's clean kernel log says "no Xid" (verification.facts).
 """
 
 from __future__ import annotations
