@@ -62,8 +62,7 @@ RANKING_ROW = (
     '<td class="num nowrap">{answered}/{checklist_size}<br><small>{evidence}</small></td></tr>'
 )
 RECOMMENDED = (
-    '<br><small class="recommended" title="{reason}">{label}: {model} — {reason}'
-    "{commitment}</small>"
+    '<br><small class="recommended" title="{reason}">{label} — {reason}{commitment}</small>'
 )
 # django.utils.html.json_script's escapes, as (character, JSON escape) pairs.
 JSON_SCRIPT_ESCAPES = (("&", "\\u0026"), ("<", "\\u003C"), (">", "\\u003E"))
@@ -152,7 +151,8 @@ def _row_texts() -> dict[str, str]:
     no_evidence = escape(_("No evidence has verified or contradicted a claim yet."))
     return {
         "disqualified": f'<span class="badge bad">{disqualified}</span>',
-        "recommended": escape(_("recommended")),
+        # The colon is the language's own (a full-width one in Chinese): part of the message.
+        "recommended": escape(_("recommended: %(model)s")),
         "commitment": escape(_("Minimum commitment")),
         "verified": escape(_("verified by the evidence")),
         "contradicted": escape(_("contradicted by the evidence")),
@@ -173,8 +173,7 @@ def _row_html(row: dict, checklist_size: int, texts: dict[str, str]) -> SafeStri
         commitment = row.get("commitment")
         recommended = RECOMMENDED.format(
             reason=escape(row["recommended_reason"]),
-            label=texts["recommended"],
-            model=escape(row["recommended"]),
+            label=texts["recommended"] % {"model": escape(row["recommended"])},
             commitment=f" · {texts['commitment']} {escape(commitment)}" if commitment else "",
         )
     if row["verified"] or row["contradicted"]:

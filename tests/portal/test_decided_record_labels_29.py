@@ -60,3 +60,16 @@ def test_the_api_and_the_history_keep_the_decided_name(client, decided):
     assert str(DecisionRecord.objects.get(pk=record.pk)).endswith(f"{before} (1)")
     history = client.get(reverse("evaluation-history", args=[1])).content.decode()
     assert before in history
+
+
+def test_chinese_pages_use_the_full_width_colon(client, decided):
+    # "选定:" and "推荐:" read as English punctuation in a Chinese sentence (user walk).
+    _record, before = decided
+    zh = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
+    page = client.get(reverse("evaluation-decision", args=[1]), **zh).content.decode()
+    assert f"选定：{before}</h2>" in page
+    dashboard = client.get(reverse("evaluation-detail", args=[1]), **zh).content.decode()
+    assert "推荐：" in dashboard
+    assert "推荐:" not in dashboard
+    english = client.get(reverse("evaluation-detail", args=[1])).content.decode()
+    assert "recommended: " in english
