@@ -1,6 +1,6 @@
 """Every measured figure a stored score reads names its evidence: a clean ibstat (every port
-up) and a clean kernel log imported through the service reach the network and stability
-contributions with the upload, node and file they were read from."""
+up) and a clean kernel log (of a node that shows its GPU) imported through the service reach
+the network and stability contributions with the upload, node and file they were read from."""
 
 from pathlib import Path
 
@@ -19,6 +19,10 @@ def test_clean_findings_carry_their_evidence_into_the_stored_contributions(candi
         "ibstat.txt": (SAMPLES / "ibstat/gpud-h100-ndr400-ib-all-active-spaces.txt").read_bytes(),
         "dmesg.txt": (
             SAMPLES / "kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt"
+        ).read_bytes(),
+        # The node shows its GPU: a clean kernel log says "no Xid" only on such a node.
+        "nvidia-smi-q.txt": (
+            SAMPLES / "nvidia_smi_query/h200-vm-passthrough-driver550-q.txt"
         ).read_bytes(),
     }
     upload = _import(candidate, bundle(files, hostname="n7", started="2026-11-30T08:00:00+00:00"))
