@@ -23,6 +23,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 
 from .models import (
+    OFFERING_MONEY_FIELDS,
     Answer,
     AnswerReview,
     AnswerType,
@@ -170,17 +171,7 @@ MONEY_FIELDS = {
     (Candidate, "quoted_price_per_gpu"): "offering",
     (Evaluation, "budget_total"): "budget",
     (Evaluation, "ops_staff_cost_month"): "budget",
-    **{
-        (Offering, name): "own"
-        for name in (
-            "early_termination_fee",
-            "storage_cost_month",
-            "network_egress_cost_month",
-            "support_cost_month",
-            "licence_cost_gpu_month",
-            "setup_fee",
-        )
-    },
+    **{(Offering, name): "own" for name in OFFERING_MONEY_FIELDS},
 }
 
 

@@ -48,12 +48,20 @@ from .evidence import (
 from .poc import PocCandidateNodes, PocPlan
 from .results import ResultsEntry
 from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, ReviewVerdict
-from .vendors import OFFERING_FIELDS, Offering, OfferingPrice, OfferingVersion, Vendor
+from .vendors import (
+    OFFERING_FIELDS,
+    OFFERING_MONEY_FIELDS,
+    Offering,
+    OfferingPrice,
+    OfferingVersion,
+    Vendor,
+)
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
 __all__ = [
     "DOCUMENT_ITEMS",
     "OFFERING_FIELDS",
+    "OFFERING_MONEY_FIELDS",
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",

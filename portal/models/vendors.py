@@ -483,6 +483,19 @@ OFFERING_FIELDS = tuple(
     f.name for f in Offering._meta.local_concrete_fields if f.editable and not f.primary_key
 )
 
+# The offering's amounts of money, in its own currency (the pages and the history show them
+# grouped, with the currency); list prices are OfferingPrice rows.
+OFFERING_MONEY_FIELDS = frozenset(
+    {
+        "early_termination_fee",
+        "storage_cost_month",
+        "network_egress_cost_month",
+        "support_cost_month",
+        "licence_cost_gpu_month",
+        "setup_fee",
+    }
+)
+
 
 class OfferingPrice(models.Model):
     """The list price of one billing model of an offering, per GPU and billing unit."""

@@ -21,7 +21,7 @@ from ..forms_procurement import (
     offering_fieldsets,
     offering_price_formset,
 )
-from ..models import Offering, Vendor
+from ..models import OFFERING_MONEY_FIELDS, Offering, Vendor
 from ..services.catalogue import offering_save, vendor_save
 from ..services.evaluations import (
     CatalogueRowInUse,
@@ -91,19 +91,6 @@ def _price(value: Decimal) -> str:
     return format(value, ",f")
 
 
-# The offering's amounts of money (in its currency): shown grouped, with the currency.
-MONEY_FIELDS = frozenset(
-    {
-        "early_termination_fee",
-        "storage_cost_month",
-        "network_egress_cost_month",
-        "support_cost_month",
-        "licence_cost_gpu_month",
-        "setup_fee",
-    }
-)
-
-
 def _display(offering: Offering, name: str):
     field = Offering._meta.get_field(name)
     if field.is_relation:
@@ -111,7 +98,7 @@ def _display(offering: Offering, name: str):
     if field.choices:
         return getattr(offering, f"get_{name}_display")()
     value = getattr(offering, name)
-    if name in MONEY_FIELDS and value is not None:
+    if name in OFFERING_MONEY_FIELDS and value is not None:
         return f"{_price(value)} {offering.currency}"
     if isinstance(value, Decimal):
         # As typed, without the column's trailing zeros: 99.9, not 99.900; 1.8, not 1.80.

@@ -5,7 +5,7 @@ mesh) each GPU's NVLinks against those of the other GPUs of the board's groups o
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -74,11 +74,15 @@ class LinksDown:
         )
         en = f"{'; '.join(seen_en)}, where {rule_en}: {down_en} NVLinks are down"
         zh = f"{'；'.join(seen_zh)}，而{rule_zh}：{down_zh}未连通"
-        if self.rows:
-            row = next(iter(self.rows.values()))
-            en += f' (row "{row}" in {source})'
-            zh += f"（{source} 中的行“{row}”）"
-        return en, zh
+        return self._with_source_row(en, zh, source)
+
+    def _with_source_row(self, en: str, zh: str, source: str) -> tuple[str, str]:
+        """(en, zh) followed by the matrix row of ``source`` (the file) that shows the first
+        GPU with NVLinks down, when the matrix has one."""
+        if not self.rows:
+            return en, zh
+        row = next(iter(self.rows.values()))
+        return f'{en} (row "{row}" in {source})', f"{zh}（{source} 中的行“{row}”）"
 
     def _described_grouped(
         self, shown: list[tuple[str, int]], more: int, source: str
@@ -115,11 +119,17 @@ class LinksDown:
             "or a bridge missing)"
         )
         zh = f"{'；'.join(seen_zh)}，而{rule_zh}：{down_zh}未连通（链路故障或缺少桥接器）"
-        if self.rows:
-            row = next(iter(self.rows.values()))
-            en += f' (row "{row}" in {source})'
-            zh += f"（{source} 中的行“{row}”）"
-        return en, zh
+        return self._with_source_row(en, zh, source)
+
+
+def _first_row(matrix: Mapping[str, Any], gpus: Any, down: Iterable[str]) -> dict[str, str]:
+    """{gpu: its matrix row as the file shows it} for the first GPU of ``down`` whose row
+    the matrix holds (empty when none): the line a reader finds in the source."""
+    for gpu in down:
+        row = matrix.get(gpu)
+        if isinstance(row, Mapping):
+            return {gpu: f"{gpu} " + " ".join(str(row.get(other, "?")) for other in gpus)}
+    return {}
 
 
 def _index(label: str) -> int:
@@ -189,14 +199,7 @@ def topo_links_down(metrics: Mapping[str, Any], expected: int) -> LinksDown | No
             cells[gpu] = tuple(f"NV{n}" for _, n in pairs)
     if not links:
         return None
-    rows = {}
-    for gpu in links:
-        row = matrix.get(gpu)
-        if isinstance(row, Mapping):
-            shown = " ".join(str(row.get(other, "?")) for other in gpus)
-            rows[gpu] = f"{gpu} {shown}"
-            break
-    return LinksDown(switched, expected, links, cells, rows)
+    return LinksDown(switched, expected, links, cells, _first_row(matrix, gpus, links))
 
 
 def _components(gpus: list[str], bonds: Mapping[str, list[tuple[str, int]]]) -> list[list[str]]:
@@ -273,11 +276,6 @@ def grouped_links_down(metrics: Mapping[str, Any]) -> LinksDown | None:
                 by_gpu[gpu] = (len(group), want)
     if not links:
         return None
-    rows = {}
-    for gpu in sorted(links, key=_index):
-        row = matrix.get(gpu)
-        if isinstance(row, Mapping):
-            rows[gpu] = f"{gpu} " + " ".join(str(row.get(other, "?")) for other in gpus)
-            break
     ordered = dict(sorted(links.items(), key=lambda item: _index(item[0])))
+    rows = _first_row(matrix, gpus, ordered)
     return LinksDown(False, max(want for _, want in by_gpu.values()), ordered, cells, rows, by_gpu)
