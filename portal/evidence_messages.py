@@ -293,6 +293,10 @@ MESSAGES: dict[str, Promise] = {
         "the perftest JSON report does not say whether its bandwidth is in MB/sec or Gb/sec: "
         "upload the text report, or the JSON after the command that made it"
     ),
+    "perftest.json_figures": gettext_lazy(
+        "the perftest JSON figures do not fit together: BW_average / (MsgRate x MsgSize) is "
+        "%(ratio)s, where perftest's own give 0.9537 (MB/sec) or 0.008 (Gb/sec)"
+    ),
     "perftest.json_results": gettext_lazy("the perftest JSON results lack %(missing)s"),
     "perftest.no_rows": gettext_lazy(
         "perftest header found but no result rows (the run did not finish?)"

@@ -22,8 +22,9 @@ Metrics (``ParseResult.metrics``):
 - ``sweep``: one row per message size: ``{size_bytes, iterations, bw_peak_gbit_s,
   bw_avg_gbit_s, msg_rate_mpps}`` (bandwidth) or ``{size_bytes, iterations, t_min_us,
   t_max_us, t_typical_us, t_avg_us, t_stdev_us, p99_us, p999_us}`` (latency).
-- ``report_unit``: "Gb/sec" or "MB/sec" as printed; ``bidirectional`` (bool); ``device``,
-  ``link_type`` ("IB" or "Ethernet" = RoCE), ``transport_type``, ``connection_type``,
+- ``report_unit``: "Gb/sec" or "MB/sec" as printed (a JSON report: as its figures say);
+  ``bidirectional`` (bool); ``device``, ``link_type`` ("IB" or "Ethernet" = RoCE),
+  ``transport_type``, ``connection_type``,
   ``mtu_bytes``, ``qps`` (int), ``gid_index``; ``rdma_cm`` (bool: "rdma_cm QPs : ON", the
   connection made with -R; None when not printed), ``tos`` (the -T traffic class, None when
   not printed); ``peak_measured`` (bool);
@@ -47,9 +48,14 @@ very long runs) is no measurement: it is left out with a warning, and a report m
 such rows fails as having no result rows.
 
 The ``--out_json`` report (``perftest_json``: perftest's unquoted keys or quoted JSON) is read
-as a one-row table when the file has no text table. Its bandwidth states no unit, so it is
-read as Gb/sec after a command line with ``--report_gbits`` and refused otherwise
-(``perftest.json_unit``) rather than guessed; its latency figures are in usec.
+as a one-row table when the file has no text table; its latency figures are in usec. Its
+bandwidth states no unit (MB/sec = 2**20 B/s by default, Gb/sec with ``--report_gbits``), but its
+own figures tell: perftest derives BW and MsgRate from one message count over one time
+(``print_report_bw``), so BW_average / (MsgRate * MsgSize) is 10**6 over the unit's divisor,
+0.9537 for MB/sec and 0.008 for Gb/sec. Figures that fit neither are refused
+(``perftest.json_figures``); when a zero leaves the ratio undefined, the perftest command line
+before the JSON decides (``--report_gbits``, or its getopt abbreviation ``--report_gbit``, or
+else MB/sec), and without one the report is refused (``perftest.json_unit``).
 
 Facts: one ``perftest_bw_avg_gbit_s`` (unit "Gbit/s") per bandwidth row, or one
 ``perftest_lat_typical_us`` (unit "us") per latency row, with the message size in
@@ -102,7 +108,9 @@ _UNITS = {
     "gb/s": "Gb/sec",
     "gbps": "Gb/sec",
 }
-_REPORT_GBITS_RE = re.compile(r"(?:^|\s)--?report[_-]gbits\b")
+# getopt_long takes any unambiguous prefix of a long option: "--report_gbit" (NVIDIA's
+# ngc_multinode_perf scripts write it so) is perftest's "--report_gbits".
+_REPORT_GBITS_RE = re.compile(r"(?:^|\s)--?report[_-]gbits?\b")
 _LAT_HEADER_RE = re.compile(r"#bytes.*t_(?:min|avg)\[usec\]")
 _NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _SEPARATOR_RE = re.compile(r"^-{20,}$")
@@ -127,6 +135,15 @@ _OWN_FAILURES = (
     "pp_read_keys:",
 )
 _COMMAND_RE = re.compile(r"(?:^|[\s/])ib_(?:write|read|send|atomic)_(?:bw|lat)\b")
+# A bandwidth tool run on a command line ("ib_write_bw -d mlx5_0 ..."), not a file named after
+# one ("cat /tmp/ib_write_bw.json").
+_BW_COMMAND_RE = re.compile(r"(?:^|[\s/])ib_(?:write|read|send|atomic)_bw(?=\s|$)")
+# perftest divides bytes/s by 0x100000 for MB/sec and by 125000000 for Gb/sec, and message/s by
+# 10**6 for MsgRate (print_report_bw in perftest_parameters.c, both from the same count and
+# time): BW / (MsgRate * MsgSize) is 10**6 over the divisor. The two units are 119x apart; the
+# tolerance covers the printed rounding (2 decimals for BW, 6 for MsgRate).
+_JSON_UNIT_RATIOS = (("MB/sec", 1e6 / 0x100000), ("Gb/sec", 1e6 / 125e6))
+_JSON_RATIO_TOLERANCE = 0.2
 
 
 @dataclass
@@ -144,6 +161,7 @@ class _Report:
     rows: list[tuple[int, list[float]]] = field(default_factory=list)
     closed: bool = False
     report_gbits: bool = False  # the command line just before it had --report_gbits
+    warnings: list[str] = field(default_factory=list)
 
 
 def detect(text: str) -> int:
@@ -472,11 +490,33 @@ def _json_number(report: perftest_json.JsonReport, key: str) -> float:
     return _floats([value], line)[0]
 
 
+def _json_command_unit(lines: list[str]) -> str | None:
+    """The unit the last perftest bandwidth command in ``lines`` asked for: "Gb/sec" with
+    ``--report_gbits``, else "MB/sec" (perftest's default); None without such a command."""
+    commands = [line for line in lines if _BW_COMMAND_RE.search(line)]
+    if not commands:
+        return None
+    return "Gb/sec" if _REPORT_GBITS_RE.search(commands[-1]) else "MB/sec"
+
+
+def _json_figures_unit(size: float, bw_avg: float, msg_rate: float) -> tuple[str | None, float]:
+    """(unit, ratio) the figures of a JSON report are in, from BW_average / (MsgRate * MsgSize):
+    ("MB/sec" or "Gb/sec", ratio), (None, ratio) when the ratio fits neither unit, and
+    (None, nan) when a zero leaves it undefined."""
+    if size <= 0 or bw_avg <= 0 or msg_rate <= 0:
+        return None, math.nan
+    ratio = bw_avg / (msg_rate * size)
+    for unit, expected in _JSON_UNIT_RATIOS:
+        if abs(ratio / expected - 1) <= _JSON_RATIO_TOLERANCE:
+            return unit, ratio
+    return None, ratio
+
+
 def _from_json(text: str) -> _Report | None:
     """The ``--out_json`` report in ``text`` as a one-row table, or None when there is none.
 
-    Its bandwidth unit is not written in it: a command line with ``--report_gbits`` before
-    it says Gb/sec; without one the figures could be MB/sec or Gb/sec, and are refused."""
+    Its bandwidth unit is not written in it: the ratio of its figures says which it is (see the
+    module docstring), or, when a zero leaves that undefined, the command line before it."""
     lines = text.splitlines()
     found = perftest_json.read_report(lines)
     match = found.test if found is not None else None
@@ -499,16 +539,6 @@ def _from_json(text: str) -> _Report | None:
     names = ["MsgSize", "n_iterations"]
     if kind == "bandwidth":
         names += list(perftest_json.BANDWIDTH_MEMBERS)
-        before = lines[: found.line - 1]
-        if not any(_REPORT_GBITS_RE.search(line) and "ib_" in line for line in before):
-            raise EvidenceParseError(
-                "the perftest JSON report does not say whether its bandwidth is in MB/sec or "
-                "Gb/sec: upload the text report, or the JSON after the command that made it",
-                line=found.line,
-                kind=KIND,
-                code="perftest.json_unit",
-            )
-        report.unit = "Gb/sec"
     else:
         present = [(k, c) for k, c in perftest_json.LATENCY_MEMBERS if k in results]
         names += [key for key, _ in present]
@@ -523,6 +553,34 @@ def _from_json(text: str) -> _Report | None:
             params={"missing": ", ".join(missing)},
         )
     values = [_json_number(found, name) for name in names]
+    if kind == "bandwidth":
+        size, bw_avg, msg_rate = values[0], values[3], values[4]
+        unit, ratio = _json_figures_unit(size, bw_avg, msg_rate)
+        command = _json_command_unit(lines[: found.line - 1])
+        if unit is None and not math.isnan(ratio):
+            raise EvidenceParseError(
+                f"the perftest JSON figures do not fit together: BW_average / (MsgRate x "
+                f"MsgSize) is {ratio:.4g}, where perftest's own give 0.9537 (MB/sec) or 0.008 "
+                "(Gb/sec)",
+                line=found.member_lines["results.BW_average"],
+                kind=KIND,
+                code="perftest.json_figures",
+                params={"ratio": f"{ratio:.4g}"},
+            )
+        if unit is None and command is None:
+            raise EvidenceParseError(
+                "the perftest JSON report does not say whether its bandwidth is in MB/sec or "
+                "Gb/sec: upload the text report, or the JSON after the command that made it",
+                line=found.line,
+                kind=KIND,
+                code="perftest.json_unit",
+            )
+        if unit is not None and command is not None and command != unit:
+            report.warnings.append(
+                f"the command line asks for {command} but the JSON figures are in {unit} "
+                f"(BW_average / (MsgRate x MsgSize) = {ratio:.4g}): read as {unit}"
+            )
+        report.unit = unit or command
     report.rows.append((found.member_lines[f"results.{names[0]}"], values))
     return report
 
@@ -577,6 +635,7 @@ def parse(text: str) -> ParseResult:
         _drop_cut_last_row(report, warnings)
     if notes["excerpt"] is not None:
         warnings.append(f"excerpt marker at line {notes['excerpt']}: the output was cut")
+    warnings.extend(report.warnings)
 
     info = report.info
     metrics: dict[str, Any] = {

@@ -266,19 +266,6 @@ def _entries(
     return found
 
 
-def iops_jobs(evidence: Iterable[NodeEvidence], direction: str) -> list[tuple[float, NodeEvidence]]:
-    """(IOPS, evidence) of every random small-block job with a deep enough queue that ran
-    ``direction`` (a job of unknown depth is taken at its word)."""
-    return [(value, ev) for value, ev, _ in _entries(evidence, direction, "iops")]
-
-
-def bandwidth_jobs(
-    evidence: Iterable[NodeEvidence], direction: str
-) -> list[tuple[float, NodeEvidence]]:
-    """(MB/s, evidence) of every sequential large-block job that ran ``direction``."""
-    return [(value, ev) for value, ev, _ in _entries(evidence, direction, "bandwidth")]
-
-
 MET = "met"
 REFUTED = "refuted"
 UNFIT = "unfit"
