@@ -1,7 +1,7 @@
 """Fault harness: the production stack on loopback, loaded and broken on purpose.
 
 Run from the repository root: ``.venv/bin/python bench/soak.py`` (full run, about 10 minutes on
-two cores) or ``--short`` (about 2 minutes; tests/portal/test_hardening_soak.py runs it).
+two cores) or ``--short`` (about a minute; tests/portal/test_hardening_soak.py runs it).
 
 It starts, from this repository and the way docker-compose.yml does: a private PostgreSQL
 cluster (initdb in a temporary directory, its own port), a private redis-server (its own port),
@@ -80,7 +80,7 @@ FULL = Profile(
 # Short: fewer bundles and shorter outages; the killed-worker budget shrinks with the limits
 # (same ratios as the defaults: soft < hard < lease = visibility timeout).
 SHORT = Profile(
-    bundles=24, duration_s=8, clients=4, readers=2, redis_down_s=6, slow_clients=10, slow_s=10,
+    bundles=20, duration_s=5, clients=4, readers=2, redis_down_s=4, slow_clients=10, slow_s=6,
     finish_timeout_s=150,  # an import retried through the PostgreSQL restart backs off
     env={
         "CELERY_TASK_SOFT_TIME_LIMIT": "15",
@@ -576,7 +576,7 @@ def stale_after(st: Stack, timeout_s: float) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--short", action="store_true", help="the ~2 minute run of the tests")
+    parser.add_argument("--short", action="store_true", help="the ~1 minute run of the tests")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from portal.models import EvidenceUpload, Measurement, UploadStatus
 from tests.portal.conftest import make_bundle, sample_bytes
 
-from .conftest import walk_in_every_language_and_size
+from .conftest import walk_in_both_languages_and_sizes
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
 
@@ -27,7 +27,7 @@ def _send(page, name: str, data: bytes, mime: str) -> None:
     assert sent.value.status in (200, 201, 202), sent.value.text()
 
 
-@walk_in_every_language_and_size
+@walk_in_both_languages_and_sizes(0)
 def test_engineer_uploads_good_junk_and_duplicate_files(walk, celery_worker_process):
     page = walk.page
     hostname = f"walk-{walk.language}-{walk.size}"

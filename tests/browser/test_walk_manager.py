@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from portal.models import AnswerReview, DecisionRecord, Evaluation, EvaluationStatus
 
-from .conftest import CHART_TEXT_CLASHES, walk_in_every_language_and_size
+from .conftest import CHART_TEXT_CLASHES, walk_in_both_languages_and_sizes
 from .test_report_print import A4_PRINT_WIDTH_PX
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ PRINTED = """() => ({
 })"""
 
 
-@walk_in_every_language_and_size
+@walk_in_both_languages_and_sizes(1)
 def test_manager_reviews_weighs_decides_prints_and_exports(walk, tmp_path):
     page, portal = walk.page, walk.portal
     walk.start("manager")

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from portal.models import Answer, AnswerAttachment, Candidate, Evaluation, VerificationStatus
 
-from .conftest import walk_in_every_language_and_size
+from .conftest import walk_in_both_languages_and_sizes
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +29,7 @@ def _progress(walk, answered: int) -> str:
     return walk.text(f"{answered}/10 answered", f"已回答 {answered}/10")
 
 
-@walk_in_every_language_and_size
+@walk_in_both_languages_and_sizes(0)
 def test_procurement_creates_an_evaluation_and_fills_the_questionnaire(walk):
     page = walk.page
     name = f"Walk {walk.language} {walk.size}: inference on 16 H100"

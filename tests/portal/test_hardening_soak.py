@@ -1,4 +1,4 @@
-"""The fault harness's short run (bench/soak.py --short, about 2 minutes): the production
+"""The fault harness's short run (bench/soak.py --short, about a minute): the production
 stack on loopback (private PostgreSQL and Redis, nginx, gunicorn, Celery worker and beat)
 through a killed worker, a Redis outage, a PostgreSQL restart and slow clients, with nothing
 lost, nothing imported twice and no 5xx."""
