@@ -349,7 +349,12 @@ def report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
         if pdf.status == PdfStatus.DONE:
             messages.success(request, _("A PDF of the report as it is now is ready below."))
         else:
-            messages.success(request, _("The PDF is being made; this page shows when it is ready."))
+            # Tagged so that report_pdf.js removes it once the PDF is ready or has failed.
+            messages.success(
+                request,
+                _("The PDF is being made; this page shows when it is ready."),
+                extra_tags="pdf-pending",
+            )
     return redirect("evaluation-report", pk)
 
 
