@@ -37,6 +37,7 @@ from .models import (
     OfferingVersion,
     Vendor,
     Workload,
+    offering_zero_unstated,
 )
 
 
@@ -185,9 +186,12 @@ def money_shown(value: Any, currency: str) -> str:
 def fact_shown(field: models.Field, value: Any, currency: str) -> str | None:
     """A catalogue fact as stored in an offering version (JSON: decimals as text) as the
     pages show it: money with ``currency`` ("12,800 CNY"), choices by their labels, yes/no,
-    decimals without trailing zeros; None when unset."""
+    decimals without trailing zeros; None when unset; "not stated" for a figure left at its
+    default 0 (models.OFFERING_ZERO_UNSTATED)."""
     if value is None or value == "":
         return None
+    if _unstated(field, value):
+        return _("not stated")
     if MONEY_FIELDS.get((field.model, field.name)) == "own" or field.name == "price_per_gpu":
         try:
             return money_shown(value, currency)
@@ -205,6 +209,11 @@ def fact_shown(field: models.Field, value: Any, currency: str) -> str | None:
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     return str(value)
+
+
+def _unstated(field: models.Field, value: Any) -> bool:
+    """An offering's figure left at its default 0: no claim (models.OFFERING_ZERO_UNSTATED)."""
+    return field.model is Offering and offering_zero_unstated(field.name, value)
 
 
 def _currency(record, field: models.Field, labels: Labels) -> str | None:
@@ -257,6 +266,8 @@ def page_value(record, field: models.Field, value: Any, labels: Labels) -> str |
     """``value`` of ``field`` as the history page shows it: like the portal's other pages."""
     if value is None or value == "":
         return None
+    if _unstated(field, value):
+        return _("not stated")
     item = _answer_item(record, field, labels)
     if item is not None:
         if field.model is Answer:

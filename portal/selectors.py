@@ -7,6 +7,7 @@ import json
 import logging
 import pickle
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
@@ -83,6 +84,39 @@ def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
             ),
             upload_count=Count("uploads", distinct=True),
         )
+    )
+
+
+@dataclass(frozen=True)
+class QuestionnaireProgress:
+    """Where procurement stands with a candidate's questionnaire: ``answered`` items hold a
+    claim (text or typed value) that nothing contradicts; ``contradicted`` items were refuted
+    by the evidence or a document review and are not done (the claim is to be taken up with
+    the vendor, with or without a claim typed); the rest of ``total`` still await an answer."""
+
+    answered: int
+    contradicted: int
+    total: int
+
+    @property
+    def to_answer(self) -> int:
+        return self.total - self.answered - self.contradicted
+
+
+def questionnaire_progress(*, candidate: Candidate, total: int) -> QuestionnaireProgress:
+    """The candidate's questionnaire progress out of ``total`` checklist items (one query).
+
+    Read from what was typed, not from the status alone: evidence verifies the offering's
+    catalogue claims, so an item whose claim is still empty (notes only) can carry a verdict,
+    and it still awaits an answer."""
+    contradicted = Q(status=VerificationStatus.CONTRADICTED)
+    typed = ~Q(claim="") | (Q(value__isnull=False) & ~Q(value=""))
+    counts = Answer.objects.filter(candidate=candidate).aggregate(
+        answered=Count("pk", filter=typed & ~contradicted),
+        contradicted=Count("pk", filter=contradicted),
+    )
+    return QuestionnaireProgress(
+        answered=counts["answered"], contradicted=counts["contradicted"], total=total
     )
 
 

@@ -51,10 +51,12 @@ from .reviews import DOCUMENT_ITEMS, AnswerReview, NotificationPreference, Revie
 from .vendors import (
     OFFERING_FIELDS,
     OFFERING_MONEY_FIELDS,
+    OFFERING_ZERO_UNSTATED,
     Offering,
     OfferingPrice,
     OfferingVersion,
     Vendor,
+    offering_zero_unstated,
 )
 from .workloads import WORKLOAD_REQUIREMENT_KEYS, DataResidency, OpsCapacity, Workload
 
@@ -62,6 +64,7 @@ __all__ = [
     "DOCUMENT_ITEMS",
     "OFFERING_FIELDS",
     "OFFERING_MONEY_FIELDS",
+    "OFFERING_ZERO_UNSTATED",
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",
@@ -116,4 +119,5 @@ __all__ = [
     "Workload",
     "WorkloadProfile",
     "hash_token",
+    "offering_zero_unstated",
 ]

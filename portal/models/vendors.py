@@ -496,6 +496,24 @@ OFFERING_MONEY_FIELDS = frozenset(
     }
 )
 
+# Figures whose columns hold 0 when the vendor stated nothing (default 0, no "unset") and for
+# which 0 is no claim: no node has 0 TiB of local NVMe, no fabric runs at 0 Gb/s or over 0
+# NICs (scoring reads them so: a rate or NIC count of 0 is no fabric claim). Pages show them
+# as "not stated". Money, days and percentages at 0 are shown as they are: 0 can be a real
+# term there (free, no setup days, no commitment, no credit).
+OFFERING_ZERO_UNSTATED = frozenset({"nvme_capacity_tib", "fabric_rate_gbit_s", "nics_per_node"})
+
+
+def offering_zero_unstated(name: str, value) -> bool:
+    """Whether an offering's ``name`` holding ``value`` (a model value, or a version's JSON
+    text) is a figure of OFFERING_ZERO_UNSTATED left at 0: no claim, "not stated"."""
+    if name not in OFFERING_ZERO_UNSTATED or value is None or isinstance(value, bool):
+        return False
+    try:
+        return Decimal(str(value)) == 0
+    except ArithmeticError:
+        return False
+
 
 class OfferingPrice(models.Model):
     """The list price of one billing model of an offering, per GPU and billing unit."""

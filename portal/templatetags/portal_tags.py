@@ -5,6 +5,8 @@ from decimal import Decimal
 from django import template
 from django.utils.translation import get_language
 
+from ..metric_labels import size_label
+
 register = template.Library()
 
 
@@ -25,6 +27,16 @@ def bilingual(obj, field: str):
     if isinstance(obj, dict):
         return obj.get(name) or obj.get(f"{field}_en", "")
     return getattr(obj, name, "") or getattr(obj, f"{field}_en", "")
+
+
+@register.filter
+def binary_size(value):
+    """A byte count in binary units, as every size on the portal reads: 1536 -> "1.5 KiB"
+    (metric_labels.size_label; Django's filesizeformat says "1.5 KB" for the same 1024-based
+    figure); None -> "—"."""
+    if value is None or value == "":
+        return "—"
+    return size_label(value)
 
 
 @register.filter

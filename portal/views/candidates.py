@@ -23,7 +23,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from .. import evidence_messages
+from .. import evidence_messages, selectors
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
 from ..forms_procurement import add_service_error
 from ..metric_labels import measurement_size
@@ -268,8 +268,20 @@ def _tco_basis(evaluation, candidate) -> dict | None:
     return None
 
 
-def _progress(candidate) -> int:
-    return candidate.answers.exclude(status=VerificationStatus.UNANSWERED).count()
+def _progress(candidate, total: int) -> selectors.QuestionnaireProgress:
+    return selectors.questionnaire_progress(candidate=candidate, total=total)
+
+
+def _statuses(candidate, forms_: list[AnswerForm]) -> dict[str, dict[str, str]]:
+    """Each item's verification status after a save (re-verified: a review stops applying
+    when the answer changes), with its label, for the page's badges and its count."""
+    stored = dict(Answer.objects.filter(candidate=candidate).values_list("item_id", "status"))
+    labels = dict(VerificationStatus.choices)
+    out = {}
+    for form in forms_:
+        status = stored.get(form.item.pk, VerificationStatus.UNANSWERED)
+        out[form.prefix] = {"status": status, "label": str(labels[status])}
+    return out
 
 
 def _errors(forms_: list[AnswerForm]) -> dict[str, list[str]]:
@@ -321,10 +333,13 @@ def _conflict_message(answer) -> str:
 def _outcome(candidate, forms_: list[AnswerForm], result: AnswersSaved | None) -> dict:
     """The autosave's answer: what was saved, each item's version now, the items someone else
     changed (``refreshed``: the page shows the stored inputs; ``conflicts``: both sides)."""
+    progress = _progress(candidate, len(forms_))
     out = {
         "saved": result is not None and not result.conflicts,
-        "answered": _progress(candidate),
-        "total": len(forms_),
+        "answered": progress.answered,
+        "contradicted": progress.contradicted,
+        "total": progress.total,
+        "statuses": _statuses(candidate, forms_),
         "errors": _errors(forms_),
         "versions": {},
         "refreshed": {},
@@ -407,8 +422,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
             }
             for f in forms_
         ],
-        "answered": _progress(candidate),
-        "total": len(forms_),
+        "progress": _progress(candidate, len(forms_)),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
         "failed": status == 422 or decided_refusal,
         "conflicted": status == 409 and not decided_refusal,
@@ -436,8 +450,7 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
         "candidate": candidate,
         "entry": {"item": item, "answer": answer, "form": form},
         "saved": saved,
-        "answered": _progress(candidate),
-        "total": ChecklistItem.objects.count(),
+        "progress": _progress(candidate, ChecklistItem.objects.count()),
         "can_edit": True,
         "standalone": True,
     }

@@ -21,7 +21,12 @@ from ..forms_procurement import (
     offering_fieldsets,
     offering_price_formset,
 )
-from ..models import OFFERING_MONEY_FIELDS, Offering, Vendor
+from ..models import (
+    OFFERING_MONEY_FIELDS,
+    Offering,
+    Vendor,
+    offering_zero_unstated,
+)
 from ..services.catalogue import offering_save, vendor_save
 from ..services.evaluations import (
     CatalogueRowInUse,
@@ -120,6 +125,8 @@ def offering_detail(request: HttpRequest, offering_pk: int) -> HttpResponse:
                     "label": Offering._meta.get_field(name).verbose_name,
                     "value": _display(offering, name),
                     "boolean": isinstance(getattr(offering, name), bool),
+                    # A figure left at its default 0 is no claim (models.OFFERING_ZERO_UNSTATED).
+                    "unstated": offering_zero_unstated(name, getattr(offering, name)),
                 }
                 for name in names
                 if name not in ("vendor", "name")

@@ -31,6 +31,7 @@ from ..services.evaluations import (
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import ReportPdfLimited, report_pdf_request
+from . import display
 from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
 from .weights import percentages
@@ -221,6 +222,24 @@ def _billing_label(code: str | None) -> str:
     return str(dict(BillingModel.choices).get(code, code))
 
 
+def _delivery_form_by_evidence(rubric, candidate) -> str:
+    """What the evidence made of the candidate's delivery form, from the source the candidate
+    page words it from (display.delivery_form_claim): the claimed form when the evidence
+    confirms it, the form it is scored as when the evidence refutes it, "not conclusive" when
+    evidence does not settle it, "" when there is none on it."""
+    offering = candidate.offering
+    claim = display.delivery_form_claim(
+        rubric, offering.delivery_form, candidate.measured_summary or {}
+    )
+    if claim["status"] == "verified":
+        return offering.get_delivery_form_display()
+    if claim["status"] == "contradicted":
+        return claim["scored_as"]
+    if claim["status"] == "claimed":
+        return _("not conclusive")
+    return ""
+
+
 def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     header = [
@@ -228,6 +247,7 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
         _("Vendor"),
         _("Offering"),
         _("Delivery form"),
+        _("Delivery form by the evidence"),
         _("Nodes"),
         _("Total"),
         *[str(d.label) for d in Dimension],
@@ -257,6 +277,7 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                 candidate.offering.vendor.name,
                 candidate.offering.name,
                 candidate.offering.get_delivery_form_display(),
+                _delivery_form_by_evidence(rubric, candidate),
                 candidate.node_count,
                 round(result.total, 2),
                 *[round(result.score(d), 2) for d in DIMENSIONS],
@@ -349,7 +370,12 @@ def report_pdf(request: HttpRequest, pk: int) -> HttpResponse:
         if pdf.status == PdfStatus.DONE:
             messages.success(request, _("A PDF of the report as it is now is ready below."))
         else:
-            messages.success(request, _("The PDF is being made; this page shows when it is ready."))
+            # Tagged so that report_pdf.js removes it once the PDF is ready or has failed.
+            messages.success(
+                request,
+                _("The PDF is being made; this page shows when it is ready."),
+                extra_tags="pdf-pending",
+            )
     return redirect("evaluation-report", pk)
 
 

@@ -22,6 +22,7 @@ from ..models import (
     NvlinkTopology,
     SupportTier,
     VerificationStatus,
+    offering_zero_unstated,
 )
 
 BASIS_LABELS = {
@@ -77,7 +78,10 @@ def is_zh() -> bool:
 
 def value_label(value: Any, key: str = "") -> str:
     """An input value as a reader sees it: choice codes and statuses by their labels, yes/no,
-    "—" for nothing."""
+    "—" for nothing, "not stated" for an offering's figure left at its default 0."""
+    source, _dot, name = key.partition(".")
+    if source == "offering" and offering_zero_unstated(name, value):
+        return _("not stated")
     choices = FIELD_CHOICES.get(key.rsplit(".", 1)[-1])
     if choices and isinstance(value, str) and value in choices:
         return str(choices[value])

@@ -1,6 +1,7 @@
 // Questionnaire: the ten items are one form. Edits are autosaved as drafts (without files) a
 // moment after typing stops; "Save all" sends everything with the attachments and reloads the
-// page; leaving with unsaved input asks first. The n/10 count follows the inputs as they change.
+// page; leaving with unsaved input asks first. The n/10 count follows the inputs as they change;
+// an item contradicted by the evidence or a review is counted apart, never as answered.
 //
 // Nothing typed is lost: every unsaved edit is also kept in this browser's localStorage (per
 // user and candidate) until a save succeeds, and offered back on the next visit. A save whose
@@ -13,6 +14,7 @@
 
   var AUTOSAVE_DELAY_MS = 1500;
   var gettext = window.gettext || function (s) { return s; };
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
   var interpolate = window.interpolate || function (s) { return s; };
 
   function cookie(name) {
@@ -98,16 +100,44 @@
       state.className = "save-state" + (kind ? " " + kind : "");
     }
 
-    function showProgress(answered, total) {
+    // The count the server gives (selectors.questionnaire_progress): an item contradicted by
+    // the evidence or a review is not done, whatever its claim says; it is counted apart.
+    function showProgress(answered, total, contradicted) {
       progress.textContent = interpolate(gettext("%(answered)s/%(total)s answered"), { answered: answered, total: total }, true);
+      if (contradicted > 0) {
+        progress.appendChild(document.createTextNode(" · "));
+        progress.appendChild(element("span", "progress-contradicted", interpolate(ngettext(
+          "%(n)s contradicted by the evidence or a review: take it up with the vendor",
+          "%(n)s contradicted by the evidence or a review: take them up with the vendor",
+          contradicted), { n: contradicted }, true)));
+      }
     }
 
     function countAnswered() {
       var answered = 0;
-      Array.prototype.forEach.call(form.querySelectorAll("[data-claim]"), function (input) {
-        if (input.value && input.value.trim() !== "") answered += 1;
+      var contradicted = 0;
+      Array.prototype.forEach.call(form.querySelectorAll("fieldset[data-item]"), function (entry) {
+        var input = entry.querySelector("[data-claim]");
+        if (entry.dataset.status === "contradicted") contradicted += 1;
+        else if (input && input.value && input.value.trim() !== "") answered += 1;
       });
-      showProgress(answered, progress.dataset.total);
+      showProgress(answered, progress.dataset.total, contradicted);
+    }
+
+    // Statuses after a save (a review stops applying once its answer changes): the badges and
+    // the count follow them.
+    function showStatuses(statuses) {
+      Object.keys(statuses || {}).forEach(function (prefix) {
+        var entry = form.querySelector("#entry-" + prefix.replace("item-", ""));
+        if (!entry) return;
+        var status = statuses[prefix];
+        entry.dataset.status = status.status;
+        var badge = entry.querySelector(".answer-status");
+        if (badge) {
+          badge.className = "cell answer-status status-" + status.status;
+          badge.textContent = status.label;
+        }
+      });
     }
 
     function clearErrors() {
@@ -268,8 +298,9 @@
           if (response.status === 200 || response.status === 409) {
             edits = Math.max(0, edits - sentEdits);
             clearErrors();
+            showStatuses(body.statuses);
             applyOutcome(body, sent);
-            showProgress(body.answered, body.total);
+            showProgress(body.answered, body.total, body.contradicted || 0);
             keep();
           }
           if (response.ok && body.saved) {

@@ -1,9 +1,20 @@
-/* Polls a queued or rendering report PDF until it is ready or failed, replacing the status. */
+/* Polls a queued or rendering report PDF until it is ready or failed, replacing the status;
+   once it has settled, the "being made" message (.pdf-pending) goes. */
 (function () {
   "use strict";
+  function settle() {
+    document.querySelectorAll(".messages .pdf-pending").forEach(function (note) {
+      var list = note.parentElement;
+      note.remove();
+      if (list && !list.children.length) list.remove();
+    });
+  }
   function poll(el) {
     var url = el.getAttribute("data-poll");
-    if (!url) return;
+    if (!url) {
+      settle();
+      return;
+    }
     window.setTimeout(function () {
       fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
@@ -19,6 +30,7 @@
     }, 1000);
   }
   document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll(".pdf-status[data-poll]").forEach(poll);
+    // A PDF already settled when the page loaded (a fast worker) is not polled: settle now.
+    document.querySelectorAll(".pdf-status").forEach(poll);
   });
 })();

@@ -128,3 +128,37 @@ def test_a_negative_number_shows_a_message_at_the_field_and_saves_nothing(portal
     assert after.history.count() == before.history.count()
     # The only console messages are the browser's notes of the refusals (422) themselves.
     assert [e for e in portal.js_errors if "422" not in e] == []
+
+
+def test_a_contradicted_item_is_counted_apart_until_its_answer_changes(portal):
+    """Item 7 (SLA) contradicted by an engineer's document review: not answered, whatever its
+    claim says, while typing; changed and autosaved, the review no longer applies, and the badge
+    and the count say so."""
+    from django.contrib.auth import get_user_model
+
+    from portal.services.reviews import answer_review
+
+    engineer = get_user_model().objects.get(username="engineer")
+    answer_review(answer=_answer(7), verdict="contradicted", note="No credits.", by=engineer)
+    page = portal.page
+    portal.login("procurement")
+    portal.goto(QUESTIONNAIRE)
+    progress = page.locator("#progress")
+    pending = (
+        "8/10 answered · 1 contradicted by the evidence or a review: take it up with the vendor"
+    )
+    expect(progress).to_have_text(pending)
+    expect(page.locator("#entry-7 .answer-status")).to_have_text("Contradicted")
+    # Typing into an open item counts it; the contradicted one stays apart.
+    page.fill("[name='item-10-claim']", "14")
+    expect(progress).to_have_text(pending.replace("8/10", "9/10"))
+    page.fill("[name='item-10-claim']", "")
+    expect(progress).to_have_text(pending)
+
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.fill("[name='item-7-claim']", "99.9 %, 10 % credit per hour down")
+    assert posted.value.status == 200
+    expect(page.locator("#entry-7 .answer-status")).to_have_text("Claimed")
+    expect(progress).to_have_text("9/10 answered")
+    assert _answer(7).status == VerificationStatus.CLAIMED
+    portal.assert_no_js_errors()
