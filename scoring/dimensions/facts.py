@@ -639,9 +639,15 @@ def _storage_per_gpu(value: Any, gpus: float) -> float | None:
 
 def _nvme_capacity_tib_per_gpu(ctx: FactContext) -> float | None:
     """The claimed local NVMe capacity of a node over its GPUs, TiB per GPU: what one GPU's
-    data pipeline can stage locally (a DGX H100's 8 x 3.84 TB = 27.94 TiB gives 3.49)."""
+    data pipeline can stage locally (a DGX H100's 8 x 3.84 TB = 27.94 TiB gives 3.49). None
+    (not stated) where the offering gives no capacity: its column holds 0 when the vendor
+    stated none, and no node has 0 TiB of NVMe, so 0 is no claim of 0 (the rule scores an
+    unknown input at 0 points as it scored 0 TiB, and says it was not stated)."""
     offering = ctx.offering
-    return _storage_per_gpu(offering.nvme_capacity_tib, offering.gpus_per_node)
+    capacity = offering.nvme_capacity_tib
+    if capacity is not None and not capacity > 0:
+        return None
+    return _storage_per_gpu(capacity, offering.gpus_per_node)
 
 
 def _nvme_read_gbyte_s_per_gpu(ctx: FactContext) -> float | None:

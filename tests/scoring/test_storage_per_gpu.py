@@ -79,7 +79,6 @@ def _storage(cand, spec=EIGHT):
         (8, "3.49", 0.436, 5.0),  # 1 x 3.84 TB
         (8, "0.87", 0.109, 2.0),  # 1 x 0.96 TB
         (8, "0.50", 0.062, 0.0),
-        (8, "0", 0.0, 0.0),
         (1, "3.49", 3.49, 15.0),  # one 3.84 TB drive for one GPU: a DGX GPU's share
         (2, "6.98", 3.49, 15.0),
         (4, "6.98", 1.745, 12.0),
@@ -91,6 +90,19 @@ def test_capacity_steps_are_the_dgx_drive_ladder_per_gpu_in_tib(gpus, capacity, 
     assert c.inputs[CAPACITY_FACT] == per_gpu
     assert c.inputs["answer.nvme_capacity"] == "verified"
     assert (c.points, c.max_points) == (points, 15.0)
+
+
+def test_a_capacity_left_at_zero_is_not_stated_not_a_claim_of_zero():
+    # The column holds 0 when the vendor stated no capacity: the explanation showed
+    # "0.0 TiB per GPU" at the claim's status as if the vendor had claimed no drives. Now
+    # the input is unknown and says so; the points stay 0, as 0 TiB scored.
+    for answers in ({"local_nvme": "verified"}, {"local_nvme": "claimed"}, {}):
+        c = _rule(_node(8, "0", answers=answers), CAPACITY)
+        assert dict(c.inputs) == {CAPACITY_FACT: None}
+        assert (c.points, c.max_points, c.basis) == (0.0, 15.0, "missing")
+    # Any stated capacity, however small, is a claim read as stated.
+    small = _rule(_node(8, "0.01", answers={"local_nvme": "claimed"}), CAPACITY)
+    assert small.inputs[CAPACITY_FACT] == 0.001 and small.basis == "claimed"
 
 
 def test_a_dgx_h100_entered_in_tib_scores_what_its_tb_figure_scored():
