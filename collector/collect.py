@@ -12,6 +12,9 @@ Each tool runs with a timeout and LC_ALL=C (parsers read English output); a tool
 installed is recorded in the manifest as missing instead of failing the run. Progress goes to
 stderr, the status URL to stdout; after an upload the collector waits (--wait, 120 s by
 default) for the portal to read the bundle and prints what it read and each file it could not.
+The collector's own messages are in English or Chinese: --lang en|zh, else the locale (LC_ALL,
+then LC_MESSAGES, then LANG; "zh..." is Chinese); the portal is asked to answer in the same
+language. The manifest stays in English whatever the language.
 The token can also come from the GPU_PORTAL_TOKEN environment variable, which keeps it out of
 the process list.
 
@@ -40,10 +43,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import IO, Any, NoReturn
 
-COLLECTOR_VERSION = "1.2.0"
+COLLECTOR_VERSION = "1.3.0"
 MANIFEST_SCHEMA_VERSION = 1
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_USAGE, EXIT_UPLOAD_FAILED = 0, 1, 2, 3
 DEFAULT_TIMEOUT_S = 600.0
@@ -64,6 +67,107 @@ QUERY_GPU_FIELDS = (
 # Drivers older than R450 reject the MIG and some ECC fields and fail the whole query.
 QUERY_GPU_BASIC_FIELDS = "name,pci.bus_id,driver_version,memory.total"
 PCI_BUS_ID = re.compile(r"\b[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\b")
+
+
+# --------------------------------------------------------------------------- language
+
+LANGUAGES = ("en", "zh")
+# What the portal's LocaleMiddleware is asked for; "en" too, since a portal may default to
+# Chinese (LANGUAGE_CODE).
+ACCEPT_LANGUAGE = {"en": "en", "zh": "zh-Hans"}
+# The language of the messages below, set once by main(). The tools the collector runs get
+# LC_ALL=C whatever it is (tool_env): the parsers read their English output.
+language = "en"
+
+
+def N_(text: str) -> str:
+    """Mark a message that is translated where it is shown (gettext's gettext_noop)."""
+    return text
+
+
+def tr(text: str, **values: Any) -> str:
+    """``text`` (English, a key of ZH) in the chosen language, its {placeholders} filled."""
+    if language == "zh":
+        text = ZH.get(text, text)
+    return text.format(**values) if values else text
+
+
+def listed(names: list[str]) -> str:
+    """Names one after the other, with the list separator of the chosen language."""
+    return ("、" if language == "zh" else ", ").join(names)
+
+
+def language_from(argv: list[str], environ: Mapping[str, str]) -> str:
+    """The last ``--lang en|zh`` of ``argv``, else the locale as POSIX reads it (the first of
+    LC_ALL, LC_MESSAGES and LANG that is set and not empty; "zh..." is Chinese), else English.
+    Read before argparse runs, so that the help and usage errors are in that language too."""
+    chosen = None
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        value = argv[index + 1] if word == "--lang" and index + 1 < len(argv) else None
+        if word.startswith("--lang="):
+            value = word[len("--lang=") :]
+        if value in LANGUAGES:
+            chosen = value
+    if chosen is not None:
+        return chosen
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def use_language(code: str) -> None:
+    """Speak ``code`` from now on; English where stdout or stderr cannot show Chinese (a
+    Latin-1 terminal, PYTHONIOENCODING=ascii): words beat question marks or a traceback."""
+    global language
+    if code == "zh":
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                "中文：，".encode(getattr(stream, "encoding", None) or "ascii")
+            except (LookupError, UnicodeEncodeError):
+                code = "en"
+    language = code
+
+
+@contextlib.contextmanager
+def argparse_language() -> Iterator[None]:
+    """argparse's own words (usage:, error:, options, invalid choice, ...) in the chosen
+    language: argparse looks them up through its module's gettext functions, for which this
+    one-file script has no catalogue, so they are pointed at ARGPARSE_ZH meanwhile."""
+    if language != "zh" or not hasattr(argparse, "_") or not hasattr(argparse, "ngettext"):
+        yield
+        return
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+
+    def plural(singular: str, many: str, count: int) -> str:
+        text = singular if count == 1 else many
+        return ARGPARSE_ZH.get(text, text)
+
+    argparse._ = lambda text: ARGPARSE_ZH.get(text, text)  # type: ignore[attr-defined]
+    argparse.ngettext = plural  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with the words its gettext calls do not reach in Chinese too: the ASCII colon
+    it writes after every section heading, and Python 3.8's "argument --x: " before an error."""
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        if language != "zh":
+            return text
+        return re.sub(r"(?m)^(\S.*[\u4e00-\u9fff]):$", "\\1：", text)
+
+    def error(self, message: str) -> NoReturn:
+        if language == "zh":
+            message = re.sub(r"^argument (\S+): ", "参数 \\1：", message)
+        super().error(message)
 
 
 class Step:
@@ -286,11 +390,11 @@ def parse_hostfile(path: str) -> list[tuple[str, int | None]]:
                 if key in ("slots", "max_slots", "max-slots") and value.isdigit() and slots is None:
                     slots = int(value)
             if not re.match(r"^[A-Za-z0-9._-]+$", name):
-                raise ValueError(f"{path}: not a host name: {name!r}")
+                raise ValueError(tr("{path}: not a host name: {name}", path=path, name=repr(name)))
             if name not in [n for n, _ in nodes]:
                 nodes.append((name, slots))
     if not nodes:
-        raise ValueError(f"{path}: no host listed")
+        raise ValueError(tr("{path}: no host listed", path=path))
     return nodes
 
 
@@ -316,7 +420,7 @@ def expand_nodelist(text: str) -> list[str]:
 def slurm_nodes() -> list[tuple[str, int | None]]:
     text = os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST")
     if not text:
-        raise ValueError("--slurm: not inside a Slurm allocation (SLURM_JOB_NODELIST is unset)")
+        raise ValueError(tr("--slurm: not inside a Slurm allocation (SLURM_JOB_NODELIST is unset)"))
     names: list[str] = []
     if shutil.which("scontrol"):
         done = subprocess.run(
@@ -407,7 +511,7 @@ def multinode_steps(args: argparse.Namespace) -> list[Step]:
     launcher = cluster.launcher
     names = cluster.names()
     steps: list[Step] = []
-    printed = "no mpirun or srun on this node: the command is printed at the end, run it there"
+    printed = N_("no mpirun or srun on this node: the command is printed at the end, run it there")
     for node in names:
         folder = "nodes/" + re.sub(r"[^A-Za-z0-9._-]+", "_", node)
         for label, tool in NODE_IDENTITY:
@@ -425,7 +529,7 @@ def multinode_steps(args: argparse.Namespace) -> list[Step]:
         ) -> tuple[list[str] | None, str]:
             slots = node_slots(cluster, args.gpus_per_node, outputs)
             if slots == 0:
-                return None, "GPUs per node unknown (pass --gpus-per-node)"
+                return None, N_("GPUs per node unknown (pass --gpus-per-node)")
             if launcher == "print":
                 return None, printed
             return across_nodes(launcher, names, slots, base), ""
@@ -448,7 +552,7 @@ def commands_to_print(args: argparse.Namespace, outputs: dict[str, bytes]) -> li
     slots = node_slots(cluster, args.gpus_per_node, outputs) or 8
     lines = []
     for launcher in ("mpirun", "srun"):
-        lines.append(f"# with {launcher}:")
+        lines.append(tr("# with {launcher}:", launcher=launcher))
         for node in names:
             for _, tool in NODE_IDENTITY:
                 lines.append(" ".join(shell_quote(a) for a in on_node(launcher, node, tool)))
@@ -480,7 +584,14 @@ def node_progress(
         got = [label for label in labels if by_name.get(f"node:{node}:{label}") is not None
                and by_name[f"node:{node}:{label}"].entry["output"]]  # fmt: skip
         log.write(
-            f"node {node}: {len(got)}/{len(labels)} identity outputs ({', '.join(got) or 'none'})\n"
+            tr(
+                "node {node}: {got}/{total} identity outputs ({names})",
+                node=node,
+                got=len(got),
+                total=len(labels),
+                names=listed(got) or tr("none"),
+            )
+            + "\n"
         )
         nodes.append(
             {"name": node, "slots": slots, "identity": got, "complete": len(got) == len(labels)}
@@ -609,7 +720,7 @@ def nccl_step(binary: str) -> Step:
     def prepare(outputs: dict[str, bytes]) -> tuple[list[str] | None, str]:
         gpus = count_gpus(outputs.get("nvidia-smi-query-gpu.csv", b""))
         if gpus == 0:
-            return None, "nvidia-smi listed no GPU, so the GPU count for -g is unknown"
+            return None, N_("nvidia-smi listed no GPU, so the GPU count for -g is unknown")
         return [*base, str(gpus)], ""
 
     return Step("nccl-all-reduce", [*base, "N"], "nccl-all-reduce.txt", prepare=prepare)
@@ -667,6 +778,7 @@ def execute(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, A
             return {
                 "exit_code": None,
                 "error": f"could not start: {exc}",
+                "start_error": str(exc),
                 "stdout": b"",
                 "duration_s": 0.0,
                 "timed_out": False,
@@ -723,22 +835,25 @@ def run_step(step: Step, argv: list[str], timeout: float, env: dict[str, str]) -
             error=f"{argv[0]} is not installed",
             stderr=None,
         )
-        return Outcome(entry, b"", "missing (not installed)")
+        return Outcome(entry, b"", tr("missing (not installed)"))
     stdout = result.pop("stdout")
+    start_error = result.pop("start_error", None)
     entry.update(result, missing=False)
+    seconds = f"{result['duration_s']:.1f}"
     if result["timed_out"]:
-        status = f"timed out after {timeout:.0f}s"
+        status = tr("timed out after {seconds}s", seconds=f"{timeout:.0f}")
     elif result["exit_code"] is None:
         entry["output"] = None
-        status = f"failed: {result['error']}"
+        status = tr("failed: could not start: {error}", error=start_error)
     elif result["exit_code"] != 0:
-        status = f"failed (exit {result['exit_code']}) {result['duration_s']:.1f}s"
+        status = tr("failed (exit {code}) {seconds}s", code=result["exit_code"], seconds=seconds)
     else:
-        status = f"ok {result['duration_s']:.1f}s"
+        status = tr("ok {seconds}s", seconds=seconds)
     return Outcome(entry, stdout, status)
 
 
 def skipped(step: Step, reason: str) -> Outcome:
+    """``reason``, an English message of ZH: in English in the manifest, translated on screen."""
     entry = {
         "name": step.name,
         "argv": step.argv,
@@ -750,7 +865,7 @@ def skipped(step: Step, reason: str) -> Outcome:
         "error": "skipped: " + reason,
         "stderr": None,
     }
-    return Outcome(entry, b"", "skipped: " + reason)
+    return Outcome(entry, b"", tr("skipped: {reason}", reason=tr(reason)))
 
 
 def collect(steps: list[Step], timeout: float, log: IO[str]) -> list[Outcome]:
@@ -854,6 +969,8 @@ def request(
     headers = {
         "Authorization": "Bearer " + token,
         "Accept": "application/json",
+        # The portal's texts (errors, import results) in the language of these messages.
+        "Accept-Language": ACCEPT_LANGUAGE[language],
         "User-Agent": "gpu-evidence-collector/" + COLLECTOR_VERSION,
     }
     if content_type:
@@ -874,7 +991,7 @@ def server_message(body: bytes) -> str:
     try:
         doc = json.loads(text)
     except ValueError:
-        return text[:500] or "(no message)"
+        return text[:500] or tr("(no message)")
     if isinstance(doc, dict):
         for key in ("detail", "error", "message"):
             if isinstance(doc.get(key), str):
@@ -887,15 +1004,15 @@ def fetch_nonce(portal: str, token: str, timeout: float) -> tuple[str | None, st
     try:
         status, body = request(portal + NONCE_PATH, token, timeout)
     except (OSError, ValueError, http.client.HTTPException) as exc:
-        return None, f"cannot reach the portal ({describe(exc)})"
+        return None, tr("cannot reach the portal ({error})", error=describe(exc))
     if status != 200:
-        return None, f"HTTP {status}: {server_message(body)}"
+        return None, tr("HTTP {status}: {message}", status=status, message=server_message(body))
     try:
         nonce = json.loads(body.decode("utf-8")).get("nonce")
     except (ValueError, AttributeError):
         nonce = None
     if not isinstance(nonce, str) or not nonce:
-        return None, "the answer holds no nonce"
+        return None, tr("the answer holds no nonce")
     return nonce, ""
 
 
@@ -932,52 +1049,75 @@ def upload(args: argparse.Namespace, path: str, node_name: str, log: IO[str]) ->
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        print(f"error: cannot read the bundle {path}: {exc}", file=sys.stderr)
+        print(
+            tr("error: cannot read the bundle {path}: {error}", path=path, error=exc),
+            file=sys.stderr,
+        )
         return EXIT_UPLOAD_FAILED
     body, content_type = encode_multipart({"node_name": node_name}, os.path.basename(path), data)
     url = args.portal + EVIDENCE_PATH
     attempts = args.retries + 1
     for attempt in range(1, attempts + 1):
         log.write(
-            f"uploading {os.path.basename(path)} ({len(data)} bytes) to {url}, "
-            f"attempt {attempt}/{attempts} ... "
+            tr(
+                "uploading {name} ({size} bytes) to {url}, attempt {attempt}/{attempts} ... ",
+                name=os.path.basename(path),
+                size=len(data),
+                url=url,
+                attempt=attempt,
+                attempts=attempts,
+            )
         )
         log.flush()
         try:
             status, answer = request(url, args.token, args.http_timeout, body, content_type)
         except (OSError, ValueError, http.client.HTTPException) as exc:
-            problem = f"network error: {describe(exc)}"
+            problem = tr("network error: {error}", error=describe(exc))
         else:
             if 200 <= status < 300:
-                log.write(f"done (HTTP {status})\n")
+                log.write(tr("done (HTTP {status})", status=status) + "\n")
                 link = report_accepted(args.portal, answer)
                 if link and args.wait > 0:
                     wait_for_import(link, args.token, args.wait, min(args.http_timeout, 30.0))
                 return EXIT_OK
             # 429 asks to come back later, like a 5xx; other 4xx will not change on retry.
             if 300 <= status < 500 and status != 429:
-                log.write(f"refused (HTTP {status})\n")
-                hint = " (check --portal: a redirect)" if status < 400 else ""
+                log.write(tr("refused (HTTP {status})", status=status) + "\n")
+                hint = tr(" (check --portal: a redirect)") if status < 400 else ""
                 print(
-                    f"error: the portal refused the bundle (HTTP {status}): "
-                    f"{server_message(answer)}{hint}",
+                    tr(
+                        "error: the portal refused the bundle (HTTP {status}): {message}{hint}",
+                        status=status,
+                        message=server_message(answer),
+                        hint=hint,
+                    ),
                     file=sys.stderr,
                 )
-                print(f"the bundle is kept at {path}", file=sys.stderr)
+                print(tr("the bundle is kept at {path}", path=path), file=sys.stderr)
                 return EXIT_UPLOAD_FAILED
-            problem = f"server error (HTTP {status}): {server_message(answer)[:200]}"
+            problem = tr(
+                "server error (HTTP {status}): {message}",
+                status=status,
+                message=server_message(answer)[:200],
+            )
         log.write(problem + "\n")
         if attempt < attempts:
             delay = min(args.retry_delay * 2 ** (attempt - 1), 300.0)
-            log.write(f"retrying in {delay:g}s\n")
+            log.write(tr("retrying in {delay}s", delay=f"{delay:g}") + "\n")
             log.flush()
             time.sleep(delay)
+    command = f"python3 collect.py --portal {args.portal} --token TOKEN --upload-only {path}"
+    if language == "zh":
+        command += " --lang zh"
     print(
-        f"error: upload failed after {attempts} attempts; the bundle is kept at {path}\n"
-        f"retry later with: python3 collect.py --portal {args.portal} --token TOKEN "
-        f"--upload-only {path}",
+        tr(
+            "error: upload failed after {attempts} attempts; the bundle is kept at {path}",
+            attempts=attempts,
+            path=path,
+        ),
         file=sys.stderr,
     )
+    print(tr("retry later with: {command}", command=command), file=sys.stderr)
     return EXIT_UPLOAD_FAILED
 
 
@@ -993,14 +1133,34 @@ def report_accepted(portal: str, answer: bytes) -> str | None:
     status_url = doc.get("status_url")
     link = urllib.parse.urljoin(portal + "/", status_url) if isinstance(status_url, str) else None
     if doc.get("duplicate"):
-        print(f"this bundle was already imported (upload {doc.get('id', '?')})")
+        print(tr("this bundle was already imported (upload {id})", id=doc.get("id", "?")))
     else:
+        status = status_name(doc.get("status"))
         print(
-            f"bundle accepted: upload {doc.get('id', '?')}, status {doc.get('status', 'unknown')}"
+            tr(
+                "bundle accepted: upload {id}, status {status}",
+                id=doc.get("id", "?"),
+                status=status,
+            )
         )
     if link:
-        print(f"status: {link}")
+        print(tr("status: {link}", link=link))
     return link
+
+
+# An upload's states as the portal names them (its API answers the code, not a label).
+STATUS_NAMES = {
+    "queued": N_("queued"),
+    "processing": N_("processing"),
+    "done": N_("done"),
+    "failed": N_("failed"),
+}
+
+
+def status_name(status: Any) -> str:
+    if not isinstance(status, str):
+        return tr("unknown")
+    return tr(STATUS_NAMES[status]) if status in STATUS_NAMES else status
 
 
 # How often the import's status is asked for while waiting (seconds, doubling up to the cap).
@@ -1022,15 +1182,20 @@ def wait_for_import(link: str, token: str, wait_s: float, timeout: float) -> str
             doc = None
         state = doc.get("status") if isinstance(doc, dict) else None
         if state not in ("queued", "processing", "done", "failed"):
-            print("could not read the import's result; see the candidate's Upload evidence page")
+            print(
+                tr("could not read the import's result; see the candidate's Upload evidence page")
+            )
             return None
         if state in ("done", "failed"):
             print_import_result(doc)
             return state
         if time.monotonic() + delay > deadline:
             print(
-                f"the portal is still reading the bundle ({state}); its result will be on the "
-                "candidate's Upload evidence page"
+                tr(
+                    "the portal is still reading the bundle ({state}); its result will be on "
+                    "the candidate's Upload evidence page",
+                    state=status_name(state),
+                )
             )
             return state
         time.sleep(delay)
@@ -1039,152 +1204,201 @@ def wait_for_import(link: str, token: str, wait_s: float, timeout: float) -> str
 
 def print_import_result(doc: dict[str, Any]) -> None:
     """The import's outcome as the portal reports it: the kinds read, each file that could not
-    be read and why (files not collected on the node were reported above)."""
-    report = [r for r in doc.get("report") or [] if isinstance(r, dict)]
+    be read and why (files not collected on the node were reported above). The reasons come
+    in the request's language from ``unread_display``; a portal older than that field gives
+    only the report's English texts."""
     kinds = [k for k in doc.get("kinds_display") or [] if isinstance(k, str)]
     if doc.get("status") == "failed":
-        why = doc.get("error_display") or doc.get("error") or "no reason given"
-        print(f"import failed: {why}")
+        why = doc.get("error_display") or doc.get("error") or tr("no reason given")
+        print(tr("import failed: {why}", why=why))
     else:
-        print(f"import done: read {', '.join(kinds) if kinds else 'nothing'}")
-    unread = [r for r in report if not r.get("ok") and not r.get("missing")]
+        print(tr("import done: read {kinds}", kinds=listed(kinds) if kinds else tr("nothing")))
+    unread = doc.get("unread_display")
+    if not isinstance(unread, list):
+        report = [r for r in doc.get("report") or [] if isinstance(r, dict)]
+        unread = [r for r in report if not r.get("ok") and not r.get("missing")]
     for entry in unread:
-        print(f"  not read: {entry.get('file', '?')}: {entry.get('error') or 'no reason given'}")
+        if isinstance(entry, dict):
+            print(
+                tr(
+                    "  not read: {file}: {error}",
+                    file=entry.get("file", "?"),
+                    error=entry.get("error") or tr("no reason given"),
+                )
+            )
 
 
 # --------------------------------------------------------------------------- command line
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
+    with argparse_language():
+        return _parse_args(argv)
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = Parser(
         prog="collect.py",
-        description="Collect GPU node evidence and upload it to the procurement portal.",
+        description=tr("Collect GPU node evidence and upload it to the procurement portal."),
     )
-    parser.add_argument("--portal", help="portal base URL, e.g. https://portal.example")
-    parser.add_argument("--token", help="upload token (or set GPU_PORTAL_TOKEN)")
-    parser.add_argument("--nonce", help="nonce to embed (default: asked from the portal)")
-    parser.add_argument("--nccl-tests", metavar="DIR", help="nccl-tests directory to run from")
+    parser.add_argument("--portal", help=tr("portal base URL, e.g. https://portal.example"))
+    parser.add_argument("--token", help=tr("upload token (or set GPU_PORTAL_TOKEN)"))
+    parser.add_argument("--nonce", help=tr("nonce to embed (default: asked from the portal)"))
+    parser.add_argument("--nccl-tests", metavar="DIR", help=tr("nccl-tests directory to run from"))
     parser.add_argument(
         "--fio-target",
         metavar="DIR",
-        help="directory on the local NVMe disk: fio sequential and random jobs there",
+        help=tr("directory on the local NVMe disk: fio sequential and random jobs there"),
     )
     parser.add_argument(
         "--shared-fs",
         metavar="DIR",
-        help="directory on the shared file system: the same fio jobs there",
+        help=tr("directory on the shared file system: the same fio jobs there"),
     )
-    parser.add_argument("--fio-size", default="1G", help="fio file size (default 1G)")
+    parser.add_argument("--fio-size", default="1G", help=tr("fio file size (default 1G)"))
     parser.add_argument(
-        "--fio-runtime", type=int, default=30, help="seconds per fio job at most (default 30)"
+        "--fio-runtime",
+        type=int,
+        default=30,
+        help=tr("seconds per fio job at most (default 30)"),
     )
     parser.add_argument(
         "--dcgm-level",
         type=int,
         choices=DCGM_LEVELS,
         default=3,
-        help="dcgmi diag -r level (default 3, as the POC plan requires)",
+        help=tr("dcgmi diag -r level (default 3, as the POC plan requires)"),
     )
     parser.add_argument(
         "--dcgm-timeout",
         type=float,
         default=DEFAULT_DCGM_TIMEOUT_S,
-        help="seconds allowed for dcgmi diag (default %(default)g)",
+        help=tr("seconds allowed for dcgmi diag (default %(default)g)"),
     )
-    parser.add_argument("--out", help="bundle path (default evidence-HOST-TIME.tar.gz)")
-    parser.add_argument("--no-upload", action="store_true", help="only write the bundle")
-    parser.add_argument("--upload-only", metavar="BUNDLE", help="upload an existing bundle")
+    parser.add_argument("--out", help=tr("bundle path (default evidence-HOST-TIME.tar.gz)"))
+    parser.add_argument("--no-upload", action="store_true", help=tr("only write the bundle"))
+    parser.add_argument("--upload-only", metavar="BUNDLE", help=tr("upload an existing bundle"))
     parser.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT_S,
-        help="seconds allowed per command (default %(default)g)",
+        help=tr("seconds allowed per command (default %(default)g)"),
     )
-    parser.add_argument("--retries", type=int, default=5, help="upload retries (default 5)")
+    parser.add_argument("--retries", type=int, default=5, help=tr("upload retries (default 5)"))
     parser.add_argument(
         "--retry-delay",
         type=float,
         default=2.0,
-        help="first retry delay in seconds, doubled each time",
+        help=tr("first retry delay in seconds, doubled each time"),
     )
     parser.add_argument("--http-timeout", type=float, default=120.0, help=argparse.SUPPRESS)
     parser.add_argument(
         "--wait",
         type=float,
         default=120.0,
-        help="seconds to wait for the portal to read the bundle and print what it found "
-        "(default %(default)g; 0: do not wait)",
+        help=tr(
+            "seconds to wait for the portal to read the bundle and print what it found "
+            "(default %(default)g; 0: do not wait)"
+        ),
     )
     parser.add_argument(
         "--rtt",
         action="append",
         metavar="HOST[:PORT]",
-        help="round-trip time to an endpoint: ping for HOST, TCP connect for HOST:PORT "
-        "(repeat for several)",
+        help=tr(
+            "round-trip time to an endpoint: ping for HOST, TCP connect for HOST:PORT "
+            "(repeat for several)"
+        ),
     )
-    parser.add_argument("--rtt-count", type=int, default=10, help="probes per endpoint (10)")
+    parser.add_argument("--rtt-count", type=int, default=10, help=tr("probes per endpoint (10)"))
     parser.add_argument("--tcping", metavar="HOST:PORT", help=argparse.SUPPRESS)
-    group = parser.add_argument_group("multi-node mode")
-    group.add_argument("--hostfile", metavar="FILE", help="nodes to test (MPI hostfile)")
-    group.add_argument(
-        "--slurm", action="store_true", help="test the nodes of the current Slurm allocation"
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help=tr(
+            "language of the collector's messages (default: LC_ALL, LC_MESSAGES or LANG; "
+            "zh* is Chinese, else English)"
+        ),
     )
-    group.add_argument("--gpus-per-node", type=int, help="ranks per node (default: detected)")
+    group = parser.add_argument_group(tr("multi-node mode"))
+    group.add_argument("--hostfile", metavar="FILE", help=tr("nodes to test (MPI hostfile)"))
+    group.add_argument(
+        "--slurm",
+        action="store_true",
+        help=tr("test the nodes of the current Slurm allocation"),
+    )
+    group.add_argument("--gpus-per-node", type=int, help=tr("ranks per node (default: detected)"))
     group.add_argument(
         "--launcher",
         choices=("auto", "mpirun", "srun", "print"),
         default="auto",
-        help="auto: mpirun, else srun in Slurm, else print the commands to run",
+        help=tr("auto: mpirun, else srun in Slurm, else print the commands to run"),
     )
     group.add_argument(
         "--collectives",
         default="all_reduce,alltoall",
-        help="nccl-tests collectives across the nodes (default all_reduce,alltoall)",
+        help=tr("nccl-tests collectives across the nodes (default all_reduce,alltoall)"),
     )
-    group.add_argument("--nccl-max-bytes", default="8G", help="largest message size (8G)")
+    group.add_argument("--nccl-max-bytes", default="8G", help=tr("largest message size (8G)"))
     args = parser.parse_args(argv)
     if args.tcping:
         return args
+    if args.lang is not None:
+        use_language(args.lang)  # given abbreviated (--la zh): the pre-scan missed it
     args.token = args.token or os.environ.get("GPU_PORTAL_TOKEN")
     uploading = not args.no_upload or args.upload_only
     if args.no_upload and args.upload_only:
-        parser.error("--no-upload and --upload-only exclude each other")
+        parser.error(tr("--no-upload and --upload-only exclude each other"))
     if uploading and not (args.portal and args.token):
-        parser.error("--portal and --token are needed to upload (or pass --no-upload)")
+        parser.error(tr("--portal and --token are needed to upload (or pass --no-upload)"))
     if args.portal:
         parsed = urllib.parse.urlsplit(args.portal)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            parser.error(f"--portal must be an http:// or https:// URL, got {args.portal!r}")
+            parser.error(
+                tr(
+                    "--portal must be an http:// or https:// URL, got {value}",
+                    value=repr(args.portal),
+                )
+            )
         args.portal = args.portal.rstrip("/")
     if args.timeout <= 0 or args.retries < 0 or args.retry_delay < 0 or args.wait < 0:
-        parser.error("--timeout must be positive, --retries, --retry-delay and --wait not negative")
+        parser.error(
+            tr("--timeout must be positive, --retries, --retry-delay and --wait not negative")
+        )
     for option, directory in (("--fio-target", args.fio_target), ("--shared-fs", args.shared_fs)):
         if directory and not os.path.isdir(directory):
             parser.error(
-                f"{option} must be an existing directory: the collector writes a "
-                "temporary file there and deletes it (never a device or a file)"
+                tr(
+                    "{option} must be an existing directory: the collector writes a "
+                    "temporary file there and deletes it (never a device or a file)",
+                    option=option,
+                )
             )
     if args.fio_runtime < 1 or args.dcgm_timeout <= 0:
-        parser.error("--fio-runtime must be at least 1, --dcgm-timeout positive")
+        parser.error(tr("--fio-runtime must be at least 1, --dcgm-timeout positive"))
     if args.nccl_tests and find_all_reduce(args.nccl_tests) is None:
         parser.error(
-            f"no executable all_reduce_perf in {args.nccl_tests} or {args.nccl_tests}/build"
+            tr("no executable all_reduce_perf in {dir} or {dir}/build", dir=args.nccl_tests)
         )
     if args.upload_only and not os.path.isfile(args.upload_only):
-        parser.error(f"no such bundle: {args.upload_only}")
+        parser.error(tr("no such bundle: {path}", path=args.upload_only))
     if args.rtt_count < 1 or args.rtt_count > 1000:
-        parser.error("--rtt-count must be 1..1000")
+        parser.error(tr("--rtt-count must be 1..1000"))
     args.collectives = [c.strip() for c in args.collectives.split(",") if c.strip()]
     unknown = [c for c in args.collectives if c not in COLLECTIVE_BINARIES]
     if unknown:
         parser.error(
-            f"unknown collective(s) {', '.join(unknown)} (known: {', '.join(COLLECTIVE_BINARIES)})"
+            tr(
+                "unknown collective(s) {unknown} (known: {known})",
+                unknown=listed(unknown),
+                known=listed(list(COLLECTIVE_BINARIES)),
+            )
         )
     if args.gpus_per_node is not None and args.gpus_per_node < 1:
-        parser.error("--gpus-per-node must be at least 1")
+        parser.error(tr("--gpus-per-node must be at least 1"))
     args.cluster = None
     if args.hostfile and args.slurm:
-        parser.error("--hostfile and --slurm exclude each other")
+        parser.error(tr("--hostfile and --slurm exclude each other"))
     try:
         if args.hostfile:
             args.cluster = Cluster(parse_hostfile(args.hostfile), "hostfile")
@@ -1200,12 +1414,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def warn_plain_http(portal: str, log: IO[str]) -> None:
     parsed = urllib.parse.urlsplit(portal)
     if parsed.scheme == "http" and parsed.hostname not in ("localhost", "127.0.0.1", "::1"):
-        log.write(f"warning: {portal} is plain HTTP: the token travels unencrypted\n")
+        log.write(
+            tr("warning: {portal} is plain HTTP: the token travels unencrypted", portal=portal)
+            + "\n"
+        )
+
+
+# Where the nodes of a multi-node run came from, as the progress line names it.
+CLUSTER_SOURCES = {"hostfile": N_("the hostfile"), "slurm": N_("the Slurm allocation")}
 
 
 def main(argv: list[str] | None = None) -> int:
+    use_language(language_from(sys.argv[1:] if argv is None else argv, os.environ))
     args = parse_args(argv)
     if args.tcping:
+        # Its output is evidence the portal parses (like ping's): never translated.
         return tcping(args.tcping, args.rtt_count)
     log = sys.stderr
     hostname = socket.gethostname()
@@ -1218,17 +1441,25 @@ def main(argv: list[str] | None = None) -> int:
     if nonce is None and args.portal and args.token:
         nonce, why = fetch_nonce(args.portal, args.token, min(args.http_timeout, 30.0))
         if nonce is None:
-            log.write(f"warning: no nonce from the portal ({why}); continuing without one\n")
+            log.write(
+                tr("warning: no nonce from the portal ({why}); continuing without one", why=why)
+                + "\n"
+            )
     elif nonce is None:
-        log.write("note: no nonce (pass --nonce from the portal to embed one)\n")
+        log.write(tr("note: no nonce (pass --nonce from the portal to embed one)") + "\n")
 
     steps = plan_steps(args)
     started_at = utc_now()
     if args.cluster is not None:
         cluster = args.cluster
         log.write(
-            f"multi-node mode: {len(cluster.nodes)} node(s) from the {cluster.source}, "
-            f"launcher {cluster.launcher}\n"
+            tr(
+                "multi-node mode: {count} node(s) from {source}, launcher {launcher}",
+                count=len(cluster.nodes),
+                source=tr(CLUSTER_SOURCES[cluster.source]),
+                launcher=cluster.launcher,
+            )
+            + "\n"
         )
     outcomes = collect(steps, args.timeout, log)
     extra: dict[str, Any] = {}
@@ -1237,7 +1468,7 @@ def main(argv: list[str] | None = None) -> int:
         extra["launcher"] = args.cluster.launcher
         if args.cluster.launcher == "print":
             outputs = {o.entry["output"]: o.stdout for o in outcomes if o.entry["output"]}
-            print("# no mpirun or srun here: run these on the cluster, then collect again")
+            print(tr("# no mpirun or srun here: run these on the cluster, then collect again"))
             for line in commands_to_print(args, outputs):
                 print(line)
     manifest = build_manifest(outcomes, hostname, nonce, started_at, utc_now(), extra)
@@ -1245,25 +1476,205 @@ def main(argv: list[str] | None = None) -> int:
     try:
         write_bundle(path, manifest, outcomes)
     except OSError as exc:
-        print(f"error: cannot write the bundle {path}: {exc}", file=sys.stderr)
+        print(
+            tr("error: cannot write the bundle {path}: {error}", path=path, error=exc),
+            file=sys.stderr,
+        )
         return EXIT_WRITE_FAILED
     collected = sum(1 for o in outcomes if o.entry["output"])
     missing = [o.entry["name"] for o in outcomes if o.entry.get("missing")]
     log.write(
-        f"collected {collected} of {len(outcomes)} outputs into {path} "
-        f"({os.path.getsize(path)} bytes)\n"
+        tr(
+            "collected {collected} of {total} outputs into {path} ({size} bytes)",
+            collected=collected,
+            total=len(outcomes),
+            path=path,
+            size=os.path.getsize(path),
+        )
+        + "\n"
     )
     if missing:
-        log.write(f"not installed on this node: {', '.join(missing)}\n")
+        log.write(tr("not installed on this node: {names}", names=listed(missing)) + "\n")
     if args.no_upload:
         print(path)
         return EXIT_OK
     return upload(args, path, hostname, log)
 
 
+# --------------------------------------------------------------------------- Chinese texts
+
+# Every message above, by its English text (the key is what tr() and N_() are given; a test
+# checks that each has its entry here and that the placeholders and option names agree).
+# Full-width punctuation in Chinese text; tool, option and file names stay as they are.
+ZH: dict[str, str] = {
+    # command line
+    "Collect GPU node evidence and upload it to the procurement portal.":
+        "采集 GPU 节点的证据并上传到采购门户。",
+    "portal base URL, e.g. https://portal.example": "门户的基础网址，例如 https://portal.example",
+    "upload token (or set GPU_PORTAL_TOKEN)": "上传令牌（或设置环境变量 GPU_PORTAL_TOKEN）",
+    "nonce to embed (default: asked from the portal)": "写入结果包的随机数（默认：向门户索取）",
+    "nccl-tests directory to run from": "运行 nccl-tests 的目录",
+    "directory on the local NVMe disk: fio sequential and random jobs there":
+        "本地 NVMe 盘上的目录：在其中运行 fio 顺序和随机读写作业",
+    "directory on the shared file system: the same fio jobs there":
+        "共享文件系统上的目录：在其中运行同样的 fio 作业",
+    "fio file size (default 1G)": "fio 文件大小（默认 1G）",
+    "seconds per fio job at most (default 30)": "每个 fio 作业最多运行的秒数（默认 30）",
+    "dcgmi diag -r level (default 3, as the POC plan requires)":
+        "dcgmi diag -r 的级别（默认 3，即 POC 计划的要求）",
+    "seconds allowed for dcgmi diag (default %(default)g)":
+        "dcgmi diag 允许运行的秒数（默认 %(default)g）",
+    "bundle path (default evidence-HOST-TIME.tar.gz)":
+        "结果包路径（默认 evidence-HOST-TIME.tar.gz）",
+    "only write the bundle": "只写结果包，不上传",
+    "upload an existing bundle": "上传已有的结果包",
+    "seconds allowed per command (default %(default)g)":
+        "每条命令允许运行的秒数（默认 %(default)g）",
+    "upload retries (default 5)": "上传重试次数（默认 5）",
+    "first retry delay in seconds, doubled each time": "首次重试前等待的秒数，之后每次加倍",
+    "seconds to wait for the portal to read the bundle and print what it found "
+    "(default %(default)g; 0: do not wait)":
+        "等待门户读取结果包并打印读取结果的秒数（默认 %(default)g；0 表示不等待）",
+    "round-trip time to an endpoint: ping for HOST, TCP connect for HOST:PORT "
+    "(repeat for several)":
+        "测量到某个端点的往返时间：HOST 用 ping，HOST:PORT 用 TCP 连接（可重复给出多个）",
+    "probes per endpoint (10)": "每个端点的探测次数（10）",
+    "language of the collector's messages (default: LC_ALL, LC_MESSAGES or LANG; "
+    "zh* is Chinese, else English)":
+        "采集器消息的语言（默认依据 LC_ALL、LC_MESSAGES 或 LANG：zh* 为中文，其余为英文）",
+    "multi-node mode": "多节点模式",
+    "nodes to test (MPI hostfile)": "要测试的节点（MPI hostfile）",
+    "test the nodes of the current Slurm allocation": "测试当前 Slurm 分配中的节点",
+    "ranks per node (default: detected)": "每个节点的进程数（默认：自动检测）",
+    "auto: mpirun, else srun in Slurm, else print the commands to run":
+        "auto：优先 mpirun，在 Slurm 中其次 srun，都没有时打印要运行的命令",
+    "nccl-tests collectives across the nodes (default all_reduce,alltoall)":
+        "跨节点运行的 nccl-tests 集合通信（默认 all_reduce,alltoall）",
+    "largest message size (8G)": "最大消息大小（8G）",
+    # usage errors
+    "--no-upload and --upload-only exclude each other": "--no-upload 与 --upload-only 不能同时使用",
+    "--portal and --token are needed to upload (or pass --no-upload)":
+        "上传需要 --portal 和 --token（或使用 --no-upload）",
+    "--portal must be an http:// or https:// URL, got {value}":
+        "--portal 必须是 http:// 或 https:// 网址，而不是 {value}",
+    "--timeout must be positive, --retries, --retry-delay and --wait not negative":
+        "--timeout 必须为正数，--retries、--retry-delay 和 --wait 不能为负数",
+    "{option} must be an existing directory: the collector writes a temporary file there "
+    "and deletes it (never a device or a file)":
+        "{option} 必须是已存在的目录：采集器在其中写入一个临时文件，用后删除（不能是设备或文件）",
+    "--fio-runtime must be at least 1, --dcgm-timeout positive":
+        "--fio-runtime 至少为 1，--dcgm-timeout 必须为正数",
+    "no executable all_reduce_perf in {dir} or {dir}/build":
+        "{dir} 和 {dir}/build 中都没有可执行的 all_reduce_perf",
+    "no such bundle: {path}": "结果包不存在：{path}",
+    "--rtt-count must be 1..1000": "--rtt-count 必须在 1 到 1000 之间",
+    "unknown collective(s) {unknown} (known: {known})":
+        "未知的集合通信：{unknown}（可用：{known}）",
+    "--gpus-per-node must be at least 1": "--gpus-per-node 至少为 1",
+    "--hostfile and --slurm exclude each other": "--hostfile 与 --slurm 不能同时使用",
+    "{path}: not a host name: {name}": "{path}：不是主机名：{name}",
+    "{path}: no host listed": "{path}：没有列出任何主机",
+    "--slurm: not inside a Slurm allocation (SLURM_JOB_NODELIST is unset)":
+        "--slurm：当前不在 Slurm 分配中（SLURM_JOB_NODELIST 未设置）",
+    # collecting
+    "warning: {portal} is plain HTTP: the token travels unencrypted":
+        "警告：{portal} 是明文 HTTP，令牌将以未加密的方式传输",
+    "warning: no nonce from the portal ({why}); continuing without one":
+        "警告：未能从门户获取随机数（{why}）；将不带随机数继续",
+    "note: no nonce (pass --nonce from the portal to embed one)":
+        "提示：没有随机数（用 --nonce 传入门户给出的随机数即可写入结果包）",
+    "multi-node mode: {count} node(s) from {source}, launcher {launcher}":
+        "多节点模式：{count} 个节点（来源：{source}），启动器 {launcher}",
+    "the hostfile": "主机文件",
+    "the Slurm allocation": "Slurm 分配",
+    "ok {seconds}s": "成功 {seconds} 秒",
+    "missing (not installed)": "缺失（未安装）",
+    "timed out after {seconds}s": "{seconds} 秒后超时",
+    "failed (exit {code}) {seconds}s": "失败（退出码 {code}）{seconds} 秒",
+    "failed: could not start: {error}": "失败：无法启动：{error}",
+    "skipped: {reason}": "已跳过：{reason}",
+    "no mpirun or srun on this node: the command is printed at the end, run it there":
+        "此节点上没有 mpirun 或 srun：命令会在最后打印出来，请到有启动器的地方运行",
+    "GPUs per node unknown (pass --gpus-per-node)":
+        "每个节点的 GPU 数未知（请用 --gpus-per-node 指定）",
+    "nvidia-smi listed no GPU, so the GPU count for -g is unknown":
+        "nvidia-smi 没有列出 GPU，因此 -g 所需的 GPU 数未知",
+    "node {node}: {got}/{total} identity outputs ({names})":
+        "节点 {node}：身份信息输出 {got}/{total}（{names}）",
+    "none": "无",
+    "# no mpirun or srun here: run these on the cluster, then collect again":
+        "# 这里没有 mpirun 或 srun：请在集群上运行以下命令，然后重新采集",
+    "# with {launcher}:": "# 使用 {launcher}：",
+    "error: cannot write the bundle {path}: {error}": "错误：无法写入结果包 {path}：{error}",
+    "collected {collected} of {total} outputs into {path} ({size} bytes)":
+        "已将 {total} 项输出中的 {collected} 项写入 {path}（{size} 字节）",
+    "not installed on this node: {names}": "此节点未安装：{names}",
+    # the portal
+    "(no message)": "（无消息）",
+    "cannot reach the portal ({error})": "无法连接门户（{error}）",
+    "HTTP {status}: {message}": "HTTP {status}：{message}",
+    "the answer holds no nonce": "应答中没有随机数",
+    "error: cannot read the bundle {path}: {error}": "错误：无法读取结果包 {path}：{error}",
+    "uploading {name} ({size} bytes) to {url}, attempt {attempt}/{attempts} ... ":
+        "正在上传 {name}（{size} 字节）到 {url}，第 {attempt}/{attempts} 次尝试…… ",
+    "network error: {error}": "网络错误：{error}",
+    "done (HTTP {status})": "完成（HTTP {status}）",
+    "refused (HTTP {status})": "被拒绝（HTTP {status}）",
+    " (check --portal: a redirect)": "（请检查 --portal：门户要求重定向）",
+    "error: the portal refused the bundle (HTTP {status}): {message}{hint}":
+        "错误：门户拒绝了结果包（HTTP {status}）：{message}{hint}",
+    "the bundle is kept at {path}": "结果包保留在 {path}",
+    "server error (HTTP {status}): {message}": "服务器错误（HTTP {status}）：{message}",
+    "retrying in {delay}s": "{delay} 秒后重试",
+    "error: upload failed after {attempts} attempts; the bundle is kept at {path}":
+        "错误：尝试 {attempts} 次后上传仍失败；结果包保留在 {path}",
+    "retry later with: {command}": "稍后可用以下命令重试：{command}",
+    "this bundle was already imported (upload {id})": "此结果包已经导入过（上传 {id}）",
+    "bundle accepted: upload {id}, status {status}": "结果包已接收：上传 {id}，状态：{status}",
+    "status: {link}": "状态：{link}",
+    "queued": "排队中",
+    "processing": "处理中",
+    "done": "已完成",
+    "failed": "失败",
+    "unknown": "未知",
+    "could not read the import's result; see the candidate's Upload evidence page":
+        "无法读取导入结果；请查看该候选方案的“上传证据”页面",
+    "the portal is still reading the bundle ({state}); its result will be on the "
+    "candidate's Upload evidence page":
+        "门户仍在读取结果包（{state}）；结果将显示在该候选方案的“上传证据”页面",
+    "no reason given": "未给出原因",
+    "import failed: {why}": "导入失败：{why}",
+    "import done: read {kinds}": "导入完成，已读取：{kinds}",
+    "nothing": "无",
+    "  not read: {file}: {error}": "  未能读取：{file}：{error}",
+    "interrupted": "已中断",
+}  # fmt: skip
+
+# argparse's own texts, by its msgids (Python 3.8 to 3.13; "optional arguments" before 3.10).
+ARGPARSE_ZH: dict[str, str] = {
+    "usage: ": "用法：",
+    "options": "选项",
+    "optional arguments": "选项",
+    "positional arguments": "位置参数",
+    "show this help message and exit": "显示此帮助信息并退出",
+    "%(prog)s: error: %(message)s\n": "%(prog)s：错误：%(message)s\n",
+    "argument %(argument_name)s: %(message)s": "参数 %(argument_name)s：%(message)s",
+    "unrecognized arguments: %s": "无法识别的参数：%s",
+    "expected one argument": "需要一个值",
+    "invalid choice: %(value)r (choose from %(choices)s)":
+        "无效的取值：%(value)r（可选：%(choices)s）",
+    "invalid %(type)s value: %(value)r": "无效的 %(type)s 值：%(value)r",
+    "ambiguous option: %(option)s could match %(matches)s":
+        "选项不明确：%(option)s 可匹配 %(matches)s",
+    "the following arguments are required: %s": "缺少以下参数：%s",
+    "not allowed with argument %s": "不能与参数 %s 同时使用",
+    "ignored explicit argument %r": "忽略了显式给出的值 %r",
+}  # fmt: skip
+
+
 if __name__ == "__main__":
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
+        sys.stderr.write("\n" + tr("interrupted") + "\n")
         sys.exit(130)

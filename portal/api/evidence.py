@@ -63,6 +63,10 @@ class UploadOutSerializer(serializers.ModelSerializer):
     kinds_display = serializers.SerializerMethodField(
         help_text="The tools whose outputs were imported, by name (the report has the kinds)."
     )
+    unread_display = serializers.SerializerMethodField(
+        help_text="The files sent but not read, each with the reason in the request's language "
+        "(the report's `error` stays the English text): [{file, error}]."
+    )
 
     class Meta:
         model = EvidenceUpload
@@ -80,6 +84,7 @@ class UploadOutSerializer(serializers.ModelSerializer):
             "error_params",
             "error_display",
             "kinds_display",
+            "unread_display",
             "parser_version",
             "report",
             "origin",
@@ -131,6 +136,7 @@ class UploadOutSerializer(serializers.ModelSerializer):
         data["duplicate"] = self.get_duplicate(instance)
         data["error_display"] = self.get_error_display(instance)
         data["kinds_display"] = self.get_kinds_display(instance)
+        data["unread_display"] = self.get_unread_display(instance)
         return {name: data[name] for name in self.Meta.fields}
 
     def get_status_url(self, obj) -> str:
@@ -146,6 +152,14 @@ class UploadOutSerializer(serializers.ModelSerializer):
     def get_kinds_display(self, obj) -> list[str]:
         kinds = dict.fromkeys(r.get("kind") for r in obj.report or [] if r.get("ok"))
         return [kind_label(kind) for kind in kinds if kind]
+
+    def get_unread_display(self, obj) -> list[dict[str, str]]:
+        # Files not collected on the node (missing) are not unread: the collector said so.
+        return [
+            {"file": str(row.get("file") or ""), "error": evidence_messages.report_error(row)}
+            for row in obj.report or []
+            if not row.get("ok") and not row.get("missing")
+        ]
 
     def get_duplicate(self, obj) -> bool:
         return bool(self.context.get("duplicate", False))

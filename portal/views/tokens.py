@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
@@ -22,14 +23,19 @@ from ..services.tokens import upload_token_create, upload_token_revoke
 from .common import form_status, member_candidate, require_form_methods
 
 
-def collector_command(*, portal: str, script_url: str, raw_token: str) -> str:
+def collector_command(
+    *, portal: str, script_url: str, raw_token: str, chinese: bool = False
+) -> str:
     """What a node engineer pastes: the token into the environment (GPU_PORTAL_TOKEN, which
     the collector reads, keeps it out of the process list other users of the node can read),
-    then download the collector and run it."""
+    then download the collector and run it. ``chinese`` (the page is read in Chinese) adds
+    --lang zh: a GPU node's locale is usually that of its server image (C, C.UTF-8 or
+    en_US.UTF-8), not the engineer's, so the environment alone would mostly give English to
+    someone who reads the portal in Chinese; the option is in plain sight and easy to drop."""
     return (
         f"export GPU_PORTAL_TOKEN={shlex.quote(raw_token)}\n"
         f"curl -fsSLO {shlex.quote(script_url)} && "
-        f"python3 collect.py --portal {shlex.quote(portal)}"
+        f"python3 collect.py --portal {shlex.quote(portal)}" + (" --lang zh" if chinese else "")
     )
 
 
@@ -83,6 +89,7 @@ def upload_token_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpR
                 portal=request.build_absolute_uri("/").rstrip("/"),
                 script_url=request.build_absolute_uri(reverse("collector-script")),
                 raw_token=raw_token,
+                chinese=(get_language() or "").startswith("zh"),
             )
     tokens = UploadToken.objects.filter(candidate=candidate).select_related("created_by")
     plan = getattr(evaluation, "poc_plan", None) if raw_token else None

@@ -100,10 +100,14 @@ INTERPRETERS = [
 
 
 def clean_env(path: str, **extra: str) -> dict[str, str]:
-    """The environment for a collector run: no proxy, so traffic stays on 127.0.0.1."""
+    """The environment for a collector run: no proxy, so traffic stays on 127.0.0.1, and a
+    neutral locale, so that the collector speaks English unless a test asks otherwise."""
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env.update(PATH=path, NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     env.pop("GPU_PORTAL_TOKEN", None)
+    for name in ("LC_ALL", "LC_MESSAGES", "PYTHONIOENCODING"):
+        env.pop(name, None)
+    env["LANG"] = "C.UTF-8"
     env.update(extra)
     return env
 
@@ -510,7 +514,8 @@ def portal() -> Iterator[FakePortal]:
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for it (0.5 s by default, at every test's end).
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield state

@@ -275,3 +275,40 @@ def test_a_file_that_is_not_utf8_says_how_it_was_read_in_the_readers_language(
     report = client.get(reverse("candidate-upload-report", args=args)).content.decode()
     assert "not UTF-8" not in report
     assert "GB18030" in report and "UTF-8" in report
+
+
+@pytest.mark.django_db
+def test_the_collectors_status_poll_names_unread_files_in_its_language(client, upload_token):
+    """What the collector asks, with its upload token and Accept-Language: each file it sent
+    that could not be read, the reason in that language; the report keeps the English text,
+    and a file the node did not have is not listed (the collector said so while collecting)."""
+    token, raw = upload_token
+    bundle = make_bundle(
+        {"nccl.txt": sample_bytes("nccl-a100-8gpu.txt"), "notes.txt": JUNK}, nonce=token.nonce
+    )
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+    posted = client.post(API, {"file": SimpleUploadedFile("b.tar.gz", bundle)}, **auth)
+    assert posted.status_code == 202, posted.content
+    upload_id = posted.json()["id"]
+    evidence_import(upload_id=upload_id, task_id=f"t-{upload_id}")
+    EvidenceUpload.objects.filter(pk=upload_id).update(
+        report=[
+            *EvidenceUpload.objects.get(pk=upload_id).report,
+            {"file": "ibstat.txt", "ok": False, "missing": True, "error": "not collected"},
+        ]
+    )
+
+    english = client.get(f"{API}{upload_id}/", HTTP_ACCEPT_LANGUAGE="en", **auth).json()
+    chinese = client.get(f"{API}{upload_id}/", HTTP_ACCEPT_LANGUAGE="zh-Hans", **auth).json()
+
+    [row] = [r for r in english["report"] if r["file"] == "notes.txt"]
+    [unread] = english["unread_display"]
+    assert unread["file"] == "notes.txt"
+    # Tools named by label, as on the pages (the stored text names the kinds by code).
+    assert unread["error"].startswith("not the output of a supported tool (supported: ")
+    assert "nvidia-smi topo -m" in unread["error"] and "nvidia_smi_topo" in row["error"]
+    [unread] = chinese["unread_display"]
+    assert unread["file"] == "notes.txt"
+    assert "不是受支持工具的输出" in unread["error"] and row["error"] not in unread["error"]
+    assert chinese["report"] == english["report"]
+    assert chinese["kinds_display"] == ["nccl-tests"]

@@ -653,6 +653,37 @@ def test_the_token_page_names_the_collector_options_the_poc_needs(client, member
     assert set(named) <= accepted
 
 
+def test_the_chinese_token_page_gives_a_command_whose_collector_speaks_chinese(
+    client, members, candidate
+):
+    """On the page read in Chinese the command carries --lang zh: the node's locale (here C,
+    as on most server images) would otherwise make the collector speak English."""
+    import shlex
+    import subprocess
+    import sys
+
+    client.force_login(members["procurement"])
+    client.cookies["django_language"] = "zh-hans"
+    url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
+    page = client.get(client.post(url, {"expires_in_days": "7"})["Location"]).text
+    command = html.unescape(page.split('<pre id="collector-command">', 1)[1].split("</pre>")[0])
+    python_line = command.splitlines()[-1].split(" && ", 1)[1]
+    assert python_line == "python3 collect.py --portal http://testserver --lang zh"
+    assert "用 <code>--lang zh</code> 或 <code>--lang en</code> 选择" in page
+
+    # That line as the node runs it, here without the token it exports first: Chinese.
+    collector = str(settings.BASE_DIR / "collector" / "collect.py")
+    run = subprocess.run(
+        [sys.executable, collector, *shlex.split(python_line)[2:]],
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "collect.py：错误：上传需要 --portal 和 --token" in run.stderr
+
+
 def test_reloading_after_creating_a_token_creates_no_other(client, members, candidate):
     client.force_login(members["procurement"])
     url = reverse("upload-token-list", args=[candidate.evaluation_id, candidate.pk])
