@@ -9,7 +9,14 @@ from django.utils.translation import gettext_lazy as _
 
 from scoring.fingerprint import KINDS
 
-from ..models import Candidate, EvidenceUpload, HardwareIdentifier, Measurement, UploadStatus
+from ..models import (
+    Candidate,
+    EvidenceUpload,
+    HardwareIdentifier,
+    Measurement,
+    Membership,
+    UploadStatus,
+)
 
 # The kind under which an upload with the same content (sha256) is listed as reuse.
 SAME_CONTENT = "sha256"
@@ -81,12 +88,19 @@ def _same_content(candidate: Candidate) -> list[tuple[int, str]]:
 
 
 def hardware_reuse(
-    candidate: Candidate, identifiers: set[tuple[str, str]] | None = None
+    candidate: Candidate, identifiers: set[tuple[str, str]] | None = None, *, viewer
 ) -> list[dict]:
     """The same hardware or the same output under another candidate (of any evaluation and
-    vendor): one entry per other candidate, naming it, its evaluation and vendor, and what is
-    shared — hardware identifiers, nccl-tests hosts and runs, and uploads of the same bytes
-    (kind ``sha256``). ``identifiers``: the candidate's, when the caller has read them."""
+    vendor), and what is shared: hardware identifiers, nccl-tests hosts and runs, and uploads
+    of the same bytes (kind ``sha256``). ``identifiers``: the candidate's, when the caller has
+    read them.
+
+    One entry per other candidate of an evaluation ``viewer`` is a member of, naming it and
+    its evaluation (``visible`` True). Other evaluations are not the viewer's to see: their
+    candidates are told only by vendor (the catalogue every user reads), one entry per vendor
+    with no candidate, evaluation or id (``visible`` False), so that the reuse is still
+    flagged (the same node under another vendor is the fraud to catch) without telling who
+    else is evaluating what."""
     own = candidate_identifiers(candidate) if identifiers is None else identifiers
     by_candidate: dict[int, set[tuple[str, str]]] = defaultdict(set)
     for other_id, digest in _same_content(candidate):
@@ -111,19 +125,48 @@ def hardware_reuse(
         list(by_candidate)
     )
     order = {kind: n for n, kind in enumerate((SAME_CONTENT, *KINDS))}
-    return [
+
+    def shared_list(found: set[tuple[str, str]]) -> list[dict]:
+        return [
+            {"kind": kind, "label": str(KIND_LABELS.get(kind, kind)), "value": value}
+            for kind, value in sorted(found, key=lambda kv: (order.get(kv[0], 99), kv[1]))
+        ]
+
+    member_of = set(
+        Membership.objects.filter(user_id=getattr(viewer, "pk", None)).values_list(
+            "evaluation_id", flat=True
+        )
+    )
+    visible, hidden = [], defaultdict(set)
+    for other_id, found in sorted(by_candidate.items()):
+        other = others.get(other_id)
+        if other is None:
+            continue
+        if other.evaluation_id not in member_of:
+            hidden[other.offering.vendor.name] |= found
+            continue
+        visible.append(
+            {
+                "visible": True,
+                "candidate_id": other_id,
+                "candidate": str(other),
+                "evaluation_id": other.evaluation_id,
+                "evaluation": other.evaluation.name,
+                "vendor": other.offering.vendor.name,
+                "same_evaluation": other.evaluation_id == candidate.evaluation_id,
+                "identifiers": shared_list(found),
+            }
+        )
+    return visible + [
         {
-            "candidate_id": other_id,
-            "candidate": str(others[other_id]),
-            "evaluation_id": others[other_id].evaluation_id,
-            "evaluation": others[other_id].evaluation.name,
-            "vendor": others[other_id].offering.vendor.name,
-            "same_evaluation": others[other_id].evaluation_id == candidate.evaluation_id,
-            "identifiers": [
-                {"kind": kind, "label": str(KIND_LABELS.get(kind, kind)), "value": value}
-                for kind, value in sorted(found, key=lambda kv: (order.get(kv[0], 99), kv[1]))
-            ],
+            "visible": False,
+            "candidate_id": None,
+            "candidate": "",
+            "evaluation_id": None,
+            "evaluation": "",
+            "vendor": vendor,
+            "same_evaluation": False,
+            "identifiers": shared_list(found),
         }
-        for other_id, found in sorted(by_candidate.items())
-        if other_id in others
+        for vendor, found in sorted(hidden.items())
     ]

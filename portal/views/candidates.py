@@ -168,7 +168,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "offering": candidate.offering,
         "catalogue_changes": catalogue_changes(candidate),
         "fingerprint": candidate_fingerprint(candidate, identifiers),
-        "reuse": hardware_reuse(candidate, identifiers),
+        "reuse": hardware_reuse(candidate, identifiers, viewer=request.user),
         "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [
             {

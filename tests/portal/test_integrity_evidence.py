@@ -3,6 +3,7 @@
 fingerprints are read and the same hardware under another candidate is flagged on both, old
 evidence is flagged and not used, and the decision snapshot lists only the evidence used."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,7 @@ def test_the_same_hardware_under_another_candidate_is_flagged_on_both(
         ).content.decode()
         assert "The same hardware appears under another candidate" in page
         assert str(theirs.offering.vendor.name) in page and UUID.lower()[4:] in page.lower()
+        assert f"evaluation “{theirs.evaluation.name}”" in page  # the viewer is in both
     api = APIClient()
     api.force_login(members["viewer"])
     body = api.get(
@@ -189,6 +191,65 @@ def test_the_same_hardware_under_another_candidate_is_flagged_on_both(
     # Both bundles carry the same nccl-tests output: the same run as well as the same GPU and NIC.
     assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac", "nccl_run"}
     assert body["fingerprint"]["mac"] == ["04:3f:72:aa:bb:cc"]
+
+
+def test_reuse_under_an_evaluation_the_viewer_is_not_in_names_only_the_vendor(
+    candidate, upload_token, members, client, make_user
+):
+    """A security review: a member of one evaluation who uploaded another's node (or a serial
+    they wanted to ask about) read the other evaluation's name and id, its candidate and
+    vendor on the candidate page and the integrity API, and the other evaluation's members
+    read theirs. The reuse is still flagged both ways, by vendor (the catalogue every user
+    reads); who else evaluates what is told to its own members only."""
+    token, _raw = upload_token
+    _import(candidate, node_bundle(token.nonce), token=token)
+    secret = Evaluation.objects.create(
+        name="Secret tender 7", workload_profile="inference", required_total_gpus=1, duration_days=5
+    )
+    outsider = make_user("rival-buyer")
+    Membership.objects.create(evaluation=secret, user=outsider, role=Role.PROCUREMENT)
+    theirs = Candidate.objects.create(
+        evaluation=secret,
+        offering=small_offering(Vendor.objects.create(name="Borrowing Cloud")),
+        node_count=1,
+    )
+    their_token, _ = upload_token_create(candidate=theirs, created_by=outsider)
+    _import(theirs, node_bundle(their_token.nonce, hostname="their-node"), token=their_token)
+
+    pages = {}
+    for user, mine, other in (
+        (members["viewer"], candidate, theirs),
+        (outsider, theirs, candidate),
+    ):
+        client.force_login(user)
+        page = client.get(
+            reverse("candidate-detail", kwargs={"pk": mine.evaluation_id, "candidate_pk": mine.pk})
+        ).content.decode()
+        pages[user.username] = page
+        assert "The same hardware appears under another candidate" in page
+        assert "in an evaluation you are not a member of" in page
+        assert other.offering.vendor.name in page and UUID.lower()[4:] in page.lower()
+        assert other.evaluation.name not in page and str(other) not in page
+        api = APIClient()
+        api.force_login(user)
+        body = api.get(
+            reverse(
+                "api-candidate-integrity",
+                kwargs={"evaluation_pk": mine.evaluation_id, "candidate_pk": mine.pk},
+            )
+        ).json()
+        [reuse] = body["hardware_reuse"]
+        assert reuse["visible"] is False and reuse["vendor"] == other.offering.vendor.name
+        assert reuse["candidate_id"] is reuse["evaluation_id"] is None
+        assert reuse["candidate"] == reuse["evaluation"] == ""
+        assert other.evaluation.name not in json.dumps(body, ensure_ascii=False)
+        assert {i["kind"] for i in reuse["identifiers"]} == {"gpu_uuid", "mac", "nccl_run"}
+    client.force_login(outsider)
+    client.cookies["django_language"] = "zh-hans"
+    chinese = client.get(
+        reverse("candidate-detail", kwargs={"pk": secret.pk, "candidate_pk": theirs.pk})
+    ).content.decode()
+    assert "Test Vendor" in chinese and "你不是其成员的评估" in chinese
 
 
 # --- freshness --------------------------------------------------------------------------------

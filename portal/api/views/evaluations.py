@@ -322,7 +322,7 @@ class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
                 "fingerprint": {
                     f["kind"]: f["values"] for f in candidate_fingerprint(candidate, identifiers)
                 },
-                "hardware_reuse": hardware_reuse(candidate, identifiers),
+                "hardware_reuse": hardware_reuse(candidate, identifiers, viewer=request.user),
                 "used_uploads": [u.pk for u in used],
                 "uploads": [
                     {

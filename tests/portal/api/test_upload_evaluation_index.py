@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from portal.db import insert_with_history
-from portal.models import EvidenceUpload, Measurement
+from portal.models import EvidenceUpload, Measurement, Membership, Role
 from portal.services.fingerprints import hardware_reuse
 
 pytestmark = pytest.mark.django_db
@@ -123,9 +123,16 @@ def test_the_replay_check_finds_the_same_bytes_under_another_evaluation(world):
     world.other_candidate.uploads.get().measurements.create(
         candidate=world.other_candidate, kind="nccl_tests", metric="busbw", value=1.0
     )
-    found = hardware_reuse(world.candidate)
+    # A member of the other evaluation too is told which candidate it is.
+    stranger = world.users["stranger"]
+    Membership.objects.create(evaluation=world.evaluation, user=stranger, role=Role.VIEWER)
+    found = hardware_reuse(world.candidate, viewer=stranger)
     assert [entry["candidate_id"] for entry in found] == [world.other_candidate.pk]
     assert found[0]["identifiers"][0]["kind"] == "sha256"
+    # A member of this evaluation alone is told the vendor only (see test_integrity_evidence).
+    [hidden] = hardware_reuse(world.candidate, viewer=world.users["procurement"])
+    assert (hidden["visible"], hidden["candidate_id"], hidden["evaluation"]) == (False, None, "")
+    assert hidden["identifiers"][0]["kind"] == "sha256"
 
 
 def test_postgresql_refuses_a_measurement_filed_under_another_evaluation(world):
