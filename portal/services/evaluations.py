@@ -44,6 +44,7 @@ from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .results import results_changed
 from .scores import candidate_refresh, evaluation_rescore
+from .text import clean_text_fields
 from .versions import values_version
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -64,6 +65,7 @@ def evaluation_create(*, fields: Mapping[str, Any], by) -> Evaluation:
     """A new evaluation with the requirements in ``fields`` and its workload's preset weights;
     ``by`` becomes its procurement member."""
     evaluation = Evaluation(**fields, created_by=by)
+    clean_text_fields(evaluation)
     preset = preset_weights(evaluation.workload_profile, rubric_version=evaluation.rubric_version)
     for dimension in DIMENSIONS:
         setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
@@ -277,6 +279,7 @@ def evaluation_update(
     age_before = locked.max_evidence_age_days
     for name in fields:
         setattr(locked, name, getattr(evaluation, name))
+    clean_text_fields(locked, fields)
     if locked.status == EvaluationStatus.DECIDED:
         # Deciding is decision_record's, with its snapshot; never a field written here.
         raise ValidationError({"status": _("Record a decision to decide an evaluation.")})
@@ -313,6 +316,7 @@ def candidate_add(
         quoted_price_per_gpu=quoted_price_per_gpu,
         notes=notes,
     )
+    clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()
     return candidate_refresh(candidate_id=candidate.pk)
@@ -322,6 +326,7 @@ def candidate_add(
 def candidate_update(*, candidate: Candidate, by) -> Candidate:
     """Save a candidate changed by a form (node count, quote) and rescore it."""
     _not_decided(candidate.evaluation)
+    clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()
     return candidate_refresh(candidate_id=candidate.pk)
