@@ -1,12 +1,14 @@
 """Admin pages for every model; audit history via django-simple-history."""
 
+from django import forms
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from .models import (
+    WEIGHT_FIELDS,
     Answer,
     Candidate,
     ChecklistItem,
@@ -32,6 +34,7 @@ from .services.evaluations import (
     evaluation_update,
     offering_delete,
     vendor_delete,
+    weights_check,
 )
 from .services.tokens import upload_token_revoke
 
@@ -180,6 +183,24 @@ class CandidateInline(ReadOnlyInline, admin.TabularInline):
     readonly_fields = fields
 
 
+class EvaluationAdminForm(forms.ModelForm):
+    """Changed weights meet the service's rule (services.evaluations.weights_check) here too,
+    so that a refusal is shown on the form; evaluation_update refuses them again under the
+    row's lock."""
+
+    def clean(self):
+        cleaned = super().clean()
+        if set(self.changed_data) & set(WEIGHT_FIELDS):
+            weights = {name.removeprefix("weight_"): cleaned.get(name) for name in WEIGHT_FIELDS}
+            # A weight its field refused has its own error, and six zeros the model's.
+            if None not in weights.values() and any(weights.values()):
+                try:
+                    weights_check(weights)
+                except ValidationError as exc:
+                    self.add_error(None, exc.message_dict["weights"])
+        return cleaned
+
+
 @admin.register(Evaluation)
 class EvaluationAdmin(AuditedAdmin):
     """Requirements and weights may be corrected here (through the service, which rescores and
@@ -192,6 +213,7 @@ class EvaluationAdmin(AuditedAdmin):
     search_fields = ["name"]
     readonly_fields = ["status", "created_by"]
     inlines = [MembershipInline, CandidateInline]
+    form = EvaluationAdminForm
 
     def has_add_permission(self, request):
         return False  # created in the portal, with its creator as procurement member

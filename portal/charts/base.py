@@ -1,4 +1,5 @@
-"""Shared pieces of the chart builders: the house template, palettes, labels and JSON clean-up."""
+"""Shared pieces of the chart builders: the house template, palettes, labels, the escaping of
+text for Plotly and JSON clean-up."""
 
 from __future__ import annotations
 
@@ -85,6 +86,47 @@ TEMPLATE = {
 }
 
 
+class Markup(str):
+    """Text the chart code wrote with Plotly's markup on purpose (``<br>``, ``<b>``,
+    ``<extra>``): ``figure`` keeps it as it is and escapes every other string. Build it with
+    ``markup`` (which escapes what it inserts) or ``escape``, never from user text directly."""
+
+    __slots__ = ()
+
+
+def _escaped(text: str) -> str:
+    # Plotly reads a subset of HTML in every text it draws (labels, ticks, hover, legend,
+    # titles: <a href>, <span style>, <b>...), splitting tags first and then decoding the named
+    # entities amp/lt/gt (and numeric ones, but not &quot;) in the text between them, so these
+    # three are enough for a name to be shown as typed. Quotes cannot open a tag.
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def escape(text: Any) -> Markup:
+    """``text`` as Plotly should show it literally; Markup is returned unchanged."""
+    if isinstance(text, Markup):
+        return text
+    return Markup(_escaped(str(text)))
+
+
+def markup(template: str, *args: Any, **kwargs: Any) -> Markup:
+    """``template`` (the code's own markup) formatted with its text arguments escaped (see
+    ``escape``; Markup arguments are kept, numbers are formatted as the template says)."""
+
+    def safe(value: Any) -> Any:
+        return escape(value) if isinstance(value, str) else value
+
+    return Markup(
+        template.format(*map(safe, args), **{key: safe(value) for key, value in kwargs.items()})
+    )
+
+
 @contextmanager
 def language(lang: str | None) -> Iterator[None]:
     """Build a figure in ``lang`` ("en", "zh-hans"), or in the active language when None."""
@@ -98,6 +140,9 @@ def language(lang: str | None) -> Iterator[None]:
 def figure(data: list[dict[str, Any]], **layout: Any) -> FigureJson:
     """A Plotly figure from trace dicts (each with its ``type``) and layout attributes, as
     plain JSON types (lists, dicts, str, float, int, bool, None), with the house template.
+
+    Every string is escaped for Plotly (see ``plain``) except Markup: a vendor's, offering's or
+    candidate's name is shown as typed wherever a builder puts it, never read as markup.
 
     The builders write the figure JSON directly: plotly.graph_objects would validate and
     deep-copy every property on each request, which cost more than the rest of the page.
@@ -147,14 +192,20 @@ def empty_figure(message: str) -> FigureJson:
 
 
 def plain(value: Any) -> Any:
-    """``value`` with tuples, Decimals and array-likes turned into what json.dumps accepts.
+    """``value`` with tuples, Decimals and array-likes turned into what json.dumps accepts,
+    every string but Markup escaped so that Plotly shows it literally (dict keys, Plotly's
+    attribute names, are left alone).
 
     Non-finite floats become None: JSON has no NaN and plotly draws None as a gap.
     """
     kind = type(value)
     # The types the builders produce, by identity first: this walks every value of every
     # figure on each request.
-    if kind is str or kind is int or kind is bool or value is None:
+    if kind is str:
+        return _escaped(value)
+    if kind is Markup:
+        return str(value)
+    if kind is int or kind is bool or value is None:
         return value
     if kind is float:
         return value if math.isfinite(value) else None
@@ -164,7 +215,11 @@ def plain(value: Any) -> Any:
         return {key if type(key) is str else str(key): plain(item) for key, item in value.items()}
     if isinstance(value, Mapping):
         return {str(key): plain(item) for key, item in value.items()}
-    if isinstance(value, str | bool | int):
+    if isinstance(value, Markup):
+        return str(value)
+    if isinstance(value, str):
+        return _escaped(str(value))
+    if isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -202,6 +257,9 @@ def dimension_names(labels: Mapping[str, str] | Sequence[str] | None = None) -> 
 
 
 def disqualified_label(label: str) -> str:
+    """``label`` marked "(disqualified)"; Markup stays Markup (the label escaped in it)."""
+    if isinstance(label, Markup):
+        return markup(_("{label} (disqualified)"), label=label)
     return _("{label} (disqualified)").format(label=label)
 
 
@@ -251,7 +309,7 @@ def short_label(label: str, columns: int = LABEL_COLUMNS) -> str:
     return text.rstrip(" ·,;:-(") + "…"
 
 
-def wrapped(text: str, columns: int = 64) -> str:
+def wrapped(text: str, columns: int = 64) -> Markup:
     """``text`` broken with "<br>" into lines of at most ``columns`` display columns, at spaces
     where there are any (Chinese breaks between characters): plotly never wraps a title, and a
     long one ran off the edge of a printed page."""
@@ -267,16 +325,16 @@ def wrapped(text: str, columns: int = 64) -> str:
                 line += piece
     if line.strip():
         lines.append(line.rstrip())
-    return "<br>".join(lines)
+    return Markup("<br>".join(map(escape, lines)))
 
 
-def two_line_label(label: str, columns: int = 22) -> str:
+def two_line_label(label: str, columns: int = 22) -> str | Markup:
     """A label on two lines under a group of bars: vendor and offering ("Vendor · Offering"
     split at its first " · "), each shortened to ``columns``; one line without a " · "."""
     head, sep, tail = label.partition(" · ")
     if not sep:
         return short_label(label, columns)
-    return f"{short_label(head, columns)}<br>{short_label(tail, columns)}"
+    return markup("{}<br>{}", short_label(head, columns), short_label(tail, columns))
 
 
 def unique_labels(
@@ -298,7 +356,9 @@ def distinct_labels(
     shown = [shorten(label, columns) for _id, label in named]
     counts = collections.Counter(shown)
     return [
-        f"{label} #{pk}" if counts[label] > 1 else label
+        (markup("{} #{}", label, pk) if isinstance(label, Markup) else f"{label} #{pk}")
+        if counts[label] > 1
+        else label
         for (pk, _full), label in zip(named, shown, strict=True)
     ]
 

@@ -14,6 +14,7 @@ from .base import (
     GREY,
     MUTED,
     FigureJson,
+    Markup,
     Results,
     candidate_colour,
     disqualified_label,
@@ -21,6 +22,7 @@ from .base import (
     empty_figure,
     figure,
     language,
+    markup,
     note,
     number,
     results_of,
@@ -189,7 +191,9 @@ def tco_bars(
         outer, inner, bars, full = [], [], [], []
         for result, label in rows:
             for model in result.tco.models:
-                outer.append(f"{label}<br>{_disqualified()}" if result.disqualified else label)
+                outer.append(
+                    markup("{}<br>{}", label, _disqualified()) if result.disqualified else label
+                )
                 inner.append(billing.get(model.billing_model, model.billing_model))
                 bars.append((result.tco, model))
                 full.append(
@@ -221,9 +225,9 @@ def tco_bars(
                         "color": COMPONENT_COLOURS[component],
                         "opacity": [1.0 if ok else 0.3 for ok in relevant],
                     },
-                    "hovertemplate": (
-                        f"%{{customdata[1]}}<br>{name}: %{{y:,.2f}} %{{customdata[0]}}"
-                        "<extra></extra>"
+                    "hovertemplate": markup(
+                        "%{{customdata[1]}}<br>{}: %{{y:,.2f}} %{{customdata[0]}}<extra></extra>",
+                        name,
                     ),
                 }
             )
@@ -232,12 +236,12 @@ def tco_bars(
         zh = (get_language() or "").startswith("zh")
         recommended = _("recommended")
 
-        def _text(tco, model) -> str:
-            text = f"{model.total:,.0f}"
+        def _text(tco, model) -> Markup:
+            text = markup("{:,.0f}", model.total)
             if model.billing_model == tco.cheapest:
-                text = f"<b>{text}</b>"
+                text = markup("<b>{}</b>", text)
             if v2 and model.billing_model == tco.recommended:
-                text = f"{text} ✓"
+                text = markup("{} ✓", text)
             return text
 
         def _note(tco, model) -> str:
@@ -259,9 +263,9 @@ def tco_bars(
                 "cliponaxis": True,
                 "textfont": {"color": "#1d2430", "size": 11},
                 "customdata": [[model.currency, _note(tco, model)] for tco, model in bars],
-                "hovertemplate": (
-                    f"{_('Total')}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}"
-                    "<extra></extra>"
+                "hovertemplate": markup(
+                    "{}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}<extra></extra>",
+                    _("Total"),
                 ),
                 "showlegend": False,
             }
@@ -390,7 +394,7 @@ def value_for_money(
             else _("Cost per effective GPU-hour")
         )
         # Points carry a short name; the hover gives the full one.
-        hover = "%{customdata}<br>%{x:,.2f} · %{y:.1f}<extra></extra>"
+        hover = Markup("%{customdata}<br>%{x:,.2f} · %{y:.1f}<extra></extra>")
         short = distinct_labels(list(enumerate(p[0] for p in shown)))
         highest = max(number(p[1]) or 0.0 for p in shown) or 1.0
 

@@ -18,6 +18,7 @@ from .base import (
     INK,
     MUTED,
     FigureJson,
+    Markup,
     dimension_names,
     distinct_labels,
     empty_figure,
@@ -77,7 +78,7 @@ def _stability_bar(robustness: Robustness, ids: list[int], full: dict[int, str])
         "insidetextfont": {"color": ["#ffffff" if lead else INK for lead in leader]},
         "cliponaxis": False,
         "marker": {"color": [CANDIDATE_COLOURS[0] if lead else GREY for lead in leader]},
-        "hovertemplate": "%{customdata}: %{y:.1f} %<extra></extra>",
+        "hovertemplate": Markup("%{customdata}: %{y:.1f} %<extra></extra>"),
         "showlegend": False,
     }
 
@@ -215,7 +216,7 @@ def robustness_bars(
                 "text": text,
                 "texttemplate": "%{text}",
                 "customdata": hover,
-                "hovertemplate": "%{customdata}<extra></extra>",
+                "hovertemplate": Markup("%{customdata}<extra></extra>"),
                 "xgap": 2,
                 "ygap": 2,
                 "colorbar": {
@@ -238,7 +239,7 @@ def robustness_bars(
                 "mode": "text",
                 "texttemplate": "—",
                 "textfont": {"color": MUTED},
-                "hovertemplate": "%{text}<extra></extra>",
+                "hovertemplate": Markup("%{text}<extra></extra>"),
                 "xaxis": "x2",
                 "yaxis": "y2",
             },

@@ -16,6 +16,7 @@ from .base import (
     GREY,
     MUTED,
     FigureJson,
+    Markup,
     Results,
     candidate_colour,
     dimension_names,
@@ -23,6 +24,7 @@ from .base import (
     empty_figure,
     figure,
     language,
+    markup,
     note,
     results_of,
     unique_labels,
@@ -79,7 +81,7 @@ def radar(
                         "dash": "dot" if result.disqualified else "solid",
                     },
                     "marker": {"size": 6},
-                    "hovertemplate": "%{text}<br>%{theta}: %{r:.1f}<extra></extra>",
+                    "hovertemplate": Markup("%{text}<br>%{theta}: %{r:.1f}<extra></extra>"),
                 }
             )
         return figure(
@@ -141,9 +143,10 @@ def contributions_bars(
                         ],
                         "line": {"color": "#ffffff", "width": 1},
                     },
-                    "hovertemplate": (
-                        f"%{{customdata[2]}}<br>{labels[dimension]}: "
-                        "%{customdata[0]:.1f} × %{customdata[1]:.1f} % = %{x:.1f}<extra></extra>"
+                    "hovertemplate": markup(
+                        "%{{customdata[2]}}<br>{}: %{{customdata[0]:.1f}} × %{{customdata[1]:.1f}}"
+                        " % = %{{x:.1f}}<extra></extra>",
+                        labels[dimension],
                     ),
                 }
             )

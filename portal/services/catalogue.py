@@ -20,6 +20,7 @@ from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
 from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
 from .results import results_changed, results_changed_for_offerings
+from .text import clean_text_fields
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -70,6 +71,7 @@ def _new_versions(offerings: Iterable[Offering], by) -> list[OfferingVersion]:
 def vendor_save(*, vendor: Vendor, by) -> Vendor:
     """Create or change a vendor; its offerings get a new version when their facts changed."""
     require_catalogue_editor(by)
+    clean_text_fields(vendor)
     vendor.full_clean()
     _by(vendor, by).save()
     _new_versions(vendor.offerings.all(), by)
@@ -87,6 +89,7 @@ def offering_save(
     """Create or change an offering and (optionally) its list prices in one step; a new
     version is made when anything changed. Candidates keep the version they pinned."""
     require_catalogue_editor(by)
+    clean_text_fields(offering)
     offering.full_clean()
     _by(offering, by).save()
     for price in deleted_prices:

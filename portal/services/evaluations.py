@@ -44,6 +44,7 @@ from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .results import results_changed
 from .scores import candidate_refresh, evaluation_rescore
+from .text import clean_text_fields
 from .versions import values_version
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -64,6 +65,7 @@ def evaluation_create(*, fields: Mapping[str, Any], by) -> Evaluation:
     """A new evaluation with the requirements in ``fields`` and its workload's preset weights;
     ``by`` becomes its procurement member."""
     evaluation = Evaluation(**fields, created_by=by)
+    clean_text_fields(evaluation)
     preset = preset_weights(evaluation.workload_profile, rubric_version=evaluation.rubric_version)
     for dimension in DIMENSIONS:
         setattr(evaluation, f"weight_{dimension}", round(preset[dimension], 3))
@@ -175,6 +177,21 @@ def weights_sum_problem(weights: Mapping[str, Any]) -> str | None:
     ) % {"total": shown, "tolerance": format(WEIGHTS_SUM_TOLERANCE.normalize(), "f")}
 
 
+def weights_check(weights: Mapping[str, Any]) -> None:
+    """Refuse six weights in percent that cannot be stored (ValidationError under "weights",
+    in the reader's language): a negative or unknown one, none positive, or a sum other than
+    100 within WEIGHTS_SUM_TOLERANCE (weights_sum_problem). The rule of every writer of
+    weights: evaluation_weights_set (the weights page, the API, AHP) and evaluation_update
+    (the admin)."""
+    try:
+        normalise_weights(weights)
+    except WeightsError as exc:
+        raise ValidationError({"weights": str(exc)}) from exc
+    problem = weights_sum_problem(weights)
+    if problem:
+        raise ValidationError({"weights": problem})
+
+
 @transaction.atomic
 def evaluation_weights_set(
     *,
@@ -196,13 +213,7 @@ def evaluation_weights_set(
     weights saved since are not overwritten: StaleCopy. Returns the evaluation as stored."""
     locked = _locked(evaluation)
     ensure_current(stored=weights_version(locked), expected=expected_version, current=locked)
-    try:
-        normalise_weights(weights)
-    except WeightsError as exc:
-        raise ValidationError({"weights": str(exc)}) from exc
-    problem = weights_sum_problem(weights)
-    if problem:
-        raise ValidationError({"weights": problem})
+    weights_check(weights)
     locked.ahp_matrix = [list(map(float, row)) for row in ahp_matrix] if ahp_matrix else None
     for dimension in DIMENSIONS:
         value = Decimal(str(weights.get(dimension, 0))).quantize(Decimal("0.001"))
@@ -252,9 +263,13 @@ def evaluation_update(
 
     ``evaluation`` carries the new values; only ``fields`` of it (the requirements and the
     status unless told otherwise) are written, on the row as stored, so that weights or
-    settings saved meanwhile stay. With ``expected_version`` (``requirements_version`` of the
-    evaluation as the writer loaded it), requirements saved since are not overwritten:
-    StaleCopy. Returns the evaluation as stored."""
+    settings saved meanwhile stay. Weights among ``fields`` (the admin's form) are held to
+    the rule of evaluation_weights_set: the six as they would be stored must pass
+    ``weights_check`` (ValidationError under "weights", nothing written), and, being direct
+    weights, they drop the AHP matrix unless ``fields`` writes it too. With
+    ``expected_version`` (``requirements_version`` of the evaluation as the writer loaded it),
+    requirements saved since are not overwritten: StaleCopy. Returns the evaluation as
+    stored."""
     concrete = {f.name for f in Evaluation._meta.concrete_fields if not f.primary_key}
     unknown = set(fields) - concrete
     if unknown:
@@ -264,11 +279,18 @@ def evaluation_update(
     age_before = locked.max_evidence_age_days
     for name in fields:
         setattr(locked, name, getattr(evaluation, name))
+    clean_text_fields(locked, fields)
     if locked.status == EvaluationStatus.DECIDED:
         # Deciding is decision_record's, with its snapshot; never a field written here.
         raise ValidationError({"status": _("Record a decision to decide an evaluation.")})
+    written = [*dict.fromkeys(fields)]
+    if set(written) & set(WEIGHT_FIELDS):
+        weights_check(locked.weights)
+        if "ahp_matrix" not in written:
+            locked.ahp_matrix = None
+            written.append("ahp_matrix")
     locked.full_clean()
-    _with_history_user(locked, by).save(update_fields=[*dict.fromkeys(fields), "updated_at"])
+    _with_history_user(locked, by).save(update_fields=[*written, "updated_at"])
     # Another maximum evidence age changes which evidence is used: verify again.
     evaluation_rescore(evaluation=locked, verify=age_before != locked.max_evidence_age_days)
     return locked
@@ -294,6 +316,7 @@ def candidate_add(
         quoted_price_per_gpu=quoted_price_per_gpu,
         notes=notes,
     )
+    clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()
     return candidate_refresh(candidate_id=candidate.pk)
@@ -303,6 +326,7 @@ def candidate_add(
 def candidate_update(*, candidate: Candidate, by) -> Candidate:
     """Save a candidate changed by a form (node count, quote) and rescore it."""
     _not_decided(candidate.evaluation)
+    clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()
     return candidate_refresh(candidate_id=candidate.pk)

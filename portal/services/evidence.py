@@ -45,6 +45,7 @@ from ..models import (
 from . import notifications
 from .errors import ensure_not_decided
 from .files import stored_files, stored_files_delete_on_commit
+from .text import clean_text
 
 logger = logging.getLogger(__name__)
 
@@ -203,8 +204,13 @@ def _sha256(uploaded: UploadedFile) -> str:
 
 def _clean_name(name: str) -> str:
     # Only a label for people: the stored path derives from the content hash.
-    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip()
-    return "".join(ch for ch in base if ch.isprintable())[:255] or "upload"
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return clean_text(base).strip()[:255] or "upload"
+
+
+def _clean_node(name: str | None) -> str:
+    """A node name as sent with an upload or read from a bundle's manifest (see clean_text)."""
+    return clean_text(name or "").strip()[:200]
 
 
 def _existing_upload(*, candidate_id: int, sha256: str) -> EvidenceUpload | None:
@@ -271,6 +277,7 @@ def evidence_submit(
                 evidence_quota_check(
                     candidate_id=candidate.pk, token_id=token.pk if token else None, size=size
                 )
+            node_name = _clean_node(node_name)
             mismatch = sent_node_mismatch(token, node_name)
             upload = EvidenceUpload(
                 candidate=candidate,  # its evaluation is copied by the field (pre_save)
@@ -722,7 +729,8 @@ def _outcome(upload: EvidenceUpload) -> _Outcome:
     origin = _origin(upload, evidence)
     found = {"origin": origin, "measured_at": times.get(None), "fingerprint": fingerprint.as_dict()}
     results = parse_evidence_set(evidence)
-    hostname = evidence.manifest.hostname if evidence.manifest else ""
+    # Text from the node itself: shown on every page and export that lists the upload.
+    hostname = _clean_node(evidence.manifest.hostname) if evidence.manifest else ""
     del evidence  # the files themselves are not needed past parsing
     node_name = upload.node_name or hostname
     mismatch = _node_mismatch(upload, hostname)

@@ -16,6 +16,7 @@ from scoring.reference import claimed_gpu_facts
 
 from ..models import Candidate, Evaluation, EvaluationStatus, PocCandidateNodes, PocPlan
 from .errors import ensure_not_decided
+from .text import clean_text
 
 MAX_NODE_NAME = 200
 MAX_NODES = 10_000
@@ -31,7 +32,8 @@ def _clean_names(value: Any, candidate: Candidate) -> list[str]:
         raise ValidationError(
             _("Node names of %(candidate)s must be a list of names.") % {"candidate": candidate}
         )
-    names = list(dict.fromkeys(n.strip() for n in value if n.strip()))
+    names = [clean_text(n).strip() for n in value]
+    names = list(dict.fromkeys(n for n in names if n))
     if len(names) > MAX_NODES or any(len(n) > MAX_NODE_NAME for n in names):
         raise ValidationError(_("Too many node names, or a name longer than 200 characters."))
     return names

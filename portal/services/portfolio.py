@@ -39,6 +39,7 @@ from .. import adapters, portfolio_messages, selectors
 from ..models import BillingModel, Candidate, Evaluation, Measurement, Workload
 from ..models.evaluations import accepted_gpu_families
 from .errors import ensure_current, ensure_not_decided
+from .text import clean_text_fields
 from .versions import values_version
 
 # Default egress prices (CNY per GiB) while offerings do not state them per destination: public
@@ -74,6 +75,7 @@ def _not_decided(evaluation: Evaluation) -> None:
 
 
 def _save(workload: Workload, by) -> Workload:
+    clean_text_fields(workload)
     workload.full_clean()
     workload._history_user = by
     try:

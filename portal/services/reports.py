@@ -1,7 +1,9 @@
 """Report PDFs: requested by a member, rendered by a worker with headless Chromium."""
 
+import html as html_lib
 import logging
 import math
+import re
 import shutil
 import subprocess
 import tempfile
@@ -9,6 +11,7 @@ from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import urljoin, urlsplit
 
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -172,8 +175,50 @@ def _static_text(path: str) -> str:
     return Path(found).read_text(encoding="utf-8") if found else ""
 
 
+# An <a> start tag, or a whole script or style element, skipped: plotly.js carries "<a href" in
+# its strings. (</script> cannot occur inside the inlined files, see report_html.)
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<a\b[^>]*>", re.DOTALL | re.IGNORECASE)
+_HREF = re.compile(r'\shref="([^"]*)"', re.IGNORECASE)
+_IDS = re.compile(r'\sid="([^"]*)"')
+
+
+def report_links_absolute(html: str, *, page_url: str) -> str:
+    """``html`` with its links made to work from a PDF: Chromium prints a file on disk, so a
+    link relative to the portal ("/evaluations/1/candidates/1/#item-gpu") pointed at
+    file:///evaluations/... Each becomes absolute against ``page_url`` (the report's address
+    at the portal). An in-document anchor ("#ranking-title") stays as it is, a link inside
+    the PDF. A link that cannot work (an anchor to no element of the page, or not http(s)
+    once resolved: ``page_url`` not absolute) loses its href, its text staying."""
+    ids = set(_IDS.findall(html))
+
+    def href(found: re.Match) -> str:
+        target = html_lib.unescape(found.group(1))
+        if target.startswith("#"):
+            return found.group(0) if target[1:] in ids else ""
+        target = urljoin(page_url, target)
+        if urlsplit(target).scheme not in ("http", "https"):
+            return ""
+        return f' href="{html_lib.escape(target)}"'
+
+    def link(tag: re.Match) -> str:
+        if tag.group(1):  # a script or a style
+            return tag.group(0)
+        return _HREF.sub(href, tag.group(0))
+
+    return _TAGS.sub(link, html)
+
+
+def report_page_url(evaluation: Evaluation) -> str:
+    """The report's address at the portal (PORTAL_BASE_URL, as the e-mails' links use it)."""
+    from django.urls import reverse
+
+    path = reverse("evaluation-report", args=[evaluation.pk])
+    return settings.PORTAL_BASE_URL.rstrip("/") + path
+
+
 def report_html(evaluation: Evaluation) -> str:
-    """The report as one self-contained HTML page (styles and scripts inlined)."""
+    """The report as one self-contained HTML page (styles and scripts inlined), its links
+    absolute to the portal (report_links_absolute)."""
     from django.template.loader import render_to_string
 
     from ..views.decisions import report_context
@@ -185,7 +230,8 @@ def report_html(evaluation: Evaluation) -> str:
         # </script> cannot occur in these files' text; plotly.min.js is the vendored build.
         "inline_js": _static_text("plotly/plotly.min.js") + "\n" + _static_text("portal/charts.js"),
     }
-    return render_to_string("portal/report_pdf.html", context)
+    html = render_to_string("portal/report_pdf.html", context)
+    return report_links_absolute(html, page_url=report_page_url(evaluation))
 
 
 def chromium_pdf(html: str) -> bytes:

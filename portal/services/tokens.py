@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from ..models import Candidate, UploadToken, hash_token
 from .errors import ensure_not_decided
+from .text import clean_text
 
 MAX_TOKEN_LIFETIME = timedelta(days=90)
 # How stale a token's "last used" time may get (pages show it to the minute).
@@ -41,8 +42,8 @@ def upload_token_create(
     token = UploadToken.objects.create(
         evaluation=candidate.evaluation,
         candidate=candidate,
-        node_name=node_name,
-        label=label,
+        node_name=clean_text(node_name).strip(),
+        label=clean_text(label).strip(),
         token_hash=hash_token(raw),
         token_prefix=raw[:10],
         nonce=secrets.token_hex(16),

@@ -479,7 +479,7 @@ def poc_panel(evaluation, plan: PocPlan | None) -> dict | None:
 
 # Part of every fragment key: change it when a fragment's markup changes, so that a new
 # release never serves fragments rendered by the previous one.
-FRAGMENT_VERSION = "2"  # 2: the catalogue notice shows prices with their currency
+FRAGMENT_VERSION = "3"  # 3: chart texts escaped for Plotly (2: prices with their currency)
 
 
 def results_html(

@@ -119,3 +119,90 @@ def test_evaluation_admin_refuses_all_zero_weights(admin_client):
     assert "At least one weight must be positive" in response.content.decode()
     evaluation.refresh_from_db()
     assert evaluation.weight_cost > 0
+
+
+WEIGHTS = ("stability", "network", "storage", "security", "cost", "support")
+
+
+def _evaluation_post(client, evaluation, **weights):
+    """The admin's change form for ``evaluation`` as it loads, with ``weights`` changed."""
+    url = reverse("admin:portal_evaluation_change", args=[evaluation.pk])
+    form = client.get(url).context["adminform"].form
+    data = {name: form[name].value() for name in form.fields}
+    data = {name: "" if value is None else value for name, value in data.items()}
+    data.update({f"weight_{d}": str(w) for d, w in weights.items()})
+    for inline in ("memberships", "candidates"):
+        data.update({f"{inline}-TOTAL_FORMS": 0, f"{inline}-INITIAL_FORMS": 0})
+    return data
+
+
+@pytest.fixture
+def weighted_evaluation(db):
+    from portal.services.evaluations import evaluation_create
+
+    creator = get_user_model().objects.create_user("creator", password="pw-123456789")
+    return evaluation_create(
+        fields={
+            "name": "Weighted",
+            "workload_profile": "pretraining",
+            "required_total_gpus": 8,
+            "duration_days": 30,
+        },
+        by=creator,
+    )
+
+
+def test_evaluation_admin_refuses_weights_that_do_not_make_100(admin_client, weighted_evaluation):
+    """Security review: the admin saved 90 and five zeros (evaluation_update never checked the
+    sum every other writer of weights is held to)."""
+    evaluation = weighted_evaluation
+    before = evaluation.weights
+    data = _evaluation_post(admin_client, evaluation, stability=90, **{d: 0 for d in WEIGHTS[1:]})
+    response = admin_client.post(
+        reverse("admin:portal_evaluation_change", args=[evaluation.pk]), data
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors == [
+        "Weights are percentages and must sum to 100 (within ±0.05); these sum to 90."
+    ]
+    assert "must sum to 100" in response.content.decode()
+    evaluation.refresh_from_db()
+    assert evaluation.weights == before
+
+
+def test_evaluation_admin_saves_weights_that_make_100_as_direct_weights(
+    admin_client, weighted_evaluation
+):
+    evaluation = weighted_evaluation
+    Evaluation.objects.filter(pk=evaluation.pk).update(ahp_matrix=[[1] * 6] * 6)
+    weights = {"stability": 50, **{d: 10 for d in WEIGHTS[1:]}}
+    response = admin_client.post(
+        reverse("admin:portal_evaluation_change", args=[evaluation.pk]),
+        _evaluation_post(admin_client, evaluation, **weights),
+    )
+    assert response.status_code == 302
+    evaluation.refresh_from_db()
+    assert {d: int(w) for d, w in evaluation.weights.items()} == weights
+    # Direct weights: the AHP matrix they no longer come from is dropped, as on the weights page.
+    assert evaluation.ahp_matrix is None
+
+
+def test_evaluation_update_holds_written_weights_to_the_sum_rule(weighted_evaluation):
+    from django.core.exceptions import ValidationError
+
+    from portal.services.evaluations import evaluation_update
+
+    evaluation = weighted_evaluation
+    before = evaluation.weights
+    evaluation.weight_stability = 90
+    for d in WEIGHTS[1:]:
+        setattr(evaluation, f"weight_{d}", 0)
+    with pytest.raises(ValidationError) as refused:
+        evaluation_update(
+            evaluation=evaluation,
+            by=evaluation.created_by,
+            fields=[f"weight_{d}" for d in WEIGHTS],
+        )
+    assert "must sum to 100" in refused.value.message_dict["weights"][0]
+    assert Evaluation.objects.get(pk=evaluation.pk).weights == before
