@@ -2,6 +2,7 @@
 a failed run at once, a missing run once the deadline has passed (the sweep rescores)."""
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -19,6 +20,7 @@ from portal.models import (
     VerificationStatus,
 )
 from portal.selectors import evaluation_ranking
+from portal.services.catalogue import candidate_offering_adopt, offering_save
 from portal.services.evidence import evidence_import, evidence_submit
 from portal.services.poc import poc_deadlines_apply, poc_plan_save
 from portal.services.tokens import upload_token_create
@@ -50,6 +52,11 @@ def test_failed_runs_count_at_once_and_missing_runs_at_the_deadline(
     evaluation, candidate, offering, members
 ):
     call_command("loaddata", "checklist", verbosity=0)
+    # The vendor states its local NVMe (a capacity left at 0 is not stated, and its rule then
+    # has no claim whose status the deadline could settle).
+    offering.nvme_capacity_tib = Decimal("30.72")
+    offering_save(offering=offering, by=members["procurement"])
+    candidate_offering_adopt(candidate=candidate, by=members["procurement"])
     other_vendor = Vendor.objects.create(name="Other Vendor", mlps_level=3)
     other = Candidate.objects.create(
         evaluation=evaluation,
