@@ -367,6 +367,15 @@ def size_label(size_bytes: float) -> str:
     return f"{'0' if shown == '-0' else shown} {_BINARY_UNITS[unit]}"
 
 
+def size_with_bytes(size_bytes: int) -> str:
+    """A byte count for a message about a limit: "256 MiB (268,435,456 bytes)", so that a size
+    just over a limit is told apart from the limit by its exact count."""
+    return _("%(size)s (%(bytes)s bytes)") % {
+        "size": size_label(size_bytes),
+        "bytes": f"{size_bytes:,}",
+    }
+
+
 def measurement_size(metric: str, unit: str, low: float, high: float) -> str:
     """A measurement's value, or the range of its values, as a byte size in binary units
     ("16 MiB", or "1 KiB" to "8 GiB" joined by a dash); "" when the measurement is not a message

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import evidence_messages, selectors
-from ..metric_labels import kind_label
+from ..metric_labels import kind_label, size_with_bytes
 from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
@@ -170,7 +170,9 @@ def _limit() -> int:
 
 
 def _too_large_message() -> str:
-    return _("The upload is larger than the limit of %(limit)s bytes.") % {"limit": _limit()}
+    return _("The upload is larger than the limit of %(limit)s.") % {
+        "limit": size_with_bytes(_limit())
+    }
 
 
 class EvidenceUploadView(APIView):

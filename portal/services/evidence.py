@@ -32,6 +32,7 @@ from scoring.verification._util import same_host
 
 from .. import evidence_messages
 from ..db import copy_insert, copy_rows, history_record_changes, insert_with_history
+from ..metric_labels import size_with_bytes
 from ..models import (
     Candidate,
     EvidenceDeletion,
@@ -127,11 +128,15 @@ def evidence_quota_check(*, candidate_id: int, token_id: int | None, size: int) 
             raise QuotaExceeded(
                 {
                     "file": _(
-                        "The storage quota is used up: %(used)s of %(quota)s bytes are stored "
-                        "and this upload is %(size)s bytes. Ask the procurement lead to remove "
+                        "The storage quota is used up: %(used)s of %(quota)s are stored "
+                        "and this upload is %(size)s. Ask the procurement lead to remove "
                         "old evidence or raise the quota."
                     )
-                    % {"used": used, "quota": quota, "size": size}
+                    % {
+                        "used": size_with_bytes(used),
+                        "quota": size_with_bytes(quota),
+                        "size": size_with_bytes(size),
+                    }
                 }
             )
     return room
@@ -266,8 +271,8 @@ def evidence_submit(
             if size > limit:
                 raise UploadTooLarge(
                     {
-                        "file": _("The file is %(size)s bytes; the limit is %(limit)s bytes.")
-                        % {"size": size, "limit": limit}
+                        "file": _("The file is %(size)s; the limit is %(limit)s.")
+                        % {"size": size_with_bytes(size), "limit": size_with_bytes(limit)}
                     }
                 )
             existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)

@@ -92,6 +92,14 @@ def test_the_candidate_quota_refuses_a_session_upload(client, members, candidate
     )
     assert response.status_code == 507, response.content
     assert EvidenceUpload.objects.count() == 0
+    message = response.json()["detail"]
+    assert "0 B (0 bytes) of 1000 B (1,000 bytes) are stored" in message
+    assert "this upload is 1001 B (1,001 bytes)" in message
+    client.cookies["django_language"] = "zh-hans"
+    response = client.post(
+        URL, {"file": SimpleUploadedFile("big.txt", b"x" * 1001), "candidate": candidate.pk}
+    )
+    assert "本次上传为 1001 B（1,001 字节）" in response.json()["detail"]
 
 
 def _failed_upload(client, raw, data: bytes, *, failed_ago: timedelta) -> EvidenceUpload:
