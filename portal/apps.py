@@ -12,6 +12,7 @@ class PortalConfig(AppConfig):
     def ready(self) -> None:
         from django import forms
 
+        from . import checks  # noqa: F401 - registers the portal's system checks
         from .widgets import NumberTextInput
 
         # Every number the portal asks for (IntegerField, and DecimalField and FloatField,

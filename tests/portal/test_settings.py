@@ -18,6 +18,7 @@ PRODUCTION_ENV = {
     "DEBUG": "0",
     "SECRET_KEY": "prod-like-secret-9c1e7a3b5d0f2e4a6c8b1d3f5a7c9e0b2d4f6a8c1e3b5d7f",
     "ALLOWED_HOSTS": "gpu-portal.example.com",
+    "PORTAL_BASE_URL": "https://gpu-portal.example.com",
     "DATABASE_URL": "sqlite:////tmp/never-opened.sqlite3",
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
 }
@@ -40,6 +41,16 @@ def test_check_deploy_is_clean_with_production_settings():
     result = _manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
+
+
+@pytest.mark.parametrize("base_url", ["", "http://localhost:8000", "https://127.0.0.1"])
+def test_check_deploy_warns_while_links_would_point_to_the_readers_own_machine(base_url):
+    env = {**PRODUCTION_ENV, "PORTAL_BASE_URL": base_url}
+    if not base_url:
+        del env["PORTAL_BASE_URL"]  # the development default
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode != 0
+    assert "portal.W001" in result.stdout + result.stderr
 
 
 def test_production_refuses_to_start_without_a_secret_key():
