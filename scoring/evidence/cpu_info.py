@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, split_label
 
 KIND = "cpu_info"
 
@@ -43,8 +43,10 @@ _DETECT_MAX_CHARS = 65536
 
 # The colon after a label: ASCII, or the full-width colon U+FF1A of the zh_CN labels (a few of
 # them, such as "机器类型" of s390, end in the vertical two-dot leader U+FE30 instead).
-_LSCPU_RE = re.compile(r"^\s*([^\s:：︰][^:：︰]*?)\s*[:：︰]\s*(.*?)\s*$")
-_CPUINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9 _()]*?)\s*:\s*(.*?)\s*$")
+_LSCPU_COLONS = ":：︰"
+# A /proc/cpuinfo label ("model name", "cpu MHz"); its line is split by ``split_label``, never by
+# one regex with lazy groups (quadratic on a long line of blanks).
+_CPUINFO_LABEL_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9 _()]*")
 _PROCESSOR_RE = re.compile(r"^processor\s*:\s*(\d+)\s*$")
 _X86_ARCH_RE = re.compile(r"^(?:x86_64|x86-64|amd64|i[3-6]86)\b")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\s*\.\.\.\s*$", re.IGNORECASE)
@@ -100,6 +102,23 @@ _LSCPU_KEYS = {
 }
 
 
+def _lscpu_field(line: str) -> tuple[str, str] | None:
+    """An lscpu line's label and value, or None when it has no colon or no label."""
+    pair = split_label(line, _LSCPU_COLONS)
+    if pair is None or not pair[0].strip():
+        return None
+    return pair[0].strip(), pair[1]
+
+
+def _cpuinfo_field(line: str) -> tuple[str, str] | None:
+    """A /proc/cpuinfo line's label and value (``line`` stripped), or None when it is not
+    "<label> : <value>"."""
+    pair = split_label(line)
+    if pair is None or not _CPUINFO_LABEL_RE.fullmatch(label := pair[0].rstrip()):
+        return None
+    return label, pair[1]
+
+
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is lscpu or /proc/cpuinfo output (head only)."""
     try:
@@ -110,13 +129,13 @@ def detect(text: str) -> int:
             if _PROCESSOR_RE.match(raw.strip()):
                 processors += 1
                 continue
-            match = _LSCPU_RE.match(raw)
-            if not match:
+            field = _lscpu_field(raw)
+            if field is None:
                 continue
-            key = _ZH_KEYS.get(match.group(1), match.group(1))
+            key = _ZH_KEYS.get(field[0], field[0])
             if key in _LSCPU_KEYS:
                 lscpu_keys.add(key)
-            if match.group(1).lower() in _CPUINFO_KEYS:
+            if field[0].lower() in _CPUINFO_KEYS:
                 cpuinfo_keys += 1
         if len(lscpu_keys) >= 3 and ("CPU(s)" in lscpu_keys or "Architecture" in lscpu_keys):
             return 85
@@ -167,15 +186,15 @@ def _parse_lscpu(lines: list[str]) -> tuple[dict[str, str], dict[str, int], list
         if not raw.strip():
             last_key = None
             continue
-        match = _LSCPU_RE.match(raw)
-        if match:
-            key = _ZH_KEYS.get(match.group(1), match.group(1))
+        field = _lscpu_field(raw)
+        if field is not None:
+            key = _ZH_KEYS.get(field[0], field[0])
             last_key = key
             if key not in values:
-                values[key] = match.group(2)
+                values[key] = field[1]
                 where[key] = number
                 if key == "Flags":
-                    flag_pieces.append(match.group(2))
+                    flag_pieces.append(field[1])
             continue
         # An indented line without a label continues the previous, wrapped value.
         if last_key == "Flags" and raw[:1] in (" ", "\t"):
@@ -196,10 +215,10 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
             processors += 1
             first_line = first_line or number
             continue
-        match = _CPUINFO_RE.match(line)
-        if not match:
+        field = _cpuinfo_field(line)
+        if field is None:
             continue
-        key, value = match.group(1).strip().lower(), match.group(2)
+        key, value = field[0].lower(), field[1]
         if key == "model name" and model_name is None:
             model_name = value
         elif key == "vendor_id" and vendor is None:

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, split_label
 
 KIND = "dmi"
 
@@ -48,9 +48,12 @@ _HANDLE_RE = re.compile(
     r"^Handle\s+(0x[0-9A-Fa-f]+)(?:,\s*DMI type\s+(\d+),\s*(\d+)\s*bytes)?\.?\s*$"
 )
 _OLD_TYPE_RE = re.compile(r"^DMI type\s+(\d+),\s*(\d+)\s*bytes\.?\s*$")
-_KV_RE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()/_.-]*?):\s*(.*?)\s*$")
-# Author annotations pasted after a value ("920-23687 # <------").
-_ANNOTATION_RE = re.compile(r"\s+#\s*<-+.*$")
+# The key of a "Key: value" line, up to its first colon (``split_label`` cuts the line: one regex
+# with lazy groups is quadratic on a long line of blanks).
+_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9 ()/_.-]*")
+# Author annotations pasted after a value ("920-23687 # <------"). Only from the first blank of
+# a run: tried from every blank of a long run, it was quadratic.
+_ANNOTATION_RE = re.compile(r"(?<!\s)\s+#\s*<-+.*$")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\s*\.\.\.\s*$", re.IGNORECASE)
 _FAILURES = ("no smbios nor dmi entry point found", "permission denied")
 _MEMORY_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|kB)\b", re.IGNORECASE)
@@ -204,10 +207,10 @@ def _read_records(text: str) -> tuple[list[_Record], dict[str, Any], list[tuple[
                 )
                 records.append(current)
             continue
-        match = _KV_RE.match(line)
-        if not match:
+        pair = split_label(line)
+        if pair is None or not _KEY_RE.fullmatch(pair[0]):
             continue
-        key, value = match.group(1), _ANNOTATION_RE.sub("", match.group(2))
+        key, value = pair[0], _ANNOTATION_RE.sub("", pair[1])
         target = current
         if target is None:
             # Bare "Product Name: X" lines from `dmidecode | grep Product`.

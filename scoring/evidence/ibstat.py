@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
+from .base import EvidenceParseError, Fact, ParseResult, split_label, strip_annotation
 
 KIND = "ibstat"
 
@@ -46,7 +46,9 @@ _DETECT_MAX_CHARS = 65536
 _CA_RE = re.compile(r"^CA '([^']+)'\s*$")
 _PORT_RE = re.compile(r"^Port (\d+):\s*$")
 _IBSTATUS_RE = re.compile(r"^Infiniband device '([^']+)' port (\d+) status:\s*$", re.IGNORECASE)
-_KV_RE = re.compile(r"^([A-Za-z][A-Za-z _]*?)\s*:\s*(.*?)\s*$")
+# The key of a "Key: value" line, before its first colon (``split_label`` cuts the line: one
+# regex with lazy groups is quadratic on a long line of blanks).
+_KEY_RE = re.compile(r"[A-Za-z][A-Za-z _]*")
 _IBSTATUS_RATE_RE = re.compile(
     r"^(\d+(?:\.\d+)?)\s*Gb/sec(?:\s*\((\d+X)?\s*([A-Za-z0-9]+)?\))?", re.IGNORECASE
 )
@@ -59,6 +61,9 @@ _WIDTH_RE = re.compile(r"^(\d{1,2})X\b", re.IGNORECASE)
 _SPEED_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*Gbps\b", re.IGNORECASE)
 _MELLANOX_VENDOR_IDS = {"0x02c9", "0x2c9", "0x15b3"}
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>|^\.\.\.$", re.IGNORECASE)
+# The number after ibv_devinfo's transport name ("InfiniBand (0)"), from the first blank of a
+# run only (from every blank of a long run, it was quadratic).
+_TRANSPORT_NUMBER_RE = re.compile(r"(?<!\s)\s*\(\d+\)$")
 # A value the person who pasted the output blanked out ("CA type: ...", "Node GUID: …"): no
 # value at all, not a CA type or firmware version named "...".
 _ELIDED_VALUE_RE = re.compile(r"^(?:\.{2,}|\u2026+|<(?:redacted|hidden|removed|masked)>)$", re.I)
@@ -306,11 +311,11 @@ def parse(text: str) -> ParseResult:
                 current_port = _Port(ca=current_ca.name, port=port_no, line=number)
                 current_ca.ports.append(current_port)
             continue
-        match = _KV_RE.match(line)
-        if not match:
+        pair = split_label(line)
+        if pair is None or not _KEY_RE.fullmatch(label := pair[0].rstrip()):
             continue
-        key = match.group(1).strip().lower().replace("_", " ")
-        value = match.group(2)
+        key = label.lower().replace("_", " ")
+        value = pair[1]
         if _ELIDED_VALUE_RE.match(value):
             continue
         if key in _PORT_KEYS:
@@ -376,7 +381,7 @@ def parse(text: str) -> ParseResult:
         }
         if fmt == "ibv_devinfo":
             transport = info.get("transport", "").strip()
-            entry["transport"] = re.sub(r"\s*\(\d+\)$", "", transport) or None
+            entry["transport"] = _TRANSPORT_NUMBER_RE.sub("", transport) or None
         if fmt == "ibstatus":
             entry["link_width"] = width
             entry["speed"] = speed

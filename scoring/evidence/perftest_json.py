@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass, field
 
 _OPEN_RE = re.compile(r'^"?(?P<name>[A-Za-z_][\w.]*)"?\s*:\s*\{\s*$')
-_MEMBER_RE = re.compile(r'^"?(?P<key>[A-Za-z_][\w.%]*)"?\s*:\s*(?P<value>[^{}]*?)\s*,?\s*$')
+# A member's key and colon; its value is the rest of the line but a trailing comma (see
+# ``_member``: a lazy value group before "\s*,?\s*$" was quadratic on a long run of blanks).
+_MEMBER_KEY_RE = re.compile(r'^"?(?P<key>[A-Za-z_][\w.%]*)"?\s*:\s*')
 _TEST_RE = re.compile(r"^(?P<verb>.+?)_(?P<bidir>Bidirectional_)?(?P<kind>BW|Latency)_Test$")
 _SECTIONS = ("test_info", "results")
 # The latency members in the order of the text report's columns (after #bytes, #iterations).
@@ -56,9 +58,9 @@ def looks_like_report(lines: list[str]) -> bool:
         if found and found.group("name") == "test_info":
             opened = True
         elif opened:
-            member = _MEMBER_RE.match(line)
-            if member and member.group("key") == "test":
-                return _TEST_RE.match(_unquoted(member.group("value"))) is not None
+            member = _member(line)
+            if member and member[0] == "test":
+                return _TEST_RE.match(_unquoted(member[1])) is not None
     return False
 
 
@@ -84,14 +86,29 @@ def read_report(lines: list[str]) -> JsonReport | None:
                 report = None  # a closing brace of something else: look further
             section = None
             continue
-        member = _MEMBER_RE.match(line)
+        member = _member(line)
         if member and section in _SECTIONS:
-            key = member.group("key")
-            report.sections[section].setdefault(key, _unquoted(member.group("value")))
+            key = member[0]
+            report.sections[section].setdefault(key, _unquoted(member[1]))
             report.member_lines.setdefault(f"{section}.{key}", number)
     if report is not None and "results" in report.sections:
         return report  # cut after its results: what was read stands
     return None
+
+
+def _member(line: str) -> tuple[str, str] | None:
+    """The key and value of a ``<key>: <value>,`` line (stripped), or None: the value is what
+    follows the colon, without the blanks and the one comma that end it, and holds no brace."""
+    head = _MEMBER_KEY_RE.match(line)
+    if head is None:
+        return None
+    value = line[head.end() :]
+    if "{" in value or "}" in value:
+        return None
+    value = value.rstrip()
+    if value.endswith(","):
+        value = value[:-1].rstrip()
+    return head.group("key"), value
 
 
 def _unquoted(value: str) -> str:

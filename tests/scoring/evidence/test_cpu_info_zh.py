@@ -145,8 +145,8 @@ def test_the_translated_virtualization_type_is_reported_in_english(printed, engl
 def test_labels_with_the_vertical_colon_are_labels():
     # util-linux's zh_CN ends a few s390 labels ("机器类型") with U+FE30: such a line is a field
     # of its own, not the continuation of the wrapped flag list above it.
-    match = cpu_info._LSCPU_RE.match("机器类型︰                           2964")
-    assert match is not None and match.groups() == ("机器类型", "2964")
+    field = cpu_info._lscpu_field("机器类型︰                           2964")
+    assert field == ("机器类型", "2964")
 
 
 @pytest.mark.parametrize(
