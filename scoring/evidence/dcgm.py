@@ -55,7 +55,11 @@ _STATUS_RE = re.compile(
     r"^(Pass|Fail|Warn|Skip)(?:\s*-\s*(All|GPUs?\s*:[\d,\s]*))?$", re.IGNORECASE
 )
 _GPU_STATUS_RE = re.compile(r"^GPU\s*(\d{1,6})\s*:\s*(Pass|Fail|Warn|Skip)\b", re.IGNORECASE)
-_LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?(?:-r|--run)\s*=?\s*(\w+)")
+# The run level of a "dcgmi diag -r 3" command line, matched from the line's first "dcgmi diag"
+# (``_level_word``): searched, ".*?" ran on from every one of them (quadratic), and "\s*=?\s*"
+# split a long run of blanks after "-r" in every way.
+_COMMAND_RE = re.compile(r"dcgmi\s+diag\b")
+_LEVEL_RE = re.compile(r"dcgmi\s+diag\b.*?(?:-r|--run)\s*(?:=\s*)?(\w+)")
 _LEVEL_NAMES = {"short": 1, "medium": 2, "long": 3, "xlong": 4}
 _MESSAGE_ROWS = {"error": "errors", "warning": "warnings", "info": "info"}
 # Metadata rows ("DCGM Version", "Driver Version Detected", "GPU Device IDs Detected", "EUD Test
@@ -67,8 +71,9 @@ _DEPLOYMENT = {"deployment", "software"}
 _DCGMI_ERROR_RE = re.compile(r"^\s*Error:\s*(.+)$")
 # What dcgmi prints instead of a table when it refuses to test a GPU ("GPU 0's MIG
 # configuration is incompatible with the diagnostic because it prevents access to the entire
-# GPU."): no test ran, which is no pass.
-_REFUSAL_RE = re.compile(r"^\s*(GPU \d+'s \S.{0,120}? incompatible with the diagnostic\b.*?)\s*$")
+# GPU."): no test ran, which is no pass. Its group runs to the line end, blanks included (the
+# reader strips them: a lazy group before "\s*$" was quadratic on a long run of blanks).
+_REFUSAL_RE = re.compile(r"^\s*(GPU \d+'s \S.{0,120}? incompatible with the diagnostic\b.*)")
 # Where the tool's own lines start: a table border or row, or dcgmi's first line. The text before
 # it on most lines is a relay's or a pasting's line prefix (``kubectl logs --prefix``, "# ").
 _TABLE_START_RE = re.compile(r"[|+][-=| ]|Successfully ran diagnostic")
@@ -76,6 +81,13 @@ _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", r
 _WRAP_WIDTH = 45  # DCGM's DATA_INFO_TAG_LEN: the result column text is cut every 45 characters
 _SCAN_BYTES = 65536
 _RANK = {"fail": 3, "warn": 2, "pass": 1, "skip": 0}
+
+
+def _level_word(line: str) -> re.Match[str] | None:
+    """``_LEVEL_RE`` searched in ``line``, from its first "dcgmi diag": a match from a later one
+    is one from the first, with the same group (the first "-r" after it)."""
+    command = _COMMAND_RE.search(line)
+    return None if command is None else _LEVEL_RE.match(line, command.start())
 
 
 def detect(text: str) -> int:
@@ -387,8 +399,8 @@ def parse(text: str) -> ParseResult:
         if _EXCERPT_RE.match(raw):
             warnings.append(f"line {line_no}: the output was cut by its author ({raw.strip()})")
             continue
-        match = _LEVEL_RE.search(raw)
-        if match and level is None:
+        match = _level_word(raw) if level is None else None
+        if match:
             word = match.group(1).lower()
             level = int(word) if re.fullmatch(r"[1-9]", word) else _LEVEL_NAMES.get(word)
         if _BORDER_RE.match(raw):

@@ -93,8 +93,10 @@ _OLD_GROUP_DIR_RE = re.compile(
     r"^\s*(?P<dir>READ|WRITE|TRIM):\s*io=[^,]*,\s*aggrb=(?P<bw>\d+(?:\.\d+)?)(?P<u>[KMGTP]?B/s)"
 )
 _HEADER_RE = re.compile(r"^(?P<name>\S.*?): \(g=(?P<gid>\d+)\): rw=(?P<rw>[a-z]+)(?P<rest>.*)$")
+# The read block size range ends before an "=": "\S*?" ran on over every "bs=(R)" of a long word
+# from each of them (quadratic).
 _HEADER_BS_RE = re.compile(
-    r"bs=\(R\)\s*(?P<r>\d+(?:\.\d+)?[KMGkmg]?i?B)-\S*?,\s*\(W\)\s*(?P<w>\d+(?:\.\d+)?[KMGkmg]?i?B)"
+    r"bs=\(R\)\s*(?P<r>\d+(?:\.\d+)?[KMGkmg]?i?B)-[^\s=]*?,\s*\(W\)\s*(?P<w>\d+(?:\.\d+)?[KMGkmg]?i?B)"
     r"|bs=(?P<old>\d+(?:\.\d+)?[KMGkmg]?)(?:-|,|\s|/|$)"
 )
 _HEADER_IODEPTH_RE = re.compile(r"\biodepth=(\d{1,6})\b")
@@ -108,9 +110,11 @@ _LAYOUT_RE = re.compile(
 )
 # An echoed command line ("$ fio --name=x --rw=read --direct=1 ..."): the text report does not
 # print the options, the command line does. The shell prompt may name the user, host and
-# directory ("root@truenas[/mnt/data]# fio ...", busybox's "/ # fio ..." in a pod).
+# directory ("root@truenas[/mnt/data]# fio ...", busybox's "/ # fio ..." in a pod). Each run of
+# blanks is taken whole ("(?!\s)"): the prompt's and the arguments' ".*" could take any part of
+# it, and every split of a long run was tried (quadratic after "fio").
 _COMMAND_RE = re.compile(
-    r"^\s*(?:[^#$\n]{0,80}?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>.*--\S.*)$"
+    r"^\s*(?!\s)(?:[^#$\n]{0,80}?[$#]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>(?!\s).*--\S.*)$"
 )
 # "--size=22m", or "--directory /data": fio's long options take their value either way.
 _COMMAND_OPTION_RE = re.compile(

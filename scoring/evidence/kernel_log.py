@@ -48,8 +48,10 @@ _DRIVER_RE = re.compile(
     r"\bNVRM:|\[nvidia-drm\]|(?<![\w-])nvidia(?:[-_][a-z]+\d*)?"
     r"(?: [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])?: "
 )
+# The switch's name, its colon and the blanks after it are one optional piece: a leading
+# ":?\s*" of their own would be tried from every blank of a long run (quadratic).
 _SXID_RE = re.compile(
-    r"(nvidia-nvswitch\d*|nvswitch\d*)?:?\s*SXid \((?:PCI:)?([0-9A-Fa-f:.]{4,20})\):"
+    r"(?:((?:nvidia-)?nvswitch\d*):?\s*)?SXid \((?:PCI:)?([0-9A-Fa-f:.]{4,20})\):"
     r"\s*(\d{1,6})\b,?\s*(.*)"
 )
 _PREFIXES = (

@@ -78,10 +78,12 @@ KIND = "lspci"
 _DETECT_MAX_LINES = 200
 _DETECT_MAX_CHARS = 65536
 
-# Slot, optionally with PCI domain ("0000:"), then the class name (with "[0302]" under -nn).
+# Slot, optionally with PCI domain ("0000:"), then the class name (with "[0302]" under -nn). The
+# "[0302]" is tried from the first blank of a run only: from every blank of a long run of them
+# in a class name, it was quadratic.
 _DEVICE_RE = re.compile(
     r"^(?P<slot>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
-    r"(?P<cls>[A-Za-z0-9][A-Za-z0-9 /&().,'+-]*?)(?:\s+\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+"
+    r"(?P<cls>[A-Za-z0-9][A-Za-z0-9 /&().,'+-]*?)(?:(?<!\s)\s+\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+"
     r"(?P<rest>.*\S)\s*$"
 )
 _VMM_SLOT_RE = re.compile(r"^Slot:\s+(\S+)\s*$")
@@ -93,12 +95,13 @@ _BRIDGE_BUS_RE = re.compile(
 # lspci -vv: "LnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM ..." / "LnkSta:\tSpeed 2.5GT/s
 # (downgraded), Width x8 (downgraded)". LnkCap2/LnkSta2 carry no width.
 _LINK_WIDTH_RE = re.compile(r"^Lnk(Cap|Sta):.*?\bWidth x(\d{1,2})\b")
-_VMM_ID_RE = re.compile(r"\s*\[([0-9a-fA-F]{4})\]\s*$")
+# These two are searched from the first blank of a run only: tried from every blank of a long
+# run, they were quadratic.
+_VMM_ID_RE = re.compile(r"(?<!\s)\s*\[([0-9a-fA-F]{4})\]\s*$")
 _PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
-_REV_RE = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
+_REV_RE = re.compile(r"(?<!\s)\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
 _REV_FF_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 _NO_NAMES_RE = re.compile(r"\bDevice ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b")
-_BRACKET_RE = re.compile(r"\[([^\]]+)\]")
 _PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
 # "[...]", "<snip>", a line of "..." alone or with the author's note ("... (8 total GH100
 # devices) ...").
@@ -128,7 +131,9 @@ _TREE_LINE_RE = re.compile(
     r"\[(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2})?\]-+[+\\]?-?[0-9a-fA-F]{2}\.[0-7]"
     r"|^[\s|`]*[+\\]-[0-9a-fA-F]{2}\.[0-7]\b"
 )
-_TREE_NAME_RE = re.compile(r"[0-9a-fA-F]{2}\.[0-7]\s{1,3}(?P<name>\S.*?)\s*$")
+# The name after a device of a -tv line, up to the line end (``_tree_name`` strips its blanks: a
+# lazy name before "\s*$" was quadratic on a long run of blanks in it).
+_TREE_NAME_RE = re.compile(r"[0-9a-fA-F]{2}\.[0-7]\s{1,3}(?P<name>\S.*)")
 _TREE_NON_GPU_RE = re.compile(r"audio|usb|ucsi|nvswitch|bridge|serial bus", re.IGNORECASE)
 
 # (vendor id or None, case-insensitive text, signal) - checked in order, first match wins.
@@ -240,8 +245,25 @@ def _split_ids(text: str) -> tuple[str, str | None, str | None]:
 
 def _gpu_model(description: str) -> str:
     text = re.sub(r"^NVIDIA Corporation\s+", "", description)
-    brackets = _BRACKET_RE.findall(text)
+    brackets = _brackets(text)
     return brackets[-1].strip() if brackets else text.strip()
+
+
+def _brackets(text: str) -> list[str]:
+    r"""What ``\[([^\]]+)\]`` finds with findall in ``text``, in linear time: that regex went
+    to the end of the text from every "[" when no "]" follows (quadratic)."""
+    found: list[str] = []
+    start = 0
+    while (opening := text.find("[", start)) >= 0:
+        closing = text.find("]", opening + 1)
+        if closing < 0:
+            break
+        if closing > opening + 1:
+            found.append(text[opening + 1 : closing])
+            start = closing + 1
+        else:
+            start = opening + 1
+    return found
 
 
 def _is_nvidia(dev: _Device) -> bool:
@@ -296,7 +318,7 @@ def _read_tree(text: str) -> list[_Device]:
                 found.append((where[0], where[1], match.group("dev").lower()))
         name = _TREE_NAME_RE.search(raw)
         for index, (dom, bus, dev) in enumerate(found):
-            description = name.group("name") if name and index == len(found) - 1 else ""
+            description = name.group("name").rstrip() if name and index == len(found) - 1 else ""
             _, vendor, device = _split_ids(description)
             devices.append(
                 _Device(f"{dom}:{bus}:{dev}", _tree_class(description), description,

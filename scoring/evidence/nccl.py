@@ -109,10 +109,14 @@ _PARAMS_RE = re.compile(
     r"\b(?:nThread\s+(\d{1,9})\s+nGpus|nGpus\(perProc\)(?=\s+\d{1,9}\s+minBytes\b))"
     r"\s+(\d{1,9})"
 )
-_DEVICE_RE = re.compile(
+# A device-list entry up to its PCI bus. The bracket holds no other bracket: "Rank 0 on h device
+# 0 [" repeated with no "]" would otherwise be scanned to the end from each "Rank" (quadratic).
+_DEVICE_ENTRY = (
     r"\bRank\s+(\d{1,9})\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?on\s+(\S+)\s+device\s+(\d+)\s+"
-    r"\[([^\]]*)\]\s*(.*)$"
+    r"\[([^\][]*)\]"
 )
+_DEVICE_ENTRY_RE = re.compile(_DEVICE_ENTRY)
+_DEVICE_RE = re.compile(_DEVICE_ENTRY + r"\s*(.*)$")
 # The PCI bus of a device-list entry: "0x18" (bus only) or "0002:00:01" (domain:bus:device).
 _DEVICE_BUS_RE = re.compile(
     r"^\s*(?:0x([0-9A-Fa-f]{1,2})|[0-9A-Fa-f]{4,8}:([0-9A-Fa-f]{2}):[0-9A-Fa-f]{2}(?:\.[0-7])?)\s*$"
@@ -141,7 +145,12 @@ _LAUNCHER_TAG = (
 _HYDRA_TAG = r"\[\d{1,6}\](?= |$)"
 _RANK_TAG = rf"(?:\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: |{_HYDRA_TAG})"
 # A log pasted indented (a list item, a YAML block) keeps the blanks before the tag.
-_MPI_TAG_RE = re.compile(rf"^(?:[ \t]*{_LAUNCHER_TAG}{_RANK_TAG}?|[ \t]*{_RANK_TAG})")
+# Without a launcher tag, srun's "0: " takes any blanks before it in its own "\s*": a "[ \t]*"
+# before that "\s*" split a long run of blanks in every way (quadratic).
+_MPI_TAG_RE = re.compile(
+    rf"^(?:[ \t]*{_LAUNCHER_TAG}{_RANK_TAG}?"
+    rf"|[ \t]*\[\d+,\d+\]<std(?:out|err)>:|\s*\d+: |[ \t]*{_HYDRA_TAG})"
+)
 _HYDRA_HEAD = r"(?:[ \t]*\[\d{1,6}\](?= ))?"
 # One result row: "<size> <count> <type> <redop> <root> <time> ...", with nccl-tests' type and
 # reduction names (the redop is blank in old alltoall tables); a Hydra tag may follow the root,
@@ -187,13 +196,26 @@ def detect(text: str) -> int:
         score += 20
     if "Out of bounds values" in head:
         score += 15
-    if _DEVICE_RE.search(head):
+    if _device_ends(head):
         score += 15
     if _COLLECTIVE_RE.search(head):
         score += 10
     if "failure" in head and _TESTS_FAILURE_RE.search(head):
         score += 55
     return min(score, 100)
+
+
+def _device_ends(head: str) -> bool:
+    """Whether a device-list entry ends ``head``: what ``_DEVICE_RE.search(head)`` says (its
+    ``$`` is the end of the head, so only an entry on the last line, or the line before it when
+    the last is what follows it, counts), in time linear in the head's length. That search runs
+    ``(.*)$`` to the end of the line from every entry, quadratic on a line of many entries."""
+    body = head[:-1] if head.endswith("\n") else head
+    newline = body.rfind("\n")
+    # Where ``\s*(.*)$`` can still match from: after the last line break but the final one and
+    # the blanks before it.
+    tail = 0 if newline < 0 else len(head[: newline + 1].rstrip())
+    return any(entry.end() >= tail for entry in _DEVICE_ENTRY_RE.finditer(head))
 
 
 @dataclass
@@ -703,7 +725,12 @@ def _net_plugins(text: str) -> list[str]:
         # A substring test is ~30x cheaper than a case-insensitive regex scan of a big log.
         if not any(word in lowered for word in _NET_GATES[label]):
             continue
+        line_end = -1  # a line is looked at once, not once per match in it (quadratic)
         for match in pattern.finditer(text):
+            if match.start() < line_end:
+                continue
+            end = text.find("\n", match.start())
+            line_end = len(text) if end < 0 else end
             if _NCCL_LOG_LINE_RE.match(_line_at(text, match.start())):
                 found.append(label)
                 break
@@ -886,7 +913,9 @@ class _Scanner:
         if "failure" in line and _FAILURE_RE.search(line):
             self.failures.append((line_no, line.strip()))
             return True
-        if "NCCL WARN" in line and not self.warn_errors and _WARN_ERROR_RE.search(line):
+        warn = line.find("NCCL WARN ") if not self.warn_errors else -1
+        # From the first "NCCL WARN " only: a search tries ".*" from every one of them.
+        if warn >= 0 and _WARN_ERROR_RE.match(line, warn):
             self.warn_errors.append((line_no, line.strip()))
         if "out-of-place" in line or "in-place" in line:
             self.labels = _group_labels(line)

@@ -44,12 +44,19 @@ KIND = "nvbandwidth"
 _RUNNING_RE = re.compile(r"^Running\s+([A-Za-z0-9_]+)\.?\s*$")
 _SUM_RE = re.compile(r"^SUM\s+([A-Za-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
 # A bandwidth matrix title ends "(GB/s)"; a latency test's ("memory latency SM CPU(row) <->
-# GPU(column) (ns)") ends "(ns)".
-_TITLE_RE = re.compile(r"(?:bandwidth\s*\(GB/s\)|latency.*\(ns\))\s*$", re.IGNORECASE)
-_DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$")
+# GPU(column) (ns)") ends "(ns)". The latency one is matched from the line's first "latency"
+# (``_is_title``): searched, ".*" ran to the line end from every one of them (quadratic).
+_BANDWIDTH_TITLE_RE = re.compile(r"bandwidth\s*\(GB/s\)\s*$", re.IGNORECASE)
+_LATENCY_WORD_RE = re.compile("latency", re.IGNORECASE)
+_LATENCY_TITLE_RE = re.compile(r"latency.*\(ns\)\s*$", re.IGNORECASE)
+# A device's name is empty or ends in a non-blank: a name that could end in blanks before the
+# "\s*" that follows it, and the two "\s*" around the optional bus, split a long run of blanks
+# in every way (cubic).
+_DEVICE_RE = re.compile(r"^Device\s+(\d+):\s*((?:.*?\S)??)\s*(?:\(([0-9A-Fa-f:.]+)\)\s*)?$")
 # A multinode build (MPI): "Process 4 (worker-1): device 0: HGX GB200 (00000008:01:00)".
 _PROCESS_RE = re.compile(
-    r"^Process\s+(\d+)\s+\((.*?)\):\s*device\s+(\d+):\s*(.*?)\s*(?:\(([0-9A-Fa-f:.]+)\))?\s*$"
+    r"^Process\s+(\d+)\s+\((.*?)\):\s*device\s+(\d+):\s*((?:.*?\S)??)\s*"
+    r"(?:\(([0-9A-Fa-f:.]+)\)\s*)?$"
 )
 _VERSION_RES = {
     "nvbandwidth_version": re.compile(r"^nvbandwidth Version:\s*(\S+)"),
@@ -80,15 +87,25 @@ _D2D = (
 )
 
 
+def _is_title(line: str) -> bool:
+    """Whether ``line`` titles a matrix: "... bandwidth (GB/s)" or "... latency ... (ns)"."""
+    if _BANDWIDTH_TITLE_RE.search(line):
+        return True
+    first = _LATENCY_WORD_RE.search(line)
+    return first is not None and _LATENCY_TITLE_RE.match(line, first.start()) is not None
+
+
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is nvbandwidth output."""
     try:
         head = text[:65536]
         if "nvbandwidth Version" in head:
             return 95
-        if re.search(r"(?m)^\s*SUM [a-z_]+_(?:ce|sm|copy)\b", head):
+        # The blanks before a word are those of its own line: "\s*" after "^" ran over all the
+        # blank lines below each line start (quadratic in a file of empty lines).
+        if re.search(r"(?m)^[^\S\n]*SUM [a-z_]+_(?:ce|sm|copy)\b", head):
             return 90
-        if re.search(r"(?m)^[\s>]*Running [a-z_]+_(?:ce|sm)\.", head) and "(GB/s)" in head:
+        if re.search(r"(?m)^(?:[^\S\n]|>)*Running [a-z_]+_(?:ce|sm)\.", head) and "(GB/s)" in head:
             return 85
         return 0
     except Exception:  # detect() must never raise, whatever the input
@@ -191,7 +208,7 @@ def parse(text: str) -> ParseResult:
             case["sum"] = float(match.group(2))
             current = None
             continue
-        if _TITLE_RE.search(line):
+        if _is_title(line):
             if current is None or current["title"] is not None:
                 _name_unnamed(cases, order)
                 current = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}

@@ -50,8 +50,11 @@ _HEADER_RE = re.compile(
     r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD)\s+Version:\s*(\S+)"
     r"(?:\s+CUDA(?:\s+UMD)?\s+Version:\s*(\S+))?"
 )
-_GPU_CELL_RE = re.compile(r"^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$")
-_GPU_CELL_NO_MODE_RE = re.compile(r"^\s*(\d+)\s+(\S.*?)\s*$")
+# A GPU row's first cell: "  0  NVIDIA H100 80GB HBM3   On", the index, the name and the
+# persistence mode (none in some tables). Read by ``_gpu_cell``: a lazy name between "\s+" was
+# quadratic on a long run of blanks.
+_GPU_INDEX_RE = re.compile(r"\s*(\d+)(?=\s)")
+_PERSISTENCE_MODES = ("On", "Off", "WDDM", "TCC", "N/A")
 _BUS_RE = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*(\S+)?")
 _MEMORY_RE = re.compile(r"(?<![0-9])([0-9]{1,12})\s*MiB\s*/\s*([0-9]{1,12})\s*MiB")
 _POWER_RE = re.compile(
@@ -250,13 +253,35 @@ def _partial(gpus: list[_Gpu], excerpt: bool, has_mig_row: bool) -> str | None:
     return None
 
 
+def _gpu_cell(cell: str) -> tuple[str, str, str | None] | None:
+    r"""The index, name and persistence mode (None when not shown) of a GPU row's first cell, or
+    None: what ``^\s*(\d+)\s+(.+?)\s+(On|Off|WDDM|TCC|N/A)\s*$`` or else ``^\s*(\d+)\s+(\S.*?)\s*$``
+    read (the name stripped), in linear time."""
+    index = _GPU_INDEX_RE.match(cell)
+    if index is None:
+        return None
+    rest = cell[index.end() :]
+    body = rest.rstrip()
+    for mode in _PERSISTENCE_MODES:
+        before = body[: -len(mode)]
+        if body.endswith(mode) and before[-1:].isspace():
+            name = before.strip()
+            # Blanks alone between the index and the mode are a name of one blank, when there
+            # are three of them: one before it, one after it.
+            if name or len(before) >= 3:
+                return index.group(1), name, mode
+            break
+    name = rest.strip()
+    return (index.group(1), name, None) if name else None
+
+
 def _start_gpu(cell: str, line_no: int, warnings: list[str]) -> _Gpu | None:
-    match = _GPU_CELL_RE.match(cell) or _GPU_CELL_NO_MODE_RE.match(cell)
-    if match is None:
+    read = _gpu_cell(cell)
+    if read is None:
         warnings.append(f"line {line_no}: unreadable GPU table line ignored")
         return None
-    persistence = match.group(3) if match.re is _GPU_CELL_RE else None
-    return _Gpu(line_no, int(match.group(1)), match.group(2).strip(), persistence)
+    index, name, persistence = read
+    return _Gpu(line_no, int(index), name, persistence)
 
 
 def _gpu_info(gpu: _Gpu, has_mig_row: bool) -> dict[str, Any]:

@@ -25,10 +25,15 @@ from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "nvidia_smi_list"
 
-_GPU_RE = re.compile(r"^GPU\s+(\d{1,4}):\s*(.*?)\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*\)")
+# The name starts after all the blanks after the colon and is empty or ends in a non-blank: a
+# name that could start or end in blanks split a long run of them in every way (quadratic).
+_GPU_RE = re.compile(
+    r"^GPU\s+(\d{1,4}):\s*(?!\s)((?:.*?\S)??)\s*\(UUID:\s*(GPU-[0-9A-Fa-f-]+)\s*\)"
+)
 _MIG_RE = re.compile(r"^MIG\s+(\S+)\s+Device\s+(\d{1,4}):\s*\(UUID:\s*(MIG-[0-9A-Za-z/-]+)\s*\)")
 _LEGACY_RE = re.compile(r"^MIG-GPU-[0-9A-Fa-f-]+/(\d+)/(\d+)$")
-_LINK_RE = re.compile(r"^\s*Link \d+:", re.MULTILINE)
+# The blanks before "Link" are those of its own line ("\s*" ran over every blank line below).
+_LINK_RE = re.compile(r"^[^\S\n]*Link \d+:", re.MULTILINE)
 # A listing quoted in markdown or a mail reply starts every line with "> ".
 _QUOTE_RE = re.compile(r"^(?:>\s?)+")
 
@@ -50,7 +55,7 @@ def detect(text: str) -> int:
         if not hits:
             return 0
         if "Driver Version" in head or re.search(
-            r"(?m)^\s*(?:Attached GPUs|Product Name)\s*:", head
+            r"(?m)^[^\S\n]*(?:Attached GPUs|Product Name)\s*:", head
         ):
             return 0
         return 95 if hits >= max(1, len(lines) // 2) else 60

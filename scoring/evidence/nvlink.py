@@ -45,9 +45,13 @@ _ERROR_RE = re.compile(r"^\s*Link (\d{1,6}): ([A-Za-z][A-Za-z /-]*?Errors?)\s*:\
 _CAPABILITY_RE = re.compile(r"^\s*Link (\d{1,6}), (.+):\s*(true|false)\s*$", re.IGNORECASE)
 _REMOTE_RE = re.compile(r"^\s*Link (\d{1,6}): Remote Device ([0-9A-Fa-f:.]+)")
 _LINK_RE = re.compile(r"^\s*Link \d+[:,]")
-# "[...]", "...", "....", "<snip>", "[snip]", also wrapped in dots ("...<snip>...").
+# "[...]", "...", "....", "<snip>", "[snip]", also wrapped in dots ("...<snip>..."). Dots alone
+# are up to three runs apart: the three "\.{3,}" of one pattern split a long run of dots in
+# every way (cubic).
 _EXCERPT_RE = re.compile(
-    r"^\s*(?:\.{3,}\s*)?(?:\[\.\.\.\]|\.{3,}|…|<snip>|\[snip\])(?:\s*\.{3,})?\s*$", re.IGNORECASE
+    r"^\s*(?:\.{3,}\s*)?(?:\[\.\.\.\]|…|<snip>|\[snip\])(?:\s*\.{3,})?\s*$"
+    r"|^\s*\.{3,}(?:\s+\.{3,}){0,2}\s*$",
+    re.IGNORECASE,
 )
 # NVML's line under a GPU none of whose links is up (a card without its bridge, a link down).
 _ALL_INACTIVE_RE = re.compile(r"Unable to retrieve NVLink information|all links are inactive", re.I)

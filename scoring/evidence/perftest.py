@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,13 +92,18 @@ _TITLE_RE = re.compile(
     r"^(?P<verb>RDMA_Write|RDMA_Read|Send|Atomic(?:\s+\S+)?|Raw Ethernet\S*|\S+)\s+"
     r"(?P<bidir>Bidirectional\s+)?(?P<kind>BW|Latency)\s+Test\s*$"
 )
-_PAIR_RE = re.compile(r"([A-Za-z][A-Za-z0-9_.*\- ]*?)\s*:\s*(\S+)")
+# The characters of a banner key ("Dual-port", "TX depth", "Max inline data"): ``_pairs`` reads
+# "<key> : <value>" pairs (a regex with a lazy key before "\s*:" was quadratic).
+_PAIR_KEY_CHARS = frozenset(string.ascii_letters + string.digits + "_.*- ")
+_PAIR_VALUE_RE = re.compile(r"\s*(\S+)")
 # "BW peak[MB/sec]" (perftest < 4.5), "BW peak[MiB/sec]" (4.5+), "BW peak[Gb/sec]"
-# (--report_gbits), "BW_peak[Gb/sec]" / "Gbps" in derived tools.
+# (--report_gbits), "BW_peak[Gb/sec]" / "Gbps" in derived tools. Matched from the first
+# "#bytes" only (``_header``): searched, ".*" ran to the line's end from every "#bytes".
 _BW_HEADER_RE = re.compile(
     r"#bytes.*BW[ _]peak\s*\[(?P<unit>[^\]]{1,12})\].*BW[ _]average",
     re.IGNORECASE,
 )
+_BW_HEADER_START_RE = re.compile("#bytes", re.IGNORECASE)
 _UNITS = {
     "mb/sec": "MB/sec",
     "mib/sec": "MB/sec",
@@ -112,6 +118,9 @@ _UNITS = {
 # ngc_multinode_perf scripts write it so) is perftest's "--report_gbits".
 _REPORT_GBITS_RE = re.compile(r"(?:^|\s)--?report[_-]gbits?\b")
 _LAT_HEADER_RE = re.compile(r"#bytes.*t_(?:min|avg)\[usec\]")
+# A latency column's name: from the start of a word only (tried from inside a long word, it
+# was quadratic).
+_LAT_COLUMN_RE = re.compile(r"(?<!\S)(\S+)\[usec\]")
 _NUMBER_RE = re.compile(r"^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$")
 _SEPARATOR_RE = re.compile(r"^-{20,}$")
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
@@ -171,7 +180,7 @@ def detect(text: str) -> int:
         title = header = 0
         for raw in head:
             line = raw.strip()
-            if _BW_HEADER_RE.search(line) or _LAT_HEADER_RE.search(line):
+            if _bw_header(line) or _lat_header(line):
                 header += 1
             elif _TITLE_RE.match(line) and ("Test" in line):
                 title += 1
@@ -190,6 +199,45 @@ def detect(text: str) -> int:
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
+
+
+def _bw_header(line: str) -> re.Match[str] | None:
+    """``_BW_HEADER_RE`` searched in ``line``, from its first "#bytes": a match from a later one
+    is one from the first ("." takes any character of a line), with the same groups."""
+    start = _BW_HEADER_START_RE.search(line)
+    return None if start is None else _BW_HEADER_RE.match(line, start.start())
+
+
+def _lat_header(line: str) -> re.Match[str] | None:
+    """``_LAT_HEADER_RE`` searched in ``line``, from its first "#bytes" (see ``_bw_header``)."""
+    start = line.find("#bytes")
+    return None if start < 0 else _LAT_HEADER_RE.match(line, start)
+
+
+def _pairs(line: str) -> list[tuple[str, str]]:
+    r"""The "<key> : <value>" pairs of a banner line, several to a line (" Dual-port : OFF
+    Device : mlx5_0"): what ``([A-Za-z][A-Za-z0-9_.*\- ]*?)\s*:\s*(\S+)`` finds with findall,
+    in linear time. A key is the text before a colon back to the first letter after the last
+    character no key holds, without the blanks before the colon; its value is the next word."""
+    pairs: list[tuple[str, str]] = []
+    start = 0
+    while (colon := line.find(":", start)) >= 0:
+        value = _PAIR_VALUE_RE.match(line, colon + 1)
+        if value is None:
+            break  # nothing but blanks after this colon, and so no other pair either
+        key = line[start:colon].rstrip()
+        first = len(key)
+        for at in range(len(key) - 1, -1, -1):
+            if key[at] not in _PAIR_KEY_CHARS:
+                break
+            if key[at] in string.ascii_letters:
+                first = at
+        if first < len(key):
+            pairs.append((key[first:], value.group(1)))
+            start = value.end()
+        else:
+            start = colon + 1
+    return pairs
 
 
 def _floats(tokens: list[str], line: int) -> list[float]:
@@ -259,8 +307,8 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             notes["report_gbits"] = False
             reports.append(current)
             continue
-        bw_header = _BW_HEADER_RE.search(line)
-        lat_header = None if bw_header else _LAT_HEADER_RE.search(line)
+        bw_header = _bw_header(line)
+        lat_header = None if bw_header else _lat_header(line)
         repeated = (
             current is not None
             and current.header_line is not None
@@ -300,7 +348,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             continue
         if lat_header:
             current.header_line = number
-            current.latency_columns = re.findall(r"(\S+)\[usec\]", line)
+            current.latency_columns = _LAT_COLUMN_RE.findall(line)
             continue
         tokens = [strip_emphasis(token) for token in line.split()]
         if current.kind == "latency":
@@ -314,7 +362,7 @@ def _read_reports(text: str) -> tuple[list[_Report], dict[str, Any]]:
             current.rows.append((number, _floats(tokens, number)))
             continue
         if current.header_line is None and ":" in line:
-            for key, value in _PAIR_RE.findall(line):
+            for key, value in _pairs(line):
                 current.info.setdefault(key.strip().lower(), value)
             continue
         if any(hint in lowered for hint in _FAILURE_HINTS):

@@ -47,9 +47,11 @@ _START_RE = re.compile(
 _WIN_START_RE = re.compile(
     r"^(?:Pinging|正在\s*Ping)\s+(?P<target>\S+)(?:\s+\[(?P<ip>[^\]]+)\])?\s+(?:with|具有)"
 )
-_STATS_RE = re.compile(r"^---\s+(?P<target>\S+)\s+.*(?:statistics|统计)\s+---")
+# One blank after the target, then anything: "\s+.*" split a long run of blanks in every way.
+_STATS_RE = re.compile(r"^---\s+(?P<target>\S+)\s.*(?:statistics|统计)\s+---")
+# The count starts where its digits do: tried from every digit of a long run, it was quadratic.
 _COUNTS_RE = re.compile(
-    r"(\d+)\s+packets? transmitted,\s+(\d+)\s+(?:packets? )?received"
+    r"(?<!\d)(\d+)\s+packets? transmitted,\s+(\d+)\s+(?:packets? )?received"
     r"(?:,\s+\+\d+\s+\w+)*(?:,\s+\+\d+\s+errors)?,\s+" + _NUM + r"%\s+packet loss"
 )
 _RTT_RE = re.compile(
@@ -64,9 +66,11 @@ _RTT_RE = re.compile(
     + r")?\s*ms"
 )
 # iputils' summary in zh_CN (iputils po/zh_CN.po): counts, then "+N 错误" and the like, then
-# the loss, translated ("包丢失") or, in some releases, left in English.
+# the loss, translated ("包丢失") or, in some releases, left in English. The word after "+N"
+# holds no comma: when it could, a full-width comma and "+1x" repeated were split in every
+# way (exponential).
 _ZH_COUNTS_RE = re.compile(
-    r"已发送\s*(\d+)\s*个包\s*[，,]\s*已接收\s*(\d+)\s*个包(?:\s*[，,]\s*\+\d+\s*\S+?)*"
+    r"已发送\s*(\d+)\s*个包\s*[，,]\s*已接收\s*(\d+)\s*个包(?:\s*[，,]\s*\+\d+\s*[^\s，,]+)*"
     r"\s*[，,]\s*" + _NUM + r"%\s*(?:包丢失|packet loss)"
 )
 _WIN_COUNTS_RE = re.compile(
@@ -87,10 +91,13 @@ _WIN_RTT_RE = re.compile(
 _WIN_STATS_RE = re.compile(
     r"^(?:Ping statistics for\s+(?P<target>[^:]*):?|(?P<zh_target>\S+)\s*的\s*Ping\s*统计信息)"
 )
-_REPLY_RE = re.compile(
-    r"(?:(?:bytes from|Reply from|connected to|seq=).*?time[=<]\s*" + _NUM + r"\s*ms"
-    r"|来自.*?时间\s*[=<]\s*" + _NUM + r"\s*(?:ms|毫秒))"
-)
+# A reply line: one of these words, then on the same line its time ("64 bytes from ...:
+# icmp_seq=1 ttl=64 time=0.045 ms", "来自 ... 时间=1ms"). Found by ``_reply_ms``: one regex
+# "(?:bytes from|...).*?time=" is tried again from every word of a line of them (quadratic).
+_REPLY_WORDS = ("bytes from", "Reply from", "connected to", "seq=")
+_REPLY_TIME_RE = re.compile(r"time[=<]\s*" + _NUM + r"\s*ms")
+_ZH_REPLY_WORD = "来自"
+_ZH_REPLY_TIME_RE = re.compile(r"时间\s*[=<]\s*" + _NUM + r"\s*(?:ms|毫秒)")
 _FPING_RE = re.compile(
     r"^(?P<target>\S+)\s*:\s*xmt/rcv/%loss\s*=\s*(\d+)/(\d+)/" + _NUM + r"%"
     r"(?:,\s*min/avg/max\s*=\s*" + _NUM + "/" + _NUM + "/" + _NUM + ")?"
@@ -123,11 +130,32 @@ def detect(text: str) -> int:
             return 90
         if _WIN_COUNTS_RE.search(head) and re.search(r"Pinging|正在\s*Ping", head):
             return 90
-        if re.search(r"(?m)^(?:PING|TCPING) \S+", head) and _REPLY_RE.search(head):
+        if re.search(r"(?m)^(?:PING|TCPING) \S+", head) and any(
+            _reply_ms(line) is not None for line in head.split("\n")
+        ):
             return 80
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
+
+
+def _reply_ms(line: str) -> str | None:
+    """The time of a reply ``line`` as printed (in ms), or None when it is not one: after the
+    first of the reply words, the first time; or after "来自", the first "时间"; whichever word
+    comes first."""
+    found: list[tuple[int, str]] = []
+    starts = [(at, word) for word in _REPLY_WORDS if (at := line.find(word)) >= 0]
+    if starts:
+        at, word = min(starts)
+        match = _REPLY_TIME_RE.search(line, at + len(word))
+        if match:
+            found.append((at, match.group(1)))
+    at = line.find(_ZH_REPLY_WORD)
+    if at >= 0:
+        match = _ZH_REPLY_TIME_RE.search(line, at + len(_ZH_REPLY_WORD))
+        if match:
+            found.append((at, match.group(1)))
+    return min(found)[1] if found else None
 
 
 def _summary(target: _Target) -> tuple[dict[str, Any], list[str]]:
@@ -253,9 +281,9 @@ def parse(text: str) -> ParseResult:
             low, high, avg = (float(match.group(i)) for i in (1, 2, 3))
             target.rtt = (low, avg, high, None)
             continue
-        match = _REPLY_RE.search(line)
-        if match and current is not None:
-            current.replies.append(float(match.group(1) or match.group(2)))
+        reply = _reply_ms(line) if current is not None else None
+        if reply is not None and current is not None:
+            current.replies.append(float(reply))
     useful = [t for t in targets if t.rtt or t.replies or t.transmitted is not None]
     if not useful:
         if targets:
