@@ -11,6 +11,7 @@ from ..models import Answer, Candidate, ChecklistItem
 from .evaluations import answer_attachment_add, answer_write
 from .locks import candidate_lock_open
 from .scores import candidate_refresh
+from .text import clean_text
 from .versions import values_version
 
 
@@ -28,6 +29,12 @@ class AnswerDraft:
     notes: str
     attachment: Any = None
     base_version: str | None = None
+
+    def __post_init__(self) -> None:
+        # The texts as they would be stored (services.text), so that comparing a draft with
+        # the stored answer, or its version with the one loaded, sees what would be saved.
+        object.__setattr__(self, "claim", clean_text(self.claim, multiline=True))
+        object.__setattr__(self, "notes", clean_text(self.notes, multiline=True))
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
 from .results import results_changed
 from .scores import candidate_refresh, evaluation_rescore
-from .text import clean_text_fields
+from .text import clean_note, clean_text, clean_text_fields
 from .versions import values_version
 
 DIMENSIONS = tuple(d.value for d in Dimension)
@@ -370,7 +370,7 @@ def answer_save(
         stored = answer_version(answer if answer.pk else None)
         if stored != expected_version:
             raise AnswerChanged(stored)
-    claim = claim.strip()
+    claim, notes = clean_note(claim), clean_text(notes, multiline=True)
     if answer.pk and (answer.claim, answer.value, answer.notes) == (claim, value, notes):
         # Nothing changes: no edit to record (no editor, no history row, no re-verification),
         # as the questionnaire's whole-form save skips an item left as it was.
@@ -382,15 +382,16 @@ def answer_save(
 
 
 def answer_write(answer: Answer, *, claim: str, value: Any, notes: str, by) -> None:
-    """Save ``answer`` with what ``by`` entered (``claim`` already stripped): its editor, and
+    """Save ``answer`` with what ``by`` entered (cleaned: services.text): its editor, and
     its claim's author (``claim_by``: the four-eyes rule of reviews) only where the claim's
     text or typed value changes; a status the evidence has not settled follows whether it is
     answered. The one write of the questionnaire's item save and its whole-form save."""
+    claim = clean_note(claim)
     if answer.pk is None or (answer.claim, answer.value) != (claim, value):
         answer.claim_by = by
     answer.claim = claim
     answer.value = value
-    answer.notes = notes
+    answer.notes = clean_text(notes, multiline=True)
     answer.updated_by = by
     if answer.status not in (VerificationStatus.VERIFIED, VerificationStatus.CONTRADICTED):
         answer.status = (
@@ -568,7 +569,8 @@ def decision_record(
     _not_decided(evaluation)
     if candidate.evaluation_id != evaluation.pk:
         raise ValidationError({"candidate": _("This candidate belongs to another evaluation.")})
-    if not rationale.strip():
+    rationale = clean_note(rationale)
+    if not rationale:
         raise ValidationError({"rationale": _("Explain the decision: the rationale is required.")})
     _no_import_pending(evaluation)
     _pending_refreshes_run(evaluation)
@@ -612,7 +614,7 @@ def decision_record(
         candidate=candidate,
         round=round_,
         decided_by=by,
-        rationale=rationale.strip(),
+        rationale=rationale,
         snapshot=snapshot,
     )
     evaluation.status = EvaluationStatus.DECIDED
@@ -630,13 +632,14 @@ def evaluation_reopen(*, evaluation: Evaluation, reason: str, by) -> DecisionReo
     evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
     if evaluation.status != EvaluationStatus.DECIDED:
         raise ValidationError(_("Only a decided evaluation can be reopened."))
-    if not (reason or "").strip():
+    reason = clean_note(reason)
+    if not reason:
         raise ValidationError(
             {"reason": _("Say why the evaluation is reopened: the reason is required.")}
         )
     record = evaluation.decisions.order_by("-round").first()
     reopening = DecisionReopening.objects.create(
-        evaluation=evaluation, decision=record, reason=reason.strip(), reopened_by=by
+        evaluation=evaluation, decision=record, reason=reason, reopened_by=by
     )
     evaluation.status = EvaluationStatus.OPEN
     _with_history_user(evaluation, by).save(update_fields=["status", "updated_at"])

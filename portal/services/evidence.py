@@ -46,7 +46,7 @@ from ..models import (
 from . import notifications
 from .errors import ensure_not_decided
 from .files import stored_files, stored_files_delete_on_commit
-from .text import clean_text
+from .text import clean_note, clean_text
 
 logger = logging.getLogger(__name__)
 
@@ -326,7 +326,8 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
         EvidenceUpload.objects.select_for_update().select_related("candidate").get(pk=upload.pk)
     )
     ensure_not_decided(upload.candidate.evaluation)
-    if not (reason or "").strip():
+    reason = clean_note(reason)
+    if not reason:
         raise ValidationError({"reason": _("Say why the evidence is deleted.")})
     record = EvidenceDeletion.objects.create(
         candidate=upload.candidate,
@@ -335,7 +336,7 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
         sha256=upload.sha256,
         status=upload.status,
         measurement_count=upload.measurements.count(),
-        reason=reason.strip(),
+        reason=reason,
         deleted_by=by,
     )
     files = stored_files(upload_ids=[upload.pk])

@@ -22,6 +22,7 @@ from .errors import ensure_current
 from .evaluations import _with_history_user
 from .locks import candidate_lock_open
 from .scores import candidate_refresh
+from .text import clean_note
 from .versions import values_version
 
 REVIEWER_ROLES = frozenset({Role.PROCUREMENT, Role.ENGINEER, Role.MANAGER})
@@ -88,7 +89,7 @@ def answer_review(
         raise ValidationError(_("The item is not answered yet; there is nothing to review."))
     if verdict not in ReviewVerdict.values:
         raise ValidationError(_("Choose verified or contradicted."))
-    note = (note or "").strip()
+    note = clean_note(note)
     if not note:
         raise ValidationError(_("A review needs a note saying what the document shows."))
     review = review or AnswerReview(answer=answer)

@@ -43,6 +43,12 @@ def clean_text(value: str, *, multiline: bool = False) -> str:
     return value.translate(_MULTILINE if multiline else _SINGLE_LINE)
 
 
+def clean_note(value: str | None) -> str:
+    """A typed note, reason or rationale as stored: ``clean_text`` of a multi-line value,
+    without the blank space around it ("" for None)."""
+    return clean_text(value or "", multiline=True).strip()
+
+
 def clean_text_fields(instance: models.Model, fields: Iterable[str] | None = None) -> None:
     """``clean_text`` on every editable text field of ``instance`` (only ``fields`` when
     given): CharFields as single lines, TextFields as multi-line."""

@@ -9,9 +9,19 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
+from django.core.management import call_command
 from django.utils import translation
 
-from portal.models import Candidate, Evaluation, Membership, Offering, Role, Score, Vendor
+from portal.models import (
+    Candidate,
+    ChecklistItem,
+    Evaluation,
+    Membership,
+    Offering,
+    Role,
+    Score,
+    Vendor,
+)
 
 from ..demo_snapshot import restore as demo_restore
 
@@ -154,6 +164,13 @@ def make_bundle(files: dict[str, bytes], *, hostname: str = "gpu-node-01", nonce
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+@pytest.fixture
+def checklist(db) -> list[ChecklistItem]:
+    """The ten checklist items (fixtures/checklist.json), in their order."""
+    call_command("loaddata", "checklist", verbosity=0)
+    return list(ChecklistItem.objects.order_by("number"))
 
 
 @pytest.fixture

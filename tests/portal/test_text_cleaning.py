@@ -1,6 +1,7 @@
 """Bidi overrides and control characters are taken out of untrusted text where it enters
 (security review): node names from manifests, uploads and tokens, and the names people type
-for evaluations, vendors, offerings, workloads, PoC nodes and upload tokens."""
+for evaluations, vendors, offerings, workloads, PoC nodes and upload tokens, and what they
+write at length (claims, notes, review notes, rationales and reasons), line breaks kept."""
 
 from datetime import timedelta
 
@@ -161,3 +162,95 @@ def test_a_name_of_nothing_but_controls_is_refused_as_empty(members):
     with pytest.raises(ValidationError) as refused:
         vendor_save(vendor=Vendor(name=f"{RLO}{PDF}\x00"), by=members["procurement"])
     assert "name" in refused.value.message_dict
+
+
+# What people type at length: a claim, its notes, a review note, a decision's rationale, the
+# reason an evaluation is reopened or an upload deleted. Line breaks and tabs stay; the
+# overrides and controls go, wherever the text is saved from.
+TYPED = f" Tier III{RLO}, 2 halls\n\tsee p.{PDF}4\x00\x1b \n"
+TYPED_CLEAN = "Tier III, 2 halls\n\tsee p.4"
+
+
+def test_a_claim_and_its_notes_are_cleaned_on_both_saves(candidate, members, checklist):
+    from portal.models import Answer
+    from portal.services.answers import AnswerDraft, answer_version, answers_save
+    from portal.services.evaluations import answer_save
+
+    items = checklist[:2]
+    procurement = members["procurement"]
+    answer = answer_save(
+        candidate=candidate, item=items[0], by=procurement, claim=TYPED, notes=TYPED
+    )
+    # Notes keep their blank space (only the claim is stripped); the controls go.
+    assert answer.claim == TYPED_CLEAN
+    assert answer.notes == " Tier III, 2 halls\n\tsee p.4 \n"
+    saved = answers_save(
+        candidate=candidate,
+        drafts=[AnswerDraft(item=items[1], claim=TYPED, value=None, notes=f"{LRI}x{PDI}\n")],
+        by=procurement,
+    )
+    stored = Answer.objects.get(candidate=candidate, item=items[1])
+    assert (stored.claim, stored.notes) == (TYPED_CLEAN, "x\n")
+    # The version the page is given is the stored answer's: the same text typed again (its
+    # controls included) is seen as unchanged, not as an edit or a conflict.
+    again = answers_save(
+        candidate=candidate,
+        drafts=[
+            AnswerDraft(
+                item=items[1],
+                claim=TYPED,
+                value=None,
+                notes=f"{LRI}x{PDI}\n",
+                base_version=saved.versions[items[1].pk],
+            )
+        ],
+        by=members["engineer"],
+    )
+    assert again.changed == [] and again.conflicts == []
+    assert answer_version(Answer.objects.get(pk=stored.pk)) == saved.versions[items[1].pk]
+
+
+def test_a_review_note_is_cleaned_and_one_of_controls_alone_is_refused(
+    candidate, members, checklist
+):
+    from django.core.exceptions import ValidationError
+
+    from portal.services.evaluations import answer_save
+    from portal.services.reviews import answer_review
+
+    sla = next(item for item in checklist if item.key == "sla")
+    answer = answer_save(candidate=candidate, item=sla, by=members["procurement"], claim="99.9%")
+    with pytest.raises(ValidationError, match="needs a note"):
+        answer_review(answer=answer, verdict="verified", note=f"{RLO}\x00 ", by=members["engineer"])
+    review = answer_review(answer=answer, verdict="verified", note=TYPED, by=members["engineer"])
+    review.refresh_from_db()
+    assert review.note == TYPED_CLEAN
+
+
+def test_a_rationale_and_the_reasons_are_cleaned(candidate, members):
+    from django.core.exceptions import ValidationError
+
+    from portal.models import DecisionRecord, DecisionReopening
+    from portal.services.evaluations import decision_record, evaluation_reopen
+    from portal.services.evidence import evidence_upload_delete
+
+    upload = _upload(candidate, sample_bytes("nccl-a100-8gpu.txt"), name="nccl.txt")
+    with pytest.raises(ValidationError) as refused:
+        evidence_upload_delete(upload=upload, reason=f"{RLO}{PDF}", by=members["procurement"])
+    assert "reason" in refused.value.message_dict
+    assert evidence_upload_delete(upload=upload, reason=TYPED, by=members["procurement"]).reason
+    from portal.models import EvidenceDeletion
+
+    assert EvidenceDeletion.objects.get(upload_id=upload.pk).reason == TYPED_CLEAN
+    evaluation = candidate.evaluation
+    with pytest.raises(ValidationError) as refused:
+        decision_record(
+            evaluation=evaluation, candidate=candidate, rationale="\x00\t", by=members["manager"]
+        )
+    assert "rationale" in refused.value.message_dict
+    decision_record(
+        evaluation=evaluation, candidate=candidate, rationale=TYPED, by=members["manager"]
+    )
+    assert DecisionRecord.objects.get(evaluation=evaluation).rationale == TYPED_CLEAN
+    evaluation_reopen(evaluation=evaluation, reason=TYPED, by=members["manager"])
+    assert DecisionReopening.objects.get(evaluation=evaluation).reason == TYPED_CLEAN

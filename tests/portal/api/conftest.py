@@ -6,13 +6,11 @@ from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
-from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from portal.models import (
     Answer,
     Candidate,
-    ChecklistItem,
     Evaluation,
     EvidenceUpload,
     Measurement,
@@ -42,12 +40,6 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def checklist(db):
-    call_command("loaddata", "checklist", verbosity=0)
-    return list(ChecklistItem.objects.order_by("number"))
 
 
 @dataclass
