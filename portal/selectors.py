@@ -494,9 +494,25 @@ def results_fingerprint(evaluation: Evaluation) -> str:
     return ranking_fingerprint(evaluation)
 
 
+# The PDF's own format: raised when the report's rendering changes in a way a PDF made before
+# should not be handed out any more (2: links made absolute against PORTAL_BASE_URL).
+REPORT_PDF_FORMAT = "2"
+
+
+def report_pdf_fingerprint(evaluation: Evaluation, fingerprint: str | None = None) -> str:
+    """What a report PDF of ``evaluation`` is made of: its results (``fingerprint``, the
+    results_fingerprint when already computed), the PDF format and the portal address its
+    links point to. A PDF whose stored fingerprint differs is out of date, and never handed
+    out as the current one."""
+    if fingerprint is None:
+        fingerprint = results_fingerprint(evaluation)
+    parts = (fingerprint, REPORT_PDF_FORMAT, settings.PORTAL_BASE_URL)
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
 def report_pdf_current(*, evaluation: Evaluation, language: str, fingerprint: str):
-    """The newest PDF made of ``evaluation``'s report as it is (``fingerprint``) in
-    ``language``, or None."""
+    """The newest PDF made of ``evaluation``'s report as it is (``fingerprint``: its
+    report_pdf_fingerprint) in ``language``, or None."""
     from .models import PdfStatus, ReportPdf
 
     return (
@@ -519,7 +535,7 @@ def report_pdf_get(*, user, evaluation: Evaluation, language: str):
     own = ReportPdf.objects.filter(evaluation=evaluation, requested_by=user).first()
     if own is not None and own.status in (PdfStatus.QUEUED, PdfStatus.RENDERING):
         return own
-    fingerprint = results_fingerprint(evaluation)
+    fingerprint = report_pdf_fingerprint(evaluation)
     current = report_pdf_current(evaluation=evaluation, language=language, fingerprint=fingerprint)
     if current is not None:
         current.out_of_date = False

@@ -102,7 +102,7 @@ def report_pdf_request(*, evaluation: Evaluation, by, language: str) -> ReportPd
     made = selectors.report_pdf_current(
         evaluation=evaluation,
         language=language,
-        fingerprint=selectors.results_fingerprint(evaluation),
+        fingerprint=selectors.report_pdf_fingerprint(evaluation),
     )
     if made is not None:
         return made
@@ -280,7 +280,7 @@ def report_pdf_render(*, pdf_id: int) -> ReportPdf | None:
     from .. import selectors
 
     # Taken before the page: a change made while it renders marks the PDF out of date.
-    pdf.fingerprint = selectors.results_fingerprint(pdf.evaluation)
+    pdf.fingerprint = selectors.report_pdf_fingerprint(pdf.evaluation)
     try:
         with translation.override(pdf.language):
             data = chromium_pdf(report_html(pdf.evaluation))

@@ -61,10 +61,37 @@ def _made_pdf(*, fingerprint: str, minutes_ago: int = 0, language: str = "en") -
     return pdf
 
 
+@pytest.mark.parametrize("made_with", ["the results alone", "another portal address"])
+def test_a_pdf_of_an_older_format_or_another_address_is_not_handed_out(
+    viewer_client, django_capture_on_commit_callbacks, settings, made_with
+):
+    """The same results rendered by an older report format (the fingerprint of the results
+    alone, as PDFs were stamped before their links became absolute) or with links to another
+    portal address are not the report as it is: asking renders a new one."""
+    evaluation = Evaluation.objects.get(pk=1)
+    if made_with == "the results alone":
+        stamp = selectors.results_fingerprint(evaluation)
+    else:
+        stamp = selectors.report_pdf_fingerprint(evaluation)
+        settings.PORTAL_BASE_URL = "https://gpu-portal.example.com"
+    _made_pdf(fingerprint=stamp)
+    assert (
+        selectors.report_pdf_get(
+            user=get_user_model().objects.get(username="viewer"),
+            evaluation=evaluation,
+            language="en",
+        )
+        is None
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        viewer_client.post(PDF_URL, HTTP_ACCEPT_LANGUAGE="en")
+    assert len(callbacks) == 1 and ReportPdf.objects.count() == 2
+
+
 def test_a_pdf_of_the_report_as_it_is_is_handed_out_again(
     viewer_client, django_capture_on_commit_callbacks
 ):
-    made = _made_pdf(fingerprint=selectors.results_fingerprint(Evaluation.objects.get(pk=1)))
+    made = _made_pdf(fingerprint=selectors.report_pdf_fingerprint(Evaluation.objects.get(pk=1)))
     with django_capture_on_commit_callbacks() as callbacks:
         response = viewer_client.post(PDF_URL, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 302

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from portal.models import PdfStatus, ReportPdf, UploadToken
-from portal.selectors import results_fingerprint
+from portal.selectors import report_pdf_fingerprint
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ def test_the_pdf_status_names_the_zone_of_when_it_was_made(client, members, eval
         size_bytes=1000,
         file="reports/x.pdf",
         requested_by=members["manager"],
-        fingerprint=results_fingerprint(evaluation),
+        fingerprint=report_pdf_fingerprint(evaluation),
     )
     client.force_login(members["manager"])
     page = client.get(reverse("evaluation-report", args=[evaluation.pk])).content.decode()

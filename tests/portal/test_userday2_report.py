@@ -53,7 +53,7 @@ def test_the_pdf_renders_in_process(demo):
     assert len(re.findall(rb"/Type\s*/Page[^s]", data)) >= 3
     from portal import selectors
 
-    assert pdf.fingerprint == selectors.results_fingerprint(pdf.evaluation)
+    assert pdf.fingerprint == selectors.report_pdf_fingerprint(pdf.evaluation)
 
 
 @pytest.mark.django_db
@@ -77,7 +77,7 @@ def test_a_pdf_made_before_a_change_says_so(client, demo):
         file="reports/made-earlier.pdf",
         size_bytes=1000,
         finished_at=timezone.now(),
-        fingerprint=selectors.results_fingerprint(evaluation),
+        fingerprint=selectors.report_pdf_fingerprint(evaluation),
     )
     url = reverse("evaluation-report", args=[1])
     body = _login(client).get(url).content.decode()
