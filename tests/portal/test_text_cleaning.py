@@ -254,3 +254,57 @@ def test_a_rationale_and_the_reasons_are_cleaned(candidate, members):
     assert DecisionRecord.objects.get(evaluation=evaluation).rationale == TYPED_CLEAN
     evaluation_reopen(evaluation=evaluation, reason=TYPED, by=members["manager"])
     assert DecisionReopening.objects.get(evaluation=evaluation).reason == TYPED_CLEAN
+
+
+def test_the_migration_cleans_rows_stored_before_and_leaves_records_as_written(
+    candidate, members, checklist
+):
+    """Rows written before text was cleaned where it enters (migration 0043): names, node
+    names (the upload's measurements with them), claims and notes lose their overrides and
+    controls; a name of nothing but controls stays rather than going empty; records written
+    once (a decision's rationale) stay as written; a second run changes nothing."""
+    import importlib
+
+    from django.apps import apps
+
+    from portal.models import Answer, AnswerReview, DecisionRecord, UploadToken
+    from portal.services.evaluations import answer_save, decision_record
+    from portal.services.reviews import answer_review
+
+    migration = importlib.import_module("portal.migrations.0043_clean_stored_text")
+    # What PostgreSQL could have stored: everything but NUL, which it refuses in text.
+    hostile, typed = HOSTILE.replace("\x00", ""), TYPED.replace("\x00", "")
+    upload = _upload(candidate, sample_bytes("nccl-a100-8gpu.txt"), name="nccl.txt")
+    EvidenceUpload.objects.filter(pk=upload.pk).update(node_name=SPOOFED)
+    Measurement.objects.filter(upload=upload).update(node_name=SPOOFED)
+    Vendor.objects.filter(pk=candidate.offering.vendor_id).update(name=hostile)
+    Offering.objects.filter(pk=candidate.offering_id).update(name=f"{RLO}{PDF}")
+    sla = next(item for item in checklist if item.key == "sla")
+    answer = answer_save(candidate=candidate, item=sla, by=members["procurement"], claim="99.9%")
+    review = answer_review(answer=answer, verdict="verified", note="ok", by=members["engineer"])
+    Answer.objects.filter(pk=answer.pk).update(claim=typed, notes=typed)
+    AnswerReview.objects.filter(pk=review.pk).update(note=f"seen{RLO}\n")
+    token, _raw = upload_token_create(
+        candidate=candidate, created_by=members["procurement"], node_name="n1", label="t"
+    )
+    UploadToken.objects.filter(pk=token.pk).update(label=hostile)
+    decision_record(
+        evaluation=candidate.evaluation, candidate=candidate, rationale="ok", by=members["manager"]
+    )
+    DecisionRecord.objects.update(rationale=f"Best{RLO}")
+
+    migration.clean_rows(apps, None)
+
+    assert EvidenceUpload.objects.get(pk=upload.pk).node_name == "gpu-node-txt.exe"
+    nodes = set(Measurement.objects.filter(upload=upload).values_list("node_name", flat=True))
+    assert nodes == {"gpu-node-txt.exe"}
+    assert Vendor.objects.get(pk=candidate.offering.vendor_id).name == CLEAN
+    assert Offering.objects.get(pk=candidate.offering_id).name == f"{RLO}{PDF}"
+    stored = Answer.objects.get(pk=answer.pk)
+    assert stored.claim == stored.notes == " Tier III, 2 halls\n\tsee p.4 \n"
+    assert AnswerReview.objects.get(pk=review.pk).note == "seen\n"
+    assert UploadToken.objects.get(pk=token.pk).label == CLEAN
+    assert DecisionRecord.objects.get().rationale == f"Best{RLO}"
+    before = list(Answer.objects.values_list("claim", "notes", "updated_at"))
+    migration.clean_rows(apps, None)
+    assert list(Answer.objects.values_list("claim", "notes", "updated_at")) == before
