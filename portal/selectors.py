@@ -14,9 +14,9 @@ from types import MappingProxyType
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
-from django.db.models import Count, Prefetch, Q, QuerySet, TextField
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField
 from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
 
 from .models import (
@@ -102,22 +102,66 @@ class QuestionnaireProgress:
     def to_answer(self) -> int:
         return self.total - self.answered - self.contradicted
 
+    @property
+    def complete(self) -> bool:
+        """Every item answered, none contradicted."""
+        return self.answered >= self.total
 
-def questionnaire_progress(*, candidate: Candidate, total: int) -> QuestionnaireProgress:
-    """The candidate's questionnaire progress out of ``total`` checklist items (one query).
+
+def _progress_counts() -> dict[str, Count]:
+    """The one rule every page counts a questionnaire by (``QuestionnaireProgress``), as
+    aggregates over a candidate's Answer rows: ``contradicted``, the rows whose status is
+    contradicted (by the evidence or a document review); ``answered``, the other rows with a
+    claim typed (text or typed value).
 
     Read from what was typed, not from the status alone: evidence verifies the offering's
     catalogue claims, so an item whose claim is still empty (notes only) can carry a verdict,
     and it still awaits an answer."""
     contradicted = Q(status=VerificationStatus.CONTRADICTED)
     typed = ~Q(claim="") | (Q(value__isnull=False) & ~Q(value=""))
-    counts = Answer.objects.filter(candidate=candidate).aggregate(
-        answered=Count("pk", filter=typed & ~contradicted),
-        contradicted=Count("pk", filter=contradicted),
-    )
+    return {
+        "answered": Count("pk", filter=typed & ~contradicted),
+        "contradicted": Count("pk", filter=contradicted),
+    }
+
+
+def questionnaire_progress(*, candidate: Candidate, total: int) -> QuestionnaireProgress:
+    """The candidate's questionnaire progress out of ``total`` checklist items (one query)."""
+    counts = Answer.objects.filter(candidate=candidate).aggregate(**_progress_counts())
     return QuestionnaireProgress(
         answered=counts["answered"], contradicted=counts["contradicted"], total=total
     )
+
+
+def candidates_with_progress(candidates: QuerySet[Candidate]) -> QuerySet[Candidate]:
+    """``candidates`` annotated with ``progress_answered`` and ``progress_contradicted``
+    (``questionnaire_progress``'s counts), each a subquery per candidate rather than a join:
+    joined answers would multiply any other relation the caller counts or joins."""
+    annotations = {}
+    for name, count in _progress_counts().items():
+        per_candidate = (
+            Answer.objects.filter(candidate=OuterRef("pk"))
+            .order_by()
+            .values("candidate")
+            .annotate(n=count)
+            .values("n")[:1]
+        )
+        annotations[f"progress_{name}"] = Coalesce(Subquery(per_candidate), 0)
+    return candidates.annotate(**annotations)
+
+
+def questionnaire_progress_by_candidate(
+    *, evaluation: Evaluation, total: int
+) -> dict[int, QuestionnaireProgress]:
+    """Every candidate's ``questionnaire_progress`` in ``evaluation``, by candidate id, out of
+    ``total`` checklist items (one query, however many candidates)."""
+    rows = candidates_with_progress(Candidate.objects.filter(evaluation=evaluation)).values_list(
+        "pk", "progress_answered", "progress_contradicted"
+    )
+    return {
+        pk: QuestionnaireProgress(answered=answered, contradicted=contradicted, total=total)
+        for pk, answered, contradicted in rows.order_by("pk")
+    }
 
 
 # The columns a read-model candidate is built from: the candidate's own (``verification``

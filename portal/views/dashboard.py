@@ -155,7 +155,9 @@ def _row_texts() -> dict[str, str]:
         "recommended": escape(_("recommended: %(model)s")),
         "commitment": escape(_("Minimum commitment")),
         "verified": escape(_("verified by the evidence")),
-        "contradicted": escape(_("contradicted by the evidence")),
+        "contradicted": escape(
+            _("contradicted by the evidence or a review: not counted as answered")
+        ),
         "no_evidence": f'<span class="muted" title="{no_evidence}">—</span>',
         # The delivery form is the vendor's claim: said as the candidate page says it.
         "form_verified": escape(_("claimed; the evidence confirms it")),
@@ -343,12 +345,17 @@ def results_context(
     model_names = billing_names()  # translated once per page
     # One cell per distinct score (scores repeat across 1,200 cells at 200 candidates).
     score_cell = functools.cache(lambda score: SCORE_CELL.format(score=escape(num(score, 0))))
+    # Counted as the questionnaire page counts them (one query for every candidate).
+    progress = selectors.questionnaire_progress_by_candidate(
+        evaluation=evaluation, total=len(items)
+    )
+    no_progress = selectors.QuestionnaireProgress(answered=0, contradicted=0, total=len(items))
 
     for index, r in enumerate(results, start=1):
         candidate = candidates[r.candidate_id]
         delivery_form = candidate.offering.delivery_form
         cost = None if r.tco is None else r.tco.cost_per_effective_gpu_hour
-        evidence_says = list(candidate.answer_statuses.values())
+        answers = progress.get(r.candidate_id, no_progress)
         rows.append(
             {
                 "rank": index,
@@ -366,12 +373,13 @@ def results_context(
                 "cost": "—" if cost is None else f"{num(cost, 2)} {r.tco.currency}",
                 **_recommended(r.tco, evaluation.rubric_version, lang_zh, model_names),
                 "first_share": first_share.get(r.candidate_id),
-                "answered": sum(
-                    1 for status in candidate.answer_statuses.values() if status != "unanswered"
-                ),
+                # Items answered, not counting those contradicted, which are shown apart (✗).
+                "answered": answers.answered,
                 # How much of the questionnaire the evidence has spoken on, either way.
-                "verified": evidence_says.count(VerificationStatus.VERIFIED),
-                "contradicted": evidence_says.count(VerificationStatus.CONTRADICTED),
+                "verified": list(candidate.answer_statuses.values()).count(
+                    VerificationStatus.VERIFIED
+                ),
+                "contradicted": answers.contradicted,
             }
         )
     texts = _row_texts()

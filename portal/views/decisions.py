@@ -22,7 +22,14 @@ from ..exports import (
     report_document,
     safe_cell,
 )
-from ..models import BillingModel, Dimension, PdfStatus, ReportPdf, VerificationStatus
+from ..models import (
+    BillingModel,
+    ChecklistItem,
+    Dimension,
+    PdfStatus,
+    ReportPdf,
+    VerificationStatus,
+)
 from ..permissions import CAN_DECIDE
 from ..services.evaluations import (
     DIMENSIONS,
@@ -266,11 +273,17 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
     ]
     reason = "reason_zh" if get_language() == "zh-hans" else "reason_en"
     rubric = selectors.scoring_rubric(evaluation)
+    # Counted as the questionnaire page and the dashboard count them: a contradicted item is
+    # not answered, and has its own column.
+    total = ChecklistItem.objects.count()
+    progress = selectors.questionnaire_progress_by_candidate(evaluation=evaluation, total=total)
+    no_progress = selectors.QuestionnaireProgress(answered=0, contradicted=0, total=total)
     rows = []
     for index, result in enumerate(ranking.results, start=1):
         candidate = candidates[result.candidate_id]
         tco = result.tco
         statuses = list(candidate.answer_statuses.values())
+        answers = progress.get(result.candidate_id, no_progress)
         rows.append(
             [
                 "" if result.disqualified else index,
@@ -297,9 +310,9 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
                     if tco and tco.cost_per_effective_gpu_hour is not None
                     else ""
                 ),
-                sum(1 for s in statuses if s != VerificationStatus.UNANSWERED),
+                answers.answered,
                 statuses.count(VerificationStatus.VERIFIED),
-                statuses.count(VerificationStatus.CONTRADICTED),
+                answers.contradicted,
             ]
         )
     return header, rows

@@ -3,14 +3,13 @@ order, each with a link for the roles that can act on it."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from .. import selectors
 from ..models import (
-    Answer,
     ChecklistItem,
     EvaluationStatus,
     EvidenceUpload,
@@ -18,8 +17,11 @@ from ..models import (
     Role,
     UploadStatus,
     UploadToken,
-    VerificationStatus,
 )
+
+# The questionnaire step lists this many candidates still to finish (in id order), each with
+# its progress as its questionnaire page shows it; the rest are counted.
+OPEN_CANDIDATES_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -33,14 +35,29 @@ class Step:
     # A second link, always shown: the POC plan (its deadline and required runs).
     extra_url: str = ""
     extra_action: str = ""
+    # Candidates still to act on (the first OPEN_CANDIDATES_SHOWN), and how many more there are.
+    open_candidates: tuple["OpenCandidate", ...] = ()
+    open_more: int = 0
 
 
 @dataclass(frozen=True)
-class _Progress:
-    """A candidate's answered items and whether it has imported evidence."""
+class OpenCandidate:
+    """A candidate whose questionnaire is not finished: its name, its questionnaire's page and
+    its progress (selectors.QuestionnaireProgress)."""
+
+    name: str
+    url: str
+    progress: selectors.QuestionnaireProgress
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A candidate's id and name, its questionnaire progress and whether it has imported
+    evidence."""
 
     pk: int
-    answered: int
+    name: str
+    progress: selectors.QuestionnaireProgress
     has_evidence: bool
 
 
@@ -57,27 +74,37 @@ def next_steps(
     items = ChecklistItem.objects.count() if checklist_size is None else checklist_size
     if has_plan is None:
         has_plan = PocPlan.objects.filter(evaluation=evaluation).exists()
-    # One row per candidate: its id, its answered items and whether it has imported evidence
-    # (a whole candidate row would carry its verification, kilobytes of JSON). Subqueries per
-    # candidate rather than joins: joining answers and uploads multiplies them (10 answers x
-    # 20 uploads per candidate), and the evidence needs only one done upload, not a count.
-    answered = (
-        Answer.objects.filter(candidate=OuterRef("pk"))
-        .exclude(status=VerificationStatus.UNANSWERED)
-        .order_by()
-        .values("candidate")
-        .annotate(n=Count("pk"))
-        .values("n")[:1]
-    )
+    # One row per candidate: its id, name, questionnaire counts and whether it has imported
+    # evidence (a whole candidate row would carry its verification, kilobytes of JSON).
+    # Subqueries per candidate rather than joins: joining answers and uploads multiplies them
+    # (10 answers x 20 uploads per candidate), and the evidence needs only one done upload.
     imported = EvidenceUpload.objects.filter(candidate=OuterRef("pk"), status=UploadStatus.DONE)
+    rows = (
+        selectors.candidates_with_progress(evaluation.candidates.order_by("pk"))
+        .annotate(has_evidence=Exists(imported))
+        .values_list(
+            "pk",
+            "offering__vendor__name",
+            "offering__name",
+            "progress_answered",
+            "progress_contradicted",
+            "has_evidence",
+        )
+    )
     candidates = [
-        _Progress(pk, answered, has_evidence)
-        for pk, answered, has_evidence in evaluation.candidates.order_by("pk")
-        .annotate(answered=Coalesce(Subquery(answered), 0), has_evidence=Exists(imported))
-        .values_list("pk", "answered", "has_evidence")
+        _Candidate(
+            pk,
+            f"{vendor} · {offering}",
+            selectors.QuestionnaireProgress(
+                answered=answered, contradicted=contradicted, total=items
+            ),
+            has_evidence,
+        )
+        for pk, vendor, offering, answered, contradicted, has_evidence in rows
     ]
     first = candidates[0] if candidates else None
-    unanswered = [c for c in candidates if c.answered < items]
+    # Not finished: an item still to answer, or one the evidence or a review contradicted.
+    unfinished = [c for c in candidates if not c.progress.complete]
     without_evidence = [c for c in candidates if not c.has_evidence]
     tokens = UploadToken.objects.filter(evaluation=evaluation).exists()
     steps = [
@@ -103,15 +130,24 @@ def next_steps(
                 len(candidates),
             )
             % {
-                "n": len(candidates) - len(unanswered),
+                "n": len(candidates) - len(unfinished),
                 "total": len(candidates),
                 "items": items,
             },
-            bool(candidates) and not unanswered,
-            reverse("candidate-questionnaire", args=[evaluation.pk, (unanswered or [first])[0].pk])
+            bool(candidates) and not unfinished,
+            reverse("candidate-questionnaire", args=[evaluation.pk, (unfinished or [first])[0].pk])
             if first
             else "",
             _("Open the questionnaire"),
+            open_candidates=tuple(
+                OpenCandidate(
+                    c.name,
+                    reverse("candidate-questionnaire", args=[evaluation.pk, c.pk]),
+                    c.progress,
+                )
+                for c in unfinished[:OPEN_CANDIDATES_SHOWN]
+            ),
+            open_more=max(len(unfinished) - OPEN_CANDIDATES_SHOWN, 0),
         ),
         Step(
             "tokens",

@@ -36,6 +36,14 @@ def _default_language_after_each_test():
 
 
 PASSWORD = "correct-horse-battery-staple"
+# setup_demo's logins (portal.services.demo.DEMO_USERS): username -> password. Tests import
+# it with ``from .conftest import PASSWORDS``.
+PASSWORDS = {
+    "procurement": "procure-gpus-2026",
+    "manager": "decide-gpus-2026",
+    "engineer": "measure-gpus-2026",
+    "viewer": "view-gpus-2026",
+}
 
 
 @pytest.fixture
@@ -128,6 +136,18 @@ def demo(db, demo_snapshot):
     """setup_demo's data set (restored from the run's copy); returns what the command printed."""
     yield demo_restore(demo_snapshot)
     ContentType.objects.clear_cache()
+
+
+@pytest.fixture
+def as_role(client, demo):
+    """Logs the test client in as the demo's user of a role ("procurement", "manager",
+    "engineer", "viewer") and returns it: ``as_role("manager").get(url)``."""
+
+    def login(role: str):
+        assert client.login(username=role, password=PASSWORDS[role])
+        return client
+
+    return login
 
 
 SAMPLES = Path(__file__).resolve().parent / "samples"

@@ -12,7 +12,8 @@ from django.urls import reverse
 from portal.models import Answer, AnswerAttachment, ChecklistItem
 from portal.services.answers import AnswerDraft, answer_version, answers_save
 
-from .test_userday_questionnaire import PASSWORDS, _page_data
+from .conftest import PASSWORDS
+from .test_userday_questionnaire import _page_data
 
 pytestmark = pytest.mark.django_db
 

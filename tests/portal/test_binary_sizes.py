@@ -13,7 +13,7 @@ from portal.models import Answer, PdfStatus, ReportPdf
 from portal.services.evaluations import answer_attachment_add
 from portal.templatetags.portal_tags import binary_size
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

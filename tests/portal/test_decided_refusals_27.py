@@ -12,17 +12,13 @@ from portal.models import Answer, AnswerReview, Evaluation
 from portal.services.evaluations import decision_record
 from portal.views.reviews import review_prefix
 
+from .conftest import PASSWORDS
+
 pytestmark = pytest.mark.django_db
 
 DEMO_EVALUATION = 1
 DECIDED = "This evaluation is decided; it can no longer be changed."
 ROLE_REFUSAL = "does not allow"
-PASSWORDS = {
-    "procurement": "procure-gpus-2026",
-    "manager": "decide-gpus-2026",
-    "engineer": "measure-gpus-2026",
-    "viewer": "view-gpus-2026",
-}
 TYPED = {"w_cost": "41.5", "w_stability": "11.5", "w_network": "12", "w_storage": "10"}
 TYPED |= {"w_security": "12.5", "w_support": "12.5"}
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from portal.services.catalogue import CatalogueDenied, require_catalogue_editor
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

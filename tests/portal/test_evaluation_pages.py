@@ -27,26 +27,6 @@ pytestmark = pytest.mark.django_db
 DEMO_EVALUATION = 1
 
 
-def _login(client, username: str, password: str):
-    assert client.login(username=username, password=password)
-
-
-@pytest.fixture
-def as_role(client, demo):
-    passwords = {
-        "procurement": "procure-gpus-2026",
-        "manager": "decide-gpus-2026",
-        "engineer": "measure-gpus-2026",
-        "viewer": "view-gpus-2026",
-    }
-
-    def login(role: str):
-        _login(client, role, passwords[role])
-        return client
-
-    return login
-
-
 PAGES = [
     ("evaluation-detail", {}),
     ("evaluation-results", {}),

@@ -14,7 +14,7 @@ from portal.models import Candidate, Offering
 from portal.services.catalogue import candidate_offering_adopt, offering_save
 from portal.views.display import value_label
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

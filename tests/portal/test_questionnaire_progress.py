@@ -9,22 +9,13 @@ from django.contrib.auth import get_user_model
 from portal.models import Answer, VerificationStatus
 from portal.services.reviews import answer_review
 
-from .test_userday_questionnaire import PASSWORDS, _page_data, _url
+from .test_userday_questionnaire import _page_data, _url
 
 pytestmark = pytest.mark.django_db
 
 # Demo candidate 5 (A800 passthrough): the evidence contradicts item 1 (GPU match); all ten
 # items hold a claim.
 REFUTED = 5
-
-
-@pytest.fixture
-def as_role(client, demo):
-    def login(role: str):
-        assert client.login(username=role, password=PASSWORDS[role])
-        return client
-
-    return login
 
 
 def _progress(html: str) -> str:

@@ -16,7 +16,7 @@ from portal.celery import app as celery_app
 from portal.models import Evaluation, PdfStatus, ReportPdf
 from portal.services import reports
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 DEAD_REDIS = "redis://127.0.0.1:1/0"  # nothing listens on port 1

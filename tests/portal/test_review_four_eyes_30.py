@@ -13,7 +13,7 @@ from portal.models import Answer, AnswerReview, Membership, Role
 from portal.services.evaluations import answer_attachment_add
 from portal.services.reviews import answer_review
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

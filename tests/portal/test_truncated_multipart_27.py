@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from portal.models import Answer
 
-from .test_userday_questionnaire import PASSWORDS, _page_data
+from .conftest import PASSWORDS
+from .test_userday_questionnaire import _page_data
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from openpyxl import load_workbook
 
 from portal.models import Answer, Candidate, ChecklistItem, EvidenceUpload
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from portal.models import EvidenceUpload, PdfStatus, ReportPdf
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 
 def _login(client, role="viewer"):

@@ -12,7 +12,7 @@ from portal.services.errors import EvaluationDecided
 from portal.services.reviews import answer_review, monthly_cost_check
 from portal.services.scores import candidate_refresh
 
-from .test_userday_questionnaire import PASSWORDS
+from .conftest import PASSWORDS
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,9 @@ from django.urls import reverse
 
 from portal.views import display
 
+from .conftest import PASSWORDS
+
 LOCALE = Path(__file__).resolve().parents[2] / "locale" / "zh_Hans" / "LC_MESSAGES"
-PASSWORDS = {"procurement": "procure-gpus-2026", "viewer": "view-gpus-2026"}
 
 
 def _entries(path: Path) -> list[dict]:

@@ -12,23 +12,8 @@ from portal.models import Answer, AnswerAttachment
 
 pytestmark = pytest.mark.django_db
 
-PASSWORDS = {
-    "procurement": "procure-gpus-2026",
-    "manager": "decide-gpus-2026",
-    "engineer": "measure-gpus-2026",
-    "viewer": "view-gpus-2026",
-}
 # Demo candidate 1 answered all ten items in free text (before items 2, 8, 9, 10 were typed).
 CANDIDATE = 1
-
-
-@pytest.fixture
-def as_role(client, demo):
-    def login(role: str):
-        assert client.login(username=role, password=PASSWORDS[role])
-        return client
-
-    return login
 
 
 def _url(candidate=CANDIDATE, number=None):

@@ -7,14 +7,10 @@ from urllib.parse import urlsplit
 import pytest
 from django.urls import reverse
 
+from .conftest import PASSWORDS
+
 pytestmark = pytest.mark.django_db
 
-PASSWORDS = {
-    "procurement": "procure-gpus-2026",
-    "manager": "decide-gpus-2026",
-    "engineer": "measure-gpus-2026",
-    "viewer": "view-gpus-2026",
-}
 START = [
     "/",
     "/evaluations/1/",

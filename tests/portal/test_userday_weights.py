@@ -14,22 +14,7 @@ from portal.models import Evaluation
 pytestmark = pytest.mark.django_db
 
 DIMS = ("stability", "network", "storage", "security", "cost", "support")
-PASSWORDS = {
-    "procurement": "procure-gpus-2026",
-    "manager": "decide-gpus-2026",
-    "engineer": "measure-gpus-2026",
-    "viewer": "view-gpus-2026",
-}
 URL = reverse("evaluation-weights", args=[1])
-
-
-@pytest.fixture
-def as_role(client, demo):
-    def login(role):
-        assert client.login(username=role, password=PASSWORDS[role])
-        return client
-
-    return login
 
 
 def _direct(values, **extra):
