@@ -66,25 +66,21 @@ def evaluation_get(*, user, pk: int) -> tuple[Evaluation, Membership]:
 
 
 def candidate_list(*, user, evaluation: Evaluation) -> QuerySet[Candidate]:
-    """The evaluation's candidates with offering, vendor and scores in a fixed number of queries."""
+    """The evaluation's candidates with offering, vendor, scores, upload count and
+    questionnaire progress in a fixed number of queries."""
     if membership_get(user=user, evaluation=evaluation) is None:
         return Candidate.objects.none()
-    return (
+    candidates = (
         Candidate.objects.filter(evaluation=evaluation)
         .select_related("offering", "offering__vendor", "offering_version")
         .prefetch_related(
             "offering__prices",
             Prefetch("scores", queryset=Score.objects.order_by("dimension")),
         )
-        .annotate(
-            answered_count=Count(
-                "answers",
-                filter=~Q(answers__status=VerificationStatus.UNANSWERED),
-                distinct=True,
-            ),
-            upload_count=Count("uploads", distinct=True),
-        )
+        .annotate(upload_count=Count("uploads", distinct=True))
     )
+    # The questionnaire's counts (progress_answered, progress_contradicted), as every page.
+    return candidates_with_progress(candidates)
 
 
 @dataclass(frozen=True)

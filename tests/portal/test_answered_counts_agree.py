@@ -1,7 +1,8 @@
 """Every page counts a questionnaire as its own page does (selectors.QuestionnaireProgress): an
 item the evidence or a document review contradicted is not answered but counted apart, and an
 item without a claim is not answered whatever verdict it carries. The dashboard's checklist
-column, the CSV export and the next steps give the questionnaire's counts, in English and
+column, the CSV export, the API's candidate list and the next steps give the questionnaire's
+counts, in English and
 Chinese, and the dashboard's queries stay flat with candidates."""
 
 import csv
@@ -95,6 +96,16 @@ def _csv_counts(client, candidate: int) -> tuple[int, int]:
     )
 
 
+def _api_counts(client, candidate: int) -> tuple[int, int]:
+    url = reverse("api-candidate-list", kwargs={"evaluation_pk": DEMO_EVALUATION})
+    response = client.get(url, {"page_size": 100}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    rows = body["results"] if isinstance(body, dict) else body
+    row = next(r for r in rows if r["id"] == candidate)
+    return row["answered_count"], row["contradicted_count"]
+
+
 def _autosave(client, candidate: int, **changes) -> None:
     data = _page_data(client, candidate)
     data.update(changes)
@@ -139,6 +150,7 @@ def test_the_dashboard_the_csv_and_the_next_steps_count_as_the_questionnaire(
     page = _dashboard(client)
     assert _dashboard_counts(page, candidate) == expected
     assert _csv_counts(client, candidate) == expected
+    assert _api_counts(client, candidate) == expected
     # Not finished: listed in the next steps with the questionnaire's own progress line.
     assert _next_step(page, candidate) == questionnaire
 

@@ -154,7 +154,14 @@ class CandidateSerializer(serializers.ModelSerializer):
     total_gpus = serializers.IntegerField(read_only=True)
     disqualified = serializers.BooleanField(read_only=True)
     quoted_billing_model = QuotedBillingModelField(read_only=True)
-    answered_count = serializers.SerializerMethodField()
+    answered_count = serializers.SerializerMethodField(
+        help_text="Checklist items answered with a claim (text or typed value) that nothing "
+        "contradicts: the questionnaire's count."
+    )
+    contradicted_count = serializers.SerializerMethodField(
+        help_text="Checklist items the evidence or a document review contradicted: not done, "
+        "and not counted as answered."
+    )
     upload_count = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
     offering_version = serializers.IntegerField(
@@ -180,6 +187,7 @@ class CandidateSerializer(serializers.ModelSerializer):
             "knockouts",
             "scores",
             "answered_count",
+            "contradicted_count",
             "upload_count",
             "scored_at",
             "created_at",
@@ -187,7 +195,10 @@ class CandidateSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_answered_count(self, obj) -> int | None:
-        return getattr(obj, "answered_count", None)
+        return getattr(obj, "progress_answered", None)
+
+    def get_contradicted_count(self, obj) -> int | None:
+        return getattr(obj, "progress_contradicted", None)
 
     def get_upload_count(self, obj) -> int | None:
         return getattr(obj, "upload_count", None)
