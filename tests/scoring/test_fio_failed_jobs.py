@@ -49,16 +49,11 @@ def test_the_parser_keeps_each_jobs_error_code():
 
 
 def test_a_failed_job_meeting_the_claim_does_not_verify_it():
-    text = SEQREAD.read_bytes()
     claims = _claims(nvme_read_gbyte_s=Decimal("1.0"))
-    for data, status in ((text, "verified"), (text.replace(b"err= 0:", b"err= 5:"), None)):
-        result = parse_bytes(data)
-        evidence = [NodeEvidence("gpu-01", 1, result.kind, result.metrics, "fio.txt", 1)]
-        item = verify_candidate(claims, evidence).items["local_nvme"]
-        if status is not None:
-            assert item.status == status
-        else:
-            assert item.status == "unverifiable"
+    for error, status in ((None, "verified"), (5, "unverifiable")):
+        item = verify_candidate(claims, [_fit_run(1115.0, error)]).items["local_nvme"]
+        assert item.status == status
+        if error is not None:
             assert "ended with error 5 (EIO)" in item.explanation_en
             assert "以错误 5 (EIO) 结束" in item.explanation_zh
 
