@@ -2,8 +2,8 @@
 review of stop 33): buffered I/O measures the page cache and a file under 1 GiB is held in
 caches. A run that can only understate (too few I/Os in flight, a run too short to settle) may
 still verify a claim it meets, as the collector's own 1 GiB runs do, and so may a fit run on a
-device not named as NVMe (md0, a RAID of NVMe drives). Neither the verdict nor the measured NVMe figure reads such a
-run; the explanation says why."""
+device not named as NVMe (md0, a RAID of NVMe drives). Neither the verdict nor the measured
+NVMe figure reads a run that can overstate; the explanation says why."""
 
 from __future__ import annotations
 

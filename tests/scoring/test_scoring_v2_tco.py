@@ -277,11 +277,16 @@ def test_alltoall_and_all_gather_runs_feed_the_network_score(field, rule_id):
         return dim.score, {c.rule_id: c for c in dim.contributions}
 
     unmeasured, rules = network()
-    assert rules[rule_id].basis == "excluded"  # no run: neither a bonus nor a penalty
+    # No run: 0 of the rule's maximum, as no all-reduce run (an unknown never scores above a
+    # known bad value: withholding a poor run must not pay).
+    assert rules[rule_id].basis == "missing" and rules[rule_id].points == 0
+    assert rules[rule_id].max_points > 0
     good, rules = network(**{field: 0.97})
     poor, _ = network(**{field: 0.55})
+    floor, _ = network(**{field: 0.3})
     assert rules[rule_id].points > 0 and rules[rule_id].basis == "measured"
-    assert poor < unmeasured < good
+    # A run never scores below no run; a bad one scores as no run, a better one above.
+    assert unmeasured == floor < poor < good
 
 
 def test_mig_slices_count_as_full_gpus_towards_the_bare_metal_threshold():

@@ -423,15 +423,23 @@ def test_a_random_small_block_job_never_contradicts_a_bandwidth_claim() -> None:
 
 def test_a_sequential_large_block_job_checks_the_bandwidth_claim() -> None:
     # fio/fio333-seqwrite-json.txt: write 1 MiB, 10.22 GB/s (psync, iodepth 1, a 16 MiB
-    # buffered file for 2 s on vda): it verifies a claim it meets ...
+    # buffered file for 2 s on vda): it measured the page cache, not a drive, so it neither
+    # verifies a claim it meets nor refutes one it misses (expert review of stop 33).
     evidence = [parsed("fio/fio333-seqwrite-json.txt")]
+    for claimed in ("10", "14"):
+        report, measured = facts_of(claims(nvme_write_gbyte_s=Decimal(claimed)), evidence)
+        assert report.items["local_nvme"].status == "unverifiable"
+        assert measured.nvme_write_mbyte_s is None
+    # The same job run with direct I/O on a 4 GiB file checks the claim it meets (its one
+    # I/O in flight and 2 s can only understate the drive).
+    text = (SAMPLES / "fio/fio333-seqwrite-json.txt").read_text()
+    assert '"size" : "16M",' in text
+    fit = text.replace('"size" : "16M",', '"size" : "4G",\n    "direct" : "1",')
+    result = parse_bytes(fit.encode())
+    evidence = [NodeEvidence("gpu-01", 1, result.kind, result.metrics, "fio.json", None)]
     report, measured = facts_of(claims(nvme_write_gbyte_s=Decimal("10")), evidence)
     assert report.items["local_nvme"].status == "verified"
     assert measured.nvme_write_mbyte_s == 10220.603
-    # ... but cannot refute one it misses: it measured the page cache, not an NVMe drive.
-    report, measured = facts_of(claims(nvme_write_gbyte_s=Decimal("14")), evidence)
-    assert report.items["local_nvme"].status == "unverifiable"
-    assert measured.nvme_write_mbyte_s is None
 
 
 def test_sequential_small_block_and_mixed_jobs_are_mismatched() -> None:
@@ -458,7 +466,13 @@ def test_sequential_small_block_and_mixed_jobs_are_mismatched() -> None:
 
 
 def test_two_stonewalled_groups_check_each_direction_with_its_own_job() -> None:
-    evidence = [parsed("fio/fio333-two-groups-stonewall-json-echoed.txt")]
+    # The published run (buffered, a 16 MiB file) made direct on a 4 GiB file: each
+    # direction's claim is met by its own group's job.
+    text = (SAMPLES / "fio/fio333-two-groups-stonewall-json-echoed.txt").read_text()
+    assert '"size" : "16M",' in text
+    fit = text.replace('"size" : "16M",', '"size" : "4G",\n    "direct" : "1",')
+    result = parse_bytes(fit.encode())
+    evidence = [NodeEvidence("gpu-01", 1, result.kind, result.metrics, "fio.json", None)]
     c = claims(nvme_read_gbyte_s=Decimal("1.2"), nvme_write_gbyte_s=Decimal("6"))
     report, measured = facts_of(c, evidence)
     assert report.items["local_nvme"].status == "verified"
