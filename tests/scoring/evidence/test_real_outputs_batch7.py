@@ -422,6 +422,42 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         {"nvidia_gpu_count": 0, "device_count": 1, "mellanox_functions": None, "gpu_models": []},
     ),
     (
+        # The 2 B row heads a latency sweep: "2  100000  1.55  7.16  1.60  1.60  0.07  1.62
+        # 3.49"; the last row before the author's "..." is 16384 B.
+        "perftest/azure-hb120rs-v3-ib_send_lat-all-100000-iters-server-sweep-elided.txt",
+        "perftest",
+        {
+            "test_type": "latency",
+            "test": "ib_send_lat",
+            "device": "mlx5_ib0",
+            "link_type": "IB",
+            "max_size_bytes": 16384,
+            "lat_size_bytes": 2,
+            "lat_min_us": 1.55,
+            "lat_max_us": 7.16,
+            "lat_typical_us": 1.6,
+            "lat_avg_us": 1.6,
+            "lat_p99_us": 1.62,
+            "lat_p999_us": 3.49,
+            "bw_avg_gbit_s": None,
+        },
+    ),
+    (
+        # "16384  100000  0.00  23547.97  1.507070" in MiB/sec: 23547.97 x 1048576 x 8 / 1e9 =
+        # 197.53469 Gb/s; every peak is 0.00 after "BW peak won't be measured in this run".
+        "perftest/azure-hb120rs-v3-ib_send_bw-all-client-peak-not-measured-mib-elided.txt",
+        "perftest",
+        {
+            "test": "ib_send_bw",
+            "report_unit": "MiB/sec",
+            "bw_avg_gbit_s": 197.53469,
+            "bw_peak_gbit_s": None,
+            "peak_measured": False,
+            "max_size_bytes": 16384,
+            "msg_rate_mpps": 1.50707,
+        },
+    ),
+    (
         # Seven CSV rows under watch(1)'s "Every 5.0s: ..." banner, without a name column.
         "nvidia_smi_query/xe9780-watch-5s-query-gpu-csv-7x-b300-util-temp-power-header-line.txt",
         "nvidia_smi_query",
