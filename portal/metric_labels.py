@@ -112,6 +112,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "mig_gpu_instance_count": gettext_lazy("MIG GPU instances"),
     "mig_compute_instance_count": gettext_lazy("MIG compute instances"),
     "profile_count": gettext_lazy("MIG profiles"),
+    "compute_instance_profile_count": gettext_lazy("MIG compute instance profiles"),
     # nvbandwidth
     "nvbandwidth_sum_gbyte_s": gettext_lazy("Copy bandwidth (sum of a test)"),
     "h2d_gbyte_s": gettext_lazy("Host-to-device bandwidth"),

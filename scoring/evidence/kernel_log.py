@@ -24,6 +24,11 @@ metrics (names fixed: the scoring layer maps them)
                      "nvidia-uvm: ...", "nvidia 0000:17:00.0: ...", "[nvidia-drm]"): a log
                      without any, and without an Xid, may be from a machine with no NVIDIA GPU
                      (a container or jump host), so its silence says nothing about GPUs.
+    gpu_recovery_actions  {pci: action}: what the driver's last Xid 154 ("GPU recovery action
+                     changed from 0x0 (None) to 0x2 (Node Reboot Required)") asks for each GPU:
+                     "None", "GPU Reset Required", "Node Reboot Required", "Drain P2P",
+                     "Drain and Reset"...; a journal wrapped at 80 columns puts the "to 0x2
+                     (...)" part on the next line, which is read with it.
     events           the first 500 events: {type "xid"/"sxid", code, pci, line, detail}.
 facts: ``xid_count`` and ``sxid_count`` (unit "count"), one ``xid`` fact per event (value = code).
 """
@@ -78,6 +83,10 @@ _KERNEL_WORD_RE = re.compile(r"^\s*kernel: ")
 # drivers over several "NVRM:" lines ("... installed in this system has" / "NVRM: fallen off
 # the bus and is not responding to commands."), with no Xid line at all.
 _FALLEN_RE = re.compile(r"(?:\bhas|NVRM:)\s+fallen off the bus\b")
+# Xid 154 names the recovery action the GPU now needs: "... changed from 0x0 (None) to 0x2 (Node
+# Reboot Required)". The action's name is in the parentheses after "to 0x...".
+_RECOVERY_TO_RE = re.compile(r"\bto 0x[0-9A-Fa-f]{1,8} \(([^()]{1,60})\)")
+_RECOVERY_XID = 154
 _MAX_EVENTS = 500
 _DETECT_CHARS = 262144
 
@@ -117,10 +126,23 @@ def parse(text: str) -> ParseResult:
     formats: dict[str, int] = {}
     kernel_lines = line_count = fatal = driver_lines = 0
     fallen = False
+    recovery: dict[str, str] = {}
+    # An Xid 154 line that ended before its "to 0x.. (...)" part: (pci, its event or None).
+    unfinished: tuple[str, dict[str, Any] | None] | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         line_count += 1
+        if unfinished is not None:
+            pci, event = unfinished
+            unfinished = None
+            # Wrapped by hand ("  to 0x2 (...)") or by the driver ("... NVRM: to 0x2 (...)").
+            wrapped = _RECOVERY_TO_RE.match(raw.rpartition("NVRM:")[2].strip())
+            if wrapped:
+                recovery[pci] = wrapped.group(1).strip()
+                if event is not None:
+                    event["detail"] = f"{event['detail']} {raw.strip()}"[:200]
+                continue
         name = _prefix(raw)
         if name is None and _KERNEL_WORD_RE.match(raw):
             name = "journal"
@@ -140,11 +162,17 @@ def parse(text: str) -> ParseResult:
                 gpus.append(pci)
             if code == 79:
                 fallen = True
+            event: dict[str, Any] | None = None
             if len(events) < _MAX_EVENTS:
-                events.append(
-                    {"type": "xid", "code": code, "pci": pci, "line": number,
-                     "detail": match.group(3).strip()[:200]}
-                )  # fmt: skip
+                event = {"type": "xid", "code": code, "pci": pci, "line": number,
+                         "detail": match.group(3).strip()[:200]}  # fmt: skip
+                events.append(event)
+            if code == _RECOVERY_XID:
+                action = _RECOVERY_TO_RE.search(match.group(3))
+                if action:
+                    recovery[pci] = action.group(1).strip()
+                else:
+                    unfinished = (pci, event)
             continue
         match = _SXID_RE.search(raw)
         if match and "SXid (" in raw:
@@ -182,6 +210,7 @@ def parse(text: str) -> ParseResult:
         "xid_gpus": gpus,
         "sxid_fatal_count": fatal,
         "gpu_fallen_off_bus": fallen,
+        "gpu_recovery_actions": recovery,
         "format": max(formats, key=lambda k: formats[k]) if formats else "lines",
         "kernel_lines": kernel_lines,
         "line_count": line_count,

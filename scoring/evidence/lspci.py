@@ -34,7 +34,9 @@ Metrics (``ParseResult.metrics``):
 - ``device_count``, ``nvswitch_count``, ``mellanox_functions`` (count of 15b3 functions; None
   when there are none in a listing that could not show them: an excerpt, a grep or ``-d`` filter
   naming no Mellanox or network device),
-  ``filtered`` (bool: the command line pipes through grep, so signals may be hidden).
+  ``filtered`` (bool: the command line pipes through grep, so signals may be hidden). Without
+  its command line, a listing with no host or PCI bridge is a selection (a grep, ``-s``), not
+  the machine: no Mellanox function in it is None, not 0.
 - ``vpci_domains`` (list[str]): the PCI domains laid out as Hyper-V's virtual PCI bus lays them
   out (see below), e.g. ["0101", "3532", "78a8", "cc4c"]; empty on any other machine.
 - ``dpu_virtio`` (list[str]): virtio devices the same listing shows to be emulated by a BlueField
@@ -196,6 +198,8 @@ class _Device:
     link_width_max: int | None = None
     link_width_current: int | None = None
     link_width_line: int | None = None
+    # Read from a -tv tree, which is drawn from the root bus down (the whole machine).
+    in_tree: bool = False
 
 
 def _clean(raw: str) -> str:
@@ -322,7 +326,7 @@ def _read_tree(text: str) -> list[_Device]:
             _, vendor, device = _split_ids(description)
             devices.append(
                 _Device(f"{dom}:{bus}:{dev}", _tree_class(description), description,
-                        vendor, device, number, bridge_range=ranges.get(index))
+                        vendor, device, number, bridge_range=ranges.get(index), in_tree=True)
             )  # fmt: skip
     if not any(d.description for d in devices):
         return []  # "lspci -t" without -v: no names, nothing to judge
@@ -571,27 +575,46 @@ _MELLANOX_WORDS = (
     "network",
 )
 _VENDOR_FILTER_RE = re.compile(r"\s-d\s*([0-9a-f]{1,4}):", re.IGNORECASE)
+# "lspci -vvv -s 17:00.0" lists the selected slots only.
+_SLOT_FILTER_RE = re.compile(r"\s-s\s*[0-9a-f]", re.IGNORECASE)
+# The root of a PCI tree: every whole listing holds one (the host bridge of x86 hosts and of the
+# chipsets hypervisors emulate, the root ports of ARM and POWER servers); only a Hyper-V guest's
+# vPCI devices sit alone, each on a bus of its own.
+_ROOT_CLASSES = frozenset({"host bridge", "pci bridge", "isa bridge", "cardbus bridge"})
 
 
-def _mellanox_functions(text: str, devices: list[_Device], excerpt_line: int | None) -> int | None:
+def _mellanox_functions(
+    text: str, devices: list[_Device], excerpt_line: int | None, rooted: bool
+) -> int | None:
     """The Mellanox (15b3) functions listed, or None when none are and the listing could not
     have shown them: cut at an excerpt marker, piped through a grep whose pattern names no
-    Mellanox or network device (``egrep -i "nvidia|vga"``), or limited to another vendor with
-    ``-d``. A node with 9 ConnectX HCAs in ibstat must not read "0 Mellanox functions" from a
-    listing that only kept its GPUs."""
+    Mellanox or network device (``egrep -i "nvidia|vga"``), limited to another vendor with
+    ``-d`` or to some slots with ``-s``, or, without its command line, a listing that holds no
+    root of a PCI tree (no host or PCI bridge): a selection of devices (a grep, ``-s``) rather
+    than the machine. A ``-tv`` tree is drawn from its root bus, and ``rooted`` says the devices
+    sit as Hyper-V's vPCI bus lays out a whole guest: both are whole listings. A
+    node with 9 ConnectX HCAs in ibstat must not read "0 Mellanox functions" from a listing that
+    only kept its GPUs."""
     count = sum(1 for d in devices if d.vendor_id == "15b3" or "mellanox" in d.description.lower())
     if count or excerpt_line is not None:
         return count or None
+    command = False
     for raw in text.splitlines():
         line = raw.lower()
         if "lspci" not in line:
             continue
+        command = True
         vendor = _VENDOR_FILTER_RE.search(line)
         if vendor is not None and vendor.group(1).rjust(4, "0") != "15b3":
             return None
+        if _SLOT_FILTER_RE.search(line):
+            return None
         if "grep" in line and "|" in line and not any(w in line for w in _MELLANOX_WORDS):
             return None
-    return count
+    rooted = rooted or any(
+        d.in_tree or d.cls.lower() in _ROOT_CLASSES or d.bridge_range for d in devices
+    )
+    return count if command or rooted else None
 
 
 def parse(text: str) -> ParseResult:
@@ -718,7 +741,7 @@ def parse(text: str) -> ParseResult:
         "nvswitch_count": sum(
             1 for d in devices if _is_nvidia(d) and _physical_signal(d) == "NVSwitch bridge"
         ),
-        "mellanox_functions": _mellanox_functions(text, devices, excerpt_line),
+        "mellanox_functions": _mellanox_functions(text, devices, excerpt_line, bool(vpci_domains)),
         "filtered": filtered,
         "vpci_domains": vpci_domains,
         "dpu_virtio": dpu_virtio,

@@ -4,8 +4,13 @@ Reads the header (nvbandwidth / CUDA / driver versions, the device list), then e
 ``Running <testcase>.`` block: the matrix title ("memcpy CE CPU(row) -> GPU(column) bandwidth
 (GB/s)"), the column indexes, the rows (``N/A`` on the diagonal of GPU-GPU tests), and the
 ``SUM <testcase> <value>`` line. ``Waived`` test cases and an ``ASSERT`` or error that stops a
-run are reported, not hidden. Rows whose first column header was dropped (pasted without the
-leading spaces) read the same. A multinode build run under MPI lists its GPUs as
+run are reported, not hidden. From v0.7 a bidirectional test prints three matrices under its one
+``Running`` line ("Read1", "Read2", "Total"), each closed by its own SUM
+(``..._read_ce_read1``, ``_read2``, ``_total``): each matrix is the test case its SUM names, and
+the ``Running`` name, which no SUM closes, is not a test case of its own. v0.10 adds a
+``COEFFICIENT_OF_VARIATION <testcase> <value>`` line after a SUM and prints the CUDA versions as
+"13.3 (13030)" ("CUDA Driver Version (API): ..."). Rows whose first column header was dropped
+(pasted without the leading spaces) read the same. A multinode build run under MPI lists its GPUs as
 ``Process <rank> (<host>): device <n>: <name> (<bus>)`` and names its tests
 ``multinode_<test>``: each process's GPU is one device (its rank is its row and column in the
 matrices), and a ``multinode_`` test has the direction of the test it extends.
@@ -15,7 +20,8 @@ metrics
                      rows, None for N/A), sum_gbyte_s, min, max, mean (of the numbers), cells,
                      direction ("h2d", "d2h", "d2d", "local"...)}}; a latency test
                      (``host_device_latency_sm``) has its figures in sum_ns/min_ns/max_ns/
-                     mean_ns and None in the _gbyte_s keys.
+                     mean_ns and None in the _gbyte_s keys; coefficient_of_variation (v0.10's
+                     COEFFICIENT_OF_VARIATION line, None before) is the spread of the samples.
     testcase_names   in order of appearance; ``waived`` count ("Waived:" lines, and "Waiving
                      <test>." of older builds, whose names are in ``waived_testcases``);
                      ``errors`` (ASSERT / error lines).
@@ -24,7 +30,8 @@ metrics
     d2d_min_gbyte_s / d2d_mean_gbyte_s   over the off-diagonal cells of
                      device_to_device_memcpy_read_ce (or write_ce / the _sm variants; a
                      multinode run's multinode_device_to_device_* when no single-node one ran).
-    device_count, device_names, nvbandwidth_version, cuda_runtime_version, driver_version;
+    device_count, device_names, nvbandwidth_version, cuda_runtime_version, cuda_driver_version
+                     (as printed: "12040", or "13.3" from v0.10's "13.3 (13030)"), driver_version;
                      ``devices`` [{index, name, bus_id}], plus ``host`` and ``local_index``
                      (the device number on that host) for a multinode run's processes.
 facts: one ``nvbandwidth_sum_gbyte_s`` per bandwidth test case (unit "GB/s", details
@@ -61,9 +68,11 @@ _PROCESS_RE = re.compile(
 _VERSION_RES = {
     "nvbandwidth_version": re.compile(r"^nvbandwidth Version:\s*(\S+)"),
     "cuda_runtime_version": re.compile(r"^CUDA Runtime Version:\s*(\S+)"),
-    "cuda_driver_version": re.compile(r"^CUDA Driver Version:\s*(\S+)"),
+    # v0.10: "CUDA Driver Version (API): 13.3 (13030)".
+    "cuda_driver_version": re.compile(r"^CUDA Driver Version(?: \(API\))?:\s*(\S+)"),
     "driver_version": re.compile(r"^Driver Version:\s*(\S+)"),
 }
+_CV_RE = re.compile(r"^COEFFICIENT_OF_VARIATION\s+([A-Za-z0-9_]+)\s+(-?\d+(?:\.\d+)?)\s*$")
 _WAIVING_RE = re.compile(r"^Waiving\s+([A-Za-z0-9_]+)\.?\s*$")
 _CELL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?|N/A)$")
 # nvbandwidth's own failures: an ASSERT, a pattern check, a CUDA/NVML call that returned an
@@ -201,12 +210,25 @@ def parse(text: str) -> ParseResult:
                 case = cases.pop(None)
                 cases[name] = case
                 order[order.index(None)] = name
+            elif case is None and current is not None and current["sum"] is None:
+                # v0.7+: "SUM <running>_read1" closes the first matrix of a bidirectional test
+                # printed under "Running <running>.": the matrix is that part's, not the test's.
+                running = next((n for n in order if n is not None and cases[n] is current), None)
+                if running is not None and name.startswith(running + "_"):
+                    case = current
+                    cases[name] = cases.pop(running)
+                    order[order.index(running)] = name
             if case is None:
                 case = {"title": None, "columns": None, "rows": [], "sum": None, "line": number}
                 cases[name] = case
                 order.append(name)
             case["sum"] = float(match.group(2))
             current = None
+            continue
+        match = _CV_RE.match(line)
+        if match:
+            if match.group(1) in cases:
+                cases[match.group(1)]["cv"] = float(match.group(2))
             continue
         if _is_title(line):
             if current is None or current["title"] is not None:
@@ -249,13 +271,14 @@ def parse(text: str) -> ParseResult:
             else "a bandwidth matrix without its test case name (no 'Running' or SUM line)"
         )
     summaries: dict[str, dict[str, Any]] = {}
+    without_matrix: list[str] = []
     for name in order:
         case = cases[name]
         numbers = [v for row in case["rows"] for v in row if v is not None]
         if case["sum"] is None:
             warnings.append(f"{name}: no SUM line (run cut or failed)")
         if not case["rows"]:
-            warnings.append(f"{name}: no matrix")
+            without_matrix.append(name)
         latency = "_latency" in name or "(ns)" in (case["title"] or "")
         figures = {
             "sum": case["sum"],
@@ -272,7 +295,17 @@ def parse(text: str) -> ParseResult:
             **{f"{key}_gbyte_s": None if latency else value for key, value in figures.items()},
             **{f"{key}_ns": value if latency else None for key, value in figures.items()},
             "cells": len(numbers),
+            "coefficient_of_variation": case.get("cv"),
         }
+    if len(without_matrix) == 1:
+        warnings.append(f"{without_matrix[0]}: no matrix")
+    elif without_matrix:
+        # "nvbandwidth | grep SUM" keeps the SUM lines alone: one warning, not one per test.
+        warnings.append(
+            f"{len(without_matrix)} test cases have no matrix (SUM lines alone?): "
+            + ", ".join(without_matrix[:5])
+            + (", ..." if len(without_matrix) > 5 else "")
+        )
     if errors:
         warnings.append(f"{len(errors)} error line(s): {errors[0]}")
     if not any(

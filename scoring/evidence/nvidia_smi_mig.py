@@ -1,4 +1,5 @@
-"""Parser for ``nvidia-smi mig -lgi`` / ``-lci`` / ``-lgip`` tables: MIG instances and profiles.
+"""Parser for ``nvidia-smi mig -lgi`` / ``-lci`` / ``-lgip`` / ``-lcip`` tables: MIG instances and
+profiles.
 
 Rows are read by pattern after removing the table borders, so narrower or wider column
 layouts of other driver versions, doubled ``||`` borders (markdown escaping) and collapsed
@@ -10,7 +11,12 @@ metrics
     compute_instances   -lci rows: gpu, gpu_instance_id, profile ("1c.3g.20gb"), profile_id,
                         instance_id, placement_start/size (None on older drivers).
     profiles            -lgip rows: gpu, profile, profile_id, free, total, memory_gib, p2p, sm.
-    gpu_instance_count, compute_instance_count, profile_count.
+    compute_instance_profiles   -lcip rows (the compute instance profiles of one GPU instance):
+                        gpu, gpu_instance_id, profile ("1c.3g.20gb"), profile_id, default (the
+                        "*" nvidia-smi puts after the profile a bare ``-cci`` creates), free,
+                        total, sm. A listing printed again for the same GPU instance (before and
+                        after a ``-cci``) replaces the earlier rows: the last one is the state.
+    gpu_instance_count, compute_instance_count, profile_count, compute_instance_profile_count.
     gpu_instance_profiles   distinct profiles of the GPU instances, in order.
     gpus                distinct GPU indexes seen; ``tables`` which tables were found.
     mig_enabled         False when nvidia-smi said no MIG-enabled device, else True.
@@ -37,6 +43,9 @@ _CI_RE = re.compile(r"^(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)(?:\s+(\d+):(\
 _GIP_RE = re.compile(
     r"^(\d+)\s+MIG\s+(\S+)\s+(\d+)\s+(\d+)/(\d+)\s+(\d+(?:\.\d+)?)\s+(Yes|No)\s+(\d+)\b"
 )
+# -lcip: "0  2  MIG 4g.20gb  3*  1/1  56  2  0  0" (GPU, GPU instance, name, profile ID with "*"
+# on the default profile, free/total, exclusive SM, then the shared engines).
+_CIP_RE = re.compile(r"^(\d+)\s+(\d+)\s+MIG\s+(\S+)\s+(\d+)(\*?)\s+(\d+)/(\d+)\s+(\d+)\b")
 _NONE_RE = re.compile(r"No MIG-enabled devices found|No GPU instances found|"
                       r"No compute instances found", re.IGNORECASE)  # fmt: skip
 
@@ -67,6 +76,7 @@ def parse(text: str) -> ParseResult:
     gis: list[dict[str, Any]] = []
     cis: list[dict[str, Any]] = []
     profiles: list[dict[str, Any]] = []
+    cips: dict[tuple[int, int, int], dict[str, Any]] = {}
     none_line: int | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _row(raw)
@@ -100,6 +110,17 @@ def parse(text: str) -> ParseResult:
                      "placement_size": int(match.group(7)) if match.group(7) else None,
                      "line": number}
                 )  # fmt: skip
+        elif table == "lcip":
+            match = _CIP_RE.match(line)
+            if match:
+                gpu, gi, profile_id = int(match.group(1)), int(match.group(2)), int(match.group(4))
+                cips.pop((gpu, gi, profile_id), None)  # a later listing is the current state
+                cips[(gpu, gi, profile_id)] = {
+                    "gpu": gpu, "gpu_instance_id": gi, "profile": match.group(3),
+                    "profile_id": profile_id, "default": match.group(5) == "*",
+                    "free": int(match.group(6)), "total": int(match.group(7)),
+                    "sm": int(match.group(8)), "line": number,
+                }  # fmt: skip
         elif table == "lgip":
             match = _GIP_RE.match(line)
             if match:
@@ -112,14 +133,16 @@ def parse(text: str) -> ParseResult:
                 )  # fmt: skip
     if not tables and none_line is None:
         raise EvidenceParseError(
-            "no MIG table found (expected 'nvidia-smi mig -lgi' / '-lci' / '-lgip' output)",
+            "no MIG table found (expected 'nvidia-smi mig -lgi' / '-lci' / '-lgip' / '-lcip' "
+            "output)",
             kind=KIND,
             code="nvidia_smi_mig.nothing",
         )
     warnings: list[str] = []
     if none_line is not None:
         warnings.append(f"line {none_line}: nvidia-smi found no MIG instance or MIG device")
-    if tables and not (gis or cis or profiles) and none_line is None:
+    compute_profiles = list(cips.values())
+    if tables and not (gis or cis or profiles or compute_profiles) and none_line is None:
         warnings.append("MIG table heading found but no row could be read")
     seen = set()
     for gi in gis:
@@ -127,10 +150,10 @@ def parse(text: str) -> ParseResult:
         if key in seen:
             warnings.append(f"GPU {gi['gpu']} GPU instance {gi['instance_id']} listed twice")
         seen.add(key)
-    for rows in (gis, cis, profiles):
+    for rows in (gis, cis, profiles, compute_profiles):
         for row in rows:
             row.pop("line")
-    gpus = sorted({r["gpu"] for r in (*gis, *cis, *profiles)})
+    gpus = sorted({r["gpu"] for r in (*gis, *cis, *profiles, *compute_profiles)})
     metrics: dict[str, Any] = {
         "gpu_instances": gis,
         "compute_instances": cis,
@@ -138,6 +161,8 @@ def parse(text: str) -> ParseResult:
         "gpu_instance_count": len(gis),
         "compute_instance_count": len(cis),
         "profile_count": len(profiles),
+        "compute_instance_profiles": compute_profiles,
+        "compute_instance_profile_count": len(compute_profiles),
         "gpu_instance_profiles": list(dict.fromkeys(g["profile"] for g in gis)),
         "gpus": gpus,
         "tables": tables,
