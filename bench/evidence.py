@@ -705,6 +705,7 @@ def import_breakdown(
 
     from portal.models import EvidenceUpload, UploadStatus
     from portal.services import evidence, scores
+    from portal.services.evidence import importing, outcome, write
 
     ids = list(
         EvidenceUpload.objects.filter(candidate=candidate)
@@ -722,11 +723,11 @@ def import_breakdown(
     spent: dict[str, list[float]] = {}
     totals, queries = [], []
     targets = [
-        (evidence, "_claim"),
-        (evidence, "open_evidence"),
-        (evidence, "parse_evidence_set"),
-        (evidence, "_measurements"),
-        (evidence, "_finish"),
+        (importing, "_claim"),
+        (outcome, "open_evidence"),
+        (outcome, "parse_evidence_set"),
+        (outcome, "_measurements"),
+        (write, "_finish"),
         (scores, "candidate_refresh"),
         (scores, "_verify"),
         (scores, "_store_scores"),

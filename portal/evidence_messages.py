@@ -354,7 +354,7 @@ PHRASES: dict[str, Promise] = {
     "NUMA nodes": gettext_lazy("NUMA nodes"),
 }
 
-# The import's own outcomes (portal/services/evidence.py), stored on the upload as
+# The import's own outcomes (portal/services/evidence/), stored on the upload as
 # error_code + error_params beside the English error text.
 UPLOAD_BUNDLE_REFUSED = "upload.bundle_refused"
 UPLOAD_NOTHING_PARSED = "upload.nothing_parsed"

@@ -37,20 +37,9 @@ from ..collectives import (
 from ..fabric_share import declared_fabric
 from ..rubric import Rubric
 from ..types import BILLING_MODELS, CandidateInput, Deferred, EvaluationSpec, RubricError
-from .exact import (
-    _ZERO_CENTS,
-    Tco,
-    TcoPlan,
-    _billed_extra_days,
-    _billing_terms,
-    _efficiency_cap,
-    _plan_availability,
-    _sla_backed,
-    _spot_hours,
-    compute_tco,
-    operations_cost,
-    priced_form,
-)
+from .exact import Tco, TcoPlan, compute_tco, operations_cost, priced_form
+from .exact.compute import _billed_extra_days, _billing_terms, _plan_availability, _spot_hours
+from .exact.terms import _ZERO_CENTS, _efficiency_cap, _sla_backed
 
 _RELATIVE_ERROR = 1e-12
 # Keeps a float figure at least this far (in units of its last kept digit) from a tie.

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone as dj_timezone
 
 from portal.models import EvidenceOrigin, EvidenceUpload, UploadStatus
-from portal.services import evidence
 from portal.services.evidence import evidence_submit
+from portal.services.evidence import write as evidence_write
 
 pytestmark = pytest.mark.django_db
 
@@ -80,13 +80,13 @@ def test_one_statement_writes_what_the_per_upload_updates_wrote(candidate, monke
     batch = _uploads(candidate, "a", 5, claim="mine")
     reference = _uploads(candidate, "b", 5, claim="mine")
     with CaptureQueriesContext(connection) as queries:
-        written = evidence._write_outcomes(
+        written = evidence_write._write_outcomes(
             [(u.pk, _fields(i, finished)) for i, u in enumerate(batch)], "mine"
         )
     assert len(queries) == 1
     with monkeypatch.context() as patch:
-        patch.setattr(evidence, "connection", _OtherDatabase())
-        expected = evidence._write_outcomes(
+        patch.setattr(evidence_write, "connection", _OtherDatabase())
+        expected = evidence_write._write_outcomes(
             [(u.pk, _fields(i, finished)) for i, u in enumerate(reference)], "mine"
         )
     index_of = {u.pk: i for i, u in enumerate(batch)}
@@ -105,5 +105,5 @@ def test_one_statement_writes_what_the_per_upload_updates_wrote(candidate, monke
 
 def test_an_empty_batch_writes_nothing():
     with CaptureQueriesContext(connection) as queries:
-        assert evidence._write_outcomes([], "mine") == set()
+        assert evidence_write._write_outcomes([], "mine") == set()
     assert len(queries) == 0

@@ -14,8 +14,9 @@ from django.utils import timezone, translation
 
 from portal import evidence_messages
 from portal.models import EvidenceUpload, Measurement, UploadStatus
-from portal.services import evidence as evidence_service
 from portal.services.evidence import evidence_import
+from portal.services.evidence import outcome as evidence_outcome
+from portal.services.evidence import write as evidence_write
 from scoring.evidence.bundle import open_evidence
 from scoring.evidence.times import CLOCK_SKEW_ALLOWANCE, EvidenceTimeRefused
 
@@ -195,14 +196,14 @@ def test_an_unexpected_error_parsing_one_upload_fails_it_alone(client, upload_to
     _token, raw = upload_token
     first = _post(client, raw, sample_bytes(NCCL), "all_reduce.txt")
     second = _post(client, raw, sample_bytes("ibstat-roce-some-down.txt"), "ibstat.txt")
-    real = evidence_service._outcome
+    real = evidence_outcome._outcome
 
     def broken(upload):
         if upload.pk == first.pk:
             raise OverflowError("date value out of range")
         return real(upload)
 
-    monkeypatch.setattr(evidence_service, "_outcome", broken)
+    monkeypatch.setattr(evidence_outcome, "_outcome", broken)
     evidence_import(upload_id=first.pk, task_id="batch")
     first.refresh_from_db()
     second.refresh_from_db()
@@ -218,7 +219,7 @@ def test_an_unexpected_error_writing_a_batch_writes_each_upload_alone(
     _token, raw = upload_token
     first = _post(client, raw, sample_bytes(NCCL), "all_reduce.txt")
     second = _post(client, raw, sample_bytes("ibstat-roce-some-down.txt"), "ibstat.txt")
-    real = evidence_service._identifiers
+    real = evidence_write._identifiers
 
     def broken(upload, outcome):
         # Raised inside the batch's one transaction, which then fails as a whole.
@@ -226,7 +227,7 @@ def test_an_unexpected_error_writing_a_batch_writes_each_upload_alone(
             raise OverflowError("date value out of range")
         return real(upload, outcome)
 
-    monkeypatch.setattr(evidence_service, "_identifiers", broken)
+    monkeypatch.setattr(evidence_write, "_identifiers", broken)
     evidence_import(upload_id=first.pk, task_id="batch")
     first.refresh_from_db()
     second.refresh_from_db()

@@ -229,7 +229,7 @@ def test_measurement_rows_are_written_as_the_parser_gave_them(client, upload_tok
 
 def test_hardware_identifiers_are_the_fingerprints_and_written_once(client, upload_token):
     from portal.models import HardwareIdentifier
-    from portal.services.evidence import _identifiers_insert
+    from portal.services.evidence.write import _identifiers_insert
 
     token, raw = upload_token
     (upload_id,) = _queue(client, raw, token.nonce, [0])

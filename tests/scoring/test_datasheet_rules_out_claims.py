@@ -24,7 +24,7 @@ from scoring.reference import (
 )
 from scoring.rubric import load_rubric
 from scoring.types import MeasuredFacts
-from scoring.verification.network import _intra_line
+from scoring.verification.network.bounds import _intra_line
 from tests.scoring.scoring_factories import candidate, evaluation, fleet_claims, offering
 
 V2 = load_rubric("2")

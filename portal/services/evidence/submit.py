@@ -1,0 +1,131 @@
+"""Accepting an upload: checked, stored once per content, and its import queued."""
+
+import hashlib
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db import IntegrityError, connection, transaction
+from django.utils.translation import gettext as _
+
+from ... import evidence_messages
+from ...db import insert_with_history
+from ...metric_labels import size_with_bytes
+from ...models import Candidate, EvidenceUpload, UploadToken
+from ..errors import ensure_not_decided
+from ..text import clean_text
+from .nodes import _clean_node, sent_node_mismatch
+from .queueing import _enqueue_import
+from .storage import UploadTooLarge, evidence_quota_check
+
+
+def _sha256(uploaded: UploadedFile) -> str:
+    digest = hashlib.sha256()
+    for chunk in uploaded.chunks():
+        digest.update(chunk)
+    uploaded.seek(0)
+    return digest.hexdigest()
+
+
+def _clean_name(name: str) -> str:
+    # Only a label for people: the stored path derives from the content hash.
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return clean_text(base).strip()[:255] or "upload"
+
+
+def _existing_upload(*, candidate_id: int, sha256: str) -> EvidenceUpload | None:
+    """The candidate's upload of this content, if any ((candidate, sha256) is unique)."""
+    if connection.vendor == "postgresql":
+        # Every upload asks, and almost every one finds nothing: its id alone, written out,
+        # rather than the ORM's compilation of a select of every column (the row is read
+        # only when there is one).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s",
+                [candidate_id, sha256],
+            )
+            found = cursor.fetchone()
+        return None if found is None else EvidenceUpload.objects.get(pk=found[0])
+    return next(
+        iter(
+            EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256).order_by()[:1]
+        ),
+        None,
+    )
+
+
+def evidence_submit(
+    *,
+    candidate: Candidate,
+    uploaded_file: UploadedFile,
+    node_name: str = "",
+    token: UploadToken | None = None,
+    user=None,
+    quota_room: int | None = None,
+) -> tuple[EvidenceUpload, bool]:
+    """Store an upload and queue its import; returns (upload, created).
+
+    The same content for the same candidate is recognised: the first upload is returned with
+    created False and nothing is imported twice. ``quota_room`` is what
+    ``evidence_quota_check`` returned for this request's token and candidate moments before
+    (the API's check before the body): a file that fits in it is not summed again.
+    """
+    size = uploaded_file.size or 0
+    limit = settings.EVIDENCE_MAX_UPLOAD_BYTES
+    # Hashed before the transaction: the evaluation's row is not held for it.
+    digest = _sha256(uploaded_file) if 0 < size <= limit else ""
+    stored = ""
+    try:
+        with transaction.atomic():
+            # The evaluation's status, read once and share-locked until the upload is stored:
+            # a decision being recorded (it locks the row for update) either commits first,
+            # and this refuses, or waits for this upload and then refuses while it waits.
+            ensure_not_decided(candidate.evaluation, share_lock=True)
+            if size == 0:
+                raise ValidationError({"file": _("The file is empty.")})
+            if size > limit:
+                raise UploadTooLarge(
+                    {
+                        "file": _("The file is %(size)s; the limit is %(limit)s.")
+                        % {"size": size_with_bytes(size), "limit": size_with_bytes(limit)}
+                    }
+                )
+            existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)
+            if existing is not None:
+                return existing, False
+            if quota_room is None or size > quota_room:
+                evidence_quota_check(
+                    candidate_id=candidate.pk, token_id=token.pk if token else None, size=size
+                )
+            node_name = _clean_node(node_name)
+            mismatch = sent_node_mismatch(token, node_name)
+            upload = EvidenceUpload(
+                candidate=candidate,  # its evaluation is copied by the field (pre_save)
+                original_name=_clean_name(uploaded_file.name or ""),
+                sha256=digest,
+                size_bytes=size,
+                node_name=(node_name or (token.node_name if token else ""))[:200],
+                token=token,
+                uploaded_by=user if user is not None and user.is_authenticated else None,
+                # Flagged from the start (the import keeps or refines it): the answer to the
+                # upload and the pages listing it while it waits already say so.
+                error_params={evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {},
+            )
+            upload.file.save(digest, uploaded_file, save=False)
+            stored = upload.file.name
+            insert_with_history(upload)
+            transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
+    except IntegrityError:
+        # The same content arrived concurrently: keep the first, drop our copy of the file.
+        _delete_stored(stored)
+        return EvidenceUpload.objects.get(candidate=candidate, sha256=digest), False
+    except BaseException:
+        # Refused (the evaluation decided meanwhile) or failed: nothing stays behind.
+        _delete_stored(stored)
+        raise
+    return upload, True
+
+
+def _delete_stored(name: str) -> None:
+    if name:
+        EvidenceUpload._meta.get_field("file").storage.delete(name)

@@ -1,0 +1,390 @@
+"""The bus bandwidth check of one collective (all_reduce, alltoall, all_gather)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ...reference import ExpectedBusbw, GpuSpec, match_gpu, nvlink_domain_size
+from .._util import as_float, as_list, num, of_kind, pct, pct_zh, size_text
+from ..model import (
+    STATUS_CONTRADICTED,
+    STATUS_UNVERIFIABLE,
+    STATUS_VERIFIED,
+    Claims,
+    ItemVerification,
+    NodeEvidence,
+)
+from .bounds import _COLLECTIVE_EN, ALL_REDUCE, _bound
+from .fabric import rail_layers
+from .runs import (
+    PEAK_MIN_BYTES,
+    _best,
+    _largest_size,
+    _Run,
+    _sort_runs,
+    _swept_to_peak,
+    candidate_in_nvlink_domain,
+)
+
+# busbw fraction bands (measured / expected); see scoring.reference for the expected value.
+BUSBW_VERIFIED_FROM = 0.8
+BUSBW_CONTRADICTED_BELOW = 0.5
+
+
+SCOPE_MULTI_NODE = "multi_node"
+SCOPE_ONE_NODE = "one_node"
+
+
+@dataclass(frozen=True)
+class CollectiveCheck:
+    """The verdict on one collective's bus bandwidth and the fractions scoring may use.
+
+    ``fraction`` is measured / expected of the judged run when that run covers the candidate's
+    interconnect (at least two nodes for a candidate of two or more); ``one_node_fraction`` is
+    the best one-node run's, which measures NVLink (or PCIe) inside a node only.
+    """
+
+    item: ItemVerification
+    fraction: float | None
+    expected: ExpectedBusbw | None
+    one_node_fraction: float | None
+    measured_gbyte_s: float | None
+    nodes: int | None
+    # The run ``one_node_fraction`` was read from (its evidence reference).
+    one_node_ref: str | None = None
+
+
+def _fraction(
+    claims: Claims, spec: GpuSpec | None, collective: str, run: _Run | None
+) -> float | None:
+    if run is None:
+        return None
+    expected = _bound(claims, spec, collective, run.judged_nodes, run.via_nvlink).expected
+    if expected is None:
+        return None
+    return round(run.peak_gbyte_s / expected.value_gbyte_s, 3)
+
+
+def _with_measured_fabric(claims: Claims, evidence: Sequence[NodeEvidence]) -> Claims:
+    """``claims`` with the port rate and rail count raised to what ibstat measured on every
+    node (the worst node's count of Active compute-rail ports at its fastest rate), never
+    lowered: a measured fabric faster than the claim sets the expected bus bandwidth, a
+    slower one is the fabric check's finding, not a smaller expectation.
+
+    Only ports of the rails' link layer count (rail_layers: a BlueField's Ethernet ports
+    beside InfiniBand rails are another network), and never more rails than one per GPU
+    beyond the claim: storage ports of the same layer and rate (a DGX's two storage HCAs next
+    to its eight compute rails) carry no collective traffic, and counting them raised the
+    expectation by a quarter, so more hardware and more evidence scored lower."""
+    if claims.fabric == "none":
+        return claims
+    per_node: dict[str, tuple[float, int]] = {}
+    for ev in of_kind(evidence, "ibstat"):
+        ports = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
+        layers = rail_layers(ports, claims.fabric)
+        rates = [
+            as_float(p.get("rate_gbit_s"))
+            for p in ports
+            if str(p.get("state", "")).lower() == "active"
+            and (layers is None or str(p.get("link_layer") or "").lower() in layers)
+        ]
+        rates = [r for r in rates if r is not None and r > 0]
+        if not rates:
+            continue
+        fastest = max(rates)
+        rails = sum(1 for r in rates if r == fastest)
+        rate, count = per_node.get(ev.node_name, (fastest, rails))
+        per_node[ev.node_name] = (max(rate, fastest), max(count, rails))
+    if not per_node:
+        return claims
+    rate = min(r for r, _ in per_node.values())
+    count = min(
+        min(c for _, c in per_node.values()), max(claims.nics_per_node, claims.gpus_per_node)
+    )
+    faster = rate > claims.fabric_rate_gbit_s
+    wider = count > claims.nics_per_node and rate >= claims.fabric_rate_gbit_s
+    if not (faster or wider):
+        return claims
+    return replace(
+        claims,
+        fabric_rate_gbit_s=int(max(rate, claims.fabric_rate_gbit_s)),
+        nics_per_node=max(count, claims.nics_per_node) if wider else claims.nics_per_node,
+    )
+
+
+def verify_collective(
+    claims: Claims, evidence: Sequence[NodeEvidence], collective: str = ALL_REDUCE
+) -> CollectiveCheck:
+    """Measured bus bandwidth of one nccl-tests collective against the declared system.
+
+    Runs with wrong results, runs not at ``gpus_per_node`` ranks per node, foreign runs (more
+    nodes or ranks than the candidate has, another GPU model) and implausible runs (above the
+    physical ceiling of the declared links) are set aside and named. Of the rest, the run on
+    the most nodes is judged (then the highest peak), against the value expected for its node
+    count. For a candidate of two or more nodes a one-node run verifies NVLink only: the
+    interconnect between nodes needs a run spanning at least two nodes.
+    """
+    key = "busbw" if collective == ALL_REDUCE else f"{collective}_busbw"
+    name = _COLLECTIVE_EN[collective]
+    spec = match_gpu(claims.gpu_model)
+    # Judge against what the nodes have when ibstat shows more than was claimed: a vendor who
+    # claims a slower fabric must not earn a higher fraction (and a higher score) by it.
+    declared = claims
+    claims = _with_measured_fabric(claims, evidence)
+    runs = _sort_runs(claims, evidence, collective, spec)
+    tolerance = (
+        f"verified at ≥ {pct(BUSBW_VERIFIED_FROM)} of expected, contradicted below "
+        f"{pct(BUSBW_CONTRADICTED_BELOW)}"
+    )
+    tolerance_zh = (
+        f"≥ 期望值的 {pct(BUSBW_VERIFIED_FROM)} 为证实，低于 {pct(BUSBW_CONTRADICTED_BELOW)} 为矛盾"
+    )
+    details: dict[str, Any] = {
+        "collective": collective,
+        "skipped_runs": [en for en, _ in runs.skipped],
+        "foreign_runs": [en for en, _ in runs.foreign],
+        "implausible_runs": [en for en, _ in runs.implausible],
+    }
+    aside_en = "".join(
+        f" {label}: " + "; ".join(en for en, _ in group) + "."
+        for label, group in (
+            ("Foreign runs set aside", runs.foreign),
+            ("Implausible runs set aside", runs.implausible),
+        )
+        if group
+    )
+    aside_zh = "".join(
+        f"{label}：" + "；".join(zh for _, zh in group) + "。"
+        for label, group in (
+            ("不属于该候选的结果已剔除", runs.foreign),
+            ("不可信的结果已剔除", runs.implausible),
+        )
+        if group
+    )
+    one_node = _best([r for r in runs.usable if r.nodes == 1])
+    one_node_fraction = _fraction(claims, spec, collective, one_node)
+    best = _best(runs.usable)
+    if best is None:
+        reasons = runs.skipped + runs.foreign + runs.implausible
+        reason = "; ".join(en for en, _ in reasons) or "no nccl-tests output was uploaded"
+        reason_zh = "；".join(zh for _, zh in reasons) or "未上传 nccl-tests 输出"
+        item = ItemVerification(
+            key,
+            STATUS_UNVERIFIABLE,
+            f"No usable nccl-tests {name} run at the declared "
+            f"{claims.gpus_per_node} GPUs per node ({reason}).",
+            f"没有可用的每节点 {claims.gpus_per_node} 块 GPU 的 nccl-tests {name} 结果"
+            f"（{reason_zh}）。",
+            None,
+            tolerance,
+            details,
+            tolerance_zh,
+        )
+        return CollectiveCheck(item, None, None, None, None, None)
+    scope = SCOPE_MULTI_NODE if best.nodes >= 2 else SCOPE_ONE_NODE
+    # A run that stayed in one NVLink domain proves NVLink between its nodes, and the
+    # candidate's interconnect only where all its nodes share that domain.
+    in_one_domain = best.via_nvlink and not candidate_in_nvlink_domain(claims)
+    covers = (best.nodes >= 2 or claims.node_count == 1) and not in_one_domain
+    details.update(
+        {
+            "measured_gbyte_s": best.peak_gbyte_s,
+            "ranks": best.ranks,
+            "tested_nodes": best.nodes,
+            "scope": scope,
+            "covers_interconnect": covers,
+            "via_nvlink_domain": best.via_nvlink,
+        }
+    )
+    expected = _bound(claims, spec, collective, best.judged_nodes, best.via_nvlink).expected
+    measured = (
+        f"{num(best.peak_gbyte_s, 2)} GB/s peak {name} busbw on {best.ranks} GPUs "
+        f"({best.nodes} node(s))"
+        if collective != ALL_REDUCE
+        else f"{num(best.peak_gbyte_s, 2)} GB/s peak busbw on {best.ranks} GPUs "
+        f"({best.nodes} node(s))"
+    )
+    measured_zh = (
+        f" {best.ranks} 块 GPU（{best.nodes} 个节点）上{name}峰值 busbw "
+        f"{num(best.peak_gbyte_s, 2)} GB/s"
+    )
+    if expected is None:
+        why = (
+            f"the GPU model {claims.gpu_model!r} is not in the reference table"
+            if spec is None
+            else "the declared system gives no bound (one GPU, or no network for several nodes)"
+        )
+        item = ItemVerification(
+            key,
+            STATUS_UNVERIFIABLE,
+            f"Measured {measured}, but no expected value can be derived: {why}.{aside_en}",
+            f"实测{measured_zh}，但无法推算期望值："
+            + ("参考表中没有该 GPU 型号。" if spec is None else "所声明的系统没有可用上限。")
+            + aside_zh,
+            best.ev.ref,
+            tolerance,
+            details,
+            tolerance_zh,
+        )
+        return CollectiveCheck(item, None, None, None, best.peak_gbyte_s, best.nodes)
+    fraction = round(best.peak_gbyte_s / expected.value_gbyte_s, 3)
+    details.update({"expected_gbyte_s": expected.value_gbyte_s, "fraction": fraction})
+    if best.nodes >= 2 and not best.via_nvlink and claims.fabric != "none":
+        # The fabric the expectation was computed for, as a must-have reason names it.
+        details.update(
+            {
+                "expected_nics_per_node": claims.nics_per_node,
+                "expected_rate_gbit_s": claims.fabric_rate_gbit_s,
+                "fabric_from_ibstat": claims != declared,
+            }
+        )
+    what = "the declared interconnect" if covers else "NVLink inside one node only"
+    what_zh = "所声明的互联" if covers else "仅单节点内的 NVLink"
+    if in_one_domain:
+        what, what_zh = "NVLink inside one NVLink domain only", "仅单个 NVLink 域内的 NVLink"
+        if best.spans_domains:
+            what, what_zh = "NVLink inside the NVLink domains only", "仅各 NVLink 域内的 NVLink"
+    if fraction >= BUSBW_VERIFIED_FROM:
+        status, verdict_en, verdict_zh = (
+            STATUS_VERIFIED,
+            f"which confirms {what}",
+            f"证实了{what_zh}",
+        )
+        if fraction > 1.0:
+            # Above the ring's bound yet under the physical ceiling (a run above it was set
+            # aside before): say why that is plausible, or a manager cannot answer why 129 %
+            # is fine here while another candidate's run was set aside (walk, stop 30).
+            verdict_en += (
+                " (above the expected value, which bounds a ring all-reduce: NCCL's tree and "
+                "NVLS algorithms exceed it on a few nodes (NVIDIA/nccl-tests#196) while staying "
+                "under the physical ceiling of the declared hardware; it counts as 100 %)"
+            )
+            verdict_zh += (
+                "（高于期望值：期望值是环形 all-reduce 的上限，NCCL 的树形与 NVLS 算法在少量节点上"
+                "可以超过它（NVIDIA/nccl-tests#196），但仍低于所声明硬件的物理上限；按 100 % 计）"
+            )
+    elif fraction < BUSBW_CONTRADICTED_BELOW and _swept_to_peak(best):
+        status, verdict_en = STATUS_CONTRADICTED, f"which contradicts {what}"
+        verdict_zh = f"与{what_zh}不符"
+    elif fraction < BUSBW_CONTRADICTED_BELOW:
+        # Bus bandwidth keeps rising with the message size well past a few hundred MiB
+        # ("256M is too small to reach peak bandwidth": sjeaugey, NVIDIA/nccl-tests#212).
+        status = STATUS_UNVERIFIABLE
+        largest = size_text(_largest_size(best) or 0)
+        verdict_en = (
+            f"which cannot refute {what}: the run stopped at {largest} messages, short of the "
+            f"{size_text(PEAK_MIN_BYTES)} a bus bandwidth needs to reach its peak"
+        )
+        verdict_zh = (
+            f"但不能据此否定{what_zh}：该测试最大消息仅 {largest}，未达到测得峰值所需的 "
+            f"{size_text(PEAK_MIN_BYTES)}"
+        )
+    else:
+        status = STATUS_UNVERIFIABLE
+        verdict_en = f"which neither confirms nor refutes {what}"
+        verdict_zh = f"既不能证实也不能否定{what_zh}"
+    scope_en = scope_zh = ""
+    partial = covers and best.nodes < claims.node_count
+    details["covers_all_nodes"] = not partial and covers
+    if partial:
+        # Honest about the extrapolation: a run on some nodes says nothing of the switch tiers
+        # and oversubscription the full fleet's traffic crosses.
+        scope_en = (
+            f" Tested on {best.nodes} of the candidate's {claims.node_count} nodes: the fabric "
+            "at full scale (more switch tiers, oversubscription between leaves) is assumed to "
+            "perform as measured."
+        )
+        scope_zh = (
+            f"仅在该候选 {claims.node_count} 个节点中的 {best.nodes} 个上测试：假定全规模下的网络"
+            "（更多交换层级、叶交换机之间的收敛比）与实测表现一致。"
+        )
+        if expected.bound == "nvlink_domain":
+            # Every node of the candidate shares the run's NVLink domain: no fabric is crossed.
+            scope_en = (
+                f" Tested on {best.nodes} of the candidate's {claims.node_count} nodes, all in "
+                "one NVLink domain: the domain at its full size is assumed to perform as measured."
+            )
+            scope_zh = (
+                f"仅在该候选 {claims.node_count} 个节点中的 {best.nodes} 个上测试，这些节点同属一个"
+                " NVLink 域：假定整个域的表现与实测一致。"
+            )
+        if expected.bound == "intra_node":
+            scope_en += (
+                " The expected value is bounded inside the node, so the run shows the fabric "
+                "carried the traffic that rate needs, not the fabric's full rate."
+            )
+            scope_zh += (
+                "期望值受节点内互联限制，因此该测试只表明网络承载了该速率所需的流量，"
+                "而非网络的满速率。"
+            )
+    if not covers:
+        # A one-node run never proves the fabric of a multi-node candidate.
+        if status == STATUS_VERIFIED:
+            status = STATUS_UNVERIFIABLE
+        scope_en = (
+            f" The fabric between the candidate's {claims.node_count} nodes is not verified: "
+            "a run spanning at least two nodes is needed."
+        )
+        scope_zh = (
+            f"该候选 {claims.node_count} 个节点之间的网络未被核实：需要跨至少两个节点的测试。"
+        )
+        if in_one_domain:
+            domain = nvlink_domain_size(claims.nvlink_domain_gpus, claims.gpus_per_node)
+            scope_en = (
+                f" The run stayed inside one {domain}-GPU NVLink domain (faster than the fabric "
+                f"can carry); the fabric between the NVLink domains of the candidate's "
+                f"{claims.node_count} nodes is not verified: a run spanning two domains is needed."
+            )
+            scope_zh = (
+                f"该测试未离开单个 {domain} GPU 的 NVLink 域（快于网络所能承载）；该候选 "
+                f"{claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
+                "需要跨两个域的测试。"
+            )
+            if best.spans_domains:
+                scope_en = (
+                    f" The run spans several {domain}-GPU NVLink domains, faster than the "
+                    "fabric alone can carry: NCCL reduced inside each domain over NVLink and "
+                    f"sent a 1/{domain} share over the fabric, so the run shows the domains' "
+                    "NVLink, not the fabric between them at its rate (a fabric at a fraction "
+                    "of it would show about as fast). The fabric between the NVLink domains "
+                    f"of the candidate's {claims.node_count} nodes is not verified: "
+                    "ib_write_bw between two domains, or a run with NCCL_MNNVL_ENABLE=0, "
+                    "is needed."
+                )
+                scope_zh = (
+                    f"该测试跨多个 {domain} GPU 的 NVLink 域，快于网络单独所能承载：NCCL 在各域内"
+                    f"经 NVLink 归约，只有 1/{domain} 的数据经网络传输，因此该测试只表明各域内的 "
+                    "NVLink，而非域间网络的速率（网络即使只有其一小部分速率也会测得相近结果）。"
+                    f"该候选 {claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
+                    "需要两个域之间的 ib_write_bw，或设置 NCCL_MNNVL_ENABLE=0 的测试。"
+                )
+    en = (
+        f"Measured {measured} is {pct(fraction)} of the {num(expected.value_gbyte_s)} GB/s "
+        f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{scope_en}{aside_en}"
+    )
+    zh = (
+        f"实测{measured_zh}，为期望值 {num(expected.value_gbyte_s)} GB/s 的 {pct_zh(fraction)}，"
+        f"{verdict_zh}（≥ {pct_zh(BUSBW_VERIFIED_FROM)} 为证实，"
+        f"< {pct_zh(BUSBW_CONTRADICTED_BELOW)} 为矛盾）。期望值：{expected.basis_zh}。"
+        f"{scope_zh}{aside_zh}"
+    )
+    item = ItemVerification(key, status, en, zh, best.ev.ref, tolerance, details, tolerance_zh)
+    return CollectiveCheck(
+        item,
+        fraction if covers else None,
+        expected,
+        one_node_fraction,
+        best.peak_gbyte_s,
+        best.nodes,
+        one_node.ev.ref if one_node is not None and one_node_fraction is not None else None,
+    )
+
+
+def verify_busbw(
+    claims: Claims, evidence: Sequence[NodeEvidence]
+) -> tuple[ItemVerification, float | None, ExpectedBusbw | None]:
+    """The all_reduce check as (item, fraction covering the interconnect or None, expected)."""
+    check = verify_collective(claims, evidence, ALL_REDUCE)
+    return check.item, check.fraction, check.expected
