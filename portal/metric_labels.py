@@ -274,6 +274,11 @@ INPUT_LABELS: dict[str, Promise] = {
     "measured.xid_severity": gettext_lazy("Worst node's Xid/SXid severity"),
     "measured.xid_node_share": gettext_lazy("Share of nodes with Xid/SXid errors"),
     "factor": gettext_lazy("Credit for a claim not yet verified"),
+    # A contradicted item's factor scaled the rule's maximum (scoring.dimensions.runners):
+    # the value is that maximum.
+    "contradicted.max_points": gettext_lazy(
+        "Contradicted: the factor is taken of the rule's maximum points"
+    ),
     # A rule's backed_by that backs nothing (scoring.dimensions.runners): the value is the
     # status the claim counts at most as.
     "unbacked.offering.sla_credit_pct": gettext_lazy(

@@ -120,6 +120,7 @@ class RuleKernel:
         "exclude",
         "inputs",
         "max_points",
+        "on_max",
         "table",
     )
 
@@ -130,6 +131,7 @@ class RuleKernel:
         self.table = rule.table
         self.arrays = _table_arrays(rule.table)
         self.max_points = float(rule.max_points)
+        self.on_max = rule.contradicted_on_max
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
         # (backing fact, the factor an unbacked claim counts at most at) or None.
@@ -171,7 +173,11 @@ class RuleKernel:
                 factor = np.where(batch.backed(backing, minimum), factor, np.minimum(factor, cap))
             if claimed is not True:
                 factor = np.where(claimed, factor, 1.0)
-            points = points * factor
+            if self.on_max and np.any(np.less(factor, 0.0)):
+                # A contradicted item costs the factor of the rule's maximum (the runners').
+                points = np.where(np.less(factor, 0.0), factor * self.max_points, points * factor)
+            else:
+                points = points * factor
         # Rounded by score_batch; masking first is the same, as 0.0 rounds to itself.
         applicable = known
         for name, allowed in self.conditions:

@@ -86,6 +86,10 @@ def _inapplicable(rule: Rule, condition: str, current: Any) -> Contribution:
     return _contribution(rule, {condition: current}, 0.0, 0.0, "not_applicable", None)
 
 
+# The input a contribution shows when its contradicted factor scaled the rule's maximum.
+CONTRADICTED_OF_MAX = "contradicted.max_points"
+
+
 def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
     """The function building a rule's contribution from a known fact: the table's points,
     scaled for a claim by the factor of its checklist status. A rule with ``backed_by`` takes
@@ -98,6 +102,7 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
     backed_by = rule.backed_by
     cap = factors[rule.unbacked_at_most] if backed_by is not None else None
     unbacked_key = f"unbacked.{backed_by}"
+    on_max = rule.contradicted_on_max
 
     def build(
         name: str,
@@ -121,7 +126,13 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
                 inputs[unbacked_key] = rule.unbacked_at_most
             if factor != 1.0:
                 inputs["factor"] = factor
-            points *= factor
+            if factor < 0.0 and on_max:
+                # A contradicted item costs the factor of the rule's maximum, whatever was
+                # claimed under it (Rule.contradicted_on_max).
+                inputs[CONTRADICTED_OF_MAX] = max_points
+                points = factor * max_points
+            else:
+                points *= factor
         return Contribution(
             rule_id,
             label_en,

@@ -17,7 +17,9 @@ evidence settles), ``if_missing`` ("zero" counts the rule at 0 points, "exclude"
 leaves it out), ``only_if`` conditions, an optional ``backed_by`` (the fact that must be above
 zero for the claim to count beyond the factor of ``unbacked_at_most``, "claimed" by default:
 an SLA with no credit on breach) and a ``source`` note. Tables must be monotone, so a
-better value never earns fewer points.
+better value never earns fewer points. The rubric's ``contradicted_scales`` ("points" by
+default, or "max_points") says what a contradicted item's negative factor scales: the claimed
+value's points, or each rule's maximum, a cost that no better claim under the item can raise.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib import resources
@@ -540,6 +543,11 @@ def parse_rubric(data: Any) -> Rubric:
         raise RubricError("the rubric needs a non-empty 'rules' list")
     derived = frozenset(DERIVED_ITEMS)
     rules = tuple(_rule(raw, i, FACT_NAMES, derived) for i, raw in enumerate(raw_rules))
+    scales = data.get("contradicted_scales", "points")
+    if scales not in ("points", "max_points"):
+        raise RubricError(f"contradicted_scales must be 'points' or 'max_points', got {scales!r}")
+    if scales == "max_points":
+        rules = tuple(replace(rule, contradicted_on_max=True) for rule in rules)
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:

@@ -179,6 +179,11 @@ class Rule:
     unbacked_at_most: str = "claimed"
     # The least value of backed_by that backs the claim (None: any value above zero).
     backed_from: Decimal | None = None
+    # A contradicted claim's (negative) factor scales the rule's maximum, not the claimed
+    # value's points (the rubric's "contradicted_scales": "max_points"): what a refuted item
+    # costs is then the same whatever the vendor claimed under it, so a better claim under a
+    # contradicted item never lowers the score (else "points", the claimed value's points).
+    contradicted_on_max: bool = False
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False, hash=False)

@@ -62,7 +62,9 @@ def test_nvlink_declared_on_an_l40s_is_contradicted_by_the_datasheet(topology, s
     result = _result({"nvlink_topology": status}, nvlink_topology=topology)
     row = _row(result, "network.nvlink.topology")
     assert row.inputs["answer.nvlink_topology_datasheet"] == "contradicted"
-    assert row.points == {"full_mesh": 12, "grouped": 6}[topology] * -0.5
+    # A contradicted item costs half the rule's maximum (12), whatever topology was claimed
+    # (rubric v2's contradicted_scales: max_points).
+    assert row.points == 12 * -0.5 and row.inputs["contradicted.max_points"] == 12
     # The reason in English and Chinese, each naming the datasheet line of reference.py.
     english, chinese = row.evidence_ref.split(" | ")
     assert "has no NVLink" in english and ADA_LINE in english

@@ -55,9 +55,30 @@ def test_a_refuted_bare_metal_claim_counts_the_form_shown_at_the_contradicted_fa
     row = _score(measured=measured)[rule_id]
     assert row.inputs["derived.delivery_form"] == "vgpu"
     assert row.inputs["answer.delivery_form"] == "contradicted"
-    assert row.points == pytest.approx(
-        FORM_POINTS[rule_id]["vgpu"] * V2.status_factors["contradicted"]
-    )
+    # The refuted item costs the contradicted factor of the rule's maximum (the bare-metal
+    # points), whichever form the node showed (rubric v2's contradicted_scales: max_points).
+    assert row.max_points == ISOLATION[rule_id]
+    assert row.points == ISOLATION[rule_id] * V2.status_factors["contradicted"]
+    assert row.inputs["contradicted.max_points"] == ISOLATION[rule_id]
+
+
+@pytest.mark.parametrize("rule_id", sorted(ISOLATION))
+def test_a_better_form_caught_under_a_refuted_claim_never_scores_lower(rule_id):
+    # Monotone (expert review of stop 33): with the claim refuted, a node showing better
+    # isolation (passthrough) used to cost more than one showing a container, as the
+    # negative factor scaled the form's own points.
+    points = []
+    for seen in ("container", "vgpu", "passthrough_vm"):
+        measured = MeasuredFacts(
+            bare_metal_verdict="virtualised", bare_metal_confidence=0.95, delivery_form_seen=seen
+        )
+        result = score_candidate(
+            candidate(offering=offering(delivery_form="bare_metal"), measured=measured),
+            evaluation(),
+            V2,
+        )
+        points.append((_rows(result)[rule_id].points, result.total))
+    assert points == sorted(points)
 
 
 @pytest.mark.parametrize("form", ["passthrough_vm", "vgpu"])
