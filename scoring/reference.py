@@ -622,11 +622,12 @@ def nvlink_topology_ruled_out(
 
 @lru_cache(maxsize=512)
 def form_factor_ruled_out(gpu_model: str | None, form_factor: str) -> tuple[str, str] | None:
-    """Why the GPU's datasheet rules out a declared SXM or PCIe ``form_factor``, as (en, zh)
-    naming the datasheet line, or None when it does not: the table lists no version of the
-    GPU's family in that form factor (an L40S is made only as a PCIe card). "other" and a GPU
-    not in the table are never ruled out."""
-    if form_factor not in ("sxm", "pcie"):
+    """Why the GPU's datasheet rules out a declared ``form_factor`` (SXM, PCIe or "other", a
+    superchip), as (en, zh) naming the datasheet line, or None when it does not: the table
+    lists no version of the GPU's family in that form factor (an L40S is made only as a PCIe
+    card, an H100 is no superchip, a GB200 no SXM board). A GPU not in the table (another
+    maker's module, declared "other") is never ruled out."""
+    if form_factor not in _FORM_EN:
         return None
     spec = match_gpu(gpu_model)
     if spec is None:

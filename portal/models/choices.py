@@ -15,7 +15,7 @@ class DeliveryForm(models.TextChoices):
 class FormFactor(models.TextChoices):
     SXM = "sxm", _("SXM")
     PCIE = "pcie", _("PCIe")
-    OTHER = "other", _("Other")
+    OTHER = "other", _("Other: a superchip (GH200, GB200) or another maker's module")
 
 
 class NvlinkTopology(models.TextChoices):

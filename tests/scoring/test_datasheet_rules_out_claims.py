@@ -146,8 +146,12 @@ def test_what_the_gpu_can_have_is_not_ruled_out(gpu_model, gpus, topology):
         ("NVIDIA H20 96GB", "pcie", True),
         ("NVIDIA H100 80GB HBM3", "pcie", False),  # an H100 PCIe exists
         ("NVIDIA A100-SXM4-80GB", "sxm", False),
-        ("NVIDIA L40S", "other", False),
+        # "other" is the superchip form (GH200, GB200): an L40S is none (review of stop 33).
+        ("NVIDIA L40S", "other", True),
+        ("NVIDIA GB200 186GB", "other", False),
+        ("NVIDIA GB200 186GB", "sxm", True),
         ("Unknown X", "sxm", False),
+        ("Unknown X", "other", False),
     ],
 )
 def test_form_factors_the_table_lists_no_version_in_are_ruled_out(gpu_model, form, ruled_out):
