@@ -161,10 +161,13 @@ def _kernel_log(evidence: list[NodeEvidence], refs: dict[str, str]) -> tuple[int
 
 
 def _gpu_errors_by_node(
-    evidence: list[NodeEvidence], refs: dict[str, str]
+    evidence: list[NodeEvidence], refs: dict[str, str], node_count: int | None = None
 ) -> tuple[float | None, int | None, float | None]:
     """(worst node's weighted Xid/SXid severity, nodes with hardware-class errors, their share
-    of the nodes whose kernel log was read); all None without a readable kernel log.
+    of the nodes whose kernel log was read); all None without a readable kernel log. The
+    share is of at most the candidate's ``node_count`` nodes (at most 1): kernel logs under
+    more node names than the candidate has nodes are not more nodes (clean copies of a good
+    node's log sent under other names must not dilute a bad node's errors).
 
     Each node is judged on its own log (several logs of one node, e.g. dmesg and journalctl,
     repeat the same events: the heavier counts); the worst node is named in the reference."""
@@ -185,7 +188,8 @@ def _gpu_errors_by_node(
     affected = sum(1 for value, _, _ in per_node.values() if value >= XID_NODE_AFFECTED)
     if affected:
         refs["xid_nodes"] = refs["xid_node_share"] = refs["xid_severity"]
-    return severity, affected, round(affected / len(per_node), 3)
+    read = len(per_node) if node_count is None else min(len(per_node), node_count)
+    return severity, affected, round(min(affected / read, 1.0), 3)
 
 
 def _fabric(
@@ -480,7 +484,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
         # verdict could read count: one meeting the claim, or one fit to judge the drive.
         claimed = as_float(nvme_details.get(f"claimed_{direction}_gbyte_s"))
         worst = worst_node_bandwidth(
-            evidence, direction, None if claimed is None else claimed * 1000
+            evidence, direction, None if claimed is None else claimed * 1000, report.node_count
         )
         if worst is not None:
             value, source = worst
@@ -490,7 +494,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     ports_down, rate_min = _fabric(report, evidence, refs)
     rails_min = _rails(report, evidence, refs)
     xid, sxid = _kernel_log(evidence, refs)
-    xid_severity, xid_nodes, xid_node_share = _gpu_errors_by_node(evidence, refs)
+    xid_severity, xid_nodes, xid_node_share = _gpu_errors_by_node(evidence, refs, report.node_count)
     alltoall = _collective(report, ALLTOALL, refs)
     allgather = _collective(report, ALL_GATHER, refs)
 

@@ -237,3 +237,6 @@ class VerificationReport:
     nvlink_busbw_ref: str | None = None
     # Nodes whose evidence shows no NVIDIA GPU, left out of every verdict (gpu_nodes.py).
     set_aside_nodes: tuple[str, ...] = ()
+    # The nodes the candidate has (Claims.node_count): fleet figures read over node names are
+    # judged on their worst node when the evidence names more nodes than that (facts.py).
+    node_count: int | None = None

@@ -175,6 +175,7 @@ def _verify_gpu_nodes(claims: Claims, evs: list[NodeEvidence]) -> VerificationRe
         nvlink_busbw_fraction=all_reduce.one_node_fraction,
         collectives=collectives,
         nvlink_busbw_ref=all_reduce.one_node_ref,
+        node_count=claims.node_count,
     )
 
 

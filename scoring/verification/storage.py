@@ -359,16 +359,24 @@ def judge_jobs(
 
 # Per-node figures are judged on the worst node, like the other per-node items; from 20 nodes on,
 # on the 5th percentile (nearest rank), so one node among many that a reboot would fix does not
-# decide alone. Below 20 nodes the 5th percentile is the worst node.
+# decide alone. Below 20 nodes the 5th percentile is the worst node. Evidence naming more nodes
+# than the candidate has is judged on its worst node: the names are not distinct nodes (a
+# good node's files sent again under other names, or nodes swapped during the POC), and they
+# must not outvote the bad one.
 NODE_PERCENTILE = 0.05
 
 
-def node_percentile(values: Sequence[tuple[float, str]]) -> tuple[float, str] | None:
+def node_percentile(
+    values: Sequence[tuple[float, str]], node_count: int | None = None
+) -> tuple[float, str] | None:
     """The (value, node) at the 5th percentile (nearest rank) of per-node values, lower is
-    worse; the worst node below 20 nodes. Ties break by node name; None without values."""
+    worse; the worst node below 20 nodes, or when there are more values than the candidate's
+    ``node_count``. Ties break by node name; None without values."""
     if not values:
         return None
     ordered = sorted(values)
+    if node_count is not None and len(ordered) > node_count:
+        return ordered[0]
     rank = max(math.ceil(NODE_PERCENTILE * len(ordered)), 1)
     return ordered[rank - 1]
 
@@ -392,12 +400,16 @@ def node_bandwidths(
 
 
 def worst_node_bandwidth(
-    evidence: Iterable[NodeEvidence], direction: str, claimed_mbyte_s: float | None = None
+    evidence: Iterable[NodeEvidence],
+    direction: str,
+    claimed_mbyte_s: float | None = None,
+    node_count: int | None = None,
 ) -> tuple[float, NodeEvidence] | None:
     """The per-node ``direction`` bandwidth (MB/s) that judges the candidate: the worst node's
-    (the 5th percentile from 20 nodes on, see NODE_PERCENTILE), never the best node's."""
+    (the 5th percentile from 20 nodes on, see NODE_PERCENTILE, unless the evidence names more
+    nodes than ``node_count``), never the best node's."""
     per_node = node_bandwidths(evidence, direction, claimed_mbyte_s)
-    chosen = node_percentile([(value, node) for value, node, _ in per_node])
+    chosen = node_percentile([(value, node) for value, node, _ in per_node], node_count)
     if chosen is None:
         return None
     return next((value, ev) for value, node, ev in per_node if node == chosen[1])
