@@ -50,6 +50,41 @@ def candidate_identifiers(candidate: Candidate) -> set[tuple[str, str]]:
     )
 
 
+# The identifiers of one physical part: the same value under two node names of a candidate is
+# one node shown under two names (nccl-tests hosts and runs name a run, not a part).
+PART_KINDS = ("gpu_uuid", "gpu_serial", "board_serial", "system_serial", "hca_guid", "mac")
+
+
+def node_name_reuse(candidate: Candidate) -> list[dict]:
+    """The hardware the candidate's evidence shows under more than one node name: [{kind,
+    label, value, nodes}], by kind then value. One node's files sent again under other names
+    are not more nodes (the fleet figures are bounded by the node count for that reason);
+    this names them so that the evidence can be put right. One query, grouped in the
+    database."""
+    rows = (
+        HardwareIdentifier.objects.filter(candidate=candidate, kind__in=PART_KINDS)
+        .exclude(upload__node_name="")
+        .values_list("kind", "value", "upload__node_name")
+        .distinct()
+    )
+    nodes: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for kind, value, node in rows:
+        nodes[kind, value].add(node)
+    order = {kind: n for n, kind in enumerate(PART_KINDS)}
+    return [
+        {
+            "kind": kind,
+            "label": str(KIND_LABELS.get(kind, kind)),
+            "value": value,
+            "nodes": sorted(names),
+        }
+        for (kind, value), names in sorted(
+            nodes.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])
+        )
+        if len(names) > 1
+    ]
+
+
 def candidate_fingerprint(
     candidate: Candidate, identifiers: set[tuple[str, str]] | None = None
 ) -> list[dict]:

@@ -52,6 +52,7 @@ from ..services.fingerprints import (
     candidate_fingerprint,
     candidate_identifiers,
     hardware_reuse,
+    node_name_reuse,
 )
 from . import display
 from .common import (
@@ -169,6 +170,7 @@ def candidate_detail(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRe
         "catalogue_changes": catalogue_changes(candidate),
         "fingerprint": candidate_fingerprint(candidate, identifiers),
         "reuse": hardware_reuse(candidate, identifiers, viewer=request.user),
+        "renamed": node_name_reuse(candidate),
         "can_adopt": membership.role in CAN_EDIT and evaluation.status != "decided",
         "dimensions": [
             {

@@ -317,3 +317,49 @@ def test_the_snapshot_lists_only_the_evidence_used_with_hashes_and_fingerprints(
     page.force_login(members["manager"])
     shown = page.get(reverse("evaluation-decision", args=[candidate.evaluation.pk]))
     assert f"node {used.node_name}" in shown.content.decode()
+
+
+def test_the_same_hardware_under_two_node_names_of_one_candidate_is_flagged(
+    candidate, members, client
+):
+    """One node's evidence sent again under another name is named (auditor review of stop 33:
+    copies of a good node under new names diluted a bad node's errors); run identifiers
+    (nccl-tests hosts and runs) name a run, not a part, and are left out."""
+    from portal.services.fingerprints import node_name_reuse
+
+    for hostname in ("gpu-node-01", "gpu-node-07"):
+        token, _raw = upload_token_create(candidate=candidate, created_by=members["procurement"])
+        upload = _import(candidate, node_bundle(token.nonce, hostname=hostname), token=token)
+        assert upload.status == "done" and upload.node_name == hostname
+    found = node_name_reuse(candidate)
+    assert [(r["kind"], r["nodes"]) for r in found] == [
+        ("gpu_uuid", ["gpu-node-01", "gpu-node-07"]),
+        ("mac", ["gpu-node-01", "gpu-node-07"]),
+    ]
+    client.login(username="viewer", password=PASSWORD)
+    url = reverse(
+        "candidate-detail", kwargs={"pk": candidate.evaluation_id, "candidate_pk": candidate.pk}
+    )
+    page = client.get(url).content.decode()
+    assert "The same hardware appears under more than one node name" in page
+    assert "<code>gpu-node-07</code>" in page
+    page_zh = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "同一硬件出现在多个节点名下" in page_zh
+    api = APIClient()
+    api.force_login(members["viewer"])
+    body = api.get(
+        reverse(
+            "api-candidate-integrity",
+            kwargs={"evaluation_pk": candidate.evaluation_id, "candidate_pk": candidate.pk},
+        )
+    ).json()
+    assert [r["value"] for r in body["node_name_reuse"]] == [r["value"] for r in found]
+
+
+def test_one_node_uploaded_twice_under_its_own_name_is_not_flagged(candidate, members):
+    from portal.services.fingerprints import node_name_reuse
+
+    for _ in range(2):
+        token, _raw = upload_token_create(candidate=candidate, created_by=members["procurement"])
+        _import(candidate, node_bundle(token.nonce, hostname="gpu-node-01"), token=token)
+    assert node_name_reuse(candidate) == []

@@ -46,6 +46,7 @@ from ...services.fingerprints import (
     candidate_fingerprint,
     candidate_identifiers,
     hardware_reuse,
+    node_name_reuse,
 )
 from ...services.scores import usable_uploads
 from ..filters import CandidateFilter, EvaluationFilter
@@ -323,6 +324,7 @@ class CandidateIntegrityView(CandidateViewMixin, EvaluationScopedView):
                     f["kind"]: f["values"] for f in candidate_fingerprint(candidate, identifiers)
                 },
                 "hardware_reuse": hardware_reuse(candidate, identifiers, viewer=request.user),
+                "node_name_reuse": node_name_reuse(candidate),
                 "used_uploads": [u.pk for u in used],
                 "uploads": [
                     {
