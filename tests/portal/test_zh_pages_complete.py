@@ -336,13 +336,20 @@ def pattern(path: str) -> str:
     return re.sub(r"/\d+(?=/|$)", "/N", path.split("?")[0])
 
 
-def crawl(client: Client, scanner: Scanner, who: str, forms: dict, read_before: set[str]) -> int:
-    """Every page reachable from the dashboard, checked; returns how many were read. A page an
-    earlier persona read is read again only twice per route (what this role sees differs, the
-    data on it does not)."""
+def crawl(
+    client: Client,
+    scanner: Scanner,
+    who: str,
+    forms: dict,
+    read_before: set[str],
+    within: tuple[str, ...] = ("/",),
+) -> int:
+    """Every page reachable from the dashboard (under ``within``), checked; returns how many
+    were read. A page an earlier persona read is read again only twice per route (what this
+    role sees differs, the data on it does not)."""
     seen: set[str] = set()
     routes: dict[str, int] = {}
-    queue = deque(["/"])
+    queue = deque(within)
     while queue:
         url = queue.popleft()
         if url in seen:
@@ -373,6 +380,8 @@ def crawl(client: Client, scanner: Scanner, who: str, forms: dict, read_before: 
         for link in page.links:
             parts = urlsplit(urljoin(url, link))
             if parts.netloc not in ("", "testserver") or parts.path.startswith(NOT_FOLLOWED):
+                continue
+            if not parts.path.startswith(within):
                 continue
             if "/download/" in parts.path:
                 continue
@@ -458,6 +467,48 @@ def test_every_page_each_persona_reaches_reads_in_chinese(scanner):
     assert not scanner.leaks, "English on Chinese pages:\n" + scanner.report()
 
 
+def test_a_decided_evaluation_reads_in_chinese(scanner):
+    """The demo has no decided evaluation: one decided on a candidate, one on a portfolio, and
+    their pages read (the decision, the frozen notices, the report and its PDF's status), their
+    forms refused in Chinese."""
+    from portal.models import Candidate, Evaluation
+    from portal.services.evaluations import decision_record
+    from portal.services.portfolio import portfolio_decision_record
+
+    manager = get_user("manager")
+    decision_record(
+        evaluation=Evaluation.objects.get(pk=1),
+        candidate=Candidate.objects.get(pk=1),
+        rationale="typed by the manager",
+        by=manager,
+    )
+    portfolio = Evaluation.objects.filter(workloads__isnull=False).distinct().get()
+    portfolio_decision_record(evaluation=portfolio, rationale="typed by the manager", by=manager)
+    scanner.typed.append("typed by the manager")
+    scanner._typed_re = re.compile(scanner._typed_re.pattern + "|typed by the manager")
+    within = ("/evaluations/1/", f"/evaluations/{portfolio.pk}/")
+    forms: dict = {}
+    read_before: set[str] = set()
+    clients = {who: zh_client(who, password) for who, password, *_ in DEMO_USERS[:2]}
+    for who, client in clients.items():
+        assert crawl(client, scanner, who, forms, read_before, within) > 20
+    for who, action, form in forms.values():
+        if not NOT_POSTED.search(action):
+            for data in invalid_posts(form):
+                response = clients[who].post(action, data)
+                if "text/html" in response.get("Content-Type", ""):
+                    check_html(scanner, f"{who} POST {action}", response.content.decode())
+    # The report PDF asked for: its status while it is made.
+    response = clients["manager"].post(reverse("evaluation-report-pdf", args=[1]), follow=True)
+    check_html(scanner, "manager report PDF asked", response.content.decode())
+    page = Page(response.content.decode())
+    for link in page.links:
+        if "/report/pdf/" in link and "download" not in link:
+            status = clients["manager"].get(link)
+            check_html(scanner, f"manager {link}", status.content.decode())
+    assert not scanner.leaks, "English on decided evaluations' Chinese pages:\n" + scanner.report()
+
+
 def test_the_pages_a_visitor_and_an_error_reach_read_in_chinese(scanner):
     """The sign-in page and its refusal, the 404 and 403 pages and the stale-form (CSRF)
     page."""
@@ -468,6 +519,10 @@ def test_the_pages_a_visitor_and_an_error_reach_read_in_chinese(scanner):
     refused.cookies[settings.LANGUAGE_COOKIE_NAME] = ZH
     response = refused.post(reverse("login"), {"username": "viewer", "password": "wrong"})
     check_html(scanner, "visitor login refused", response.content.decode())
+    for _attempt in range(settings.AXES_FAILURE_LIMIT):
+        response = refused.post(reverse("login"), {"username": "viewer", "password": "wrong"})
+    assert response.status_code == 429
+    check_html(scanner, "visitor locked out", response.content.decode())
     stale = visitor.post(reverse("login"), {"username": "viewer", "password": "wrong"})
     assert stale.status_code == 403
     check_html(scanner, "visitor csrf", stale.content.decode())
