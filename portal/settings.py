@@ -351,6 +351,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "portal.api.exceptions.api_exception_handler",
+    # The browsable API names and describes each view in the reader's language.
+    "VIEW_NAME_FUNCTION": "portal.api.docs.view_name",
+    "VIEW_DESCRIPTION_FUNCTION": "portal.api.docs.view_description",
 }
 # The OpenAPI schema, Swagger and Redoc need a signed-in user unless published
 # (portal.api.schema).

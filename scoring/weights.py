@@ -42,12 +42,24 @@ RECIPROCAL_TOLERANCE = 0.011
 
 def _weight(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | Decimal | Fraction):
-        raise WeightsError(f"weight of {name} must be a number, got {value!r}")
+        raise WeightsError(
+            f"weight of {name} must be a number, got {value!r}",
+            code="weights.not_number",
+            params={"dimension": name, "value": value},
+        )
     result = float(value)
     if not math.isfinite(result):
-        raise WeightsError(f"weight of {name} must be finite, got {value!r}")
+        raise WeightsError(
+            f"weight of {name} must be finite, got {value!r}",
+            code="weights.not_number",
+            params={"dimension": name, "value": value},
+        )
     if result < 0:
-        raise WeightsError(f"weight of {name} must not be negative, got {value}")
+        raise WeightsError(
+            f"weight of {name} must not be negative, got {value}",
+            code="weights.negative",
+            params={"dimension": name, "value": value},
+        )
     return result
 
 
@@ -63,12 +75,16 @@ def normalise_weights(weights: Mapping[str, Any]) -> dict[str, float]:
     if unknown:
         raise WeightsError(
             f"unknown dimension(s) {', '.join(map(repr, unknown))}; "
-            f"the dimensions are {', '.join(DIMENSIONS)}"
+            f"the dimensions are {', '.join(DIMENSIONS)}",
+            code="weights.unknown",
+            params={"unknown": [str(key) for key in unknown]},
         )
     raw = {d: _weight(weights.get(d, 0), d) for d in DIMENSIONS}
     total = math.fsum(raw.values())
     if total <= 0:
-        raise WeightsError("at least one dimension weight must be positive")
+        raise WeightsError(
+            "at least one dimension weight must be positive", code="weights.none_positive"
+        )
     return {d: v / total for d, v in raw.items()}
 
 
@@ -106,12 +122,13 @@ class AhpResult:
         return (
             f"consistency ratio {self.consistency_ratio:.3f} is above "
             f"{MAX_CONSISTENCY_RATIO:.2f}; the most inconsistent comparison is "
-            f"{names[i]} vs {names[j]}: entered {_judgement(self.matrix[i][j])}, "
-            f"the other comparisons imply about {_judgement(implied)}"
+            f"{names[i]} vs {names[j]}: entered {judgement_label(self.matrix[i][j])}, "
+            f"the other comparisons imply about {judgement_label(implied)}"
         )
 
 
-def _judgement(value: float) -> str:
+def judgement_label(value: float) -> str:
+    """A pairwise judgement as the scale writes it: 3, 1/3, 2.5."""
     if value >= 1:
         return f"{value:.3g}"
     return f"1/{1 / value:.3g}"
@@ -234,7 +251,18 @@ def ahp_weights(
             f"{len(names)} names for a {len(result.weights)}×{len(result.weights)} matrix"
         )
     if result.consistency_ratio > max_ratio:
-        raise AhpInconsistentError(result.inconsistency_message(names))
+        params: dict[str, Any] = {"ratio": result.consistency_ratio, "max_ratio": max_ratio}
+        if result.most_inconsistent is not None:
+            i, j, _ = result.most_inconsistent
+            params |= {
+                "a": names[i],
+                "b": names[j],
+                "entered": judgement_label(result.matrix[i][j]),
+                "implied": judgement_label(result.weights[i] / result.weights[j]),
+            }
+        raise AhpInconsistentError(
+            result.inconsistency_message(names), code="ahp.inconsistent", params=params
+        )
     return result.as_mapping(names)
 
 

@@ -58,7 +58,7 @@ class VendorFilter(filters.FilterSet):
 
 
 class OfferingFilter(filters.FilterSet):
-    vendor = IdFilter(field_name="vendor_id")
+    vendor = IdFilter(field_name="vendor_id", label=_("vendor"))
     gpu_model = filters.CharFilter(lookup_expr="icontains")
     region = filters.CharFilter(lookup_expr="icontains")
 
@@ -73,8 +73,8 @@ class EvaluationFilter(filters.FilterSet):
 
 
 class CandidateFilter(filters.FilterSet):
-    offering = IdFilter(field_name="offering_id")
-    vendor = IdFilter(field_name="offering__vendor_id")
+    offering = IdFilter(field_name="offering_id", label=_("offering"))
+    vendor = IdFilter(field_name="offering__vendor_id", label=_("vendor"))
 
     class Meta:
         model = Candidate
@@ -82,8 +82,10 @@ class CandidateFilter(filters.FilterSet):
 
 
 class UploadTokenFilter(filters.FilterSet):
-    candidate = IdFilter(field_name="candidate_id")
-    revoked = filters.BooleanFilter(field_name="revoked_at", lookup_expr="isnull", exclude=True)
+    candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
+    revoked = filters.BooleanFilter(
+        field_name="revoked_at", lookup_expr="isnull", exclude=True, label=_("revoked")
+    )
 
     class Meta:
         model = UploadToken
@@ -91,7 +93,7 @@ class UploadTokenFilter(filters.FilterSet):
 
 
 class UploadFilter(filters.FilterSet):
-    candidate = IdFilter(field_name="candidate_id")
+    candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     status = filters.ChoiceFilter(choices=UploadStatus.choices)
 
     class Meta:
@@ -100,8 +102,8 @@ class UploadFilter(filters.FilterSet):
 
 
 class MeasurementFilter(filters.FilterSet):
-    candidate = IdFilter(field_name="candidate_id")
-    upload = IdFilter(field_name="upload_id")
+    candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
+    upload = IdFilter(field_name="upload_id", label=_("evidence upload"))
 
     class Meta:
         model = Measurement
@@ -109,7 +111,7 @@ class MeasurementFilter(filters.FilterSet):
 
 
 class ScoreFilter(filters.FilterSet):
-    candidate = IdFilter(field_name="candidate_id")
+    candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     dimension = filters.ChoiceFilter(choices=Dimension.choices)
 
     class Meta:

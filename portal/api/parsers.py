@@ -59,7 +59,17 @@ class LimitedJSONParser(JSONParser):
             )
         except RecursionError:
             raise ParseError(too_deep) from None
-        except (ValueError, UnicodeDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            # Python's own reason ("Expecting ',' delimiter") is English only: where it is.
+            raise ParseError(
+                _("The body is not valid JSON (line %(line)s, column %(column)s).")
+                % {"line": exc.lineno, "column": exc.colno}
+            ) from None
+        except UnicodeDecodeError:
+            raise ParseError(
+                _("The body is not %(encoding)s text.") % {"encoding": encoding.upper()}
+            ) from None
+        except ValueError as exc:
             raise ParseError(_("JSON parse error - %(error)s") % {"error": exc}) from None
         if json_depth(data) > max_depth:
             raise ParseError(too_deep)
@@ -68,17 +78,17 @@ class LimitedJSONParser(JSONParser):
 
 def _no_constant(name: str):
     # NaN and Infinity are not JSON: DRF's own parser refuses them too (strict mode).
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(_("%(name)s is not valid JSON") % {"name": name})
 
 
 def _finite_float(text: str) -> float:
     # 1e400 would silently become Infinity, which no field can store.
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"{text[:40]} is too large a number")
+        raise ValueError(_("%(number)s is too large a number") % {"number": text[:40]})
     # 1e-400 would silently become 0.0 (a budget of 0 instead of a refusal).
     if value == 0 and any(digit in "123456789" for digit in text.lower().partition("e")[0]):
-        raise ValueError(f"{text[:40]} is too small a number")
+        raise ValueError(_("%(number)s is too small a number") % {"number": text[:40]})
     return value
 
 
@@ -87,6 +97,6 @@ def _unique_keys(pairs: list) -> dict:
     out = {}
     for key, value in pairs:
         if key in out:
-            raise ValueError(f"duplicate key {key[:100]!r}")
+            raise ValueError(_("duplicate key %(key)s") % {"key": repr(key[:100])})
         out[key] = value
     return out

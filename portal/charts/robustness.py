@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from scoring.robustness import Robustness
 from scoring.types import DIMENSIONS
@@ -220,7 +221,7 @@ def robustness_bars(
                 "xgap": 2,
                 "ygap": 2,
                 "colorbar": {
-                    "title": {"text": "pp"},
+                    "title": {"text": pgettext("percentage points, a colour scale's title", "pp")},
                     "len": 0.5,
                     "y": 0,
                     "yanchor": "bottom",

@@ -41,6 +41,48 @@ def _money(verbose_name, **kwargs):
     )
 
 
+# The MIG profile errors scoring raises (ScoringInputError.code, .params), in the reader's
+# language; a code missing here shows scoring's English text.
+MIG_PROFILE_ERRORS = {
+    "mig.malformed": _(
+        "A MIG profile looks like 3g.40gb (compute slices 1–7, memory in GB), optionally with "
+        "the instances per GPU in front (2x3g.40gb); got “%(profile)s”."
+    ),
+    "mig.gpu": _(
+        "MIG needs an Ampere-or-newer data-centre GPU that supports it (A100, A30, H100, H200, "
+        "H20, GH200, B200…); got “%(gpu)s”."
+    ),
+    "mig.slices": _(
+        "MIG profiles on the %(family)s have %(sizes)s compute slices; got “%(profile)s”."
+    ),
+    "mig.memory": _(
+        "The MIG profile “%(profile)s” has more memory than the whole GPU (%(memory)s GB)."
+    ),
+    "mig.instances": _(
+        "The %(family)s holds at most %(limit)s MIG instances; got %(instances)s in “%(profile)s”."
+    ),
+    "mig.instance_slices": _(
+        "%(instances)s instances of %(slices)s compute slices need %(needed)s slices; the "
+        "%(family)s has %(whole)s (“%(profile)s”)."
+    ),
+    "mig.instance_memory": _(
+        "%(instances)s instances of %(memory)s GB need %(needed)s GB, more memory than the whole "
+        "GPU (%(whole)s GB) (“%(profile)s”)."
+    ),
+}
+
+
+def mig_profile_error(exc: ScoringInputError) -> str:
+    """Scoring's MIG profile error in the reader's language."""
+    template = MIG_PROFILE_ERRORS.get(exc.code)
+    if template is None:
+        return str(exc)
+    try:
+        return str(template) % exc.params
+    except (KeyError, TypeError, ValueError):
+        return str(exc)
+
+
 class Vendor(models.Model):
     name = models.CharField(_("name"), max_length=200, unique=True)
     website = models.URLField(_("website"), blank=True)
@@ -425,7 +467,7 @@ class Offering(models.Model):
         try:
             load_rubric(CURRENT_RUBRIC_VERSION).gpu_fraction(self.gpu_model or "", profile)
         except ScoringInputError as exc:
-            raise ValidationError({"mig_profile": str(exc)}) from None
+            raise ValidationError({"mig_profile": mig_profile_error(exc)}) from None
 
     def _clean_datasheet(self) -> None:
         """An NVLink topology or a form factor the GPU's datasheet rules out (the reference

@@ -177,6 +177,53 @@ def weights_sum_problem(weights: Mapping[str, Any]) -> str | None:
     ) % {"total": shown, "tolerance": format(WEIGHTS_SUM_TOLERANCE.normalize(), "f")}
 
 
+def weights_error_message(exc: WeightsError) -> str:
+    """Scoring's weights or AHP error in the reader's language, dimensions by their names
+    (scoring's English text for an error without a known code)."""
+    labels = {code: str(label) for code, label in Dimension.choices}
+    params = exc.params
+
+    def name(key: str) -> str:
+        return labels.get(params.get(key), str(params.get(key, "")))
+
+    match exc.code:
+        case "weights.not_number":
+            return _("The weight of %(dimension)s must be a number; got “%(value)s”.") % {
+                "dimension": name("dimension"),
+                "value": params.get("value"),
+            }
+        case "weights.negative":
+            return _("The weight of %(dimension)s must not be negative; got %(value)s.") % {
+                "dimension": name("dimension"),
+                "value": params.get("value"),
+            }
+        case "weights.unknown":
+            return _("Unknown dimension(s): %(unknown)s. The dimensions are %(dimensions)s.") % {
+                "unknown": "、".join(params.get("unknown", [])),
+                "dimensions": "、".join(labels.values()),
+            }
+        case "weights.none_positive":
+            return _("At least one weight must be positive: all six weights are zero.")
+        case "ahp.inconsistent" if "a" in params:
+            return _(
+                "The pairwise comparisons contradict each other too much (consistency ratio "
+                "%(ratio)s, above %(max_ratio)s). The most inconsistent comparison is %(a)s vs "
+                "%(b)s: you entered %(entered)s, the other comparisons imply about %(implied)s."
+            ) % {
+                **params,
+                "ratio": f"{params['ratio']:.3f}",
+                "max_ratio": f"{params['max_ratio']:.2f}",
+                "a": name("a"),
+                "b": name("b"),
+            }
+        case "ahp.inconsistent":
+            return _(
+                "The pairwise comparisons contradict each other too much (consistency ratio "
+                "%(ratio)s, above %(max_ratio)s)."
+            ) % {"ratio": f"{params['ratio']:.3f}", "max_ratio": f"{params['max_ratio']:.2f}"}
+    return str(exc)
+
+
 def weights_check(weights: Mapping[str, Any]) -> None:
     """Refuse six weights in percent that cannot be stored (ValidationError under "weights",
     in the reader's language): a negative or unknown one, none positive, or a sum other than
@@ -186,7 +233,7 @@ def weights_check(weights: Mapping[str, Any]) -> None:
     try:
         normalise_weights(weights)
     except WeightsError as exc:
-        raise ValidationError({"weights": str(exc)}) from exc
+        raise ValidationError({"weights": weights_error_message(exc)}) from exc
     problem = weights_sum_problem(weights)
     if problem:
         raise ValidationError({"weights": problem})
@@ -229,7 +276,7 @@ def ahp_to_weights(matrix: Sequence[Sequence[Any]]) -> dict[str, float]:
     try:
         shares = ahp_weights(matrix, DIMENSIONS)
     except AhpInconsistentError as exc:
-        raise ValidationError({"matrix": str(exc)}) from exc
+        raise ValidationError({"matrix": weights_error_message(exc)}) from exc
     except AhpError as exc:
         raise ValidationError({"matrix": str(exc)}) from exc
     return {d: share * 100 for d, share in shares.items()}

@@ -15,7 +15,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -47,7 +47,7 @@ MATRIX_CANDIDATES = 50
 # filled with values escaped as the template's autoescaping does.
 MATRIX_CELL = '<td><a class="cell status-{status}" href="{url}">{label}</a></td>'
 SCORE_CELL = '<td class="num">{score}</td>'
-FLIP_CELL = '<td class="num">{change} pp</td>'
+FLIP_CELL = '<td class="num">{change} {unit}</td>'
 FLIP_NONE_CELL = '<td class="num"><span title="{title}">{text}</span></td>'
 # A row of the flips table (label escaped as it is put in; cells from FLIP_CELL and
 # FLIP_NONE_CELL), with the whitespace the template's loop wrote.
@@ -393,9 +393,12 @@ def results_context(
     no_flip = FLIP_NONE_CELL.format(
         title=escape(_("none within 0–100 %%") % {}), text=escape(_("none"))
     )
+    pp_unit = escape(pgettext("percentage points, after a number", "pp"))
     flip_cell = functools.cache(
         lambda change: (
-            no_flip if change is None else FLIP_CELL.format(change=escape(num(change, 1)))
+            no_flip
+            if change is None
+            else FLIP_CELL.format(change=escape(num(change, 1)), unit=pp_unit)
         )
     )
 

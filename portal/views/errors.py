@@ -92,7 +92,9 @@ def _field_labels() -> dict[str, str]:
     from django.apps import apps
 
     labels: dict[str, str] = {}
-    for model in apps.get_app_config("portal").get_models():
+    # The sign-in form posts the user model's fields (username).
+    models = [*apps.get_app_config("portal").get_models(), apps.get_model("auth", "User")]
+    for model in models:
         for field in model._meta.get_fields():
             verbose = getattr(field, "verbose_name", None)
             if not isinstance(verbose, Promise):

@@ -500,35 +500,69 @@ class Rubric:
             which = f" (read as {spec.display_name})" if spec is not None else ""
             raise ScoringInputError(
                 "MIG needs an Ampere-or-newer data-centre GPU that supports it (A100, A30, "
-                f"H100, H200, H20, GH200, B200…), got {gpu_model!r}{which}"
+                f"H100, H200, H20, GH200, B200…), got {gpu_model!r}{which}",
+                code="mig.gpu",
+                params={"gpu": gpu_model},
             )
         whole = max(sizes)
         if slices not in sizes:
             raise ScoringInputError(
                 f"MIG profiles on the {spec.family} have {', '.join(map(str, sizes))} compute "
-                f"slices, got {mig_profile!r}"
+                f"slices, got {mig_profile!r}",
+                code="mig.slices",
+                params={
+                    "family": spec.family,
+                    "sizes": ", ".join(map(str, sizes)),
+                    "profile": mig_profile,
+                },
             )
         full = spec.memory_gib
         if memory > full:
             raise ScoringInputError(
-                f"MIG profile {mig_profile!r} has more memory than the whole GPU ({full} GB)"
+                f"MIG profile {mig_profile!r} has more memory than the whole GPU ({full} GB)",
+                code="mig.memory",
+                params={"profile": mig_profile, "memory": full},
             )
         if instances is not None:
             limit = min(whole, policy.mig_max_instances)
             if instances > limit:
                 raise ScoringInputError(
                     f"the {spec.family} holds at most {limit} MIG instances, got {instances} in "
-                    f"{mig_profile!r}"
+                    f"{mig_profile!r}",
+                    code="mig.instances",
+                    params={
+                        "family": spec.family,
+                        "limit": limit,
+                        "instances": instances,
+                        "profile": mig_profile,
+                    },
                 )
             if instances * slices > whole:
                 raise ScoringInputError(
                     f"{instances} instances of {slices} compute slices need {instances * slices} "
-                    f"slices, the {spec.family} has {whole} ({mig_profile!r})"
+                    f"slices, the {spec.family} has {whole} ({mig_profile!r})",
+                    code="mig.instance_slices",
+                    params={
+                        "instances": instances,
+                        "slices": slices,
+                        "needed": instances * slices,
+                        "family": spec.family,
+                        "whole": whole,
+                        "profile": mig_profile,
+                    },
                 )
             if instances * memory > full + instances:
                 raise ScoringInputError(
                     f"{instances} instances of {memory} GB need {instances * memory} GB, "
-                    f"more memory than the whole GPU ({full} GB) ({mig_profile!r})"
+                    f"more memory than the whole GPU ({full} GB) ({mig_profile!r})",
+                    code="mig.instance_memory",
+                    params={
+                        "instances": instances,
+                        "memory": memory,
+                        "needed": instances * memory,
+                        "whole": full,
+                        "profile": mig_profile,
+                    },
                 )
         fraction = min(slices / whole, memory / full)
         if len(self.memo) > 4096:

@@ -43,7 +43,17 @@ CENT = Decimal("0.01")
 
 
 class ScoringError(Exception):
-    """Base class of every error raised by the scoring core."""
+    """Base class of every error raised by the scoring core.
+
+    ``code`` and ``params`` (optional) name the error for a reader in another language: the
+    portal words a known code from its own catalogue (the MIG profile's in
+    portal.models.vendors, the weights' in portal.services.evaluations) and shows the English
+    text otherwise."""
+
+    def __init__(self, message: str = "", *, code: str = "", params: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.params = dict(params or {})
 
 
 class ScoringInputError(ScoringError, ValueError):

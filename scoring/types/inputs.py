@@ -120,7 +120,9 @@ def _mig_match(profile: Any) -> re.Match[str]:
     if found is None:
         raise ScoringInputError(
             "a MIG profile looks like 3g.40gb (compute slices 1-7, memory in GB), optionally "
-            f"with the instances per GPU in front (2x3g.40gb), got {profile!r}"
+            f"with the instances per GPU in front (2x3g.40gb), got {profile!r}",
+            code="mig.malformed",
+            params={"profile": profile},
         )
     return found
 

@@ -154,6 +154,89 @@ _NVIDIA_SMI_KINDS = ("nvidia_smi", "nvidia_smi_query", "nvidia_smi_xml")
 _VGPU_NAME = re.compile(r"\bGRID\b|[-_ ]\d{1,3}[QCAB]\b", re.IGNORECASE)
 
 
+# The parsers name what they found in English (scoring/evidence/dmi.py, lspci.py): a Chinese
+# explanation names the dmidecode field and the kind of device in Chinese, and keeps the
+# values read from the node and the products' names as printed.
+_DMI_FIELDS_ZH = {
+    "System Product Name": "系统产品名称",
+    "System Version": "系统版本",
+    "System Family": "系统系列",
+    "System Manufacturer": "系统制造商",
+    "BIOS Vendor": "BIOS 厂商",
+    "BIOS Version": "BIOS 版本",
+    "Processor Manufacturer": "处理器制造商",
+    "Chassis Manufacturer": "机箱制造商",
+    "Chassis Version": "机箱版本",
+}
+_DMI_SIGNAL_RE = re.compile(r"^(?P<field>[A-Za-z ]+?) (?P<value>'.*'|\".*\") \((?P<label>.*)\)$")
+_DEVICE_SIGNAL_RE = re.compile(
+    r"^(?P<label>.*?) (?P<ids>[0-9a-f]{4}:[0-9a-f]{4} )?\((?P<name>.*)\)$"
+)
+# Generic words of the parsers' labels; what is left is a product's or a tool's name.
+_LABEL_WORDS_ZH = (
+    (
+        re.compile(r"^SR-IOV virtual function without its physical function$"),
+        "缺少物理功能的 SR-IOV 虚拟功能",
+    ),
+    (re.compile(r" firmware \((.*)\)$"), r" 固件（\1）"),
+    (re.compile(r" machine$"), " 机型"),
+    (re.compile(r"^emulated (.*) chipset$"), r"模拟的 \1 芯片组"),
+    (re.compile(r"^emulated (.*)$"), r"模拟的 \1"),
+    (re.compile(r" standard VGA$"), " 标准 VGA"),
+    (re.compile(r" platform device$"), " 平台设备"),
+    (re.compile(r" virtual device$"), " 虚拟设备"),
+    (re.compile(r" device$"), " 设备"),
+    (re.compile(r" physical function$"), " 物理功能"),
+    (re.compile(r" virtual function$"), " 虚拟功能"),
+    (re.compile(r"^GRID/vGPU model$"), "GRID/vGPU 型号"),
+    (re.compile(r" bridge$"), " 桥接器"),
+)
+
+
+def _label_zh(label: str) -> str:
+    for pattern, zh in _LABEL_WORDS_ZH:
+        shown, count = pattern.subn(zh, label)
+        if count:
+            return shown
+    return label
+
+
+_DPU_SIGNAL_RE = re.compile(
+    r"^(?P<device>.*\)) at (?P<slot>\S+) emulated by a BlueField DPU: (?P<link>.*)$"
+)
+_DPU_LINKS_ZH = (
+    (re.compile(r"^Subsystem (.*)$"), r"子系统 \1"),
+    (
+        re.compile(r"^a function of the BlueField device at (\S+)$"),
+        r"为 \1 处 BlueField 设备的一个功能",
+    ),
+    (
+        re.compile(r"^behind the PCIe switch of the BlueField at (\S+) \(bridge (\S+)\)$"),
+        r"位于 \1 处 BlueField 的 PCIe 交换机之后（桥接器 \2）",
+    ),
+)
+
+
+def signal_zh(signal: str) -> str:
+    """A parser's signal ("BIOS Vendor 'SeaBIOS' (SeaBIOS firmware (QEMU/KVM))", "virtio device
+    1af4:1050 (Red Hat, Inc. Virtio 1.0 GPU)", "NVSwitch bridge") worded in Chinese: the field
+    and the kind of device translated, values and product names as read."""
+    dpu = _DPU_SIGNAL_RE.match(signal)
+    if dpu:
+        link = dpu["link"]
+        for pattern, zh in _DPU_LINKS_ZH:
+            link = pattern.sub(zh, link)
+        return f"{signal_zh(dpu['device'])}，位于 {dpu['slot']}，由 BlueField DPU 模拟：{link}"
+    dmi = _DMI_SIGNAL_RE.match(signal)
+    if dmi and dmi["field"] in _DMI_FIELDS_ZH:
+        return f"{_DMI_FIELDS_ZH[dmi['field']]} {dmi['value']}（{_label_zh(dmi['label'])}）"
+    device = _DEVICE_SIGNAL_RE.match(signal)
+    if device:
+        ids = f" {device['ids'].strip()}" if device["ids"] else ""
+        return f"{_label_zh(device['label'])}{ids}（{device['name']}）"
+    return _label_zh(signal)
+
+
 def _sig(ev: NodeEvidence, name: str, points_to: str, weight: float, en: str, zh: str) -> Signal:
     return Signal(name, points_to, weight, ev.ref, en, zh, ev.node_name)
 
@@ -232,10 +315,12 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
     products = [str(p) for p in as_list(m.get("products")) if p]
     makers = [str(p) for p in as_list(m.get("manufacturers")) if p]
     shown = ", ".join(products or makers) or "unnamed product"
+    shown_zh = ", ".join(products or makers) or "未命名产品"
     virtual = as_bool(m.get("virtual"))
     if virtual:
         found = [str(v) for v in as_list(m.get("virtual_signals")) if v]
         shown = "; ".join(found) or shown
+        shown_zh = "；".join(signal_zh(v) for v in found) or shown_zh
         also_metal = bool(found) and all(_DMI_CLOUD_ALSO_METAL.search(v) for v in found)
         if also_metal:
             return [
@@ -246,7 +331,7 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
                     W_DMI_CLOUD_ALSO_METAL,
                     f"DMI on node {node} names a cloud machine: {shown}. The cloud's bare-metal "
                     "machines print the same product, so it is mostly, not surely, a VM.",
-                    f"节点 {node} 的 DMI 信息为云主机：{shown}。该云的裸金属机器也显示相同的"
+                    f"节点 {node} 的 DMI 信息为云主机：{shown_zh}。该云的裸金属机器也显示相同的"
                     "产品名，因此多半是虚拟机，但不能确定。",
                 )
             ]
@@ -257,7 +342,7 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
                 POINTS_TO_VIRTUAL,
                 W_DMI_VIRTUAL,
                 f"DMI on node {node} names a virtual machine: {shown}.",
-                f"节点 {node} 的 DMI 信息为虚拟机：{shown}。",
+                f"节点 {node} 的 DMI 信息为虚拟机：{shown_zh}。",
             )
         ]
     if virtual is False:
@@ -269,7 +354,7 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
                     POINTS_TO_BARE_METAL,
                     W_DMI_SERVER_VENDOR,
                     f"DMI on node {node} names a physical GPU server: {shown}.",
-                    f"节点 {node} 的 DMI 信息为物理 GPU 服务器：{shown}。",
+                    f"节点 {node} 的 DMI 信息为物理 GPU 服务器：{shown_zh}。",
                 )
             ]
         return [
@@ -279,7 +364,7 @@ def _dmi_signals(ev: NodeEvidence) -> list[Signal]:
                 POINTS_TO_BARE_METAL,
                 W_DMI_OTHER_PHYSICAL,
                 f"DMI on node {node} names no hypervisor: {shown}.",
-                f"节点 {node} 的 DMI 信息未显示虚拟化：{shown}。",
+                f"节点 {node} 的 DMI 信息未显示虚拟化：{shown_zh}。",
             )
         ]
     return []
@@ -312,6 +397,7 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
         # Virtio-net/-blk emulated by a BlueField DPU (how bare-metal clouds deliver network and
         # disks): DPU hardware, context like a container, never weight for a hypervisor.
         shown = "; ".join(dpu_virtio)
+        shown_zh = "；".join(signal_zh(v) for v in dpu_virtio)
         out.append(
             _sig(
                 ev,
@@ -320,7 +406,7 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 W_DPU_VIRTIO,
                 f"lspci on node {node} shows virtio devices emulated by a BlueField DPU "
                 f"({shown}): DPU hardware that bare-metal hosts use, no sign of a hypervisor.",
-                f"节点 {node} 的 lspci 显示由 BlueField DPU 模拟的 virtio 设备（{shown}）："
+                f"节点 {node} 的 lspci 显示由 BlueField DPU 模拟的 virtio 设备（{shown_zh}）："
                 "这是裸金属主机同样使用的 DPU 硬件，并非虚拟化迹象。",
             )
         )
@@ -388,6 +474,7 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
     physical = [p for p in physical if "nvswitch" not in p.lower()]
     if virtual or virtual_signals:
         shown = "; ".join(virtual_signals) or "virtual devices"
+        shown_zh = "；".join(signal_zh(v) for v in virtual_signals) or "虚拟设备"
         return [
             *out,
             _sig(
@@ -396,12 +483,13 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 POINTS_TO_VIRTUAL,
                 W_LSPCI_VIRTUAL,
                 f"lspci on node {node} lists devices only a VM has: {shown}.",
-                f"节点 {node} 的 lspci 列出仅虚拟机才有的设备：{shown}。",
+                f"节点 {node} 的 lspci 列出仅虚拟机才有的设备：{shown_zh}。",
             ),
         ]
     if physical:
         bmc = any(_BMC.search(s) for s in physical)
         shown = "; ".join(physical)
+        shown_zh = "；".join(signal_zh(p) for p in physical)
         return [
             *out,
             _sig(
@@ -410,7 +498,7 @@ def _lspci_signals(ev: NodeEvidence) -> list[Signal]:
                 POINTS_TO_BARE_METAL,
                 W_LSPCI_BMC if bmc else W_LSPCI_OTHER_PHYSICAL,
                 f"lspci on node {node} lists physical-server devices: {shown}.",
-                f"节点 {node} 的 lspci 列出物理服务器设备：{shown}。",
+                f"节点 {node} 的 lspci 列出物理服务器设备：{shown_zh}。",
             ),
         ]
     return out
@@ -569,6 +657,7 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
     vgpu_names = [n for n in names if _VGPU_NAME.search(n)]
     if as_bool(m.get("vgpu")) or vgpu_names:
         shown = ", ".join(dict.fromkeys(vgpu_names)) or "a vGPU"
+        shown_zh = ", ".join(dict.fromkeys(vgpu_names)) or "vGPU"
         out.append(
             _sig(
                 ev,
@@ -576,7 +665,7 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
                 POINTS_TO_VIRTUAL,
                 W_VGPU,
                 f"nvidia-smi on node {node} shows a virtual GPU ({shown}).",
-                f"节点 {node} 的 nvidia-smi 显示虚拟 GPU（{shown}）。",
+                f"节点 {node} 的 nvidia-smi 显示虚拟 GPU（{shown_zh}）。",
             )
         )
     modes = {

@@ -10,6 +10,7 @@ from the tools' documented formats, each marked as such.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from scoring.evidence import registry
 from scoring.evidence.nccl import _net_plugins
 from scoring.verification.bare_metal import (
     COUNTER_EVIDENCE_DISCOUNT,
+    signal_zh,
     verify_bare_metal,
     vm_like_gpu_layout,
 )
@@ -332,3 +334,57 @@ def test_every_signal_explains_itself_in_both_languages() -> None:
     assert {"topo_flat_numa", "hca_virtual_function", "nccl_cloud_plugin", "pci_layout"} <= names
     for signal in verdict.signals:
         assert any("\u4e00" <= ch <= "\u9fff" for ch in signal.explanation_zh)
+
+
+@pytest.mark.parametrize(
+    ("signal", "chinese"),
+    [
+        (
+            "BIOS Vendor 'SeaBIOS' (SeaBIOS firmware (QEMU/KVM))",
+            "BIOS 厂商 'SeaBIOS'（SeaBIOS 固件（QEMU/KVM））",
+        ),
+        (
+            "Chassis Version 'RHEL 7.2.0 PC (i440FX + PIIX, 1996)' (QEMU/KVM i440FX machine)",
+            "机箱版本 'RHEL 7.2.0 PC (i440FX + PIIX, 1996)'（QEMU/KVM i440FX 机型）",
+        ),
+        (
+            "System Product Name 'RHEV Hypervisor' (Red Hat Virtualization)",
+            "系统产品名称 'RHEV Hypervisor'（Red Hat Virtualization）",
+        ),
+        (
+            "virtio device 1af4:1050 (Red Hat, Inc. Virtio 1.0 GPU)",
+            "virtio 设备 1af4:1050（Red Hat, Inc. Virtio 1.0 GPU）",
+        ),
+        ("emulated Intel 440FX chipset", "模拟的 Intel 440FX 芯片组"),
+        ("NVSwitch bridge", "NVSwitch 桥接器"),
+        ("ASPEED BMC VGA", "ASPEED BMC VGA"),
+        (
+            "SR-IOV virtual function without its physical function (Intel X710 VF)",
+            "缺少物理功能的 SR-IOV 虚拟功能（Intel X710 VF）",
+        ),
+        (
+            "virtio device 1af4:1041 (Virtio network device) at af:00.2 emulated by a BlueField "
+            "DPU: a function of the BlueField device at af:00.0",
+            "virtio 设备 1af4:1041（Virtio network device），位于 af:00.2，由 BlueField DPU 模拟："
+            "为 af:00.0 处 BlueField 设备的一个功能",
+        ),
+    ],
+)
+def test_a_parsers_signal_is_worded_in_chinese(signal: str, chinese: str) -> None:
+    """The parsers name what they found in English; the Chinese explanation names the field and
+    the kind of device in Chinese and keeps the values and product names as read."""
+    assert signal_zh(signal) == chinese
+
+
+@pytest.mark.parametrize(
+    "paths", [t[0] for t in TABLE], ids=[t[0][0].split("/")[1][:40] for t in TABLE]
+)
+def test_the_chinese_explanations_keep_no_parser_english(paths: tuple[str, ...]) -> None:
+    verdict = verify_bare_metal(CLAIMS, _evidence(paths))
+    for signal in verdict.signals:
+        if signal.name in ("dmi_product", "lspci_devices", "dpu_virtio"):
+            words = re.findall(
+                r"\b(device|machine|firmware|function|emulated|bridge|unnamed|chipset)\b",
+                re.sub(r"'[^']*'|（[^（）]*）", "", signal.explanation_zh),
+            )
+            assert words == [], signal.explanation_zh
