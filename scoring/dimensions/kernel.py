@@ -173,11 +173,16 @@ class RuleKernel:
                 factor = np.where(batch.backed(backing, minimum), factor, np.minimum(factor, cap))
             if claimed is not True:
                 factor = np.where(claimed, factor, 1.0)
-            if self.on_max and np.any(np.less(factor, 0.0)):
+            negative: Any = False
+            if self.on_max:
                 # A contradicted item costs the factor of the rule's maximum (the runners').
-                points = np.where(np.less(factor, 0.0), factor * self.max_points, points * factor)
-            else:
+                negative = factor < 0.0
+                if negative is not False and negative is not True:
+                    negative = negative if negative.any() else False
+            if negative is False:
                 points = points * factor
+            else:
+                points = np.where(negative, factor * self.max_points, points * factor)
         # Rounded by score_batch; masking first is the same, as 0.0 rounds to itself.
         applicable = known
         for name, allowed in self.conditions:
