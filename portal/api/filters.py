@@ -49,7 +49,23 @@ class IdFilter(filters.NumberFilter):
     field_class = IdField
 
 
-class VendorFilter(filters.FilterSet):
+class PortalFilterSet(filters.FilterSet):
+    """A FilterSet whose filters word their labels in the reader's language.
+
+    Each instance works on copies of the class's filters, and a copy's label (generated from
+    the model field for the filters named in Meta.fields) is worded when first read, in the
+    language active then. But a form field built from the class's own filters before any
+    model was known (the OpenAPI schema builds them) kept no label, and every copy inherited
+    that field: its form then showed the field's name in English ("Mlps level"). Each
+    instance drops the inherited field, so its own is built with its label."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for found in self.filters.values():
+            found.__dict__.pop("_field", None)
+
+
+class VendorFilter(PortalFilterSet):
     name = filters.CharFilter(lookup_expr="icontains")
 
     class Meta:
@@ -57,7 +73,7 @@ class VendorFilter(filters.FilterSet):
         fields = ["name", "mlps_level", "xinchuang", "iso27001"]
 
 
-class OfferingFilter(filters.FilterSet):
+class OfferingFilter(PortalFilterSet):
     vendor = IdFilter(field_name="vendor_id", label=_("vendor"))
     gpu_model = filters.CharFilter(lookup_expr="icontains")
     region = filters.CharFilter(lookup_expr="icontains")
@@ -67,12 +83,12 @@ class OfferingFilter(filters.FilterSet):
         fields = ["vendor", "delivery_form", "gpu_model", "gpu_form_factor", "fabric", "region"]
 
 
-class EvaluationFilter(filters.FilterSet):
+class EvaluationFilter(PortalFilterSet):
     status = filters.ChoiceFilter(choices=EvaluationStatus.choices)
     workload_profile = filters.ChoiceFilter(choices=WorkloadProfile.choices)
 
 
-class CandidateFilter(filters.FilterSet):
+class CandidateFilter(PortalFilterSet):
     offering = IdFilter(field_name="offering_id", label=_("offering"))
     vendor = IdFilter(field_name="offering__vendor_id", label=_("vendor"))
 
@@ -81,7 +97,7 @@ class CandidateFilter(filters.FilterSet):
         fields = ["offering", "vendor"]
 
 
-class UploadTokenFilter(filters.FilterSet):
+class UploadTokenFilter(PortalFilterSet):
     candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     revoked = filters.BooleanFilter(
         field_name="revoked_at", lookup_expr="isnull", exclude=True, label=_("revoked")
@@ -92,7 +108,7 @@ class UploadTokenFilter(filters.FilterSet):
         fields = ["candidate", "revoked"]
 
 
-class UploadFilter(filters.FilterSet):
+class UploadFilter(PortalFilterSet):
     candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     status = filters.ChoiceFilter(choices=UploadStatus.choices)
 
@@ -101,7 +117,7 @@ class UploadFilter(filters.FilterSet):
         fields = ["candidate", "status", "node_name"]
 
 
-class MeasurementFilter(filters.FilterSet):
+class MeasurementFilter(PortalFilterSet):
     candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     upload = IdFilter(field_name="upload_id", label=_("evidence upload"))
 
@@ -110,7 +126,7 @@ class MeasurementFilter(filters.FilterSet):
         fields = ["candidate", "upload", "kind", "metric", "node_name"]
 
 
-class ScoreFilter(filters.FilterSet):
+class ScoreFilter(PortalFilterSet):
     candidate = IdFilter(field_name="candidate_id", label=_("candidate"))
     dimension = filters.ChoiceFilter(choices=Dimension.choices)
 
