@@ -105,7 +105,11 @@ def _confirming(c):
             delivery_form_seen=o.delivery_form,
         )
     if o.fabric_rate_gbit_s:
+        # The claimed NICs Active at the claimed rate: the rate alone confirms nothing of the
+        # NIC count (hypothesis found a candidate whose evidence already showed one rail of
+        # eight; adding the claimed rate then rightly scored the one rail measured).
         changes["ib_rate_gbit_s_min"] = float(o.fabric_rate_gbit_s)
+        changes["ib_rails_min"] = o.nics_per_node
         changes["ib_ports_down"] = 0
     if o.nvme_read_gbyte_s:
         changes["nvme_read_mbyte_s"] = float(o.nvme_read_gbyte_s) * 1000
@@ -142,7 +146,7 @@ def test_adding_evidence_that_confirms_the_claim_never_lowers_the_total(c, spec,
         for k, v in confirm.items()
         if k in which
         or (k in delivery and "delivery" in which)
-        or (k == "ib_ports_down" and "ib_rate_gbit_s_min" in which)
+        or (k in ("ib_ports_down", "ib_rails_min") and "ib_rate_gbit_s_min" in which)
     }
     confirmed = replace(base, measured=replace(base.measured, **chosen))
     assert _no_worse(_result(confirmed, spec), _result(base, spec)), chosen
