@@ -638,7 +638,7 @@ def dcgm_step(level: int, timeout: float | None) -> Step:
 # --------------------------------------------------------------------------- fio
 
 # Job names carry the target: the portal matches a job to the POC plan's "local NVMe" or
-# "shared file system" runs by these prefixes (scoring/poc.py FIO_JOB_PREFIXES), and the
+# "shared file system" runs by these prefixes (scoring/poc/matching.py FIO_JOB_PREFIXES), and the
 # parser reports each job's rw, block size, iodepth and numjobs.
 FIO_TARGETS = {
     "local": ("local-nvme-", "fio-local-nvme.json"),

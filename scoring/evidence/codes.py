@@ -52,9 +52,11 @@ def _keys(node: ast.expr | None) -> frozenset[str] | None:
 
 
 def raise_sites(directory: Path = HERE) -> list[RaiseSite]:
-    """Every call of an evidence error class in ``directory``'s modules, in file order."""
+    """Every call of an evidence error class in ``directory``'s modules (its packages' too:
+    ``nccl/``), in file order."""
     sites = []
-    for path in sorted(directory.glob("*.py")):
+    for path in sorted(directory.rglob("*.py")):
+        name = path.relative_to(directory).as_posix()  # "bundle.py", "nccl/runs.py"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
                 continue
@@ -62,13 +64,13 @@ def raise_sites(directory: Path = HERE) -> list[RaiseSite]:
             if node.func.id in DETAIL_FUNCTIONS:
                 code = _constants(node.args[0]) if node.args else ()
                 names = frozenset(k for k in keywords if k is not None)
-                sites.append(RaiseSite(path.name, node.lineno, code, names))
+                sites.append(RaiseSite(name, node.lineno, code, names))
                 continue
             if node.func.id not in ERROR_CLASSES:
                 continue
             sites.append(
                 RaiseSite(
-                    path.name,
+                    name,
                     node.lineno,
                     _constants(keywords.get("code")),
                     _keys(keywords.get("params")),

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from scoring.evidence import registry
-from scoring.evidence.nccl import _net_plugins
+from scoring.evidence.nccl.net import _net_plugins
 from scoring.verification.bare_metal import (
     COUNTER_EVIDENCE_DISCOUNT,
     signal_zh,

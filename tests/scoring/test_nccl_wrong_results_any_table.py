@@ -1,5 +1,5 @@
 """Wrong nccl-tests results in any table of a file reach every reader: the health fault, the
-busbw check and the POC (scoring/verification/health.py, network/, scoring/poc.py).
+busbw check and the POC (scoring/verification/health.py, network/, scoring/poc/).
 
 A file of several runs (a script appending each run to one log) used to be judged by its first
 table only: a clean first run hid a later one whose results were corrupt."""

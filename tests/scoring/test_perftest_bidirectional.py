@@ -1,6 +1,6 @@
 """A bidirectional perftest run (-b) is judged one way: the fabric check and the POC fleet
 figure halve the reported sum of both directions (scoring/verification/network/fabric.py,
-scoring/poc.py), and the explanation names the tool that ran.
+scoring/poc/fleet.py), and the explanation names the tool that ran.
 
 perftest's print_full_bw_report adds the remote side's report to the local one when the run
 is bidirectional, so the printed "BW average" is both directions summed, while a port's rate

@@ -1,4 +1,4 @@
-"""POC plan derivation, coverage, fleet sampling and summaries (scoring/poc.py, no database)."""
+"""POC plan derivation, coverage, fleet sampling and summaries (scoring/poc/, no database)."""
 
 from datetime import UTC, datetime, timedelta
 

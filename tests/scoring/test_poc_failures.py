@@ -1,5 +1,5 @@
 """Failed and missing POC runs feed scoring: contradicted / unverifiable claims naming the run,
-and knockouts where the plan makes the run mandatory (scoring/poc.py, scoring/knockouts.py)."""
+and knockouts where the plan makes the run mandatory (scoring/poc/, scoring/knockouts.py)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Hypothesis properties over random candidates (tests/scoring/scoring_factories.py):
 - verifying a claim never lowers the total;
 - a contradicted claim never scores above the same claim unanswered;
-- a failed or missing POC run never raises a score (scoring/poc.py shortfalls);
+- a failed or missing POC run never raises a score (scoring/poc/findings.py shortfalls);
 - adding evidence that confirms the claim never lowers the total.
 """
 

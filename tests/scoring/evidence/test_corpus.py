@@ -144,7 +144,7 @@ def _all_tokens(paths: list[str]) -> set[str]:
     return found
 
 
-_PARSER_SOURCE = "\n".join(path.read_text(encoding="utf-8") for path in EVIDENCE_DIR.glob("*.py"))
+_PARSER_SOURCE = "\n".join(path.read_text(encoding="utf-8") for path in EVIDENCE_DIR.rglob("*.py"))
 _LOSO = [(kind, source) for kind in KINDS for source in sorted(CORPUS[kind])]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from scoring.evidence import nccl
 from scoring.evidence.base import EvidenceParseError
-from scoring.evidence.nccl import _net_plugins
+from scoring.evidence.nccl.net import _net_plugins
 from scoring.verification.bare_metal import verify_bare_metal
 from scoring.verification.model import Claims, NodeEvidence
 
