@@ -600,7 +600,7 @@ class CandidateInput:
         else:
             _set(self, "reviews", _NO_REVIEWS)
         if self.poc_shortfalls:
-            from ..poc import PocShortfall
+            from ..poc.shortfall import PocShortfall
 
             shortfalls = tuple(self.poc_shortfalls)
             if not all(isinstance(s, PocShortfall) for s in shortfalls):
