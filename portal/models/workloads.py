@@ -131,15 +131,26 @@ class Workload(models.Model):
         errors = {}
         if self.peak_gpus and self.gpus and self.peak_gpus < self.gpus:
             errors["peak_gpus"] = _("Peak GPUs must be 0 (no peak) or at least the base GPUs.")
-        unknown = set(self.requirements or {}) - set(WORKLOAD_REQUIREMENT_KEYS)
-        if unknown:
-            errors["requirements"] = _("Unknown requirements: %(k)s") % {
-                "k": ", ".join(sorted(unknown))
-            }
+        # JSON columns: anything a client sends (a list, a string, a list of objects) is
+        # refused with the reason, never hashed as if it were a mapping.
+        requirements = self.requirements or {}
+        if not isinstance(requirements, dict):
+            errors["requirements"] = _("Requirements map requirement names to values.")
+        else:
+            unknown = set(requirements) - set(WORKLOAD_REQUIREMENT_KEYS)
+            if unknown:
+                errors["requirements"] = _("Unknown requirements: %(k)s") % {
+                    "k": ", ".join(sorted(map(str, unknown)))
+                }
         dims = {d.value for d in Dimension}
         weights = self.weights or {}
-        if set(weights) - dims or any(
-            not isinstance(v, int | float) or v < 0 for v in weights.values()
+        if (
+            not isinstance(weights, dict)
+            or set(weights) - dims
+            or any(
+                isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0
+                for v in weights.values()
+            )
         ):
             errors["weights"] = _("Weights map the six dimensions to non-negative numbers.")
         elif weights and not any(weights.values()):

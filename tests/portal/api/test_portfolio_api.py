@@ -62,6 +62,28 @@ def test_workloads_are_added_changed_and_removed_and_bad_ones_refused(api, evalu
         {"name": "x\x00", "profile": "inference", "gpus": 1, "duration_days": 1},
         {"name": "w", "profile": "inference", "gpus": 1, "duration_days": 1, "weights": "x"},
         {"name": "w", "profile": "inference", "gpus": 1, "duration_days": 1, "weights": {"a": 1}},
+        # JSON that is no mapping (schemathesis, CI of stop 33: a list of objects was a 500).
+        {
+            "name": "w",
+            "profile": "inference",
+            "gpus": 1,
+            "duration_days": 1,
+            "weights": [{}, {}, None],
+        },
+        {
+            "name": "w",
+            "profile": "inference",
+            "gpus": 1,
+            "duration_days": 1,
+            "requirements": [{"a": 1}],
+        },
+        {
+            "name": "w",
+            "profile": "inference",
+            "gpus": 1,
+            "duration_days": 1,
+            "weights": {"cost": True},
+        },
         {"name": "w", "profile": "inference", "gpus": 4, "peak_gpus": 2, "duration_days": 1},
         {"name": "serve", "profile": "inference", "gpus": 1, "duration_days": 1},
         {"name": "w", "profile": "inference", "gpus": 1, "duration_days": 1, "evaluation": 9},
