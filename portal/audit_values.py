@@ -88,7 +88,7 @@ class Labels:
         vendor_ids = set(vendor_ids) | {vendor_id for _pk, vendor_id, _name, _cur in offerings}
         self.vendors = dict(Vendor.objects.filter(pk__in=vendor_ids).values_list("pk", "name"))
         for pk, vendor_id, name, currency in offerings:
-            self.offerings[pk] = f"{self.vendors.get(vendor_id, vendor_id)} · {name}"
+            self.offerings[pk] = Offering.label(self.vendors.get(vendor_id, vendor_id), name)
             self.currencies[pk] = currency
         title = "title_zh" if (get_language() or "").startswith("zh") else "title_en"
         self.checklist = {item.pk: item for item in ChecklistItem.objects.all()}

@@ -448,7 +448,13 @@ class Offering(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.vendor.name} · {self.name}"
+        return self.label(self.vendor.name, self.name)
+
+    @staticmethod
+    def label(vendor_name: object, name: str) -> str:
+        """How an offering (and the candidate on it) is named: "vendor · offering". For a
+        reader that has only the two names (a values() query), as str() of the instance."""
+        return f"{vendor_name} · {name}"
 
     def clean(self) -> None:
         super().clean()

@@ -13,6 +13,7 @@ from ..models import (
     ChecklistItem,
     EvaluationStatus,
     EvidenceUpload,
+    Offering,
     PocPlan,
     Role,
     UploadStatus,
@@ -94,7 +95,7 @@ def next_steps(
     candidates = [
         _Candidate(
             pk,
-            f"{vendor} · {offering}",
+            Offering.label(vendor, offering),
             selectors.QuestionnaireProgress(
                 answered=answered, contradicted=contradicted, total=items
             ),
