@@ -6,7 +6,12 @@ target is missed, 2 when the run could not be carried out (no PostgreSQL or Redi
 Target (issue #15, "Import cost flat in history"): the import of a candidate's 3,000th upload
 takes at most 2x the import of its 20th, both measured in this run (median of ``--repeat``
 imports at each size, the same 8-GPU collector bundle as ``bench/evidence.py`` with the
-hostname varied over ``--nodes`` nodes so that each sha256 differs).
+hostname varied over ``--nodes`` nodes so that each sha256 differs). The two sizes are two
+candidates of one evaluation, one holding 19 uploads and the other 2,999, and their imports
+alternate (the first of each pair swapped every round): on the shared machine the load moves
+within a minute, and timing one size after the other measured that drift as well (the 20th
+upload's 16 ms and the 3,000th's 43 ms, one minute apart while other work started, read as
+2.7x; interleaved a few minutes later, 0.91x).
 
 What is timed: ``portal.services.evidence.evidence_import`` in this process (claim, open and
 parse the stored bundle, write measurements, identifiers and the per-node, per-kind evidence
@@ -42,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -70,19 +76,31 @@ def _submit(candidate, user, number: int, nodes: int):
     return upload
 
 
-def _timed_imports(candidate, user, start: int, repeat: int, nodes: int) -> list[float]:
+def _timed_import(candidate, user, number: int, nodes: int) -> float:
+    """Seconds of one import of upload ``number`` (submitted untimed) of ``candidate``."""
     from portal.models import EvidenceUpload, UploadStatus
     from portal.services.evidence import evidence_import
 
-    times = []
-    for number in range(start, start + repeat):
-        upload = _submit(candidate, user, number, nodes)
-        began = time.perf_counter()
-        evidence_import(upload_id=upload.pk, task_id=f"bench-{upload.pk}")
-        times.append(time.perf_counter() - began)
-        status = EvidenceUpload.objects.values_list("status", flat=True).get(pk=upload.pk)
-        if status != UploadStatus.DONE:
-            raise shared.BenchError(f"upload {upload.pk} ended {status}")
+    upload = _submit(candidate, user, number, nodes)
+    began = time.perf_counter()
+    evidence_import(upload_id=upload.pk, task_id=f"bench-{upload.pk}")
+    took = time.perf_counter() - began
+    status = EvidenceUpload.objects.values_list("status", flat=True).get(pk=upload.pk)
+    if status != UploadStatus.DONE:
+        raise shared.BenchError(f"upload {upload.pk} ended {status}")
+    return took
+
+
+def _interleaved_imports(
+    pair: tuple[Any, Any], user, repeat: int, nodes: int
+) -> tuple[list[float], list[float]]:
+    """``repeat`` imports into each candidate of ``pair``, alternating (the first of each
+    pair of imports swapped every round), so that both sizes see the same load."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for round_ in range(repeat):
+        for side in (0, 1) if round_ % 2 == 0 else (1, 0):
+            number = (1, 3)[side] * 10**6 + round_
+            times[side].append(_timed_import(pair[side], user, number, nodes))
     return times
 
 
@@ -347,7 +365,7 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         from django.db import connection
 
         call_command("migrate", verbosity=0)
-        user, (candidate, other) = shared._setup_data(2)
+        user, (candidate, large_candidate, other) = shared._setup_data(3)
         verdicts = []
         ok_all = True
         if args.big_log:
@@ -360,21 +378,22 @@ def run(args: argparse.Namespace) -> tuple[bool, str]:
         from portal.services.scores import full_evidence, kept_evidence
 
         # The template: a real import of the bundle.
-        _timed_imports(candidate, user, 0, 1, args.nodes)
+        _timed_import(candidate, user, 0, args.nodes)
         template = EvidenceUpload.objects.get(candidate=candidate)
         small, large = args.small, args.large
+        # Each candidate's next upload is its ``small``-th and ``large``-th.
         _seed(candidate, template, small - 1 - 1, 1, args.nodes)
+        _seed(large_candidate, template, large - 1, 2 * 10**6, args.nodes)
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
         stored = EvidenceUpload.objects.filter(candidate=candidate).count()
-        floor = _timed_imports(candidate, user, 10**6, args.repeat, args.nodes)
+        stored_large = EvidenceUpload.objects.filter(candidate=large_candidate).count()
+        floor, big = _interleaved_imports(
+            (candidate, large_candidate), user, args.repeat, args.nodes
+        )
         print(f"history {stored:>6} uploads: imports {[shared.ms(t) for t in floor]}")
-        _seed(candidate, template, large - 1 - stored - args.repeat, 2 * 10**6, args.nodes)
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")
-        stored_large = EvidenceUpload.objects.filter(candidate=candidate).count()
-        big = _timed_imports(candidate, user, 3 * 10**6, args.repeat, args.nodes)
         print(f"history {stored_large:>6} uploads: imports {[shared.ms(t) for t in big]}")
+        candidate = large_candidate
         measurements = Measurement.objects.filter(candidate=candidate).count()
 
         candidate.refresh_from_db()
