@@ -621,6 +621,31 @@ def test_claiming_a_slower_fabric_than_ibstat_shows_earns_nothing() -> None:
     )
 
 
+def test_an_expectation_raised_by_ibstat_says_so_in_both_languages() -> None:
+    # A manager reading "8 x 400 Gb/s" against an offering that claims 200 must be told why,
+    # or a must-have missed against a better fabric than claimed looks like an error.
+    run = NCCL_H100_2NODE | {"peak_busbw_gbyte_s": 300.0}
+    evidence = [
+        ev("nccl_tests", run),
+        ev("ibstat", _ibstat(400, 8), node="n1", upload=2),
+        ev("ibstat", _ibstat(400, 8), node="n2", upload=3),
+    ]
+    modest = verify_candidate(claims(fabric_rate_gbit_s=200, nics_per_node=8), evidence)
+    item = modest.busbw
+    assert item.details["fabric_from_ibstat"] is True
+    assert (
+        "ibstat showed 8 × 400 Gb/s per node on every node, more than the claimed "
+        "8 × 200 Gb/s" in item.explanation_en
+    )
+    assert "ibstat 显示每个节点均为每节点 8 × 400 Gb/s，高于声明的 8 × 200 Gb/s" in (
+        item.explanation_zh
+    )
+    honest = verify_candidate(claims(fabric_rate_gbit_s=400, nics_per_node=8), evidence)
+    assert honest.busbw.details["fabric_from_ibstat"] is False
+    assert "ibstat showed" not in honest.busbw.explanation_en
+    assert "ibstat 显示" not in honest.busbw.explanation_zh
+
+
 def _per_gpu(*active: int, inactive: tuple[int, ...] = ()) -> dict[str, Any]:
     return {
         str(i): {"active_links": n, "all_links_inactive": i in inactive}

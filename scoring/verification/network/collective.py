@@ -114,6 +114,25 @@ def _with_measured_fabric(claims: Claims, evidence: Sequence[NodeEvidence]) -> C
     )
 
 
+def _raised_fabric_note(declared: Claims, judged: Claims, run: _Run) -> tuple[str, str]:
+    """(en, zh) saying that the expectation is the fabric ibstat showed, faster or wider than
+    the claim (_with_measured_fabric), for a run across nodes over that fabric; empty
+    otherwise. Without it a manager reads an expectation of ports the offering never claimed,
+    and a must-have missed against a better fabric than claimed looks like an error."""
+    if judged == declared or run.nodes < 2 or run.via_nvlink:
+        return "", ""
+    shown = f"{judged.nics_per_node} × {judged.fabric_rate_gbit_s} Gb/s"
+    claimed = f"{declared.nics_per_node} × {declared.fabric_rate_gbit_s} Gb/s"
+    return (
+        f" ibstat showed {shown} per node on every node, more than the claimed {claimed}: "
+        "the expectation is that of the ports the nodes have, so that understating the fabric "
+        "earns no higher fraction (a run that reaches only what the claimed ports carry is "
+        "below what these ports should carry).",
+        f"ibstat 显示每个节点均为每节点 {shown}，高于声明的 {claimed}：期望值按节点实际端口计算，"
+        "以免低报网络而获得更高比例（只达到声明端口所能承载水平的测试，低于这些端口应达到的水平）。",
+    )
+
+
 def verify_collective(
     claims: Claims, evidence: Sequence[NodeEvidence], collective: str = ALL_REDUCE
 ) -> CollectiveCheck:
@@ -360,15 +379,17 @@ def verify_collective(
                     f"该候选 {claims.node_count} 个节点所在各 NVLink 域之间的网络未被核实："
                     "需要两个域之间的 ib_write_bw，或设置 NCCL_MNNVL_ENABLE=0 的测试。"
                 )
+    raised_en, raised_zh = _raised_fabric_note(declared, claims, best)
     en = (
         f"Measured {measured} is {pct(fraction)} of the {num(expected.value_gbyte_s)} GB/s "
-        f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{scope_en}{aside_en}"
+        f"expected, {verdict_en} ({tolerance}). Expected: {expected.basis}.{raised_en}"
+        f"{scope_en}{aside_en}"
     )
     zh = (
         f"实测{measured_zh}，为期望值 {num(expected.value_gbyte_s)} GB/s 的 {pct_zh(fraction)}，"
         f"{verdict_zh}（≥ {pct_zh(BUSBW_VERIFIED_FROM)} 为证实，"
         f"< {pct_zh(BUSBW_CONTRADICTED_BELOW)} 为矛盾）。期望值：{expected.basis_zh}。"
-        f"{scope_zh}{aside_zh}"
+        f"{raised_zh}{scope_zh}{aside_zh}"
     )
     item = ItemVerification(key, status, en, zh, best.ev.ref, tolerance, details, tolerance_zh)
     return CollectiveCheck(
