@@ -109,10 +109,15 @@ def _by_form_check(fetch: Callable[[FactContext], Any]) -> Callable[[Batch], lis
 _delivery_form_column = _by_form_check(_delivery_form)
 
 
-def _fabric_topology_column(batch: Batch) -> list[str]:
-    statuses = batch.status("fabric")
-    reviews = [candidate.reviews.get("fabric") for candidate in batch.owners("candidate")]
-    return list(map(review_only_status, statuses, reviews))
+def _review_only_column(item: str) -> Callable[[Batch], list[str]]:
+    """The column of review_only_status of checklist ``item``: the status of a claim under
+    it that only a document review verifies (fabric_topology_status, nvme_capacity_status)."""
+
+    def column(batch: Batch) -> list[str]:
+        reviews = [candidate.reviews.get(item) for candidate in batch.owners("candidate")]
+        return list(map(review_only_status, batch.status(item), reviews))
+
+    return column
 
 
 def _ruled_out_status(reason: tuple[str, str] | None, status: str) -> str:
@@ -141,29 +146,25 @@ def _form_factor_ruled_out_column(batch: Batch) -> list[tuple[str, str] | None]:
     return _per_claim(claims, form_factor_ruled_out)
 
 
-def _nvlink_datasheet_column(batch: Batch) -> list[str]:
-    reasons = batch.shared(_nvlink_ruled_out_column)
-    return list(map(_ruled_out_status, reasons, batch.status("nvlink_topology")))
+def _datasheet_column(
+    ruled_out: Callable[[Batch], list[tuple[str, str] | None]], item: str
+) -> Callable[[Batch], list[str]]:
+    """The column of a claim the GPU's datasheet may rule out: contradicted where
+    ``ruled_out`` gives a reason, else checklist ``item``'s status."""
 
+    def column(batch: Batch) -> list[str]:
+        return list(map(_ruled_out_status, batch.shared(ruled_out), batch.status(item)))
 
-def _form_factor_datasheet_column(batch: Batch) -> list[str]:
-    reasons = batch.shared(_form_factor_ruled_out_column)
-    return list(map(_ruled_out_status, reasons, batch.status("gpu_match")))
-
-
-def _nvme_capacity_status_column(batch: Batch) -> list[str]:
-    statuses = batch.status("local_nvme")
-    reviews = [candidate.reviews.get("local_nvme") for candidate in batch.owners("candidate")]
-    return list(map(review_only_status, statuses, reviews))
+    return column
 
 
 # The column form of DERIVED_ITEMS, for a batch.
 DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
     "delivery_form": _by_form_check(delivery_form_status),
-    "fabric_topology": _fabric_topology_column,
-    "nvlink_topology_datasheet": _nvlink_datasheet_column,
-    "gpu_form_factor_datasheet": _form_factor_datasheet_column,
-    "nvme_capacity": _nvme_capacity_status_column,
+    "fabric_topology": _review_only_column("fabric"),
+    "nvlink_topology_datasheet": _datasheet_column(_nvlink_ruled_out_column, "nvlink_topology"),
+    "gpu_form_factor_datasheet": _datasheet_column(_form_factor_ruled_out_column, "gpu_match"),
+    "nvme_capacity": _review_only_column("local_nvme"),
 }
 # The column form of DERIVED_REFS, for a batch.
 DERIVED_REF_COLUMNS: dict[str, Callable[[Batch], list[tuple[str, str] | None]]] = {
