@@ -3,14 +3,15 @@
 The shapes: nccl-tests tables without banner or header (rows alone, a units line first), a last
 row cut after its out-of-place half, a run of two one-GPU nodes under its mpirun line, a device
 list of domain-0002 GPUs on bus 00 cut before the table; ib_read_bw in MB/sec with "Outstand
-reads" and a cut MsgRate, perftest headers cut before any row (a set -x echo, an rdma_cm
-server); Xid lines whose PCI address was redacted, quoted kmsg lines between a monitor's own
-"XID 144.0 ..." verdicts, a journal of RmInitAdapter failures without an Xid; fio 3.25 between
-a script's echo lines, fio 3.32 indented by its author with "Starting 16 threads" and markdown
-bold inside the result line, a buffered fio run drowned in guest kernel I/O errors, a group
-cut in its percentiles; topo -m of B200 nodes from vLLM's collect_env (tab-separated, a fused
-header "NIC11NIC12", rows without their header, a header at column 0) and a 3-GPU node with
-one NVLink pair; DCGM 4.4.1 cut inside its metadata.
+reads" and a cut MsgRate, perftest headers cut before any row (a set -x echo, an rdma_cm server,
+a bidirectional test behind a script's INFO lines); nvidia-smi R610 on B200 cut in the border
+after a GPU block; Xid lines whose PCI address was redacted, quoted kmsg lines between a
+monitor's own "XID 144.0 ..." verdicts, a journal of RmInitAdapter failures without an Xid; fio
+3.25 between a script's echo lines, fio 3.32 indented by its author with "Starting 16 threads"
+and markdown bold inside the result line, a buffered fio run drowned in guest kernel I/O errors,
+a group cut in its percentiles; topo -m of B200 nodes from vLLM's collect_env (tab-separated, a
+fused header "NIC11NIC12", rows without their header, a header at column 0, affinity headers set
+closer than usual) and a 3-GPU node with one NVLink pair; DCGM 4.4.1 cut inside its metadata.
 """
 
 from __future__ import annotations
@@ -256,6 +257,37 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "CPU Affinity  NUMA Affinity    GPU NUMA ID"; GPUn PIX NICn for n = 0..4; "0-27  0",
+        # "28-55  1", "56-83  2"; GPU5 cut after five cells.
+        "nvidia_smi_topo/unsloth-issue3872-collect-env-8x-b200-9nic-narrow-affinity-headers-cut-in-gpu5.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 8,
+            "nic_count": 9,
+            "full_nvlink_mesh": None,
+            "numa_nodes": ["0", "1", "2"],
+            "gpus_with_local_nic": 5,
+        },
+    ),
+    (
+        # Two "NVIDIA B200" blocks, 1000W caps, 183359MiB, then "+----": the table was cut
+        # in the border after GPU1, so 2 is a lower bound.
+        "nvidia_smi/sglang-issue27487-2x-b200-driver610-kmd-umd-date-line-cut-in-border-after-gpu1.txt",
+        "nvidia_smi",
+        {
+            "driver_version": "610.43.02",
+            "cuda_version": "13.3",
+            "gpu_count": 2,
+            "gpu_count_partial": "cut",
+            "gpu_names": ["NVIDIA B200", "NVIDIA B200"],
+            "memory_total_mib": [183359, 183359],
+            "power_cap_w": [1000.0, 1000.0],
+            "bus_ids": ["00000000:63:00.0", "00000000:68:00.0"],
+            "mig_mode": ["Disabled", "Disabled"],
+            "ecc_volatile_uncorrected": [0, 0],
+        },
+    ),
+    (
         # A header from column 0: 8 GPUs, NIC0..NIC4. GPU1 PIX NIC1, GPU3 PIX NIC2.
         "nvidia_smi_topo/vllm-issue5001-h20-header-at-column-0-5nic-cut-in-gpu4.txt",
         "nvidia_smi_topo",
@@ -293,6 +325,13 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "perftest",
         "perftest.no_rows",
         6,
+    ),
+    # The bidirectional test's header (line 9), cut inside "Mtu": no row.
+    (
+        "perftest/ngc-multinode-perf-issue108-info-lines-bidir-2qp-peak-not-measured-header-cut-in-mtu.txt",
+        "perftest",
+        "perftest.no_rows",
+        9,
     ),
     # fio started 3 processes, then the guest kernel's I/O errors; fio reported nothing.
     (
