@@ -40,6 +40,9 @@ Metrics (``ParseResult.metrics``):
   options were not shown). A file with the normal report as well is read from the normal
   report.
 
+A paste that indents all of fio's column-0 lines alike is read without that indent, and a
+figure a person set in markdown bold ("write: **IOPS=111k**, ...") without the asterisks.
+
 A run that reported no figures but printed fio's own error lines (``fio: pid=N, err=5/file:...,
 func=io_u error, error=Input/output error``, ``fio: io_u error on file ...``, a job line
 ``err= 5 (..., error=...)``) is recognised from those lines alone and fails with an error
@@ -146,6 +149,39 @@ _FIRST_TOKEN_RE = re.compile(
     r"|[^\s:]{1,64}: \((?:g|groupid)=\d+"
     r"|(?:   READ|  WRITE|   TRIM): (?:bw|io)="
 )
+# The lines fio prints at column 0 (version, "Starting N processes|threads", a job's header and
+# result line, a group's summary): where a paste indents them all alike, the indent is the
+# paste's, not fio's.
+_COLUMN0_RE = re.compile(
+    r"Run status group \d+ \(all jobs\):"
+    r"|fio-\d+\.\d+\S*\s*$"
+    r"|Starting \d+ (?:process|thread)"
+    r"|[^\s:]{1,64}: \((?:g|groupid)=\d+"
+)
+
+
+def _tidy(lines: list[str]) -> list[str]:
+    """``lines`` as fio printed them: without the markdown bold a person put around a figure
+    ("write: **IOPS=111k**, ..."; fio never prints "**"), and without the indent a paste gave
+    every line when all of fio's column-0 lines carry the same one. Line numbers are kept; the
+    same list comes back when nothing was changed."""
+    if any("**" in line for line in lines):
+        lines = [line.replace("**", "") for line in lines]
+    indents: set[str] = set()
+    for line in lines[: _DETECT_MAX_LINES * 10]:
+        stripped = line.lstrip(" \t")
+        if stripped and _COLUMN0_RE.match(stripped):
+            indents.add(line[: len(line) - len(stripped)])
+            if len(indents) > 1:
+                return lines
+    indent = next(iter(indents), "")
+    if not indent:
+        return lines
+    return [
+        line[len(indent) :] if line.startswith(indent) else line.lstrip(" \t") for line in lines
+    ]
+
+
 # fio itself prints a bare "..." under a job header when numjobs > 1: not a cut marker.
 _EXCERPT_RE = re.compile(r"\[\.\.\.\]|<snip>", re.IGNORECASE)
 
@@ -241,12 +277,17 @@ def detect(text: str) -> int:
         if '"fio version"' in head:
             return 95
         lines, _ = strip_line_prefix(head.splitlines()[:_DETECT_MAX_LINES], _FIRST_TOKEN_RE)
+        lines = _tidy(lines)
         if any(_GROUP_RE.match(line) for line in lines):
             return 90
         if any(_JOB_RE.match(line) for line in lines):
             return 85
         version = any(_VERSION_RE.match(line.strip()) for line in lines)
-        starting = any(line.startswith("Starting ") and "process" in line for line in lines)
+        # "Starting 4 processes", or "Starting 16 threads" for a job run with thread=1.
+        starting = any(
+            line.startswith("Starting ") and ("process" in line or "thread" in line)
+            for line in lines
+        )
         if version and starting:
             return 60
         if any(_TERSE_RE.match(line) for line in lines):
@@ -743,7 +784,9 @@ def parse(text: str) -> ParseResult:
     """Parse fio output (json, json+, normal or mixed); see the module docstring."""
     warnings: list[str] = []
     lines, prefix = strip_line_prefix(text.splitlines(), _FIRST_TOKEN_RE)
-    if prefix is not None:
+    tidy = _tidy(lines)
+    if prefix is not None or tidy is not lines:
+        lines = tidy
         text = "\n".join(lines)
     json_error: EvidenceParseError | None = None
     found = None

@@ -12,7 +12,9 @@ metrics (names fixed: the scoring layer maps them)
     xid_codes        list of int: distinct Xid codes, ascending.
     sxid_codes       list of int: distinct SXid codes, ascending.
     xid_by_code      {"79": 2, ...} occurrences per code; ``sxid_by_code`` likewise.
-    xid_gpus         distinct GPU PCI addresses named by Xid lines, in order of appearance.
+    xid_gpus         distinct GPU PCI addresses named by Xid lines, in order of appearance
+                     (an Xid whose address was redacted, "Xid (PCI:...): 145", is counted
+                     all the same: its event's ``pci`` is None and a warning says so).
     sxid_fatal_count SXid lines marked "Fatal" (not "Non-fatal").
     gpu_fallen_off_bus  True when Xid 79 or the driver's "has fallen off the bus" sentence
                      appears (also wrapped over several NVRM lines, without an Xid).
@@ -42,10 +44,13 @@ from .base import EvidenceParseError, Fact, ParseResult
 
 KIND = "kernel_log"
 
+# The GPU's PCI address, or whatever stands in its place: a log shared in public often has it
+# redacted ("Xid (PCI:...): 145"), and the Xid is no less real for it.
 _XID_RE = re.compile(
-    r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}(?::[0-9A-Fa-f]{1,4}){1,3}(?:\.\d)?)\):"
+    r"NVRM: Xid \((?:PCI:)?([0-9A-Fa-f]{1,8}(?::[0-9A-Fa-f]{1,4}){1,3}(?:\.\d)?|[^()\n]{0,40})\):"
     r"\s*(\d{1,5})\b,?\s*(.*)"
 )
+_PCI_RE = re.compile(r"[0-9a-f]{1,8}(?::[0-9a-f]{1,4}){1,3}(?:\.\d)?")
 # A line the NVIDIA kernel driver wrote: its NVRM messages, the nvidia module and its
 # companions (nvidia-uvm, nvidia-modeset, nvidia-nvlink, nvidia_peermem...) by name, the module
 # naming a device ("nvidia 0000:17:00.0: ..."), or the DRM driver's tag.
@@ -123,6 +128,7 @@ def parse(text: str) -> ParseResult:
     xid_by_code: dict[int, int] = {}
     sxid_by_code: dict[int, int] = {}
     gpus: list[str] = []
+    unnamed: list[str] = []
     formats: dict[str, int] = {}
     kernel_lines = line_count = fatal = driver_lines = 0
     fallen = False
@@ -156,9 +162,12 @@ def parse(text: str) -> ParseResult:
         match = _XID_RE.search(raw)
         if match:
             code = int(match.group(2))
-            pci = match.group(1).lower()
+            address = match.group(1).lower()
+            pci = address if _PCI_RE.fullmatch(address) else None
             xid_by_code[code] = xid_by_code.get(code, 0) + 1
-            if pci not in gpus:
+            if pci is None:
+                unnamed.append(f"line {number}: Xid {code} names no PCI address ({address!r})")
+            elif pci not in gpus:
                 gpus.append(pci)
             if code == 79:
                 fallen = True
@@ -167,7 +176,7 @@ def parse(text: str) -> ParseResult:
                 event = {"type": "xid", "code": code, "pci": pci, "line": number,
                          "detail": match.group(3).strip()[:200]}  # fmt: skip
                 events.append(event)
-            if code == _RECOVERY_XID:
+            if code == _RECOVERY_XID and pci is not None:
                 action = _RECOVERY_TO_RE.search(match.group(3))
                 if action:
                     recovery[pci] = action.group(1).strip()
@@ -198,6 +207,11 @@ def parse(text: str) -> ParseResult:
         warnings.append(f"more than {_MAX_EVENTS} events: only the first {_MAX_EVENTS} listed")
     if not events:
         warnings.append("no Xid or SXid line in this log")
+    if unnamed:
+        warnings.append(
+            f"{len(unnamed)} Xid line(s) without a readable GPU address (redacted?): counted, "
+            f"their GPU unknown; first: {unnamed[0]}"
+        )
     xid_count = sum(xid_by_code.values())
     sxid_count = sum(sxid_by_code.values())
     metrics: dict[str, Any] = {

@@ -13,7 +13,8 @@ metrics
     gpu_count_partial    None when the table lists every GPU; else why gpu_count is only a
                          lower bound: "excerpt" (cut by its author), "index_gap" (nvidia-smi
                          numbers GPUs 0..N-1, so a missing index is a hidden row: ``-i`` or an
-                         edit), "cut" (the last GPU block is incomplete).
+                         edit), "cut" (the last GPU block is incomplete, or the text ends
+                         inside the border after it).
     gpu_names            GPU names as printed (nvidia-smi truncates long ones with "...").
     memory_total_mib     per GPU (None when "Not Supported", e.g. unified-memory GB10).
     memory_used_mib      per GPU.
@@ -136,11 +137,16 @@ def parse(text: str) -> ParseResult:
     failure: tuple[int, str] | None = None
     unreachable: list[dict[str, Any]] = []
     current: _Gpu | None = None
+    # The line of a border that stops before its closing "+" (a paste cut inside it).
+    cut_border = 0
+    last_line = 0
 
     # A table relayed by `kubectl logs --prefix` (a validator or driver pod), or a CI log.
     lines, _ = strip_line_prefix(text.splitlines(), _TABLE_START_RE)
     for line_no, raw in enumerate(lines, start=1):
         line = raw.strip()
+        if line:
+            last_line = line_no
         if _EXCERPT_RE.match(line):
             warnings.append(f"line {line_no}: the output was cut by its author ({line})")
             excerpt = True
@@ -180,6 +186,8 @@ def parse(text: str) -> ParseResult:
             continue
         if line.startswith("+") or set(line) <= {"|", "-", "+", "="}:
             current, skip_block = None, False
+            if line.startswith("+") and not line.endswith("+"):
+                cut_border = line_no
             continue
         cells = _cells(line)
         if len(cells) < 2 or skip_block:
@@ -219,6 +227,10 @@ def parse(text: str) -> ParseResult:
     if versions is None:
         warnings.append("no 'NVIDIA-SMI ... Driver Version' header: versions unknown")
     partial = _partial(gpus, excerpt, has_mig_row)
+    if partial is None and gpus and cut_border == last_line:
+        # The text ends inside the border after the last GPU block: the table was cut there,
+        # and the next GPU may have followed.
+        partial = "cut"
     if partial == "index_gap" and _gaps_explained(gpus, unreachable):
         # The missing numbers are the GPUs nvidia-smi said it could not reach: the table is
         # the complete list of the GPUs that work, not an edited one.

@@ -5,7 +5,8 @@ old ``mlx5_N`` / ``mlx4_0`` NIC columns and new ``NICn`` columns with a "NIC Leg
 "CPU Affinity", "NUMA Affinity" and "GPU NUMA ID" columns, the old ``SOC`` code (now ``SYS``),
 truncated matrices, a header underlined with terminal escapes (newer drivers print them even
 into a file), cells printed without the tab between them in wide matrices ("NODENODE" is two
-cells), and a ``topo -p2p`` table pasted after it (ignored).
+cells) and column names likewise in the header ("NIC8NIC9" is two NICs), and a
+``topo -p2p`` table pasted after it (ignored).
 
 metrics
     gpu_count            GPU columns in the header.
@@ -64,6 +65,10 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # a token made only of connection codes is split back into its cells.
 _FUSED_RE = re.compile(r"(?:X|NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|C2C){2,}")
 _FUSED_PART_RE = re.compile(r"NV\d{1,2}|PIX|PXB|PHB|NODE|SYS|SOC|PSB|C2C|X")
+# Column names printed without the blank between them in a wide header ("NIC7    NIC8NIC9"
+# when a name fills its column): split back into the names.
+_FUSED_NAMES_RE = re.compile(r"(?:GPU\d+|NIC\d+|mlx\d_\d+){2,}")
+_FUSED_NAME_RE = re.compile(r"GPU\d+|NIC\d+|mlx\d_\d+")
 _SCAN_BYTES = 65536
 _MAX_DEVICES = 512  # far above any server (72 GPUs + NICs); bounds the O(n^2) pair work
 
@@ -96,8 +101,13 @@ def _header(tokens: list[str]) -> tuple[list[str], list[str]] | None:
         return None  # a matrix row ("GPU0  X  NV12 ..."), not the header
     devices: list[str] = []
     index = 0
-    while index < len(tokens) and _DEVICE_RE.match(tokens[index]):
-        devices.append(tokens[index])
+    while index < len(tokens):
+        if _DEVICE_RE.match(tokens[index]):
+            devices.append(tokens[index])
+        elif _FUSED_NAMES_RE.fullmatch(tokens[index]):
+            devices.extend(_FUSED_NAME_RE.findall(tokens[index]))
+        else:
+            break
         index += 1
     extras: list[str] = []
     while index < len(tokens):

@@ -8,8 +8,9 @@ mpirun (``[1,0]<stdout>:``), srun (``0: ``), MPICH / Intel MPI's Hydra (``[0] ``
 inside a line where one printf ended), Ray / SkyPilot (``(head, rank=0, pid=N) ``) or
 ``kubectl logs --prefix`` (``[pod/<name>/<container>] ``), result rows alone (a log tail), the
 "nccl-tests version" / "Collective test starting|concluded" banners, device lists from many
-processes and hosts, and MPI / NCCL / UCX noise interleaved. Columns are found from the
-header line and rows are split on whitespace: widths are never trusted.
+processes and hosts, and MPI / NCCL / UCX noise interleaved. A last row that stops before
+its in-place columns is a paste cut there: left out, with the truncation warning. Columns
+are found from the header line and rows are split on whitespace: widths are never trusted.
 
 Units: nccl-tests prints algbw/busbw in GB/s with GB = 10^9 bytes (it divides by 1.0E9), time
 in microseconds, sizes in bytes.

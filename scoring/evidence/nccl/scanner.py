@@ -38,6 +38,7 @@ from .runs import (
 from .table import (
     _default_header,
     _group_labels,
+    _groups_fitting,
     _Header,
     _number,
     _parse_header,
@@ -74,6 +75,11 @@ class _Scanner:
     labels: list[str] = field(default_factory=list)
     orphan_header: _Header | None = None
     unreadable: list[int] = field(default_factory=list)
+    # A row missing a whole column group (in-place): held until another line follows it, since
+    # the last line of a cut paste looks the same (see _add_row).
+    pending: tuple[list[str], int, bool] | None = None
+    # (table index, token count) of the short rows kept so far.
+    short_rows: set[tuple[int, int]] = field(default_factory=set)
     last_line: int = 0
     compact: bool = False
     # Byte and element counts by their text (see _full_row).
@@ -115,6 +121,9 @@ class _Scanner:
         stripped = line.lstrip()
         if not stripped:
             return False
+        if self.pending is not None:
+            self._store_row(*self.pending)
+            self.pending = None
         if self.runs and stripped[0].isdigit() and ":" not in line:
             # Result rows carry no banner: skipping the banner patterns keeps big logs fast.
             tokens = line.split()
@@ -280,6 +289,21 @@ class _Scanner:
         run = self.runs[-1]
         if run.reduced is not None and plain and self._reduce_plain(run, tokens, line_no):
             return  # (rows of the else branch in feed: a sign, a point)
+        header = run.header
+        if len(tokens) < header.width and 0 < _groups_fitting(len(tokens), header) < len(
+            header.sizes
+        ):
+            # A row without its in-place columns: a paste cut after the out-of-place ones
+            # looks so, and its numbers would be read as the in-place group's. Kept once
+            # another line follows (or when the table's other rows are as short).
+            self.pending = (tokens, line_no, plain)
+            return
+        self._store_row(tokens, line_no, plain)
+
+    def _store_row(self, tokens: list[str], line_no: int, plain: bool) -> None:
+        run = self.runs[-1]
+        if len(tokens) < run.header.width:
+            self.short_rows.add((len(self.runs) - 1, len(tokens)))
         row = _parse_row(tokens, run.header, line_no, self.counts, plain)
         if row is None:
             self.unreadable.append(line_no)
@@ -358,8 +382,18 @@ class _Scanner:
 
     def finish(self) -> ParseResult:
         warnings = self.warnings
+        cut_row = None
+        if self.pending is not None:
+            tokens, cut_row, plain = self.pending
+            self.pending = None
+            if (len(self.runs) - 1, len(tokens)) in self.short_rows:
+                self._store_row(tokens, cut_row, plain)
+                cut_row = None
+            else:
+                self.unreadable.append(cut_row)  # the last row, cut before its in-place columns
         for line_no in self.unreadable:
-            tail = " (the output seems truncated)" if line_no == self.last_line else ""
+            cut = line_no in (self.last_line, cut_row)
+            tail = " (the output seems truncated)" if cut else ""
             warnings.append(f"line {line_no}: unreadable or incomplete result row skipped{tail}")
         if self.compact:
             for index in range(len(self.runs)):

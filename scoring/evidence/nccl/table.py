@@ -249,6 +249,24 @@ def _full_row(
     )
 
 
+def _groups_fitting(token_count: int, header: _Header) -> int:
+    """How many of ``header``'s column groups (out-of-place, in-place) a row of
+    ``token_count`` tokens holds, counted from the right; 0 when none fits. Blank cells (an
+    old alltoall's empty redop, a tool that leaves in-place empty) shorten a row: the groups
+    that fit are kept from the right, since every column is right-aligned."""
+    sizes = header.sizes
+    if token_count >= header.width and len(header.prefix) >= 2:
+        return len(sizes)
+    groups_used = len(sizes)
+    pre = token_count - sum(sizes)
+    while pre < 2 or pre > len(header.prefix):
+        groups_used -= 1
+        if groups_used == 0:
+            return 0
+        pre = token_count - sum(sizes[len(sizes) - groups_used :])
+    return groups_used
+
+
 def _parse_row(
     tokens: list[str],
     header: _Header,
@@ -262,15 +280,10 @@ def _parse_row(
     width = header.width
     if len(tokens) >= width and len(header.prefix) >= 2:
         return _full_row(tokens, header, line_no, {} if counts is None else counts, plain)
-    groups_used = len(sizes)
-    pre = len(tokens) - sum(sizes)
-    # Blank cells (an old alltoall's empty redop, a tool that leaves in-place empty) shorten the
-    # row: keep the groups that fit from the right, since every column is right-aligned.
-    while pre < 2 or pre > len(header.prefix):
-        groups_used -= 1
-        if groups_used == 0:
-            return None
-        pre = len(tokens) - sum(sizes[len(sizes) - groups_used :])
+    groups_used = _groups_fitting(len(tokens), header)
+    if groups_used == 0:
+        return None
+    pre = len(tokens) - sum(sizes[len(sizes) - groups_used :])
     prefix = dict(zip(header.prefix, tokens[:pre], strict=False))
     size = _byte_count(prefix.get("size", ""))
     if size is None:
