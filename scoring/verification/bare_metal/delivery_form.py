@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._util import as_bool, as_list, by_node, first
+from .._util import as_bool, by_node
 from ..model import VERDICT_BARE_METAL, VERDICT_VIRTUALISED, BareMetalVerdict, NodeEvidence
+from .gpu_network import _gpu_names, _virtualization_modes
 from .weights import _NVIDIA_SMI_KINDS, _VGPU_NAME
 
 # The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1):
@@ -23,12 +24,8 @@ def _node_forms(evs: Sequence[NodeEvidence]) -> set[str]:
     for ev in evs:
         m = ev.metrics
         if ev.kind in _NVIDIA_SMI_KINDS:
-            names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
-            modes = {
-                str(v).strip().lower().replace("-", "").replace(" ", "")
-                for v in as_list(m.get("virtualization_mode"))
-                if v
-            }
+            names = _gpu_names(m)
+            modes = _virtualization_modes(m)
             if as_bool(m.get("vgpu")) or any(_VGPU_NAME.search(n) for n in names):
                 forms.add("vgpu")
             if "vgpu" in modes:

@@ -4,6 +4,9 @@ vGPU and MIG (nvidia-smi)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .._util import as_bool, as_int, as_list, first
 from ..model import POINTS_TO_BARE_METAL, POINTS_TO_VIRTUAL, NodeEvidence, Signal
 from .weights import (
@@ -98,9 +101,24 @@ def _nccl_signals(ev: NodeEvidence) -> list[Signal]:
     return []
 
 
+def _gpu_names(m: Mapping[str, Any]) -> list[str]:
+    """The GPUs' names an nvidia-smi or nccl-tests output shows."""
+    return [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+
+
+def _virtualization_modes(m: Mapping[str, Any]) -> set[str]:
+    """The NVIDIA driver's virtualisation modes, lower case without "-" or spaces ("passthrough",
+    "vgpu", "hostvgpu", "none")."""
+    return {
+        str(v).strip().lower().replace("-", "").replace(" ", "")
+        for v in as_list(m.get("virtualization_mode"))
+        if v
+    }
+
+
 def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
     m, node, out = ev.metrics, ev.node_name, []
-    names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+    names = _gpu_names(m)
     vgpu_names = [n for n in names if _VGPU_NAME.search(n)]
     if as_bool(m.get("vgpu")) or vgpu_names:
         shown = ", ".join(dict.fromkeys(vgpu_names)) or "a vGPU"
@@ -115,11 +133,7 @@ def _gpu_mode_signals(ev: NodeEvidence) -> list[Signal]:
                 f"节点 {node} 的 nvidia-smi 显示虚拟 GPU（{shown_zh}）。",
             )
         )
-    modes = {
-        str(v).strip().lower().replace("-", "").replace(" ", "")
-        for v in as_list(m.get("virtualization_mode"))
-        if v
-    }
+    modes = _virtualization_modes(m)
     if "passthrough" in modes:
         out.append(
             _sig(

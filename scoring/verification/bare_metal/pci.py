@@ -8,8 +8,9 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from .._util import as_bool, as_int, as_list, first
+from .._util import as_bool, as_int, as_list
 from ..model import POINTS_TO_BARE_METAL, POINTS_TO_VIRTUAL, NodeEvidence, Signal
+from .gpu_network import _gpu_names
 from .weights import (
     _BMC,
     _BUS_ID,
@@ -176,7 +177,7 @@ def _root_bus_signals(evs: Sequence[NodeEvidence]) -> list[Signal]:
     """One signal per node when every GPU whose PCI bus its evidence shows sits on bus 00."""
     for ev in evs:
         m = ev.metrics
-        names = [str(n) for n in as_list(first(m, "gpu_names", "product_names")) if n]
+        names = _gpu_names(m)
         if any(_INTEGRATED_GPU.search(n) for n in names):
             continue
         if ev.kind == "nccl_tests":
