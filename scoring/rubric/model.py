@@ -35,7 +35,8 @@ def _names_gpu(name: str, pattern: str) -> bool:
 # The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
 FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 # The forms a node's own output names (the NVIDIA driver's passthrough or vGPU mode:
-# verification.bare_metal._node_forms), as opposed to those only the verdict implies.
+# verification.bare_metal.delivery_form._node_forms), as opposed to those only the verdict
+# implies.
 _NAMED_FORMS = frozenset(("passthrough_vm", "vgpu"))
 
 
