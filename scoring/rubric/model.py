@@ -12,7 +12,13 @@ from types import MappingProxyType
 from typing import Any
 
 from ..reference import match_gpu
-from ..types import CHECKLIST_KEYS, DIMENSIONS, RubricError, ScoringInputError
+from ..types import (
+    CHECKLIST_KEYS,
+    DIMENSIONS,
+    FORMS_BY_FAVOUR,
+    RubricError,
+    ScoringInputError,
+)
 from ..types.inputs import parse_mig_layout
 
 
@@ -32,8 +38,6 @@ def _names_gpu(name: str, pattern: str) -> bool:
     return False
 
 
-# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1).
-FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 # The forms a node's own output names (the NVIDIA driver's passthrough or vGPU mode:
 # verification.bare_metal.delivery_form._node_forms), as opposed to those only the verdict
 # implies.

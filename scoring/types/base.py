@@ -12,6 +12,9 @@ from typing import Any, Literal
 # Choice values; the Django models and the adapter use exactly these strings.
 DIMENSIONS = ("stability", "network", "storage", "security", "cost", "support")
 DELIVERY_FORMS = ("bare_metal", "passthrough_vm", "vgpu", "mig", "container")
+# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1):
+# the rubric's form ordering and the delivery form the evidence shows both read it.
+FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
 GPU_FORM_FACTORS = ("sxm", "pcie", "other")
 NVLINK_TOPOLOGIES = ("full_mesh", "grouped", "none")
 FABRICS = ("infiniband", "roce", "ethernet", "none")

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ...types import FORMS_BY_FAVOUR
 from .._util import as_bool, by_node
 from ..model import VERDICT_BARE_METAL, VERDICT_VIRTUALISED, BareMetalVerdict, NodeEvidence
 from .gpu_network import _gpu_names, _virtualization_modes
 from .weights import _NVIDIA_SMI_KINDS, _VGPU_NAME
 
-# The delivery forms from most to least favourable (isolation and efficiency, issue #10 §1):
-# a claim is contradicted when the evidence shows a less favourable one.
-FORMS_BY_FAVOUR = ("bare_metal", "passthrough_vm", "mig", "vgpu", "container")
-# Only a hypervisor was seen: the form under it is unknown.
+# A claim is contradicted when the evidence shows a form less favourable than it
+# (FORMS_BY_FAVOUR). Only a hypervisor was seen: the form under it is unknown.
 SEEN_VIRTUALISED = "virtualised"
 
 
