@@ -1,0 +1,67 @@
+"""Defects an attacker's review found (stop 33, attack 8): each test failed before its fix."""
+
+import html
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from portal.models import EvidenceUpload
+
+pytestmark = pytest.mark.django_db
+
+FORGED_NOTICE = "Your account is locked. Sign in again at https://evil.example/login"
+
+
+def _forged_post(**headers):
+    """What a page of another site makes a visitor's browser post to a portal form."""
+    client = Client(enforce_csrf_checks=True)
+    return client.post(
+        reverse("evaluation-weights", args=[1]),
+        {"Security_notice": FORGED_NOTICE, "Support_phone": "+86 555 0100"},
+        **headers,
+    )
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"HTTP_ORIGIN": "https://evil.example"},
+        {"HTTP_ORIGIN": "null"},
+        {"HTTP_REFERER": "https://evil.example/form"},
+        {"HTTP_SEC_FETCH_SITE": "cross-site"},
+    ],
+    ids=["origin", "hidden-origin", "referer", "fetch-metadata"],
+)
+def test_a_post_from_another_site_is_not_shown_back_as_the_portals_text(demo, headers):
+    """The stale-token page gave back every field a post sent, labelled by its own name: a
+    page elsewhere could post any notice and have the portal show it on its own page."""
+    response = _forged_post(**headers)
+    assert response.status_code == 403
+    body = html.unescape(response.content.decode())
+    assert "Nothing was saved" in body
+    assert FORGED_NOTICE not in body
+    assert "Security notice" not in body and "+86 555 0100" not in body
+    assert "What you sent" not in body
+
+
+def test_a_post_from_the_portals_own_page_still_gets_its_text_back(demo):
+    response = _forged_post(
+        HTTP_ORIGIN="http://testserver", HTTP_REFERER="http://testserver/evaluations/1/weights/"
+    )
+    assert response.status_code == 403
+    assert FORGED_NOTICE in html.unescape(response.content.decode())
+
+
+def test_an_anonymous_client_cannot_tell_which_uploads_exist(demo):
+    """GET /api/v1/evidence/<id>/ without credentials answered 401 for an upload that exists
+    and 404 for a free id, so anyone could count and probe the uploads."""
+    existing = EvidenceUpload.objects.order_by("pk").first()
+    assert existing is not None
+    missing = EvidenceUpload.objects.order_by("-pk").first().pk + 1000
+    client = Client()
+    answers = [
+        client.get(reverse("api-evidence-detail", args=[pk])).status_code
+        for pk in (existing.pk, missing)
+    ]
+    assert answers == [401, 401]
