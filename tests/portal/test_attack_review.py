@@ -65,3 +65,36 @@ def test_an_anonymous_client_cannot_tell_which_uploads_exist(demo):
         for pk in (existing.pk, missing)
     ]
     assert answers == [401, 401]
+
+
+def test_the_checklist_is_read_only_in_the_admin(client, demo):
+    """The admin changed checklist items beside the services and without history: an item's
+    key feeds the scoring rules and its answer type and choices give the stored answers their
+    meaning, for decided evaluations too (item 2's choice answers turned into free text)."""
+    from django.contrib.auth import get_user_model
+
+    from portal.models import ChecklistItem
+
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-123456789")
+    client.force_login(root)
+    item = ChecklistItem.objects.get(number=2)
+    before = (item.key, item.answer_type, item.choices, item.dimensions)
+    url = reverse("admin:portal_checklistitem_change", args=[item.pk])
+    assert client.get(url).status_code == 200  # still shown
+    data = {
+        "number": "2",
+        "key": "renamed",
+        "title_en": item.title_en,
+        "title_zh": item.title_zh,
+        "answer_type": "text",
+        "choices": "[]",
+        "dimensions": '["cost"]',
+        "evidence_kinds": "[]",
+    }
+    assert client.post(url, data).status_code == 403
+    item.refresh_from_db()
+    assert (item.key, item.answer_type, item.choices, item.dimensions) == before
+    assert client.get(reverse("admin:portal_checklistitem_add")).status_code == 403
+    delete = reverse("admin:portal_checklistitem_delete", args=[item.pk])
+    assert client.post(delete, {"post": "yes"}).status_code == 403
+    assert ChecklistItem.objects.filter(pk=item.pk).exists()
