@@ -98,3 +98,63 @@ def test_the_checklist_is_read_only_in_the_admin(client, demo):
     delete = reverse("admin:portal_checklistitem_delete", args=[item.pk])
     assert client.post(delete, {"post": "yes"}).status_code == 403
     assert ChecklistItem.objects.filter(pk=item.pk).exists()
+
+
+HYBRID = 16  # the demo evaluation with workloads
+
+
+@pytest.mark.parametrize(
+    "requirements",
+    [
+        {"required_gpu_memory_gib": "x"},
+        {"required_gpu_memory_gib": -5},
+        {"required_gpu_memory_gib": 24.5},
+        {"required_gpu_memory_gib": True},
+        {"required_gpu_memory_gib": 10**30},
+        {"required_mlps_level": 7},
+        {"required_mlps_level": "3"},
+        {"require_xinchuang": 101},
+        {"require_xinchuang": "yes"},
+        {"min_busbw_fraction": 2},
+        {"min_busbw_fraction": "abc"},
+        {"min_busbw_fraction": 0.805},
+        {"min_busbw_fraction": [0.8]},
+    ],
+)
+def test_a_workload_requirement_scoring_cannot_read_is_a_400(as_role, requirements):
+    """Stored as sent, each of these made the portfolio's API and page a 500 for every member
+    of the evaluation (scoring refused the value when the proposal was computed)."""
+    from portal.models import Workload
+
+    client = as_role("procurement")
+    workload = Workload.objects.filter(evaluation_id=HYBRID).first()
+    before = workload.requirements
+    url = reverse("api-workload-detail", args=[HYBRID, workload.pk])
+    response = client.patch(url, {"requirements": requirements}, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert "requirements" in response.json()
+    workload.refresh_from_db()
+    assert workload.requirements == before
+    assert client.get(reverse("api-portfolio", args=[HYBRID])).status_code == 200
+    assert client.get(reverse("evaluation-portfolio", args=[HYBRID])).status_code == 200
+
+
+def test_a_fraction_sent_as_a_json_number_is_kept_as_the_evaluation_keeps_it(as_role):
+    """0.8 as a JSON number is what a script sends; scoring takes no float, so it is stored as
+    the evaluation's own field keeps it (two decimals, as text) and the proposal is computed."""
+    from portal.models import Workload
+
+    client = as_role("procurement")
+    workload = Workload.objects.filter(evaluation_id=HYBRID).first()
+    url = reverse("api-workload-detail", args=[HYBRID, workload.pk])
+    sent = {"min_busbw_fraction": 0.8, "required_gpu_memory_gib": 80, "require_xinchuang": False}
+    response = client.patch(url, {"requirements": sent}, content_type="application/json")
+    assert response.status_code == 200, response.content
+    workload.refresh_from_db()
+    assert workload.requirements == {
+        "min_busbw_fraction": "0.80",
+        "required_gpu_memory_gib": 80,
+        "require_xinchuang": False,
+    }
+    assert client.get(reverse("api-portfolio", args=[HYBRID])).status_code == 200
+    assert client.get(reverse("evaluation-portfolio", args=[HYBRID])).status_code == 200
