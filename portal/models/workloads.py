@@ -24,6 +24,8 @@ WORKLOAD_REQUIREMENT_KEYS = (
 )
 
 
+# The largest weight of a dimension (weights are normalised: 100 is as far as they need go).
+MAX_WORKLOAD_WEIGHT = 100
 # The most GPU memory a requirement may ask for, as the evaluation's own field allows.
 MAX_REQUIRED_GPU_MEMORY_GIB = 10_000
 
@@ -115,8 +117,14 @@ class Workload(models.Model):
     )
     name = models.CharField(_("name"), max_length=100)
     profile = models.CharField(_("workload profile"), max_length=20, choices=WorkloadProfile)
-    gpus = models.PositiveIntegerField(_("GPUs"), validators=[MinValueValidator(1)])
-    peak_gpus = models.PositiveIntegerField(_("peak GPUs"), default=0)
+    # The evaluation's own bounds (required_total_gpus, duration_days): beyond them a TCO no
+    # longer fits the figures the API answers with (the portfolio's API failed on it).
+    gpus = models.PositiveIntegerField(
+        _("GPUs"), validators=[MinValueValidator(1), MaxValueValidator(1_000_000)]
+    )
+    peak_gpus = models.PositiveIntegerField(
+        _("peak GPUs"), default=0, validators=[MaxValueValidator(1_000_000)]
+    )
     peak_hours_per_day = models.PositiveSmallIntegerField(
         _("peak hours per day"), default=0, validators=[MaxValueValidator(24)]
     )
@@ -124,7 +132,7 @@ class Workload(models.Model):
         _("peak days per week"), default=0, validators=[MaxValueValidator(7)]
     )
     duration_days = models.PositiveIntegerField(
-        _("duration (days)"), validators=[MinValueValidator(1)]
+        _("duration (days)"), validators=[MinValueValidator(1), MaxValueValidator(3_653)]
     )
     weights = models.JSONField(
         _("weights"),
@@ -224,11 +232,14 @@ class Workload(models.Model):
             not isinstance(weights, dict)
             or set(weights) - dims
             or any(
-                isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0
+                isinstance(v, bool)
+                or not isinstance(v, int | float)
+                or not 0 <= v <= MAX_WORKLOAD_WEIGHT
                 for v in weights.values()
             )
         ):
-            errors["weights"] = _("Weights map the six dimensions to non-negative numbers.")
+            # Bounded: 1e308 twice summed to infinity and the portfolio failed for everyone.
+            errors["weights"] = _("Weights map the six dimensions to numbers from 0 to 100.")
         elif weights and not any(weights.values()):
             errors["weights"] = _("At least one weight must be positive.")
         if errors:

@@ -158,3 +158,43 @@ def test_a_fraction_sent_as_a_json_number_is_kept_as_the_evaluation_keeps_it(as_
     }
     assert client.get(reverse("api-portfolio", args=[HYBRID])).status_code == 200
     assert client.get(reverse("evaluation-portfolio", args=[HYBRID])).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"weights": {"network": 1e308, "cost": 1e308}},
+        {"weights": {"network": 101}},
+        {"gpus": 2_000_000},
+        {"peak_gpus": 2_000_000},
+        {"duration_days": 2147483647},
+    ],
+)
+def test_a_workload_too_large_to_price_is_a_400(as_role, body):
+    """Two weights of 1e308 summed to infinity (the portfolio's page and API a 500), and
+    2^31-1 GPUs for 2^31-1 days gave a TCO the API could not write (its API a 500): a workload
+    is held to the evaluation's bounds (a million GPUs, ten years) and weights to 0-100."""
+    from portal.models import Workload
+
+    client = as_role("procurement")
+    workload = Workload.objects.filter(evaluation_id=HYBRID).first()
+    url = reverse("api-workload-detail", args=[HYBRID, workload.pk])
+    response = client.patch(url, body, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert set(response.json()) == set(body)
+    assert client.get(reverse("api-portfolio", args=[HYBRID])).status_code == 200
+    assert client.get(reverse("evaluation-portfolio", args=[HYBRID])).status_code == 200
+
+
+def test_the_largest_workload_allowed_is_priced(as_role):
+    from portal.models import Workload
+
+    client = as_role("procurement")
+    workload = Workload.objects.filter(evaluation_id=HYBRID).first()
+    url = reverse("api-workload-detail", args=[HYBRID, workload.pk])
+    body = {"gpus": 1_000_000, "peak_gpus": 1_000_000, "duration_days": 3_653}
+    body["weights"] = {"network": 100, "cost": 100}
+    response = client.patch(url, body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert client.get(reverse("api-portfolio", args=[HYBRID])).status_code == 200
+    assert client.get(reverse("evaluation-portfolio", args=[HYBRID])).status_code == 200
