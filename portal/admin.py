@@ -166,7 +166,12 @@ class OfferingAdmin(CatalogueAdmin):
 
 
 @admin.register(ChecklistItem)
-class ChecklistItemAdmin(admin.ModelAdmin):
+class ChecklistItemAdmin(ReadOnlyAdmin):
+    """The checklist every evaluation answers, decided ones too, loaded from
+    fixtures/checklist.json: its keys feed the scoring rules and its answer types and choices
+    give stored answers their meaning, so a change here (unaudited, beside the services) would
+    rescore or reword every decided evaluation's answers."""
+
     list_display = ["number", "key", "title_en", "title_zh", "answer_type"]
     ordering = ["number"]
 

@@ -315,6 +315,10 @@ class EvidenceDetailView(APIView):
 
     @extend_schema(responses=UploadOutSerializer)
     def get(self, request, pk: int):
+        # Credentials before the lookup: an anonymous client gets 401 whether or not the id
+        # exists (a 404 for the free ids told it which uploads do).
+        if not isinstance(request.auth, UploadToken) and not request.user.is_authenticated:
+            raise exceptions.NotAuthenticated()
         upload = get_object_or_404(EvidenceUpload.objects.select_related("candidate"), pk=pk)
         if isinstance(request.auth, UploadToken):
             if request.auth.candidate_id != upload.candidate_id:
@@ -325,8 +329,6 @@ class EvidenceDetailView(APIView):
             )
             if membership is None or membership.role not in CAN_VIEW:
                 raise Http404
-        else:
-            raise exceptions.NotAuthenticated()
         return Response(UploadOutSerializer(upload, context={"request": request}).data)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+import math
+from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -11,7 +13,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from simple_history.models import HistoricalRecords
 
-from .choices import Dimension, WorkloadProfile
+from .choices import Dimension, MlpsLevel, WorkloadProfile
 
 # Requirement keys a workload may override (the rest come from its evaluation).
 WORKLOAD_REQUIREMENT_KEYS = (
@@ -20,6 +22,76 @@ WORKLOAD_REQUIREMENT_KEYS = (
     "require_xinchuang",
     "min_busbw_fraction",
 )
+
+
+# The largest weight of a dimension (weights are normalised: 100 is as far as they need go).
+MAX_WORKLOAD_WEIGHT = 100
+# The most GPU memory a requirement may ask for, as the evaluation's own field allows.
+MAX_REQUIRED_GPU_MEMORY_GIB = 10_000
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fraction(value: Any) -> str | None:
+    """A bus-bandwidth fraction as the evaluation stores it (two decimals, 0 to 1), written as
+    text (scoring takes money-like figures as Decimal or text, never a float); None if it is
+    not one."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        return None
+    if not number.is_finite() or not Decimal(0) <= number <= Decimal(1):
+        return None
+    if number != number.quantize(Decimal("0.01")):
+        return None
+    return str(number.quantize(Decimal("0.01")))
+
+
+def clean_requirements(requirements: dict) -> tuple[dict, list[str]]:
+    """The requirement overrides with each value held to the rule of the evaluation's field it
+    overrides, and the problems found. Stored as sent, a value scoring cannot read ("x", -5,
+    a float fraction) made the portfolio's page and API fail for every member."""
+    cleaned: dict[str, Any] = {}
+    problems: list[str] = []
+    for key, value in requirements.items():
+        if key == "required_gpu_memory_gib":
+            if _whole(value) and 0 <= value <= MAX_REQUIRED_GPU_MEMORY_GIB:
+                cleaned[key] = value
+            else:
+                problems.append(
+                    _("GPU memory required must be a whole number of GiB from 0 to 10,000.")
+                )
+        elif key == "required_mlps_level":
+            if _whole(value) and value in MlpsLevel.values:
+                cleaned[key] = value
+            else:
+                problems.append(
+                    _("The MLPS level required must be one of %(levels)s.")
+                    % {"levels": ", ".join(str(level) for level in MlpsLevel.values)}
+                )
+        elif key == "require_xinchuang":
+            if isinstance(value, bool):
+                cleaned[key] = value
+            else:
+                problems.append(_("Xinchuang required must be true or false."))
+        elif key == "min_busbw_fraction":
+            fraction = None if value is None else _fraction(value)
+            if value is None or fraction is not None:
+                cleaned[key] = fraction
+            else:
+                problems.append(
+                    _(
+                        "The minimum bus-bandwidth fraction must be a number from 0 to 1 with "
+                        "at most two decimals (0.80), or null for none."
+                    )
+                )
+    return cleaned, problems
 
 
 class OpsCapacity(models.TextChoices):
@@ -45,8 +117,14 @@ class Workload(models.Model):
     )
     name = models.CharField(_("name"), max_length=100)
     profile = models.CharField(_("workload profile"), max_length=20, choices=WorkloadProfile)
-    gpus = models.PositiveIntegerField(_("GPUs"), validators=[MinValueValidator(1)])
-    peak_gpus = models.PositiveIntegerField(_("peak GPUs"), default=0)
+    # The evaluation's own bounds (required_total_gpus, duration_days): beyond them a TCO no
+    # longer fits the figures the API answers with (the portfolio's API failed on it).
+    gpus = models.PositiveIntegerField(
+        _("GPUs"), validators=[MinValueValidator(1), MaxValueValidator(1_000_000)]
+    )
+    peak_gpus = models.PositiveIntegerField(
+        _("peak GPUs"), default=0, validators=[MaxValueValidator(1_000_000)]
+    )
     peak_hours_per_day = models.PositiveSmallIntegerField(
         _("peak hours per day"), default=0, validators=[MaxValueValidator(24)]
     )
@@ -54,7 +132,7 @@ class Workload(models.Model):
         _("peak days per week"), default=0, validators=[MaxValueValidator(7)]
     )
     duration_days = models.PositiveIntegerField(
-        _("duration (days)"), validators=[MinValueValidator(1)]
+        _("duration (days)"), validators=[MinValueValidator(1), MaxValueValidator(3_653)]
     )
     weights = models.JSONField(
         _("weights"),
@@ -142,17 +220,26 @@ class Workload(models.Model):
                 errors["requirements"] = _("Unknown requirements: %(k)s") % {
                     "k": ", ".join(sorted(map(str, unknown)))
                 }
+            else:
+                cleaned, problems = clean_requirements(requirements)
+                if problems:
+                    errors["requirements"] = problems
+                else:
+                    self.requirements = cleaned
         dims = {d.value for d in Dimension}
         weights = self.weights or {}
         if (
             not isinstance(weights, dict)
             or set(weights) - dims
             or any(
-                isinstance(v, bool) or not isinstance(v, int | float) or not v >= 0
+                isinstance(v, bool)
+                or not isinstance(v, int | float)
+                or not 0 <= v <= MAX_WORKLOAD_WEIGHT
                 for v in weights.values()
             )
         ):
-            errors["weights"] = _("Weights map the six dimensions to non-negative numbers.")
+            # Bounded: 1e308 twice summed to infinity and the portfolio failed for everyone.
+            errors["weights"] = _("Weights map the six dimensions to numbers from 0 to 100.")
         elif weights and not any(weights.values()):
             errors["weights"] = _("At least one weight must be positive.")
         if errors:

@@ -4,6 +4,7 @@ elsewhere) and the stale-CSRF page that gives the user back what they typed."""
 import logging
 import re
 import sys
+from urllib.parse import urlsplit
 
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -126,9 +127,30 @@ def field_label(name: str, labels: dict[str, str] | None = None) -> str:
     return labels.get(base) or capfirst(base.replace("_", " "))
 
 
+def _sent_from_elsewhere(request: HttpRequest) -> bool:
+    """True when the browser says the post came from another site: its ``Origin`` (sent with
+    every cross-site POST; "null" when the sender hid it) or, without one, its ``Referer`` names
+    another host, or ``Sec-Fetch-Site`` says cross-site."""
+    if request.headers.get("Sec-Fetch-Site", "") == "cross-site":
+        return True
+    here = {request.get_host()}
+    for header in ("Origin", "Referer"):
+        value = request.headers.get(header)
+        if value is not None:
+            # Both name an absolute address; anything else ("null", a path) is no proof.
+            return not urlsplit(value).netloc or not url_has_allowed_host_and_scheme(
+                value, allowed_hosts=here, require_https=request.is_secure()
+            )
+    return False
+
+
 def _shown_fields(request: HttpRequest) -> list[tuple[str, str]]:
     """The posted text fields worth giving back, in the order sent (files are not kept), each
-    with the label its form shows (field_label)."""
+    with the label its form shows (field_label). None for a post another site sent: its
+    fields, labels and text alike, are whatever that site chose, and the portal's page would
+    show them as its own (a security review forged a "sign in again at …" notice)."""
+    if _sent_from_elsewhere(request):
+        return []
     try:
         posted = request.POST
     except (MultiPartParserError, SuspiciousOperation, OSError):

@@ -13,6 +13,7 @@ from .. import portfolio_messages
 from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..forms_procurement import add_service_error
 from ..models import Evaluation, EvaluationStatus, Workload
+from ..models.workloads import MAX_REQUIRED_GPU_MEMORY_GIB
 from ..permissions import CAN_DECIDE, CAN_EDIT
 from ..services.errors import StaleCopy
 from ..services.portfolio import (
@@ -32,6 +33,7 @@ class WorkloadForm(forms.ModelForm):
     required_gpu_memory_gib = forms.IntegerField(
         label=gettext_lazy("GPU memory required (GiB)"),
         min_value=0,
+        max_value=MAX_REQUIRED_GPU_MEMORY_GIB,
         required=False,
         help_text=gettext_lazy("Empty: the evaluation's requirement."),
     )
