@@ -409,6 +409,10 @@ EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
 EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="gpu-portal@localhost")
+# A candidate's failed imports are mailed at most once per this many seconds: a token holder
+# sending failing uploads in a loop must not flood the procurement members' inboxes (the
+# uploads page lists every failure; the mail says the later ones are not mailed one by one).
+IMPORT_FAILED_MAIL_INTERVAL_S = env.int("IMPORT_FAILED_MAIL_INTERVAL_S", default=900)
 PORTAL_BASE_URL = env.str("PORTAL_BASE_URL", default="http://localhost:8000")
 # Report PDFs (portal/services/reports.py): the headless Chromium binary the worker runs.
 CHROMIUM_BINARY = env.str("CHROMIUM_BINARY", default="/usr/bin/chromium")

@@ -412,7 +412,12 @@ class Candidate(models.Model):
     )
     scored_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    history = HistoricalRecords(excluded_fields=["knockouts", "verification", "scored_at"])
+    # When a failed import of the candidate was last mailed (notifications: at most one such
+    # mail per IMPORT_FAILED_MAIL_INTERVAL_S, so failing uploads in a loop flood no inbox).
+    import_failure_mailed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    history = HistoricalRecords(
+        excluded_fields=["knockouts", "verification", "scored_at", "import_failure_mailed_at"]
+    )
 
     class Meta:
         ordering = ["evaluation", "offering__vendor__name", "offering__name"]

@@ -5,17 +5,20 @@ mail server that refuses is logged, never allowed to undo the change it reports.
 
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.db.models import Q
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .. import evidence_messages
-from ..models import Membership, NotificationPreference, Role
+from ..models import Candidate, Membership, NotificationPreference, Role
 from ..people import person_shown
 
 logger = logging.getLogger(__name__)
@@ -76,10 +79,12 @@ def _absolute(path: str) -> str:
     return settings.PORTAL_BASE_URL.rstrip("/") + path
 
 
-def _send(event: str, users: Iterable, subject_body) -> int:
+def _send(event: str, users: Iterable, subject_body, *, gate=None) -> int:
     """Send one mail per recipient, in the language each chose on the profile page (the
     site's by default; ``subject_body()`` is called once under each language), after the
-    current transaction commits. Returns the number of recipients queued."""
+    current transaction commits. ``gate()``, when given, is asked then, and nothing is sent
+    when it answers False (a throttle, so a rolled-back change never uses it up). Returns the
+    number of recipients queued."""
     recipients = _recipients(users, event)
     if not recipients:
         return 0
@@ -89,6 +94,9 @@ def _send(event: str, users: Iterable, subject_body) -> int:
             texts[language] = subject_body()
 
     def deliver():
+        if gate is not None and not gate():
+            logger.info("notification %s throttled for %d recipients", event, len(recipients))
+            return
         for user, language in recipients:
             subject, body = texts[language]
             try:
@@ -109,34 +117,68 @@ def _members(evaluation, roles=None) -> list:
     return [m.user for m in qs]
 
 
+def _first_failure_in_interval(candidate_id: int) -> bool:
+    """Whether no failed import of the candidate was mailed in the last
+    IMPORT_FAILED_MAIL_INTERVAL_S seconds, marking it mailed now if so: one conditional
+    UPDATE, so two workers failing at once send one mail. A database error errs towards
+    mailing."""
+    interval = settings.IMPORT_FAILED_MAIL_INTERVAL_S
+    if interval <= 0:
+        return True
+    now = timezone.now()
+    due = Q(import_failure_mailed_at__isnull=True) | Q(
+        import_failure_mailed_at__lte=now - timedelta(seconds=interval)
+    )
+    try:
+        return bool(
+            Candidate.objects.filter(due, pk=candidate_id).update(import_failure_mailed_at=now)
+        )
+    except DatabaseError:
+        logger.exception("import-failure mail throttle unavailable for candidate %s", candidate_id)
+        return True
+
+
 def notify_import_failed(*, upload) -> int:
-    """An evidence import failed: tell the uploader and the evaluation's procurement members."""
+    """An evidence import failed: tell the uploader and the evaluation's procurement members,
+    at most once per IMPORT_FAILED_MAIL_INTERVAL_S for a candidate (the mail says so; the
+    uploads page lists every failure)."""
     candidate = upload.candidate
     evaluation = candidate.evaluation
     users = {u.pk: u for u in _members(evaluation, [Role.PROCUREMENT])}
     if upload.uploaded_by_id:
         users.setdefault(upload.uploaded_by_id, upload.uploaded_by)
+    minutes = max(1, round(settings.IMPORT_FAILED_MAIL_INTERVAL_S / 60))
 
     def text():
         url = _absolute(reverse("candidate-uploads", args=[evaluation.pk, candidate.pk]))
-        return (
-            _("Evidence import failed: %(file)s") % {"file": upload.original_name},
-            _(
-                "The evidence file %(file)s for %(candidate)s in %(evaluation)s could not be "
-                "imported.\n\nReason: %(error)s\n\nSee %(url)s"
-            )
-            % {
-                "file": upload.original_name,
-                "candidate": candidate,
-                "evaluation": evaluation.name,
-                "error": evidence_messages.upload_error(
-                    code=upload.error_code, params=upload.error_params, text=upload.error
-                ),
-                "url": url,
-            },
-        )
+        body = _(
+            "The evidence file %(file)s for %(candidate)s in %(evaluation)s could not be "
+            "imported.\n\nReason: %(error)s\n\nSee %(url)s"
+        ) % {
+            "file": upload.original_name,
+            "candidate": candidate,
+            "evaluation": evaluation.name,
+            "error": evidence_messages.upload_error(
+                code=upload.error_code, params=upload.error_params, text=upload.error
+            ),
+            "url": url,
+        }
+        if settings.IMPORT_FAILED_MAIL_INTERVAL_S > 0:
+            body += "\n\n" + ngettext(
+                "Further failed imports of this candidate in the next minute are not mailed "
+                "one by one: the uploads page lists every one.",
+                "Further failed imports of this candidate in the next %(minutes)d minutes are "
+                "not mailed one by one: the uploads page lists every one.",
+                minutes,
+            ) % {"minutes": minutes}
+        return _("Evidence import failed: %(file)s") % {"file": upload.original_name}, body
 
-    return _send("import_failed", users.values(), text)
+    return _send(
+        "import_failed",
+        users.values(),
+        text,
+        gate=lambda: _first_failure_in_interval(candidate.pk),
+    )
 
 
 def notify_imports_failed(*, uploads) -> int:

@@ -110,6 +110,46 @@ def test_a_failed_import_mails_the_uploader_and_procurement(
     assert "junk.txt" in subject and upload.error[:40] in body
 
 
+def _post_junk(client, candidate, name):
+    response = client.post(
+        "/api/v1/evidence/",
+        {"file": SimpleUploadedFile(name, name.encode() * 40), "candidate": candidate.pk},
+    )
+    assert response.status_code == 202, response.content
+
+
+def test_failing_uploads_in_a_loop_mail_once_per_interval(
+    smtp, people, candidate, client, monkeypatch, settings
+):
+    # attack review (stop 34): a token holder sending failing uploads in a loop mailed every
+    # procurement member once per upload, up to the upload throttle's 60 a minute.
+    from portal.celery import app
+
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
+    settings.IMPORT_FAILED_MAIL_INTERVAL_S = 900
+    client.force_login(people["engineer"])
+    for number in range(3):
+        _post_junk(client, candidate, f"junk-{number}.txt")
+    assert candidate.uploads.filter(status="failed").count() == 3
+    mailed = smtp.to("procurement@example.test")
+    assert [subject for _rcpt, subject, _body in mailed] == ["Evidence import failed: junk-0.txt"]
+    assert "next 15 minutes are not mailed one by one" in mailed[0][2]
+    assert len(smtp.to("engineer@example.test")) == 1
+    # Once the interval has passed, the next failure is mailed again.
+    candidate.refresh_from_db()
+    assert candidate.import_failure_mailed_at is not None
+    type(candidate).objects.filter(pk=candidate.pk).update(import_failure_mailed_at=None)
+    _post_junk(client, candidate, "junk-3.txt")
+    assert len(smtp.to("procurement@example.test")) == 2
+    # With the interval at 0, every failure is mailed, without the sentence.
+    settings.IMPORT_FAILED_MAIL_INTERVAL_S = 0
+    _post_junk(client, candidate, "junk-4.txt")
+    _post_junk(client, candidate, "junk-5.txt")
+    mailed = smtp.to("procurement@example.test")
+    assert len(mailed) == 4
+    assert "not mailed one by one" not in mailed[-1][2]
+
+
 def test_a_catalogue_change_mails_procurement_of_open_evaluations(
     smtp, people, candidate, offering
 ):
