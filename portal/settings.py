@@ -200,6 +200,9 @@ EVIDENCE_REFRESH_INTERVAL_S = env.float("EVIDENCE_REFRESH_INTERVAL_S", default=1
 # length) and again before it is stored when its real size is more than the room found then.
 EVIDENCE_QUOTA_TOKEN_BYTES = env.int("EVIDENCE_QUOTA_TOKEN_BYTES", default=2 * 1024**3)
 EVIDENCE_QUOTA_CANDIDATE_BYTES = env.int("EVIDENCE_QUOTA_CANDIDATE_BYTES", default=8 * 1024**3)
+# An upload that would leave the media volume with less than this free is refused with 507
+# (as is one whose write finds the disk full): a full disk never takes a database sharing it.
+EVIDENCE_MEDIA_MIN_FREE_BYTES = env.int("EVIDENCE_MEDIA_MIN_FREE_BYTES", default=256 * 1024**2)
 # The beat sweeper deletes the raw files of failed uploads this long after they failed; the
 # row and its error stay.
 EVIDENCE_FAILED_RETENTION_HOURS = env.int("EVIDENCE_FAILED_RETENTION_HOURS", default=72)

@@ -27,6 +27,7 @@ from .queueing import (
 from .remove import RetractRefused, evidence_retract, evidence_upload_delete
 from .storage import (
     QuotaExceeded,
+    StorageFull,
     UploadTooLarge,
     evidence_failed_cleanup,
     evidence_quota_check,
@@ -45,6 +46,7 @@ __all__ = [
     "QuotaExceeded",
     "Reimport",
     "RetractRefused",
+    "StorageFull",
     "UploadTooLarge",
     "evidence_failed_cleanup",
     "evidence_import",
