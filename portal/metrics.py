@@ -9,6 +9,7 @@ them up. Queue depth and stored bytes are read from PostgreSQL and Redis when sc
 import hmac
 import logging
 import os
+import socket
 import time
 
 from django.conf import settings
@@ -20,9 +21,19 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    values,
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # Each process writes <type>_<id>.db in the shared directory, by its pid by default. Compose
+    # shares the directory between containers, each with its own pid namespace: web's gunicorn
+    # worker and the worker's pool child were both pid 7, wrote one file at once, and /metrics
+    # then failed on it for good ("file is corrupted"). The host name (the container's) makes
+    # the id unique; "_" separates the parts of the file name, so none is left in it.
+    _HOST = socket.gethostname().replace("_", "-")
+    values.ValueClass = values.MultiProcessValue(lambda: f"{_HOST}-{os.getpid()}")
 
 logger = logging.getLogger("portal.requests")
 
