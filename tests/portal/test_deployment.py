@@ -55,6 +55,45 @@ def test_the_example_env_file_names_every_variable_the_settings_read():
     assert sorted(read - listed) == []
 
 
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_requirements_pin_the_runtime_dependencies_of_the_pins_too():
+    # The image is built from requirements.txt alone: whatever it leaves open comes at its
+    # newest with the next build, untested.
+    from importlib import metadata
+
+    from packaging.markers import default_environment
+    from packaging.requirements import Requirement
+
+    pins = {}
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            requirement = Requirement(line)
+            pins[_normal(requirement.name)] = requirement
+    unpinned, seen = [], set()
+    todo = [(name, set(req.extras)) for name, req in pins.items()]
+    while todo:
+        name, extras = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name not in pins:
+            unpinned.append(name)
+        for line in metadata.distribution(name).requires or []:
+            requirement = Requirement(line)
+            wanted = not requirement.marker or any(
+                requirement.marker.evaluate({**default_environment(), "extra": extra})
+                for extra in (extras or {""})
+            )
+            if wanted:
+                todo.append((_normal(requirement.name), set(requirement.extras)))
+    assert sorted(unpinned) == []
+    assert all(str(req.specifier).startswith("==") for req in pins.values())
+
+
 def test_nginx_fronts_gunicorn_which_is_not_exposed():
     services = _compose()["services"]
     assert "ports" not in services["web"], "gunicorn must be reached through nginx only"
