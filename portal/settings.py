@@ -34,7 +34,30 @@ if not SECRET_KEY:
     # Only ever used with DEBUG on, i.e. on a developer's own machine.
     SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-0123456789"  # noqa: S105
 
+# The placeholder .env.example ships: long enough for `check --deploy`, and public.
+if SECRET_KEY.startswith("change-me"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder of .env.example: anyone who read it can sign "
+        'sessions. Set 50+ random characters (python -c "import secrets; '
+        'print(secrets.token_urlsafe(50))").'
+    )
+
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+# DEBUG shows anyone who meets an error the settings, the code and the request: only on a
+# developer's own machine, i.e. only for loopback host names (and the test client's).
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1", "testserver"}
+if DEBUG:
+    public_hosts = [
+        host
+        for host in ALLOWED_HOSTS
+        if host not in LOCAL_HOSTS and not host.endswith(".localhost")
+    ]
+    if public_hosts:
+        raise ImproperlyConfigured(
+            f"DEBUG=1 with ALLOWED_HOSTS naming {', '.join(public_hosts)}: debug pages would "
+            "show the settings and the code to whoever reaches those names. Set DEBUG=0 in "
+            "production, or keep ALLOWED_HOSTS to 127.0.0.1 and localhost for debugging."
+        )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # A page's fetch whose token is stale gets JSON it can read; a form post, a page giving the
 # typed text back (portal.views.errors).
