@@ -94,6 +94,14 @@ def test_requirements_pin_the_runtime_dependencies_of_the_pins_too():
     assert all(str(req.specifier).startswith("==") for req in pins.values())
 
 
+def test_a_stopped_worker_is_given_the_time_its_running_tasks_may_take():
+    from django.conf import settings
+
+    grace = _compose()["services"]["worker"]["stop_grace_period"]
+    assert grace.endswith("s")
+    assert int(grace[:-1]) > settings.CELERY_TASK_TIME_LIMIT
+
+
 def test_nginx_fronts_gunicorn_which_is_not_exposed():
     services = _compose()["services"]
     assert "ports" not in services["web"], "gunicorn must be reached through nginx only"
