@@ -80,3 +80,21 @@ def test_other_write_errors_are_not_reported_as_a_full_disk(
     response = _post(client, raw, b"y" * 4096)
     assert response.status_code == 500
     assert EvidenceUpload.objects.count() == 0
+
+
+def test_a_full_disk_while_the_body_is_spooled_answers_507(
+    client, upload_token, settings, monkeypatch
+):
+    # A body over FILE_UPLOAD_MAX_MEMORY_SIZE is written to a temporary file first: on the
+    # same full disk, that write fails before the media volume is reached.
+    from django.core.files.uploadhandler import TemporaryFileUploadHandler
+
+    def disk_full(handler, raw_data, start):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(TemporaryFileUploadHandler, "receive_data_chunk", disk_full)
+    _token, raw = upload_token
+    response = _post(client, raw, os.urandom(settings.FILE_UPLOAD_MAX_MEMORY_SIZE + 1024))
+    assert response.status_code == 507, response.content
+    assert "storage is full" in response.json()["detail"]
+    assert EvidenceUpload.objects.count() == 0
