@@ -42,7 +42,17 @@ if SECRET_KEY.startswith("change-me"):
         'print(secrets.token_urlsafe(50))").'
     )
 
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+    if host.strip()
+]
+if not ALLOWED_HOSTS:
+    # Django would answer every request 400 (DEBUG off) without saying why at start-up.
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS is empty: every request would be refused. Set the host names the portal "
+        "answers to, e.g. ALLOWED_HOSTS=gpu-portal.example.com,localhost."
+    )
 # DEBUG shows anyone who meets an error the settings, the code and the request: only on a
 # developer's own machine, i.e. only for loopback host names (and the test client's).
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1", "testserver"}

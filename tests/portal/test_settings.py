@@ -78,6 +78,13 @@ def test_debug_is_refused_with_a_host_name_other_than_loopback(hosts):
     assert "localhost," not in result.stderr.split("naming", 1)[1].split(":", 1)[0]
 
 
+@pytest.mark.parametrize("hosts", ["", " , "])
+def test_an_empty_allowed_hosts_is_refused_at_start_up(hosts):
+    result = _manage("check", env={**PRODUCTION_ENV, "ALLOWED_HOSTS": hosts})
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS is empty" in result.stderr
+
+
 def test_debug_on_loopback_host_names_still_starts():
     env = {**PRODUCTION_ENV, "DEBUG": "1", "ALLOWED_HOSTS": "127.0.0.1,localhost,[::1]"}
     result = _manage("check", env=env)
