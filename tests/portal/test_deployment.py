@@ -102,6 +102,12 @@ def test_a_stopped_worker_is_given_the_time_its_running_tasks_may_take():
     assert int(grace[:-1]) > settings.CELERY_TASK_TIME_LIMIT
 
 
+def test_every_service_rotates_its_logs():
+    for name, service in _compose()["services"].items():
+        options = service.get("logging", {}).get("options", {})
+        assert options.get("max-size") and options.get("max-file"), name
+
+
 def test_nginx_fronts_gunicorn_which_is_not_exposed():
     services = _compose()["services"]
     assert "ports" not in services["web"], "gunicorn must be reached through nginx only"
