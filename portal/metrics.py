@@ -9,20 +9,33 @@ them up. Queue depth and stored bytes are read from PostgreSQL and Redis when sc
 import hmac
 import logging
 import os
+import socket
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import timezone
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
     Histogram,
     generate_latest,
+    values,
 )
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
+
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    # Each process writes <type>_<id>.db in the shared directory, by its pid by default. Compose
+    # shares the directory between containers, each with its own pid namespace: web's gunicorn
+    # worker and the worker's pool child were both pid 7, wrote one file at once, and /metrics
+    # then failed on it for good ("file is corrupted"). The host name (the container's) makes
+    # the id unique; "_" separates the parts of the file name, so none is left in it.
+    _HOST = socket.gethostname().replace("_", "-")
+    values.ValueClass = values.MultiProcessValue(lambda: f"{_HOST}-{os.getpid()}")
 
 logger = logging.getLogger("portal.requests")
 
@@ -56,6 +69,7 @@ class DatabaseCollector:
         for row in EvidenceUpload.objects.values("status").annotate(n=Count("pk")):
             by_status.add_metric([row["status"]], row["n"])
         yield by_status
+        yield self._overdue(EvidenceUpload.objects)
         stored = EvidenceUpload.objects.exclude(file="").aggregate(total=Sum("size_bytes"))
         yield GaugeMetricFamily(
             "portal_evidence_stored_bytes",
@@ -79,6 +93,33 @@ class DatabaseCollector:
                 yield depth
             except Exception as exc:  # Redis down (/readyz/ says so): no gauge this time
                 logger.debug("queue length unavailable: %s", exc)
+
+    @staticmethod
+    def _overdue(uploads) -> GaugeMetricFamily:
+        # What beat's sweeper should have sent again by now, two sweeps of slack included:
+        # a value that stays up while portal_celery_queue_length is 0 means the sweeper (beat)
+        # is not running; with a long queue, the workers are behind or gone.
+        from .models import UploadStatus
+
+        now = timezone.now()
+        slack = timedelta(seconds=2 * settings.EVIDENCE_SWEEP_INTERVAL_S)
+        queued_before = now - timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S) - slack
+        held_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S) - slack
+        overdue = GaugeMetricFamily(
+            "portal_evidence_uploads_overdue",
+            "Uploads queued longer than EVIDENCE_SWEEP_QUEUED_FOR_S, or processing longer than"
+            " EVIDENCE_IMPORT_LEASE_S, plus two sweeps: a backlog, or beat's sweeper not running.",
+            labels=["status"],
+        )
+        overdue.add_metric(
+            [UploadStatus.QUEUED],
+            uploads.filter(status=UploadStatus.QUEUED, created_at__lt=queued_before).count(),
+        )
+        overdue.add_metric(
+            [UploadStatus.PROCESSING],
+            uploads.filter(status=UploadStatus.PROCESSING, started_at__lt=held_before).count(),
+        )
+        return overdue
 
 
 def registry() -> CollectorRegistry:

@@ -34,7 +34,40 @@ if not SECRET_KEY:
     # Only ever used with DEBUG on, i.e. on a developer's own machine.
     SECRET_KEY = "django-insecure-development-only-key-never-use-in-production-0123456789"  # noqa: S105
 
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+# The placeholder .env.example ships: long enough for `check --deploy`, and public.
+if SECRET_KEY.startswith("change-me"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is still the placeholder of .env.example: anyone who read it can sign "
+        'sessions. Set 50+ random characters (python -c "import secrets; '
+        'print(secrets.token_urlsafe(50))").'
+    )
+
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+    if host.strip()
+]
+if not ALLOWED_HOSTS:
+    # Django would answer every request 400 (DEBUG off) without saying why at start-up.
+    raise ImproperlyConfigured(
+        "ALLOWED_HOSTS is empty: every request would be refused. Set the host names the portal "
+        "answers to, e.g. ALLOWED_HOSTS=gpu-portal.example.com,localhost."
+    )
+# DEBUG shows anyone who meets an error the settings, the code and the request: only on a
+# developer's own machine, i.e. only for loopback host names (and the test client's).
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1", "testserver"}
+if DEBUG:
+    public_hosts = [
+        host
+        for host in ALLOWED_HOSTS
+        if host not in LOCAL_HOSTS and not host.endswith(".localhost")
+    ]
+    if public_hosts:
+        raise ImproperlyConfigured(
+            f"DEBUG=1 with ALLOWED_HOSTS naming {', '.join(public_hosts)}: debug pages would "
+            "show the settings and the code to whoever reaches those names. Set DEBUG=0 in "
+            "production, or keep ALLOWED_HOSTS to 127.0.0.1 and localhost for debugging."
+        )
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # A page's fetch whose token is stale gets JSON it can read; a form post, a page giving the
 # typed text back (portal.views.errors).
@@ -200,6 +233,9 @@ EVIDENCE_REFRESH_INTERVAL_S = env.float("EVIDENCE_REFRESH_INTERVAL_S", default=1
 # length) and again before it is stored when its real size is more than the room found then.
 EVIDENCE_QUOTA_TOKEN_BYTES = env.int("EVIDENCE_QUOTA_TOKEN_BYTES", default=2 * 1024**3)
 EVIDENCE_QUOTA_CANDIDATE_BYTES = env.int("EVIDENCE_QUOTA_CANDIDATE_BYTES", default=8 * 1024**3)
+# An upload that would leave the media volume with less than this free is refused with 507
+# (as is one whose write finds the disk full): a full disk never takes a database sharing it.
+EVIDENCE_MEDIA_MIN_FREE_BYTES = env.int("EVIDENCE_MEDIA_MIN_FREE_BYTES", default=256 * 1024**2)
 # The beat sweeper deletes the raw files of failed uploads this long after they failed; the
 # row and its error stay.
 EVIDENCE_FAILED_RETENTION_HOURS = env.int("EVIDENCE_FAILED_RETENTION_HOURS", default=72)

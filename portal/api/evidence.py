@@ -21,10 +21,12 @@ from ..models import Candidate, EvidenceUpload, UploadToken
 from ..permissions import CAN_UPLOAD, CAN_VIEW
 from ..services.errors import EvaluationDecided
 from ..services.evidence import (
+    DISK_FULL_ERRNOS,
     QuotaExceeded,
     UploadTooLarge,
     evidence_quota_check,
     evidence_submit,
+    storage_full_error,
 )
 from .authentication import UploadTokenAuthentication
 from .throttling import UploadTokenRateThrottle
@@ -264,9 +266,13 @@ class EvidenceUploadView(APIView):
     def post(self, request):
         try:
             data = request.data
-        except Exception:
+        except Exception as exc:
             if self.size_handler.exceeded:
                 raise PayloadTooLarge(_too_large_message()) from None
+            if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+                # The body spooled to FILE_UPLOAD_TEMP_DIR found the disk full.
+                full = storage_full_error(size=self.size_handler.received)
+                raise InsufficientStorage(full.message_dict["file"][0]) from exc
             raise
         if self.size_handler.exceeded:
             raise PayloadTooLarge(_too_large_message())

@@ -64,6 +64,40 @@ def test_request_latency_queue_and_stored_bytes(client, settings, upload_token):
     assert _value(uploads, "portal_evidence_uploads", status="queued") == 1
 
 
+def test_uploads_the_sweeper_should_have_sent_again_are_reported_overdue(
+    client, settings, candidate
+):
+    # Beat not running: nothing re-sends an upload queued while Redis was down, nor one whose
+    # worker was killed; the operator sees them here before anyone complains.
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from portal.models import UploadStatus
+
+    settings.METRICS_TOKEN = TOKEN
+    now = timezone.now()
+    rows = {
+        "lost-queued": (UploadStatus.QUEUED, now - timedelta(hours=1), None),
+        "fresh-queued": (UploadStatus.QUEUED, now, None),
+        "held-processing": (UploadStatus.PROCESSING, now, now - timedelta(hours=1)),
+        "running": (UploadStatus.PROCESSING, now, now),
+    }
+    for name, (status, created_at, started_at) in rows.items():
+        upload = EvidenceUpload.objects.create(
+            candidate=candidate,
+            original_name=name,
+            sha256=name,
+            size_bytes=1,
+            status=status,
+            started_at=started_at,
+        )
+        EvidenceUpload.objects.filter(pk=upload.pk).update(created_at=created_at)
+    overdue = _scrape(client)["portal_evidence_uploads_overdue"]
+    assert _value(overdue, "portal_evidence_uploads_overdue", status="queued") == 1
+    assert _value(overdue, "portal_evidence_uploads_overdue", status="processing") == 1
+
+
 def test_imports_are_counted_by_outcome_with_their_duration(client, settings, upload_token):
     settings.METRICS_TOKEN = TOKEN
     settings.EVIDENCE_IMPORT_BATCH = 1  # one task per upload, so each has its own outcome

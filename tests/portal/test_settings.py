@@ -60,6 +60,37 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "SECRET_KEY is not set" in result.stderr
 
 
+def test_production_refuses_the_placeholder_secret_key_of_the_example_env_file():
+    example = (ROOT / ".env.example").read_text()
+    placeholder = next(
+        line.split("=", 1)[1] for line in example.splitlines() if line.startswith("SECRET_KEY=")
+    )
+    result = _manage("check", env={**PRODUCTION_ENV, "SECRET_KEY": placeholder})
+    assert result.returncode != 0
+    assert "SECRET_KEY is still the placeholder of .env.example" in result.stderr
+
+
+@pytest.mark.parametrize("hosts", ["gpu-portal.example.com", "localhost,10.0.0.5", "*"])
+def test_debug_is_refused_with_a_host_name_other_than_loopback(hosts):
+    result = _manage("check", env={**PRODUCTION_ENV, "DEBUG": "1", "ALLOWED_HOSTS": hosts})
+    assert result.returncode != 0
+    assert "DEBUG=1 with ALLOWED_HOSTS naming" in result.stderr
+    assert "localhost," not in result.stderr.split("naming", 1)[1].split(":", 1)[0]
+
+
+@pytest.mark.parametrize("hosts", ["", " , "])
+def test_an_empty_allowed_hosts_is_refused_at_start_up(hosts):
+    result = _manage("check", env={**PRODUCTION_ENV, "ALLOWED_HOSTS": hosts})
+    assert result.returncode != 0
+    assert "ALLOWED_HOSTS is empty" in result.stderr
+
+
+def test_debug_on_loopback_host_names_still_starts():
+    env = {**PRODUCTION_ENV, "DEBUG": "1", "ALLOWED_HOSTS": "127.0.0.1,localhost,[::1]"}
+    result = _manage("check", env=env)
+    assert result.returncode == 0, result.stderr
+
+
 def test_a_bad_setting_value_is_refused_at_start_up():
     env = {**PRODUCTION_ENV, "EVIDENCE_MAX_UPLOAD_BYTES": "lots"}
     result = _manage("check", env=env)

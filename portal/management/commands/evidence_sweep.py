@@ -1,4 +1,4 @@
-"""Re-enqueue evidence uploads left queued or stuck in processing (what beat runs every minute)."""
+"""Re-enqueue uploads left queued or stuck in processing (beat does it every 15 s)."""
 
 from datetime import timedelta
 

@@ -26,16 +26,20 @@ from .queueing import (
 )
 from .remove import RetractRefused, evidence_retract, evidence_upload_delete
 from .storage import (
+    DISK_FULL_ERRNOS,
     QuotaExceeded,
+    StorageFull,
     UploadTooLarge,
     evidence_failed_cleanup,
     evidence_quota_check,
     evidence_usage,
+    storage_full_error,
 )
 from .submit import evidence_submit
 
 __all__ = [
     "BUNDLE_REFUSED",
+    "DISK_FULL_ERRNOS",
     "MAX_FAILURES_STORED",
     "MAX_IMPORT_ATTEMPTS",
     "MEASUREMENT_COLUMNS",
@@ -45,6 +49,7 @@ __all__ = [
     "QuotaExceeded",
     "Reimport",
     "RetractRefused",
+    "StorageFull",
     "UploadTooLarge",
     "evidence_failed_cleanup",
     "evidence_import",
@@ -57,4 +62,5 @@ __all__ = [
     "evidence_upload_delete",
     "evidence_usage",
     "sent_node_mismatch",
+    "storage_full_error",
 ]

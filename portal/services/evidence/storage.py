@@ -1,6 +1,8 @@
 """Evidence storage: the upload size limit, byte quotas, usage and failed files' cleanup."""
 
+import errno
 import logging
+import shutil
 from datetime import timedelta
 from typing import Any
 
@@ -24,6 +26,42 @@ class UploadTooLarge(ValidationError):
 
 class QuotaExceeded(ValidationError):
     """Storing the upload would pass the byte quota of its upload token or its candidate."""
+
+
+class StorageFull(QuotaExceeded):
+    """The media volume has no room for the upload (or would keep less than
+    EVIDENCE_MEDIA_MIN_FREE_BYTES free): answered like a quota, 507, and nothing is stored."""
+
+
+# A write failing with one of these is the disk's (or its quota's) fault, not the upload's.
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def storage_full_error(*, size: int) -> StorageFull:
+    logger.error(
+        "evidence storage full: an upload of %d bytes was refused (MEDIA_ROOT %s)",
+        size,
+        settings.MEDIA_ROOT,
+    )
+    return StorageFull(
+        {
+            "file": _(
+                "The portal's evidence storage is full, so nothing was stored. Try again "
+                "later and tell the portal's operator."
+            )
+        }
+    )
+
+
+def media_room_check(*, size: int) -> None:
+    """Raise StorageFull when storing ``size`` bytes would leave the media volume with less
+    than EVIDENCE_MEDIA_MIN_FREE_BYTES free (a volume not created yet is not checked)."""
+    try:
+        free = shutil.disk_usage(settings.MEDIA_ROOT).free
+    except FileNotFoundError:
+        return
+    if free - size < settings.EVIDENCE_MEDIA_MIN_FREE_BYTES:
+        raise storage_full_error(size=size)
 
 
 def _stored_bytes(*, candidate_id: int | None, token_id: int | None) -> dict[str, int | None]:

@@ -1,6 +1,7 @@
 """Accepting an upload: checked, stored once per content, and its import queued."""
 
 import hashlib
+import logging
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,7 +17,15 @@ from ..errors import ensure_not_decided
 from ..text import clean_text
 from .nodes import _clean_node, sent_node_mismatch
 from .queueing import _enqueue_import
-from .storage import UploadTooLarge, evidence_quota_check
+from .storage import (
+    DISK_FULL_ERRNOS,
+    UploadTooLarge,
+    evidence_quota_check,
+    media_room_check,
+    storage_full_error,
+)
+
+logger = logging.getLogger(__name__)
 
 
 def _sha256(uploaded: UploadedFile) -> str:
@@ -111,7 +120,15 @@ def evidence_submit(
                 # upload and the pages listing it while it waits already say so.
                 error_params={evidence_messages.NODE_MISMATCH: mismatch} if mismatch else {},
             )
-            upload.file.save(digest, uploaded_file, save=False)
+            media_room_check(size=size)
+            try:
+                upload.file.save(digest, uploaded_file, save=False)
+            except OSError as exc:
+                if exc.errno not in DISK_FULL_ERRNOS:
+                    raise
+                # Django's storage leaves the part it wrote: removed, or the disk stays full.
+                _delete_partial(upload, size=size)
+                raise storage_full_error(size=size) from exc
             stored = upload.file.name
             insert_with_history(upload)
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
@@ -124,6 +141,18 @@ def evidence_submit(
         _delete_stored(stored)
         raise
     return upload, True
+
+
+def _delete_partial(upload: EvidenceUpload, *, size: int) -> None:
+    """Delete what a write cut short by a full disk left at the upload's name: only a file
+    shorter than the upload (a complete one is a concurrent upload's of the same content)."""
+    field = upload._meta.get_field("file")
+    name = field.generate_filename(upload, upload.sha256)
+    try:
+        if field.storage.exists(name) and field.storage.size(name) < size:
+            field.storage.delete(name)
+    except OSError:
+        logger.exception("could not delete the partial evidence file %s", name)
 
 
 def _delete_stored(name: str) -> None:
