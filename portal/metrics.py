@@ -11,12 +11,10 @@ import logging
 import os
 import socket
 import time
-from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
-from django.utils import timezone
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -69,7 +67,7 @@ class DatabaseCollector:
         for row in EvidenceUpload.objects.values("status").annotate(n=Count("pk")):
             by_status.add_metric([row["status"]], row["n"])
         yield by_status
-        yield self._overdue(EvidenceUpload.objects)
+        yield self._overdue()
         stored = EvidenceUpload.objects.exclude(file="").aggregate(total=Sum("size_bytes"))
         yield GaugeMetricFamily(
             "portal_evidence_stored_bytes",
@@ -95,30 +93,17 @@ class DatabaseCollector:
                 logger.debug("queue length unavailable: %s", exc)
 
     @staticmethod
-    def _overdue(uploads) -> GaugeMetricFamily:
-        # What beat's sweeper should have sent again by now, two sweeps of slack included:
-        # a value that stays up while portal_celery_queue_length is 0 means the sweeper (beat)
-        # is not running; with a long queue, the workers are behind or gone.
-        from .models import UploadStatus
+    def _overdue() -> GaugeMetricFamily:
+        from .selectors import overdue_uploads
 
-        now = timezone.now()
-        slack = timedelta(seconds=2 * settings.EVIDENCE_SWEEP_INTERVAL_S)
-        queued_before = now - timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S) - slack
-        held_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S) - slack
         overdue = GaugeMetricFamily(
             "portal_evidence_uploads_overdue",
             "Uploads queued longer than EVIDENCE_SWEEP_QUEUED_FOR_S, or processing longer than"
             " EVIDENCE_IMPORT_LEASE_S, plus two sweeps: a backlog, or beat's sweeper not running.",
             labels=["status"],
         )
-        overdue.add_metric(
-            [UploadStatus.QUEUED],
-            uploads.filter(status=UploadStatus.QUEUED, created_at__lt=queued_before).count(),
-        )
-        overdue.add_metric(
-            [UploadStatus.PROCESSING],
-            uploads.filter(status=UploadStatus.PROCESSING, started_at__lt=held_before).count(),
-        )
+        for status, count in overdue_uploads().items():
+            overdue.add_metric([status], count)
         return overdue
 
 

@@ -836,3 +836,30 @@ def evaluation_imports_pending(evaluation: Evaluation) -> int:
         candidate__evaluation_id=evaluation.pk,
         status__in=[UploadStatus.QUEUED, UploadStatus.PROCESSING],
     ).count()
+
+
+def overdue_uploads() -> dict[str, int]:
+    """Uploads beat's sweeper should have sent again by now, two sweeps of slack included:
+    queued longer than EVIDENCE_SWEEP_QUEUED_FOR_S, processing longer than
+    EVIDENCE_IMPORT_LEASE_S. A count that stays up while the queue is empty means the sweeper
+    (beat) is not running; with a long queue, the workers are behind or gone."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from .models import EvidenceUpload, UploadStatus
+
+    now = timezone.now()
+    slack = timedelta(seconds=2 * settings.EVIDENCE_SWEEP_INTERVAL_S)
+    queued_before = now - timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S) - slack
+    held_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S) - slack
+    counts = EvidenceUpload.objects.aggregate(
+        queued=Count("pk", filter=Q(status=UploadStatus.QUEUED, created_at__lt=queued_before)),
+        processing=Count(
+            "pk", filter=Q(status=UploadStatus.PROCESSING, started_at__lt=held_before)
+        ),
+    )
+    return {
+        str(UploadStatus.QUEUED): counts["queued"],
+        str(UploadStatus.PROCESSING): counts["processing"],
+    }

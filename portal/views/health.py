@@ -1,4 +1,5 @@
-"""Readiness: the database, Redis and the Celery worker's heartbeat, each reported apart."""
+"""Readiness: the database, Redis, the Celery worker, beat and overdue imports, each reported
+apart."""
 
 import logging
 import time
@@ -14,8 +15,14 @@ from django.views.decorators.http import require_safe
 
 from ..middleware import DATABASE_DOWN
 from ..models import WorkerHeartbeat
+from ..selectors import overdue_uploads
 
-COMPONENTS = ("database", "redis", "worker")
+COMPONENTS = ("database", "redis", "worker", "beat", "imports")
+# What decides the status code without ?require=: a backlog of imports is reported, not a
+# reason to call the portal unready.
+REQUIRED_BY_DEFAULT = ("database", "redis", "worker", "beat")
+# How long a worker may take to answer a ping, asked only when the heartbeat is stale.
+PING_TIMEOUT_S = 1.0
 logger = logging.getLogger(__name__)
 
 
@@ -56,18 +63,70 @@ def _redis() -> dict:
     return {"ok": True}
 
 
+def _last_heartbeat():
+    return WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
+
+
+def _fresh(last) -> bool:
+    stale = timedelta(seconds=settings.WORKER_HEARTBEAT_STALE_S)
+    return last is not None and timezone.now() - last <= stale
+
+
+def _pinged_workers() -> list[str]:
+    """The Celery workers that answer a ping within PING_TIMEOUT_S (none when the broker is
+    away: the redis check says so)."""
+    from ..celery import app
+
+    try:
+        replies = app.control.ping(timeout=PING_TIMEOUT_S) or []
+    except Exception as exc:
+        logger.warning("worker ping failed: %s: %s", type(exc).__name__, exc)
+        return []
+    return sorted(name for reply in replies for name in reply)
+
+
 def _worker() -> dict:
+    """A worker runs tasks: its heartbeat task ran lately, or (the heartbeat is scheduled by
+    beat, so a stale one may be beat's fault) it answers a ping."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"ok": True, "detail": "tasks run in process (embedded mode)"}
     try:
-        last = (
-            WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
-        )
+        last = _last_heartbeat()
     except DATABASE_DOWN:
         return {"ok": False, "error": "unknown: the database is unavailable"}
-    stale = timedelta(seconds=settings.WORKER_HEARTBEAT_STALE_S)
-    ok = last is not None and timezone.now() - last <= stale
-    return {"ok": ok, "last_heartbeat": last.isoformat() if last else None}
+    result = {"last_heartbeat": last.isoformat() if last else None}
+    if _fresh(last):
+        return {"ok": True, **result}
+    answered = _pinged_workers()
+    if answered:
+        return {
+            "ok": True,
+            **result,
+            "answered_ping": len(answered),
+            "detail": "the heartbeat is stale but a worker answers: see beat",
+        }
+    return {"ok": False, **result, "answered_ping": 0}
+
+
+def _beat() -> dict:
+    """Beat schedules the heartbeat every 30 s: a fresh one shows beat (and a worker) running;
+    a stale one while a worker answers its ping shows beat stopped."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"ok": True, "detail": "no scheduler in embedded mode"}
+    try:
+        last = _last_heartbeat()
+    except DATABASE_DOWN:
+        return {"ok": False, "error": "unknown: the database is unavailable"}
+    return {"ok": _fresh(last), "last_heartbeat": last.isoformat() if last else None}
+
+
+def _imports() -> dict:
+    """Uploads the sweeper should have sent again by now (portal_evidence_uploads_overdue)."""
+    try:
+        overdue = overdue_uploads()
+    except DATABASE_DOWN:
+        return {"ok": False, "error": "unknown: the database is unavailable"}
+    return {"ok": not any(overdue.values()), "overdue": overdue}
 
 
 def _is_staff(request: HttpRequest) -> bool:
@@ -82,19 +141,28 @@ def _is_staff(request: HttpRequest) -> bool:
 def readyz(request: HttpRequest) -> JsonResponse:
     """200 when every required component is ready, else 503; the body reports each one.
 
-    ``?require=database,redis`` limits which components decide the status code (all three by
-    default): the web container's health check needs the database, the worker's its heartbeat.
+    ``?require=database,redis`` limits which components decide the status code
+    (REQUIRED_BY_DEFAULT otherwise: overdue imports are reported but decide nothing unless
+    required): the web container's health check needs the database, beat's its heartbeat.
     Why a check failed (an exception naming internal hosts and ports) is logged, and shown to
     staff only; anyone else reads ``"error": "unavailable"``.
     """
-    checks = {"database": _database, "redis": _redis, "worker": _worker}
+    checks = {
+        "database": _database,
+        "redis": _redis,
+        "worker": _worker,
+        "beat": _beat,
+        "imports": _imports,
+    }
     report = {name: _timed(name, check) for name, check in checks.items()}
     if not _is_staff(request):
         for result in report.values():
             if "error" in result:
                 result["error"] = "unavailable"
     required = [
-        name for name in request.GET.get("require", ",".join(COMPONENTS)).split(",") if name
+        name
+        for name in request.GET.get("require", ",".join(REQUIRED_BY_DEFAULT)).split(",")
+        if name
     ]
     ready = all(report[name]["ok"] for name in required if name in report)
     return JsonResponse(

@@ -143,10 +143,16 @@ def test_readyz_reports_each_component(client, settings):
     assert body["worker"]["ok"] is True
     assert body["status"] == "ready"
 
+    assert body["beat"]["ok"] is True
+    assert body["imports"]["ok"] is True
+    assert body["imports"]["overdue"] == {"queued": 0, "processing": 0}
+
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=10))
     stale = client.get("/readyz/")
     assert stale.status_code == 503
-    assert stale.json()["worker"]["ok"] is False
+    # Beat schedules the heartbeat: a stale one is beat's fault unless no worker answers either
+    # (whether one does depends on the run's shared worker, tested with it below).
+    assert stale.json()["beat"]["ok"] is False
     assert client.get("/readyz/?require=database,redis").status_code == 200
 
     settings.CELERY_BROKER_URL = DEAD_REDIS
@@ -154,6 +160,50 @@ def test_readyz_reports_each_component(client, settings):
     assert down.status_code == 503
     assert down.json()["redis"]["ok"] is False
     assert down.json()["database"]["ok"] is True
+
+
+def test_a_stale_heartbeat_with_a_worker_answering_blames_beat(
+    celery_worker_process, client, settings
+):
+    # operator review (stop 34): with beat stopped the heartbeat went stale and /readyz/ said
+    # the worker was down, though it ran every import; the worker answers a ping.
+    WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now() - timedelta(hours=1))
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    response = client.get("/readyz/?require=worker")
+    body = response.json()
+    assert body["worker"]["ok"] is True, body
+    assert body["worker"]["answered_ping"] >= 1
+    assert "see beat" in body["worker"]["detail"]
+    assert body["beat"]["ok"] is False
+    assert response.status_code == 200
+    # Beat decides the status by default, and when required (the beat container's check).
+    assert client.get("/readyz/?require=beat").status_code == 503
+
+
+def test_no_worker_answering_a_stale_heartbeat_is_a_worker_down(client, settings, broker_down):
+    WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now() - timedelta(hours=1))
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    body = client.get("/readyz/?require=worker").json()
+    assert body["worker"]["ok"] is False
+    assert body["worker"]["answered_ping"] == 0
+    assert body["status"] == "unavailable"
+
+
+def test_overdue_imports_are_reported_but_decide_nothing_unless_required(
+    client, candidate, settings
+):
+    WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now())
+    upload = EvidenceUpload.objects.create(
+        candidate=candidate, sha256="b" * 64, size_bytes=1, original_name="late.tar.gz"
+    )
+    EvidenceUpload.objects.filter(pk=upload.pk).update(
+        status=UploadStatus.QUEUED, created_at=timezone.now() - timedelta(hours=1)
+    )
+    response = client.get("/readyz/")
+    assert response.status_code == 200
+    assert response.json()["imports"]["ok"] is False
+    assert response.json()["imports"]["overdue"] == {"queued": 1, "processing": 0}
+    assert client.get("/readyz/?require=imports").status_code == 503
 
 
 def test_the_killed_worker_budget_is_under_two_minutes(settings):
