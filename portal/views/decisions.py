@@ -31,6 +31,7 @@ from ..models import (
     VerificationStatus,
 )
 from ..permissions import CAN_DECIDE
+from ..services.errors import EvaluationDecided
 from ..services.evaluations import (
     DIMENSIONS,
     decision_record,
@@ -93,6 +94,17 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                         by=request.user,
                     )
                 except ValidationError as exc:
+                    if record is None:
+                        # Reopened meanwhile (a second press, another manager): the page shows
+                        # no reopen form to hold the error, so the reason typed comes back here.
+                        return _refused_page(
+                            request,
+                            evaluation,
+                            membership,
+                            message=exc.messages[0],
+                            label=ReopenForm.base_fields["reason"].label,
+                            typed=request.POST.get("reason", ""),
+                        )
                     for message in exc.messages:
                         reopen_form.add_error(None, message)
                 else:
@@ -102,6 +114,17 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                     return redirect("evaluation-decision", pk)
             return _decision_page(
                 request, evaluation, membership, record, form, reopen_form, ranking, unverified
+            )
+        if record is not None:
+            # Decided since the page was read (a second press, another manager): the decided
+            # page shows no decision form, so the rationale typed comes back with the refusal.
+            return _refused_page(
+                request,
+                evaluation,
+                membership,
+                message=EvaluationDecided().messages[0],
+                label=DecisionForm.base_fields["rationale"].label,
+                typed=request.POST.get("rationale", ""),
             )
         form = DecisionForm(request.POST, choices=choices)
         if form.is_valid():
@@ -114,6 +137,16 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                 )
                 messages.success(request, _("The decision is recorded."))
                 return redirect("evaluation-decision", pk)
+            except EvaluationDecided as exc:
+                evaluation.refresh_from_db()
+                return _refused_page(
+                    request,
+                    evaluation,
+                    membership,
+                    message=exc.messages[0],
+                    label=DecisionForm.base_fields["rationale"].label,
+                    typed=request.POST.get("rationale", ""),
+                )
             except ValidationError as exc:
                 errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
                 for field, messages_ in errors.items():
@@ -121,6 +154,26 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
     return _decision_page(
         request, evaluation, membership, record, form, reopen_form, ranking, unverified
     )
+
+
+def _refused_page(request, evaluation, membership, *, message, label, typed) -> HttpResponse:
+    """The decision page as it is now, answering 409 with why the submission was refused and
+    the text it carried shown read-only to copy (never sent again): nothing typed is lost."""
+    record = evaluation.decision
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    choices = [(r.candidate_id, f"{r.label} — {r.total:.1f}") for r in ranking.qualified]
+    response = _decision_page(
+        request,
+        evaluation,
+        membership,
+        record,
+        DecisionForm(choices=choices),
+        ReopenForm(),
+        ranking,
+        refused={"message": message, "label": label, "text": typed.strip()},
+    )
+    response.status_code = 409
+    return response
 
 
 def decision_drift(record, ranking) -> list[str]:
@@ -155,15 +208,19 @@ def _snapshot_weights(record) -> dict:
     return {d.value: shares[d.value] for d in Dimension if d.value in shares}
 
 
-def _decision_page(
-    request, evaluation, membership, record, form, reopen_form, ranking, unverified=()
-):
-    earlier = (
+def _earlier_decisions(evaluation):
+    return (
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
         .select_related("reopening__reopened_by")
         .filter(reopening__isnull=False)
         .order_by("-round")
     )
+
+
+def _decision_page(
+    request, evaluation, membership, record, form, reopen_form, ranking, unverified=(), refused=None
+):
+    earlier = _earlier_decisions(evaluation)
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -178,6 +235,7 @@ def _decision_page(
         "disqualified_count": len(ranking.results) - len(ranking.qualified),
         "unverified_choices": unverified,
         "decision_drift": decision_drift(record, ranking),
+        "refused": refused,
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
         # records decided before 0034), and a share reads the same for all of them.
@@ -202,6 +260,9 @@ def report_context(evaluation) -> dict:
         "evaluation": evaluation,
         "record": record,
         "decision_drift": drift,
+        # The decisions set aside, newest first: a report of round 2 says round 1 existed,
+        # what it chose and why it was reopened, as the Decision page does.
+        "earlier_decisions": _earlier_decisions(evaluation),
         "report": report_document(evaluation),
         **results_context(evaluation),
     }

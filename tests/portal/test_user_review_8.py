@@ -1,0 +1,161 @@
+"""A manager's decision as an auditor reads it, and nothing typed lost on the way (user review
+8): a second press of "Record the decision" or "Reopen" (or another manager's stale page) gets
+the refusal with the text it carried; the report and the workbook of a later round name the
+decision set aside, who reopened it and why; a form posted after the session expired gives
+back what it sent instead of dropping it on the way to the login page."""
+
+import html
+import io
+import re
+from importlib import import_module
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from portal import selectors
+from portal.models import DecisionRecord, Evaluation
+
+from .conftest import PASSWORDS
+
+pytestmark = pytest.mark.django_db
+
+DEMO_EVALUATION = 1
+DECIDED = "This evaluation is decided; it can no longer be changed."
+RATIONALE = "Second manager's rationale, typed at length: " + "fabric verified on two nodes; " * 20
+REASON = "Second press of Reopen, with its own reason: " + "the vendor revised the quote; " * 10
+
+
+def _manager() -> Client:
+    client = Client()
+    assert client.login(username="manager", password=PASSWORDS["manager"])
+    return client
+
+
+def _leader() -> int:
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+    return ranking.qualified[0].candidate_id
+
+
+def _decide(client: Client, rationale: str):
+    url = reverse("evaluation-decision", args=[DEMO_EVALUATION])
+    return client.post(url, {"candidate": str(_leader()), "rationale": rationale})
+
+
+def _text(response) -> str:
+    return html.unescape(response.content.decode())
+
+
+def _readonly_texts(response) -> list[str]:
+    return [
+        html.unescape(body).strip()
+        for body in re.findall(
+            r"<textarea[^>]*readonly[^>]*>(.*?)</textarea>", response.content.decode(), re.S
+        )
+    ]
+
+
+def test_a_decision_posted_from_a_stale_page_says_decided_and_gives_back_the_rationale(demo):
+    first, second = _manager(), _manager()
+    second_page = second.get(reverse("evaluation-decision", args=[DEMO_EVALUATION]))
+    assert 'name="rationale"' in second_page.content.decode()
+    assert _decide(first, "First manager: the leader on every measured figure.").status_code == 302
+
+    response = _decide(second, RATIONALE)
+
+    assert response.status_code == 409
+    text = _text(response)
+    assert DECIDED in text
+    assert RATIONALE.strip() in _readonly_texts(response)
+    # Nothing of the second post was recorded: one decision, the first one.
+    records = DecisionRecord.objects.filter(evaluation_id=DEMO_EVALUATION)
+    assert [r.rationale for r in records] == ["First manager: the leader on every measured figure."]
+
+
+def test_a_second_reopen_says_why_it_was_refused_and_gives_back_the_reason(demo):
+    client = _manager()
+    assert _decide(client, "Round 1.").status_code == 302
+    url = reverse("evaluation-decision", args=[DEMO_EVALUATION])
+    assert client.post(url, {"reopen": "1", "reason": "First reopening."}).status_code == 302
+
+    response = client.post(url, {"reopen": "1", "reason": REASON})
+
+    assert response.status_code == 409
+    assert "Only a decided evaluation can be reopened." in _text(response)
+    assert REASON.strip() in _readonly_texts(response)
+    assert Evaluation.objects.get(pk=DEMO_EVALUATION).reopenings.count() == 1
+
+
+def _two_rounds() -> Client:
+    client = _manager()
+    url = reverse("evaluation-decision", args=[DEMO_EVALUATION])
+    assert _decide(client, "Round one: the leader.").status_code == 302
+    reason = "The vendor's list prices changed; decide again."
+    assert client.post(url, {"reopen": "1", "reason": reason}).status_code == 302
+    assert _decide(client, "Round two: the leader again, at the new price.").status_code == 302
+    return client
+
+
+def test_the_report_of_a_later_round_names_the_decision_set_aside_and_why(demo):
+    client = _two_rounds()
+    for language in ("en", "zh-hans"):
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        text = _text(client.get(reverse("evaluation-report", args=[DEMO_EVALUATION])))
+        assert "Round two: the leader again, at the new price." in text
+        assert "Round one: the leader." in text, language
+        assert "The vendor's list prices changed; decide again." in text, language
+    assert "Reopened by" not in text  # the Chinese report words it in Chinese
+
+
+def test_the_workbook_lists_every_round_with_its_reopening(demo):
+    import openpyxl
+
+    client = _two_rounds()
+    headers = {
+        "en": ("Reopened by", "Reopened at (UTC)", "Reason for reopening"),
+        "zh-hans": ("重新开放人", "重新开放时间（UTC）", "重新开放原因"),
+    }
+    for language, reopening_header in headers.items():
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        response = client.get(reverse("evaluation-export", args=[DEMO_EVALUATION, "xlsx"]))
+        workbook = openpyxl.load_workbook(io.BytesIO(response.content))
+        sheet = workbook.worksheets[-1]
+        rows = list(sheet.iter_rows(values_only=True))
+        header, first, second = rows[0], rows[1], rows[2]
+        assert len(rows) == 3
+        assert header[5:] == reopening_header
+        assert (first[0], first[4]) == (1, "Round one: the leader.")
+        assert first[7] == "The vendor's list prices changed; decide again."
+        assert first[6] is not None and first[5]
+        assert (second[0], second[4]) == (2, "Round two: the leader again, at the new price.")
+        assert second[5:] == (None, None, None)
+
+
+def test_a_form_posted_after_the_session_expired_gives_back_what_it_sent(demo):
+    client = Client()
+    assert client.login(username="procurement", password=PASSWORDS["procurement"])
+    before = Evaluation.objects.get(pk=DEMO_EVALUATION).description
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    store(client.cookies[settings.SESSION_COOKIE_NAME].value).delete()  # the session expired
+    typed = "A description typed over an hour: " + "the budget covers two POC rounds; " * 15
+
+    response = client.post(
+        reverse("evaluation-edit", args=[DEMO_EVALUATION]),
+        {"name": "Renamed", "description": typed},
+    )
+
+    assert response.status_code == 401
+    text = _text(response)
+    assert "Your session ended" in text and "Sign in again" in text
+    assert typed.strip() in _readonly_texts(response)
+    assert Evaluation.objects.get(pk=DEMO_EVALUATION).description == before
+    # A page's own fetch still gets its JSON 401, and a GET still goes to the login page.
+    fetched = client.post(
+        reverse("evaluation-edit", args=[DEMO_EVALUATION]),
+        {"description": typed},
+        HTTP_ACCEPT="application/json",
+    )
+    assert fetched.status_code == 401 and fetched.json()["code"] == "session_ended"
+    assert client.get(reverse("evaluation-edit", args=[DEMO_EVALUATION])).status_code == 302
