@@ -159,3 +159,27 @@ def test_a_form_posted_after_the_session_expired_gives_back_what_it_sent(demo):
     )
     assert fetched.status_code == 401 and fetched.json()["code"] == "session_ended"
     assert client.get(reverse("evaluation-edit", args=[DEMO_EVALUATION])).status_code == 302
+
+
+def test_the_history_names_a_reopened_decision_as_it_was_recorded(demo):
+    from django.contrib.auth import get_user_model
+
+    from portal.audit import evaluation_history
+    from portal.services.catalogue import vendor_save
+
+    client = _manager()
+    assert _decide(client, "Round 1.").status_code == 302
+    record = DecisionRecord.objects.get(evaluation_id=DEMO_EVALUATION)
+    recorded = record.chosen_label
+    vendor = record.candidate.offering.vendor
+    vendor.name = "Renamed after the decision"
+    vendor_save(vendor=vendor, by=get_user_model().objects.get(username="procurement"))
+    url = reverse("evaluation-decision", args=[DEMO_EVALUATION])
+    assert client.post(url, {"reopen": "1", "reason": "Re-check."}).status_code == 302
+
+    entries = evaluation_history(Evaluation.objects.get(pk=DEMO_EVALUATION), kinds=["decision"])
+    actions = {e.action: e for e in entries if e.object_id == record.pk}
+    assert set(actions) == {"decided", "reopened"}
+    assert actions["reopened"].object_label == actions["decided"].object_label == recorded
+    assert "Renamed after the decision" not in recorded
+    assert actions["reopened"].candidate_id == record.candidate_id
