@@ -183,3 +183,60 @@ def test_the_history_names_a_reopened_decision_as_it_was_recorded(demo):
     assert actions["reopened"].object_label == actions["decided"].object_label == recorded
     assert "Renamed after the decision" not in recorded
     assert actions["reopened"].candidate_id == record.candidate_id
+
+
+def _result(candidate_id: int, total: float):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        candidate_id=candidate_id, label=f"Candidate {candidate_id}", total=total
+    )
+
+
+def _flip(other_id: int, dimension: str, change_pp):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(leader_id=1, other_id=other_id, dimension=dimension, change_pp=change_pp)
+
+
+def test_two_candidates_a_fraction_of_a_point_apart_are_called_a_near_tie():
+    from types import SimpleNamespace
+
+    from portal.views.dashboard import _lead_margin
+
+    ranking = SimpleNamespace(qualified=[_result(1, 65.52), _result(2, 65.08), _result(3, 40.0)])
+    robustness = SimpleNamespace(
+        flips=[
+            _flip(2, "security", 2.9),
+            _flip(2, "cost", -2.4),
+            _flip(2, "storage", None),
+            _flip(3, "cost", -0.1),  # another candidate's threshold is not the runner-up's
+        ]
+    )
+    margin = _lead_margin(ranking, robustness)
+    assert margin["near_tie"] is True
+    assert (margin["leader"], margin["runner"], margin["gap"]) == (
+        "Candidate 1",
+        "Candidate 2",
+        "0.44",
+    )
+    assert (str(margin["dimension"]), margin["change"]) == ("Cost", "-2.4")
+    ranking.qualified[1] = _result(2, 55.0)
+    assert _lead_margin(ranking, robustness)["near_tie"] is False
+    assert _lead_margin(SimpleNamespace(qualified=[_result(1, 50.0)]), robustness) is None
+
+
+def test_the_ranking_says_by_how_much_the_leader_leads_in_both_languages(as_role):
+    client = as_role("manager")
+    url = reverse("evaluation-detail", args=[16])
+    text = _text(client.get(url))
+    assert re.search(r"leads .+ by \d+\.\d\d points\.", text)
+    assert "Near tie:" not in text
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    chinese = _text(client.get(url))
+    assert re.search(r"领先 .+ \d+\.\d\d 分。", chinese)
+    assert " leads " not in chinese
+    assert (
+        "单独改变任何一个权重都不会使两者交换名次。" in chinese
+        or "个百分点即会使两者交换名次" in chinese
+    )
