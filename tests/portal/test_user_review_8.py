@@ -240,3 +240,34 @@ def test_the_ranking_says_by_how_much_the_leader_leads_in_both_languages(as_role
         "单独改变任何一个权重都不会使两者交换名次。" in chinese
         or "个百分点即会使两者交换名次" in chinese
     )
+
+
+def test_the_weights_page_fills_in_a_workload_preset_without_saving_it(as_role):
+    from scoring.api import preset_weights
+
+    client = as_role("procurement")
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    saved = evaluation.weights
+    url = reverse("evaluation-weights", args=[DEMO_EVALUATION])
+    page = client.get(url).content.decode()
+    assert 'href="?preset=inference"' in page
+    response = client.get(url + "?preset=inference")
+    text = _text(response)
+    assert "The preset weights of Inference are filled in below" in text
+    preset = preset_weights("inference", rubric_version=evaluation.rubric_version)
+    for dimension, weight in preset.items():
+        assert re.search(rf'name="w_{dimension}"[^>]*value="{float(weight):.1f}"', text), dimension
+    assert Evaluation.objects.get(pk=DEMO_EVALUATION).weights == saved  # nothing saved
+    # Saved as any typed weights are, with the version the page was loaded at.
+    version = re.search(r'name="loaded_version" value="([^"]+)"', text).group(1)
+    data = {f"w_{d}": f"{float(w):.1f}" for d, w in preset.items()}
+    response = client.post(url, {**data, "loaded_version": version, "direct": ""})
+    assert response.status_code == 302
+    assert {d: float(w) for d, w in Evaluation.objects.get(pk=DEMO_EVALUATION).weights.items()} == {
+        d: float(w) for d, w in preset.items()
+    }
+    # An unknown preset fills nothing in.
+    assert "preset-filled" not in client.get(url + "?preset=bogus").content.decode()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    chinese = _text(client.get(url + "?preset=inference"))
+    assert "filled in below" not in chinese and "Start from" not in chinese
