@@ -22,6 +22,7 @@ from ..exports import (
     report_document,
     safe_cell,
 )
+from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..models import (
     BillingModel,
     ChecklistItem,
@@ -34,8 +35,10 @@ from ..permissions import CAN_DECIDE
 from ..services.errors import EvaluationDecided
 from ..services.evaluations import (
     DIMENSIONS,
+    RankingChanged,
     decision_record,
     evaluation_reopen,
+    ranking_version,
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import ReportPdfLimited, report_pdf_request
@@ -50,6 +53,9 @@ class DecisionForm(forms.Form):
     rationale = forms.CharField(
         label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5}), max_length=20_000
     )
+    # The ranking the page showed (services.evaluations.ranking_version): a decision is
+    # recorded on the figures its manager read, or refused with the input kept.
+    loaded_version = loaded_version_field()
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
@@ -77,7 +83,7 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
         for r in ranking.qualified
         if VerificationStatus.VERIFIED not in candidates[r.candidate_id].answer_statuses.values()
     ]
-    form = DecisionForm(choices=choices)
+    form = DecisionForm(choices=choices, initial={"loaded_version": ranking_version(ranking)})
     reopen_form = ReopenForm()
     if request.method == "POST":
         if membership.role not in CAN_DECIDE:
@@ -134,9 +140,19 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                     candidate=candidates[form.cleaned_data["candidate"]],
                     rationale=form.cleaned_data["rationale"],
                     by=request.user,
+                    expected_version=sent_version(form),
                 )
                 messages.success(request, _("The decision is recorded."))
                 return redirect("evaluation-decision", pk)
+            except RankingChanged as exc:
+                # The choices were built from the ranking read at the start of this request;
+                # the one the service refused with is newer still when they differ.
+                current = [
+                    (r.candidate_id, f"{r.label} — {r.total:.1f}") for r in exc.current.qualified
+                ]
+                form.fields["candidate"].choices = current
+                refuse_stale(form, exc)
+                ranking = exc.current
             except EvaluationDecided as exc:
                 evaluation.refresh_from_db()
                 return _refused_page(

@@ -271,3 +271,43 @@ def test_the_weights_page_fills_in_a_workload_preset_without_saving_it(as_role):
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
     chinese = _text(client.get(url + "?preset=inference"))
     assert "filled in below" not in chinese and "Start from" not in chinese
+
+
+def test_a_decision_is_recorded_on_the_ranking_its_page_showed_or_refused_with_the_input(demo):
+    from django.contrib.auth import get_user_model
+
+    from portal.services.evaluations import evaluation_weights_set
+
+    client = _manager()
+    url = reverse("evaluation-decision", args=[DEMO_EVALUATION])
+    page = client.get(url).content.decode()
+    version = re.search(r'name="loaded_version" value="([^"]+)"', page).group(1)
+    # Procurement moves the ranking while the manager writes the rationale.
+    evaluation = Evaluation.objects.get(pk=DEMO_EVALUATION)
+    evaluation_weights_set(
+        evaluation=evaluation,
+        weights={
+            "stability": 10,
+            "network": 10,
+            "storage": 10,
+            "security": 10,
+            "cost": 50,
+            "support": 10,
+        },
+        by=get_user_model().objects.get(username="procurement"),
+    )
+    data = {"candidate": str(_leader()), "rationale": RATIONALE, "loaded_version": version}
+
+    response = client.post(url, data)
+
+    assert response.status_code == 422
+    text = _text(response)
+    assert "The ranking changed since you opened this page" in text
+    assert RATIONALE.strip() in text  # kept in the form
+    assert not DecisionRecord.objects.filter(evaluation_id=DEMO_EVALUATION).exists()
+    # The page now carries the ranking as it is: recording again is a choice made on it.
+    current = re.search(r'name="loaded_version" value="([^"]+)"', response.content.decode())
+    assert current.group(1) != version
+    again = client.post(url, {**data, "loaded_version": current.group(1)})
+    assert again.status_code == 302
+    assert DecisionRecord.objects.filter(evaluation_id=DEMO_EVALUATION).count() == 1
