@@ -29,7 +29,7 @@ from .models import (
     Role,
     Vendor,
 )
-from .services.evaluations import requirements_version
+from .services.evaluations import candidate_version, requirements_version
 from .services.tokens import MAX_TOKEN_LIFETIME
 
 # The offering form is long (about sixty claims); fieldsets follow the six dimensions so that
@@ -166,7 +166,15 @@ class VendorEditForm(PageFormMixin, VendorForm):
 
 
 class CandidateEditForm(PageFormMixin, CandidateForm):
-    pass
+    # The candidate as the page loaded it: candidate_update refuses a save over someone else's
+    # newer save (a quote negotiated meanwhile), and the page keeps the input (refuse_stale).
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = candidate_version(self.instance)
 
 
 class OfferingPriceEditForm(OfferingPriceForm):

@@ -369,10 +369,30 @@ def candidate_add(
     return candidate_refresh(candidate_id=candidate.pk)
 
 
+# What a candidate's form edits: its offering, node count, quote and notes.
+CANDIDATE_EDIT_FIELDS = ("offering_id", "node_count", "quoted_billing_model")
+CANDIDATE_EDIT_FIELDS += ("quoted_price_per_gpu", "notes")
+
+
+def candidate_version(candidate: Candidate) -> str:
+    """The version of a candidate's editable fields (offering, nodes, quote, notes) as a
+    page loaded them."""
+    return values_version([getattr(candidate, name) for name in CANDIDATE_EDIT_FIELDS])
+
+
 @transaction.atomic
-def candidate_update(*, candidate: Candidate, by) -> Candidate:
-    """Save a candidate changed by a form (node count, quote) and rescore it."""
+def candidate_update(*, candidate: Candidate, by, expected_version: str | None = None) -> Candidate:
+    """Save a candidate changed by a form (node count, quote) and rescore it.
+
+    ``expected_version`` (candidate_version of the row as the page loaded it): a candidate
+    saved by someone else since is not overwritten (StaleCopy, with the row stored now);
+    None (a script) is not checked."""
     _not_decided(candidate.evaluation)
+    if expected_version is not None:
+        # One writer per candidate at a time: the version cannot move before this commits.
+        candidate_lock_open(candidate.pk)
+        stored = Candidate.objects.get(pk=candidate.pk)
+        ensure_current(stored=candidate_version(stored), expected=expected_version, current=stored)
     clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()

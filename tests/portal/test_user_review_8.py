@@ -311,3 +311,42 @@ def test_a_decision_is_recorded_on_the_ranking_its_page_showed_or_refused_with_t
     again = client.post(url, {**data, "loaded_version": current.group(1)})
     assert again.status_code == 302
     assert DecisionRecord.objects.filter(evaluation_id=DEMO_EVALUATION).count() == 1
+
+
+def test_a_stale_candidate_form_does_not_overwrite_a_quote_saved_meanwhile(as_role):
+    from portal.models import Candidate
+
+    client = as_role("procurement")
+    other = Client()
+    assert other.login(username="procurement", password=PASSWORDS["procurement"])
+    candidate = Candidate.objects.get(pk=1)
+    url = reverse("candidate-edit", args=[DEMO_EVALUATION, candidate.pk])
+    page = client.get(url).content.decode()
+    version = re.search(r'name="loaded_version" value="([^"]+)"', page).group(1)
+    base = {
+        "offering": str(candidate.offering_id),
+        "node_count": str(candidate.node_count),
+        "quoted_billing_model": "monthly",
+    }
+    # A colleague saves the quote just negotiated.
+    theirs = {**base, "quoted_price_per_gpu": "7777", "notes": "Negotiated on the phone."}
+    saved = other.post(url, {**theirs, "loaded_version": version})
+    assert saved.status_code == 302
+    # The stale page is saved with other values: refused, input kept, theirs named.
+    mine = {**base, "quoted_price_per_gpu": "9999", "notes": "My note.", "loaded_version": version}
+    response = client.post(url, mine)
+    assert response.status_code == 422
+    text = _text(response)
+    assert "Someone saved this form after you opened it" in text
+    assert "Negotiated on the phone." in text and "7777" in text
+    assert re.search(r">\s*My note\.</textarea>", text)
+    stored = Candidate.objects.get(pk=1)
+    assert (str(stored.quoted_price_per_gpu), stored.notes) == (
+        "7777.0000",
+        "Negotiated on the phone.",
+    )
+    # Saving again from the refused page is a choice made with both in view.
+    current = re.search(r'name="loaded_version" value="([^"]+)"', response.content.decode())
+    again = client.post(url, {**mine, "loaded_version": current.group(1)})
+    assert again.status_code == 302
+    assert Candidate.objects.get(pk=1).notes == "My note."
