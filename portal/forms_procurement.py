@@ -29,6 +29,7 @@ from .models import (
     Role,
     Vendor,
 )
+from .services.catalogue import offering_version
 from .services.evaluations import candidate_version, requirements_version
 from .services.tokens import MAX_TOKEN_LIFETIME
 
@@ -185,10 +186,20 @@ class OfferingPriceEditForm(OfferingPriceForm):
 class OfferingEditForm(PageFormMixin, OfferingForm):
     """The offering form, rendered in fieldsets."""
 
+    # The offering and its prices as the page loaded them: offering_save refuses a save over
+    # another editor's newer save (prices put back), and the page keeps the input.
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = offering_version(self.instance)
+
     def fieldsets(self):
+        names = [name for name in self.fields if name != "loaded_version"]
         return [
-            (legend, [self[name] for name in names])
-            for legend, names in offering_fieldsets(self.fields)
+            (legend, [self[name] for name in names]) for legend, names in offering_fieldsets(names)
         ]
 
 

@@ -17,10 +17,12 @@ from django.utils.translation import gettext as _
 
 from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
+from .errors import ensure_current
 from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
 from .results import results_changed, results_changed_for_offerings
 from .text import clean_text_fields
+from .versions import values_version
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -78,6 +80,12 @@ def vendor_save(*, vendor: Vendor, by) -> Vendor:
     return vendor
 
 
+def offering_version(offering: Offering) -> str:
+    """The version of an offering's facts and list prices as a page loaded them (the facts
+    an OfferingVersion records, the stored row's)."""
+    return values_version([offering_facts_of(offering), price_facts_of(offering)])
+
+
 @transaction.atomic
 def offering_save(
     *,
@@ -85,10 +93,17 @@ def offering_save(
     by,
     prices: Iterable[OfferingPrice] = (),
     deleted_prices: Iterable[OfferingPrice] = (),
+    expected_version: str | None = None,
 ) -> Offering:
     """Create or change an offering and (optionally) its list prices in one step; a new
-    version is made when anything changed. Candidates keep the version they pinned."""
+    version is made when anything changed. Candidates keep the version they pinned.
+
+    ``expected_version`` (offering_version as the editor's page loaded it): an offering saved
+    by someone else since is not overwritten (StaleCopy); None (a script) is not checked."""
     require_catalogue_editor(by)
+    if expected_version is not None and offering.pk is not None:
+        stored = Offering.objects.select_for_update().get(pk=offering.pk)
+        ensure_current(stored=offering_version(stored), expected=expected_version, current=stored)
     clean_text_fields(offering)
     offering.full_clean()
     _by(offering, by).save()

@@ -350,3 +350,51 @@ def test_a_stale_candidate_form_does_not_overwrite_a_quote_saved_meanwhile(as_ro
     again = client.post(url, {**mine, "loaded_version": current.group(1)})
     assert again.status_code == 302
     assert Candidate.objects.get(pk=1).notes == "My note."
+
+
+def _posted_form(page: str) -> dict[str, str]:
+    """What the browser sends for the page's form untouched (inputs, selects, textareas)."""
+    data = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'name="([^"]+)"', tag)
+        if not name or name.group(1) in ("csrfmiddlewaretoken", "next"):
+            continue
+        if 'type="checkbox"' in tag:
+            if "checked" in tag:
+                data[name.group(1)] = "on"
+            continue
+        value = re.search(r'value="([^"]*)"', tag)
+        data[name.group(1)] = html.unescape(value.group(1)) if value else ""
+    for name, body in re.findall(r'<select name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
+        chosen = re.search(r'<option value="([^"]*)"[^>]*selected', body)
+        data[name] = html.unescape(chosen.group(1)) if chosen else ""
+    for name, body in re.findall(r'<textarea name="([^"]+)"[^>]*>(.*?)</textarea>', page, re.S):
+        data[name] = html.unescape(body.lstrip("\n"))
+    data.pop("language", None)
+    return data
+
+
+def test_a_stale_offering_form_does_not_put_back_prices_saved_meanwhile(as_role):
+    from portal.models import Offering
+
+    client = as_role("procurement")  # the demo's procurement login holds the catalogue role
+    other = Client()
+    assert other.login(username="procurement", password=PASSWORDS["procurement"])
+    offering = Offering.objects.get(pk=2)
+    url = reverse("offering-edit", args=[offering.pk])
+    mine = _posted_form(client.get(url).content.decode())
+    assert mine["loaded_version"]
+    theirs = _posted_form(other.get(url).content.decode())
+    monthly = next(k for k, v in theirs.items() if k.endswith("billing_model") and v == "monthly")
+    theirs[monthly.replace("billing_model", "price_per_gpu")] = "5555"
+    assert other.post(url, theirs).status_code == 302
+
+    mine["name"] = "A100 80GB bare metal (renamed on a stale page)"
+    response = client.post(url, mine)
+
+    assert response.status_code == 422
+    assert "Someone saved this form after you opened it" in _text(response)
+    assert "renamed on a stale page" in _text(response)  # the input is kept
+    stored = Offering.objects.get(pk=2)
+    assert stored.prices.get(billing_model="monthly").price_per_gpu == 5555
+    assert "stale page" not in stored.name
