@@ -29,7 +29,7 @@ from .models import (
     Role,
     Vendor,
 )
-from .services.catalogue import offering_version
+from .services.catalogue import offering_version, vendor_version
 from .services.evaluations import candidate_version, requirements_version
 from .services.tokens import MAX_TOKEN_LIFETIME
 
@@ -158,6 +158,16 @@ class PageFormMixin:
 
 
 class VendorEditForm(PageFormMixin, VendorForm):
+    # The vendor as the page loaded it: vendor_save refuses a save over another editor's newer
+    # save, and the page keeps the input.
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = vendor_version(self.instance)
+
     website = forms.URLField(
         label=Vendor._meta.get_field("website").verbose_name,
         max_length=Vendor._meta.get_field("website").max_length,

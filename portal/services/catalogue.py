@@ -69,10 +69,22 @@ def _new_versions(offerings: Iterable[Offering], by) -> list[OfferingVersion]:
     return versions
 
 
+def vendor_version(vendor: Vendor) -> str:
+    """The version of a vendor's facts as a page loaded them (those an offering's version
+    records of its vendor)."""
+    return values_version(vendor_facts_of(vendor))
+
+
 @transaction.atomic
-def vendor_save(*, vendor: Vendor, by) -> Vendor:
-    """Create or change a vendor; its offerings get a new version when their facts changed."""
+def vendor_save(*, vendor: Vendor, by, expected_version: str | None = None) -> Vendor:
+    """Create or change a vendor; its offerings get a new version when their facts changed.
+
+    ``expected_version`` (vendor_version as the editor's page loaded it): a vendor saved by
+    someone else since is not overwritten (StaleCopy); None (a script) is not checked."""
     require_catalogue_editor(by)
+    if expected_version is not None and vendor.pk is not None:
+        stored = Vendor.objects.select_for_update().get(pk=vendor.pk)
+        ensure_current(stored=vendor_version(stored), expected=expected_version, current=stored)
     clean_text_fields(vendor)
     vendor.full_clean()
     _by(vendor, by).save()

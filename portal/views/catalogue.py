@@ -51,11 +51,18 @@ def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
     form = VendorEditForm(request.POST if request.method == "POST" else None, instance=vendor)
     if request.method == "POST" and form.is_valid():
         try:
-            vendor = vendor_save(vendor=form.save(commit=False), by=request.user)
+            vendor = vendor_save(
+                vendor=form.save(commit=False),
+                by=request.user,
+                expected_version=sent_version(form),
+            )
+        except StaleCopy as exc:
+            refuse_stale(form, exc)
         except ValidationError as exc:
             form.add_error(None, exc)
-        messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
-        return redirect("vendor-list")
+        else:
+            messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
+            return redirect("vendor-list")
     context = {"form": form, "vendor": vendor}
     return render(request, "portal/vendor_form.html", context, status=form_status(form))
 

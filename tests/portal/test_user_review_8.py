@@ -398,3 +398,29 @@ def test_a_stale_offering_form_does_not_put_back_prices_saved_meanwhile(as_role)
     stored = Offering.objects.get(pk=2)
     assert stored.prices.get(billing_model="monthly").price_per_gpu == 5555
     assert "stale page" not in stored.name
+
+
+def test_a_stale_vendor_form_does_not_put_back_facts_saved_meanwhile(as_role):
+    from portal.models import Vendor
+
+    client = as_role("procurement")
+    other = Client()
+    assert other.login(username="procurement", password=PASSWORDS["procurement"])
+    vendor = Vendor.objects.order_by("pk").first()
+    url = reverse("vendor-edit", args=[vendor.pk])
+    mine = _posted_form(client.get(url).content.decode())
+    assert mine["loaded_version"]
+    theirs = _posted_form(other.get(url).content.decode())
+    theirs["contact_email"] = "new-account-manager@example.com"
+    assert other.post(url, theirs).status_code == 302
+
+    mine["name"] = vendor.name + " (stale page)"
+    response = client.post(url, mine)
+
+    assert response.status_code == 422
+    text = _text(response)
+    assert "Someone saved this form after you opened it" in text
+    assert "Vendor “" not in text  # no "saved" message for a refused save
+    stored = Vendor.objects.get(pk=vendor.pk)
+    assert stored.contact_email == "new-account-manager@example.com"
+    assert "(stale page)" not in stored.name
