@@ -424,3 +424,26 @@ def test_a_stale_vendor_form_does_not_put_back_facts_saved_meanwhile(as_role):
     stored = Vendor.objects.get(pk=vendor.pk)
     assert stored.contact_email == "new-account-manager@example.com"
     assert "(stale page)" not in stored.name
+
+
+def test_a_stale_poc_plan_form_does_not_move_a_deadline_saved_meanwhile(as_role):
+    from portal.models import PocPlan
+
+    client = as_role("procurement")
+    other = Client()
+    assert other.login(username="procurement", password=PASSWORDS["procurement"])
+    url = reverse("evaluation-poc", args=[DEMO_EVALUATION])
+    mine = _posted_form(client.get(url).content.decode())
+    theirs = _posted_form(other.get(url).content.decode())
+    assert mine["loaded_version"]
+    theirs.update({"deadline": "2027-03-01T12:00", "all_nodes_max": "2", "sample_size": "2"})
+    assert other.post(url, theirs).status_code == 302
+
+    mine.update({"deadline": "2027-01-15T09:00", "all_nodes_max": "2", "sample_size": "2"})
+    response = client.post(url, mine)
+
+    assert response.status_code == 422
+    assert "Someone saved this form after you opened it" in _text(response)
+    assert 'value="2027-01-15T09:00"' in response.content.decode()  # the input is kept
+    deadline = PocPlan.objects.get(evaluation_id=DEMO_EVALUATION).deadline
+    assert (deadline.year, deadline.month) == (2027, 3)
