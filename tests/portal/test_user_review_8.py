@@ -447,3 +447,26 @@ def test_a_stale_poc_plan_form_does_not_move_a_deadline_saved_meanwhile(as_role)
     assert 'value="2027-01-15T09:00"' in response.content.decode()  # the input is kept
     deadline = PocPlan.objects.get(evaluation_id=DEMO_EVALUATION).deadline
     assert (deadline.year, deadline.month) == (2027, 3)
+
+
+def test_a_refused_questionnaire_names_the_files_to_choose_again(as_role):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from portal.models import AnswerAttachment
+
+    client = as_role("procurement")
+    url = reverse("candidate-questionnaire", args=[DEMO_EVALUATION, 1])
+    data = {
+        "item-6-claim": "MLPS level 3, certificate attached",
+        "item-6-attachment": SimpleUploadedFile("mlps3-certificate.pdf", b"%PDF-1.4 cert"),
+        "item-9-claim": "about 1.2 million",  # not a number: the whole form is refused
+    }
+    response = client.post(url, data)
+    assert response.status_code == 422
+    text = _text(response)
+    assert "Not attached, choose again: item 6: mlps3-certificate.pdf." in text
+    assert not AnswerAttachment.objects.filter(original_name="mlps3-certificate.pdf").exists()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    data["item-6-attachment"] = SimpleUploadedFile("mlps3-certificate.pdf", b"%PDF-1.4 cert")
+    chinese = _text(client.post(url, data))
+    assert "以下附件未上传，请重新选择：检查项 6：mlps3-certificate.pdf。" in chinese
