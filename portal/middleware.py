@@ -103,9 +103,10 @@ class JsonSessionEndedMiddleware:
 
     def __call__(self, request):
         # Read before the view: signing out (a POST sent to the login page) is no ended session.
-        signed_out_post = request.method == "POST" and not request.user.is_authenticated
+        page = not request.path.startswith("/api/")  # the API answers for itself
+        signed_out_post = page and request.method == "POST" and not request.user.is_authenticated
         response = self.get_response(request)
-        if response.status_code == 302 and not request.path.startswith("/api/"):
+        if response.status_code == 302 and page:
             login = resolve_url(settings.LOGIN_URL)
             if response.get("Location", "").split("?", 1)[0] != login or request.path == login:
                 return response
