@@ -42,6 +42,7 @@ from ..services.evaluations import (
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import ReportPdfLimited, report_pdf_request
+from ..templatetags.portal_tags import num
 from . import display
 from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
@@ -215,6 +216,35 @@ def decision_drift(record, ranking) -> list[str]:
     return drift
 
 
+def chosen_place(record) -> dict | None:
+    """Where the chosen candidate stood in the ranking the decision recorded, when it was
+    not first: its place among the qualified, how many there were, the leader and the gap in
+    points (two places). None for a leader chosen, a portfolio or a record without a ranking."""
+    if record is None or (record.snapshot or {}).get("portfolio"):
+        return None
+    qualified = [
+        r for r in (record.snapshot or {}).get("ranking") or () if not r.get("disqualified")
+    ]
+    place = next(
+        (
+            i
+            for i, r in enumerate(qualified, start=1)
+            if r.get("candidate_id") == record.candidate_id
+        ),
+        None,
+    )
+    if place is None or place == 1:
+        return None
+    leader, chosen = qualified[0], qualified[place - 1]
+    gap = round(leader.get("total", 0), 2) - round(chosen.get("total", 0), 2)
+    return {
+        "place": place,
+        "count": len(qualified),
+        "leader": leader.get("label", ""),
+        "gap": num(gap, 2),
+    }
+
+
 def _snapshot_weights(record) -> dict:
     """The weights a decision record keeps, in the dimensions' order (the snapshot's JSON may
     hold them in any order), each as its share of the six in percent."""
@@ -251,6 +281,7 @@ def _decision_page(
         "disqualified_count": len(ranking.results) - len(ranking.qualified),
         "unverified_choices": unverified,
         "decision_drift": decision_drift(record, ranking),
+        "chosen_place": chosen_place(record),
         "refused": refused,
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
@@ -276,6 +307,7 @@ def report_context(evaluation) -> dict:
         "evaluation": evaluation,
         "record": record,
         "decision_drift": drift,
+        "chosen_place": chosen_place(record),
         # The decisions set aside, newest first: a report of round 2 says round 1 existed,
         # what it chose and why it was reopened, as the Decision page does.
         "earlier_decisions": _earlier_decisions(evaluation),

@@ -470,3 +470,26 @@ def test_a_refused_questionnaire_names_the_files_to_choose_again(as_role):
     data["item-6-attachment"] = SimpleUploadedFile("mlps3-certificate.pdf", b"%PDF-1.4 cert")
     chinese = _text(client.post(url, data))
     assert "以下附件未上传，请重新选择：检查项 6：mlps3-certificate.pdf。" in chinese
+
+
+def test_a_decision_for_the_runner_up_says_so_on_the_decision_page_and_in_the_report(demo):
+    evaluation = Evaluation.objects.get(pk=16)
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+    leader, runner = ranking.qualified[0], ranking.qualified[1]
+    client = _manager()
+    url = reverse("evaluation-decision", args=[16])
+    response = client.post(
+        url, {"candidate": str(runner.candidate_id), "rationale": "Region and data residency."}
+    )
+    assert response.status_code == 302
+    gap = f"{round(leader.total, 2) - round(runner.total, 2):,.2f}"
+    expected = (
+        f"The chosen candidate was not the leader: it ranked 2 of {len(ranking.qualified)} "
+        f"qualified candidates in the recorded ranking, {gap} points behind {leader.label}."
+    )
+    for page in (url, reverse("evaluation-report", args=[16])):
+        assert expected in " ".join(_text(client.get(page)).split()), page
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    chinese = _text(client.get(url))
+    assert "The chosen candidate was not the leader" not in chinese
+    assert "选定的候选方案并非领先者" in chinese
