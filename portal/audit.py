@@ -449,7 +449,7 @@ def evaluation_history(
         entries.append(_decision_entry(decision, labels))
         reopening = getattr(decision, "reopening", None)
         if reopening is not None:
-            entries.append(_reopening_entry(reopening, labels))
+            entries.append(_reopening_entry(reopening, decision, labels))
     entries.sort(key=lambda e: (e.at, e.kind, e.object_id), reverse=True)
     return entries
 
@@ -479,17 +479,18 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
     )
 
 
-def _reopening_entry(reopening, labels: _Labels) -> AuditEntry:
+def _reopening_entry(reopening, decision: DecisionRecord, labels: _Labels) -> AuditEntry:
     return AuditEntry(
         at=reopening.reopened_at,
         user=labels.usernames.get(reopening.reopened_by_id),
         user_name=labels.users.get(reopening.reopened_by_id),
         kind="decision",
         object_id=reopening.decision_id,
-        object_label=labels.candidates.get(
-            reopening.decision.candidate_id, f"#{reopening.decision.candidate_id}"
-        ),
+        # The decision it set aside, named as that decision's own entry names it (recorded
+        # with it): a vendor renamed between the decision and the reopening renames neither.
+        object_label=decision.chosen_label,
         action="reopened",
+        candidate_id=decision.candidate_id,
         changes=(
             FieldChange(field="reason", label=_("reason"), before=None, after=reopening.reason),
         ),

@@ -368,9 +368,13 @@ def report_sections(evaluation) -> dict[str, Any]:
         [(r.label, (verifications.get(r.candidate_id) or {}).get("poc")) for r in results], plan
     )
 
-    record = evaluation.decision
+    # Every round, the decisions set aside included with who reopened them, when and why: a
+    # reader of the workbook sees that an earlier decision existed and the reason it was left.
     decision_rows = []
-    if record is not None:
+    for record in evaluation.decisions.select_related(
+        "candidate__offering__vendor", "decided_by", "reopening__reopened_by"
+    ).order_by("round"):
+        reopening = getattr(record, "reopening", None)
         decision_rows.append(
             [
                 record.round,
@@ -378,6 +382,9 @@ def report_sections(evaluation) -> dict[str, Any]:
                 person_shown(record.decided_by),
                 record.decided_at.replace(tzinfo=None),
                 record.rationale,
+                person_shown(reopening.reopened_by) if reopening else "",
+                reopening.reopened_at.replace(tzinfo=None) if reopening else None,
+                reopening.reason if reopening else "",
             ]
         )
     return {
@@ -438,6 +445,9 @@ def report_sections(evaluation) -> dict[str, Any]:
                 _("Decided by"),
                 _("Decided at (UTC)"),
                 _("Rationale"),
+                _("Reopened by"),
+                _("Reopened at (UTC)"),
+                _("Reason for reopening"),
             ],
             decision_rows,
         ),

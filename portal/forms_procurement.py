@@ -29,7 +29,8 @@ from .models import (
     Role,
     Vendor,
 )
-from .services.evaluations import requirements_version
+from .services.catalogue import offering_version, vendor_version
+from .services.evaluations import candidate_version, requirements_version
 from .services.tokens import MAX_TOKEN_LIFETIME
 
 # The offering form is long (about sixty claims); fieldsets follow the six dimensions so that
@@ -157,6 +158,16 @@ class PageFormMixin:
 
 
 class VendorEditForm(PageFormMixin, VendorForm):
+    # The vendor as the page loaded it: vendor_save refuses a save over another editor's newer
+    # save, and the page keeps the input.
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = vendor_version(self.instance)
+
     website = forms.URLField(
         label=Vendor._meta.get_field("website").verbose_name,
         max_length=Vendor._meta.get_field("website").max_length,
@@ -166,7 +177,15 @@ class VendorEditForm(PageFormMixin, VendorForm):
 
 
 class CandidateEditForm(PageFormMixin, CandidateForm):
-    pass
+    # The candidate as the page loaded it: candidate_update refuses a save over someone else's
+    # newer save (a quote negotiated meanwhile), and the page keeps the input (refuse_stale).
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = candidate_version(self.instance)
 
 
 class OfferingPriceEditForm(OfferingPriceForm):
@@ -177,10 +196,20 @@ class OfferingPriceEditForm(OfferingPriceForm):
 class OfferingEditForm(PageFormMixin, OfferingForm):
     """The offering form, rendered in fieldsets."""
 
+    # The offering and its prices as the page loaded them: offering_save refuses a save over
+    # another editor's newer save (prices put back), and the page keeps the input.
+    loaded_version = loaded_version_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Read before validation writes the posted values onto the instance.
+        if self.instance.pk is not None:
+            self.fields["loaded_version"].initial = offering_version(self.instance)
+
     def fieldsets(self):
+        names = [name for name in self.fields if name != "loaded_version"]
         return [
-            (legend, [self[name] for name in names])
-            for legend, names in offering_fieldsets(self.fields)
+            (legend, [self[name] for name in names]) for legend, names in offering_fieldsets(names)
         ]
 
 

@@ -93,19 +93,31 @@ def session_ended_message() -> str:
 class JsonSessionEndedMiddleware:
     """A fetch asking for JSON that login_required would send to the login page gets a JSON
     401 instead: following the redirect hands the script an HTML page it cannot read, and the
-    user would think the input is lost."""
+    user would think the input is lost. A form posted after the session expired (its CSRF
+    cookie still valid, so the CSRF page never sees it) gets the same 401 as a page saying
+    nothing was saved, with the text it sent shown read-only to copy back: the redirect to
+    the login page dropped every word typed."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        # Read before the view: signing out (a POST sent to the login page) is no ended session.
+        page = not request.path.startswith("/api/")  # the API answers for itself
+        signed_out_post = page and request.method == "POST" and not request.user.is_authenticated
         response = self.get_response(request)
-        if response.status_code == 302 and script_wants_json(request):
+        if response.status_code == 302 and page:
             login = resolve_url(settings.LOGIN_URL)
-            if response.get("Location", "").split("?", 1)[0] == login:
+            if response.get("Location", "").split("?", 1)[0] != login or request.path == login:
+                return response
+            if script_wants_json(request):
                 return JsonResponse(
                     {"detail": session_ended_message(), "code": "session_ended"}, status=401
                 )
+            if signed_out_post:
+                from .views.errors import session_ended_page
+
+                return session_ended_page(request)
         return response
 
 

@@ -17,10 +17,12 @@ from django.utils.translation import gettext as _
 
 from ..models import Candidate, Offering, OfferingPrice, OfferingVersion, Vendor
 from ..models.vendors import offering_facts_of, price_facts_of, vendor_facts_of
+from .errors import ensure_current
 from .locks import candidate_lock_open
 from .notifications import notify_catalogue_changed
 from .results import results_changed, results_changed_for_offerings
 from .text import clean_text_fields
+from .versions import values_version
 
 CATALOGUE_PERMISSION = "portal.edit_catalogue"
 
@@ -67,15 +69,33 @@ def _new_versions(offerings: Iterable[Offering], by) -> list[OfferingVersion]:
     return versions
 
 
+def vendor_version(vendor: Vendor) -> str:
+    """The version of a vendor's facts as a page loaded them (those an offering's version
+    records of its vendor)."""
+    return values_version(vendor_facts_of(vendor))
+
+
 @transaction.atomic
-def vendor_save(*, vendor: Vendor, by) -> Vendor:
-    """Create or change a vendor; its offerings get a new version when their facts changed."""
+def vendor_save(*, vendor: Vendor, by, expected_version: str | None = None) -> Vendor:
+    """Create or change a vendor; its offerings get a new version when their facts changed.
+
+    ``expected_version`` (vendor_version as the editor's page loaded it): a vendor saved by
+    someone else since is not overwritten (StaleCopy); None (a script) is not checked."""
     require_catalogue_editor(by)
+    if expected_version is not None and vendor.pk is not None:
+        stored = Vendor.objects.select_for_update().get(pk=vendor.pk)
+        ensure_current(stored=vendor_version(stored), expected=expected_version, current=stored)
     clean_text_fields(vendor)
     vendor.full_clean()
     _by(vendor, by).save()
     _new_versions(vendor.offerings.all(), by)
     return vendor
+
+
+def offering_version(offering: Offering) -> str:
+    """The version of an offering's facts and list prices as a page loaded them (the facts
+    an OfferingVersion records, the stored row's)."""
+    return values_version([offering_facts_of(offering), price_facts_of(offering)])
 
 
 @transaction.atomic
@@ -85,10 +105,17 @@ def offering_save(
     by,
     prices: Iterable[OfferingPrice] = (),
     deleted_prices: Iterable[OfferingPrice] = (),
+    expected_version: str | None = None,
 ) -> Offering:
     """Create or change an offering and (optionally) its list prices in one step; a new
-    version is made when anything changed. Candidates keep the version they pinned."""
+    version is made when anything changed. Candidates keep the version they pinned.
+
+    ``expected_version`` (offering_version as the editor's page loaded it): an offering saved
+    by someone else since is not overwritten (StaleCopy); None (a script) is not checked."""
     require_catalogue_editor(by)
+    if expected_version is not None and offering.pk is not None:
+        stored = Offering.objects.select_for_update().get(pk=offering.pk)
+        ensure_current(stored=offering_version(stored), expected=expected_version, current=stored)
     clean_text_fields(offering)
     offering.full_clean()
     _by(offering, by).save()

@@ -37,7 +37,7 @@ from ..models import (
     UploadToken,
     VerificationStatus,
 )
-from .errors import AnswerChanged, ensure_current, ensure_not_decided
+from .errors import AnswerChanged, StaleCopy, ensure_current, ensure_not_decided
 from .evidence import evidence_reimport
 from .files import stored_files, stored_files_delete_on_commit
 from .locks import candidate_lock_open
@@ -369,10 +369,30 @@ def candidate_add(
     return candidate_refresh(candidate_id=candidate.pk)
 
 
+# What a candidate's form edits: its offering, node count, quote and notes.
+CANDIDATE_EDIT_FIELDS = ("offering_id", "node_count", "quoted_billing_model")
+CANDIDATE_EDIT_FIELDS += ("quoted_price_per_gpu", "notes")
+
+
+def candidate_version(candidate: Candidate) -> str:
+    """The version of a candidate's editable fields (offering, nodes, quote, notes) as a
+    page loaded them."""
+    return values_version([getattr(candidate, name) for name in CANDIDATE_EDIT_FIELDS])
+
+
 @transaction.atomic
-def candidate_update(*, candidate: Candidate, by) -> Candidate:
-    """Save a candidate changed by a form (node count, quote) and rescore it."""
+def candidate_update(*, candidate: Candidate, by, expected_version: str | None = None) -> Candidate:
+    """Save a candidate changed by a form (node count, quote) and rescore it.
+
+    ``expected_version`` (candidate_version of the row as the page loaded it): a candidate
+    saved by someone else since is not overwritten (StaleCopy, with the row stored now);
+    None (a script) is not checked."""
     _not_decided(candidate.evaluation)
+    if expected_version is not None:
+        # One writer per candidate at a time: the version cannot move before this commits.
+        candidate_lock_open(candidate.pk)
+        stored = Candidate.objects.get(pk=candidate.pk)
+        ensure_current(stored=candidate_version(stored), expected=expected_version, current=stored)
     clean_text_fields(candidate)
     candidate.full_clean()
     _with_history_user(candidate, by).save()
@@ -597,6 +617,32 @@ def _pending_refreshes_run(evaluation: Evaluation) -> None:
         candidate_refresh_pending(candidate_id=candidate_id)
 
 
+def ranking_version(ranking) -> str:
+    """The version of a ranking as a decision page shows it: each candidate's place, total
+    (two places) and whether it is disqualified. A page carries it so that a decision is
+    recorded on the figures its manager read (decision_record's ``expected_version``)."""
+    return values_version(
+        [[r.candidate_id, round(r.total, 2), bool(r.disqualified)] for r in ranking.results]
+    )
+
+
+class RankingChanged(StaleCopy):
+    """The ranking moved since the decision page was read (an answer, a price, an import):
+    nothing is recorded; the page shows the ranking as it is now, with the input kept."""
+
+    def __init__(self, version: str, current):
+        super().__init__(
+            version,
+            current=current,
+            message=_(
+                "The ranking changed since you opened this page (an answer, a price, weights "
+                "or evidence changed), so the decision was not recorded. The choices below "
+                "show the figures as they are now: check them, then record the decision again."
+            ),
+            code="ranking_changed",
+        )
+
+
 @transaction.atomic
 def decision_record(
     *,
@@ -605,13 +651,18 @@ def decision_record(
     rationale: str,
     by,
     portfolio: Mapping[str, Any] | None = None,
+    expected_version: str | None = None,
 ) -> DecisionRecord:
     """Record the decision of this round, with a snapshot of scores, weights and evidence
     hashes; the evaluation becomes decided (frozen) and every upload token is revoked.
 
     ``portfolio`` (from ``services.portfolio.portfolio_decision_record``) records a portfolio:
     every workload's assignment is kept in the snapshot; ``candidate`` is its largest line,
-    which may be disqualified as a single choice (each line passed its workload's knockouts)."""
+    which may be disqualified as a single choice (each line passed its workload's knockouts).
+
+    ``expected_version``: the ranking_version of the ranking the manager read; when the
+    ranking computed here under the evaluation's lock differs, RankingChanged is raised and
+    nothing is recorded (None, a script: not checked)."""
     evaluation = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
     _not_decided(evaluation)
     if candidate.evaluation_id != evaluation.pk:
@@ -623,6 +674,9 @@ def decision_record(
     _pending_refreshes_run(evaluation)
     text = rubric_loader.rubric_text(evaluation.rubric_version)
     ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+    stored = ranking_version(ranking)
+    if expected_version is not None and expected_version != stored:
+        raise RankingChanged(stored, ranking)
     result = next(r for r in ranking.results if r.candidate_id == candidate.pk)
     if result.disqualified and portfolio is None:
         raise ValidationError(

@@ -15,8 +15,9 @@ from scoring import poc as plan_rules
 from scoring.reference import claimed_gpu_facts
 
 from ..models import Candidate, Evaluation, EvaluationStatus, PocCandidateNodes, PocPlan
-from .errors import ensure_not_decided
+from .errors import ensure_current, ensure_not_decided
 from .text import clean_text
+from .versions import values_version
 
 MAX_NODE_NAME = 200
 MAX_NODES = 10_000
@@ -51,6 +52,27 @@ def plan_spec(plan: PocPlan, candidate: Candidate) -> plan_rules.PlanSpec:
     )
 
 
+def poc_plan_version(plan: PocPlan | None) -> str:
+    """The version of an evaluation's POC plan as a page loaded it: deadline, run sizes, the
+    shared path and every candidate's node names (None: no plan yet)."""
+    if plan is None or plan.pk is None:
+        return values_version(None)
+    names = dict(
+        PocCandidateNodes.objects.filter(plan=plan)
+        .order_by("candidate_id")
+        .values_list("candidate_id", "node_names")
+    )
+    return values_version(
+        [
+            plan.deadline,
+            plan.all_nodes_max,
+            plan.sample_size,
+            plan.shared_fs_path,
+            {str(k): v for k, v in names.items()},
+        ]
+    )
+
+
 @transaction.atomic
 def poc_plan_save(
     *,
@@ -62,13 +84,19 @@ def poc_plan_save(
     shared_fs_path: str = "",
     node_names: Mapping[int, Sequence[str]] | None = None,
     seed: int | None = None,
+    expected_version: str | None = None,
 ) -> PocPlan:
     """Create or change the evaluation's POC plan and re-draw each candidate's node sample from
     the plan's seed (a new plan draws a seed; an existing one keeps its own unless ``seed`` is
     given). ``node_names`` maps candidate ids to their node names; candidates left out keep
-    theirs. Refused when the evaluation is decided; nothing is written on any error."""
+    theirs. Refused when the evaluation is decided; nothing is written on any error.
+
+    ``expected_version`` (poc_plan_version as the page loaded it): a plan saved by someone else
+    since is not overwritten (StaleCopy); None (a script) is not checked."""
     ensure_not_decided(evaluation)
     plan = PocPlan.objects.select_for_update().filter(evaluation=evaluation).first()
+    if expected_version is not None:
+        ensure_current(stored=poc_plan_version(plan), expected=expected_version, current=plan)
     if plan is None:
         plan = PocPlan(evaluation=evaluation, seed=secrets.randbits(48) if seed is None else seed)
     elif seed is not None:

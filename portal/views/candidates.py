@@ -1,6 +1,7 @@
 """Candidate pages: explanation of the scores, claims against measurements, the questionnaire
 and the evidence of one candidate."""
 
+import re
 from collections.abc import Callable
 
 from django.conf import settings
@@ -375,6 +376,19 @@ def _wants_json(request) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
+def _files_sent(request: HttpRequest, numbers: set[int]) -> list[str]:
+    """The files posted for the items ``numbers``, each as "item N: name"."""
+    sent = []
+    for name, files in request.FILES.lists():
+        found = re.match(r"^item-(\d+)-attachment$", name)
+        if found and int(found.group(1)) in numbers:
+            sent += [
+                _("item %(number)s: %(file)s") % {"number": found.group(1), "file": f.name}
+                for f in files
+            ]
+    return sent
+
+
 @login_required
 @require_form_methods
 def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
@@ -383,6 +397,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
     allowed = CAN_EDIT if request.method == "POST" else CAN_VIEW
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, allowed)
     status = 200
+    not_attached: set[int] = set()  # items whose chosen files were not saved
     if request.method == "POST":
         forms_ = questionnaire_forms(candidate, request.POST, request.FILES)
         result = _save(request, candidate, forms_)
@@ -397,10 +412,12 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
             return redirect("candidate-questionnaire", pk=evaluation.pk, candidate_pk=candidate.pk)
         status = refused
         candidate.refresh_from_db()
+        not_attached = {f.item.number for f in forms_}
         if result is not None:
             # Saved but for the conflicts: every other item as stored now.
             status = 409
             conflicted = {c.draft.item.pk for c in result.conflicts}
+            not_attached = {c.draft.item.number for c in result.conflicts}
             forms_ = [
                 old if old.item.pk in conflicted else new
                 for old, new in zip(forms_, questionnaire_forms(candidate), strict=True)
@@ -427,6 +444,9 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "progress": _progress(candidate, len(forms_)),
         "can_edit": membership.role in CAN_EDIT and evaluation.status != "decided",
         "failed": status == 422 or decided_refusal,
+        # The files chosen for items not saved, named: a browser never fills a file input
+        # again, so the page says which to choose again.
+        "files_not_attached": _files_sent(request, not_attached),
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
     }

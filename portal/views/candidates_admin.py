@@ -7,9 +7,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
+from ..forms import refuse_stale, sent_version
 from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
-from ..services.errors import EvaluationDecided
+from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import candidate_add, candidate_remove, candidate_update
 from .common import form_status, member_candidate, member_evaluation, require_form_methods
 
@@ -42,6 +43,21 @@ def candidate_create(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "portal/candidate_form.html", context, status=form_status(form))
 
 
+def _stored_now(form, stored) -> str:
+    """The candidate as stored now, each field named as the form labels it and shown as its
+    inputs show it (a choice by its label)."""
+    parts = []
+    for name in ("offering", "node_count", "quoted_billing_model", "quoted_price_per_gpu", "notes"):
+        field = form.fields[name]
+        value = getattr(stored, name)
+        if name == "quoted_billing_model":
+            value = dict(field.choices).get(value, value) if value else ""
+        if value in ("", None):
+            value = "—"
+        parts.append(f"{field.label}: {value}")
+    return " · ".join(parts)
+
+
 @login_required
 @require_form_methods
 def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
@@ -53,7 +69,11 @@ def candidate_edit(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResp
     )
     if request.method == "POST" and form.is_valid():
         try:
-            candidate = candidate_update(candidate=form.instance, by=request.user)
+            candidate = candidate_update(
+                candidate=form.instance, by=request.user, expected_version=sent_version(form)
+            )
+        except StaleCopy as exc:
+            refuse_stale(form, exc, _stored_now(form, exc.current))
         except ValidationError as exc:
             add_service_error(form, exc)
         else:

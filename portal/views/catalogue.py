@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from ..forms import refuse_stale, sent_version
 from ..forms_procurement import (
     OfferingEditForm,
     OfferingFilterForm,
@@ -28,6 +29,7 @@ from ..models import (
     offering_zero_unstated,
 )
 from ..services.catalogue import offering_save, vendor_save
+from ..services.errors import StaleCopy
 from ..services.evaluations import (
     CatalogueRowInUse,
     offering_delete,
@@ -49,11 +51,18 @@ def _vendor_form(request: HttpRequest, vendor: Vendor | None) -> HttpResponse:
     form = VendorEditForm(request.POST if request.method == "POST" else None, instance=vendor)
     if request.method == "POST" and form.is_valid():
         try:
-            vendor = vendor_save(vendor=form.save(commit=False), by=request.user)
+            vendor = vendor_save(
+                vendor=form.save(commit=False),
+                by=request.user,
+                expected_version=sent_version(form),
+            )
+        except StaleCopy as exc:
+            refuse_stale(form, exc)
         except ValidationError as exc:
             form.add_error(None, exc)
-        messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
-        return redirect("vendor-list")
+        else:
+            messages.success(request, _("Vendor “%(name)s” saved.") % {"name": vendor.name})
+            return redirect("vendor-list")
     context = {"form": form, "vendor": vendor}
     return render(request, "portal/vendor_form.html", context, status=form_status(form))
 
@@ -165,7 +174,10 @@ def _offering_form(request: HttpRequest, offering: Offering | None) -> HttpRespo
                         by=request.user,
                         prices=changed,
                         deleted_prices=prices.deleted_objects,
+                        expected_version=sent_version(form),
                     )
+            except StaleCopy as exc:
+                refuse_stale(form, exc)
             except ValidationError as exc:
                 form.add_error(None, exc)
             else:

@@ -107,6 +107,40 @@ def _curves(candidates, results) -> dict[str, list[dict]]:
     return curves
 
 
+# Below this many points between the first two qualified candidates the ranking says they are
+# near-tied: the table shows totals to a tenth, and claims alone move a score by more (their
+# credit, 0.7, is a planning figure).
+NEAR_TIE_POINTS = 1.0
+
+
+def _lead_margin(ranking, robustness: Robustness) -> dict | None:
+    """How far the leader is ahead of the runner-up, and the smallest change of one weight
+    that swaps them (from the flip thresholds of the weights shown): what a manager must say
+    before choosing between two near-tied candidates. None with fewer than two qualified."""
+    qualified = list(ranking.qualified)
+    if len(qualified) < 2:
+        return None
+    leader, runner = qualified[0], qualified[1]
+    # From the totals to two places, as the exports give them: the gap reads as their difference.
+    gap = round(leader.total, 2) - round(runner.total, 2)
+    swaps = [
+        f
+        for f in robustness.flips
+        if f.other_id == runner.candidate_id
+        and f.leader_id == leader.candidate_id
+        and f.change_pp is not None
+    ]
+    swap = min(swaps, key=lambda f: abs(f.change_pp), default=None)
+    return {
+        "leader": leader.label,
+        "runner": runner.label,
+        "gap": num(gap, 2),
+        "near_tie": gap < NEAR_TIE_POINTS,
+        "dimension": None if swap is None else Dimension(swap.dimension).label,
+        "change": None if swap is None else f"{swap.change_pp:+.1f}",
+    }
+
+
 def _charted_robustness(robustness: Robustness, labels: dict[int, str]):
     """The part of ``robustness`` the chart draws, and the labels of its candidates (ranking
     order): the first CHART_CANDIDATES, as on every chart of the page, and any other that
@@ -445,6 +479,7 @@ def results_context(
         "dimensions": [Dimension(d) for d in DIMENSIONS],
         "weights": ranking.weights,
         "robustness": robustness,
+        "lead_margin": _lead_margin(ranking, robustness),
         "labels": labels,
         "flips_table": flips_table,
         "flips_html": flips_html,

@@ -22,6 +22,7 @@ from ..exports import (
     report_document,
     safe_cell,
 )
+from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..models import (
     BillingModel,
     ChecklistItem,
@@ -31,13 +32,17 @@ from ..models import (
     VerificationStatus,
 )
 from ..permissions import CAN_DECIDE
+from ..services.errors import EvaluationDecided
 from ..services.evaluations import (
     DIMENSIONS,
+    RankingChanged,
     decision_record,
     evaluation_reopen,
+    ranking_version,
 )
 from ..services.portfolio import portfolio_export_rows
 from ..services.reports import ReportPdfLimited, report_pdf_request
+from ..templatetags.portal_tags import num
 from . import display
 from .common import form_status, member_evaluation, require_form_methods
 from .dashboard import results_context
@@ -49,6 +54,9 @@ class DecisionForm(forms.Form):
     rationale = forms.CharField(
         label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5}), max_length=20_000
     )
+    # The ranking the page showed (services.evaluations.ranking_version): a decision is
+    # recorded on the figures its manager read, or refused with the input kept.
+    loaded_version = loaded_version_field()
 
     def __init__(self, *args, choices, **kwargs):
         super().__init__(*args, **kwargs)
@@ -76,7 +84,7 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
         for r in ranking.qualified
         if VerificationStatus.VERIFIED not in candidates[r.candidate_id].answer_statuses.values()
     ]
-    form = DecisionForm(choices=choices)
+    form = DecisionForm(choices=choices, initial={"loaded_version": ranking_version(ranking)})
     reopen_form = ReopenForm()
     if request.method == "POST":
         if membership.role not in CAN_DECIDE:
@@ -93,6 +101,17 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                         by=request.user,
                     )
                 except ValidationError as exc:
+                    if record is None:
+                        # Reopened meanwhile (a second press, another manager): the page shows
+                        # no reopen form to hold the error, so the reason typed comes back here.
+                        return _refused_page(
+                            request,
+                            evaluation,
+                            membership,
+                            message=exc.messages[0],
+                            label=ReopenForm.base_fields["reason"].label,
+                            typed=request.POST.get("reason", ""),
+                        )
                     for message in exc.messages:
                         reopen_form.add_error(None, message)
                 else:
@@ -103,6 +122,17 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
             return _decision_page(
                 request, evaluation, membership, record, form, reopen_form, ranking, unverified
             )
+        if record is not None:
+            # Decided since the page was read (a second press, another manager): the decided
+            # page shows no decision form, so the rationale typed comes back with the refusal.
+            return _refused_page(
+                request,
+                evaluation,
+                membership,
+                message=EvaluationDecided().messages[0],
+                label=DecisionForm.base_fields["rationale"].label,
+                typed=request.POST.get("rationale", ""),
+            )
         form = DecisionForm(request.POST, choices=choices)
         if form.is_valid():
             try:
@@ -111,9 +141,29 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
                     candidate=candidates[form.cleaned_data["candidate"]],
                     rationale=form.cleaned_data["rationale"],
                     by=request.user,
+                    expected_version=sent_version(form),
                 )
                 messages.success(request, _("The decision is recorded."))
                 return redirect("evaluation-decision", pk)
+            except RankingChanged as exc:
+                # The choices were built from the ranking read at the start of this request;
+                # the one the service refused with is newer still when they differ.
+                current = [
+                    (r.candidate_id, f"{r.label} — {r.total:.1f}") for r in exc.current.qualified
+                ]
+                form.fields["candidate"].choices = current
+                refuse_stale(form, exc)
+                ranking = exc.current
+            except EvaluationDecided as exc:
+                evaluation.refresh_from_db()
+                return _refused_page(
+                    request,
+                    evaluation,
+                    membership,
+                    message=exc.messages[0],
+                    label=DecisionForm.base_fields["rationale"].label,
+                    typed=request.POST.get("rationale", ""),
+                )
             except ValidationError as exc:
                 errors = exc.message_dict if hasattr(exc, "error_dict") else {None: exc.messages}
                 for field, messages_ in errors.items():
@@ -121,6 +171,26 @@ def decision(request: HttpRequest, pk: int) -> HttpResponse:
     return _decision_page(
         request, evaluation, membership, record, form, reopen_form, ranking, unverified
     )
+
+
+def _refused_page(request, evaluation, membership, *, message, label, typed) -> HttpResponse:
+    """The decision page as it is now, answering 409 with why the submission was refused and
+    the text it carried shown read-only to copy (never sent again): nothing typed is lost."""
+    record = evaluation.decision
+    ranking, _candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    choices = [(r.candidate_id, f"{r.label} — {r.total:.1f}") for r in ranking.qualified]
+    response = _decision_page(
+        request,
+        evaluation,
+        membership,
+        record,
+        DecisionForm(choices=choices),
+        ReopenForm(),
+        ranking,
+        refused={"message": message, "label": label, "text": typed.strip()},
+    )
+    response.status_code = 409
+    return response
 
 
 def decision_drift(record, ranking) -> list[str]:
@@ -146,6 +216,35 @@ def decision_drift(record, ranking) -> list[str]:
     return drift
 
 
+def chosen_place(record) -> dict | None:
+    """Where the chosen candidate stood in the ranking the decision recorded, when it was
+    not first: its place among the qualified, how many there were, the leader and the gap in
+    points (two places). None for a leader chosen, a portfolio or a record without a ranking."""
+    if record is None or (record.snapshot or {}).get("portfolio"):
+        return None
+    qualified = [
+        r for r in (record.snapshot or {}).get("ranking") or () if not r.get("disqualified")
+    ]
+    place = next(
+        (
+            i
+            for i, r in enumerate(qualified, start=1)
+            if r.get("candidate_id") == record.candidate_id
+        ),
+        None,
+    )
+    if place is None or place == 1:
+        return None
+    leader, chosen = qualified[0], qualified[place - 1]
+    gap = round(leader.get("total", 0), 2) - round(chosen.get("total", 0), 2)
+    return {
+        "place": place,
+        "count": len(qualified),
+        "leader": leader.get("label", ""),
+        "gap": num(gap, 2),
+    }
+
+
 def _snapshot_weights(record) -> dict:
     """The weights a decision record keeps, in the dimensions' order (the snapshot's JSON may
     hold them in any order), each as its share of the six in percent."""
@@ -155,15 +254,19 @@ def _snapshot_weights(record) -> dict:
     return {d.value: shares[d.value] for d in Dimension if d.value in shares}
 
 
-def _decision_page(
-    request, evaluation, membership, record, form, reopen_form, ranking, unverified=()
-):
-    earlier = (
+def _earlier_decisions(evaluation):
+    return (
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
         .select_related("reopening__reopened_by")
         .filter(reopening__isnull=False)
         .order_by("-round")
     )
+
+
+def _decision_page(
+    request, evaluation, membership, record, form, reopen_form, ranking, unverified=(), refused=None
+):
+    earlier = _earlier_decisions(evaluation)
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -178,6 +281,8 @@ def _decision_page(
         "disqualified_count": len(ranking.results) - len(ranking.qualified),
         "unverified_choices": unverified,
         "decision_drift": decision_drift(record, ranking),
+        "chosen_place": chosen_place(record),
+        "refused": refused,
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
         # records decided before 0034), and a share reads the same for all of them.
@@ -202,6 +307,10 @@ def report_context(evaluation) -> dict:
         "evaluation": evaluation,
         "record": record,
         "decision_drift": drift,
+        "chosen_place": chosen_place(record),
+        # The decisions set aside, newest first: a report of round 2 says round 1 existed,
+        # what it chose and why it was reopened, as the Decision page does.
+        "earlier_decisions": _earlier_decisions(evaluation),
         "report": report_document(evaluation),
         **results_context(evaluation),
     }

@@ -202,3 +202,15 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
         "form_url": _form_url(request),
     }
     return render(request, "csrf_failure.html", context, status=403)
+
+
+def session_ended_page(request: HttpRequest) -> HttpResponse:
+    """A form posted after its session ended (portal.middleware.JsonSessionEndedMiddleware):
+    the CSRF failure page for a signed-out user, saying that nothing was saved, with each text
+    field sent shown read-only to copy back and a link to sign in again; 401."""
+    context = {
+        "fields": _shown_fields(request),
+        "signed_in": False,
+        "form_url": _form_url(request),
+    }
+    return render(request, "csrf_failure.html", context, status=401)

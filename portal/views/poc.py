@@ -13,11 +13,12 @@ from django.utils.translation import gettext_lazy
 
 from scoring import poc as plan_rules
 
+from ..forms import loaded_version_field, refuse_stale, sent_version
 from ..forms_procurement import add_service_error
 from ..models import EvaluationStatus, PocCandidateNodes, PocPlan
 from ..permissions import CAN_EDIT
-from ..services.errors import EvaluationDecided
-from ..services.poc import poc_plan_save, stored_coverage
+from ..services.errors import EvaluationDecided, StaleCopy
+from ..services.poc import poc_plan_save, poc_plan_version, stored_coverage
 from .common import form_status, member_evaluation, require_form_methods
 from .display import poc_note
 
@@ -122,6 +123,9 @@ class PlanForm(forms.Form):
     shared_fs_path = forms.CharField(
         label=gettext_lazy("Shared file system path"), required=False, max_length=200
     )
+    # The plan as the page loaded it: poc_plan_save refuses a save over someone else's newer
+    # save (a deadline moved meanwhile), and the page keeps the input.
+    loaded_version = loaded_version_field()
 
     def __init__(self, *args, candidates=(), names=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -164,6 +168,7 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
             "shared_fs_path": plan.shared_fs_path,
         }
     names = {cid: row.node_names for cid, row in rows.items()}
+    initial = {**(initial or {}), "loaded_version": poc_plan_version(plan)}
     form = PlanForm(candidates=candidates, names=names, initial=initial)
     if request.method == "POST":
         if membership.role not in CAN_EDIT:
@@ -184,7 +189,10 @@ def poc_plan(request: HttpRequest, pk: int) -> HttpResponse:
                     sample_size=form.cleaned_data["sample_size"],
                     shared_fs_path=form.cleaned_data["shared_fs_path"],
                     node_names=form.node_names(),
+                    expected_version=sent_version(form),
                 )
+            except StaleCopy as exc:
+                refuse_stale(form, exc)
             except ValidationError as exc:
                 # With its code: a decided refusal stays a 409 (form_status).
                 add_service_error(form, exc)

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from ..forms import loaded_version_field, refuse_stale, sent_version, weight_percent_field
-from ..models import Dimension, EvaluationStatus
+from ..models import Dimension, EvaluationStatus, WorkloadProfile
 from ..permissions import CAN_WEIGH
 from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.evaluations import (
@@ -127,6 +127,16 @@ def saved_judgements(evaluation) -> dict[str, str]:
     return {k: v for k, v in judgements.items() if v in AHP_VALUES}
 
 
+def preset_percentages(evaluation, profile: str) -> dict[str, Decimal] | None:
+    """A workload profile's preset weights (the rubric's) in percent, one decimal; None for
+    a profile that is not one."""
+    from scoring.api import preset_weights
+
+    if profile not in WorkloadProfile.values:
+        return None
+    return percentages(preset_weights(profile, rubric_version=evaluation.rubric_version))
+
+
 def _sum_shown(form: WeightsForm) -> str:
     total = Decimal(0)
     try:
@@ -164,6 +174,14 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
     form = WeightsForm(
         initial={**{f"w_{d}": w for d, w in shown.items()}, "loaded_version": version}
     )
+    # ?preset=<workload>: the form filled with that workload's preset weights, nothing saved
+    # (Save weights records them, checked against the version the page was loaded at).
+    preset = request.GET.get("preset", "")
+    preset_shown = preset_percentages(evaluation, preset) if request.method != "POST" else None
+    if preset_shown is not None:
+        form = WeightsForm(
+            initial={**{f"w_{d}": w for d, w in preset_shown.items()}, "loaded_version": version}
+        )
     judgements = saved_judgements(evaluation)
     ahp_form = AhpForm(initial={**judgements, "loaded_version": version})
     status = 200
@@ -223,6 +241,12 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         "decided": decided,
         "may_weigh": may_weigh,
         # The dashboard's results fragment, from the same cache entry (rendered once per state).
-        "results_html": results_html(evaluation, role=membership.role),
+        "results_html": results_html(
+            evaluation,
+            role=membership.role,
+            weights=None if preset_shown is None else dict(preset_shown),
+        ),
+        "presets": WorkloadProfile.choices,
+        "preset_label": WorkloadProfile(preset).label if preset_shown is not None else None,
     }
     return render(request, "portal/evaluation_weights.html", context, status=status)

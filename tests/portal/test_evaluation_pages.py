@@ -257,7 +257,10 @@ def test_a_manager_records_a_decision_once(as_role):
     page = client.get(_url("evaluation-decision", {})).content.decode()
     assert "Best measured fabric." in page and 'name="rationale"' not in page
     again = client.post(_url("evaluation-decision", {}), {"candidate": "2", "rationale": "Other"})
-    assert again.status_code == 422
+    # The refusal of every decided evaluation, with the rationale given back (user review 8).
+    assert again.status_code == 409
+    assert "This evaluation is decided" in again.content.decode()
+    assert ">Other</textarea>" in again.content.decode()
     assert DecisionRecord.objects.get().candidate_id == 1
     # A decided evaluation refuses further changes of its weights, saying so (a 409, not the
     # manager's role).

@@ -34,9 +34,12 @@ def test_an_expired_session_gets_a_json_401_and_nothing_is_saved(client, demo):
     assert response.json()["detail"].startswith("你的登录已失效")
 
 
-def test_a_page_request_without_a_session_still_goes_to_the_login(client, demo):
-    response = client.post(URL, {"autosave": "1"})
-    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+def test_a_page_request_without_a_session_gets_html_not_json(client, demo):
+    # A form post is the "nothing was saved" page (a 401 giving back what it sent, user review
+    # 8), not the script's JSON; a page asked for goes to the login page.
+    response = client.post(URL, {"autosave": "1", "item-4-claim": "4x 3.84 TB NVMe"})
+    assert response.status_code == 401 and response["Content-Type"].startswith("text/html")
+    assert "4x 3.84 TB NVMe" in response.content.decode()
     assert client.get(URL, HTTP_ACCEPT="text/html").status_code == 302
 
 
