@@ -73,6 +73,21 @@ class Fabric:
             if self.measured_rate or self.ports_down:
                 what_en += ", as ibstat showed it"
                 what_zh += "，按 ibstat 所示"
+        elif self.ports_down:
+            # The claim named a fabric and ibstat showed none of its rails Active on the
+            # worst node: say so, or "no compute fabric" reads as the vendor's own claim.
+            transport_en, transport_zh = _TRANSPORTS.get(self.transport, (self.transport,) * 2)
+            what_en = (
+                f"none of the {self.ports_down} claimed {transport_en} rails Active on "
+                "ibstat's worst node (a port of another link layer is another network; the "
+                "fabric check names the ports it showed): no compute fabric counted, one "
+                f"{NO_FABRIC_GBIT_S} Gb/s Ethernet port assumed"
+            )
+            what_zh = (
+                f"ibstat 显示最差节点上所声明的 {self.ports_down} 条 {transport_zh} 链路均未激活"
+                "（其他链路层的端口属于另一个网络；网络核验列出了所示端口）：不计计算网络，"
+                f"假定一个 {NO_FABRIC_GBIT_S} Gb/s 以太网端口"
+            )
         else:
             what_en = f"no compute fabric: one {NO_FABRIC_GBIT_S} Gb/s Ethernet port assumed"
             what_zh = f"无计算网络：假定一个 {NO_FABRIC_GBIT_S} Gb/s 以太网端口"

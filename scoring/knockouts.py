@@ -376,6 +376,20 @@ def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> l
                 "（运行于与声明不同的 GPU、节点数多于该候选，或超出所声明硬件的上限；"
                 "总线带宽核验中逐一列出）"
             )
+        elif measured.nvlink_busbw_fraction is not None:
+            # A one-node run measured NVLink only: say so, or "no measured bus bandwidth yet"
+            # reads as if the uploaded run had been lost (manager review, stop 34).
+            lead_en = (
+                f"no bus bandwidth measured across nodes: the all_reduce run uploaded ran "
+                f"inside one node ({_pct(measured.nvlink_busbw_fraction)} of what NVLink "
+                f"should reach), which says nothing of the fabric between the "
+                f"{candidate.node_count} nodes (a run spanning at least two nodes is needed)"
+            )
+            lead_zh = (
+                f"尚无跨节点的实测总线带宽：已上传的 all_reduce 测试仅在单个节点内运行"
+                f"（为 NVLink 应达值的 {_pct(measured.nvlink_busbw_fraction)}），不能说明 "
+                f"{candidate.node_count} 个节点之间的网络（需要跨至少两个节点的测试）"
+            )
         else:
             lead_en, lead_zh = "no measured bus bandwidth yet", "尚无实测总线带宽"
         return [
@@ -383,7 +397,7 @@ def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> l
                 "busbw_unmeasured",
                 f"{lead_en}; {must_en} (run nccl-tests all_reduce_perf in the POC)",
                 f"{lead_zh}；{must_zh}（请在 POC 中运行 nccl-tests all_reduce_perf）",
-                None,
+                measured.ref("nvlink_busbw_fraction"),
             )
         ]
     if Decimal(repr(fraction)) >= minimum:

@@ -106,6 +106,28 @@ def test_the_fabric_share_the_cost_reads_counts_the_worst_nodes_rails():
     assert one_down.share < full.share
 
 
+def test_no_claimed_rail_active_says_so_rather_than_no_fabric_claimed():
+    # manager review (stop 34): an InfiniBand claim on nodes whose ibstat shows RoCE ports
+    # (no InfiniBand rail Active) read "no compute fabric", as if the vendor had claimed none.
+    refuted = _node(8, 8, answers={"fabric": "contradicted"}, measured=_ibstat(0))
+    fabric = declared_fabric(refuted, RUBRIC, 8 * 400.0)
+    assert (fabric.nics, fabric.ports_down) == (0, 8)
+    en, zh = fabric.described()
+    assert en.startswith("none of the 8 claimed InfiniBand rails Active on ibstat's worst node")
+    assert "one 25 Gb/s Ethernet port assumed" in en
+    assert zh.startswith("ibstat 显示最差节点上所声明的 8 条 InfiniBand 链路均未激活")
+    # A node with no fabric claimed keeps its plain wording.
+    bare = candidate(
+        node_count=8,
+        offering=offering(gpus_per_node=8, fabric="none", nics_per_node=0, fabric_rate_gbit_s=0),
+    )
+    assert (
+        declared_fabric(bare, RUBRIC, 8 * 400.0)
+        .described()[0]
+        .startswith("no compute fabric: one 25 Gb/s Ethernet port assumed")
+    )
+
+
 def test_the_batch_kernel_agrees_with_the_per_candidate_engine_on_rails():
     batch = [
         _node(8, 8, candidate_id=1),

@@ -195,6 +195,26 @@ def test_unmeasured_bus_bandwidth_is_not_shown_so_it_disqualifies():
     assert "75 % of its own declared system's expectation" in found["busbw_unmeasured"].reason_en
 
 
+def test_a_one_node_run_on_a_fleet_says_it_measured_nvlink_only():
+    # manager review (stop 34): a one-node 8 x H100 run on a 64-GPU need disqualified with
+    # "no measured bus bandwidth yet", as if the uploaded run had been lost.
+    ref = "upload 9 · gpu-01 · nccl_tests all_reduce.txt line 40"
+    one_node = candidate(
+        node_count=8,
+        measured=MeasuredFacts(
+            nvlink_busbw_fraction=0.93, evidence_refs={"nvlink_busbw_fraction": ref}
+        ),
+    )
+    found = _knockouts(one_node, min_busbw_fraction=Decimal("0.75"))["busbw_unmeasured"]
+    assert found.reason_en.startswith(
+        "no bus bandwidth measured across nodes: the all_reduce run uploaded ran inside one "
+        "node (93 % of what NVLink should reach), which says nothing of the fabric between "
+        "the 8 nodes"
+    )
+    assert "尚无跨节点的实测总线带宽：已上传的 all_reduce 测试仅在单个节点内运行" in found.reason_zh
+    assert found.evidence_ref == ref
+
+
 def test_a_one_gpu_need_requires_no_bus_bandwidth():
     """One GPU runs no collective: a bus-bandwidth floor set on the evaluation cannot concern it,
     measured low or not measured at all (two GPUs are held to it)."""
