@@ -349,6 +349,10 @@ def _delivery_form_by_evidence(rubric, candidate) -> str:
     )
     if claim["status"] == "verified":
         return offering.get_delivery_form_display()
+    if claim["status"] == "contradicted" and claim["assumed"]:
+        return _(
+            "%(form)s (assumed: the evidence shows a hypervisor, not which form runs under it)"
+        ) % {"form": claim["scored_as"]}
     if claim["status"] == "contradicted":
         return claim["scored_as"]
     if claim["status"] == "claimed":

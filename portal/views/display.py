@@ -573,6 +573,11 @@ def delivery_form_claim(rubric: Any, delivery_form: str, measured: Mapping[str, 
     if status == "claimed" and verdict is None and seen is None:
         status = "no_evidence"
     scored_as = ""
+    assumed = False
     if status == "contradicted" and form != delivery_form:
         scored_as = str(dict(DeliveryForm.choices).get(form, _("Virtualised")))
-    return {"status": status, "scored_as": scored_as}
+        # Only a hypervisor shows, so the container is the least favourable form consistent
+        # with the evidence, not a form it showed (manager review, stop 34: a KVM guest read
+        # as "scored as Container on shared GPUs", as if a container had been seen).
+        assumed = form == DeliveryForm.CONTAINER and seen in (None, "virtualised")
+    return {"status": status, "scored_as": scored_as, "assumed": assumed}

@@ -37,6 +37,17 @@ def _measured(candidate, verdict, confidence, seen=None) -> None:
             "声明；证据与之矛盾，按 vGPU 评分",
         ),
         (None, None, None, "claimed; no evidence on it yet", "声明；尚无相关证据"),
+        # Only a hypervisor shows (a KVM guest): the container is an assumption, said as one.
+        (
+            "virtualised",
+            0.99,
+            "virtualised",
+            "claimed; the evidence contradicts it, scored as Container on shared GPUs, the "
+            "least favourable form consistent with it (it shows a hypervisor, not which form "
+            "runs under it)",
+            "声明；证据与之矛盾，按共享 GPU 上的容器评分，即与证据相符的最不利形态"
+            "（证据显示了虚拟化层，但未显示其下运行的是哪种形态）",
+        ),
     ],
 )
 def test_the_header_says_the_delivery_form_is_claimed_and_what_the_evidence_made_of_it(

@@ -74,15 +74,24 @@ def test_the_csv_gives_the_delivery_form_the_evidence_shows_beside_the_claim(
     assert upload.status == UploadStatus.DONE, upload.error
 
     # The bare-metal claim is refuted: the column gives the form it is scored as, the very
-    # form the candidate page names.
+    # form the candidate page names, and both say it is assumed (only a hypervisor shows).
     header, rows = _csv(client, candidate.evaluation_id)
     assert rows[0][claimed] == "Bare metal"
     says = _candidate_page_says(client, candidate)
-    assert says == f"claimed; the evidence contradicts it, scored as {rows[0][shown]}"
-    assert rows[0][shown] == "Container on shared GPUs"
+    assert says == (
+        "claimed; the evidence contradicts it, scored as Container on shared GPUs, the least "
+        "favourable form consistent with it (it shows a hypervisor, not which form runs under "
+        "it)"
+    )
+    assert rows[0][shown] == (
+        "Container on shared GPUs (assumed: the evidence shows a hypervisor, not which form "
+        "runs under it)"
+    )
     # In Chinese too, header and value.
     header, rows = _csv(client, candidate.evaluation_id, "zh-hans")
-    assert rows[0][header.index("证据显示的交付形态")] == "共享 GPU 上的容器"
+    assert rows[0][header.index("证据显示的交付形态")] == (
+        "共享 GPU 上的容器（假定：证据显示了虚拟化层，但未显示其下运行的是哪种形态）"
+    )
 
 
 def test_a_form_the_evidence_confirms_and_one_it_does_not_settle(client, demo):
