@@ -21,6 +21,7 @@ from rest_framework.views import exception_handler
 
 from ..models.evidence import TOKEN_PREFIX
 from ..services.errors import AnswerChanged, EvaluationDecided, StaleCopy
+from ..services.evaluations import RankingChanged
 from .authentication import UploadTokenAuthentication
 
 NON_FIELD = "non_field_errors"
@@ -46,6 +47,17 @@ def _translate(exc: Exception) -> Exception:
         return Conflict(exc.messages[0])
     if isinstance(exc, AnswerChanged):  # worded for an API client already
         return Conflict({"detail": exc.messages[0], "version": exc.version})
+    if isinstance(exc, RankingChanged):
+        return Conflict(
+            {
+                "detail": _(
+                    "The ranking changed since you read it (an answer, a price, weights or "
+                    "evidence changed), so the decision was not recorded. Read the ranking "
+                    "again, then send its ranking_version with the decision."
+                ),
+                "ranking_version": exc.version,
+            }
+        )
     if isinstance(exc, StaleCopy):
         # Worded for an API client: the page's message speaks of a form and its input.
         detail = _(

@@ -34,6 +34,7 @@ from ..models import (
     Vendor,
     VerificationStatus,
 )
+from ..services.evaluations import ranking_version
 
 RUBRIC_VERSION = "1"
 CACHE_SECONDS = 600
@@ -114,6 +115,8 @@ def ranking_payload(ranking, candidates, evaluation: Evaluation) -> dict[str, An
         "workload_profile": ranking.workload_profile,
         "weights": dict(ranking.weights),
         "leader": leader.candidate_id if leader is not None else None,
+        # What a decision POST may send back, so that it is recorded on these figures only.
+        "ranking_version": ranking_version(ranking),
         "results": results,
     }
 

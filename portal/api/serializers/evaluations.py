@@ -482,6 +482,13 @@ class ReopenInSerializer(StrictSerializer):
 class DecisionInSerializer(StrictSerializer):
     candidate = serializers.PrimaryKeyRelatedField(queryset=Candidate.objects.none())
     rationale = serializers.CharField(max_length=20_000)
+    ranking_version = serializers.CharField(
+        required=False,
+        max_length=200,
+        help_text="The ranking_version of the ranking the decision was made on (GET "
+        "ranking/): when the ranking has changed since, nothing is recorded (409). Omitted: "
+        "not checked.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -83,6 +83,11 @@ class RankingSerializer(serializers.Serializer):
         child=serializers.FloatField(), help_text="Normalised weights (sum 1)."
     )
     leader = serializers.IntegerField(allow_null=True)
+    ranking_version = serializers.CharField(
+        help_text="The version of these figures (each candidate's place, total and knockout "
+        "state): send it with a decision so that it is recorded on them, or refused (409) "
+        "when the ranking has changed since."
+    )
     results = RankedCandidateSerializer(many=True)
 
 

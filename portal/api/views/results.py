@@ -90,7 +90,13 @@ class DecisionView(EvaluationScopedView):
     def post(self, request, evaluation_pk: int):
         incoming = DecisionInSerializer(data=request.data, context=self.get_serializer_context())
         incoming.is_valid(raise_exception=True)
-        decision_record(evaluation=self.evaluation, by=request.user, **incoming.validated_data)
+        data = dict(incoming.validated_data)
+        decision_record(
+            evaluation=self.evaluation,
+            by=request.user,
+            expected_version=data.pop("ranking_version", None),
+            **data,
+        )
         self.evaluation.refresh_from_db()
         return Response(decision_state(self.evaluation), status=status.HTTP_201_CREATED)
 

@@ -624,6 +624,32 @@ def test_the_decision_is_recorded_once_by_a_manager(api, world):
     assert DecisionRecord.objects.get().rationale == "Best measured fabric."
 
 
+def test_a_decision_sent_with_the_ranking_version_it_was_made_on(api, world):
+    # manager review (stop 34): the page refuses a decision on figures its manager never
+    # saw; an API client can hold the ranking it read to the same rule.
+    api.as_(world.users["manager"])
+    ranking = api.get(ev_url(world, "api-ranking")).json()
+    version = ranking["ranking_version"]
+    assert version
+    target = ev_url(world, "api-decision")
+    stale = api.post(
+        target,
+        {"candidate": world.candidate.pk, "rationale": "On old figures.", "ranking_version": "0"},
+        format="json",
+    )
+    assert stale.status_code == 409, stale.content
+    assert "The ranking changed since you read it" in stale.json()["detail"]
+    assert stale.json()["ranking_version"] == version
+    assert not DecisionRecord.objects.exists()
+    decided = api.post(
+        target,
+        {"candidate": world.candidate.pk, "rationale": "On these.", "ranking_version": version},
+        format="json",
+    )
+    assert decided.status_code == 201, decided.content
+    assert DecisionRecord.objects.get().rationale == "On these."
+
+
 def test_unknown_api_urls_answer_json(api, world):
     api.as_(world.users["viewer"])
     response = api.get("/api/v1/evaluations")
