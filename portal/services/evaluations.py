@@ -1,5 +1,6 @@
 """Writes on evaluations: weights, requirements, candidates, answers and the decision record."""
 
+import logging
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -38,7 +39,8 @@ from ..models import (
     VerificationStatus,
 )
 from .errors import AnswerChanged, StaleCopy, ensure_current, ensure_not_decided
-from .evidence import evidence_reimport
+from .evidence import DISK_FULL_ERRNOS, StorageFull, evidence_reimport
+from .evidence.storage import media_room_check
 from .files import stored_files, stored_files_delete_on_commit
 from .locks import candidate_lock_open
 from .notifications import notify_decision_recorded
@@ -46,6 +48,8 @@ from .results import results_changed
 from .scores import candidate_refresh, evaluation_rescore
 from .text import clean_note, clean_text, clean_text_fields
 from .versions import values_version
+
+logger = logging.getLogger(__name__)
 
 DIMENSIONS = tuple(d.value for d in Dimension)
 
@@ -487,13 +491,45 @@ def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachm
     attachment = AnswerAttachment(
         answer=answer, original_name=name, size_bytes=size, uploaded_by=by
     )
-    attachment.file.save(name, uploaded_file, save=False)
+    _attachment_store(attachment, uploaded_file, size=size)
     try:
         attachment.save()
     except Exception:
         attachment.file.delete(save=False)
         raise
     return attachment
+
+
+def _attachment_store(attachment: AnswerAttachment, uploaded_file, *, size: int) -> None:
+    """Write the attachment's file, or refuse it (ValidationError on "attachment") with nothing
+    left on disk when the media volume is full (operator review, stop 34: a 500, and the part
+    written kept the disk full). The name on disk is a fresh random one, so what a full disk
+    cut short there is this write's alone to delete."""
+    full = ValidationError(
+        {
+            "attachment": _(
+                "The portal's storage is full, so this file was not kept; the rest of your "
+                "input is kept below. Attach it again later and tell the portal's operator."
+            )
+        }
+    )
+    try:
+        media_room_check(size=size)
+    except StorageFull as exc:
+        raise full from exc
+    field = attachment._meta.get_field("file")
+    on_disk = field.generate_filename(attachment, attachment.original_name)
+    try:
+        attachment.file.name = field.storage.save(
+            on_disk, uploaded_file, max_length=field.max_length
+        )
+    except OSError as exc:
+        if exc.errno not in DISK_FULL_ERRNOS:
+            raise
+        logger.error("attachment storage full: %d bytes refused (%s)", size, on_disk)
+        if field.storage.exists(on_disk):
+            field.storage.delete(on_disk)
+        raise full from exc
 
 
 class CatalogueRowInUse(Exception):

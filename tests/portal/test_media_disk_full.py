@@ -98,3 +98,42 @@ def test_a_full_disk_while_the_body_is_spooled_answers_507(
     assert response.status_code == 507, response.content
     assert "storage is full" in response.json()["detail"]
     assert EvidenceUpload.objects.count() == 0
+
+
+def test_an_answer_attachment_on_a_full_disk_is_refused_and_the_typed_text_kept(
+    as_role, settings, tmp_path, monkeypatch
+):
+    # operator review (stop 34): the evidence upload answered 507, but a document attached to
+    # an answer on the questionnaire page met the same full disk with a 500 and a part left.
+    from django.urls import reverse
+
+    from portal.models import Answer, AnswerAttachment
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    settings.EVIDENCE_MEDIA_MIN_FREE_BYTES = 0
+
+    def save_until_full(storage, name, content):
+        path = Path(storage.path(name))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.read()[: content.size // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(FileSystemStorage, "_save", save_until_full)
+    client = as_role("procurement")
+    typed = "99.95 %, credits 10-30 % (typed on a full disk)"
+    url = reverse("answer-update", kwargs={"pk": 1, "candidate_pk": 3, "number": 7})
+    response = client.post(
+        url,
+        {
+            "item-7-claim": typed,
+            "item-7-attachment": SimpleUploadedFile("sla.pdf", b"%PDF-1.7 " + b"x" * 4096),
+        },
+        HTTP_HX_REQUEST="true",
+    )
+    page = response.content.decode()
+    assert response.status_code in (200, 409, 422), response.status_code
+    assert "storage is full, so this file was not kept" in page
+    assert typed in page
+    assert not AnswerAttachment.objects.filter(answer__candidate_id=3).exists()
+    assert not Answer.objects.filter(candidate_id=3, item__number=7, claim=typed).exists()
+    assert _files(tmp_path) == []
