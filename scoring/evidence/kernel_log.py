@@ -107,7 +107,20 @@ def detect(text: str) -> int:
         lines = [line for line in head[:16384].splitlines()[:80] if line.strip()]
         if len(lines) < 3:
             return 0
-        prefixed = sum(1 for line in lines if _prefix(line) is not None)
+        prefixed = 0
+        tag: str | None = None
+        for line in lines:
+            rest = _after_prefix(line)
+            if rest is not None:
+                prefixed += 1
+                first = rest.split(maxsplit=1)[0] if rest.strip() else ""
+                tag = first if first.endswith(":") else None
+            elif tag is not None and line[:1].isspace() and line.lstrip().startswith(tag):
+                # dmesg prints a message of several lines with the later ones indented under
+                # the first, each repeating the driver's tag ("NVRM: ..."): one message.
+                prefixed += 1
+            else:
+                tag = None
         if prefixed >= 0.6 * len(lines):
             return 60
         return 0
@@ -120,6 +133,16 @@ def _prefix(line: str) -> str | None:
         if pattern.match(line):
             return name
     return None
+
+
+def _after_prefix(line: str) -> str | None:
+    """The message after a kernel-log prefix, or None when ``line`` carries none."""
+    for _, pattern in _PREFIXES:
+        match = pattern.match(line)
+        if match:
+            return line[match.end() :]
+    match = _KERNEL_WORD_RE.match(line)
+    return None if match is None else line[match.end() :]
 
 
 def parse(text: str) -> ParseResult:
