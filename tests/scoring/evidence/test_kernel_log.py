@@ -175,3 +175,18 @@ def test_the_indented_lines_of_one_dmesg_message_count_as_kernel_lines() -> None
 def test_indented_lines_without_the_message_tag_are_not_continuations() -> None:
     text = "[    1.000000] NVRM: loading\n    some other text\n    and more\n    and more\n"
     assert kernel_log.detect(text) == 0
+
+
+@pytest.mark.parametrize(
+    ("log", "line"),
+    [
+        (_UNSUPPORTED, 2),
+        ("May 27 16:50:10 fedora kernel: NVRM: RmInitAdapter failed! (0x22:0x56:894)\n", 1),
+        ("[    5.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.15\n", None),
+    ],
+)
+def test_a_gpu_the_driver_could_not_bring_up_is_no_clean_log(log: str, line: int | None) -> None:
+    # Such a GPU logs no Xid: "no Xid" must not read as a healthy GPU without a word.
+    warnings = kernel_log.parse(log).warnings
+    flagged = [w for w in warnings if "could not bring a GPU up" in w]
+    assert [w.split(":")[0] for w in flagged] == ([] if line is None else [f"line {line}"])
