@@ -12,8 +12,8 @@ a ConnectX-6 Dx -vv block cut before its LnkSta; ibv_devinfo with udev-renamed d
 device; ibv_devinfo -v of MLNX_OFED (exp flags, tabs) cut before its port; ibstatus of a RoCE
 H20 node with one 200G and three 400G ports cut in the last rate; vLLM's collect_env with a
 256-CPU lscpu missing CPU 128 cut in its model name; dmidecode 3.1 of an OpenStack Compute VM;
-a dmesg "fallen off the bus" with continuation lines and no Xid; nvbandwidth device_local_copy
-on 8x H20-3e with its host name line and a NOTE cut.
+a dmesg of an L40S the 570 driver does not support, its message over indented NVRM lines, no
+Xid; nvbandwidth device_local_copy on 8x H20-3e with its host name line and a NOTE cut.
 """
 
 from __future__ import annotations
@@ -267,16 +267,19 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
-        # "The NVIDIA GPU 0000:b3:00.0 ... fallen off the bus" over three lines, then "probe
-        # routine failed for 1 device(s)" and the 570.158.01 module banner; no "Xid" anywhere.
-        "kernel_log/nvsentinel-issue155-dmesg-fallen-off-bus-continuation-lines-no-xid-probe-failed-driver570.txt",
+        # "The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)" and five indented "NVRM:" lines (not
+        # supported by the 570.86.15 release), "probe routine failed", "None of the NVIDIA
+        # devices were initialized": 3 prefixed lines of 8, all the driver's; no Xid.
+        "kernel_log/gpu-operator-issue1371-dmesg-l40s-26b9-not-supported-by-570-probe-failed-none-initialized.txt",
         "kernel_log",
         {
             "xid_count": 0,
             "xid_codes": [],
-            "gpu_fallen_off_bus": True,
+            "gpu_fallen_off_bus": False,
             "format": "dmesg",
-            "nvidia_driver_lines": 5,
+            "kernel_lines": 3,
+            "line_count": 8,
+            "nvidia_driver_lines": 8,
         },
     ),
     (
@@ -421,8 +424,9 @@ def test_headless_mig_profile_rows_warn_that_rows_above_may_be_missing(sample: S
             "GPU 2: its link list is cut by an excerpt marker; its active links are unknown",
         ),
         (
-            "kernel_log/nvsentinel-issue155-dmesg-fallen-off-bus-continuation-lines-no-xid-probe-failed-driver570.txt",
-            "no Xid or SXid line in this log",
+            "kernel_log/gpu-operator-issue1371-dmesg-l40s-26b9-not-supported-by-570-probe-failed-none-initialized.txt",
+            "line 2: the NVIDIA driver could not bring a GPU up: that GPU logs no Xid, so their "
+            "absence does not mean healthy GPUs",
         ),
     ],
 )
