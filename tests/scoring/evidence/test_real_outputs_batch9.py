@@ -10,7 +10,8 @@ inside its first <gpu>; lspci -d 10de: of 4 H200 and NVSwitch bridges ending ins
 a ConnectX-6 Dx -vv block cut before its LnkSta; ibv_devinfo with udev-renamed devices
 (rdmaP.../ibP...) cut in the second device, and -v of MLNX_OFED (exp flags, tabs) cut before
 its port; vLLM's collect_env with a 256-CPU lscpu missing CPU 128 cut in its model name;
-dmidecode 3.1 of an OpenStack Compute VM; a dmesg of an L40S the 570 driver does not support,
+dmidecode 3.1 of an OpenStack Compute VM, and 3.2 of a Nutanix AHV guest after systemd-detect-virt
+and virt-what named the wrong hypervisor; a dmesg of an L40S the 570 driver does not support,
 its message over indented NVRM lines, no Xid; nvbandwidth device_local_copy on 8x H20-3e with
 its host name line and a NOTE cut.
 """
@@ -234,6 +235,22 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "system_count": 1,
             "dmidecode_version": "3.1",
             "smbios_version": "2.8",
+        },
+    ),
+    (
+        # systemd-detect-virt "microsoft" and virt-what "hyperv" come first, then dmidecode:
+        # "Vendor: SeaBIOS", "Manufacturer: Nutanix", "Product Name: AHV", chassis "Version: RHEL
+        # 7.3.0 PC (i440FX + PIIX, 1996)": a KVM guest whatever the two tools said.
+        "dmi/uyuni-issue2112-nutanix-ahv-vm-detect-virt-microsoft-virt-what-hyperv-then-dmidecode3.2-cut-in-chassis.txt",
+        "dmi",
+        {
+            "products": ["AHV"],
+            "manufacturers": ["Nutanix"],
+            "bios_vendors": ["SeaBIOS"],
+            "chassis_types": ["Other"],
+            "virtual": True,
+            "record_count": 3,
+            "dmidecode_version": "3.2",
         },
     ),
     (
