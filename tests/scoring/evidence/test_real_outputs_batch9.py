@@ -4,7 +4,8 @@ The shapes: nvidia-smi on 2x H20 (driver 580, confidential-computing guest) and 
 cut inside the table; nvidia-smi -q -d MEMORY,PERFORMANCE (580, "CUDA Version : Not Found")
 cut in its first of 4 GPU blocks, and a grep -E of -q naming an H200; MIG profile rows of an
 H200 pasted without their heading; nvlink -s of A100 printing integer rates ("25 GB/s") under a
-tab and a blank, elided after GPU 2's first link; -x -q XML of driver 535 (v12), 430 (v10, 4
+tab and a blank, elided after GPU 2's first link, and nvlink -R of an HGX H100 (18 links to 4
+NVSwitches) cut inside a remote device; -x -q XML of driver 535 (v12), 430 (v10, 4
 GPUs attached, tabs, behind its prompt) and 390 (v9, no cuda_version, a masked UUID), each cut
 inside its first <gpu>; lspci -d 10de: of 4 H200 and NVSwitch bridges ending inside a name, and
 a ConnectX-6 Dx -vv block cut before its LnkSta; ibv_devinfo with udev-renamed devices
@@ -128,6 +129,21 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "link_gbyte_s": 25.0,
             "link_gbyte_s_min": 25.0,
             "inactive_links": 0,
+        },
+    ),
+    (
+        # GPU 0: Links 0-17 to 00000000:05..08:00.0 (four NVSwitches, 4+5+5+4 links); GPU 1: Link
+        # 0 and 1 to 08:00.0, then "Link 2: Remote Device 00": cut, so GPU 1's count is unknown.
+        "nvidia_smi_nvlink/nccl-issue1182-hgx-h100-nvlink-R-18-links-to-4-nvswitches-prompt-cut-in-gpu1.txt",
+        "nvidia_smi_nvlink",
+        {
+            "gpu_count": 2,
+            "links_per_gpu": 18,
+            "link_gbyte_s": None,
+            "remote_devices": {
+                "0": [f"00000000:0{b}:00.0" for b in (5, 6, 7, 8)],
+                "1": ["00000000:08:00.0"],
+            },
         },
     ),
     (
@@ -410,6 +426,10 @@ def test_headless_mig_profile_rows_warn_that_rows_above_may_be_missing(sample: S
         (
             "nvidia_smi_nvlink/nccl-tests-issue228-a100-sxm4-80gb-12x25-integer-rate-tab-space-indent-gpu2-elided.txt",
             "GPU 2: its link list is cut by an excerpt marker; its active links are unknown",
+        ),
+        (
+            "nvidia_smi_nvlink/nccl-issue1182-hgx-h100-nvlink-R-18-links-to-4-nvswitches-prompt-cut-in-gpu1.txt",
+            "GPU 1: its link list ends in a cut line (24); its active links are unknown",
         ),
         (
             "kernel_log/gpu-operator-issue1371-dmesg-l40s-26b9-not-supported-by-570-probe-failed-none-initialized.txt",
