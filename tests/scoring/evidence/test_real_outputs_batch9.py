@@ -1,20 +1,20 @@
 """Key figures of the real outputs added in the ninth corpus batch, read by hand from each file.
 
-The shapes: nvidia-smi on 2x H20 (driver 580, confidential-computing guest) and 2x A800 PCIe
-cut inside the table; nvidia-smi -q -d MEMORY,PERFORMANCE (580, "CUDA Version : Not Found")
-cut in its first of 4 GPU blocks, and a grep -E of -q naming an H200; MIG profile rows of an
-H200 pasted without their heading; nvlink -s of A100 printing integer rates ("25 GB/s") under a
-tab and a blank, elided after GPU 2's first link, and nvlink -R of an HGX H100 (18 links to 4
-NVSwitches) cut inside a remote device; -x -q XML of driver 535 (v12), 430 (v10, 4
-GPUs attached, tabs, behind its prompt) and 390 (v9, no cuda_version, a masked UUID), each cut
-inside its first <gpu>; lspci -d 10de: of 4 H200 and NVSwitch bridges ending inside a name, and
-a ConnectX-6 Dx -vv block cut before its LnkSta; ibv_devinfo with udev-renamed devices
-(rdmaP.../ibP...) cut in the second device, and -v of MLNX_OFED (exp flags, tabs) cut before
-its port; vLLM's collect_env with a 256-CPU lscpu missing CPU 128 cut in its model name;
-dmidecode 3.1 of an OpenStack Compute VM, and 3.2 of a Nutanix AHV guest after systemd-detect-virt
-and virt-what named the wrong hypervisor; a dmesg of an L40S the 570 driver does not support,
-its message over indented NVRM lines, no Xid; nvbandwidth device_local_copy on 8x H20-3e with
-its host name line and a NOTE cut.
+The shapes: nvidia-smi on 2x H20 (driver 580, confidential-computing guest) and 2x A800 PCIe cut
+inside the table; nvidia-smi -q -d MEMORY,PERFORMANCE (580, "CUDA Version : Not Found") cut in its
+first of 4 GPU blocks, and a grep -E of -q naming an H200; MIG profile rows of an H200 pasted
+without their heading; nvlink -s of A100 printing integer rates ("25 GB/s") under a tab and a
+blank, elided after GPU 2's first link, and nvlink -R of an HGX H100 (18 links to 4 NVSwitches) cut
+inside a remote device; -x -q XML of driver 535 (v12), 430 (v10, 4 GPUs attached, tabs, behind its
+prompt) and 390 (v9, no cuda_version, a masked UUID), each cut inside its first <gpu>; lspci -d
+10de: of 4 H200 and NVSwitch bridges ending inside a name, a ConnectX-6 Dx -vv block cut before its
+LnkSta, and the -tv tree of an Azure NC24rs_v3 VM; ibv_devinfo with udev-renamed devices
+(rdmaP.../ibP...) cut in the second device, and -v of MLNX_OFED (exp flags, tabs) cut before its
+port; vLLM's collect_env with a 256-CPU lscpu missing CPU 128 cut in its model name; dmidecode 3.1
+of an OpenStack Compute VM, and 3.2 of a Nutanix AHV guest after systemd-detect-virt and virt-what
+named the wrong hypervisor; a dmesg of an L40S the 570 driver does not support, its message over
+indented NVRM lines, no Xid; nvbandwidth device_local_copy on 8x H20-3e with its host name line and
+a NOTE cut.
 """
 
 from __future__ import annotations
@@ -196,6 +196,21 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "nvswitch_count": 4,
             "virtual": False,
             "physical_signals": ["NVSwitch bridge"],
+        },
+    ),
+    (
+        # The -tv tree: four "Tesla V100 PCIe 16GB", each the only device (00.0) of domains e532,
+        # cac4, 2113 and 075d; a ConnectX-3 VF with no PF; 440BX host bridge; Hyper-V VGA.
+        "lspci/nccl-tests-issue36-azure-nc24rs-v3-lspci-tv-4x-v100-vpci-domains-cx3-vf-440bx.txt",
+        "lspci",
+        {
+            "nvidia_gpu_count": 4,
+            "gpu_models": ["Tesla V100 PCIe 16GB"],
+            "device_count": 10,
+            "virtual": True,
+            "vpci_domains": ["e532", "cac4", "2113", "075d"],
+            "mellanox_functions": 1,
+            "physical_signals": [],
         },
     ),
     (
