@@ -190,7 +190,10 @@ def _parse_lscpu(lines: list[str]) -> tuple[dict[str, str], dict[str, int], list
         if field is not None:
             key = _ZH_KEYS.get(field[0], field[0])
             last_key = key
-            if key not in values:
+            # lscpu prints a value after every label; a label alone is a heading of whatever
+            # wraps the output (vLLM's collect_env prints "CPU:" above lscpu, which the zh_CN
+            # map reads as "CPU(s)"), and it must not hide the real line that follows.
+            if key not in values and (field[1].strip() or key == "Flags"):
                 values[key] = field[1]
                 where[key] = number
                 if key == "Flags":

@@ -607,6 +607,8 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
     job_row: _Job | None = None
     status_group: _Group | None = None
     last_dir: _Dir | None = None
+    header_lines: dict[tuple[str, int], int] = {}
+    last_result = 0  # the last line of a job block, a Run status line or the disk stats
     for number, raw in enumerate(lines, start=1):
         if number in skip:
             continue
@@ -627,6 +629,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         if in_disk_stats:
             disk = _DISK_LINE_RE.match(line)
             if disk:
+                last_result = number
                 info["disks"].append(disk.group(1))
                 continue
             in_disk_stats = False
@@ -644,6 +647,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             if rw not in info["rw"]:
                 info["rw"].append(rw)
             key = (match.group("name"), int(match.group("gid")))
+            header_lines.setdefault(key, number)
             if key not in job_rows:
                 rest = match.group("rest")
                 row = job_rows[key] = _Job(key[0], key[1], rw)
@@ -658,6 +662,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             continue
         match = _JOB_RE.match(line)
         if match:
+            last_result = number
             gid = int(match.group("gid"))
             job_group = groups.setdefault(gid, _Group(gid=gid, line=number))
             job_group.jobs += 1
@@ -676,6 +681,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             continue
         match = _GROUP_RE.match(line)
         if match:
+            last_result = number
             gid = int(match.group("gid"))
             status_group = groups.setdefault(gid, _Group(gid=gid, line=number))
             job_group, job_row, last_dir = None, None, None
@@ -683,6 +689,7 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
         if job_group is not None:
             figures = _job_figures(line)
             if figures is not None:
+                last_result = number
                 direction, bw, iops = figures
                 if direction == "trim":
                     last_dir = None
@@ -717,10 +724,19 @@ def _from_text(lines: list[str], skip: range) -> tuple[dict[int, _Group], dict[s
             group_figures = _group_figures(line)
             if group_figures is None:
                 continue
+            last_result = number
             direction, bw = group_figures
             _check_finite((bw,), number)
             if direction in _DIRECTIONS:
                 status_group.status_bw.setdefault(direction, (bw, number))
+    # Under group_reporting the other jobs of a group print a header and no block of their
+    # own, but their headers come before the results. A header after every result whose job
+    # never reported is a job the output stops at: cut there, or the job died silently.
+    info["unreported"] = [
+        (name, number)
+        for (name, gid), number in header_lines.items()
+        if number > last_result and not job_rows[(name, gid)].processes
+    ]
     command = info.pop("command", None)
     for (name, _gid), row in job_rows.items():
         row.file_size_bytes = layouts.get(name)
@@ -887,6 +903,11 @@ def parse(text: str) -> ParseResult:
             )
     for err in info["errors"]:
         warnings.append(f"job {err['job']} reported error {err['error']}")
+    for name, number in info.get("unreported", []) if fmt == "normal" else []:
+        warnings.append(
+            f"line {number}: job {name} printed its header after the last result and no result "
+            "of its own (the output was cut there, or the job failed)"
+        )
     for job in info["jobs"].values():
         if job.processes and job.numjobs is not None and job.numjobs > job.processes:
             # Without group_reporting each process has its own block: a cut report shows

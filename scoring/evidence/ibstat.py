@@ -353,6 +353,7 @@ def parse(text: str) -> ParseResult:
         warnings.append(f"{len(orphan_ports)} port(s) printed without a CA header: CA name unknown")
 
     ca_by_name = {ca.name: ca for ca in cas}
+    layers_printed = any("link layer" in p.values for p in ports)
     port_dicts: list[dict[str, Any]] = []
     facts: list[Fact] = []
     for port in ports:
@@ -394,6 +395,10 @@ def parse(text: str) -> ParseResult:
             if not rate_expected:
                 missing = ["state"]
             warnings.append(f"{label}: no {' or '.join(missing)} line (truncated output?)")
+        elif layer_raw is None and layers_printed:
+            # The link layer is a port's last line in all three tools: the others show it, so
+            # this port's block ends early and its last figure may be cut too.
+            warnings.append(f"{label}: no link layer line (truncated output?)")
         if rate is not None and rate_raw is not None:
             facts.append(
                 Fact(
@@ -420,6 +425,10 @@ def parse(text: str) -> ParseResult:
                 f"CA {ca.name} declares {declared} ports but {len(ca.ports)} shown "
                 "(truncated output?)"
             )
+        elif not ca.ports:
+            # Every tool prints a device's ports under it: a device without any is one whose
+            # block was cut (a paste ending inside its header lines), not a portless device.
+            warnings.append(f"CA {ca.name} shows no port (truncated output?)")
     if excerpt_line is not None:
         warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")
     if panic is not None:

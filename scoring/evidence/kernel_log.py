@@ -4,7 +4,9 @@ NVIDIA Xid (GPU) and SXid (NVSwitch) error lines.
 A log with no Xid line is a valid result (``xid_count`` 0): a clean log is evidence too. Lines
 are recognised wherever they sit, so that grep excerpts, ``kernel:`` syslog lines without a
 timestamp and pasted logs with prompts work. ``... caused by previous Xid 149`` inside an Xid 45
-line is not counted as a second event.
+line is not counted as a second event. A GPU the driver could not bring up (a failed probe,
+"RmInitAdapter failed", a board the driver release does not support) logs no Xid: a warning
+says so, so that such a log does not pass for a clean one.
 
 metrics (names fixed: the scoring layer maps them)
     xid_count        int: Xid lines (each occurrence counts; repeated lines are real repeats).
@@ -92,6 +94,12 @@ _FALLEN_RE = re.compile(r"(?:\bhas|NVRM:)\s+fallen off the bus\b")
 # Reboot Required)". The action's name is in the parentheses after "to 0x...".
 _RECOVERY_TO_RE = re.compile(r"\bto 0x[0-9A-Fa-f]{1,8} \(([^()]{1,60})\)")
 _RECOVERY_XID = 154
+# The driver saying it could not bring a GPU up: no Xid is logged for such a GPU, so a log of
+# these lines alone is no sign of health (an unsupported board, RmInitAdapter, a failed probe).
+_INIT_FAILED_RE = re.compile(
+    r"NVRM: (?:The NVIDIA probe routine failed|None of the NVIDIA devices were initialized)"
+    r"|RmInitAdapter failed|\bis not supported by the\b"
+)
 _MAX_EVENTS = 500
 _DETECT_CHARS = 262144
 
@@ -107,7 +115,20 @@ def detect(text: str) -> int:
         lines = [line for line in head[:16384].splitlines()[:80] if line.strip()]
         if len(lines) < 3:
             return 0
-        prefixed = sum(1 for line in lines if _prefix(line) is not None)
+        prefixed = 0
+        tag: str | None = None
+        for line in lines:
+            rest = _after_prefix(line)
+            if rest is not None:
+                prefixed += 1
+                first = rest.split(maxsplit=1)[0] if rest.strip() else ""
+                tag = first if first.endswith(":") else None
+            elif tag is not None and line[:1].isspace() and line.lstrip().startswith(tag):
+                # dmesg prints a message of several lines with the later ones indented under
+                # the first, each repeating the driver's tag ("NVRM: ..."): one message.
+                prefixed += 1
+            else:
+                tag = None
         if prefixed >= 0.6 * len(lines):
             return 60
         return 0
@@ -122,6 +143,16 @@ def _prefix(line: str) -> str | None:
     return None
 
 
+def _after_prefix(line: str) -> str | None:
+    """The message after a kernel-log prefix, or None when ``line`` carries none."""
+    for _, pattern in _PREFIXES:
+        match = pattern.match(line)
+        if match:
+            return line[match.end() :]
+    match = _KERNEL_WORD_RE.match(line)
+    return None if match is None else line[match.end() :]
+
+
 def parse(text: str) -> ParseResult:
     """Count and list the Xid and SXid events of a kernel log."""
     events: list[dict[str, Any]] = []
@@ -132,6 +163,7 @@ def parse(text: str) -> ParseResult:
     formats: dict[str, int] = {}
     kernel_lines = line_count = fatal = driver_lines = 0
     fallen = False
+    init_failed: int | None = None
     recovery: dict[str, str] = {}
     # An Xid 154 line that ended before its "to 0x.. (...)" part: (pci, its event or None).
     unfinished: tuple[str, dict[str, Any] | None] | None = None
@@ -157,6 +189,8 @@ def parse(text: str) -> ParseResult:
             formats[name] = formats.get(name, 0) + 1
         if _FALLEN_RE.search(raw):
             fallen = True
+        if init_failed is None and "NVRM" in raw and _INIT_FAILED_RE.search(raw):
+            init_failed = number
         if ("NVRM" in raw or "nvidia" in raw) and _DRIVER_RE.search(raw):
             driver_lines += 1
         match = _XID_RE.search(raw)
@@ -207,6 +241,11 @@ def parse(text: str) -> ParseResult:
         warnings.append(f"more than {_MAX_EVENTS} events: only the first {_MAX_EVENTS} listed")
     if not events:
         warnings.append("no Xid or SXid line in this log")
+    if init_failed is not None:
+        warnings.append(
+            f"line {init_failed}: the NVIDIA driver could not bring a GPU up: that GPU logs no "
+            "Xid, so their absence does not mean healthy GPUs"
+        )
     if unnamed:
         warnings.append(
             f"{len(unnamed)} Xid line(s) without a readable GPU address (redacted?): counted, "

@@ -16,7 +16,8 @@ Metrics (``ParseResult.metrics``):
   a GPU listed with ``(rev ff)`` (its configuration space reads all ones: fallen off the bus)
   is left out and named in ``gpus_not_responding`` (list of slots), with a warning.
 - ``gpu_count_partial`` (str|None): "excerpt" when an excerpt marker shows the listing was cut,
-  so ``nvidia_gpu_count`` is only a lower bound; None otherwise.
+  "cut_line" when its last line stops inside a device's name; ``nvidia_gpu_count`` is then only a
+  lower bound; None otherwise.
 - ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
 - ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function", "pcie_link_width_max",
   "pcie_link_width_current", "pcie_link_width_line"}]``; the widths (lanes) come from a -vv
@@ -617,6 +618,20 @@ def _mellanox_functions(
     return count if command or rooted else None
 
 
+def _cut_device_line(text: str, devices: list[_Device]) -> int | None:
+    """The number of the text's last line when it is the last device's line and stops inside a
+    bracket ("86:00.0 Bridge: NVIDIA Corporation GH100 [H100 N"): lspci closes every "[" and
+    "(" it opens, so such a line was cut by whoever pasted it."""
+    lines = text.splitlines()
+    last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
+    if last is None or not devices or devices[-1].line != last:
+        return None
+    line = lines[last - 1]
+    if line.count("[") > line.count("]") or line.count("(") > line.count(")"):
+        return last
+    return None
+
+
 def parse(text: str) -> ParseResult:
     """Parse an lspci listing into NVIDIA GPU count/models and virtual/physical signals."""
     devices, filtered, excerpt_line = _read_devices(text)
@@ -716,6 +731,12 @@ def parse(text: str) -> ParseResult:
         )
     if excerpt_line is not None:
         warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")
+    cut_line = _cut_device_line(text, devices)
+    if cut_line is not None:
+        warnings.append(
+            f"line {cut_line}: the listing ends inside a device's name: it was cut there, and "
+            "the devices after it are missing"
+        )
 
     nvidia_count = len(gpus)
     facts.append(
@@ -730,7 +751,9 @@ def parse(text: str) -> ParseResult:
     )
     metrics: dict[str, Any] = {
         "nvidia_gpu_count": nvidia_count,
-        "gpu_count_partial": "excerpt" if excerpt_line is not None else None,
+        "gpu_count_partial": "excerpt"
+        if excerpt_line is not None
+        else ("cut_line" if cut_line is not None else None),
         "gpu_models": gpu_models,
         "gpus": gpus,
         "gpus_not_responding": not_responding,

@@ -3,7 +3,8 @@ profiles.
 
 Rows are read by pattern after removing the table borders, so narrower or wider column
 layouts of other driver versions, doubled ``||`` borders (markdown escaping) and collapsed
-whitespace all read the same. "No MIG-enabled devices found" gives an empty, valid result.
+whitespace all read the same. Rows pasted without their table's heading are read by their
+shape, with a warning. "No MIG-enabled devices found" gives an empty, valid result.
 
 metrics
     gpu_instances       -lgi rows: gpu, profile ("3g.20gb"), profile_id, instance_id,
@@ -56,6 +57,20 @@ def _row(raw: str) -> str:
     return re.sub(r"\s+", " ", line)
 
 
+# Each table's rows have a shape of their own ("3/7" free/total only in the profile tables, a
+# "0:4" placement only in the instance ones, two numbers before "MIG" only in the compute
+# ones), so a row read without its table's heading still says which table it belongs to.
+_ROW_SHAPES = (("lgip", _GIP_RE), ("lcip", _CIP_RE), ("lci", _CI_RE), ("lgi", _GI_RE))
+
+
+def _row_table(raw: str) -> str | None:
+    """The table whose row shape ``raw`` has, or None (only lines naming MIG are tried)."""
+    if "MIG" not in raw or len(raw) > 400:
+        return None
+    line = _row(raw)
+    return next((table for table, shape in _ROW_SHAPES if shape.match(line)), None)
+
+
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is an ``nvidia-smi mig -l...`` listing."""
     try:
@@ -64,6 +79,9 @@ def detect(text: str) -> int:
             return 95
         if "no mig-enabled devices found" in head and len(head.strip()) < 400:
             return 70
+        if sum(1 for raw in text[:65536].splitlines() if _row_table(raw)) >= 2:
+            # Rows whose table heading was cut off: their shape still names the table.
+            return 60
         return 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
@@ -78,6 +96,7 @@ def parse(text: str) -> ParseResult:
     profiles: list[dict[str, Any]] = []
     cips: dict[tuple[int, int, int], dict[str, Any]] = {}
     none_line: int | None = None
+    headless_line: int | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _row(raw)
         if not line or set(line) <= set("+-=| "):
@@ -87,6 +106,10 @@ def parse(text: str) -> ParseResult:
             table = title
             tables.append(title)
             continue
+        if table is None and (shape := _row_table(raw)) is not None:
+            # The listing starts below its heading (a cut paste): the row's shape names it.
+            table, headless_line = shape, number
+            tables.append(shape)
         if _NONE_RE.search(line):
             none_line = none_line or number
             continue
@@ -141,6 +164,11 @@ def parse(text: str) -> ParseResult:
     warnings: list[str] = []
     if none_line is not None:
         warnings.append(f"line {none_line}: nvidia-smi found no MIG instance or MIG device")
+    if headless_line is not None:
+        warnings.append(
+            f"line {headless_line}: rows without their table heading (the listing was cut "
+            f"above them): read as -{tables[0]} rows by their shape; rows before may be missing"
+        )
     compute_profiles = list(cips.values())
     if tables and not (gis or cis or profiles or compute_profiles) and none_line is None:
         warnings.append("MIG table heading found but no row could be read")

@@ -44,6 +44,9 @@ _INACTIVE_RE = re.compile(r"^\s*Link (\d{1,6}): <?(?:inactive|disabled|down)>?\s
 _ERROR_RE = re.compile(r"^\s*Link (\d{1,6}): ([A-Za-z][A-Za-z /-]*?Errors?)\s*:\s*(\S+)\s*$")
 _CAPABILITY_RE = re.compile(r"^\s*Link (\d{1,6}), (.+):\s*(true|false)\s*$", re.IGNORECASE)
 _REMOTE_RE = re.compile(r"^\s*Link (\d{1,6}): Remote Device ([0-9A-Fa-f:.]+)")
+# nvidia-smi names every remote device by its whole bus id ("00000000:07:00.0"): anything
+# shorter is a line cut where the paste stopped ("Link 2: Remote Device 00").
+_BUS_ID_RE = re.compile(r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]")
 _LINK_RE = re.compile(r"^\s*Link \d+[:,]")
 # "[...]", "...", "....", "<snip>", "[snip]", also wrapped in dots ("...<snip>..."). Dots alone
 # are up to three runs apart: the three "\.{3,}" of one pattern split a long run of dots in
@@ -88,8 +91,10 @@ class _Gpu:
     capabilities: dict[int, dict[str, bool]] = field(default_factory=dict)
     remote: dict[int, str] = field(default_factory=dict)
     elided: bool = False
-    # A marker came after this GPU's last link line: the end of its list is hidden.
+    # A marker came after this GPU's last link line, or that line was cut (cut_line): the end
+    # of its list is hidden.
     tail_cut: bool = False
+    cut_line: int | None = None
     all_inactive: bool = False
     line: int | None = None
     speed_line: int | None = None
@@ -191,7 +196,17 @@ def _read_link_line(raw: str, line_no: int, gpu: _Gpu, warnings: list[str]) -> N
         return
     match = _REMOTE_RE.match(raw)
     if match:
-        gpu.remote[int(match.group(1))] = match.group(2).rstrip(":")
+        device = match.group(2).rstrip(":")
+        if not _BUS_ID_RE.fullmatch(device):
+            # Not a link of this GPU as far as the text shows; when no link line follows, the
+            # GPU's list ends here and its link count is unknown (see tail_cut).
+            warnings.append(
+                f"line {line_no}: remote device {device!r} is no whole PCI bus id: the line "
+                "was cut, its link is not counted"
+            )
+            gpu.tail_cut, gpu.cut_line = True, line_no
+            return
+        gpu.remote[int(match.group(1))] = device
         return
     warnings.append(f"line {line_no}: unrecognised link line ignored: {raw.strip()[:80]}")
 
@@ -241,8 +256,14 @@ def _result(gpus: dict[int | None, _Gpu], excerpt: bool, warnings: list[str]) ->
         if gpu.tail_cut and whole and _active_links(gpu, has_status, excerpt) < max(whole)
     }
     for key in sorted(unknown, key=lambda i: -1 if i is None else i):
+        cut_line = gpus[key].cut_line
+        how = (
+            "is cut by an excerpt marker"
+            if cut_line is None
+            else f"ends in a cut line ({cut_line})"
+        )
         warnings.append(
-            f"GPU {key if key is not None else '?'}: its link list is cut by an excerpt marker; "
+            f"GPU {key if key is not None else '?'}: its link list {how}; "
             "its active links are unknown"
         )
     for key in sorted(gpus, key=lambda i: -1 if i is None else i):

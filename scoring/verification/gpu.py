@@ -114,6 +114,7 @@ _PARTIAL_EN = {
     "no_total": "the excerpt lacks the 'Attached GPUs' total and shows only some GPU blocks",
     "index_gap": "GPU numbers are missing from the listing (rows hidden)",
     "cut": "the listing stops inside a GPU block",
+    "cut_line": "the listing stops in the middle of a line (the rows after it are missing)",
 }
 _PARTIAL_ZH = {
     "excerpt": "输出被截断（省略标记隐藏了部分行）",
@@ -122,6 +123,7 @@ _PARTIAL_ZH = {
     "no_total": "节选缺少 'Attached GPUs' 总数，仅显示部分 GPU",
     "index_gap": "列表中缺少部分 GPU 编号（有行被隐藏）",
     "cut": "列表在某个 GPU 块中途结束",
+    "cut_line": "列表在某一行中途结束（其后的行缺失）",
 }
 
 

@@ -26,18 +26,9 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _RATIO_TOLERANCE * max(abs(b), 1e-9)
 
 
-def _infer_collective(
-    rows: list[_Row], ranks: int | None
-) -> tuple[list[str], int | None, str] | None:
-    """The collective(s) a table fits when the output never names one.
-
-    nccl-tests' bus bandwidth is algbw * factor: 2(n-1)/n for all_reduce, (n-1)/n for
-    all_gather, reduce_scatter and alltoall, 1 for broadcast, reduce and sendrecv. For the
-    collectives that split the buffer per rank (all_gather, reduce_scatter, alltoall, gather,
-    scatter) the count column is size / (type size * n). A reduction op (sum, prod...) rules
-    out the copy-only collectives; a root >= 0 means broadcast/reduce/gather/scatter.
-    Returns (candidates, n or None, reason), or None when the rows hold no usable figures.
-    """
+def _ratio_and_split(rows: list[_Row]) -> tuple[float, int | None] | None:
+    """The table's median busbw/algbw and its size/count/type size (None without a count),
+    or None when no row holds both bandwidths."""
     ratios: list[float] = []
     big: list[float] = []
     splits: list[float] = []
@@ -53,8 +44,53 @@ def _infer_collective(
             splits.append(row.size_bytes / (row.count * type_bytes))
     if not ratios:
         return None
-    ratio = _median(big or ratios)
-    split = round(_median(splits)) if splits else None
+    return _median(big or ratios), round(_median(splits)) if splits else None
+
+
+_SPLIT_COLLECTIVES = {"all_gather", "reduce_scatter", "alltoall", "gather", "scatter"}
+
+
+def _ranks_of(collective: str, rows: list[_Row]) -> int | None:
+    """The rank count a table of a named ``collective`` implies, or None when it cannot.
+
+    all_reduce: busbw/algbw = 2(n-1)/n (1.0 is 2 ranks); all_gather, reduce_scatter, alltoall:
+    the count column's split, else busbw/algbw = (n-1)/n; broadcast, reduce and sendrecv print
+    busbw = algbw whatever n is. Past 16 ranks two printed decimals no longer pin n down.
+    """
+    figures = _ratio_and_split(rows)
+    if figures is None:
+        return None
+    ratio, split = figures
+    if collective in _SPLIT_COLLECTIVES and split is not None and split > 1:
+        return split
+    guess: int | None = None
+    if collective == "all_reduce" and 1 - _RATIO_TOLERANCE <= ratio < 2 - 1e-6:
+        guess = round(2 / (2 - ratio))
+        expected = 2 * (guess - 1) / guess if guess else 0.0
+    elif collective in _SPLIT_COLLECTIVES and ratio < 1 - _RATIO_TOLERANCE:
+        guess = round(1 / (1 - ratio))
+        expected = (guess - 1) / guess if guess else 0.0
+    if guess is not None and 2 <= guess <= 16 and _close(ratio, expected):
+        return guess
+    return None
+
+
+def _infer_collective(
+    rows: list[_Row], ranks: int | None
+) -> tuple[list[str], int | None, str] | None:
+    """The collective(s) a table fits when the output never names one.
+
+    nccl-tests' bus bandwidth is algbw * factor: 2(n-1)/n for all_reduce, (n-1)/n for
+    all_gather, reduce_scatter and alltoall, 1 for broadcast, reduce and sendrecv. For the
+    collectives that split the buffer per rank (all_gather, reduce_scatter, alltoall, gather,
+    scatter) the count column is size / (type size * n). A reduction op (sum, prod...) rules
+    out the copy-only collectives; a root >= 0 means broadcast/reduce/gather/scatter.
+    Returns (candidates, n or None, reason), or None when the rows hold no usable figures.
+    """
+    figures = _ratio_and_split(rows)
+    if figures is None:
+        return None
+    ratio, split = figures
     redops = {(row.redop or "").lower() or None for row in rows}
     roots = {row.root for row in rows}
     reduces = bool(redops - _NO_REDOP)

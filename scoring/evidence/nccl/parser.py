@@ -28,7 +28,9 @@ metrics
     collective_candidates  the collectives the table fits when none is named ([] when named);
                          several when the table cannot tell them apart (all_gather/alltoall;
                          all_reduce/sendrecv over 2 ranks): ``collective`` then stays None.
-    ranks_inferred       n derived from that ratio or the count column (None when unknown).
+    ranks_inferred       n derived from that ratio or the count column, for a named collective
+                         too (None when unknown: busbw = algbw says nothing of n for broadcast,
+                         reduce or sendrecv).
     collectives          every collective named, in order of appearance.
     net_plugins          network transports named by NCCL INFO lines: "GCP GPUDirect-TCPX",
                          "GCP GPUDirect-TCPXO", "AWS EFA", "libfabric (OFI)", "InfiniBand",

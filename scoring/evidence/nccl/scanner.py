@@ -23,7 +23,7 @@ from .formats import (
     _WARN_ERROR_RE,
     KIND,
 )
-from .inference import _infer_collective
+from .inference import _infer_collective, _ranks_of
 from .runs import (
     _ABSENT,
     _compact_fact,
@@ -469,7 +469,13 @@ class _Scanner:
             "collective": collective,
             "collective_inferred": inferred is not None and collective is not None,
             "collective_candidates": inferred[0] if inferred is not None else [],
-            "ranks_inferred": inferred[1] if inferred is not None else None,
+            "ranks_inferred": (
+                inferred[1]
+                if inferred is not None
+                else _ranks_of(collective, main.rows)
+                if collective
+                else None
+            ),
             "collectives": self.collectives,
             "ranks": ranks,
             **{k: v for k, v in summary.items() if k not in ("collective", "header_line")},

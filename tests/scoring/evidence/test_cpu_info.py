@@ -169,3 +169,17 @@ def test_an_arm_flag_list_cannot_show_bare_metal(sample) -> None:
 def test_an_x86_flag_list_without_the_flag_still_means_no_hypervisor() -> None:
     text = "Architecture: x86_64\nCPU(s): 4\nVendor ID: GenuineIntel\nFlags: fpu vme sse2\n"
     assert cpu_info.parse(text).metrics["hypervisor"] is False
+
+
+def test_a_label_without_a_value_does_not_hide_the_line_below_it() -> None:
+    # vLLM's collect_env prints "CPU:" above its lscpu, and the zh_CN map reads a "CPU" label
+    # as "CPU(s)": the heading took the key and the real "CPU(s): 256" was dropped.
+    text = (
+        "CPU:\n"
+        "Architecture:                       x86_64\n"
+        "CPU(s):                             256\n"
+        "On-line CPU(s) list:                0-127,129-255\n"
+        "Vendor ID:                          AuthenticAMD\n"
+    )
+    metrics = cpu_info.parse(text).metrics
+    assert (metrics["logical_cpus"], metrics["vendor_id"]) == (256, "AuthenticAMD")

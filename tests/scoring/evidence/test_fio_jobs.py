@@ -118,3 +118,56 @@ def test_json_options_split_read_and_write_block_sizes() -> None:
     (job,) = fio.parse(text).metrics["jobs"]
     assert _shape(job) == ("w", 0, "write", 262144, 32, 2)
     assert (job["write_bw_mbyte_s"], job["read_bw_mbyte_s"]) == (2000.0, 0.0)
+
+
+def _header(name: str, rw: str) -> str:
+    return (
+        f"{name}: (g=0): rw={rw}, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, "
+        "ioengine=libaio, iodepth=64\n"
+    )
+
+
+_READ_REPORT = (
+    "fio-3.25\n"
+    "Starting 1 process\n"
+    "\n"
+    "read_iops: (groupid=0, jobs=1): err= 0: pid=4242: Mon Jul 11 10:00:00 2022\n"
+    "  read: IOPS=332k, BW=1299MiB/s (1362MB/s)(19.0GiB/15001msec)\n"
+    "\n"
+    "Run status group 0 (all jobs):\n"
+    "   READ: bw=1299MiB/s (1362MB/s), 1299MiB/s-1299MiB/s (1362MB/s-1362MB/s), "
+    "io=19.0GiB (20.4GB), run=15001-15001msec\n"
+)
+
+
+def test_a_job_header_after_the_last_result_with_no_result_is_flagged() -> None:
+    # A script's second fio run, cut after its header line: nothing says so otherwise.
+    text = (
+        _header("read_iops", "randread") + _READ_REPORT + "\n" + _header("write_iops", "randwrite")
+    )
+    result = fio.parse(text)
+    assert (result.metrics["read_iops"], result.metrics["write_iops"]) == (332000.0, None)
+    assert result.warnings == (
+        "line 11: job write_iops printed its header after the last result and no result of "
+        "its own (the output was cut there, or the job failed)",
+    )
+
+
+def test_group_reporting_headers_before_the_results_are_not_flagged() -> None:
+    # Under group_reporting only the first job of a group prints a block: the others' headers
+    # precede the results and are no sign of a cut.
+    text = _header("read_iops", "randread") + _header("second", "randread") + _READ_REPORT
+    assert fio.parse(text).warnings == ()
+
+
+def test_the_cut_write_job_of_batch8_is_flagged(sample: Callable[[str], str]) -> None:
+    # "Testing Write IOPS..." then the write job's header, where the paste was cut.
+    result = fio.parse(
+        sample(
+            "fio/cloud-hypervisor-issue4387-fio325-echo-lines-randread-332k-iops-then-write-job-header-cut.txt"
+        )
+    )
+    assert result.metrics["write_iops"] is None
+    assert any(
+        "job write_iops printed its header after the last result" in w for w in result.warnings
+    )

@@ -378,3 +378,56 @@ def test_ibstat_after_ibwarn_debug_lines(sample) -> None:
     )
     states = [(p["port"], p["state"], p["rate_gbit_s"]) for p in result.metrics["ports"]]
     assert states == [(1, "Down", 10.0), (2, "Active", 56.0)]
+
+
+_DEVINFO_CA = (
+    "hca_id: {name}\n"
+    "        transport:                      InfiniBand (0)\n"
+    "        fw_ver:                         28.39.2048\n"
+)
+_DEVINFO_PORT = (
+    "                port:   1\n"
+    "                        state:                  PORT_ACTIVE (4)\n"
+    "                        link_layer:             InfiniBand\n"
+)
+
+
+def test_a_device_cut_before_its_ports_is_flagged_not_dropped_silently() -> None:
+    text = _DEVINFO_CA.format(name="mlx5_0") + _DEVINFO_PORT + _DEVINFO_CA.format(name="mlx5_1")
+    result = ibstat.parse(text)
+    assert (result.metrics["ca_count"], result.metrics["port_count"]) == (2, 1)
+    assert result.warnings == ("CA mlx5_1 shows no port (truncated output?)",)
+
+
+def test_every_device_with_its_ports_gives_no_truncation_warning() -> None:
+    text = "".join(_DEVINFO_CA.format(name=n) + _DEVINFO_PORT for n in ("mlx5_0", "mlx5_1"))
+    assert ibstat.parse(text).warnings == ()
+
+
+_IBSTATUS_PORT = (
+    "Infiniband device '{name}' port 1 status:\n"
+    "        state:           4: ACTIVE\n"
+    "        phys state:      5: LinkUp\n"
+    "        rate:            400 Gb/sec (4X NDR)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("layer_lines", "warnings"),
+    [
+        # The first port shows its link layer, the last one stops before it: cut.
+        (("        link_layer:      Ethernet\n", ""), ("mlx5_1 port 1: no link layer line",)),
+        # No port shows one (an ibstatus older than the link_layer line): nothing to flag.
+        (("", ""), ()),
+    ],
+)
+def test_a_port_ending_before_its_link_layer_is_flagged_when_the_others_show_one(
+    layer_lines: tuple[str, str], warnings: tuple[str, ...]
+) -> None:
+    text = "".join(
+        _IBSTATUS_PORT.format(name=name) + layer + "\n"
+        for name, layer in zip(("mlx5_0", "mlx5_1"), layer_lines, strict=True)
+    )
+    result = ibstat.parse(text)
+    assert [p["rate_gbit_s"] for p in result.metrics["ports"]] == [400.0, 400.0]
+    assert tuple(w.removesuffix(" (truncated output?)") for w in result.warnings) == warnings

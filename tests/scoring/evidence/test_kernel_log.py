@@ -154,3 +154,39 @@ def test_lines_of_the_nvidia_driver_are_counted_and_nothing_else() -> None:
     metrics = kernel_log.parse(log).metrics
     assert (metrics["nvidia_driver_lines"], metrics["xid_count"]) == (6, 0)
     assert kernel_log.parse("[    1.0] Linux version 6.8.0\n").metrics["nvidia_driver_lines"] == 0
+
+
+_UNSUPPORTED = (
+    "[99083.966246] NVRM: The NVIDIA GPU 0000:05:00.0 (PCI ID: 10de:26b9)\n"
+    "               NVRM: installed in this system is not supported by the\n"
+    "               NVRM: NVIDIA 570.86.15 driver release.\n"
+    "               NVRM: Please see 'Appendix A - Supported NVIDIA GPU Products'\n"
+    "               NVRM: in this release's README, available on the operating system\n"
+    "               NVRM: specific graphics driver download page at www.nvidia.com.\n"
+    "[99083.967530] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+)
+
+
+def test_the_indented_lines_of_one_dmesg_message_count_as_kernel_lines() -> None:
+    # Two prefixed lines and five continuation lines: 2/7 prefixed read as no kernel log.
+    assert registry.detect_kind(_UNSUPPORTED) == "kernel_log"
+
+
+def test_indented_lines_without_the_message_tag_are_not_continuations() -> None:
+    text = "[    1.000000] NVRM: loading\n    some other text\n    and more\n    and more\n"
+    assert kernel_log.detect(text) == 0
+
+
+@pytest.mark.parametrize(
+    ("log", "line"),
+    [
+        (_UNSUPPORTED, 2),
+        ("May 27 16:50:10 fedora kernel: NVRM: RmInitAdapter failed! (0x22:0x56:894)\n", 1),
+        ("[    5.000000] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.15\n", None),
+    ],
+)
+def test_a_gpu_the_driver_could_not_bring_up_is_no_clean_log(log: str, line: int | None) -> None:
+    # Such a GPU logs no Xid: "no Xid" must not read as a healthy GPU without a word.
+    warnings = kernel_log.parse(log).warnings
+    flagged = [w for w in warnings if "could not bring a GPU up" in w]
+    assert [w.split(":")[0] for w in flagged] == ([] if line is None else [f"line {line}"])

@@ -353,3 +353,25 @@ def test_mellanox_functions_in_a_filtered_listing_are_counted() -> None:
 
 def test_an_excerpt_without_mellanox_functions_cannot_count_them() -> None:
     assert lspci.parse(f"{GPU_LINE}\n[...]\n").metrics["mellanox_functions"] is None
+
+
+_H200 = "19:00.0 3D controller: NVIDIA Corporation GH100 [H200 SXM 141GB] (rev a1)"
+
+
+@pytest.mark.parametrize(
+    ("last", "partial"),
+    [
+        ("86:00.0 Bridge: NVIDIA Corporation GH100 [H100 N", "cut_line"),
+        ("86:00.0 Bridge: NVIDIA Corporation GH100 [H100 NVSwitch] (rev a", "cut_line"),
+        ("86:00.0 Bridge: NVIDIA Corporation GH100 [H100 NVSwitch] (rev a1)", None),
+    ],
+)
+def test_a_listing_ending_inside_a_device_name_is_a_lower_bound(last, partial) -> None:
+    # lspci closes every bracket it opens: a last line that does not was cut by the paste,
+    # and the GPUs on the buses after it are missing.
+    result = lspci.parse(f"$ lspci -d 10de:\n{_H200}\n{last}\n")
+    assert (result.metrics["nvidia_gpu_count"], result.metrics["gpu_count_partial"]) == (
+        1,
+        partial,
+    )
+    assert any("ends inside a device's name" in w for w in result.warnings) == bool(partial)

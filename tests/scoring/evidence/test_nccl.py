@@ -574,3 +574,68 @@ def test_one_row_of_a_16_rank_run_with_nccl_info_lines_of_another_rank(sample):
         16,
     )
     assert m["ranks"] is None
+
+
+_NAMED_HEADER = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("binary", "row", "ranks"),
+    [
+        # 33554432 B: busbw/algbw = 300.52/171.73 = 1.75 = 2(n-1)/n: 8 ranks.
+        (
+            "all_reduce_perf",
+            "    33554432       8388608     float     sum      -1   195.4  171.73  300.52"
+            "      0   195.1  171.99  300.98      0",
+            8,
+        ),
+        # busbw = algbw: 2(n-1)/n = 1 holds for 2 ranks only.
+        (
+            "all_reduce_perf",
+            "    33554432       8388608     float     sum      -1   808.2   41.52   41.52"
+            "      0   812.3   41.31   41.31      0",
+            2,
+        ),
+        # count 1048576 of 4-byte floats in 33554432 B: the buffer is split over 8 ranks.
+        (
+            "all_gather_perf",
+            "    33554432       1048576     float    none      -1   250.1  134.16  117.39"
+            "      0   249.8  134.33  117.54      0",
+            8,
+        ),
+        # A broadcast prints busbw = algbw whatever the rank count.
+        (
+            "broadcast_perf",
+            "    33554432       8388608     float    none       0   300.0  111.85  111.85"
+            "      0   299.0  112.22  112.22      0",
+            None,
+        ),
+    ],
+)
+def test_a_named_collective_still_infers_its_rank_count_from_the_table(
+    binary: str, row: str, ranks: int | None
+) -> None:
+    text = f"$ ./build/{binary} -b 32M -e 32M\n{_NAMED_HEADER}{row}\n"
+    metrics = nccl.parse(text).metrics
+    assert (metrics["collective"], metrics["collective_inferred"]) == (
+        binary.removesuffix("_perf"),
+        False,
+    )
+    assert metrics["ranks_inferred"] == ranks
+
+
+def test_the_named_two_node_all_reduce_of_batch8_infers_its_two_ranks(sample) -> None:
+    # "-np 2 ./all_reduce_perf ... -g 1" on the mpirun line; every row prints busbw = algbw.
+    metrics = nccl.parse(
+        sample(
+            "nccl_tests/nccl-tests-issue232-2node-1xh100-each-tree-mpirun-command-blank-hash-header-cut-in-64m-row.txt"
+        )
+    ).metrics
+    assert (metrics["collective"], metrics["ranks"], metrics["ranks_inferred"]) == (
+        "all_reduce",
+        None,
+        2,
+    )

@@ -233,3 +233,40 @@ def test_a_mig_device_listed_by_two_containers_is_counted_once() -> None:
     assert (result.metrics["gpu_count"], result.metrics["mig_count"]) == (1, 1)
     assert result.metrics["gpus"][0]["mig_count"] == 1
     assert len(result.warnings) == 2
+
+
+_LGIP_ROWS = (
+    "|   0  MIG 1g.10gb       19     7/7        9.50       No     14     0     0   |\n"
+    "|                                                             1     0     0   |\n"
+    "+-----------------------------------------------------------------------------+\n"
+    "|   0  MIG 2g.20gb       14     3/3        19.50      No     28     1     0   |\n"
+    "|                                                             2     0     0   |\n"
+)
+
+
+def test_profile_rows_pasted_without_their_heading_are_read_by_their_shape() -> None:
+    assert registry.detect_kind(_LGIP_ROWS) == "nvidia_smi_mig"
+    result = nvidia_smi_mig.parse(_LGIP_ROWS)
+    assert result.metrics["tables"] == ["lgip"]
+    assert [(p["profile"], p["memory_gib"]) for p in result.metrics["profiles"]] == [
+        ("1g.10gb", 9.5),
+        ("2g.20gb", 19.5),
+    ]
+    assert result.warnings[0].startswith("line 1: rows without their table heading")
+
+
+def test_instance_rows_without_their_heading_are_not_read_as_profiles() -> None:
+    rows = (
+        "|   0  MIG 3g.40gb          9        1          0:4     |\n"
+        "|   0  MIG 3g.40gb          9        2          4:4     |\n"
+    )
+    metrics = nvidia_smi_mig.parse(rows).metrics
+    assert (metrics["tables"], metrics["gpu_instance_count"], metrics["profile_count"]) == (
+        ["lgi"],
+        2,
+        0,
+    )
+
+
+def test_one_row_alone_is_too_little_to_name_the_kind() -> None:
+    assert nvidia_smi_mig.detect(_LGIP_ROWS.splitlines()[0]) == 0

@@ -179,3 +179,26 @@ def test_four_dots_are_an_excerpt_marker_too(sample) -> None:
     assert metrics["links_per_gpu"] == 4
     assert metrics["link_gbyte_s"] == 25.781
     assert any("hidden by an excerpt marker" in w for w in result.warnings)
+
+
+def test_a_remote_device_line_cut_short_is_not_a_link() -> None:
+    # "Link 2: Remote Device 00" ends the paste: no bus id, no link; GPU 1's count is unknown.
+    head = "GPU {n}: NVIDIA H100 80GB HBM3 (UUID: GPU-{n})\n"
+    link = "         Link {i}: Remote Device 00000000:0{d}:00.0: Link {i}\n"
+    text = (
+        head.format(n=0)
+        + "".join(link.format(i=i, d=5 + i % 4) for i in range(4))
+        + head.format(n=1)
+        + link.format(i=0, d=5)
+        + "         Link 1: Remote Device 00"
+    )
+    result = nvlink.parse(text)
+    assert result.metrics["remote_devices"]["1"] == ["00000000:05:00.0"]
+    assert result.metrics["gpus"]["1"]["active_links"] is None
+    assert result.warnings[0] == (
+        "line 8: remote device '00' is no whole PCI bus id: the line was cut, its link is not "
+        "counted"
+    )
+    assert "GPU 1: its link list ends in a cut line (8); its active links are unknown" in (
+        result.warnings
+    )
