@@ -268,6 +268,8 @@ def parse(text: str) -> ParseResult:
         "kernel_lines": kernel_lines,
         "line_count": line_count,
         "nvidia_driver_lines": driver_lines,
+        # The first line where the driver could not bring a GPU up (None: no such line).
+        "gpu_init_failed_line": init_failed,
         "events": events,
     }
     facts = [

@@ -476,6 +476,14 @@ XID_SEVERITY: Mapping[int, float] = {
 # "NVSwitch errors"): a fatal SXid takes the switch's GPUs out until the fabric is reset.
 SXID_FATAL = 1.0
 SXID_NON_FATAL = 0.25
+# A GPU the driver could not bring up (a failed probe, RmInitAdapter, a board the driver does
+# not support) logs no Xid, yet serves no work at all: it weighs as a GPU fallen off the bus
+# (Xid 79), as does the driver's own "has fallen off the bus" sentence logged without an
+# Xid 79 line (older drivers, bumblebee#554).
+GPU_INIT_FAILED = XID_HARDWARE
+GPU_INIT_FAILED_NAME = "GPU not brought up"
+GPU_FALLEN_NAME = "GPU fallen off the bus"
+_FALLEN_XID = 79
 # A node whose weighted errors reach this is a node with hardware trouble (not only faults the
 # application usually causes itself).
 XID_NODE_AFFECTED = XID_ATTENTION
@@ -552,7 +560,66 @@ def node_gpu_errors(ev: NodeEvidence) -> NodeGpuErrors | None:
             worst, worst_weight = f"SXid {code} {'fatal' if is_fatal else 'non-fatal'}", weight
     if sxid and fatal == 0:
         fatal = min(as_int(m.get("sxid_fatal_count")) or 0, sxid)
+    for name in _driver_events(m, xid):
+        severity += GPU_INIT_FAILED
+        if worst_weight < GPU_INIT_FAILED:
+            worst, worst_weight = name, GPU_INIT_FAILED
     return NodeGpuErrors(ev.node_name, round(severity, 2), xid, sxid, fatal, worst, ev.ref)
+
+
+def _driver_events(m: Mapping[str, Any], xid: int) -> list[str]:
+    """The GPU failures a kernel log shows without an Xid line to weigh them: a GPU the driver
+    could not bring up, and the driver's "fallen off the bus" sentence with no Xid 79."""
+    found = []
+    if as_int(m.get("gpu_init_failed_line")) is not None:
+        found.append(GPU_INIT_FAILED_NAME)
+    if m.get("gpu_fallen_off_bus") is True and not (
+        xid and any(code == _FALLEN_XID for code, _, _ in _event_pairs(m, "xid"))
+    ):
+        found.append(GPU_FALLEN_NAME)
+    return found
+
+
+def _driver_faults(ev: NodeEvidence) -> list[Fault]:
+    """Errors for the failures _driver_events finds: that GPU logs no Xid, and the log would
+    otherwise read as a clean one."""
+    m = ev.metrics
+    events = _driver_events(m, as_int(m.get("xid_count")) or 0)
+    faults = []
+    if GPU_INIT_FAILED_NAME in events:
+        line = as_int(m.get("gpu_init_failed_line"))
+        faults.append(
+            Fault(
+                "gpu_init_failed",
+                ev.node_name,
+                SEVERITY_ERROR,
+                ev.ref,
+                f"The kernel log of node {ev.node_name} shows, at line {line}, that the NVIDIA "
+                "driver could not bring a GPU up (a failed probe, RmInitAdapter, or a board "
+                "this driver does not support): that GPU serves no work and logs no Xid, so it "
+                "weighs as a GPU fallen off the bus.",
+                f"节点 {ev.node_name} 的内核日志第 {line} 行显示 NVIDIA 驱动未能启用某块 GPU"
+                "（探测失败、RmInitAdapter 失败，或该驱动不支持此板卡）：该 GPU 无法工作，也不会"
+                "记录 Xid，因此按 GPU 掉卡计。",
+                {"line": line},
+            )
+        )
+    if GPU_FALLEN_NAME in events:
+        faults.append(
+            Fault(
+                "gpu_fallen_off_bus",
+                ev.node_name,
+                SEVERITY_ERROR,
+                ev.ref,
+                f"The kernel log of node {ev.node_name} says a GPU has fallen off the bus, with "
+                "no Xid 79 line: it weighs as Xid 79 (the GPU must be reset or the node "
+                "rebooted).",
+                f"节点 {ev.node_name} 的内核日志显示有 GPU 掉卡（fallen off the bus），但没有 "
+                "Xid 79 记录：按 Xid 79 计（需重置 GPU 或重启节点）。",
+                {},
+            )
+        )
+    return faults
 
 
 def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
@@ -561,8 +628,9 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
     m = ev.metrics
     xid = as_int(m.get("xid_count")) or 0
     sxid = as_int(m.get("sxid_count")) or 0
+    faults = _driver_faults(ev)
     if xid <= 0 and sxid <= 0:
-        return []
+        return faults
     codes = sorted({c for c in (as_int(x) for x in as_list(m.get("xid_codes"))) if c is not None})
     shown = f" (codes {', '.join(str(c) for c in codes)})" if codes else ""
     errors = node_gpu_errors(ev)
@@ -580,6 +648,7 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
         else f"加权严重度 {severity:g}：多为应用程序自身引起的错误码"
     )
     return [
+        *faults,
         Fault(
             "xid_errors",
             ev.node_name,
@@ -597,7 +666,7 @@ def _kernel_log_faults(ev: NodeEvidence) -> list[Fault]:
                 "worst": worst,
                 "sxid_fatal": errors.sxid_fatal if errors is not None else 0,
             },
-        )
+        ),
     ]
 
 
