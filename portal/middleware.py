@@ -115,7 +115,7 @@ class JsonSessionEndedMiddleware:
                     {"detail": session_ended_message(), "code": "session_ended"}, status=401
                 )
             if signed_out_post:
-                from .views.errors import session_ended_page
+                from .views.form_replay import session_ended_page
 
                 return session_ended_page(request)
         return response

@@ -194,7 +194,7 @@ def test_the_sent_fields_are_named_as_their_forms_name_them(db):
     review): each is named as its form labels it, in the reader's language."""
     from django.utils import translation
 
-    from portal.views.errors import field_label
+    from portal.views.form_replay import field_label
 
     with translation.override("en"):
         assert field_label("item-3-claim") == "Checklist item 3: claim"
