@@ -243,3 +243,16 @@ def test_readme_table_counts_match_the_corpus() -> None:
         for kind in KINDS
     }
     assert shown == actual
+
+
+def test_no_sample_is_kept_twice():
+    # Batch 9 added three samples the corpus held under other names, and an earlier batch had
+    # kept one ibstat paste twice: a copy counts as a second output and a second source.
+    import hashlib
+
+    by_digest: dict[str, list[str]] = defaultdict(list)
+    for path in sorted(SAMPLES.rglob("*")):
+        if path.is_file() and path.name != "PROVENANCE.tsv":
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            by_digest[digest].append(str(path.relative_to(SAMPLES)))
+    assert [names for names in by_digest.values() if len(names) > 1] == []

@@ -334,7 +334,7 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
-        "ibstat/tmux-pane-border-mlx4-vpi-port1-ib-active-port2-eth-down.txt",
+        "ibstat/mlx4-cx3-2port-qdr40-tmux-pane.txt",  # the same paste (once kept twice)
         "ibstat",
         {
             "port_count": 2,
