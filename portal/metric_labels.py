@@ -153,6 +153,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "kernel_lines": gettext_lazy("Kernel log lines"),
     "line_count": gettext_lazy("Lines read"),
     "nvidia_driver_lines": gettext_lazy("Lines from the NVIDIA driver"),
+    "gpu_init_failed_line": gettext_lazy("Line where the driver could not bring a GPU up"),
     # ping / TCP connect
     "rtt_avg_ms": gettext_lazy("Average round-trip time"),
     "rtt_min_ms": gettext_lazy("Minimum round-trip time"),
