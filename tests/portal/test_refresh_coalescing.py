@@ -46,6 +46,13 @@ def _import(candidate, node: str, variant: int = 0) -> EvidenceUpload:
     upload = _submit(candidate, node, variant)
     evidence_import(upload_id=upload.pk, task_id=f"t{upload.pk}")
     upload.refresh_from_db()
+    # With a real worker running (a committing test), the task the submit queued may have
+    # claimed the upload first: the import here then leaves it to that one, and it is done
+    # when the worker is (exactly once either way).
+    deadline = time.monotonic() + 30
+    while upload.status == UploadStatus.PROCESSING and time.monotonic() < deadline:
+        time.sleep(0.05)
+        upload.refresh_from_db()
     assert upload.status == UploadStatus.DONE
     return upload
 

@@ -176,7 +176,9 @@ def expected(route: Route, persona: str, method: str) -> set[int]:
         return {200} if offered else {405}
     if route.kind == "page":
         if persona in ("anonymous", "upload_token"):
-            return {302}
+            # Sent to the login page; a form posted signed out gets the "nothing was saved"
+            # page with its text to copy back (portal.middleware, 401) instead.
+            return {401} if method == "post" else {302}
         if not offered:
             return {405}
         return {404} if persona == "outsider" else {200}
