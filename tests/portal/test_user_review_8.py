@@ -273,6 +273,21 @@ def test_the_weights_page_fills_in_a_workload_preset_without_saving_it(as_role):
     assert "filled in below" not in chinese and "Start from" not in chinese
 
 
+def test_a_preset_filled_in_for_a_reader_who_cannot_save_does_not_point_to_a_save_button(
+    as_role,
+):
+    # A viewer (and anyone on a decided evaluation) has no Save weights button to press.
+    client = as_role("viewer")
+    url = reverse("evaluation-weights", args=[DEMO_EVALUATION])
+    text = _text(client.get(url + "?preset=inference"))
+    assert "The preset weights of Inference are filled in below" in text
+    assert "ranked as a what-if; nothing is saved." in text
+    assert "until you press Save weights" not in text
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "zh-hans"
+    chinese = _text(client.get(url + "?preset=inference"))
+    assert "nothing is saved" not in chinese and "不会保存任何内容" in chinese
+
+
 def test_a_decision_is_recorded_on_the_ranking_its_page_showed_or_refused_with_the_input(demo):
     from django.contrib.auth import get_user_model
 
