@@ -44,23 +44,48 @@ def _database() -> dict:
     return {"ok": True}
 
 
-def _redis_url() -> str | None:
-    for url in (settings.CELERY_BROKER_URL, settings.CACHES["default"].get("LOCATION", "")):
-        if isinstance(url, str) and url.startswith(("redis://", "rediss://", "unix://")):
-            return url
-    return None
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def _redis_urls() -> dict[str, str]:
+    """The Redis servers the portal uses, by role: the Celery broker and the cache (CACHE_URL
+    may name another server than the broker's; a list of cache servers counts each)."""
+    found = {}
+    broker = settings.CELERY_BROKER_URL
+    if isinstance(broker, str) and broker.startswith(_REDIS_SCHEMES):
+        found["broker"] = broker
+    location = settings.CACHES["default"].get("LOCATION", "")
+    locations = location if isinstance(location, list | tuple) else str(location).split(",")
+    servers = [url.strip() for url in locations if url.strip().startswith(_REDIS_SCHEMES)]
+    for number, url in enumerate(servers, start=1):
+        found["cache" if len(servers) == 1 else f"cache {number}"] = url
+    return found
 
 
 def _redis() -> dict:
-    url = _redis_url()
-    if url is None:
+    """Every Redis server the portal uses answers a ping (each server once); a failure names
+    the role of each server that did not (the cache's falls back per process, but the portal
+    then runs without its shared cache and upload throttle)."""
+    urls = _redis_urls()
+    if not urls:
         return {"ok": True, "detail": "not used (embedded mode)"}
-    client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
-    try:
-        client.ping()
-    finally:
-        client.close()
-    return {"ok": True}
+    answered: dict[str, str | None] = {}
+    failed = []
+    for role, url in urls.items():
+        if url not in answered:
+            client = redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=0.5)
+            try:
+                client.ping()
+                answered[url] = None
+            except Exception as exc:
+                answered[url] = f"{type(exc).__name__}: {exc}"
+            finally:
+                client.close()
+        if answered[url] is not None:
+            failed.append(f"{role}: {answered[url]}")
+    if failed:
+        raise ConnectionError("; ".join(failed))
+    return {"ok": True, "servers": sorted(urls)}
 
 
 def _last_heartbeat():

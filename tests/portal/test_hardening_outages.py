@@ -162,6 +162,22 @@ def test_readyz_reports_each_component(client, settings):
     assert down.json()["database"]["ok"] is True
 
 
+def test_readyz_checks_the_cache_redis_apart_from_the_broker(client, settings, django_user_model):
+    # operator review (stop 34): CACHE_URL may name another Redis than the broker's, and
+    # /readyz/ pinged only the first one it found.
+    WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now())
+    assert client.get("/readyz/?require=redis").json()["redis"]["servers"] == ["broker"]
+    settings.CACHES = DEAD_CACHE
+    down = client.get("/readyz/?require=redis")
+    assert down.status_code == 503
+    assert (down.json()["redis"]["ok"], down.json()["redis"]["error"]) == (False, "unavailable")
+    staff = django_user_model.objects.create_user("ops", password="x", is_staff=True)
+    client.force_login(staff)
+    error = client.get("/readyz/?require=redis").json()["redis"]["error"]
+    assert "cache: ConnectionError" in error and "broker" not in error
+    assert client.get("/readyz/?require=database").status_code == 200
+
+
 def test_a_stale_heartbeat_with_a_worker_answering_blames_beat(
     celery_worker_process, client, settings
 ):
