@@ -88,8 +88,16 @@ def _redis() -> dict:
     return {"ok": True, "servers": sorted(urls)}
 
 
-def _last_heartbeat():
-    return WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
+def _heartbeat() -> tuple[dict | None, dict]:
+    """(the result to report when the heartbeat cannot be read, else None; the heartbeat's
+    fields: its time and whether it is fresh)."""
+    try:
+        last = (
+            WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
+        )
+    except DATABASE_DOWN:
+        return {"ok": False, "error": "unknown: the database is unavailable"}, {}
+    return None, {"last_heartbeat": last.isoformat() if last else None, "fresh": _fresh(last)}
 
 
 def _fresh(last) -> bool:
@@ -115,12 +123,11 @@ def _worker() -> dict:
     beat, so a stale one may be beat's fault) it answers a ping."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"ok": True, "detail": "tasks run in process (embedded mode)"}
-    try:
-        last = _last_heartbeat()
-    except DATABASE_DOWN:
-        return {"ok": False, "error": "unknown: the database is unavailable"}
-    result = {"last_heartbeat": last.isoformat() if last else None}
-    if _fresh(last):
+    unread, heartbeat = _heartbeat()
+    if unread is not None:
+        return unread
+    result = {"last_heartbeat": heartbeat["last_heartbeat"]}
+    if heartbeat["fresh"]:
         return {"ok": True, **result}
     answered = _pinged_workers()
     if answered:
@@ -138,11 +145,10 @@ def _beat() -> dict:
     a stale one while a worker answers its ping shows beat stopped."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"ok": True, "detail": "no scheduler in embedded mode"}
-    try:
-        last = _last_heartbeat()
-    except DATABASE_DOWN:
-        return {"ok": False, "error": "unknown: the database is unavailable"}
-    return {"ok": _fresh(last), "last_heartbeat": last.isoformat() if last else None}
+    unread, heartbeat = _heartbeat()
+    if unread is not None:
+        return unread
+    return {"ok": heartbeat["fresh"], "last_heartbeat": heartbeat["last_heartbeat"]}
 
 
 def _imports() -> dict:

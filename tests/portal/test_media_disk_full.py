@@ -29,20 +29,21 @@ def _files(root) -> list[Path]:
     return [path for path in Path(root).rglob("*") if path.is_file()]
 
 
+def _save_until_full(storage, name, content):
+    """What FileSystemStorage does on a full disk: half the file written, then ENOSPC."""
+    path = Path(storage.path(name))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.read()[: content.size // 2])
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
 def test_a_disk_that_fills_during_the_write_answers_507_and_keeps_no_part(
     client, upload_token, settings, tmp_path, monkeypatch
 ):
     settings.MEDIA_ROOT = str(tmp_path)
     settings.EVIDENCE_MEDIA_MIN_FREE_BYTES = 0
 
-    def save_until_full(storage, name, content):
-        # What FileSystemStorage does on a full disk: half the file written, then ENOSPC.
-        path = Path(storage.path(name))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content.read()[: content.size // 2])
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(FileSystemStorage, "_save", save_until_full)
+    monkeypatch.setattr(FileSystemStorage, "_save", _save_until_full)
     _token, raw = upload_token
     response = _post(client, raw, os.urandom(64 * 1024))
     assert response.status_code == 507, response.content
@@ -112,13 +113,7 @@ def test_an_answer_attachment_on_a_full_disk_is_refused_and_the_typed_text_kept(
     settings.MEDIA_ROOT = str(tmp_path)
     settings.EVIDENCE_MEDIA_MIN_FREE_BYTES = 0
 
-    def save_until_full(storage, name, content):
-        path = Path(storage.path(name))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content.read()[: content.size // 2])
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(FileSystemStorage, "_save", save_until_full)
+    monkeypatch.setattr(FileSystemStorage, "_save", _save_until_full)
     client = as_role("procurement")
     typed = "99.95 %, credits 10-30 % (typed on a full disk)"
     url = reverse("answer-update", kwargs={"pk": 1, "candidate_pk": 3, "number": 7})

@@ -9,9 +9,9 @@ from scoring.verification import measured_facts, verify_candidate
 from scoring.verification.health import XID_NODE_AFFECTED
 
 try:
-    from test_verification_partial_evidence import claims, parsed
+    from test_verification_partial_evidence import claims, parsed, parsed_text
 except ImportError:  # pragma: no cover - when tests/scoring is a package
-    from .test_verification_partial_evidence import claims, parsed
+    from .test_verification_partial_evidence import claims, parsed, parsed_text
 
 # gpu-operator#1371: an L40S the 570 driver does not support, the probe failed, "None of the
 # NVIDIA devices were initialized"; no Xid line.
@@ -21,11 +21,17 @@ UNSUPPORTED = (
 )
 # bumblebee#554: "GPU at 0000:01:00.0 has fallen off the bus." and no Xid line.
 FALLEN = "kernel_log/bumblebee-issue554-dmesg-gpu-at-fallen-off-bus-no-xid.txt"
-CLEAN = "kernel_log/devmachine-kvm-dmesg-clean-boot-excerpt.txt"
+# A driver's clean load on a GPU node (the lines a healthy boot logs; no Xid, no failure).
+CLEAN = (
+    "[    5.123456] nvidia: loading out-of-tree module taints kernel.\n"
+    "[    5.234567] nvidia-nvlink: Nvlink Core is being initialized, major device number 234\n"
+    "[    5.345678] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.86.15  Fri Jan 24 "
+    "18:47:22 UTC 2025\n"
+)
 
 
 def _judged(rel: str, **claimed):
-    evidence = [parsed(rel)]
+    evidence = [parsed_text(CLEAN, "dmesg.txt") if rel == CLEAN else parsed(rel)]
     assert evidence[0].kind == "kernel_log"
     assert evidence[0].metrics["xid_count"] == 0
     report = verify_candidate(claims(**claimed), evidence)
@@ -56,6 +62,5 @@ def test_a_gpu_fallen_off_the_bus_without_an_xid_line_weighs_as_xid_79():
 def test_a_clean_driver_log_stays_clean():
     report, measured = _judged(CLEAN)
     assert not [f for f in report.faults if f.kind in ("gpu_init_failed", "gpu_fallen_off_bus")]
-    # No error weighed (a log without NVIDIA driver lines is not a GPU node's: none at all).
-    assert not measured.xid_severity
-    assert not measured.xid_node_share
+    assert measured.xid_severity == 0.0
+    assert measured.xid_node_share == 0.0
