@@ -107,9 +107,21 @@ def member_add(*, evaluation: Evaluation, user, role: str, by) -> Membership:
 
 @transaction.atomic
 def member_role_set(*, membership: Membership, role: str, by) -> Membership:
-    """Change a member's role; the last procurement member keeps theirs."""
+    """Change a member's role; the last procurement member keeps theirs, and nobody makes
+    themselves a manager: the one who records the decision is never the one who granted
+    them the right to (a second procurement member must)."""
     membership = Membership.objects.select_for_update(of=("self",)).get(pk=membership.pk)
     if role != membership.role:
+        if role == Role.MANAGER and by is not None and by.pk == membership.user_id:
+            raise ValidationError(
+                {
+                    "role": _(
+                        "You cannot make yourself a manager: another procurement member "
+                        "must grant the role, so that who decides is not who chose the "
+                        "decider."
+                    )
+                }
+            )
         if role != Role.PROCUREMENT:
             _keep_one_procurement(membership)
         membership.role = role

@@ -890,3 +890,24 @@ def test_members_are_listed_to_every_member_and_managed_by_procurement(
         ("~", members["procurement"]),
         ("-", members["procurement"]),
     ]
+
+
+def test_the_members_page_refuses_a_self_made_manager_and_keeps_the_role(
+    client, members, evaluation, make_user
+):
+    colleague = make_user("second-buyer")
+    Membership.objects.create(evaluation=evaluation, user=colleague, role=Role.PROCUREMENT)
+    own = Membership.objects.get(evaluation=evaluation, user=members["procurement"])
+    client.force_login(members["procurement"])
+    url = reverse("evaluation-members", args=[evaluation.pk])
+    refused = client.post(url, {"action": "role", "member": own.pk, "role": "manager"})
+    assert refused.status_code == 422
+    assert "cannot make yourself a manager" in html.unescape(refused.text)
+    own.refresh_from_db()
+    assert own.role == Role.PROCUREMENT
+    client.force_login(colleague)
+    assert (
+        client.post(url, {"action": "role", "member": own.pk, "role": "manager"}).status_code == 302
+    )
+    own.refresh_from_db()
+    assert own.role == Role.MANAGER

@@ -377,6 +377,26 @@ def test_members_are_managed_by_procurement_and_one_procurement_member_remains(
     assert api.delete(ev_url(world, "api-member-detail", member_pk=theirs.pk)).status_code == 204
 
 
+def test_a_procurement_member_cannot_make_themselves_the_manager(api, world, make_user):
+    # With a second procurement member the last-procurement rule no longer stands in the way:
+    # the refusal is the separation of duties itself.
+    colleague = make_user("second-buyer")
+    Membership.objects.create(evaluation=world.evaluation, user=colleague, role="procurement")
+    mine = Membership.objects.get(evaluation=world.evaluation, user=world.users["procurement"])
+    api.as_(world.users["procurement"])
+    url = ev_url(world, "api-member-detail", member_pk=mine.pk)
+    refused = api.patch(url, {"role": "manager"}, format="json")
+    assert refused.status_code == 400
+    assert "cannot make yourself a manager" in refused.json()["role"][0]
+    mine.refresh_from_db()
+    assert mine.role == "procurement"
+    # Stepping down is no escalation; the colleague may then grant the role.
+    assert api.patch(url, {"role": "viewer"}, format="json").status_code == 200
+    api.as_(colleague)
+    granted = api.patch(url, {"role": "manager"}, format="json")
+    assert granted.status_code == 200 and granted.json()["role"] == "manager"
+
+
 def test_candidates_are_added_changed_and_removed(api, world, vendor):
     api.as_(world.users["procurement"])
     offering = Offering.objects.create(
