@@ -42,3 +42,24 @@ def _warm_up(**_kwargs) -> None:
     from portal.warmup import warm_up
 
     warm_up()
+
+
+def broker_queue_length() -> int | None:
+    """Messages waiting in the default queue when the broker is Redis (LLEN of its list);
+    None for another broker or an unreachable one (the readiness check's redis part says why)."""
+    import logging
+
+    import redis
+    from django.conf import settings
+
+    broker = settings.CELERY_BROKER_URL
+    if not isinstance(broker, str) or not broker.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    client = redis.Redis.from_url(broker, socket_timeout=0.5, socket_connect_timeout=0.5)
+    try:
+        return int(client.llen(getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")))
+    except redis.RedisError as exc:
+        logging.getLogger(__name__).debug("queue length unavailable: %s", exc)
+        return None
+    finally:
+        client.close()

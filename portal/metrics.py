@@ -74,23 +74,15 @@ class DatabaseCollector:
             "Bytes of raw evidence kept on disk (failed uploads' files are removed later).",
             value=stored["total"] or 0,
         )
-        broker = settings.CELERY_BROKER_URL
-        if broker.startswith("redis"):
-            depth = GaugeMetricFamily(
-                "portal_celery_queue_length", "Messages waiting in the Celery queue (Redis)."
-            )
-            try:
-                import redis
+        from .celery import broker_queue_length
 
-                client = redis.Redis.from_url(
-                    broker, socket_timeout=0.5, socket_connect_timeout=0.5
-                )
-                queue = getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")
-                depth.add_metric([], client.llen(queue))
-                client.close()
-                yield depth
-            except Exception as exc:  # Redis down (/readyz/ says so): no gauge this time
-                logger.debug("queue length unavailable: %s", exc)
+        length = broker_queue_length()
+        if length is not None:  # None: not Redis, or Redis down (/readyz/ says so)
+            yield GaugeMetricFamily(
+                "portal_celery_queue_length",
+                "Messages waiting in the Celery queue (Redis).",
+                value=length,
+            )
 
     @staticmethod
     def _overdue() -> GaugeMetricFamily:

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField
+from django.db.models import Count, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast, Coalesce
 from django.http import Http404
@@ -836,6 +836,30 @@ def evaluation_imports_pending(evaluation: Evaluation) -> int:
         candidate__evaluation_id=evaluation.pk,
         status__in=[UploadStatus.QUEUED, UploadStatus.PROCESSING],
     ).count()
+
+
+def import_backlog() -> dict[str, int | float | None]:
+    """The import queue as the database holds it: uploads queued and processing now, and how
+    long the oldest queued one has waited (seconds; None when none waits)."""
+    from django.utils import timezone
+
+    from .models import EvidenceUpload, UploadStatus
+
+    counts = EvidenceUpload.objects.filter(
+        status__in=(UploadStatus.QUEUED, UploadStatus.PROCESSING)
+    ).aggregate(
+        queued=Count("pk", filter=Q(status=UploadStatus.QUEUED)),
+        processing=Count("pk", filter=Q(status=UploadStatus.PROCESSING)),
+        oldest=Min("created_at", filter=Q(status=UploadStatus.QUEUED)),
+    )
+    oldest = counts["oldest"]
+    return {
+        "queued": counts["queued"],
+        "processing": counts["processing"],
+        "oldest_queued_s": (
+            None if oldest is None else round((timezone.now() - oldest).total_seconds(), 1)
+        ),
+    }
 
 
 def overdue_uploads() -> dict[str, int]:

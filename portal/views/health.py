@@ -13,9 +13,10 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from ..celery import broker_queue_length
 from ..middleware import DATABASE_DOWN
 from ..models import WorkerHeartbeat
-from ..selectors import overdue_uploads
+from ..selectors import import_backlog, overdue_uploads
 
 COMPONENTS = ("database", "redis", "worker", "beat", "imports")
 # What decides the status code without ?require=: a backlog of imports is reported, not a
@@ -152,12 +153,21 @@ def _beat() -> dict:
 
 
 def _imports() -> dict:
-    """Uploads the sweeper should have sent again by now (portal_evidence_uploads_overdue)."""
+    """Uploads the sweeper should have sent again by now (portal_evidence_uploads_overdue)
+    decide; the queue's depth is reported beside them: the uploads waiting and processing
+    (with the oldest one's wait) and the messages in the broker's queue, so that a backlog
+    is seen before it becomes overdue."""
     try:
         overdue = overdue_uploads()
+        backlog = import_backlog()
     except DATABASE_DOWN:
         return {"ok": False, "error": "unknown: the database is unavailable"}
-    return {"ok": not any(overdue.values()), "overdue": overdue}
+    return {
+        "ok": not any(overdue.values()),
+        "overdue": overdue,
+        **backlog,
+        "broker_queue": broker_queue_length(),
+    }
 
 
 def _is_staff(request: HttpRequest) -> bool:

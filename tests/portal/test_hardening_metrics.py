@@ -152,3 +152,24 @@ def test_json_logs_have_one_line_per_request_with_the_upload_id(
     line = json.loads(JsonFormatter().format(imports[0]))
     assert line["upload_id"] == body["id"]
     assert line["outcome"] in ("done", "failed")
+
+
+def test_the_celery_queue_length_is_read_from_the_broker(client, settings):
+    # A queue of this test's own on the real Redis (the shared worker consumes the default).
+    import uuid
+
+    import redis
+
+    settings.METRICS_TOKEN = TOKEN
+    settings.CELERY_TASK_DEFAULT_QUEUE = f"metrics-depth-{uuid.uuid4().hex}"
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.lpush(settings.CELERY_TASK_DEFAULT_QUEUE, "a", "b")
+    try:
+        depth = _scrape(client)["portal_celery_queue_length"]
+    finally:
+        broker.delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+        broker.close()
+    assert _value(depth, "portal_celery_queue_length") == 2
+    # An unreachable broker: no gauge rather than a wrong zero.
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    assert "portal_celery_queue_length" not in _scrape(client)

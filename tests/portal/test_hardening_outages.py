@@ -1,9 +1,11 @@
 """Dependencies that go away: Redis down, PostgreSQL unreachable, readiness per component."""
 
 import time
+import uuid
 from datetime import timedelta
 
 import pytest
+import redis
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import OperationalError
@@ -146,6 +148,7 @@ def test_readyz_reports_each_component(client, settings):
     assert body["beat"]["ok"] is True
     assert body["imports"]["ok"] is True
     assert body["imports"]["overdue"] == {"queued": 0, "processing": 0}
+    assert (body["imports"]["queued"], body["imports"]["oldest_queued_s"]) == (0, None)
 
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=10))
     stale = client.get("/readyz/")
@@ -215,10 +218,27 @@ def test_overdue_imports_are_reported_but_decide_nothing_unless_required(
     EvidenceUpload.objects.filter(pk=upload.pk).update(
         status=UploadStatus.QUEUED, created_at=timezone.now() - timedelta(hours=1)
     )
-    response = client.get("/readyz/")
+    EvidenceUpload.objects.create(
+        candidate=candidate, sha256="c" * 64, size_bytes=1, original_name="fresh.tar.gz"
+    )
+    # The broker's queue, read from a queue of this test's own on the real Redis (the shared
+    # worker consumes the default one): three messages wait in it.
+    settings.CELERY_TASK_DEFAULT_QUEUE = f"readyz-depth-{uuid.uuid4().hex}"
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.lpush(settings.CELERY_TASK_DEFAULT_QUEUE, "a", "b", "c")
+    try:
+        response = client.get("/readyz/")
+    finally:
+        broker.delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+        broker.close()
     assert response.status_code == 200
-    assert response.json()["imports"]["ok"] is False
-    assert response.json()["imports"]["overdue"] == {"queued": 1, "processing": 0}
+    imports = response.json()["imports"]
+    assert imports["ok"] is False
+    assert imports["overdue"] == {"queued": 1, "processing": 0}
+    # The depth beside it: both waiting uploads, the oldest's wait, the broker's messages.
+    assert (imports["queued"], imports["processing"]) == (2, 0)
+    assert 3600 <= imports["oldest_queued_s"] < 3700
+    assert imports["broker_queue"] == 3
     assert client.get("/readyz/?require=imports").status_code == 503
 
 
