@@ -43,14 +43,32 @@ def test_check_deploy_is_clean_with_production_settings():
     assert "System check identified no issues" in result.stdout
 
 
-@pytest.mark.parametrize("base_url", ["", "http://localhost:8000", "https://127.0.0.1"])
-def test_check_deploy_warns_while_links_would_point_to_the_readers_own_machine(base_url):
-    env = {**PRODUCTION_ENV, "PORTAL_BASE_URL": base_url}
-    if not base_url:
-        del env["PORTAL_BASE_URL"]  # the development default
+def test_check_deploy_warns_while_links_would_point_to_the_readers_own_machine():
+    # The development default, which only a start without PORTAL_BASE_URL gives: through
+    # manage.py, which also shows the check registered for --deploy.
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "PORTAL_BASE_URL"}
     result = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
     assert result.returncode != 0
     assert "portal.W001" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("base_url", "warned"),
+    [
+        ("http://localhost:8000", True),
+        ("https://127.0.0.1", True),
+        ("http://[::1]:8000", True),
+        ("gpu-portal.example.com", True),  # no scheme: not a link a mail client opens
+        ("https://gpu-portal.example.com", False),
+    ],
+)
+def test_the_base_url_check_warns_on_loopback_and_schemeless_addresses(settings, base_url, warned):
+    # The same check function manage.py ran above, on each address (a second of start-up
+    # each saved: the check reads the setting when it runs).
+    from portal.checks import portal_base_url_check
+
+    settings.PORTAL_BASE_URL = base_url
+    assert [w.id for w in portal_base_url_check(None)] == (["portal.W001"] if warned else [])
 
 
 def test_production_refuses_to_start_without_a_secret_key():
