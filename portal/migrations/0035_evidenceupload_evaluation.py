@@ -13,25 +13,13 @@ from django.db import migrations, models
 
 import portal.models.evidence
 
-from ._postgresql import postgresql_only
+from ._postgresql import UPLOAD_EVALUATION_BACKWARD, UPLOAD_EVALUATION_FORWARD, postgresql_only
 
 BACKFILL = """
 UPDATE portal_evidenceupload SET evaluation_id = (
     SELECT c.evaluation_id FROM portal_candidate c WHERE c.id = portal_evidenceupload.candidate_id
 )
 """
-
-PAIR_FORWARD = (
-    "ALTER TABLE portal_candidate ADD CONSTRAINT candidate_id_evaluation_uniq"
-    " UNIQUE (id, evaluation_id)",
-    "ALTER TABLE portal_evidenceupload ADD CONSTRAINT upload_candidate_evaluation_fk"
-    " FOREIGN KEY (candidate_id, evaluation_id)"
-    " REFERENCES portal_candidate (id, evaluation_id) DEFERRABLE INITIALLY DEFERRED",
-)
-PAIR_BACKWARD = (
-    "ALTER TABLE portal_evidenceupload DROP CONSTRAINT upload_candidate_evaluation_fk",
-    "ALTER TABLE portal_candidate DROP CONSTRAINT candidate_id_evaluation_uniq",
-)
 
 
 class Migration(migrations.Migration):
@@ -70,5 +58,7 @@ class Migration(migrations.Migration):
             model_name="evidenceupload",
             index=models.Index(fields=["sha256"], name="upload_sha256_idx"),
         ),
-        migrations.RunPython(postgresql_only(PAIR_FORWARD), postgresql_only(PAIR_BACKWARD)),
+        migrations.RunPython(
+            postgresql_only(UPLOAD_EVALUATION_FORWARD), postgresql_only(UPLOAD_EVALUATION_BACKWARD)
+        ),
     ]

@@ -15,26 +15,17 @@ from django.db import migrations, models
 
 import portal.models.evidence
 
-from ._postgresql import postgresql_only
+from ._postgresql import (
+    MEASUREMENT_EVALUATION_BACKWARD,
+    MEASUREMENT_EVALUATION_FORWARD,
+    postgresql_only,
+)
 
 BACKFILL = """
 UPDATE portal_measurement SET evaluation_id = (
     SELECT u.evaluation_id FROM portal_evidenceupload u WHERE u.id = portal_measurement.upload_id
 )
 """
-
-PAIR_FORWARD = (
-    "ALTER TABLE portal_evidenceupload ADD CONSTRAINT upload_id_evaluation_uniq"
-    " UNIQUE (id, evaluation_id)",
-    "ALTER TABLE portal_measurement ADD CONSTRAINT measurement_upload_evaluation_fk"
-    " FOREIGN KEY (upload_id, evaluation_id)"
-    " REFERENCES portal_evidenceupload (id, evaluation_id)"
-    " ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED",
-)
-PAIR_BACKWARD = (
-    "ALTER TABLE portal_measurement DROP CONSTRAINT measurement_upload_evaluation_fk",
-    "ALTER TABLE portal_evidenceupload DROP CONSTRAINT upload_id_evaluation_uniq",
-)
 
 
 class Migration(migrations.Migration):
@@ -71,5 +62,8 @@ class Migration(migrations.Migration):
             model_name="measurement",
             index=models.Index(fields=["evaluation", "id"], name="measurement_eval_idx"),
         ),
-        migrations.RunPython(postgresql_only(PAIR_FORWARD), postgresql_only(PAIR_BACKWARD)),
+        migrations.RunPython(
+            postgresql_only(MEASUREMENT_EVALUATION_FORWARD),
+            postgresql_only(MEASUREMENT_EVALUATION_BACKWARD),
+        ),
     ]

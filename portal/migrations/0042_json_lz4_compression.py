@@ -11,45 +11,9 @@ are. A server built without lz4 keeps pglz (the statement is skipped, not failed
 (the embedded mode) has no TOAST compression at all.
 """
 
-from django.db import NotSupportedError, migrations
+from django.db import migrations
 
-# (table, column): what an import, a rescoring or the warming task writes, plus the decision
-# snapshots and pinned offering versions, which are the other large values.
-COLUMNS = (
-    ("portal_evidenceupload", "report"),
-    ("portal_evidenceupload", "fingerprint"),
-    ("portal_evidencesummary", "summary"),
-    ("portal_measurement", "details"),
-    ("portal_candidate", "verification"),
-    ("portal_candidate", "knockouts"),
-    ("portal_score", "contributions"),
-    ("portal_resultsentry", "payload"),
-    ("portal_decisionrecord", "snapshot"),
-    ("portal_offeringversion", "facts"),
-)
-
-
-def _set_compression(method: str):
-    def run(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return
-        for table, column in COLUMNS:
-            name = schema_editor.quote_name
-            # In a savepoint: a server without lz4 refuses the statement, which must not
-            # abort the migration's transaction.
-            with schema_editor.connection.cursor() as cursor:
-                cursor.execute("SAVEPOINT set_compression")
-                try:
-                    cursor.execute(
-                        f"ALTER TABLE {name(table)} ALTER COLUMN {name(column)} "
-                        f"SET COMPRESSION {method}"
-                    )
-                except NotSupportedError:  # compression method lz4 not supported
-                    cursor.execute("ROLLBACK TO SAVEPOINT set_compression")
-                else:
-                    cursor.execute("RELEASE SAVEPOINT set_compression")
-
-    return run
+from ._postgresql import set_compression
 
 
 class Migration(migrations.Migration):
@@ -58,5 +22,5 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(_set_compression("lz4"), _set_compression("default")),
+        migrations.RunPython(set_compression("lz4"), set_compression("default")),
     ]
