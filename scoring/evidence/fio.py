@@ -66,7 +66,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    decode_quoted_printable,
+    strip_line_prefix,
+)
 
 KIND = "fio"
 
@@ -799,6 +805,14 @@ def _failure_error(failures: list[tuple[int, str]]) -> EvidenceParseError:
 def parse(text: str) -> ParseResult:
     """Parse fio output (json, json+, normal or mixed); see the module docstring."""
     warnings: list[str] = []
+    decoded = decode_quoted_printable(text)
+    if decoded is not None:
+        # A report kept as a mail archive keeps it: "err=3D 0", "BW=3D195MiB/s".
+        text = decoded
+        warnings.append(
+            "the output was quoted-printable (a mail body: '=3D' for '='): decoded; line "
+            "numbers are those of the decoded text"
+        )
     lines, prefix = strip_line_prefix(text.splitlines(), _FIRST_TOKEN_RE)
     tidy = _tidy(lines)
     if prefix is not None or tidy is not lines:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "kernel_log"
 
@@ -208,7 +208,7 @@ def parse(text: str) -> ParseResult:
             event: dict[str, Any] | None = None
             if len(events) < _MAX_EVENTS:
                 event = {"type": "xid", "code": code, "pci": pci, "line": number,
-                         "detail": match.group(3).strip()[:200]}  # fmt: skip
+                         "detail": strip_annotation(match.group(3)).strip()[:200]}  # fmt: skip
                 events.append(event)
             if code == _RECOVERY_XID and pci is not None:
                 action = _RECOVERY_TO_RE.search(match.group(3))
