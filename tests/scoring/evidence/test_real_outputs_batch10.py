@@ -7,7 +7,8 @@ v0.6 log of a GH200 (bare "Waived:" lines, a latency matrix in ns); nccl-tests r
 header (the tail of an odd-size sweep, and pre-2020 rows with no root column and deviations in
 their error column), a 2019 table cut inside an error cell, a run of two processes built without
 MPI cut before its rows, and MSCCL++'s mscclpp-test table that copies nccl-tests'; topo -m of an
-8x H100 node with six NICs cut inside GPU7's row; ibv_devinfo of a ConnectX-6 Dx then a ConnectX-7
+8x H100 node with six NICs cut inside GPU7's row, of a 4x L40S host behind a mail gateway and of
+an 8-GPU 2018 host (tabs, a NIC named mlx5_0); ibv_devinfo of a ConnectX-6 Dx then a ConnectX-7
 cut before its port; ib_write_bw indented as a markdown code block and cut before its table;
 --query-gpu CSV of clocks only (B200) and a csv,noheader row (H100 NVL); fio 3.37 randrw with
 fsync and 128 files, and fio 3.37 kept quoted-printable by a mail archive; dcgmi diag -r 3 -v of
@@ -313,6 +314,37 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "gpu_fallen_off_bus": False,
             "line_count": 4,
             "nvidia_driver_lines": 4,
+        },
+    ),
+    (
+        # Four GPUs, no NV cell: GPU0-GPU1 and GPU2-GPU3 NODE, four SYS pairs; NIC0/NIC1 named
+        # mlx5_0/mlx5_1 by the legend; no NIC is PIX or PXB to a GPU.
+        "nvidia_smi_topo/warpem-issue106-4x-l40s-no-nvlink-2-nic-legend-masked-prompt-mail-reply-"
+        "tail.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 4,
+            "nic_count": 2,
+            "nvlink_pairs": 0,
+            "full_nvlink_mesh": False,
+            "gpu_pair_links": {"NODE": 2, "SYS": 4},
+            "nic_names": ["mlx5_0", "mlx5_1"],
+            "numa_nodes": ["0", "1"],
+            "gpus_with_local_nic": 0,
+        },
+    ),
+    (
+        # Eight GPUs: PIX 0-1, 2-3, 4-5, 6-7; PXB within each half (8 pairs); SYS across (16);
+        # the one NIC column "mlx5_0" is PHB to GPU4..GPU7; no NUMA column.
+        "nvidia_smi_topo/quda-issue669-8-gpu-pix-pxb-mlx5_0-column-tabs-2018-cut-in-legend.txt",
+        "nvidia_smi_topo",
+        {
+            "gpu_count": 8,
+            "nic_count": 1,
+            "nvlink_pairs": 0,
+            "gpu_pair_links": {"PIX": 4, "PXB": 8, "SYS": 16},
+            "nic_names": ["mlx5_0"],
+            "numa_nodes": [],
         },
     ),
     (
