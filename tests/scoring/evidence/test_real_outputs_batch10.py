@@ -11,9 +11,11 @@ MPI cut before its rows, and MSCCL++'s mscclpp-test table that copies nccl-tests
 an 8-GPU 2018 host (tabs, a NIC named mlx5_0); ibv_devinfo of a ConnectX-6 Dx then a ConnectX-7
 cut before its port; ib_write_bw indented as a markdown code block and cut before its table;
 --query-gpu CSV of clocks only (B200) and a csv,noheader row (H100 NVL); fio 3.37 randrw with
-fsync and 128 files, and fio 3.37 kept quoted-printable by a mail archive; dcgmi diag -r 3 -v of
-DCGM 3.3.9 with wrapped Info rows; five nvidia-smi snapshots of one V100 from watch; four Xid 32
-lines with the author's notes after them; nvbandwidth -l (a test list, no result).
+fsync and 128 files, fio 3.37 kept quoted-printable by a mail archive and a fio 3.27 terse line
+of a gtod_reduce run; dcgmi diag -r 3 -v of DCGM 3.3.9 with wrapped Info rows; five nvidia-smi
+snapshots of one V100 from watch; four Xid 32 lines with the author's notes after them;
+nvbandwidth -l (a test list, no result); an H20-3e alltoall log of a device list and NCCL INFO
+lines cut before its table.
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ CSV_CLOCKS = (
 XID_NOTES = (
     "kernel_log/dmesg-grep-xid-four-xid32-hce-physical-launch-dma-no-timestamps-author-hash-"
     "notes.txt"
+)
+
+TERSE_GTOD = (
+    "fio/fio-issue1555-fio327-terse-v3-randrw-75-gtod-reduce-command-echoed-second-run-cut.txt"
+)
+DEVICE_LIST_ONLY = (
+    "nccl_tests/nccl-tests-issue321-h20-3e-2x2-vm-alltoall-rank-lines-then-nccl-info-cut-before-"
+    "table.txt"
 )
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
@@ -348,6 +358,24 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "118356" KiB/s read (121.197 MB/s) at 29589 IOPS, "39181" KiB/s write (40.121 MB/s) at
+        # 9795 IOPS; the latency fields are all 0 under --gtod_reduce=1: not measured; disk sda.
+        TERSE_GTOD,
+        "fio",
+        {
+            "format": "terse",
+            "fio_version": "fio-3.27",
+            "read_bw_mbyte_s": 121.197,
+            "read_iops": 29589.0,
+            "read_clat_mean_us": None,
+            "write_bw_mbyte_s": 40.121,
+            "write_iops": 9795.0,
+            "write_clat_mean_us": None,
+            "jobnames": ["test"],
+            "disks": ["sda"],
+        },
+    ),
+    (
         # One row "3996 MHz, 3996 MHz": a GPU, and no figure the parser reads.
         CSV_CLOCKS,
         "nvidia_smi_query",
@@ -387,6 +415,8 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "perftest.no_rows",
         2,
     ),
+    # nccl-tests' device list and NCCL INFO lines, no table: it was "not a supported tool".
+    (DEVICE_LIST_ONLY, "nccl_tests", "nccl.nothing", None),
     # nvbandwidth -l lists the tests and runs none.
     (
         "nvbandwidth/superbench-pr675-nvbandwidth-v0.6-l-testcase-list-no-results-cut.txt",
@@ -502,3 +532,20 @@ def test_a_query_of_fields_the_parser_does_not_read_says_so(sample: Sample) -> N
 def test_an_authors_note_after_an_xid_is_not_the_drivers_text(sample: Sample) -> None:
     events = kernel_log.parse(sample(XID_NOTES)).metrics["events"]
     assert [e["detail"].endswith("HCE_DBG1 0000118e") for e in events] == [True] * 4
+
+
+def test_a_device_list_alone_is_recognised_as_nccl_tests(sample: Sample) -> None:
+    # Four "Rank N Group 0 Pid ... on vm-host40 device N [0x33]" lines then NCCL INFO: no
+    # header, no row, and the last line is no device entry: nothing scored it before.
+    assert nccl.detect(sample(DEVICE_LIST_ONLY)) >= 40
+
+
+def test_latencies_fio_did_not_time_are_unknown_not_zero(sample: Sample) -> None:
+    # --gtod_reduce=1 leaves every clat field 0: the mean was read as a 0 us latency.
+    metrics = fio.parse(sample(TERSE_GTOD)).metrics
+    assert (metrics["read_clat_mean_us"], metrics["write_clat_mean_us"]) == (None, None)
+
+
+def test_a_terse_line_names_its_disks(sample: Sample) -> None:
+    # The disk block after the job's fields ("sda;14914;4958;...;83.03%") was not read.
+    assert fio.parse(sample(TERSE_GTOD)).metrics["disks"] == ["sda"]
