@@ -15,7 +15,8 @@ fsync and 128 files, fio 3.37 kept quoted-printable by a mail archive and a fio 
 of a gtod_reduce run; dcgmi diag -r 3 -v of DCGM 3.3.9 with wrapped Info rows; five nvidia-smi
 snapshots of one V100 from watch; four Xid 32 lines with the author's notes after them;
 nvbandwidth -l (a test list, no result); an H20-3e alltoall log of a device list and NCCL INFO
-lines cut before its table.
+lines cut before its table; the head of a journalctl -k whose early-boot systemd lines outnumber
+its kernel lines.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ XID_NOTES = (
 
 TERSE_GTOD = (
     "fio/fio-issue1555-fio327-terse-v3-randrw-75-gtod-reduce-command-echoed-second-run-cut.txt"
+)
+JOURNAL_HEAD = (
+    "kernel_log/gpud-pr1209-journalctl-k-grep-c20-fallen-head-mlx5-systemd-lines-cut-before-"
+    "nvrm.txt"
 )
 DEVICE_LIST_ONLY = (
     "nccl_tests/nccl-tests-issue321-h20-3e-2x2-vm-alltoall-rank-lines-then-nccl-info-cut-before-"
@@ -376,6 +381,20 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # Five "kernel:" lines (mlx5_core, workqueue, EXT4, bridge) among five "systemd[1]:" lines
+        # of early boot; no NVRM line: nothing is said of the GPUs.
+        JOURNAL_HEAD,
+        "kernel_log",
+        {
+            "format": "journal",
+            "xid_count": 0,
+            "gpu_fallen_off_bus": False,
+            "kernel_lines": 5,
+            "line_count": 11,
+            "nvidia_driver_lines": 0,
+        },
+    ),
+    (
         # One row "3996 MHz, 3996 MHz": a GPU, and no figure the parser reads.
         CSV_CLOCKS,
         "nvidia_smi_query",
@@ -549,3 +568,17 @@ def test_latencies_fio_did_not_time_are_unknown_not_zero(sample: Sample) -> None
 def test_a_terse_line_names_its_disks(sample: Sample) -> None:
     # The disk block after the job's fields ("sda;14914;4958;...;83.03%") was not read.
     assert fio.parse(sample(TERSE_GTOD)).metrics["disks"] == ["sda"]
+
+
+def test_early_boot_lines_of_journalctl_k_count_as_the_kernel_log(sample: Sample) -> None:
+    # Half the lines are "host systemd[1]: ..." (kept in the kernel log before journald starts):
+    # only the "kernel:" ones counted, too few for a kernel log, and the file was no kind at all.
+    assert registry.detect_kind(sample(JOURNAL_HEAD)) == "kernel_log"
+
+
+def test_a_syslog_without_kernel_lines_is_not_a_kernel_log() -> None:
+    text = "".join(
+        f"Feb 14 05:03:4{i} host systemd[1]: Started unit {i}.service - Unit {i}.\n"
+        for i in range(6)
+    )
+    assert kernel_log.detect(text) == 0
