@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import quopri
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -497,6 +498,21 @@ def unquote_text(text: str) -> str:
     if not window or quoted < _QUOTE_SHARE * len(window):
         return text
     return "\n".join(unquote(line) for line in lines)
+
+
+# Quoted-printable (RFC 2045), as a mail archive keeps a message body: every "=" of the text is
+# written "=3D", a long line is broken with a trailing "=" (a soft break), other bytes "=XX".
+_QP_LONE_EQUALS_RE = re.compile(r"=(?![0-9A-F]{2}|\r?$)", re.MULTILINE)
+_QP_MIN_ESCAPES = 3
+
+
+def decode_quoted_printable(text: str) -> str | None:
+    """``text`` decoded from quoted-printable, or None when it is not: at least three "=3D" and
+    no "=" that is neither an escape nor a soft break (a plain output writes "=" bare). Soft
+    breaks join their lines, so the decoded text has fewer lines."""
+    if text.count("=3D") < _QP_MIN_ESCAPES or _QP_LONE_EQUALS_RE.search(text):
+        return None
+    return quopri.decodestring(text.encode("utf-8")).decode("utf-8", "replace")
 
 
 # A figure a person emphasised in a markdown paste: "**5544.28**", "__0.94__", "`12.5`".

@@ -66,7 +66,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    decode_quoted_printable,
+    strip_line_prefix,
+)
 
 KIND = "fio"
 
@@ -494,7 +500,9 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             scale = 1e-3
             if not isinstance(clat, dict):
                 clat, scale = stats.get("clat"), 1.0  # fio 2.x: microseconds
-            if isinstance(clat, dict) and "mean" in clat:
+            # Under gtod_reduce fio times nothing: min, max and mean are all 0, not a latency.
+            unmeasured = isinstance(clat, dict) and clat.get("max") == 0 and clat.get("mean") == 0
+            if isinstance(clat, dict) and "mean" in clat and not unmeasured:
                 count = _num(clat.get("N", total or 1), f"{direction}.clat.N", line)
                 mean = _num(clat["mean"], f"{direction}.clat.mean", line)
                 acc.clat_sum_us += mean * scale * count
@@ -510,6 +518,10 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
 # clat mean third), 20 percentiles, 4 lat and 5 bandwidth figures: 41 fields a direction.
 _TERSE_DIRECTION_START = {"read": 5, "write": 46}
 _TERSE_VERSIONS = ("3", "4")
+# After the directions come CPU (5 fields), I/O depths (7) and latency buckets (22), then one
+# block of 9 per disk, its name first: field 121 in version 3, 162 in version 4 (trim added).
+_TERSE_DISK_START = {"3": 121, "4": 162}
+_TERSE_DISK_FIELDS = 9
 
 
 def _terse_job(fields: list[str]) -> dict[str, Any] | None:
@@ -529,16 +541,30 @@ def _terse_job(fields: list[str]) -> dict[str, Any] | None:
     }
     for direction, start in _TERSE_DIRECTION_START.items():
         kib, bw, iops, runtime = (float(fields[start + offset]) for offset in range(4))
-        clat_mean = float(fields[start + 10])
+        clat_min, clat_max, clat_mean = (float(fields[start + offset]) for offset in (8, 9, 10))
         job[direction] = {
             "io_bytes": kib * 1024,
             "bw": bw,  # KiB/s, as fio 2.x JSON gives it
             "iops": iops,
             "runtime": runtime,
             "total_ios": round(iops * runtime / 1000),
-            "clat": {"mean": clat_mean, "N": max(round(iops * runtime / 1000), 1)},
+            "clat": {
+                "min": clat_min,
+                "max": clat_max,
+                "mean": clat_mean,
+                "N": max(round(iops * runtime / 1000), 1),
+            },
         }
+    disks = fields[_TERSE_DISK_START[fields[0]] :: _TERSE_DISK_FIELDS]
+    job["disk_util"] = [{"name": d} for d in disks if d and _number_or_none(d) is None]
     return job
+
+
+def _number_or_none(text: str) -> float | None:
+    try:
+        return float(text.rstrip("%"))
+    except ValueError:
+        return None
 
 
 def _from_terse(lines: list[str]) -> tuple[dict[int, _Group], dict[str, Any]] | None:
@@ -560,7 +586,12 @@ def _from_terse(lines: list[str]) -> tuple[dict[int, _Group], dict[str, Any]] | 
         jobs.append(job)
     if not jobs:
         return None
-    return _from_json({"fio version": version, "jobs": jobs}, first)
+    # fio prints the disks once, after the last job's fields.
+    disks = [d for job in jobs for d in job.pop("disk_util")]
+    names = list(dict.fromkeys(d["name"] for d in disks))
+    return _from_json(
+        {"fio version": version, "jobs": jobs, "disk_util": [{"name": n} for n in names]}, first
+    )
 
 
 def _job_figures(line: str) -> tuple[str, float, float] | None:
@@ -799,6 +830,14 @@ def _failure_error(failures: list[tuple[int, str]]) -> EvidenceParseError:
 def parse(text: str) -> ParseResult:
     """Parse fio output (json, json+, normal or mixed); see the module docstring."""
     warnings: list[str] = []
+    decoded = decode_quoted_printable(text)
+    if decoded is not None:
+        # A report kept as a mail archive keeps it: "err=3D 0", "BW=3D195MiB/s".
+        text = decoded
+        warnings.append(
+            "the output was quoted-printable (a mail body: '=3D' for '='): decoded; line "
+            "numbers are those of the decoded text"
+        )
     lines, prefix = strip_line_prefix(text.splitlines(), _FIRST_TOKEN_RE)
     tidy = _tidy(lines)
     if prefix is not None or tidy is not lines:

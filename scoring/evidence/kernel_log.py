@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, strip_annotation
 
 KIND = "kernel_log"
 
@@ -86,6 +86,10 @@ _PREFIXES = (
     ),
 )
 _KERNEL_WORD_RE = re.compile(r"^\s*kernel: ")
+# Any journal line: "Feb 14 05:03:41 <host> <identifier>[<pid>]: ".
+_JOURNAL_LINE_RE = re.compile(
+    r"^\s*(?:[A-Z][a-z]{2}|\d{1,2}月) [ \d]?\d \d\d:\d\d:\d\d \S+ [\w.@/-]{1,64}(?:\[\d{1,10}\])?: "
+)
 # The driver's own sentence, on one line ("... has fallen off the bus.") or wrapped by newer
 # drivers over several "NVRM:" lines ("... installed in this system has" / "NVRM: fallen off
 # the bus and is not responding to commands."), with no Xid line at all.
@@ -117,7 +121,14 @@ def detect(text: str) -> int:
             return 0
         prefixed = 0
         tag: str | None = None
+        # journalctl -k keeps what early userspace wrote to the kernel's log ("host systemd[1]:
+        # Starting ..."): in a journal that shows kernel lines, such lines are the log too.
+        journal = any(_prefix(line) == "journal" for line in lines)
         for line in lines:
+            if journal and _JOURNAL_LINE_RE.match(line):
+                prefixed += 1
+                tag = None
+                continue
             rest = _after_prefix(line)
             if rest is not None:
                 prefixed += 1
@@ -208,7 +219,7 @@ def parse(text: str) -> ParseResult:
             event: dict[str, Any] | None = None
             if len(events) < _MAX_EVENTS:
                 event = {"type": "xid", "code": code, "pci": pci, "line": number,
-                         "detail": match.group(3).strip()[:200]}  # fmt: skip
+                         "detail": strip_annotation(match.group(3)).strip()[:200]}  # fmt: skip
                 events.append(event)
             if code == _RECOVERY_XID and pci is not None:
                 action = _RECOVERY_TO_RE.search(match.group(3))

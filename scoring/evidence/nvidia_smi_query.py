@@ -111,7 +111,25 @@ def detect(text: str) -> int:
         head,
     ):
         score += 50
+    if score == 0 and _headerless_csv_rows(head):
+        score = 50
     return min(score, 100)
+
+
+def _headerless_csv_rows(head: str) -> bool:
+    """Whether every line of ``head`` is a ``--format=csv,noheader`` row naming a GPU ("NVIDIA
+    A100-SXM4-80GB, 81920 MiB"): values split by ", ", one of them a product name. Such a listing
+    shows neither the command nor the column names."""
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    if not lines or len(lines) > 1024:
+        return False
+    for line in lines:
+        fields = line.split(", ")
+        if len(fields) < 2 or not any(f.startswith(BRANDS) for f in fields):
+            return False
+        if any(not f or (":" in f and not re.fullmatch(r"[0-9A-Fa-f:.]+", f)) for f in fields):
+            return False
+    return True
 
 
 def parse(text: str) -> ParseResult:

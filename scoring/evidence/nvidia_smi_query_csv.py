@@ -52,6 +52,16 @@ _CSV_FIELDS = {
 }
 
 
+# Fields read besides _CSV_FIELDS.
+_OTHER_READ = frozenset(
+    {
+        "retired_pages.single_bit_ecc.count",
+        "retired_pages.double_bit.count",
+        "driver_version",
+    }
+)
+
+
 def parse_csv(text: str) -> ParseResult:
     """Parse ``--query-gpu … --format=csv`` output into nvidia_smi_query's figures."""
     warnings: list[str] = []
@@ -96,6 +106,11 @@ def parse_csv(text: str) -> ParseResult:
         warnings.append(
             "no CSV header and no --query-gpu command: columns unknown; only GPU "
             "count and recognisable product names are read"
+        )
+    elif not any(f in _CSV_FIELDS or f in _OTHER_READ for f in fields):
+        warnings.append(
+            "none of the queried fields (" + ", ".join(fields) + ") is one read here: only "
+            "the GPU count is known"
         )
     per_gpu = []
     for line_no, row in rows:

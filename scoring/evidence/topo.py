@@ -214,6 +214,10 @@ def parse(text: str) -> ParseResult:
             # A `topo -p2p` status table came first: not the topology matrix.
             devices, in_table, ignored_tables = None, False, ignored_tables + 1
             continue
+        if len(cells) < len(devices) and cells and not _CELL_RE.match(cells[-1]):
+            # A line cut inside its last cell ("NV" of "NV18"): that cell is no code, and
+            # read as one it made the matrix look asymmetric.
+            cells = cells[:-1]
         unknown_cells.update(c for c in cells if not _CELL_RE.match(c))
         if tokens[0] in rows:
             warnings.append(f"line {line_no}: row {tokens[0]} repeated; the first one is kept")

@@ -66,12 +66,15 @@ _MPI_TAG_RE = re.compile(
 _HYDRA_HEAD = r"(?:[ \t]*\[\d{1,6}\](?= ))?"
 # One result row: "<size> <count> <type> <redop> <root> <time> ...", with nccl-tests' type and
 # reduction names (the redop is blank in old alltoall tables); a Hydra tag may follow the root,
-# where nccl-tests' first printf of the row ends.
+# where nccl-tests' first printf of the row ends. Pre-2020 tables have no root column: there the
+# time ("163.7", or "17016" in %g) comes straight after the type or redop, then algbw and busbw
+# with their two decimals.
 _ROW_SHAPE_RE = re.compile(
     rf"(?m)^{_HYDRA_HEAD}[ \t]*\d{{1,15}}[ \t]+\d{{1,15}}[ \t]+"
     r"(?:u?int(?:8|32|64)|int|char|f8e4m3|f8e5m2|fp8|float(?:8|16|32|64)?|half|bfloat16|bf16|double)"
-    r"[ \t]+(?:(?:sum|prod|max|min|avg|none|mulsum|premulsum)[ \t]+)?-?\d{1,9}"
-    r"(?:\[\d{1,6}\])?[ \t]+\d"
+    r"[ \t]+(?:(?:sum|prod|max|min|avg|none|mulsum|premulsum)[ \t]+)?"
+    r"(?:-?\d{1,9}(?:\[\d{1,6}\])?[ \t]+\d"
+    r"|\d{1,9}(?:\.\d{1,4})?[ \t]+\d{1,9}\.\d\d[ \t]+\d{1,9}\.\d\d(?![\d.]))"
 )
 _EXCERPT_RE = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…|<snip>|\[snip\])\s*$", re.IGNORECASE)
 

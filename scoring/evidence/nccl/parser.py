@@ -128,6 +128,10 @@ def detect(text: str) -> int:
         score += 15
     if _device_ends(head):
         score += 15
+    # nccl-tests' own device list ("#  Rank  1 Group  0 Pid 34002 on vm-host40 device  1 [0x23]
+    # NVIDIA H20-3e"): a log cut before its table, or drowned in NCCL INFO lines, still shows it.
+    if next(itertools.islice(_DEVICE_ENTRY_RE.finditer(head), 1, None), None) is not None:
+        score += 40
     if _COLLECTIVE_RE.search(head):
         score += 10
     if "failure" in head and _TESTS_FAILURE_RE.search(head):

@@ -94,6 +94,8 @@ class _Scanner:
     buses: dict[int, int] = field(default_factory=dict)
     # rank -> (host, "domain:bus:device") when the device line shows the full PCI address.
     pci_ids: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # Whether MSCCL++'s mscclpp-test banner ("# Initializing MSCCL++") was seen.
+    mscclpp: bool = False
 
     def _close(self, index: int) -> None:
         run = self.runs[index]
@@ -144,6 +146,15 @@ class _Scanner:
 
     def _banner(self, line: str, line_no: int) -> bool:
         """Handle a non-row line; False when it may be a result row."""
+        if "MSCCL++" in line and not self.mscclpp:
+            # mscclpp-test copies nccl-tests' table but times MSCCL++'s own kernels, prints
+            # its in-place group first and leaves the other empty.
+            self.mscclpp = True
+            self.warnings.append(
+                f"line {line_no}: MSCCL++'s mscclpp-test printed this, not nccl-tests: its bus "
+                "bandwidth is MSCCL++'s, not NCCL's"
+            )
+            return True
         # Cheap substring tests guard each pattern: most lines of a big log match none.
         found = _COLLECTIVE_RE.search(line) if "_perf" in line else None
         if found:
@@ -278,7 +289,7 @@ class _Scanner:
 
     def _add_row(self, tokens: list[str], line_no: int, plain: bool = False) -> None:
         if not self.runs:
-            self.orphan_header = self.orphan_header or _default_header(len(tokens), line_no)
+            self.orphan_header = self.orphan_header or _default_header(tokens, line_no)
             if self.orphan_header is None:
                 return
             self.runs.append(_Run(self.orphan_header, self.collective))

@@ -142,12 +142,28 @@ def _parse_header(line: str, line_no: int, labels: list[str]) -> _Header | None:
     return _Header(tokens[:first], groups, labels or ["out-of-place", "in-place"], line_no)
 
 
-def _default_header(width: int, line_no: int) -> _Header | None:
-    prefix = _DEFAULT_PREFIXES.get(width)
+def _default_header(tokens: list[str], line_no: int) -> _Header | None:
+    """The columns of a row met before any header, from its width. The last cell of each group
+    is a ``#wrong`` count, or in pre-2020 tables an ``error`` (the largest deviation: "2e-07",
+    "0.000"): a cell that is not a whole number names the column so, and a deviation is never
+    read as a count of wrong results."""
+    prefix = _DEFAULT_PREFIXES.get(len(tokens))
     if prefix is None:
         return None
-    group = ["time", "algbw", "busbw", "wrong"]
+    last = tokens[len(prefix) + 3 :: 4]
+    deviation = any(
+        cell not in _NOT_AVAILABLE and not cell.isdigit() and _is_number(cell) for cell in last
+    )
+    group = ["time", "algbw", "busbw", "error" if deviation else "wrong"]
     return _Header(list(prefix), [group, list(group)], ["out-of-place", "in-place"], line_no)
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse_group(names, tokens, flags: list[bool] | None = None) -> dict[str, Any] | None:
