@@ -560,6 +560,45 @@ def gpu_name_differences(claimed: GpuNameFacts, measured: GpuNameFacts) -> list[
     return found
 
 
+# --- memory a GPU shows with ECC on ------------------------------------------------------------
+
+# GDDR boards keep their ECC check bits inline, in the frame buffer itself, so with ECC enabled
+# (the data-centre default) nvidia-smi shows 15/16 of the memory the datasheet names: "Inline
+# ECC ... 1/16th of DRAM is reserved for ECC storage, reducing available memory" (NVIDIA IGX
+# user guide, DRAM-ECC). The real outputs agree to within the driver's own reservation: the
+# L40S (48 GB GDDR6 with ECC, ECC Mode Enabled) shows 46068 MiB of 48 x 1024 x 15/16 = 46080,
+# the T4 (16 GB) 15360 MiB = 16 x 1024 x 15/16, the L4 (24 GB) 23034 MiB of 23040
+# (tests/scoring/evidence/samples: thamada-l40s-driver550, gpu-operator-issue510-...-t4,
+# go-exporter-2x-l4-driver555). HBM boards (A100, H100...) keep ECC out of band and show
+# nearly all of it (81559 MiB on an H100 80GB). The datasheets of these cards list ECC memory
+# (_DS_ADA_DC, _DS_AMPERE_DC, _DS_PRO, the T4's); GeForce cards are left out (no ECC).
+INLINE_ECC_RESERVED_SHARE = 1 / 16
+INLINE_ECC_GPU_KEYS = frozenset(
+    {
+        "T4",
+        "QUADRO-RTX-8000",
+        "A10",
+        "A10G",
+        "A40",
+        "RTX-A6000",
+        "L40S",
+        "L40",
+        "L20",
+        "L4",
+        "RTX-6000-ADA",
+    }
+)
+
+
+def ecc_reserved_share(spec: GpuSpec | None) -> float:
+    """The share of a GPU's datasheet memory that ECC takes from what nvidia-smi shows when it
+    is enabled: 1/16 on GDDR boards with inline ECC (INLINE_ECC_GPU_KEYS), else 0 (HBM keeps
+    its ECC out of band; an unknown GPU is assumed to be such a board)."""
+    return (
+        INLINE_ECC_RESERVED_SHARE if spec is not None and spec.key in INLINE_ECC_GPU_KEYS else 0.0
+    )
+
+
 # --- what a GPU's datasheet rules out ----------------------------------------------------------
 
 # PCIe cards are joined by NVLink bridges of two cards ("NVLink bridge" in each datasheet of
