@@ -3,9 +3,11 @@ costs (rubric v2's ``contradicted_scales``: the factor of each rule's maximum, "
 claimed under it"), so stating a better term never lowers a score (GPU expert review).
 
 Before, an unstated term read as "missing" (0 points) while any stated one cost -50 % of the
-rule's maximum: with item 7 (SLA) contradicted, stating a 2-hour hardware replacement lowered
-stability from 9.5 to 3.83 and the total with it; stating the oversubscription ratio under a
-contradicted item 3b, or the distributed-FS bandwidth under item 5, did the same."""
+rule's maximum: on a bench-style 8 x H800 candidate (bench/scoring.py make_candidate, seed 1,
+the 34th) with item 7 (SLA) contradicted, stating a 2-hour hardware replacement lowered
+stability from 8.41 to 3.98 and the total from 42.222 to 41.1145 (now both read 3.98 and
+41.1145); stating the oversubscription or cross-rack latency under a contradicted item 3, or
+the distributed-FS bandwidth under item 5, did the same."""
 
 from __future__ import annotations
 
