@@ -408,6 +408,30 @@ def match_gpu(name: str | None) -> GpuSpec | None:
 
 
 @lru_cache(maxsize=512)
+def match_declared_gpu(
+    name: str | None, form_factor: str | None = None, memory_gib: float | None = None
+) -> GpuSpec | None:
+    """The GpuSpec of an offering's GPU: its name read by :func:`match_gpu`, and where the name
+    states no form factor ("NVIDIA H100 80GB") the family's row of the declared
+    ``form_factor`` ("sxm" or "pcie") holding ``memory_gib`` (or the name's memory), when the
+    table has one. match_gpu alone takes the family's first row, the SXM board, so an 8 x
+    "H100 80GB" offering declared PCIe was judged against the SXM5's NVLink (360 GB/s
+    expected all-reduce instead of PCIe's 50) and an SXM run verified it (GPU expert review).
+    A name that states its form factor wins over the field (the datasheet check reports
+    the disagreement)."""
+    spec = match_gpu(name)
+    if spec is None or form_factor not in ("sxm", "pcie") or spec.form_factor == form_factor:
+        return spec
+    if gpu_name_facts(name).form_factor is not None:
+        return spec
+    memory = gpu_name_facts(name).memory_gb or memory_gib
+    rows = [s for s in GPU_SPECS if s.family == spec.family and s.form_factor == form_factor]
+    fitting = [s for s in rows if memory and s.accepts_memory_gb(int(memory))] or rows
+    # The table's order within a family: the PCIe card before the NVL board (H100).
+    return fitting[0] if fitting else spec
+
+
+@lru_cache(maxsize=512)
 def gpu_family_of(name: str | None) -> str | None:
     """The family token ("H100", "A100", "4090", "910B", "MI300X") a name mentions, even when
     no variant fits; an Ascend variant ("910B3") is read as its family ("910B")."""
@@ -632,13 +656,18 @@ def possible_nvlink_topology(spec: GpuSpec | None, gpus_per_node: int, declared:
 
 @lru_cache(maxsize=512)
 def nvlink_topology_ruled_out(
-    gpu_model: str | None, gpus_per_node: int, topology: str
+    gpu_model: str | None,
+    gpus_per_node: int,
+    topology: str,
+    form_factor: str | None = None,
+    memory_gib: float | None = None,
 ) -> tuple[str, str] | None:
     """Why the GPU's datasheet rules out an NVLink ``topology`` declared for a node of
     ``gpus_per_node`` ``gpu_model`` GPUs, as (en, zh) naming the datasheet line, or None when
     it does not (or the GPU is not in the table): NVLink on a GPU without it, or a full mesh
-    of more PCIe cards than one NVLink bridge joins."""
-    spec = match_gpu(gpu_model)
+    of more PCIe cards than one NVLink bridge joins. The GPU is the declared ``form_factor``'s
+    row where its name states none (match_declared_gpu)."""
+    spec = match_declared_gpu(gpu_model, form_factor, memory_gib)
     possible = possible_nvlink_topology(spec, gpus_per_node, topology)
     if spec is None or possible == topology:
         return None
@@ -843,8 +872,15 @@ def _intra_node_bound(
 ) -> tuple[float, str, str]:
     uni = gpu.nvlink_uni_gbyte_s
     pcie = gpu.pcie_uni_gbyte_s * PCIE_EFFICIENCY
-    pcie_en = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s x {PCIE_EFFICIENCY:g}"
-    pcie_zh = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s × {PCIE_EFFICIENCY:g}"
+    # The reference row is named: a name without a variant word reads as the family's first
+    # row or the declared form factor's (match_declared_gpu), an assumption the reader sees.
+    card = gpu.display_name
+    pcie_en = (
+        f"{card}: PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s x {PCIE_EFFICIENCY:g}"
+    )
+    pcie_zh = (
+        f"{card}：PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s × {PCIE_EFFICIENCY:g}"
+    )
     if not gpu.pcie_p2p:
         pcie *= NO_P2P_FACTOR
         pcie_en += f" x {NO_P2P_FACTOR:g} (no PCIe peer-to-peer, staged through host memory)"
@@ -857,8 +893,9 @@ def _intra_node_bound(
         value = uni * NVLINK_RING_EFFICIENCY
         return (
             value,
-            f"NVLink {uni:g} GB/s per direction x {NVLINK_RING_EFFICIENCY:g} (NCCL protocol share)",
-            f"NVLink 单向 {uni:g} GB/s × {NVLINK_RING_EFFICIENCY:g}（NCCL 协议效率）",
+            f"{card}: NVLink {uni:g} GB/s per direction x {NVLINK_RING_EFFICIENCY:g} "
+            "(NCCL protocol share)",
+            f"{card}：NVLink 单向 {uni:g} GB/s × {NVLINK_RING_EFFICIENCY:g}（NCCL 协议效率）",
         )
     return pcie, pcie_en, pcie_zh
 

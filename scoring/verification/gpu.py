@@ -14,6 +14,7 @@ from ..reference import (
     gpu_family_of,
     gpu_name_differences,
     gpu_name_facts,
+    match_declared_gpu,
     match_gpu,
     memory_figures_agree,
     normalise_gpu_name,
@@ -741,7 +742,7 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
     links = of_kind(evs, "nvidia_smi_nvlink")
     if not topo and not links:
         return None
-    spec = match_gpu(claims.gpu_model)
+    spec = match_declared_gpu(claims.gpu_model, claims.gpu_form_factor, claims.gpu_memory_gib)
     claimed = claims.nvlink_topology
     details: dict[str, Any] = {"claimed": claimed}
     # What this node delivers, as scoring reads it (MeasuredFacts.nvlink_topology takes the
