@@ -784,9 +784,13 @@ REFERENCE_FABRIC_GBIT_S_PER_GPU: dict[str, tuple[int, str]] = {
 }
 
 
-def reference_fabric(gpu_model: str | None) -> tuple[GpuSpec, int, str] | None:
-    """(the GPU, its generation's reference Gb/s per GPU, the source) or None without one."""
-    spec = match_gpu(gpu_model)
+def reference_fabric(
+    gpu_model: str | None, form_factor: str | None = None, memory_gib: float | None = None
+) -> tuple[GpuSpec, int, str] | None:
+    """(the GPU, its generation's reference Gb/s per GPU, the source) or None without one; the
+    GPU is the declared ``form_factor``'s card where the name states none
+    (match_declared_gpu: an "H100 80GB" declared PCIe is the PCIe card, bounded by PCIe)."""
+    spec = match_declared_gpu(gpu_model, form_factor, memory_gib)
     if spec is None:
         return None
     found = REFERENCE_FABRIC_GBIT_S_PER_GPU.get(spec.family)

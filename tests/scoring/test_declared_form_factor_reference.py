@@ -102,3 +102,24 @@ def test_the_datasheet_rules_out_a_full_mesh_of_eight_pcie_h100s_named_without_p
         if x.rule_id == "network.nvlink.topology"
     )
     assert row.inputs["answer.nvlink_topology_datasheet"] == "contradicted"
+
+
+@pytest.mark.parametrize("topology", ["grouped", "none"])
+@pytest.mark.parametrize("profile", ["pretraining", "finetuning"])
+def test_naming_the_variant_or_declaring_its_form_factor_scores_the_same(topology, profile):
+    # The TCO's collectives model read the SXM5's NVLink as the node's bound for an "H100
+    # 80GB" declared PCIe (a ring's 360 GB/s instead of PCIe's 50), so two 200 Gb/s rails
+    # counted as a seventh of the reference fabric's share instead of nearly all of it.
+    common = {
+        "gpu_form_factor": "pcie",
+        "nvlink_topology": topology,
+        "fabric": "roce",
+        "fabric_rate_gbit_s": 200,
+        "nics_per_node": 2,
+    }
+    silent = candidate(offering=offering(gpu_model="NVIDIA H100 80GB", **common))
+    named = candidate(offering=offering(gpu_model="NVIDIA H100 PCIe 80GB", **common))
+    spec = evaluation(workload_profile=profile)
+    a, b = score_candidate(silent, spec, V2), score_candidate(named, spec, V2)
+    assert a.scores == b.scores and a.total == b.total
+    assert a.tco.cost_per_effective_gpu_hour == b.tco.cost_per_effective_gpu_hour
