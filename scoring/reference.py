@@ -55,7 +55,10 @@ NVLINK_RING_EFFICIENCY = 0.8
 PCIE_EFFICIENCY = 0.8
 # GeForce cards have no PCIe peer-to-peer (`nvidia-smi topo -p2p p` prints NS on the
 # 2 x RTX 2080 Ti sample), so NCCL stages every transfer through host memory (SHM transport):
-# each byte is copied twice. The sample reaches 4.0 GB/s, a quarter of PCIe Gen3's 15.75.
+# each byte is copied twice. The 4 x RTX 5090 sample (nccl-tests#287) reaches 27.28 GB/s,
+# 1.08 x PCIe Gen5's 63 x 0.8 x 0.5; the 2 x RTX 2080 Ti sample, in a rented container, 4.0 GB/s,
+# 0.63 x Gen3's 15.75 x 0.8 x 0.5 (neither verified nor refuted): the factor is the copy count,
+# not fitted to the slower sample.
 NO_P2P_FACTOR = 0.5
 # RDMA (InfiniBand / RoCE): 192 GB/s busbw of 200 GB/s NICs on DGX-A100 (NVIDIA/nccl#812) -> 0.96.
 NET_RDMA_EFFICIENCY = 0.95
