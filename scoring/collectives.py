@@ -282,7 +282,7 @@ def node_shape(offering: OfferingFacts, evaluation: EvaluationSpec, rubric: Rubr
         size = nvlink_domain_size(offering.nvlink_domain_gpus, offering.gpus_per_node)
         if size > offering.gpus_per_node and evaluation.required_total_gpus <= size:
             domain = size
-    found = reference_fabric(offering.gpu_model)
+    found = reference_fabric(offering.gpu_model, offering.gpu_form_factor, offering.gpu_memory_gib)
     if found is None:
         family = gpu_family_of(offering.gpu_model) or offering.gpu_model
         return Shape(per_node, spans, family, None, None, "", domain)

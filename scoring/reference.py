@@ -55,7 +55,10 @@ NVLINK_RING_EFFICIENCY = 0.8
 PCIE_EFFICIENCY = 0.8
 # GeForce cards have no PCIe peer-to-peer (`nvidia-smi topo -p2p p` prints NS on the
 # 2 x RTX 2080 Ti sample), so NCCL stages every transfer through host memory (SHM transport):
-# each byte is copied twice. The sample reaches 4.0 GB/s, a quarter of PCIe Gen3's 15.75.
+# each byte is copied twice. The 4 x RTX 5090 sample (nccl-tests#287) reaches 27.28 GB/s,
+# 1.08 x PCIe Gen5's 63 x 0.8 x 0.5; the 2 x RTX 2080 Ti sample, in a rented container, 4.0 GB/s,
+# 0.63 x Gen3's 15.75 x 0.8 x 0.5 (neither verified nor refuted): the factor is the copy count,
+# not fitted to the slower sample.
 NO_P2P_FACTOR = 0.5
 # RDMA (InfiniBand / RoCE): 192 GB/s busbw of 200 GB/s NICs on DGX-A100 (NVIDIA/nccl#812) -> 0.96.
 NET_RDMA_EFFICIENCY = 0.95
@@ -408,6 +411,30 @@ def match_gpu(name: str | None) -> GpuSpec | None:
 
 
 @lru_cache(maxsize=512)
+def match_declared_gpu(
+    name: str | None, form_factor: str | None = None, memory_gib: float | None = None
+) -> GpuSpec | None:
+    """The GpuSpec of an offering's GPU: its name read by :func:`match_gpu`, and where the name
+    states no form factor ("NVIDIA H100 80GB") the family's row of the declared
+    ``form_factor`` ("sxm" or "pcie") holding ``memory_gib`` (or the name's memory), when the
+    table has one. match_gpu alone takes the family's first row, the SXM board, so an 8 x
+    "H100 80GB" offering declared PCIe was judged against the SXM5's NVLink (360 GB/s
+    expected all-reduce instead of PCIe's 50) and an SXM run verified it (GPU expert review).
+    A name that states its form factor wins over the field (the datasheet check reports
+    the disagreement)."""
+    spec = match_gpu(name)
+    if spec is None or form_factor not in ("sxm", "pcie") or spec.form_factor == form_factor:
+        return spec
+    if gpu_name_facts(name).form_factor is not None:
+        return spec
+    memory = gpu_name_facts(name).memory_gb or memory_gib
+    rows = [s for s in GPU_SPECS if s.family == spec.family and s.form_factor == form_factor]
+    fitting = [s for s in rows if memory and s.accepts_memory_gb(int(memory))] or rows
+    # The table's order within a family: the PCIe card before the NVL board (H100).
+    return fitting[0] if fitting else spec
+
+
+@lru_cache(maxsize=512)
 def gpu_family_of(name: str | None) -> str | None:
     """The family token ("H100", "A100", "4090", "910B", "MI300X") a name mentions, even when
     no variant fits; an Ascend variant ("910B3") is read as its family ("910B")."""
@@ -560,6 +587,45 @@ def gpu_name_differences(claimed: GpuNameFacts, measured: GpuNameFacts) -> list[
     return found
 
 
+# --- memory a GPU shows with ECC on ------------------------------------------------------------
+
+# GDDR boards keep their ECC check bits inline, in the frame buffer itself, so with ECC enabled
+# (the data-centre default) nvidia-smi shows 15/16 of the memory the datasheet names: "Inline
+# ECC ... 1/16th of DRAM is reserved for ECC storage, reducing available memory" (NVIDIA IGX
+# user guide, DRAM-ECC). The real outputs agree to within the driver's own reservation: the
+# L40S (48 GB GDDR6 with ECC, ECC Mode Enabled) shows 46068 MiB of 48 x 1024 x 15/16 = 46080,
+# the T4 (16 GB) 15360 MiB = 16 x 1024 x 15/16, the L4 (24 GB) 23034 MiB of 23040
+# (tests/scoring/evidence/samples: thamada-l40s-driver550, gpu-operator-issue510-...-t4,
+# go-exporter-2x-l4-driver555). HBM boards (A100, H100...) keep ECC out of band and show
+# nearly all of it (81559 MiB on an H100 80GB). The datasheets of these cards list ECC memory
+# (_DS_ADA_DC, _DS_AMPERE_DC, _DS_PRO, the T4's); GeForce cards are left out (no ECC).
+INLINE_ECC_RESERVED_SHARE = 1 / 16
+INLINE_ECC_GPU_KEYS = frozenset(
+    {
+        "T4",
+        "QUADRO-RTX-8000",
+        "A10",
+        "A10G",
+        "A40",
+        "RTX-A6000",
+        "L40S",
+        "L40",
+        "L20",
+        "L4",
+        "RTX-6000-ADA",
+    }
+)
+
+
+def ecc_reserved_share(spec: GpuSpec | None) -> float:
+    """The share of a GPU's datasheet memory that ECC takes from what nvidia-smi shows when it
+    is enabled: 1/16 on GDDR boards with inline ECC (INLINE_ECC_GPU_KEYS), else 0 (HBM keeps
+    its ECC out of band; an unknown GPU is assumed to be such a board)."""
+    return (
+        INLINE_ECC_RESERVED_SHARE if spec is not None and spec.key in INLINE_ECC_GPU_KEYS else 0.0
+    )
+
+
 # --- what a GPU's datasheet rules out ----------------------------------------------------------
 
 # PCIe cards are joined by NVLink bridges of two cards ("NVLink bridge" in each datasheet of
@@ -593,13 +659,18 @@ def possible_nvlink_topology(spec: GpuSpec | None, gpus_per_node: int, declared:
 
 @lru_cache(maxsize=512)
 def nvlink_topology_ruled_out(
-    gpu_model: str | None, gpus_per_node: int, topology: str
+    gpu_model: str | None,
+    gpus_per_node: int,
+    topology: str,
+    form_factor: str | None = None,
+    memory_gib: float | None = None,
 ) -> tuple[str, str] | None:
     """Why the GPU's datasheet rules out an NVLink ``topology`` declared for a node of
     ``gpus_per_node`` ``gpu_model`` GPUs, as (en, zh) naming the datasheet line, or None when
     it does not (or the GPU is not in the table): NVLink on a GPU without it, or a full mesh
-    of more PCIe cards than one NVLink bridge joins."""
-    spec = match_gpu(gpu_model)
+    of more PCIe cards than one NVLink bridge joins. The GPU is the declared ``form_factor``'s
+    row where its name states none (match_declared_gpu)."""
+    spec = match_declared_gpu(gpu_model, form_factor, memory_gib)
     possible = possible_nvlink_topology(spec, gpus_per_node, topology)
     if spec is None or possible == topology:
         return None
@@ -716,9 +787,13 @@ REFERENCE_FABRIC_GBIT_S_PER_GPU: dict[str, tuple[int, str]] = {
 }
 
 
-def reference_fabric(gpu_model: str | None) -> tuple[GpuSpec, int, str] | None:
-    """(the GPU, its generation's reference Gb/s per GPU, the source) or None without one."""
-    spec = match_gpu(gpu_model)
+def reference_fabric(
+    gpu_model: str | None, form_factor: str | None = None, memory_gib: float | None = None
+) -> tuple[GpuSpec, int, str] | None:
+    """(the GPU, its generation's reference Gb/s per GPU, the source) or None without one; the
+    GPU is the declared ``form_factor``'s card where the name states none
+    (match_declared_gpu: an "H100 80GB" declared PCIe is the PCIe card, bounded by PCIe)."""
+    spec = match_declared_gpu(gpu_model, form_factor, memory_gib)
     if spec is None:
         return None
     found = REFERENCE_FABRIC_GBIT_S_PER_GPU.get(spec.family)
@@ -804,8 +879,15 @@ def _intra_node_bound(
 ) -> tuple[float, str, str]:
     uni = gpu.nvlink_uni_gbyte_s
     pcie = gpu.pcie_uni_gbyte_s * PCIE_EFFICIENCY
-    pcie_en = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s x {PCIE_EFFICIENCY:g}"
-    pcie_zh = f"PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s × {PCIE_EFFICIENCY:g}"
+    # The reference row is named: a name without a variant word reads as the family's first
+    # row or the declared form factor's (match_declared_gpu), an assumption the reader sees.
+    card = gpu.display_name
+    pcie_en = (
+        f"{card}: PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s x {PCIE_EFFICIENCY:g}"
+    )
+    pcie_zh = (
+        f"{card}：PCIe Gen{gpu.pcie_gen} x16 {gpu.pcie_uni_gbyte_s:g} GB/s × {PCIE_EFFICIENCY:g}"
+    )
     if not gpu.pcie_p2p:
         pcie *= NO_P2P_FACTOR
         pcie_en += f" x {NO_P2P_FACTOR:g} (no PCIe peer-to-peer, staged through host memory)"
@@ -818,8 +900,9 @@ def _intra_node_bound(
         value = uni * NVLINK_RING_EFFICIENCY
         return (
             value,
-            f"NVLink {uni:g} GB/s per direction x {NVLINK_RING_EFFICIENCY:g} (NCCL protocol share)",
-            f"NVLink 单向 {uni:g} GB/s × {NVLINK_RING_EFFICIENCY:g}（NCCL 协议效率）",
+            f"{card}: NVLink {uni:g} GB/s per direction x {NVLINK_RING_EFFICIENCY:g} "
+            "(NCCL protocol share)",
+            f"{card}：NVLink 单向 {uni:g} GB/s × {NVLINK_RING_EFFICIENCY:g}（NCCL 协议效率）",
         )
     return pcie, pcie_en, pcie_zh
 

@@ -482,8 +482,14 @@ class Offering(models.Model):
         still rank: scoring counts such a claim as contradicted."""
         zh = (get_language() or "").startswith("zh")
         errors = {}
+        # The declared form factor picks the card where the name states none, as scoring
+        # reads it ("NVIDIA H100 80GB" declared PCIe is the bridged PCIe card).
         topology = nvlink_topology_ruled_out(
-            self.gpu_model or "", self.gpus_per_node or 0, self.nvlink_topology
+            self.gpu_model or "",
+            self.gpus_per_node or 0,
+            self.nvlink_topology,
+            self.gpu_form_factor,
+            self.gpu_memory_gib,
         )
         if topology is not None:
             errors["nvlink_topology"] = _(

@@ -25,7 +25,7 @@ import numpy as np
 from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
 from ..types import DIMENSIONS, DeferredRows, DimensionScore
 from .batch import per_value
-from .facts import FACTS
+from .facts import CLAIMED, FACTS
 from .rounding import py_round, py_sum
 
 if TYPE_CHECKING:
@@ -104,7 +104,9 @@ class RuleKernel:
     """One rule compiled to column operations: points and max points of every candidate.
 
     Semantics (the runners' and ``reference``'s): the first input whose value is known is
-    read; none known is "missing" (0 points; max 0 when the rule excludes missing facts);
+    read; none known is "missing" (0 points; max 0 when the rule excludes missing facts;
+    under a contradicted claim item of a rubric whose contradicted factor takes each rule's
+    maximum, that factor of the maximum, as for a stated value);
     an only_if condition not met is "not applicable" (0 of the rule's maximum), an applies_if
     condition not met is "not applicable" and leaves the maximum (0 of 0); otherwise the
     table's points, scaled for a claimed value by the factor of the claim item's status (or
@@ -122,6 +124,7 @@ class RuleKernel:
         "max_points",
         "on_max",
         "table",
+        "unstated_costs",
     )
 
     def __init__(self, rule: Rule) -> None:
@@ -132,6 +135,13 @@ class RuleKernel:
         self.arrays = _table_arrays(rule.table)
         self.max_points = float(rule.max_points)
         self.on_max = rule.contradicted_on_max
+        # Whether an unstated fact under a contradicted item costs the factor of the maximum
+        # (runners._contradicted_unstated): a claim item that an input may be a claim of.
+        self.unstated_costs = (
+            self.on_max
+            and rule.claim_item is not None
+            and any(source.basis in (CLAIMED, None) for _, source in self.inputs)
+        )
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
         # (backing fact, the factor an unbacked claim counts at most at) or None.
@@ -183,13 +193,24 @@ class RuleKernel:
                 points = points * factor
             else:
                 points = np.where(negative, factor * self.max_points, points * factor)
+        unstated_contradicted: Any = False
+        if self.unstated_costs:
+            # None of the inputs known under a contradicted item: the factor of the maximum,
+            # as any stated value (runners._contradicted_unstated).
+            item_factor = batch.factors(self.claim_item, factors)  # type: ignore[arg-type]
+            unstated_contradicted = ~known & (item_factor < 0.0)
+            if unstated_contradicted.any():
+                points = np.where(unstated_contradicted, item_factor * self.max_points, points)
+            else:
+                unstated_contradicted = False
         # Rounded by score_batch; masking first is the same, as 0.0 rounds to itself.
-        applicable = known
+        applicable = known if unstated_contradicted is False else known | unstated_contradicted
         for name, allowed in self.conditions:
             applicable = applicable & batch.allowed(name, allowed)
         points = np.where(applicable, points, 0.0)
         if self.exclude:
-            max_points = np.where(known, self.max_points, 0.0)
+            counted = known if unstated_contradicted is False else known | unstated_contradicted
+            max_points = np.where(counted, self.max_points, 0.0)
         else:
             max_points = np.full(count, self.max_points)
         if self.applies:

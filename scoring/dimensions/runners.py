@@ -90,6 +90,34 @@ def _inapplicable(rule: Rule, condition: str, current: Any) -> Contribution:
 CONTRADICTED_OF_MAX = "contradicted.max_points"
 
 
+def _contradicted_unstated(
+    rule: Rule, factors: Mapping[str, float], status: str | None, ref: str | None
+) -> Contribution | None:
+    """The contribution of a rule none of whose inputs is known when its claim item is
+    contradicted and the rubric takes a contradicted factor of each rule's maximum
+    (Rule.contradicted_on_max): the same cost as any value stated under that item, so that
+    leaving a term unstated never scores above stating a better one (expert review: with item
+    7 contradicted, stating a 2-hour replacement lowered stability from 8.41 to 3.98). None
+    when that does not apply: the rule's "missing" contribution stands."""
+    if not rule.contradicted_on_max or rule.claim_item is None or status is None:
+        return None
+    factor = factors[status]
+    if factor >= 0.0:
+        return None
+    inputs: dict[str, Any] = dict.fromkeys(rule.inputs)
+    inputs[f"answer.{rule.claim_item}"] = status
+    inputs["factor"] = factor
+    inputs[CONTRADICTED_OF_MAX] = rule.max_points
+    return _contribution(rule, inputs, factor * rule.max_points, rule.max_points, "missing", ref)
+
+
+def _may_claim(rule: Rule) -> bool:
+    """Whether a rule reads a claim item's status: it has one and an input may be a claim."""
+    return rule.claim_item is not None and any(
+        FACTS[name].basis in (CLAIMED, None) for name in rule.inputs
+    )
+
+
 def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
     """The function building a rule's contribution from a known fact: the table's points,
     scaled for a claim by the factor of its checklist status. A rule with ``backed_by`` takes
@@ -248,14 +276,14 @@ def _simple_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     memo, missing, build = rule.memo, _missing(rule), _builder(rule, factors)
 
     def make(token: Any, shown: Any) -> Contribution:
+        status = ref = None
+        if claim:
+            status, ref = token if type(token) is tuple else (token, None)
+        elif context is not None:
+            ref = token
         if shown is None:
-            found = missing
+            found = (claim and _contradicted_unstated(rule, factors, status, ref)) or missing
         else:
-            status = ref = None
-            if claim:
-                status, ref = token if type(token) is tuple else (token, None)
-            elif context is not None:
-                ref = token
             # Decimal(str(d)) == d, so the table reads the same number that is shown.
             value = Decimal(shown) if exact else shown
             found = build(name, shown, value, basis, status, ref)
@@ -293,6 +321,13 @@ def _simple_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     return run_in_context
 
 
+def _condition_met(current: Any, source: Any, allowed: tuple[Any, ...]) -> bool:
+    """Whether an only_if fact's shown value (exact text for an exact fact) is allowed."""
+    if source.exact_text and source.basis is not None:
+        current = None if current is None else Decimal(current)
+    return current in allowed
+
+
 def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     """Any rule: the key is the tuple of the shown value of each input, the shown value of
     each only_if fact, the claim item's status and reference when an input may be a claim,
@@ -301,7 +336,7 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     sources = tuple((name, FACTS[name]) for name in rule.inputs)
     conditions = tuple((name, FACTS[name], allowed) for name, allowed in rule.only_if)
     item = rule.claim_item
-    may_claim = item is not None and any(s.basis in (CLAIMED, None) for _, s in sources)
+    may_claim = _may_claim(rule)
     getters: list[Callable[[Batch], list[Any]]] = [
         methodcaller("fact", name) for name in (*rule.inputs, *(c[0] for c in conditions))
     ]
@@ -338,16 +373,19 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
             if shown is not None:
                 break
         else:
-            return store(key, missing)
+            found = missing
+            if may_claim and all(
+                _condition_met(values[first_condition + offset], source, allowed)
+                for offset, (_, source, allowed) in enumerate(conditions)
+            ):
+                status, ref = values[status_at], values[status_at + 1]
+                found = _contradicted_unstated(rule, factors, status, ref) or missing
+            return store(key, found)
         exact = source.exact_text and source.basis is not None
         value = Decimal(shown) if exact else shown
         for offset, (condition, condition_source, allowed) in enumerate(conditions):
             current = values[first_condition + offset]
-            if condition_source.exact_text and condition_source.basis is not None:
-                raw = None if current is None else Decimal(current)
-            else:
-                raw = current
-            if raw not in allowed:
+            if not _condition_met(current, condition_source, allowed):
                 return store(key, _not_applicable(rule, name, shown, condition, current))
         status = ref = backing = None
         if basis == CLAIMED:
@@ -387,6 +425,13 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
         if value is not None:
             break
     else:
+        if _may_claim(rule) and all(
+            FACTS[condition].fetch(ctx) in allowed for condition, allowed in rule.only_if
+        ):
+            item = rule.claim_item
+            assert item is not None  # noqa: S101 - _may_claim says so
+            status, ref = claim_status(ctx, item), claim_ref(ctx, item)
+            return _contradicted_unstated(rule, factors, status, ref) or _missing(rule)
         return _missing(rule)
     shown = _shown(value, source.exact_text)
     for condition, allowed in rule.only_if:

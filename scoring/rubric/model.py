@@ -188,6 +188,9 @@ class Rule:
     # value's points (the rubric's "contradicted_scales": "max_points"): what a refuted item
     # costs is then the same whatever the vendor claimed under it, so a better claim under a
     # contradicted item never lowers the score (else "points", the claimed value's points).
+    # "Whatever the vendor claimed" includes nothing: a term left unstated under the
+    # contradicted item costs the same (runners._contradicted_unstated), else stating a better
+    # term would lower the score.
     contradicted_on_max: bool = False
     # Memo of finished contributions keyed by the fact read, its status and evidence reference:
     # contributions are immutable values, so candidates with equal facts share them.

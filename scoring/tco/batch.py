@@ -561,7 +561,15 @@ def _efficiency_caps(
     return throughput_kernel(health, across, peak, reference, share, comms, scale)[0]
 
 
-_SHAPE_FIELDS = ("gpu_model", "gpus_per_node", "mig_profile", "nvlink_domain_gpus")
+# Every field node_shape reads (reference_fabric reads the form factor and memory too).
+_SHAPE_FIELDS = (
+    "gpu_model",
+    "gpus_per_node",
+    "mig_profile",
+    "nvlink_domain_gpus",
+    "gpu_form_factor",
+    "gpu_memory_gib",
+)
 _FABRIC_KEY = attrgetter("fabric", "fabric_rate_gbit_s", "nics_per_node")
 _IBSTAT_KEY = attrgetter("ib_rate_gbit_s_min", "ib_ports_down", "ib_rails_min")
 

@@ -192,6 +192,13 @@ def _gpu_errors_by_node(
     return severity, affected, round(min(affected / read, 1.0), 3)
 
 
+def _port_label(port: Mapping[str, Any]) -> str:
+    """A port's label as the fabric check names its rails (network.fabric: the card, and the
+    port number beyond the first)."""
+    ca, number = str(port.get("ca") or "?"), as_int(port.get("port"))
+    return ca if number in (None, 1) else f"{ca} port {number}"
+
+
 def _fabric(
     report: VerificationReport, evidence: list[NodeEvidence], refs: dict[str, str]
 ) -> tuple[int | None, float | None]:
@@ -205,8 +212,16 @@ def _fabric(
     ports_down = None
     fabric = report.items.get("fabric")
     claimed = (fabric.details or {}).get("claimed_fabric") if fabric is not None else None
+    judged = (fabric.details or {}).get("nodes") if fabric is not None else None
+    claimed_nics = as_int((fabric.details or {}).get("claimed_nics_per_node")) if fabric else None
     for e in _of(evidence, "ibstat"):
         ports = [p for p in as_list(e.metrics.get("ports")) if isinstance(p, Mapping)]
+        # The ports the fabric check took for this node's compute rails: a front-end card of
+        # the rails' own link layer (a BlueField-3 200 GbE bond beside ConnectX-7 400G RoCE
+        # rails) is left out there, and its rate must not become the slowest rail's here (the
+        # explanation said 400 Gb/s per GPU while the network rule read 200).
+        node = judged.get(e.node_name) if isinstance(judged, Mapping) else None
+        rail_labels = node.get("rail_ports") if isinstance(node, Mapping) else None
         # Only ports of the rails' link layer are compute rails: the Ethernet bond of an
         # InfiniBand node is another network (the fabric item names the ports left out).
         # A node with no active port of the claimed fabric at all (an InfiniBand claim on a
@@ -217,16 +232,25 @@ def _fabric(
             for p in ports
         ):
             layers = rail_layers(ports, "none")
+            rail_labels = None  # the fabric check judged rails of a fabric the node lacks
+        node_rates: list[float] = []
         for port in ports:
             ports_down = ports_down or 0
             rate = as_float(port.get("rate_gbit_s"))
             rail = layers is None or str(port.get("link_layer") or "").lower() in layers
+            if rail and isinstance(rail_labels, list):
+                rail = _port_label(port) in rail_labels
             if port.get("state") == "Active" and rate:
                 if rail:
-                    active_rates.append(rate)
+                    node_rates.append(rate)
             elif port.get("state") != "Active":
                 ports_down += 1
                 refs.setdefault("ib_ports_down", _ref(e))
+        # The claimed NICs are the rails (as _rails counts them): of more ports at the rails'
+        # rate or above, the fastest; a spare slower port is no slower rail.
+        if claimed_nics and len(node_rates) > claimed_nics:
+            node_rates = sorted(node_rates, reverse=True)[:claimed_nics]
+        active_rates.extend(node_rates)
     if ports_down is not None and claimed not in (None, "none"):
         down = [f for f in report.faults if f.kind == "port_down"]
         ports_down = len(down)

@@ -10,9 +10,11 @@ from ..reference import (
     GpuNameFacts,
     GpuSpec,
     claimed_gpu_facts,
+    ecc_reserved_share,
     gpu_family_of,
     gpu_name_differences,
     gpu_name_facts,
+    match_declared_gpu,
     match_gpu,
     memory_figures_agree,
     normalise_gpu_name,
@@ -408,16 +410,33 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
             measured_gib = float(min(from_names))
             memory_source = f"{min(from_names)} GB in the model name"
             memory_source_zh = f"型号名称中的 {min(from_names)} GB"
-    floor_gib = claims.gpu_memory_gib * (1 - GPU_MEMORY_TOLERANCE)
+    # A GDDR board with ECC on shows 15/16 of its datasheet memory (reference.ecc_reserved_share):
+    # the claim is read as that visible share, and the explanation says so.
+    card = claimed or next(filter(None, map(match_gpu, names)), None)
+    ecc_share = ecc_reserved_share(card) if obs["mib"] is not None else 0.0
+    visible_gib = claims.gpu_memory_gib * (1 - ecc_share)
+    floor_gib = visible_gib * (1 - GPU_MEMORY_TOLERANCE)
+    ecc_en = ecc_zh = ""
+    if ecc_share and card is not None:
+        parts = round(1 / ecc_share)
+        shown_share = f"{parts - 1}/{parts}"
+        ecc_en = (
+            f" (the {card.display_name} keeps its ECC inline in GDDR memory: with ECC on "
+            f"nvidia-smi shows {shown_share} of it, {num(visible_gib)} GiB)"
+        )
+        ecc_zh = (
+            f"（{card.display_name} 的 ECC 校验位存于 GDDR 显存内：开启 ECC 时 nvidia-smi "
+            f"只显示其 {shown_share}，即 {num(visible_gib)} GiB）"
+        )
     if measured_gib is None:
         gaps.append(("the GPU memory is not shown", "未显示显存容量"))
     elif measured_gib < floor_gib:
         problems.append(
             (
                 f"each GPU has {num(measured_gib)} GiB ({memory_source}), below the claimed "
-                f"{claims.gpu_memory_gib} GiB less {pct(GPU_MEMORY_TOLERANCE)}",
+                f"{claims.gpu_memory_gib} GiB{ecc_en} less {pct(GPU_MEMORY_TOLERANCE)}",
                 f"每块 GPU 显存 {num(measured_gib)} GiB（{memory_source_zh}），低于声明的 "
-                f"{claims.gpu_memory_gib} GiB（容差 {pct_zh(GPU_MEMORY_TOLERANCE)}）",
+                f"{claims.gpu_memory_gib} GiB{ecc_zh}（容差 {pct_zh(GPU_MEMORY_TOLERANCE)}）",
             )
         )
 
@@ -467,11 +486,11 @@ def _gpu_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeRes
         )
         return NodeResult(node, STATUS_UNVERIFIABLE, en, zh, ref, details)
     en = (
-        f"Measured {shown} on node {node} matches the claim {claim_text} "
+        f"Measured {shown} on node {node} matches the claim {claim_text}{ecc_en} "
         f"(tolerance {pct(GPU_MEMORY_TOLERANCE)})."
     )
     zh = (
-        f"节点 {node} 实测 {shown_zh}，与声明的 {claim_text} 相符"
+        f"节点 {node} 实测 {shown_zh}，与声明的 {claim_text}{ecc_zh or ' '}相符"
         f"（容差 {pct_zh(GPU_MEMORY_TOLERANCE)}）。"
     )
     return NodeResult(node, STATUS_VERIFIED, en, zh, ref, details)
@@ -540,13 +559,15 @@ def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVe
         tolerance=(
             f"same model and form factor; count ≥ {claims.gpus_per_node} (a GPU missing on at "
             f"most {pct(GPU_FAULT_NODE_SHARE)} of the nodes, {pct(GPU_FAULT_SEEN_SHARE)} of "
-            f"the GPUs seen, is a fault); memory ≥ claim − {pct(GPU_MEMORY_TOLERANCE)}"
+            f"the GPUs seen, is a fault); memory ≥ claim − {pct(GPU_MEMORY_TOLERANCE)} "
+            "(on a GDDR board with inline ECC, of the 15/16 of the claim nvidia-smi shows)"
         ),
         tolerance_zh=(
             f"型号与规格一致；数量 ≥ {claims.gpus_per_node}（至多 "
             f"{pct_zh(GPU_FAULT_NODE_SHARE)} 的节点缺少 GPU 且可见 GPU ≥ "
             f"{pct_zh(GPU_FAULT_SEEN_SHARE)} 时视为故障）；显存 ≥ 声明值 − "
-            f"{pct(GPU_MEMORY_TOLERANCE)}"
+            f"{pct(GPU_MEMORY_TOLERANCE)}（ECC 内嵌于 GDDR 显存的卡，以 nvidia-smi 显示的"
+            "声明值 15/16 为准）"
         ),
         no_evidence_en=(
             "No nvidia-smi, lspci or topology output was uploaded, so the GPU model, count and "
@@ -721,7 +742,7 @@ def _nvlink_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> Node
     links = of_kind(evs, "nvidia_smi_nvlink")
     if not topo and not links:
         return None
-    spec = match_gpu(claims.gpu_model)
+    spec = match_declared_gpu(claims.gpu_model, claims.gpu_form_factor, claims.gpu_memory_gib)
     claimed = claims.nvlink_topology
     details: dict[str, Any] = {"claimed": claimed}
     # What this node delivers, as scoring reads it (MeasuredFacts.nvlink_topology takes the

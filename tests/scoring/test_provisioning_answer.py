@@ -56,3 +56,16 @@ def test_a_negative_time_is_refused_and_the_default_is_unanswered():
     assert offering().provisioning_time_min is None
     with pytest.raises(ScoringInputError):
         offering(provisioning_time_min=-1)
+
+
+def test_an_unstated_provisioning_time_reads_as_missing_not_as_a_claimed_fit():
+    # Honesty (GPU expert review): the 0.0 fit of an unanswered time was shown as a claimed
+    # fit of 0.0, hiding that nothing was stated; the points are the same (0).
+    unanswered, unanswered_reference = _fit(None)
+    assert unanswered == unanswered_reference
+    assert unanswered.basis == "missing"
+    assert unanswered.inputs["derived.elasticity_fit"] is None
+    assert unanswered.points == 0
+    # A workload whose fit does not read the time (dedicated capacity by form) is unaffected.
+    training, _ = _fit(None, workload="pretraining")
+    assert training.basis != "missing"

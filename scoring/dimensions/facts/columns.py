@@ -124,7 +124,9 @@ def _ruled_out_status(reason: tuple[str, str] | None, status: str) -> str:
     return status if reason is None else CONTRADICTED
 
 
-_NVLINK_CLAIM = attrgetter("gpu_model", "gpus_per_node", "nvlink_topology")
+_NVLINK_CLAIM = attrgetter(
+    "gpu_model", "gpus_per_node", "nvlink_topology", "gpu_form_factor", "gpu_memory_gib"
+)
 _FORM_FACTOR_CLAIM = attrgetter("gpu_model", "gpu_form_factor")
 
 

@@ -51,7 +51,11 @@ def fabric_topology_status(ctx: FactContext) -> str:
 def _nvlink_ruled_out(ctx: FactContext) -> tuple[str, str] | None:
     offering = ctx.offering
     return nvlink_topology_ruled_out(
-        offering.gpu_model, offering.gpus_per_node, offering.nvlink_topology
+        offering.gpu_model,
+        offering.gpus_per_node,
+        offering.nvlink_topology,
+        offering.gpu_form_factor,
+        offering.gpu_memory_gib,
     )
 
 

@@ -113,10 +113,13 @@ def _elasticity_fit(ctx: FactContext) -> tuple[float | None, str]:
     policy = ctx.rubric.v2
     if policy is None:
         return None, COMPUTED
+    workload, provisioning = ctx.evaluation.workload_profile, ctx.offering.provisioning_time_min
+    if provisioning is None and policy.provisioning_fit.get(workload) is not None:
+        # The fit is read from the provisioning time, which the vendor did not state: the
+        # rule is "missing" (0 points, as the 0.0 fit earned), not a claimed fit of 0.0.
+        return None, CLAIMED
     form, _basis = _delivery_form(ctx)
-    fit = policy.elasticity_fit(
-        ctx.evaluation.workload_profile, form, ctx.offering.provisioning_time_min
-    )
+    fit = policy.elasticity_fit(workload, form, provisioning)
     # The provisioning time is the vendor's word whatever the evidence says about the form:
     # the fit stays a claim (its checklist item's factor applies), so evidence that refutes
     # a form never lifts this rule above the same form declared honestly.

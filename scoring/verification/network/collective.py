@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ...reference import ExpectedBusbw, GpuSpec, match_gpu, nvlink_domain_size
+from ...reference import ExpectedBusbw, GpuSpec, match_declared_gpu, nvlink_domain_size
 from .._util import as_float, as_list, num, of_kind, pct, pct_zh, size_text
 from ..model import (
     STATUS_CONTRADICTED,
@@ -147,7 +147,8 @@ def verify_collective(
     """
     key = "busbw" if collective == ALL_REDUCE else f"{collective}_busbw"
     name = _COLLECTIVE_EN[collective]
-    spec = match_gpu(claims.gpu_model)
+    # The declared form factor's card where the name states none ("H100 80GB" declared PCIe).
+    spec = match_declared_gpu(claims.gpu_model, claims.gpu_form_factor, claims.gpu_memory_gib)
     # Judge against what the nodes have when ibstat shows more than was claimed: a vendor who
     # claims a slower fabric must not earn a higher fraction (and a higher score) by it.
     declared = claims

@@ -34,8 +34,10 @@ def test_nvlink_on_a_gpu_without_it_is_refused_naming_the_datasheet(offering, to
     assert "NVIDIA L40S/L40/L20/L4 datasheets: no NVLink" in message
 
 
-def test_a_full_mesh_of_eight_bridged_pcie_cards_is_refused(offering):
-    form = _form(offering, **H100_PCIE, nvlink_topology="full_mesh")
+@pytest.mark.parametrize("gpu_model", ["NVIDIA H100 PCIe 80GB", "NVIDIA H100 80GB"])
+def test_a_full_mesh_of_eight_bridged_pcie_cards_is_refused(offering, gpu_model):
+    # A name without "PCIe" is the card of the declared form factor, as scoring reads it.
+    form = _form(offering, **{**H100_PCIE, "gpu_model": gpu_model}, nvlink_topology="full_mesh")
     assert not form.is_valid()
     (message,) = form.errors["nvlink_topology"]
     assert "NVLink bridges join 2 cards" in message and "8 GPUs per node" in message
