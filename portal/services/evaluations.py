@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from scoring import MODEL_REVISION
 from scoring.api import preset_weights
 from scoring.evidence import PARSER_VERSION
 from scoring.rubric import loader as rubric_loader
@@ -600,6 +601,27 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
         .distinct()
     ):
         files.setdefault(upload_id, []).append({"file": source_file, "kind": kind})
+    # Each figure read, down to its line: a reopening parses the evidence again and replaces
+    # these rows, so the record keeps what the ranking read (details, curves, stay out).
+    figures: dict[int, list[dict[str, Any]]] = {}
+    for upload_id, source_file, kind, metric, value, unit, node, line in (
+        Measurement.objects.filter(upload_id__in=ids)
+        .order_by("upload_id", "source_file", "kind", "line", "metric", "pk")
+        .values_list(
+            "upload_id", "source_file", "kind", "metric", "value", "unit", "node_name", "line"
+        )
+    ):
+        figures.setdefault(upload_id, []).append(
+            {
+                "file": source_file,
+                "kind": kind,
+                "metric": metric,
+                "value": value,
+                "unit": unit,
+                "node": node,
+                "line": line,
+            }
+        )
     used = []
     for u in (
         EvidenceUpload.objects.filter(pk__in=ids)
@@ -624,7 +646,9 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
                 "origin": u.origin,
                 "measured_at": u.measured_at.isoformat() if u.measured_at else None,
                 "fingerprint": u.fingerprint,
+                "parser_version": u.parser_version,
                 "files": files.get(u.pk, []),
+                "measurements": figures.get(u.pk, []),
             }
         )
     return used
@@ -743,10 +767,19 @@ def decision_record(
                 "scores": r.scores,
                 "disqualified": r.disqualified,
                 "knockouts": [k.as_dict() for k in r.knockouts],
+                # Which rule gave which points, each measured one naming the evidence it read
+                # (upload, node, file): the Score rows are rewritten by the next round.
+                "contributions": {
+                    d.dimension: [c.as_dict() for c in d.contributions] for d in r.dimensions
+                },
             }
             for r in ranking.results
         ],
         "evidence": _snapshot_evidence(evaluation),
+        # The scoring code and the parsers that produced the figures above (the rubric's
+        # text is kept below): a later release that changes either can be told apart.
+        "model_revision": MODEL_REVISION,
+        "parser_version": PARSER_VERSION,
         "rubric_version": evaluation.rubric_version,
         # The exact rubric the ranking above was computed with: a decided evaluation is scored
         # with it (selectors.decided_rubric), whatever later releases ship as that version.

@@ -245,6 +245,23 @@ def chosen_place(record) -> dict | None:
     }
 
 
+def decision_versions(record) -> dict | None:
+    """What produced the recorded ranking, as the record keeps it: its round, the rubric
+    (version and the start of its sha256), the scoring model's revision and the parsers'
+    version. Records decided before the model and parser versions were kept give "" for them
+    (the page says they were not recorded). None without a record."""
+    if record is None:
+        return None
+    snapshot = record.snapshot or {}
+    return {
+        "round": record.round,
+        "rubric_version": snapshot.get("rubric_version", ""),
+        "rubric_sha256": (snapshot.get("rubric_sha256") or "")[:12],
+        "model_revision": snapshot.get("model_revision", ""),
+        "parser_version": snapshot.get("parser_version", ""),
+    }
+
+
 def _snapshot_weights(record) -> dict:
     """The weights a decision record keeps, in the dimensions' order (the snapshot's JSON may
     hold them in any order), each as its share of the six in percent."""
@@ -282,6 +299,7 @@ def _decision_page(
         "unverified_choices": unverified,
         "decision_drift": decision_drift(record, ranking),
         "chosen_place": chosen_place(record),
+        "decision_versions": decision_versions(record),
         "refused": refused,
         # Each weight as a share of the snapshot's six: a record keeps the weights in the unit
         # they were stored in when it was decided (percent now; raw numbers or fractions in
@@ -308,6 +326,7 @@ def report_context(evaluation) -> dict:
         "record": record,
         "decision_drift": drift,
         "chosen_place": chosen_place(record),
+        "decision_versions": decision_versions(record),
         # The decisions set aside, newest first: a report of round 2 says round 1 existed,
         # what it chose and why it was reopened, as the Decision page does.
         "earlier_decisions": _earlier_decisions(evaluation),

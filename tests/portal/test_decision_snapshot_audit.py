@@ -1,0 +1,83 @@
+"""An auditor reads a decision months later from its record alone: which scoring-model revision
+and parser version produced the ranking, which rule gave which points, and each measured figure
+down to its upload, file, node and line, even after a reopening re-imported the evidence."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+import scoring
+from portal.models import Candidate, DecisionRecord, Evaluation, Measurement
+from portal.services.evaluations import decision_record, evaluation_reopen
+from scoring.evidence import PARSER_VERSION
+
+pytestmark = pytest.mark.django_db
+
+
+def _decide(evaluation_pk: int = 1) -> DecisionRecord:
+    manager = get_user_model().objects.get(username="manager")
+    evaluation = Evaluation.objects.get(pk=evaluation_pk)
+    return decision_record(
+        evaluation=evaluation,
+        candidate=Candidate.objects.get(pk=1),
+        rationale="Best measured fabric.",
+        by=manager,
+    )
+
+
+def test_the_snapshot_names_the_model_revision_and_the_parser_versions(demo):
+    snapshot = _decide().snapshot
+    assert snapshot["model_revision"] == scoring.MODEL_REVISION
+    assert snapshot["parser_version"] == PARSER_VERSION
+    assert snapshot["evidence"]
+    for entry in snapshot["evidence"]:
+        assert entry["parser_version"] == PARSER_VERSION
+
+
+def test_the_snapshot_keeps_each_rule_and_the_evidence_it_read(demo):
+    snapshot = _decide().snapshot
+    row = next(r for r in snapshot["ranking"] if r["candidate_id"] == 1)
+    assert set(row["contributions"]) == set(row["scores"])
+    network = row["contributions"]["network"]
+    fabric = next(c for c in network if c["rule_id"] == "network.fabric.gbit_s_per_gpu")
+    assert fabric["basis"] == "measured"
+    assert "upload 1" in fabric["evidence_ref"]
+    assert fabric["points"] <= fabric["max_points"]
+
+
+def test_each_measured_figure_keeps_its_file_node_and_line_after_a_reopening(demo):
+    record = _decide()
+    manager = get_user_model().objects.get(username="manager")
+    stored = Measurement.objects.get(
+        upload_id=1, kind="nccl_tests", metric="peak_busbw_gbyte_s", line__isnull=False
+    )
+    expected = {
+        "file": stored.source_file,
+        "kind": "nccl_tests",
+        "metric": "peak_busbw_gbyte_s",
+        "value": stored.value,
+        "unit": stored.unit,
+        "node": stored.node_name,
+        "line": stored.line,
+    }
+    # The measurements are replaced on a re-import; the record keeps what was read.
+    evaluation_reopen(evaluation=record.evaluation, reason="Vendor revised SLA", by=manager)
+    Measurement.objects.filter(upload_id=1).delete()
+    record = DecisionRecord.objects.get(pk=record.pk)
+    upload = next(e for e in record.snapshot["evidence"] if e["upload_id"] == 1)
+    assert expected in upload["measurements"]
+
+
+def test_the_decision_page_and_the_report_name_the_round_and_the_versions(client, demo):
+    record = _decide()
+    client.force_login(get_user_model().objects.get(username="viewer"))
+    for name in ("evaluation-decision", "evaluation-report"):
+        response = client.get(reverse(name, args=[1]))
+        assert response.status_code == 200, name
+        page = response.content.decode()
+        assert 'class="hint decision-versions"' in page, name
+        versions = page.split('class="hint decision-versions"')[1].split("</p>")[0]
+        assert scoring.MODEL_REVISION in versions
+        assert PARSER_VERSION in versions
+        assert record.snapshot["rubric_sha256"][:12] in versions
+        assert "round 1" in versions.lower()
