@@ -466,6 +466,9 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
         action="decided",
         candidate_id=decision.candidate_id,
         changes=(
+            # The round ties this entry to its record (the Decision page, the report, the
+            # XLSX and the API name rounds), and a reopening's entry to the one it set aside.
+            FieldChange(field="round", label=_("round"), before=None, after=str(decision.round)),
             FieldChange(
                 field="candidate",
                 label=_("chosen candidate"),
@@ -475,7 +478,25 @@ def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:
             FieldChange(
                 field="rationale", label=_("rationale"), before=None, after=decision.rationale
             ),
+            *_decision_versions(decision),
         ),
+    )
+
+
+def _decision_versions(decision: DecisionRecord) -> tuple[FieldChange, ...]:
+    """What produced the ranking the decision rests on, as its snapshot records it (records
+    decided before these were kept show none)."""
+    snapshot = decision.snapshot or {}
+    shown = (
+        ("rubric_version", _("rubric version")),
+        ("rubric_sha256", "rubric sha256"),
+        ("model_revision", _("scoring model revision")),
+        ("parser_version", _("parser version")),
+    )
+    return tuple(
+        FieldChange(field=key, label=label, before=None, after=str(snapshot[key]))
+        for key, label in shown
+        if snapshot.get(key)
     )
 
 
@@ -492,6 +513,9 @@ def _reopening_entry(reopening, decision: DecisionRecord, labels: _Labels) -> Au
         action="reopened",
         candidate_id=decision.candidate_id,
         changes=(
+            FieldChange(
+                field="round", label=_("round set aside"), before=None, after=str(decision.round)
+            ),
             FieldChange(field="reason", label=_("reason"), before=None, after=reopening.reason),
         ),
     )

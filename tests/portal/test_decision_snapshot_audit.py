@@ -81,3 +81,24 @@ def test_the_decision_page_and_the_report_name_the_round_and_the_versions(client
         assert PARSER_VERSION in versions
         assert record.snapshot["rubric_sha256"][:12] in versions
         assert "round 1" in versions.lower()
+
+
+def test_the_history_names_each_decision_round_and_what_scored_it(client, demo):
+    manager = get_user_model().objects.get(username="manager")
+    first = _decide()
+    evaluation_reopen(evaluation=first.evaluation, reason="Vendor revised SLA", by=manager)
+    second = _decide()
+    client.force_login(get_user_model().objects.get(username="viewer"))
+    rows = client.get("/api/v1/evaluations/1/history/?kind=decision").json()["results"]
+    by_action = {}
+    for row in rows:
+        changes = {c["field"]: c["after"] for c in row["changes"]}
+        by_action.setdefault(row["action"], []).append(changes)
+    assert [c["round"] for c in by_action["decided"]] == [str(second.round), str(first.round)]
+    assert [c["round"] for c in by_action["reopened"]] == [str(first.round)]
+    decided = by_action["decided"][0]
+    assert decided["model_revision"] == scoring.MODEL_REVISION
+    assert decided["parser_version"] == PARSER_VERSION
+    assert decided["rubric_sha256"] == second.snapshot["rubric_sha256"]
+    page = client.get(reverse("evaluation-history", args=[1])).content.decode()
+    assert scoring.MODEL_REVISION in page

@@ -199,7 +199,9 @@ def test_reopen_then_decide_again_keeps_both_rounds(decided, evaluation, members
     actions = [(e.action, e.user) for e in entries]
     assert ("reopened", "manager") in actions
     assert [e.action for e in entries].count("decided") == 2
-    reasons = [c.after for e in entries if e.action == "reopened" for c in e.changes]
+    reasons = [
+        c.after for e in entries if e.action == "reopened" for c in e.changes if c.field == "reason"
+    ]
     assert reasons == ["Vendor B lowered its price."]
 
 
