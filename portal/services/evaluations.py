@@ -601,27 +601,6 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
         .distinct()
     ):
         files.setdefault(upload_id, []).append({"file": source_file, "kind": kind})
-    # Each figure read, down to its line: a reopening parses the evidence again and replaces
-    # these rows, so the record keeps what the ranking read (details, curves, stay out).
-    figures: dict[int, list[dict[str, Any]]] = {}
-    for upload_id, source_file, kind, metric, value, unit, node, line in (
-        Measurement.objects.filter(upload_id__in=ids)
-        .order_by("upload_id", "source_file", "kind", "line", "metric", "pk")
-        .values_list(
-            "upload_id", "source_file", "kind", "metric", "value", "unit", "node_name", "line"
-        )
-    ):
-        figures.setdefault(upload_id, []).append(
-            {
-                "file": source_file,
-                "kind": kind,
-                "metric": metric,
-                "value": value,
-                "unit": unit,
-                "node": node,
-                "line": line,
-            }
-        )
     used = []
     for u in (
         EvidenceUpload.objects.filter(pk__in=ids)
@@ -647,8 +626,11 @@ def _snapshot_evidence(evaluation: Evaluation) -> list[dict[str, Any]]:
                 "measured_at": u.measured_at.isoformat() if u.measured_at else None,
                 "fingerprint": u.fingerprint,
                 "parser_version": u.parser_version,
+                # Not each measurement: an evaluation at fleet scale holds 10^5-10^6 of them,
+                # too many to copy into every record. The figures the ranking read are in its
+                # contributions; each rests on a file named here, of the bundle whose sha256
+                # and parser version are kept, so its lines can be read again.
                 "files": files.get(u.pk, []),
-                "measurements": figures.get(u.pk, []),
             }
         )
     return used
