@@ -468,6 +468,48 @@ def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list,
     return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
 
 
+def _decision_rows(evaluation) -> list[list]:
+    """Rows for the exports of a decided evaluation, after the comparison: the decision in
+    force (round, when, by whom, the scoring model and parsers it was recorded with) and
+    whether the figures above, computed today, are those it recorded. An export read months
+    later must not pass today's figures off as the decision's. [] while undecided."""
+    record = evaluation.decision
+    if record is None:
+        return []
+    versions = decision_versions(record)
+    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
+    drift = decision_drift(record, ranking)
+    if drift:
+        agreement = _(
+            "The figures above are computed today and differ from those recorded at the "
+            "decision for: %(labels)s. The Decision page shows the recorded ones."
+        ) % {"labels": ", ".join(drift)}
+    else:
+        agreement = _("The figures above are computed today and equal those recorded.")
+    not_recorded = _("not recorded")
+    return [
+        [],
+        [
+            _("Decision"),
+            _("Round"),
+            _("Decided at"),
+            _("Decided by"),
+            _("Scoring model revision"),
+            _("Evidence parsers"),
+            _("Figures"),
+        ],
+        [
+            "",
+            record.round,
+            record.decided_at.isoformat(timespec="seconds"),
+            record.decided_by.get_username(),
+            versions["model_revision"] or not_recorded,
+            versions["parser_version"] or not_recorded,
+            agreement,
+        ],
+    ]
+
+
 @login_required
 @require_safe
 def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
@@ -477,6 +519,7 @@ def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if evaluation.rubric_version != "1":
         header, rows = _with_recommended(evaluation, header, rows)
     rows += portfolio_export_rows(evaluation.decision)
+    rows += _decision_rows(evaluation)
     filename = export_filename(evaluation, "comparison", fmt)
     if fmt == "csv":
         buffer = io.StringIO()

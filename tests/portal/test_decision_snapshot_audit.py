@@ -104,3 +104,39 @@ def test_the_history_names_each_decision_round_and_what_scored_it(client, demo):
     assert decided["rubric_sha256"] == second.snapshot["rubric_sha256"]
     page = client.get(reverse("evaluation-history", args=[1])).content.decode()
     assert scoring.MODEL_REVISION in page
+
+
+def _csv_rows(client, pk: int = 1) -> list[list[str]]:
+    import csv
+    import io
+
+    response = client.get(reverse("evaluation-export", kwargs={"pk": pk, "fmt": "csv"}))
+    assert response.status_code == 200
+    return list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+
+
+def test_a_decided_export_names_its_decision_and_says_whether_todays_figures_are_its_own(
+    client, demo
+):
+    client.force_login(get_user_model().objects.get(username="viewer"))
+    assert not any(row and row[0] == "Decision" for row in _csv_rows(client))  # undecided
+    record = _decide()
+    rows = _csv_rows(client)
+    heading = next(i for i, row in enumerate(rows) if row and row[0] == "Decision")
+    assert rows[heading][1:5] == ["Round", "Decided at", "Decided by", "Scoring model revision"]
+    line = rows[heading + 1]
+    assert (line[1], line[3], line[4], line[5]) == (
+        str(record.round),
+        "manager",
+        scoring.MODEL_REVISION,
+        PARSER_VERSION,
+    )
+    assert line[6] == "The figures above are computed today and equal those recorded."
+    # A later scoring change moved a recorded figure (as a new model revision may): the export
+    # says its figures are today's and for whom they differ.
+    snapshot = record.snapshot
+    snapshot["ranking"][0]["total"] += 1.0
+    DecisionRecord.objects.filter(pk=record.pk).update(snapshot=snapshot)
+    line = _csv_rows(client)[heading + 1]
+    assert "differ from those recorded at the decision for: " in line[6]
+    assert snapshot["ranking"][0]["label"] in line[6]
