@@ -84,7 +84,9 @@ def _csv_totals(client, evaluation) -> list[tuple[str, str]]:
     url = reverse("evaluation-export", kwargs={"pk": evaluation.pk, "fmt": "csv"})
     rows = list(csv.reader(io.StringIO(client.get(url).content.decode("utf-8-sig"))))
     total = rows[0].index("Total")
-    return [(row[2], row[total]) for row in rows[1:]]
+    # The candidates' rows end at the first empty row (a decision's own rows follow it).
+    end = rows.index([]) if [] in rows else len(rows)
+    return [(row[2], row[total]) for row in rows[1:end]]
 
 
 def _main(html: str) -> str:  # CSRF tokens change per response
