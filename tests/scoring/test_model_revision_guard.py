@@ -104,3 +104,12 @@ def test_the_figures_are_those_recorded_for_this_model_revision():
         f" and set RECORDED here to ({scoring.MODEL_REVISION!r}, {digest!r}) — with the new"
         " revision; if not, a change moved figures it should not have."
     )
+
+
+def test_the_revision_reads_as_a_name_in_every_language():
+    # Decision pages show it in Chinese too, where a status word in it reads as an
+    # untranslated code (the browser walks flag them).
+    import re
+
+    words = r"\b(claimed|verified|contradicted|unverifiable|unanswered|not_applicable)\b"
+    assert not re.search(words, scoring.MODEL_REVISION)
