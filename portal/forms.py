@@ -144,6 +144,16 @@ class CandidateForm(forms.ModelForm):
             "This offering is already a candidate of this evaluation, or does not exist."
         )
 
+    def _update_errors(self, errors):
+        # A price its field could not read ("¥3,500") is already refused there, saying how to
+        # type it; the model's "a quote needs both a billing model and a price" reads it as
+        # missing and would tell a user who gave both to give both.
+        if hasattr(errors, "error_dict") and self.has_error("quoted_price_per_gpu"):
+            errors.error_dict.pop("quoted_price_per_gpu", None)
+            if not errors.error_dict:
+                return
+        super()._update_errors(errors)
+
 
 # Labels of the checklist's choice codes (the codes themselves are stored).
 CHOICE_LABELS = {
