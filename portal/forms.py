@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from .models import (
@@ -22,6 +22,11 @@ from .models import (
 )
 from .services.answers import AnswerDraft, answer_version
 from .services.errors import StaleCopy
+
+# Django's label suffix, and the marks after which a label gets none (BoundField.label_tag),
+# kept in the portal's catalogue: Django's own Chinese one keeps the ASCII ":", so every
+# Chinese label ended with an ASCII colon beside full-width text.
+LABEL_SUFFIX = (gettext_noop(":"), gettext_noop(":?.!"))
 
 # As the API's answer serializer: a claim or a note longer than this is refused, not cut.
 ANSWER_TEXT_MAX = 10_000

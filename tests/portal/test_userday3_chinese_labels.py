@@ -1,0 +1,33 @@
+"""Chinese form labels end with a full-width colon like the full-width text beside them, not
+Django's ASCII one ("名称:"); English labels keep "Name:"."""
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+PAGES = ["/evaluations/new/", "/offerings/1/edit/", "/evaluations/1/candidates/add/"]
+
+
+def _labels(html: str) -> list[str]:
+    return [
+        re.sub(r"<[^>]+>", "", text).strip()
+        for text in re.findall(r'<label for="id_[^"]*"[^>]*>(.*?)</label>', html, re.S)
+    ]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_chinese_labels_end_with_a_full_width_colon(as_role, path):
+    html = as_role("procurement").get(path, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    labels = _labels(html)
+    assert labels
+    assert [label for label in labels if label.endswith(":")] == []
+    assert "名称：" in labels or "节点数：" in labels or "供应商：" in labels
+
+
+def test_english_labels_keep_their_colon(as_role):
+    html = as_role("procurement").get("/evaluations/new/", HTTP_ACCEPT_LANGUAGE="en").content
+    labels = _labels(html.decode())
+    assert "Name:" in labels
+    assert [label for label in labels if label.endswith("：")] == []
