@@ -485,7 +485,11 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 @require_safe
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
-    context = {"membership": membership, **_upload_context(evaluation, candidate, membership)}
+    context = {
+        "membership": membership,
+        "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        **_upload_context(evaluation, candidate, membership),
+    }
     return render(request, "portal/evidence_upload.html", context)
 
 
