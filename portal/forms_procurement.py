@@ -381,8 +381,16 @@ class MemberAddForm(PageFormMixin, forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.VIEWER)
 
     def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        # As the user model stores names (NFKC: a name typed in full-width mode is the same
+        # name); then, when no name matches exactly, the one active user whose name differs only
+        # in case ("Engineer" for "engineer"), never a guess between several.
+        model = get_user_model()
+        username = model.normalize_username(self.cleaned_data["username"].strip())
+        active = model.objects.filter(is_active=True)
+        user = active.filter(username=username).first()
+        if user is None:
+            matches = list(active.filter(username__iexact=username)[:2])
+            user = matches[0] if len(matches) == 1 else None
         if user is None:
             raise forms.ValidationError(_("No active user has this username."))
         return user
