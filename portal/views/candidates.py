@@ -48,6 +48,7 @@ from ..services.catalogue import (
     candidate_offering_keep,
     catalogue_changes,
 )
+from ..services.evaluations import MAX_ATTACHMENT_BYTES
 from ..services.evidence import RetractRefused, evidence_retract
 from ..services.fingerprints import (
     candidate_fingerprint,
@@ -449,6 +450,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "files_not_attached": _files_sent(request, not_attached),
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "max_attachment_bytes": MAX_ATTACHMENT_BYTES,
     }
     return render(request, "portal/questionnaire.html", context, status=status)
 
