@@ -191,7 +191,7 @@
       theirs.appendChild(document.createTextNode(gettext("Stored now:") + " "));
       theirs.appendChild(element("q", "theirs-claim", conflict.claim || "—"));
       if (conflict.notes) {
-        theirs.appendChild(document.createTextNode(" · " + gettext("Notes") + ": "));
+        theirs.appendChild(document.createTextNode(" · " + gettext("Notes:") + " "));
         theirs.appendChild(element("q", "theirs-notes", conflict.notes));
       }
       box.appendChild(theirs);

@@ -31,3 +31,26 @@ def test_english_labels_keep_their_colon(as_role):
     labels = _labels(html.decode())
     assert "Name:" in labels
     assert [label for label in labels if label.endswith("：")] == []
+
+
+# A Chinese word followed by an ASCII colon, as the templates wrote "{% translate "Sum" %}: ".
+ASCII_COLON_AFTER_CHINESE = re.compile(r"[\u4e00-\u9fff）]:(?=\s|<)")
+
+
+@pytest.mark.parametrize(
+    ("role", "path", "expected"),
+    [
+        ("manager", "/evaluations/1/weights/", "合计："),
+        ("manager", "/evaluations/1/", "已淘汰："),
+        ("manager", "/evaluations/1/candidates/1/", "All-reduce 总线带宽："),
+        ("manager", "/evaluations/16/portfolio/", None),
+    ],
+)
+def test_inline_labels_of_chinese_pages_take_a_full_width_colon(as_role, role, path, expected):
+    html = as_role(role).get(path, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    visible = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", html, flags=re.S)
+    visible = re.sub(r"<[^>]+>", "<", visible)
+    if expected:
+        assert expected in visible
+    found = [visible[m.start() - 12 : m.end()] for m in ASCII_COLON_AFTER_CHINESE.finditer(visible)]
+    assert found == []
