@@ -28,6 +28,18 @@ from .services.errors import StaleCopy
 # Chinese label ended with an ASCII colon beside full-width text.
 LABEL_SUFFIX = (gettext_noop(":"), gettext_noop(":?.!"))
 
+
+class LongTextarea(forms.Textarea):
+    """A text area without the browser's ``maxlength``: a paste past it was cut to the limit
+    without a word (12,000 characters of a vendor's answer pasted, 10,000 kept and saved). The
+    field refuses the text instead, saying how long it is, and the page keeps it to shorten."""
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["attrs"].pop("maxlength", None)
+        return context
+
+
 # As the API's answer serializer: a claim or a note longer than this is refused, not cut.
 ANSWER_TEXT_MAX = 10_000
 
@@ -261,13 +273,13 @@ class AnswerForm(forms.Form):
         label=_("Claim"),
         required=False,
         max_length=ANSWER_TEXT_MAX,
-        widget=forms.Textarea(attrs={"rows": 2}),
+        widget=LongTextarea(attrs={"rows": 2}),
     )
     notes = forms.CharField(
         label=_("Notes"),
         required=False,
         max_length=ANSWER_TEXT_MAX,
-        widget=forms.Textarea(attrs={"rows": 2}),
+        widget=LongTextarea(attrs={"rows": 2}),
     )
     # The item's version as the page loaded it (services.answers.answer_version): a save over
     # a newer answer is refused for this item instead of overwriting it.

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .forms import (
     CandidateForm,
+    LongTextarea,
     OfferingForm,
     OfferingPriceForm,
     VendorForm,
@@ -357,7 +358,7 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
         description = self.fields["description"]
         description.max_length = DESCRIPTION_MAX
         description.validators.append(MaxLengthValidator(DESCRIPTION_MAX))
-        description.widget.attrs["maxlength"] = str(DESCRIPTION_MAX)
+        description.widget = LongTextarea(attrs=description.widget.attrs)
         if with_status:
             self.fields["status"] = forms.ChoiceField(
                 label=_("Status"),
