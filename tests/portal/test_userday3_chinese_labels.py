@@ -54,3 +54,17 @@ def test_inline_labels_of_chinese_pages_take_a_full_width_colon(as_role, role, p
         assert expected in visible
     found = [visible[m.start() - 12 : m.end()] for m in ASCII_COLON_AFTER_CHINESE.finditer(visible)]
     assert found == []
+
+
+def test_chinese_asides_take_full_width_parentheses(as_role):
+    """ "(show in full)", "(NICs per node not stated)", "(made …, 1.5 MiB)": the parentheses
+    around a translated aside are translated with it."""
+    from django.template.loader import render_to_string
+    from django.utils import translation
+
+    with translation.override("zh-hans"):
+        shown = render_to_string("portal/_history_value.html", {"text": "长" * 200, "long": True})
+    assert "（展开全文）" in shown
+    with translation.override("en"):
+        shown = render_to_string("portal/_history_value.html", {"text": "x" * 200, "long": True})
+    assert "(show in full)" in shown
