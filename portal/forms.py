@@ -29,6 +29,12 @@ from .services.errors import StaleCopy
 LABEL_SUFFIX = (gettext_noop(":"), gettext_noop(":?.!"))
 
 
+def labelled(label, value) -> str:
+    """The label and its value as a reader of the page's language writes them: Chinese takes a
+    full-width colon."""
+    return _("%(label)s: %(value)s") % {"label": label, "value": value}
+
+
 class LongTextarea(forms.Textarea):
     """A text area without the browser's ``maxlength``: a paste past it was cut to the limit
     without a word (12,000 characters of a vendor's answer pasted, 10,000 kept and saved). The
@@ -106,7 +112,7 @@ class WhatIfWeightsForm(forms.Form):
         problems = []
         for name, messages in self.errors.items():
             label = self.fields[name].label if name in self.fields else ""
-            problems += [f"{label}: {m}" if label else str(m) for m in messages]
+            problems += [labelled(label, m) if label else str(m) for m in messages]
         return problems
 
 
