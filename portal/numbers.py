@@ -10,6 +10,7 @@ of Django's and DRF's own parsing, so model forms and model serializers get it t
 
 import re
 import unicodedata
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -61,6 +62,11 @@ CURRENCY_TEXT = re.compile(
     r"^(?:[¥$€£]|CNY|RMB|USD|EUR|US\$)\s*(.+?)$|^(.+?)\s*(?:[¥$€£元]|CNY|RMB|USD|EUR|美元)$",
     re.IGNORECASE,
 )
+# "300万" (ten thousands) and "1.2亿" (hundred millions), as budgets and quotes are written in
+# Chinese: the number in full is shown, never stored by itself.
+MYRIAD = _("Enter the number in full, without 万 or 亿, for example %(plain)s.")
+MYRIAD_TEXT = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))\s*([万亿])", re.ASCII)
+MYRIADS = {"万": 10**4, "亿": 10**8}
 WIDE_TEXT = re.compile(r"[０-９．，＋－]")
 DECIMAL_COMMA_TEXT = re.compile(r"[+-]?[0-9]+,(?![0-9]{3}$)[0-9]+", re.ASCII)
 
@@ -78,6 +84,10 @@ def typing_hint(value, *, decimal: bool) -> ValidationError | None:
     currency = CURRENCY_TEXT.fullmatch(text)
     if currency is not None:
         text = (currency[1] or currency[2]).strip()
+    grouped_first = grouped_plain(text)
+    myriad = MYRIAD_TEXT.fullmatch(grouped_first or text)
+    if myriad is not None:
+        text = format((Decimal(myriad[1]) * MYRIADS[myriad[2]]).normalize(), "f")
     percent = PERCENT_TEXT.fullmatch(text)
     if percent is not None:
         text = percent[1]
@@ -90,6 +100,7 @@ def typing_hint(value, *, decimal: bool) -> ValidationError | None:
     if not text or DECIMAL_TEXT.fullmatch(text) is None:
         return None
     for applies, message in (
+        (myriad is not None, MYRIAD),
         (wide, WIDE),
         (currency is not None, CURRENCY),
         (percent is not None, PERCENT),

@@ -42,6 +42,16 @@ from portal.models import Answer, Evaluation
             "请输入不带货币符号的数字，例如 12.5。",
         ),
         (
+            "300万元",
+            "Enter the number in full, without 万 or 亿, for example 3000000.",
+            "请输入完整数字，不要用“万”或“亿”，例如 3000000。",
+        ),
+        (
+            "1.2亿",
+            "Enter the number in full, without 万 or 亿, for example 120000000.",
+            "请输入完整数字，不要用“万”或“亿”，例如 120000000。",
+        ),
+        (
             "1,5",
             "Use a point as the decimal separator, for example 1.5.",
             "请用小数点“.”作小数分隔符，例如 1.5。",
