@@ -66,3 +66,16 @@ def test_a_form_given_back_with_errors_asks_before_leaving_and_an_untouched_one_
     page.wait_for_timeout(800)
     assert seen == ["beforeunload"]
     assert page.input_value("#id_name") == "Given back"
+
+
+def test_a_failed_sign_in_leaves_without_a_question(page, live_server, demo):
+    """Nothing of a sign-in is kept to lose (the password is never given back)."""
+    seen = _dialogs(page)
+    page.goto(live_server.url + "/accounts/login/")
+    page.fill("#id_username", "procurement")
+    page.fill("#id_password", "wrong")
+    with page.expect_navigation():
+        page.click("main button[type=submit]")
+    page.fill("#id_username", "manager")  # typed, then the user goes elsewhere
+    page.goto(live_server.url + "/healthz/")
+    assert seen == []
