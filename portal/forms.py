@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from .models import (
@@ -22,6 +22,29 @@ from .models import (
 )
 from .services.answers import AnswerDraft, answer_version
 from .services.errors import StaleCopy
+
+# Django's label suffix, and the marks after which a label gets none (BoundField.label_tag),
+# kept in the portal's catalogue: Django's own Chinese one keeps the ASCII ":", so every
+# Chinese label ended with an ASCII colon beside full-width text.
+LABEL_SUFFIX = (gettext_noop(":"), gettext_noop(":?.!"))
+
+
+def labelled(label, value) -> str:
+    """The label and its value as a reader of the page's language writes them: Chinese takes a
+    full-width colon."""
+    return _("%(label)s: %(value)s") % {"label": label, "value": value}
+
+
+class LongTextarea(forms.Textarea):
+    """A text area without the browser's ``maxlength``: a paste past it was cut to the limit
+    without a word (12,000 characters of a vendor's answer pasted, 10,000 kept and saved). The
+    field refuses the text instead, saying how long it is, and the page keeps it to shorten."""
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["attrs"].pop("maxlength", None)
+        return context
+
 
 # As the API's answer serializer: a claim or a note longer than this is refused, not cut.
 ANSWER_TEXT_MAX = 10_000
@@ -89,7 +112,7 @@ class WhatIfWeightsForm(forms.Form):
         problems = []
         for name, messages in self.errors.items():
             label = self.fields[name].label if name in self.fields else ""
-            problems += [f"{label}: {m}" if label else str(m) for m in messages]
+            problems += [labelled(label, m) if label else str(m) for m in messages]
         return problems
 
 
@@ -143,6 +166,16 @@ class CandidateForm(forms.ModelForm):
         self.fields["offering"].error_messages["invalid_choice"] = _(
             "This offering is already a candidate of this evaluation, or does not exist."
         )
+
+    def _update_errors(self, errors):
+        # A price its field could not read ("¥3,500") is already refused there, saying how to
+        # type it; the model's "a quote needs both a billing model and a price" reads it as
+        # missing and would tell a user who gave both to give both.
+        if hasattr(errors, "error_dict") and self.has_error("quoted_price_per_gpu"):
+            errors.error_dict.pop("quoted_price_per_gpu", None)
+            if not errors.error_dict:
+                return
+        super()._update_errors(errors)
 
 
 # Labels of the checklist's choice codes (the codes themselves are stored).
@@ -246,13 +279,13 @@ class AnswerForm(forms.Form):
         label=_("Claim"),
         required=False,
         max_length=ANSWER_TEXT_MAX,
-        widget=forms.Textarea(attrs={"rows": 2}),
+        widget=LongTextarea(attrs={"rows": 2}),
     )
     notes = forms.CharField(
         label=_("Notes"),
         required=False,
         max_length=ANSWER_TEXT_MAX,
-        widget=forms.Textarea(attrs={"rows": 2}),
+        widget=LongTextarea(attrs={"rows": 2}),
     )
     # The item's version as the page loaded it (services.answers.answer_version): a save over
     # a newer answer is refused for this item instead of overwriting it.

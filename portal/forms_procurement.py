@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .forms import (
     CandidateForm,
+    LongTextarea,
     OfferingForm,
     OfferingPriceForm,
     VendorForm,
@@ -357,7 +358,7 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
         description = self.fields["description"]
         description.max_length = DESCRIPTION_MAX
         description.validators.append(MaxLengthValidator(DESCRIPTION_MAX))
-        description.widget.attrs["maxlength"] = str(DESCRIPTION_MAX)
+        description.widget = LongTextarea(attrs=description.widget.attrs)
         if with_status:
             self.fields["status"] = forms.ChoiceField(
                 label=_("Status"),
@@ -381,8 +382,16 @@ class MemberAddForm(PageFormMixin, forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.VIEWER)
 
     def clean_username(self):
-        username = self.cleaned_data["username"].strip()
-        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        # As the user model stores names (NFKC: a name typed in full-width mode is the same
+        # name); then, when no name matches exactly, the one active user whose name differs only
+        # in case ("Engineer" for "engineer"), never a guess between several.
+        model = get_user_model()
+        username = model.normalize_username(self.cleaned_data["username"].strip())
+        active = model.objects.filter(is_active=True)
+        user = active.filter(username=username).first()
+        if user is None:
+            matches = list(active.filter(username__iexact=username)[:2])
+            user = matches[0] if len(matches) == 1 else None
         if user is None:
             raise forms.ValidationError(_("No active user has this username."))
         return user

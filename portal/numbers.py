@@ -9,6 +9,8 @@ of Django's and DRF's own parsing, so model forms and model serializers get it t
 """
 
 import re
+import unicodedata
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -48,15 +50,76 @@ def grouped_plain(value) -> str | None:
     return re.sub(r"[,' \u00a0\u202f]", "", value.strip())
 
 
+# A number typed on a Chinese keyboard in full-width mode (digits U+FF10 to U+FF19), with a
+# currency sign or code copied from a quote ("¥12.5", "12.5 元", "USD 1200"), or with a decimal
+# comma ("1,5", as much of Europe writes it): refused like any other text, but the message
+# names what to change and shows the number as the field reads it. Nothing is guessed into the
+# stored value: the user confirms the plain spelling by typing it.
+WIDE = _("Type the number with half-width digits 0-9, for example %(plain)s.")
+CURRENCY = _("Enter the number without the currency sign, for example %(plain)s.")
+DECIMAL_COMMA = _("Use a point as the decimal separator, for example %(plain)s.")
+CURRENCY_TEXT = re.compile(
+    r"^(?:[¥$€£]|CNY|RMB|USD|EUR|US\$)\s*(.+?)$|^(.+?)\s*(?:[¥$€£元]|CNY|RMB|USD|EUR|美元)$",
+    re.IGNORECASE,
+)
+# "300万" (ten thousands) and "1.2亿" (hundred millions), as budgets and quotes are written in
+# Chinese: the number in full is shown, never stored by itself.
+MYRIAD = _("Enter the number in full, without 万 or 亿, for example %(plain)s.")
+MYRIAD_TEXT = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))\s*([万亿])", re.ASCII)
+MYRIADS = {"万": 10**4, "亿": 10**8}
+WIDE_TEXT = re.compile(r"[０-９．，＋－]")
+DECIMAL_COMMA_TEXT = re.compile(r"[+-]?[0-9]+,(?![0-9]{3}$)[0-9]+", re.ASCII)
+
+
+def typing_hint(value, *, decimal: bool) -> ValidationError | None:
+    """Why ``value`` is not a number when it is one typed in a way the pages can name (full-width
+    digits, a currency sign, thousands separators, a decimal comma in a decimal field, a per cent
+    sign): the refusal saying how to type it, with the plain spelling (a whole-number field then
+    says so of a plain "12.5", as it always did); None for other text."""
+    if not isinstance(value, str):
+        return None
+    typed = value.strip()
+    text = unicodedata.normalize("NFKC", typed).strip()
+    wide = WIDE_TEXT.search(typed) is not None
+    currency = CURRENCY_TEXT.fullmatch(text)
+    if currency is not None:
+        text = (currency[1] or currency[2]).strip()
+    grouped_first = grouped_plain(text)
+    myriad = MYRIAD_TEXT.fullmatch(grouped_first or text)
+    if myriad is not None:
+        text = format((Decimal(myriad[1]) * MYRIADS[myriad[2]]).normalize(), "f")
+    percent = PERCENT_TEXT.fullmatch(text)
+    if percent is not None:
+        text = percent[1]
+    grouped = grouped_plain(text)
+    if grouped is not None:
+        text = grouped
+    comma = decimal and grouped is None and DECIMAL_COMMA_TEXT.fullmatch(text) is not None
+    if comma:
+        text = text.replace(",", ".")
+    if not text or DECIMAL_TEXT.fullmatch(text) is None:
+        return None
+    for applies, message in (
+        (myriad is not None, MYRIAD),
+        (wide, WIDE),
+        (currency is not None, CURRENCY),
+        (percent is not None, PERCENT),
+        (grouped is not None, GROUPED),
+        (comma, DECIMAL_COMMA),
+    ):
+        if applies:
+            return ValidationError(message, code="invalid", params={"plain": text})
+    return None
+
+
 def _form_parser(parse, pattern):
+    decimal = pattern is DECIMAL_TEXT
+
     def to_python(self, value):
         if not readable(value, pattern):
-            plain = grouped_plain(value)
-            if plain is not None:
-                raise ValidationError(GROUPED, code="invalid", params={"plain": plain})
-            percent = PERCENT_TEXT.fullmatch(value.strip()) if isinstance(value, str) else None
-            if percent is not None:
-                raise ValidationError(PERCENT, code="invalid", params={"plain": percent[1]})
+            hint = typing_hint(value, decimal=decimal)
+            if hint is not None:
+                raise hint
             raise ValidationError(self.error_messages["invalid"], code="invalid")
         return parse(self, value)
 

@@ -1,5 +1,7 @@
 """Form widgets shared by the portal's forms."""
 
+from decimal import Decimal
+
 from django import forms
 
 
@@ -10,3 +12,11 @@ class NumberTextInput(forms.TextInput):
 
     def __init__(self, attrs=None):
         super().__init__({"inputmode": "decimal", **(attrs or {})})
+
+    def format_value(self, value):
+        # A stored decimal shows as typed, not with the column's places: "12800", "99.9", not
+        # "12800.0000", "99.900" (which read as a different figure, or as one to retype).
+        if isinstance(value, Decimal) and value.is_finite():
+            text = format(value.normalize(), "f")
+            return "0" if text in ("-0", "") else text
+        return super().format_value(value)

@@ -48,6 +48,7 @@ from ..services.catalogue import (
     candidate_offering_keep,
     catalogue_changes,
 )
+from ..services.evaluations import MAX_ATTACHMENT_BYTES
 from ..services.evidence import RetractRefused, evidence_retract
 from ..services.fingerprints import (
     candidate_fingerprint,
@@ -449,6 +450,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "files_not_attached": _files_sent(request, not_attached),
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "max_attachment_bytes": MAX_ATTACHMENT_BYTES,
     }
     return render(request, "portal/questionnaire.html", context, status=status)
 
@@ -485,7 +487,11 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 @require_safe
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
-    context = {"membership": membership, **_upload_context(evaluation, candidate, membership)}
+    context = {
+        "membership": membership,
+        "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        **_upload_context(evaluation, candidate, membership),
+    }
     return render(request, "portal/evidence_upload.html", context)
 
 

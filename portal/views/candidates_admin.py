@@ -1,5 +1,7 @@
 """Candidate management pages: procurement adds, edits and removes an evaluation's candidates."""
 
+from decimal import Decimal
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -7,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from ..forms import refuse_stale, sent_version
+from ..forms import labelled, refuse_stale, sent_version
 from ..forms_procurement import CandidateEditForm, add_service_error
 from ..permissions import CAN_EDIT
 from ..services.errors import EvaluationDecided, StaleCopy
@@ -52,9 +54,11 @@ def _stored_now(form, stored) -> str:
         value = getattr(stored, name)
         if name == "quoted_billing_model":
             value = dict(field.choices).get(value, value) if value else ""
+        elif isinstance(value, Decimal):
+            value = field.widget.format_value(value)  # as the input shows it: "12000"
         if value in ("", None):
             value = "—"
-        parts.append(f"{field.label}: {value}")
+        parts.append(labelled(field.label, value))
     return " · ".join(parts)
 
 

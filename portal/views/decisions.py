@@ -22,7 +22,7 @@ from ..exports import (
     report_document,
     safe_cell,
 )
-from ..forms import loaded_version_field, refuse_stale, sent_version
+from ..forms import LongTextarea, loaded_version_field, refuse_stale, sent_version
 from ..models import (
     BillingModel,
     ChecklistItem,
@@ -52,7 +52,7 @@ from .weights import percentages
 class DecisionForm(forms.Form):
     candidate = forms.TypedChoiceField(label=gettext_lazy("Chosen candidate"), coerce=int)
     rationale = forms.CharField(
-        label=gettext_lazy("Rationale"), widget=forms.Textarea(attrs={"rows": 5}), max_length=20_000
+        label=gettext_lazy("Rationale"), widget=LongTextarea(attrs={"rows": 5}), max_length=20_000
     )
     # The ranking the page showed (services.evaluations.ranking_version): a decision is
     # recorded on the figures its manager read, or refused with the input kept.
@@ -66,7 +66,7 @@ class DecisionForm(forms.Form):
 class ReopenForm(forms.Form):
     reason = forms.CharField(
         label=gettext_lazy("Why is the evaluation reopened?"),
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=LongTextarea(attrs={"rows": 3}),
         max_length=20_000,
     )
 

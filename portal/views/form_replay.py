@@ -27,6 +27,19 @@ _ITEM_FIELD_RE = re.compile(r"^item-(\d+)-(claim|notes)$")
 _WEIGHT_FIELD_RE = re.compile(r"^w_(\w+)$")
 
 
+def _model_fields() -> dict:
+    """Each portal model field's name -> the field (the first model that has the name)."""
+    from django.apps import apps
+
+    fields: dict = {}
+    # The sign-in form posts the user model's fields (username).
+    models = [*apps.get_app_config("portal").get_models(), apps.get_model("auth", "User")]
+    for model in models:
+        for field in model._meta.get_fields():
+            fields.setdefault(field.name, field)
+    return fields
+
+
 def _field_labels() -> dict[str, str]:
     """Each portal model field's name -> its label in the reader's language (the first model
     that has the name): what the forms posting them call them."""
@@ -67,6 +80,25 @@ def field_label(name: str, labels: dict[str, str] | None = None) -> str:
     return labels.get(base) or capfirst(base.replace("_", " "))
 
 
+def shown_value(name: str, value: str, fields: dict | None = None) -> str:
+    """A posted value as the form showed it: a choice by its label in the reader's language
+    (not "finetuning" or "0"), a ticked box as yes, and a row picked from a list (posted as its
+    number, which means nothing to the reader) said to be chosen again. A row's name is never
+    looked up: the page is shown to whoever posted, signed in or not."""
+    fields = _model_fields() if fields is None else fields
+    field = fields.get(name.rsplit("-", 1)[-1])
+    if field is None:
+        return value
+    if getattr(field, "is_relation", False):
+        return _("(chosen from a list: choose it again on the form)")
+    if field.get_internal_type() == "BooleanField":
+        return _("yes") if value in ("on", "true", "True", "1") else value
+    for code, label in getattr(field, "flatchoices", None) or ():
+        if str(code) == value:
+            return str(label)
+    return value
+
+
 def _sent_from_elsewhere(request: HttpRequest) -> bool:
     """True when the browser says the post came from another site: its ``Origin`` (sent with
     every cross-site POST; "null" when the sender hid it) or, without one, its ``Referer`` names
@@ -102,7 +134,11 @@ def shown_fields(request: HttpRequest) -> list[tuple[str, str]]:
             continue
         shown += [(name, value) for value in values if value.strip()]
     labels = _field_labels()
-    return [(field_label(name, labels), value) for name, value in shown[:SHOWN_FIELDS_MAX]]
+    fields = _model_fields()
+    return [
+        (field_label(name, labels), shown_value(name, value, fields))
+        for name, value in shown[:SHOWN_FIELDS_MAX]
+    ]
 
 
 def form_url(request: HttpRequest) -> str:

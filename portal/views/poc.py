@@ -129,6 +129,11 @@ class PlanForm(forms.Form):
 
     def __init__(self, *args, candidates=(), names=None, **kwargs):
         super().__init__(*args, **kwargs)
+        # The time typed is read in the portal's zone, which the pages name next to every time
+        # they show ("18:00 UTC"): named here too, or 18:00 typed in Beijing was 02:00 there.
+        self.fields["deadline"].help_text = _(
+            "A required run still missing at this time counts as failed. Type the time in %(zone)s."
+        ) % {"zone": timezone.get_current_timezone_name()}
         names = names or {}
         self.candidate_fields = []
         for candidate in candidates:

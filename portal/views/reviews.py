@@ -10,7 +10,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..forms import AnswerForm, loaded_version_field, refuse_stale, sent_version
+from ..forms import AnswerForm, LongTextarea, loaded_version_field, refuse_stale, sent_version
 from ..models import DOCUMENT_ITEMS, Answer, AnswerReview, ChecklistItem, EvaluationStatus
 from ..services.errors import EvaluationDecided, StaleCopy
 from ..services.reviews import REVIEWER_ROLES, answer_review, monthly_cost_check, review_version
@@ -28,7 +28,7 @@ class ReviewForm(forms.Form):
     )
     note = forms.CharField(
         label=gettext_lazy("Note"),
-        widget=forms.Textarea(attrs={"rows": 3}),
+        widget=LongTextarea(attrs={"rows": 3}),
         max_length=5000,
         help_text=gettext_lazy("What the document shows: its title, date, page, clause."),
     )

@@ -191,7 +191,7 @@
       theirs.appendChild(document.createTextNode(gettext("Stored now:") + " "));
       theirs.appendChild(element("q", "theirs-claim", conflict.claim || "—"));
       if (conflict.notes) {
-        theirs.appendChild(document.createTextNode(" · " + gettext("Notes") + ": "));
+        theirs.appendChild(document.createTextNode(" · " + gettext("Notes:") + " "));
         theirs.appendChild(element("q", "theirs-notes", conflict.notes));
       }
       box.appendChild(theirs);
@@ -287,6 +287,10 @@
       }).then(function (response) {
         return readJson(response).then(function (body) {
           sending = false;
+          if (!body && response.status === 413) {
+            setState(gettext("Not saved: the chosen files are too large to send in one save. Save them in turns; your input is still here."), "bad");
+            return false;
+          }
           if (!body) {
             setState(gettext("Not saved: the server did not answer as expected. Your input is kept in this browser; press Save again."), "bad");
             return false;
@@ -401,9 +405,45 @@
       if (event.target.type === "file" || event.target.tagName === "SELECT") edited(event);
     });
 
+    function mib(bytes) { return (bytes / 1048576).toFixed(1); }
+
+    // Files too large are refused here, before minutes of sending: one above the limit of an
+    // attachment, or several that together pass what one save may send (the server, or the
+    // proxy in front of it with its own 413, would refuse the whole save after the upload).
+    function filesTooLarge() {
+      var max = parseInt(form.dataset.maxAttachmentBytes || "0", 10);
+      if (!max) return false;
+      var errors = {};
+      var total = 0;
+      Array.prototype.forEach.call(form.querySelectorAll("input[type=file]"), function (input) {
+        Array.prototype.forEach.call(input.files || [], function (file) {
+          total += file.size;
+          if (file.size > max) {
+            errors[input.name] = [interpolate(
+              gettext("This file is %(size)s MiB; an attachment may be at most %(max)s MiB."),
+              { size: mib(file.size), max: mib(max) }, true)];
+          }
+        });
+      });
+      if (Object.keys(errors).length > 0) {
+        showErrors(errors);
+        setState(gettext("Not saved: a chosen file is too large. Your input is still here."), "bad");
+        return true;
+      }
+      if (total > max) {
+        clearErrors();
+        setState(interpolate(
+          gettext("Not saved: the chosen files come to %(size)s MiB together, and one save sends at most %(max)s MiB. Save them in turns; your input is still here."),
+          { size: mib(total), max: mib(max) }, true), "bad");
+        return true;
+      }
+      return false;
+    }
+
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       if (!form.reportValidity()) return;
+      if (filesTooLarge()) return;
       window.clearTimeout(timer);
       saveAll.disabled = true;
       send(true).then(function (ok) {

@@ -3,7 +3,16 @@
 (function () {
   "use strict";
 
+  // The cookie's token first: signing in again in another tab (after the session ended)
+  // rotates it, and the page's copy would then be refused.
   function csrfToken(form) {
+    var name = form.dataset.csrfCookie || "csrftoken";
+    var found = null;
+    document.cookie.split(";").forEach(function (part) {
+      var pair = part.trim().split("=");
+      if (pair[0] === name) found = decodeURIComponent(pair.slice(1).join("="));
+    });
+    if (found) return found;
     var input = form.querySelector("input[name=csrfmiddlewaretoken]");
     return input ? input.value : "";
   }
@@ -118,6 +127,11 @@
           show(item, message, body);
           if (body.duplicate || isFinal(body.status)) { resolve(); return; }
           follow(form, item, message, body, resolve);
+        } else if (xhr.status === 401) {
+          // Said as the questionnaire says it, not as the API's "send an upload token".
+          item.className = "bad";
+          message.textContent = " " + gettext("not sent: your session ended. Sign in again in another tab, then upload this file again here.");
+          resolve();
         } else {
           item.className = "bad";
           var detail = body.detail || describeErrors(body);

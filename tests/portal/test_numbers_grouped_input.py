@@ -25,7 +25,7 @@ def test_a_grouped_number_is_refused_saying_how_to_type_it(language, message, fi
         assert refused.value.messages == [message]
 
 
-@pytest.mark.parametrize("typed", ["12,5", "1,20,000", "abc", "1.2.3"])
+@pytest.mark.parametrize("typed", ["1,20,000", "abc", "1.2.3"])
 def test_other_text_keeps_the_fields_own_message(typed):
     with translation.override("en"), pytest.raises(forms.ValidationError) as refused:
         forms.DecimalField().clean(typed)

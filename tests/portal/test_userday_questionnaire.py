@@ -263,7 +263,7 @@ def test_the_guidance_of_number_items_matches_what_the_number_holds(as_role):
     url = reverse("candidate-questionnaire", args=[2, 9])
     html = _unescape(as_role("procurement").get(url).content.decode())
     guidance = {
-        number: re.search(rf'id="id_item-{number}-claim-help">([^<]*)<', html).group(1)
+        number: re.search(rf'id="id_item-{number}-claim_helptext">([^<]*)<', html).group(1)
         for number in (9, 10)
     }
     assert guidance[10].startswith("Days of free POC access. In the notes: whether benchmark")
