@@ -489,7 +489,7 @@ def _decision_versions(decision: DecisionRecord) -> tuple[FieldChange, ...]:
     snapshot = decision.snapshot or {}
     shown = (
         ("rubric_version", _("rubric version")),
-        ("rubric_sha256", "rubric sha256"),
+        ("rubric_sha256", _("rubric sha256")),
         ("model_revision", _("scoring model revision")),
         ("parser_version", _("parser version")),
     )
