@@ -193,8 +193,33 @@ def _fingerprint_sql() -> tuple[str, list]:
     answer_code = codes(col(Answer, "a", "status"), STATUS_CODES)
     price_code = codes(col(OfferingPrice, "p", "billing_model"), BILLING_CODES)
     vendor_columns = ", ".join(col(Vendor, "v", f.attname) for f in Vendor._meta.concrete_fields)
+    # The two aggregates are computed once each (MATERIALIZED on PostgreSQL): as subqueries
+    # joined to the candidates, a plan built on an evaluation's first rows (statistics that
+    # still say one row per table) ran the whole price aggregate again for every candidate,
+    # 3.1 ms of the 3.4 ms the query took at 50 candidates.
+    materialized = "MATERIALIZED " if connection.vendor == "postgresql" else ""
     # Identifiers come from the models' metadata (quoted); every value is a parameter.
     sql = f"""
+        WITH answers AS {materialized}(
+            SELECT {col(Answer, "a", "candidate_id")} AS candidate_id, COUNT(*) AS n,
+                MAX({col(Answer, "a", "updated_at")}) AS changed,
+                SUM({col(Answer, "a", "item_id")} * 16 + {answer_code}) AS total
+            FROM {a} a
+            WHERE {col(Answer, "a", "candidate_id")} IN (
+                SELECT e.{_column(Candidate, "id")} FROM {c} e
+                WHERE e.{_column(Candidate, "evaluation_id")} = %s
+            )
+            GROUP BY {col(Answer, "a", "candidate_id")}
+        ), prices AS {materialized}(
+            SELECT {col(OfferingPrice, "p", "offering_id")} AS offering_id, COUNT(*) AS n,
+                SUM({col(OfferingPrice, "p", "price_per_gpu")} * {price_code}) AS total
+            FROM {p} p
+            WHERE {col(OfferingPrice, "p", "offering_id")} IN (
+                SELECT e.{_column(Candidate, "offering_id")} FROM {c} e
+                WHERE e.{_column(Candidate, "evaluation_id")} = %s
+            )
+            GROUP BY {col(OfferingPrice, "p", "offering_id")}
+        )
         SELECT {col(Candidate, "c", "id")}, {col(Candidate, "c", "offering_id")},
             {col(Candidate, "c", "offering_version_id")}, {col(Candidate, "c", "catalogue_kept")},
             {col(Candidate, "c", "node_count")}, {col(Candidate, "c", "quoted_billing_model")},
@@ -206,27 +231,8 @@ def _fingerprint_sql() -> tuple[str, list]:
         FROM {c} c
         INNER JOIN {o} o ON {col(Offering, "o", "id")} = {col(Candidate, "c", "offering_id")}
         INNER JOIN {v} v ON {col(Vendor, "v", "id")} = {col(Offering, "o", "vendor_id")}
-        LEFT JOIN (
-            SELECT {col(Answer, "a", "candidate_id")} AS candidate_id, COUNT(*) AS n,
-                MAX({col(Answer, "a", "updated_at")}) AS changed,
-                SUM({col(Answer, "a", "item_id")} * 16 + {answer_code}) AS total
-            FROM {a} a
-            WHERE {col(Answer, "a", "candidate_id")} IN (
-                SELECT e.{_column(Candidate, "id")} FROM {c} e
-                WHERE e.{_column(Candidate, "evaluation_id")} = %s
-            )
-            GROUP BY {col(Answer, "a", "candidate_id")}
-        ) answers ON answers.candidate_id = {col(Candidate, "c", "id")}
-        LEFT JOIN (
-            SELECT {col(OfferingPrice, "p", "offering_id")} AS offering_id, COUNT(*) AS n,
-                SUM({col(OfferingPrice, "p", "price_per_gpu")} * {price_code}) AS total
-            FROM {p} p
-            WHERE {col(OfferingPrice, "p", "offering_id")} IN (
-                SELECT e.{_column(Candidate, "offering_id")} FROM {c} e
-                WHERE e.{_column(Candidate, "evaluation_id")} = %s
-            )
-            GROUP BY {col(OfferingPrice, "p", "offering_id")}
-        ) prices ON prices.offering_id = {col(Candidate, "c", "offering_id")}
+        LEFT JOIN answers ON answers.candidate_id = {col(Candidate, "c", "id")}
+        LEFT JOIN prices ON prices.offering_id = {col(Candidate, "c", "offering_id")}
         WHERE {col(Candidate, "c", "evaluation_id")} = %s
         ORDER BY {col(Candidate, "c", "id")}
     """  # noqa: S608 - quoted identifiers from the models, values as parameters
