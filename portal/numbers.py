@@ -67,6 +67,7 @@ CURRENCY_TEXT = re.compile(
 MYRIAD = _("Enter the number in full, without 万 or 亿, for example %(plain)s.")
 MYRIAD_TEXT = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))\s*([万亿])", re.ASCII)
 MYRIADS = {"万": 10**4, "亿": 10**8}
+MYRIAD_SUFFIX = re.compile(r"(.+?)\s*([万亿])")
 WIDE_TEXT = re.compile(r"[０-９．，＋－]")
 DECIMAL_COMMA_TEXT = re.compile(r"[+-]?[0-9]+,(?![0-9]{3}$)[0-9]+", re.ASCII)
 
@@ -86,6 +87,10 @@ def typing_hint(value, *, decimal: bool) -> ValidationError | None:
         text = (currency[1] or currency[2]).strip()
     grouped_first = grouped_plain(text)
     myriad = MYRIAD_TEXT.fullmatch(grouped_first or text)
+    suffixed = MYRIAD_SUFFIX.fullmatch(text)
+    if myriad is None and suffixed is not None and grouped_plain(suffixed[1]) is not None:
+        # "1,200万": thousands separators and a myriad together.
+        myriad = MYRIAD_TEXT.fullmatch(grouped_plain(suffixed[1]) + suffixed[2])
     if myriad is not None:
         text = format((Decimal(myriad[1]) * MYRIADS[myriad[2]]).normalize(), "f")
     percent = PERCENT_TEXT.fullmatch(text)

@@ -47,6 +47,11 @@ from portal.models import Answer, Evaluation
             "请输入完整数字，不要用“万”或“亿”，例如 3000000。",
         ),
         (
+            "1,200万",
+            "Enter the number in full, without 万 or 亿, for example 12000000.",
+            "请输入完整数字，不要用“万”或“亿”，例如 12000000。",
+        ),
+        (
             "1.2亿",
             "Enter the number in full, without 万 or 亿, for example 120000000.",
             "请输入完整数字，不要用“万”或“亿”，例如 120000000。",
