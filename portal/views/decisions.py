@@ -272,12 +272,19 @@ def _snapshot_weights(record) -> dict:
 
 
 def _earlier_decisions(evaluation):
-    return (
+    """The rounds set aside, newest first, each with what its record keeps beside the totals:
+    its weights and what produced its ranking (rubric, model revision, parsers), so the page
+    answers for every round as the API does."""
+    earlier = list(
         evaluation.decisions.select_related("candidate__offering__vendor", "decided_by")
         .select_related("reopening__reopened_by")
         .filter(reopening__isnull=False)
         .order_by("-round")
     )
+    for record in earlier:
+        record.versions_shown = decision_versions(record)
+        record.weights_shown = _snapshot_weights(record)
+    return earlier
 
 
 def _decision_page(

@@ -140,3 +140,22 @@ def test_a_decided_export_names_its_decision_and_says_whether_todays_figures_are
     line = _csv_rows(client)[heading + 1]
     assert "differ from those recorded at the decision for: " in line[6]
     assert snapshot["ranking"][0]["label"] in line[6]
+
+
+def test_an_earlier_round_on_the_decision_page_names_its_weights_and_versions(client, demo):
+    manager = get_user_model().objects.get(username="manager")
+    first = _decide()
+    evaluation_reopen(evaluation=first.evaluation, reason="Vendor revised SLA", by=manager)
+    _decide()
+    client.force_login(get_user_model().objects.get(username="viewer"))
+    for language, weights in (("en", "Weights: "), ("zh-hans", "权重：")):
+        client.cookies["django_language"] = language
+        page = client.get(reverse("evaluation-decision", args=[1])).content.decode()
+        earlier = page.split('class="card earlier-decisions"')[1]
+        versions = earlier.split('class="hint decision-versions"')[1].split("</p>")[0]
+        assert (
+            scoring.MODEL_REVISION in versions and first.snapshot["rubric_sha256"][:12] in versions
+        )
+        line = earlier.split('class="weights-line"')[1].split("</p>")[0]
+        assert line.startswith(">" + weights)
+        assert line.count(" %") == 6
