@@ -44,6 +44,10 @@ def _warm_up(**_kwargs) -> None:
     warm_up()
 
 
+# The URL schemes of a Redis server (the broker's, the cache's): what /readyz/ pings.
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
 def broker_queue_length() -> int | None:
     """Messages waiting in the default queue when the broker is Redis (LLEN of its list);
     None for another broker or an unreachable one (the readiness check's redis part says why)."""
@@ -53,7 +57,7 @@ def broker_queue_length() -> int | None:
     from django.conf import settings
 
     broker = settings.CELERY_BROKER_URL
-    if not isinstance(broker, str) or not broker.startswith(("redis://", "rediss://", "unix://")):
+    if not isinstance(broker, str) or not broker.startswith(REDIS_SCHEMES):
         return None
     client = redis.Redis.from_url(broker, socket_timeout=0.5, socket_connect_timeout=0.5)
     try:

@@ -386,8 +386,7 @@ def _delivery_form_by_evidence(rubric, candidate) -> str:
     return ""
 
 
-def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
-    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+def _comparison_rows(evaluation, ranking, candidates) -> tuple[list[str], list[list]]:
     header = [
         _("Rank"),
         _("Vendor"),
@@ -457,11 +456,10 @@ def _comparison_rows(evaluation) -> tuple[list[str], list[list]]:
     return header, rows
 
 
-def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list, list[list]]:
+def _with_recommended(ranking, header: list, rows: list[list]) -> tuple[list, list[list]]:
     """Rubric v2: each row gains why its billing model is recommended and the recommended
     model's minimum-commitment cost (rows are in ranking order; the model itself is a column
     of every export already)."""
-    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     zh = get_language() == "zh-hans"
     extra = []
     for result in ranking.results:
@@ -475,7 +473,7 @@ def _with_recommended(evaluation, header: list, rows: list[list]) -> tuple[list,
     return header, [[*row, *more] for row, more in zip(rows, extra, strict=True)]
 
 
-def _decision_rows(evaluation) -> list[list]:
+def _decision_rows(evaluation, ranking) -> list[list]:
     """Rows for the exports of a decided evaluation, after the comparison: the decision in
     force (round, when, by whom, the scoring model and parsers it was recorded with) and
     whether the figures above, computed today, are those it recorded. An export read months
@@ -484,7 +482,6 @@ def _decision_rows(evaluation) -> list[list]:
     if record is None:
         return []
     versions = decision_versions(record)
-    ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
     drift = decision_drift(record, ranking)
     if drift:
         agreement = _(
@@ -522,11 +519,13 @@ def _decision_rows(evaluation) -> list[list]:
 def export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     """The comparison as CSV or XLSX: one row per candidate in ranking order."""
     evaluation, _membership = member_evaluation(request, pk)
-    header, rows = _comparison_rows(evaluation)
+    # One ranking read for the comparison, the v2 columns and the decision's rows.
+    ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
+    header, rows = _comparison_rows(evaluation, ranking, candidates)
     if evaluation.rubric_version != "1":
-        header, rows = _with_recommended(evaluation, header, rows)
+        header, rows = _with_recommended(ranking, header, rows)
     rows += portfolio_export_rows(evaluation.decision)
-    rows += _decision_rows(evaluation)
+    rows += _decision_rows(evaluation, ranking)
     filename = export_filename(evaluation, "comparison", fmt)
     if fmt == "csv":
         buffer = io.StringIO()

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from ..celery import broker_queue_length
+from ..celery import REDIS_SCHEMES, broker_queue_length
 from ..middleware import DATABASE_DOWN
 from ..models import WorkerHeartbeat
 from ..selectors import import_backlog, overdue_uploads
@@ -45,19 +45,16 @@ def _database() -> dict:
     return {"ok": True}
 
 
-_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-
-
 def _redis_urls() -> dict[str, str]:
     """The Redis servers the portal uses, by role: the Celery broker and the cache (CACHE_URL
     may name another server than the broker's; a list of cache servers counts each)."""
     found = {}
     broker = settings.CELERY_BROKER_URL
-    if isinstance(broker, str) and broker.startswith(_REDIS_SCHEMES):
+    if isinstance(broker, str) and broker.startswith(REDIS_SCHEMES):
         found["broker"] = broker
     location = settings.CACHES["default"].get("LOCATION", "")
     locations = location if isinstance(location, list | tuple) else str(location).split(",")
-    servers = [url.strip() for url in locations if url.strip().startswith(_REDIS_SCHEMES)]
+    servers = [url.strip() for url in locations if url.strip().startswith(REDIS_SCHEMES)]
     for number, url in enumerate(servers, start=1):
         found["cache" if len(servers) == 1 else f"cache {number}"] = url
     return found
