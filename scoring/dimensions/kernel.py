@@ -25,7 +25,7 @@ import numpy as np
 from ..rubric.model import BooleanTable, ChoiceTable, LinearTable, StepTable
 from ..types import DIMENSIONS, DeferredRows, DimensionScore
 from .batch import per_value
-from .facts import CLAIMED, FACTS
+from .facts import FACTS, may_claim
 from .rounding import py_round, py_sum
 
 if TYPE_CHECKING:
@@ -137,11 +137,7 @@ class RuleKernel:
         self.on_max = rule.contradicted_on_max
         # Whether an unstated fact under a contradicted item costs the factor of the maximum
         # (runners._contradicted_unstated): a claim item that an input may be a claim of.
-        self.unstated_costs = (
-            self.on_max
-            and rule.claim_item is not None
-            and any(source.basis in (CLAIMED, None) for _, source in self.inputs)
-        )
+        self.unstated_costs = self.on_max and may_claim(rule)
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
         # (backing fact, the factor an unbacked claim counts at most at) or None.

@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..rubric.model import backs
 from ..types import Contribution
-from .facts import CLAIMED, COMPUTED, FACTS, MEASURED, FactContext, claim_ref, claim_status
+from .facts import (
+    CLAIMED,
+    COMPUTED,
+    FACTS,
+    MEASURED,
+    FactContext,
+    claim_ref,
+    claim_status,
+    may_claim,
+)
 
 if TYPE_CHECKING:
     from ..rubric import Rule
@@ -109,13 +118,6 @@ def _contradicted_unstated(
     inputs["factor"] = factor
     inputs[CONTRADICTED_OF_MAX] = rule.max_points
     return _contribution(rule, inputs, factor * rule.max_points, rule.max_points, "missing", ref)
-
-
-def _may_claim(rule: Rule) -> bool:
-    """Whether a rule reads a claim item's status: it has one and an input may be a claim."""
-    return rule.claim_item is not None and any(
-        FACTS[name].basis in (CLAIMED, None) for name in rule.inputs
-    )
 
 
 def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
@@ -336,12 +338,12 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     sources = tuple((name, FACTS[name]) for name in rule.inputs)
     conditions = tuple((name, FACTS[name], allowed) for name, allowed in rule.only_if)
     item = rule.claim_item
-    may_claim = _may_claim(rule)
+    claims = may_claim(rule)
     getters: list[Callable[[Batch], list[Any]]] = [
         methodcaller("fact", name) for name in (*rule.inputs, *(c[0] for c in conditions))
     ]
     status_at = len(getters)
-    if may_claim:
+    if claims:
         getters += [methodcaller("status", item), methodcaller("item_ref", item)]
     ref_at: dict[int, int] = {}
     for index, (_, source) in enumerate(sources):
@@ -349,7 +351,7 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
             ref_at[index] = len(getters)
             getters.append(methodcaller("measured_ref", source.ref_names))
     backing_at = None
-    if rule.backed_by is not None and may_claim:
+    if rule.backed_by is not None and claims:
         backing_at = len(getters)
         getters.append(methodcaller("fact", rule.backed_by))
     single = len(getters) == 1
@@ -374,7 +376,7 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
                 break
         else:
             found = missing
-            if may_claim and all(
+            if claims and all(
                 _condition_met(values[first_condition + offset], source, allowed)
                 for offset, (_, source, allowed) in enumerate(conditions)
             ):
@@ -389,7 +391,7 @@ def _general_runner(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
                 return store(key, _not_applicable(rule, name, shown, condition, current))
         status = ref = backing = None
         if basis == CLAIMED:
-            if may_claim:
+            if claims:
                 status, ref = values[status_at], values[status_at + 1]
             if backing_at is not None:
                 backing = values[backing_at]
@@ -425,11 +427,11 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
         if value is not None:
             break
     else:
-        if _may_claim(rule) and all(
+        if may_claim(rule) and all(
             FACTS[condition].fetch(ctx) in allowed for condition, allowed in rule.only_if
         ):
             item = rule.claim_item
-            assert item is not None  # noqa: S101 - _may_claim says so
+            assert item is not None  # noqa: S101 - may_claim says so
             status, ref = claim_status(ctx, item), claim_ref(ctx, item)
             return _contradicted_unstated(rule, factors, status, ref) or _missing(rule)
         return _missing(rule)

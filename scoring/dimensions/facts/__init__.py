@@ -42,7 +42,7 @@ from .items import (
     nvme_capacity_status,
     review_only_status,
 )
-from .table import FACT_NAMES, FACTS, fact_value
+from .table import FACT_NAMES, FACTS, fact_value, may_claim
 
 __all__ = [
     "ANSWER",
@@ -72,6 +72,7 @@ __all__ = [
     "fact_value",
     "form_factor_datasheet_status",
     "item_ref_names",
+    "may_claim",
     "nvlink_datasheet_status",
     "nvme_capacity_status",
     "review_only_status",

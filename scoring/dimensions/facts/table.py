@@ -247,6 +247,14 @@ FACTS: dict[str, FactSource] = _build_facts()
 FACT_NAMES = frozenset(FACTS)
 
 
+def may_claim(rule: Any) -> bool:
+    """Whether a rule (rubric.model.Rule) reads a claim item's status: it has one and an input
+    may be a claim (claimed, or of a basis that depends on the evidence)."""
+    return rule.claim_item is not None and any(
+        FACTS[name].basis in (CLAIMED, None) for name in rule.inputs
+    )
+
+
 def fact_value(name: str, ctx: FactContext) -> tuple[Any, str]:
     """The value and basis of one fact for one candidate."""
     source = FACTS[name]
