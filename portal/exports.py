@@ -73,6 +73,7 @@ def tco_assumptions(candidate, rubric) -> dict[str, str]:
     overhead; whether hourly capacity is released on idle days. ``candidate`` is the scoring
     core's CandidateInput (selectors.scoring_input), ``rubric`` the one the ranking used."""
     from django.utils.translation import gettext as _
+    from django.utils.translation import pgettext
 
     from scoring.tco import releasable_hourly, spot_risk_pct
 
@@ -91,9 +92,9 @@ def tco_assumptions(candidate, rubric) -> dict[str, str]:
             "risk": pct(risk)
         }
     if rubric.v2 is not None:
-        spot += "; " + _("checkpoint/restart overhead %(pct)s (assumed by the rubric)") % {
-            "pct": pct(rubric.v2.spot_checkpoint_overhead_pct)
-        }
+        spot += pgettext("between list items", "; ") + _(
+            "checkpoint/restart overhead %(pct)s (assumed by the rubric)"
+        ) % {"pct": pct(rubric.v2.spot_checkpoint_overhead_pct)}
     released = releasable_hourly(candidate, rubric)
     if released == offering.releasable_hourly:
         hourly = _("released on idle days (stated)") if released else _("idle days paid (stated)")
@@ -187,6 +188,8 @@ def report_sections(evaluation) -> dict[str, Any]:
     from .views.display import answer_note, evidence_ref, poc_rows, tco_basis
 
     zh = _zh()
+    # Chinese cells use full-width punctuation, as the pages do.
+    sep, colon = ("；", "：") if zh else ("; ", ": ")
     ranking, candidates = selectors.evaluation_ranking(evaluation=evaluation)
     results = list(ranking.results)
     names = {r.candidate_id: r.label for r in results}
@@ -204,17 +207,17 @@ def report_sections(evaluation) -> dict[str, Any]:
                 r.label,
                 round(r.total, 2),
                 _("yes") if r.disqualified else _("no"),
-                "; ".join(k.reason_zh if zh else k.reason_en for k in r.knockouts),
+                sep.join(k.reason_zh if zh else k.reason_en for k in r.knockouts),
             ]
         )
         for d in r.dimensions:
-            rules = "; ".join(
-                f"{c.label_zh if zh else c.label_en}: {c.points:g}/{c.max_points:g}"
+            rules = sep.join(
+                f"{c.label_zh if zh else c.label_en}{colon}{c.points:g}/{c.max_points:g}"
                 for c in d.contributions
             )
             # Each figure a rule read from the evidence names its upload, node and file.
-            evidence = "; ".join(
-                f"{c.label_zh if zh else c.label_en}: {evidence_ref(c.evidence_ref)}"
+            evidence = sep.join(
+                f"{c.label_zh if zh else c.label_en}{colon}{evidence_ref(c.evidence_ref)}"
                 for c in d.contributions
                 if c.evidence_ref
             )

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import pgettext
+
 
 def person_name(first_name: str, last_name: str, username: str) -> str:
-    """ "Morgan Manager (manager)"; the username alone where no full name is set."""
+    """ "Morgan Manager (manager)" (full-width brackets in Chinese); the username alone where
+    no full name is set."""
     full = f"{first_name or ''} {last_name or ''}".strip()
-    return f"{full} ({username})" if full else username
+    if not full:
+        return username
+    return f"{full}{pgettext('parenthetical', ' (')}{username}{pgettext('parenthesis', ')')}"
 
 
 def person_shown(user: Any) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from portal.models.choices import Dimension
 from scoring.ranking import Ranking
@@ -113,6 +114,12 @@ def escape(text: Any) -> Markup:
     if isinstance(text, Markup):
         return text
     return Markup(_escaped(str(text)))
+
+
+def colon() -> str:
+    """What follows a label before its value in hover text: ": " in English, the full-width
+    colon (no space) in Chinese."""
+    return pgettext("after a label", ": ")
 
 
 def markup(template: str, *args: Any, **kwargs: Any) -> Markup:

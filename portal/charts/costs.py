@@ -17,6 +17,7 @@ from .base import (
     Markup,
     Results,
     candidate_colour,
+    colon,
     disqualified_label,
     distinct_labels,
     empty_figure,
@@ -226,8 +227,9 @@ def tco_bars(
                         "opacity": [1.0 if ok else 0.3 for ok in relevant],
                     },
                     "hovertemplate": markup(
-                        "%{{customdata[1]}}<br>{}: %{{y:,.2f}} %{{customdata[0]}}<extra></extra>",
+                        "%{{customdata[1]}}<br>{}{}%{{y:,.2f}} %{{customdata[0]}}<extra></extra>",
                         name,
+                        colon(),
                     ),
                 }
             )
@@ -248,7 +250,7 @@ def tco_bars(
             notes = [cheapest] if model.billing_model == tco.cheapest else []
             if v2 and model.billing_model == tco.recommended:
                 reason = tco.recommended_reason[1 if zh else 0]
-                notes.append(f"{recommended}: {reason}")
+                notes.append(f"{recommended}{colon()}{reason}")
             return " · ".join(notes)
 
         traces.append(
@@ -264,8 +266,9 @@ def tco_bars(
                 "textfont": {"color": "#1d2430", "size": 11},
                 "customdata": [[model.currency, _note(tco, model)] for tco, model in bars],
                 "hovertemplate": markup(
-                    "{}: %{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}<extra></extra>",
+                    "{}{}%{{y:,.2f}} %{{customdata[0]}} %{{customdata[1]}}<extra></extra>",
                     _("Total"),
+                    colon(),
                 ),
                 "showlegend": False,
             }

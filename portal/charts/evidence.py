@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from ..metric_labels import size_label
-from .base import FigureJson, empty_figure, figure, language, number, short_label
+from .base import FigureJson, colon, empty_figure, figure, language, number, short_label
 
 
 def _points(curve: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
@@ -56,7 +56,7 @@ def busbw_curves(
                 "customdata": [size_label(size) for size, _busbw in points],
                 "mode": "lines+markers",
                 "marker": {"size": 5},
-                "hovertemplate": "%{customdata}: %{y:.1f} GB/s",
+                "hovertemplate": f"%{{customdata}}{colon()}%{{y:.1f}} GB/s",
                 **({"line": {"color": colours[label]}} if colours and label in colours else {}),
             }
             for label, points in series.items()

@@ -20,11 +20,13 @@ from .base import (
     MUTED,
     FigureJson,
     Markup,
+    colon,
     dimension_names,
     distinct_labels,
     empty_figure,
     figure,
     language,
+    markup,
     note,
     two_line_label,
     wrapped,
@@ -79,7 +81,7 @@ def _stability_bar(robustness: Robustness, ids: list[int], full: dict[int, str])
         "insidetextfont": {"color": ["#ffffff" if lead else INK for lead in leader]},
         "cliponaxis": False,
         "marker": {"color": [CANDIDATE_COLOURS[0] if lead else GREY for lead in leader]},
-        "hovertemplate": Markup("%{customdata}: %{y:.1f} %<extra></extra>"),
+        "hovertemplate": markup("%{{customdata}}{}%{{y:.1f}} %<extra></extra>", colon()),
         "showlegend": False,
     }
 

@@ -16,9 +16,9 @@ from .base import (
     GREY,
     MUTED,
     FigureJson,
-    Markup,
     Results,
     candidate_colour,
+    colon,
     dimension_names,
     disqualified_label,
     empty_figure,
@@ -81,7 +81,9 @@ def radar(
                         "dash": "dot" if result.disqualified else "solid",
                     },
                     "marker": {"size": 6},
-                    "hovertemplate": Markup("%{text}<br>%{theta}: %{r:.1f}<extra></extra>"),
+                    "hovertemplate": markup(
+                        "%{{text}}<br>%{{theta}}{}%{{r:.1f}}<extra></extra>", colon()
+                    ),
                 }
             )
         return figure(
@@ -144,9 +146,10 @@ def contributions_bars(
                         "line": {"color": "#ffffff", "width": 1},
                     },
                     "hovertemplate": markup(
-                        "%{{customdata[2]}}<br>{}: %{{customdata[0]:.1f}} × %{{customdata[1]:.1f}}"
+                        "%{{customdata[2]}}<br>{}{}%{{customdata[0]:.1f}} × %{{customdata[1]:.1f}}"
                         " % = %{{x:.1f}}<extra></extra>",
                         labels[dimension],
+                        colon(),
                     ),
                 }
             )

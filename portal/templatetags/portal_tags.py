@@ -3,7 +3,8 @@
 from decimal import Decimal
 
 from django import template
-from django.utils.translation import get_language
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import get_language, pgettext
 
 from ..metric_labels import size_label
 
@@ -27,6 +28,37 @@ def bilingual(obj, field: str):
     if isinstance(obj, dict):
         return obj.get(name) or obj.get(f"{field}_en", "")
     return getattr(obj, name, "") or getattr(obj, f"{field}_en", "")
+
+
+@register.filter
+def parenthetical(value):
+    """``text|parenthetical``: an aside appended to what precedes it, in the brackets of the
+    reader's language: " (text)" in English, the full-width brackets with no space before them in
+    Chinese."""
+    return format_html(
+        "{}{}{}", pgettext("parenthetical", " ("), value, pgettext("parenthesis", ")")
+    )
+
+
+# The separators of a list in running text, by what it lists: clauses or phrases ("; ", the
+# full-width semicolon in Chinese) or names and codes (", ", the enumeration comma in Chinese).
+_SEPARATORS = {
+    "clauses": lambda: pgettext("between list items", "; "),
+    "names": lambda: pgettext("between names in a sentence", ", "),
+}
+
+
+@register.simple_tag
+def list_sep(kind: str = "clauses") -> str:
+    """``{% list_sep %}`` between clauses, ``{% list_sep "names" %}`` between names."""
+    return _SEPARATORS[kind]()
+
+
+@register.filter
+def join_list(values, kind: str = "clauses"):
+    """``values|join_list`` (or ``|join_list:"names"``): the values joined by list_sep, each
+    escaped (an HTML template's ``join``)."""
+    return format_html_join(_SEPARATORS[kind](), "{}", ((value,) for value in values))
 
 
 @register.filter

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
@@ -433,7 +433,9 @@ def _comparison_rows(evaluation, ranking, candidates) -> tuple[list[str], list[l
                 round(result.total, 2),
                 *[round(result.score(d), 2) for d in DIMENSIONS],
                 _("yes") if result.disqualified else _("no"),
-                "; ".join(getattr(k, reason) for k in result.knockouts),
+                pgettext("between list items", "; ").join(
+                    getattr(k, reason) for k in result.knockouts
+                ),
                 # The recommended model's total, the one the cost score and the budget judge
                 # (rubric v2: spot is refused for a long synchronous job, so its cheaper total
                 # is not a cost the buyer would pay); the cheapest beside it.

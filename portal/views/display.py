@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist
-from django.utils.translation import get_language, gettext_lazy, gettext_noop
+from django.utils.translation import get_language, gettext_lazy, gettext_noop, pgettext
 from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
@@ -489,7 +489,7 @@ def _offering_facts(text: str, *, vendor: bool = False) -> str:
             continue
         value = {"true": True, "false": False}.get(value, value)
         shown.append(f"{label} = {value_label(value, name)}")
-    return ", ".join(shown)
+    return pgettext("between names in a sentence", ", ").join(shown)
 
 
 def upload_error(error: str) -> str:

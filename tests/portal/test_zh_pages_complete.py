@@ -80,6 +80,9 @@ ALLOWED_PHRASES = (
 WORD = re.compile(r"(?<![\w.\-/@])[A-Za-z][A-Za-z'’]+(?:-[A-Za-z]+)*(?![\w\-/@]|\.[A-Za-z0-9])")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 PLACEHOLDER = " ¤ "
+# A half-width mark against a Chinese character: "稳定性: 50", "带外管理 (IPMI)", "已声明; 是".
+HAN = "\u3400-\u9fff"
+HALF_WIDTH = re.compile(rf"[{HAN}][,;:]|[,;] ?[{HAN}]|[{HAN}] ?\((?!\d)|\) ?[{HAN}]|[{HAN}]\)")
 # What the form checks send where numbers, dates and names go (echoed back in the fields).
 INVALID_INPUTS = ("abc",)
 
@@ -184,6 +187,13 @@ class Scanner:
             if line and not line.startswith(("{", "[")):
                 for run in self.english(line, code_ok=code_ok):
                     self.leaks.setdefault(f"{run!r} in {line[:160]!r}", set()).add(where)
+                for mark in self.half_width(line):
+                    self.leaks.setdefault(f"{mark!r} in {line[:160]!r}", set()).add(where)
+
+    def half_width(self, text: str) -> list[str]:
+        """Half-width punctuation where Chinese takes the full-width mark: a comma, semicolon,
+        colon or bracket written against Chinese text (what people typed aside)."""
+        return HALF_WIDTH.findall(self.scrub(text))
 
     def report(self) -> str:
         return "\n".join(

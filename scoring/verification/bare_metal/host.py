@@ -46,7 +46,8 @@ def _cpu_signals(ev: NodeEvidence, claims: Claims) -> list[Signal]:
                 POINTS_TO_VIRTUAL,
                 W_HYPERVISOR_FLAG,
                 f"The CPU on node {node} reports running under a hypervisor{who}.",
-                f"节点 {node} 的 CPU 报告运行于虚拟机监控程序之下{who}。",
+                f"节点 {node} 的 CPU 报告运行于虚拟机监控程序之下"
+                f"{f'（{vendor}）' if vendor else ''}。",
             )
         )
     elif hyper is False:
