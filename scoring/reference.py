@@ -68,6 +68,15 @@ NET_TCP_EFFICIENCY = 0.6
 
 # PCIe x16 one-direction line rate in GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane, 128b/130b).
 PCIE_X16_GBYTE_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+# NVLink-C2C (the Grace CPU's coherent link to its GPU in GH200 and GB200, in place of PCIe):
+# the share of its per-direction line rate an nvbandwidth host<->device copy reaches in the
+# slower direction. Device to host is the slower one on GH200: 295.15 GB/s (all_to_host_memcpy_ce
+# of the one-GPU GH200 480GB run in tests/scoring/evidence/samples/nvbandwidth, superbench) and
+# about 300 ("H2D is approximately 15% faster than D2H" at 346 GB/s H2D, NVIDIA/nvbandwidth#23),
+# of 450 GB/s per direction: 0.66, rounded down. The host to device copies of both reach
+# 0.77-0.92. A GB200's GPU reaches more of its share (about 0.87: 802.86 GB/s summed over the
+# four GPUs of the OCI GB200 sample, each measured alone, of 4 x 225), so it reads above 1.0.
+NVLINK_C2C_EFFICIENCY = 0.65
 
 FORM_FACTORS = ("sxm", "pcie", "other")
 
@@ -79,7 +88,9 @@ class GpuSpec:
     ``nvlink_bidi_gbyte_s`` is the GPU's total NVLink bandwidth counting both directions (for
     PCIe cards: through their NVLink bridge), 0 without NVLink. ``nvls`` is True where the
     NVSwitch baseboard does NVLink SHARP all-reduce. ``pcie_p2p`` is False for GeForce cards,
-    whose driver offers no PCIe peer-to-peer.
+    whose driver offers no PCIe peer-to-peer. ``c2c_bidi_gbyte_s`` is the NVLink-C2C bandwidth
+    between the GPU and its Grace CPU, both directions, per GPU (superchips: GH200, GB200), 0
+    where the GPU reaches its host over PCIe; it is not GPU-to-GPU NVLink.
     """
 
     key: str
@@ -99,6 +110,7 @@ class GpuSpec:
     variant_tokens: frozenset[str] = frozenset()
     excluded_tokens: frozenset[str] = frozenset()
     name_memory_gb: tuple[int, ...] = ()
+    c2c_bidi_gbyte_s: float = 0.0
 
     @property
     def nvlink_uni_gbyte_s(self) -> float:
@@ -112,6 +124,46 @@ class GpuSpec:
 
     def accepts_memory_gb(self, memory_gb: int) -> bool:
         return memory_gb in (self.name_memory_gb or (self.memory_gib,))
+
+
+@dataclass(frozen=True)
+class HostLink:
+    """The link a GPU reaches host memory over and what an nvbandwidth host<->device copy of a
+    healthy one reaches in its slower direction (GB/s), with the arithmetic as (en, zh)."""
+
+    link: str  # "nvlink_c2c" or "pcie"
+    line_gbyte_s: float
+    expected_gbyte_s: float
+    basis: str
+    basis_zh: str
+
+
+def host_link(spec: GpuSpec) -> HostLink:
+    """The host link of ``spec``: NVLink-C2C for a Grace superchip's GPU (GH200, GB200; their
+    nvidia-smi shows a vestigial PCIe x1 link and their copies run at several times a PCIe x16
+    line rate), else its PCIe x16 generation. Expected = per-direction line rate x the link's
+    efficiency (NVLINK_C2C_EFFICIENCY, PCIE_EFFICIENCY)."""
+    card = spec.display_name
+    if spec.c2c_bidi_gbyte_s > 0:
+        line = spec.c2c_bidi_gbyte_s / 2
+        eff = NVLINK_C2C_EFFICIENCY
+        return HostLink(
+            "nvlink_c2c",
+            line,
+            round(line * eff, 2),
+            f"{card}: NVLink-C2C to its Grace CPU {line:g} GB/s per direction x {eff:g} "
+            "(the slower, device-to-host, copy)",
+            f"{card}：至 Grace CPU 的 NVLink-C2C 单向 {line:g} GB/s × {eff:g}"
+            "（较慢的设备到主机方向）",
+        )
+    line = spec.pcie_uni_gbyte_s
+    return HostLink(
+        "pcie",
+        line,
+        round(line * PCIE_EFFICIENCY, 2),
+        f"{card}: PCIe Gen{spec.pcie_gen} x16 {line:g} GB/s per direction x {PCIE_EFFICIENCY:g}",
+        f"{card}：PCIe Gen{spec.pcie_gen} x16 单向 {line:g} GB/s × {PCIE_EFFICIENCY:g}",
+    )
 
 
 _DS_V100 = "NVIDIA Tesla V100 datasheet: SXM2 NVLink 300 GB/s, PCIe Gen3 32 GB/s bidirectional"
@@ -140,6 +192,14 @@ _DS_H800 = "NVIDIA H800 datasheet (China export SKU): NVLink 400 GB/s, PCIe Gen5
 _DS_H20 = "NVIDIA HGX H20 product brief: 96 GB HBM3 (H20-3e: 141 GB), NVLink 900 GB/s, Gen5"
 _DS_H200 = "NVIDIA H200 datasheet: 141 GB HBM3e, SXM NVLink 900 GB/s; NVL bridge 900 GB/s"
 _DS_GH200 = "NVIDIA GH200 datasheet: 96 GB HBM3 or 144 GB HBM3e, NVLink 900 GB/s"
+# The GPU's link to its Grace CPU, beside (not part of) its GPU-to-GPU NVLink. NVIDIA GH200
+# Grace Hopper Superchip datasheet: NVLink-C2C 900 GB/s CPU-GPU bandwidth, 7x PCIe Gen5; NVIDIA's
+# "Grace Hopper Superchip Architecture In-Depth": 900 GB/s total, 450 GB/s per direction. NVIDIA
+# GB200 NVL72 datasheet: the GB200 superchip joins one Grace to two Blackwell GPUs over a
+# 900 GB/s (bidirectional) NVLink-C2C, so 450 GB/s per GPU; the OCI GB200 nvbandwidth sample
+# (about 200 GB/s host to device per GPU, each GPU measured alone) fits that half, not all 900.
+_C2C_GH200 = 900.0
+_C2C_GB200 = 450.0
 _DS_B200 = "NVIDIA DGX B200 datasheet: 1,440 GB for 8 GPUs (180 GB each), NVLink5 1.8 TB/s"
 _DS_B300 = "NVIDIA HGX B300 datasheet: 288 GB HBM3e per GPU, NVLink5 1.8 TB/s"
 _DS_GB200 = "NVIDIA GB200 NVL72 datasheet: 186 GB HBM3e per GPU, NVLink5 1.8 TB/s"
@@ -166,6 +226,7 @@ def _g(
     needs: tuple[str, ...] = (),
     excludes: tuple[str, ...] = (),
     name_memory_gb: tuple[int, ...] = (),
+    c2c: float = 0.0,
 ) -> GpuSpec:
     return GpuSpec(
         key=key,
@@ -183,6 +244,7 @@ def _g(
         variant_tokens=frozenset(needs),
         excluded_tokens=frozenset(excludes),
         name_memory_gb=name_memory_gb,
+        c2c_bidi_gbyte_s=c2c,
     )
 
 
@@ -278,16 +340,16 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
     _g("H200-NVL-141GB", "H200", "NVIDIA H200 NVL 141GB", 141, "pcie", "Hopper", 900, 18, 5,
        _DS_H200, needs=("NVL",)),
     _g("GH200-96GB", "GH200", "NVIDIA GH200 96GB HBM3", 96, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(96, 120, 480)),
+       _DS_GH200, name_memory_gb=(96, 120, 480), c2c=_C2C_GH200),
     _g("GH200-144GB", "GH200", "NVIDIA GH200 144GB HBM3e", 144, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(141, 144)),
+       _DS_GH200, name_memory_gb=(141, 144), c2c=_C2C_GH200),
     # Blackwell
     _g("B200", "B200", "NVIDIA B200 180GB", 180, "sxm", "Blackwell", 1800, 18, 5, _DS_B200,
        nvls=True, name_memory_gb=(180, 192)),
     _g("B300", "B300", "NVIDIA B300 288GB", 288, "sxm", "Blackwell", 1800, 18, 6, _DS_B300,
        nvls=True, name_memory_gb=(270, 288)),
     _g("GB200", "GB200", "NVIDIA GB200 186GB", 186, "other", "Blackwell", 1800, 18, 5,
-       _DS_GB200, nvls=True, name_memory_gb=(186, 192)),
+       _DS_GB200, nvls=True, name_memory_gb=(186, 192), c2c=_C2C_GB200),
     _g("RTX-5090", "5090", "NVIDIA GeForce RTX 5090 32GB", 32, "pcie", "Blackwell", 0, 0, 5,
        _DS_GEFORCE, p2p=False),
 )  # fmt: skip
