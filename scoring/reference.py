@@ -60,6 +60,14 @@ PCIE_EFFICIENCY = 0.8
 # 0.63 x Gen3's 15.75 x 0.8 x 0.5 (neither verified nor refuted): the factor is the copy count,
 # not fitted to the slower sample.
 NO_P2P_FACTOR = 0.5
+# A node whose GPUs span two CPU sockets (SYS between GPUs in nvidia-smi topo -m: a dual-socket
+# PCIe server, 8 x L40S) without NVLink: the PCIe ring crosses the sockets twice, and those hops
+# are not PCIe peer-to-peer. NCCL uses P2P only up to PXB on Intel CPUs (ncclTopoCheckP2p in
+# NVIDIA/nccl src/graph/paths.cc), so it stages them through host memory (SHM: "SHM is
+# primarily used when GPUs are on different CPUs"; within a PCIe switch "12GB/s instead of 9
+# or 6" over SHM, sjeaugey, NVIDIA/nccl#406); on AMD, P2P across sockets is slower still
+# (NVIDIA/nccl-tests#74, A40 on EPYC). The ring then runs at the staged rate, NO_P2P_FACTOR.
+SPANS_SOCKETS_FACTOR = NO_P2P_FACTOR
 # RDMA (InfiniBand / RoCE): 192 GB/s busbw of 200 GB/s NICs on DGX-A100 (NVIDIA/nccl#812) -> 0.96.
 NET_RDMA_EFFICIENCY = 0.95
 # Plain Ethernet without RDMA: NCCL's socket transport copies through the kernel; rubric
@@ -937,7 +945,7 @@ class ExpectedBusbw:
 
 
 def _intra_node_bound(
-    gpu: GpuSpec, gpus_per_node: int, nvlink_topology: str
+    gpu: GpuSpec, gpus_per_node: int, nvlink_topology: str, spans_sockets: bool = False
 ) -> tuple[float, str, str]:
     uni = gpu.nvlink_uni_gbyte_s
     pcie = gpu.pcie_uni_gbyte_s * PCIE_EFFICIENCY
@@ -954,6 +962,16 @@ def _intra_node_bound(
         pcie *= NO_P2P_FACTOR
         pcie_en += f" x {NO_P2P_FACTOR:g} (no PCIe peer-to-peer, staged through host memory)"
         pcie_zh += f" × {NO_P2P_FACTOR:g}（无 PCIe P2P，经主机内存中转）"
+    elif spans_sockets and gpus_per_node >= 2:
+        pcie *= SPANS_SOCKETS_FACTOR
+        pcie_en += (
+            f" x {SPANS_SOCKETS_FACTOR:g} (nvidia-smi topo -m shows the GPUs on two CPU sockets, "
+            "SYS: the ring's hops between the sockets are staged through host memory)"
+        )
+        pcie_zh += (
+            f" × {SPANS_SOCKETS_FACTOR:g}（nvidia-smi topo -m 显示 GPU 分属两个 CPU 插槽（SYS）："
+            "环在插槽之间的传输经主机内存中转）"
+        )
     nvlink_usable = uni > 0 and nvlink_topology in ("full_mesh", "grouped")
     # PCIe cards joined in bridged pairs: with more than two GPUs the ring must cross PCIe.
     bridged_beyond_pair = gpu.form_factor == "pcie" and gpus_per_node > 2
@@ -978,6 +996,7 @@ def expected_busbw_gbyte_s(
     fabric_rate_gbit_s: float,
     nics_per_node: int,
     nvlink_domain_gpus: int | None = None,
+    gpus_span_sockets: bool = False,
 ) -> ExpectedBusbw | None:
     """The all-reduce busbw (GB/s) the declared system should reach at its best message size.
 
@@ -986,6 +1005,9 @@ def expected_busbw_gbyte_s(
     the claimed rate per port and ``nics_per_node`` the compute rails. ``nvlink_domain_gpus``
     is the claimed NVLink domain (None or 0: the node): a multi-node run whose GPUs fit in one
     domain is bounded by NVLink, as inside a node (bound "nvlink_domain"), not by the fabric.
+    ``gpus_span_sockets``: the evidence shows a node's GPUs on two CPU sockets (SYS between
+    GPUs in nvidia-smi topo -m), so a ring over PCIe runs at the staged rate
+    (SPANS_SOCKETS_FACTOR); without it every GPU is taken to reach the others by PCIe P2P.
     Returns None when no bound applies (one GPU on one node) or a multi-node run outside one
     NVLink domain has no declared network to bound it (fabric "none" or rate/NIC count 0). See
     the module docstring for the derivation; a healthy system measures 0.8-1.05 of the value.
@@ -1001,9 +1023,13 @@ def expected_busbw_gbyte_s(
     intra: float | None = None
     intra_en = intra_zh = ""
     if gpus_per_node >= 2:
-        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+        intra, intra_en, intra_zh = _intra_node_bound(
+            gpu, gpus_per_node, nvlink_topology, gpus_span_sockets
+        )
     if run_in_nvlink_domain(gpus_per_node, node_count, nvlink_domain_gpus):
-        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+        intra, intra_en, intra_zh = _intra_node_bound(
+            gpu, gpus_per_node, nvlink_topology, gpus_span_sockets
+        )
         ranks = gpus_per_node * node_count
         domain = nvlink_domain_size(nvlink_domain_gpus, gpus_per_node)
         return ExpectedBusbw(
