@@ -53,7 +53,8 @@ DUAL_SOCKET_8X_L40S = "\n".join(
 ONE_SOCKET_8X_L40S = "\n".join(
     [
         "$ nvidia-smi topo -m",
-        "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID",
+        "\tGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\t"
+        "CPU Affinity\tNUMA Affinity\tGPU NUMA ID",
         *(
             f"GPU{i}\t"
             + "\t".join(
