@@ -278,7 +278,9 @@ def _rails(
 ) -> int | None:
     """The fewest compute rails Active on any node whose ibstat the fabric check judged (the
     claimed NICs at most: a port the vendor did not offer as a rail is not one), None where
-    it judged no ibstat; the reference names that node's ibstat."""
+    it judged no ibstat; the reference names that node's ibstat. A node whose listing was cut
+    short (fabric's listing_cut_at) shows a lower bound only, and is not counted: its rails
+    seen so far are not the rails it has."""
     item = report.items.get("fabric")
     nodes = (item.details or {}).get("nodes") if item is not None else None
     claimed = as_int((item.details or {}).get("claimed_nics_per_node")) if item else None
@@ -286,6 +288,7 @@ def _rails(
         name: count
         for name, node in (nodes or {}).items()
         if isinstance(node, Mapping)
+        and not node.get("listing_cut_at")
         and (count := as_int(node.get("active_rail_ports"))) is not None
     }
     if not counts:
