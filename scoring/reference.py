@@ -60,6 +60,14 @@ PCIE_EFFICIENCY = 0.8
 # 0.63 x Gen3's 15.75 x 0.8 x 0.5 (neither verified nor refuted): the factor is the copy count,
 # not fitted to the slower sample.
 NO_P2P_FACTOR = 0.5
+# A node whose GPUs span two CPU sockets (SYS between GPUs in nvidia-smi topo -m: a dual-socket
+# PCIe server, 8 x L40S) without NVLink: the PCIe ring crosses the sockets twice, and those hops
+# are not PCIe peer-to-peer. NCCL uses P2P only up to PXB on Intel CPUs (ncclTopoCheckP2p in
+# NVIDIA/nccl src/graph/paths.cc), so it stages them through host memory (SHM: "SHM is
+# primarily used when GPUs are on different CPUs"; within a PCIe switch "12GB/s instead of 9
+# or 6" over SHM, sjeaugey, NVIDIA/nccl#406); on AMD, P2P across sockets is slower still
+# (NVIDIA/nccl-tests#74, A40 on EPYC). The ring then runs at the staged rate, NO_P2P_FACTOR.
+SPANS_SOCKETS_FACTOR = NO_P2P_FACTOR
 # RDMA (InfiniBand / RoCE): 192 GB/s busbw of 200 GB/s NICs on DGX-A100 (NVIDIA/nccl#812) -> 0.96.
 NET_RDMA_EFFICIENCY = 0.95
 # Plain Ethernet without RDMA: NCCL's socket transport copies through the kernel; rubric
@@ -68,6 +76,15 @@ NET_TCP_EFFICIENCY = 0.6
 
 # PCIe x16 one-direction line rate in GB/s (PCI-SIG: 8, 16, 32, 64 GT/s per lane, 128b/130b).
 PCIE_X16_GBYTE_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+# NVLink-C2C (the Grace CPU's coherent link to its GPU in GH200 and GB200, in place of PCIe):
+# the share of its per-direction line rate an nvbandwidth host<->device copy reaches in the
+# slower direction. Device to host is the slower one on GH200: 295.15 GB/s (all_to_host_memcpy_ce
+# of the one-GPU GH200 480GB run in tests/scoring/evidence/samples/nvbandwidth, superbench) and
+# about 300 ("H2D is approximately 15% faster than D2H" at 346 GB/s H2D, NVIDIA/nvbandwidth#23),
+# of 450 GB/s per direction: 0.66, rounded down. The host to device copies of both reach
+# 0.77-0.92. A GB200's GPU reaches more of its share (about 0.87: 802.86 GB/s summed over the
+# four GPUs of the OCI GB200 sample, each measured alone, of 4 x 225), so it reads above 1.0.
+NVLINK_C2C_EFFICIENCY = 0.65
 
 FORM_FACTORS = ("sxm", "pcie", "other")
 
@@ -79,7 +96,9 @@ class GpuSpec:
     ``nvlink_bidi_gbyte_s`` is the GPU's total NVLink bandwidth counting both directions (for
     PCIe cards: through their NVLink bridge), 0 without NVLink. ``nvls`` is True where the
     NVSwitch baseboard does NVLink SHARP all-reduce. ``pcie_p2p`` is False for GeForce cards,
-    whose driver offers no PCIe peer-to-peer.
+    whose driver offers no PCIe peer-to-peer. ``c2c_bidi_gbyte_s`` is the NVLink-C2C bandwidth
+    between the GPU and its Grace CPU, both directions, per GPU (superchips: GH200, GB200), 0
+    where the GPU reaches its host over PCIe; it is not GPU-to-GPU NVLink.
     """
 
     key: str
@@ -99,6 +118,7 @@ class GpuSpec:
     variant_tokens: frozenset[str] = frozenset()
     excluded_tokens: frozenset[str] = frozenset()
     name_memory_gb: tuple[int, ...] = ()
+    c2c_bidi_gbyte_s: float = 0.0
 
     @property
     def nvlink_uni_gbyte_s(self) -> float:
@@ -112,6 +132,46 @@ class GpuSpec:
 
     def accepts_memory_gb(self, memory_gb: int) -> bool:
         return memory_gb in (self.name_memory_gb or (self.memory_gib,))
+
+
+@dataclass(frozen=True)
+class HostLink:
+    """The link a GPU reaches host memory over and what an nvbandwidth host<->device copy of a
+    healthy one reaches in its slower direction (GB/s), with the arithmetic as (en, zh)."""
+
+    link: str  # "nvlink_c2c" or "pcie"
+    line_gbyte_s: float
+    expected_gbyte_s: float
+    basis: str
+    basis_zh: str
+
+
+def host_link(spec: GpuSpec) -> HostLink:
+    """The host link of ``spec``: NVLink-C2C for a Grace superchip's GPU (GH200, GB200; their
+    nvidia-smi shows a vestigial PCIe x1 link and their copies run at several times a PCIe x16
+    line rate), else its PCIe x16 generation. Expected = per-direction line rate x the link's
+    efficiency (NVLINK_C2C_EFFICIENCY, PCIE_EFFICIENCY)."""
+    card = spec.display_name
+    if spec.c2c_bidi_gbyte_s > 0:
+        line = spec.c2c_bidi_gbyte_s / 2
+        eff = NVLINK_C2C_EFFICIENCY
+        return HostLink(
+            "nvlink_c2c",
+            line,
+            round(line * eff, 2),
+            f"{card}: NVLink-C2C to its Grace CPU {line:g} GB/s per direction x {eff:g} "
+            "(the slower, device-to-host, copy)",
+            f"{card}：至 Grace CPU 的 NVLink-C2C 单向 {line:g} GB/s × {eff:g}"
+            "（较慢的设备到主机方向）",
+        )
+    line = spec.pcie_uni_gbyte_s
+    return HostLink(
+        "pcie",
+        line,
+        round(line * PCIE_EFFICIENCY, 2),
+        f"{card}: PCIe Gen{spec.pcie_gen} x16 {line:g} GB/s per direction x {PCIE_EFFICIENCY:g}",
+        f"{card}：PCIe Gen{spec.pcie_gen} x16 单向 {line:g} GB/s × {PCIE_EFFICIENCY:g}",
+    )
 
 
 _DS_V100 = "NVIDIA Tesla V100 datasheet: SXM2 NVLink 300 GB/s, PCIe Gen3 32 GB/s bidirectional"
@@ -140,6 +200,14 @@ _DS_H800 = "NVIDIA H800 datasheet (China export SKU): NVLink 400 GB/s, PCIe Gen5
 _DS_H20 = "NVIDIA HGX H20 product brief: 96 GB HBM3 (H20-3e: 141 GB), NVLink 900 GB/s, Gen5"
 _DS_H200 = "NVIDIA H200 datasheet: 141 GB HBM3e, SXM NVLink 900 GB/s; NVL bridge 900 GB/s"
 _DS_GH200 = "NVIDIA GH200 datasheet: 96 GB HBM3 or 144 GB HBM3e, NVLink 900 GB/s"
+# The GPU's link to its Grace CPU, beside (not part of) its GPU-to-GPU NVLink. NVIDIA GH200
+# Grace Hopper Superchip datasheet: NVLink-C2C 900 GB/s CPU-GPU bandwidth, 7x PCIe Gen5; NVIDIA's
+# "Grace Hopper Superchip Architecture In-Depth": 900 GB/s total, 450 GB/s per direction. NVIDIA
+# GB200 NVL72 datasheet: the GB200 superchip joins one Grace to two Blackwell GPUs over a
+# 900 GB/s (bidirectional) NVLink-C2C, so 450 GB/s per GPU; the OCI GB200 nvbandwidth sample
+# (about 200 GB/s host to device per GPU, each GPU measured alone) fits that half, not all 900.
+_C2C_GH200 = 900.0
+_C2C_GB200 = 450.0
 _DS_B200 = "NVIDIA DGX B200 datasheet: 1,440 GB for 8 GPUs (180 GB each), NVLink5 1.8 TB/s"
 _DS_B300 = "NVIDIA HGX B300 datasheet: 288 GB HBM3e per GPU, NVLink5 1.8 TB/s"
 _DS_GB200 = "NVIDIA GB200 NVL72 datasheet: 186 GB HBM3e per GPU, NVLink5 1.8 TB/s"
@@ -166,6 +234,7 @@ def _g(
     needs: tuple[str, ...] = (),
     excludes: tuple[str, ...] = (),
     name_memory_gb: tuple[int, ...] = (),
+    c2c: float = 0.0,
 ) -> GpuSpec:
     return GpuSpec(
         key=key,
@@ -183,6 +252,7 @@ def _g(
         variant_tokens=frozenset(needs),
         excluded_tokens=frozenset(excludes),
         name_memory_gb=name_memory_gb,
+        c2c_bidi_gbyte_s=c2c,
     )
 
 
@@ -278,16 +348,16 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
     _g("H200-NVL-141GB", "H200", "NVIDIA H200 NVL 141GB", 141, "pcie", "Hopper", 900, 18, 5,
        _DS_H200, needs=("NVL",)),
     _g("GH200-96GB", "GH200", "NVIDIA GH200 96GB HBM3", 96, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(96, 120, 480)),
+       _DS_GH200, name_memory_gb=(96, 120, 480), c2c=_C2C_GH200),
     _g("GH200-144GB", "GH200", "NVIDIA GH200 144GB HBM3e", 144, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(141, 144)),
+       _DS_GH200, name_memory_gb=(141, 144), c2c=_C2C_GH200),
     # Blackwell
     _g("B200", "B200", "NVIDIA B200 180GB", 180, "sxm", "Blackwell", 1800, 18, 5, _DS_B200,
        nvls=True, name_memory_gb=(180, 192)),
     _g("B300", "B300", "NVIDIA B300 288GB", 288, "sxm", "Blackwell", 1800, 18, 6, _DS_B300,
        nvls=True, name_memory_gb=(270, 288)),
     _g("GB200", "GB200", "NVIDIA GB200 186GB", 186, "other", "Blackwell", 1800, 18, 5,
-       _DS_GB200, nvls=True, name_memory_gb=(186, 192)),
+       _DS_GB200, nvls=True, name_memory_gb=(186, 192), c2c=_C2C_GB200),
     _g("RTX-5090", "5090", "NVIDIA GeForce RTX 5090 32GB", 32, "pcie", "Blackwell", 0, 0, 5,
        _DS_GEFORCE, p2p=False),
 )  # fmt: skip
@@ -875,7 +945,7 @@ class ExpectedBusbw:
 
 
 def _intra_node_bound(
-    gpu: GpuSpec, gpus_per_node: int, nvlink_topology: str
+    gpu: GpuSpec, gpus_per_node: int, nvlink_topology: str, spans_sockets: bool = False
 ) -> tuple[float, str, str]:
     uni = gpu.nvlink_uni_gbyte_s
     pcie = gpu.pcie_uni_gbyte_s * PCIE_EFFICIENCY
@@ -892,6 +962,16 @@ def _intra_node_bound(
         pcie *= NO_P2P_FACTOR
         pcie_en += f" x {NO_P2P_FACTOR:g} (no PCIe peer-to-peer, staged through host memory)"
         pcie_zh += f" × {NO_P2P_FACTOR:g}（无 PCIe P2P，经主机内存中转）"
+    elif spans_sockets and gpus_per_node >= 2:
+        pcie *= SPANS_SOCKETS_FACTOR
+        pcie_en += (
+            f" x {SPANS_SOCKETS_FACTOR:g} (nvidia-smi topo -m shows the GPUs on two CPU sockets, "
+            "SYS: the ring's hops between the sockets are staged through host memory)"
+        )
+        pcie_zh += (
+            f" × {SPANS_SOCKETS_FACTOR:g}（nvidia-smi topo -m 显示 GPU 分属两个 CPU 插槽（SYS）："
+            "环在插槽之间的传输经主机内存中转）"
+        )
     nvlink_usable = uni > 0 and nvlink_topology in ("full_mesh", "grouped")
     # PCIe cards joined in bridged pairs: with more than two GPUs the ring must cross PCIe.
     bridged_beyond_pair = gpu.form_factor == "pcie" and gpus_per_node > 2
@@ -916,6 +996,7 @@ def expected_busbw_gbyte_s(
     fabric_rate_gbit_s: float,
     nics_per_node: int,
     nvlink_domain_gpus: int | None = None,
+    gpus_span_sockets: bool = False,
 ) -> ExpectedBusbw | None:
     """The all-reduce busbw (GB/s) the declared system should reach at its best message size.
 
@@ -924,6 +1005,9 @@ def expected_busbw_gbyte_s(
     the claimed rate per port and ``nics_per_node`` the compute rails. ``nvlink_domain_gpus``
     is the claimed NVLink domain (None or 0: the node): a multi-node run whose GPUs fit in one
     domain is bounded by NVLink, as inside a node (bound "nvlink_domain"), not by the fabric.
+    ``gpus_span_sockets``: the evidence shows a node's GPUs on two CPU sockets (SYS between
+    GPUs in nvidia-smi topo -m), so a ring over PCIe runs at the staged rate
+    (SPANS_SOCKETS_FACTOR); without it every GPU is taken to reach the others by PCIe P2P.
     Returns None when no bound applies (one GPU on one node) or a multi-node run outside one
     NVLink domain has no declared network to bound it (fabric "none" or rate/NIC count 0). See
     the module docstring for the derivation; a healthy system measures 0.8-1.05 of the value.
@@ -939,9 +1023,13 @@ def expected_busbw_gbyte_s(
     intra: float | None = None
     intra_en = intra_zh = ""
     if gpus_per_node >= 2:
-        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+        intra, intra_en, intra_zh = _intra_node_bound(
+            gpu, gpus_per_node, nvlink_topology, gpus_span_sockets
+        )
     if run_in_nvlink_domain(gpus_per_node, node_count, nvlink_domain_gpus):
-        intra, intra_en, intra_zh = _intra_node_bound(gpu, gpus_per_node, nvlink_topology)
+        intra, intra_en, intra_zh = _intra_node_bound(
+            gpu, gpus_per_node, nvlink_topology, gpus_span_sockets
+        )
         ranks = gpus_per_node * node_count
         domain = nvlink_domain_size(nvlink_domain_gpus, gpus_per_node)
         return ExpectedBusbw(

@@ -19,7 +19,7 @@ from dataclasses import fields, is_dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from ..reference import PCIE_EFFICIENCY, match_gpu
+from ..reference import host_link, match_gpu
 from ..types import MeasuredFacts
 from ._util import as_float, as_int, as_list
 from .bare_metal import delivery_form_seen
@@ -278,7 +278,9 @@ def _rails(
 ) -> int | None:
     """The fewest compute rails Active on any node whose ibstat the fabric check judged (the
     claimed NICs at most: a port the vendor did not offer as a rail is not one), None where
-    it judged no ibstat; the reference names that node's ibstat."""
+    it judged no ibstat; the reference names that node's ibstat. A node whose listing was cut
+    short (fabric's listing_cut_at) shows a lower bound only, and is not counted: its rails
+    seen so far are not the rails it has."""
     item = report.items.get("fabric")
     nodes = (item.details or {}).get("nodes") if item is not None else None
     claimed = as_int((item.details or {}).get("claimed_nics_per_node")) if item else None
@@ -286,6 +288,7 @@ def _rails(
         name: count
         for name, node in (nodes or {}).items()
         if isinstance(node, Mapping)
+        and not node.get("listing_cut_at")
         and (count := as_int(node.get("active_rail_ports"))) is not None
     }
     if not counts:
@@ -313,15 +316,23 @@ def _collective(
 
 def _gpu_name(e: NodeEvidence, evidence: list[NodeEvidence]) -> str | None:
     """The GPU model an nvbandwidth run measured: its own device list, else the name
-    nvidia-smi printed on the same node."""
+    nvidia-smi printed on the same node (the table's, -L's and -q -x's ``gpu_names``, -q's
+    ``product_names``)."""
     names = as_list(e.metrics.get("device_names"))
     if names:
         return str(names[0])
     for other in evidence:
         if other.node_name == e.node_name and other.kind.startswith("nvidia_smi"):
-            found = as_list(other.metrics.get("gpu_names")) or [
-                g.get("name") for g in as_list(other.metrics.get("gpus")) if isinstance(g, Mapping)
-            ]
+            m = other.metrics
+            found = (
+                as_list(m.get("gpu_names"))
+                or as_list(m.get("product_names"))
+                or [
+                    g.get("name") or g.get("product_name")
+                    for g in as_list(m.get("gpus"))
+                    if isinstance(g, Mapping)
+                ]
+            )
             if found and found[0]:
                 return str(found[0])
     return None
@@ -329,9 +340,12 @@ def _gpu_name(e: NodeEvidence, evidence: list[NodeEvidence]) -> str | None:
 
 def host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> float | None:
     """The worst node's nvbandwidth host<->device copy bandwidth (the lower of the directions
-    it measured) over the PCIe x16 line rate of its GPU model's generation at protocol
-    efficiency (reference.py); None without an nvbandwidth copy run on a GPU the reference
-    knows. Rounded to 3 decimals; MeasuredFacts caps it at 1.0."""
+    it measured) over what its GPU's host link carries (reference.host_link): NVLink-C2C
+    where the GPU the run names is a Grace superchip's (GH200, GB200), whose copies run at
+    six times a PCIe x16 line rate and so read 1.0 against PCIe however degraded their link;
+    else the PCIe x16 line rate of its generation, each at its efficiency. None without an
+    nvbandwidth copy run on a GPU the reference knows. Rounded to 3 decimals; MeasuredFacts
+    caps it at 1.0."""
     worst: tuple[float, NodeEvidence] | None = None
     for e in _of(evidence, "nvbandwidth"):
         copies = [as_float(e.metrics.get(k)) for k in ("h2d_gbyte_s", "d2h_gbyte_s")]
@@ -340,7 +354,7 @@ def host_device_fraction(evidence: list[NodeEvidence], refs: dict[str, str]) -> 
         spec = match_gpu(name) if name else None
         if not copies or spec is None:
             continue
-        fraction = round(min(copies) / (spec.pcie_uni_gbyte_s * PCIE_EFFICIENCY), 3)
+        fraction = round(min(copies) / host_link(spec).expected_gbyte_s, 3)
         if worst is None or fraction < worst[0]:
             worst = (fraction, e)
     if worst is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...reference import (
@@ -10,13 +11,15 @@ from ...reference import (
     NO_P2P_FACTOR,
     NVLINK_RING_EFFICIENCY,
     PCIE_EFFICIENCY,
+    SPANS_SOCKETS_FACTOR,
     ExpectedBusbw,
     GpuSpec,
     expected_busbw_gbyte_s,
     nvlink_domain_size,
     possible_nvlink_topology,
 )
-from ..model import Claims
+from .._util import as_int
+from ..model import Claims, NodeEvidence
 
 # The physical ceiling of a run: the line rate of the declared links with no protocol loss.
 # NVLink SHARP all-reduce reaches 1.07 x the NVLink line rate (480 of 450 GB/s on 8 x H100,
@@ -41,8 +44,12 @@ class _Bound:
     ceiling_gbyte_s: float | None
 
 
-def _intra_line(spec: GpuSpec, claims: Claims, collective: str) -> tuple[float, float]:
-    """(expected, ceiling) GB/s busbw inside one node for alltoall / all_gather (ring)."""
+def _intra_line(
+    spec: GpuSpec, claims: Claims, collective: str, spans_sockets: bool = False
+) -> tuple[float, float]:
+    """(expected, ceiling) GB/s busbw inside one node for alltoall / all_gather (ring);
+    ``spans_sockets``: the node's GPUs are on two CPU sockets (gpus_span_sockets), so a PCIe
+    ring's hops between them are staged through host memory."""
     uni = spec.nvlink_uni_gbyte_s
     bridged_beyond_pair = spec.form_factor == "pcie" and claims.gpus_per_node > 2
     # What the GPU can have, not a topology its datasheet rules out (expected_busbw_gbyte_s).
@@ -51,7 +58,9 @@ def _intra_line(spec: GpuSpec, claims: Claims, collective: str) -> tuple[float, 
     if nvlink and not (topology == "grouped" and bridged_beyond_pair):
         return uni * NVLINK_RING_EFFICIENCY, uni
     pcie = spec.pcie_uni_gbyte_s
-    expected = pcie * PCIE_EFFICIENCY * (1.0 if spec.pcie_p2p else NO_P2P_FACTOR)
+    staged = not spec.pcie_p2p or (spans_sockets and claims.gpus_per_node >= 2)
+    factor = NO_P2P_FACTOR if not spec.pcie_p2p else SPANS_SOCKETS_FACTOR
+    expected = pcie * PCIE_EFFICIENCY * (factor if staged else 1.0)
     return expected, pcie
 
 
@@ -89,11 +98,17 @@ def _expected_net_factor(collective: str, ranks: int, gpus_per_node: int, nodes:
 
 
 def _bound(
-    claims: Claims, spec: GpuSpec | None, collective: str, nodes: int, via_nvlink: bool = False
+    claims: Claims,
+    spec: GpuSpec | None,
+    collective: str,
+    nodes: int,
+    via_nvlink: bool = False,
+    spans_sockets: bool = False,
 ) -> _Bound:
     """What a run on ``nodes`` nodes should reach and can reach at most; ``via_nvlink``: a run
     across nodes of one NVLink domain (run_in_nvlink_domain), bounded by NVLink as inside a
-    node, not by the fabric."""
+    node, not by the fabric; ``spans_sockets``: the evidence shows a node's GPUs on two CPU
+    sockets (gpus_span_sockets), which lowers a PCIe ring's expectation, never its ceiling."""
     if spec is None:
         return _Bound(None, None)
     g = claims.gpus_per_node
@@ -114,6 +129,7 @@ def _bound(
             claims.fabric_rate_gbit_s,
             claims.nics_per_node,
             claims.nvlink_domain_gpus if via_nvlink else None,
+            spans_sockets,
         )
         intra_line = None
         if g >= 2 or via_nvlink:
@@ -127,7 +143,7 @@ def _bound(
         expected = None
         intra_expected = intra_line = None
         if g >= 2 or via_nvlink:
-            intra_expected, intra_line = _intra_line(spec, claims, collective)
+            intra_expected, intra_line = _intra_line(spec, claims, collective, spans_sockets)
         inter_expected = None
         if inter_reached is not None:
             eff = NET_TCP_EFFICIENCY if claims.fabric == "ethernet" else NET_RDMA_EFFICIENCY
@@ -176,3 +192,17 @@ def _bound(
     if expected is not None and expected.value_gbyte_s <= 0:
         expected = None
     return _Bound(expected, ceiling)
+
+
+def gpus_span_sockets(evidence: Sequence[NodeEvidence]) -> bool:
+    """Whether an nvidia-smi topo -m of the candidate shows two of a node's GPUs joined through
+    the CPUs' socket interconnect (SYS: "traversing PCIe as well as the SMP interconnect
+    between NUMA nodes"), the layout of a dual-socket PCIe server. NVLinked GPUs show NV#
+    instead, so only GPUs a ring must join over PCIe are counted."""
+    for ev in evidence:
+        if ev.kind != "nvidia_smi_topo":
+            continue
+        pairs = ev.metrics.get("gpu_pair_links")
+        if isinstance(pairs, Mapping) and (as_int(pairs.get("SYS")) or 0) > 0:
+            return True
+    return False

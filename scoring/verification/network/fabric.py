@@ -255,6 +255,20 @@ def _port_fault(node: str, ev: NodeEvidence, p: _Port, rate: float) -> Fault:
     return Fault(kind, node, SEVERITY_ERROR, ev.ref, en, zh, details)
 
 
+def _cut_port(ports: Sequence[_Port]) -> _Port | None:
+    """The listing's last port when the listing ends inside it: neither its rate nor its link
+    layer shown while an earlier port shows both (ibstat prints every port's rate and link
+    layer, so a block without them is an output cut short), else None. A cut listing shows
+    the node's ports up to that point, not how many it has."""
+    if len(ports) < 2:
+        return None
+    last = ports[-1]
+    whole = [p for p in ports[:-1] if p.rate_gbit_s is not None and p.link_layer]
+    if last.rate_gbit_s is None and not last.link_layer and whole:
+        return last
+    return None
+
+
 def _fabric_node(
     node: str, evs: Sequence[NodeEvidence], claims: Claims, faults: list[Fault]
 ) -> NodeResult | None:
@@ -268,7 +282,10 @@ def _fabric_node(
             continue
         raw_ports = [p for p in as_list(ev.metrics.get("ports")) if isinstance(p, Mapping)]
         rail_layer = rail_layers(raw_ports, claims.fabric)
-        left_out, left_en, left_zh = left_out_text(raw_ports, rail_layer, claims.fabric)
+        cut = _cut_port(ports)
+        # A port the listing was cut inside is named as cut, not as another network's.
+        shown = raw_ports[:-1] if cut is not None else raw_ports
+        left_out, left_en, left_zh = left_out_text(shown, rail_layer, claims.fabric)
         rails, front = _split_rail_ports(ports, claims, rail_layer)
         front_en, front_zh = _front_end_text(front, rails)
         left_out = left_out + [f"{p.ca} port {p.port or '?'}" for p in front]
@@ -369,13 +386,34 @@ def _fabric_node(
                 ev.ref,
                 details,
             )
+        if cut is not None:
+            # A listing cut short (a pasted excerpt, a terminal's scrollback) shows the ports up
+            # to the cut, not that the others are missing: the 8 x H20 node's ibstat ending
+            # inside its third CA contradicted a claim of four NICs with "faulty: ." (GPU
+            # expert review).
+            return NodeResult(
+                node,
+                STATUS_UNVERIFIABLE,
+                f"ibstat on node {node} shows {len(good)} of the {wanted} claimed "
+                f"{num(rate)} Gb/s ports Active at full rate, but the listing ends inside "
+                f"{cut.ca} (its rate and link layer are not shown), so the node's other ports "
+                f"are not shown; the whole ibstat output is needed.{left_en}",
+                f"节点 {node} 的 ibstat 显示声明的 {wanted} 个 {num(rate)} Gb/s 端口中 "
+                f"{len(good)} 个以全速处于 Active，但输出在 {cut.ca} 处中断"
+                f"（未显示其速率与链路层），节点的其余端口未显示；需要完整的 ibstat 输出。"
+                f"{left_zh}",
+                ev.ref,
+                {**details, "listing_cut_at": cut.label},
+            )
+        missing_en = f"faulty: {listed}" if bad else "the others are not listed"
+        missing_zh = f"故障端口：{listed_zh}" if bad else "其余端口未列出"
         return NodeResult(
             node,
             STATUS_CONTRADICTED,
             f"ibstat on node {node} shows only {len(good)} of the {wanted} claimed "
-            f"{num(rate)} Gb/s ports Active at full rate; faulty: {listed}.{left_en}",
+            f"{num(rate)} Gb/s ports Active at full rate; {missing_en}.{left_en}",
             f"节点 {node} 的 ibstat 显示声明的 {wanted} 个 {num(rate)} Gb/s 端口中仅 "
-            f"{len(good)} 个以全速处于 Active；故障端口：{listed_zh}。{left_zh}",
+            f"{len(good)} 个以全速处于 Active；{missing_zh}。{left_zh}",
             ev.ref,
             details,
         )
