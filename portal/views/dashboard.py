@@ -19,6 +19,7 @@ from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from scoring.reference import gpu_family_of
 from scoring.robustness import Robustness
 
 from .. import charts, selectors
@@ -476,6 +477,7 @@ def results_context(
             for pk in selectors.evidence_expired_candidates(evaluation=evaluation)
             if pk in labels
         ],
+        "gpu_families": _gpu_families(results, candidates),
         "dimensions": [Dimension(d) for d in DIMENSIONS],
         "weights": ranking.weights,
         "robustness": robustness,
@@ -494,6 +496,23 @@ def results_context(
         },
         "what_if": weights is not None,
     }
+
+
+def _gpu_families(results, candidates) -> list[str]:
+    """The GPU families of the ranked candidates, in ranking order, when there are several
+    (else empty): the page then says that each cost score compares a quote with its own GPU's
+    reference price, not the compute each GPU gives (an H20 quote is judged against an H20's
+    price, an H100 quote against an H100's). A candidate the evaluation's accepted GPU models
+    rule out is left out: the buyer has already said its family does not suit."""
+    families: list[str] = []
+    for result in results:
+        if any(knockout.code == "gpu_model" for knockout in result.knockouts):
+            continue
+        model = candidates[result.candidate_id].offering.gpu_model
+        family = gpu_family_of(model) or model
+        if family not in families:
+            families.append(family)
+    return families if len(families) > 1 else []
 
 
 def poc_plan(evaluation) -> PocPlan | None:

@@ -178,3 +178,38 @@ def test_an_ascend_offering_is_entered_on_the_form_and_in_the_api(client, member
         assert response.status_code == 200, response.json()
     ascend.refresh_from_db()
     assert ascend.gpu_model == "AMD Instinct MI300X"
+
+
+def test_the_ranking_says_when_cost_scores_compare_quotes_of_different_gpu_families(
+    client, members, evaluation, vendor
+):
+    # GPU expert review (stop 36): each cost score compares a quote with its own GPU family's
+    # reference price, so an H20 cheap against an H20's price can outscore an H100 on cost
+    # while giving a fraction of its compute. The page says so while the families differ, and
+    # stops once the accepted GPU models rule the other family out.
+    h100 = small_offering(
+        vendor, name="H100 nodes", gpu_model="NVIDIA H100 SXM5 80GB", gpus_per_node=8,
+        gpu_memory_gib=80,
+    )  # fmt: skip
+    h20 = small_offering(
+        vendor, name="H20 nodes", gpu_model="NVIDIA H20 96GB", gpus_per_node=8, gpu_memory_gib=96
+    )
+    for offering in (h100, h20):
+        OfferingPrice.objects.create(offering=offering, billing_model="hourly", price_per_gpu=10)
+        Candidate.objects.create(evaluation=evaluation, offering=offering, node_count=2)
+    client.force_login(members["viewer"])
+    url = reverse("evaluation-detail", args=[evaluation.pk])
+    page = client.get(url).text
+    assert "The candidates offer different GPU families (H100, H20)" in page
+    client.cookies["django_language"] = "zh-hans"
+    assert "候选方案提供不同的 GPU 系列（H100、H20）" in client.get(url).text
+
+    client.force_login(members["procurement"])
+    data = evaluation_data(accepted_gpu_models="H100", status="open")
+    data.update(name=evaluation.name, required_total_gpus=16, required_gpu_memory_gib=80)
+    edit = client.post(reverse("evaluation-edit", args=[evaluation.pk]), data)
+    assert edit.status_code == 302, edit.content[:2000]
+    evaluation.refresh_from_db()
+    assert evaluation.accepted_gpu_models == "H100"
+    page = client.get(url).text
+    assert "候选方案提供不同的 GPU 系列" not in page and "评估仅接受 H100" in page
