@@ -3,10 +3,10 @@
 An attachment backs a claim (a vendor's SLA, a certificate scan, a price sheet, an archive of
 test logs). It is kept and handed back as a download (octet-stream, attachment, nosniff), never
 shown inline; what the portal refuses is what has no business in a procurement file: programs,
-scripts, web pages, disk images. A file is kept when its name's extension is on the list below
-and its first bytes are what that kind of file starts with, so that a program renamed
-"sla.pdf" is refused as surely as "setup.exe". Attachments kept before this check stay as they
-are and can still be downloaded.
+scripts, web pages, disk images, and Office files with macros (.docm, .xlsm). A file is kept
+when its name's extension is on the list below and its first bytes are what that kind of file
+starts with, so that a program renamed "sla.pdf" is refused as surely as "setup.exe".
+Attachments kept before this check stay as they are and can still be downloaded.
 """
 
 import zipfile
@@ -21,6 +21,8 @@ HEAD_BYTES = 64 * 1024
 
 OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # the container of Office 97-2003 files
 ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header, or an empty archive
+# A phone's photo of a certificate: the ISO box "ftyp" and the HEIF brand after it.
+_HEIF_BRANDS = {b"ftypheic", b"ftypheix", b"ftyphevc", b"ftypmif1", b"ftypmsf1"}
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,8 @@ _CHECKS = {
     "jpeg": (_IMAGE, _starts(b"\xff\xd8\xff")),
     "gif": (_IMAGE, _starts(b"GIF87a", b"GIF89a")),
     "webp": (_IMAGE, lambda head, _data=None: head[:4] == b"RIFF" and head[8:12] == b"WEBP"),
+    "heic": (_IMAGE, lambda head, _data=None: head[4:12] in _HEIF_BRANDS),
+    "heif": (_IMAGE, lambda head, _data=None: head[4:12] in _HEIF_BRANDS),
     "tif": (_IMAGE, _starts(b"II*\x00", b"MM\x00*")),
     "tiff": (_IMAGE, _starts(b"II*\x00", b"MM\x00*")),
     "txt": (_TEXT, lambda head, _data=None: _is_text(head)),
@@ -160,7 +164,7 @@ def allowed_types_text() -> str:
     """The kinds kept, as one sentence part for messages and the form's hint."""
     return _(
         "PDF, office documents (Word, Excel, PowerPoint, OpenDocument), images (PNG, JPEG, "
-        "GIF, WebP, TIFF), text and CSV, and archives (zip, 7z, tar, gz, xz, bz2)"
+        "GIF, WebP, TIFF, HEIC), text and CSV, and archives (zip, 7z, tar, gz, xz, bz2)"
     )
 
 

@@ -97,6 +97,22 @@ def test_granting_staff_superuser_a_group_and_the_catalogue_role_is_recorded(
     }
 
 
+def test_a_user_added_in_the_admin_is_recorded_as_created(admin_client, root):
+    response = admin_client.post(
+        reverse("admin:auth_user_add"),
+        {
+            "username": "newbuyer",
+            "password1": "a-long-enough-password-1",
+            "password2": "a-long-enough-password-1",
+            "usable_password": "true",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    change = AccessChange.objects.get()
+    assert (change.subject, change.action, change.changed_by) == ("newbuyer", "created", root)
+    assert _fields(change) == {"is_active": (False, True)}
+
+
 def test_a_save_that_changes_no_access_records_nothing(admin_client, members):
     _change(admin_client, members["engineer"], email="engineer@example.com", first_name="Eng")
     assert get_user_model().objects.get(username="engineer").email == "engineer@example.com"

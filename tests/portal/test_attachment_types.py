@@ -87,6 +87,7 @@ KEPT = {
     "certificate.jpg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00",
     "rack.webp": b"RIFF\x24\x00\x00\x00WEBPVP8 ",
     "scan.tiff": b"II*\x00\x08\x00\x00\x00",
+    "photo.heic": b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic",
     "quote.csv": "项目,单价（元/月）\nGPU,890000\n".encode("gbk"),
     "notes.txt": "SLA 99.95 %, credits 10–30 %\n".encode(),
     "utf16.txt": "等保三级证书编号".encode("utf-16"),
@@ -103,6 +104,7 @@ REFUSED_TYPE = {
     "page.html": b"<!doctype html><script>alert(1)</script>",
     "logo.svg": b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
     "run.sh": b"#!/bin/sh\nrm -rf /\n",
+    "budget.xlsm": _xlsx(),  # a workbook that may carry macros
     "README": b"no extension at all",
 }
 
@@ -114,6 +116,7 @@ REFUSED_CONTENT = {
     "logs.zip": b"PK\x03\x04 cut short",
     "quote.csv": b"\xff\xfe\x00\xd8",  # a UTF-16 mark before half a character
     "terms.odt": _zip({"content.xml": b"<x/>"}),
+    "photo.heic": b"\x00\x00\x00\x18ftypisom",  # an MP4 video, not an image
 }
 
 
@@ -196,6 +199,25 @@ def test_the_page_refuses_it_on_its_item_and_keeps_everything_typed(as_role, set
     html = response.content.decode()
     assert "“setup.exe”无法附加：门户只保存" in html
     assert re.search(r">\s*Certificate attached.</textarea>", html)
+
+
+def test_one_items_save_refuses_it_and_keeps_what_was_typed(as_role, settings, tmp_path):
+    """The item's own save (htmx, "Save" beside one item) refuses it the same way."""
+    settings.MEDIA_ROOT = tmp_path
+    client = as_role("procurement")
+    before = _answers()
+    typed = "99.95 %, credits 10-30 % (typed with the wrong file)"
+    response = client.post(
+        _url(number=7),
+        {"item-7-claim": typed, "item-7-attachment": SimpleUploadedFile("sla.pdf", PE)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "“sla.pdf” cannot be attached: its name says it is a PDF" in html
+    assert typed in html
+    assert _answers() == before
+    assert not AnswerAttachment.objects.exists()
 
 
 def test_the_file_chooser_offers_the_kept_kinds(as_role):
