@@ -2,13 +2,19 @@
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
+from .audit import ACTION_LABELS, access_changes
 from .models import (
     WEIGHT_FIELDS,
+    AccessChange,
     Answer,
     Candidate,
     ChecklistItem,
@@ -28,6 +34,7 @@ from .models import (
     Vendor,
     WorkerHeartbeat,
 )
+from .services.access import access_change_record, group_access, user_access
 from .services.catalogue import is_catalogue_editor, offering_save, vendor_save
 from .services.evaluations import (
     CatalogueRowInUse,
@@ -337,3 +344,86 @@ class DecisionRecordAdmin(admin.ModelAdmin):
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["hostname", "seen_at"]
+
+
+class AccessAuditedAdmin:
+    """A user's or a group's admin whose access changes are recorded (models.AccessChange,
+    through services.access): what the database held before the save and after it, groups and
+    permissions included (saved after the row, in save_related), and who saved. The object's
+    History page lists them beside Django's log of the admin's actions."""
+
+    access_of = "user"  # or "group"
+    object_history_template = "admin/portal/access_object_history.html"
+
+    def _read(self, obj):
+        return user_access(obj) if self.access_of == "user" else group_access(obj)
+
+    def _record(self, request, obj, before, **flags):
+        access_change_record(by=request.user, before=before, **{self.access_of: obj}, **flags)
+
+    def save_model(self, request, obj, form, change):
+        form.access_before = self._read(obj if change else None)
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        self._record(request, form.instance, form.access_before, created=not change)
+
+    def delete_model(self, request, obj):
+        before = self._read(obj)
+        super().delete_model(request, obj)
+        self._record(request, obj, before, deleted=True)
+
+    def delete_queryset(self, request, queryset):
+        # One record per user or group deleted, as deleting it alone would write.
+        for obj in queryset:
+            self.delete_model(request, obj)
+
+    def history_view(self, request, object_id, extra_context=None):
+        key = "user_id" if self.access_of == "user" else "group_id"
+        changes = AccessChange.objects.filter(**{key: object_id}).order_by("-changed_at", "-pk")
+        rows = [
+            (change, str(ACTION_LABELS.get(change.action, change.action)), access_changes(change))
+            for change in changes[:200]
+        ]
+        extra = {**(extra_context or {}), "access_changes": rows}
+        return super().history_view(request, object_id, extra_context=extra)
+
+
+admin.site.unregister(get_user_model())
+admin.site.unregister(Group)
+
+
+@admin.register(get_user_model())
+class UserAdmin(AccessAuditedAdmin, DjangoUserAdmin):
+    access_of = "user"
+
+
+@admin.register(Group)
+class GroupAdmin(AccessAuditedAdmin, DjangoGroupAdmin):
+    access_of = "group"
+
+
+@admin.register(AccessChange)
+class AccessChangeAdmin(ReadOnlyAdmin):
+    """Every access change made in the admin, newest first: whose, what before and after, and
+    who made it. Written by services.access; never changed or deleted."""
+
+    list_display = ["changed_at", "subject", "kind", "action", "summary", "changed_by_name"]
+    list_filter = ["action", "changed_at"]
+    search_fields = ["subject", "changed_by_name"]
+    date_hierarchy = "changed_at"
+
+    @admin.display(description=_("user or group"))
+    def kind(self, obj):
+        return _("group") if _is_group(obj) else _("user")
+
+    @admin.display(description=_("changes (before → after)"))
+    def summary(self, obj):
+        return "; ".join(
+            f"{c.label}: {c.before or '—'} → {c.after or '—'}" for c in access_changes(obj)
+        )
+
+
+def _is_group(change) -> bool:
+    return any(c.get("field") in ("permissions", "members") for c in change.changes or ())

@@ -24,6 +24,7 @@ from .audit_values import display as _display
 from .audit_values import page_value as _page_value
 from .audit_values import when_shown
 from .models import (
+    AccessChange,
     Answer,
     AnswerReview,
     Candidate,
@@ -81,6 +82,7 @@ KIND_LABELS = {
     "poc_plan": gettext_lazy("POC plan"),
     "poc_nodes": gettext_lazy("POC nodes of a candidate"),
     "workload": gettext_lazy("Workload (portfolio demand)"),
+    "access": gettext_lazy("Access of a member (staff, superuser, groups, permissions)"),
 }
 KINDS = tuple(KIND_LABELS)
 # Fields whose models give no verbose name of their own (foreign keys and a few others).
@@ -322,8 +324,9 @@ def evaluation_history(
 
     Covers the evaluation itself (requirements, weights, status), its candidates (also removed
     ones), their answers, its upload tokens, the offerings, list prices and vendors of its
-    candidates (shared catalogue rows: their whole history), its POC plan, its workloads and
-    the decision record.
+    candidates (shared catalogue rows: their whole history), its POC plan, its workloads, the
+    decision record, and the access granted or taken away in the admin from its members
+    (staff and superuser status, groups, permissions) and from their groups.
     """
     wanted = set(kinds or KINDS)
     candidate_rows = list(Candidate.history.filter(evaluation_id=evaluation.pk))
@@ -398,6 +401,8 @@ def evaluation_history(
         reopening = getattr(decision, "reopening", None)
         if reopening is not None:
             user_ids.add(reopening.reopened_by_id)
+    access = _access_rows(evaluation) if "access" in wanted else []
+    user_ids |= {a.changed_by_id for a in access} | {a.user_id for a in access}
     labels = _Labels(page=page)
     labels.answer_places = answer_places
     labels.candidate_offerings = {r.id: r.offering_id for r in candidate_rows}
@@ -450,8 +455,81 @@ def evaluation_history(
         reopening = getattr(decision, "reopening", None)
         if reopening is not None:
             entries.append(_reopening_entry(reopening, decision, labels))
+    entries += _access_entries(access, labels)
     entries.sort(key=lambda e: (e.at, e.kind, e.object_id), reverse=True)
     return entries
+
+
+def access_label(field: str) -> str:
+    """An access field by the name the admin gives it ("staff status", "groups"…)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    if field == "members":
+        return _("members")
+    model = Group if field == "permissions" else get_user_model()
+    return str(model._meta.get_field(field).verbose_name)
+
+
+def access_value(value: Any) -> str | None:
+    """A stored access value as read: yes/no, a list of names joined, nothing for an empty
+    list."""
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or None
+    return None if value is None else str(value)
+
+
+def access_changes(change: AccessChange) -> tuple[FieldChange, ...]:
+    return tuple(
+        FieldChange(
+            field=c.get("field", ""),
+            label=access_label(c.get("field", "")),
+            before=access_value(c.get("before")),
+            after=access_value(c.get("after")),
+        )
+        for c in change.changes or ()
+    )
+
+
+def _access_rows(evaluation: Evaluation) -> list[AccessChange]:
+    """The admin's changes of the access of anyone who is or was a member of ``evaluation``
+    (their status, groups and permissions: catalogue editing, the admin), and of the
+    permissions of the groups its members are in now. Three queries."""
+    from django.contrib.auth.models import Group
+
+    member_ids = set(
+        Membership.history.filter(evaluation_id=evaluation.pk).values_list("user_id", flat=True)
+    ) - {None}
+    group_ids = set(
+        Group.objects.filter(user__in=member_ids).values_list("pk", flat=True).distinct()
+    )
+    return list(
+        AccessChange.objects.filter(
+            models.Q(user_id__in=member_ids) | models.Q(group_id__in=group_ids)
+        ).order_by("changed_at", "pk")
+    )
+
+
+def _access_entries(changes: list[AccessChange], labels: _Labels) -> list[AuditEntry]:
+    return [
+        AuditEntry(
+            at=change.changed_at,
+            user=change.changed_by_name or None,
+            user_name=labels.users.get(change.changed_by_id) or change.changed_by_name or None,
+            kind="access",
+            object_id=change.user_id or change.group_id or change.pk,
+            object_label=(
+                labels.users.get(change.user_id) or change.subject
+                if change.user_id
+                else _("group %(name)s") % {"name": change.subject}
+            ),
+            action=change.action,
+            changes=access_changes(change),
+        )
+        for change in changes
+    ]
 
 
 def _decision_entry(decision: DecisionRecord, labels: _Labels) -> AuditEntry:

@@ -21,6 +21,7 @@ from .models import (
     Vendor,
 )
 from .services.answers import AnswerDraft, answer_version
+from .services.attachments import ALLOWED_EXTENSIONS, attachment_type_check
 from .services.errors import StaleCopy
 
 # Django's label suffix, and the marks after which a label gets none (BoundField.label_tag),
@@ -293,7 +294,14 @@ class AnswerForm(forms.Form):
     attachment = forms.FileField(
         label=_("Attach a document"),
         required=False,
-        help_text=_("For example the vendor's SLA or a certificate (up to 20 MiB)."),
+        help_text=_(
+            "For example the vendor's SLA or a certificate (up to 20 MiB): a PDF, an office "
+            "document, an image, text or CSV, or an archive."
+        ),
+        # What the file chooser offers first; the content is checked on the server all the same.
+        widget=forms.ClearableFileInput(
+            attrs={"accept": ",".join(f".{e}" for e in ALLOWED_EXTENSIONS)}
+        ),
     )
 
     def __init__(
@@ -370,6 +378,17 @@ class AnswerForm(forms.Form):
         ):
             return choice_label(self.item, answer.value)
         return answer.claim or ("" if answer.value is None else str(answer.value))
+
+    def clean_attachment(self):
+        # Checked here as well as by the service, so that the refusal lands on this item's
+        # field (the service's error reaches the first item with a file) and nothing is saved.
+        attachment = self.cleaned_data.get("attachment")
+        if attachment:
+            try:
+                attachment_type_check(attachment)
+            except ValidationError as exc:
+                raise ValidationError(exc.error_dict["attachment"]) from None
+        return attachment
 
     def clean_claim(self):
         claim = self.cleaned_data.get("claim")

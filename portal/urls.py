@@ -85,6 +85,11 @@ urlpatterns = [
         name="candidate-uploads",
     ),
     path(
+        "evaluations/<id:pk>/candidates/<id:candidate_pk>/uploads/<id:upload_pk>/",
+        candidates.upload_detail,
+        name="candidate-upload-detail",
+    ),
+    path(
         "evaluations/<id:pk>/candidates/<id:candidate_pk>/uploads/<id:upload_pk>/report/",
         candidates.upload_report,
         name="candidate-upload-report",

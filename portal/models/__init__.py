@@ -1,5 +1,6 @@
 """The portal's data model (re-exported from the modules of this package)."""
 
+from .access import AccessChange
 from .choices import (
     AnswerType,
     BillingModel,
@@ -68,6 +69,7 @@ __all__ = [
     "REQUIREMENT_FIELDS",
     "WEIGHT_FIELDS",
     "WORKLOAD_REQUIREMENT_KEYS",
+    "AccessChange",
     "Answer",
     "AnswerAttachment",
     "AnswerReview",

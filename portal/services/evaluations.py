@@ -39,6 +39,7 @@ from ..models import (
     UploadToken,
     VerificationStatus,
 )
+from .attachments import attachment_type_check
 from .errors import AnswerChanged, StaleCopy, ensure_current, ensure_not_decided
 from .evidence import DISK_FULL_ERRNOS, StorageFull, evidence_reimport
 from .evidence.storage import media_room_check
@@ -491,7 +492,8 @@ MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
 
 @transaction.atomic
 def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachment:
-    """Keep a document backing an answer; refused when empty or above 20 MiB."""
+    """Keep a document backing an answer; refused when empty, above 20 MiB, or not a kind of
+    file procurement keeps (services.attachments: told by its content, not its name alone)."""
     _not_decided(answer.candidate.evaluation)
     size = uploaded_file.size or 0
     if size == 0:
@@ -500,6 +502,7 @@ def answer_attachment_add(*, answer: Answer, uploaded_file, by) -> AnswerAttachm
         raise ValidationError(
             {"attachment": _("Attachments are limited to %(mib)s MiB.") % {"mib": 20}}
         )
+    attachment_type_check(uploaded_file)
     name = uploaded_file.name.replace("\\", "/").rsplit("/", 1)[-1][:255] or "attachment"
     attachment = AnswerAttachment(
         answer=answer, original_name=name, size_bytes=size, uploaded_by=by

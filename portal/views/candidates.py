@@ -97,8 +97,15 @@ def _url_for_pk(name: str, *args) -> Callable[[int], str]:
     return lambda pk: f"{head}{int(pk)}{tail}"
 
 
-def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOWN) -> dict:
-    uploads, total = _uploads_shown(candidate, limit)
+def _upload_context(
+    evaluation, candidate, membership, limit: int = UPLOADS_SHOWN, uploads=None
+) -> dict:
+    """The upload list's context: the candidate's ``limit`` newest uploads, or ``uploads``
+    (the rows of one upload's page) when given."""
+    if uploads is None:
+        uploads, total = _uploads_shown(candidate, limit)
+    else:
+        total = len(uploads)
     # Per row: the status's name translated once per status (get_status_display translates
     # every choice's label on each call), and the row's two links.
     statuses = {value: str(label) for value, label in UploadStatus.choices}
@@ -505,6 +512,27 @@ def upload_list(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespons
     if request.headers.get("HX-Request"):
         return render(request, "portal/_upload_list.html", context)
     return render(request, "portal/candidate_uploads.html", context)
+
+
+@login_required
+@require_safe
+def upload_detail(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: int) -> HttpResponse:
+    """One upload's page: the row the uploads list shows for it (status, node, parser, files
+    inside, times, download) and its whole sha256. A decision's evidence lines link here. An
+    upload of another candidate or evaluation, or none, is the same 404."""
+    evaluation, membership, candidate = member_candidate(request, pk, candidate_pk)
+    upload = get_object_or_404(
+        candidate.uploads.select_related("uploaded_by", "token").defer("report"), pk=upload_pk
+    )
+    context = {
+        "membership": membership,
+        **_upload_context(evaluation, candidate, membership, uploads=[upload]),
+        "upload": upload,
+        # One finished row: the page does not poll.
+        "busy": False,
+        "refreshing": False,
+    }
+    return render(request, "portal/candidate_upload_detail.html", context)
 
 
 @login_required

@@ -30,7 +30,9 @@ def test_an_attachment_shows_its_size_in_kib(client, demo, settings, tmp_path):
     answer = Answer.objects.get(candidate_id=4, item__number=7)
     procurement = get_user_model().objects.get(username="procurement")
     answer_attachment_add(
-        answer=answer, uploaded_file=SimpleUploadedFile("sla.pdf", b"%" * 1536), by=procurement
+        answer=answer,
+        uploaded_file=SimpleUploadedFile("sla.pdf", b"%PDF-1.7" + b"%" * 1528),
+        by=procurement,
     )
     questionnaire = reverse("candidate-questionnaire", args=[1, 4])
     page = _login(client, "procurement").get(questionnaire).content.decode()
