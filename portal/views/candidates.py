@@ -43,6 +43,7 @@ from ..models import (
 from ..people import person_shown
 from ..permissions import CAN_EDIT, CAN_UPLOAD, CAN_VIEW
 from ..services.answers import AnswersSaved, answers_save
+from ..services.attachments import allowed_types_text
 from ..services.catalogue import (
     candidate_offering_adopt,
     candidate_offering_keep,
@@ -458,6 +459,9 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
         "max_attachment_bytes": MAX_ATTACHMENT_BYTES,
+        # Named in the browser's refusal of a file of another type (questionnaire.js), as the
+        # server's refusal names them.
+        "attachment_types": allowed_types_text(),
     }
     return render(request, "portal/questionnaire.html", context, status=status)
 

@@ -407,18 +407,35 @@
 
     function mib(bytes) { return (bytes / 1048576).toFixed(1); }
 
-    // Files too large are refused here, before minutes of sending: one above the limit of an
-    // attachment, or several that together pass what one save may send (the server, or the
-    // proxy in front of it with its own 413, would refuse the whole save after the upload).
-    function filesTooLarge() {
+    // A file whose name is not of a type the portal keeps (the input's accept list, which a
+    // file chooser's "All files" passes by) is refused here, as the server would refuse it
+    // after sending it; the server still checks the content.
+    function typeRefused(input, file) {
+      var accepted = (input.getAttribute("accept") || "").split(",").filter(Boolean);
+      if (accepted.length === 0) return false;
+      var dot = file.name.lastIndexOf(".");
+      var extension = dot >= 0 ? file.name.slice(dot).toLowerCase() : "";
+      return accepted.indexOf(extension) < 0;
+    }
+
+    // Files refused here, before minutes of sending: one of a type the portal does not keep,
+    // one above the limit of an attachment, or several that together pass what one save may
+    // send (the server, or the proxy in front of it with its own 413, would refuse the whole
+    // save after the upload).
+    function filesRefused() {
       var max = parseInt(form.dataset.maxAttachmentBytes || "0", 10);
-      if (!max) return false;
       var errors = {};
       var total = 0;
+      var wrongType = false;
       Array.prototype.forEach.call(form.querySelectorAll("input[type=file]"), function (input) {
         Array.prototype.forEach.call(input.files || [], function (file) {
           total += file.size;
-          if (file.size > max) {
+          if (typeRefused(input, file)) {
+            wrongType = true;
+            errors[input.name] = [interpolate(
+              gettext("“%(name)s” cannot be attached: the portal keeps %(types)s."),
+              { name: file.name, types: form.dataset.attachmentTypes || "" }, true)];
+          } else if (max && file.size > max) {
             errors[input.name] = [interpolate(
               gettext("This file is %(size)s MiB; an attachment may be at most %(max)s MiB."),
               { size: mib(file.size), max: mib(max) }, true)];
@@ -427,10 +444,12 @@
       });
       if (Object.keys(errors).length > 0) {
         showErrors(errors);
-        setState(gettext("Not saved: a chosen file is too large. Your input is still here."), "bad");
+        setState(wrongType
+          ? gettext("Not saved: a chosen file is of a type the portal does not keep. Your input is still here.")
+          : gettext("Not saved: a chosen file is too large. Your input is still here."), "bad");
         return true;
       }
-      if (total > max) {
+      if (max && total > max) {
         clearErrors();
         setState(interpolate(
           gettext("Not saved: the chosen files come to %(size)s MiB together, and one save sends at most %(max)s MiB. Save them in turns; your input is still here."),
@@ -443,7 +462,7 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       if (!form.reportValidity()) return;
-      if (filesTooLarge()) return;
+      if (filesRefused()) return;
       window.clearTimeout(timer);
       saveAll.disabled = true;
       send(true).then(function (ok) {

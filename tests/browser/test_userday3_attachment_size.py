@@ -71,3 +71,46 @@ def test_files_together_above_one_save_are_refused_saying_to_save_in_turns(porta
         page.click("#save-all")
     answer = Answer.objects.get(candidate_id=4, item__number=6)
     assert [a.original_name for a in answer.attachments.all()] == ["mlps.pdf"]
+
+
+@pytest.mark.parametrize(
+    ("language", "by_item", "state"),
+    [
+        (
+            "en",
+            "“run.exe” cannot be attached: the portal keeps PDF, office documents",
+            "Not saved: a chosen file is of a type the portal does not keep. Your input is "
+            "still here.",
+        ),
+        (
+            "zh-hans",
+            "“run.exe”无法附加：门户只保存",
+            "未保存：所选文件的类型不在门户保存的范围内。你输入的内容仍在页面上。",
+        ),
+    ],
+)
+def test_a_file_of_a_type_the_portal_does_not_keep_is_refused_before_sending(
+    portal, language, by_item, state
+):
+    # Auditor review (stop 36): the chooser offers only the kept types, but its "All files"
+    # passes any; the server refused it only after sending it.
+    page = portal.page
+    portal.login("procurement")
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": portal.base_url}]
+    )
+    portal.goto(QUESTIONNAIRE)
+    posts = []
+    page.on("request", lambda r: r.method == "POST" and posts.append(r.url))
+    page.fill("[name='item-7-notes']", "SLA scan attached.")
+    page.set_input_files(
+        "[name='item-7-attachment']",
+        files=[{"name": "run.exe", "mimeType": "application/octet-stream", "buffer": b"MZ\x90"}],
+    )
+    posts.clear()  # the autosave of the note, if it ran
+    page.click("#save-all")
+    expect(page.locator('[data-errors-for="item-7-attachment"]')).to_contain_text(by_item)
+    expect(page.locator("#save-state")).to_have_text(state)
+    assert posts == []
+    expect(page.locator("[name='item-7-notes']")).to_have_value("SLA scan attached.")
+    assert not AnswerAttachment.objects.filter(answer__candidate_id=4).exists()
