@@ -8,10 +8,8 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
@@ -29,8 +27,6 @@ from ..models import (
     BillingModel,
     ChecklistItem,
     Dimension,
-    EvidenceDeletion,
-    EvidenceUpload,
     PdfStatus,
     ReportPdf,
     VerificationStatus,
@@ -266,58 +262,6 @@ def decision_versions(record) -> dict | None:
     }
 
 
-def decision_evidence(records, evaluation) -> list[list[dict]]:
-    """The evidence lines of each of ``records`` (decision records of ``evaluation``), each
-    line with where it came from today: ``url`` of its upload's page while that upload is
-    still in the evaluation with the same sha256, else ``deleted`` (the deletion record: who
-    and when) or ``gone`` (no longer in the portal: its candidate was removed, or a record too
-    old to name its upload has no upload of that sha256 left). Only uploads of ``evaluation``
-    are linked, whatever a snapshot says; the upload's page checks membership again. Two
-    queries for all the records."""
-    lists = [list((getattr(r, "snapshot", None) or {}).get("evidence") or []) for r in records]
-    entries = [e for found in lists for e in found if isinstance(e, dict)]
-
-    def number(entry) -> int | None:
-        upload_id = entry.get("upload_id")
-        return upload_id if isinstance(upload_id, int) else None
-
-    ids = {number(e) for e in entries} - {None}
-    hashes = {e.get("sha256") for e in entries if number(e) is None and e.get("sha256")}
-    if not entries:
-        return [[] for _r in records]
-    live, by_hash = {}, {}
-    for pk, candidate_id, sha256 in EvidenceUpload.objects.filter(
-        Q(pk__in=ids) | Q(sha256__in=hashes), candidate__evaluation=evaluation
-    ).values_list("pk", "candidate_id", "sha256"):
-        live[pk] = (candidate_id, sha256)
-        by_hash.setdefault(sha256, (pk, candidate_id))
-    deleted = {
-        d.upload_id: d
-        for d in EvidenceDeletion.objects.filter(
-            upload_id__in=ids - set(live), candidate__evaluation=evaluation
-        ).select_related("deleted_by")
-    }
-
-    def line(entry: dict) -> dict:
-        upload_id = number(entry)
-        found = live.get(upload_id)
-        if upload_id is None and entry.get("sha256") in by_hash:
-            upload_id, candidate_id = by_hash[entry["sha256"]]
-            found = (candidate_id, entry["sha256"])
-        url = ""
-        if found is not None and found[1] == entry.get("sha256"):
-            url = reverse("candidate-upload-detail", args=[evaluation.pk, found[0], upload_id])
-        return {
-            **entry,
-            "upload_number": upload_id,
-            "url": url,
-            "deleted": None if url else deleted.get(upload_id),
-            "gone": not url and upload_id not in deleted,
-        }
-
-    return [[line(e) for e in found if isinstance(e, dict)] for found in lists]
-
-
 def _snapshot_weights(record) -> dict:
     """The weights a decision record keeps, in the dimensions' order (the snapshot's JSON may
     hold them in any order), each as its share of the six in percent."""
@@ -348,7 +292,9 @@ def _decision_page(
 ):
     earlier = _earlier_decisions(evaluation)
     # Each round's evidence lines linked to their uploads (or saying they are gone).
-    current_evidence, *earlier_evidence = decision_evidence([record, *earlier], evaluation)
+    current_evidence, *earlier_evidence = selectors.decision_evidence(
+        [record, *earlier], evaluation
+    )
     for earlier_record, evidence in zip(earlier, earlier_evidence, strict=True):
         earlier_record.evidence_shown = evidence
     context = {

@@ -101,6 +101,29 @@ def test_an_upload_deleted_after_a_reopening_is_said_gone_in_its_round(client, d
     zh_line = with_zh.content.decode().split(f"<code>{gone['sha256']}</code>")[1]
     assert f"上传 {gone['upload_id']} 已由" in zh_line.split("</li>")[0]
 
+    # The API tells the same for every line of every round, in the snapshot's order.
+    state = client.get("/api/v1/evaluations/1/decision/").json()
+    current_sources = state["decision"]["evidence_sources"]
+    assert [s["sha256"] for s in current_sources] == [
+        e["sha256"] for e in second.snapshot["evidence"]
+    ]
+    assert {s["state"] for s in current_sources} == {"present"}
+    for source, entry in zip(current_sources, second.snapshot["evidence"], strict=True):
+        assert source["upload"] == entry["upload_id"]
+        assert source["page"] == (
+            f"/evaluations/1/candidates/{entry['candidate_id']}/uploads/{entry['upload_id']}/"
+        )
+    (earlier_state,) = state["earlier_decisions"]
+    by_upload = {s["upload"]: s for s in earlier_state["evidence_sources"]}
+    deleted = by_upload[gone["upload_id"]]
+    assert (deleted["state"], deleted["page"], deleted["deleted_by"]) == (
+        "deleted",
+        "",
+        "procurement",
+    )
+    assert deleted["deleted_at"]
+    assert sum(s["state"] == "present" for s in by_upload.values()) == len(kept)
+
 
 def test_a_record_naming_another_evaluations_upload_links_nothing(client, demo):
     """The links come from the uploads of the record's own evaluation, whatever its JSON says."""

@@ -436,9 +436,30 @@ class DecisionRecordSerializer(serializers.ModelSerializer):
         "or the username where no full name is set."
     )
     reopened = serializers.SerializerMethodField()
+    evidence_sources = serializers.SerializerMethodField(
+        help_text="Where each of the snapshot's evidence lines comes from today, in its order: "
+        "the upload's number and page while that upload is still in the evaluation with the "
+        "same sha256 (state 'present'), who deleted it and when (state 'deleted'), or "
+        "'gone' (its candidate was removed, or nothing of that sha256 is left)."
+    )
 
     def get_decided_by_name(self, record) -> str:
         return person_shown(record.decided_by)
+
+    def get_evidence_sources(self, record) -> list[dict]:
+        return [
+            {
+                "sha256": line.get("sha256", ""),
+                "upload": line["upload_number"],
+                "state": "present" if line["url"] else "deleted" if line["deleted"] else "gone",
+                "page": line["url"],
+                "deleted_by": line["deleted"].deleted_by.username
+                if line["deleted"] and line["deleted"].deleted_by
+                else None,
+                "deleted_at": line["deleted"].deleted_at.isoformat() if line["deleted"] else None,
+            }
+            for line in self.context.get("evidence_sources", {}).get(record.pk, [])
+        ]
 
     def get_reopened(self, record) -> dict | None:
         reopening = getattr(record, "reopening", None)
@@ -463,6 +484,7 @@ class DecisionRecordSerializer(serializers.ModelSerializer):
             "decided_at",
             "rationale",
             "snapshot",
+            "evidence_sources",
             "reopened",
         )
         read_only_fields = fields

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, mixins, status
 from rest_framework.response import Response
 
-from ... import audit
+from ... import audit, selectors
 from ...models import DecisionRecord
 from ...permissions import CAN_DECIDE, CAN_VIEW
 from ...services.evaluations import decision_record, evaluation_reopen
@@ -65,11 +65,23 @@ def decision_state(evaluation) -> dict:
     )
     current = records[0] if records and evaluation.status == "decided" else None
     earlier = [r for r in records if r is not current]
+    # Each record's evidence lines as the Decision page links them (two queries for all).
+    context = {
+        "evidence_sources": dict(
+            zip(
+                (r.pk for r in records),
+                selectors.decision_evidence(records, evaluation),
+                strict=True,
+            )
+        )
+    }
     return {
         "evaluation": evaluation.pk,
         "status": evaluation.status,
-        "decision": DecisionRecordSerializer(current).data if current is not None else None,
-        "earlier_decisions": DecisionRecordSerializer(earlier, many=True).data,
+        "decision": DecisionRecordSerializer(current, context=context).data
+        if current is not None
+        else None,
+        "earlier_decisions": DecisionRecordSerializer(earlier, many=True, context=context).data,
     }
 
 
