@@ -35,6 +35,10 @@ MESSAGES: dict[str, Promise] = {
     ),
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
+    "file.other_vendor_tool": gettext_lazy(
+        "%(tool)s output: an AMD GPU tool's, not an NVIDIA one's; the evidence kinds read "
+        "NVIDIA GPUs' tools only"
+    ),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
     "parser.internal": gettext_lazy("internal parser error (%(error)s)"),
     # Archives (archive.py)
@@ -228,6 +232,10 @@ MESSAGES: dict[str, Promise] = {
     "lspci.nothing": gettext_lazy(
         "no PCI device lines found (expected `lspci` output such as "
         "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')"
+    ),
+    "lspci.detail_only": gettext_lazy(
+        "lspci -vv detail lines without the device line they belong to "
+        "('0000:1b:00.0 3D controller: NVIDIA ...'): which device they describe cannot be told"
     ),
     "nccl.test_failed": gettext_lazy(
         "nccl-tests printed no result rows; the test failed: %(message)s"

@@ -37,8 +37,10 @@ Metrics (``ParseResult.metrics``):
 - ``--output-format=terse`` (``--minimal``) versions 3 and 4 are read too: bandwidth (KiB/s)
   and IOPS per direction, the clat mean; the lines carry no options, so a terse job's
   ``rw`` and ``bs_bytes`` are None (``iodepth`` and ``numjobs`` are 1, as for any job whose
-  options were not shown). A file with the normal report as well is read from the normal
-  report.
+  options were not shown) unless fio's job header line for it ("<job>: (g=0): rw=read,
+  bs=(R) 128KiB-128KiB, ..., ioengine=psync, iodepth=1", printed on the same stdout) is in the
+  file: its rw, block size, ioengine and iodepth are then read. A file with the normal report as
+  well is read from the normal report.
 
 A paste that indents all of fio's column-0 lines alike is read without that indent, and a
 figure a person set in markdown bold ("write: **IOPS=111k**, ...") without the asterisks.
@@ -879,6 +881,17 @@ def parse(text: str) -> ParseResult:
     elif (terse := _from_terse(lines)) is not None:
         groups, info = terse
         fmt = "terse"
+        # A terse line carries no option; fio's job header on the same stdout ("seqread:
+        # (g=0): rw=read, bs=(R) 128KiB-128KiB, ..., ioengine=psync, iodepth=1") says them.
+        for key, row in info["jobs"].items():
+            header = text_info["jobs"].get(key)
+            if header is None:
+                continue
+            for name in ("rw", "bs_bytes", "iodepth", "ioengine"):
+                if getattr(row, name) is None:
+                    setattr(row, name, getattr(header, name))
+            if row.rw and row.rw not in info["rw"]:
+                info["rw"].append(row.rw)
     elif text_info["terse_line"] is not None:
         raise EvidenceParseError(
             "fio terse output is not supported: rerun with --output-format=json",

@@ -81,6 +81,24 @@ _STATE_WORDS = {
     "active/defer": "Active",
 }
 _LINK_LAYERS = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+# The words infiniband-diags prints for a port's state and physical state (ibstat.c,
+# port_state_str and port_phy_state_str), and ibv_devinfo's in its own case.
+_STATE_VOCABULARY = ("down", "initializing", "armed", "active", "active_defer")
+_PHYSICAL_VOCABULARY = (
+    "sleep", "polling", "disabled", "portconfigurationtraining", "linkup", "linkerrorrecovery",
+    "phytest", "link_up", "link_error_recovery", "port_configuration_training",
+)  # fmt: skip
+
+
+def _cut_word(value: str, vocabulary: tuple[str, ...]) -> bool:
+    """Whether ``value`` is the start of one of the tool's words and not a word itself: the
+    last line of a paste cut inside it ("State: Acti")."""
+    word = value.strip().lower()
+    return (
+        bool(word)
+        and word not in vocabulary
+        and any(known.startswith(word) for known in vocabulary)
+    )
 
 
 @dataclass
@@ -334,6 +352,24 @@ def parse(text: str) -> ParseResult:
             current_ca.info.setdefault(key, value)
 
     ports: list[_Port] = [p for ca in cas for p in ca.ports] + orphan_ports
+    last_line = len(text.rstrip().splitlines())
+    for port in ports:
+        for key, vocabulary in (
+            ("state", _STATE_VOCABULARY),
+            ("physical state", _PHYSICAL_VOCABULARY),
+        ):
+            raw_value = port.values.get(key)
+            if raw_value is None or raw_value[1] != last_line:
+                continue
+            word = _NUMBERED_RE.match(raw_value[0])
+            shown = (word.group(1) if word else raw_value[0]).strip()
+            if _cut_word(shown, vocabulary):
+                del port.values[key]
+                label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
+                warnings.append(
+                    f"line {last_line}: the output ends inside {label}'s {key} ('{shown}'): "
+                    "cut, not read"
+                )
     if not ports:
         if cas:
             raise EvidenceParseError(

@@ -42,7 +42,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    placeholder_gpu_name_warning,
+    strip_line_prefix,
+)
 
 KIND = "nvidia_smi"
 
@@ -382,6 +388,9 @@ def _result(
     }
     if vgpu_models:
         warnings.append("vGPU/GRID model(s) listed: " + ", ".join(dict.fromkeys(vgpu_models)))
+    placeholder = placeholder_gpu_name_warning(metrics["gpu_names"])
+    if placeholder:
+        warnings.append(placeholder)
     facts = [Fact("gpu_count", float(len(infos)), "count", gpus[0].line)]
     for gpu, info in zip(gpus, infos, strict=True):
         if info["memory_total_mib"] is not None:

@@ -482,17 +482,28 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
 
 def _drop_cut_last_row(report: _Report, warnings: list[str]) -> None:
     """Leave out the last row of a table that was never closed when it has fewer columns than
-    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand."""
-    if len(report.rows) < 2:
+    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand. A
+    latency table's only row is kept without its last figure, which the cut may have shortened
+    ("5.84" of "5.8412" is no different on the page): the figures before it are whole."""
+    if not report.rows:
         return
     line, values = report.rows[-1]
     if report.kind == "bandwidth":
         width = 5 + (1 if report.qos else 0)
     else:
         width = 2 + len(report.latency_columns) if report.latency_columns else 3
-    if len(values) < width:
+    if len(values) >= width:
+        return
+    if len(report.rows) >= 2:
         report.rows.pop()
         warnings.append(f"line {line}: the last result row is cut short; left out")
+    elif report.kind != "bandwidth" and len(values) > 3:
+        report.rows[-1] = (line, values[:-1])
+        column = report.latency_columns[len(values) - 3] if report.latency_columns else "last"
+        warnings.append(
+            f"line {line}: the only result row is cut short after its {column} figure, which "
+            "may itself be cut; left out"
+        )
 
 
 def _valid_rows(
