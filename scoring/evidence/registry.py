@@ -84,14 +84,19 @@ def detect_kind(text: str, hint: str | None = None) -> str:
 # The banners of AMD's GPU tools (ROCm): rocm-smi frames its report with "ROCm System
 # Management Interface" and "End of ROCm SMI Log"; amd-smi version prints "AMDSMI Tool:";
 # amd-smi static/list print "GPU: 0" blocks whose keys are upper case ("MARKET_NAME:", "BDF:");
-# rocminfo prints "HSA System Attributes" and "HSA Agents". A candidate node with AMD GPUs is
-# a procurement fact, but none of these outputs is evidence a kind here can read.
+# rocminfo prints "HSA System Attributes" and "HSA Agents", and in each agent (a paste of one
+# too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. A candidate node with AMD GPUs
+# is a procurement fact, but none of these outputs is evidence a kind here can read.
 _OTHER_VENDOR_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rocm-smi", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")),
     ("amd-smi", re.compile(r"^AMDSMI Tool:|^\s+MARKET_NAME:\s|^\s+(?:ASIC|BUS):\s*$", re.M)),
     (
         "rocminfo",
-        re.compile(r"^HSA System Attributes\s*$|^ROCk module (?:version .* )?is loaded", re.M),
+        re.compile(
+            r"^HSA System Attributes\s*$|^ROCk module (?:version .* )?is loaded|"
+            r"^\s+Device Type:\s+(?:CPU|GPU|DSP)\s*$",
+            re.M,
+        ),
     ),
 )
 _OTHER_VENDOR_SCAN = 65536
