@@ -54,6 +54,10 @@ RTX4090_UNNAMED = (
     "devctl.txt"
 )
 TERSE_BANNERS = "fio/fio333-dev-terse-v3-two-jobs-full-write-error-28-job-banners-name-rw-bs.txt"
+Q_CUT_AT_MULT = (
+    "nvidia_smi_query/hami-issue347-q-v100-pcie-driver535-hami-core-message-in-header-cut-at-"
+    "mult.txt"
+)
 
 EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     (
@@ -80,6 +84,34 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "sram_threshold_exceeded": 0,
             "pcie_link_width_max": [16],
             "pcie_link_width_current": [2],
+        },
+    ),
+    (
+        # MIG Mode "Enabled"; the MIG device's "FB Memory Usage / Total : 71424 MiB" is the
+        # slice's, not the GPU's: the GPU's memory is unknown.
+        "nvidia_smi_query/hami-issue1422-q-h20-3e-mig-enabled-mig-device-block-fb-71424-mib-cut-"
+        "in-used.txt",
+        "nvidia_smi_query",
+        {
+            "format": "q",
+            "gpus_shown": 1,
+            "product_names": ["NVIDIA H20-3e"],
+            "memory_total_mib": [None],
+            "mig_mode": ["Enabled"],
+            "bus_ids": ["00000000:BA:00.0"],
+        },
+    ),
+    (
+        # "535.86.10", "12.2" around a HAMI-core line; "Attached GPUs : 1"; the V100's block
+        # stops at "Mult" before its memory.
+        Q_CUT_AT_MULT,
+        "nvidia_smi_query",
+        {
+            "gpu_count": 1,
+            "driver_version": "535.86.10",
+            "cuda_version": "12.2",
+            "product_names": ["Tesla V100-PCIE-16GB"],
+            "memory_total_mib": [None],
         },
     ),
     (
@@ -324,6 +356,14 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "lspci.detail_only",
         1,
     ),
+    # The server's header and its rdma_cm wait, cut before any row.
+    (
+        "perftest/spdk-issue1596-ib_write_bw-bidirectional-all-run-infinitely-mlx4-roce-server-"
+        "waiting-rdma-cm-cut.txt",
+        "perftest",
+        "perftest.no_rows",
+        7,
+    ),
     # The JSON cut by head after its global options; the err= line says why the run stopped.
     (
         "fio/fio-issue1685-fio336-json-io-u-error-lines-before-head-cut-in-global-options.txt",
@@ -362,6 +402,22 @@ OTHER_TOOLS: list[tuple[str, str, str | None]] = [
         "other_tools/rocminfo-amdsmi-issue177-rocminfo-support-rx7800xt-host-cut-in-agent1.txt",
         "file.other_vendor_tool",
         "rocminfo",
+    ),
+    (
+        "other_tools/amd-smi-rocm-systems-pr2987-static-mi350x-gpu0-asic-bus-ifwi-driver-board-"
+        "ras-serials-redacted.txt",
+        "file.other_vendor_tool",
+        "amd-smi",
+    ),
+    (
+        "other_tools/rocminfo-legacy-rocm-build-issue4414-mi300x-gpu-agent-excerpt-no-banner.txt",
+        "file.other_vendor_tool",
+        "rocminfo",
+    ),
+    (
+        "other_tools/dcgm-issue272-nvvs-debug-log-dcgm4.5-pcie-test-start-not-a-diag-result.txt",
+        "file.unknown_kind",
+        None,
     ),
     (
         "other_tools/ucx-perftest-issue8761-table-log-final-rows-not-perftest-cut.txt",
@@ -547,3 +603,21 @@ def test_a_terse_job_takes_its_options_from_its_header_line(sample: Sample) -> N
         1,
     )
     assert (jobs["full"]["rw"], jobs["full"]["error"]) == (None, 28)
+
+
+def test_a_q_report_ending_inside_a_line_says_it_was_cut(sample: Sample) -> None:
+    # "    Mult" (of "MultiGPU Board") ends the file: the memory and ECC values after it are
+    # missing, and nothing said so.
+    result = PARSERS["nvidia_smi_query"].parse(sample(Q_CUT_AT_MULT))
+    assert result.warnings == (
+        "line 29: the output ends at 'Mult' inside GPU 00000000:AF:00.0's block: cut there, the "
+        "values after it are missing",
+    )
+
+
+def test_a_q_report_closed_by_a_fence_is_not_cut() -> None:
+    text = (
+        "GPU 00000000:01:00.0\n    Product Name : NVIDIA H100 80GB HBM3\n    FB Memory Usage\n"
+        "        Total : 81559 MiB\n```\n"
+    )
+    assert PARSERS["nvidia_smi_query"].parse(text).warnings == ()
