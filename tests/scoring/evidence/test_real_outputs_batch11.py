@@ -54,6 +54,14 @@ RTX4090_UNNAMED = (
     "devctl.txt"
 )
 TERSE_BANNERS = "fio/fio333-dev-terse-v3-two-jobs-full-write-error-28-job-banners-name-rw-bs.txt"
+GRACE_RCHITECTURE = (
+    "cpu_info/archspec-issue159-grace-lscpu-first-letter-lost-rchitecture-neoverse-v2-excerpt-"
+    "mark-archspec-after.txt"
+)
+ALTRA_CPUINFO_CUT = (
+    "cpu_info/archspec-json-issue41-ampere-altra-proc-cpuinfo-neoverse-n1-features-cut-in-"
+    "processor5.txt"
+)
 Q_CUT_AT_MULT = (
     "nvidia_smi_query/hami-issue347-q-v100-pcie-driver535-hami-core-message-in-header-cut-at-"
     "mult.txt"
@@ -84,6 +92,45 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "sram_threshold_exceeded": 0,
             "pcie_link_width_max": [16],
             "pcie_link_width_current": [2],
+        },
+    ),
+    (
+        # "CPU(s): 72", "Vendor ID: ARM", "Model name: Neoverse-V2", "Socket(s): 1", 72 cores.
+        "cpu_info/archspec-json-issue83-gh200-grace-lscpu-neoverse-v2-72cpu-spack-arch-first-"
+        "flags-cut.txt",
+        "cpu_info",
+        {
+            "logical_cpus": 72,
+            "hypervisor": None,
+            "model_name": "Neoverse-V2",
+            "vendor_id": "ARM",
+            "architecture": "aarch64",
+            "sockets": 1,
+            "cores_per_socket": 72,
+        },
+    ),
+    (
+        # "rchitecture:" lost its "A"; "Vendor ID: ARM" and an ARM flag list ("fp asimd ...").
+        GRACE_RCHITECTURE,
+        "cpu_info",
+        {
+            "logical_cpus": 72,
+            "hypervisor": None,
+            "model_name": "Neoverse-V2",
+            "vendor_id": "ARM",
+            "architecture": None,
+        },
+    ),
+    (
+        # Six "processor" blocks, the sixth cut in its Features: a floor, not the machine.
+        ALTRA_CPUINFO_CUT,
+        "cpu_info",
+        {
+            "format": "proc_cpuinfo",
+            "logical_cpus": 6,
+            "logical_cpus_partial": "cut",
+            "hypervisor": None,
+            "model_name": None,
         },
     ),
     (
@@ -621,3 +668,36 @@ def test_a_q_report_closed_by_a_fence_is_not_cut() -> None:
         "        Total : 81559 MiB\n```\n"
     )
     assert PARSERS["nvidia_smi_query"].parse(text).warnings == ()
+
+
+def test_an_arm_flag_list_without_its_architecture_line_proves_no_bare_metal(
+    sample: Sample,
+) -> None:
+    # The paste lost the "A" of "Architecture": the ARM flag list was read as an x86 one with
+    # no hypervisor flag, hypervisor False, a bare-metal sign no ARM guest could disprove.
+    result = PARSERS["cpu_info"].parse(sample(GRACE_RCHITECTURE))
+    assert result.metrics["hypervisor"] is None
+    assert result.warnings == (
+        "ARM (no Architecture line) CPU: its flag list has no hypervisor flag in a VM either, "
+        "so it cannot show bare metal",
+    )
+
+
+def test_an_x86_flag_list_without_architecture_or_vendor_still_counts() -> None:
+    text = "CPU(s): 4\nModel name: Intel(R) Xeon(R) Gold 6326\nFlags: fpu vme de pse tsc msr\n"
+    assert PARSERS["cpu_info"].parse(text).metrics["hypervisor"] is False
+
+
+def test_a_cut_proc_cpuinfo_gives_a_floor_and_no_count_fact(sample: Sample) -> None:
+    result = PARSERS["cpu_info"].parse(sample(ALTRA_CPUINFO_CUT))
+    assert (
+        "the output ends inside processor 5's block: 6 processors shown, the machine may have more"
+    ) in result.warnings
+    assert [f.metric for f in result.facts] == []
+
+
+def test_processor_lines_alone_are_a_whole_count() -> None:
+    # grep processor /proc/cpuinfo: every block is one line, none is cut.
+    text = "".join(f"processor\t: {i}\n" for i in range(4))
+    metrics = PARSERS["cpu_info"].parse(text).metrics
+    assert (metrics["logical_cpus"], metrics["logical_cpus_partial"]) == (4, None)
