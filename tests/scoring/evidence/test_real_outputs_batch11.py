@@ -403,6 +403,14 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "lspci.detail_only",
         1,
     ),
+    # 2018 nccl-tests' first line and a rule after Open MPI's warning, no table.
+    (
+        "nccl_tests/nccl-tests-issue7-2018-openmpi-gid-prefix-warning-then-untagged-nthread-line-"
+        "and-dashes-cut-before-table.txt",
+        "nccl_tests",
+        "nccl.nothing",
+        None,
+    ),
     # The server's header and its rdma_cm wait, cut before any row.
     (
         "perftest/spdk-issue1596-ib_write_bw-bidirectional-all-run-infinitely-mlx4-roce-server-"
