@@ -483,7 +483,10 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             io_bytes = _num(stats.get("io_bytes", 0), f"{direction}.io_bytes", line)
             runtime = _num(stats.get("runtime", 0), f"{direction}.runtime", line)
             total = _num(stats.get("total_ios", 0), f"{direction}.total_ios", line)
-            if io_bytes == 0 and runtime == 0 and total == 0:
+            if io_bytes == 0 and runtime == 0:
+                # Nothing moved and no time measured: a direction the job did not run, or whose
+                # only I/O failed at once (total_ios 1 of a job that ended with ENOSPC): no
+                # figure, as terse output gives none for it.
                 continue
             if "bw_bytes" in stats:
                 bw = _num(stats["bw_bytes"], f"{direction}.bw_bytes", line)

@@ -348,7 +348,8 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
-        # seqread: "1290555076" bytes/s, 9846.154 IOPS; full: "error" : 28, no I/O.
+        # seqread: "1290555076" bytes/s, 9846.154 IOPS; full: "error" : 28, its one write
+        # ("total_ios" : 1) failed at once: io_bytes 0, runtime 0, no write figure.
         "fio/fio333-dev-json-plus-two-jobs-full-write-error-28-banner-and-err-lines-before-"
         "json.txt",
         "fio",
@@ -357,6 +358,7 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
             "fio_version": "fio-3.33",
             "read_bw_mbyte_s": 1290.555,
             "read_iops": 9846.154,
+            "write_bw_mbyte_s": None,
             "jobnames": ["seqread", "full"],
             "rw": ["read", "write"],
             "errors": [{"job": "full", "error": 28}],
@@ -709,3 +711,17 @@ def test_processor_lines_alone_are_a_whole_count() -> None:
     text = "".join(f"processor\t: {i}\n" for i in range(4))
     metrics = PARSERS["cpu_info"].parse(text).metrics
     assert (metrics["logical_cpus"], metrics["logical_cpus_partial"]) == (4, None)
+
+
+def test_a_write_that_failed_at_once_is_no_figure_in_json_or_terse(sample: Sample) -> None:
+    # The JSON's failed job reads "io_bytes" : 0, "runtime" : 0, "total_ios" : 1: it gave a
+    # write headline of 0.0 MB/s where the terse report of the same run gives none.
+    json_run = fio.parse(
+        sample(
+            "fio/fio333-dev-json-plus-two-jobs-full-write-error-28-banner-and-err-lines-before-"
+            "json.txt"
+        )
+    ).metrics
+    terse_run = fio.parse(sample(TERSE_BANNERS)).metrics
+    assert (json_run["write_bw_mbyte_s"], terse_run["write_bw_mbyte_s"]) == (None, None)
+    assert json_run["groups"][0]["write_iops"] is None
