@@ -321,6 +321,10 @@ MESSAGES: dict[str, Promise] = {
     "topo.too_many_devices": gettext_lazy(
         "implausible matrix: %(devices)s device columns (at most %(max)s expected)"
     ),
+    "topo.p2p_only": gettext_lazy(
+        "an 'nvidia-smi topo -p2p' status table (OK / GNS / CNS per GPU pair) and no "
+        "'nvidia-smi topo -m' matrix: it says whether peer-to-peer works, not how GPUs connect"
+    ),
     "topo.nothing": gettext_lazy(
         "no 'nvidia-smi topo -m' matrix found (expected a header line starting with GPU0 and "
         "rows such as 'GPU0  X  NV12 ...')"

@@ -405,6 +405,14 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "lspci.detail_only",
         1,
     ),
+    # A topo -p2p status table (GNS both ways) and its legend: no topology matrix.
+    (
+        "nvidia_smi_topo/club-3090-issue1124-2x-rtx5090-topo-p2p-read-gns-table-and-legend-"
+        "only.txt",
+        "nvidia_smi_topo",
+        "topo.p2p_only",
+        None,
+    ),
     # 2018 nccl-tests' first line and a rule after Open MPI's warning, no table.
     (
         "nccl_tests/nccl-tests-issue7-2018-openmpi-gid-prefix-warning-then-untagged-nthread-line-"
