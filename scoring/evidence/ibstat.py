@@ -13,7 +13,10 @@ Metrics (``ParseResult.metrics``):
   "PORT_ACTIVE (4)" reads "Active", ``phys_state`` "LINK_UP (5)" reads "LinkUp", the rate is
   ``active_width`` x ``active_speed`` ("4X (2)" x "25.0 Gbps (32)" = 100; None without ``-v``),
   ``ca_type`` is "MT" + ``vendor_part_id`` for Mellanox/NVIDIA parts (vendor 0x02c9),
-  ``firmware`` is ``fw_ver``, ``transport`` ("InfiniBand", "iWARP"...).
+  ``firmware`` is ``fw_ver``, ``transport`` ("InfiniBand", "iWARP"...). A paste that ends inside
+  a port's block may cut its last value: a state that is only the start of one of the tools'
+  words ("Acti") or a bare rate ("Rate: 4" where the other ports go on to their link layer) is
+  not read, with a warning.
 - ``format``: "ibstat", "ibstatus" or "ibv_devinfo".
 - ``ca_count``, ``port_count``, ``active_port_count``, ``down_port_count``.
 - ``ca_types``, ``firmware_versions``, ``link_layers``: sorted distinct values.
@@ -370,6 +373,23 @@ def parse(text: str) -> ParseResult:
                     f"line {last_line}: the output ends inside {label}'s {key} ('{shown}'): "
                     "cut, not read"
                 )
+        rate_value = port.values.get("rate")
+        if (
+            rate_value is not None
+            and rate_value[1] == last_line
+            and "link layer" not in port.values
+            and any("link layer" in other.values for other in ports)
+            and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", rate_value[0])
+        ):
+            # The paste ends on this port's rate line while the tool prints more lines after
+            # it (the link layer last, as the other ports show): a bare "Rate: 4" may be "400"
+            # cut; "400 Gb/sec (4X" has its whole number before the unit.
+            del port.values["rate"]
+            label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
+            warnings.append(
+                f"line {last_line}: the output ends on {label}'s rate line "
+                f"('{rate_value[0].strip()}'), which may be cut: not read"
+            )
     if not ports:
         if cas:
             raise EvidenceParseError(

@@ -733,3 +733,25 @@ def test_a_write_that_failed_at_once_is_no_figure_in_json_or_terse(sample: Sampl
     terse_run = fio.parse(sample(TERSE_BANNERS)).metrics
     assert (json_run["write_bw_mbyte_s"], terse_run["write_bw_mbyte_s"]) == (None, None)
     assert json_run["groups"][0]["write_iops"] is None
+
+
+_IBSTAT_TWO_PORTS = (
+    "CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n\t\tState: Active\n\t\tPhysical state: LinkUp\n"
+    "\t\tRate: 400\n\t\tLink layer: InfiniBand\nCA 'mlx5_1'\n\tCA type: MT4129\n\tPort 1:\n"
+    "\t\tState: Active\n\t\tPhysical state: LinkUp\n\t\tRate: 4\n"
+)
+
+
+def test_a_bare_rate_ending_a_cut_port_block_is_not_read() -> None:
+    # Built, not captured: ibstat prints Base lid .. Link layer after the rate, and the first
+    # port shows them; "Rate: 4" ending the paste may be "400" cut.
+    result = ibstat.parse(_IBSTAT_TWO_PORTS)
+    assert [p["rate_gbit_s"] for p in result.metrics["ports"]] == [400.0, None]
+    assert result.metrics["active_rates_gbit_s"] == [400.0]
+
+
+def test_a_rate_with_its_unit_ending_the_paste_stands(sample: Sample) -> None:
+    # ibstatus' "400 Gb/sec (4X" is cut after the whole number.
+    path = "ibstat/deepep-issue17-h20-bf3-ibstatus-roce-200-hdr-and-400-ndr-cut-in-fourth-rate.txt"
+    rates = [p["rate_gbit_s"] for p in ibstat.parse(sample(path)).metrics["ports"]]
+    assert rates[-1] == 400.0
