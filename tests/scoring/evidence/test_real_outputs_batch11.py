@@ -421,6 +421,27 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "nccl.nothing",
         None,
     ),
+    # nvidia-smi's own failure lines, no table: an NVML/driver mismatch.
+    (
+        "nvidia_smi/tinygrad-ogkm-issue47-nvml-driver-library-version-mismatch-nvml-570.124-no-"
+        "table.txt",
+        "nvidia_smi",
+        "nvidia_smi.tool_error",
+        2,
+    ),
+    (
+        "nvidia_smi/truenas-nvidia-drivers-issue19-nvml-mismatch-580.178-then-proc-driver-"
+        "version-580.173.02.txt",
+        "nvidia_smi",
+        "nvidia_smi.tool_error",
+        2,
+    ),
+    (
+        "nvidia_smi/intel-llvm-issue17614-ci-banner-nvml-mismatch-550.144-no-table.txt",
+        "nvidia_smi",
+        "nvidia_smi.tool_error",
+        2,
+    ),
     # The server's header and its rdma_cm wait, cut before any row.
     (
         "perftest/spdk-issue1596-ib_write_bw-bidirectional-all-run-infinitely-mlx4-roce-server-"
@@ -755,3 +776,32 @@ def test_a_rate_with_its_unit_ending_the_paste_stands(sample: Sample) -> None:
     path = "ibstat/deepep-issue17-h20-bf3-ibstatus-roce-200-hdr-and-400-ndr-cut-in-fourth-rate.txt"
     rates = [p["rate_gbit_s"] for p in ibstat.parse(sample(path)).metrics["ports"]]
     assert rates[-1] == 400.0
+
+
+def test_an_nvml_failure_names_itself(sample: Sample) -> None:
+    # "Failed to initialize NVML: ..." alone was no kind at all ("not the output of a supported
+    # tool"): it is nvidia-smi saying the driver and its library do not match.
+    text = sample(
+        "nvidia_smi/tinygrad-ogkm-issue47-nvml-driver-library-version-mismatch-nvml-570.124-no-"
+        "table.txt"
+    )
+    with pytest.raises(EvidenceParseError) as caught:
+        registry.parse_text(text)
+    assert caught.value.params == {
+        "message": "Failed to initialize NVML: Driver/library version mismatch"
+    }
+
+
+def test_no_devices_found_is_nvidia_smis() -> None:
+    assert registry.detect_kind("$ nvidia-smi\nNo devices were found\n") == "nvidia_smi"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dcgm: the check 'No devices were found on the bus' passed\n",  # not at a line's start
+        "error: Failed to initialize NVML in the container\n",  # no colon after NVML
+    ],
+)
+def test_prose_about_nvml_is_not_nvidia_smi(text: str) -> None:
+    assert registry.detect_kind(text) != "nvidia_smi"
