@@ -222,6 +222,9 @@ MESSAGES: dict[str, Promise] = {
     "ibstat.implausible_rate": gettext_lazy("implausible port rate “%(text)s”"),
     "ibstat.implausible_port": gettext_lazy("implausible port number %(number)s"),
     "ibstat.no_ports": gettext_lazy("CA “%(ca)s” has no port status lines (truncated output?)"),
+    "ibstat.tool_error": gettext_lazy(
+        "the tool stopped with an error before listing any port: %(message)s"
+    ),
     "ibstat.nothing": gettext_lazy(
         "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "
         "`ibv_devinfo` output)"

@@ -131,6 +131,9 @@ def _clean(raw: str) -> str:
     return strip_annotation(line)
 
 
+_PANIC_RE = re.compile(r"^ibpanic: \[\d+\] \S")
+
+
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is ibstat/ibstatus output (looks at the head only)."""
     try:
@@ -164,7 +167,11 @@ def detect(text: str) -> int:
             return 92
         if ca or ibstatus:
             return 50
-        return 20 if keys >= 3 else 0
+        if keys >= 3:
+            return 20
+        # infiniband-diags' own failure ("ibpanic: [7851] main: stat of IB device 'mlx5_1'
+        # failed: ...", libibmad's IBPANIC format) before any CA was listed.
+        return 40 if any(_PANIC_RE.match(_clean(raw)) for raw in head) else 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
 
@@ -398,6 +405,14 @@ def parse(text: str) -> ParseResult:
                 kind=KIND,
                 code="ibstat.no_ports",
                 params={"ca": cas[0].name},
+            )
+        if panic is not None:
+            raise EvidenceParseError(
+                f"the tool stopped with an error before listing any port: {panic[1]}",
+                line=panic[0],
+                kind=KIND,
+                code="ibstat.tool_error",
+                params={"message": panic[1]},
             )
         raise EvidenceParseError(
             "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "

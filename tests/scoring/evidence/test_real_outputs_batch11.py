@@ -240,6 +240,21 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # rocep33s0f0 MT4117 Down/Disabled Rate 10 Ethernet; ibp129s0f0 MT4123 Active 100
+        # InfiniBand; 'rocep129s0f1' cut before its fields.
+        "ibstat/ompi-issue9881-udev-renamed-rocep33s0f0-cx4lx-roce-down-ibp129s0f0-cx6-ib-100-"
+        "third-ca-cut.txt",
+        "ibstat",
+        {
+            "ca_count": 3,
+            "port_count": 2,
+            "active_port_count": 1,
+            "down_port_count": 1,
+            "link_layers": ["Ethernet", "InfiniBand"],
+            "max_active_rate_gbit_s": 100.0,
+        },
+    ),
+    (
         # "65536 1000 36.43 36.07 0.068798" under "BW peak[Gb/sec]"; rocep68s0, Ethernet,
         # GID index 1, MTU 1024, rdma_cm QPs ON.
         "perftest/ucx-issue9430-ib_send_bw-cx3-rocev1-rocep68s0-rdma-cm-gbits-rules-lost-one-row-"
@@ -441,6 +456,14 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "nvidia_smi",
         "nvidia_smi.tool_error",
         2,
+    ),
+    # infiniband-diags' panic before any CA was listed.
+    (
+        "ibstat/rdma-core-pr239-ibpanic-stat-of-ib-device-mlx5-1-failed-invalid-argument-no-ca-"
+        "listed.txt",
+        "ibstat",
+        "ibstat.tool_error",
+        1,
     ),
     # The server's header and its rdma_cm wait, cut before any row.
     (
@@ -805,3 +828,12 @@ def test_no_devices_found_is_nvidia_smis() -> None:
 )
 def test_prose_about_nvml_is_not_nvidia_smi(text: str) -> None:
     assert registry.detect_kind(text) != "nvidia_smi"
+
+
+def test_an_ibpanic_alone_is_ibstats_error() -> None:
+    # Built from libibmad's IBPANIC format: was "not the output of a supported tool".
+    text = "$ ibstat\nibpanic: [1323906] main: stat of IB device 'mlx5_8' failed: No such file\n"
+    assert registry.detect_kind(text) == "ibstat"
+    with pytest.raises(EvidenceParseError) as caught:
+        ibstat.parse(text)
+    assert (caught.value.code, caught.value.line) == ("ibstat.tool_error", 2)
