@@ -135,8 +135,11 @@ _FAILURE_HINTS = (
 )
 _VERB_TO_TEST = {"rdma_write": "write", "rdma_read": "read", "send": "send", "atomic": "atomic"}
 # What perftest prints when the client and the server never exchange their keys
-# (perftest_communication.c); a run that fails there prints no banner or table at all.
+# (perftest_communication.c), or when it cannot open the device it was given (each test's main:
+# ctx_find_dev, then ctx_open_device); a run that fails there prints no banner or table at all.
 _OWN_FAILURES = (
+    "unable to find the infiniband/roce device",
+    "couldn't get context for the device",
     "unable to init the socket connection",
     "unable to read to socket/rdam_cm",
     "failed to close connection between server and client",

@@ -465,6 +465,14 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "ibstat.tool_error",
         1,
     ),
+    # perftest could not find the device it was given: its own two lines, mail-quoted.
+    (
+        "perftest/linux-rdma-list-rxe-netns-ib_send_bw-ib-device-rxe2-not-found-mail-quoted-"
+        "author-note.txt",
+        "perftest",
+        "perftest.tool_failed",
+        3,
+    ),
     # The server's header and its rdma_cm wait, cut before any row.
     (
         "perftest/spdk-issue1596-ib_write_bw-bidirectional-all-run-infinitely-mlx4-roce-server-"
