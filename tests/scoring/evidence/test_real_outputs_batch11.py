@@ -473,6 +473,13 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
         "perftest.tool_failed",
         3,
     ),
+    # dcgmi without its nv-hostengine: its two connection errors, nothing tested.
+    (
+        "dcgm_diag/cn-notes-dcgmi-hostengine-not-running-connection-errors-two-lines.txt",
+        "dcgm_diag",
+        "dcgm.tool_error",
+        1,
+    ),
     # The server's header and its rdma_cm wait, cut before any row.
     (
         "perftest/spdk-issue1596-ib_write_bw-bidirectional-all-run-infinitely-mlx4-roce-server-"
