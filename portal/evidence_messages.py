@@ -35,6 +35,10 @@ MESSAGES: dict[str, Promise] = {
     ),
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
+    "file.other_vendor_tool": gettext_lazy(
+        "%(tool)s output: an AMD GPU tool's, not an NVIDIA one's; the evidence kinds read "
+        "NVIDIA GPUs' tools only"
+    ),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
     "parser.internal": gettext_lazy("internal parser error (%(error)s)"),
     # Archives (archive.py)
@@ -218,6 +222,9 @@ MESSAGES: dict[str, Promise] = {
     "ibstat.implausible_rate": gettext_lazy("implausible port rate “%(text)s”"),
     "ibstat.implausible_port": gettext_lazy("implausible port number %(number)s"),
     "ibstat.no_ports": gettext_lazy("CA “%(ca)s” has no port status lines (truncated output?)"),
+    "ibstat.tool_error": gettext_lazy(
+        "the tool stopped with an error before listing any port: %(message)s"
+    ),
     "ibstat.nothing": gettext_lazy(
         "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "
         "`ibv_devinfo` output)"
@@ -228,6 +235,10 @@ MESSAGES: dict[str, Promise] = {
     "lspci.nothing": gettext_lazy(
         "no PCI device lines found (expected `lspci` output such as "
         "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')"
+    ),
+    "lspci.detail_only": gettext_lazy(
+        "lspci -vv detail lines without the device line they belong to "
+        "('0000:1b:00.0 3D controller: NVIDIA ...'): which device they describe cannot be told"
     ),
     "nccl.test_failed": gettext_lazy(
         "nccl-tests printed no result rows; the test failed: %(message)s"
@@ -312,6 +323,10 @@ MESSAGES: dict[str, Promise] = {
     ),
     "topo.too_many_devices": gettext_lazy(
         "implausible matrix: %(devices)s device columns (at most %(max)s expected)"
+    ),
+    "topo.p2p_only": gettext_lazy(
+        "an 'nvidia-smi topo -p2p' status table (OK / GNS / CNS per GPU pair) and no "
+        "'nvidia-smi topo -m' matrix: it says whether peer-to-peer works, not how GPUs connect"
     ),
     "topo.nothing": gettext_lazy(
         "no 'nvidia-smi topo -m' matrix found (expected a header line starting with GPU0 and "

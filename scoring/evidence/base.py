@@ -598,3 +598,25 @@ def strip_line_prefix(lines: list[str], anchor: re.Pattern[str]) -> tuple[list[s
                 stripped.append(other[found.end() :] if found else other)
             return stripped, candidate
     return lines, None
+
+
+# NVML's name for a GPU its driver's product table does not list yet (a board newer than the
+# driver, pre-release silicon): NVIDIA's own captures of Rubin on driver 615 and of GB200 in
+# nccl-tests read "NVIDIA Graphics Device". It names no model.
+_PLACEHOLDER_GPU_NAME = "nvidia graphics device"
+
+
+def placeholder_gpu_name_warning(names: list[str | None]) -> str | None:
+    """A warning when a GPU name is the driver's placeholder (or that name cut by a table with
+    "..."): the model must come from elsewhere (the PCI device id). None otherwise."""
+    for name in names:
+        lowered = (name or "").strip().lower()
+        shown = lowered.rstrip(".").rstrip()
+        if lowered == _PLACEHOLDER_GPU_NAME or (
+            lowered.endswith("...") and len(shown) >= 17 and _PLACEHOLDER_GPU_NAME.startswith(shown)
+        ):
+            return (
+                f"GPU name '{name}' is the driver's placeholder for a GPU its product table does "
+                "not know (a board newer than the driver): it names no model"
+            )
+    return None

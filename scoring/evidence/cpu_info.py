@@ -10,6 +10,11 @@ Metrics (``ParseResult.metrics``):
 
 - ``format``: "lscpu" or "proc_cpuinfo".
 - ``logical_cpus`` (int|None): lscpu "CPU(s)", or the number of ``processor`` blocks.
+- ``logical_cpus_partial`` (str|None; /proc/cpuinfo only: lscpu states its count in its
+  "CPU(s)" line): "cut" when a /proc/cpuinfo ends inside a processor's
+  block (the kernel prints the same fields for every processor: a last block with fewer than
+  the first one's is a paste or ``head`` cut there), or "excerpt" when an excerpt marker cuts
+  it: ``logical_cpus`` is then only the blocks shown, a lower bound; None otherwise.
 - ``hypervisor`` (bool|None): True when the ``hypervisor`` CPU flag or a "Hypervisor vendor"
   line is present; False when an x86 flag list is shown without either; None when the output
   shows no flag list and no vendor line (e.g. truncated), or the CPU is not x86 (an aarch64
@@ -212,15 +217,20 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
     physical_ids: set[str] = set()
     flags_seen = hypervisor = False
     features_seen = False
+    # Fields per processor block, in order: a last block shorter than the first is cut.
+    block_fields: list[int] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if _PROCESSOR_RE.match(line):
             processors += 1
             first_line = first_line or number
+            block_fields.append(0)
             continue
         field = _cpuinfo_field(line)
         if field is None:
             continue
+        if block_fields:
+            block_fields[-1] += 1
         key, value = field[0].lower(), field[1]
         if key == "model name" and model_name is None:
             model_name = value
@@ -240,9 +250,17 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
         hyper = None
         note = "ARM 'Features' list" if features_seen else "no 'flags' line"
         warnings.append(f"/proc/cpuinfo has {note}: the hypervisor flag cannot be checked")
+    partial = None
+    if len(block_fields) >= 2 and block_fields[-1] < block_fields[0]:
+        partial = "cut"
+        warnings.append(
+            f"the output ends inside processor {processors - 1}'s block: {processors} "
+            "processors shown, the machine may have more"
+        )
     metrics = {
         "format": "proc_cpuinfo",
         "logical_cpus": processors,
+        "logical_cpus_partial": partial,
         "hypervisor": hyper,
         "hypervisor_vendor": None,
         "virtualization_type": None,
@@ -256,6 +274,17 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
         "numa_nodes": None,
     }
     return metrics, first_line, warnings
+
+
+def _x86_flag_list(arch: str, vendor: str | None, flag_pieces: list[str]) -> bool:
+    """Whether the flags are an x86 CPU's (the only ones with a "hypervisor" flag): by the
+    Architecture line, else by the vendor, else by the list itself: the kernel prints x86's
+    CPUID flags from "fpu" on, ARM's features from "fp asimd" on."""
+    if arch:
+        return bool(_X86_ARCH_RE.match(arch))
+    if vendor:
+        return vendor.strip() in _X86_VENDORS
+    return "fpu" in " ".join(flag_pieces).split()
 
 
 def parse(text: str) -> ParseResult:
@@ -279,11 +308,12 @@ def parse(text: str) -> ParseResult:
         arch = (values.get("Architecture") or "").strip().lower()
         if vendor_line or (flag_pieces and _has_hypervisor_flag(flag_pieces)):
             hypervisor = True
-        elif flag_pieces and arch and not _X86_ARCH_RE.match(arch):
+        elif flag_pieces and not _x86_flag_list(arch, values.get("Vendor ID"), flag_pieces):
             # Only x86 CPUs carry a "hypervisor" flag (CPUID): an ARM/POWER guest looks the same.
             hypervisor = None
+            cpu = arch or f"{values.get('Vendor ID') or 'non-x86'} (no Architecture line)"
             warnings.append(
-                f"{arch} CPU: its flag list has no hypervisor flag in a VM either, so it "
+                f"{cpu} CPU: its flag list has no hypervisor flag in a VM either, so it "
                 "cannot show bare metal"
             )
         elif flag_pieces:
@@ -324,9 +354,11 @@ def parse(text: str) -> ParseResult:
         warnings.append("x86 CPU without a flag list: output may be truncated")
     if excerpt is not None:
         warnings.append(f"excerpt marker at line {excerpt}: the output was cut")
+        if metrics["format"] == "proc_cpuinfo" and metrics.get("logical_cpus_partial") is None:
+            metrics["logical_cpus_partial"] = "excerpt"
 
     facts: list[Fact] = []
-    if metrics["logical_cpus"] is not None:
+    if metrics["logical_cpus"] is not None and metrics.get("logical_cpus_partial") is None:
         facts.append(Fact("logical_cpus", float(metrics["logical_cpus"]), "count", cpu_line))
     if metrics["sockets"] is not None:
         facts.append(Fact("cpu_sockets", float(metrics["sockets"]), "count", socket_line))

@@ -10,7 +10,9 @@ DCGM version, the driver and the PCI device ids. A line prefix before every line
 relay's, or "# " of a table pasted as a comment) is dropped (``base.strip_line_prefix``).
 A run that printed no result but dcgmi's "Error: ..." or its refusal to test a GPU ("GPU 0's
 MIG configuration is incompatible with the diagnostic ...") fails as ``dcgm.tool_error``
-quoting that line: nothing was tested, which proves no pass.
+quoting that line: nothing was tested, which proves no pass. dcgmi's connection errors alone
+("Error: unable to establish a connection to the specified host: localhost", when
+nv-hostengine is not running) are recognised as dcgmi's output on their own.
 
 metrics
     overall              "fail" if any test failed or an Error row is present; else "warn" if
@@ -106,6 +108,14 @@ def detect(text: str) -> int:
     if "incompatible with the diagnostic" in head and any(
         _REFUSAL_RE.match(line) for line in head.splitlines()
     ):
+        score += 40
+    if re.search(
+        r"(?m)^[ \t]*Error: (?:unable to establish a connection to the specified host: "
+        r"|Unable to connect to host engine\.)",
+        head,
+    ):
+        # dcgmi's own lines when nv-hostengine is not running (Command::Connect, then the
+        # DCGM_ST_CONNECTION_NOT_VALID text): dcgmi's output, which tested nothing.
         score += 40
     if re.search(r'"(?:DCGM GPU Diagnostic|DCGM Diagnostic|test_categories)"\s*:', head):
         score += 90

@@ -37,8 +37,10 @@ Metrics (``ParseResult.metrics``):
 - ``--output-format=terse`` (``--minimal``) versions 3 and 4 are read too: bandwidth (KiB/s)
   and IOPS per direction, the clat mean; the lines carry no options, so a terse job's
   ``rw`` and ``bs_bytes`` are None (``iodepth`` and ``numjobs`` are 1, as for any job whose
-  options were not shown). A file with the normal report as well is read from the normal
-  report.
+  options were not shown) unless fio's job header line for it ("<job>: (g=0): rw=read,
+  bs=(R) 128KiB-128KiB, ..., ioengine=psync, iodepth=1", printed on the same stdout) is in the
+  file: its rw, block size, ioengine and iodepth are then read. A file with the normal report as
+  well is read from the normal report.
 
 A paste that indents all of fio's column-0 lines alike is read without that indent, and a
 figure a person set in markdown bold ("write: **IOPS=111k**, ...") without the asterisks.
@@ -481,7 +483,10 @@ def _from_json(data: Any, line: int) -> tuple[dict[int, _Group], dict[str, Any]]
             io_bytes = _num(stats.get("io_bytes", 0), f"{direction}.io_bytes", line)
             runtime = _num(stats.get("runtime", 0), f"{direction}.runtime", line)
             total = _num(stats.get("total_ios", 0), f"{direction}.total_ios", line)
-            if io_bytes == 0 and runtime == 0 and total == 0:
+            if io_bytes == 0 and runtime == 0:
+                # Nothing moved and no time measured: a direction the job did not run, or whose
+                # only I/O failed at once (total_ios 1 of a job that ended with ENOSPC): no
+                # figure, as terse output gives none for it.
                 continue
             if "bw_bytes" in stats:
                 bw = _num(stats["bw_bytes"], f"{direction}.bw_bytes", line)
@@ -879,6 +884,17 @@ def parse(text: str) -> ParseResult:
     elif (terse := _from_terse(lines)) is not None:
         groups, info = terse
         fmt = "terse"
+        # A terse line carries no option; fio's job header on the same stdout ("seqread:
+        # (g=0): rw=read, bs=(R) 128KiB-128KiB, ..., ioengine=psync, iodepth=1") says them.
+        for key, row in info["jobs"].items():
+            header = text_info["jobs"].get(key)
+            if header is None:
+                continue
+            for name in ("rw", "bs_bytes", "iodepth", "ioengine"):
+                if getattr(row, name) is None:
+                    setattr(row, name, getattr(header, name))
+            if row.rw and row.rw not in info["rw"]:
+                info["rw"].append(row.rw)
     elif text_info["terse_line"] is not None:
         raise EvidenceParseError(
             "fio terse output is not supported: rerun with --output-format=json",

@@ -13,7 +13,10 @@ Metrics (``ParseResult.metrics``):
   "PORT_ACTIVE (4)" reads "Active", ``phys_state`` "LINK_UP (5)" reads "LinkUp", the rate is
   ``active_width`` x ``active_speed`` ("4X (2)" x "25.0 Gbps (32)" = 100; None without ``-v``),
   ``ca_type`` is "MT" + ``vendor_part_id`` for Mellanox/NVIDIA parts (vendor 0x02c9),
-  ``firmware`` is ``fw_ver``, ``transport`` ("InfiniBand", "iWARP"...).
+  ``firmware`` is ``fw_ver``, ``transport`` ("InfiniBand", "iWARP"...). A paste that ends inside
+  a port's block may cut its last value: a state that is only the start of one of the tools'
+  words ("Acti") or a bare rate ("Rate: 4" where the other ports go on to their link layer) is
+  not read, with a warning.
 - ``format``: "ibstat", "ibstatus" or "ibv_devinfo".
 - ``ca_count``, ``port_count``, ``active_port_count``, ``down_port_count``.
 - ``ca_types``, ``firmware_versions``, ``link_layers``: sorted distinct values.
@@ -81,6 +84,24 @@ _STATE_WORDS = {
     "active/defer": "Active",
 }
 _LINK_LAYERS = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}
+# The words infiniband-diags prints for a port's state and physical state (ibstat.c,
+# port_state_str and port_phy_state_str), and ibv_devinfo's in its own case.
+_STATE_VOCABULARY = ("down", "initializing", "armed", "active", "active_defer")
+_PHYSICAL_VOCABULARY = (
+    "sleep", "polling", "disabled", "portconfigurationtraining", "linkup", "linkerrorrecovery",
+    "phytest", "link_up", "link_error_recovery", "port_configuration_training",
+)  # fmt: skip
+
+
+def _cut_word(value: str, vocabulary: tuple[str, ...]) -> bool:
+    """Whether ``value`` is the start of one of the tool's words and not a word itself: the
+    last line of a paste cut inside it ("State: Acti")."""
+    word = value.strip().lower()
+    return (
+        bool(word)
+        and word not in vocabulary
+        and any(known.startswith(word) for known in vocabulary)
+    )
 
 
 @dataclass
@@ -108,6 +129,9 @@ def _clean(raw: str) -> str:
             line = line[1:]
         line = line.strip()
     return strip_annotation(line)
+
+
+_PANIC_RE = re.compile(r"^ibpanic: \[\d+\] \S")
 
 
 def detect(text: str) -> int:
@@ -143,7 +167,11 @@ def detect(text: str) -> int:
             return 92
         if ca or ibstatus:
             return 50
-        return 20 if keys >= 3 else 0
+        if keys >= 3:
+            return 20
+        # infiniband-diags' own failure ("ibpanic: [7851] main: stat of IB device 'mlx5_1'
+        # failed: ...", libibmad's IBPANIC format) before any CA was listed.
+        return 40 if any(_PANIC_RE.match(_clean(raw)) for raw in head) else 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
 
@@ -334,6 +362,41 @@ def parse(text: str) -> ParseResult:
             current_ca.info.setdefault(key, value)
 
     ports: list[_Port] = [p for ca in cas for p in ca.ports] + orphan_ports
+    last_line = len(text.rstrip().splitlines())
+    for port in ports:
+        for key, vocabulary in (
+            ("state", _STATE_VOCABULARY),
+            ("physical state", _PHYSICAL_VOCABULARY),
+        ):
+            raw_value = port.values.get(key)
+            if raw_value is None or raw_value[1] != last_line:
+                continue
+            word = _NUMBERED_RE.match(raw_value[0])
+            shown = (word.group(1) if word else raw_value[0]).strip()
+            if _cut_word(shown, vocabulary):
+                del port.values[key]
+                label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
+                warnings.append(
+                    f"line {last_line}: the output ends inside {label}'s {key} ('{shown}'): "
+                    "cut, not read"
+                )
+        rate_value = port.values.get("rate")
+        if (
+            rate_value is not None
+            and rate_value[1] == last_line
+            and "link layer" not in port.values
+            and any("link layer" in other.values for other in ports)
+            and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", rate_value[0])
+        ):
+            # The paste ends on this port's rate line while the tool prints more lines after
+            # it (the link layer last, as the other ports show): a bare "Rate: 4" may be "400"
+            # cut; "400 Gb/sec (4X" has its whole number before the unit.
+            del port.values["rate"]
+            label = f"{port.ca or '?'} port {port.port if port.port is not None else '?'}"
+            warnings.append(
+                f"line {last_line}: the output ends on {label}'s rate line "
+                f"('{rate_value[0].strip()}'), which may be cut: not read"
+            )
     if not ports:
         if cas:
             raise EvidenceParseError(
@@ -342,6 +405,14 @@ def parse(text: str) -> ParseResult:
                 kind=KIND,
                 code="ibstat.no_ports",
                 params={"ca": cas[0].name},
+            )
+        if panic is not None:
+            raise EvidenceParseError(
+                f"the tool stopped with an error before listing any port: {panic[1]}",
+                line=panic[0],
+                kind=KIND,
+                code="ibstat.tool_error",
+                params={"message": panic[1]},
             )
         raise EvidenceParseError(
             "no InfiniBand CA or port status found (expected `ibstat`, `ibstatus` or "

@@ -18,7 +18,9 @@ Metrics (``ParseResult.metrics``):
 - ``gpu_count_partial`` (str|None): "excerpt" when an excerpt marker shows the listing was cut,
   "cut_line" when its last line stops inside a device's name; ``nvidia_gpu_count`` is then only a
   lower bound; None otherwise.
-- ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB".
+- ``gpu_models`` (list[str]): distinct GPU model names in file order, e.g. "H100 SXM5 80GB";
+  "Device 2684" when lspci's list of PCI ids (pci.ids) is older than the card: lspci then
+  prints "NVIDIA Corporation Device 2684", a warning says so and ``pci_id`` reads 10de:2684.
 - ``gpus``: ``[{"slot", "model", "pci_id", "virtual_function", "pcie_link_width_max",
   "pcie_link_width_current", "pcie_link_width_line"}]``; the widths (lanes) come from a -vv
   block's "LnkCap: ... Width x16" (what the device supports) and "LnkSta: ... Width x8" (what
@@ -46,6 +48,10 @@ Metrics (``ParseResult.metrics``):
   device at af:00.0"; they are context, not virtual signals.
 
 Facts: ``nvidia_gpu_count`` (unit "count").
+
+An excerpt of ``-vv`` detail lines without the device line they follow ("LnkCap: ...",
+"LnkSta: Speed 2.5GT/s (downgraded), Width x16" pasted alone) is recognised as lspci's and
+refused (``lspci.detail_only``): which device it describes cannot be told.
 
 SR-IOV note: a host with SR-IOV enabled lists its NIC virtual functions next to the physical
 ones, so a virtual function only counts as a VM signal when no physical function of the same
@@ -105,6 +111,14 @@ _PCI_ID_RE = re.compile(r"\[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]")
 _REV_RE = re.compile(r"(?<!\s)\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*)\)")
 _REV_FF_RE = re.compile(r"\(rev ff\)", re.IGNORECASE)
 _NO_NAMES_RE = re.compile(r"\bDevice ([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\b")
+# The indented detail lines of lspci -vv that no other tool prints: "Capabilities: [78] Express
+# (v2) Endpoint", "LnkCap:\tPort #0, Speed 16GT/s", "LnkSta:\tSpeed 2.5GT/s (downgraded)".
+_VV_DETAIL_RE = re.compile(
+    r"^[ \t]+(?:Capabilities: \[[0-9a-fA-F]{2,3}(?: v\d+)?\] \S|"
+    r"(?:LnkCap|LnkSta|LnkCtl|DevCap|DevCtl|DevSta):\s)"
+)
+_UNNAMED_NVIDIA_RE = re.compile(r"^NVIDIA Corporation Device ([0-9a-fA-F]{4})\b")
+_UNNAMED_MODEL_RE = re.compile(r"^Device [0-9a-fA-F]{4}(?::[0-9a-fA-F]{4})?$")
 _PREFIX_RE = re.compile(r"^(?:[\u2502\u2503|#>]\s*)+")
 # "[...]", "<snip>", a line of "..." alone or with the author's note ("... (8 total GH100
 # devices) ...").
@@ -228,7 +242,9 @@ def detect(text: str) -> int:
             return 85
         if count:
             return 70
-        return 0
+        # An excerpt of -vv detail lines without their device line: lspci's, but unreadable.
+        details = sum(1 for raw in head if _VV_DETAIL_RE.match(raw))
+        return 40 if details >= 2 else 0
     except Exception:  # detect() must never raise, whatever the input
         return 0
 
@@ -245,6 +261,12 @@ def _split_ids(text: str) -> tuple[str, str | None, str | None]:
         bare = _NO_NAMES_RE.search(text)
         if bare:
             vendor, device = bare.group(1).lower(), bare.group(2).lower()
+        else:
+            # A device its pci.ids does not name yet: lspci prints the vendor's name and
+            # "Device <id>" ("NVIDIA Corporation Device 2684" for a 2022 card on an older list).
+            unnamed = _UNNAMED_NVIDIA_RE.match(text)
+            if unnamed:
+                vendor, device = "10de", unnamed.group(1).lower()
     return _REV_RE.sub("", text).strip(), vendor, device
 
 
@@ -636,6 +658,19 @@ def parse(text: str) -> ParseResult:
     """Parse an lspci listing into NVIDIA GPU count/models and virtual/physical signals."""
     devices, filtered, excerpt_line = _read_devices(text)
     if not devices:
+        detail = next(
+            (n for n, raw in enumerate(text.splitlines(), start=1) if _VV_DETAIL_RE.match(raw)),
+            None,
+        )
+        if detail is not None:
+            raise EvidenceParseError(
+                "lspci -vv detail lines without the device line they belong to "
+                "('0000:1b:00.0 3D controller: NVIDIA ...'): which device they describe cannot "
+                "be told",
+                line=detail,
+                kind=KIND,
+                code="lspci.detail_only",
+            )
         raise EvidenceParseError(
             "no PCI device lines found (expected `lspci` output such as "
             "'0000:1b:00.0 3D controller [0302]: NVIDIA Corporation ...')",
@@ -728,6 +763,18 @@ def parse(text: str) -> ParseResult:
     if filtered and virtual is not True:
         warnings.append(
             "the listing was filtered with grep: devices that reveal a VM may be hidden"
+        )
+    unnamed: dict[str, list[_Device]] = {}
+    for dev in devices:
+        model = _gpu_model(dev.description)
+        if _is_nvidia(dev) and dev.cls.lower() in _GPU_CLASSES and _UNNAMED_MODEL_RE.match(model):
+            unnamed.setdefault(model, []).append(dev)
+    for model, unnamed_devs in unnamed.items():
+        slots = ", ".join(d.slot for d in unnamed_devs)
+        warnings.append(
+            f"line {unnamed_devs[0].line}: "
+            + (f"GPU {slots} is" if len(unnamed_devs) == 1 else f"GPUs {slots} are")
+            + f" '{model}': lspci's list of PCI ids is older than the card and names no model"
         )
     if excerpt_line is not None:
         warnings.append(f"excerpt marker at line {excerpt_line}: the output was cut")

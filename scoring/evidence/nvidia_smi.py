@@ -42,7 +42,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, strip_line_prefix
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    placeholder_gpu_name_warning,
+    strip_line_prefix,
+)
 
 KIND = "nvidia_smi"
 
@@ -62,6 +68,9 @@ _POWER_RE = re.compile(
     r"(?<![0-9.])(N/A|[0-9]{1,6}(?:\.[0-9]{1,3})?W)\s*/\s*(N/A|[0-9]{1,6}(?:\.[0-9]{1,3})?W)"
 )
 _VGPU_PROFILE_RE = re.compile(r"-\d+[ABCQ]$")
+_TOOL_FAILURE_LINE_RE = re.compile(
+    r"(?m)^[ \t]*(?:No devices were found|Failed to initialize NVML: )"
+)
 _FAILURE_RE = re.compile(
     r"(NVIDIA-SMI has failed[^\n]*|No devices were found|Failed to initialize NVML[^\n]*)"
 )
@@ -92,6 +101,11 @@ def detect(text: str) -> int:
     if re.search(r"(?m)^\|[ \t]+\d+[ \t]+\S[^|\n]*\|[ \t]+[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:", head):
         score += 20
     if "NVIDIA-SMI has failed" in head or "Unable to determine the device handle for GPU" in head:
+        score += 40
+    elif _TOOL_FAILURE_LINE_RE.search(head):
+        # nvidia-smi's own lines when NVML finds no GPU or cannot start ("Failed to initialize
+        # NVML: Driver/library version mismatch", then "NVML library version: 570.124" on newer
+        # drivers): the file is nvidia-smi's, and says why it has no table.
         score += 40
     return min(score, 100)
 
@@ -382,6 +396,9 @@ def _result(
     }
     if vgpu_models:
         warnings.append("vGPU/GRID model(s) listed: " + ", ".join(dict.fromkeys(vgpu_models)))
+    placeholder = placeholder_gpu_name_warning(metrics["gpu_names"])
+    if placeholder:
+        warnings.append(placeholder)
     facts = [Fact("gpu_count", float(len(infos)), "count", gpus[0].line)]
     for gpu, info in zip(gpus, infos, strict=True):
         if info["memory_total_mib"] is not None:

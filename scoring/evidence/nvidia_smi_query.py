@@ -6,7 +6,9 @@ parser keeps every value under its section path, so it reads old (Single/Double 
 alike. Excerpts (``[...]``, ``grep -A2`` output without a GPU header) are accepted and the
 absence of a figure is reported as None; an -d ECC / ROW_REMAPPER excerpt whose "ECC Mode",
 "ECC Errors", "Remapped Rows" or "Retired Pages" section starts at column 0 without a GPU
-header is read as one GPU's block. CSV output is read with or without its header (the
+header is read as one GPU's block; a report that ends on a section heading or a word with no
+value ("    Mult", cut inside "MultiGPU Board") is flagged as cut there, its later values missing.
+CSV output is read with or without its header (the
 ``--query-gpu=`` command line then names the columns) and with or without units.
 
 This module detects the kind and picks the format; nvidia_smi_query_tree reads -q,

@@ -56,6 +56,8 @@ def parse_q(text: str) -> ParseResult:
     current: dict[tuple[str, ...], str] | None = None
     recognised = False
     top_section: str | None = None
+    # The last line read inside a GPU block: (line number, text, whether it held a value).
+    last_in_block: tuple[int, str, bool] | None = None
 
     for line_no, raw in enumerate(text.splitlines(), start=1):
         line = raw.expandtabs(4).rstrip()
@@ -102,6 +104,9 @@ def parse_q(text: str) -> ParseResult:
         while stack and stack[-1][0] >= indent:
             stack.pop()
         pair = _key_value(line)
+        if indent and line.strip()[:1].isalnum():
+            # GPU rows are indented; a closing fence or a prompt after the block is not one.
+            last_in_block = (line_no, line.strip(), pair is not None)
         if pair:
             path = (*(name.lower() for _, name in stack), pair[0].lower())
             current[path] = pair[1]
@@ -111,6 +116,14 @@ def parse_q(text: str) -> ParseResult:
         elif len(stack) < _MAX_DEPTH:
             stack.append((indent, line.strip()))
 
+    if last_in_block is not None and not last_in_block[2]:
+        # A section heading ("MIG Mode", "FB Memory Usage") always has rows under it: a report
+        # that ends on one, or on a word with no " : " ("Mult"), was cut inside that line.
+        bus = gpus[-1][1] or "?"
+        warnings.append(
+            f"line {last_in_block[0]}: the output ends at '{last_in_block[1]}' inside GPU "
+            f"{bus}'s block: cut there, the values after it are missing"
+        )
     known = {"driver version", "cuda version", "attached gpus"}
     if not recognised and not known & set(top):
         raise EvidenceParseError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Fact, ParseResult
+from .base import Fact, ParseResult, placeholder_gpu_name_warning
 
 KIND = "nvidia_smi_query"
 
@@ -135,6 +135,9 @@ def query_result(
             )
     if metrics["ecc_volatile_uncorrected"] or metrics["ecc_aggregate_uncorrected"]:
         warnings.append("uncorrectable ECC errors reported")
+    placeholder = placeholder_gpu_name_warning(metrics["product_names"])
+    if placeholder:
+        warnings.append(placeholder)
     first_line = lines[0] if lines else None
     facts = []
     if gpu_count is not None:

@@ -9,6 +9,9 @@ before ``<?xml``, a markdown fence after ``</nvidia_smi_log>``) is ignored.
 
 metrics
     driver_version, cuda_version, attached_gpus (as printed), dtd (the DOCTYPE's DTD name).
+                     Driver 615 marks <driver_version> and <cuda_version> deprecated for
+                     <kmd_version> and <cuda_umd_version> (to be removed in CUDA 14): either
+                     is read.
     gpu_count        complete <gpu> elements read.
     gpu_names, gpu_uuids, bus_ids   per GPU; ``duplicate_uuids`` UUIDs listed more than once.
     memory_total_mib per GPU (None when "N/A").
@@ -19,8 +22,14 @@ metrics
                      over GPUs (None when no GPU reports one), named as nvidia-smi -q's
                      (scoring.evidence.nvidia_smi_query) so that verification reads both alike.
     remapped_rows_pending, remapped_rows_failure   GPUs reporting "Yes" (None when no GPU
-                     reports remapped rows: GPUs before Ampere have none).
-    retired_pages_pending   GPUs reporting pending retirement "Yes" (None when none reports it).
+                     reports remapped rows: GPUs before Ampere have none; "N/A" is no report).
+    retired_pages_pending   GPUs reporting pending retirement "Yes" (None when none reports it:
+                     GPUs with row remapping print "N/A").
+    memory_unrepairable, memory_repair_pending, sram_threshold_exceeded   GPUs reporting "Yes"
+                     in ``ecc_errors/unrepairable_memory``, ``channel_repair_pending`` or
+                     ``tpc_repair_pending`` (either counts) and ``ecc_errors/aggregate/
+                     sram_threshold_exceeded``: the XML twins of -q's rows of the same names
+                     (scoring.evidence.nvidia_smi_query), None when no GPU reports them.
     pcie_link_width_max / pcie_link_width_current   per GPU, lanes (16 for "16x"; None when
                      "N/A" or absent): ``pci/pci_gpu_link_info/link_widths`` max_link_width and
                      current_link_width, the same NVML figures as nvidia-smi -q's "Link Width"
@@ -31,7 +40,11 @@ metrics
                      power_limit_w, performance_state, ``pcie_link_width_line`` (the line of
                      its <current_link_width>, for a fault to point at), ``multigpu_board``
                      (True/False, None when absent) and ``board_id``: GPUs of one multi-GPU
-                     board (Tesla K80, M60, M10) share a board id.
+                     board (Tesla K80, M60, M10) share a board id; ``pci_device_id`` as printed
+                     ("307F10DE": device 307f of vendor 10de), the model when the name is the
+                     driver's placeholder "NVIDIA Graphics Device" (a warning says so); and
+                     ``channel_repair_pending`` / ``tpc_repair_pending`` /
+                     ``memory_unrepairable`` / ``sram_threshold_exceeded`` (True/False/None).
 facts: ``gpu_count``, one ``gpu_memory_total_mib`` per GPU, and ``ecc_volatile_uncorrected`` /
 ``ecc_aggregate_uncorrected`` where a GPU reports them.
 """
@@ -42,7 +55,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult
+from .base import EvidenceParseError, Fact, ParseResult, placeholder_gpu_name_warning
 
 KIND = "nvidia_smi_xml"
 
@@ -131,13 +144,13 @@ def _uncorrectable(gpu: ET.Element, scope: str) -> int | None:
     return sum(numbers) if numbers else None
 
 
-def _flag(text: str | None, yes: tuple[str, ...]) -> bool | None:
-    """Whether a Yes/No element says Yes; None when the GPU does not report it."""
-    return None if text is None else text.strip().lower() in yes
+def _flag(text: str | None) -> bool | None:
+    """Whether a Yes/No element says Yes; None when the GPU does not report it (absent, "N/A",
+    or a message such as "GPU requires reset" in place of the answer)."""
+    return {"yes": True, "true": True, "no": False, "false": False}.get((text or "").lower())
 
 
 def _gpu(gpu: ET.Element) -> dict[str, Any]:
-    yes = ("yes", "true")
     remap_pending = _text(gpu, "remapped_rows/remapped_row_pending")
     remap_failure = _text(gpu, "remapped_rows/remapped_row_failure")
     retire_pending = _text(gpu, "retired_pages/pending_retirement")
@@ -158,9 +171,16 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
         "ecc_uncorrected_volatile": _uncorrectable(gpu, "volatile"),
         "ecc_uncorrected_aggregate": _uncorrectable(gpu, "aggregate"),
-        "remapped_rows_pending": _flag(remap_pending, yes),
-        "remapped_rows_failure": _flag(remap_failure, yes),
-        "retired_pages_pending": _flag(retire_pending, yes),
+        "remapped_rows_pending": _flag(remap_pending),
+        "remapped_rows_failure": _flag(remap_failure),
+        "retired_pages_pending": _flag(retire_pending),
+        # Beside the ECC counters since the Blackwell memory repair (580 and later drivers).
+        "channel_repair_pending": _flag(_text(gpu, "ecc_errors/channel_repair_pending")),
+        "tpc_repair_pending": _flag(_text(gpu, "ecc_errors/tpc_repair_pending")),
+        "memory_unrepairable": _flag(_text(gpu, "ecc_errors/unrepairable_memory")),
+        "sram_threshold_exceeded": _flag(
+            _text(gpu, "ecc_errors/aggregate/sram_threshold_exceeded")
+        ),
         "temperature_c": _int(_text(gpu, "temperature/gpu_temp")),
         "power_limit_w": _number(power),
         "performance_state": _text(gpu, "performance_state"),
@@ -168,6 +188,7 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "pcie_link_width_current": _int(_text(gpu, f"{_LINK_WIDTHS}/current_link_width")),
         "multigpu_board": {"yes": True, "no": False}.get((multi or "").lower()),
         "board_id": _text(gpu, "board_id"),
+        "pci_device_id": _text(gpu, "pci/pci_device_id"),
     }
 
 
@@ -210,6 +231,8 @@ def parse(text: str) -> ParseResult:
     top: dict[str, str | None] = {
         "driver_version": None,
         "cuda_version": None,
+        "kmd_version": None,
+        "cuda_umd_version": None,
         "attached_gpus": None,
     }
     root_seen = False
@@ -243,6 +266,8 @@ def parse(text: str) -> ParseResult:
         take(parser.read_events())
     except ET.ParseError as exc:
         cut(exc)
+    top["driver_version"] = top["driver_version"] or top["kmd_version"]
+    top["cuda_version"] = top["cuda_version"] or top["cuda_umd_version"]
     if not gpus and top["driver_version"] is None:
         reason = warnings[0] if warnings else "no <gpu> and no <driver_version>"
         raise EvidenceParseError(
@@ -272,6 +297,13 @@ def parse(text: str) -> ParseResult:
         known = [g[key] for g in gpus if g[key] is not None]
         return sum(known) if known else None
 
+    # A GPU with a channel or a TPC repair pending, counted once; None when neither is reported.
+    repairs = [
+        (g["channel_repair_pending"], g["tpc_repair_pending"])
+        for g in gpus
+        if g["channel_repair_pending"] is not None or g["tpc_repair_pending"] is not None
+    ]
+    repair_pending = sum(1 for pair in repairs if True in pair) if repairs else None
     metrics: dict[str, Any] = {
         "driver_version": top["driver_version"],
         "cuda_version": top["cuda_version"],
@@ -291,6 +323,9 @@ def parse(text: str) -> ParseResult:
         "remapped_rows_pending": count("remapped_rows_pending"),
         "remapped_rows_failure": count("remapped_rows_failure"),
         "retired_pages_pending": count("retired_pages_pending"),
+        "memory_unrepairable": count("memory_unrepairable"),
+        "memory_repair_pending": repair_pending,
+        "sram_threshold_exceeded": count("sram_threshold_exceeded"),
         "pcie_link_width_max": [g["pcie_link_width_max"] for g in gpus],
         "pcie_link_width_current": [g["pcie_link_width_current"] for g in gpus],
         "gpus": gpus,
@@ -310,4 +345,14 @@ def parse(text: str) -> ParseResult:
         warnings.append("row remapping pending: the GPU needs a reset")
     if metrics["remapped_rows_failure"]:
         warnings.append("a row-remapping failure is reported: the GPU needs replacement")
+    if metrics["memory_repair_pending"]:
+        warnings.append("a channel or TPC repair is pending: the GPU needs a reset")
+    if metrics["memory_unrepairable"]:
+        warnings.append("unrepairable memory reported: the GPU needs replacement")
+    if metrics["sram_threshold_exceeded"]:
+        warnings.append("SRAM uncorrectable errors exceeded NVIDIA's RMA threshold")
+    placeholder = placeholder_gpu_name_warning(metrics["gpu_names"])
+    if placeholder:
+        ids = sorted({g["pci_device_id"] for g in gpus if g["pci_device_id"]})
+        warnings.append(placeholder + (f"; PCI device id {', '.join(ids)}" if ids else ""))
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -135,8 +135,11 @@ _FAILURE_HINTS = (
 )
 _VERB_TO_TEST = {"rdma_write": "write", "rdma_read": "read", "send": "send", "atomic": "atomic"}
 # What perftest prints when the client and the server never exchange their keys
-# (perftest_communication.c); a run that fails there prints no banner or table at all.
+# (perftest_communication.c), or when it cannot open the device it was given (each test's main:
+# ctx_find_dev, then ctx_open_device); a run that fails there prints no banner or table at all.
 _OWN_FAILURES = (
+    "unable to find the infiniband/roce device",
+    "couldn't get context for the device",
     "unable to init the socket connection",
     "unable to read to socket/rdam_cm",
     "failed to close connection between server and client",
@@ -482,17 +485,28 @@ def _latency_rows(report: _Report) -> list[dict[str, Any]]:
 
 def _drop_cut_last_row(report: _Report, warnings: list[str]) -> None:
     """Leave out the last row of a table that was never closed when it has fewer columns than
-    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand."""
-    if len(report.rows) < 2:
+    a full row: the output was cut inside it ("16  5000  0.34"), and the rows above stand. A
+    latency table's only row is kept without its last figure, which the cut may have shortened
+    ("5.84" of "5.8412" is no different on the page): the figures before it are whole."""
+    if not report.rows:
         return
     line, values = report.rows[-1]
     if report.kind == "bandwidth":
         width = 5 + (1 if report.qos else 0)
     else:
         width = 2 + len(report.latency_columns) if report.latency_columns else 3
-    if len(values) < width:
+    if len(values) >= width:
+        return
+    if len(report.rows) >= 2:
         report.rows.pop()
         warnings.append(f"line {line}: the last result row is cut short; left out")
+    elif report.kind != "bandwidth" and len(values) > 3:
+        report.rows[-1] = (line, values[:-1])
+        column = report.latency_columns[len(values) - 3] if report.latency_columns else "last"
+        warnings.append(
+            f"line {line}: the only result row is cut short after its {column} figure, which "
+            "may itself be cut; left out"
+        )
 
 
 def _valid_rows(

@@ -6,6 +6,7 @@ Adding a kind: write a module with ``KIND``, ``detect(text) -> int`` and
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from types import ModuleType
 
@@ -80,6 +81,37 @@ def detect_kind(text: str, hint: str | None = None) -> str:
     return best_kind
 
 
+# The banners of AMD's GPU tools (ROCm): rocm-smi frames its report with "ROCm System
+# Management Interface" and "End of ROCm SMI Log"; amd-smi version prints "AMDSMI Tool:";
+# amd-smi static/list print "GPU: 0" blocks whose keys are upper case ("MARKET_NAME:", "BDF:");
+# rocminfo prints "HSA System Attributes" and "HSA Agents", and in each agent (a paste of one
+# too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. A candidate node with AMD GPUs
+# is a procurement fact, but none of these outputs is evidence a kind here can read.
+_OTHER_VENDOR_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("rocm-smi", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")),
+    ("amd-smi", re.compile(r"^AMDSMI Tool:|^\s+MARKET_NAME:\s|^\s+(?:ASIC|BUS):\s*$", re.M)),
+    (
+        "rocminfo",
+        re.compile(
+            r"^HSA System Attributes\s*$|^ROCk module (?:version .* )?is loaded|"
+            r"^\s+Device Type:\s+(?:CPU|GPU|DSP)\s*$",
+            re.M,
+        ),
+    ),
+)
+_OTHER_VENDOR_SCAN = 65536
+
+
+def other_vendor_tool(text: str) -> str | None:
+    """The AMD GPU tool (rocm-smi, amd-smi, rocminfo) whose banner or keys ``text`` shows in its
+    first 64 KiB, or None."""
+    head = text[:_OTHER_VENDOR_SCAN]
+    for name, pattern in _OTHER_VENDOR_TOOLS:
+        if pattern.search(head):
+            return name
+    return None
+
+
 def parse_text(text: str, kind: str | None = None) -> ParseResult:
     """Parse one tool output; ``kind`` is detected from the content when not given."""
     if not text.strip():
@@ -88,6 +120,14 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
     if kind is None:
         kind = detect_kind(text)
     if kind == UNKNOWN:
+        other = other_vendor_tool(text)
+        if other is not None:
+            raise EvidenceParseError(
+                f"{other} output: an AMD GPU tool's, not an NVIDIA one's; the evidence kinds "
+                "read NVIDIA GPUs' tools only",
+                code="file.other_vendor_tool",
+                params={"tool": other},
+            )
         raise EvidenceParseError(
             "not the output of a supported tool (kinds: " + ", ".join(PARSERS) + ")",
             code="file.unknown_kind",

@@ -6,7 +6,8 @@ old ``mlx5_N`` / ``mlx4_0`` NIC columns and new ``NICn`` columns with a "NIC Leg
 truncated matrices, a header underlined with terminal escapes (newer drivers print them even
 into a file), cells printed without the tab between them in wide matrices ("NODENODE" is two
 cells) and column names likewise in the header ("NIC8NIC9" is two NICs), and a
-``topo -p2p`` table pasted after it (ignored).
+``topo -p2p`` table pasted after it (ignored); a file holding a ``topo -p2p`` status table
+alone is refused as such (``topo.p2p_only``).
 
 metrics
     gpu_count            GPU columns in the header.
@@ -229,6 +230,15 @@ def parse(text: str) -> ParseResult:
                 "(truncated line?)"
             )
 
+    if devices is None and ignored_tables:
+        # Only a `topo -p2p` table (peer-to-peer status: OK, GNS, CNS... per GPU pair): it says
+        # whether P2P works, not how the GPUs are connected.
+        raise EvidenceParseError(
+            "an 'nvidia-smi topo -p2p' status table (OK / GNS / CNS per GPU pair) and no "
+            "'nvidia-smi topo -m' matrix: it says whether peer-to-peer works, not how GPUs connect",
+            kind=KIND,
+            code="topo.p2p_only",
+        )
     if devices is None:
         raise EvidenceParseError(
             "no 'nvidia-smi topo -m' matrix found (expected a header line starting with GPU0 "

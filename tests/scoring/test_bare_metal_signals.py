@@ -388,3 +388,23 @@ def test_the_chinese_explanations_keep_no_parser_english(paths: tuple[str, ...])
                 re.sub(r"'[^']*'|（[^（）]*）", "", signal.explanation_zh),
             )
             assert words == [], signal.explanation_zh
+
+
+@pytest.mark.parametrize(
+    ("shown", "partial", "signal"),
+    [
+        (6, "cut", None),  # a cut /proc/cpuinfo: 6 of 80 is a floor, not a VM's slice
+        (80, "cut", "cpu_count"),  # a floor at the claim still shows every CPU
+        (6, None, "cpu_count"),  # a whole listing of 6 is a slice
+    ],
+)
+def test_a_cut_cpu_listing_is_never_read_as_a_slice(
+    shown: int, partial: str | None, signal: str | None
+) -> None:
+    claims = Claims(
+        gpu_model="H100 SXM5 80GB", gpus_per_node=8, gpu_memory_gib=80, logical_cpus_per_node=80
+    )
+    metrics = {"logical_cpus": shown, "logical_cpus_partial": partial, "hypervisor": None}
+    verdict = verify_bare_metal(claims, [NodeEvidence("n", 1, "cpu_info", metrics)])
+    names = {s.name for s in verdict.signals}
+    assert ("cpu_count" in names) == (signal is not None)

@@ -26,9 +26,10 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= _RATIO_TOLERANCE * max(abs(b), 1e-9)
 
 
-def _ratio_and_split(rows: list[_Row]) -> tuple[float, int | None] | None:
-    """The table's median busbw/algbw and its size/count/type size (None without a count),
-    or None when no row holds both bandwidths."""
+def _ratio_and_split(rows: list[_Row]) -> tuple[float, int | None, bool] | None:
+    """The table's median busbw/algbw, its size/count/type size (None without a count) and
+    whether the ratio is rough (no row with algbw >= 1 GB/s: printed with two decimals, 0.01 and
+    0.02 make 2.0 of what may be 1.875), or None when no row holds both bandwidths."""
     ratios: list[float] = []
     big: list[float] = []
     splits: list[float] = []
@@ -44,7 +45,7 @@ def _ratio_and_split(rows: list[_Row]) -> tuple[float, int | None] | None:
             splits.append(row.size_bytes / (row.count * type_bytes))
     if not ratios:
         return None
-    return _median(big or ratios), round(_median(splits)) if splits else None
+    return _median(big or ratios), round(_median(splits)) if splits else None, not big
 
 
 _SPLIT_COLLECTIVES = {"all_gather", "reduce_scatter", "alltoall", "gather", "scatter"}
@@ -60,9 +61,11 @@ def _ranks_of(collective: str, rows: list[_Row]) -> int | None:
     figures = _ratio_and_split(rows)
     if figures is None:
         return None
-    ratio, split = figures
+    ratio, split, rough = figures
     if collective in _SPLIT_COLLECTIVES and split is not None and split > 1:
         return split
+    if rough:
+        return None
     guess: int | None = None
     if collective == "all_reduce" and 1 - _RATIO_TOLERANCE <= ratio < 2 - 1e-6:
         guess = round(2 / (2 - ratio))
@@ -90,7 +93,7 @@ def _infer_collective(
     figures = _ratio_and_split(rows)
     if figures is None:
         return None
-    ratio, split = figures
+    ratio, split, rough = figures
     redops = {(row.redop or "").lower() or None for row in rows}
     roots = {row.root for row in rows}
     reduces = bool(redops - _NO_REDOP)
@@ -99,12 +102,15 @@ def _infer_collective(
     unrooted = all(r is not None and r < 0 for r in roots)
     n = ranks
     reason = f"busbw/algbw = {ratio:.3f}"
+    if rough:
+        # Every algbw is below 1 GB/s: the ratio tells the collective's family, not n.
+        reason += " (rough: every algbw is below 1 GB/s)"
     candidates: list[str] = []
     if split is not None and split > 1:
         # The buffer is split per rank: n is the split.
         n = split
         reason += f", size/count/type size = {split} ranks"
-        if not _close(ratio, (n - 1) / n):
+        if not rough and not _close(ratio, (n - 1) / n):
             expected = (n - 1) / n
             reason += f" (old nccl-tests print busbw = algbw, not (n-1)/n = {expected:.3f})"
         if rooted:
@@ -121,7 +127,7 @@ def _infer_collective(
             candidates = ["all_reduce"]
             guess = round(2 / (2 - ratio)) if ratio < 2 - 1e-6 else None
             # Past ~16 ranks, two printed decimals no longer pin n down.
-            if n is None and guess is not None and 2 <= guess <= 16:
+            if n is None and guess is not None and 2 <= guess <= 16 and not rough:
                 n = guess
                 reason += f" = 2(n-1)/n with n = {guess}"
             else:
@@ -139,8 +145,9 @@ def _infer_collective(
     elif ratio < 1 - _RATIO_TOLERANCE:
         guess = round(1 / (1 - ratio))
         if guess >= 2 and _close(ratio, (guess - 1) / guess) and (n is None or n == guess):
-            n = guess
-            reason += f" = (n-1)/n with n = {guess}"
+            if not rough:
+                n = guess
+                reason += f" = (n-1)/n with n = {guess}"
             if reduces:
                 candidates = ["reduce_scatter"]
             elif copies:

@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base import ParseResult
+from ..base import ParseResult, placeholder_gpu_name_warning
 from .formats import (
     _AVG_RE,
     _COLLECTIVE_RE,
@@ -507,5 +507,8 @@ class _Scanner:
         }
         if len(runs) > 1:
             metrics["runs"] = summaries
+        placeholder = placeholder_gpu_name_warning(metrics["gpu_names"])
+        if placeholder:
+            warnings = [*warnings, placeholder]
         facts = _facts(runs, collective, compact=self.compact)
         return ParseResult(KIND, metrics, tuple(facts), tuple(warnings))

@@ -335,5 +335,9 @@ def _parse_row(
 
 
 def _group_labels(line: str) -> list[str]:
+    """The column groups a label line names, in its order. A line naming one group only is a
+    paste cut inside it ("     in-place"): nccl-tests prints out-of-place first, so the
+    default order stands (the lone label's place says nothing of the group it missed)."""
     found = [(m.start(), m.group(0)) for m in re.finditer(r"out-of-place|in-place", line)]
-    return [label for _, label in sorted(found)]
+    labels = [label for _, label in sorted(found)]
+    return labels if len(set(labels)) > 1 else []

@@ -63,7 +63,10 @@ def _cpu_signals(ev: NodeEvidence, claims: Claims) -> list[Signal]:
         )
     cpus = as_int(m.get("logical_cpus"))
     claimed = claims.logical_cpus_per_node
-    if cpus is not None and claimed:
+    # A /proc/cpuinfo cut short lists fewer processors than the machine has: a floor, which
+    # can show every CPU visible but never a slice.
+    floor_only = bool(m.get("logical_cpus_partial"))
+    if cpus is not None and claimed and not (floor_only and cpus / claimed < CPU_MATCH_FROM):
         share = cpus / claimed
         seen = f"{cpus} logical CPUs on node {node} against {claimed} claimed"
         seen_zh = f"节点 {node} 有 {cpus} 个逻辑 CPU（声明 {claimed} 个）"

@@ -117,8 +117,10 @@ def test_a_missing_gpu_pair_makes_the_mesh_unknown():
 def test_a_p2p_status_table_alone_is_not_a_topology():
     text = "        GPU0    GPU1\n GPU0   X       NS\n GPU1   NS      X\n"
     assert topo.detect(text) < 50
-    with pytest.raises(EvidenceParseError, match="no 'nvidia-smi topo -m' matrix found"):
+    # Refused as what it is (it was "no 'nvidia-smi topo -m' matrix found").
+    with pytest.raises(EvidenceParseError, match="an 'nvidia-smi topo -p2p' status table") as no:
         topo.parse(text)
+    assert no.value.code == "topo.p2p_only"
 
 
 def test_header_without_gpu_rows_is_an_error():
