@@ -2,7 +2,7 @@
 
 Measured figures below are read off the real samples in the project's evidence set
 (nccl-tests outputs from OCI, AutoDL; ibstat from leptonai/gpud) and NVIDIA issue threads
-cited in scoring/reference.py.
+cited in scoring/reference/ (gpus.py).
 """
 
 from __future__ import annotations
