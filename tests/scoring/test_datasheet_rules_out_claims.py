@@ -65,7 +65,7 @@ def test_nvlink_declared_on_an_l40s_is_contradicted_by_the_datasheet(topology, s
     # A contradicted item costs half the rule's maximum (12), whatever topology was claimed
     # (rubric v2's contradicted_scales: max_points).
     assert row.points == 12 * -0.5 and row.inputs["contradicted.max_points"] == 12
-    # The reason in English and Chinese, each naming the datasheet line of scoring/reference/gpus.py.
+    # The reason in English and Chinese, each naming the datasheet line of reference/gpus.py.
     english, chinese = row.evidence_ref.split(" | ")
     assert "has no NVLink" in english and ADA_LINE in english
     assert "没有 NVLink" in chinese and ADA_LINE in chinese
