@@ -287,16 +287,23 @@ def _earlier_decisions(evaluation):
     return earlier
 
 
-def _decision_page(
-    request, evaluation, membership, record, form, reopen_form, ranking, unverified=(), refused=None
-):
+def _rounds(evaluation, record) -> tuple[list, list[dict]]:
+    """The rounds set aside (_earlier_decisions), each with its evidence lines linked to their
+    uploads (or saying they are gone) as ``evidence_shown``, and the evidence lines of the
+    current ``record`` (None: no decision): what the Decision page and the report show."""
     earlier = _earlier_decisions(evaluation)
-    # Each round's evidence lines linked to their uploads (or saying they are gone).
     current_evidence, *earlier_evidence = selectors.decision_evidence(
         [record, *earlier], evaluation
     )
     for earlier_record, evidence in zip(earlier, earlier_evidence, strict=True):
         earlier_record.evidence_shown = evidence
+    return earlier, current_evidence
+
+
+def _decision_page(
+    request, evaluation, membership, record, form, reopen_form, ranking, unverified=(), refused=None
+):
+    earlier, current_evidence = _rounds(evaluation, record)
     context = {
         "evaluation": evaluation,
         "membership": membership,
@@ -335,6 +342,7 @@ def report_context(evaluation) -> dict:
     if record is not None:
         ranking, _none = selectors.evaluation_ranking(evaluation=evaluation, candidates=False)
         drift = decision_drift(record, ranking)
+    earlier, current_evidence = _rounds(evaluation, record)
     return {
         "evaluation": evaluation,
         "record": record,
@@ -343,7 +351,10 @@ def report_context(evaluation) -> dict:
         "decision_versions": decision_versions(record),
         # The decisions set aside, newest first: a report of round 2 says round 1 existed,
         # what it chose and why it was reopened, as the Decision page does.
-        "earlier_decisions": _earlier_decisions(evaluation),
+        "earlier_decisions": earlier,
+        # Each round's evidence (sha256, file, node, upload), so that a printed report traces
+        # the decision to its uploads as the Decision page does.
+        "decision_evidence": current_evidence,
         "report": report_document(evaluation),
         **results_context(evaluation),
     }

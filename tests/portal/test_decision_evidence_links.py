@@ -124,6 +124,14 @@ def test_an_upload_deleted_after_a_reopening_is_said_gone_in_its_round(client, d
     assert deleted["deleted_at"]
     assert sum(s["state"] == "present" for s in by_upload.values()) == len(kept)
 
+    # The report (and the PDF printed from it) traces both rounds to their uploads too.
+    report = client.get(reverse("evaluation-report", args=[1])).content.decode()
+    current_block = report.split('class="card report-decision"')[1].split("</section>")[0]
+    assert len(LINK.findall(current_block)) == len(second.snapshot["evidence"])
+    earlier_block = report.split('class="card report-earlier-decisions"')[1].split("</section>")[0]
+    assert f"upload {gone['upload_id']} was deleted by " in earlier_block
+    assert len(LINK.findall(earlier_block)) == len(kept)
+
 
 def test_a_record_naming_another_evaluations_upload_links_nothing(client, demo):
     """The links come from the uploads of the record's own evaluation, whatever its JSON says."""
