@@ -48,8 +48,9 @@ from ..services.catalogue import (
     candidate_offering_keep,
     catalogue_changes,
 )
+from ..services.errors import EvaluationDecided
 from ..services.evaluations import MAX_ATTACHMENT_BYTES
-from ..services.evidence import RetractRefused, evidence_retract
+from ..services.evidence import RetractRefused, evidence_retract, evidence_submit
 from ..services.fingerprints import (
     candidate_fingerprint,
     candidate_identifiers,
@@ -484,15 +485,52 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 
 
 @login_required
-@require_safe
+@require_form_methods
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    """The upload page. Its script sends each file to the API; without the script (blocked, or
+    not loaded) the form posts here, and each file it holds is stored the same way."""
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
+    status, problem = 200, ""
+    if request.method == "POST":
+        files = request.FILES.getlist("file")
+        if files:
+            _submit_page_files(request, candidate, files)
+            return redirect("candidate-evidence", pk=evaluation.pk, candidate_pk=candidate.pk)
+        status, problem = 400, _("Choose at least one file.")
     context = {
         "membership": membership,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "upload_problem": problem,
+        "node_name": request.POST.get("node_name", "") if request.method == "POST" else "",
         **_upload_context(evaluation, candidate, membership),
     }
-    return render(request, "portal/evidence_upload.html", context)
+    return render(request, "portal/evidence_upload.html", context, status=status)
+
+
+def _submit_page_files(request: HttpRequest, candidate, files) -> None:
+    """Store each file the page's form posted, as the API does, with a message per file: a
+    refused file is named with its reason and the others are still stored."""
+    node_name = request.POST.get("node_name", "")
+    for uploaded in files:
+        name = uploaded.name or "upload"
+        try:
+            upload, created = evidence_submit(
+                candidate=candidate, uploaded_file=uploaded, node_name=node_name, user=request.user
+            )
+        except EvaluationDecided:
+            raise  # the decided page (409), as for every write
+        except ValidationError as exc:
+            reason = " ".join(exc.messages)
+            messages.error(
+                request,
+                _("“%(name)s” was not received: %(reason)s") % {"name": name, "reason": reason},
+            )
+            continue
+        if created:
+            text = _("“%(name)s” was received: its import is shown in the list below.")
+        else:
+            text = _("“%(name)s” was received earlier, as “%(first)s”: see the list below.")
+        messages.success(request, text % {"name": name, "first": upload.original_name})
 
 
 @login_required
