@@ -10,7 +10,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, Max, Min, OuterRef
 from django.http import (
-    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -64,6 +63,7 @@ from .common import (
     member_evaluation,
     refused_as_decided,
     require_form_methods,
+    stored_file_response,
 )
 from .poc import coverage_context
 
@@ -581,38 +581,34 @@ def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpRespons
 
 @login_required
 @require_safe
-def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileResponse:
+def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> HttpResponse:
     """The raw evidence exactly as received; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
     if not upload.file:
         raise Http404  # a failed upload whose raw file the retention sweep removed
-    response = FileResponse(
-        upload.file.open("rb"),
-        as_attachment=True,
+    return stored_file_response(
+        request,
+        upload.file,
         filename=upload.original_name,
         content_type="application/octet-stream",
     )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
 
 
 @login_required
 @require_safe
-def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> FileResponse:
+def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> HttpResponse:
     """A document attached to an answer; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     attachment = get_object_or_404(
         AnswerAttachment, pk=attachment_pk, answer__candidate__evaluation=evaluation
     )
-    response = FileResponse(
-        attachment.file.open("rb"),
-        as_attachment=True,
+    return stored_file_response(
+        request,
+        attachment.file,
         filename=attachment.original_name,
         content_type="application/octet-stream",
     )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
 
 
 @login_required
