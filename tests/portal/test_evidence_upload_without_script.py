@@ -3,6 +3,8 @@ one API request: every file chosen is stored or named with the reason it was not
 dropped without a word (attacker review: the page answered its own form with a bare 405, and
 the API kept the last of several files sent as ``file``)."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -111,3 +113,20 @@ def test_a_decided_evaluation_refuses_the_page_form_and_stores_nothing(client, c
     assert response.status_code == 409
     assert "This evaluation is decided" in response.content.decode()
     assert not EvidenceUpload.objects.exists()
+
+
+def test_an_expired_token_names_its_expiry_as_the_pages_show_times(client, upload_token):
+    token, raw = upload_token
+    token.expires_at = datetime(2026, 12, 3, 15, 54, 3, 250_000, tzinfo=UTC)
+    token.save(update_fields=["expires_at"])
+    response = client.post(
+        API, {"file": _files(("a.txt", b"GPU0\n"))}, HTTP_AUTHORIZATION=f"Bearer {raw}"
+    )
+    assert response.status_code == 401
+    assert response.json() == {"detail": "This upload token expired on 3 Dec 2026, 15:54:03 UTC."}
+    response = client.get(
+        "/api/v1/evidence/nonce/",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert response.json() == {"detail": "此上传令牌已于 2026年12月3日 15:54:03 UTC 过期。"}
