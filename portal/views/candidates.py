@@ -103,6 +103,7 @@ def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOW
     # Per row: the status's name translated once per status (get_status_display translates
     # every choice's label on each call), and the row's two links.
     statuses = {value: str(label) for value, label in UploadStatus.choices}
+    since = selectors.overdue_since()
     download_url = _url_for_pk("upload-download", evaluation.pk)
     report_url = _url_for_pk("candidate-upload-report", evaluation.pk, candidate.pk)
     for upload in uploads:
@@ -111,6 +112,7 @@ def _upload_context(evaluation, candidate, membership, limit: int = UPLOADS_SHOW
         )
         upload.status_shown = statuses.get(upload.status, upload.status)
         upload.node_warning = evidence_messages.upload_node_mismatch(upload.error_params)
+        upload.overdue = selectors.upload_overdue(upload, since=since)
         upload.download_url = download_url(upload.pk)
         upload.report_url = report_url(upload.pk)
     # One statement: uploads still importing, and a refresh of the scores still pending (an
