@@ -67,6 +67,8 @@ from .common import (
 )
 from .poc import coverage_context
 
+# The longest node name an upload keeps (EvidenceUpload.node_name; the API's limit too).
+NODE_NAME_MAX = 200
 # Groups of measurements (kind, node, metric, unit) listed on the candidate page.
 MEASUREMENTS_SHOWN = 300
 # Newest uploads listed on the uploads page; the rest are one API call away (uploads/ in the
@@ -495,10 +497,18 @@ def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
     status, problem = 200, ""
     if request.method == "POST":
         files = request.FILES.getlist("file")
-        if files:
+        if len(request.POST.get("node_name", "")) > NODE_NAME_MAX:
+            # Refused as the API refuses it, rather than cut short where nobody sees it.
+            status, problem = (
+                400,
+                _("The node name is longer than %(max)s characters; nothing was uploaded.")
+                % {"max": NODE_NAME_MAX},
+            )
+        elif files:
             _submit_page_files(request, candidate, files)
             return redirect("candidate-evidence", pk=evaluation.pk, candidate_pk=candidate.pk)
-        status, problem = 400, _("Choose at least one file.")
+        else:
+            status, problem = 400, _("Choose at least one file.")
     context = {
         "membership": membership,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,

@@ -130,3 +130,18 @@ def test_an_expired_token_names_its_expiry_as_the_pages_show_times(client, uploa
         HTTP_ACCEPT_LANGUAGE="zh-hans",
     )
     assert response.json() == {"detail": "此上传令牌已于 2026年12月3日 15:54:03 UTC 过期。"}
+
+
+def test_a_node_name_too_long_is_refused_with_the_files_unsaved_and_the_name_kept(
+    client, candidate, members
+):
+    client.force_login(members["engineer"])
+    name = "n" * 201
+    response = client.post(
+        _page(candidate), {"file": _files(("a.txt", b"GPU0\tX\n")), "node_name": name}
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "The node name is longer than 200 characters; nothing was uploaded." in page
+    assert f'value="{name}"' in page
+    assert not EvidenceUpload.objects.exists()
