@@ -40,6 +40,12 @@ MESSAGES: dict[str, Promise] = {
         "NVIDIA GPUs' tools only"
     ),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
+    "file.figure_out_of_range": gettext_lazy(
+        "a figure out of range (%(figure)s): not a value the tool prints"
+    ),
+    "file.figure_overflow": gettext_lazy(
+        "a number too large to be a figure: not a value the tool prints"
+    ),
     "parser.internal": gettext_lazy("internal parser error (%(error)s)"),
     # Archives (archive.py)
     "archive.file_too_large": gettext_lazy("file “%(name)s” is larger than the %(cap)s cap"),

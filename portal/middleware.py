@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render, resolve_url
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 
 from .services.errors import EvaluationDecided
@@ -31,12 +32,19 @@ def database_unavailable_response(request) -> HttpResponse:
     if wants_json:
         response = JsonResponse({"detail": message}, status=503)
     else:
-        title = _("Service unavailable")
-        response = HttpResponse(
-            f'<!doctype html><html><head><meta charset="utf-8"><title>{title}</title></head>'
-            f"<body><h1>{title}</h1><p>{message}</p></body></html>",
-            status=503,
-        )
+        from .views.form_replay import form_url, shown_fields
+
+        # A form posted: the text it sent, to copy back (the stale-page and ended-session
+        # pages give it back too). Rendered without the request, so that no context processor
+        # reads the session or the user from the database that is down.
+        posted = request.method == "POST"
+        context = {
+            "message": message,
+            "posted": posted,
+            "fields": shown_fields(request) if posted else [],
+            "form_url": form_url(request) if posted else "",
+        }
+        response = HttpResponse(render_to_string("database_unavailable.html", context), status=503)
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
 

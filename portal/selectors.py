@@ -865,21 +865,39 @@ def import_backlog() -> dict[str, int | float | None]:
     }
 
 
+def overdue_since(now=None) -> tuple:
+    """(queued before, processing since before): an upload queued or processing since before
+    these moments is overdue, two sweeps of slack included (see overdue_uploads)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = now or timezone.now()
+    slack = timedelta(seconds=2 * settings.EVIDENCE_SWEEP_INTERVAL_S)
+    return (
+        now - timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S) - slack,
+        now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S) - slack,
+    )
+
+
+def upload_overdue(upload, *, since: tuple) -> bool:
+    """Whether ``upload`` waits longer than the sweeper allows (``since``: overdue_since())."""
+    queued_before, held_before = since
+    if upload.status == "queued":
+        return upload.created_at < queued_before
+    if upload.status == "processing":
+        return upload.started_at is not None and upload.started_at < held_before
+    return False
+
+
 def overdue_uploads() -> dict[str, int]:
     """Uploads beat's sweeper should have sent again by now, two sweeps of slack included:
     queued longer than EVIDENCE_SWEEP_QUEUED_FOR_S, processing longer than
     EVIDENCE_IMPORT_LEASE_S. A count that stays up while the queue is empty means the sweeper
     (beat) is not running; with a long queue, the workers are behind or gone."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     from .models import EvidenceUpload, UploadStatus
 
-    now = timezone.now()
-    slack = timedelta(seconds=2 * settings.EVIDENCE_SWEEP_INTERVAL_S)
-    queued_before = now - timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S) - slack
-    held_before = now - timedelta(seconds=settings.EVIDENCE_IMPORT_LEASE_S) - slack
+    queued_before, held_before = overdue_since()
     counts = EvidenceUpload.objects.aggregate(
         queued=Count("pk", filter=Q(status=UploadStatus.QUEUED, created_at__lt=queued_before)),
         processing=Count(

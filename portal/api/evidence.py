@@ -281,6 +281,20 @@ class EvidenceUploadView(APIView):
             raise exceptions.ValidationError(
                 {name: [_("Unknown field.")] for name in sorted(unknown)}
             )
+        sent = len(request.FILES.getlist("file"))
+        if sent > 1:
+            # The serializer reads the last of them: the others would be dropped unsaid.
+            raise exceptions.ValidationError(
+                {
+                    "file": [
+                        _(
+                            "Send one file per request: this one had %(count)s (each is an "
+                            "upload of its own)."
+                        )
+                        % {"count": sent}
+                    ]
+                }
+            )
         incoming = UploadInSerializer(data=data)
         incoming.is_valid(raise_exception=True)
         candidate, token = self._candidate(request, incoming.validated_data.get("candidate"))

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ..audit_values import when_shown
 from ..models import Candidate, UploadToken, hash_token
 from .errors import ensure_not_decided
 from .text import clean_text
@@ -85,7 +86,10 @@ def upload_token_authenticate(raw: str) -> UploadToken:
         raise TokenError(_("This upload token has been revoked."))
     now = timezone.now()
     if token.expires_at <= now:
-        raise TokenError(_("This upload token expired on %(when)s.") % {"when": token.expires_at})
+        # Worded as the pages word times (the collector prints it to the engineer).
+        raise TokenError(
+            _("This upload token expired on %(when)s.") % {"when": when_shown(token.expires_at)}
+        )
     # "Last used" is shown to the minute: a collector uploading node after node writes it
     # once a minute, not once per upload.
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:

@@ -10,7 +10,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, Max, Min, OuterRef
 from django.http import (
-    FileResponse,
     Http404,
     HttpRequest,
     HttpResponse,
@@ -49,8 +48,9 @@ from ..services.catalogue import (
     candidate_offering_keep,
     catalogue_changes,
 )
+from ..services.errors import EvaluationDecided
 from ..services.evaluations import MAX_ATTACHMENT_BYTES
-from ..services.evidence import RetractRefused, evidence_retract
+from ..services.evidence import RetractRefused, evidence_retract, evidence_submit
 from ..services.fingerprints import (
     candidate_fingerprint,
     candidate_identifiers,
@@ -64,9 +64,12 @@ from .common import (
     member_evaluation,
     refused_as_decided,
     require_form_methods,
+    stored_file_response,
 )
 from .poc import coverage_context
 
+# The longest node name an upload keeps (EvidenceUpload.node_name; the API's limit too).
+NODE_NAME_MAX = 200
 # Groups of measurements (kind, node, metric, unit) listed on the candidate page.
 MEASUREMENTS_SHOWN = 300
 # Newest uploads listed on the uploads page; the rest are one API call away (uploads/ in the
@@ -110,6 +113,7 @@ def _upload_context(
     # Per row: the status's name translated once per status (get_status_display translates
     # every choice's label on each call), and the row's two links.
     statuses = {value: str(label) for value, label in UploadStatus.choices}
+    since = selectors.overdue_since()
     download_url = _url_for_pk("upload-download", evaluation.pk)
     report_url = _url_for_pk("candidate-upload-report", evaluation.pk, candidate.pk)
     for upload in uploads:
@@ -118,6 +122,7 @@ def _upload_context(
         )
         upload.status_shown = statuses.get(upload.status, upload.status)
         upload.node_warning = evidence_messages.upload_node_mismatch(upload.error_params)
+        upload.overdue = selectors.upload_overdue(upload, since=since)
         upload.download_url = download_url(upload.pk)
         upload.report_url = report_url(upload.pk)
     # One statement: uploads still importing, and a refresh of the scores still pending (an
@@ -495,15 +500,60 @@ def answer_update(request: HttpRequest, pk: int, candidate_pk: int, number: int)
 
 
 @login_required
-@require_safe
+@require_form_methods
 def evidence_page(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
+    """The upload page. Its script sends each file to the API; without the script (blocked, or
+    not loaded) the form posts here, and each file it holds is stored the same way."""
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, CAN_UPLOAD)
+    status, problem = 200, ""
+    if request.method == "POST":
+        files = request.FILES.getlist("file")
+        if len(request.POST.get("node_name", "")) > NODE_NAME_MAX:
+            # Refused as the API refuses it, rather than cut short where nobody sees it.
+            status, problem = (
+                400,
+                _("The node name is longer than %(max)s characters; nothing was uploaded.")
+                % {"max": NODE_NAME_MAX},
+            )
+        elif files:
+            _submit_page_files(request, candidate, files)
+            return redirect("candidate-evidence", pk=evaluation.pk, candidate_pk=candidate.pk)
+        else:
+            status, problem = 400, _("Choose at least one file.")
     context = {
         "membership": membership,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "upload_problem": problem,
+        "node_name": request.POST.get("node_name", "") if request.method == "POST" else "",
         **_upload_context(evaluation, candidate, membership),
     }
-    return render(request, "portal/evidence_upload.html", context)
+    return render(request, "portal/evidence_upload.html", context, status=status)
+
+
+def _submit_page_files(request: HttpRequest, candidate, files) -> None:
+    """Store each file the page's form posted, as the API does, with a message per file: a
+    refused file is named with its reason and the others are still stored."""
+    node_name = request.POST.get("node_name", "")
+    for uploaded in files:
+        name = uploaded.name or "upload"
+        try:
+            upload, created = evidence_submit(
+                candidate=candidate, uploaded_file=uploaded, node_name=node_name, user=request.user
+            )
+        except EvaluationDecided:
+            raise  # the decided page (409), as for every write
+        except ValidationError as exc:
+            reason = " ".join(exc.messages)
+            messages.error(
+                request,
+                _("“%(name)s” was not received: %(reason)s") % {"name": name, "reason": reason},
+            )
+            continue
+        if created:
+            text = _("“%(name)s” was received: its import is shown in the list below.")
+        else:
+            text = _("“%(name)s” was received earlier, as “%(first)s”: see the list below.")
+        messages.success(request, text % {"name": name, "first": upload.original_name})
 
 
 @login_required
@@ -575,38 +625,34 @@ def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpRespons
 
 @login_required
 @require_safe
-def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> FileResponse:
+def upload_download(request: HttpRequest, pk: int, upload_pk: int) -> HttpResponse:
     """The raw evidence exactly as received; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
     if not upload.file:
         raise Http404  # a failed upload whose raw file the retention sweep removed
-    response = FileResponse(
-        upload.file.open("rb"),
-        as_attachment=True,
+    return stored_file_response(
+        request,
+        upload.file,
         filename=upload.original_name,
         content_type="application/octet-stream",
     )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
 
 
 @login_required
 @require_safe
-def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> FileResponse:
+def attachment_download(request: HttpRequest, pk: int, attachment_pk: int) -> HttpResponse:
     """A document attached to an answer; members of the evaluation only."""
     evaluation, _membership = member_evaluation(request, pk)
     attachment = get_object_or_404(
         AnswerAttachment, pk=attachment_pk, answer__candidate__evaluation=evaluation
     )
-    response = FileResponse(
-        attachment.file.open("rb"),
-        as_attachment=True,
+    return stored_file_response(
+        request,
+        attachment.file,
         filename=attachment.original_name,
         content_type="application/octet-stream",
     )
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
 
 
 @login_required

@@ -1,7 +1,10 @@
 """Helpers shared by the page views: membership-checked lookups that answer 404 or 403."""
 
+import logging
+
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404
+from django.http import FileResponse, HttpResponse
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -11,6 +14,8 @@ from ..permissions import CAN_VIEW, require_role
 from ..services import catalogue
 from ..services.catalogue import is_catalogue_editor
 from ..services.errors import EvaluationDecided
+
+logger = logging.getLogger(__name__)
 
 # The methods a page with a form answers; a page without one takes require_safe (GET, HEAD),
 # an action require_POST. Any other method is a 405 with an Allow header, before the view runs.
@@ -93,3 +98,19 @@ def form_status(*forms) -> int:
         if (count() if count else len(form.errors)) > 0:
             return 422
     return 200
+
+
+def stored_file_response(request, field_file, *, filename: str, content_type: str) -> HttpResponse:
+    """The stored file as a download, or, when it is gone from the media folder (a volume not
+    mounted on this web server, files removed by hand), a 404 page saying so instead of a 500;
+    the log names the path for the operator."""
+    try:
+        handle = field_file.open("rb")
+    except FileNotFoundError:
+        logger.warning("stored file missing from the media folder: %s", field_file.name)
+        return render(request, "portal/file_missing.html", {"filename": filename}, status=404)
+    response = FileResponse(
+        handle, as_attachment=True, filename=filename, content_type=content_type
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

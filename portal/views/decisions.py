@@ -44,7 +44,7 @@ from ..services.portfolio import portfolio_export_rows
 from ..services.reports import ReportPdfLimited, report_pdf_request
 from ..templatetags.portal_tags import num
 from . import display
-from .common import form_status, member_evaluation, require_form_methods
+from .common import form_status, member_evaluation, require_form_methods, stored_file_response
 from .dashboard import results_context
 from .weights import percentages
 
@@ -616,14 +616,12 @@ def report_pdf_status(request: HttpRequest, pk: int, pdf_pk: int) -> HttpRespons
 @login_required
 @require_safe
 def report_pdf_download(request: HttpRequest, pk: int, pdf_pk: int) -> HttpResponse:
-    from django.http import FileResponse
-
     evaluation, _membership, pdf = _own_pdf(request, pk, pdf_pk)
     if pdf.status != "done" or not pdf.file:
         raise Http404
-    return FileResponse(
-        pdf.file.open("rb"),
-        as_attachment=True,
+    return stored_file_response(
+        request,
+        pdf.file,
         filename=export_filename(evaluation, "report", "pdf"),
         content_type="application/pdf",
     )

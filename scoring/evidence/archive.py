@@ -467,9 +467,12 @@ class _BoundedSource:
                         )
                     self._done = True
                     break
-                if self._inflater.eof:
-                    # Concatenated gzip members are one valid stream (gzip(1) reads them so).
-                    self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            if self._inflater.eof:
+                # Concatenated gzip members are one valid stream (gzip(1) reads them so). The
+                # next member may begin in the chunk the last one ended in (its unused data):
+                # a finished inflater fed it returns nothing and keeps it as unused data, so
+                # that data, taken back as pending, doubled each turn without end.
+                self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
             fed = len(self._pending)
             try:
                 piece = self._inflater.decompress(self._pending, size - got)

@@ -35,6 +35,7 @@ figure says nothing about the link, which is why states travel with every rate.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,13 +225,16 @@ def _rate(value: str, line: int) -> tuple[float | None, str | None, str | None]:
     try:
         rate = float(text)
     except ValueError:
+        rate = math.nan
+    if math.isnan(rate):
+        # float() reads "nan" too: no rate, and JSON (the stored report) has no NaN.
         raise EvidenceParseError(
             f"unreadable port rate {text!r}",
             line=line,
             kind=KIND,
             code="ibstat.unreadable_rate",
             params={"text": text},
-        ) from None
+        )
     if rate < 0 or rate > 100000:
         raise EvidenceParseError(
             f"implausible port rate {text!r}",

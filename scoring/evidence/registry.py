@@ -6,9 +6,11 @@ Adding a kind: write a module with ``KIND``, ``detect(text) -> int`` and
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from types import ModuleType
+from typing import Any
 
 from . import (
     cpu_info,
@@ -141,7 +143,70 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
             code="file.unsupported_kind",
             params={"kind": kind},
         ) from None
-    return module.parse(text)
+    try:
+        result = module.parse(text)
+    except OverflowError:
+        # float() of a digit run beyond a double, inside the parser: the same bad figure.
+        raise EvidenceParseError(
+            "a number too large to be a figure: not a value the tool prints",
+            kind=kind,
+            code="file.figure_overflow",
+        ) from None
+    return _figures_in_range(result)
+
+
+# Every tool's counters and figures fit in 64 bits. A digit run longer than that, or "nan" /
+# "inf" that float() reads, is not a figure: stored, it failed the whole upload (JSON has no
+# NaN; float() of a 400-digit int overflows in verification) with every good file of its bundle.
+FIGURE_MAX = 2**63
+
+
+def _out_of_range(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return not -FIGURE_MAX < value < FIGURE_MAX
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _first_out_of_range(value: Any) -> Any:
+    """The first figure out of range in a metrics value (dicts and lists walked), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif _out_of_range(item):
+            return item
+    return None
+
+
+def _shown(figure: Any) -> str:
+    text = str(figure)  # a parser's int() refuses a digit run str() could not print
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text.lstrip('-'))} digits)"
+
+
+def _figures_in_range(result: ParseResult) -> ParseResult:
+    """``result``, or EvidenceParseError naming a figure no tool prints (see FIGURE_MAX)."""
+    line, found = None, None
+    for fact in result.facts:
+        if _out_of_range(fact.value):
+            line, found = fact.line, fact.value
+            break
+    if found is None:
+        found = _first_out_of_range(result.metrics)
+    if found is None:
+        return result
+    shown = _shown(found)
+    raise EvidenceParseError(
+        f"a figure out of range ({shown}): not a value the tool prints",
+        line=line,
+        kind=result.kind,
+        code="file.figure_out_of_range",
+        params={"figure": shown},
+    )
 
 
 def parse_bytes(data: bytes, kind: str | None = None) -> ParseResult:

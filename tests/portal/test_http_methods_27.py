@@ -26,7 +26,7 @@ PAGES = [
     ("evaluation-history", {"pk": 1}, SAFE),
     ("candidate-detail", {"pk": 1, "candidate_pk": 1}, SAFE),
     ("candidate-uploads", {"pk": 1, "candidate_pk": 1}, SAFE),
-    ("candidate-evidence", {"pk": 1, "candidate_pk": 1}, SAFE),
+    ("candidate-evidence", {"pk": 1, "candidate_pk": 1}, FORM),
     ("vendor-list", {}, SAFE),
     ("offering-list", {}, SAFE),
     ("evaluation-weights", {"pk": 1}, FORM),

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import re
 from typing import Any
 
 from django.db import connection, transaction
@@ -161,6 +162,31 @@ def _write_outcomes(written: list[tuple[int, dict]], claim_token: str) -> set[in
         return {row[0] for row in cursor.fetchall()}
 
 
+# What PostgreSQL refuses in text and jsonb: NUL, and a lone surrogate (a name that is not
+# UTF-8, read with surrogateescape; a JSON manifest's "\ud800"). JSON escapes them as these.
+_UNSTORABLE_JSON = re.compile(r"\\u0000|\\ud[89a-f]", re.IGNORECASE)
+
+
+def _storable_text(text: str) -> str:
+    return text.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _storable(value: Any) -> Any:
+    """``value`` (a refusal's details, a report quoting names from the upload) with each NUL
+    and lone surrogate written out as its escape, so that the outcome can be stored: the
+    database refused the whole outcome, and the upload failed on an unexpected error. Most
+    outcomes have neither: one dump tells, and only those are walked."""
+    if isinstance(value, str):
+        return _storable_text(value) if _UNSTORABLE_JSON.search(json.dumps(value)) else value
+    if not _UNSTORABLE_JSON.search(json.dumps(value)):
+        return value
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(item) for item in value]
+    return value
+
+
 def _finish(
     uploads: list[EvidenceUpload], outcomes: list[_Outcome], claim_token: str
 ) -> list[EvidenceUpload]:
@@ -174,10 +200,10 @@ def _finish(
         for upload, outcome in zip(uploads, outcomes, strict=True):
             fields = {
                 "status": outcome.status,
-                "error": outcome.error,
+                "error": _storable(outcome.error),
                 "error_code": outcome.error_code,
-                "error_params": outcome.error_params,
-                "report": outcome.report,
+                "error_params": _storable(outcome.error_params),
+                "report": _storable(outcome.report),
                 "parser_version": PARSER_VERSION,
                 "finished_at": finished_at,
                 "origin": outcome.origin,

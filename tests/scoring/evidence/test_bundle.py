@@ -510,6 +510,29 @@ def test_garbled_gzip_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     assert_rejected(data, r"corrupt gzip data", monkeypatch)
 
 
+def test_gzip_members_are_read_one_after_another_in_bounded_memory() -> None:
+    """``cat a.gz b.gz`` is one gzip stream (gzip(1) reads both). The second member began in
+    the chunk the first ended in: fed to the finished inflater it came back doubled, each turn,
+    until memory ran out. The cap on the address space turns a regression into a failure."""
+    import re
+    import resource
+
+    with open("/proc/self/status") as status:
+        used = int(re.search(r"^VmSize:\s+(\d+) kB", status.read(), re.M).group(1)) * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (used + (1 << 30), hard))
+    try:
+        two = open_evidence("topo.txt.gz", gzip.compress(TOPO[:100]) + gzip.compress(TOPO[100:]))
+        bundle = gzip.decompress(tar_bytes(good_entries()))
+        split = open_evidence("b.tgz", gzip.compress(bundle[:700]) + gzip.compress(bundle[700:]))
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    [member] = two.members
+    assert (member.name, member.data) == ("topo.txt", TOPO)
+    assert split.is_bundle
+    assert split.members == open_evidence("b.tgz", tar_bytes(good_entries())).members
+
+
 def test_one_gzip_compressed_file_is_a_loose_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """``gzip nccl.log`` is how a big log travels: it is read as the file it holds (named
     without ``.gz``), never as a broken tar, and nothing touches the disk."""

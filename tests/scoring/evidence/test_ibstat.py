@@ -161,6 +161,15 @@ def test_garbled_rate_gives_the_line(sample: Callable[[str], str]) -> None:
     assert "unreadable port rate 'f@st'" in str(err.value)
 
 
+@pytest.mark.parametrize("rate", ["nan", "NaN", "-nan", "+NAN"])
+def test_a_rate_of_nan_is_unreadable_not_a_number(sample: Callable[[str], str], rate) -> None:
+    text = sample("ibstat/hpc-login-cx6-mt4123-hdr100.txt").replace("Rate: 100", f"Rate: {rate}")
+    with pytest.raises(EvidenceParseError) as err:
+        ibstat.parse(text)
+    assert err.value.line == 12
+    assert err.value.code == "ibstat.unreadable_rate"
+
+
 def test_truncated_port_block_is_a_warning(sample: Callable[[str], str]) -> None:
     text = "\n".join(sample("ibstat/hpc-login-cx6-mt4123-hdr100.txt").splitlines()[:10])
     result = ibstat.parse(text)
