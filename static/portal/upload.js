@@ -67,6 +67,12 @@
         text = interpolate(
           gettext("already received, and its import failed: %(reason)s Retract it in the list below to upload it again."),
           { reason: body.error_display || body.error || "" }, true);
+      } else if (item.dataset.node && body.node_name && body.node_name !== item.dataset.node) {
+        // The same content, received before for another node: it counts for that node only
+        // (identical files are stored once per candidate), so this node has no evidence of it.
+        text = interpolate(
+          gettext("not counted for node %(node)s: the same content was received before for node %(first)s (upload %(id)s), and identical files count once, for the node that sent them first (%(status)s)"),
+          { node: item.dataset.node, first: body.node_name, id: body.id, status: text }, true);
       } else {
         text = interpolate(gettext("already received earlier (%(status)s)"), { status: text }, true);
       }
@@ -111,6 +117,7 @@
     data.append("candidate", form.dataset.candidate);
     var node = form.querySelector("input[name=node_name]");
     if (node && node.value) data.append("node_name", node.value);
+    item.dataset.node = node ? node.value.trim() : "";
 
     return new Promise(function (resolve) {
       var xhr = new XMLHttpRequest();
