@@ -23,8 +23,8 @@ from ..services.evaluations import (
     evaluation_weights_set,
     weights_version,
 )
+from . import dashboard
 from .common import member_evaluation, require_form_methods
-from .dashboard import results_html
 
 # Saaty's scale: the judgement "row dimension is N times as important as the column one".
 AHP_VALUES = ["1/9", "1/7", "1/5", "1/3", "1", "3", "5", "7", "9"]
@@ -241,7 +241,9 @@ def weights(request: HttpRequest, pk: int) -> HttpResponse:
         "decided": decided,
         "may_weigh": may_weigh,
         # The dashboard's results fragment, from the same cache entry (rendered once per state).
-        "results_html": results_html(
+        # Read through the module at call time: the weights page shows the dashboard's own
+        # cached fragment (a test that replaces it replaces it for both pages).
+        "results_html": dashboard.results_html(
             evaluation,
             role=membership.role,
             weights=None if preset_shown is None else dict(preset_shown),
