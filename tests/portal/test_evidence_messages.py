@@ -242,7 +242,7 @@ def test_knockout_references_to_the_offering_name_fields_and_choices_by_label():
 
     with translation.override("zh-hans"):
         assert display.evidence_ref("offering: H100 SXM, gpu_memory_gib = 80") == (
-            "产品方案：H100 SXM, 显存（GiB） = 80"
+            "产品方案：H100 SXM、显存（GiB） = 80"
         )
         shown = display.evidence_ref("offering: delivery_form = bare_metal")
         assert "裸金属" in shown and "delivery_form" not in shown and "bare_metal" not in shown
