@@ -14,7 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from . import poc
-from .reference import gpu_family_of
+from .reference import gpu_family_of, other_accelerator
 from .region import Region, RegionError, residency_knockout
 from .rubric import Rubric
 from .tco import PendingTco, Tco
@@ -199,7 +199,32 @@ def _delivery_knockouts(
     ]
 
 
-def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> list[Knockout]:
+# MLPS (等保) levels as a Chinese reader names them: 等保三级 (level 3).
+_MLPS_ZH = {1: "一", 2: "二", 3: "三", 4: "四"}
+# The makers whose accelerators can sit in a Xinchuang (信创) stack: domestic ones. A GPU the
+# reference table names from another maker (NVIDIA's whole table; AMD Instinct) is foreign.
+DOMESTIC_ACCELERATOR_MAKERS = frozenset({"Huawei"})
+
+
+def _mlps_zh(level: int) -> str:
+    return f"等保{_MLPS_ZH.get(level, str(level))}级"
+
+
+def _foreign_accelerator(gpu_model: str) -> str | None:
+    """The maker of a GPU the reference table names and that is not domestic ("NVIDIA",
+    "AMD"), or None: a domestic part, or a name the table does not know (judged on the
+    vendor's word, as before)."""
+    if gpu_family_of(gpu_model) is None:
+        return None
+    other = other_accelerator(gpu_model)
+    if other is None:
+        return "NVIDIA"
+    return None if other.vendor in DOMESTIC_ACCELERATOR_MAKERS else other.vendor
+
+
+def _compliance_knockouts(
+    candidate: CandidateInput, evaluation: EvaluationSpec, rubric: Rubric
+) -> list[Knockout]:
     found: list[Knockout] = []
     vendor = candidate.vendor
     need = evaluation.required_mlps_level
@@ -207,11 +232,23 @@ def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec)
         return found
     ref = candidate.measured.ref("compliance")
     if vendor.mlps_level < need:
+        if vendor.mlps_level == 0:
+            # 0 is no level stated, not a level: MLPS grades run from 1 (等保一级) up.
+            reason_en = (
+                f"no MLPS (等保) level stated; the evaluation requires level {need} or above"
+            )
+            reason_zh = f"未声明等保定级；评估要求{_mlps_zh(need)}及以上"
+        else:
+            reason_en = (
+                f"MLPS (等保) level {vendor.mlps_level}, below the level {need} the evaluation "
+                "requires"
+            )
+            reason_zh = f"{_mlps_zh(vendor.mlps_level)}，低于评估要求的{_mlps_zh(need)}"
         found.append(
             Knockout(
                 "mlps_level",
-                f"MLPS level {vendor.mlps_level}, the evaluation requires level {need}",
-                f"等保 {vendor.mlps_level} 级，评估要求 {need} 级",
+                reason_en,
+                reason_zh,
                 ref or f"vendor: mlps_level = {vendor.mlps_level}",
             )
         )
@@ -219,9 +256,26 @@ def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec)
         found.append(
             Knockout(
                 "xinchuang",
-                "not Xinchuang compliant, which the evaluation requires",
-                "不满足评估要求的信创合规",
+                "the vendor does not state Xinchuang (信创) compliance, which the evaluation "
+                "requires",
+                "供应商未声明信创合规，而评估要求信创",
                 ref or "vendor: xinchuang = false",
+            )
+        )
+    maker = _foreign_accelerator(candidate.offering.gpu_model)
+    if rubric.v2 is not None and evaluation.require_xinchuang and maker is not None:
+        # Xinchuang (信创) replaces the stack with domestic parts; the vendor's certificate
+        # covers its own platform, not an imported accelerator it resells.
+        model = candidate.offering.gpu_model
+        found.append(
+            Knockout(
+                "xinchuang_gpu",
+                f"{model} is made by {maker}, not a domestic accelerator: the evaluation "
+                "requires Xinchuang (信创), and the vendor's own Xinchuang status does not "
+                "extend to an imported GPU",
+                f"{model} 由 {maker} 生产，并非国产加速卡：评估要求信创，"
+                "供应商自身的信创资质不覆盖进口 GPU",
+                f"offering: gpu_model = {model}",
             )
         )
     required = need > 0 or evaluation.require_xinchuang
@@ -229,7 +283,7 @@ def _compliance_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec)
         found.append(
             Knockout(
                 "compliance_contradicted",
-                "the evidence contradicts the claimed MLPS / Xinchuang status",
+                "the evidence contradicts the claimed MLPS (等保) / Xinchuang (信创) status",
                 "证据与声明的等保 / 信创资质不符",
                 ref,
             )
@@ -362,6 +416,27 @@ def _busbw_knockouts(candidate: CandidateInput, evaluation: EvaluationSpec) -> l
     must_zh = _BUSBW_MUST_HAVE_ZH.format(minimum=_pct(minimum))
     if fraction is None:
         aside = measured.busbw_runs_set_aside
+        other = other_accelerator(candidate.offering.gpu_model)
+        if other is not None:
+            # An Ascend or Instinct part: the reference table holds no nccl-tests expectation
+            # for it, so no run (nccl-tests cannot run on Ascend; an HCCL or RCCL figure has
+            # nothing to be divided by) can show this must-have. Asking for nccl-tests would
+            # send the buyer after a measurement that cannot settle it.
+            return [
+                Knockout(
+                    "busbw_unreferenced",
+                    f"the rubric has no expected bus bandwidth for {other.display_name} "
+                    "(NVIDIA's reference figures do not apply to it), so no measurement can "
+                    f"meet this must-have: {must_en}; judge its collective bandwidth (HCCL / "
+                    "RCCL tests) outside the rubric, or drop the must-have for this evaluation",
+                    f"评分细则没有 {other.display_name} 的期望总线带宽"
+                    "（NVIDIA 参考数据对其不适用），"
+                    f"任何实测都无法满足此必备条件：{must_zh}；"
+                    "请在评分细则之外评判其集合通信带宽"
+                    "（HCCL / RCCL 测试），或在本次评估中取消此必备条件",
+                    None,
+                )
+            ]
         if aside:
             # Runs were uploaded but none is this candidate's measurement: say so, or "no
             # measured bus bandwidth yet" reads as if nothing had been run.
@@ -510,7 +585,7 @@ def check_knockouts(
     if scale_gpus >= rubric.scale.bare_metal_required_min_gpus:
         found += _delivery_knockouts(candidate, evaluation, rubric, scale_gpus)
     if evaluation.required_mlps_level or evaluation.require_xinchuang:
-        found += _compliance_knockouts(candidate, evaluation)
+        found += _compliance_knockouts(candidate, evaluation, rubric)
     if evaluation.budget_total is not None:
         found += _budget_knockouts(candidate, evaluation, tco)
     if evaluation.min_busbw_fraction is not None:

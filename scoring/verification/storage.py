@@ -6,9 +6,12 @@ small-block job (at most 16 KiB) with at least 32 I/Os in flight (iodepth x numj
 IOPS and checks the IOPS claims (when the offering states them). A job of another kind never
 contradicts a claim: it leaves it unverifiable, and says which jobs ran.
 
-A job of the right kind may verify a claim it meets; to contradict one it must also be a run
-that can judge the drive (``run_shortfalls``): direct I/O, enough I/Os in flight, a long
-enough run and a file well above cache scale, on a device the output names as NVMe. What fio
+A job of the right kind may verify a claim it meets, unless it may have read the page cache
+(buffered I/O, or a direct flag the output does not record: fio's text report omits it and
+fio's default is buffered); to contradict one it must also be a run that can judge the drive
+(``run_shortfalls``): direct I/O (an unrecorded flag is assumed, and said so), enough I/Os in
+flight, a long enough run and a file well above cache scale, on a device the output names as
+NVMe. What fio
 records about where it ran: the block devices it drove (JSON ``disk_util``, the text report's
 "Disk stats"; a network or distributed mount has none) and the file or directory it was given.
 So a run naming a local device is local-disk evidence; a run naming none is not shown to be
@@ -150,8 +153,9 @@ def bytes_in_flight(job: Mapping[str, Any]) -> int | None:
 
 def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[tuple[str, str]]:
     """Why a job of the right kind cannot refute a ``measure`` claim, as (en, zh); empty when
-    it can. Only what the output records is judged (see ``run_assumptions``)."""
-    return [reason for _kind, reason in _shortfalls(job, measure)]
+    it can. Only what the output records is judged (see ``run_assumptions``): an unrecorded
+    direct flag is assumed direct to refute (and said so), never to verify."""
+    return [reason for kind, reason in _shortfalls(job, measure) if kind not in _VERIFY_ONLY]
 
 
 # The shortfalls that can only understate a drive: fewer I/Os in flight than throughput is
@@ -160,6 +164,11 @@ def run_shortfalls(job: Mapping[str, Any], measure: str = "bandwidth") -> list[t
 # can overstate it: buffered I/O measures the page cache and a file under 1 GiB is held in
 # caches; a job that ended with an error covers part of the run.
 _UNDERSTATES_ONLY = frozenset(("shallow", "short"))
+# What stops a run verifying a claim but not refuting one: the direct flag fio's text report
+# does not record. fio's default is buffered I/O (direct=0), which reads the page cache: a
+# fast run of unknown direct may be the cache, so it verifies nothing (expert review); a run
+# that falls short is still read as direct, the assumption run_assumptions states.
+_VERIFY_ONLY = frozenset(("direct_unknown",))
 
 
 def overstating_shortfalls(
@@ -195,6 +204,20 @@ def _shortfalls(job: Mapping[str, Any], measure: str) -> list[tuple[str, tuple[s
                 (
                     "buffered I/O (direct=0: the page cache is measured, not the drive)",
                     "缓冲 I/O（direct=0：测的是页缓存而非磁盘）",
+                ),
+            )
+        )
+    elif job.get("direct") is None:
+        found.append(
+            (
+                "direct_unknown",
+                (
+                    "direct I/O is not recorded (fio's text report omits it, and fio's default "
+                    "is buffered I/O, which measures the page cache): upload fio's JSON output "
+                    "(--output-format=json), which records it",
+                    "输出未记录是否为 direct I/O（fio 文本报告不含此项，"
+                    "而 fio 默认使用缓冲 I/O，测的是页缓存）："
+                    "请上传 fio 的 JSON 输出（--output-format=json），其中会记录此项",
                 ),
             )
         )
@@ -317,11 +340,12 @@ def judge_jobs(
     figures; None: no claim, so nothing is met): (verdict, the job it rests on, reasons).
 
     MET: a job on a local device that ended without an error and with nothing that can
-    overstate the drive (``overstating_shortfalls``: buffered I/O, a file the caches hold)
-    reached the claim less the tolerance; a run that can only understate (too few I/Os in
-    flight, a short run) may verify a claim it meets. A device not named as NVMe may meet
-    one (a RAID of NVMe drives is md0; a VM's NVMe may be a virtio disk). REFUTED: none did,
-    and a run fit to judge (``run_shortfalls`` empty) on an NVMe device fell short. UNFIT:
+    overstate the drive (``overstating_shortfalls``: buffered I/O, a direct flag the output
+    does not record, a file the caches hold) reached the claim less the tolerance; a run that
+    can only understate (too few I/Os in flight, a short run) may verify a claim it meets. A
+    device not named as NVMe may meet one (a RAID of NVMe drives is md0; a VM's NVMe may be a
+    virtio disk). REFUTED: none did, and a run fit to judge (``run_shortfalls`` empty) on an
+    NVMe device fell short. UNFIT:
     neither; the reasons say why the best local job cannot judge (a fast page-cache run
     verifies nothing). NO_TARGET: no job names the device it drove.
     """
@@ -342,9 +366,16 @@ def judge_jobs(
         for e in local
         if fio_device_target(e[1].metrics)[0] == TARGET_NVME and not run_shortfalls(e[2], measure)
     ]
+    if want is not None:
+        # A fit run that met the claim but could not prove it (its direct flag unrecorded)
+        # refutes nothing: only a fit run below the tolerance does.
+        judges = [e for e in judges if e[0] < want * NVME_MIN_FRACTION]
+    else:
+        # No claim: the figure read is one no page cache can have inflated.
+        judges = [e for e in judges if not overstating_shortfalls(e[2], measure)]
     if judges:
         return REFUTED, max(judges, key=lambda e: e[0]), []
-    reasons = run_shortfalls(best[2], measure)
+    reasons = [reason for _kind, reason in _shortfalls(best[2], measure)]
     target, disks = fio_device_target(best[1].metrics)
     if target != TARGET_NVME:
         names = ", ".join(disks)
@@ -590,7 +621,9 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         "block device the output names; only a run with direct I/O, ≥ "
         f"{size_text(SEQ_MIN_BYTES_IN_FLIGHT)} in flight ({SEQ_MIN_OUTSTANDING} × "
         f"{LARGE_BLOCK_BYTES // 1024} KiB, bandwidth), ≥ {num(MIN_RUNTIME_S)} s and a file "
-        f"≥ {size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short"
+        f"≥ {size_text(MIN_FILE_BYTES)} (bandwidth) on an NVMe device can fall short; a run "
+        "that shows buffered I/O or does not record direct I/O (fio's text report) verifies "
+        "nothing"
     )
     tolerance_zh = (
         f"实测值 ≥ 声明读/写带宽（GB/s，顺序 ≥ {LARGE_BLOCK_BYTES // 1024} KiB 的任务）及 IOPS"
@@ -598,7 +631,8 @@ def verify_local_nvme(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemV
         f"{pct(NVME_MIN_FRACTION)}，且输出列出所用块设备；仅当测试为 direct I/O、在途数据 ≥ "
         f"{size_text(SEQ_MIN_BYTES_IN_FLIGHT)}（{SEQ_MIN_OUTSTANDING} × "
         f"{LARGE_BLOCK_BYTES // 1024} KiB，带宽）、≥ {num(MIN_RUNTIME_S)} 秒、文件 ≥ "
-        f"{size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符"
+        f"{size_text(MIN_FILE_BYTES)}（带宽）且在 NVMe 设备上时，未达标才判为不符；"
+        "显示为缓冲 I/O 或未记录是否为 direct I/O（fio 文本报告）的测试不能用于核实"
     )
     claimed_any = (
         claims.nvme_read_gbyte_s,

@@ -80,9 +80,27 @@ def test_claimed_bare_metal_shown_virtualised_by_the_evidence_disqualifies_at_sc
 def test_mlps_level_and_xinchuang():
     cand = candidate(vendor=VendorFacts("V", mlps_level=2, xinchuang=False))
     found = _knockouts(cand, required_mlps_level=3, require_xinchuang=True)
-    assert found["mlps_level"].reason_en == "MLPS level 2, the evaluation requires level 3"
-    assert found["mlps_level"].reason_zh == "等保 2 级，评估要求 3 级"
+    assert found["mlps_level"].reason_en == (
+        "MLPS (等保) level 2, below the level 3 the evaluation requires"
+    )
+    assert found["mlps_level"].reason_zh == "等保二级，低于评估要求的等保三级"
+    assert found["xinchuang"].reason_en == (
+        "the vendor does not state Xinchuang (信创) compliance, which the evaluation requires"
+    )
+    assert found["xinchuang"].reason_zh == "供应商未声明信创合规，而评估要求信创"
     assert found["xinchuang"].evidence_ref == "vendor: xinchuang = false"
+
+
+def test_no_mlps_level_stated_is_not_called_level_0():
+    # Expert review (Xinchuang / MLPS-3 buyers): MLPS grades run from 1; "等保 0 级" named a
+    # level no certificate has, where the vendor stated none.
+    cand = candidate(vendor=VendorFacts("V", mlps_level=0))
+    found = _knockouts(cand, required_mlps_level=3)
+    assert found["mlps_level"].reason_en == (
+        "no MLPS (等保) level stated; the evaluation requires level 3 or above"
+    )
+    assert found["mlps_level"].reason_zh == "未声明等保定级；评估要求等保三级及以上"
+    assert "0" not in found["mlps_level"].reason_zh
 
 
 def test_contradicted_compliance_disqualifies_only_when_compliance_is_required():

@@ -20,7 +20,7 @@ from scoring.poc import PocShortfall, candidate_with_poc
 from scoring.ranking import rank
 from scoring.rubric import load_rubric
 from scoring.tco import compute_tco
-from scoring.types import MeasuredFacts, OfferingFacts, Price, ScoringInputError
+from scoring.types import MeasuredFacts, OfferingFacts, Price, ScoringInputError, VendorFacts
 from tests.scoring.scoring_factories import candidate, evaluation, offering
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,6 +54,8 @@ def _candidates(scenario: dict[str, Any]) -> list:
             measured=MeasuredFacts(**spec.get("measured", {})),
             answers=spec.get("answers", {}),
         )
+        if "vendor" in spec:
+            one = replace(one, vendor=VendorFacts(**{"name": "Vendor A", **spec["vendor"]}))
         # POC runs failed or missing at the deadline: [run kind, reason] pairs
         found = [PocShortfall(kind, kind, reason) for kind, reason in spec.get("poc", [])]
         built.append(candidate_with_poc(one, found))

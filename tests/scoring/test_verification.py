@@ -480,6 +480,16 @@ def test_local_nvme_verified_at_80_percent() -> None:
     c = claims(nvme_read_gbyte_s=Decimal("7.0"), nvme_write_gbyte_s=Decimal("5.0"))
     fio = {"read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": 4000.0, "read_iops": 51.9}
     fio["disks"] = ["nvme0n1"]  # the device fio drove ("Disk stats" / disk_util)
+    # Headline figures alone do not record direct I/O, so they verify nothing (expert review:
+    # fio's default is buffered, the page cache); the jobs fio's JSON lists with direct=1 do.
+    headline = verify_candidate(c, [ev("fio", fio)]).items["local_nvme"]
+    assert headline.status == "unverifiable"
+    assert "direct I/O is not recorded" in headline.explanation_en
+    job = {"bs_bytes": 1 << 20, "iodepth": 32, "numjobs": 4, "direct": True}
+    fio["jobs"] = [
+        {**job, "rw": "read", "read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": 0.0},
+        {**job, "rw": "write", "read_bw_mbyte_s": 0.0, "write_bw_mbyte_s": 4000.0},
+    ]
     item = verify_candidate(c, [ev("fio", fio)]).items["local_nvme"]
     assert item.status == "verified"
     assert "read 6.8 GB/s against 7 GB/s claimed; write 4 GB/s against 5 GB/s" in (
@@ -500,11 +510,12 @@ def test_local_nvme_contradicted_below_80_percent() -> None:
 
 def test_local_nvme_takes_each_directions_best_run() -> None:
     c = claims(nvme_read_gbyte_s=7, nvme_write_gbyte_s=5)
+    job = {"bs_bytes": 1 << 20, "iodepth": 32, "numjobs": 1, "direct": True}
+    read = {**job, "rw": "read", "read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": 0.0}
+    write = {**job, "rw": "write", "read_bw_mbyte_s": 0.0, "write_bw_mbyte_s": 4100.0}
     evidence = [
-        ev("fio", {"read_bw_mbyte_s": 6800.0, "write_bw_mbyte_s": None, "disks": ["nvme0n1"]}),
-        ev(
-            "fio", {"read_bw_mbyte_s": None, "write_bw_mbyte_s": 4100.0, "disks": ["md0"]}, upload=2
-        ),
+        ev("fio", {"read_bw_mbyte_s": 6800.0, "jobs": [read], "disks": ["nvme0n1"]}),
+        ev("fio", {"write_bw_mbyte_s": 4100.0, "jobs": [write], "disks": ["md0"]}, upload=2),
         ev("fio", {"read_bw_mbyte_s": 120.0, "write_bw_mbyte_s": 90.0}, upload=3),  # 4k random
     ]
     assert verify_candidate(c, evidence).items["local_nvme"].status == "verified"

@@ -489,6 +489,7 @@ def _random_job(rw: str, iops: float, iodepth: int, numjobs: int) -> dict[str, A
         "bs_bytes": 4096,
         "iodepth": iodepth,
         "numjobs": numjobs,
+        "direct": True,  # fio's JSON records it; a text report does not
         f"{direction}_iops": iops,
         f"{direction}_bw_mbyte_s": round(iops * 4096 / 1e6, 3),
         f"{other}_iops": 0.0,
