@@ -42,6 +42,19 @@ ECS_DMI = (
 NOVA_SYSFS = (
     "dmi/systemd-issue23116-huawei-openstack-nova-arm-vm-cat-sys-class-dmi-product-name-quoted.txt"
 )
+HUAWEI_ATLAS = (
+    "dmi/llm-action-kylin-v10-huawei-atlas-a800i-a2-dmidecode3.2-t-system-oem-placeholders.txt"
+)
+KUNPENG_CPUINFO = (
+    "cpu_info/arm-socs-table-issue86-taishan-2280-kunpeng920-proc-cpuinfo-hisilicon-0x48-d01-cut-"
+    "in-processor4.txt"
+)
+ECS_NODE = (
+    ECS_DMI,
+    "lspci/freebsd-ask-aliyun-ecs-rocky95-lspci-i440fx-cirrus-virtio-prompt.txt",
+    "cpu_info/cn-notes-cloud-vm-xeon-8269cy-4cpu-lscpu-zh-cn-partly-translated-kvm-flags-"
+    "english.txt",
+)
 EC2_BIOS = (
     "dmi/erddap-gold-standard-notes-aws-ec2-dmidecode3.2-t-bios-system-is-a-virtual-machine-"
     "indented.txt"
@@ -169,8 +182,7 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
     ),
     (
         # Five blocks, the fifth cut inside Features; no "model name" on this ARM kernel.
-        "cpu_info/arm-socs-table-issue86-taishan-2280-kunpeng920-proc-cpuinfo-hisilicon-0x48-d01-"
-        "cut-in-processor4.txt",
+        KUNPENG_CPUINFO,
         "cpu_info",
         {
             "format": "proc_cpuinfo",
@@ -337,6 +349,18 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     (
+        # "Manufacturer: Huawei", "Product Name: A800I A2", the rest "To be filled by O.E.M.".
+        HUAWEI_ATLAS,
+        "dmi",
+        {
+            "products": ["A800I A2"],
+            "manufacturers": ["Huawei"],
+            "virtual": False,
+            "virtual_signals": [],
+            "smbios_version": "3.3.0",
+        },
+    ),
+    (
         # "Vendor: Amazon EC2" and the characteristic "System is a virtual machine"; no System
         # Information record.
         EC2_BIOS,
@@ -477,3 +501,32 @@ def test_the_smbios_vm_bit_is_a_vm_sign_and_its_absence_is_none(sample: Sample) 
     assert dmi.parse(cleared).metrics["virtual"] is None
     zh = signal_zh(dmi.parse(text).metrics["virtual_signals"][0])
     assert zh == "BIOS 特性 'System is a virtual machine'（SMBIOS 虚拟机标志位）"
+
+
+def _node(sample: Sample, paths: tuple[str, ...]) -> list[NodeEvidence]:
+    evidence = []
+    for path in paths:
+        text = sample(path)
+        kind = registry.detect_kind(text)
+        evidence.append(NodeEvidence("n1", 1, kind, registry.parse_text(text).metrics, path))
+    return evidence
+
+
+@pytest.mark.parametrize(
+    ("paths", "verdict"),
+    [
+        # Alibaba ECS: DMI product and QEMU machine type, 440FX/virtio lspci, KVM in lscpu.
+        (ECS_NODE, "virtualised"),
+        # Huawei's OpenStack Nova read from /sys/class/dmi/id: was no kind, no verdict.
+        ((NOVA_SYSFS,), "virtualised"),
+        # A Huawei Atlas server and a Kunpeng 920 /proc/cpuinfo: server DMI, no VM sign.
+        ((HUAWEI_ATLAS, KUNPENG_CPUINFO), "uncertain"),
+        # A Hygon bare-metal lscpu without flags: nothing either way, never a VM.
+        ((HYGON_LSCPU,), "uncertain"),
+    ],
+)
+def test_chinese_cloud_and_xinchuang_verdicts(
+    sample: Sample, paths: tuple[str, ...], verdict: str
+) -> None:
+    claims = Claims(gpu_model="H20", gpus_per_node=8, gpu_memory_gib=96)
+    assert verify_bare_metal(claims, _node(sample, paths)).verdict == verdict
