@@ -36,8 +36,8 @@ MESSAGES: dict[str, Promise] = {
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
     "file.other_vendor_tool": gettext_lazy(
-        "%(tool)s output: an AMD GPU tool's, not an NVIDIA one's; the evidence kinds read "
-        "NVIDIA GPUs' tools only"
+        "%(tool)s output: %(vendor)s accelerators' tool, not NVIDIA GPUs'; the evidence kinds "
+        "read NVIDIA GPUs' tools only"
     ),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
     "file.figure_out_of_range": gettext_lazy(

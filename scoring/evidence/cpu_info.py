@@ -14,7 +14,9 @@ Metrics (``ParseResult.metrics``):
   "CPU(s)" line): "cut" when a /proc/cpuinfo ends inside a processor's
   block (the kernel prints the same fields for every processor: a last block with fewer than
   the first one's is a paste or ``head`` cut there), or "excerpt" when an excerpt marker cuts
-  it: ``logical_cpus`` is then only the blocks shown, a lower bound; None otherwise.
+  it: ``logical_cpus`` is then only the blocks shown, a lower bound; or "numbering" when the
+  processor numbers start above 0 or skip some (an excerpt of a longer listing):
+  ``logical_cpus`` is then the highest number + 1, also a lower bound; None otherwise.
 - ``hypervisor`` (bool|None): True when the ``hypervisor`` CPU flag or a "Hypervisor vendor"
   line is present; False when an x86 flag list is shown without either; None when the output
   shows no flag list and no vendor line (e.g. truncated), or the CPU is not x86 (an aarch64
@@ -107,12 +109,26 @@ _LSCPU_KEYS = {
 }
 
 
+# A reader's note pasted after a value ("4<tab><tab>-- the core count", "<model><tab> # note"):
+# lscpu pads between label and value, never after the value, so a tab there then a note marker
+# start text that is not the tool's.
+_NOTE_MARKERS = ("--", "#", "//", "<-", "←")
+
+
+def _without_note(value: str) -> str:
+    """``value`` without a reader's note after a tab (one scan, whatever the blanks)."""
+    tab = value.find("\t")
+    if tab < 0 or not value[tab:].lstrip().startswith(_NOTE_MARKERS):
+        return value
+    return value[:tab].rstrip()
+
+
 def _lscpu_field(line: str) -> tuple[str, str] | None:
     """An lscpu line's label and value, or None when it has no colon or no label."""
     pair = split_label(line, _LSCPU_COLONS)
     if pair is None or not pair[0].strip():
         return None
-    return pair[0].strip(), pair[1]
+    return pair[0].strip(), _without_note(pair[1])
 
 
 def _cpuinfo_field(line: str) -> tuple[str, str] | None:
@@ -219,9 +235,13 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
     features_seen = False
     # Fields per processor block, in order: a last block shorter than the first is cut.
     block_fields: list[int] = []
+    numbers: list[int] = []
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
-        if _PROCESSOR_RE.match(line):
+        match = _PROCESSOR_RE.match(line)
+        if match:
+            if len(match.group(1)) <= 7:
+                numbers.append(int(match.group(1)))
             processors += 1
             first_line = first_line or number
             block_fields.append(0)
@@ -251,15 +271,26 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
         note = "ARM 'Features' list" if features_seen else "no 'flags' line"
         warnings.append(f"/proc/cpuinfo has {note}: the hypervisor flag cannot be checked")
     partial = None
+    count = processors
     if len(block_fields) >= 2 and block_fields[-1] < block_fields[0]:
         partial = "cut"
         warnings.append(
             f"the output ends inside processor {processors - 1}'s block: {processors} "
             "processors shown, the machine may have more"
         )
+    # The kernel numbers processors 0, 1, 2...: blocks that start above 0 or skip numbers are
+    # an excerpt (one processor quoted from a 64-thread host), and the highest number shown
+    # says at least that many are there.
+    if numbers and max(numbers) + 1 > processors:
+        partial = partial or "numbering"
+        count = max(numbers) + 1
+        warnings.append(
+            f"processor numbers up to {max(numbers)} with {processors} block(s) shown: an "
+            f"excerpt; the machine has at least {count} logical CPUs"
+        )
     metrics = {
         "format": "proc_cpuinfo",
-        "logical_cpus": processors,
+        "logical_cpus": count,
         "logical_cpus_partial": partial,
         "hypervisor": hyper,
         "hypervisor_vendor": None,
@@ -268,7 +299,8 @@ def _parse_cpuinfo(lines: list[str]) -> tuple[dict[str, Any], int | None, list[s
         "model_name": model_name,
         "vendor_id": vendor,
         "architecture": None,
-        "sockets": len(physical_ids) if physical_ids else None,
+        # An excerpt's physical ids are only those of the processors quoted.
+        "sockets": len(physical_ids) if physical_ids and partial != "numbering" else None,
         "cores_per_socket": None,
         "threads_per_core": None,
         "numa_nodes": None,

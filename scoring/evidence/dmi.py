@@ -1,7 +1,9 @@
 """Parser for ``dmidecode`` output: system products, chassis types and whether it is a VM.
 
 Reads the full dump, ``-t 1``/``-t system``, ``-t 3``, the old 2.x layout and
-``dmidecode | grep`` excerpts; a run that could not read the table is a clear error.
+``dmidecode | grep`` excerpts, and the kernel's copy of the same strings in /sys/class/dmi/id
+(``cat /sys/class/dmi/id/product_name``, ``grep . /sys/class/dmi/id/*``); a run that could not
+read the table is a clear error.
 
 Metrics (``ParseResult.metrics``):
 
@@ -13,13 +15,15 @@ Metrics (``ParseResult.metrics``):
 - ``manufacturers`` (list[str]): their "Manufacturer" values.
 - ``chassis_types`` (list[str]): "Type" of every Chassis Information (type 3) record.
 - ``baseboard_products``, ``bios_vendors`` (list[str]).
-- ``virtual`` (bool|None): True when a VM signature is seen (KVM, QEMU, "Standard PC (Q35...)"/
-  i440FX, VMware, VirtualBox, Xen "HVM domU", Microsoft "Virtual Machine", RHEV/oVirt,
-  OpenStack, Google Compute Engine, Alibaba Cloud ECS, Tencent CVM, Amazon EC2 non-metal,
-  SeaBIOS/OVMF firmware, Bochs/QEMU processors); False when system information is present
-  without any; None when the file has no System Information record. Google Compute Engine's
-  bare-metal machines print the same product as its VMs: verification weighs that sign alone
-  as "mostly a VM", not proof.
+- ``virtual`` (bool|None): True when a VM signature is seen (the BIOS characteristic "System is
+  a virtual machine", KVM, QEMU, "Standard PC (Q35...)"/i440FX, VMware, VirtualBox, Xen "HVM
+  domU", Microsoft "Virtual Machine", RHEV/oVirt, OpenStack, Google Compute Engine, Alibaba
+  Cloud ECS (the product: its bare-metal instances share the maker), Tencent CVM, Amazon EC2
+  non-metal, SeaBIOS/OVMF firmware, Bochs/QEMU processors, QEMU machine types "pc-i440fx-..."/
+  "pc-q35-..." as System or Chassis Version); False when system information is present without
+  any; None when the file shows neither a sign nor a System Information record. Google Compute
+  Engine's bare-metal machines print the same product as its VMs: verification weighs that sign
+  alone as "mostly a VM", not proof.
 - ``virtual_signals`` (list[str]): what matched, e.g. "System Product Name 'VMware Virtual
   Platform' (VMware)".
 - ``system_count``, ``record_count``, ``dmidecode_version``, ``smbios_version``.
@@ -85,13 +89,16 @@ _VM_SIGNS: tuple[tuple[str, str, str], ...] = (
     ("product", "bhyve", "bhyve"),
     ("product", "parallels", "Parallels"),
     ("product", "cloudstack kvm", "CloudStack KVM"),
+    # QEMU's machine types ("pc-i440fx-<release>", "pc-q35-<release>"), which clouds that
+    # rename the product (Alibaba Cloud ECS) leave in the System and Chassis Version.
+    ("product", "pc-i440fx-", "QEMU/KVM i440FX machine type"),
+    ("product", "pc-q35-", "QEMU/KVM Q35 machine type"),
     ("manufacturer", "qemu", "QEMU"),
     ("manufacturer", "vmware", "VMware"),
     ("manufacturer", "innotek", "VirtualBox"),
     ("manufacturer", "xen", "Xen"),
     ("manufacturer", "ovirt", "oVirt"),
     ("manufacturer", "openstack", "OpenStack"),
-    ("manufacturer", "alibaba cloud", "Alibaba Cloud ECS"),
     ("manufacturer", "tencent cloud", "Tencent Cloud CVM"),
     ("manufacturer", "parallels", "Parallels"),
     ("bios", "seabios", "SeaBIOS firmware (QEMU/KVM)"),
@@ -106,7 +113,37 @@ _VM_SIGNS: tuple[tuple[str, str, str], ...] = (
     ("chassis", "vmware", "VMware"),
     ("chassis", "i440fx + piix", "QEMU/KVM i440FX machine"),
     ("chassis", "q35 + ich9", "QEMU/KVM Q35 machine"),
+    ("chassis", "pc-i440fx-", "QEMU/KVM i440FX machine type"),
+    ("chassis", "pc-q35-", "QEMU/KVM Q35 machine type"),
 )
+_VM_BIT = "system is a virtual machine"
+# Alibaba Cloud's bare-metal instances (ebm) print "Alibaba Cloud" as their System Manufacturer
+# too (systemd/systemd#43347 tells its VMs apart by the product "Alibaba Cloud ECS" alone), so
+# that maker is no VM sign by itself.
+
+# The kernel's copy of the DMI strings, one file each under /sys/class/dmi/id (readable without
+# root): `cat /sys/class/dmi/id/product_name` then the value on the next line, or
+# `grep . /sys/class/dmi/id/*` printing "path:value". File -> (DMI type, dmidecode field).
+_SYSFS_FILES = {
+    "sys_vendor": (1, "Manufacturer"),
+    "product_name": (1, "Product Name"),
+    "product_version": (1, "Version"),
+    "product_family": (1, "Family"),
+    "bios_vendor": (0, "Vendor"),
+    "bios_version": (0, "Version"),
+    "board_vendor": (2, "Manufacturer"),
+    "board_name": (2, "Product Name"),
+    "chassis_vendor": (3, "Manufacturer"),
+    "chassis_version": (3, "Version"),
+}
+_SYSFS_RE = re.compile(
+    r"(?:^|[\s$#>])(?P<cat>cat\s+)?/sys/(?:class|devices/virtual)/dmi/id/(?P<file>[a-z_]+)"
+    r"(?:\s*:\s?(?P<value>.*))?$"
+)
+_SYSFS_TITLES = {0: "BIOS Information", 1: "System Information", 2: "Base Board Information"}
+_SYSFS_TITLES[3] = "Chassis Information"
+# A shell prompt with a command after it ("[root@h ~]# dmidecode", "$ uname -a").
+_PROMPT_LINE_RE = re.compile(r"^(?:\[[^\]]*\]\s*|[\w.@:~/-]*)[$#%]\s*\S")
 
 
 @dataclass
@@ -116,13 +153,17 @@ class _Record:
     dmi_type: int | None = None
     title: str | None = None
     fields: dict[str, str] = field(default_factory=dict)
+    # BIOS Information's characteristic "System is a virtual machine" (SMBIOS 2.7+): the
+    # firmware's own VM bit. Clouds set it on VMs and leave it clear on bare-metal instances
+    # (EC2, systemd/systemd#19403); some leave it clear on VMs too, so its absence says nothing.
+    vm_bit: bool = False
 
 
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is dmidecode output (looks at the head only)."""
     try:
         head = text[:_DETECT_MAX_CHARS].splitlines()[:_DETECT_MAX_LINES]
-        version = handles = titles = product = 0
+        version = handles = titles = product = sysfs = 0
         for raw in head:
             line = raw.strip()
             if _VERSION_RE.match(line):
@@ -133,8 +174,14 @@ def detect(text: str) -> int:
                 titles += 1
             elif line.startswith(("Product Name:", "Manufacturer:")):
                 product += 1
+            else:
+                match = _SYSFS_RE.search(line)
+                if match and match["file"] in _SYSFS_FILES:
+                    sysfs += 1
         if handles or version:
             return 90
+        if sysfs:
+            return 60
         if titles and product:
             return 60
         return 15 if product else 0
@@ -163,12 +210,37 @@ def _read_records(text: str) -> tuple[list[_Record], dict[str, Any], list[tuple[
     failures: list[tuple[int, str]] = []
     current: _Record | None = None
     loose: _Record | None = None
+    sysfs: dict[int, _Record] = {}
+    pending: str | None = None  # the /sys/class/dmi/id file a `cat` line names, value to come
+
+    def sysfs_value(name: str, value: str, number: int) -> None:
+        dmi_type, key = _SYSFS_FILES[name]
+        if dmi_type not in sysfs:
+            sysfs[dmi_type] = _Record("sysfs", number, dmi_type, _SYSFS_TITLES[dmi_type])
+            records.append(sysfs[dmi_type])
+        if value.strip():
+            sysfs[dmi_type].fields.setdefault(key, value.strip())
+
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
             continue
         if header["excerpt_line"] is None and _EXCERPT_RE.search(line):
             header["excerpt_line"] = number
+        match = _SYSFS_RE.search(line)
+        if match and match["file"] in _SYSFS_FILES:
+            current = None
+            if match["value"] is not None and (match["value"].strip() or not match["cat"]):
+                sysfs_value(match["file"], match["value"], number)
+                pending = None
+            else:
+                pending = match["file"]
+            continue
+        if pending is not None:
+            name, pending = pending, None
+            if not _PROMPT_LINE_RE.match(line):
+                sysfs_value(name, line, number)
+                continue
         match = _VERSION_RE.match(line)
         if match:
             header["dmidecode_version"] = header["dmidecode_version"] or match.group(1)
@@ -187,6 +259,10 @@ def _read_records(text: str) -> tuple[list[_Record], dict[str, Any], list[tuple[
             if match.group(2):
                 current.dmi_type = int(match.group(2))
             records.append(current)
+            continue
+        if current is not None and line.lower() == _VM_BIT:
+            if current.dmi_type == 0:
+                current.vm_bit = True
             continue
         if current is not None:
             match = _OLD_TYPE_RE.match(line)
@@ -275,6 +351,12 @@ def _vm_signals(records: list[_Record]) -> list[str]:
             for key in ("Vendor", "Version"):
                 if rec.fields.get(key):
                     pairs.append(("bios", f"BIOS {key}", rec.fields[key]))
+            if rec.vm_bit:
+                hit(
+                    "SMBIOS virtual machine bit",
+                    "BIOS Characteristics",
+                    "System is a virtual machine",
+                )
         elif rec.dmi_type == 4 and rec.fields.get("Manufacturer"):
             pairs.append(("processor", "Processor Manufacturer", rec.fields["Manufacturer"]))
         elif rec.dmi_type == 3:
@@ -344,6 +426,10 @@ def parse(text: str) -> ParseResult:
         )
     if any(r.handle == "?" for r in useful):
         warnings.append("records without their 'Handle' line: the output was filtered")
+    if any(r.handle == "sysfs" for r in useful):
+        warnings.append(
+            "read from the kernel's /sys/class/dmi/id files, not dmidecode: the files shown only"
+        )
     if header["excerpt_line"] is not None:
         warnings.append(f"excerpt marker at line {header['excerpt_line']}: the output was cut")
     for line, message in failures:

@@ -80,23 +80,45 @@ def detect_kind(text: str, hint: str | None = None) -> str:
         score = module.detect(text)
         if score > best_score:
             best_kind, best_score = module.KIND, score
+    if best_score < HINT_CONFIDENCE and other_vendor_tool(text) is not None:
+        # A faint likeness (npu-smi's borders and "Bus-Id" give nvidia-smi 20) is not the kind.
+        return UNKNOWN
     return best_kind
 
 
-# The banners of AMD's GPU tools (ROCm): rocm-smi frames its report with "ROCm System
-# Management Interface" and "End of ROCm SMI Log"; amd-smi version prints "AMDSMI Tool:";
-# amd-smi static/list print "GPU: 0" blocks whose keys are upper case ("MARKET_NAME:", "BDF:");
-# rocminfo prints "HSA System Attributes" and "HSA Agents", and in each agent (a paste of one
-# too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. A candidate node with AMD GPUs
-# is a procurement fact, but none of these outputs is evidence a kind here can read.
-_OTHER_VENDOR_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("rocm-smi", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")),
-    ("amd-smi", re.compile(r"^AMDSMI Tool:|^\s+MARKET_NAME:\s|^\s+(?:ASIC|BUS):\s*$", re.M)),
+# The banners of other vendors' accelerator tools. AMD's (ROCm): rocm-smi frames its report with
+# "ROCm System Management Interface" and "End of ROCm SMI Log"; amd-smi version prints "AMDSMI
+# Tool:"; amd-smi static/list print "GPU: 0" blocks whose keys are upper case ("MARKET_NAME:",
+# "BDF:"); rocminfo prints "HSA System Attributes" and "HSA Agents", and in each agent (a paste of
+# one too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. Huawei Ascend's npu-smi
+# info draws a table like nvidia-smi's (borders, "Bus-Id") under a "| npu-smi <release>  Version:"
+# banner that pastes often leave out, with its own column heads: "| NPU   Name | Health |" and
+# "AICore(%)". A candidate node with AMD GPUs or Ascend NPUs is a procurement fact, but none of
+# these outputs is evidence a kind here can read.
+# Each pattern stays within one line ([ \t], never \s): detect_kind runs them on any text its
+# detectors are unsure of, and "^\s+" on a run of blank lines is quadratic.
+_OTHER_VENDOR_TOOLS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("rocm-smi", "AMD", re.compile(r"ROCm System Management Interface|End of ROCm SMI Log")),
+    (
+        "amd-smi",
+        "AMD",
+        re.compile(r"^AMDSMI Tool:|^[ \t]+MARKET_NAME:[ \t]|^[ \t]+(?:ASIC|BUS):[ \t]*$", re.M),
+    ),
     (
         "rocminfo",
+        "AMD",
         re.compile(
-            r"^HSA System Attributes\s*$|^ROCk module (?:version .* )?is loaded|"
-            r"^\s+Device Type:\s+(?:CPU|GPU|DSP)\s*$",
+            r"^HSA System Attributes[ \t]*$|^ROCk module (?:version .* )?is loaded|"
+            r"^[ \t]+Device Type:[ \t]+(?:CPU|GPU|DSP)[ \t]*$",
+            re.M,
+        ),
+    ),
+    (
+        "npu-smi",
+        "Huawei Ascend",
+        re.compile(
+            r"^\|[ \t]*npu-smi[ \t]+\d|^\|[ \t]*NPU[ \t]+Name[ \t]*\|[ \t]*Health[ \t]*\|"
+            r"|\bAICore\(%\)",
             re.M,
         ),
     ),
@@ -104,14 +126,24 @@ _OTHER_VENDOR_TOOLS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _OTHER_VENDOR_SCAN = 65536
 
 
-def other_vendor_tool(text: str) -> str | None:
-    """The AMD GPU tool (rocm-smi, amd-smi, rocminfo) whose banner or keys ``text`` shows in its
-    first 64 KiB, or None."""
+def other_vendor_tool(text: str) -> tuple[str, str] | None:
+    """The other vendor's accelerator tool (rocm-smi, amd-smi, rocminfo, npu-smi) whose banner or
+    keys ``text`` shows in its first 64 KiB, with its vendor ("AMD", "Huawei Ascend"), or None."""
     head = text[:_OTHER_VENDOR_SCAN]
-    for name, pattern in _OTHER_VENDOR_TOOLS:
+    for name, vendor, pattern in _OTHER_VENDOR_TOOLS:
         if pattern.search(head):
-            return name
+            return name, vendor
     return None
+
+
+def _other_vendor_error(tool: tuple[str, str]) -> EvidenceParseError:
+    name, vendor = tool
+    return EvidenceParseError(
+        f"{name} output: {vendor} accelerators' tool, not NVIDIA GPUs'; the evidence kinds read "
+        "NVIDIA GPUs' tools only",
+        code="file.other_vendor_tool",
+        params={"tool": name, "vendor": vendor},
+    )
 
 
 def parse_text(text: str, kind: str | None = None) -> ParseResult:
@@ -119,17 +151,13 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
     if not text.strip():
         raise EvidenceParseError("the file is empty", kind=kind, code="file.empty")
     text = unquote_text(text)
+    given = kind is not None
     if kind is None:
         kind = detect_kind(text)
     if kind == UNKNOWN:
         other = other_vendor_tool(text)
         if other is not None:
-            raise EvidenceParseError(
-                f"{other} output: an AMD GPU tool's, not an NVIDIA one's; the evidence kinds "
-                "read NVIDIA GPUs' tools only",
-                code="file.other_vendor_tool",
-                params={"tool": other},
-            )
+            raise _other_vendor_error(other)
         raise EvidenceParseError(
             "not the output of a supported tool (kinds: " + ", ".join(PARSERS) + ")",
             code="file.unknown_kind",
@@ -145,6 +173,13 @@ def parse_text(text: str, kind: str | None = None) -> ParseResult:
         ) from None
     try:
         result = module.parse(text)
+    except EvidenceParseError as error:
+        # A kind named by the caller (the command that made the file) whose parser finds nothing
+        # of its own in another vendor's tool output: say what the file is.
+        other = other_vendor_tool(text) if given else None
+        if other is not None:
+            raise _other_vendor_error(other) from error
+        raise
     except OverflowError:
         # float() of a digit run beyond a double, inside the parser: the same bad figure.
         raise EvidenceParseError(

@@ -582,7 +582,7 @@ def test_an_amd_tool_is_named_in_the_refusal(sample: Sample) -> None:
     text = sample(OTHER_TOOLS[0][0])
     with pytest.raises(EvidenceParseError) as caught:
         registry.parse_text(text)
-    assert str(caught.value).startswith("rocm-smi output: an AMD GPU tool's, not an NVIDIA one's")
+    assert str(caught.value).startswith("rocm-smi output: AMD accelerators' tool, not NVIDIA GPUs'")
 
 
 def test_nvidia_text_naming_rocm_is_still_read(sample: Sample) -> None:
