@@ -104,3 +104,31 @@ def test_each_lost_dependency_is_named_in_readyz_and_in_the_log(private_stack, t
     finally:
         worker.stop()
         web.stop()
+
+
+def test_readyz_answers_in_time_when_the_database_does_not_answer(private_stack, tmp_path):
+    """A database host that takes connections and never answers (a partition, a hung server):
+    each read waits DATABASE_CONNECT_TIMEOUT (3 s); /readyz/ read it four times, 12 s, and
+    compose's check (6 s) timed out without a body. It asks once now."""
+    import socket
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(64)  # the kernel completes connections; nothing ever answers on them
+    env = private_stack.env(
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:{silent.getsockname()[1]}/portal",
+    )
+    port = stack.free_port()
+    web = stack.gunicorn(port, env, tmp_path / "gunicorn.log", workers=1).start()
+    try:
+        stack.wait_for(lambda: _get(port, "/healthz/")[0] == 503, timeout=60, what="gunicorn")
+        status, body, elapsed = _get(port, "/readyz/")
+        assert status == 503
+        assert body["database"]["ok"] is False and body["redis"]["ok"] is True
+        for name in ("worker", "beat", "imports"):
+            assert body[name]["detail"] == "unknown: the database is unavailable (see database)"
+        assert elapsed < 6, f"/readyz/ took {elapsed:.1f} s"
+    finally:
+        web.stop()
+        silent.close()
