@@ -167,8 +167,8 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     # (none run here) before 16, and is interrupted there.
     out, err, code = _reimport_until_it_waits(env)
     assert code != 0, out
-    assert f"{1 + sum(SPREAD.values()) + 3} upload(s) of 3 evaluation(s)" in out
-    assert "[1/3] evaluation 1: decided, kept" in out
+    assert f"{4 + sum(SPREAD.values())} upload(s) of 3 evaluation(s)" in out
+    assert "[1/3] evaluation 1: decided, kept 4; " in out
     assert "[2/3] evaluation 2: queued 300; " in out
     assert "waiting for the workers: 300 upload(s) queued" in out
     assert "interrupted after 2 of 3 evaluation(s)" in err
@@ -180,7 +180,7 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     started = time.monotonic()
     again = manage(env, "evidence_reimport", "--max-waiting", "0").stdout
     elapsed = time.monotonic() - started
-    assert "[1/2] evaluation 1: decided, kept" in again
+    assert "[1/2] evaluation 1: decided, kept 4; " in again
     assert "[2/2] evaluation 16: queued 1500; " in again
     assert "queued 1500 upload(s) for import" in again
     queued = json.loads(_shell(env, QUEUED))
@@ -189,7 +189,7 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     assert sorted(messages) == sorted(queued["2"] + queued["16"])
     # A third run, with the default wait: only the decided evaluation is left, nothing to wait for.
     third = manage(env, "evidence_reimport", timeout=60).stdout
-    assert "[1/1] evaluation 1: decided, kept" in third and "queued 0 upload(s)" in third
+    assert "[1/1] evaluation 1: decided, kept 4; " in third and "queued 0 upload(s)" in third
     assert len(_messages(private_stack.redis_port)) == 1800
 
     # The decision, its evaluation's uploads and measurements are as they were.

@@ -103,7 +103,9 @@ def test_reimport_keeps_a_decided_evaluations_evidence_and_says_so(
 
     # One line per evaluation (the decided one first, by id), then the totals.
     assert lines[0] == f"2 upload(s) of 2 evaluation(s) to re-import with parsers {PARSER_VERSION}"
-    assert lines[1].endswith("decided, kept; 1/2 done") and lines[2].endswith("queued 1; 2/2 done")
+    assert lines[1].endswith("decided, kept 1; 1/2 done") and lines[2].endswith(
+        "queued 1; 2/2 done"
+    )
     assert lines[3:] == [
         f"queued 1 upload(s) for import with parsers {PARSER_VERSION}",
         "1 uploads of decided evaluations kept as decided",

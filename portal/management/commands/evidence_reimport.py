@@ -72,7 +72,10 @@ class Command(BaseCommand):
                     )
                 queued += done.queued
                 kept += done.kept_decided
-                state = f"queued {done.queued}" if done.queued else "decided, kept"
+                state = "; ".join(
+                    ([f"queued {done.queued}"] if done.queued or not done.kept_decided else [])
+                    + ([f"decided, kept {done.kept_decided}"] if done.kept_decided else [])
+                )
                 self._say(
                     f"[{number}/{len(pending)}] evaluation {evaluation_id}: {state}; "
                     f"{queued + kept}/{total} done"
