@@ -12,10 +12,11 @@ from deploy import stack
 from .conftest import manage
 
 
-def _get(port: int, path: str) -> tuple[int, dict | str, float]:
+def _get(port: int, path: str, **headers: str) -> tuple[int, dict | str, float]:
     started = time.monotonic()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             status, body = response.status, response.read().decode()
     except urllib.error.HTTPError as error:
         status, body = error.code, error.read().decode()
@@ -85,7 +86,10 @@ def test_each_lost_dependency_is_named_in_readyz_and_in_the_log(private_stack, t
         assert body["database"]["error"] == "unavailable"
         for name in ("worker", "beat", "imports"):
             assert body[name]["detail"] == "unknown: the database is unavailable (see database)"
-        assert _get(port, "/healthz/")[0] == 503
+        status, page, _ = _get(port, "/healthz/")
+        assert status == 503 and "The database is unavailable" in page  # the short HTML page
+        status, body, _ = _get(port, "/healthz/", Accept="application/json")
+        assert status == 503 and body["detail"].startswith("The database is unavailable")
         logged = _log_since(log, offset)
         assert "readiness check database failed: OperationalError" in logged
         assert "database unavailable on /healthz/" in logged
