@@ -109,9 +109,9 @@ def _pinged_workers() -> list[str] | None:
 
 
 class _Workers:
-    """The heartbeat and the workers' ping, each asked at most once per request (both the
-    worker and the beat check need them), and neither asked of a database or a broker the
-    checks before found away: each attempt would wait its connect timeout again
+    """What the worker and the beat check both read: the heartbeat, and the workers' ping
+    (sent at most once per request); neither is asked of a database or a broker the checks
+    before found away: each attempt would wait its connect timeout again
     (DATABASE_CONNECT_TIMEOUT per read), and compose's health check gives /readyz/ 6 s."""
 
     def __init__(self, *, database_ok: bool, broker_ok: bool):
