@@ -86,16 +86,8 @@ def _redis() -> dict:
     return {"ok": True, "servers": sorted(urls)}
 
 
-def _heartbeat() -> tuple[dict | None, dict]:
-    """(the result to report when the heartbeat cannot be read, else None; the heartbeat's
-    fields: its time and whether it is fresh)."""
-    try:
-        last = (
-            WorkerHeartbeat.objects.order_by("-seen_at").values_list("seen_at", flat=True).first()
-        )
-    except DATABASE_DOWN:
-        return {"ok": False, "error": "unknown: the database is unavailable"}, {}
-    return None, {"last_heartbeat": last.isoformat() if last else None, "fresh": _fresh(last)}
+# What a check says when the database cannot be read: no address in it, so shown to anyone.
+DATABASE_UNKNOWN = "unknown: the database is unavailable (see database)"
 
 
 def _fresh(last) -> bool:
@@ -103,50 +95,111 @@ def _fresh(last) -> bool:
     return last is not None and timezone.now() - last <= stale
 
 
-def _pinged_workers() -> list[str]:
-    """The Celery workers that answer a ping within PING_TIMEOUT_S (none when the broker is
-    away: the redis check says so)."""
+def _pinged_workers() -> list[str] | None:
+    """The Celery workers that answer a ping within PING_TIMEOUT_S; None when the ping could
+    not be sent (the broker is away: the redis check says so), which tells nothing of them."""
     from ..celery import app
 
     try:
         replies = app.control.ping(timeout=PING_TIMEOUT_S) or []
     except Exception as exc:
         logger.warning("worker ping failed: %s: %s", type(exc).__name__, exc)
-        return []
+        return None
     return sorted(name for reply in replies for name in reply)
 
 
-def _worker() -> dict:
-    """A worker runs tasks: its heartbeat task ran lately, or (the heartbeat is scheduled by
-    beat, so a stale one may be beat's fault) it answers a ping."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return {"ok": True, "detail": "tasks run in process (embedded mode)"}
-    unread, heartbeat = _heartbeat()
-    if unread is not None:
-        return unread
-    result = {"last_heartbeat": heartbeat["last_heartbeat"]}
-    if heartbeat["fresh"]:
-        return {"ok": True, **result}
-    answered = _pinged_workers()
-    if answered:
+class _Workers:
+    """What the worker and the beat check both read: the heartbeat, and the workers' ping
+    (sent at most once per request); neither is asked of a database or a broker the checks
+    before found away: each attempt would wait its connect timeout again
+    (DATABASE_CONNECT_TIMEOUT per read), and compose's health check gives /readyz/ 6 s."""
+
+    def __init__(self, *, database_ok: bool, broker_ok: bool):
+        self.database_ok = database_ok
+        self.broker_ok = broker_ok
+        self._pinged: list[str] | bool | None = False
+
+    def pinged(self) -> list[str] | None:
+        if self._pinged is False:
+            self._pinged = _pinged_workers() if self.broker_ok else None
+        return self._pinged
+
+    def _heartbeat(self) -> tuple[dict | None, dict]:
+        """(the result to report when the heartbeat cannot be read, else None; the
+        heartbeat's fields: its time and whether it is fresh)."""
+        if not self.database_ok:
+            return {"ok": False, "detail": DATABASE_UNKNOWN}, {}
+        try:
+            last = (
+                WorkerHeartbeat.objects.order_by("-seen_at")
+                .values_list("seen_at", flat=True)
+                .first()
+            )
+        except DATABASE_DOWN:
+            self.database_ok = False
+            return {"ok": False, "detail": DATABASE_UNKNOWN}, {}
+        return None, {"last_heartbeat": last.isoformat() if last else None, "fresh": _fresh(last)}
+
+    def imports(self) -> dict:
+        if not self.database_ok:
+            return {"ok": False, "detail": DATABASE_UNKNOWN}
+        return _imports()
+
+    def worker(self) -> dict:
+        """A worker runs tasks: its heartbeat task ran lately, or (the heartbeat is scheduled
+        by beat, so a stale one may be beat's fault) it answers a ping."""
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            return {"ok": True, "detail": "tasks run in process (embedded mode)"}
+        unread, heartbeat = self._heartbeat()
+        if unread is not None:
+            return unread
+        result = {"last_heartbeat": heartbeat["last_heartbeat"]}
+        if heartbeat["fresh"]:
+            return {"ok": True, **result}
+        answered = self.pinged()
+        if answered is None:
+            return {
+                "ok": False,
+                **result,
+                "answered_ping": None,
+                "detail": "unknown: the broker (Redis) does not answer, so no worker can be "
+                "asked and none gets tasks (see redis)",
+            }
+        if answered:
+            return {
+                "ok": True,
+                **result,
+                "answered_ping": len(answered),
+                "detail": "the heartbeat is stale but a worker answers: see beat",
+            }
         return {
-            "ok": True,
+            "ok": False,
             **result,
-            "answered_ping": len(answered),
-            "detail": "the heartbeat is stale but a worker answers: see beat",
+            "answered_ping": 0,
+            "detail": f"no worker answered a ping and no heartbeat in the last "
+            f"{settings.WORKER_HEARTBEAT_STALE_S} s: no worker is running",
         }
-    return {"ok": False, **result, "answered_ping": 0}
 
-
-def _beat() -> dict:
-    """Beat schedules the heartbeat every 30 s: a fresh one shows beat (and a worker) running;
-    a stale one while a worker answers its ping shows beat stopped."""
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return {"ok": True, "detail": "no scheduler in embedded mode"}
-    unread, heartbeat = _heartbeat()
-    if unread is not None:
-        return unread
-    return {"ok": heartbeat["fresh"], "last_heartbeat": heartbeat["last_heartbeat"]}
+    def beat(self) -> dict:
+        """Beat schedules the heartbeat every 30 s: a fresh one shows beat (and a worker)
+        running; a stale one while a worker answers its ping shows beat stopped; while no worker
+        answers, nobody runs the heartbeat and beat's state is unknown."""
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            return {"ok": True, "detail": "no scheduler in embedded mode"}
+        unread, heartbeat = self._heartbeat()
+        if unread is not None:
+            return unread
+        result = {"ok": heartbeat["fresh"], "last_heartbeat": heartbeat["last_heartbeat"]}
+        if heartbeat["fresh"]:
+            return result
+        if self.pinged():
+            result["detail"] = "no heartbeat while a worker answers: beat is not running"
+        else:
+            result["detail"] = (
+                "unknown: the heartbeat beat schedules is run by a worker, and none answers "
+                "(see worker)"
+            )
+        return result
 
 
 def _imports() -> dict:
@@ -158,7 +211,7 @@ def _imports() -> dict:
         overdue = overdue_uploads()
         backlog = import_backlog()
     except DATABASE_DOWN:
-        return {"ok": False, "error": "unknown: the database is unavailable"}
+        return {"ok": False, "detail": DATABASE_UNKNOWN}
     return {
         "ok": not any(overdue.values()),
         "overdue": overdue,
@@ -185,24 +238,40 @@ def readyz(request: HttpRequest) -> JsonResponse:
     Why a check failed (an exception naming internal hosts and ports) is logged, and shown to
     staff only; anyone else reads ``"error": "unavailable"``.
     """
-    checks = {
-        "database": _database,
-        "redis": _redis,
-        "worker": _worker,
-        "beat": _beat,
-        "imports": _imports,
-    }
-    report = {name: _timed(name, check) for name, check in checks.items()}
-    if not _is_staff(request):
-        for result in report.values():
-            if "error" in result:
-                result["error"] = "unavailable"
+    report = {"database": _timed("database", _database), "redis": _timed("redis", _redis)}
+    workers = _Workers(
+        database_ok=report["database"]["ok"],
+        # The broker's failure is named "broker: …" (_redis); a cache server's alone leaves
+        # the workers reachable.
+        broker_ok="broker:" not in report["redis"].get("error", ""),
+    )
+    for name, check in (
+        ("worker", workers.worker),
+        ("beat", workers.beat),
+        ("imports", workers.imports),
+    ):
+        report[name] = _timed(name, check)
     required = [
         name
         for name in request.GET.get("require", ",".join(REQUIRED_BY_DEFAULT)).split(",")
         if name
     ]
     ready = all(report[name]["ok"] for name in required if name in report)
+    if not ready:
+        # One line to grep for, naming each required component that failed and why (the log
+        # may name addresses; the body shows anyone but staff "unavailable" instead).
+        logger.warning(
+            "readyz unavailable: %s",
+            "; ".join(
+                f"{name}: {report[name].get('detail') or report[name].get('error', 'not ok')}"
+                for name in required
+                if name in report and not report[name]["ok"]
+            ),
+        )
+    if not _is_staff(request):
+        for result in report.values():
+            if "error" in result:
+                result["error"] = "unavailable"
     return JsonResponse(
         {"status": "ready" if ready else "unavailable", "required": required, **report},
         status=200 if ready else 503,

@@ -199,12 +199,19 @@ def test_a_stale_heartbeat_with_a_worker_answering_blames_beat(
     assert client.get("/readyz/?require=beat").status_code == 503
 
 
-def test_no_worker_answering_a_stale_heartbeat_is_a_worker_down(client, settings, broker_down):
+def test_a_stale_heartbeat_with_the_broker_down_leaves_the_worker_unknown(
+    client, settings, broker_down
+):
+    # operator review: with Redis down no ping can be sent, and /readyz/ said "answered_ping":
+    # 0, as if every worker had stopped. No worker answering with the broker up is
+    # tests/deploy/test_outages_as_an_operator_sees_them.py (a Redis of its own, no worker).
     WorkerHeartbeat.objects.create(hostname="w1", seen_at=timezone.now() - timedelta(hours=1))
     settings.CELERY_TASK_ALWAYS_EAGER = False
     body = client.get("/readyz/?require=worker").json()
     assert body["worker"]["ok"] is False
-    assert body["worker"]["answered_ping"] == 0
+    assert body["worker"]["answered_ping"] is None
+    assert body["worker"]["detail"].startswith("unknown: the broker (Redis) does not answer")
+    assert body["beat"]["detail"].startswith("unknown: the heartbeat beat schedules")
     assert body["status"] == "unavailable"
 
 

@@ -101,7 +101,12 @@ def test_reimport_keeps_a_decided_evaluations_evidence_and_says_so(
 
     lines = _reimport()
 
-    assert lines == [
+    # One line per evaluation (the decided one first, by id), then the totals.
+    assert lines[0] == f"2 upload(s) of 2 evaluation(s) to re-import with parsers {PARSER_VERSION}"
+    assert lines[1].endswith("decided, kept 1; 1/2 done") and lines[2].endswith(
+        "queued 1; 2/2 done"
+    )
+    assert lines[3:] == [
         f"queued 1 upload(s) for import with parsers {PARSER_VERSION}",
         "1 uploads of decided evaluations kept as decided",
     ]
@@ -130,7 +135,7 @@ def test_reopening_queues_the_uploads_kept_while_decided(
     )
     _parsed_before_upgrade(decided)
     kept_rows = _measurement_ids(decided)
-    assert _reimport()[1] == "1 uploads of decided evaluations kept as decided"
+    assert _reimport()[-1] == "1 uploads of decided evaluations kept as decided"
 
     evaluation_reopen(evaluation=evaluation, reason="New parsers.", by=members["manager"])
 
@@ -139,6 +144,7 @@ def test_reopening_queues_the_uploads_kept_while_decided(
     assert _measurement_ids(reimported) and _measurement_ids(reimported) != kept_rows
     # Nothing older than the parsers is left anywhere: the command finds nothing to do.
     assert _reimport() == [
+        f"0 upload(s) of 0 evaluation(s) to re-import with parsers {PARSER_VERSION}",
         f"queued 0 upload(s) for import with parsers {PARSER_VERSION}",
         "0 uploads of decided evaluations kept as decided",
     ]

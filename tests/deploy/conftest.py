@@ -1,0 +1,123 @@
+"""A private PostgreSQL cluster and Redis (deploy/stack.py) on free ports, for the upgrade and
+outage tests: they migrate, stop and start these, never the shared 5432 and 6379."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from deploy import stack
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class PrivateStack:
+    directory: Path
+    pg_port: int
+    redis_port: int
+    postgres: stack.Service
+    redis: stack.Service
+
+    def env(self, database: str = "portal", **extra: str) -> dict[str, str]:
+        """The production settings (portal.settings) on the private services."""
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("DJANGO_", "DATABASE_", "CELERY_", "CACHE_", "MEDIA_"))
+        }
+        env.update(
+            DJANGO_SETTINGS_MODULE="portal.settings",
+            DATABASE_URL=f"postgres://postgres@127.0.0.1:{self.pg_port}/{database}",
+            CELERY_BROKER_URL=f"redis://127.0.0.1:{self.redis_port}/0",
+            CACHE_URL=f"redis://127.0.0.1:{self.redis_port}/1",
+            CELERY_TASK_ALWAYS_EAGER="0",
+            MEDIA_ROOT=str(self.directory / "media"),
+            SECRET_KEY="private-stack-only-secret-key-5d1c9e3a7b2f4e6a8c0d1e3f5a7b9c2d4e6f",
+            DEBUG="0",
+            SECURE_SSL_REDIRECT="0",
+            CONN_MAX_AGE="0",
+        )
+        env.update(extra)
+        return env
+
+    def createdb(self, name: str) -> None:
+        subprocess.run(
+            [
+                stack._pg_bin("createdb"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.pg_port),
+                "-U",
+                "postgres",
+                name,
+            ],
+            check=True,
+        )
+
+    def start_postgres(self) -> None:
+        self.postgres.start()
+        stack.wait_for(lambda: stack.pg_ready(self.pg_port), timeout=60, what="PostgreSQL")
+
+    def start_redis(self) -> None:
+        self.redis.start()
+        port = self.redis_port
+        stack.wait_for(lambda: _redis_answers(port), timeout=30, what="Redis")
+
+
+def _redis_answers(port: int) -> bool:
+    import redis
+
+    client = redis.Redis(port=port, socket_connect_timeout=0.5)
+    try:
+        return bool(client.ping())
+    finally:
+        client.close()
+
+
+def manage(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python manage.py *args`` in a subprocess; fails the test with its output on an error."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert result.returncode == 0, f"manage.py {' '.join(args)}:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def private_stack():
+    if shutil.which("redis-server") is None:
+        pytest.fail("redis-server is not installed")
+    # Not under pytest's tmp_path: the postgres user must reach the data directory.
+    directory = Path(tempfile.mkdtemp(prefix="portal-private-", dir="/tmp"))
+    os.chmod(directory, 0o755)  # noqa: S103 - the postgres user works below
+    (directory / "redis").mkdir()
+    pg_port, redis_port = stack.free_port(), stack.free_port()
+    data = stack.postgres_init(directory / "pg")
+    private = PrivateStack(
+        directory,
+        pg_port,
+        redis_port,
+        stack.postgres_server(data, pg_port),
+        stack.redis_server(redis_port, directory / "redis"),
+    )
+    try:
+        private.start_postgres()
+        private.start_redis()
+        yield private
+    finally:
+        private.redis.stop()
+        private.postgres.stop(timeout=30)
+        shutil.rmtree(directory, ignore_errors=True)

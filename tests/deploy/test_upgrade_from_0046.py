@@ -1,0 +1,199 @@
+"""The upgrade an operator runs: a database migrated by the previous release (the forty-six
+migrations before the squash), ``migrate`` with this release (0047), then ``evidence_reimport``
+for the changed parsers, interrupted and run again, on a private PostgreSQL and Redis."""
+
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+from .conftest import ROOT, manage
+
+MIGRATIONS = ROOT / "portal" / "migrations"
+OLD_VERSION = "1.16.0"
+SPREAD = {2: 300, 16: 1500}  # evaluation id (of the demo data) -> uploads parsed by OLD_VERSION
+
+SEED = """
+import json
+from django.db import transaction
+from django.contrib.auth import get_user_model
+from portal.models import Candidate, DecisionRecord, Evaluation, EvidenceUpload, Measurement
+from portal.services.evaluations import decision_record
+
+spread = {spread}
+EvidenceUpload.objects.update(parser_version={old!r})
+decided = Evaluation.objects.get(pk=1)
+with transaction.atomic():
+    decision_record(
+        evaluation=decided,
+        candidate=decided.candidates.order_by("pk").first(),
+        rationale="Chosen before the upgrade.",
+        by=get_user_model().objects.get(username="manager"),
+    )
+model = EvidenceUpload.objects.filter(evaluation=decided).order_by("pk").first()
+rows = []
+for evaluation_id, count in spread.items():
+    candidates = list(Candidate.objects.filter(evaluation_id=evaluation_id).order_by("pk"))
+    for number in range(count):
+        candidate = candidates[number % len(candidates)]
+        rows.append(EvidenceUpload(
+            candidate=candidate, evaluation_id=evaluation_id, file=model.file.name,
+            original_name=f"node-{{number}}.txt", sha256=f"{{evaluation_id:08x}}{{number:056x}}",
+            size_bytes=model.size_bytes, node_name=f"node-{{number}}", status="done",
+            parser_version={old!r}, origin=model.origin,
+        ))
+EvidenceUpload.objects.bulk_create(rows, batch_size=1000)
+"""
+
+DECIDED_STATE = """
+import json
+from portal.models import DecisionRecord, Evaluation, EvidenceUpload, Measurement
+print(json.dumps({
+    "status": Evaluation.objects.get(pk=1).status,
+    "records": [
+        [r.pk, r.round, r.candidate_id, r.rationale, r.decided_at.isoformat(), r.snapshot]
+        for r in DecisionRecord.objects.filter(evaluation_id=1).order_by("pk")
+    ],
+    "uploads": list(EvidenceUpload.objects.filter(evaluation_id=1).order_by("pk")
+                    .values_list("pk", "status", "parser_version", "finished_at")),
+    "measurements": list(Measurement.objects.filter(evaluation_id=1).order_by("pk")
+                         .values_list("pk", "value")),
+}, default=str))
+"""
+
+QUEUED = """
+import json
+from portal.models import EvidenceUpload
+print(json.dumps({str(e): sorted(EvidenceUpload.objects.filter(evaluation_id=e, status="queued")
+                  .values_list("pk", flat=True)) for e in (1, 2, 16)}))
+"""
+
+
+def _old_release(directory: Path) -> dict[str, str]:
+    """The previous release's migrations (0001-0046, no squash) as a module of their own, and a
+    settings module that uses them; returns the environment entries that select it."""
+    package = directory / "previous_release_migrations"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy(MIGRATIONS / "_postgresql.py", package)
+    old = [p for p in MIGRATIONS.glob("00*.py") if "squashed" not in p.name and p.name < "0047"]
+    assert len(old) == 46
+    for path in old:
+        shutil.copy(path, package)
+    (directory / "previous_release_settings.py").write_text(
+        "from portal.settings import *  # noqa: F403\n"
+        'MIGRATION_MODULES = {"portal": "previous_release_migrations"}\n'
+    )
+    return {
+        "DJANGO_SETTINGS_MODULE": "previous_release_settings",
+        "PYTHONPATH": os.pathsep.join([str(directory), str(ROOT)]),
+    }
+
+
+def _shell(env, code: str) -> str:
+    return manage(env, "shell", "-v0", "-c", code).stdout
+
+
+def _messages(port: int) -> list[int]:
+    """The upload id of every import message waiting in the Celery queue on Redis."""
+    client = redis.Redis(port=port)
+    try:
+        raw = client.lrange("celery", 0, -1)
+    finally:
+        client.close()
+    ids = []
+    for message in raw:
+        headers = json.loads(message)["headers"]
+        if headers["task"] == "portal.tasks.evidence_import_task":
+            ids.append(int(headers["argsrepr"].strip("(),")))
+    return ids
+
+
+def _reimport_until_it_waits(env) -> tuple[str, str, int]:
+    """Run evidence_reimport and press Ctrl-C once it waits for the (absent) workers."""
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "evidence_reimport", "--max-waiting", "100"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = []
+    deadline = time.monotonic() + 120
+    for line in process.stdout:
+        lines.append(line)
+        if line.startswith("waiting for the workers") or time.monotonic() > deadline:
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    return "".join(lines) + out, err, process.returncode
+
+
+def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
+    private_stack, tmp_path
+):
+    private_stack.createdb("upgrade")
+    env = private_stack.env("upgrade")
+    old = {**env, **_old_release(tmp_path / "previous")}
+
+    # The previous release: its forty-six migrations, then data (the demo, a decision, uploads).
+    manage(old, "migrate", "--noinput")
+    applied = manage(old, "showmigrations", "portal").stdout
+    assert "[X] 0046_candidate_import_failure_mailed_at" in applied
+    assert "0047" not in applied
+    manage(env, "setup_demo")
+    _shell(env, SEED.format(spread=SPREAD, old=OLD_VERSION))
+    decided_before = json.loads(_shell(env, DECIDED_STATE))
+    assert decided_before["status"] == "decided" and len(decided_before["records"]) == 1
+    assert decided_before["measurements"]
+
+    # This release: the squash counts as applied, 0047 runs, nothing is left to make or apply.
+    migrated = manage(env, "migrate", "--noinput").stdout
+    assert "Applying portal.0047_access_change... OK" in migrated
+    assert "0001_squashed" not in migrated.split("Running migrations:")[1]
+    manage(env, "migrate", "--check")
+    assert "[X] 0001_squashed_0046" in manage(env, "showmigrations", "portal").stdout
+    redis.Redis(port=private_stack.redis_port).flushdb()  # the demo's own tasks
+
+    # Re-import: evaluation 1 is decided (kept), 2 is queued, then the run waits for the workers
+    # (none run here) before 16, and is interrupted there.
+    out, err, code = _reimport_until_it_waits(env)
+    assert code != 0, out
+    assert f"{4 + sum(SPREAD.values())} upload(s) of 3 evaluation(s)" in out
+    assert "[1/3] evaluation 1: decided, kept 4; " in out
+    assert "[2/3] evaluation 2: queued 300; " in out
+    assert "waiting for the workers: 300 upload(s) queued" in out
+    assert "interrupted after 2 of 3 evaluation(s)" in err
+    queued = json.loads(_shell(env, QUEUED))
+    assert len(queued["2"]) == 300 and queued["16"] == [] and queued["1"] == []
+    assert sorted(_messages(private_stack.redis_port)) == queued["2"]
+
+    # Run again: only what the interrupted run had not queued, each upload once.
+    started = time.monotonic()
+    again = manage(env, "evidence_reimport", "--max-waiting", "0").stdout
+    elapsed = time.monotonic() - started
+    assert "[1/2] evaluation 1: decided, kept 4; " in again
+    assert "[2/2] evaluation 16: queued 1500; " in again
+    assert "queued 1500 upload(s) for import" in again
+    queued = json.loads(_shell(env, QUEUED))
+    messages = _messages(private_stack.redis_port)
+    assert len(messages) == len(set(messages)) == 1800
+    assert sorted(messages) == sorted(queued["2"] + queued["16"])
+    # A third run, with the default wait: only the decided evaluation is left, nothing to wait for.
+    third = manage(env, "evidence_reimport", timeout=60).stdout
+    assert "[1/1] evaluation 1: decided, kept 4; " in third and "queued 0 upload(s)" in third
+    assert len(_messages(private_stack.redis_port)) == 1800
+
+    # The decision, its evaluation's uploads and measurements are as they were.
+    assert json.loads(_shell(env, DECIDED_STATE)) == decided_before
+    # Bounded: 1,800 uploads in seconds, the command's memory that of a Django process.
+    assert elapsed < 60
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024
