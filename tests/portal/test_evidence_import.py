@@ -178,6 +178,29 @@ def test_the_sweeper_requeues_forgotten_and_stuck_uploads(candidate, empty_queue
     assert stuck.status == UploadStatus.QUEUED
 
 
+def test_the_sweeper_leaves_a_backlog_in_the_broker_alone_and_resends_lost_messages(
+    candidate, empty_queue
+):
+    # Operator review (stop 36): after a re-import of 20,004 uploads each sweep sent every one
+    # of them again (queued for more than two minutes, behind the backlog), doubling the
+    # broker's queue every 15 s. Messages still in the queue are not lost.
+    from portal.services.evidence.queueing import _enqueue_import
+
+    uploads = [_submit(candidate, f"file {n}".encode()) for n in range(3)]
+    ids = sorted(u.pk for u in uploads)
+    long_ago = timezone.now() - timedelta(hours=1)
+    EvidenceUpload.objects.filter(pk__in=ids).update(created_at=long_ago)
+    for upload_id in ids:
+        _enqueue_import(upload_id)  # their messages wait behind a backlog
+    assert sorted(_queued_import_ids()) == ids
+    assert evidence_sweep() == []
+    assert sorted(_queued_import_ids()) == ids, "nothing sent twice"
+    # The broker lost them (a Redis restart without persistence): sent again, once.
+    celery_app.control.purge()
+    assert sorted(evidence_sweep()) == ids
+    assert sorted(_queued_import_ids()) == ids
+
+
 def test_the_sweeper_gives_up_after_repeated_attempts(candidate, empty_queue):
     upload = _submit(candidate, b"a file that keeps killing workers")
     long_ago = timezone.now() - timedelta(hours=1)
