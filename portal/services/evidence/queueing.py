@@ -66,12 +66,13 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
             status=UploadStatus.QUEUED,
         ).values_list("pk", flat=True)
     )
-    waiting = [pk for pk in due if pk not in set(stuck_ids)]
+    held = set(stuck_ids)
+    waiting = [pk for pk in due if pk not in held]
     if waiting and _messages_still_queued(len(waiting)):
         # The broker still holds at least as many messages as uploads wait: theirs are in it,
         # behind a backlog (a re-import of thousands), not lost. Sending them all again at every
         # sweep doubled the queue each time; they are sent again once it has drained.
-        due = [pk for pk in due if pk not in set(waiting)]
+        due = [pk for pk in due if pk in held]
     for upload_id in due:
         _enqueue_import(upload_id)
     from ..scores import pending_refreshes_overdue
