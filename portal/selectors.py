@@ -843,7 +843,7 @@ def evaluation_imports_pending(evaluation: Evaluation) -> int:
 
 def import_backlog() -> dict[str, int | float | None]:
     """The import queue as the database holds it: uploads queued and processing now, and how
-    long the oldest queued one has waited (seconds; None when none waits)."""
+    long the oldest queued one has waited since it was queued (seconds; None when none waits)."""
     from django.utils import timezone
 
     from .models import EvidenceUpload, UploadStatus
@@ -853,7 +853,7 @@ def import_backlog() -> dict[str, int | float | None]:
     ).aggregate(
         queued=Count("pk", filter=Q(status=UploadStatus.QUEUED)),
         processing=Count("pk", filter=Q(status=UploadStatus.PROCESSING)),
-        oldest=Min("created_at", filter=Q(status=UploadStatus.QUEUED)),
+        oldest=Min("queued_at", filter=Q(status=UploadStatus.QUEUED)),
     )
     oldest = counts["oldest"]
     return {
@@ -884,7 +884,7 @@ def upload_overdue(upload, *, since: tuple) -> bool:
     """Whether ``upload`` waits longer than the sweeper allows (``since``: overdue_since())."""
     queued_before, held_before = since
     if upload.status == "queued":
-        return upload.created_at < queued_before
+        return (upload.queued_at or upload.created_at) < queued_before
     if upload.status == "processing":
         return upload.started_at is not None and upload.started_at < held_before
     return False
@@ -892,14 +892,15 @@ def upload_overdue(upload, *, since: tuple) -> bool:
 
 def overdue_uploads() -> dict[str, int]:
     """Uploads beat's sweeper should have sent again by now, two sweeps of slack included:
-    queued longer than EVIDENCE_SWEEP_QUEUED_FOR_S, processing longer than
+    queued (since they last entered the queue) longer than EVIDENCE_SWEEP_QUEUED_FOR_S,
+    processing longer than
     EVIDENCE_IMPORT_LEASE_S. A count that stays up while the queue is empty means the sweeper
     (beat) is not running; with a long queue, the workers are behind or gone."""
     from .models import EvidenceUpload, UploadStatus
 
     queued_before, held_before = overdue_since()
     counts = EvidenceUpload.objects.aggregate(
-        queued=Count("pk", filter=Q(status=UploadStatus.QUEUED, created_at__lt=queued_before)),
+        queued=Count("pk", filter=Q(status=UploadStatus.QUEUED, queued_at__lt=queued_before)),
         processing=Count(
             "pk", filter=Q(status=UploadStatus.PROCESSING, started_at__lt=held_before)
         ),

@@ -148,6 +148,11 @@ class EvidenceUpload(models.Model):
     task_id = models.CharField(max_length=64, blank=True, editable=False)
     claim_token = models.CharField(max_length=32, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the upload last entered the queue: its upload, a re-import, or a reset after its
+    # worker was lost. The sweeper and the overdue counts measure a wait from here, so a
+    # re-import of old uploads is not overdue the moment it is queued. Empty on uploads that
+    # finished before the field existed (migration 0048 fills those still waiting).
+    queued_at = models.DateTimeField(_("queued at"), null=True, blank=True, default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # Who uploaded what, who retracted a failed upload, and each import's outcome (imports and
@@ -160,6 +165,7 @@ class EvidenceUpload(models.Model):
             "attempts",
             "task_id",
             "claim_token",
+            "queued_at",
             "started_at",
             "finished_at",
         ]
@@ -176,7 +182,8 @@ class EvidenceUpload(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["status", "created_at"], name="upload_status_idx"),
+            # The sweeper's and the overdue counts' queued uploads, by how long they waited.
+            models.Index(fields=["status", "queued_at"], name="upload_status_queued_idx"),
             # A candidate's newest uploads (pages list the first screen of them).
             models.Index(fields=["candidate", "-created_at", "-id"], name="upload_cand_recent_idx"),
             # An evaluation's newest uploads, by id (the API's cursor order).

@@ -167,7 +167,7 @@ def test_the_sweeper_requeues_forgotten_and_stuck_uploads(candidate, empty_queue
     stuck = _submit(candidate, b"second file")
     fresh = _submit(candidate, b"third file")
     long_ago = timezone.now() - timedelta(hours=1)
-    EvidenceUpload.objects.filter(pk=forgotten.pk).update(created_at=long_ago)
+    EvidenceUpload.objects.filter(pk=forgotten.pk).update(created_at=long_ago, queued_at=long_ago)
     EvidenceUpload.objects.filter(pk=stuck.pk).update(
         status=UploadStatus.PROCESSING, started_at=long_ago, created_at=long_ago, attempts=1
     )
@@ -189,7 +189,7 @@ def test_the_sweeper_leaves_a_backlog_in_the_broker_alone_and_resends_lost_messa
     uploads = [_submit(candidate, f"file {n}".encode()) for n in range(3)]
     ids = sorted(u.pk for u in uploads)
     long_ago = timezone.now() - timedelta(hours=1)
-    EvidenceUpload.objects.filter(pk__in=ids).update(created_at=long_ago)
+    EvidenceUpload.objects.filter(pk__in=ids).update(created_at=long_ago, queued_at=long_ago)
     for upload_id in ids:
         _enqueue_import(upload_id)  # their messages wait behind a backlog
     assert sorted(_queued_import_ids()) == ids
@@ -304,3 +304,32 @@ def test_verification_does_not_flood_the_audit_trail(demo, candidate):
     before = Answer.history.count()
     evidence_import(upload_id=upload.pk, task_id="t1")
     assert Answer.history.count() == before
+
+
+def test_a_reimport_waits_from_its_requeueing_not_from_the_upload(candidate, empty_queue):
+    # Operator review: a re-import queues uploads months old. Measured from their upload time,
+    # every one of them was overdue (metrics, /readyz/, the candidate page) and due for the
+    # sweeper to send again the moment it was queued.
+    from portal.selectors import import_backlog, overdue_uploads
+
+    months_ago = timezone.now() - timedelta(days=90)
+    old = _submit(candidate, sample_bytes("nccl-a100-8gpu.txt"), "all_reduce.txt")
+    evidence_import(upload_id=old.pk, task_id="first import")
+    EvidenceUpload.objects.filter(pk=old.pk).update(created_at=months_ago, queued_at=months_ago)
+    celery_app.control.purge()
+
+    assert evidence_reimport_all() == 1
+    old.refresh_from_db()
+    assert old.status == UploadStatus.QUEUED
+    assert old.created_at == months_ago, "the upload time is kept"
+    assert timezone.now() - old.queued_at < timedelta(minutes=1)
+    assert overdue_uploads()["queued"] == 0
+    assert import_backlog()["oldest_queued_s"] < 60
+    assert evidence_sweep() == [], "queued a moment ago: not due yet"
+
+    # Still waiting after the sweeper's allowance (its message lost): overdue, and sent again.
+    celery_app.control.purge()
+    waited = timedelta(seconds=settings.EVIDENCE_SWEEP_QUEUED_FOR_S + 3 * 60)
+    EvidenceUpload.objects.filter(pk=old.pk).update(queued_at=timezone.now() - waited)
+    assert overdue_uploads()["queued"] == 1
+    assert evidence_sweep() == [old.pk]

@@ -92,7 +92,9 @@ def test_uploads_the_sweeper_should_have_sent_again_are_reported_overdue(
             status=status,
             started_at=started_at,
         )
-        EvidenceUpload.objects.filter(pk=upload.pk).update(created_at=created_at)
+        EvidenceUpload.objects.filter(pk=upload.pk).update(
+            created_at=created_at, queued_at=created_at
+        )
     overdue = _scrape(client)["portal_evidence_uploads_overdue"]
     assert _value(overdue, "portal_evidence_uploads_overdue", status="queued") == 1
     assert _value(overdue, "portal_evidence_uploads_overdue", status="processing") == 1

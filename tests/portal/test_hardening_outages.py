@@ -223,7 +223,9 @@ def test_overdue_imports_are_reported_but_decide_nothing_unless_required(
         candidate=candidate, sha256="b" * 64, size_bytes=1, original_name="late.tar.gz"
     )
     EvidenceUpload.objects.filter(pk=upload.pk).update(
-        status=UploadStatus.QUEUED, created_at=timezone.now() - timedelta(hours=1)
+        status=UploadStatus.QUEUED,
+        created_at=timezone.now() - timedelta(hours=1),
+        queued_at=timezone.now() - timedelta(hours=1),
     )
     EvidenceUpload.objects.create(
         candidate=candidate, sha256="c" * 64, size_bytes=1, original_name="fresh.tar.gz"

@@ -32,9 +32,8 @@ def test_an_upload_queued_past_the_sweepers_delay_says_the_importer_is_away(
     assert upload.status == UploadStatus.QUEUED
     assert NOTE_EN not in _page(client, candidate)  # just sent: nothing to say yet
     waited = settings.EVIDENCE_SWEEP_QUEUED_FOR_S + 2 * settings.EVIDENCE_SWEEP_INTERVAL_S + 1
-    EvidenceUpload.objects.filter(pk=upload.pk).update(
-        created_at=timezone.now() - timedelta(seconds=waited)
-    )
+    long_ago = timezone.now() - timedelta(seconds=waited)
+    EvidenceUpload.objects.filter(pk=upload.pk).update(created_at=long_ago, queued_at=long_ago)
     assert NOTE_EN in _page(client, candidate)
     assert NOTE_ZH in _page(client, candidate, HTTP_ACCEPT_LANGUAGE="zh-hans")
 

@@ -59,10 +59,14 @@ def evidence_sweep(*, queued_for: timedelta = timedelta(minutes=2)) -> list[int]
     )
     stuck_ids = list(stuck.values_list("pk", flat=True))
     # Held past the lease (its worker was killed): back in the queue at once.
-    stuck.filter(pk__in=stuck_ids).update(status=UploadStatus.QUEUED, task_id="", claim_token="")
+    stuck.filter(pk__in=stuck_ids).update(
+        status=UploadStatus.QUEUED, task_id="", claim_token="", queued_at=now
+    )
     due = list(
         EvidenceUpload.objects.filter(
-            Q(created_at__lt=now - queued_for) | Q(pk__in=stuck_ids),
+            # Waiting since it last entered the queue, not since it was uploaded: a re-import
+            # queues uploads months old, whose messages were sent a moment ago.
+            Q(queued_at__lt=now - queued_for) | Q(pk__in=stuck_ids),
             status=UploadStatus.QUEUED,
         ).values_list("pk", flat=True)
     )
@@ -125,12 +129,13 @@ def evidence_reimport(
     )
     ids = list(uploads.filter(candidate__evaluation_id__in=open_ids).values_list("pk", flat=True))
     kept = uploads.exclude(candidate__evaluation_id__in=open_ids).count()
+    now = timezone.now()
     EvidenceUpload.objects.filter(pk__in=ids).update(
-        status=UploadStatus.QUEUED, task_id="", claim_token="", attempts=0
+        status=UploadStatus.QUEUED, task_id="", claim_token="", attempts=0, queued_at=now
     )
     # Queued again in the uploads' history (one statement): the import's next outcome reads
     # as a re-import's, after the outcome it replaces.
-    history_record_changes(EvidenceUpload, ids, at=timezone.now())
+    history_record_changes(EvidenceUpload, ids, at=now)
     for upload_id in ids:
         transaction.on_commit(lambda upload_id=upload_id: _enqueue_import(upload_id), robust=True)
     return Reimport(queued=len(ids), kept_decided=kept)
