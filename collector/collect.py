@@ -1132,7 +1132,15 @@ def report_accepted(portal: str, answer: bytes) -> str | None:
         doc = {}
     status_url = doc.get("status_url")
     link = urllib.parse.urljoin(portal + "/", status_url) if isinstance(status_url, str) else None
-    if doc.get("duplicate"):
+    if doc.get("duplicate") and doc.get("status") in ("queued", "processing"):
+        # Sent before and not imported yet, or failed and queued again by this sending.
+        print(
+            tr(
+                "this bundle was received before and its import is not finished (upload {id})",
+                id=doc.get("id", "?"),
+            )
+        )
+    elif doc.get("duplicate"):
         print(tr("this bundle was already imported (upload {id})", id=doc.get("id", "?")))
     else:
         status = status_name(doc.get("status"))
@@ -1630,6 +1638,9 @@ ZH: dict[str, str] = {
         "错误：尝试 {attempts} 次后上传仍失败；结果包保留在 {path}",
     "retry later with: {command}": "稍后可用以下命令重试：{command}",
     "this bundle was already imported (upload {id})": "此结果包已经导入过（上传 {id}）",
+    "this bundle was received before and its import is not finished (upload {id})": (
+        "此结果包之前已收到，其导入尚未完成（上传 {id}）"
+    ),
     "bundle accepted: upload {id}, status {status}": "结果包已接收：上传 {id}，状态：{status}",
     "status: {link}": "状态：{link}",
     "queued": "排队中",

@@ -551,6 +551,11 @@ def _submit_page_files(request: HttpRequest, candidate, files) -> None:
             continue
         if created:
             text = _("“%(name)s” was received: its import is shown in the list below.")
+        elif upload.requeued:
+            text = _(
+                "“%(name)s” was received earlier, as “%(first)s”, and its import had failed: "
+                "it is imported again (see the list below)."
+            )
         else:
             text = _("“%(name)s” was received earlier, as “%(first)s”: see the list below.")
         messages.success(request, text % {"name": name, "first": upload.original_name})

@@ -664,6 +664,22 @@ def test_upload_4xx_is_not_retried_and_shows_the_server_message(
     assert (tmp_path / "b.tgz").exists()
 
 
+def test_a_duplicate_still_importing_is_not_called_imported(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    # The portal queues a failed import again when its bundle is sent again.
+    again = {"id": 4, "status": "queued", "status_url": "/api/v1/evidence/4/", "duplicate": True}
+    portal.post_answers = [(200, again)]
+
+    run = run_collector(upload_args(portal, "--nonce", "mine", "--wait", "0"), no_tools, tmp_path)
+
+    assert run.returncode == 0, run.stderr
+    assert "this bundle was received before and its import is not finished (upload 4)" in (
+        run.stdout
+    )
+    assert "already imported" not in run.stdout
+
+
 def test_duplicate_bundle_is_reported_as_already_imported(
     portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
 ) -> None:

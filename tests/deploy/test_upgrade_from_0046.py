@@ -1,13 +1,14 @@
-"""The upgrade an operator runs: a database migrated by the previous release (the forty-six
-migrations before the squash), ``migrate`` with this release (0047), then ``evidence_reimport``
-for the changed parsers, interrupted and run again, on a private PostgreSQL and Redis."""
+"""The upgrade an operator runs: a database migrated and filled by the previous release's own
+code (the forty-six migrations before the squash), ``migrate`` with this release (0047 and
+later), then ``evidence_reimport`` for the changed parsers, interrupted and run again, on a
+private PostgreSQL and Redis."""
 
+import io
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -15,7 +16,9 @@ import redis
 
 from .conftest import ROOT, manage
 
-MIGRATIONS = ROOT / "portal" / "migrations"
+# The first migration of the release after the one with 0046: the previous release's code is
+# the tree just before it was added.
+FIRST_AFTER_0046 = "portal/migrations/0047_access_change.py"
 OLD_VERSION = "1.16.0"
 SPREAD = {2: 300, 16: 1500}  # evaluation id (of the demo data) -> uploads parsed by OLD_VERSION
 
@@ -75,25 +78,49 @@ print(json.dumps({str(e): sorted(EvidenceUpload.objects.filter(evaluation_id=e, 
 """
 
 
-def _old_release(directory: Path) -> dict[str, str]:
-    """The previous release's migrations (0001-0046, no squash) as a module of their own, and a
-    settings module that uses them; returns the environment entries that select it."""
-    package = directory / "previous_release_migrations"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    shutil.copy(MIGRATIONS / "_postgresql.py", package)
-    old = [p for p in MIGRATIONS.glob("00*.py") if "squashed" not in p.name and p.name < "0047"]
-    assert len(old) == 46
-    for path in old:
-        shutil.copy(path, package)
-    (directory / "previous_release_settings.py").write_text(
-        "from portal.settings import *  # noqa: F403\n"
-        'MIGRATION_MODULES = {"portal": "previous_release_migrations"}\n'
+def _old_release(directory: Path) -> Path:
+    """The previous release's code, from the repository's history: the tree just before the
+    first migration after 0046 was added, without the squash (a database migrated by the
+    forty-six old migrations). Its own models write the data: this release's models may hold
+    columns that database does not have yet. Returns the tree's root."""
+    first_new = subprocess.run(
+        ["git", "log", "--diff-filter=A", "--format=%H", "-1", "--", FIRST_AFTER_0046],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert first_new, f"no history of {FIRST_AFTER_0046}: the test needs a git clone"
+    directory.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", f"{first_new}^"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tree:
+        tree.extractall(directory, filter="data")
+    (directory / "portal" / "migrations" / "0001_squashed_0046.py").unlink()
+    old = sorted((directory / "portal" / "migrations").glob("00*.py"))
+    assert [p.name[:4] for p in old] == [f"{n:04d}" for n in range(1, 47)]
+    return directory
+
+
+def _old_manage(root: Path, env, *args: str) -> subprocess.CompletedProcess:
+    """``manage.py *args`` of the previous release (its tree ``root``, this environment)."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
-    return {
-        "DJANGO_SETTINGS_MODULE": "previous_release_settings",
-        "PYTHONPATH": os.pathsep.join([str(directory), str(ROOT)]),
-    }
+    assert result.returncode == 0, (
+        f"old manage.py {' '.join(args)}:\n{result.stdout}\n{result.stderr}"
+    )
+    return result
 
 
 # Runs manage.py as its own process and reports that process's peak RSS (KiB) on stderr, as
@@ -174,15 +201,16 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
 ):
     private_stack.createdb("upgrade")
     env = private_stack.env("upgrade")
-    old = {**env, **_old_release(tmp_path / "previous")}
+    previous = _old_release(tmp_path / "previous")
 
-    # The previous release: its forty-six migrations, then data (the demo, a decision, uploads).
-    manage(old, "migrate", "--noinput")
-    applied = manage(old, "showmigrations", "portal").stdout
+    # The previous release: its forty-six migrations, then its data (the demo, a decision,
+    # uploads), each written by its own code.
+    _old_manage(previous, env, "migrate", "--noinput")
+    applied = _old_manage(previous, env, "showmigrations", "portal").stdout
     assert "[X] 0046_candidate_import_failure_mailed_at" in applied
     assert "0047" not in applied
-    manage(env, "setup_demo")
-    _shell(env, SEED.format(spread=SPREAD, old=OLD_VERSION))
+    _old_manage(previous, env, "setup_demo")
+    _old_manage(previous, env, "shell", "-v0", "-c", SEED.format(spread=SPREAD, old=OLD_VERSION))
     decided_before = json.loads(_shell(env, DECIDED_STATE))
     assert decided_before["status"] == "decided" and len(decided_before["records"]) == 1
     assert decided_before["measurements"]
@@ -190,6 +218,7 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     # This release: the squash counts as applied, 0047 runs, nothing is left to make or apply.
     migrated = manage(env, "migrate", "--noinput").stdout
     assert "Applying portal.0047_access_change... OK" in migrated
+    assert "Applying portal.0048_upload_queued_at... OK" in migrated
     assert "0001_squashed" not in migrated.split("Running migrations:")[1]
     manage(env, "migrate", "--check")
     assert "[X] 0001_squashed_0046" in manage(env, "showmigrations", "portal").stdout

@@ -7,12 +7,13 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ... import evidence_messages
-from ...db import insert_with_history
+from ...db import history_record_changes, insert_with_history
 from ...metric_labels import size_with_bytes
-from ...models import Candidate, EvidenceUpload, UploadToken
+from ...models import Candidate, EvidenceUpload, UploadStatus, UploadToken
 from ..errors import ensure_not_decided
 from ..text import clean_text
 from .nodes import _clean_node, sent_node_mismatch
@@ -75,7 +76,9 @@ def evidence_submit(
     """Store an upload and queue its import; returns (upload, created).
 
     The same content for the same candidate is recognised: the first upload is returned with
-    created False and nothing is imported twice. ``quota_room`` is what
+    created False and nothing is imported twice, except a failed import that sending the file
+    again may mend (see _retry_failed): it is queued again, and the upload returned has
+    ``requeued`` True (False on every other upload returned). ``quota_room`` is what
     ``evidence_quota_check`` returned for this request's token and candidate moments before
     (the API's check before the body): a file that fits in it is not summed again.
     """
@@ -101,6 +104,7 @@ def evidence_submit(
                 )
             existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)
             if existing is not None:
+                existing.requeued = _retry_failed(existing, uploaded_file)
                 return existing, False
             if quota_room is None or size > quota_room:
                 evidence_quota_check(
@@ -135,12 +139,67 @@ def evidence_submit(
     except IntegrityError:
         # The same content arrived concurrently: keep the first, drop our copy of the file.
         _delete_stored(stored)
-        return EvidenceUpload.objects.get(candidate=candidate, sha256=digest), False
+        first = EvidenceUpload.objects.get(candidate=candidate, sha256=digest)
+        first.requeued = False
+        return first, False
     except BaseException:
         # Refused (the evaluation decided meanwhile) or failed: nothing stays behind.
         _delete_stored(stored)
         raise
+    upload.requeued = False
     return upload, True
+
+
+# Failures the content did not cause: their messages ask for the file to be sent again.
+RETRIED_ON_RESEND = frozenset(
+    (
+        evidence_messages.UPLOAD_ABANDONED,
+        evidence_messages.UPLOAD_FILE_MISSING,
+        evidence_messages.UPLOAD_INTERNAL_ERROR,
+    )
+)
+
+
+def _retry_failed(existing: EvidenceUpload, uploaded_file: UploadedFile) -> bool:
+    """Queue ``existing`` (the candidate's upload of this very content) again when its import
+    failed for a reason sending the file again may mend: the import was abandoned, stopped on
+    an unexpected error or found its stored file missing (each message says "upload the file
+    again"), or it was read by older parsers than these. A file the current parsers refused is
+    left failed: it would fail the same way. A missing stored file is stored again from the
+    bytes just sent (the same content, by its sha256). Returns whether it was queued. Runs in
+    the submission's transaction; the row is locked, so two such uploads queue it once."""
+    from scoring.evidence import PARSER_VERSION
+
+    if existing.status != UploadStatus.FAILED:
+        return False
+    if existing.error_code not in RETRIED_ON_RESEND and existing.parser_version == PARSER_VERSION:
+        return False
+    upload = EvidenceUpload.objects.select_for_update().get(pk=existing.pk)
+    if upload.status != UploadStatus.FAILED:
+        return False
+    storage = upload.file.storage
+    if not upload.file.name or not storage.exists(upload.file.name):
+        media_room_check(size=upload.size_bytes)
+        uploaded_file.seek(0)
+        upload.file.save(upload.sha256, uploaded_file, save=False)
+    now = timezone.now()
+    EvidenceUpload.objects.filter(pk=upload.pk).update(
+        file=upload.file.name,
+        status=UploadStatus.QUEUED,
+        queued_at=now,
+        finished_at=None,
+        attempts=0,
+        task_id="",
+        claim_token="",
+        error="",
+        error_code="",
+        error_params={},
+    )
+    # Queued again in the upload's history, as a re-import is.
+    history_record_changes(EvidenceUpload, [upload.pk], at=now)
+    transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
+    existing.refresh_from_db()
+    return True
 
 
 def _delete_partial(upload: EvidenceUpload, *, size: int) -> None:
