@@ -81,11 +81,14 @@ def _redis_answers(port: int) -> bool:
         client.close()
 
 
-def manage(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``python manage.py *args`` in a subprocess; fails the test with its output on an error."""
+def manage(
+    env: dict[str, str], *args: str, timeout: float = 300, cwd: Path = ROOT
+) -> subprocess.CompletedProcess:
+    """``python manage.py *args`` in a subprocess (of the tree at ``cwd``: this checkout by
+    default); fails the test with its output on an error."""
     result = subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,

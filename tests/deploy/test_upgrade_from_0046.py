@@ -106,23 +106,6 @@ def _old_release(directory: Path) -> Path:
     return directory
 
 
-def _old_manage(root: Path, env, *args: str) -> subprocess.CompletedProcess:
-    """``manage.py *args`` of the previous release (its tree ``root``, this environment)."""
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, (
-        f"old manage.py {' '.join(args)}:\n{result.stdout}\n{result.stderr}"
-    )
-    return result
-
-
 # Runs manage.py as its own process and reports that process's peak RSS (KiB) on stderr, as
 # the kernel keeps it for its own memory (VmHWM). Not getrusage: RUSAGE_CHILDREN of the test
 # process counts every child the whole suite waited for (Chromium, gunicorn, workers), and a
@@ -205,12 +188,12 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
 
     # The previous release: its forty-six migrations, then its data (the demo, a decision,
     # uploads), each written by its own code.
-    _old_manage(previous, env, "migrate", "--noinput")
-    applied = _old_manage(previous, env, "showmigrations", "portal").stdout
+    manage(env, "migrate", "--noinput", cwd=previous)
+    applied = manage(env, "showmigrations", "portal", cwd=previous).stdout
     assert "[X] 0046_candidate_import_failure_mailed_at" in applied
     assert "0047" not in applied
-    _old_manage(previous, env, "setup_demo")
-    _old_manage(previous, env, "shell", "-v0", "-c", SEED.format(spread=SPREAD, old=OLD_VERSION))
+    manage(env, "setup_demo", cwd=previous)
+    manage(env, "shell", "-v0", "-c", SEED.format(spread=SPREAD, old=OLD_VERSION), cwd=previous)
     decided_before = json.loads(_shell(env, DECIDED_STATE))
     assert decided_before["status"] == "decided" and len(decided_before["records"]) == 1
     assert decided_before["measurements"]
