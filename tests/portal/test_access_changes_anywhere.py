@@ -206,3 +206,24 @@ def test_the_history_pages_name_the_command_line(client, evaluation, members):
     joined = next(r for r in rows["results"] if r["changes"][0]["field"] == "groups")
     assert (joined["user"], joined["action"]) == (None, "changed")
     assert (joined["changes"][0]["before"], joined["changes"][0]["after"]) == (None, "Buyers")
+
+
+def test_a_change_made_in_a_web_request_names_its_signed_in_user(rf, make_user):
+    """Outside the admin's batch, the request django-simple-history's middleware keeps gives the
+    actor: a page or API view that changed access would be recorded as its user's."""
+    from django.http import HttpResponse
+    from simple_history.middleware import HistoryRequestMiddleware
+
+    staff, clerk = make_user("lead", is_staff=True), make_user("clerk")
+    buyers = Group.objects.create(name="Buyers")
+
+    def view(request):
+        clerk.groups.add(buyers)
+        return HttpResponse()
+
+    request = rf.post("/somewhere/")
+    request.user = staff
+    mark = _mark()
+    HistoryRequestMiddleware(view)(request)
+    (change,) = _since(mark)
+    assert (change.user, change.changed_by, change.changed_by_name) == (clerk, staff, "lead")
