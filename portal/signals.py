@@ -94,9 +94,3 @@ def _receivers():
 def connect() -> None:
     for signal, receiver, sender, uid in _receivers():
         signal.connect(receiver, sender=sender, dispatch_uid=uid)
-
-
-def disconnect() -> None:
-    """Stop recording (the upgrade test plays the release before AccessChange's table with it)."""
-    for signal, _receiver, sender, uid in _receivers():
-        signal.disconnect(sender=sender, dispatch_uid=uid)

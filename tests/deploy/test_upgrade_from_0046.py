@@ -181,14 +181,7 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     applied = manage(old, "showmigrations", "portal").stdout
     assert "[X] 0046_candidate_import_failure_mailed_at" in applied
     assert "0047" not in applied
-    # The previous release wrote no access change outside the admin (0047 adds the table).
-    _shell(
-        env,
-        "from django.core.management import call_command\n"
-        "from portal import signals\n"
-        "signals.disconnect()\n"
-        "call_command('setup_demo')\n",
-    )
+    manage(env, "setup_demo")
     _shell(env, SEED.format(spread=SPREAD, old=OLD_VERSION))
     decided_before = json.loads(_shell(env, DECIDED_STATE))
     assert decided_before["status"] == "decided" and len(decided_before["records"]) == 1
