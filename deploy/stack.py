@@ -42,6 +42,19 @@ def upload_body_limit(max_upload_bytes: int) -> str:
     return f"{-(-(max_upload_bytes + 64 * 1024) // MIB)}m"
 
 
+def system_resolver(resolv_conf: Path = Path("/etc/resolv.conf")) -> str:
+    """The first name server this machine uses (nginx's resolver reads no /etc/resolv.conf)."""
+    try:
+        lines = resolv_conf.read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 2 and fields[0] == "nameserver":
+            return f"[{fields[1]}]" if ":" in fields[1] else fields[1]
+    return "127.0.0.1"
+
+
 def render_nginx(
     directory: Path,
     *,
@@ -50,8 +63,12 @@ def render_nginx(
     static_root: Path,
     max_upload_bytes: int = 256 * MIB,
     max_body: str = "21m",
+    resolver: str | None = None,
 ) -> Path:
-    """Write a complete nginx.conf around deploy/nginx/portal.conf; returns its path."""
+    """Write a complete nginx.conf around deploy/nginx/portal.conf; returns its path.
+
+    ``resolver`` (address[:port]) resolves a name in ``upstream``; this machine's name server
+    by default (an address in ``upstream`` is never looked up)."""
     directory.mkdir(parents=True, exist_ok=True)
     for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (directory / "tmp" / sub).mkdir(parents=True, exist_ok=True)
@@ -61,6 +78,7 @@ def render_nginx(
     values = {
         "PORTAL_LISTEN": f"127.0.0.1:{listen}",
         "PORTAL_UPSTREAM": upstream,
+        "PORTAL_RESOLVER": resolver or system_resolver(),
         "PORTAL_STATIC_ROOT": str(static_root),
         "PORTAL_MAX_UPLOAD": upload_body_limit(max_upload_bytes),
         "PORTAL_MAX_BODY": max_body,

@@ -11,7 +11,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
-from .audit import ACTION_LABELS, access_changes
+from .audit import ACTION_LABELS, access_changed_by, access_changes
 from .models import (
     WEIGHT_FIELDS,
     AccessChange,
@@ -34,7 +34,7 @@ from .models import (
     Vendor,
     WorkerHeartbeat,
 )
-from .services.access import access_change_record, group_access, user_access
+from .services.access import access_change_batch
 from .services.catalogue import is_catalogue_editor, offering_save, vendor_save
 from .services.evaluations import (
     CatalogueRowInUse,
@@ -348,36 +348,32 @@ class WorkerHeartbeatAdmin(admin.ModelAdmin):
 
 class AccessAuditedAdmin:
     """A user's or a group's admin whose access changes are recorded (models.AccessChange,
-    through services.access): what the database held before the save and after it, groups and
-    permissions included (saved after the row, in save_related), and who saved. The object's
+    through services.access, from the model signals) as made by the admin's user: each request
+    that may change access is one batch, so a save of the form (the row, then its groups and
+    permissions) or a deletion is one record per user or group, written once. The object's
     History page lists them beside Django's log of the admin's actions."""
 
     access_of = "user"  # or "group"
     object_history_template = "admin/portal/access_object_history.html"
 
-    def _read(self, obj):
-        return user_access(obj) if self.access_of == "user" else group_access(obj)
+    def changeform_view(self, request, *args, **kwargs):
+        if request.method != "POST":
+            return super().changeform_view(request, *args, **kwargs)
+        with access_change_batch(by=request.user):
+            return super().changeform_view(request, *args, **kwargs)
 
-    def _record(self, request, obj, before, **flags):
-        access_change_record(by=request.user, before=before, **{self.access_of: obj}, **flags)
+    def delete_view(self, request, *args, **kwargs):
+        if request.method != "POST":
+            return super().delete_view(request, *args, **kwargs)
+        with access_change_batch(by=request.user):
+            return super().delete_view(request, *args, **kwargs)
 
-    def save_model(self, request, obj, form, change):
-        form.access_before = self._read(obj if change else None)
-        super().save_model(request, obj, form, change)
-
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        self._record(request, form.instance, form.access_before, created=not change)
-
-    def delete_model(self, request, obj):
-        before = self._read(obj)
-        super().delete_model(request, obj)
-        self._record(request, obj, before, deleted=True)
-
-    def delete_queryset(self, request, queryset):
-        # One record per user or group deleted, as deleting it alone would write.
-        for obj in queryset:
-            self.delete_model(request, obj)
+    def changelist_view(self, request, *args, **kwargs):
+        # Actions (delete the selected) and list editing post here.
+        if request.method != "POST":
+            return super().changelist_view(request, *args, **kwargs)
+        with access_change_batch(by=request.user):
+            return super().changelist_view(request, *args, **kwargs)
 
     def history_view(self, request, object_id, extra_context=None):
         key = "user_id" if self.access_of == "user" else "group_id"
@@ -406,10 +402,11 @@ class GroupAdmin(AccessAuditedAdmin, DjangoGroupAdmin):
 
 @admin.register(AccessChange)
 class AccessChangeAdmin(ReadOnlyAdmin):
-    """Every access change made in the admin, newest first: whose, what before and after, and
-    who made it. Written by services.access; never changed or deleted."""
+    """Every access change, newest first: whose, what before and after, and who made it (the
+    command line or the system when nobody signed in did). Written by services.access; never
+    changed or deleted."""
 
-    list_display = ["changed_at", "subject", "kind", "action", "summary", "changed_by_name"]
+    list_display = ["changed_at", "subject", "kind", "action", "summary", "changed_by_shown"]
     list_filter = ["action", "changed_at"]
     search_fields = ["subject", "changed_by_name"]
     date_hierarchy = "changed_at"
@@ -417,6 +414,10 @@ class AccessChangeAdmin(ReadOnlyAdmin):
     @admin.display(description=_("user or group"))
     def kind(self, obj):
         return _("group") if _is_group(obj) else _("user")
+
+    @admin.display(description=_("changed by"), ordering="changed_by_name")
+    def changed_by_shown(self, obj):
+        return access_changed_by(obj)
 
     @admin.display(description=_("changes (before → after)"))
     def summary(self, obj):

@@ -12,7 +12,14 @@ class PortalConfig(AppConfig):
     def ready(self) -> None:
         from django import forms
 
-        from . import checks  # noqa: F401 - registers the portal's system checks
+        from . import (
+            checks,  # noqa: F401 - registers the portal's system checks
+            signals,
+        )
+
+        # Every change of a user's or a group's access is recorded (services.access).
+        signals.connect()
+
         from .widgets import NumberTextInput
 
         # Every number the portal asks for (IntegerField, and DecimalField and FloatField,

@@ -164,6 +164,12 @@ class AuditEntry:
         return str(KIND_LABELS[self.kind])
 
     @property
+    def system_label(self) -> str:
+        """Who made a change no signed-in person made: access changes come from the command
+        line (createsuperuser, the shell) or the system; the rest from the worker, a migration."""
+        return access_changed_by(None) if self.kind == "access" else _("system")
+
+    @property
     def action_label(self) -> str:
         return str(ACTION_LABELS[self.action])
 
@@ -325,8 +331,8 @@ def evaluation_history(
     Covers the evaluation itself (requirements, weights, status), its candidates (also removed
     ones), their answers, its upload tokens, the offerings, list prices and vendors of its
     candidates (shared catalogue rows: their whole history), its POC plan, its workloads, the
-    decision record, and the access granted or taken away in the admin from its members
-    (staff and superuser status, groups, permissions) and from their groups.
+    decision record, and the access granted or taken away from its members (staff and
+    superuser status, groups, permissions) and from their groups, in the admin or elsewhere.
     """
     wanted = set(kinds or KINDS)
     candidate_rows = list(Candidate.history.filter(evaluation_id=evaluation.pk))
@@ -479,6 +485,12 @@ def access_value(value: Any) -> str | None:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or None
     return None if value is None else str(value)
+
+
+def access_changed_by(change: AccessChange | None) -> str:
+    """Who made an access change: the admin's user, or the command line or the system."""
+    name = change.changed_by_name if change is not None else ""
+    return name or _("system / command line")
 
 
 def access_changes(change: AccessChange) -> tuple[FieldChange, ...]:

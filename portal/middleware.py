@@ -1,16 +1,22 @@
-"""Middleware: a database outage is a clear 503, not a 500; a write refused because the
+"""Middleware: /healthz/ and /readyz/ answer before anything that could need the database; a
+database outage is a clear 503, not a 500; a write refused because the
 evaluation is decided is a 409 page; a page's script asking for JSON whose session ended gets a
 JSON 401 it can read instead of the login page (a stale CSRF token: portal.views.errors); a
 multipart form post cut short before its closing boundary is a 400 that reaches no view."""
 
 import contextlib
 import logging
+from functools import cache
+from importlib import import_module
 
 from django.conf import settings
+from django.contrib.auth import get_user
 from django.db import InterfaceError, OperationalError, connections
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render, resolve_url
 from django.template.loader import render_to_string
+from django.urls import resolve, reverse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 
 from .services.errors import EvaluationDecided
@@ -19,6 +25,44 @@ logger = logging.getLogger(__name__)
 
 DATABASE_DOWN = (OperationalError, InterfaceError)
 RETRY_AFTER_S = 5
+
+
+# The views HealthCheckMiddleware runs itself, by URL name.
+HEALTH_CHECKS = ("healthz", "readyz")
+
+
+@cache
+def _health_paths() -> frozenset[str]:
+    return frozenset(reverse(name) for name in HEALTH_CHECKS)
+
+
+class HealthCheckMiddleware:
+    """/healthz/ and /readyz/ are answered here, by their own views, before the middleware below
+    runs: the session, the user, the locale, CSRF, messages, axes and the database outage page.
+
+    A probe must get JSON and the right status whatever is down. Below this, a session or a
+    user read from a database that is away, or a Host the portal does not serve (an
+    orchestrator probes the container's own address), ended in the portal's HTML error pages.
+    /readyz/ still knows a signed-in staff member (who reads why a check failed): the session
+    and the user are read lazily, only by that view, and a failure to read them means "not
+    staff". An error in either view is a JSON 503, never the HTML 500 page."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path not in _health_paths():
+            return self.get_response(request)
+        match = resolve(request.path_info)
+        request.resolver_match = match  # the request metrics name the view
+        engine = import_module(settings.SESSION_ENGINE)
+        request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+        request.user = SimpleLazyObject(lambda: get_user(request))
+        try:
+            return match.func(request, *match.args, **match.kwargs)
+        except Exception as exc:
+            logger.exception("%s failed", request.path)
+            return JsonResponse({"status": "unavailable", "error": type(exc).__name__}, status=503)
 
 
 def database_unavailable_response(request) -> HttpResponse:

@@ -95,6 +95,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "portal.metrics.RequestMetricsMiddleware",
+    # /healthz/ and /readyz/ answer here, before any middleware that could read the database.
+    "portal.middleware.HealthCheckMiddleware",
     "portal.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -29,7 +29,7 @@ DURABLE = {
 
 @shared_task(name="portal.tasks.worker_heartbeat_task")
 def worker_heartbeat_task() -> str:
-    """Record that a worker on this host is alive (scheduled by beat; read by /healthz/)."""
+    """Record that a worker on this host is alive (scheduled by beat; read by /readyz/)."""
     hostname = socket.gethostname()
     WorkerHeartbeat.objects.update_or_create(
         hostname=hostname, defaults={"seen_at": timezone.now()}

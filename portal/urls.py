@@ -131,7 +131,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("favicon.ico", favicon.favicon, name="favicon"),
-    path("healthz/", evaluations.healthz, name="healthz"),
+    path("healthz/", health.healthz, name="healthz"),
     path("readyz/", health.readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),

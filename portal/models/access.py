@@ -1,5 +1,6 @@
-"""Access granted or taken away in the admin: a user's staff, superuser and active status, groups
-and permissions, and a group's permissions, each change with who made it and when."""
+"""Access granted or taken away: a user's staff, superuser and active status, groups and
+permissions, and a group's permissions, each change with who made it (nobody for the command
+line and the system) and when."""
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -8,10 +9,11 @@ from django.utils.translation import gettext_lazy as _
 
 
 class AccessChange(models.Model):
-    """One save (or deletion) in the admin that changed a user's or a group's access: the
-    access fields it changed, each with its value before and after. Written once by
-    portal.services.access; never edited or deleted. The names are kept beside the keys, so a
-    row still says whose access changed, and who changed it, after either user is deleted."""
+    """One change of a user's or a group's access (an admin save or deletion; a save, deletion
+    or group or permission change anywhere else): the access fields it changed, each with its
+    value before and after. Written once by portal.services.access; never edited or deleted.
+    The names are kept beside the keys, so a row still says whose access changed, and who
+    changed it, after either user is deleted; no name: the command line or the system."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,

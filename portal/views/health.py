@@ -1,5 +1,7 @@
-"""Readiness: the database, Redis, the Celery worker, beat and overdue imports, each reported
-apart."""
+"""Liveness (/healthz/: the process answers) and readiness (/readyz/: the database, Redis, the
+Celery worker, beat and overdue imports, each reported apart). Both answer JSON whatever is
+down: portal.middleware.HealthCheckMiddleware runs them before any middleware that could read
+the database."""
 
 import logging
 import time
@@ -25,6 +27,16 @@ REQUIRED_BY_DEFAULT = ("database", "redis", "worker", "beat")
 # How long a worker may take to answer a ping, asked only when the heartbeat is stale.
 PING_TIMEOUT_S = 1.0
 logger = logging.getLogger(__name__)
+
+
+@never_cache
+@require_safe
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness for load balancers, orchestrators and compose: this process answers requests.
+    It reads nothing, the database least of all: a liveness probe that failed while PostgreSQL
+    was down would have every web process restarted, which mends nothing (/readyz/ says what
+    is unavailable)."""
+    return JsonResponse({"status": "ok", "time": timezone.now().isoformat()})
 
 
 def _timed(name: str, check) -> dict:

@@ -125,3 +125,15 @@ def test_the_image_installs_the_pins_on_the_python_they_were_resolved_for():
     assert "COPY requirements.txt ." in dockerfile
     # psycopg's binary wheel brings its own libpq: the slim image needs no build tools.
     assert "psycopg[binary]==" in requirements
+
+
+def test_compose_sets_every_placeholder_of_the_nginx_conf():
+    conf = (ROOT / "deploy" / "nginx" / "portal.conf").read_text()
+    placeholders = set(re.findall(r"\$\{(PORTAL_[A-Z_]+)\}", conf))
+    nginx = _compose()["services"]["nginx"]["environment"]
+    assert placeholders == {name for name in nginx if name.startswith("PORTAL_")}
+    assert nginx["NGINX_ENVSUBST_FILTER"] == "PORTAL_"
+    # Docker's embedded DNS, which knows the address web has now (a recreated container's too).
+    assert nginx["PORTAL_RESOLVER"] == "127.0.0.11"
+    assert "resolver ${PORTAL_RESOLVER} valid=10s" in conf
+    assert "proxy_pass http://" not in conf, "a name in proxy_pass is resolved once, at start"

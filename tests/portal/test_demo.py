@@ -230,8 +230,17 @@ def test_a_missing_demo_login_is_created_and_nothing_else_changes(demo):
     rows = {
         table: table_rows
         for table, table_rows in _every_row().items()
-        if table not in ("auth_user", "portal_membership", "portal_historicalmembership")
+        if table
+        not in (
+            "auth_user",
+            "portal_membership",
+            "portal_historicalmembership",
+            "portal_accesschange",
+        )
     }
+    from portal.models import AccessChange
+
+    recorded = set(AccessChange.objects.values_list("pk", flat=True))
 
     out, _err = _setup_demo()
 
@@ -243,6 +252,9 @@ def test_a_missing_demo_login_is_created_and_nothing_else_changes(demo):
     assert not Membership.objects.filter(user__username="engineer", evaluation_id=2).exists()
     after = {table: table_rows for table, table_rows in _every_row().items() if table in rows}
     assert after == rows
+    # The login's creation is an access change (by the command line), and the only one.
+    (created,) = AccessChange.objects.exclude(pk__in=recorded)
+    assert (created.user, created.action, created.changed_by) == (viewer, "created", None)
 
 
 def test_the_demo_is_not_loaded_over_other_rows_holding_its_ids(db):
