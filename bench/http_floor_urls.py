@@ -1,4 +1,10 @@
-"""The portal's URLs plus the floor of bench/http_import.py: ``POST /bench/floor/``.
+"""The portal's URLs plus the benches' floors: ``POST /bench/floor/`` (bench/http_import.py)
+and ``GET /bench/trivial/`` (bench/pages.py, bench/scale.py).
+
+The trivial view is a page that does nothing: a signed-in member's request through the whole
+middleware stack (session, authentication, locale, CSRF, messages, the outage page) answered
+with two bytes. /healthz/ was that floor until probes were answered before the middleware that
+may need the database: it no longer is a page's path.
 
 The floor endpoint is what an upload cannot do without: the same multipart POST through nginx
 and gunicorn, authenticated by the same upload token (``Authorization: Bearer``), its body
@@ -7,6 +13,8 @@ no-op (an import of an upload that does not exist: its claim updates nothing). N
 stored and nothing is parsed.
 """
 
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.urls import include, path
 from rest_framework import exceptions, status
 from rest_framework.parsers import MultiPartParser
@@ -32,7 +40,15 @@ class FloorView(APIView):
         return Response({"received": received}, status=status.HTTP_202_ACCEPTED)
 
 
+@login_required
+def trivial(request):
+    return HttpResponse("ok", content_type="text/plain")
+
+
+TRIVIAL = "/bench/trivial/"
+
 urlpatterns = [
     path("bench/floor/", FloorView.as_view()),
+    path(TRIVIAL.strip("/") + "/", trivial),
     path("", include("portal.urls")),
 ]
