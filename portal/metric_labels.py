@@ -106,6 +106,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "retired_pages_pending": gettext_lazy("Memory page retirement pending"),
     "pcie_link_width_max": gettext_lazy("Widest PCIe link the GPU and the system allow"),
     "pcie_link_width_current": gettext_lazy("Current PCIe link width"),
+    "c2c_enabled_gpus": gettext_lazy("GPUs with NVLink-C2C to the CPU enabled"),
     "mig_count": gettext_lazy("MIG devices"),
     "gpu_instance_count": gettext_lazy("GPU instances"),
     "compute_instance_count": gettext_lazy("Compute instances"),
