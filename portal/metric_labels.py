@@ -107,6 +107,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "pcie_link_width_max": gettext_lazy("Widest PCIe link the GPU and the system allow"),
     "pcie_link_width_current": gettext_lazy("Current PCIe link width"),
     "c2c_enabled_gpus": gettext_lazy("GPUs with NVLink-C2C to the CPU enabled"),
+    "hypervisor_detected": gettext_lazy("Kernel log: hypervisor detected"),
     "mig_count": gettext_lazy("MIG devices"),
     "gpu_instance_count": gettext_lazy("GPU instances"),
     "compute_instance_count": gettext_lazy("Compute instances"),
@@ -155,6 +156,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "line_count": gettext_lazy("Lines read"),
     "nvidia_driver_lines": gettext_lazy("Lines from the NVIDIA driver"),
     "gpu_init_failed_line": gettext_lazy("Line where the driver could not bring a GPU up"),
+    "hypervisor_detected_line": gettext_lazy("Line where the kernel names its hypervisor"),
     # ping / TCP connect
     "rtt_avg_ms": gettext_lazy("Average round-trip time"),
     "rtt_min_ms": gettext_lazy("Minimum round-trip time"),
@@ -299,6 +301,7 @@ SIGNAL_LABELS: dict[str, Promise] = {
     "gpu_virtualization_mode": gettext_lazy("GPU virtualisation mode (nvidia-smi)"),
     "hca_virtual_function": gettext_lazy("InfiniBand adapter is a virtual function"),
     "hyperv_vpci": gettext_lazy("Hyper-V virtual PCI bus"),
+    "kernel_hypervisor": gettext_lazy("Hypervisor named by the kernel log"),
     "lspci_devices": gettext_lazy("PCI devices (lspci)"),
     "mig_mode": gettext_lazy("MIG mode"),
     "nccl_cloud_plugin": gettext_lazy("NCCL cloud network plugin"),

@@ -43,10 +43,10 @@ PCIE_X16_GBYTE_S = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 # 300 ("H2D is approximately 15% faster than D2H" at 346 GB/s H2D, NVIDIA/nvbandwidth#23), of
 # 450 GB/s per direction: 0.66, rounded down. Its host to device copies reach 0.77.
 NVLINK_C2C_EFFICIENCY = 0.65
-# GB200 (225 GB/s per direction per GPU): Azure's published ND GB200 v6 results
-# (Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md, driver 570.133.20:
-# nvbandwidth host to device 201, device to host 193 GB/s) give 193 / 225 = 0.858 in the slower
-# direction; OCI's GB200 guide, about 200 GB/s host to device per GPU measured alone (0.89).
-# Rounded down to 0.85. At GH200's 0.65, a GB200 whose copies had lost a quarter of their rate
-# still read above 1.0 (measured healthy).
+# GB200 (225 GB/s per direction per GPU): Azure's published ND GB200 v6 results (Azure
+# AI-benchmarking-guide, Azure_Results/ND_GB200_v6_results.md as kept in its public forks,
+# driver 570.133.20: nvbandwidth host to device 201, device to host 193 GB/s) give 193 / 225 =
+# 0.858 in the slower direction; OCI's GB200 guide, about 200 GB/s host to device per GPU
+# measured alone (0.89). Rounded down to 0.85. At GH200's 0.65, a GB200 whose copies had lost a
+# quarter of their rate still read above 1.0 (measured healthy).
 NVLINK_C2C_GB200_EFFICIENCY = 0.85
