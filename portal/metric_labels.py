@@ -37,6 +37,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "out_of_bounds": gettext_lazy("Out-of-bounds values"),
     "max_error": gettext_lazy("Largest error"),
     "wrong_line": gettext_lazy("Line of the first wrong result"),
+    "json_version": gettext_lazy("nccl-tests JSON report version"),
     # perftest
     "bw_avg_gbit_s": gettext_lazy("Average bandwidth"),
     "bw_avg_gbit_s_at_max_size": gettext_lazy("Average bandwidth at the largest message"),
