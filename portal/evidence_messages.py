@@ -252,6 +252,19 @@ MESSAGES: dict[str, Promise] = {
     "nccl.no_rows": gettext_lazy(
         "the nccl-tests table has a header but no readable result rows (truncated?)"
     ),
+    "nccl.json_unreadable": gettext_lazy(
+        "nccl-tests JSON is unreadable (%(detail)s at character %(position)s; a run killed "
+        "before its end leaves the report open)"
+    ),
+    "nccl.json_too_deep": gettext_lazy("nccl-tests JSON is nested too deeply"),
+    "nccl.json_too_large": gettext_lazy("nccl-tests JSON report too large to be one run's"),
+    "nccl.json_no_results": gettext_lazy(
+        "nccl-tests JSON has no result row with its figures (no 'results' list, an empty one, "
+        "or every time or bandwidth null or nan)"
+    ),
+    "nccl.json_bad_value": gettext_lazy(
+        "nccl-tests JSON: %(where)s is not a value nccl-tests writes there"
+    ),
     "nccl.nothing": gettext_lazy(
         "no nccl-tests result table found (expected a header line with 'size count type ... "
         "time algbw busbw' columns and numeric rows)"

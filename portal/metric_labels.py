@@ -37,6 +37,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "out_of_bounds": gettext_lazy("Out-of-bounds values"),
     "max_error": gettext_lazy("Largest error"),
     "wrong_line": gettext_lazy("Line of the first wrong result"),
+    "json_version": gettext_lazy("nccl-tests JSON report version"),
     # perftest
     "bw_avg_gbit_s": gettext_lazy("Average bandwidth"),
     "bw_avg_gbit_s_at_max_size": gettext_lazy("Average bandwidth at the largest message"),
@@ -106,6 +107,8 @@ METRIC_LABELS: dict[str, Promise] = {
     "retired_pages_pending": gettext_lazy("Memory page retirement pending"),
     "pcie_link_width_max": gettext_lazy("Widest PCIe link the GPU and the system allow"),
     "pcie_link_width_current": gettext_lazy("Current PCIe link width"),
+    "c2c_enabled_gpus": gettext_lazy("GPUs with NVLink-C2C to the CPU enabled"),
+    "hypervisor_detected": gettext_lazy("Kernel log: hypervisor detected"),
     "mig_count": gettext_lazy("MIG devices"),
     "gpu_instance_count": gettext_lazy("GPU instances"),
     "compute_instance_count": gettext_lazy("Compute instances"),
@@ -154,6 +157,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "line_count": gettext_lazy("Lines read"),
     "nvidia_driver_lines": gettext_lazy("Lines from the NVIDIA driver"),
     "gpu_init_failed_line": gettext_lazy("Line where the driver could not bring a GPU up"),
+    "hypervisor_detected_line": gettext_lazy("Line where the kernel names its hypervisor"),
     # ping / TCP connect
     "rtt_avg_ms": gettext_lazy("Average round-trip time"),
     "rtt_min_ms": gettext_lazy("Minimum round-trip time"),
@@ -298,6 +302,7 @@ SIGNAL_LABELS: dict[str, Promise] = {
     "gpu_virtualization_mode": gettext_lazy("GPU virtualisation mode (nvidia-smi)"),
     "hca_virtual_function": gettext_lazy("InfiniBand adapter is a virtual function"),
     "hyperv_vpci": gettext_lazy("Hyper-V virtual PCI bus"),
+    "kernel_hypervisor": gettext_lazy("Hypervisor named by the kernel log"),
     "lspci_devices": gettext_lazy("PCI devices (lspci)"),
     "mig_mode": gettext_lazy("MIG mode"),
     "nccl_cloud_plugin": gettext_lazy("NCCL cloud network plugin"),

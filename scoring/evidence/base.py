@@ -11,7 +11,7 @@ from typing import Any
 
 # Bumped whenever any parser changes what it extracts; recorded on every import so that
 # uploads parsed by an older version can be found and re-imported.
-PARSER_VERSION = "1.18.0"
+PARSER_VERSION = "1.19.0"
 
 KINDS = (
     "nccl_tests",
@@ -620,3 +620,21 @@ def placeholder_gpu_name_warning(names: list[str | None]) -> str | None:
                 "not know (a board newer than the driver): it names no model"
             )
     return None
+
+
+def c2c_mode(raw: str | None) -> str | None:
+    """A GPU's NVLink-C2C mode as nvidia-smi prints it ("GPU C2C Mode" of -q, <c2c_mode> of -q
+    -x; NVML nvmlDeviceGetC2cModeInfoV): "Enabled" or "Disabled", None for N/A (no C2C link, or
+    a driver that does not report it) and anything else."""
+    value = (raw or "").strip().lower()
+    return {"enabled": "Enabled", "disabled": "Disabled"}.get(value)
+
+
+def c2c_enabled_gpus(modes: list[str | None]) -> int | None:
+    """How many GPUs report their NVLink-C2C link enabled; None when none reports a mode.
+
+    Only a Grace superchip's GPU (GH200, GB200, GB300) has that link to its CPU. x86 drivers of
+    the 545 series print "Disabled" on an H100 where later ones print N/A, so "Disabled" on a
+    GPU without a Grace says nothing about the GPU: the count reads as "none enabled" there."""
+    known = [mode for mode in modes if mode is not None]
+    return sum(1 for mode in known if mode == "Enabled") if known else None

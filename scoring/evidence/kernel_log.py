@@ -33,8 +33,16 @@ metrics (names fixed: the scoring layer maps them)
                      "None", "GPU Reset Required", "Node Reboot Required", "Drain P2P",
                      "Drain and Reset"...; a journal wrapped at 80 columns puts the "to 0x2
                      (...)" part on the next line, which is read with it.
+    hypervisor_detected  the hypervisor the kernel's "Hypervisor detected: NAME" line names
+                     ("KVM", "VMware", "Microsoft Hyper-V", "Xen HVM", "Xen PV"...), the first
+                     one; None without such a line. Only a guest's kernel prints it, with one
+                     exception: a Xen host's own dom0 runs under Xen and prints "Xen PV" or "Xen
+                     HVM" on the physical machine. The "kvm:", "kvm_intel:", "kvm_amd:" lines
+                     of a host that runs KVM itself are not read as it.
+                     ``hypervisor_detected_line``: its line.
     events           the first 500 events: {type "xid"/"sxid", code, pci, line, detail}.
-facts: ``xid_count`` and ``sxid_count`` (unit "count"), one ``xid`` fact per event (value = code).
+facts: ``xid_count`` and ``sxid_count`` (unit "count"), one ``xid`` fact per event (value = code),
+and ``hypervisor_detected`` (1.0, the name in its details) when the line is there.
 """
 
 from __future__ import annotations
@@ -104,6 +112,12 @@ _INIT_FAILED_RE = re.compile(
     r"NVRM: (?:The NVIDIA probe routine failed|None of the NVIDIA devices were initialized)"
     r"|RmInitAdapter failed|\bis not supported by the\b"
 )
+# The x86 kernel's own line when it finds the hypervisor it runs under (init_hypervisor_platform:
+# "Hypervisor detected: KVM", "VMware", "Microsoft Hyper-V", "Xen HVM", "Xen PV", "ACRN"...): a
+# guest's line. A host that runs KVM itself logs "kvm: ...", "kvm_intel: ..." or "kvm_amd: ..."
+# lines instead, which say nothing about the host being a VM. The line must open the message (a
+# sentence quoting it is not the kernel's line).
+_HYPERVISOR_RE = re.compile(r"Hypervisor detected: ([A-Za-z][\w .+/()-]{0,40}?)\s*$")
 _MAX_EVENTS = 500
 _DETECT_CHARS = 262144
 
@@ -164,6 +178,19 @@ def _after_prefix(line: str) -> str | None:
     return None if match is None else line[match.end() :]
 
 
+def _hypervisor(raw: str) -> str | None:
+    """The hypervisor a "Hypervisor detected: NAME" line names, after its kernel-log prefix (a
+    dmesg timestamp, a journal's "host kernel:", both), or at the start of a bare grep line."""
+    message = raw.strip()
+    for _ in range(2):
+        rest = _after_prefix(message)
+        if rest is None:
+            break
+        message = rest.strip()
+    match = _HYPERVISOR_RE.match(message)
+    return match.group(1) if match else None
+
+
 def parse(text: str) -> ParseResult:
     """Count and list the Xid and SXid events of a kernel log."""
     events: list[dict[str, Any]] = []
@@ -176,6 +203,7 @@ def parse(text: str) -> ParseResult:
     fallen = False
     init_failed: int | None = None
     recovery: dict[str, str] = {}
+    hypervisor: tuple[str, int] | None = None
     # An Xid 154 line that ended before its "to 0x.. (...)" part: (pci, its event or None).
     unfinished: tuple[str, dict[str, Any] | None] | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -198,6 +226,9 @@ def parse(text: str) -> ParseResult:
         if name is not None:
             kernel_lines += 1
             formats[name] = formats.get(name, 0) + 1
+        if hypervisor is None and "Hypervisor detected:" in raw:
+            named = _hypervisor(raw)
+            hypervisor = (named, number) if named else None
         if _FALLEN_RE.search(raw):
             fallen = True
         if init_failed is None and "NVRM" in raw and _INIT_FAILED_RE.search(raw):
@@ -281,12 +312,18 @@ def parse(text: str) -> ParseResult:
         "nvidia_driver_lines": driver_lines,
         # The first line where the driver could not bring a GPU up (None: no such line).
         "gpu_init_failed_line": init_failed,
+        "hypervisor_detected": hypervisor[0] if hypervisor else None,
+        "hypervisor_detected_line": hypervisor[1] if hypervisor else None,
         "events": events,
     }
     facts = [
         Fact("xid_count", float(xid_count), "count"),
         Fact("sxid_count", float(sxid_count), "count"),
     ]
+    if hypervisor is not None:
+        facts.append(
+            Fact("hypervisor_detected", 1.0, "bool", hypervisor[1], {"hypervisor": hypervisor[0]})
+        )
     facts.extend(
         Fact(e["type"], float(e["code"]), "code", e["line"], {"pci": e["pci"]}) for e in events
     )

@@ -57,8 +57,12 @@ metrics (per-GPU lists follow the order of the GPUs in the file)
                          multi-GPU board share it).
     virtualized          True when a GPU's virtualization mode is Pass-Through or VGPU, False
                          when all say None/Host VGPU, None when not shown.
+    c2c_mode             per GPU, "GPU C2C Mode" of -q: "Enabled" or "Disabled" (the NVLink-C2C
+                         link of a Grace superchip's GPU to its CPU), None for N/A or not shown.
+    c2c_enabled_gpus     GPUs whose mode is "Enabled"; None when no GPU shows a mode. x86 drivers
+                         of the 545 series print "Disabled" on GPUs that have no such link.
     format               "q" or "csv".
-facts: ``gpu_count`` and the error counters above when they are known.
+facts: ``gpu_count``, ``c2c_enabled_gpus`` and the error counters above when they are known.
 """
 
 from __future__ import annotations

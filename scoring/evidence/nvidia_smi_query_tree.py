@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import EvidenceParseError, ParseResult
+from .base import EvidenceParseError, ParseResult, c2c_mode
 from .nvidia_smi_query_values import (
     EXCERPT_RE,
     KIND,
@@ -208,6 +208,7 @@ def _q_gpu(values: dict[tuple[str, ...], str], bus: str | None) -> dict[str, Any
             _get(values, ("fb memory usage", "total"), ("memory usage", "total"))
         ),
         "mig_mode": text_value(_get(values, ("mig mode", "current"))),
+        "c2c_mode": c2c_mode(_get(values, ("gpu c2c mode",))),
         "virtualization_mode": text_value(
             _get(values, ("gpu virtualization mode", "virtualization mode"))
         ),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Fact, ParseResult, placeholder_gpu_name_warning
+from .base import Fact, ParseResult, c2c_enabled_gpus, placeholder_gpu_name_warning
 
 KIND = "nvidia_smi_query"
 
@@ -90,6 +90,8 @@ def query_result(
         "product_names": [g["product_name"] for g in gpus],
         "memory_total_mib": [g["memory_total_mib"] for g in gpus],
         "mig_mode": [g["mig_mode"] for g in gpus],
+        "c2c_mode": [g.get("c2c_mode") for g in gpus],
+        "c2c_enabled_gpus": c2c_enabled_gpus([g.get("c2c_mode") for g in gpus]),
         "virtualization_mode": modes,
         "virtualized": virtualized,
         "bus_ids": [g["bus_id"] for g in gpus],
@@ -147,6 +149,7 @@ def query_result(
         "ecc_aggregate_uncorrected",
         "retired_pages",
         "remapped_rows_uncorrectable",
+        "c2c_enabled_gpus",
     ):
         if metrics[key] is not None:
             facts.append(Fact(key, float(metrics[key]), "count", first_line))

@@ -17,6 +17,10 @@ metrics
     memory_total_mib per GPU (None when "N/A").
     virtualization_mode   per GPU ("None", "Pass-Through", "VGPU", "Host VGPU"...; None when
                      absent); ``mig_mode`` per GPU (current_mig).
+    c2c_mode         per GPU, <c2c_mode>: "Enabled" or "Disabled" (a Grace superchip GPU's
+                     NVLink-C2C link to its CPU), None for N/A or absent; ``c2c_enabled_gpus``
+                     the GPUs saying "Enabled", None when none reports a mode (as -q's, in
+                     scoring.evidence.nvidia_smi_query).
     ecc_mode         per GPU (current_ecc); ``ecc_volatile_uncorrected`` and
                      ``ecc_aggregate_uncorrected``: DRAM + SRAM uncorrectable counts summed
                      over GPUs (None when no GPU reports one), named as nvidia-smi -q's
@@ -46,7 +50,7 @@ metrics
                      ``channel_repair_pending`` / ``tpc_repair_pending`` /
                      ``memory_unrepairable`` / ``sram_threshold_exceeded`` (True/False/None).
 facts: ``gpu_count``, one ``gpu_memory_total_mib`` per GPU, and ``ecc_volatile_uncorrected`` /
-``ecc_aggregate_uncorrected`` where a GPU reports them.
+``ecc_aggregate_uncorrected`` / ``c2c_enabled_gpus`` where a GPU reports them.
 """
 
 from __future__ import annotations
@@ -55,7 +59,14 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from .base import EvidenceParseError, Fact, ParseResult, placeholder_gpu_name_warning
+from .base import (
+    EvidenceParseError,
+    Fact,
+    ParseResult,
+    c2c_enabled_gpus,
+    c2c_mode,
+    placeholder_gpu_name_warning,
+)
 
 KIND = "nvidia_smi_xml"
 
@@ -167,6 +178,7 @@ def _gpu(gpu: ET.Element) -> dict[str, Any]:
         "memory_total_mib": _int(_text(gpu, "fb_memory_usage/total")),
         "memory_used_mib": _int(_text(gpu, "fb_memory_usage/used")),
         "mig_mode": _text(gpu, "mig_mode/current_mig"),
+        "c2c_mode": c2c_mode(_text(gpu, "c2c_mode")),
         "virtualization_mode": _text(gpu, "gpu_virtualization_mode/virtualization_mode"),
         "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
         "ecc_uncorrected_volatile": _uncorrectable(gpu, "volatile"),
@@ -317,6 +329,8 @@ def parse(text: str) -> ParseResult:
         "memory_total_mib": [g["memory_total_mib"] for g in gpus],
         "virtualization_mode": [g["virtualization_mode"] for g in gpus],
         "mig_mode": [g["mig_mode"] for g in gpus],
+        "c2c_mode": [g["c2c_mode"] for g in gpus],
+        "c2c_enabled_gpus": c2c_enabled_gpus([g["c2c_mode"] for g in gpus]),
         "ecc_mode": [g["ecc_mode"] for g in gpus],
         "ecc_volatile_uncorrected": total("ecc_uncorrected_volatile"),
         "ecc_aggregate_uncorrected": total("ecc_uncorrected_aggregate"),
@@ -336,7 +350,7 @@ def parse(text: str) -> ParseResult:
         for g in gpus
         if g["memory_total_mib"] is not None
     ]
-    for key in ("ecc_volatile_uncorrected", "ecc_aggregate_uncorrected"):
+    for key in ("ecc_volatile_uncorrected", "ecc_aggregate_uncorrected", "c2c_enabled_gpus"):
         if metrics[key] is not None:
             facts.append(Fact(key, float(metrics[key]), "count"))
     if metrics["ecc_volatile_uncorrected"] or metrics["ecc_aggregate_uncorrected"]:

@@ -14,7 +14,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .efficiency import NVLINK_C2C_EFFICIENCY, PCIE_EFFICIENCY, PCIE_X16_GBYTE_S
+from .efficiency import (
+    NVLINK_C2C_EFFICIENCY,
+    NVLINK_C2C_GB200_EFFICIENCY,
+    PCIE_EFFICIENCY,
+    PCIE_X16_GBYTE_S,
+)
 
 FORM_FACTORS = ("sxm", "pcie", "other")
 
@@ -28,7 +33,9 @@ class GpuSpec:
     NVSwitch baseboard does NVLink SHARP all-reduce. ``pcie_p2p`` is False for GeForce cards,
     whose driver offers no PCIe peer-to-peer. ``c2c_bidi_gbyte_s`` is the NVLink-C2C bandwidth
     between the GPU and its Grace CPU, both directions, per GPU (superchips: GH200, GB200), 0
-    where the GPU reaches its host over PCIe; it is not GPU-to-GPU NVLink.
+    where the GPU reaches its host over PCIe; it is not GPU-to-GPU NVLink. ``c2c_efficiency``
+    is the share of that link's per-direction rate a healthy host<->device copy reaches in its
+    slower direction (reference.efficiency).
     """
 
     key: str
@@ -49,6 +56,7 @@ class GpuSpec:
     excluded_tokens: frozenset[str] = frozenset()
     name_memory_gb: tuple[int, ...] = ()
     c2c_bidi_gbyte_s: float = 0.0
+    c2c_efficiency: float = 0.0
 
     @property
     def nvlink_uni_gbyte_s(self) -> float:
@@ -78,13 +86,14 @@ class HostLink:
 
 def host_link(spec: GpuSpec) -> HostLink:
     """The host link of ``spec``: NVLink-C2C for a Grace superchip's GPU (GH200, GB200; their
-    nvidia-smi shows a vestigial PCIe x1 link and their copies run at several times a PCIe x16
-    line rate), else its PCIe x16 generation. Expected = per-direction line rate x the link's
-    efficiency (NVLINK_C2C_EFFICIENCY, PCIE_EFFICIENCY)."""
+    copies run at several times a PCIe x16 line rate, and nvidia-smi shows a GH200's PCIe as a
+    vestigial x1 link, a GB200's as a Gen5 x16 beside the C2C link), else its PCIe x16
+    generation. Expected = per-direction line rate x the link's
+    efficiency (the superchip's c2c_efficiency, PCIE_EFFICIENCY)."""
     card = spec.display_name
     if spec.c2c_bidi_gbyte_s > 0:
         line = spec.c2c_bidi_gbyte_s / 2
-        eff = NVLINK_C2C_EFFICIENCY
+        eff = spec.c2c_efficiency
         return HostLink(
             "nvlink_c2c",
             line,
@@ -165,6 +174,7 @@ def _g(
     excludes: tuple[str, ...] = (),
     name_memory_gb: tuple[int, ...] = (),
     c2c: float = 0.0,
+    c2c_eff: float = 0.0,
 ) -> GpuSpec:
     return GpuSpec(
         key=key,
@@ -183,6 +193,7 @@ def _g(
         excluded_tokens=frozenset(excludes),
         name_memory_gb=name_memory_gb,
         c2c_bidi_gbyte_s=c2c,
+        c2c_efficiency=c2c_eff,
     )
 
 
@@ -278,16 +289,19 @@ GPU_SPECS: tuple[GpuSpec, ...] = (
     _g("H200-NVL-141GB", "H200", "NVIDIA H200 NVL 141GB", 141, "pcie", "Hopper", 900, 18, 5,
        _DS_H200, needs=("NVL",)),
     _g("GH200-96GB", "GH200", "NVIDIA GH200 96GB HBM3", 96, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(96, 120, 480), c2c=_C2C_GH200),
+       _DS_GH200, name_memory_gb=(96, 120, 480), c2c=_C2C_GH200,
+       c2c_eff=NVLINK_C2C_EFFICIENCY),
     _g("GH200-144GB", "GH200", "NVIDIA GH200 144GB HBM3e", 144, "other", "Hopper", 900, 18, 5,
-       _DS_GH200, name_memory_gb=(141, 144), c2c=_C2C_GH200),
+       _DS_GH200, name_memory_gb=(141, 144), c2c=_C2C_GH200,
+       c2c_eff=NVLINK_C2C_EFFICIENCY),
     # Blackwell
     _g("B200", "B200", "NVIDIA B200 180GB", 180, "sxm", "Blackwell", 1800, 18, 5, _DS_B200,
        nvls=True, name_memory_gb=(180, 192)),
     _g("B300", "B300", "NVIDIA B300 288GB", 288, "sxm", "Blackwell", 1800, 18, 6, _DS_B300,
        nvls=True, name_memory_gb=(270, 288)),
     _g("GB200", "GB200", "NVIDIA GB200 186GB", 186, "other", "Blackwell", 1800, 18, 5,
-       _DS_GB200, nvls=True, name_memory_gb=(186, 192), c2c=_C2C_GB200),
+       _DS_GB200, nvls=True, name_memory_gb=(186, 192), c2c=_C2C_GB200,
+       c2c_eff=NVLINK_C2C_GB200_EFFICIENCY),
     _g("RTX-5090", "5090", "NVIDIA GeForce RTX 5090 32GB", 32, "pcie", "Blackwell", 0, 0, 5,
        _DS_GEFORCE, p2p=False),
 )  # fmt: skip

@@ -16,7 +16,12 @@ from pathlib import Path
 import pytest
 
 from scoring.evidence import parse_bytes
-from scoring.reference import NVLINK_C2C_EFFICIENCY, host_link, match_gpu
+from scoring.reference import (
+    NVLINK_C2C_EFFICIENCY,
+    NVLINK_C2C_GB200_EFFICIENCY,
+    host_link,
+    match_gpu,
+)
 from scoring.rubric import load_rubric
 from scoring.tco import compute_tco
 from scoring.types import MeasuredFacts, Price
@@ -60,8 +65,10 @@ def test_the_superchips_reach_their_host_over_nvlink_c2c_and_pcie_cards_over_pci
     assert host_link(gh200).link == "nvlink_c2c"
     # 900 GB/s both directions: 450 per direction x the slower direction's share.
     assert host_link(gh200).expected_gbyte_s == pytest.approx(450 * NVLINK_C2C_EFFICIENCY)
-    # One Grace's 900 GB/s is shared by the GB200 superchip's two GPUs.
-    assert host_link(gb200).expected_gbyte_s == pytest.approx(225 * NVLINK_C2C_EFFICIENCY)
+    # One Grace's 900 GB/s is shared by the GB200 superchip's two GPUs, which reach more of
+    # their share than a GH200 does of its link.
+    assert host_link(gb200).expected_gbyte_s == pytest.approx(225 * NVLINK_C2C_GB200_EFFICIENCY)
+    assert NVLINK_C2C_GB200_EFFICIENCY > NVLINK_C2C_EFFICIENCY
     assert "NVLink-C2C" in host_link(gh200).basis and "NVLink-C2C" in host_link(gh200).basis_zh
     for name, expected in (("NVIDIA L40S", 25.2), ("NVIDIA H100 80GB HBM3", 50.4)):
         link = host_link(match_gpu(name))
@@ -82,6 +89,24 @@ def test_a_degraded_c2c_link_reads_as_what_it_is() -> None:
     assert host_device_fraction([_degraded(120.0, 130.0)], {}) == pytest.approx(0.41, abs=0.001)
 
 
+def _gb200(d2h: float, h2d: float) -> NodeEvidence:
+    """The GH200 run's shape with a GB200's copies: one GPU of a GB200 tray measured alone."""
+    run = _degraded(d2h, h2d)
+    return replace(run, metrics={**run.metrics, "device_names": ["NVIDIA GB200"]})
+
+
+def test_a_healthy_gb200_copy_reads_about_one_of_its_c2c_share() -> None:
+    # Azure's published ND GB200 v6 nvbandwidth figures: 201 GB/s host to device, 193 device to
+    # host: 193 / (225 x 0.85 = 191.25).
+    assert host_device_fraction([_gb200(193.0, 201.0)], {}) == pytest.approx(1.009, abs=0.001)
+
+
+def test_a_gb200_whose_copies_slowed_reads_as_what_it_is() -> None:
+    # 120 GB/s, 62 % of the healthy 193: at GH200's share it read 120 / 146.25 = 0.821, above
+    # the bare-metal assumption (0.75); at the GB200's own share it reads 0.627.
+    assert host_device_fraction([_gb200(120.0, 130.0)], {}) == pytest.approx(0.627, abs=0.001)
+
+
 def test_the_gpu_nvidia_smi_names_decides_the_link_when_the_run_lists_none() -> None:
     run = _degraded(120.0, 130.0)
     anonymous = replace(run, metrics={**run.metrics, "device_names": []})
@@ -100,12 +125,12 @@ def test_the_real_gh200_q_shows_no_pcie_fault_for_its_x1_link() -> None:
     assert facts.host_device_fraction == pytest.approx(1.0)
 
 
-def _one_gh200(fraction: float | None):
+def _one_gh200(fraction: float | None, model: str = "NVIDIA GH200 480GB", memory_gib: int = 96):
     o = offering(
         delivery_form="bare_metal",
         gpus_per_node=1,
-        gpu_model="NVIDIA GH200 480GB",
-        gpu_memory_gib=96,
+        gpu_model=model,
+        gpu_memory_gib=memory_gib,
         gpu_form_factor="other",
         nvlink_topology="none",
         prices=(Price("hourly", Decimal("25.00")),),
@@ -123,3 +148,16 @@ def test_a_one_gh200_candidate_with_a_degraded_link_is_not_measured_healthy() ->
     # the degraded link no longer passes as a measured 1.0.
     assert compute_tco(_one_gh200(slow), spec, V2).efficiency_basis == "assumed"
     assert compute_tco(_one_gh200(healthy), spec, V2).efficiency_basis == "measured"
+
+
+def test_a_one_gb200_candidate_counts_its_copies_only_at_its_own_share() -> None:
+    # Measuring never hurts: the degraded GB200 falls back to the assumption, the healthy one is
+    # measured. At GH200's share the degraded one was measured healthy too.
+    spec = evaluation(required_total_gpus=1, workload_profile="inference")
+    slow = host_device_fraction([_gb200(120.0, 130.0)], {})
+    healthy = host_device_fraction([_gb200(193.0, 201.0)], {})
+    basis = [
+        compute_tco(_one_gh200(f, "NVIDIA GB200", 186), spec, V2).efficiency_basis
+        for f in (slow, healthy)
+    ]
+    assert basis == ["assumed", "measured"]

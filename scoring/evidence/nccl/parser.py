@@ -12,6 +12,10 @@ processes and hosts, and MPI / NCCL / UCX noise interleaved. A last row that sto
 its in-place columns is a paste cut there: left out, with the truncation warning. Columns
 are found from the header line and rows are split on whitespace: widths are never trusted.
 
+Its JSON report (``-J <path>``) is read through the text table it stands for (json_report):
+the same figures, plus ``format`` "json", ``json_version``, ``errors`` and ``wrong_result``
+(the first wrong row as "results[3]"; ``wrong_line`` and every fact's line are None there).
+
 Units: nccl-tests prints algbw/busbw in GB/s with GB = 10^9 bytes (it divides by 1.0E9), time
 in microseconds, sizes in bytes.
 
@@ -89,7 +93,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 
-from ..base import ParseResult, strip_annotation, unquote
+from ..base import EvidenceParseError, ParseResult, strip_annotation, unquote
 from .formats import (
     _COLLECTIVE_RE,
     _DEVICE_ENTRY_RE,
@@ -99,7 +103,9 @@ from .formats import (
     _ROW_SHAPE_RE,
     _SCAN_BYTES,
     _TESTS_FAILURE_RE,
+    KIND,
 )
+from .json_report import is_json_report, parse_json
 from .net import _NET_PATTERNS, _net_plugins
 from .scanner import _Scanner
 
@@ -107,6 +113,8 @@ from .scanner import _Scanner
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is nccl-tests output (looks at the first 64 KiB)."""
     head = text[:_SCAN_BYTES]
+    if is_json_report(head):
+        return 95
     score = 0
     if "nccl-tests version" in head or "Collective test starting" in head:
         score += 40
@@ -177,7 +185,14 @@ def _clean(line: str) -> str:
 
 
 def parse(text: str) -> ParseResult:
-    """Parse nccl-tests output into the figures documented at the top of this module."""
+    """Parse nccl-tests output into the figures documented at the top of this module; its JSON
+    report (``-J``) is read through the table it renders (json_report)."""
+    if is_json_report(text[:_SCAN_BYTES]):
+        return parse_json(text, _parse_table)
+    return _parse_table(text)
+
+
+def _parse_table(text: str) -> ParseResult:
     scanner = _Scanner()
     for line_no, raw in enumerate(text.splitlines(), start=1):
         scanner.feed(line_no, _clean(raw))
@@ -202,7 +217,32 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
     summarised when the next begins, and its rows become ONE ``busbw_curve_gbyte_s`` fact
     (the table's peak, with ``size_bytes``, ``busbw_gbyte_s``, ``algbw_gbyte_s``,
     ``time_us``, ``placement`` and ``lines`` arrays in its details) instead of one fact per
-    row. The metrics are those of :func:`parse`; ``net_plugins`` is read line by line."""
+    row. The metrics are those of :func:`parse`; ``net_plugins`` is read line by line. A JSON
+    report (one line, a few MiB at most) is read whole, as :func:`parse` reads it."""
+    lines = iter(lines)
+    # The report's opening keys: on its one line, or over the first lines of a pretty-printed
+    # copy ("{" alone, then '  "version": 2,').
+    head = list(itertools.islice(lines, _JSON_HEAD_LINES))
+    if is_json_report("\n".join(head)[:_SCAN_BYTES]):
+        text = "\n".join(itertools.chain(head, itertools.islice(lines, _JSON_MAX_LINES)))
+        if next(lines, None) is not None or len(text) > _JSON_MAX_CHARS:
+            raise EvidenceParseError(
+                "nccl-tests JSON report too large to be one run's",
+                kind=KIND,
+                code="nccl.json_too_large",
+                params={"max": _JSON_MAX_CHARS},
+            )
+        return parse_json(text, lambda table: _parse_stream(iter(table.splitlines())))
+    return _parse_stream(itertools.chain(head, lines))
+
+
+# nccl-tests writes its report on one line; a pretty-printed copy has a few lines per row.
+_JSON_HEAD_LINES = 8
+_JSON_MAX_LINES = 1_000_000
+_JSON_MAX_CHARS = 64 * 1024 * 1024
+
+
+def _parse_stream(lines: Iterator[str]) -> ParseResult:
     scanner = _Scanner(compact=True)
     plugins: list[str] = []
     feed = scanner.feed

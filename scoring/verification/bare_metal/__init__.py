@@ -32,7 +32,8 @@ still counts as a VM device, and a virtio GPU always does.
 
 ``weights``: what each signal weighs (W_*), POINTS_TO_CONTEXT, the thresholds and patterns the
 signal readers apply; ``zh``: signal_zh, the parsers' signals worded in Chinese; ``host``: the
-signals of cpu_info, dmidecode and systemd-detect-virt (and the "oracle" correction); ``pci``:
+signals of cpu_info, dmidecode, systemd-detect-virt (and the "oracle" correction) and the kernel
+log's "Hypervisor detected" line; ``pci``:
 the signals of the PCI layout (lspci, vm_like_gpu_layout, GPUs on bus 00); ``gpu_network``: the
 signals of ibstat, nvidia-smi topo, NCCL and the NVIDIA driver's virtualisation mode;
 ``verdict``: VERDICT_THRESHOLD, COUNTER_EVIDENCE_DISCOUNT, collect_signals, combine_signals and
@@ -74,6 +75,8 @@ from .weights import (
     W_HYPERV_VPCI,
     W_HYPERV_VPCI_ONE,
     W_HYPERVISOR_FLAG,
+    W_KERNEL_HYPERVISOR,
+    W_KERNEL_HYPERVISOR_XEN,
     W_LSPCI_BMC,
     W_LSPCI_OTHER_PHYSICAL,
     W_LSPCI_VIRTUAL,
@@ -120,6 +123,8 @@ __all__ = [
     "W_HYPERVISOR_FLAG",
     "W_HYPERV_VPCI",
     "W_HYPERV_VPCI_ONE",
+    "W_KERNEL_HYPERVISOR",
+    "W_KERNEL_HYPERVISOR_XEN",
     "W_LSPCI_BMC",
     "W_LSPCI_OTHER_PHYSICAL",
     "W_LSPCI_VIRTUAL",

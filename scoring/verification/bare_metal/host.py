@@ -1,6 +1,6 @@
 """Signals of the machine's own account of itself: the CPU's hypervisor flag and logical CPU count
-(cpu_info), the DMI product (dmidecode) and systemd-detect-virt, with the correction of its
-"oracle" on an Oracle server."""
+(cpu_info), the DMI product (dmidecode), systemd-detect-virt, with the correction of its
+"oracle" on an Oracle server, and the kernel log's "Hypervisor detected" line."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ from .weights import (
     W_DMI_SERVER_VENDOR,
     W_DMI_VIRTUAL,
     W_HYPERVISOR_FLAG,
+    W_KERNEL_HYPERVISOR,
+    W_KERNEL_HYPERVISOR_XEN,
     W_NO_HYPERVISOR_FLAG,
     _sig,
 )
@@ -269,3 +271,36 @@ def _oracle_server_correction(signal: Signal, evidence: Sequence[NodeEvidence]) 
                 node,
             )
     return signal
+
+
+def _kernel_log_signals(ev: NodeEvidence) -> list[Signal]:
+    """The kernel's "Hypervisor detected: NAME" line: a guest's, weaker for Xen, whose host
+    dom0 prints it too. A log without the line says nothing (an excerpt, or arm64, whose kernel
+    prints no such line)."""
+    name = str(ev.metrics.get("hypervisor_detected") or "").strip()
+    if not name:
+        return []
+    node = ev.node_name
+    if name.lower().startswith("xen"):
+        return [
+            _sig(
+                ev,
+                "kernel_hypervisor",
+                POINTS_TO_VIRTUAL,
+                W_KERNEL_HYPERVISOR_XEN,
+                f"The kernel log of node {node} says it runs under {name}; a Xen host's own "
+                "dom0 prints the same line, so it does not prove a VM alone.",
+                f"节点 {node} 的内核日志显示其运行于 {name} 之下；Xen 宿主机自身的 dom0 也会打印"
+                "同样的行，仅凭此行不能证明是虚拟机。",
+            )
+        ]
+    return [
+        _sig(
+            ev,
+            "kernel_hypervisor",
+            POINTS_TO_VIRTUAL,
+            W_KERNEL_HYPERVISOR,
+            f"The kernel log of node {node} says it runs under a hypervisor ({name}).",
+            f"节点 {node} 的内核日志显示其运行于虚拟机监控程序之下（{name}）。",
+        )
+    ]

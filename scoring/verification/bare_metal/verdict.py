@@ -19,7 +19,13 @@ from ..model import (
     Signal,
 )
 from .gpu_network import _gpu_mode_signals, _ibstat_signals, _nccl_signals, _topo_signals
-from .host import _cpu_signals, _dmi_signals, _oracle_server_correction, _virt_signals
+from .host import (
+    _cpu_signals,
+    _dmi_signals,
+    _kernel_log_signals,
+    _oracle_server_correction,
+    _virt_signals,
+)
 from .pci import _lspci_signals, _root_bus_signals
 from .weights import _NVIDIA_SMI_KINDS, POINTS_TO_CONTEXT
 
@@ -46,6 +52,8 @@ def _node_signals(claims: Claims, evs: Sequence[NodeEvidence]) -> tuple[Signal, 
         signals.extend(_lspci_signals(ev))
     for ev in of_kind(evs, "virt"):
         signals.extend(_virt_signals(ev))
+    for ev in of_kind(evs, "kernel_log"):
+        signals.extend(_kernel_log_signals(ev))
     for ev in of_kind(evs, *_NVIDIA_SMI_KINDS):
         signals.extend(_gpu_mode_signals(ev))
     for ev in of_kind(evs, "ibstat"):

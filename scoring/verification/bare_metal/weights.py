@@ -12,6 +12,12 @@ from ..model import NodeEvidence, Signal
 # QEMU `-smbios type=1` copies the host's DMI product; full-board passthrough shows NVSwitches,
 # which therefore count for neither side).
 W_HYPERVISOR_FLAG = 0.9
+# The kernel log's "Hypervisor detected: NAME" (x86 init_hypervisor_platform, from the same CPUID
+# hypervisor leaf as the flag): a guest's line, as strong as the flag. A Xen host's own dom0 runs
+# under Xen and prints "Xen PV" / "Xen HVM" on the physical machine (a Qubes dom0 on a Dell
+# Latitude in the samples), so a Xen name alone cannot make a verdict.
+W_KERNEL_HYPERVISOR = 0.9
+W_KERNEL_HYPERVISOR_XEN = 0.5
 W_NO_HYPERVISOR_FLAG = 0.3
 W_DMI_VIRTUAL = 0.9
 # A cloud whose bare-metal machines print the same DMI strings as its VMs: Google Compute

@@ -21,15 +21,11 @@ its kernel lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from scoring.evidence import PARSERS, fio, kernel_log, nccl, registry, topo
-from scoring.evidence.base import EvidenceParseError, decode_quoted_printable
-
-Sample = Callable[[str], str]
+from scoring.evidence.base import decode_quoted_printable
+from tests.scoring.evidence.real_outputs import Figures, Refusal, Sample, figures_test, refused_test
 
 SUPERBENCH_ALL_GATHER = (
     "nccl_tests/superbench-a100-sxm4-40gb-8gpu-all-gather-g8-validation0-error-na-nccl-info-line-"
@@ -71,7 +67,7 @@ DEVICE_LIST_ONLY = (
     "table.txt"
 )
 
-EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+EXPECTED: list[Figures] = [
     (
         # 34 rows 0 B .. 8 GiB; the last "230.07" in-place busbw is the peak; "Avg bus bandwidth
         # : 58.2651"; busbw/algbw 0.875 (223.39 / 255.31) = 7/8: all_gather or alltoall on 8
@@ -409,15 +405,10 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
-def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    metrics = PARSERS[kind].parse(text).metrics
-    assert {key: metrics[key] for key in figures} == figures
+test_real_output_figures = figures_test(EXPECTED)
 
 
-REFUSED: list[tuple[str, str, str, int | None]] = [
+REFUSED: list[Refusal] = [
     # Both processes' headers, no row: the first header's line.
     (
         "nccl_tests/nccl-tests-issue107-two-processes-without-mpi-each-rank-0-headers-twice-cut-"
@@ -446,15 +437,7 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "code", "line"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_real_outputs_without_figures_are_refused(
-    sample: Sample, path: str, kind: str, code: str, line: int | None
-) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    with pytest.raises(EvidenceParseError) as caught:
-        PARSERS[kind].parse(text)
-    assert (caught.value.kind, caught.value.code, caught.value.line) == (kind, code, line)
+test_real_outputs_without_figures_are_refused = refused_test(REFUSED)
 
 
 def test_headerless_rows_of_a_pre_2020_table_are_recognised(sample: Sample) -> None:

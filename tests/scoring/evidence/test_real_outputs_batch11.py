@@ -18,15 +18,19 @@ ucx_perftest, OSU's put bandwidth and NVSentinel's dcgm-diag log: none is eviden
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from scoring.evidence import PARSERS, fio, ibstat, lspci, nccl, nvidia_smi_xml, perftest, registry
 from scoring.evidence.base import EvidenceParseError, placeholder_gpu_name_warning
-
-Sample = Callable[[str], str]
+from tests.scoring.evidence.real_outputs import (
+    Figures,
+    OtherTool,
+    Refusal,
+    Sample,
+    figures_test,
+    other_tools_test,
+    refused_test,
+)
 
 RUBIN = (
     "nvidia_smi_xml/k8s-test-infra-qx-vrnvl72-rubin-driver615-kmd-version-graphics-device-"
@@ -67,7 +71,7 @@ Q_CUT_AT_MULT = (
     "mult.txt"
 )
 
-EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+EXPECTED: list[Figures] = [
     (
         # "615.23" in <driver_version> and <kmd_version>; GPU 0 of 4 kept: "NVIDIA Graphics
         # Device", 286524 MiB, "16x" / "2x", <unrepairable_memory>Yes, channel and TPC repair
@@ -397,15 +401,10 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
-def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    metrics = PARSERS[kind].parse(text).metrics
-    assert {key: metrics[key] for key in figures} == figures
+test_real_output_figures = figures_test(EXPECTED)
 
 
-REFUSED: list[tuple[str, str, str, int | None]] = [
+REFUSED: list[Refusal] = [
     # Two -vv detail excerpts without their device line.
     (
         "lspci/geerlingguy-rpi-issue692-vv-rtx-a4000-two-space-indent-lnksta-2.5gt-downgraded-no-"
@@ -498,88 +497,70 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "code", "line"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_real_outputs_without_figures_are_refused(
-    sample: Sample, path: str, kind: str, code: str, line: int | None
-) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    with pytest.raises(EvidenceParseError) as caught:
-        PARSERS[kind].parse(text)
-    assert (caught.value.kind, caught.value.code, caught.value.line) == (kind, code, line)
+test_real_outputs_without_figures_are_refused = refused_test(REFUSED)
 
 
-OTHER_TOOLS: list[tuple[str, str, str | None]] = [
-    (
+OTHER_TOOLS: list[OtherTool] = [
+    OtherTool(
         "other_tools/rocm-smi-legacy-rocm-build-issue4759-amd-smi-version-rocm-smi-i-mi300x-"
         "device-id-na-cut.txt",
         "file.other_vendor_tool",
         "rocm-smi",
+        "AMD",
     ),
-    (
+    OtherTool(
         "other_tools/rocm-smi-lib-issue77-rocm-smi-a-driver-5.6.19-gpu-0x731f-pcie-clock-level-"
         "cut.txt",
         "file.other_vendor_tool",
         "rocm-smi",
+        "AMD",
     ),
-    (
+    OtherTool(
         "other_tools/rocminfo-amdsmi-issue177-rocminfo-support-rx7800xt-host-cut-in-agent1.txt",
         "file.other_vendor_tool",
         "rocminfo",
+        "AMD",
     ),
-    (
+    OtherTool(
         "other_tools/amd-smi-rocm-systems-pr2987-static-mi350x-gpu0-asic-bus-ifwi-driver-board-"
         "ras-serials-redacted.txt",
         "file.other_vendor_tool",
         "amd-smi",
+        "AMD",
     ),
-    (
+    OtherTool(
         "other_tools/rocminfo-legacy-rocm-build-issue4414-mi300x-gpu-agent-excerpt-no-banner.txt",
         "file.other_vendor_tool",
         "rocminfo",
+        "AMD",
     ),
-    (
+    OtherTool(
         "other_tools/dcgm-issue272-nvvs-debug-log-dcgm4.5-pcie-test-start-not-a-diag-result.txt",
         "file.unknown_kind",
-        None,
     ),
-    (
+    OtherTool(
         "other_tools/ucx-perftest-issue8761-table-log-final-rows-not-perftest-cut.txt",
         "file.unknown_kind",
-        None,
     ),
-    (
+    OtherTool(
         "other_tools/osu-put-bw-ompi-pr4919-osu-5.3-mpi-put-bandwidth-not-perftest-cut.txt",
         "file.unknown_kind",
-        None,
     ),
-    (
+    OtherTool(
         "other_tools/nvsentinel-pr772-preflight-dcgm-diag-jsonl-log-summary-6-passed-cut-in-"
         "health-event.txt",
         "file.unknown_kind",
-        None,
     ),
 ]
 
 
-@pytest.mark.parametrize(("path", "code", "tool"), OTHER_TOOLS, ids=[o[0] for o in OTHER_TOOLS])
-def test_other_tools_outputs_are_no_evidence(
-    sample: Sample, path: str, code: str, tool: str | None
-) -> None:
-    # A look-alike (another vendor's SMI, another benchmark's table, a wrapper's log) is read as
-    # no kind at all: no figure of it may reach a score.
-    text = sample(path)
-    assert registry.detect_kind(text) == "unknown"
-    with pytest.raises(EvidenceParseError) as caught:
-        registry.parse_text(text)
-    assert caught.value.code == code
-    assert caught.value.params.get("tool") == tool
+test_other_tools_outputs_are_no_evidence = other_tools_test(OTHER_TOOLS)
 
 
 def test_an_amd_tool_is_named_in_the_refusal(sample: Sample) -> None:
     # It was "not the output of a supported tool": true, but it did not say the node showed AMD
     # GPUs' tools, which is what the reader needs to know.
-    text = sample(OTHER_TOOLS[0][0])
+    text = sample(OTHER_TOOLS[0].path)
     with pytest.raises(EvidenceParseError) as caught:
         registry.parse_text(text)
     assert str(caught.value).startswith("rocm-smi output: AMD accelerators' tool, not NVIDIA GPUs'")

@@ -12,17 +12,19 @@ H20 nvidia-smi tables; and Huawei Ascend npu-smi, which is another vendor's tool
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
 from scoring.evidence import cpu_info, dmi, registry
 from scoring.evidence.base import EvidenceParseError
 from scoring.verification.bare_metal import signal_zh, verify_bare_metal
 from scoring.verification.model import Claims, NodeEvidence
-
-Sample = Callable[[str], str]
+from tests.scoring.evidence.real_outputs import (
+    Figures,
+    OtherTool,
+    Sample,
+    figures_test,
+    other_tools_test,
+)
 
 HYGON_LSCPU = (
     "cpu_info/cn-blog-hygon-c86-7280-2s-128cpu-lscpu-zh-cn-partly-translated-virtualization-amd-v-"
@@ -59,13 +61,17 @@ EC2_BIOS = (
     "dmi/erddap-gold-standard-notes-aws-ec2-dmidecode3.2-t-bios-system-is-a-virtual-machine-"
     "indented.txt"
 )
+# Named as nvidia_smi too: a collector's command would name npu-smi's table so.
 NPU_SMI = [
-    "other_tools/hami-webui-issue47-npu-smi-25.2.0-info-2x-ascend-910b4-1-bus-id-masked.txt",
-    "other_tools/vllm-ascend-issue2534-npu-smi-info-no-banner-ascend910-chip-phy-id-two-chips-per-"
-    "npu-cut.txt",
+    OtherTool(path, "file.other_vendor_tool", "npu-smi", "Huawei Ascend", ("nvidia_smi",))
+    for path in (
+        "other_tools/hami-webui-issue47-npu-smi-25.2.0-info-2x-ascend-910b4-1-bus-id-masked.txt",
+        "other_tools/vllm-ascend-issue2534-npu-smi-info-no-banner-ascend910-chip-phy-id-two-chips-"
+        "per-npu-cut.txt",
+    )
 ]
 
-EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+EXPECTED: list[Figures] = [
     (
         # "CPU(s): 128", "座: 2", "每个座" absent: "Core(s) per socket: 32" in English,
         # "厂商 ID: HygonGenuine", "虚拟化: AMD-V"; no Flags line, no "超管理器厂商" line.
@@ -399,29 +405,12 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "expected"), EXPECTED, ids=[e[0] for e in EXPECTED])
-def test_real_outputs_yield_their_figures(
-    sample: Sample, path: str, kind: str, expected: dict[str, Any]
-) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    # Through the registry, as an upload is read: a markdown-quoted paste is unquoted first.
-    metrics = registry.parse_text(text, kind).metrics
-    assert {key: metrics[key] for key in expected} == expected
+# Through the registry, as an upload is read: a markdown-quoted paste is unquoted first.
+test_real_outputs_yield_their_figures = figures_test(EXPECTED)
 
-
-@pytest.mark.parametrize("path", NPU_SMI)
-def test_ascend_npu_smi_is_refused_as_another_vendors_tool(sample: Sample, path: str) -> None:
-    # It was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20) and refused with
-    # "no nvidia-smi GPU table found", which hid that the node has Ascend NPUs, not NVIDIA GPUs.
-    text = sample(path)
-    assert registry.detect_kind(text) == "unknown"
-    for kind in (None, "nvidia_smi"):  # detected, or named by the command that made the file
-        with pytest.raises(EvidenceParseError) as caught:
-            registry.parse_text(text, kind)
-        assert caught.value.code == "file.other_vendor_tool"
-        assert caught.value.params == {"tool": "npu-smi", "vendor": "Huawei Ascend"}
-        assert str(caught.value).startswith("npu-smi output: Huawei Ascend accelerators' tool")
+# npu-smi was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20) and refused with
+# "no nvidia-smi GPU table found", which hid that the node has Ascend NPUs, not NVIDIA GPUs.
+test_ascend_npu_smi_is_refused_as_another_vendors_tool = other_tools_test(NPU_SMI)
 
 
 def test_an_nvidia_table_is_not_taken_for_npu_smi(sample: Sample) -> None:

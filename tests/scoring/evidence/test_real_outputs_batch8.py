@@ -16,17 +16,12 @@ closer than usual) and a 3-GPU node with one NVLink pair; DCGM 4.4.1 cut inside 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
-from scoring.evidence import PARSERS, fio, kernel_log, nccl, registry, topo
-from scoring.evidence.base import EvidenceParseError
+from scoring.evidence import fio, kernel_log, nccl, topo
+from tests.scoring.evidence.real_outputs import Figures, Refusal, Sample, figures_test, refused_test
 
-Sample = Callable[[str], str]
-
-EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+EXPECTED: list[Figures] = [
     (
         # Five rows 2097152..33554432 B; busbw = algbw on every row (2 ranks of all_reduce);
         # the best is the in-place 41.52 of 33554432 B (out-of-place 41.31). The binary named
@@ -296,15 +291,10 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
-def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    metrics = PARSERS[kind].parse(text).metrics
-    assert {key: metrics[key] for key in figures} == figures
+test_real_output_figures = figures_test(EXPECTED)
 
 
-REFUSED: list[tuple[str, str, str, int | None]] = [
+REFUSED: list[Refusal] = [
     # Ranks 0..12 and no table: no figure of this run can be read.
     (
         "nccl_tests/nccl-tests-issue294-2node-h100-padded-hostnames-domain-0002-bus-00-device-list-cut-at-rank12.txt",
@@ -357,15 +347,7 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "code", "line"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_real_outputs_without_figures_are_refused(
-    sample: Sample, path: str, kind: str, code: str, line: int | None
-) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    with pytest.raises(EvidenceParseError) as caught:
-        PARSERS[kind].parse(text)
-    assert (caught.value.kind, caught.value.code, caught.value.line) == (kind, code, line)
+test_real_outputs_without_figures_are_refused = refused_test(REFUSED)
 
 
 def test_the_row_cut_after_its_out_of_place_half_is_left_out_not_read_as_in_place(

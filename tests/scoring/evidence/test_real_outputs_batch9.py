@@ -19,17 +19,12 @@ a NOTE cut.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
-from scoring.evidence import PARSERS, cpu_info, ibstat, lspci, nvidia_smi_mig, registry
-from scoring.evidence.base import EvidenceParseError
+from scoring.evidence import PARSERS, cpu_info, ibstat, lspci, nvidia_smi_mig
+from tests.scoring.evidence.real_outputs import Figures, Refusal, Sample, figures_test, refused_test
 
-Sample = Callable[[str], str]
-
-EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
+EXPECTED: list[Figures] = [
     (
         # Two "NVIDIA H20" blocks, "74W /  500W" and "75W /  500W", "0MiB /  97871MiB", MIG
         # "N/A"; the file ends at a lone "|" after GPU1's memory line: cut, 2 is a lower bound.
@@ -318,15 +313,10 @@ EXPECTED: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "figures"), EXPECTED, ids=[e[0] for e in EXPECTED])
-def test_real_output_figures(sample: Sample, path: str, kind: str, figures: dict[str, Any]) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    metrics = PARSERS[kind].parse(text).metrics
-    assert {key: metrics[key] for key in figures} == figures
+test_real_output_figures = figures_test(EXPECTED)
 
 
-REFUSED: list[tuple[str, str, str, int | None]] = [
+REFUSED: list[Refusal] = [
     # ibv_devinfo -v's device lines down to "log atomic arg size": no port, nothing to read.
     (
         "ibstat/ompi-pr6184-ibv-devinfo-v-mlnx-ofed-exp-cap-flags-tabs-cut-before-port.txt",
@@ -337,15 +327,7 @@ REFUSED: list[tuple[str, str, str, int | None]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "kind", "code", "line"), REFUSED, ids=[r[0] for r in REFUSED])
-def test_real_outputs_without_figures_are_refused(
-    sample: Sample, path: str, kind: str, code: str, line: int | None
-) -> None:
-    text = sample(path)
-    assert registry.detect_kind(text) == kind
-    with pytest.raises(EvidenceParseError) as caught:
-        PARSERS[kind].parse(text)
-    assert (caught.value.kind, caught.value.code, caught.value.line) == (kind, code, line)
+test_real_outputs_without_figures_are_refused = refused_test(REFUSED)
 
 
 def test_the_local_copy_matrix_and_its_sum(sample: Sample) -> None:
