@@ -209,8 +209,8 @@ INPUT_LABELS: dict[str, Promise] = {
         "Traffic between GPUs needed (more than one GPU required)"
     ),
     "derived.nvlink_reference": gettext_lazy(
-        "NVLink and SXM/PCIe rules apply to the GPU (no: the rubric has no NVLink reference "
-        "for it, e.g. Huawei Ascend, AMD Instinct)"
+        "NVIDIA's reference figures apply to the GPU (no: Huawei Ascend, AMD Instinct; its "
+        "collective bus bandwidth then counts as unmeasured and its interconnect as declared)"
     ),
     "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
     "derived.rails_per_gpu": gettext_lazy("Compute rails (NICs) per GPU, as claimed"),
