@@ -98,6 +98,11 @@ METRIC_LABELS: dict[str, Promise] = {
     "remapped_rows_pending": gettext_lazy("Row remapping pending"),
     "remapped_rows_failure": gettext_lazy("Row remapping failed"),
     "memory_unrepairable": gettext_lazy("Unrepairable GPU memory"),
+    # npu-smi (Huawei Ascend)
+    "npu_count": gettext_lazy("Ascend NPUs"),
+    "chip_count": gettext_lazy("Ascend NPU chips"),
+    "npu_chip_count": gettext_lazy("Ascend NPU chips"),
+    "ecc_aggregate_uncorrected_total": gettext_lazy("Uncorrected ECC errors (lifetime, total)"),
     "memory_repair_pending": gettext_lazy("GPU memory repair pending (channel or TPC)"),
     "channel_repair_pending": gettext_lazy("HBM channel repair pending"),
     "tpc_repair_pending": gettext_lazy("TPC repair pending"),
@@ -338,6 +343,7 @@ KIND_LABELS: dict[str, str] = {
     "kernel_log": "dmesg / journalctl -k",
     "rtt": "ping",
     "nvbandwidth": "nvbandwidth",
+    "npu_smi": "npu-smi",
 }
 
 

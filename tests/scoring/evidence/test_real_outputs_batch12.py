@@ -7,7 +7,8 @@ Hygon C86 7280 bare-metal server, one with a reader's notes after a tab; Xinchua
 metal (Phytium D2000 / FT-2000/4 lscpu, Phytium and Kunpeng 920 /proc/cpuinfo cut, one Hygon
 7285 processor block quoted from a 64-thread host); Alibaba Cloud ECS dmidecode and lspci; DMI
 read from /sys/class/dmi/id (Huawei's OpenStack Nova, Alibaba ECS, Parallels, Hyper-V); A800 and
-H20 nvidia-smi tables; and Huawei Ascend npu-smi, which is another vendor's tool and no evidence.
+H20 nvidia-smi tables; and Huawei Ascend npu-smi, refused then as another vendor's tool and read
+now as its own kind (npu_smi, test_npu_smi).
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ EC2_BIOS = (
     "indented.txt"
 )
 NPU_SMI = [
-    "other_tools/hami-webui-issue47-npu-smi-25.2.0-info-2x-ascend-910b4-1-bus-id-masked.txt",
-    "other_tools/vllm-ascend-issue2534-npu-smi-info-no-banner-ascend910-chip-phy-id-two-chips-per-"
+    "npu_smi/hami-webui-issue47-npu-smi-25.2.0-info-2x-910b4-1-bus-id-masked-bottom-border-"
+    "missing.txt",
+    "npu_smi/vllm-ascend-issue2534-npu-smi-info-no-banner-a3-ascend910-chip-phy-id-two-chips-per-"
     "npu-cut.txt",
 ]
 
@@ -411,17 +413,15 @@ def test_real_outputs_yield_their_figures(
 
 
 @pytest.mark.parametrize("path", NPU_SMI)
-def test_ascend_npu_smi_is_refused_as_another_vendors_tool(sample: Sample, path: str) -> None:
-    # It was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20) and refused with
-    # "no nvidia-smi GPU table found", which hid that the node has Ascend NPUs, not NVIDIA GPUs.
+def test_ascend_npu_smi_is_its_own_kind(sample: Sample, path: str) -> None:
+    # It was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20), then refused as
+    # another vendor's tool; the stability rules now read its devices and their health.
     text = sample(path)
-    assert registry.detect_kind(text) == "unknown"
-    for kind in (None, "nvidia_smi"):  # detected, or named by the command that made the file
-        with pytest.raises(EvidenceParseError) as caught:
-            registry.parse_text(text, kind)
-        assert caught.value.code == "file.other_vendor_tool"
-        assert caught.value.params == {"tool": "npu-smi", "vendor": "Huawei Ascend"}
-        assert str(caught.value).startswith("npu-smi output: Huawei Ascend accelerators' tool")
+    assert registry.detect_kind(text) == "npu_smi"
+    # Named nvidia-smi by the command that made the file, the content still decides.
+    assert registry.detect_kind(text, "nvidia_smi") == "npu_smi"
+    metrics = registry.parse_text(text).metrics
+    assert metrics["npu_count"] == 2 and metrics["worst_health"] == "OK"
 
 
 def test_an_nvidia_table_is_not_taken_for_npu_smi(sample: Sample) -> None:
