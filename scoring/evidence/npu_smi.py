@@ -302,6 +302,10 @@ class _Reader:
         block = self.block
         if block is None:
             return
+        if _ECC_KEY_RE.match(key) and key in block.values:
+            # The counts again under one "NPU ID": the next chip's, a block of their own.
+            block = self.block = _Block("ecc", line_no, block.npu, None)
+            self.blocks.append(block)
         if key == "" and block.kind == "health":
             block.info.append(value)
             return

@@ -218,3 +218,16 @@ def test_truncated_table_lines_are_warned_about_not_fatal(sample: Sample) -> Non
     result = npu_smi.parse("\n".join([*lines[:6], "| 2     910B3   |"]))
     assert (result.metrics["npu_count"], result.metrics["device_count_partial"]) == (1, "cut")
     assert any("cut short" in warning for warning in result.warnings)
+
+
+def test_counts_printed_again_under_one_npu_id_are_not_dropped(sample: Sample) -> None:
+    # No real output of a two-chip NPU's -t ecc was found: were the counts printed twice under
+    # one "NPU ID", the second set is kept as its own entry rather than read past.
+    lines = sample(ECC_910).splitlines()
+    counts = [line for line in lines if line.startswith(("DDR ", "HBM "))]
+    doubled = [
+        line.replace(": 0", ": 4") if "HBM Double Bit Error" in line else line for line in counts
+    ]
+    metrics = npu_smi.parse("\n".join([*lines, *doubled])).metrics
+    assert metrics["ecc_volatile_uncorrected"] == [0, 4]
+    assert metrics["ecc_volatile_uncorrected_total"] == 4
