@@ -28,7 +28,7 @@ from scoring.types import DIMENSIONS, EvaluationSpec
 
 # (MODEL_REVISION, digest of the figures it gives): updated together, never one alone.
 RECORDED = (
-    "2026-12-06e.accelerator-network-na-xinchuang-gpu-fio-direct-dmi-sysfs",
+    "2026-12-06f.accelerators-no-reference-as-unmeasured-npu-smi-stability",
     "83f45a15c67b5d0415c80950d409aabd79ee60991f4e71acb7f780ce49d927d5",
 )
 
