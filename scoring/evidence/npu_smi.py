@@ -92,23 +92,24 @@ _ECC_FIELDS = {
 }
 
 
+# What each sign adds to the confidence that a text is npu-smi's (capped at 100): the banner,
+# the device table's heads, the process table's heads, a device row, an -t ecc count line.
+_SIGNS = (
+    (_BANNER_RE, 60),
+    (_HEADS_RE, 40),
+    (_CHIP_HEADS_RE, 10),
+    (_PROCESS_HEADS_RE, 40),
+    (_DEVICE_ROW_RE, 30),
+    (_ECC_LINE_RE, 60),
+)
+
+
 def detect(text: str) -> int:
     """Confidence 0..100 that ``text`` is npu-smi output (first 64 KiB)."""
     head = text[:_SCAN]
-    score = 0
-    if _BANNER_RE.search(head):
-        score += 60
-    if _HEADS_RE.search(head):
-        score += 40
-    if _CHIP_HEADS_RE.search(head):
-        score += 10
-    if _PROCESS_HEADS_RE.search(head):
-        score += 40
-    if _DEVICE_ROW_RE.search(head):
-        score += 30
+    score = sum(weight for pattern, weight in _SIGNS if pattern.search(head))
+    # An -t health output: its "Health Status" and "Error Code" lines together.
     if _HEALTH_LINE_RE.search(head) and _ERROR_CODE_LINE_RE.search(head):
-        score += 60
-    if _ECC_LINE_RE.search(head):
         score += 60
     return min(score, 100)
 

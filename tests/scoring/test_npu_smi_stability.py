@@ -22,11 +22,7 @@ from scoring.evidence import parse_bytes, parse_text
 from scoring.ranking import score_candidate
 from scoring.rubric import load_rubric
 from scoring.verification import NodeEvidence, measured_facts, verify_candidate
-
-try:
-    from scoring_factories import candidate, evaluation, fleet_claims, offering
-except ImportError:  # pragma: no cover - when tests/scoring is a package
-    from .scoring_factories import candidate, evaluation, fleet_claims, offering
+from tests.scoring.scoring_factories import candidate, evaluation, fleet_claims, offering
 
 V2 = load_rubric("2")
 SAMPLES = Path(__file__).parent / "evidence" / "samples"

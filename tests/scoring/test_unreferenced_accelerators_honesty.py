@@ -32,27 +32,15 @@ from scoring.reference import (
 )
 from scoring.rubric import load_rubric
 from scoring.types import MeasuredFacts
-
-try:
-    from scoring_factories import (
-        answer_maps,
-        candidate,
-        evaluation,
-        evaluations,
-        measured_facts,
-        offering,
-        offerings,
-    )
-except ImportError:  # pragma: no cover - when tests/scoring is a package
-    from .scoring_factories import (
-        answer_maps,
-        candidate,
-        evaluation,
-        evaluations,
-        measured_facts,
-        offering,
-        offerings,
-    )
+from tests.scoring.scoring_factories import (
+    answer_maps,
+    candidate,
+    evaluation,
+    evaluations,
+    measured_facts,
+    offering,
+    offerings,
+)
 
 V2 = load_rubric("2")
 COLLECTIVE_RULES = (
