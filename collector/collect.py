@@ -268,6 +268,11 @@ def extra_tool_steps() -> list[Step]:
                 alternatives=[["journalctl", "-k", "-b", "--no-pager", "-q"]],
             )
         )
+    if shutil.which("npu-smi", path=path):
+        # Huawei Ascend NPUs: the device table (each chip's health), then each chip's health
+        # with its error codes and each NPU's ECC counts (npu_smi_details).
+        steps.append(Step("npu-smi", ["npu-smi", "info"], "npu-smi.txt"))
+        steps.append(npu_details_step())
     if shutil.which("nvbandwidth", path=path):
         steps.append(
             Step(
@@ -278,6 +283,66 @@ def extra_tool_steps() -> list[Step]:
             )
         )  # fmt: skip
     return steps
+
+
+# npu-smi info's chip rows: "| <NPU> <name> | <health> | ..." then "| <chip> [<phy id>] | <bus
+# id> | ...": the ids to query one by one.
+NPU_ROW = re.compile(r"^\|\s*(\d{1,4})\s+\S[^|]*\|\s*(?:OK|Warning|Alarm|Critical|NA)\s*\|")
+CHIP_ROW = re.compile(r"^\|\s*(\d{1,4})(?:\s+\d{1,5})?\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:")
+
+
+def npu_chips(table: bytes) -> list[tuple[int, int]]:
+    """(NPU, chip) of every chip an ``npu-smi info`` table lists, in its order."""
+    chips: list[tuple[int, int]] = []
+    npu = None
+    for line in table.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        found = NPU_ROW.match(line)
+        if found:
+            npu = int(found.group(1))
+            continue
+        found = CHIP_ROW.match(line)
+        if found and npu is not None and (npu, int(found.group(1))) not in chips:
+            chips.append((npu, int(found.group(1))))
+    return chips
+
+
+def npu_details_step() -> Step:
+    """Each chip's ``npu-smi info -t health`` and each NPU's ``-t ecc``, through the collector
+    itself (npu_smi_details), for the chips the table listed."""
+    base = [sys.executable, os.path.abspath(__file__), "--npu-smi-details"]
+
+    def prepare(outputs: dict[str, bytes]) -> tuple[list[str] | None, str]:
+        chips = npu_chips(outputs.get("npu-smi.txt", b""))
+        if not chips:
+            return None, N_("npu-smi listed no NPU, so there is no chip to query")
+        return [*base, ",".join(f"{npu}:{chip}" for npu, chip in chips)], ""
+
+    return Step(
+        "npu-smi-health-ecc", [*base, "NPU:CHIP,..."], "npu-smi-details.txt", prepare=prepare
+    )
+
+
+def npu_smi_details(chips: str, out: IO[str] = sys.stdout, timeout: float = 60.0) -> int:
+    """Run ``npu-smi info -t health -i N -c C`` for each "N:C" of ``chips`` and ``npu-smi info
+    -t ecc -i N`` once per NPU, each output after its command line and a blank line after it
+    (the collection file Ascend's fault-diagnosis guide describes): the command line names the
+    device its output is about. 0 when any of them ran."""
+    env = tool_env()
+    pairs = [tuple(int(x) for x in item.split(":")) for item in chips.split(",") if item]
+    commands: list[list[str]] = []
+    for npu, chip in pairs:
+        commands.append(["npu-smi", "info", "-t", "health", "-i", str(npu), "-c", str(chip)])
+    for npu in dict.fromkeys(npu for npu, _ in pairs):
+        commands.append(["npu-smi", "info", "-t", "ecc", "-i", str(npu)])
+    ran = False
+    for argv in commands:
+        result = execute(argv, timeout, env)
+        out.write(" ".join(argv) + "\n")
+        out.write(result["stdout"].decode("utf-8", "replace").rstrip("\n") + "\n\n")
+        ran = ran or result["exit_code"] == 0
+    out.flush()
+    return 0 if ran else 1
 
 
 # --------------------------------------------------------------------------- round trips
@@ -1320,6 +1385,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--rtt-count", type=int, default=10, help=tr("probes per endpoint (10)"))
     parser.add_argument("--tcping", metavar="HOST:PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--npu-smi-details", metavar="NPU:CHIP,...", help=argparse.SUPPRESS)
     parser.add_argument(
         "--lang",
         choices=LANGUAGES,
@@ -1349,7 +1415,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     group.add_argument("--nccl-max-bytes", default="8G", help=tr("largest message size (8G)"))
     args = parser.parse_args(argv)
-    if args.tcping:
+    if args.tcping or args.npu_smi_details:
         return args
     if args.lang is not None:
         use_language(args.lang)  # given abbreviated (--la zh): the pre-scan missed it
@@ -1438,6 +1504,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.tcping:
         # Its output is evidence the portal parses (like ping's): never translated.
         return tcping(args.tcping, args.rtt_count)
+    if args.npu_smi_details:
+        return npu_smi_details(args.npu_smi_details)
     log = sys.stderr
     hostname = socket.gethostname()
     if args.portal:
@@ -1605,6 +1673,8 @@ ZH: dict[str, str] = {
         "此节点上没有 mpirun 或 srun：命令会在最后打印出来，请到有启动器的地方运行",
     "GPUs per node unknown (pass --gpus-per-node)":
         "每个节点的 GPU 数未知（请用 --gpus-per-node 指定）",
+    "npu-smi listed no NPU, so there is no chip to query":
+        "npu-smi 没有列出 NPU，因此没有可查询的芯片",
     "nvidia-smi listed no GPU, so the GPU count for -g is unknown":
         "nvidia-smi 没有列出 GPU，因此 -g 所需的 GPU 数未知",
     "node {node}: {got}/{total} identity outputs ({names})":

@@ -36,8 +36,8 @@ MESSAGES: dict[str, Promise] = {
     "file.empty": gettext_lazy("the file is empty"),
     "file.unknown_kind": gettext_lazy("not the output of a supported tool (supported: %(kinds)s)"),
     "file.other_vendor_tool": gettext_lazy(
-        "%(tool)s output: %(vendor)s accelerators' tool, not NVIDIA GPUs'; the evidence kinds "
-        "read NVIDIA GPUs' tools only"
+        "%(tool)s output: %(vendor)s accelerators' tool, not NVIDIA GPUs'; no evidence kind "
+        "reads it"
     ),
     "file.unsupported_kind": gettext_lazy("unsupported evidence kind “%(kind)s”"),
     "file.figure_out_of_range": gettext_lazy(
@@ -268,6 +268,11 @@ MESSAGES: dict[str, Promise] = {
     "nccl.nothing": gettext_lazy(
         "no nccl-tests result table found (expected a header line with 'size count type ... "
         "time algbw busbw' columns and numeric rows)"
+    ),
+    "npu_smi.nothing": gettext_lazy(
+        "no npu-smi output found (expected the 'npu-smi info' device table with its "
+        "'| NPU Name | Health |' heads, or the 'Health Status :' / 'HBM Double Bit Error "
+        "Count :' lines of 'npu-smi info -t health' / '-t ecc')"
     ),
     "nvbandwidth.nothing": gettext_lazy(
         "no nvbandwidth output found (expected 'nvbandwidth Version', 'Running <test>.' and "

@@ -99,6 +99,11 @@ METRIC_LABELS: dict[str, Promise] = {
     "remapped_rows_pending": gettext_lazy("Row remapping pending"),
     "remapped_rows_failure": gettext_lazy("Row remapping failed"),
     "memory_unrepairable": gettext_lazy("Unrepairable GPU memory"),
+    # npu-smi (Huawei Ascend)
+    "npu_count": gettext_lazy("Ascend NPUs"),
+    "chip_count": gettext_lazy("Ascend NPU chips"),
+    "npu_chip_count": gettext_lazy("Ascend NPU chips"),
+    "ecc_aggregate_uncorrected_total": gettext_lazy("Uncorrected ECC errors (lifetime, total)"),
     "memory_repair_pending": gettext_lazy("GPU memory repair pending (channel or TPC)"),
     "channel_repair_pending": gettext_lazy("HBM channel repair pending"),
     "tpc_repair_pending": gettext_lazy("TPC repair pending"),
@@ -213,8 +218,8 @@ INPUT_LABELS: dict[str, Promise] = {
         "Traffic between GPUs needed (more than one GPU required)"
     ),
     "derived.nvlink_reference": gettext_lazy(
-        "NVLink and SXM/PCIe rules apply to the GPU (no: the rubric has no NVLink reference "
-        "for it, e.g. Huawei Ascend, AMD Instinct)"
+        "NVIDIA's reference figures apply to the GPU (no: Huawei Ascend, AMD Instinct; its "
+        "collective bus bandwidth then counts as unmeasured and its interconnect as declared)"
     ),
     "derived.scale_efficiency": gettext_lazy("Expected scaling efficiency"),
     "derived.rails_per_gpu": gettext_lazy("Compute rails (NICs) per GPU, as claimed"),
@@ -343,6 +348,7 @@ KIND_LABELS: dict[str, str] = {
     "kernel_log": "dmesg / journalctl -k",
     "rtt": "ping",
     "nvbandwidth": "nvbandwidth",
+    "npu_smi": "npu-smi",
 }
 
 

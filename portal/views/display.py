@@ -10,6 +10,7 @@ from django.utils.translation import get_language, gettext_lazy, gettext_noop, p
 from django.utils.translation import gettext as _
 
 from scoring import poc as plan_rules
+from scoring.reference import NO_COLLECTIVE_REFERENCE, NO_INTERCONNECT_REFERENCE
 
 from ..metric_labels import kind_label
 from ..models import (
@@ -133,6 +134,33 @@ FACT_REF = re.compile(
     r"^upload (?P<upload>\d+) · (?P<node>[^·]*?) · (?P<kind>[a-z0-9_]+)(?P<rest>.*)$"
 )
 OFFERING_FACT = re.compile(r"^([a-z][a-z0-9_]*) = (.*)$")
+
+
+def _gap_pattern(template: str) -> re.Pattern[str]:
+    """The evidence line scoring writes from ``template`` ("... for {gpu}: ..."), as a pattern
+    reading the accelerator back."""
+    head, tail = template.split("{gpu}")
+    return re.compile(f"^{re.escape(head)}(?P<gpu>.+?){re.escape(tail)}$")
+
+
+# Why a rule that needs NVIDIA's reference figures scores an Ascend or Instinct part as it does
+# (scoring.reference.collective_reference_gap, interconnect_reference_gap).
+REFERENCE_GAPS = (
+    (
+        _gap_pattern(NO_COLLECTIVE_REFERENCE),
+        gettext_noop(
+            "no nccl-tests reference for %(gpu)s: its collective bus bandwidth has no expected "
+            "value to be judged against, so the rule counts as unmeasured"
+        ),
+    ),
+    (
+        _gap_pattern(NO_INTERCONNECT_REFERENCE),
+        gettext_noop(
+            "no NVLink reference for %(gpu)s: its own interconnect is scored as declared, an "
+            "assumption only a document review can verify"
+        ),
+    ),
+)
 OFFERING_SCALE = re.compile(r"^(\d+) GPUs per node × (\d+) nodes$")
 
 
@@ -437,6 +465,10 @@ def evidence_ref(ref: str) -> str:
             if contribution["ref"]:
                 text += f" [{_poc_ref(contribution['ref']) or contribution['ref']}]"
             return text
+    for pattern, message in REFERENCE_GAPS:
+        gap = pattern.match(ref or "")
+        if gap is not None:
+            return _(message) % {"gpu": gap["gpu"]}
     fact = FACT_REF.match(ref or "")
     if fact is not None:
         return " · ".join(

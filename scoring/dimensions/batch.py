@@ -20,6 +20,7 @@ from .facts import (
     CLAIMED,
     DERIVED_COLUMNS,
     DERIVED_ITEMS,
+    DERIVED_NOTE_COLUMNS,
     DERIVED_REF_COLUMNS,
     FACTS,
     UNANSWERED,
@@ -415,7 +416,8 @@ class Batch:
         """The evidence reference recorded under checklist ``item`` (for a derived item, the
         evidence it is judged on: facts.item_ref_names; for an item that carries another's
         evidence, facts.CARRIED_REF_ITEMS) for every candidate; where the GPU's datasheet rules
-        the claim out, the datasheet line (facts.claim_ref)."""
+        the claim out, the datasheet line, and where no reference applies to the GPU, why the
+        claim is scored as declared (facts.claim_ref)."""
         carried = CARRIED_REF_ITEMS.get(item)
         if carried is not None:
             column = self.columns.get(("item_ref", item))
@@ -439,12 +441,15 @@ class Batch:
         column = self.columns.get(("item_ref", item))
         if column is None:
             reasons = self.shared(ruled_out)
-            if reasons.count(None) == len(reasons):
+            notes = self.shared(DERIVED_NOTE_COLUMNS[item])
+            if reasons.count(None) == len(reasons) and notes.count(None) == len(notes):
                 column = measured
             else:
                 column = [
-                    datasheet or ref
-                    for datasheet, ref in zip(datasheet_refs(reasons), measured, strict=True)
+                    datasheet or note or ref
+                    for datasheet, note, ref in zip(
+                        datasheet_refs(reasons), notes, measured, strict=True
+                    )
                 ]
             self.columns["item_ref", item] = column
         return column

@@ -108,7 +108,9 @@ class RuleKernel:
     under a contradicted claim item of a rubric whose contradicted factor takes each rule's
     maximum, that factor of the maximum, as for a stated value);
     an only_if condition not met is "not applicable" (0 of the rule's maximum), an applies_if
-    condition not met is "not applicable" and leaves the maximum (0 of 0); otherwise the
+    condition not met is "not applicable" and leaves the maximum (0 of 0), a measurable_if
+    condition not met is "missing" whatever was measured (0 of the rule's maximum, or of 0
+    when the rule excludes missing facts); otherwise the
     table's points, scaled for a claimed value by the factor of the claim item's status (or
     "no_item" without one), at most the factor of ``unbacked_at_most`` where the rule's
     ``backed_by`` fact backs nothing, rounded to 4 decimals."""
@@ -122,6 +124,7 @@ class RuleKernel:
         "exclude",
         "inputs",
         "max_points",
+        "measurable",
         "on_max",
         "table",
         "unstated_costs",
@@ -140,6 +143,7 @@ class RuleKernel:
         self.unstated_costs = self.on_max and may_claim(rule)
         self.exclude = rule.if_missing == "exclude"
         self.applies = rule.applies_if
+        self.measurable = rule.measurable_if
         # (backing fact, the factor an unbacked claim counts at most at) or None.
         self.backing = (
             None
@@ -209,6 +213,14 @@ class RuleKernel:
             max_points = np.where(counted, self.max_points, 0.0)
         else:
             max_points = np.full(count, self.max_points)
+        if self.measurable:
+            # A fact no measurement can settle: missing, whatever was read (runners._unmeasurable).
+            measurable = np.ones(count, dtype=bool)
+            for name, allowed in self.measurable:
+                measurable = measurable & batch.allowed(name, allowed)
+            points = np.where(measurable, points, 0.0)
+            if self.exclude:
+                max_points = np.where(measurable, max_points, 0.0)
         if self.applies:
             # A rule that does not concern the candidate: 0 of 0 (runners._inapplicable).
             concerned = np.ones(count, dtype=bool)
@@ -231,7 +243,7 @@ class DimensionKernel:
         self.names = frozenset(
             name
             for rule in self.rules
-            for name, _ in (*rule.inputs, *rule.conditions, *rule.applies)
+            for name, _ in (*rule.inputs, *rule.conditions, *rule.applies, *rule.measurable)
         ) | frozenset(rule.backing[0] for rule in self.rules if rule.backing is not None)
         excludable = any(rule.if_missing == "exclude" or rule.applies_if for rule in rules)
         self.possible = None if excludable else sum(tuple(r.max_points for r in rules))

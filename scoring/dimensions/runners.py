@@ -24,6 +24,7 @@ from .facts import (
     CLAIMED,
     COMPUTED,
     FACTS,
+    MEASURABLE_NOTES,
     MEASURED,
     FactContext,
     claim_ref,
@@ -93,6 +94,25 @@ def _inapplicable(rule: Rule, condition: str, current: Any) -> Contribution:
     the candidate, so it leaves the dimension's maximum (0 of 0); the condition read is the
     explanation (e.g. derived.inter_node_traffic False: the need fits in one node)."""
     return _contribution(rule, {condition: current}, 0.0, 0.0, "not_applicable", None)
+
+
+def _unmeasurable(rule: Rule, condition: str, current: Any, note: str | None) -> Contribution:
+    """The contribution of a rule whose measurable_if condition is not met: no measurement can
+    settle its fact (no reference to judge it against), so it counts as an unmeasured
+    candidate's, "missing" (0 of the rule's maximum, or of 0 where the rule excludes missing
+    facts), whatever was measured; it shows the condition, and ``note`` says why."""
+    excluded = rule.if_missing == "exclude"
+    inputs: dict[str, Any] = dict.fromkeys(rule.inputs)
+    inputs[condition] = current
+    basis = "excluded" if excluded else "missing"
+    return _contribution(rule, inputs, 0.0, 0.0 if excluded else rule.max_points, basis, note)
+
+
+def measurable_note(condition: str, ctx: FactContext) -> str | None:
+    """Why a rule whose measurable_if ``condition`` is not met cannot be measured, for one
+    candidate (facts.MEASURABLE_NOTES), or None."""
+    notes = MEASURABLE_NOTES.get(condition)
+    return None if notes is None else notes[0](ctx)
 
 
 # The input a contribution shows when its contradicted factor scaled the rule's maximum.
@@ -180,9 +200,40 @@ def _builder(rule: Rule, factors: Mapping[str, float]) -> Builder:
 def compile_rule(rule: Rule, factors: Mapping[str, float]) -> BatchRunner:
     """The batch runner of one rule (see the module docstring)."""
     runner = _compile_rule(rule, factors)
+    if rule.measurable_if:
+        runner = _measurable_runner(rule, runner)
     if rule.applies_if:
         return _applies_runner(rule, runner)
     return runner
+
+
+def _measurable_runner(rule: Rule, runner: BatchRunner) -> BatchRunner:
+    """``runner`` with the rule's measurable_if conditions: a candidate for which one is not
+    met gets the rule's unmeasurable contribution (memoised by the value read and the note
+    saying why)."""
+    conditions = rule.measurable_if
+    getters = [methodcaller("fact", name) for name, _ in conditions]
+    memo: dict[tuple[str, Any, str | None], Contribution] = {}
+
+    def run(batch: Batch) -> list[Contribution]:
+        found = runner(batch)
+        for (name, allowed), getter in zip(conditions, getters, strict=True):
+            notes = None
+            for index, value in enumerate(getter(batch)):
+                if value not in allowed:
+                    if notes is None:
+                        column = MEASURABLE_NOTES.get(name)
+                        notes = batch.nones if column is None else batch.shared(column[1])
+                    key = (name, value, notes[index])
+                    contribution = memo.get(key)
+                    if contribution is None:
+                        if len(memo) >= MEMO_LIMIT:
+                            memo.clear()
+                        contribution = memo[key] = _unmeasurable(rule, name, value, key[2])
+                    found[index] = contribution
+        return found
+
+    return run
 
 
 def _applies_runner(rule: Rule, runner: BatchRunner) -> BatchRunner:
@@ -418,6 +469,12 @@ def reference(rule: Rule, factors: Mapping[str, float], ctx: FactContext) -> Con
         current = condition_source.fetch(ctx)
         if current not in allowed:
             return _inapplicable(rule, condition, _shown(current, condition_source.exact_text))
+    for condition, allowed in rule.measurable_if:
+        condition_source = FACTS[condition]
+        current = condition_source.fetch(ctx)
+        if current not in allowed:
+            shown = _shown(current, condition_source.exact_text)
+            return _unmeasurable(rule, condition, shown, measurable_note(condition, ctx))
     for name in rule.inputs:
         source = FACTS[name]
         if source.basis is None:

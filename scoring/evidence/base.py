@@ -33,6 +33,7 @@ KINDS = (
     "nvidia_smi_mig",
     "nvbandwidth",
     "nvidia_smi_xml",
+    "npu_smi",
 )
 UNKNOWN = "unknown"
 

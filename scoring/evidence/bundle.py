@@ -428,6 +428,7 @@ _TOOL_KINDS = {
     "ping6": "rtt",
     "fping": "rtt",
     "nvbandwidth": "nvbandwidth",
+    "npu-smi": "npu_smi",
 }
 
 

@@ -21,6 +21,7 @@ from . import (
     kernel_log,
     lspci,
     nccl,
+    npu_smi,
     nvbandwidth,
     nvidia_smi,
     nvidia_smi_list,
@@ -47,6 +48,7 @@ _MODULES: tuple[ModuleType, ...] = (
     nvidia_smi_mig,
     nvidia_smi_list,
     nvidia_smi,
+    npu_smi,
     ibstat,
     perftest,
     fio,
@@ -81,7 +83,7 @@ def detect_kind(text: str, hint: str | None = None) -> str:
         if score > best_score:
             best_kind, best_score = module.KIND, score
     if best_score < HINT_CONFIDENCE and other_vendor_tool(text) is not None:
-        # A faint likeness (npu-smi's borders and "Bus-Id" give nvidia-smi 20) is not the kind.
+        # A faint likeness (a rocm-smi table's borders) is not the kind.
         return UNKNOWN
     return best_kind
 
@@ -90,11 +92,9 @@ def detect_kind(text: str, hint: str | None = None) -> str:
 # "ROCm System Management Interface" and "End of ROCm SMI Log"; amd-smi version prints "AMDSMI
 # Tool:"; amd-smi static/list print "GPU: 0" blocks whose keys are upper case ("MARKET_NAME:",
 # "BDF:"); rocminfo prints "HSA System Attributes" and "HSA Agents", and in each agent (a paste of
-# one too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. Huawei Ascend's npu-smi
-# info draws a table like nvidia-smi's (borders, "Bus-Id") under a "| npu-smi <release>  Version:"
-# banner that pastes often leave out, with its own column heads: "| NPU   Name | Health |" and
-# "AICore(%)". A candidate node with AMD GPUs or Ascend NPUs is a procurement fact, but none of
-# these outputs is evidence a kind here can read.
+# one too) "Device Type:" one of HSA's device types, CPU, GPU or DSP. A candidate node with AMD
+# GPUs is a procurement fact, but none of these outputs is evidence a kind here can read.
+# (Huawei Ascend's npu-smi is a kind: npu_smi.)
 # Each pattern stays within one line ([ \t], never \s): detect_kind runs them on any text its
 # detectors are unsure of, and "^\s+" on a run of blank lines is quadratic.
 _OTHER_VENDOR_TOOLS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
@@ -113,22 +113,13 @@ _OTHER_VENDOR_TOOLS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
             re.M,
         ),
     ),
-    (
-        "npu-smi",
-        "Huawei Ascend",
-        re.compile(
-            r"^\|[ \t]*npu-smi[ \t]+\d|^\|[ \t]*NPU[ \t]+Name[ \t]*\|[ \t]*Health[ \t]*\|"
-            r"|\bAICore\(%\)",
-            re.M,
-        ),
-    ),
 )
 _OTHER_VENDOR_SCAN = 65536
 
 
 def other_vendor_tool(text: str) -> tuple[str, str] | None:
-    """The other vendor's accelerator tool (rocm-smi, amd-smi, rocminfo, npu-smi) whose banner or
-    keys ``text`` shows in its first 64 KiB, with its vendor ("AMD", "Huawei Ascend"), or None."""
+    """The other vendor's accelerator tool (rocm-smi, amd-smi, rocminfo) whose banner or keys
+    ``text`` shows in its first 64 KiB, with its vendor ("AMD"), or None."""
     head = text[:_OTHER_VENDOR_SCAN]
     for name, vendor, pattern in _OTHER_VENDOR_TOOLS:
         if pattern.search(head):
@@ -139,8 +130,7 @@ def other_vendor_tool(text: str) -> tuple[str, str] | None:
 def _other_vendor_error(tool: tuple[str, str]) -> EvidenceParseError:
     name, vendor = tool
     return EvidenceParseError(
-        f"{name} output: {vendor} accelerators' tool, not NVIDIA GPUs'; the evidence kinds read "
-        "NVIDIA GPUs' tools only",
+        f"{name} output: {vendor} accelerators' tool, not NVIDIA GPUs'; no evidence kind reads it",
         code="file.other_vendor_tool",
         params={"tool": name, "vendor": vendor},
     )

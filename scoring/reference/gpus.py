@@ -444,6 +444,39 @@ def other_accelerator(name: str | None) -> OtherAccelerator | None:
     return None if family is None else _OTHER_BY_FAMILY.get(family)
 
 
+# What an accelerator without NVIDIA's reference figures is scored as, where a rule needs them.
+# English only here: the portal shows each line in the reader's language by its pattern
+# (portal.views.display.evidence_ref), as it does the TCO's billing reference.
+NO_COLLECTIVE_REFERENCE = (
+    "no nccl-tests reference for {gpu}: its collective bus bandwidth has no expected value "
+    "to be judged against, so the rule counts as unmeasured"
+)
+NO_INTERCONNECT_REFERENCE = (
+    "no NVLink reference for {gpu}: its own interconnect is scored as declared, an "
+    "assumption only a document review can verify"
+)
+
+
+@lru_cache(maxsize=64)
+def collective_reference_gap(name: str | None) -> str | None:
+    """The evidence line of a collective bus-bandwidth rule for an accelerator the table holds
+    no nccl-tests expectation for (an Ascend or Instinct part: other_accelerator), None for
+    any other name: its measured fraction can never be computed, so the rule counts as an
+    unmeasured candidate's (0 of its maximum) and says why."""
+    other = other_accelerator(name)
+    return None if other is None else NO_COLLECTIVE_REFERENCE.format(gpu=other.display_name)
+
+
+@lru_cache(maxsize=64)
+def interconnect_reference_gap(name: str | None) -> str | None:
+    """The evidence line of the NVLink and SXM/PCIe claims of an accelerator the table holds
+    no NVLink figures for (HCCS, Infinity Fabric), None for any other name: the declared
+    topology and form factor are scored as an NVIDIA part's would be, an assumption no node
+    output checks (its claims count at most as claimed until a document review)."""
+    other = other_accelerator(name)
+    return None if other is None else NO_INTERCONNECT_REFERENCE.format(gpu=other.display_name)
+
+
 def known_gpu_families() -> tuple[str, ...]:
     """Every family of the table, NVIDIA's first (in table order), then the other vendors'."""
     nvidia = dict.fromkeys(spec.family for spec in GPU_SPECS)

@@ -179,6 +179,7 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         raise _fail(where, f"if_missing must be 'zero' or 'exclude', got {if_missing!r}")
     only_if = _conditions(raw, "only_if", where, fact_names)
     applies_if = _conditions(raw, "applies_if", where, fact_names)
+    measurable_if = _conditions(raw, "measurable_if", where, fact_names)
     backed_by, unbacked_at_most, backed_from = _backing(raw, where, claim_item)
     kind = raw.get("kind")
     table = _table(kind, raw, where)
@@ -195,6 +196,7 @@ def _rule(raw: Any, index: int, fact_names: frozenset[str], derived_items: froze
         only_if=only_if,
         source=source,
         applies_if=applies_if,
+        measurable_if=measurable_if,
         backed_by=backed_by,
         unbacked_at_most=unbacked_at_most,
         backed_from=backed_from,
@@ -234,7 +236,8 @@ def _backing(
 def _conditions(
     raw: Mapping[str, Any], key: str, where: str, fact_names: frozenset[str]
 ) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-    """A rule's only_if or applies_if: fact names mapped to lists of allowed values."""
+    """A rule's only_if, applies_if or measurable_if: fact names mapped to lists of allowed
+    values."""
     conditions_raw = raw.get(key, {})
     if not isinstance(conditions_raw, Mapping):
         raise _fail(where, f"{key} must map fact names to lists of allowed values")

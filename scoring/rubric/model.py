@@ -175,6 +175,12 @@ class Rule:
     # rule is "not applicable" and leaves the dimension's maximum (0 of 0), unlike only_if
     # (0 of the rule's maximum). E.g. fabric rules for a need that fits in one node.
     applies_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    # Conditions under which the fact the rule reads can be known at all: when one is not met
+    # no measurement can settle it (no reference to judge it against), so the rule counts as
+    # missing (0 of its maximum, as an unmeasured candidate's), whatever was measured, and
+    # shows the condition (runners._unmeasurable). E.g. the collective bus-bandwidth rules
+    # for an accelerator without NVIDIA's nccl-tests expectation.
+    measurable_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # A claim the buyer can only enforce through another term: the fact that backs it (e.g. the
     # SLA's availability by its credit on breach, "offering.sla_credit_pct"). When that fact
     # does not back it (see backs), the claim counts at most at the factor of status

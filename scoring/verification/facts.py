@@ -32,6 +32,7 @@ from .health import (
     dcgm_stress_tested,
     memory_flag,
     node_gpu_errors,
+    node_npu_errors,
 )
 from .model import NodeEvidence, VerificationReport
 from .network import ALL_GATHER, ALLTOALL, rail_layers
@@ -50,7 +51,10 @@ KERNEL_LOG = "kernel_log"
 # -q -x report ECC counts and remapped rows; the plain table's "Volatile Uncorr. ECC" column
 # reports the ECC count alone.
 MEMORY_KINDS = ("nvidia_smi_query", "nvidia_smi_xml")
-ECC_KINDS = (*MEMORY_KINDS, "nvidia_smi")
+# npu-smi -t ecc (Huawei Ascend) names its current double-bit count alike: the same
+# uncorrectable errors, read only for a candidate declared with an Ascend part (npu_nodes).
+NPU_SMI = "npu_smi"
+ECC_KINDS = (*MEMORY_KINDS, "nvidia_smi", NPU_SMI)
 
 
 def evidence_from_report(
@@ -164,7 +168,8 @@ def _gpu_errors_by_node(
     evidence: list[NodeEvidence], refs: dict[str, str], node_count: int | None = None
 ) -> tuple[float | None, int | None, float | None]:
     """(worst node's weighted Xid/SXid severity, nodes with hardware-class errors, their share
-    of the nodes whose kernel log was read); all None without a readable kernel log. The
+    of the nodes whose kernel log (or, on an Ascend node, npu-smi health) was read); all None
+    without either. The
     share is of at most the candidate's ``node_count`` nodes (at most 1): kernel logs under
     more node names than the candidate has nodes are not more nodes (clean copies of a good
     node's log sent under other names must not dilute a bad node's errors).
@@ -172,8 +177,9 @@ def _gpu_errors_by_node(
     Each node is judged on its own log (several logs of one node, e.g. dmesg and journalctl,
     repeat the same events: the heavier counts); the worst node is named in the reference."""
     per_node: dict[str, tuple[float, NodeEvidence, str]] = {}
-    for e in _of(evidence, KERNEL_LOG):
-        errors = node_gpu_errors(e)
+    for e in evidence:
+        # An Ascend node's npu-smi health is its devices' own fault report (node_npu_errors).
+        errors = node_gpu_errors(e) if e.kind == KERNEL_LOG else node_npu_errors(e)
         if errors is None:
             continue
         found = per_node.get(e.node_name)
@@ -476,7 +482,14 @@ def _complete_refs(
 
 def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> MeasuredFacts:
     """What the evidence showed, in scoring's terms; fields stay None when nothing measured.
-    The nodes the report set aside (they show no NVIDIA GPU) are left out here too."""
+    The nodes the report set aside (they show no NVIDIA GPU) are left out here too, except for
+    the npu-smi outputs of a candidate declared with an Ascend part (report.npu_nodes): the
+    ECC and Xid facts read its NPUs' double-bit counts and health as they read nvidia-smi's
+    and the kernel log's."""
+    # npu-smi speaks for a candidate declared with an Ascend part only, on the nodes that show
+    # its NPUs, even where they were set aside for showing no NVIDIA GPU (report.npu_nodes).
+    npu = [e for e in evidence if e.kind == NPU_SMI and e.node_name in report.npu_nodes]
+    evidence = [e for e in evidence if e.kind != NPU_SMI]
     if report.set_aside_nodes:
         evidence = [e for e in evidence if e.node_name not in report.set_aside_nodes]
     # A kernel log is GPU evidence only on a node that shows a GPU (its own Xid, SXid or
@@ -485,6 +498,7 @@ def measured_facts(report: VerificationReport, evidence: list[NodeEvidence]) -> 
     if any(e.kind == KERNEL_LOG for e in evidence):
         shown = gpu_nodes(evidence)
         evidence = [e for e in evidence if e.kind != KERNEL_LOG or e.node_name in shown]
+    evidence = [*evidence, *npu]
     refs: dict[str, str] = {}
     memory = _of_kinds(evidence, MEMORY_KINDS)
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..reference import other_accelerator
 from ._util import MAX_NODES_NAMED, as_bool, as_int, as_list, by_node
-from .model import NodeEvidence
+from .model import Claims, NodeEvidence
 
 # Outputs only a machine with an NVIDIA GPU and its driver produces when the file parsed:
 # nvidia-smi in every form, DCGM, NVLink, nvbandwidth and nccl-tests.
@@ -91,6 +92,29 @@ def split_gpu_nodes(
     if not aside:
         return list(evidence), ()
     return [ev for ev in evidence if ev.node_name not in aside], aside
+
+
+NPU_SMI = "npu_smi"
+
+
+def _shows_an_npu(ev: NodeEvidence) -> bool:
+    """An npu-smi output that read a device: a table chip, a health state or ECC counts."""
+    m = ev.metrics
+    return ev.kind == NPU_SMI and (
+        (as_int(m.get("chip_count")) or 0) > 0
+        or bool(as_list(m.get("health_by_device")))
+        or bool(as_list(m.get("ecc")))
+    )
+
+
+def npu_nodes(claims: Claims, evidence: Sequence[NodeEvidence]) -> tuple[str, ...]:
+    """The nodes whose npu-smi output speaks for a candidate declared with a Huawei Ascend part
+    (sorted); none for any other GPU. Such a node shows no NVIDIA GPU and may be set aside from
+    the NVIDIA verdicts, yet its NPUs' health and ECC counts are the candidate's (facts.py)."""
+    other = other_accelerator(claims.gpu_model)
+    if other is None or other.vendor != "Huawei":
+        return ()
+    return tuple(sorted({ev.node_name for ev in evidence if _shows_an_npu(ev)}))
 
 
 def set_aside_note(nodes: Sequence[str]) -> tuple[str, str]:

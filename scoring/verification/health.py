@@ -533,6 +533,46 @@ def _event_pairs(m: Mapping[str, Any], kind: str) -> list[tuple[int, str, bool]]
     return [(code, device, fatal) for (code, device), fatal in sorted(pairs.items())]
 
 
+# npu-smi's health states (Huawei Ascend), weighed as the Xid buckets above: a device's own
+# fault report, by the fix it asks for. npu-smi's source calls Warning, Alarm and Critical
+# unhealthy; Huawei's alarm levels are minor, major and critical: a major or critical alarm
+# takes the NPU out of service until it is handled (hardware, 1.0), a minor one asks for
+# attention (0.5). Each device (NPU and chip) counts once, at its worst state, as a distinct
+# Xid code on one GPU does; OK weighs nothing, so a node whose NPUs are all OK reads as a clean
+# kernel log does.
+NPU_HEALTH_SEVERITY: Mapping[str, float] = {
+    "OK": 0.0,
+    "Warning": XID_ATTENTION,
+    "Alarm": XID_HARDWARE,
+    "Critical": XID_HARDWARE,
+}
+
+
+def node_npu_errors(ev: NodeEvidence) -> NodeGpuErrors | None:
+    """One node's npu-smi health weighed like its Xid errors (NPU_HEALTH_SEVERITY); None when
+    it is no npu-smi output or read no health state. ``worst`` names the worst device."""
+    if ev.kind != "npu_smi":
+        return None
+    devices = [
+        d
+        for d in as_list(ev.metrics.get("health_by_device"))
+        if isinstance(d, Mapping) and d.get("health") in NPU_HEALTH_SEVERITY
+    ]
+    if not devices:
+        return None
+    severity, worst, worst_weight, faults = 0.0, "", 0.0, 0
+    for device in devices:
+        weight = NPU_HEALTH_SEVERITY[str(device["health"])]
+        severity += weight
+        faults += weight > 0
+        if weight > worst_weight:
+            npu, chip = device.get("npu"), device.get("chip")
+            where = "NPU" if npu is None else f"NPU {npu}"
+            where += "" if chip is None else f" chip {chip}"
+            worst, worst_weight = f"{where} {device['health']}", weight
+    return NodeGpuErrors(ev.node_name, round(severity, 2), faults, 0, 0, worst, ev.ref)
+
+
 def node_gpu_errors(ev: NodeEvidence) -> NodeGpuErrors | None:
     """The weighted Xid/SXid errors of one kernel log; None when it is no kernel log or its
     counts cannot be read."""

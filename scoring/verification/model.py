@@ -237,6 +237,11 @@ class VerificationReport:
     nvlink_busbw_ref: str | None = None
     # Nodes whose evidence shows no NVIDIA GPU, left out of every verdict (gpu_nodes.py).
     set_aside_nodes: tuple[str, ...] = ()
+    # Nodes whose npu-smi output speaks for the candidate: its declared GPU is a Huawei Ascend
+    # part, so the stability facts read the NPUs' health and ECC counts (facts.py), whether or
+    # not the node was set aside for showing no NVIDIA GPU. Empty for any other GPU: npu-smi
+    # from a machine with Ascend NPUs says nothing of an NVIDIA offering.
+    npu_nodes: tuple[str, ...] = ()
     # The nodes the candidate has (Claims.node_count): fleet figures read over node names are
     # judged on their worst node when the evidence names more nodes than that (facts.py).
     node_count: int | None = None

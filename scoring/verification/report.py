@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from ._util import _NODE_MEMO, NodeMemo, evidence_sort_key, first, of_kind
 from .bare_metal import verify_bare_metal
 from .gpu import verify_gpu_match, verify_nvlink_topology
-from .gpu_nodes import set_aside_note, split_gpu_nodes
+from .gpu_nodes import npu_nodes, set_aside_note, split_gpu_nodes
 from .health import health_faults
 from .model import (
     ITEM_KEYS,
@@ -130,6 +130,9 @@ def _verify(claims: Claims, all_evs: list[NodeEvidence]) -> VerificationReport:
     # count. It is left out of every verdict below and named in the explanations instead.
     evs, aside = split_gpu_nodes(all_evs)
     report = _verify_gpu_nodes(claims, evs)
+    npu = npu_nodes(claims, all_evs)
+    if npu:
+        report = replace(report, npu_nodes=npu)
     if not aside:
         return report
     noted = {key: _with_note(report.items[key], aside) for key in _PER_NODE_ITEMS}

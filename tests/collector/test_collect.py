@@ -7,6 +7,7 @@ import email.policy
 import glob
 import http.server
 import importlib.util
+import io
 import json
 import os
 import shutil
@@ -278,12 +279,16 @@ EXTRA_OUTPUTS = {
     "nvidia-smi-mig-lgi": "nvidia-smi-mig.txt",
     "kernel-log": "kernel-log.txt",
     "nvbandwidth": "nvbandwidth.txt",
+    "npu-smi": "npu-smi.txt",
+    "npu-smi-health-ecc": "npu-smi-details.txt",
 }
 EXTRA_KINDS = {
     "nvidia-smi-L": "nvidia_smi_list",
     "nvidia-smi-mig-lgi": "nvidia_smi_mig",
     "kernel-log": "kernel_log",
     "nvbandwidth": "nvbandwidth",
+    "npu-smi": "npu_smi",
+    "npu-smi-health-ecc": "npu_smi",
 }
 EXPECTED_KINDS = {
     "nvidia-smi.txt": "nvidia_smi",
@@ -797,3 +802,65 @@ def test_ibv_devinfo_stands_in_when_ibstat_is_missing(
         ("mlx5_0", "Down", 100.0),
         ("mlx5_1", "Down", 100.0),
     ]
+
+
+# Real npu-smi outputs (tests/scoring/evidence/samples/PROVENANCE.tsv).
+NPU_SAMPLES = ROOT / "tests" / "scoring" / "evidence" / "samples" / "npu_smi"
+A3_TABLE = NPU_SAMPLES / "modelengine-ucm-issue748-npu-smi-25.2.1-a3-no-top-border-cut.txt"
+NPU_HEALTH = NPU_SAMPLES / "mindcluster-faultdiag-npu-smi-t-health-chip-leading-space-no-ids.txt"
+NPU_ECC = NPU_SAMPLES / "mindcluster-faultdiag-npu-smi-t-ecc-npu1-ddr-hbm-chip-count.txt"
+
+
+def _npu_smi_stand_in(folder: Path) -> Path:
+    folder.mkdir()
+    script = folder / "npu-smi"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        f'    "info") exec cat "{A3_TABLE}" ;;\n'
+        f'    "info -t health -i "*) exec cat "{NPU_HEALTH}" ;;\n'
+        f'    "info -t ecc -i "*) exec cat "{NPU_ECC}" ;;\n'
+        '    *) echo "npu-smi stand-in: unexpected arguments: $*" >&2; exit 2 ;;\n'
+        "esac\n"
+    )
+    script.chmod(0o755)
+    return folder
+
+
+def test_npu_smi_is_collected_where_it_is(tmp_path: Path) -> None:
+    folder = _npu_smi_stand_in(tmp_path / "bin")
+    assert extra_names(str(tmp_path / "empty")) == []
+    assert extra_names(str(folder)) == ["npu-smi", "npu-smi-health-ecc"]
+
+
+def test_the_chips_to_query_come_from_the_table() -> None:
+    # An Atlas A3 card shows two chips per NPU: each is queried.
+    assert collect.npu_chips(A3_TABLE.read_bytes()) == [(0, 0), (0, 1), (1, 0)]
+    assert collect.npu_chips(b"npu-smi: command failed\n") == []
+    step = collect.npu_details_step()
+    argv, reason = step.prepare({"npu-smi.txt": A3_TABLE.read_bytes()})
+    assert reason == ""
+    assert argv is not None and argv[-2:] == ["--npu-smi-details", "0:0,0:1,1:0"]
+    assert step.prepare({}) == (None, "npu-smi listed no NPU, so there is no chip to query")
+
+
+def test_npu_smi_details_names_each_output_by_its_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scoring.evidence import parse_text
+
+    folder = _npu_smi_stand_in(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    out = io.StringIO()
+    assert collect.npu_smi_details("0:0,0:1,1:0", out) == 0
+    text = out.getvalue()
+    assert text.splitlines()[0] == "npu-smi info -t health -i 0 -c 0"
+    assert "npu-smi info -t ecc -i 1" in text and text.count("-t ecc") == 2
+    metrics = parse_text(text).metrics
+    assert [(c["npu"], c["chip"], c["health"]) for c in metrics["health_checks"]] == [
+        (0, 0, "OK"),
+        (0, 1, "OK"),
+        (1, 0, "OK"),
+    ]
+    # The ECC output prints its own "NPU ID" (1 in the stand-in's sample for both runs).
+    assert metrics["ecc_volatile_uncorrected"] == [0, 0]

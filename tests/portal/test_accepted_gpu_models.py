@@ -111,15 +111,19 @@ def test_a_buyer_who_must_buy_domestic_names_ascend_and_an_ascend_offering_passe
     assert "评估仅接受 910B、MI300X" in knockout["reason_zh"]
     page = client.get(reverse("evaluation-detail", args=[evaluation.pk]))
     assert page.status_code == 200
-    # Its explanation says the rubric has no NVLink reference for it, in both languages.
+    # Its evidence lines say no nccl-tests or NVLink reference exists for it (its collective
+    # rules count as unmeasured, its interconnect as declared), in both languages.
     evaluation_rescore(evaluation=evaluation)
     url = reverse("candidate-detail", args=[evaluation.pk, kept.pk])
     page = client.get(url)
     assert page.status_code == 200
-    assert "the rubric has no NVLink reference" in page.text
+    assert "no nccl-tests reference for Huawei Ascend 910B" in page.text
+    assert "no NVLink reference for Huawei Ascend 910B" in page.text
     client.cookies["django_language"] = "zh-hans"
     page = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans")
-    assert "评分细则没有该 GPU 的 NVLink 参考" in page.text
+    assert "Huawei Ascend 910B 没有 nccl-tests 参考值" in page.text
+    assert "Huawei Ascend 910B 没有 NVLink 参考数据" in page.text
+    assert "no NVLink reference" not in page.text
 
 
 def test_the_api_refuses_an_unknown_model(members, evaluation):

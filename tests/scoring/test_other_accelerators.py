@@ -6,13 +6,15 @@ accepted GPU models, and an AMD Instinct offering can be required too; before, b
 table names their families (scoring.reference.OTHER_ACCELERATORS, each with its source) but
 holds none of NVIDIA's reference figures for them (NVLink bandwidth, the one-NIC-per-GPU
 reference fabric, the nccl-tests expectation): every reading of those takes the "no reference
-for the GPU" path, and the NVLink and SXM/PCIe rules do not apply to them, rather than scoring
-them as NVIDIA parts without NVLink.
+for the GPU" path. The NVLink and SXM/PCIe rules score their own interconnect as declared, at
+most as a claim, and say so (test_unreferenced_accelerators_honesty): an Ascend is scored
+neither as an NVIDIA part without NVLink nor above one declaring the same.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -144,26 +146,31 @@ def test_ascend_and_mi300x_candidates_rank_and_pass_a_requirement_naming_them(ru
         assert len(alone.dimensions) == 6
 
 
-def test_the_nvlink_rules_do_not_apply_and_say_why():
+def test_the_nvlink_rules_score_the_declared_interconnect_and_say_why():
     spec = evaluation(required_gpu_memory_gib=64)
-    ranking = rank([_ascend(1), _mi300x(2), candidate(3)], spec, V2)
+    answers = {"nvlink_topology": "verified", "gpu_match": "verified"}
+    ascend = replace(_ascend(1, nvlink_topology="full_mesh"), answers=answers)
+    mi300x = replace(_mi300x(2), answers=answers)
+    ranking = rank([ascend, mi300x, replace(candidate(3), answers=answers)], spec, V2)
     for result in ranking.results:
         (network,) = [d for d in result.dimensions if d.dimension == "network"]
         by_rule = {c.rule_id: c for c in network.contributions}
         for rule_id in NVLINK_RULES:
             found = by_rule[rule_id]
-            if result.candidate_id == 3:  # the H100 keeps NVIDIA's rules
-                assert found.basis != "not_applicable" and found.max_points > 0
+            assert found.basis == "claimed" and found.max_points > 0
+            status = next(v for k, v in found.inputs.items() if k.startswith("answer."))
+            if result.candidate_id == 3:  # the H100 keeps its verified claims
+                assert status == "verified" and found.evidence_ref is None
             else:
-                assert (found.basis, found.points, found.max_points) == ("not_applicable", 0, 0)
-                assert dict(found.inputs) == {"derived.nvlink_reference": False}
-    # An Ascend declaring no NVLink is not scored below one declaring a full mesh: neither
-    # NVLink claim means anything for it.
+                # No node output shows HCCS or Infinity Fabric: claimed until a document review.
+                assert status == "claimed" and found.points == pytest.approx(0.7 * found.max_points)
+                assert found.evidence_ref.startswith("no NVLink reference for ")
+    # A full mesh declared scores above none declared, as it does for an NVIDIA part.
     declared = [
         score_candidate(_ascend(1, nvlink_topology=topology), spec, V2).score("network")
         for topology in ("none", "full_mesh")
     ]
-    assert declared[0] == declared[1]
+    assert declared[0] < declared[1]
 
 
 def test_the_tco_says_the_fabric_is_unreferenced_in_english_and_chinese():

@@ -3,9 +3,11 @@
 
 1. The measured collective rules (all-reduce, alltoall, all_gather bus bandwidth against the
    expectation) counted as missing for an Ascend: 0 of 38 network points for good, since the
-   reference table holds no nccl-tests expectation for it and no measurement could lift it. A
-   figure the rubric cannot compute is now not applicable (left out of the maximum), as the
-   NVLink rules already were for these parts; an NVIDIA GPU keeps the rules.
+   reference table holds no nccl-tests expectation for it. They were then left out of the
+   maximum (not applicable), which let an unmeasurable Ascend outscore an NVIDIA offering that
+   simply had not been measured yet (honesty review). They now count as an unmeasured
+   candidate's, 0 of their maximum, and say that no reference exists for the part
+   (test_unreferenced_accelerators_honesty).
 2. A minimum bus-bandwidth must-have told an Ascend offering to "run nccl-tests
    all_reduce_perf in the POC", which cannot settle it: it now says the rubric has no
    expectation for that part.
@@ -73,20 +75,22 @@ def _network(result):
     return {c.rule_id: c for c in network.contributions}
 
 
-def test_collective_figures_the_rubric_cannot_compute_are_not_scored_zero():
+def test_collective_figures_the_rubric_cannot_compute_count_as_unmeasured():
     ranking = rank([_ascend(1), _nvidia(2)], FINANCE, V2)
     by_id = {r.candidate_id: r for r in ranking.results}
     ascend, h20 = _network(by_id[1]), _network(by_id[2])
     for rule_id in MEASURED_RULES:
         found = ascend[rule_id]
-        assert (found.basis, found.points, found.max_points) == ("not_applicable", 0, 0)
-        assert dict(found.inputs) == {"derived.nvlink_reference": False}
-        # The H20 can measure it: unmeasured, it stays missing (0 of the rule's maximum).
-        assert h20[rule_id].basis == "missing" and h20[rule_id].max_points > 0
-    counted = sum(c.max_points for c in ascend.values())
-    assert counted == 15  # delivery form at this scale (10) and NCCL tuning control (5)
-    # Before: the Ascend's network could not pass 15 of 53 (28.3) whatever it measured.
-    assert by_id[1].score("network") > 28.3
+        assert (found.basis, found.points) == ("missing", 0)
+        assert found.max_points == h20[rule_id].max_points > 0
+        assert dict(found.inputs)["derived.nvlink_reference"] is False
+        assert found.evidence_ref.startswith("no nccl-tests reference for Huawei Ascend 910B")
+        # The H20 can measure it: unmeasured, it is missing too (0 of the rule's maximum).
+        assert h20[rule_id].basis == "missing" and h20[rule_id].evidence_ref is None
+    assert sum(c.max_points for c in ascend.values()) == sum(c.max_points for c in h20.values())
+    # Left out of the maximum, the Ascend (no NVLink declared) scored 28.3 on 15 points and
+    # more than the H20 (26.1, full mesh declared and unmeasured); now it scores below it.
+    assert by_id[1].score("network") < by_id[2].score("network")
 
 
 def test_the_batch_kernel_agrees_for_an_ascend():

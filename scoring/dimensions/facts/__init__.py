@@ -16,7 +16,13 @@ FACTS, FACT_NAMES and fact_value.
 
 # scoring.dimensions takes the TCO ratios from here, as it did from the single module.
 from ...tco import budget_ratio, effective_price_ratio
-from .columns import DERIVED_COLUMNS, DERIVED_REF_COLUMNS, by_key, datasheet_refs
+from .columns import (
+    DERIVED_COLUMNS,
+    DERIVED_NOTE_COLUMNS,
+    DERIVED_REF_COLUMNS,
+    by_key,
+    datasheet_refs,
+)
 from .context import (
     ANSWER,
     CLAIMED,
@@ -30,6 +36,7 @@ from .context import (
 from .items import (
     CARRIED_REF_ITEMS,
     DERIVED_ITEMS,
+    DERIVED_NOTES,
     DERIVED_REFS,
     ITEM_REF_NAMES,
     claim_ref,
@@ -42,6 +49,7 @@ from .items import (
     nvme_capacity_status,
     review_only_status,
 )
+from .per_gpu import MEASURABLE_NOTES
 from .table import FACT_NAMES, FACTS, fact_value, may_claim
 
 __all__ = [
@@ -52,11 +60,14 @@ __all__ = [
     "CONTRADICTED",
     "DERIVED_COLUMNS",
     "DERIVED_ITEMS",
+    "DERIVED_NOTES",
+    "DERIVED_NOTE_COLUMNS",
     "DERIVED_REFS",
     "DERIVED_REF_COLUMNS",
     "FACTS",
     "FACT_NAMES",
     "ITEM_REF_NAMES",
+    "MEASURABLE_NOTES",
     "MEASURED",
     "UNANSWERED",
     "FactContext",

@@ -19,7 +19,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...batching import once_per_key
-from ...reference import form_factor_ruled_out, nvlink_topology_ruled_out
+from ...reference import (
+    form_factor_ruled_out,
+    interconnect_reference_gap,
+    nvlink_topology_ruled_out,
+)
 from ...tco import PendingTco, budget_ratio, effective_price_ratio
 from ..rounding import py_round
 from .context import CONTRADICTED, UNANSWERED, FactContext
@@ -37,11 +41,22 @@ if TYPE_CHECKING:
     from ..batch import Batch
 
 
+def interconnect_note_column(batch: Batch) -> list[str | None]:
+    """items.interconnect_note of every candidate (once per GPU model)."""
+    models = [offering.gpu_model for offering in batch.owners("offering")]
+    return once_per_key(models, models, interconnect_reference_gap)
+
+
 def _nvlink_topology_column(batch: Batch) -> list[tuple[str | None, str]]:
+    seen = batch.raw("measured.nvlink_topology")
+    notes = batch.shared(interconnect_note_column)
+    if notes.count(None) != len(notes):
+        # No node output shows an Ascend's or Instinct's interconnect (values._nvlink_topology).
+        seen = [value if note is None else None for value, note in zip(seen, notes, strict=True)]
     return list(
         map(
             _seen_or_claimed,
-            batch.raw("measured.nvlink_topology"),
+            seen,
             batch.raw("offering.nvlink_topology"),
             batch.status("nvlink_topology_datasheet"),
         )
@@ -152,10 +167,19 @@ def _datasheet_column(
     ruled_out: Callable[[Batch], list[tuple[str, str] | None]], item: str
 ) -> Callable[[Batch], list[str]]:
     """The column of a claim the GPU's datasheet may rule out: contradicted where
-    ``ruled_out`` gives a reason, else checklist ``item``'s status."""
+    ``ruled_out`` gives a reason, else checklist ``item``'s status (review_only_status for a
+    GPU without NVIDIA's NVLink figures: items._interconnect_status)."""
 
     def column(batch: Batch) -> list[str]:
-        return list(map(_ruled_out_status, batch.shared(ruled_out), batch.status(item)))
+        statuses = batch.status(item)
+        notes = batch.shared(interconnect_note_column)
+        if notes.count(None) != len(notes):
+            reviews = [candidate.reviews.get(item) for candidate in batch.owners("candidate")]
+            statuses = [
+                status if note is None else review_only_status(status, review)
+                for status, note, review in zip(statuses, notes, reviews, strict=True)
+            ]
+        return list(map(_ruled_out_status, batch.shared(ruled_out), statuses))
 
     return column
 
@@ -172,6 +196,13 @@ DERIVED_COLUMNS: dict[str, Callable[[Batch], list[str]]] = {
 DERIVED_REF_COLUMNS: dict[str, Callable[[Batch], list[tuple[str, str] | None]]] = {
     "nvlink_topology_datasheet": _nvlink_ruled_out_column,
     "gpu_form_factor_datasheet": _form_factor_ruled_out_column,
+}
+
+
+# The column form of DERIVED_NOTES, for a batch.
+DERIVED_NOTE_COLUMNS: dict[str, Callable[[Batch], list[str | None]]] = {
+    "nvlink_topology_datasheet": interconnect_note_column,
+    "gpu_form_factor_datasheet": interconnect_note_column,
 }
 
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...reference import form_factor_ruled_out, nvlink_topology_ruled_out
+from ...reference import (
+    form_factor_ruled_out,
+    interconnect_reference_gap,
+    nvlink_topology_ruled_out,
+)
 from .context import CLAIMED, CONTRADICTED, UNANSWERED, FactContext
 
 
@@ -63,22 +67,41 @@ def _form_factor_ruled_out(ctx: FactContext) -> tuple[str, str] | None:
     return form_factor_ruled_out(ctx.offering.gpu_model, ctx.offering.gpu_form_factor)
 
 
+def interconnect_note(ctx: FactContext) -> str | None:
+    """The evidence line of an NVLink or SXM/PCIe claim of a GPU without NVIDIA's NVLink
+    figures (reference.interconnect_reference_gap), None for a GPU with them."""
+    return interconnect_reference_gap(ctx.offering.gpu_model)
+
+
+def _interconnect_status(ctx: FactContext, item: str) -> str:
+    """Checklist ``item``'s status for an interconnect claim: as the item has it, except for a
+    GPU without NVIDIA's NVLink figures (an Ascend's HCCS, an Instinct's Infinity Fabric),
+    whose claim no node output the portal reads can observe: review_only_status (evidence
+    that verified the item verified something else; only a document review settles it)."""
+    status = ctx.answers.get(item, UNANSWERED)
+    if interconnect_note(ctx) is None:
+        return status
+    return review_only_status(status, ctx.candidate.reviews.get(item))
+
+
 def nvlink_datasheet_status(ctx: FactContext) -> str:
     """The status of the NVLink topology claim: "contradicted" where the GPU's datasheet rules
     it out (reference.nvlink_topology_ruled_out: NVLink on a GPU without it, a full mesh of
-    bridged PCIe cards), else checklist item 2's ("nvlink_topology")."""
+    bridged PCIe cards), else checklist item 2's ("nvlink_topology"), at most "claimed" for a
+    GPU without NVIDIA's NVLink figures until a document review (_interconnect_status)."""
     if _nvlink_ruled_out(ctx) is not None:
         return CONTRADICTED
-    return ctx.answers.get("nvlink_topology", UNANSWERED)
+    return _interconnect_status(ctx, "nvlink_topology")
 
 
 def form_factor_datasheet_status(ctx: FactContext) -> str:
     """The status of the SXM/PCIe form-factor claim: "contradicted" where the GPU's datasheet
     rules it out (reference.form_factor_ruled_out: an SXM L40S), else checklist item 1's
-    ("gpu_match")."""
+    ("gpu_match"), at most "claimed" for a GPU without NVIDIA's NVLink figures until a
+    document review (_interconnect_status)."""
     if _form_factor_ruled_out(ctx) is not None:
         return CONTRADICTED
-    return ctx.answers.get("gpu_match", UNANSWERED)
+    return _interconnect_status(ctx, "gpu_match")
 
 
 def _datasheet_ref(reason: tuple[str, str] | None) -> str | None:
@@ -129,6 +152,12 @@ DERIVED_REFS: dict[str, Callable[[FactContext], tuple[str, str] | None]] = {
     "nvlink_topology_datasheet": _nvlink_ruled_out,
     "gpu_form_factor_datasheet": _form_factor_ruled_out,
 }
+# Derived items that cite why a claim is scored as declared where no reference applies (after
+# the datasheet, before any evidence): an Ascend's or Instinct's interconnect.
+DERIVED_NOTES: dict[str, Callable[[FactContext], str | None]] = {
+    "nvlink_topology_datasheet": interconnect_note,
+    "gpu_form_factor_datasheet": interconnect_note,
+}
 # A derived item that carries its checklist item's status where the evidence left one it
 # cannot lift (a POC run missing at the deadline, fio refuting the bandwidth) cites that
 # item's evidence while the two statuses agree, and nothing where they differ: fio verified
@@ -143,12 +172,18 @@ def item_ref_names(item: str) -> tuple[str, ...]:
 
 def claim_ref(ctx: FactContext, item: str) -> str | None:
     """The reference a claim under checklist (or derived) ``item`` cites for one candidate:
-    the datasheet line that rules it out (DERIVED_REFS); for an item that carries another's
+    the datasheet line that rules it out (DERIVED_REFS); why it is scored as declared
+    (DERIVED_NOTES); for an item that carries another's
     evidence (CARRIED_REF_ITEMS), that item's reference while their statuses agree, else
     none; otherwise the first evidence reference recorded under item_ref_names(item)."""
     ruled_out = DERIVED_REFS.get(item)
     if ruled_out is not None:
         found = _datasheet_ref(ruled_out(ctx))
+        if found is not None:
+            return found
+    note = DERIVED_NOTES.get(item)
+    if note is not None:
+        found = note(ctx)
         if found is not None:
             return found
     refs = ctx.refs

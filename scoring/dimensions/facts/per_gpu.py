@@ -1,6 +1,7 @@
 """The per-GPU figures of a node (fabric rails and injection bandwidth, local NVMe and the
 distributed file system), whether the requirement needs traffic between nodes or GPUs, and
-whether NVIDIA's NVLink reference applies to the GPU: per candidate, then as columns."""
+whether NVIDIA's reference figures apply to the GPU (and the evidence lines of the rules that
+need them): per candidate, then as columns."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from ...batching import once_per_key
 from ...collectives import gpus_per_node_equivalent, scale_gpus
-from ...reference import other_accelerator
+from ...reference import collective_reference_gap, other_accelerator
 from ...types import OfferingFacts
 from ..rounding import py_round
 from .columns import _NODE_COUNT, _gpu_counts, by_key
@@ -225,11 +226,13 @@ def _gpu_to_gpu_traffic(ctx: FactContext) -> bool:
 
 
 def _nvlink_reference(ctx: FactContext) -> bool:
-    """Whether the rubric's NVLink and SXM/PCIe rules apply to the offering's GPU: False for
-    a family scoring.reference names without NVIDIA's figures (Huawei Ascend, AMD Instinct:
-    reference.other_accelerator), whose own interconnect the rubric has no reference for, so
-    it is neither scored as an NVIDIA part without NVLink nor credited; True otherwise (an
-    NVIDIA GPU, or a name the table does not know: judged on the claim as before)."""
+    """Whether NVIDIA's reference figures (NVLink, the nccl-tests expectation) apply to the
+    offering's GPU: False for a family scoring.reference names without them (Huawei Ascend,
+    AMD Instinct: reference.other_accelerator). Such a part is scored no better than an
+    unmeasured candidate declaring the same: its collective bus-bandwidth rules count as
+    missing (their measurable_if), its interconnect claims as declared and never verified by
+    a node output (items.nvlink_datasheet_status). True otherwise (an NVIDIA GPU, or a name
+    the table does not know: judged on the claim as before)."""
     return other_accelerator(ctx.offering.gpu_model) is None
 
 
@@ -239,6 +242,26 @@ _GPU_MODEL = attrgetter("gpu_model")
 def _nvlink_reference_column(batch: Batch) -> list[bool]:
     models = list(map(_GPU_MODEL, batch.owners("offering")))
     return once_per_key(models, models, lambda model: other_accelerator(model) is None)
+
+
+def _collective_reference_note(ctx: FactContext) -> str | None:
+    """The evidence line of a collective rule the GPU has no reference for (see
+    reference.collective_reference_gap), None for a GPU with one."""
+    return collective_reference_gap(ctx.offering.gpu_model)
+
+
+def _collective_reference_note_column(batch: Batch) -> list[str | None]:
+    models = list(map(_GPU_MODEL, batch.owners("offering")))
+    return once_per_key(models, models, collective_reference_gap)
+
+
+# The evidence line a rule that cannot be measured shows, by the measurable_if condition that
+# failed (per candidate, and as a column): why no measurement can settle it.
+MEASURABLE_NOTES: dict[
+    str, tuple[Callable[[FactContext], str | None], Callable[[Batch], list[str | None]]]
+] = {
+    "derived.nvlink_reference": (_collective_reference_note, _collective_reference_note_column),
+}
 
 
 _NODE_SHAPE = attrgetter("gpus_per_node", "mig_profile", "gpu_model")

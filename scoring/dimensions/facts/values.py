@@ -11,7 +11,7 @@ from typing import Any
 
 from ...collectives import scale_gpus
 from .context import CLAIMED, COMPUTED, MEASURED, UNANSWERED, FactContext
-from .items import _form_check, nvlink_datasheet_status
+from .items import _form_check, interconnect_note, nvlink_datasheet_status
 
 
 def _owner_fetch(owner: str, name: str) -> Callable[[FactContext], Any]:
@@ -96,11 +96,9 @@ def _nvlink_topology(ctx: FactContext) -> tuple[str | None, str]:
     (nvlink_datasheet_status) is scored as the claim it is, at the contradicted factor, as
     every refuted claim is: misstating the mesh then scores below declaring the seen (or
     possible) topology honestly, instead of exactly like it."""
-    return _seen_or_claimed(
-        ctx.measured.nvlink_topology,
-        ctx.offering.nvlink_topology,
-        nvlink_datasheet_status(ctx),
-    )
+    # An Ascend's or Instinct's interconnect is no NVLink a node output shows: the claim only.
+    seen = ctx.measured.nvlink_topology if interconnect_note(ctx) is None else None
+    return _seen_or_claimed(seen, ctx.offering.nvlink_topology, nvlink_datasheet_status(ctx))
 
 
 def _seen_or_claimed(seen: str | None, claim: str | None, status: str) -> tuple[str | None, str]:

@@ -160,6 +160,11 @@ EMBEDDED: dict[str, tuple[str, tuple[str, ...]]] = {
         "nvbandwidth/nvbw-issue13-v0.2-2x2080ti-write-ce-waiving.txt",
         ("Device 0:", "Process 0 (node-1): device 0:", "SUM"),
     ),
+    "npu_smi": (
+        "npu_smi/mindcluster-faultdiag-npu-info-before-23.0.5-table-health-ecc-board-usages-"
+        "elided.txt",
+        ("| 0     xxx", "Health Status", "HBM Double Bit Error Count", "/usr/local/bin/npu-smi"),
+    ),
     "nvidia_smi": ("nvidia_smi/gtx1650-driver610-kmd-umd-header.txt", ("|   0", "| NVIDIA-SMI")),
     "nvidia_smi_list": (
         "nvidia_smi_list/go-dcgm-issue30-a100-pcie-one-2g20gb-prompts.txt",

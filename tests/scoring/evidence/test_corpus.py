@@ -51,6 +51,8 @@ KEY_METRIC: dict[str, str | tuple[str, ...]] = {
     "nvidia_smi_query": "product_names",
     "nvidia_smi_topo": "gpu_count",
     "nvidia_smi_xml": "driver_version",
+    # A device table, an -t ecc or an -t health output: at least one of them.
+    "npu_smi": ("npu_count", "ecc_volatile_uncorrected_total", "worst_health"),
     "perftest": "test_type",
     "rtt": "rtt_avg_ms",
     "virt": "virt",

@@ -7,7 +7,8 @@ Hygon C86 7280 bare-metal server, one with a reader's notes after a tab; Xinchua
 metal (Phytium D2000 / FT-2000/4 lscpu, Phytium and Kunpeng 920 /proc/cpuinfo cut, one Hygon
 7285 processor block quoted from a 64-thread host); Alibaba Cloud ECS dmidecode and lspci; DMI
 read from /sys/class/dmi/id (Huawei's OpenStack Nova, Alibaba ECS, Parallels, Hyper-V); A800 and
-H20 nvidia-smi tables; and Huawei Ascend npu-smi, which is another vendor's tool and no evidence.
+H20 nvidia-smi tables; and Huawei Ascend npu-smi, refused then as another vendor's tool and read
+now as its own kind (npu_smi, test_npu_smi).
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ from scoring.verification.bare_metal import signal_zh, verify_bare_metal
 from scoring.verification.model import Claims, NodeEvidence
 from tests.scoring.evidence.real_outputs import (
     Figures,
-    OtherTool,
     Sample,
     figures_test,
-    other_tools_test,
 )
 
 HYGON_LSCPU = (
@@ -61,14 +60,11 @@ EC2_BIOS = (
     "dmi/erddap-gold-standard-notes-aws-ec2-dmidecode3.2-t-bios-system-is-a-virtual-machine-"
     "indented.txt"
 )
-# Named as nvidia_smi too: a collector's command would name npu-smi's table so.
 NPU_SMI = [
-    OtherTool(path, "file.other_vendor_tool", "npu-smi", "Huawei Ascend", ("nvidia_smi",))
-    for path in (
-        "other_tools/hami-webui-issue47-npu-smi-25.2.0-info-2x-ascend-910b4-1-bus-id-masked.txt",
-        "other_tools/vllm-ascend-issue2534-npu-smi-info-no-banner-ascend910-chip-phy-id-two-chips-"
-        "per-npu-cut.txt",
-    )
+    "npu_smi/hami-webui-issue47-npu-smi-25.2.0-info-2x-910b4-1-bus-id-masked-bottom-border-"
+    "missing.txt",
+    "npu_smi/vllm-ascend-issue2534-npu-smi-info-no-banner-a3-ascend910-chip-phy-id-two-chips-per-"
+    "npu-cut.txt",
 ]
 
 EXPECTED: list[Figures] = [
@@ -408,9 +404,17 @@ EXPECTED: list[Figures] = [
 # Through the registry, as an upload is read: a markdown-quoted paste is unquoted first.
 test_real_outputs_yield_their_figures = figures_test(EXPECTED)
 
-# npu-smi was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20) and refused with
-# "no nvidia-smi GPU table found", which hid that the node has Ascend NPUs, not NVIDIA GPUs.
-test_ascend_npu_smi_is_refused_as_another_vendors_tool = other_tools_test(NPU_SMI)
+
+@pytest.mark.parametrize("path", NPU_SMI)
+def test_ascend_npu_smi_is_its_own_kind(sample: Sample, path: str) -> None:
+    # It was read as a faint nvidia-smi (its borders and "Bus-Id" scored 20), then refused as
+    # another vendor's tool; the stability rules now read its devices and their health.
+    text = sample(path)
+    assert registry.detect_kind(text) == "npu_smi"
+    # Named nvidia-smi by the command that made the file, the content still decides.
+    assert registry.detect_kind(text, "nvidia_smi") == "npu_smi"
+    metrics = registry.parse_text(text).metrics
+    assert metrics["npu_count"] == 2 and metrics["worst_health"] == "OK"
 
 
 def test_an_nvidia_table_is_not_taken_for_npu_smi(sample: Sample) -> None:
