@@ -33,6 +33,16 @@ step does not change (a at or above 1 costs nothing). a is read, best evidence f
   all a ring uses, as 8 x 400 does. The share is a claim until checklist item 3 ("fabric") is
   verified, and ibstat's slower rate and down ports replace the claim where they are worse
   (scoring.fabric_share counts it);
+- across nodes on an accelerator without NVIDIA's reference figures (Huawei Ascend, AMD
+  Instinct: reference.other_accelerator): the form's assumed fraction (an HCCL or RCCL run has
+  no expectation to be judged against, so a stored fraction is not read) times the declared
+  fabric's share of a stand-in reference, the most demanding the table holds
+  (reference.STAND_IN_FABRIC_GBIT_S_PER_GPU, one NIC per GPU, no NVLink bound), which the
+  TCO states as an assumption. Its fabric used to go unpriced (health alone): an Ascend on one
+  25 Gb/s Ethernet port per node kept 0.9524 where an unmeasured H20 on the same port got
+  0.0255, so being unmeasurable paid. Against the most demanding reference it never gets more
+  than an unmeasured NVIDIA GPU declaring the same fabric (an NVIDIA GPU's share is at least
+  its fabric over its own, smaller or equal, reference, and NVLink's bound only raises it);
 - inside one node: the all-reduce fraction alone (NVLink is the fabric).
 
 Before (expert review finding 1) the efficiency was the all-reduce fraction of the declared
@@ -59,10 +69,14 @@ import numpy as np
 from .fabric_share import NO_FABRIC_GBIT_S, Fabric, declared_fabric
 from .reference import (
     NET_RDMA_EFFICIENCY,
+    STAND_IN_FABRIC_FAMILY,
+    STAND_IN_FABRIC_GBIT_S_PER_GPU,
+    STAND_IN_FABRIC_SOURCE,
     GpuSpec,
     expected_busbw_gbyte_s,
     gpu_family_of,
     nvlink_domain_size,
+    other_accelerator,
     reference_fabric,
 )
 from .rubric import Rubric
@@ -105,8 +119,11 @@ class Collectives:
     most ``ring_limit_gbyte_s``, over the reference's expected: ``peak_gbyte_s`` /
     ``reference_gbyte_s`` on ``nodes``), "declared" (``health`` x the counted fabric share,
     ``fabric``), "one_node" (``health``), "nvlink_domain" (``health``: the job fits in one
-    NVLink domain of ``domain_gpus`` GPUs across nodes), "no_collective" (one GPU: c is 0) or
-    "unreferenced" (no reference fabric for the GPU: ``health`` alone, across nodes).
+    NVLink domain of ``domain_gpus`` GPUs across nodes), "no_collective" (one GPU: c is 0),
+    "stand_in" (an accelerator without NVIDIA's reference figures, across nodes: ``health``, the
+    form's assumption, x the counted fabric share against the stand-in reference) or
+    "unreferenced" (an NVIDIA or unknown GPU with no reference fabric: ``health`` alone, across
+    nodes).
     ``basis`` is the health fraction's: "measured" or "assumed". ``ring_limit_gbyte_s`` is
     set where it capped the measured peak (a tree on few nodes beyond the ring's bound)."""
 
@@ -138,7 +155,15 @@ class Collectives:
             return None
         health_en = f"{self.health:.0%} of the expected all-reduce"
         health_zh = f"预期 all-reduce 的 {self.health:.0%}"
-        if self.basis == "assumed":
+        if self.source == "stand_in":
+            health_en += (
+                f" (assumed: {self.gpu_family} has no nccl-tests reference, so no all-reduce "
+                "run can be judged)"
+            )
+            health_zh += (
+                f"（假定：{self.gpu_family} 没有 nccl-tests 参考值，无法评判 all-reduce 实测）"
+            )
+        elif self.basis == "assumed":
             health_en += " (assumed: no all-reduce was measured)"
             health_zh += "（假定：未测量 all-reduce）"
         else:
@@ -182,6 +207,8 @@ class Collectives:
             )
         elif self.source == "declared" and self.fabric is not None:
             how_en, how_zh = self._declared(health_en, health_zh)
+        elif self.source == "stand_in" and self.fabric is not None:
+            how_en, how_zh = self._stand_in(health_en, health_zh)
         elif self.source == "unreferenced":
             how_en = (
                 f"{health_en}; the rubric has no reference fabric for {self.gpu_family}, so the "
@@ -202,6 +229,22 @@ class Collectives:
             f"假定 {self.job_gpus} 块 GPU 的{workload_zh}每步有 {self.comm_share:.1%} 的时间"
             f"用于集合通信，其带宽为参考网络集群的 {self.bandwidth:.1%}（{how_zh}）：吞吐 "
             f"{self.throughput:.3f} × 交付形态系数 {self.scale:.3f} = 效率 {self.efficiency:.4f}",
+        )
+
+    def _stand_in(self, health_en: str, health_zh: str) -> tuple[str, str]:
+        fabric = self.fabric
+        assert fabric is not None  # noqa: S101 - only called with a fabric
+        what_en, what_zh = fabric.described()
+        return (
+            f"{health_en} x the declared fabric's {fabric.share:.1%} of a stand-in reference, "
+            f"one {self.reference_gbit_s} Gb/s NIC per GPU ({what_en}); an assumption: no "
+            f"reference fabric exists for {self.gpu_family}, so its fabric is judged against "
+            f"the most demanding reference the rubric holds ({STAND_IN_FABRIC_FAMILY}), and "
+            "never costs less than an NVIDIA GPU's on the same fabric",
+            f"{health_zh} × 所声明网络达到替代参考网络（每块 GPU 一块 {self.reference_gbit_s} "
+            f"Gb/s 网卡）的 {fabric.share:.1%}（{what_zh}）；此为假定：{self.gpu_family} 没有"
+            f"参考网络，其网络按评分细则中要求最高的参考（{STAND_IN_FABRIC_FAMILY}）评判，"
+            "成本绝不低于同一网络上的 NVIDIA GPU",
         )
 
     def _declared(self, health_en: str, health_zh: str) -> tuple[str, str]:
@@ -247,13 +290,16 @@ class Shape:
     spans_nodes: bool  # the job's GPUs do not fit in one node
     gpu_family: str
     spec: GpuSpec | None  # None: no reference fabric for the GPU
-    reference_gbit_s: int | None
+    reference_gbit_s: int | None  # the stand-in's where ``stand_in``
     reference_source: str
     # The NVLink domain (GPUs, larger than a node) the job's full GPUs fit in, else 0.
     domain_gpus: int = 0
     # A ring's bound inside a node on the GPU (reference.expected_busbw_gbyte_s, GB/s), None
     # where no NVLink or PCIe ring bounds it (one GPU per node, MIG slices, no reference).
     nvlink_gbyte_s: float | None = None
+    # An accelerator without NVIDIA's reference figures (reference.other_accelerator): its
+    # fabric is judged against the stand-in reference, its stored all-reduce fraction unread.
+    stand_in: bool = False
 
     @property
     def in_domain(self) -> bool:
@@ -262,8 +308,9 @@ class Shape:
 
     @property
     def declared(self) -> bool:
-        """Whether the job's collectives cross a fabric the rubric has a reference for."""
-        return self.spans_nodes and not self.in_domain and self.spec is not None
+        """Whether the job's collectives cross a fabric the rubric prices against a reference
+        (the GPU's, or the stand-in for an accelerator without one)."""
+        return self.spans_nodes and not self.in_domain and (self.spec is not None or self.stand_in)
 
     @property
     def reference(self) -> float:
@@ -285,6 +332,17 @@ def node_shape(offering: OfferingFacts, evaluation: EvaluationSpec, rubric: Rubr
     found = reference_fabric(offering.gpu_model, offering.gpu_form_factor, offering.gpu_memory_gib)
     if found is None:
         family = gpu_family_of(offering.gpu_model) or offering.gpu_model
+        if other_accelerator(offering.gpu_model) is not None:
+            return Shape(
+                per_node,
+                spans,
+                family,
+                None,
+                STAND_IN_FABRIC_GBIT_S_PER_GPU,
+                STAND_IN_FABRIC_SOURCE,
+                domain,
+                stand_in=True,
+            )
         return Shape(per_node, spans, family, None, None, "", domain)
     spec, per_gpu, source = found
     nvlink = None
@@ -359,12 +417,16 @@ def comm_share(evaluation: EvaluationSpec, rubric: Rubric) -> float:
     )
 
 
-def health_of(candidate: CandidateInput, assumed: float) -> tuple[float, str]:
+def health_of(
+    candidate: CandidateInput, assumed: float, referenced: bool = True
+) -> tuple[float, str]:
     """The all-reduce fraction of the declared system and its basis: measured (capped at 1),
     a one-GPU candidate's host<->device fraction where it reaches the assumption, or the
-    form's ``assumed`` fraction."""
+    form's ``assumed`` fraction. Not ``referenced`` (Shape.stand_in: no nccl-tests
+    expectation exists for the part), a stored all-reduce fraction is not read, as the
+    network dimension does not read it (rubric measurable_if)."""
     measured = candidate.measured
-    fraction = measured.busbw_fraction
+    fraction = measured.busbw_fraction if referenced else None
     if fraction is not None:
         return min(fraction, 1.0), "measured"
     host = measured.host_device_fraction
@@ -396,7 +458,7 @@ def collectives(
     scale, assumed = scale_and_assumed(candidate, evaluation, rubric, form)
     comm = comm_share(evaluation, rubric)
     shape = node_shape(candidate.offering, evaluation, rubric)
-    health, basis = health_of(candidate, assumed)
+    health, basis = health_of(candidate, assumed, not shape.stand_in)
     nodes = reference_gbyte_s = fabric = limit = None
     if shape.declared:
         nodes = measured_across(candidate)
@@ -420,7 +482,7 @@ def collectives(
     elif across:
         source = "across_nodes"
     elif shape.declared:
-        source = "declared"
+        source = "stand_in" if shape.stand_in else "declared"
     elif shape.in_domain:
         source = "nvlink_domain"
     elif shape.spans_nodes:

@@ -498,8 +498,11 @@ def _efficiency_caps(
     )
     health = capped  # the measured fractions, capped at 1 as health_of caps them
     for index, k in enumerate(known):
-        if not k:
-            health[index] = health_of(candidates[index], assumed[index])[0]
+        # A stand-in shape's stored fraction is not read (health_of's ``referenced``).
+        if not k or shapes[index].stand_in:
+            health[index] = health_of(
+                candidates[index], assumed[index], not shapes[index].stand_in
+            )[0]
     count = len(candidates)
     across = np.zeros(count, dtype=bool)
     peak = np.zeros(count)
