@@ -239,12 +239,12 @@ class Collectives:
             f"{health_en} x the declared fabric's {fabric.share:.1%} of a stand-in reference, "
             f"one {self.reference_gbit_s} Gb/s NIC per GPU ({what_en}); an assumption: no "
             f"reference fabric exists for {self.gpu_family}, so its fabric is judged against "
-            f"the most demanding reference the rubric holds ({STAND_IN_FABRIC_FAMILY}), and "
-            "never costs less than an NVIDIA GPU's on the same fabric",
+            f"the most demanding reference the rubric holds ({STAND_IN_FABRIC_FAMILY}), so it "
+            "never counts above an NVIDIA GPU's on the same fabric",
             f"{health_zh} × 所声明网络达到替代参考网络（每块 GPU 一块 {self.reference_gbit_s} "
             f"Gb/s 网卡）的 {fabric.share:.1%}（{what_zh}）；此为假定：{self.gpu_family} 没有"
             f"参考网络，其网络按评分细则中要求最高的参考（{STAND_IN_FABRIC_FAMILY}）评判，"
-            "成本绝不低于同一网络上的 NVIDIA GPU",
+            "因此绝不高于同一网络上 NVIDIA GPU 的计入值",
         )
 
     def _declared(self, health_en: str, health_zh: str) -> tuple[str, str]:

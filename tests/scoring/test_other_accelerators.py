@@ -173,14 +173,17 @@ def test_the_nvlink_rules_score_the_declared_interconnect_and_say_why():
     assert declared[0] < declared[1]
 
 
-def test_the_tco_says_the_fabric_is_unreferenced_in_english_and_chinese():
+def test_the_tco_says_the_fabric_is_judged_against_a_stand_in_in_english_and_chinese():
     spec = evaluation(required_gpu_memory_gib=64)  # 16 GPUs: two 8-GPU nodes
     for item, family in ((_ascend(), "910B"), (_mi300x(), "MI300X")):
         found = collectives(item, spec, V2, item.offering.delivery_form)
-        assert found.source == "unreferenced" and found.gpu_family == family
+        assert (found.source, found.gpu_family, found.reference_gbit_s) == ("stand_in", family, 800)
         lines = {code: (en, zh) for code, en, zh in compute_tco(item, spec, V2).assumptions()}
         en, zh = lines["collectives"]
-        assert f"the rubric has no reference fabric for {family}" in en
-        assert f"评分细则没有 {family} 的参考网络" in zh
+        assert "of a stand-in reference, one 800 Gb/s NIC per GPU" in en
+        assert f"an assumption: no reference fabric exists for {family}" in en
+        assert "the most demanding reference the rubric holds (B300)" in en
+        assert "替代参考网络（每块 GPU 一块 800 Gb/s 网卡）" in zh
+        assert f"此为假定：{family} 没有参考网络" in zh
         # No reference GPU-hour price either: the fallback is said, not hidden.
         assert "no reference price for" in lines["reference_fallback"][0]
