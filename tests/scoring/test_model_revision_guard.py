@@ -28,7 +28,7 @@ from scoring.types import DIMENSIONS, EvaluationSpec
 
 # (MODEL_REVISION, digest of the figures it gives): updated together, never one alone.
 RECORDED = (
-    "2026-12-06g.no-reference-as-unmeasured-npu-smi-gb200-c2c-dmesg-hypervisor",
+    "2026-12-06h.unreferenced-accelerator-fabric-priced-against-stand-in-reference",
     "83f45a15c67b5d0415c80950d409aabd79ee60991f4e71acb7f780ce49d927d5",
 )
 
