@@ -205,10 +205,8 @@ class Collectives:
                 f"{health_zh}，位于一个 {self.domain_gpus} GPU 的 NVLink 域内（NVLink 即网络）："
                 "假定调度器将任务放在同一个域内；网络维度仍对托盘之间的网络评分"
             )
-        elif self.source == "declared" and self.fabric is not None:
+        elif self.source in ("declared", "stand_in") and self.fabric is not None:
             how_en, how_zh = self._declared(health_en, health_zh)
-        elif self.source == "stand_in" and self.fabric is not None:
-            how_en, how_zh = self._stand_in(health_en, health_zh)
         elif self.source == "unreferenced":
             how_en = (
                 f"{health_en}; the rubric has no reference fabric for {self.gpu_family}, so the "
@@ -231,31 +229,29 @@ class Collectives:
             f"{self.throughput:.3f} × 交付形态系数 {self.scale:.3f} = 效率 {self.efficiency:.4f}",
         )
 
-    def _stand_in(self, health_en: str, health_zh: str) -> tuple[str, str]:
+    def _declared(self, health_en: str, health_zh: str) -> tuple[str, str]:
+        """The fabric clause: against the GPU's reference, or ("stand_in") against the
+        stand-in reference, said to be an assumption."""
         fabric = self.fabric
         assert fabric is not None  # noqa: S101 - only called with a fabric
         what_en, what_zh = fabric.described()
+        if self.source != "stand_in":
+            return (
+                f"{health_en} x the declared fabric's {fabric.share:.1%} of the reference, one "
+                f"{self.reference_gbit_s} Gb/s NIC per GPU ({what_en})",
+                f"{health_zh} × 所声明网络达到参考网络（每块 GPU 一块 {self.reference_gbit_s} "
+                f"Gb/s 网卡）的 {fabric.share:.1%}（{what_zh}）",
+            )
         return (
             f"{health_en} x the declared fabric's {fabric.share:.1%} of a stand-in reference, "
             f"one {self.reference_gbit_s} Gb/s NIC per GPU ({what_en}); an assumption: no "
             f"reference fabric exists for {self.gpu_family}, so its fabric is judged against "
-            f"the most demanding reference the rubric holds ({STAND_IN_FABRIC_FAMILY}), so it "
+            f"the most demanding reference the rubric holds ({STAND_IN_FABRIC_FAMILY}) and "
             "never counts above an NVIDIA GPU's on the same fabric",
             f"{health_zh} × 所声明网络达到替代参考网络（每块 GPU 一块 {self.reference_gbit_s} "
             f"Gb/s 网卡）的 {fabric.share:.1%}（{what_zh}）；此为假定：{self.gpu_family} 没有"
             f"参考网络，其网络按评分细则中要求最高的参考（{STAND_IN_FABRIC_FAMILY}）评判，"
-            "因此绝不高于同一网络上 NVIDIA GPU 的计入值",
-        )
-
-    def _declared(self, health_en: str, health_zh: str) -> tuple[str, str]:
-        fabric = self.fabric
-        assert fabric is not None  # noqa: S101 - only called with a fabric
-        what_en, what_zh = fabric.described()
-        return (
-            f"{health_en} x the declared fabric's {fabric.share:.1%} of the reference, one "
-            f"{self.reference_gbit_s} Gb/s NIC per GPU ({what_en})",
-            f"{health_zh} × 所声明网络达到参考网络（每块 GPU 一块 {self.reference_gbit_s} Gb/s "
-            f"网卡）的 {fabric.share:.1%}（{what_zh}）",
+            "绝不高于同一网络上 NVIDIA GPU 的计入值",
         )
 
 

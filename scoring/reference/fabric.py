@@ -75,12 +75,12 @@ REFERENCE_FABRIC_GBIT_S_PER_GPU: dict[str, tuple[int, str]] = {
 
 # The stand-in an accelerator without NVIDIA's figures (reference.OTHER_ACCELERATORS: Huawei
 # Ascend, AMD Instinct) has its declared fabric judged against in the TCO: no datasheet states
-# the fabric its vendor's cluster is built for to the portal's standard, and any class guess
-# (by memory, by generation) would rate its fabric above that of an NVIDIA part the guess did
-# not match. The most demanding reference of the table (the fastest NIC rail per GPU), with no
-# NVLink bound, rates a declared fabric no higher than any NVIDIA GPU's reference would: an
-# unreferenced part never pays less per effective GPU-hour than an NVIDIA one on the same
-# fabric. It follows the table: a faster generation added raises it.
+# the fabric its vendor's cluster is built for to the portal's standard, and a class guess (by
+# memory, by generation) would rate a declared fabric higher than an NVIDIA GPU of a faster
+# generation is rated on it. The most demanding reference of the table (the fastest NIC rail
+# per GPU), with no NVLink bound, rates a declared fabric no higher than any NVIDIA GPU's
+# reference would: an unreferenced part never pays less per effective GPU-hour than an NVIDIA
+# one on the same fabric. It follows the table: a faster generation added raises it.
 STAND_IN_FABRIC_FAMILY, (STAND_IN_FABRIC_GBIT_S_PER_GPU, STAND_IN_FABRIC_SOURCE) = max(
     REFERENCE_FABRIC_GBIT_S_PER_GPU.items(), key=lambda item: (item[1][0], item[0])
 )
