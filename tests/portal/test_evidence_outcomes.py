@@ -65,7 +65,7 @@ def _fields(index: int, finished: datetime) -> dict:
 def _row(upload: EvidenceUpload) -> dict:
     row = model_to_dict(
         EvidenceUpload.objects.get(pk=upload.pk),
-        exclude=["id", "file", "original_name", "sha256", "size_bytes"],
+        exclude=["id", "file", "original_name", "sha256", "size_bytes", "queued_at"],
     )
     row["finished_at"] = EvidenceUpload.objects.get(pk=upload.pk).finished_at
     return row
