@@ -17,6 +17,7 @@ from .forms import (
     OfferingPriceForm,
     VendorForm,
     loaded_version_field,
+    sent_once_field,
 )
 from .models import (
     OFFERING_FIELDS,
@@ -350,10 +351,13 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
             ),
         }
 
-    def __init__(self, *args, with_status: bool = False, **kwargs):
+    def __init__(self, *args, with_status: bool = False, creating: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         # Read before validation writes the posted values onto the instance.
         self.fields["loaded_version"].initial = requirements_version(self.instance)
+        if creating:
+            # A new evaluation's page, sent again (the back button): forms.sent_before.
+            self.fields["sent_once"] = sent_once_field()
         # A text field of the model has no length of its own: refused past this, never stored.
         description = self.fields["description"]
         description.max_length = DESCRIPTION_MAX
@@ -371,8 +375,9 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        # Not a requirement: cleaned_data goes to evaluation_create as the model's fields.
+        # Not requirements: cleaned_data goes to evaluation_create as the model's fields.
         data.pop("loaded_version", None)
+        data.pop("sent_once", None)
         return data
 
 
