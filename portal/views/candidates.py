@@ -340,7 +340,9 @@ def _conflict_message(answer) -> str:
             "for it: keep yours or take the stored one."
         )
     who = person_shown(answer.updated_by) if answer.updated_by else _("someone")
-    when = date_format(timezone.localtime(answer.updated_at), "SHORT_DATETIME_FORMAT")
+    # As every page writes a time, its zone named: the page's own "Draft saved at" is in the
+    # same zone (questionnaire.js), so the two times side by side compare.
+    when = date_format(timezone.localtime(answer.updated_at), "Y-m-d H:i T")
     return _(
         "%(who)s changed this item at %(when)s, after you opened the page. Nothing of yours "
         "was saved for it: keep yours or take theirs."
@@ -463,6 +465,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "files_not_attached": _files_sent(request, not_attached),
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "time_zone": timezone.get_current_timezone_name(),
         "max_attachment_bytes": MAX_ATTACHMENT_BYTES,
         # Named in the browser's refusal of a file of another type (questionnaire.js), as the
         # server's refusal names them.

@@ -41,6 +41,22 @@
     }
   }
 
+  // The time of a save as the server writes times (questionnaire.html's data-time-zone, the
+  // portal's zone, named): a conflict beside it says when the other save was made in that
+  // zone, and the browser's own clock read 19:28 beside "11:28 UTC".
+  function clock(date, zone) {
+    var options = { hour: "2-digit", minute: "2-digit" };
+    if (zone) {
+      options.timeZone = zone;
+      options.timeZoneName = "short";
+    }
+    try {
+      return date.toLocaleTimeString(pageLocale(), options);
+    } catch (e) {
+      return date.toLocaleTimeString(pageLocale(), { hour: "2-digit", minute: "2-digit" });
+    }
+  }
+
   function start() {
     var form = document.getElementById("questionnaire");
     if (!form) return;
@@ -308,10 +324,7 @@
             keep();
           }
           if (response.ok && body.saved) {
-            var time = new Date().toLocaleTimeString(pageLocale(), {
-              hour: "2-digit",
-              minute: "2-digit",
-            });
+            var time = clock(new Date(), form.dataset.timeZone);
             setState(interpolate(gettext("Draft saved at %s"), [time]), "ok");
             return true;
           }
