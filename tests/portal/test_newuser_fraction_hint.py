@@ -8,18 +8,11 @@ from django.urls import reverse
 
 from portal.models import Evaluation
 
+from .test_newuser_sent_once import FIELDS as NEW_EVALUATION
+
 pytestmark = pytest.mark.django_db
 
-FIELDS = {
-    "name": "Fraction typed",
-    "workload_profile": "pretraining",
-    "required_total_gpus": "16",
-    "required_gpu_memory_gib": "80",
-    "duration_days": "30",
-    "expected_idle_days": "0",
-    "budget_currency": "CNY",
-    "required_mlps_level": "0",
-}
+FIELDS = {**NEW_EVALUATION, "name": "Fraction typed"}
 HINT = "Enter the share as a fraction of 1, not a percentage: 0.8 for 80 %."
 
 

@@ -4,72 +4,18 @@ listed one after another, a fingerprint's owner and its identifiers. The joins a
 templates and in portal/evidence_messages.py between a translated part and data, so no single
 catalogue entry carries them; the pages read in English keep ": " and "; "."""
 
-import io
-import json
-import tarfile
-
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from portal.models import Candidate, Evaluation, EvidenceUpload, Membership, Role, UploadStatus
-from portal.services.evidence import evidence_import
+from portal.models import Candidate, Evaluation, Membership, Role, UploadStatus
 
-from .conftest import sample_bytes, small_offering
+from .conftest import make_bundle, sample_bytes, small_offering
+from .test_evidence_messages import _page_upload as _upload
 from .test_zh_pages_complete import Page, Scanner
 
 pytestmark = pytest.mark.django_db
 
-API = "/api/v1/evidence/"
 JUNK = b"lunch at noon, then rack 4 cabling\n"
-
-
-def _bundle(files: dict[str, bytes], missing: tuple[str, ...] = ()) -> bytes:
-    """A collector bundle whose manifest also lists commands the node did not have."""
-    commands = [
-        {
-            "name": name.rsplit(".", 1)[0],
-            "argv": [name],
-            "output": name,
-            "exit_code": 0,
-            "duration_s": 0.5,
-        }
-        for name in files
-    ] + [
-        {
-            "name": name,
-            "argv": [name],
-            "output": None,
-            "exit_code": None,
-            "duration_s": None,
-            "missing": True,
-        }
-        for name in missing
-    ]
-    manifest = {
-        "schema_version": 1,
-        "collector_version": "1.0.0",
-        "hostname": "gpu-node-01",
-        "started_at": "2026-11-30T08:00:00Z",
-        "finished_at": "2026-11-30T08:02:00Z",
-        "nonce": None,
-        "commands": commands,
-    }
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, data in [("manifest.json", json.dumps(manifest).encode()), *files.items()]:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
-
-
-def _upload(client, candidate, data: bytes, name: str) -> EvidenceUpload:
-    response = client.post(API, {"file": SimpleUploadedFile(name, data), "candidate": candidate.pk})
-    assert response.status_code == 202, response.content
-    upload_id = response.json()["id"]
-    evidence_import(upload_id=upload_id, task_id=f"t-{upload_id}")
-    return EvidenceUpload.objects.get(pk=upload_id)
 
 
 def _half_width(client, url: str) -> list[str]:
@@ -84,7 +30,10 @@ def _half_width(client, url: str) -> list[str]:
 def uploads(client, candidate, members):
     client.force_login(members["engineer"])
     refused = _upload(
-        client, candidate, _bundle({"notes.txt": JUNK, "photo.bin": b"\x89PNG\x00\x01"}), "two.tgz"
+        client,
+        candidate,
+        make_bundle({"notes.txt": JUNK, "photo.bin": b"\x89PNG\x00\x01"}),
+        "two.tgz",
     )
     assert refused.status == UploadStatus.FAILED, refused.status
     assert "failures" in refused.error_params, (refused.error, refused.error_code)
@@ -92,7 +41,9 @@ def uploads(client, candidate, members):
     partial = _upload(
         client,
         candidate,
-        _bundle({"ibstat.txt": sample_bytes("ibstat-roce-some-down.txt")}, missing=("dcgmi-diag",)),
+        make_bundle(
+            {"ibstat.txt": sample_bytes("ibstat-roce-some-down.txt")}, missing=("dcgmi-diag",)
+        ),
         "node.tgz",
     )
     assert partial.status == UploadStatus.DONE
@@ -144,7 +95,7 @@ def test_the_dimensions_and_a_shared_fingerprint_read_with_full_width_colons(
     twin = Candidate.objects.create(evaluation=other, offering=small_offering(vendor), node_count=1)
     client.force_login(members["engineer"])
     for target in (candidate, twin):
-        data = _bundle({"ibstat.txt": sample_bytes("ibstat-roce-some-down.txt")})
+        data = make_bundle({"ibstat.txt": sample_bytes("ibstat-roce-some-down.txt")})
         upload = _upload(client, target, data, f"ibstat-{target.pk}.tgz")
         assert upload.status == UploadStatus.DONE
     client.cookies["django_language"] = "zh-hans"
