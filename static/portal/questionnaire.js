@@ -47,12 +47,15 @@
   // zone, and the browser's own clock read 19:28 beside "11:28 UTC".
   function clock(date, zone) {
     var options = { hour: "2-digit", minute: "2-digit" };
-    if (zone) {
-      options.timeZone = zone;
-      options.timeZoneName = "short";
-    }
     try {
-      return date.toLocaleTimeString(pageLocale(), options);
+      if (!zone) return date.toLocaleTimeString(pageLocale(), options);
+      options.timeZone = zone;
+      var time = date.toLocaleTimeString(pageLocale(), options);
+      // The zone after the time, as the pages write it ("11:28 UTC"; Chinese put it first).
+      var named = new Intl.DateTimeFormat(pageLocale(), { timeZone: zone, timeZoneName: "short" })
+        .formatToParts(date)
+        .filter(function (part) { return part.type === "timeZoneName"; });
+      return named.length ? time + " " + named[0].value : time;
     } catch (e) {
       return date.toLocaleTimeString(pageLocale(), { hour: "2-digit", minute: "2-digit" });
     }
