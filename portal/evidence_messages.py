@@ -14,7 +14,7 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from .metric_labels import kind_label
 
@@ -464,7 +464,7 @@ def detail_text(detail: Mapping[str, Any] | None) -> str:
     if detail.get("line") is not None:
         text = _("line %(line)s: %(text)s") % {"line": detail["line"], "text": text}
     if detail.get("kind"):
-        text = f"{kind_label(detail['kind'])}: {text}"
+        text = str(kind_label(detail["kind"])) + pgettext("after a label", ": ") + text
     return text
 
 
@@ -517,8 +517,10 @@ def upload_error(*, code: str, params: Mapping[str, Any] | None, text: str) -> s
         return legacy(text)
     params = dict(params or {})
     if code == UPLOAD_NOTHING_PARSED:
-        params["failures"] = "; ".join(
-            f"{f.get('file', '')}: {detail_text(f.get('detail')) or f.get('error', '')}"
+        params["failures"] = pgettext("between list items", "; ").join(
+            str(f.get("file", ""))
+            + pgettext("after a label", ": ")
+            + (detail_text(f.get("detail")) or f.get("error", ""))
             for f in params.get("failures") or []
         )
     return _format(UPLOAD_MESSAGES.get(code), params, text)

@@ -1,5 +1,8 @@
 """Forms of the portal pages; validation messages are shown next to their fields."""
 
+import hashlib
+import json
+import secrets
 from decimal import Decimal
 
 from django import forms
@@ -72,6 +75,86 @@ def refuse_stale(form: forms.Form, exc: StaleCopy, theirs: str = "") -> None:
     form.add_error(None, message)
     form.data = form.data.copy()
     form.data[form.add_prefix("loaded_version")] = exc.version
+
+
+# A page that creates a row carries a key drawn when the page is shown. The back button brings the
+# filled page back, and pressing the button again sent a second, identical evaluation that no
+# page can delete. The session remembers which row each key created; a key sent again is
+# answered with that row, nothing new created. The key waits in a data attribute until forms.js
+# puts it in its input: a browser that fetches the page again on the way back puts back only what
+# the page had changed in its inputs (the typed text, and so this key), never a value the server
+# wrote, which would be the new page's key.
+SENT_ONCE_SESSION_KEY = "forms_sent_once"
+SENT_ONCE_KEPT = 50
+
+
+class SentOnceInput(forms.TextInput):
+    def __init__(self):
+        super().__init__(attrs={"hidden": True, "tabindex": "-1", "aria-hidden": "true"})
+
+    @property
+    def is_hidden(self) -> bool:
+        # Rendered with the form's hidden fields, never as a labelled field.
+        return True
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["attrs"]["data-sent-once"] = context["widget"]["value"] or ""
+        context["widget"]["value"] = None
+        return context
+
+
+def sent_once_field() -> forms.CharField:
+    return forms.CharField(
+        required=False,
+        max_length=64,
+        widget=SentOnceInput(),
+        initial=lambda: secrets.token_urlsafe(18),
+    )
+
+
+def sent_once_key(form: forms.Form) -> str:
+    return str(form.data.get(form.add_prefix("sent_once")) or "")[:64]
+
+
+def _sent_digest(form: forms.Form) -> str:
+    """What the page sent, but the key and tokens: the same key with other input (the page
+    brought back, changed on purpose and sent) is a new row, never answered with the first."""
+    skipped = {
+        "csrfmiddlewaretoken",
+        form.add_prefix("sent_once"),
+        form.add_prefix("loaded_version"),
+    }
+    items = sorted(
+        (name, value)
+        for name in form.data
+        if name not in skipped
+        for value in form.data.getlist(name)
+    )
+    return hashlib.sha256(json.dumps(items).encode()).hexdigest()
+
+
+def sent_before(request, form: forms.Form) -> str | None:
+    """The address of what this page already created in this session from the same input, or
+    None."""
+    key = sent_once_key(form)
+    done = request.session.get(SENT_ONCE_SESSION_KEY)
+    if not key or not isinstance(done, dict) or not isinstance(done.get(key), dict):
+        return None
+    first = done[key]
+    return first.get("url") if first.get("digest") == _sent_digest(form) else None
+
+
+def sent_record(request, form: forms.Form, url: str) -> None:
+    """Remember that this page's key and input created what ``url`` shows (the newest kept)."""
+    key = sent_once_key(form)
+    if not key:
+        return
+    done = request.session.get(SENT_ONCE_SESSION_KEY)
+    done = dict(done) if isinstance(done, dict) else {}
+    done.pop(key, None)
+    done[key] = {"url": url, "digest": _sent_digest(form)}
+    request.session[SENT_ONCE_SESSION_KEY] = dict(list(done.items())[-SENT_ONCE_KEPT:])
 
 
 def weight_percent_field(label, *, required: bool = True) -> forms.DecimalField:

@@ -1,7 +1,9 @@
 """Forms of the procurement pages: catalogue filters, offering fieldsets and price formsets,
 upload tokens, and mapping service errors onto the form that caused them."""
 
+import re
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -17,6 +19,7 @@ from .forms import (
     OfferingPriceForm,
     VendorForm,
     loaded_version_field,
+    sent_once_field,
 )
 from .models import (
     OFFERING_FIELDS,
@@ -330,6 +333,48 @@ def add_service_error(
 
 DESCRIPTION_MAX = 20_000
 
+# The minimum bus-bandwidth fraction is a share of 1 (0.80), and the dashboard shows it as "80 %":
+# "80%" was refused with "enter the number without the % sign, for example 80", and 80 then
+# with "ensure this value is less than or equal to 1". Both now name the fraction to type.
+FRACTION_NOT_PERCENT = _(
+    "Enter the share as a fraction of 1, not a percentage: %(plain)s for %(typed)s %%."
+)
+_PERCENT_TYPED = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?)\s*[%％]?\s*", re.ASCII)
+
+
+def _as_fraction(typed: str) -> ValidationError | None:
+    """The refusal naming the fraction meant by a percentage typed in a fraction field ("80%",
+    or 80 once read), or None for other text."""
+    found = _PERCENT_TYPED.fullmatch(typed)
+    if found is None or not 0 <= (percent := Decimal(found.group(1))) <= 100:
+        return None
+    return ValidationError(
+        FRACTION_NOT_PERCENT,
+        code="invalid",
+        params={
+            "plain": format((percent / 100).normalize(), "f"),
+            "typed": format(percent.normalize(), "f"),
+        },
+    )
+
+
+class FractionField(forms.DecimalField):
+    """A share of 1 typed as a fraction; a percentage typed instead is refused naming the
+    fraction it means."""
+
+    def to_python(self, value):
+        if isinstance(value, str) and ("%" in value or "％" in value):
+            hint = _as_fraction(value)
+            if hint is not None:
+                raise hint
+        return super().to_python(value)
+
+    def validate(self, value):
+        super().validate(value)
+        # Before the validators: "at most 1" alone does not say that 80 meant 0.80.
+        if value is not None and 1 < value <= 100:
+            raise _as_fraction(str(value))
+
 
 class EvaluationEditForm(PageFormMixin, forms.ModelForm):
     """An evaluation's requirements; editing also moves it between draft and open (a decision
@@ -350,15 +395,29 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
             ),
         }
 
-    def __init__(self, *args, with_status: bool = False, **kwargs):
+    def __init__(self, *args, with_status: bool = False, creating: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         # Read before validation writes the posted values onto the instance.
         self.fields["loaded_version"].initial = requirements_version(self.instance)
+        if creating:
+            # A new evaluation's page, sent again (the back button): forms.sent_before.
+            self.fields["sent_once"] = sent_once_field()
         # A text field of the model has no length of its own: refused past this, never stored.
         description = self.fields["description"]
         description.max_length = DESCRIPTION_MAX
         description.validators.append(MaxLengthValidator(DESCRIPTION_MAX))
         description.widget = LongTextarea(attrs=description.widget.attrs)
+        fraction = self.fields["min_busbw_fraction"]
+        self.fields["min_busbw_fraction"] = FractionField(
+            label=fraction.label,
+            help_text=fraction.help_text,
+            required=fraction.required,
+            max_digits=fraction.max_digits,
+            decimal_places=fraction.decimal_places,
+            min_value=0,
+            max_value=1,
+            widget=fraction.widget,
+        )
         if with_status:
             self.fields["status"] = forms.ChoiceField(
                 label=_("Status"),
@@ -371,8 +430,9 @@ class EvaluationEditForm(PageFormMixin, forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        # Not a requirement: cleaned_data goes to evaluation_create as the model's fields.
+        # Not requirements: cleaned_data goes to evaluation_create as the model's fields.
         data.pop("loaded_version", None)
+        data.pop("sent_once", None)
         return data
 
 

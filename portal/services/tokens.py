@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..audit_values import when_shown
-from ..models import Candidate, UploadToken, hash_token
+from ..models import Candidate, EvaluationStatus, UploadToken, hash_token
 from .errors import ensure_not_decided
 from .text import clean_text
 
@@ -82,6 +82,16 @@ def upload_token_authenticate(raw: str) -> UploadToken:
     token = found[0] if found else None
     if token is None:
         raise TokenError(_("Unknown upload token."))
+    if token.revoked_at is not None and token.evaluation.status == EvaluationStatus.DECIDED:
+        # Said to the engineer at the node (the collector prints it): a bare "revoked" after a
+        # decision read as a broken token, and a new token would be refused too.
+        raise TokenError(
+            _(
+                "This upload token has been revoked: the evaluation is decided and takes no "
+                "more evidence. To add evidence, a manager reopens the evaluation and "
+                "procurement issues a new token."
+            )
+        )
     if token.revoked_at is not None:
         raise TokenError(_("This upload token has been revoked."))
     now = timezone.now()

@@ -311,15 +311,20 @@ def _errors(forms_: list[AnswerForm]) -> dict[str, list[str]]:
     return errors
 
 
-def _save(request, candidate, forms_: list[AnswerForm]) -> AnswersSaved | None:
+def _save(
+    request, candidate, forms_: list[AnswerForm], *, drafts_of_valid: bool = False
+) -> AnswersSaved | None:
     """Validate every item, then save them (None: nothing saved, messages land on the forms).
     An item changed by someone else since the page loaded is refused: its form keeps the
-    input as typed and shows the newer answer beside it."""
-    if not all([form.is_valid() for form in forms_]):
+    input as typed and shows the newer answer beside it. ``drafts_of_valid`` (the autosave):
+    the items that pass are saved even when another is refused, so that one mistyped figure
+    does not hold back the drafts of the other nine."""
+    valid = [form for form in forms_ if form.is_valid()]
+    if len(valid) < len(forms_) and not (drafts_of_valid and valid):
         return None
     try:
         result = answers_save(
-            candidate=candidate, drafts=[f.draft() for f in forms_], by=request.user
+            candidate=candidate, drafts=[f.draft() for f in valid], by=request.user
         )
     except ValidationError as exc:
         # Which item's attachment was refused is not known here: the first one with a file.
@@ -340,7 +345,9 @@ def _conflict_message(answer) -> str:
             "for it: keep yours or take the stored one."
         )
     who = person_shown(answer.updated_by) if answer.updated_by else _("someone")
-    when = date_format(timezone.localtime(answer.updated_at), "SHORT_DATETIME_FORMAT")
+    # As every page writes a time, its zone named: the page's own "Draft saved at" is in the
+    # same zone (questionnaire.js), so the two times side by side compare.
+    when = date_format(timezone.localtime(answer.updated_at), "Y-m-d H:i T")
     return _(
         "%(who)s changed this item at %(when)s, after you opened the page. Nothing of yours "
         "was saved for it: keep yours or take theirs."
@@ -380,6 +387,8 @@ def _outcome(candidate, forms_: list[AnswerForm], result: AnswersSaved | None) -
                 "version": conflicts[pk].version,
             }
             continue
+        if pk not in result.versions:
+            continue  # refused by its fields: not sent to the save, its version unchanged
         out["versions"][form.prefix] = result.versions[pk]
         if pk in result.refreshed:
             out["refreshed"][form.prefix] = stored[pk].initial_inputs()
@@ -406,15 +415,22 @@ def _files_sent(request: HttpRequest, numbers: set[int]) -> list[str]:
 @login_required
 @require_form_methods
 def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpResponse:
-    """The ten items as one form: "Save all" (with attachments) or the page's autosave of the
-    drafts (JSON, without files) save every item at once, all or nothing."""
+    """The ten items as one form: "Save all" (with attachments) saves every item at once, all
+    or nothing; the page's autosave of the drafts (JSON, without files) saves the items that
+    pass their checks and answers 422 naming the others."""
     allowed = CAN_EDIT if request.method == "POST" else CAN_VIEW
     evaluation, membership, candidate = member_candidate(request, pk, candidate_pk, allowed)
     status = 200
     not_attached: set[int] = set()  # items whose chosen files were not saved
     if request.method == "POST":
         forms_ = questionnaire_forms(candidate, request.POST, request.FILES)
-        result = _save(request, candidate, forms_)
+        autosave = "autosave" in request.POST and _wants_json(request)
+        result = _save(request, candidate, forms_, drafts_of_valid=autosave)
+        incomplete = any(form.errors for form in forms_)
+        if autosave and result is not None and incomplete:
+            # The items that passed are saved; the others are refused by their fields.
+            outcome = _outcome(candidate, forms_, result)
+            return JsonResponse({**outcome, "saved": False, "partial": True}, status=422)
         saved = result is not None and not result.conflicts
         if saved and "autosave" not in request.POST:
             messages.success(request, _("All answers saved."))
@@ -463,6 +479,7 @@ def questionnaire(request: HttpRequest, pk: int, candidate_pk: int) -> HttpRespo
         "files_not_attached": _files_sent(request, not_attached),
         "conflicted": status == 409 and not decided_refusal,
         "csrf_cookie_name": settings.CSRF_COOKIE_NAME,
+        "time_zone": timezone.get_current_timezone_name(),
         "max_attachment_bytes": MAX_ATTACHMENT_BYTES,
         # Named in the browser's refusal of a file of another type (questionnaire.js), as the
         # server's refusal names them.

@@ -45,7 +45,7 @@ from ..services.reports import ReportPdfLimited, report_pdf_request
 from ..templatetags.portal_tags import num
 from . import display
 from .common import form_status, member_evaluation, require_form_methods, stored_file_response
-from .dashboard import results_context
+from .dashboard import catalogue_html, results_context
 from .weights import percentages
 
 
@@ -300,6 +300,12 @@ def _rounds(evaluation, record) -> tuple[list, list[dict]]:
     return earlier, current_evidence
 
 
+def _catalogue_notice(evaluation, membership):
+    """The dashboard's catalogue-change notice ("" when no candidate's offering changed)."""
+    _results_fp, catalogue_fp = selectors.results_fingerprints(evaluation)
+    return catalogue_html(evaluation, role=membership.role, fingerprint=catalogue_fp)
+
+
 def _decision_page(
     request, evaluation, membership, record, form, reopen_form, ranking, unverified=(), refused=None
 ):
@@ -329,6 +335,10 @@ def _decision_page(
         "imports_pending": selectors.evaluation_imports_pending(evaluation)
         if record is None
         else 0,
+        # A candidate whose offering changed in the catalogue is still scored on the version it
+        # pinned: said before the decision, as the dashboard says it, so that it is not made on
+        # prices or facts the catalogue no longer states without a word.
+        "catalogue_html": _catalogue_notice(evaluation, membership) if record is None else "",
     }
     status = form_status(form, reopen_form)
     return render(request, "portal/evaluation_decision.html", context, status=status)

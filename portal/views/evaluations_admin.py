@@ -6,9 +6,10 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from ..forms import refuse_stale, sent_version
+from ..forms import refuse_stale, sent_before, sent_record, sent_version
 from ..forms_procurement import (
     EvaluationEditForm,
     MemberAddForm,
@@ -34,7 +35,16 @@ def evaluation_create_view(request: HttpRequest) -> HttpResponse:
     """A new evaluation (procurement in any evaluation, or staff); its creator becomes its
     procurement member and it starts with its workload's preset weights."""
     require_evaluation_creator(request)
-    form = EvaluationEditForm(request.POST or None)
+    form = EvaluationEditForm(request.POST or None, creating=True)
+    if request.method == "POST" and (done := sent_before(request, form)):
+        messages.info(
+            request,
+            _(
+                "This page was sent before and the evaluation created then: here it is. "
+                "Nothing new was created."
+            ),
+        )
+        return redirect(done)
     if request.method == "POST" and form.is_valid():
         try:
             evaluation = evaluation_create(fields=form.cleaned_data, by=request.user)
@@ -44,7 +54,9 @@ def evaluation_create_view(request: HttpRequest) -> HttpResponse:
             messages.success(
                 request, _("Evaluation “%(name)s” created.") % {"name": evaluation.name}
             )
-            return redirect("evaluation-detail", pk=evaluation.pk)
+            url = reverse("evaluation-detail", args=[evaluation.pk])
+            sent_record(request, form, url)
+            return redirect(url)
     return render(
         request,
         "portal/evaluation_form.html",

@@ -56,8 +56,23 @@
       }
     });
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", markRefused);
-  else markRefused();
+  // A page that creates a row carries a key (forms.sent_once_field), put in its input from
+  // here: a browser that fetches the page again on the way back puts back what the page changed
+  // in its inputs, so the key that goes with the typed input comes back with it, and the server
+  // answers a second press with what the first one made. An input already holding a key (put
+  // back) keeps it.
+  function keepSentOnceKeys() {
+    Array.prototype.forEach.call(document.querySelectorAll("input[data-sent-once]"), function (input) {
+      if (!input.value) input.value = input.dataset.sentOnce;
+    });
+  }
+
+  function loaded() {
+    markRefused();
+    keepSentOnceKeys();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", loaded);
+  else loaded();
 
   window.addEventListener("beforeunload", function (event) {
     var pending = Array.prototype.some.call(document.querySelectorAll("form[data-unsaved]"), function (form) {

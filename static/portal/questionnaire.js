@@ -1,6 +1,7 @@
 // Questionnaire: the ten items are one form. Edits are autosaved as drafts (without files) a
-// moment after typing stops; "Save all" sends everything with the attachments and reloads the
-// page; leaving with unsaved input asks first. The n/10 count follows the inputs as they change;
+// moment after typing stops, every item that passes its checks even when another is refused;
+// "Save all" sends everything with the attachments and reloads the page; leaving with unsaved
+// input asks first. The n/10 count follows the inputs as they change;
 // an item contradicted by the evidence or a review is counted apart, never as answered.
 //
 // Nothing typed is lost: every unsaved edit is also kept in this browser's localStorage (per
@@ -38,6 +39,25 @@
       return lang ? [Intl.DateTimeFormat.supportedLocalesOf([lang])[0] || lang] : [];
     } catch (e) {
       return [];
+    }
+  }
+
+  // The time of a save as the server writes times (questionnaire.html's data-time-zone, the
+  // portal's zone, named): a conflict beside it says when the other save was made in that
+  // zone, and the browser's own clock read 19:28 beside "11:28 UTC".
+  function clock(date, zone) {
+    var options = { hour: "2-digit", minute: "2-digit" };
+    try {
+      if (!zone) return date.toLocaleTimeString(pageLocale(), options);
+      options.timeZone = zone;
+      var time = date.toLocaleTimeString(pageLocale(), options);
+      // The zone after the time, as the pages write it ("11:28 UTC"; Chinese put it first).
+      var named = new Intl.DateTimeFormat(pageLocale(), { timeZone: zone, timeZoneName: "short" })
+        .formatToParts(date)
+        .filter(function (part) { return part.type === "timeZoneName"; });
+      return named.length ? time + " " + named[0].value : time;
+    } catch (e) {
+      return date.toLocaleTimeString(pageLocale(), { hour: "2-digit", minute: "2-digit" });
     }
   }
 
@@ -299,19 +319,24 @@
             setState(body.detail || gettext("Your session ended: sign in in another tab, then press Save again."), "bad");
             return false;
           }
-          if (response.status === 200 || response.status === 409) {
-            edits = Math.max(0, edits - sentEdits);
+          // A draft save whose marked items were refused saved the others (body.partial): their
+          // versions are taken, the refused ones stay unsaved here and in the kept copy.
+          var partial = response.status === 422 && body.partial;
+          if (response.status === 200 || response.status === 409 || partial) {
+            if (!partial) edits = Math.max(0, edits - sentEdits);
             clearErrors();
             showStatuses(body.statuses);
             applyOutcome(body, sent);
             showProgress(body.answered, body.total, body.contradicted || 0);
             keep();
           }
+          if (partial) {
+            showErrors(body.errors || {});
+            setState(gettext("Saved, except the marked fields: correct them to save them too."), "bad");
+            return false;
+          }
           if (response.ok && body.saved) {
-            var time = new Date().toLocaleTimeString(pageLocale(), {
-              hour: "2-digit",
-              minute: "2-digit",
-            });
+            var time = clock(new Date(), form.dataset.timeZone);
             setState(interpolate(gettext("Draft saved at %s"), [time]), "ok");
             return true;
           }

@@ -157,8 +157,15 @@ def sample_bytes(name: str) -> bytes:
     return (SAMPLES / name).read_bytes()
 
 
-def make_bundle(files: dict[str, bytes], *, hostname: str = "gpu-node-01", nonce=None) -> bytes:
-    """A collector-style tar.gz: manifest.json plus one member per output."""
+def make_bundle(
+    files: dict[str, bytes],
+    *,
+    hostname: str = "gpu-node-01",
+    nonce=None,
+    missing: tuple[str, ...] = (),
+) -> bytes:
+    """A collector-style tar.gz: manifest.json plus one member per output, and the commands
+    ``missing`` on the node listed without output."""
     manifest = {
         "schema_version": 1,
         "collector_version": "1.0.0",
@@ -175,6 +182,17 @@ def make_bundle(files: dict[str, bytes], *, hostname: str = "gpu-node-01", nonce
                 "duration_s": 0.5,
             }
             for name in files
+        ]
+        + [
+            {
+                "name": name,
+                "argv": [name],
+                "output": None,
+                "exit_code": None,
+                "duration_s": None,
+                "missing": True,
+            }
+            for name in missing
         ],
     }
     buffer = io.BytesIO()

@@ -258,17 +258,30 @@ def demo_procurement(client, demo):
         ("item-1-version", "v" * 65),
     ],
 )
-def test_hostile_questionnaire_input_is_a_422_and_nothing_is_written(demo_procurement, name, value):
+def test_hostile_questionnaire_input_is_a_422_and_nothing_of_it_is_written(
+    demo_procurement, name, value
+):
+    """Refused by its field, nothing of the hostile item written; the autosave still keeps the
+    draft of the item typed beside it (item 10), and "Save all" keeps nothing."""
     from .test_userday_questionnaire import _page_data
 
     url = reverse("candidate-questionnaire", args=[1, 4])
     data = _page_data(demo_procurement, 4)
+    hostile_item = int(name.split("-")[1])
     before = list(Answer.objects.filter(candidate_id=4).values())
-    data.update({"item-10-claim": "14", name: value, "autosave": "1"})
-    response = demo_procurement.post(url, data, HTTP_ACCEPT="application/json")
+    before_hostile = list(Answer.objects.filter(candidate_id=4, item__number=hostile_item).values())
+    data.update({"item-10-claim": "14", name: value})
+    response = demo_procurement.post(url, data, HTTP_ACCEPT="application/json")  # Save all
     assert response.status_code == 422
     assert list(response.json()["errors"]) == [name]
     assert list(Answer.objects.filter(candidate_id=4).values()) == before
+
+    response = demo_procurement.post(url, {**data, "autosave": "1"}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 422
+    assert list(response.json()["errors"]) == [name]
+    after = list(Answer.objects.filter(candidate_id=4, item__number=hostile_item).values())
+    assert after == before_hostile
+    assert Answer.objects.get(candidate_id=4, item__number=10).claim == "14"
 
 
 @pytest.mark.parametrize(

@@ -44,7 +44,10 @@ class _Controls(HTMLParser):
             self._text = []
             if attrs.get("for"):
                 self.label_for.add(attrs["for"])
-        if tag in ("input", "select", "textarea") and attrs.get("type") != "hidden":
+        # A control with the ``hidden`` attribute is shown to no one, screen readers included
+        # (the key a creating page carries: forms.sent_once_field).
+        shown = attrs.get("type") != "hidden" and "hidden" not in attrs
+        if tag in ("input", "select", "textarea") and shown:
             self.controls.append({"tag": tag, "in_label": self._label is not None, **attrs})
 
     def handle_endtag(self, tag):

@@ -80,9 +80,10 @@ ALLOWED_PHRASES = (
 WORD = re.compile(r"(?<![\w.\-/@])[A-Za-z][A-Za-z'’]+(?:-[A-Za-z]+)*(?![\w\-/@]|\.[A-Za-z0-9])")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 PLACEHOLDER = " ¤ "
-# A half-width mark against a Chinese character: "稳定性: 50", "带外管理 (IPMI)", "已声明; 是".
+# A half-width mark against a Chinese character: "稳定性: 50", "带外管理 (IPMI)", "已声明; 是",
+# "dcgmi-diag: 未采集", a colon after a full-width closing bracket.
 HAN = "\u3400-\u9fff"
-HALF_WIDTH = re.compile(rf"[{HAN}][,;:]|[,;] ?[{HAN}]|[{HAN}] ?\((?!\d)|\) ?[{HAN}]|[{HAN}]\)")
+HALF_WIDTH = re.compile(rf"[{HAN}）][,;:]|[,;:] ?[{HAN}]|[{HAN}] ?\((?!\d)|\) ?[{HAN}]|[{HAN}]\)")
 # What the form checks send where numbers, dates and names go (echoed back in the fields).
 INVALID_INPUTS = ("abc",)
 
@@ -190,6 +191,15 @@ class Scanner:
                 for mark in self.half_width(line):
                     self.leaks.setdefault(f"{mark!r} in {line[:160]!r}", set()).add(where)
 
+    def check_punctuation(self, where: str, text: str) -> None:
+        """Half-width marks only (``check`` reads the English): for the sentences a page
+        builds of several elements."""
+        for line in text.splitlines():
+            line = line.strip()
+            if line and not line.startswith(("{", "[")):
+                for mark in self.half_width(line):
+                    self.leaks.setdefault(f"{mark!r} in {line[:160]!r}", set()).add(where)
+
     def half_width(self, text: str) -> list[str]:
         """Half-width punctuation where Chinese takes the full-width mark: a comma, semicolon,
         colon or bracket written against Chinese text (what people typed aside)."""
@@ -209,16 +219,24 @@ BLOCKS = {
     "ol", "table", "form", "select", "textarea",
 }  # fmt: skip
 SKIPPED = {"script", "style", "code", "pre", "kbd", "samp"}
+# Elements that sit inside a sentence: the punctuation a template writes between them and the
+# text around them ("<strong>稳定性</strong>: 50") is read with that text.
+INLINE = {"a", "span", "small", "strong", "em", "b", "i", "q", "abbr", "time", "code", "kbd",
+          "samp", "sup", "sub"}  # fmt: skip
 SHOWN_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt", "data-confirm")
 
 
 class Page(HTMLParser):
     """A page's visible text (one line per element), the attributes a reader sees, the links a
-    reader follows (href, hx-get, data-poll), the figures handed to the charts and the forms."""
+    reader follows (href, hx-get, data-poll), the figures handed to the charts and the forms.
+    ``sentences``: the visible text again, one line per block element, inline elements (a
+    bold label, a linked name, a code) read with the text around them."""
 
     def __init__(self, html: str):
         super().__init__(convert_charrefs=True)
         self.lines: list[str] = []
+        self.sentences: list[str] = []
+        self._sentence: list[str] = []
         self.attributes: list[str] = []
         self.links: list[str] = []
         self.figures: list[str] = []
@@ -231,12 +249,19 @@ class Page(HTMLParser):
         self.feed(html)
         self.close()
         self._flush()
+        self._end_sentence()
 
     def _flush(self):
         text = re.sub(r"\s+", " ", "".join(self._buffer)).strip()
         if text:
             self.lines.append(text)
         self._buffer = []
+
+    def _end_sentence(self):
+        text = re.sub(r"\s+", " ", "".join(self._sentence)).strip()
+        if text:
+            self.sentences.append(text)
+        self._sentence = []
 
     def handle_starttag(self, tag, attrs):
         a = {k: v or "" for k, v in attrs}
@@ -250,8 +275,12 @@ class Page(HTMLParser):
             self._json = []
         if tag in SKIPPED:
             self._skip.append(tag)
+            if tag in INLINE and len(self._skip) == 1:
+                self._sentence.append(PLACEHOLDER)  # a code's text is not prose
         if tag in BLOCKS:
             self._flush()
+        if tag in BLOCKS - INLINE:
+            self._end_sentence()
         self._form_tag(tag, a)
 
     def _form_tag(self, tag, a):
@@ -295,12 +324,15 @@ class Page(HTMLParser):
             self._select = None
         if tag in BLOCKS:
             self._flush()
+        if tag in BLOCKS - INLINE:
+            self._end_sentence()
 
     def handle_data(self, data):
         if self._json is not None:
             self._json.append(data)
         elif not self._skip:
             self._buffer.append(data)
+            self._sentence.append(data)
 
 
 # Keys of a Plotly figure whose strings a reader sees (titles, names, hover and axis text).
@@ -404,6 +436,7 @@ def crawl(
 def check_html(scanner: Scanner, where: str, html: str) -> Page:
     page = Page(html)
     scanner.check(where, "\n".join(page.lines))
+    scanner.check_punctuation(where, "\n".join(page.sentences))
     scanner.check(where, "\n".join(page.attributes), code_ok=True)
     for figure in page.figures:
         scanner.check(f"{where} (chart)", "\n".join(figure_texts(json.loads(figure))))
