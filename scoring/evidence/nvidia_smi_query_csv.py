@@ -62,6 +62,18 @@ _OTHER_READ = frozenset(
 )
 
 
+# One value of a --query-gpu row: a product name, or a figure, state or identifier of at most
+# three words ("81920 MiB", "[N/A]", "Enabled", "GPU-5c1b…", "00000000:07:00.0", "Default").
+_VALUE_WORDS_MAX = 3
+
+
+def _values_row(parts: list[str]) -> bool:
+    """Whether ``parts`` (a line split at its commas) can be a row of values: every part a
+    product name or a few words. A sentence split at its commas is not (a README quoting
+    ``nvidia-smi --query-gpu=…`` read 937 "GPUs" from its prose lines)."""
+    return all(part.startswith(BRANDS) or len(part.split()) <= _VALUE_WORDS_MAX for part in parts)
+
+
 def parse_csv(text: str) -> ParseResult:
     """Parse ``--query-gpu … --format=csv`` output into nvidia_smi_query's figures."""
     warnings: list[str] = []
@@ -87,11 +99,14 @@ def parse_csv(text: str) -> ParseResult:
         if all(FIELD_RE.match(p) for p in parts) and len(parts) > 1:
             fields = [_ALIASES.get(p.split(" [")[0], p.split(" [")[0]) for p in parts]
             continue
+        if not _values_row(parts):
+            # A sentence with commas (a document quoting the command, a log line): no GPU.
+            continue
         if fields is None or len(parts) != len(fields):
             if fields is not None and len(parts) > 1:
                 warnings.append(f"line {line_no}: row with {len(parts)} values, not {len(fields)}")
                 partial = partial or "unread_rows"
-            elif fields is None and len(parts) > 1:
+            elif fields is None and len(parts) > 1 and any(p.startswith(BRANDS) for p in parts):
                 rows.append((line_no, {f"field{i}": v for i, v in enumerate(parts)}))
             continue
         rows.append((line_no, dict(zip(fields, parts, strict=True))))

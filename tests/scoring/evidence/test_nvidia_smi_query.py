@@ -290,3 +290,30 @@ def test_multigpu_board_and_board_id_from_q(sample):
     excerpt = "nvidia_smi_query/mlengineering-a100-q-ecc-remapped-rows-xid63.txt"
     (gpu,) = nvidia_smi_query.parse(sample(excerpt)).metrics["gpus"]
     assert (gpu["multigpu_board"], gpu["board_id"]) == (None, None)
+
+
+# A document about the tools (the portal's own README, uploaded by a new user) quotes the
+# command: its prose lines, split at their commas, were read as 937 GPUs of no name, enough to
+# meet a GPU-count claim.
+DOCUMENT = """# Collecting evidence
+
+Run `nvidia-smi --query-gpu=name,pci.bus_id,memory.total --format=csv` on each node, then
+upload the file. The collector does this for you, with nvidia-smi -q, topo -m and ibstat.
+It keeps the outputs in one bundle, names each file by its command, and sends it.
+Procurement, engineers and managers read the result on the candidate page.
+"""
+
+
+def test_a_document_quoting_the_command_has_no_gpus():
+    assert nvidia_smi_query.detect(DOCUMENT) >= 50  # it does name the command
+    with pytest.raises(EvidenceParseError) as refused:
+        nvidia_smi_query.parse(DOCUMENT)
+    assert refused.value.code == "nvidia_smi_query.no_csv_rows"
+
+
+def test_the_rows_under_a_quoted_command_are_still_read():
+    rows = [f"NVIDIA H100 80GB HBM3, 00000000:{bus}:00.0, 81559 MiB\n" for bus in ("18", "2A")]
+    text = DOCUMENT + "".join(rows)
+    metrics = nvidia_smi_query.parse(text).metrics
+    assert metrics["gpu_count"] == 2
+    assert metrics["gpus"][0]["memory_total_mib"] == 81559
