@@ -3,6 +3,8 @@ item and in the page's language, with the typed text kept: "Save all" sent a 22 
 minutes before the server refused the whole save (and behind nginx, two files that together
 passed its body limit got its 413 page: "the server did not answer as expected", forever)."""
 
+from pathlib import Path
+
 import pytest
 from playwright.sync_api import expect
 
@@ -14,8 +16,18 @@ QUESTIONNAIRE = "/evaluations/1/candidates/4/questionnaire/"
 MIB = 1024 * 1024
 
 
-def _file(name: str, size: int) -> dict:
-    return {"name": name, "mimeType": "application/pdf", "buffer": b"%PDF-1.4\n" + b"0" * size}
+def _file(directory: Path, name: str, size: int) -> Path:
+    """A PDF-headed file of ``size`` + 9 bytes, on disk: Playwright hands the browser a file's
+    path, where a buffer crosses its protocol base64-encoded (seconds per MiB on a busy
+    machine)."""
+    path = directory / name
+    path.write_bytes(b"%PDF-1.4\n" + b"0" * size)
+    return path
+
+
+def _chosen(page, selector: str) -> list:
+    """Name, size and type of the file the browser holds in ``selector``."""
+    return page.eval_on_selector(selector, "el => [...el.files].map(f => [f.name, f.size, f.type])")
 
 
 @pytest.mark.parametrize(
@@ -34,7 +46,7 @@ def _file(name: str, size: int) -> dict:
     ],
 )
 def test_a_file_above_the_limit_is_refused_by_its_item_before_sending(
-    portal, language, by_item, state
+    portal, language, by_item, state, tmp_path
 ):
     page = portal.page
     portal.login("procurement")
@@ -45,7 +57,10 @@ def test_a_file_above_the_limit_is_refused_by_its_item_before_sending(
     posts = []
     page.on("request", lambda r: r.method == "POST" and posts.append(r.url))
     page.fill("[name='item-7-notes']", "SLA scan attached.")
-    page.set_input_files("[name='item-7-attachment']", files=[_file("sla.pdf", 21 * MIB - 9)])
+    page.set_input_files(
+        "[name='item-7-attachment']", files=[_file(tmp_path, "sla.pdf", 21 * MIB - 9)]
+    )
+    assert _chosen(page, "[name='item-7-attachment']") == [["sla.pdf", 21 * MIB, "application/pdf"]]
     posts.clear()  # the autosave of the note, if it ran
     page.click("#save-all")
     expect(page.locator('[data-errors-for="item-7-attachment"]')).to_have_text(by_item)
@@ -55,12 +70,20 @@ def test_a_file_above_the_limit_is_refused_by_its_item_before_sending(
     assert not AnswerAttachment.objects.filter(answer__candidate_id=4).exists()
 
 
-def test_files_together_above_one_save_are_refused_saying_to_save_in_turns(portal):
+def test_files_together_above_one_save_are_refused_saying_to_save_in_turns(portal, tmp_path):
     page = portal.page
     portal.login("procurement")
     portal.goto(QUESTIONNAIRE)
-    page.set_input_files("[name='item-6-attachment']", files=[_file("mlps.pdf", 12 * MIB)])
-    page.set_input_files("[name='item-7-attachment']", files=[_file("sla.pdf", 12 * MIB)])
+    page.set_input_files(
+        "[name='item-6-attachment']", files=[_file(tmp_path, "mlps.pdf", 12 * MIB)]
+    )
+    page.set_input_files("[name='item-7-attachment']", files=[_file(tmp_path, "sla.pdf", 12 * MIB)])
+    assert _chosen(page, "[name='item-6-attachment']") == [
+        ["mlps.pdf", 12 * MIB + 9, "application/pdf"]
+    ]
+    assert _chosen(page, "[name='item-7-attachment']") == [
+        ["sla.pdf", 12 * MIB + 9, "application/pdf"]
+    ]
     page.click("#save-all")
     expect(page.locator("#save-state")).to_contain_text(
         "the chosen files come to 24.0 MiB together, and one save sends at most 20.0 MiB"

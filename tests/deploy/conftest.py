@@ -1,15 +1,20 @@
 """A private PostgreSQL cluster and Redis (deploy/stack.py) on free ports, for the upgrade and
-outage tests: they migrate, stop and start these, never the shared 5432 and 6379."""
+outage tests: they migrate, stop and start these, never the shared 5432 and 6379.
+
+One cluster and one Redis serve the whole run (initdb, starting and stopping them took ~15 s per
+module); each module gets them as a fresh stack would be: both running, Redis empty, no database
+an earlier module created, and an empty media folder."""
 
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import redis
 
 from deploy import stack
 
@@ -23,6 +28,7 @@ class PrivateStack:
     redis_port: int
     postgres: stack.Service
     redis: stack.Service
+    databases: list[str] = field(default_factory=list)  # created by createdb, newest last
 
     def env(self, database: str = "portal", **extra: str) -> dict[str, str]:
         """The production settings (portal.settings) on the private services."""
@@ -60,6 +66,37 @@ class PrivateStack:
             ],
             check=True,
         )
+        self.databases.append(name)
+
+    def reset(self) -> None:
+        """Back to a fresh stack: PostgreSQL and Redis running, the databases created so far
+        dropped (their connections ended), Redis emptied, the media folder empty."""
+        if not self.postgres.running:
+            self.start_postgres()
+        if not self.redis.running:
+            self.start_redis()
+        while self.databases:
+            subprocess.run(
+                [
+                    stack._pg_bin("dropdb"),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(self.pg_port),
+                    "-U",
+                    "postgres",
+                    "--force",
+                    "--if-exists",
+                    self.databases.pop(),
+                ],
+                check=True,
+            )
+        client = redis.Redis(port=self.redis_port)
+        try:
+            client.flushall()
+        finally:
+            client.close()
+        shutil.rmtree(self.directory / "media", ignore_errors=True)
 
     def start_postgres(self) -> None:
         self.postgres.start()
@@ -72,8 +109,6 @@ class PrivateStack:
 
 
 def _redis_answers(port: int) -> bool:
-    import redis
-
     client = redis.Redis(port=port, socket_connect_timeout=0.5)
     try:
         return bool(client.ping())
@@ -99,8 +134,8 @@ def manage(
     return result
 
 
-@pytest.fixture(scope="module")
-def private_stack():
+@pytest.fixture(scope="session")
+def _private_stack_of_the_run():
     if shutil.which("redis-server") is None:
         pytest.fail("redis-server is not installed")
     # Not under pytest's tmp_path: the postgres user must reach the data directory.
@@ -124,3 +159,12 @@ def private_stack():
         private.redis.stop()
         private.postgres.stop(timeout=30)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def private_stack(_private_stack_of_the_run):
+    """The run's private stack, as fresh as a new one: what an earlier module created or
+    stopped is gone or running again, before and after this module."""
+    _private_stack_of_the_run.reset()
+    yield _private_stack_of_the_run
+    _private_stack_of_the_run.reset()

@@ -146,6 +146,9 @@ class Scanner:
         )
         self.phrases = [*ALLOWED_PHRASES, *INVALID_INPUTS]
         self.leaks: dict[str, set[str]] = {}
+        # A line's findings, by the line: every page repeats its header, menus and tables, and
+        # a line's findings depend on the line and the typed texts alone.
+        self._found: dict[tuple, tuple[str, ...]] = {}
 
     def scrub(self, text: str) -> str:
         # A long value cut short ("Pearl River AI · RTX 4090…", "Pre-training a 13B… (展开全文)").
@@ -186,10 +189,16 @@ class Scanner:
             line = line.strip()
             # A JSON body (the browsable API's raw-data form) is code, not prose.
             if line and not line.startswith(("{", "[")):
-                for run in self.english(line, code_ok=code_ok):
-                    self.leaks.setdefault(f"{run!r} in {line[:160]!r}", set()).add(where)
-                for mark in self.half_width(line):
-                    self.leaks.setdefault(f"{mark!r} in {line[:160]!r}", set()).add(where)
+                for leak in self._line_leaks(line, code_ok):
+                    self.leaks.setdefault(leak, set()).add(where)
+
+    def _line_leaks(self, line: str, code_ok: bool) -> tuple[str, ...]:
+        key = (self._typed_re, len(self.typed), line, code_ok)
+        if key not in self._found:
+            runs = self.english(line, code_ok=code_ok)
+            marks = self.half_width(line)
+            self._found[key] = tuple(f"{found!r} in {line[:160]!r}" for found in [*runs, *marks])
+        return self._found[key]
 
     def check_punctuation(self, where: str, text: str) -> None:
         """Half-width marks only (``check`` reads the English): for the sentences a page
