@@ -52,20 +52,13 @@ class PrivateStack:
         env.update(extra)
         return env
 
+    def _pg_tool(self, tool: str, *args: str) -> None:
+        """Run PostgreSQL's client ``tool`` (createdb, dropdb) against this stack's server."""
+        command = [stack._pg_bin(tool), "-h", "127.0.0.1", "-p", str(self.pg_port)]
+        subprocess.run([*command, "-U", "postgres", *args], check=True)
+
     def createdb(self, name: str) -> None:
-        subprocess.run(
-            [
-                stack._pg_bin("createdb"),
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(self.pg_port),
-                "-U",
-                "postgres",
-                name,
-            ],
-            check=True,
-        )
+        self._pg_tool("createdb", name)
         self.databases.append(name)
 
     def reset(self) -> None:
@@ -76,21 +69,7 @@ class PrivateStack:
         if not self.redis.running:
             self.start_redis()
         while self.databases:
-            subprocess.run(
-                [
-                    stack._pg_bin("dropdb"),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    str(self.pg_port),
-                    "-U",
-                    "postgres",
-                    "--force",
-                    "--if-exists",
-                    self.databases.pop(),
-                ],
-                check=True,
-            )
+            self._pg_tool("dropdb", "--force", "--if-exists", self.databases.pop())
         client = redis.Redis(port=self.redis_port)
         try:
             client.flushall()
