@@ -1,6 +1,8 @@
 """Suite-wide fixtures: a real Celery worker process on the real Redis broker and test database."""
 
+import itertools
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -22,30 +24,46 @@ def _database_url(settings_dict) -> str:
     return f"postgres://{auth}@{host}:{port}/{settings_dict['NAME']}"
 
 
+_WORKER_NUMBERS = itertools.count(1)
+
+
 class WorkerProcess:
-    """A ``celery worker`` subprocess bound to the test database; restartable for fault tests."""
+    """A ``celery worker`` subprocess bound to the test database; restartable for fault tests.
+
+    Pings and inspections go to this worker by its node name: the test runs on a machine share
+    the broker's control channel, and every run's worker answers a broadcast."""
 
     def __init__(self, env: dict[str, str], log_path: Path):
         self.env = env
         self.log_path = log_path
         self.process: subprocess.Popen | None = None
+        self.name = f"test-worker-{os.getpid()}-{next(_WORKER_NUMBERS)}@{socket.gethostname()}"
 
-    def ping(self) -> list:
+    def _probe(self):
+        """A Celery app on this worker's broker. Not ``Celery(broker=...)``: Celery's conf
+        prefers this process's CELERY_BROKER_URL (the run's shared broker) to a broker URL it
+        is given, and sent a fault test's pings to the shared broker, where the run's other
+        worker answered them. The read and write URLs it takes as given."""
         from celery import Celery
 
-        probe = Celery(broker=self.env["CELERY_BROKER_URL"], set_as_current=False)
+        url = self.env["CELERY_BROKER_URL"]
+        probe = Celery(set_as_current=False)
+        probe.conf.update(broker_read_url=url, broker_write_url=url)
+        return probe
+
+    def ping(self) -> list:
+        """This worker's answer (``[{name: {"ok": "pong"}}]``), or ``[]`` within 0.5 s."""
+        probe = self._probe()
         try:
-            return probe.control.ping(timeout=0.5)
+            return probe.control.ping(destination=[self.name], timeout=0.5)
         finally:
             probe.close()
 
     def active_task_pids(self) -> list[int]:
-        """Process ids of the pool children running a task right now."""
-        from celery import Celery
-
-        probe = Celery(broker=self.env["CELERY_BROKER_URL"], set_as_current=False)
+        """Process ids of this worker's pool children running a task right now."""
+        probe = self._probe()
         try:
-            active = probe.control.inspect(timeout=1.0).active() or {}
+            active = probe.control.inspect(destination=[self.name], timeout=1.0).active() or {}
         finally:
             probe.close()
         return [task["worker_pid"] for tasks in active.values() for task in tasks]
@@ -57,7 +75,7 @@ class WorkerProcess:
                 sys.executable, "-m", "celery", "-A", "portal", "worker",
                 "--pool", "prefork", "--concurrency", "2",
                 "--without-mingle", "--without-gossip", "--loglevel", "INFO",
-                "--hostname", f"test-worker-{os.getpid()}@%h",
+                "--hostname", self.name,
             ],
             cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
