@@ -76,7 +76,10 @@ MESSAGES: dict[str, Promise] = {
         "(compression bomb?)"
     ),
     "archive.too_large": gettext_lazy("the archive is larger than the %(cap)s cap"),
-    "archive.gzip_truncated": gettext_lazy("the gzip stream is truncated"),
+    "archive.gzip_truncated": gettext_lazy(
+        "the gzip stream is truncated: the file was cut while it was written or sent; send "
+        "it again from the node (the collector keeps the bundle it sent)"
+    ),
     "archive.gzip_corrupt": gettext_lazy("corrupt gzip data (%(detail)s)"),
     "archive.not_regular": gettext_lazy(
         "member “%(name)s” %(problem)s: only regular files allowed"
