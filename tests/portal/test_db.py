@@ -81,7 +81,7 @@ def test_a_row_breaking_a_constraint_inserts_none_of_the_rows_with_django_s_erro
 
 
 # Columns that differ between two inserts of the same values: keys and the times of writing.
-_WRITTEN_ON = {"id", "created_at", "history_id", "history_date"}
+_WRITTEN_ON = {"id", "created_at", "queued_at", "history_id", "history_date"}
 
 
 def _row_and_history(upload: EvidenceUpload) -> tuple[dict, list[dict]]:
