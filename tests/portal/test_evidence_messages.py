@@ -315,12 +315,11 @@ def test_the_collectors_status_poll_names_unread_files_in_its_language(client, u
 
 
 @pytest.mark.django_db
-def test_a_truncated_bundle_says_what_to_do(candidate):
+def test_a_truncated_bundle_says_what_to_do(client, candidate, members):
     # New-user review: a bundle cut in transfer said only "the gzip stream is truncated".
+    client.force_login(members["engineer"])
     bundle = make_bundle({"nccl-all-reduce.txt": sample_bytes("nccl-a100-8gpu.txt")})
-    upload, _created = evidence_submit_bytes(candidate, bundle[: len(bundle) // 2])
-    evidence_import(upload_id=upload.pk, task_id="truncated")
-    upload.refresh_from_db()
+    upload = _page_upload(client, candidate, bundle[: len(bundle) // 2], "bundle.tar.gz")
     assert upload.status == UploadStatus.FAILED
     shown = {}
     for language in ("en", "zh-hans"):
@@ -330,11 +329,3 @@ def test_a_truncated_bundle_says_what_to_do(candidate):
             )
     assert "send it again from the node" in shown["en"]
     assert "请从节点重新发送" in shown["zh-hans"]
-
-
-def evidence_submit_bytes(candidate, data: bytes):
-    from portal.services.evidence import evidence_submit
-
-    return evidence_submit(
-        candidate=candidate, uploaded_file=SimpleUploadedFile("bundle.tar.gz", data)
-    )

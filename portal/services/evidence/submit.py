@@ -10,6 +10,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from scoring.evidence import PARSER_VERSION
+
 from ... import evidence_messages
 from ...db import history_record_changes, insert_with_history
 from ...metric_labels import size_with_bytes
@@ -168,8 +170,6 @@ def _retry_failed(existing: EvidenceUpload, uploaded_file: UploadedFile) -> bool
     left failed: it would fail the same way. A missing stored file is stored again from the
     bytes just sent (the same content, by its sha256). Returns whether it was queued. Runs in
     the submission's transaction; the row is locked, so two such uploads queue it once."""
-    from scoring.evidence import PARSER_VERSION
-
     if existing.status != UploadStatus.FAILED:
         return False
     if existing.error_code not in RETRIED_ON_RESEND and existing.parser_version == PARSER_VERSION:
