@@ -45,8 +45,10 @@
   // The time of a save as the server writes times (questionnaire.html's data-time-zone, the
   // portal's zone, named): a conflict beside it says when the other save was made in that
   // zone, and the browser's own clock read 19:28 beside "11:28 UTC".
+  // A 24-hour clock in every language, as the server writes its times: "01:36 PM UTC" stood
+  // beside a conflict written "13:36 UTC" for the same save.
   function clock(date, zone) {
-    var options = { hour: "2-digit", minute: "2-digit" };
+    var options = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
     try {
       if (!zone) return date.toLocaleTimeString(pageLocale(), options);
       options.timeZone = zone;
@@ -57,7 +59,7 @@
         .filter(function (part) { return part.type === "timeZoneName"; });
       return named.length ? time + " " + named[0].value : time;
     } catch (e) {
-      return date.toLocaleTimeString(pageLocale(), { hour: "2-digit", minute: "2-digit" });
+      return date.toLocaleTimeString(pageLocale(), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
     }
   }
 

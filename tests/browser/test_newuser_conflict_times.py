@@ -39,4 +39,6 @@ def test_the_conflict_and_the_save_state_name_the_same_zone(portal, browser):
     # the zone.
     minutes = {f"{stored + dt.timedelta(minutes=m):%H:%M}" for m in (0, 1)}
     assert any(m in saved_at for m in minutes), (saved_at, minutes)
+    # A 24-hour clock, as the conflict's, at every hour of the day: "01:36 PM" beside "13:36".
+    assert "AM" not in saved_at and "PM" not in saved_at, saved_at
     assert stored.tzname() in saved_at, saved_at
