@@ -133,6 +133,7 @@ METRIC_LABELS: dict[str, Promise] = {
     "nvidia_gpu_count": gettext_lazy("NVIDIA GPUs on the PCI bus"),
     "nvswitch_count": gettext_lazy("NVSwitches"),
     "mellanox_functions": gettext_lazy("Mellanox PCI functions"),
+    "ascend_functions": gettext_lazy("Huawei Ascend NPU PCI functions"),
     "logical_cpus": gettext_lazy("Logical CPUs"),
     "cpu_sockets": gettext_lazy("CPU sockets"),
     "sockets": gettext_lazy("CPU sockets"),

@@ -40,6 +40,10 @@ Metrics (``ParseResult.metrics``):
   ``filtered`` (bool: the command line pipes through grep, so signals may be hidden). Without
   its command line, a listing with no host or PCI bridge is a selection (a grep, ``-s``), not
   the machine: no Mellanox function in it is None, not 0.
+- ``ascend_functions`` (int): Huawei Ascend NPU functions listed (PCI ids 19e5:d100, d500,
+  d801, d802, d803; plain lspci prints "Huawei Technologies Co., Ltd. Device d802"): one per
+  chip, so an Atlas A3 NPU of two chips lists two, and SR-IOV virtual functions count too; the
+  NPUs themselves are counted by npu-smi. ``ascend_device_ids`` (list[str]): their ids, each once.
 - ``vpci_domains`` (list[str]): the PCI domains laid out as Hyper-V's virtual PCI bus lays them
   out (see below), e.g. ["0101", "3532", "78a8", "cc4c"]; empty on any other machine.
 - ``dpu_virtio`` (list[str]): virtio devices the same listing shows to be emulated by a BlueField
@@ -299,6 +303,25 @@ def _is_nvidia(dev: _Device) -> bool:
 
 def _is_vf(dev: _Device) -> bool:
     return "virtual function" in dev.description.lower()
+
+
+# Huawei Ascend NPUs by PCI device id, as Huawei's own MindStudio pre-check tool reads lspci to
+# tell its products apart (msprechecker NpuType): d100 Atlas 300 (Ascend 310), d500 Atlas 300I
+# Duo (310P), d801 Atlas 800 A1 (910), d802 Atlas 800 A2 (910B), d803 Atlas 800 A3. pci.ids has
+# no names for them, so lspci prints "Huawei Technologies Co., Ltd. Device d802".
+_ASCEND_DEVICE_IDS = frozenset({"d100", "d500", "d801", "d802", "d803"})
+_HUAWEI_DEVICE_RE = re.compile(r"^Huawei Technologies Co\., Ltd\. Device ([0-9a-fA-F]{4})\b")
+
+
+def _ascend_device_id(dev: _Device) -> str | None:
+    """The device id of a Huawei Ascend NPU function (vendor 19e5), None for any other device
+    (Huawei's root ports, NICs, SAS and crypto engines share the vendor)."""
+    if dev.vendor_id == "19e5" and dev.device_id in _ASCEND_DEVICE_IDS:
+        return dev.device_id
+    named = _HUAWEI_DEVICE_RE.match(dev.description)
+    if named and named.group(1).lower() in _ASCEND_DEVICE_IDS:
+        return named.group(1).lower()
+    return None
 
 
 def _tree_class(name: str) -> str:
@@ -785,6 +808,7 @@ def parse(text: str) -> ParseResult:
             "the devices after it are missing"
         )
 
+    ascend = [found for d in devices if (found := _ascend_device_id(d)) is not None]
     nvidia_count = len(gpus)
     facts.append(
         Fact(
@@ -815,5 +839,7 @@ def parse(text: str) -> ParseResult:
         "filtered": filtered,
         "vpci_domains": vpci_domains,
         "dpu_virtio": dpu_virtio,
+        "ascend_functions": len(ascend),
+        "ascend_device_ids": list(dict.fromkeys(ascend)),
     }
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

@@ -32,6 +32,7 @@ MASKED = (
     "missing.txt"
 )
 NPU7 = "npu_smi/mindcluster-faultdiag-npu-smi-24.1.rc1-info-npu7-only-elided-processes.txt"
+COMPLETE_8 = "npu_smi/kata-ascend-npu-doc-npu-smi-23.0.rc3-info-8x-910b4-32g-complete-prompt.txt"
 
 EXPECTED: list[tuple[str, dict[str, Any]]] = [
     (
@@ -86,6 +87,18 @@ EXPECTED: list[tuple[str, dict[str, Any]]] = [
     (A3_UCM, {"npu_smi_version": "25.2.1", "npu_count": 2, "chip_count": 3}),
     (MASKED, {"npu_smi_version": "25.2.0", "npu_count": 2, "npu_names": ["910B4-1"]}),
     (NPU7, {"npu_smi_version": "24.1.rc1", "npu_count": 1, "device_count_partial": "excerpt"}),
+    # The whole table of an 8-NPU host after its prompt: a count item 1 can verify.
+    (
+        COMPLETE_8,
+        {
+            "npu_smi_version": "23.0.rc3",
+            "npu_count": 8,
+            "chip_count": 8,
+            "device_count_partial": None,
+            "npu_names": ["910B4"],
+            "worst_health": "OK",
+        },
+    ),
 ]
 
 
