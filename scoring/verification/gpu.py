@@ -34,6 +34,7 @@ from ._util import (
     per_node,
     same_host,
 )
+from .gpu_nodes import ascend_claimed
 from .model import (
     STATUS_CONTRADICTED,
     STATUS_UNVERIFIABLE,
@@ -42,6 +43,7 @@ from .model import (
     ItemVerification,
     NodeEvidence,
 )
+from .npu import ascend_without_table, no_nvidia_gpu_listing, npu_node, npu_table
 from .nvlink_links import grouped_links_down, topo_links_down
 
 # nvidia-smi reports the usable frame buffer in MiB, a little under the marketing "80GB":
@@ -544,15 +546,44 @@ def _gpu_faults_tolerated(results: list[NodeResult], claims: Claims) -> list[Nod
     return faults + [r for r in results if id(r) not in shortfall]
 
 
+def _accelerator_node(node: str, evs: Sequence[NodeEvidence], claims: Claims) -> NodeResult | None:
+    """Item 1 on a node of a candidate declared with a Huawei Ascend part: its npu-smi device
+    table; without one, its NVIDIA listings that show GPUs (another part than the claimed);
+    an lspci listing Ascend functions alone leaves the NPUs uncounted."""
+    table = npu_table(evs)
+    if table is not None:
+        return npu_node(node, evs, claims, table)
+    found = _gpu_node(node, [e for e in evs if not no_nvidia_gpu_listing(e)], claims)
+    return found if found is not None else ascend_without_table(node, evs)
+
+
 def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVerification:
     """Item 1: every node that reported GPUs must show the claimed model, count and memory
-    (a GPU missing on a few nodes of a fleet is a fault: _gpu_faults_tolerated)."""
+    (a GPU missing on a few nodes of a fleet is a fault: _gpu_faults_tolerated). A candidate
+    declared with a Huawei Ascend part is read from npu-smi (npu.py)."""
+    ascend = ascend_claimed(claims)
+    judge = _accelerator_node if ascend else _gpu_node
     results = [
         r
         for node, evs in by_node(evidence).items()
-        if (r := per_node("gpu_match", node, claims, lambda n=node, e=evs: _gpu_node(n, e, claims)))
+        if (r := per_node("gpu_match", node, claims, lambda n=node, e=evs: judge(n, e, claims)))
     ]
     results = _gpu_faults_tolerated(results, claims)
+    if ascend:
+        no_evidence_en = (
+            "No npu-smi device table (nor nvidia-smi or lspci output) was uploaded, so the NPU "
+            "model, count and memory cannot be checked."
+        )
+        no_evidence_zh = (
+            "未上传 npu-smi 设备表（也无 nvidia-smi 或 lspci 输出），"
+            "无法核对 NPU 型号、数量与显存。"
+        )
+    else:
+        no_evidence_en = (
+            "No nvidia-smi, lspci or topology output was uploaded, so the GPU model, count and "
+            "memory cannot be checked."
+        )
+        no_evidence_zh = "未上传 nvidia-smi、lspci 或拓扑输出，无法核对 GPU 型号、数量与显存。"
     return combine_nodes(
         "gpu_match",
         results,
@@ -569,11 +600,8 @@ def verify_gpu_match(claims: Claims, evidence: Sequence[NodeEvidence]) -> ItemVe
             f"{pct(GPU_MEMORY_TOLERANCE)}（ECC 内嵌于 GDDR 显存的卡，以 nvidia-smi 显示的"
             "声明值 15/16 为准）"
         ),
-        no_evidence_en=(
-            "No nvidia-smi, lspci or topology output was uploaded, so the GPU model, count and "
-            "memory cannot be checked."
-        ),
-        no_evidence_zh="未上传 nvidia-smi、lspci 或拓扑输出，无法核对 GPU 型号、数量与显存。",
+        no_evidence_en=no_evidence_en,
+        no_evidence_zh=no_evidence_zh,
     )
 
 

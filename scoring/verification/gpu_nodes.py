@@ -1,4 +1,5 @@
-"""Which nodes' evidence is about a GPU node at all: a node that shows no NVIDIA GPU is set aside.
+"""Which nodes' evidence is about an accelerator node at all: a node that shows no NVIDIA GPU (nor,
+for a candidate declared with a Huawei Ascend part, an Ascend NPU) is set aside.
 
 A collector run on the wrong machine (a laptop, a jump host, a KVM guest without GPUs) is
 evidence about that machine, not about the offering's GPU nodes: its lspci shows no NVIDIA
@@ -14,11 +15,18 @@ one, or a kernel log with an Xid, an SXid or a line of the NVIDIA driver). A gre
 Mellanox devices or an excerpt proves nothing about the GPUs, so it never sets a node aside;
 a node with GPUs is judged exactly as before. The same test (gpu_nodes) decides whether a
 node's clean kernel log says "no Xid" (verification.facts).
+
+A candidate declared with a Huawei Ascend part (reference.other_accelerator) runs on nodes
+without any NVIDIA GPU: a node whose npu-smi read an NPU, or whose lspci lists an Ascend
+function (19e5:d802...), is one of its accelerator nodes and is never set aside; its lspci,
+DMI, virtualisation signs, kernel log, ibstat and fio are judged as a GPU node's are
+(npu_nodes). For any other candidate the NPUs prove nothing: npu-smi or an Ascend in lspci
+never keeps a node an NVIDIA offering would set aside.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..reference import other_accelerator
 from ._util import MAX_NODES_NAMED, as_bool, as_int, as_list, by_node
@@ -84,11 +92,16 @@ def shows_no_gpu(evs: Sequence[NodeEvidence]) -> bool:
 
 
 def split_gpu_nodes(
-    evidence: Sequence[NodeEvidence],
+    evidence: Sequence[NodeEvidence], accelerator_nodes: Collection[str] = ()
 ) -> tuple[list[NodeEvidence], tuple[str, ...]]:
     """The evidence of the nodes that may be GPU nodes, in the given order, and the names of
-    the nodes set aside because they show no NVIDIA GPU (sorted)."""
-    aside = tuple(node for node, evs in by_node(evidence).items() if shows_no_gpu(evs))
+    the nodes set aside because they show no NVIDIA GPU (sorted). ``accelerator_nodes`` (the
+    candidate's NPU nodes: npu_nodes) are never set aside."""
+    aside = tuple(
+        node
+        for node, evs in by_node(evidence).items()
+        if node not in accelerator_nodes and shows_no_gpu(evs)
+    )
     if not aside:
         return list(evidence), ()
     return [ev for ev in evidence if ev.node_name not in aside], aside
@@ -98,8 +111,11 @@ NPU_SMI = "npu_smi"
 
 
 def _shows_an_npu(ev: NodeEvidence) -> bool:
-    """An npu-smi output that read a device: a table chip, a health state or ECC counts."""
+    """An npu-smi output that read a device (a table chip, a health state or ECC counts), or
+    an lspci listing with a Huawei Ascend function."""
     m = ev.metrics
+    if ev.kind == "lspci":
+        return (as_int(m.get("ascend_functions")) or 0) > 0
     return ev.kind == NPU_SMI and (
         (as_int(m.get("chip_count")) or 0) > 0
         or bool(as_list(m.get("health_by_device")))
@@ -107,30 +123,50 @@ def _shows_an_npu(ev: NodeEvidence) -> bool:
     )
 
 
-def npu_nodes(claims: Claims, evidence: Sequence[NodeEvidence]) -> tuple[str, ...]:
-    """The nodes whose npu-smi output speaks for a candidate declared with a Huawei Ascend part
-    (sorted); none for any other GPU. Such a node shows no NVIDIA GPU and may be set aside from
-    the NVIDIA verdicts, yet its NPUs' health and ECC counts are the candidate's (facts.py)."""
+def ascend_claimed(claims: Claims) -> bool:
+    """Whether the candidate is declared with a Huawei Ascend part (reference.OTHER_ACCELERATORS),
+    whose nodes show NPUs and no NVIDIA GPU."""
     other = other_accelerator(claims.gpu_model)
-    if other is None or other.vendor != "Huawei":
+    return other is not None and other.vendor == "Huawei"
+
+
+def npu_nodes(claims: Claims, evidence: Sequence[NodeEvidence]) -> tuple[str, ...]:
+    """The nodes whose npu-smi or lspci shows an Ascend NPU, for a candidate declared with a
+    Huawei Ascend part (sorted); none for any other GPU. Such a node shows no NVIDIA GPU yet
+    is an accelerator node of the offering: never set aside, its evidence judged as a GPU
+    node's, its NPUs' health and ECC counts read by the stability facts (facts.py)."""
+    if not ascend_claimed(claims):
         return ()
     return tuple(sorted({ev.node_name for ev in evidence if _shows_an_npu(ev)}))
 
 
-def set_aside_note(nodes: Sequence[str]) -> tuple[str, str]:
-    """The sentence (en, zh) that names the nodes set aside; ("", "") when there are none."""
+def set_aside_note(nodes: Sequence[str], *, npu: bool = False) -> tuple[str, str]:
+    """The sentence (en, zh) that names the nodes set aside; ("", "") when there are none.
+    ``npu``: the candidate is declared with an Ascend part, whose nodes show NPUs."""
     if not nodes:
         return "", ""
     named = list(nodes[:MAX_NODES_NAMED])
-    en = " ".join(
-        f"Node {node} shows no NVIDIA GPU: its evidence is set aside as not from a GPU node "
-        "of this offering."
-        for node in named
-    )
-    zh = "".join(
-        f"节点 {node} 未显示任何 NVIDIA GPU：其证据不属于该方案的 GPU 节点，已搁置。"
-        for node in named
-    )
+    if npu:
+        en = " ".join(
+            f"Node {node} shows no Huawei Ascend NPU (npu-smi, lspci) and no NVIDIA GPU: its "
+            "evidence is set aside as not from an accelerator node of this offering."
+            for node in named
+        )
+        zh = "".join(
+            f"节点 {node} 未显示任何华为昇腾 NPU（npu-smi、lspci），也未显示 NVIDIA GPU："
+            "其证据不属于该方案的加速卡节点，已搁置。"
+            for node in named
+        )
+    else:
+        en = " ".join(
+            f"Node {node} shows no NVIDIA GPU: its evidence is set aside as not from a GPU "
+            "node of this offering."
+            for node in named
+        )
+        zh = "".join(
+            f"节点 {node} 未显示任何 NVIDIA GPU：其证据不属于该方案的 GPU 节点，已搁置。"
+            for node in named
+        )
     rest = len(nodes) - len(named)
     if rest > 0:
         en += f" The same holds on {rest} more node(s)."

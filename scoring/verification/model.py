@@ -235,12 +235,13 @@ class VerificationReport:
     collectives: Mapping[str, ItemVerification] = field(default_factory=dict)
     # The one-node run ``nvlink_busbw_fraction`` was read from.
     nvlink_busbw_ref: str | None = None
-    # Nodes whose evidence shows no NVIDIA GPU, left out of every verdict (gpu_nodes.py).
+    # Nodes whose evidence shows no NVIDIA GPU (nor an NPU of a candidate declared with an
+    # Ascend part), left out of every verdict (gpu_nodes.py).
     set_aside_nodes: tuple[str, ...] = ()
-    # Nodes whose npu-smi output speaks for the candidate: its declared GPU is a Huawei Ascend
-    # part, so the stability facts read the NPUs' health and ECC counts (facts.py), whether or
-    # not the node was set aside for showing no NVIDIA GPU. Empty for any other GPU: npu-smi
-    # from a machine with Ascend NPUs says nothing of an NVIDIA offering.
+    # Nodes whose npu-smi or lspci shows an Ascend NPU, for a candidate declared with a Huawei
+    # Ascend part: its accelerator nodes, never set aside, judged as GPU nodes are, and the
+    # stability facts read their NPUs' health and ECC counts (facts.py). Empty for any other
+    # GPU: npu-smi from a machine with Ascend NPUs says nothing of an NVIDIA offering.
     npu_nodes: tuple[str, ...] = ()
     # The nodes the candidate has (Claims.node_count): fleet figures read over node names are
     # judged on their worst node when the evidence names more nodes than that (facts.py).

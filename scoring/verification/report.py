@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from ._util import _NODE_MEMO, NodeMemo, evidence_sort_key, first, of_kind
 from .bare_metal import verify_bare_metal
 from .gpu import verify_gpu_match, verify_nvlink_topology
-from .gpu_nodes import npu_nodes, set_aside_note, split_gpu_nodes
+from .gpu_nodes import ascend_claimed, npu_nodes, set_aside_note, split_gpu_nodes
 from .health import health_faults
 from .model import (
     ITEM_KEYS,
@@ -111,10 +111,10 @@ def verify_candidate(
 _Noted = TypeVar("_Noted", ItemVerification, BareMetalVerdict)
 
 
-def _with_note(found: _Noted, nodes: tuple[str, ...]) -> _Noted:
+def _with_note(found: _Noted, nodes: tuple[str, ...], npu: bool) -> _Noted:
     """``found`` (an item or the bare-metal verdict) naming the nodes set aside; an item
     lists them in its details too."""
-    en, zh = set_aside_note(nodes)
+    en, zh = set_aside_note(nodes, npu=npu)
     changes: dict[str, Any] = {
         "explanation_en": f"{found.explanation_en} {en}".strip(),
         "explanation_zh": f"{found.explanation_zh}{zh}",
@@ -127,21 +127,23 @@ def _with_note(found: _Noted, nodes: tuple[str, ...]) -> _Noted:
 def _verify(claims: Claims, all_evs: list[NodeEvidence]) -> VerificationReport:
     # A node that shows no NVIDIA GPU (a collector run on the wrong machine) says nothing about
     # the offering's GPU nodes: its hypervisor would judge the delivery and its 0 GPUs the GPU
-    # count. It is left out of every verdict below and named in the explanations instead.
-    evs, aside = split_gpu_nodes(all_evs)
-    report = _verify_gpu_nodes(claims, evs)
+    # count. It is left out of every verdict below and named in the explanations instead. The
+    # NPU nodes of a candidate declared with an Ascend part are its accelerator nodes: kept.
     npu = npu_nodes(claims, all_evs)
+    evs, aside = split_gpu_nodes(all_evs, npu)
+    report = _verify_gpu_nodes(claims, evs)
     if npu:
         report = replace(report, npu_nodes=npu)
     if not aside:
         return report
-    noted = {key: _with_note(report.items[key], aside) for key in _PER_NODE_ITEMS}
+    ascend = ascend_claimed(claims)
+    noted = {key: _with_note(report.items[key], aside, ascend) for key in _PER_NODE_ITEMS}
     return replace(
         report,
         items={key: noted.get(key, item) for key, item in report.items.items()},
-        busbw=_with_note(report.busbw, aside),
-        collectives={k: _with_note(v, aside) for k, v in report.collectives.items()},
-        bare_metal=_with_note(report.bare_metal, aside),
+        busbw=_with_note(report.busbw, aside, ascend),
+        collectives={k: _with_note(v, aside, ascend) for k, v in report.collectives.items()},
+        bare_metal=_with_note(report.bare_metal, aside, ascend),
         set_aside_nodes=aside,
     )
 

@@ -30,8 +30,9 @@ COLLECTION = (
     "npu_smi/mindcluster-faultdiag-npu-info-before-23.0.5-table-health-ecc-board-usages-elided.txt"
 )
 TABLE_ONLY = "npu_smi/1panel-issue9472-npu-smi-24.1.1-info-prompt-910b4-32g-cut-in-border.txt"
-# A complete listing without NVIDIA devices: the node is set aside from NVIDIA's verdicts.
-LSPCI = "lspci/devmachine-kvm-lspci-nn.txt"
+# A complete listing of an Ascend host (8 NPU functions 19e5:d802, no NVIDIA device): the node
+# is one of the offering's accelerator nodes (test_ascend_nodes_are_accelerator_nodes).
+LSPCI = "lspci/kunpeng-notes-day7-ascend-8x-d802-hi171x-ibmc-vga-lspci-plain-prompt.txt"
 ASCEND = "Huawei Ascend 910B"
 INFERENCE = evaluation(workload_profile="inference", required_total_gpus=8)
 MEASURED_RULES = (
@@ -77,8 +78,8 @@ def _alarm(text: str, state: str) -> str:
 def test_an_ascend_node_healthy_in_npu_smi_earns_the_measured_stability_points():
     evidence = [_evidence("npu-01", COLLECTION), _evidence("npu-01", LSPCI)]
     report, measured = _measured(evidence)
-    # No NVIDIA GPU on the node: set aside from NVIDIA's verdicts, yet its NPUs speak.
-    assert report.set_aside_nodes == ("npu-01",) and report.npu_nodes == ("npu-01",)
+    # No NVIDIA GPU on the node, but its NPUs make it a node of the offering: never set aside.
+    assert report.set_aside_nodes == () and report.npu_nodes == ("npu-01",)
     assert (measured.ecc_uncorrected, measured.xid_severity, measured.xid_node_share) == (0, 0, 0)
     before, _ = _scored()
     after, rules = _scored(measured)
