@@ -9,4 +9,4 @@ Nothing in this package imports Django, DRF, Celery or Plotly; the portal reache
 # Bumped whenever scoring code (not only a rubric's JSON, whose digest is read too) changes
 # a figure for the same inputs: the portal keys its stored results by it, so results computed
 # by an earlier model are never served as current.
-MODEL_REVISION = "2026-12-06h.unreferenced-accelerator-fabric-priced-against-stand-in-reference"
+MODEL_REVISION = "2026-12-06i.ascend-nodes-are-accelerator-nodes"

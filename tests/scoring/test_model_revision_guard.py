@@ -29,7 +29,7 @@ from scoring.types import DIMENSIONS, EvaluationSpec
 
 # (MODEL_REVISION, digest of the figures it gives): updated together, never one alone.
 RECORDED = (
-    "2026-12-06h.unreferenced-accelerator-fabric-priced-against-stand-in-reference",
+    "2026-12-06i.ascend-nodes-are-accelerator-nodes",
     "6e91eba4602a919461303ded5bbc04ecd3d6d1d6903586112d8a24e8ea8f6d7a",
 )
 
