@@ -139,6 +139,27 @@ def test_an_ascend_npu_in_a_vm_makes_the_delivery_virtualised() -> None:
     assert "华为昇腾 PCI 功能" in item.explanation_zh and "npu-smi info" in item.explanation_zh
 
 
+def test_an_ascend_hosts_network_links_and_drives_are_judged() -> None:
+    paths = (
+        *ASCEND_NODE,
+        "ibstat/gpud-h100-roce-cx7-some-down-polling.txt",  # two RoCE ports down
+        "fio/fio333-seqread-normal-json.txt",  # buffered I/O: no verdict on the drive
+    )
+    evidence = _evidence("npu-01", paths)
+    claims = replace(
+        ASCEND, fabric="roce", fabric_rate_gbit_s=400, nics_per_node=8, nvme_read_gbyte_s=0.5
+    )
+    report = verify_candidate(claims, evidence)
+    # Before: both items "unverifiable", the node set aside, no fault.
+    assert report.items["fabric"].status == "verified"
+    assert report.items["fabric"].explanation_en.startswith("ibstat on node npu-01 shows the 8")
+    assert [(f.kind, f.node_name) for f in report.faults] == [("port_down", "npu-01")] * 2
+    assert "npu-01" in report.items["local_nvme"].details["nodes"]
+    assert report.items["local_nvme"].explanation_en.startswith("fio on node npu-01: read")
+    measured = facts.measured_facts(report, evidence)
+    assert (measured.ib_ports_down, measured.ib_rate_gbit_s_min) == (2, 400.0)
+
+
 def test_a_machine_without_gpu_or_npu_is_still_set_aside_for_an_ascend_candidate() -> None:
     evidence = _evidence("npu-01", ASCEND_NODE) + _evidence("laptop", KVM_GUEST, 2)
     report = verify_candidate(replace(ASCEND, node_count=2), evidence)
