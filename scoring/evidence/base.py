@@ -11,7 +11,7 @@ from typing import Any
 
 # Bumped whenever any parser changes what it extracts; recorded on every import so that
 # uploads parsed by an older version can be found and re-imported.
-PARSER_VERSION = "1.19.0"
+PARSER_VERSION = "1.19.1"
 
 KINDS = (
     "nccl_tests",
