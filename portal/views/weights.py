@@ -145,7 +145,7 @@ def _sum_shown(form: WeightsForm) -> str:
         return "—"
     # 1e400, Infinity or 400 digits as typed are refused by the field: never summed here.
     total = sum((Decimal(str(form[f"w_{d}"].value() or 0)) for d in DIMENSIONS), Decimal(0))
-    return f"{total.quantize(Decimal('0.1'))}"
+    return f"{total.quantize(Decimal('0.1'), ROUND_HALF_UP)}"
 
 
 def _shares(shown: dict[str, Decimal]) -> str:

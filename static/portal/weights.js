@@ -36,14 +36,17 @@
     var scale = document.getElementById("id_scale");
 
     function update() {
-      var total = 0;
+      // In thousandths, exact (a weight has at most three decimals): the server's tolerance
+      // of 0.05 and its rounding of the sum to one decimal (half up), without a float's
+      // 99.94999… for 99.95.
+      var thousandths = 0;
       var refused = 0;
       var weights = {};
       Array.prototype.forEach.call(inputs, function (input) {
         var n = weight(input.value, !scale);
         weights[input.name] = n;
         if (n === null) refused += 1;
-        else total += n;
+        else thousandths += Math.round(n * 1000);
         // The server's refusal of this field stands while the field holds what it refused;
         // once changed, the page's own mark speaks for it.
         var own = input.value !== input.defaultValue;
@@ -53,8 +56,9 @@
         if (n === null) input.setAttribute("aria-invalid", "true");
         else input.removeAttribute("aria-invalid");
       });
-      value.textContent = refused ? "—" : total.toFixed(1);
-      var off = refused > 0 || Math.abs(total - 100) > 0.05;
+      var total = thousandths / 1000;
+      value.textContent = refused ? "—" : (Math.floor((thousandths + 50) / 100) / 10).toFixed(1);
+      var off = refused > 0 || Math.abs(thousandths - 100000) > 50;
       sum.classList.toggle("bad", off);
       Array.prototype.forEach.call(inputs, function (input) {
         var share = form.querySelector('[data-share-for="' + input.name + '"]');

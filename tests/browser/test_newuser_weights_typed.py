@@ -118,6 +118,23 @@ def test_the_live_sum_counts_only_what_the_server_accepts(portal):
     ):
         _fill(page, {**base, "stability": typed})
         expect(page.locator(SUM), f"{typed!r}").to_have_text(shown)
+    # The server's tolerance, to the thousandth: 99.95 and 100.05 make 100, 100.051 does not.
+    # The sum rounds half up, as the server's (a float sum showed 10.05 + 90 as 100.0).
+    for typed, shown, bad in (
+        ("29.95", "100.0", False),
+        ("30.05", "100.1", False),  # 100.05
+        ("30.051", "100.1", True),
+        ("30.25", "100.3", True),
+    ):
+        _fill(page, {**base, "stability": typed})
+        expect(page.locator(SUM), f"{typed!r}").to_have_text(shown)
+        sum_class = "weights-sum bad" if bad else "weights-sum"
+        expect(page.locator("#weights-sum"), f"{typed!r}").to_have_class(sum_class)
+    # A float sum of three 33.35 is 100.05000000000001: off by the float, not by the server.
+    _fill(page, {**dict.fromkeys(base, "0"), "stability": "33.35", "network": "33.35"})
+    _field(page, "storage").fill("33.35")
+    expect(page.locator(SUM)).to_have_text("100.1")
+    expect(page.locator("#weights-sum")).to_have_class("weights-sum")
 
 
 def test_refused_weights_come_back_as_typed_and_leaving_asks_first(portal):
