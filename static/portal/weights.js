@@ -37,8 +37,8 @@
 
     function update() {
       // In thousandths, exact (a weight has at most three decimals): the server's tolerance
-      // of 0.05 and its rounding of the sum to one decimal (half up), without a float's
-      // 99.94999… for 99.95.
+      // of 0.05 and its rounding of the sum to one decimal (half up), where a float sum of
+      // three 33.35 is 100.05000000000001.
       var thousandths = 0;
       var refused = 0;
       var weights = {};
@@ -65,7 +65,7 @@
         if (!share) return;
         var n = weights[input.name];
         var serverSaid = input.value === input.defaultValue && input.parentNode.querySelector(".field-error");
-        if (n === null) share.textContent = serverSaid ? "" : gettext("not a number from 0 to 100");
+        if (n === null) share.textContent = serverSaid ? "" : gettext("not a number from 0 to 100 with at most three decimals");
         else share.textContent = off && !refused && total > 0
           ? interpolate(gettext("→ %(share)s percent when scaled to 100"), { share: (100 * n / total).toFixed(1) }, true)
           : "";

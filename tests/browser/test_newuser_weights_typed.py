@@ -89,7 +89,9 @@ def test_full_width_digits_and_comma_on_a_chinese_page(portal, typed, plain):
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
     _fill(page, {**COMMA, "stability": typed})
     expect(page.locator(SUM)).to_have_text("—")
-    expect(page.locator("[data-share-for=w_stability]")).to_contain_text("不是 0 至 100 之间的数字")
+    expect(page.locator("[data-share-for=w_stability]")).to_contain_text(
+        "不是 0 至 100 之间、最多三位小数的数字"
+    )
 
     with portal.navigation():
         page.get_by_role("button", name="保存权重", exact=True).click()
