@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Exists, Max, Min, OuterRef
+from django.db.models import Case, Count, Exists, F, Max, Min, OuterRef, Value, When
 from django.http import (
     Http404,
     HttpRequest,
@@ -26,7 +26,7 @@ from django.views.decorators.http import require_POST, require_safe
 from .. import evidence_messages, selectors
 from ..forms import AnswerForm, claim_currency, questionnaire_forms
 from ..forms_procurement import add_service_error
-from ..metric_labels import measurement_size
+from ..metric_labels import RETIRED_FACTS, measurement_size
 from ..models import (
     Answer,
     AnswerAttachment,
@@ -227,11 +227,22 @@ def measurement_groups(upload_ids: list[int]):
     in SQL by kind, node, metric and unit: how many readings each group has and their lowest
     and highest value. Read through the uploads, the page stays flat however long the
     candidate's history grows (the API lists every measurement)."""
+    rows = Measurement.objects.filter(upload_id__in=upload_ids)
+    # An upload imported before a fact took its metric's name holds the fact under its old name
+    # and a copy of the metric without a unit: one reading, read as the fact under the new name.
+    for (kind, _old), name in RETIRED_FACTS.items():
+        rows = rows.exclude(kind=kind, metric=name, unit="")
+    metric = Case(
+        *(
+            When(kind=kind, metric=old, then=Value(name))
+            for (kind, old), name in RETIRED_FACTS.items()
+        ),
+        default=F("metric"),
+    )
     return (
-        Measurement.objects.filter(upload_id__in=upload_ids)
-        .values("kind", "node_name", "metric", "unit")
+        rows.values("kind", "node_name", "unit", shown_metric=metric)
         .annotate(readings=Count("pk"), low=Min("value"), high=Max("value"))
-        .order_by("kind", "node_name", "metric", "unit")
+        .order_by("kind", "node_name", "shown_metric", "unit")
     )
 
 
@@ -240,6 +251,7 @@ def _measurement_groups(upload_ids: list[int]) -> tuple[list[dict], bool]:
     says so, without counting them all)."""
     groups = list(measurement_groups(upload_ids)[: MEASUREMENTS_SHOWN + 1])
     for group in groups:
+        group["metric"] = group.pop("shown_metric")
         group["size"] = measurement_size(
             group["metric"], group["unit"], group["low"], group["high"]
         )

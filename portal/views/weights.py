@@ -138,14 +138,14 @@ def preset_percentages(evaluation, profile: str) -> dict[str, Decimal] | None:
 
 
 def _sum_shown(form: WeightsForm) -> str:
-    total = Decimal(0)
-    try:
-        for d in DIMENSIONS:
-            total += Decimal(str(form[f"w_{d}"].value() or 0))
-        # 1e400, Infinity or 400 digits as typed: no sum to show, and no 500 either.
-        return f"{total.quantize(Decimal('0.1'))}"
-    except ArithmeticError:
+    """The sum of the weights as the form reads them; "—" when one is not a weight it reads
+    (Decimal alone reads full-width digits and "1_0", which the field refuses), as the page's script
+    shows it."""
+    if form.is_bound and any(form.has_error(f"w_{d}") for d in DIMENSIONS):
         return "—"
+    # 1e400, Infinity or 400 digits as typed are refused by the field: never summed here.
+    total = sum((Decimal(str(form[f"w_{d}"].value() or 0)) for d in DIMENSIONS), Decimal(0))
+    return f"{total.quantize(Decimal('0.1'), ROUND_HALF_UP)}"
 
 
 def _shares(shown: dict[str, Decimal]) -> str:

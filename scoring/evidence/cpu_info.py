@@ -29,7 +29,8 @@ Metrics (``ParseResult.metrics``):
 - ``model_name``, ``vendor_id``, ``architecture``, ``sockets``, ``cores_per_socket``,
   ``threads_per_core``, ``numa_nodes`` (None when not shown).
 
-Facts: ``logical_cpus`` and ``cpu_sockets`` (unit "count").
+Facts: ``logical_cpus`` and ``sockets`` (unit "count"), named as the metrics they repeat with
+their line (a fact named otherwise was stored twice, once without its line).
 
 lscpu wraps long values at the terminal width, even inside a word; the flag list is therefore
 read both ways (continuation glued on, and joined with a space) before looking for
@@ -393,5 +394,5 @@ def parse(text: str) -> ParseResult:
     if metrics["logical_cpus"] is not None and metrics.get("logical_cpus_partial") is None:
         facts.append(Fact("logical_cpus", float(metrics["logical_cpus"]), "count", cpu_line))
     if metrics["sockets"] is not None:
-        facts.append(Fact("cpu_sockets", float(metrics["sockets"]), "count", socket_line))
+        facts.append(Fact("sockets", float(metrics["sockets"]), "count", socket_line))
     return ParseResult(kind=KIND, metrics=metrics, facts=tuple(facts), warnings=tuple(warnings))

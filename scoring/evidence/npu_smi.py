@@ -38,7 +38,8 @@ metrics
                          the current count, not the lifetime total), None when not printed.
     ecc_volatile_uncorrected_total  their sum, None without an ``-t ecc`` output.
     ecc_aggregate_uncorrected_total the lifetime double-bit totals summed, None when not printed.
-facts: ``npu_count`` and ``npu_chip_count`` (the table's), ``ecc_volatile_uncorrected_total``.
+facts: ``npu_count`` and ``chip_count`` (the table's), ``ecc_volatile_uncorrected_total``: named as
+the metrics they repeat with their line (a fact named otherwise was stored twice).
 """
 
 from __future__ import annotations
@@ -451,7 +452,7 @@ def parse(text: str) -> ParseResult:
     facts: list[Fact] = []
     if chips:
         facts.append(Fact("npu_count", float(len(npus)), "count", chips[0].line))
-        facts.append(Fact("npu_chip_count", float(len(chips)), "count", chips[0].line))
+        facts.append(Fact("chip_count", float(len(chips)), "count", chips[0].line))
     total = metrics["ecc_volatile_uncorrected_total"]
     if total is not None:
         first = next(b.line for b in reader.blocks if b.kind == "ecc")

@@ -37,13 +37,30 @@
     }).join(" ");
   }
 
+  // Names in a sentence as the page's language lists them, as the server's join_list "names":
+  // "nccl-tests, ibstat" in English, "nccl-tests、ibstat" in Chinese (", " read as English
+  // on a Chinese page). Intl.ListFormat's narrow conjunction is exactly that; without it (or
+  // for a language it does not know), the separator of the page's catalogue.
+  function listNames(names) {
+    var lang = document.documentElement.lang || "en";
+    if (window.Intl && Intl.ListFormat) {
+      try {
+        return new Intl.ListFormat(lang, { type: "conjunction", style: "narrow" }).format(names);
+      } catch (e) {
+        // a RangeError for a language tag it cannot read: the catalogue's separator below
+      }
+    }
+    var pgettext = window.pgettext || function (context, s) { return s; };
+    return names.join(pgettext("between names in a sentence", ", "));
+  }
+
   function kinds(body) {
-    if (body.kinds_display) return body.kinds_display.join(", ");
+    if (body.kinds_display) return listNames(body.kinds_display);
     var seen = [];
     (body.report || []).forEach(function (r) {
       if (r.ok && r.kind && seen.indexOf(r.kind) < 0) seen.push(r.kind);
     });
-    return seen.join(", ");
+    return listNames(seen);
   }
 
   // One line per file, in the same words as the table below: queued, importing, done with the

@@ -2,6 +2,7 @@
 language (upload list, per-file report, API, notification mail), and the candidate page names
 rules, metrics and inputs by label, never by code."""
 
+import functools
 import re
 from pathlib import Path
 
@@ -71,10 +72,12 @@ def test_every_template_and_phrase_has_chinese_with_the_same_placeholders():
             assert set(PLACEHOLDER.findall(chinese)) == set(PLACEHOLDER.findall(english)), key
 
 
-def _stored_metrics() -> dict[str, str]:
-    """Every metric name the import stores as a Measurement from the stored real samples (the
-    facts, and the numeric key figures no fact repeats), with one file that emits it."""
-    names: dict[str, str] = {}
+@functools.cache
+def _stored_per_result() -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each parsed result of the stored real samples, as its file and the metric names the
+    import stores from it as Measurements (the facts, and the numeric key figures no fact
+    repeats)."""
+    stored = []
     for directory in SAMPLE_DIRS:
         for path in sorted(directory.rglob("*")):
             if not path.is_file() or path.suffix in {".tsv", ".md", ".json"}:
@@ -88,8 +91,17 @@ def _stored_metrics() -> dict[str, str]:
                     for key, value in result.metrics.items()
                     if isinstance(value, int | float) and not isinstance(value, bool)
                 }
-                for name in facts | numbers:
-                    names.setdefault(name, str(path.relative_to(ROOT)))
+                stored.append((str(path.relative_to(ROOT)), frozenset(facts | numbers)))
+    return tuple(stored)
+
+
+def _stored_metrics() -> dict[str, str]:
+    """Every metric name the import stores as a Measurement from the stored real samples, with
+    one file that emits it."""
+    names: dict[str, str] = {}
+    for where, stored in _stored_per_result():
+        for name in sorted(stored):
+            names.setdefault(name, where)
     return names
 
 
@@ -98,6 +110,20 @@ def test_every_metric_a_parser_emits_has_a_label():
     assert len(emitted) > 80  # every kind's samples were read
     unlabelled = {name: where for name, where in emitted.items() if name not in METRIC_LABELS}
     assert not unlabelled, f"metrics without a label in portal/metric_labels.py: {unlabelled}"
+
+
+def test_no_two_measurements_of_one_output_read_alike():
+    """A fact named otherwise than the metric it repeats was stored twice and listed twice
+    under one label ("CPU sockets" for ``cpu_sockets`` and ``sockets``)."""
+    clashes = {}
+    for where, stored in _stored_per_result():
+        by_label: dict[str, set[str]] = {}
+        for name in stored:
+            by_label.setdefault(str(METRIC_LABELS.get(name, name)), set()).add(name)
+        for label, names in by_label.items():
+            if len(names) > 1:
+                clashes.setdefault(label, (sorted(names), where))
+    assert not clashes, f"one output stores these under one label: {clashes}"
 
 
 def test_every_rubric_input_has_a_label():

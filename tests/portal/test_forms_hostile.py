@@ -61,8 +61,9 @@ def test_weights_saved_by_someone_else_meanwhile_are_not_overwritten(
     page = html.unescape(response.content.decode())
     assert STALE in page and "Stored now:" in page
     assert Evaluation.objects.get(pk=evaluation.pk).weights == theirs
-    # The typed weights are still on the page, and the form now carries the stored version.
-    assert 'name="w_stability" id="id_w_stability" value="20.0"' in page
+    # The typed weights are still on the page as typed, and the form now carries the stored
+    # version.
+    assert 'name="w_stability" id="id_w_stability" value="20"' in page
     again = _version(response)
     assert again != loaded
     response = procurement.post(url, _weights_post(evaluation, loaded_version=again))

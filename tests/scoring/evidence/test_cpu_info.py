@@ -30,7 +30,7 @@ def test_old_lscpu_of_a_kvm_guest_with_nested_vtx(sample: Callable[[str], str]) 
     }
     assert [(f.metric, f.value, f.unit, f.line) for f in result.facts] == [
         ("logical_cpus", 2.0, "count", 5),
-        ("cpu_sockets", 2.0, "count", 9),
+        ("sockets", 2.0, "count", 9),
     ]
     assert result.warnings == ()
 

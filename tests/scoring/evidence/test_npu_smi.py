@@ -151,7 +151,7 @@ def test_a_collection_file_names_the_devices_its_command_lines_name(sample: Samp
         for what in ("errors", "total", "isolated_pages")
     }
     facts = {f.metric: f.value for f in npu_smi.parse(sample(COLLECTION)).facts}
-    assert facts == {"npu_count": 2.0, "npu_chip_count": 2.0, "ecc_volatile_uncorrected_total": 0}
+    assert facts == {"npu_count": 2.0, "chip_count": 2.0, "ecc_volatile_uncorrected_total": 0}
 
 
 def _with_health(text: str, old: str, new: str) -> str:
