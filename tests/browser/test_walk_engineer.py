@@ -56,7 +56,7 @@ def test_engineer_uploads_good_junk_and_duplicate_files(walk, celery_worker_proc
     expect(lines.nth(0)).to_have_attribute("data-status", "done", timeout=30_000)
     expect(lines.nth(0)).to_have_class("ok")
     expect(lines.nth(0)).to_contain_text(
-        walk.text("imported: nccl-tests, lspci", "已导入：nccl-tests, lspci")
+        walk.text("imported: nccl-tests, lspci", "已导入：nccl-tests、lspci")
     )
     expect(rows).to_have_count(1)
     expect(rows.nth(0)).to_have_class("upload-done", timeout=30_000)

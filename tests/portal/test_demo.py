@@ -109,13 +109,18 @@ def test_the_tests_copy_of_the_demo_is_what_setup_demo_writes(
 ):
     """The demo fixture restores a copy of the demo (tests/demo_snapshot.py): it must hold the
     rows, ids and stored files that the command writes on the same database."""
+    from django.contrib.contenttypes.models import ContentType
     from django.core.management import call_command
     from django.db import connection, transaction
 
-    from tests.demo_snapshot import restore, sequences_reset
+    from tests.demo_snapshot import base_restore, restore, sequences_reset
 
     settings.MEDIA_ROOT = tmp_path / "command"
     with transaction.atomic(), connection.cursor() as cursor:
+        # The database the copy was made on: its content types and permissions under the
+        # copy's ids (a transactional test run before this one re-creates them under new ids).
+        base_restore(cursor, demo_snapshot)
+        ContentType.objects.clear_cache()
         sequences_reset(cursor, demo_snapshot.tables)  # ids from 1, as the copy's
         call_command("setup_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
         written = _every_row()

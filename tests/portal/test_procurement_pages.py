@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.contrib.messages import get_messages
 from django.forms.models import model_to_dict
-from django.urls import include, path, reverse
+from django.urls import reverse
 
 from portal.forms_procurement import OFFERING_FIELDS
 from portal.models import (
@@ -27,14 +27,7 @@ from portal.services.tokens import upload_token_authenticate, upload_token_creat
 
 from .conftest import small_offering
 
-# The routes are mounted here as portal/urls.py will mount them, so that this module does not
-# depend on the order in which the URL include lands; a duplicate include changes nothing.
-urlpatterns = [
-    path("", include("portal.urls")),
-    path("", include("portal.urls_procurement")),
-]
-
-pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+pytestmark = pytest.mark.django_db
 
 RAW_TOKEN = re.compile(r"gpt_[A-Za-z0-9_-]{20,}")
 WRONG_ROLES = ["manager", "engineer", "viewer"]
