@@ -624,6 +624,17 @@ def _deletion_entry(deletion, labels: _Labels) -> AuditEntry:
         candidate_id=deletion.candidate_id,
         changes=(
             FieldChange(field="sha256", label="sha256", before=deletion.sha256, after=None),
+            # Whose evidence it was: the same bytes may be an upload of each of several nodes
+            # (empty on records older than that).
+            *(
+                (
+                    FieldChange(
+                        field="node_name", label=_("node"), before=deletion.node_name, after=None
+                    ),
+                )
+                if deletion.node_name
+                else ()
+            ),
             FieldChange(field="reason", label=_("reason"), before=None, after=deletion.reason),
         ),
     )

@@ -931,11 +931,26 @@ def decision_evidence(records, evaluation) -> list[list[dict]]:
     if not entries:
         return [[] for _r in records]
     live, by_hash = {}, {}
-    for pk, candidate_id, sha256 in EvidenceUpload.objects.filter(
-        Q(pk__in=ids) | Q(sha256__in=hashes), candidate__evaluation=evaluation
-    ).values_list("pk", "candidate_id", "sha256"):
+    for pk, candidate_id, sha256, node_name in (
+        EvidenceUpload.objects.filter(
+            Q(pk__in=ids) | Q(sha256__in=hashes), candidate__evaluation=evaluation
+        )
+        .order_by("pk")
+        .values_list("pk", "candidate_id", "sha256", "node_name")
+    ):
         live[pk] = (candidate_id, sha256)
-        by_hash.setdefault(sha256, (pk, candidate_id))
+        by_hash.setdefault(sha256, []).append((pk, candidate_id, node_name))
+
+    def by_content(entry: dict) -> tuple[int, int]:
+        """(upload id, candidate id) of an upload of the entry's sha256: the same bytes may be
+        an upload of each of several nodes (and candidates), so the entry's own candidate and
+        node first, then the oldest."""
+        pk, candidate_id, _node = min(
+            by_hash[entry["sha256"]],
+            key=lambda u: (u[1] != entry.get("candidate_id"), u[2] != entry.get("node_name")),
+        )
+        return pk, candidate_id
+
     deleted = {
         d.upload_id: d
         for d in EvidenceDeletion.objects.filter(
@@ -946,8 +961,8 @@ def decision_evidence(records, evaluation) -> list[list[dict]]:
     def line(entry: dict) -> dict:
         upload_id = number(entry)
         found = live.get(upload_id)
-        if upload_id is None and entry.get("sha256") in by_hash:
-            upload_id, candidate_id = by_hash[entry["sha256"]]
+        if upload_id is None and by_hash.get(entry.get("sha256")):
+            upload_id, candidate_id = by_content(entry)
             found = (candidate_id, entry["sha256"])
         url = ""
         if found is not None and found[1] == entry.get("sha256"):

@@ -67,8 +67,15 @@ class UploadToken(models.Model):
 
 
 def upload_path(instance: "EvidenceUpload", filename: str) -> str:
-    # The stored name never derives from the client's file name: only from the content hash.
-    return f"evidence/{instance.candidate_id}/{instance.sha256}"
+    # The stored name never derives from the client's file name: only from the content hash,
+    # in a folder of its node when the content is a node's (see content_node), named by a
+    # digest of the node's name (which is any text): each node's copy is a file of its own, so
+    # deleting one node's upload never takes another's file.
+    folder = f"evidence/{instance.candidate_id}"
+    if instance.content_node:
+        node = instance.content_node.encode("utf-8", "backslashreplace")
+        folder += "/node-" + hashlib.sha256(node).hexdigest()[:16]
+    return f"{folder}/{instance.sha256}"
 
 
 class CandidateEvaluationField(models.ForeignKey):
@@ -103,6 +110,15 @@ class EvidenceUpload(models.Model):
     sha256 = models.CharField(max_length=64)
     size_bytes = models.PositiveBigIntegerField(_("size (bytes)"))
     node_name = models.CharField(_("node name"), max_length=200, blank=True)
+    # Whose evidence these bytes are, as the candidate's uploads of one content are told
+    # apart: a loose file's node name as sent (the form's, else its token's; the import never
+    # changes a loose file's node name); empty for an archive, whose manifest names its host
+    # (two nodes never send the same bundle: it is found by its content alone), and for a file
+    # sent for no node. Plain outputs are often byte-identical on every node of one offering
+    # (topo -m, lscpu, dmidecode without serials): (candidate, sha256, content_node) is
+    # unique, so each node keeps an upload of its own. Rows stored before migration 0049,
+    # unique per content, took their node name.
+    content_node = models.CharField(max_length=200, blank=True, default="", editable=False)
     status = models.CharField(
         _("status"), max_length=12, choices=UploadStatus.choices, default=UploadStatus.QUEUED
     )
@@ -160,6 +176,7 @@ class EvidenceUpload(models.Model):
     history = HistoricalRecords(
         excluded_fields=[
             "evaluation",  # the candidate's, recorded in the history through the candidate
+            "content_node",  # the node name as sent, or empty (a key, not a fact of its own)
             "report",
             "parser_version",
             "attempts",
@@ -176,7 +193,11 @@ class EvidenceUpload(models.Model):
         verbose_name = _("evidence upload")
         verbose_name_plural = _("evidence uploads")
         constraints = [
-            models.UniqueConstraint(fields=["candidate", "sha256"], name="one_upload_per_content"),
+            # A node's content once (a retry is the upload received earlier), each node's
+            # own (see content_node). Its (candidate, sha256) prefix finds a bundle's.
+            models.UniqueConstraint(
+                fields=["candidate", "sha256", "content_node"], name="one_upload_per_node_content"
+            ),
             models.CheckConstraint(
                 condition=Q(status__in=[c.value for c in UploadStatus]), name="upload_status_valid"
             ),
@@ -223,6 +244,9 @@ class EvidenceDeletion(models.Model):
     upload_id = models.PositiveBigIntegerField(_("upload id"))
     original_name = models.CharField(_("original name"), max_length=255)
     sha256 = models.CharField(max_length=64)
+    # Whose evidence it was: the same content may be an upload of each of several nodes.
+    # Empty on records written before migration 0049.
+    node_name = models.CharField(_("node name"), max_length=200, blank=True)
     status = models.CharField(_("status"), max_length=12)
     measurement_count = models.PositiveIntegerField(_("measurements deleted"), default=0)
     reason = models.TextField(_("reason"))

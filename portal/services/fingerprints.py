@@ -4,7 +4,7 @@ twice). Nothing here writes."""
 
 from collections import defaultdict
 
-from django.db.models import Exists, OuterRef
+from django.db.models import CharField, Count, Exists, OuterRef, Value
 from django.utils.translation import gettext_lazy as _
 
 from scoring.fingerprint import KINDS
@@ -56,21 +56,44 @@ PART_KINDS = ("gpu_uuid", "gpu_serial", "board_serial", "system_serial", "hca_gu
 
 
 def node_name_reuse(candidate: Candidate) -> list[dict]:
-    """The hardware the candidate's evidence shows under more than one node name: [{kind,
-    label, value, nodes}], by kind then value. One node's files sent again under other names
-    are not more nodes (the fleet figures are bounded by the node count for that reason);
-    this names them so that the evidence can be put right. One query, grouped in the
-    database."""
-    rows = (
+    """The hardware the candidate's evidence shows under more than one node name, and the
+    same output of a run (kind ``sha256``: a timing or bandwidth log, byte for byte) sent for
+    more than one: [{kind, label, value, nodes}], by kind then value. One node's files sent
+    again under other names are not more nodes (the fleet figures are bounded by the node
+    count for that reason); this names them so that the evidence can be put right. Identical
+    static listings (topo -m, lscpu) are each node's own and are not named. One query,
+    grouped in the database."""
+    hardware = (
         HardwareIdentifier.objects.filter(candidate=candidate, kind__in=PART_KINDS)
         .exclude(upload__node_name="")
         .values_list("kind", "value", "upload__node_name")
-        .distinct()
+    )
+    # A plain file is an upload of each node it is sent for (EvidenceUpload.content_node); a
+    # run's output is never the same twice, so the same bytes for two nodes are one run. Only
+    # the repeated ones are read: the rows stay flat in the number of uploads.
+    ran = Measurement.objects.filter(upload=OuterRef("pk"), kind__in=RUN_KINDS)
+    runs = (
+        EvidenceUpload.objects.filter(candidate=candidate, status=UploadStatus.DONE)
+        .exclude(node_name="")
+        .filter(Exists(ran))
+        .order_by()
+    )
+    repeated = (
+        runs.values("sha256")
+        .annotate(nodes=Count("node_name", distinct=True))
+        .filter(nodes__gt=1)
+        .values("sha256")
+    )
+    same_run = (
+        runs.filter(sha256__in=repeated)
+        .annotate(same=Value(SAME_CONTENT, output_field=CharField()))
+        .values_list("same", "sha256", "node_name")
     )
     nodes: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for kind, value, node in rows:
+    # One statement; UNION keeps each (kind, value, node) once.
+    for kind, value, node in hardware.union(same_run):
         nodes[kind, value].add(node)
-    order = {kind: n for n, kind in enumerate(PART_KINDS)}
+    order = {kind: n for n, kind in enumerate((SAME_CONTENT, *PART_KINDS))}
     return [
         {
             "kind": kind,

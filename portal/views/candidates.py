@@ -578,16 +578,36 @@ def _submit_page_files(request: HttpRequest, candidate, files) -> None:
                 _("“%(name)s” was not received: %(reason)s") % {"name": name, "reason": reason},
             )
             continue
-        if created:
+        # The node it counts for, said whenever it has one: the same bytes sent for another
+        # node are that node's own upload, and a bundle (or a file sent for no node) already
+        # received is the node's that sent it first.
+        if created and upload.node_name:
+            text = _(
+                "“%(name)s” was received for node %(node)s: its import is shown in the list below."
+            )
+        elif created:
             text = _("“%(name)s” was received: its import is shown in the list below.")
+        elif upload.requeued and upload.node_name:
+            text = _(
+                "“%(name)s” was received earlier for node %(node)s, as “%(first)s”, and its "
+                "import had failed: it is imported again (see the list below)."
+            )
         elif upload.requeued:
             text = _(
                 "“%(name)s” was received earlier, as “%(first)s”, and its import had failed: "
                 "it is imported again (see the list below)."
             )
+        elif upload.node_name:
+            text = _(
+                "“%(name)s” was received earlier for node %(node)s, as “%(first)s”: see the "
+                "list below."
+            )
         else:
             text = _("“%(name)s” was received earlier, as “%(first)s”: see the list below.")
-        messages.success(request, text % {"name": name, "first": upload.original_name})
+        messages.success(
+            request,
+            text % {"name": name, "first": upload.original_name, "node": upload.node_name},
+        )
 
 
 @login_required

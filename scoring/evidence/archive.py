@@ -151,6 +151,26 @@ def is_archive(data: bytes) -> bool:
     return archive_format(data[:512]) is not None
 
 
+# The upload's first bytes that ``reads_as_archive`` needs at most: a gzip header with its
+# optional name and comment, and enough deflate data for one inflated tar header.
+ARCHIVE_HEAD_BYTES = 64 * 1024
+
+
+def reads_as_archive(head: bytes) -> bool:
+    """Whether an upload that starts with ``head`` (its first ARCHIVE_HEAD_BYTES, or all of a
+    shorter one) is read as an archive by ``read_upload``: a zip, a ustar tar, or a gzip that
+    holds a tar. One gzip-compressed file (``nccl.log.gz``) is a loose file. A gzip that does
+    not inflate counts as an archive (it is refused as one). Inflates at most 512 bytes."""
+    fmt = archive_format(head[:512])
+    if fmt != "tar.gz":
+        return fmt is not None
+    try:
+        first = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS).decompress(head, 512)
+    except zlib.error:
+        return True
+    return _tar_header(first)
+
+
 def read_upload(
     stream: BinaryIO, limits: BundleLimits, label: str
 ) -> tuple[str | None, list[Member]]:

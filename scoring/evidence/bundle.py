@@ -36,6 +36,7 @@ from typing import Any, BinaryIO
 
 from . import nccl
 from .archive import (
+    ARCHIVE_HEAD_BYTES,
     DEFAULT_MAX_MEMBER_BYTES,
     DEFAULT_MAX_MEMBERS,
     DEFAULT_MAX_RATIO,
@@ -46,6 +47,7 @@ from .archive import (
     archive_format,
     is_archive,
     read_upload,
+    reads_as_archive,
     safe_member_name,
 )
 from .base import UNKNOWN, EvidenceParseError, Fact, decode_evidence
@@ -54,6 +56,7 @@ from .registry import detect_kind, parse_text
 from .times import EvidenceTimeRefused, manifest_time_check
 
 __all__ = [
+    "ARCHIVE_HEAD_BYTES",
     "BundleLimits",
     "BundleRejected",
     "EvidenceSet",
@@ -69,6 +72,7 @@ __all__ = [
     "parse_evidence_set",
     "parse_manifest",
     "parse_member",
+    "reads_as_archive",
     "safe_member_name",
 ]
 

@@ -84,12 +84,13 @@
         text = interpolate(
           gettext("already received, and its import failed: %(reason)s Retract it in the list below to upload it again."),
           { reason: body.error_display || body.error || "" }, true);
-      } else if (item.dataset.node && body.node_name && body.node_name !== item.dataset.node) {
-        // The same content, received before for another node: it counts for that node only
-        // (identical files are stored once per candidate), so this node has no evidence of it.
+      } else if (body.node_name && body.node_name !== item.dataset.node) {
+        // Received before under another node's name than the one sent now (or sent for no
+        // node): a bundle, which names its node itself, or a file sent now for no node. The
+        // same plain file sent for another node is that node's own upload, never answered so.
         text = interpolate(
-          gettext("not counted for node %(node)s: the same content was received before for node %(first)s (upload %(id)s), and identical files count once, for the node that sent them first (%(status)s)"),
-          { node: item.dataset.node, first: body.node_name, id: body.id, status: text }, true);
+          gettext("already received earlier for node %(first)s, as upload %(id)s (%(status)s)"),
+          { first: body.node_name, id: body.id, status: text }, true);
       } else {
         text = interpolate(gettext("already received earlier (%(status)s)"), { status: text }, true);
       }

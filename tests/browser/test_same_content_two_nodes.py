@@ -1,7 +1,8 @@
-"""The same file sent for a second node is not counted for it, and the upload's line says so:
-identical content is stored once per candidate, for the node that sent it first. It said only
-"already received earlier", so an engineer believed the second node's evidence was in (attacker
-review, stop 36: the second node silently had no evidence under its name)."""
+"""The same file sent for a second node is that node's own upload, and the upload's line says
+so. Identical content was stored once per candidate, for the node that sent it first, and the
+second node silently had no evidence under its name (attacker review, stop 36); the line then
+said "not counted for node gpu-b". Now each node keeps its own upload of the same bytes; only
+the same node sending them again (or sending them for no node) is "already received"."""
 
 import pytest
 from playwright.sync_api import expect
@@ -27,13 +28,19 @@ def _send(page, node: str, data: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    ("language", "said"),
+    ("language", "received", "received_for_a"),
     [
-        ("en", "not counted for node gpu-b: the same content was received before for node gpu-a"),
-        ("zh-hans", "未计入节点 gpu-b：相同内容此前已为节点 gpu-a 接收"),
+        (
+            "en",
+            "already received earlier (",
+            "already received earlier for node gpu-a, as upload {id}",
+        ),
+        ("zh-hans", "此前已收到（", "此前已为节点 gpu-a 接收，即上传 {id}"),
     ],
 )
-def test_the_same_file_for_a_second_node_is_said_not_to_count_for_it(portal, language, said):
+def test_the_same_file_for_a_second_node_is_an_upload_of_its_own(
+    portal, language, received, received_for_a
+):
     page = portal.page
     portal.login("engineer")
     page.context.add_cookies(
@@ -45,10 +52,16 @@ def test_the_same_file_for_a_second_node_is_said_not_to_count_for_it(portal, lan
     lines = page.locator("#upload-progress li")
     expect(lines).to_have_count(1)
     _send(page, "gpu-b", data)
-    expect(lines.nth(1)).to_contain_text(said)
-    (upload,) = EvidenceUpload.objects.filter(candidate_id=CANDIDATE)
-    assert upload.node_name == "gpu-a"
-    expect(lines.nth(1)).to_contain_text(f"{upload.pk}")
-    # The same node sending it again is only "already received".
+    expect(lines).to_have_count(2)
+    expect(lines.nth(1)).not_to_contain_text("gpu-a")
+    uploads = EvidenceUpload.objects.filter(candidate_id=CANDIDATE).order_by("pk")
+    assert [u.node_name for u in uploads] == ["gpu-a", "gpu-b"]
+    first = uploads[0]
+    # The same node sending it again is only "already received", without another node's name.
     _send(page, "gpu-a", data)
-    expect(lines.nth(2)).not_to_contain_text("gpu-b")
+    expect(lines.nth(2)).to_contain_text(received)
+    expect(lines.nth(2)).not_to_contain_text("gpu-")
+    # Sent for no node: the upload received earlier, named by the node it counts for.
+    _send(page, "", data)
+    expect(lines.nth(3)).to_contain_text(received_for_a.format(id=first.pk))
+    assert EvidenceUpload.objects.filter(candidate_id=CANDIDATE).count() == 2

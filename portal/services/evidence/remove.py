@@ -28,6 +28,7 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
         upload_id=upload.pk,
         original_name=upload.original_name,
         sha256=upload.sha256,
+        node_name=upload.node_name,
         status=upload.status,
         measurement_count=upload.measurements.count(),
         reason=reason,

@@ -1,4 +1,4 @@
-"""Accepting an upload: checked, stored once per content, and its import queued."""
+"""Accepting an upload: checked, stored once per content and node, and its import queued."""
 
 import hashlib
 import logging
@@ -7,10 +7,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.evidence import PARSER_VERSION
+from scoring.evidence.bundle import ARCHIVE_HEAD_BYTES, reads_as_archive
 
 from ... import evidence_messages
 from ...db import history_record_changes, insert_with_history
@@ -31,12 +33,16 @@ from .storage import (
 logger = logging.getLogger(__name__)
 
 
-def _sha256(uploaded: UploadedFile) -> str:
+def _sha256(uploaded: UploadedFile) -> tuple[str, bytes]:
+    """The upload's sha256 and its first ARCHIVE_HEAD_BYTES (enough to tell an archive)."""
     digest = hashlib.sha256()
+    head = b""
     for chunk in uploaded.chunks():
         digest.update(chunk)
+        if len(head) < ARCHIVE_HEAD_BYTES:
+            head += chunk[: ARCHIVE_HEAD_BYTES - len(head)]
     uploaded.seek(0)
-    return digest.hexdigest()
+    return digest.hexdigest(), head
 
 
 def _clean_name(name: str) -> str:
@@ -45,25 +51,31 @@ def _clean_name(name: str) -> str:
     return clean_text(base).strip()[:255] or "upload"
 
 
-def _existing_upload(*, candidate_id: int, sha256: str) -> EvidenceUpload | None:
-    """The candidate's upload of this content, if any ((candidate, sha256) is unique)."""
+def _existing_upload(*, candidate_id: int, sha256: str, node: str | None) -> EvidenceUpload | None:
+    """The candidate's upload of this content for ``node`` (its content_node), if any; with
+    ``node`` None, its upload of this content for any node: the one for no node if there is
+    one, else the first. (candidate, sha256, content_node) is unique; its index's (candidate,
+    sha256) prefix serves both."""
     if connection.vendor == "postgresql":
         # Every upload asks, and almost every one finds nothing: its id alone, written out,
         # rather than the ORM's compilation of a select of every column (the row is read
         # only when there is one).
+        sql = "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s"
+        params: list = [candidate_id, sha256]
+        if node is None:
+            sql += " ORDER BY content_node <> '', id LIMIT 1"
+        else:
+            sql += " AND content_node = %s"
+            params.append(node)
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s",
-                [candidate_id, sha256],
-            )
+            cursor.execute(sql, params)
             found = cursor.fetchone()
         return None if found is None else EvidenceUpload.objects.get(pk=found[0])
-    return next(
-        iter(
-            EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256).order_by()[:1]
-        ),
-        None,
-    )
+    uploads = EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256)
+    if node is not None:
+        return uploads.filter(content_node=node).order_by().first()
+    unnamed_first = Case(When(content_node="", then=Value(0)), default=Value(1))
+    return uploads.order_by(unnamed_first, "pk").first()
 
 
 def evidence_submit(
@@ -77,17 +89,29 @@ def evidence_submit(
 ) -> tuple[EvidenceUpload, bool]:
     """Store an upload and queue its import; returns (upload, created).
 
-    The same content for the same candidate is recognised: the first upload is returned with
-    created False and nothing is imported twice, except a failed import that sending the file
-    again may mend (see _retry_failed): it is queued again, and the upload returned has
-    ``requeued`` True (False on every other upload returned). ``quota_room`` is what
-    ``evidence_quota_check`` returned for this request's token and candidate moments before
-    (the API's check before the body): a file that fits in it is not summed again.
+    The same content for the same candidate and node is recognised: the upload received
+    earlier is returned with created False and nothing is imported twice, except a failed
+    import that sending the file again may mend (see _retry_failed): it is queued again, and
+    the upload returned has ``requeued`` True (False on every other upload returned).
+
+    The node is the one ``node_name`` names, else the token's. A loose file sent for another
+    node than the candidate's earlier upload of the same bytes is a new upload, that node's
+    (identical plain outputs are common across nodes: see EvidenceUpload.content_node). A
+    bundle names its node itself (its manifest): the same bundle is the upload received
+    earlier whatever node it is sent for, and so is a loose file sent for no node once any
+    node sent it.
+
+    ``quota_room`` is what ``evidence_quota_check`` returned for this request's token and
+    candidate moments before (the API's check before the body): a file that fits in it is not
+    summed again.
     """
     size = uploaded_file.size or 0
     limit = settings.EVIDENCE_MAX_UPLOAD_BYTES
     # Hashed before the transaction: the evaluation's row is not held for it.
-    digest = _sha256(uploaded_file) if 0 < size <= limit else ""
+    digest, head = _sha256(uploaded_file) if 0 < size <= limit else ("", b"")
+    node_name = _clean_node(node_name)
+    sent_for = (node_name or (token.node_name if token else ""))[:200]
+    content_node = "" if reads_as_archive(head) else sent_for
     stored = ""
     try:
         with transaction.atomic():
@@ -104,7 +128,9 @@ def evidence_submit(
                         % {"size": size_with_bytes(size), "limit": size_with_bytes(limit)}
                     }
                 )
-            existing = _existing_upload(candidate_id=candidate.pk, sha256=digest)
+            existing = _existing_upload(
+                candidate_id=candidate.pk, sha256=digest, node=content_node or None
+            )
             if existing is not None:
                 existing.requeued = _retry_failed(existing, uploaded_file)
                 return existing, False
@@ -112,14 +138,14 @@ def evidence_submit(
                 evidence_quota_check(
                     candidate_id=candidate.pk, token_id=token.pk if token else None, size=size
                 )
-            node_name = _clean_node(node_name)
             mismatch = sent_node_mismatch(token, node_name)
             upload = EvidenceUpload(
                 candidate=candidate,  # its evaluation is copied by the field (pre_save)
                 original_name=_clean_name(uploaded_file.name or ""),
                 sha256=digest,
                 size_bytes=size,
-                node_name=(node_name or (token.node_name if token else ""))[:200],
+                node_name=sent_for,
+                content_node=content_node,
                 token=token,
                 uploaded_by=user if user is not None and user.is_authenticated else None,
                 # Flagged from the start (the import keeps or refines it): the answer to the
@@ -139,9 +165,12 @@ def evidence_submit(
             insert_with_history(upload)
             transaction.on_commit(lambda: _enqueue_import(upload.pk), robust=True)
     except IntegrityError:
-        # The same content arrived concurrently: keep the first, drop our copy of the file.
+        # The same content for the same node arrived concurrently: keep the first, drop our
+        # copy of the file.
         _delete_stored(stored)
-        first = EvidenceUpload.objects.get(candidate=candidate, sha256=digest)
+        first = _existing_upload(candidate_id=candidate.pk, sha256=digest, node=content_node)
+        if first is None:
+            raise
         first.requeued = False
         return first, False
     except BaseException:

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from scoring.evidence.archive import read_upload
 from scoring.evidence.base import EvidenceError
 from scoring.evidence.bundle import (
+    ARCHIVE_HEAD_BYTES,
     BundleLimits,
     BundleRejected,
     Member,
@@ -36,6 +37,7 @@ from scoring.evidence.bundle import (
     open_evidence,
     parse_evidence,
     parse_manifest,
+    reads_as_archive,
     safe_member_name,
 )
 
@@ -331,6 +333,50 @@ def test_format_is_told_by_magic_bytes_not_by_name() -> None:
     assert not is_archive(b"")
     # A text file named like an archive is still a loose file.
     assert not open_evidence("bundle.tar.gz", TOPO).is_bundle
+
+
+def _read_format(data: bytes) -> str | None:
+    return read_upload(io.BytesIO(data), BundleLimits(), "upload")[0]
+
+
+@pytest.mark.parametrize(
+    ("data", "archive"),
+    [
+        (tar_bytes(good_entries()), True),
+        (tar_bytes(good_entries(), ""), True),
+        (zip_bytes([("a", b"b")]), True),
+        (TOPO, False),
+        # One compressed file is a loose file (the portal keeps one upload of it per node).
+        (gzip.compress(TOPO), False),
+        (b"", False),
+    ],
+    ids=["tar.gz", "tar", "zip", "text", "text.gz", "empty"],
+)
+def test_an_upload_reads_as_an_archive_from_its_head_as_read_upload_reads_it(data, archive):
+    assert reads_as_archive(data[:ARCHIVE_HEAD_BYTES]) is archive
+    assert (_read_format(data) is not None) is archive
+
+
+def test_a_gzip_that_does_not_inflate_reads_as_an_archive() -> None:
+    broken = b"\x1f\x8b\x08\x00" + b"\xff" * 40
+    assert reads_as_archive(broken)
+    with pytest.raises(BundleRejected):
+        _read_format(broken)
+
+
+def test_a_bundle_behind_a_long_gzip_name_still_reads_as_an_archive() -> None:
+    raw = tar_bytes(good_entries(), "")
+    named = io.BytesIO()
+    with gzip.GzipFile(filename="n" * 2000, fileobj=named, mode="wb", mtime=0) as packed:
+        packed.write(raw)
+    assert reads_as_archive(named.getvalue()[:ARCHIVE_HEAD_BYTES])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=2048))
+def test_reads_as_archive_never_fails_on_any_bytes(data: bytes) -> None:
+    assert reads_as_archive(data) in (True, False)
+    assert reads_as_archive(b"\x1f\x8b" + data) in (True, False)
 
 
 # --------------------------------------------------------------------------- unsafe members
