@@ -52,12 +52,14 @@ def test_a_chinese_page_lists_the_imported_tools_with_the_enumeration_comma(
     expect(progress).to_contain_text("已导入：nccl-tests、ibstat、lspci")
 
     # Without Intl.ListFormat: the separator from the page's catalogue, the same list. The
-    # same bundle again is answered as received before, with what its import found.
+    # same bundle again is answered as received before (for the node its manifest names), with
+    # what its import found.
     page.add_init_script(NO_LIST_FORMAT)
     portal.goto(EVIDENCE)
     assert page.evaluate("typeof Intl.ListFormat") == "undefined"
     _upload(portal, bundle)
-    expect(progress).to_contain_text("此前已收到（已导入：nccl-tests、ibstat、lspci）")
+    expect(progress).to_contain_text("此前已收到，为节点 poc-node-7 的上传")
+    expect(progress).to_contain_text("（已导入：nccl-tests、ibstat、lspci）")
     portal.assert_no_js_errors()
 
 

@@ -35,7 +35,7 @@ def _send(page, node: str, data: bytes) -> None:
             "already received earlier (",
             "already received earlier for node gpu-a, as upload {id}",
         ),
-        ("zh-hans", "此前已收到（", "此前已为节点 gpu-a 接收，即上传 {id}"),
+        ("zh-hans", "此前已收到（", "此前已收到，为节点 gpu-a 的上传 {id}"),
     ],
 )
 def test_the_same_file_for_a_second_node_is_an_upload_of_its_own(

@@ -70,6 +70,15 @@ print(json.dumps({
 }, default=str))
 """
 
+CONTENT_NODES = """
+import json
+from django.db.models import F
+from portal.models import EvidenceUpload
+uploads = EvidenceUpload.objects.all()
+assert not uploads.exclude(content_node=F("node_name")).exists()
+print(json.dumps({"keyed": uploads.exclude(content_node="").count()}))
+"""
+
 QUEUED = """
 import json
 from portal.models import EvidenceUpload
@@ -202,6 +211,10 @@ def test_a_0046_database_migrates_and_reimports_once_through_an_interruption(
     migrated = manage(env, "migrate", "--noinput").stdout
     assert "Applying portal.0047_access_change... OK" in migrated
     assert "Applying portal.0048_upload_queued_at... OK" in migrated
+    assert "Applying portal.0049_upload_unique_per_node... OK" in migrated
+    # Unique per content before, so per content and node now: each upload's node is its key,
+    # and the same file sent again for its node is still the upload received earlier.
+    assert json.loads(_shell(env, CONTENT_NODES)) == {"keyed": 4 + sum(SPREAD.values())}
     assert "0001_squashed" not in migrated.split("Running migrations:")[1]
     manage(env, "migrate", "--check")
     assert "[X] 0001_squashed_0046" in manage(env, "showmigrations", "portal").stdout

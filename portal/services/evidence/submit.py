@@ -51,31 +51,39 @@ def _clean_name(name: str) -> str:
     return clean_text(base).strip()[:255] or "upload"
 
 
-def _existing_upload(*, candidate_id: int, sha256: str, node: str | None) -> EvidenceUpload | None:
-    """The candidate's upload of this content for ``node`` (its content_node), if any; with
-    ``node`` None, its upload of this content for any node: the one for no node if there is
-    one, else the first. (candidate, sha256, content_node) is unique; its index's (candidate,
-    sha256) prefix serves both."""
+def _existing_upload(
+    *, candidate_id: int, sha256: str, node: str | None, unnamed_first: bool = False
+) -> EvidenceUpload | None:
+    """The candidate's upload of this content for ``node`` (its content_node), if any
+    ((candidate, sha256, content_node) is unique). With ``node`` None, its upload of this
+    content for any node: a bundle's (there is one at most: its content_node is empty, or its
+    node name on rows older than migration 0049, which were unique per content), or, with
+    ``unnamed_first``, a loose file's, the one sent for no node if there is one, else the
+    first. The unique index's (candidate, sha256) prefix serves each."""
     if connection.vendor == "postgresql":
         # Every upload asks, and almost every one finds nothing: its id alone, written out,
         # rather than the ORM's compilation of a select of every column (the row is read
         # only when there is one).
         sql = "SELECT id FROM portal_evidenceupload WHERE candidate_id = %s AND sha256 = %s"
         params: list = [candidate_id, sha256]
-        if node is None:
-            sql += " ORDER BY content_node <> '', id LIMIT 1"
-        else:
+        if node is not None:
             sql += " AND content_node = %s"
             params.append(node)
+        elif unnamed_first:
+            # One row per node at most: sorting them costs nothing.
+            sql += " ORDER BY content_node <> '', id"
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(sql + " LIMIT 1", params)
             found = cursor.fetchone()
         return None if found is None else EvidenceUpload.objects.get(pk=found[0])
-    uploads = EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256)
+    uploads = EvidenceUpload.objects.filter(candidate_id=candidate_id, sha256=sha256).order_by()
     if node is not None:
-        return uploads.filter(content_node=node).order_by().first()
-    unnamed_first = Case(When(content_node="", then=Value(0)), default=Value(1))
-    return uploads.order_by(unnamed_first, "pk").first()
+        uploads = uploads.filter(content_node=node)
+    elif unnamed_first:
+        uploads = uploads.order_by(
+            Case(When(content_node="", then=Value(0)), default=Value(1)), "pk"
+        )
+    return uploads.first()
 
 
 def evidence_submit(
@@ -111,7 +119,8 @@ def evidence_submit(
     digest, head = _sha256(uploaded_file) if 0 < size <= limit else ("", b"")
     node_name = _clean_node(node_name)
     sent_for = (node_name or (token.node_name if token else ""))[:200]
-    content_node = "" if reads_as_archive(head) else sent_for
+    archive = reads_as_archive(head)
+    content_node = "" if archive else sent_for
     stored = ""
     try:
         with transaction.atomic():
@@ -129,7 +138,10 @@ def evidence_submit(
                     }
                 )
             existing = _existing_upload(
-                candidate_id=candidate.pk, sha256=digest, node=content_node or None
+                candidate_id=candidate.pk,
+                sha256=digest,
+                node=content_node or None,
+                unnamed_first=not archive,
             )
             if existing is not None:
                 existing.requeued = _retry_failed(existing, uploaded_file)
