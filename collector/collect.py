@@ -1008,6 +1008,31 @@ def write_bundle(path: str, manifest: dict[str, Any], outcomes: list[Outcome]) -
         raise
 
 
+# The manifest write_bundle puts first; a larger one is not a collector's.
+MANIFEST_MAX_BYTES = 1 << 20
+
+
+def bundle_hostname(path: str) -> str | None:
+    """The hostname a bundle's manifest.json names (the node that ran the collector), None
+    when the file is not a bundle this collector wrote or names none. --upload-only sends it
+    as the node name: the bundle may be uploaded from another machine (an offline node's,
+    copied to one that reaches the portal), and sending that machine's name filed the node's
+    evidence under it. Reads the first member only, as a stream."""
+    try:
+        with tarfile.open(path, "r|*") as archive:
+            first = archive.next()
+            if first is None or first.name != "manifest.json" or not first.isfile():
+                return None
+            if first.size > MANIFEST_MAX_BYTES:
+                return None
+            handle = archive.extractfile(first)
+            doc = json.loads(handle.read().decode("utf-8")) if handle is not None else None
+    except (OSError, tarfile.TarError, ValueError, EOFError):
+        return None
+    name = doc.get("hostname") if isinstance(doc, dict) else None
+    return name if isinstance(name, str) and name.strip() else None
+
+
 def default_bundle_name(hostname: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", hostname) or "node"
     return f"evidence-{safe}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.tar.gz"
@@ -1511,7 +1536,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.portal:
         warn_plain_http(args.portal, log)
     if args.upload_only:
-        return upload(args, args.upload_only, hostname, log)
+        node = bundle_hostname(args.upload_only) or hostname
+        return upload(args, args.upload_only, node, log)
 
     nonce = args.nonce
     if nonce is None and args.portal and args.token:

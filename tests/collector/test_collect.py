@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.parser
 import email.policy
 import glob
+import gzip
 import http.server
 import importlib.util
 import io
@@ -14,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 from collections.abc import Iterator
@@ -761,6 +763,49 @@ def test_upload_only_sends_an_existing_bundle(
     assert [r["method"] for r in portal.requests] == ["POST"]
     assert portal.posts[0]["headers"]["Authorization"] == "Bearer env-token"
     assert form_fields(portal.posts[0])["file"] == (tmp_path / "kept.tgz").read_bytes()
+
+
+def _offline_bundle(path: Path, hostname: str) -> None:
+    """A bundle as write_bundle makes it on another machine: manifest.json first."""
+    manifest = json.dumps({"schema_version": 1, "hostname": hostname, "commands": []}).encode()
+    with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for name, data in (("manifest.json", manifest), ("lscpu.txt", b"Architecture: x86_64\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def test_upload_only_names_the_node_the_bundle_was_collected_on(
+    portal: FakePortal, no_tools: dict[str, str], tmp_path: Path
+) -> None:
+    """An offline node's bundle is uploaded from another machine: the node name sent is the
+    manifest's host, not the uploading machine's (the portal files the evidence under it)."""
+    _offline_bundle(tmp_path / "node3.tgz", "offline-node-3")
+    (tmp_path / "topo.txt").write_bytes(b"\tGPU0\nGPU0\t X \n")
+    portal.post_answers = [
+        (202, {"id": n, "status": "queued", "status_url": "/s/1/"}) for n in (1, 2)
+    ]
+    for name in ("node3.tgz", "topo.txt"):
+        run = run_collector(
+            ["--portal", portal.url, "--token", "t", "--upload-only", name, "--wait", "0"],
+            no_tools,
+            tmp_path,
+        )
+        assert run.returncode == 0, run.stderr
+    sent = [form_fields(post)["node_name"].decode() for post in portal.posts]
+    # A plain file names no host: the machine sending it, as before.
+    assert sent == ["offline-node-3", socket.gethostname()]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not a bundle", gzip.compress(b"one compressed file")],
+    ids=["empty", "text", "gzip"],
+)
+def test_bundle_hostname_is_none_for_anything_but_a_bundle(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "upload"
+    path.write_bytes(content)
+    assert collect.bundle_hostname(str(path)) is None
 
 
 # --------------------------------------------------------------------------- helpers
