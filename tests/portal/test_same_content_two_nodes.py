@@ -329,3 +329,36 @@ def test_a_decision_line_without_its_upload_id_links_its_own_node_s_upload(candi
     )
     assert line["upload_number"] == uploads["gpu-b"].pk
     assert line["url"].endswith(f"/uploads/{uploads['gpu-b'].pk}/")
+
+
+class _OtherDatabase:
+    vendor = "sqlite"  # any but PostgreSQL: the ORM's lookup
+
+
+def test_the_orm_lookup_finds_what_the_written_out_one_finds(candidate, monkeypatch):
+    from portal.services.evidence import submit
+
+    data = sample_bytes(TOPO)
+    with transaction.atomic():
+        older = _submit(candidate, data, "gpu-b")[0]
+        # The copy for no node after a node's (a race of the two: submit answers one sent for
+        # no node with the node's) is still the one a file sent for no node finds.
+        EvidenceUpload.objects.create(
+            candidate=candidate, sha256=older.sha256, size_bytes=len(data), original_name="t"
+        )
+        _submit(candidate, data, "gpu-a")
+        _submit(candidate, b"other\n", "gpu-a")
+    digest = older.sha256
+    # Any node without the unnamed copy first is a bundle's lookup: one row at most.
+    asks = [{"node": node} for node in ("gpu-a", "gpu-b", "", "gpu-c")]
+    asks += [{"node": None, "unnamed_first": True}]
+
+    def found(**ask):
+        upload = submit._existing_upload(candidate_id=candidate.pk, sha256=digest, **ask)
+        return None if upload is None else upload.content_node
+
+    written_out = [found(**ask) for ask in asks]
+    with monkeypatch.context() as patch:
+        patch.setattr(submit, "connection", _OtherDatabase())
+        assert [found(**ask) for ask in asks] == written_out
+    assert written_out == ["gpu-a", "gpu-b", "", None, ""]
