@@ -243,7 +243,7 @@ def test_the_same_file_sent_at_once_for_two_nodes_is_two_uploads(candidate):
 
 
 def test_deleting_one_node_s_upload_keeps_the_other_node_s_file_and_evidence(
-    candidate, members, django_capture_on_commit_callbacks
+    client, candidate, members, django_capture_on_commit_callbacks
 ):
     from portal import audit
 
@@ -267,6 +267,12 @@ def test_deleting_one_node_s_upload_keeps_the_other_node_s_file_and_evidence(
     assert [(c.field, c.before) for c in entry.changes if c.field == "node_name"] == [
         ("node_name", "gpu-a")
     ]
+    client.force_login(members["viewer"])
+    url = reverse("evaluation-history", args=[candidate.evaluation_id])
+    for language, label in (("en", "node"), ("zh-hans", "节点")):
+        page = client.get(url, {"kind": "evidence"}, HTTP_ACCEPT_LANGUAGE=language)
+        shown = page.content.decode().split('<dl class="changes">')[1].split("</dl>")[0]
+        assert f"<dt>{label}</dt>" in shown and "<del>gpu-a</del>" in shown, language
 
 
 def test_retracting_one_node_s_failed_upload_keeps_the_other_node_s_file(
