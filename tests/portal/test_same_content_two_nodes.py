@@ -6,6 +6,7 @@ answered "received earlier", pointing at the first node's, and the second node h
 of that kind. The same bytes sent again for the same node (a retry) stay received once."""
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -206,6 +207,20 @@ def _submit_in_thread(candidate, data: bytes, node: str) -> tuple[threading.Thre
     return thread, outcome
 
 
+def _settled(*uploads: EvidenceUpload, timeout_s: float = 60.0) -> None:
+    """Import committed uploads here, or wait for the worker that took them first: their commit
+    queued their imports, and a test worker started earlier in the run (a session fixture)
+    consumes that queue; the test's tables must not be emptied under it."""
+    for upload in uploads:
+        evidence_import(upload_id=upload.pk, task_id=f"settle-{upload.pk}")
+    deadline = time.monotonic() + timeout_s
+    waiting = EvidenceUpload.objects.filter(
+        pk__in=[u.pk for u in uploads], status__in=[UploadStatus.QUEUED, UploadStatus.PROCESSING]
+    )
+    while waiting.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_same_file_sent_twice_at_once_for_one_node_is_one_upload(candidate):
     """The second sending does not see the first until it commits; the unique index holds it
@@ -223,6 +238,7 @@ def test_the_same_file_sent_twice_at_once_for_one_node_is_one_upload(candidate):
     assert EvidenceUpload.objects.filter(candidate=candidate).count() == 1
     folder = Path(first.file.path).parent
     assert sorted(p.name for p in folder.iterdir()) == [first.sha256], "no second copy kept"
+    _settled(first)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -240,6 +256,7 @@ def test_the_same_file_sent_at_once_for_two_nodes_is_two_uploads(candidate):
         "gpu-a",
         "gpu-b",
     }
+    _settled(first, second)
 
 
 def test_deleting_one_node_s_upload_keeps_the_other_node_s_file_and_evidence(
