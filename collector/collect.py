@@ -46,7 +46,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any, NoReturn
 
-COLLECTOR_VERSION = "1.3.0"
+COLLECTOR_VERSION = "1.4.0"
 MANIFEST_SCHEMA_VERSION = 1
 EXIT_OK, EXIT_WRITE_FAILED, EXIT_USAGE, EXIT_UPLOAD_FAILED = 0, 1, 2, 3
 DEFAULT_TIMEOUT_S = 600.0
