@@ -50,7 +50,7 @@ from ..services.catalogue import (
 )
 from ..services.errors import EvaluationDecided
 from ..services.evaluations import MAX_ATTACHMENT_BYTES
-from ..services.evidence import RetractRefused, evidence_retract, evidence_submit
+from ..services.evidence import RetractRefused, evidence_retract, evidence_submit, may_retract
 from ..services.fingerprints import (
     candidate_fingerprint,
     candidate_identifiers,
@@ -83,7 +83,7 @@ def _uploads_shown(candidate, limit: int) -> tuple[list[EvidenceUpload], int]:
     """The candidate's ``limit`` newest uploads without their report JSON (loaded per upload,
     when asked for) and how many uploads the candidate has."""
     uploads = list(
-        candidate.uploads.select_related("uploaded_by")
+        candidate.uploads.select_related("uploaded_by", "token")
         .defer("report")
         .order_by("-created_at", "-pk")[:limit]
     )
@@ -116,7 +116,19 @@ def _upload_context(
     since = selectors.overdue_since()
     download_url = _url_for_pk("upload-download", evaluation.pk)
     report_url = _url_for_pk("candidate-upload-report", evaluation.pk, candidate.pk)
+    can_upload = membership.role in CAN_UPLOAD
     for upload in uploads:
+        # Retract is offered to whoever may retract the failed upload: its uploader, or the
+        # maker of the token a collector sent it with (services.evidence.remove).
+        upload.retractable = (
+            can_upload
+            and upload.status == UploadStatus.FAILED
+            and may_retract(
+                uploaded_by_id=upload.uploaded_by_id,
+                token_creator_id=upload.token.created_by_id if upload.token_id else None,
+                user_id=membership.user_id,
+            )
+        )
         upload.error_shown = evidence_messages.upload_error(
             code=upload.error_code, params=upload.error_params, text=upload.error
         )
@@ -150,7 +162,7 @@ def _upload_context(
         "uploads_hidden": total - len(uploads),
         "busy": busy or refreshing,
         "refreshing": refreshing,
-        "can_upload": membership.role in CAN_UPLOAD,
+        "can_upload": can_upload,
     }
 
 
@@ -663,7 +675,8 @@ def upload_report(request: HttpRequest, pk: int, candidate_pk: int, upload_pk: i
 @login_required
 @require_POST
 def upload_retract(request: HttpRequest, pk: int, upload_pk: int) -> HttpResponse:
-    """The uploader removes a failed upload (audited); back to the candidate's upload page."""
+    """The uploader, or the maker of the token it was sent with, removes a failed upload
+    (audited); back to the candidate's upload page."""
     evaluation, _membership = member_evaluation(request, pk, CAN_UPLOAD)
     upload = get_object_or_404(EvidenceUpload, pk=upload_pk, candidate__evaluation=evaluation)
     candidate_pk = upload.candidate_id

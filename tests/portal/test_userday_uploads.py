@@ -1,6 +1,7 @@
 """The upload side of an engineer's day: the bundle's hostname names the node, a failed upload
-can be retracted by its uploader (recorded in History) and sent again, and the home page lists
-the candidates still awaiting evidence."""
+can be retracted by its uploader, or by the maker of the upload token a collector sent it with
+(recorded in History), and sent again, and the home page lists the candidates still awaiting
+evidence."""
 
 from pathlib import Path
 
@@ -126,6 +127,84 @@ def test_only_the_uploader_may_retract_and_only_a_failed_upload(client, candidat
     # Another evaluation's outsider does not even learn it exists.
     client.force_login(members["outsider"])
     assert client.post(_retract_url(upload)).status_code == 404
+
+
+def _collector_upload(client, data: bytes, name: str, raw_token: str) -> EvidenceUpload:
+    """An upload as the collector sends it: its upload token, no session, so no uploader."""
+    client.logout()
+    response = client.post(
+        API, {"file": SimpleUploadedFile(name, data)}, HTTP_AUTHORIZATION=f"Bearer {raw_token}"
+    )
+    assert response.status_code == 202, response.content
+    upload = _import(response.json())
+    assert upload.uploaded_by_id is None and upload.token_id is not None
+    return upload
+
+
+def _uploads_page(client, candidate) -> str:
+    url = reverse("candidate-uploads", args=[candidate.evaluation_id, candidate.pk])
+    return client.get(url).content.decode()
+
+
+def test_the_token_s_maker_retracts_a_failed_collector_upload(
+    client, candidate, members, upload_token, django_capture_on_commit_callbacks
+):
+    token, raw = upload_token
+    maker = members["procurement"]
+    assert token.created_by == maker
+    upload = _collector_upload(client, b"this is not evidence at all\n", "junk.txt", raw)
+    assert upload.status == UploadStatus.FAILED
+    stored = Path(upload.file.path)
+
+    client.force_login(maker)
+    assert _retract_url(upload) in _uploads_page(client, candidate)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(_retract_url(upload))
+    assert response.status_code == 302
+    assert not EvidenceUpload.objects.filter(pk=upload.pk).exists()
+    assert not stored.exists()
+    # Audited as the maker's, who retracted it (the upload itself had no uploader).
+    record = EvidenceUpload.history.get(id=upload.pk, history_type="-")
+    assert record.history_user == maker and record.original_name == "junk.txt"
+    entries = [e for e in evaluation_history(candidate.evaluation) if e.kind == "upload"]
+    assert [(e.action, e.user) for e in entries][:1] == [("deleted", "procurement")]
+    # The collector can send the same file again: it is a new upload.
+    again = _collector_upload(client, b"this is not evidence at all\n", "junk.txt", raw)
+    assert again.pk != upload.pk
+
+
+def test_only_the_token_s_maker_may_retract_a_collector_upload_and_only_a_failed_one(
+    client, candidate, members, upload_token
+):
+    token, raw = upload_token
+    upload = _collector_upload(client, b"this is not evidence at all\n", "junk.txt", raw)
+    assert upload.status == UploadStatus.FAILED
+    # Another member who may upload, and members who may not, are refused and see no button.
+    for role in ("engineer", "viewer", "manager"):
+        client.force_login(members[role])
+        response = client.post(_retract_url(upload))
+        assert response.status_code == 403
+        assert _retract_url(upload) not in _uploads_page(client, candidate)
+    client.force_login(members["engineer"])
+    assert "who made the upload token" in client.post(_retract_url(upload)).content.decode()
+    client.cookies["django_language"] = "zh-hans"
+    refused = client.post(_retract_url(upload), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "创建其所用上传令牌的人" in refused.content.decode()
+    del client.cookies["django_language"]
+    assert EvidenceUpload.objects.filter(pk=upload.pk).exists()
+
+    done = _collector_upload(client, _bundle_with_nonce(token.nonce), "bundle.tar.gz", raw)
+    assert done.status == UploadStatus.DONE, done.error
+    client.force_login(members["procurement"])
+    assert _retract_url(done) not in _uploads_page(client, candidate)
+    response = client.post(_retract_url(done))
+    assert response.status_code == 403
+    assert "import failed" in response.content.decode()
+    assert EvidenceUpload.objects.filter(pk=done.pk).exists()
+
+
+def _bundle_with_nonce(nonce: str) -> bytes:
+    return make_bundle({"nccl.txt": sample_bytes("nccl-a100-8gpu.txt")}, nonce=nonce)
 
 
 def test_engineers_see_the_candidates_awaiting_evidence_at_home(client, candidate, members):

@@ -24,7 +24,7 @@ from .queueing import (
     evidence_reimport_all,
     evidence_sweep,
 )
-from .remove import RetractRefused, evidence_retract, evidence_upload_delete
+from .remove import RetractRefused, evidence_retract, evidence_upload_delete, may_retract
 from .storage import (
     DISK_FULL_ERRNOS,
     QuotaExceeded,
@@ -61,6 +61,7 @@ __all__ = [
     "evidence_sweep",
     "evidence_upload_delete",
     "evidence_usage",
+    "may_retract",
     "sent_node_mismatch",
     "storage_full_error",
 ]

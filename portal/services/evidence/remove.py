@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from ...models import EvidenceDeletion, EvidenceUpload, UploadStatus
+from ...models import EvidenceDeletion, EvidenceUpload, UploadStatus, UploadToken
 from ..errors import ensure_not_decided
 from ..files import stored_files, stored_files_delete_on_commit
 from ..text import clean_note
@@ -42,17 +42,45 @@ def evidence_upload_delete(*, upload: EvidenceUpload, reason: str, by) -> Eviden
 
 
 class RetractRefused(ValidationError):
-    """Only the uploader may retract an upload, and only one whose import failed."""
+    """Only the uploader, or the creator of the upload token it was sent with, may retract an
+    upload, and only one whose import failed."""
+
+
+def may_retract(*, uploaded_by_id, token_creator_id, user_id) -> bool:
+    """Whether a failed upload is ``user_id``'s to retract: it is if they uploaded it (through
+    the page, or the API with their session), or made the upload token it was sent with (the
+    collector's uploads have no uploader: the token's creator answers for them). An upload
+    records its token, and a token is revoked, never deleted, so the link stays honest."""
+    if user_id is None:
+        return False
+    return user_id in (uploaded_by_id, token_creator_id)
 
 
 @transaction.atomic
 def evidence_retract(*, upload: EvidenceUpload, by) -> None:
-    """Remove a failed upload at its uploader's request, recorded in History as ``by``'s; the
-    same file can then be uploaded again. The stored file goes once the removal is committed."""
+    """Remove a failed upload at the request of its uploader, or of the member who made the
+    upload token it was sent with, recorded in History as ``by``'s; the same file can then be
+    uploaded again. The stored file goes once the removal is committed."""
     upload = EvidenceUpload.objects.select_for_update().get(pk=upload.pk)
     ensure_not_decided(upload.candidate.evaluation)
-    if upload.uploaded_by_id is None or upload.uploaded_by_id != getattr(by, "pk", None):
-        raise RetractRefused(_("Only the person who uploaded a file can retract it."))
+    token_creator_id = (
+        UploadToken.objects.filter(pk=upload.token_id)
+        .values_list("created_by_id", flat=True)
+        .first()
+        if upload.token_id
+        else None
+    )
+    if not may_retract(
+        uploaded_by_id=upload.uploaded_by_id,
+        token_creator_id=token_creator_id,
+        user_id=getattr(by, "pk", None),
+    ):
+        raise RetractRefused(
+            _(
+                "Only the person who uploaded a file, or who made the upload token it was sent "
+                "with, can retract it."
+            )
+        )
     if upload.status != UploadStatus.FAILED:
         raise RetractRefused(
             _("Only an upload whose import failed can be retracted; this one is %(status)s.")
