@@ -3,6 +3,7 @@
 import io
 import json
 import tarfile
+import threading
 from decimal import Decimal
 from pathlib import Path
 
@@ -236,3 +237,24 @@ def stored_refresh(candidate_id: int) -> dict:
             )
         ),
     }
+
+
+def in_thread(work) -> tuple[threading.Thread, dict]:
+    """Run ``work()`` in a transaction on a thread of its own (its own database connection);
+    the returned dict gets its "result" or the "error" it raised, for the test to assert on."""
+    from django.db import connection, transaction
+
+    outcome: dict = {}
+
+    def run():
+        try:
+            with transaction.atomic():
+                outcome["result"] = work()
+        except Exception as exc:  # reported to the test, which asserts on it
+            outcome["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome

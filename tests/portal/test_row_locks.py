@@ -3,38 +3,20 @@ connections: a candidate's writers never wait for another candidate of the same 
 vendor, while a decision and a candidate's writer are ordered (the decision waits for the
 writer, or the writer sees the decision)."""
 
-import threading
 from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import transaction
 
 from portal.models import Candidate, EvaluationStatus, OfferingPrice
 from portal.services.errors import EvaluationDecided
 from portal.services.evaluations import decision_record
 from portal.services.locks import candidate_lock, candidate_lock_open
 
-from .conftest import small_offering
+from .conftest import in_thread, small_offering
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _in_thread(work) -> tuple[threading.Thread, dict]:
-    outcome: dict = {}
-
-    def run():
-        try:
-            with transaction.atomic():
-                outcome["result"] = work()
-        except Exception as exc:  # reported to the test, which asserts on it
-            outcome["error"] = exc
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcome
 
 
 def test_two_candidates_of_one_evaluation_and_vendor_lock_side_by_side(
@@ -48,7 +30,7 @@ def test_two_candidates_of_one_evaluation_and_vendor_lock_side_by_side(
     )
     with transaction.atomic():
         assert candidate_lock(candidate.pk) == evaluation.status
-        thread, outcome = _in_thread(lambda: candidate_lock(other.pk))
+        thread, outcome = in_thread(lambda: candidate_lock(other.pk))
         thread.join(timeout=10)
         assert not thread.is_alive(), "the other candidate waited for this one's lock"
     assert outcome == {"result": evaluation.status}
@@ -57,7 +39,7 @@ def test_two_candidates_of_one_evaluation_and_vendor_lock_side_by_side(
 def test_the_same_candidate_is_locked_by_one_writer_at_a_time(candidate, evaluation):
     with transaction.atomic():
         candidate_lock(candidate.pk)
-        thread, outcome = _in_thread(lambda: candidate_lock(candidate.pk))
+        thread, outcome = in_thread(lambda: candidate_lock(candidate.pk))
         thread.join(timeout=1.0)
         assert thread.is_alive(), "two writers held the same candidate"
     thread.join(timeout=10)
@@ -73,7 +55,7 @@ def test_a_decision_waits_for_a_candidate_s_writer_and_then_refuses_the_next(
     )
     with transaction.atomic():
         candidate_lock_open(candidate.pk)
-        decider, decided = _in_thread(
+        decider, decided = in_thread(
             lambda: decision_record(
                 evaluation=evaluation, candidate=candidate, rationale="Best.", by=members["manager"]
             )

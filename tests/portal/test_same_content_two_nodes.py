@@ -5,13 +5,12 @@ ports without GUIDs); an upload was unique per (candidate, content), so the seco
 answered "received earlier", pointing at the first node's, and the second node had no evidence
 of that kind. The same bytes sent again for the same node (a retry) stay received once."""
 
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection, transaction
+from django.db import transaction
 from django.urls import reverse
 from django.utils import translation
 
@@ -24,7 +23,7 @@ from portal.services.evidence import (
 )
 from portal.services.tokens import upload_token_create
 
-from .conftest import make_bundle, sample_bytes
+from .conftest import in_thread, make_bundle, sample_bytes
 
 # Not transaction=True: committed uploads would be sent to the suite's Celery worker, which would
 # import them beside the imports these tests run themselves.
@@ -191,22 +190,6 @@ def _submit(candidate, data: bytes, node: str):
     )
 
 
-def _submit_in_thread(candidate, data: bytes, node: str) -> tuple[threading.Thread, dict]:
-    outcome: dict = {}
-
-    def run():
-        try:
-            outcome["result"] = _submit(candidate, data, node)
-        except Exception as exc:  # reported to the test, which asserts on it
-            outcome["error"] = exc
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, outcome
-
-
 def _settled(*uploads: EvidenceUpload, timeout_s: float = 60.0) -> None:
     """Import committed uploads here, or wait for the worker that took them first: their commit
     queued their imports, and a test worker started earlier in the run (a session fixture)
@@ -228,7 +211,7 @@ def test_the_same_file_sent_twice_at_once_for_one_node_is_one_upload(candidate):
     data = sample_bytes(TOPO)
     with transaction.atomic():
         first, created = _submit(candidate, data, "gpu-a")
-        thread, outcome = _submit_in_thread(candidate, data, "gpu-a")
+        thread, outcome = in_thread(lambda: _submit(candidate, data, "gpu-a"))
         thread.join(timeout=1.0)
         assert thread.is_alive(), "the second sending did not wait for the first"
     thread.join(timeout=60)
@@ -246,7 +229,7 @@ def test_the_same_file_sent_at_once_for_two_nodes_is_two_uploads(candidate):
     data = sample_bytes(TOPO)
     with transaction.atomic():
         first, _created = _submit(candidate, data, "gpu-a")
-        thread, outcome = _submit_in_thread(candidate, data, "gpu-b")
+        thread, outcome = in_thread(lambda: _submit(candidate, data, "gpu-b"))
         thread.join(timeout=60)  # a loaded machine is slow, never blocked
         assert not thread.is_alive(), "another node's upload waited for this one"
     assert "error" not in outcome, outcome
